@@ -1,0 +1,590 @@
+// bench_main.cu - host program of the GPU bench harness (bench/gpu_bench.py).
+//
+// It loads every version of one kernel (the original first, then the
+// variants) as a shared library built from a generated launcher, runs them on
+// the same fixed-seed inputs, compares each variant's outputs with the
+// original's element by element, and times them.  What a sample looks like
+// (buffers, sizes, tolerance, work) comes from the generated header
+// kpipe_bench_spec.h; gpu_bench.py writes it from the launch spec.
+//
+// It does not decide anything: it prints one JSON object per line on stdout
+// (events "device", "attrs", "begin", "baseline", "check", "time", "error")
+// and gpu_bench.py turns them into the report.  Exit codes: 0 finished,
+// 2 usage, 3 a launch left the CUDA context unusable (the last "begin" names
+// the culprit; run again without it), 4 setup failed.
+
+#include "kpipe_bench_spec.h"
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+typedef int (*launch_fn)(void *const *bufs, const long *sz, cudaStream_t stream);
+typedef int (*attrs_fn)(const long *sz, int *out);
+
+struct Version {
+    std::string name;
+    std::string path;
+    launch_fn launch = nullptr;
+    attrs_fn attrs = nullptr;
+    bool failed = false; // no further sizes for this one
+};
+
+// ---------------------------------------------------------------- output
+
+static std::string jstr(const std::string &s)
+{
+    std::string o = "\"";
+    for (unsigned char c : s) {
+        if (c == '"' || c == '\\') {
+            o += '\\';
+            o += (char)c;
+        } else if (c == '\n') {
+            o += "\\n";
+        } else if (c < 0x20) {
+            char b[8];
+            snprintf(b, sizeof b, "\\u%04x", c);
+            o += b;
+        } else {
+            o += (char)c;
+        }
+    }
+    return o + "\"";
+}
+
+static std::string jnum(double v, int digits = 9)
+{
+    if (!std::isfinite(v))
+        return "null";
+    char b[64];
+    snprintf(b, sizeof b, "%.*g", digits, v);
+    return b;
+}
+
+__attribute__((format(printf, 1, 2))) static void emit(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    fputc('\n', stdout);
+    fflush(stdout);
+}
+
+static void emit_error(const char *version, const char *size, const char *stage,
+                       const std::string &msg)
+{
+    emit("{\"event\":\"error\",\"version\":%s,\"size\":%s,\"stage\":%s,\"msg\":%s}",
+         jstr(version).c_str(), jstr(size ? size : "").c_str(), jstr(stage).c_str(),
+         jstr(msg).c_str());
+}
+
+static std::string cuda_msg(cudaError_t e)
+{
+    return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+}
+
+// ---------------------------------------------------------------- data
+
+static int elem_size(int type)
+{
+    switch (type) {
+    case T_F32: return 4;
+    case T_F16: return 2;
+    case T_I8: return 1;
+    default: return 4;
+    }
+}
+
+static uint64_t splitmix(uint64_t &s)
+{
+    uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+// Fixed-seed values, never zero: float uniform in [-1, 1]; half k/1024 with
+// k in [-1024, 1024] (exact in fp16); int8 and int in [-8, 8].
+static void fill_random(void *h, int type, long n, uint64_t seed)
+{
+    uint64_t s = seed;
+    for (long i = 0; i < n; ++i) {
+        const uint64_t r = splitmix(s);
+        switch (type) {
+        case T_F32: {
+            float v = (float)((double)(r >> 40) / (double)(1ull << 24)) * 2.0f - 1.0f;
+            ((float *)h)[i] = v != 0.0f ? v : 0.5f;
+            break;
+        }
+        case T_F16: {
+            int k = (int)(r % 2048) - 1024;
+            k += k >= 0;
+            ((__half *)h)[i] = __float2half((float)k / 1024.0f);
+            break;
+        }
+        default: {
+            int k = (int)(r % 16);
+            k = k < 8 ? k - 8 : k - 7;
+            if (type == T_I8)
+                ((int8_t *)h)[i] = (int8_t)k;
+            else
+                ((int *)h)[i] = k;
+        }
+        }
+    }
+}
+
+static uint32_t bits_at(const void *h, int type, long i)
+{
+    switch (type) {
+    case T_F16: return ((const uint16_t *)h)[i];
+    case T_I8: return ((const uint8_t *)h)[i];
+    default: return ((const uint32_t *)h)[i];
+    }
+}
+
+static double value_at(const void *h, int type, long i)
+{
+    switch (type) {
+    case T_F32: return ((const float *)h)[i];
+    case T_F16: return __half2float(((const __half *)h)[i]);
+    case T_I8: return ((const int8_t *)h)[i];
+    default: return ((const int *)h)[i];
+    }
+}
+
+static uint32_t poison_bits(int type, unsigned char byte)
+{
+    uint32_t b = byte;
+    switch (type) {
+    case T_F16: return b | b << 8;
+    case T_I8: return b;
+    default: return b | b << 8 | b << 16 | b << 24;
+    }
+}
+
+struct Buffers {
+    std::vector<long> count;
+    std::vector<size_t> bytes;
+    std::vector<void *> dev;
+    std::vector<std::vector<unsigned char>> init; // inputs (in, inout)
+};
+
+static bool check(cudaError_t e, const char *what, const char *size)
+{
+    if (e == cudaSuccess)
+        return true;
+    emit_error("harness", size, what, cuda_msg(e));
+    return false;
+}
+
+// After an error: a second call still failing means the context is gone.
+static bool context_is_dead()
+{
+    cudaGetLastError();
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e == cudaSuccess)
+        e = cudaGetLastError();
+    return e != cudaSuccess;
+}
+
+// Uploads the inputs, poisons the outputs with `poison`, launches once and
+// waits.  Returns false (after reporting) when the launch failed.
+static bool run_once(Version &v, Buffers &b, const long *sz, const char *size, unsigned char poison)
+{
+    for (int i = 0; i < kNumBufs; ++i) {
+        if (kBufs[i].role == R_OUT) {
+            if (!check(cudaMemset(b.dev[i], poison, b.bytes[i]), "memset", size))
+                return false;
+        } else if (b.count[i] > 0) {
+            if (!check(cudaMemcpy(b.dev[i], b.init[i].data(), b.bytes[i], cudaMemcpyHostToDevice),
+                       "upload", size))
+                return false;
+        }
+    }
+    if (!check(cudaDeviceSynchronize(), "sync before launch", size))
+        return false;
+    emit("{\"event\":\"begin\",\"version\":%s,\"size\":%s}", jstr(v.name).c_str(), jstr(size).c_str());
+    cudaError_t e = (cudaError_t)v.launch(b.dev.data(), sz, 0);
+    const char *stage = "launch";
+    if (e == cudaSuccess) {
+        e = cudaDeviceSynchronize();
+        stage = "execution";
+    }
+    if (e == cudaSuccess) {
+        e = cudaGetLastError();
+        stage = "execution";
+    }
+    if (e != cudaSuccess) {
+        emit_error(v.name.c_str(), size, stage, cuda_msg(e));
+        v.failed = true;
+        if (context_is_dead()) {
+            emit("{\"event\":\"fatal\",\"version\":%s,\"size\":%s,\"msg\":%s}", jstr(v.name).c_str(),
+                 jstr(size).c_str(), jstr(cuda_msg(e)).c_str());
+            exit(3);
+        }
+        return false;
+    }
+    return true;
+}
+
+static bool download(const Buffers &b, std::vector<std::vector<unsigned char>> &out, const char *size)
+{
+    out.resize(kNumBufs);
+    for (int i = 0; i < kNumBufs; ++i) {
+        out[i].resize(b.bytes[i]);
+        if (b.count[i] > 0 &&
+            !check(cudaMemcpy(out[i].data(), b.dev[i], b.bytes[i], cudaMemcpyDeviceToHost), "download",
+                   size))
+            return false;
+    }
+    return true;
+}
+
+// ---------------------------------------------------------------- main
+
+static void usage()
+{
+    fprintf(stderr,
+            "usage: harness --lib NAME=PATH [--lib NAME=PATH ...] [--sizes a,b,c] [--time SIZE]\n"
+            "               [--reps N] [--warmup N] [--seed N] [--single]\n"
+            "  the first --lib is the reference (the original kernel); --single launches\n"
+            "  the first library once at the first size and compares nothing\n");
+    exit(2);
+}
+
+static std::vector<std::string> split(const std::string &s)
+{
+    std::vector<std::string> out;
+    size_t p = 0;
+    while (p <= s.size()) {
+        size_t q = s.find(',', p);
+        if (q == std::string::npos)
+            q = s.size();
+        if (q > p)
+            out.push_back(s.substr(p, q - p));
+        p = q + 1;
+    }
+    return out;
+}
+
+static void device_info()
+{
+    int dev = 0, drv = 0, rt = 0;
+    cudaDeviceProp p;
+    if (!check(cudaGetDevice(&dev), "cudaGetDevice", "") ||
+        !check(cudaGetDeviceProperties(&p, dev), "cudaGetDeviceProperties", ""))
+        exit(4);
+    cudaDriverGetVersion(&drv);
+    cudaRuntimeGetVersion(&rt);
+    int clock_khz = 0, mem_khz = 0;
+    cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, dev);
+    cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev);
+    emit("{\"event\":\"device\",\"name\":%s,\"cc\":\"%d.%d\",\"sms\":%d,\"clock_mhz\":%d,"
+         "\"mem_clock_mhz\":%d,\"l2_bytes\":%d,\"smem_per_sm\":%zu,\"driver\":%d,\"runtime\":%d}",
+         jstr(p.name).c_str(), p.major, p.minor, p.multiProcessorCount, clock_khz / 1000,
+         mem_khz / 1000, p.l2CacheSize, p.sharedMemPerMultiprocessor, drv, rt);
+}
+
+int main(int argc, char **argv)
+{
+    std::vector<Version> versions;
+    std::vector<std::string> sizes;
+    std::vector<std::string> time_sizes;
+    int reps = 21, warmup = 3;
+    uint64_t seed = 20261129;
+    bool single = false;
+
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        auto next = [&]() -> std::string {
+            if (i + 1 >= argc)
+                usage();
+            return argv[++i];
+        };
+        if (a == "--lib") {
+            std::string s = next();
+            size_t eq = s.find('=');
+            if (eq == std::string::npos)
+                usage();
+            Version v;
+            v.name = s.substr(0, eq);
+            v.path = s.substr(eq + 1);
+            versions.push_back(v);
+        } else if (a == "--sizes") {
+            sizes = split(next());
+        } else if (a == "--time") {
+            for (auto &t : split(next()))
+                time_sizes.push_back(t);
+        } else if (a == "--reps") {
+            reps = atoi(next().c_str());
+        } else if (a == "--warmup") {
+            warmup = atoi(next().c_str());
+        } else if (a == "--seed") {
+            seed = strtoull(next().c_str(), nullptr, 10);
+        } else if (a == "--single") {
+            single = true;
+        } else {
+            usage();
+        }
+    }
+    if (versions.empty() || reps < 1 || warmup < 0)
+        usage();
+    if (sizes.empty())
+        for (int s = 0; s < kNumSizes; ++s)
+            sizes.push_back(kSizeNames[s]);
+
+    for (auto &v : versions) {
+        void *h = dlopen(v.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (!h) {
+            emit_error(v.name.c_str(), "", "dlopen", dlerror());
+            exit(4);
+        }
+        v.launch = (launch_fn)dlsym(h, "kpipe_bench_launch");
+        v.attrs = (attrs_fn)dlsym(h, "kpipe_bench_attrs");
+        if (!v.launch || !v.attrs) {
+            emit_error(v.name.c_str(), "", "dlsym", "kpipe_bench_launch/kpipe_bench_attrs not exported");
+            exit(4);
+        }
+    }
+
+    device_info();
+
+    for (size_t si = 0; si < sizes.size(); ++si) {
+        const char *size = sizes[si].c_str();
+        int sidx = -1;
+        for (int s = 0; s < kNumSizes; ++s)
+            if (sizes[si] == kSizeNames[s])
+                sidx = s;
+        if (sidx < 0) {
+            emit_error("harness", size, "sizes", "no such size in the launch spec");
+            continue;
+        }
+        const long *sz = kSizeVals[sidx];
+        if (const char *why = requires_failed(sz)) {
+            emit_error("harness", size, "requires", std::string("size violates `") + why + "`");
+            continue;
+        }
+
+        if (si == 0 || (!time_sizes.empty() && sizes[si] == time_sizes[0]))
+            for (auto &v : versions) {
+                int a[6] = {0, 0, 0, 0, 0, 0};
+                cudaError_t e = (cudaError_t)v.attrs(sz, a);
+                if (e != cudaSuccess) {
+                    emit_error(v.name.c_str(), size, "attributes", cuda_msg(e));
+                    cudaGetLastError();
+                    continue;
+                }
+                emit("{\"event\":\"attrs\",\"version\":%s,\"size\":%s,\"regs\":%d,\"smem_static\":%d,"
+                     "\"local_bytes\":%d,\"max_threads\":%d,\"blocks_per_sm\":%d,\"threads\":%d}",
+                     jstr(v.name).c_str(), jstr(size).c_str(), a[0], a[1], a[2], a[3], a[4], a[5]);
+            }
+
+        // Buffers for this size.
+        Buffers b;
+        b.count.resize(kNumBufs);
+        b.bytes.resize(kNumBufs);
+        b.dev.assign(kNumBufs, nullptr);
+        b.init.resize(kNumBufs);
+        bool ok = true;
+        for (int i = 0; i < kNumBufs && ok; ++i) {
+            b.count[i] = buf_count(i, sz);
+            if (b.count[i] < 0) {
+                emit_error("harness", size, "count", std::string("negative element count for ") + kBufs[i].name);
+                ok = false;
+                break;
+            }
+            b.bytes[i] = (size_t)b.count[i] * elem_size(kBufs[i].type);
+            ok = check(cudaMalloc(&b.dev[i], std::max<size_t>(b.bytes[i], 256)), "cudaMalloc", size);
+            if (ok && kBufs[i].role != R_OUT) {
+                b.init[i].resize(b.bytes[i]);
+                fill_random(b.init[i].data(), kBufs[i].type, b.count[i], seed + 7919u * (uint64_t)(i + 1));
+            }
+        }
+        auto free_all = [&]() {
+            for (void *p : b.dev)
+                if (p)
+                    cudaFree(p);
+        };
+        if (!ok) {
+            free_all();
+            continue;
+        }
+
+        if (single) {
+            Version &v = versions[0];
+            if (run_once(v, b, sz, size, 0xFF)) {
+                std::vector<std::vector<unsigned char>> got;
+                if (download(b, got, size)) {
+                    long poisoned = 0;
+                    for (int i = 0; i < kNumBufs; ++i)
+                        if (kBufs[i].role == R_OUT)
+                            for (long k = 0; k < b.count[i]; ++k)
+                                poisoned += bits_at(got[i].data(), kBufs[i].type, k) ==
+                                            poison_bits(kBufs[i].type, 0xFF);
+                    emit("{\"event\":\"single\",\"version\":%s,\"size\":%s,\"ok\":true,\"poisoned\":%ld}",
+                         jstr(v.name).c_str(), jstr(size).c_str(), poisoned);
+                }
+            }
+            free_all();
+            break; // one launch, one size
+        }
+
+        // Reference: the original, run twice with two different poisons.  An
+        // element holding the poison after both runs was never written; an
+        // element that differs between the runs is not deterministic.
+        std::vector<std::vector<unsigned char>> ref, ref2, got;
+        Version &base = versions[0];
+        if (base.failed || !run_once(base, b, sz, size, 0xFF) || !download(b, ref, size) ||
+            !run_once(base, b, sz, size, 0x7F) || !download(b, ref2, size)) {
+            emit("{\"event\":\"baseline\",\"size\":%s,\"ok\":false}", jstr(size).c_str());
+            free_all();
+            continue;
+        }
+        {
+            long unwritten = 0, unstable = 0, elements = 0;
+            for (int i = 0; i < kNumBufs; ++i) {
+                if (kBufs[i].role == R_IN)
+                    continue;
+                const int t = kBufs[i].type;
+                for (long k = 0; k < b.count[i]; ++k) {
+                    const uint32_t x = bits_at(ref[i].data(), t, k), y = bits_at(ref2[i].data(), t, k);
+                    ++elements;
+                    if (x == poison_bits(t, 0xFF) && y == poison_bits(t, 0x7F))
+                        ++unwritten;
+                    else if (x != y)
+                        ++unstable;
+                }
+            }
+            emit("{\"event\":\"baseline\",\"size\":%s,\"ok\":%s,\"elements\":%ld,\"unwritten\":%ld,"
+                 "\"nondeterministic\":%ld}",
+                 jstr(size).c_str(), unwritten || unstable ? "false" : "true", elements, unwritten,
+                 unstable);
+        }
+
+        for (size_t vi = 1; vi < versions.size(); ++vi) {
+            Version &v = versions[vi];
+            if (v.failed)
+                continue;
+            if (!run_once(v, b, sz, size, 0xFF) || !download(b, got, size))
+                continue;
+            long elements = 0, mismatches = 0, unwritten = 0, differ = 0, clobbered = 0;
+            double max_abs = 0.0, max_rel = 0.0;
+            std::string first;
+            for (int i = 0; i < kNumBufs; ++i) {
+                const int t = kBufs[i].type;
+                if (kBufs[i].role == R_IN) {
+                    if (b.count[i] > 0 && memcmp(got[i].data(), b.init[i].data(), b.bytes[i]) != 0)
+                        ++clobbered;
+                    continue;
+                }
+                const uint32_t pz = poison_bits(t, 0xFF);
+                for (long k = 0; k < b.count[i]; ++k) {
+                    ++elements;
+                    const uint32_t gb = bits_at(got[i].data(), t, k), rb = bits_at(ref[i].data(), t, k);
+                    if (gb == rb)
+                        continue;
+                    ++differ;
+                    const double g = value_at(got[i].data(), t, k), r = value_at(ref[i].data(), t, k);
+                    const double d = std::fabs(g - r);
+                    const bool never_written = gb == pz;
+                    bool bad = never_written || !(d <= kTolAbs + kTolRel * std::fabs(r));
+                    if (std::isnan(d) || never_written) {
+                        max_abs = INFINITY;
+                        max_rel = INFINITY;
+                    } else {
+                        max_abs = std::max(max_abs, d);
+                        max_rel = std::max(max_rel, r != 0.0 ? d / std::fabs(r) : INFINITY);
+                    }
+                    unwritten += never_written;
+                    if (bad) {
+                        if (mismatches == 0) {
+                            char buf[256];
+                            snprintf(buf, sizeof buf,
+                                     "{\"arg\":%s,\"index\":%ld,\"got\":%s,\"want\":%s,\"unwritten\":%s}",
+                                     jstr(kBufs[i].name).c_str(), k, jnum(g).c_str(), jnum(r).c_str(),
+                                     never_written ? "true" : "false");
+                            first = buf;
+                        }
+                        ++mismatches;
+                    }
+                }
+            }
+            emit("{\"event\":\"check\",\"version\":%s,\"size\":%s,\"ok\":%s,\"elements\":%ld,"
+                 "\"mismatches\":%ld,\"unwritten\":%ld,\"differ\":%ld,\"max_abs\":%s,\"max_rel\":%s,"
+                 "\"clobbered_inputs\":%ld,\"first_mismatch\":%s}",
+                 jstr(v.name).c_str(), jstr(size).c_str(), mismatches || clobbered ? "false" : "true",
+                 elements, mismatches, unwritten, differ, jnum(max_abs).c_str(), jnum(max_rel).c_str(),
+                 clobbered, first.empty() ? "null" : first.c_str());
+        }
+
+        // Timing: every version that ran cleanly at this size, one after the
+        // other, each launch between its own pair of events.
+        if (std::find(time_sizes.begin(), time_sizes.end(), sizes[si]) != time_sizes.end()) {
+            const double work = work_amount(sz);
+            std::vector<cudaEvent_t> ev(2 * reps);
+            for (auto &e : ev)
+                check(cudaEventCreate(&e), "cudaEventCreate", size);
+            for (auto &v : versions) {
+                if (v.failed)
+                    continue;
+                emit("{\"event\":\"begin\",\"version\":%s,\"size\":%s,\"timing\":true}", jstr(v.name).c_str(),
+                     jstr(size).c_str());
+                cudaError_t e = cudaSuccess;
+                for (int w = 0; w < warmup && e == cudaSuccess; ++w)
+                    e = (cudaError_t)v.launch(b.dev.data(), sz, 0);
+                for (int r = 0; r < reps && e == cudaSuccess; ++r) {
+                    cudaEventRecord(ev[2 * r], 0);
+                    e = (cudaError_t)v.launch(b.dev.data(), sz, 0);
+                    cudaEventRecord(ev[2 * r + 1], 0);
+                }
+                if (e == cudaSuccess)
+                    e = cudaDeviceSynchronize();
+                if (e != cudaSuccess) {
+                    emit_error(v.name.c_str(), size, "timing", cuda_msg(e));
+                    v.failed = true;
+                    if (context_is_dead())
+                        exit(3);
+                    continue;
+                }
+                std::vector<float> ms(reps);
+                for (int r = 0; r < reps; ++r)
+                    cudaEventElapsedTime(&ms[r], ev[2 * r], ev[2 * r + 1]);
+                std::vector<float> sorted = ms;
+                std::sort(sorted.begin(), sorted.end());
+                const double median = reps % 2 ? sorted[reps / 2]
+                                               : 0.5 * (sorted[reps / 2 - 1] + sorted[reps / 2]);
+                double mean = 0.0;
+                std::string all = "[";
+                for (int r = 0; r < reps; ++r) {
+                    mean += ms[r];
+                    all += (r ? "," : "") + jnum(ms[r]);
+                }
+                mean /= reps;
+                all += "]";
+                emit("{\"event\":\"time\",\"version\":%s,\"size\":%s,\"reps\":%d,\"warmup\":%d,"
+                     "\"median_ms\":%s,\"min_ms\":%s,\"max_ms\":%s,\"mean_ms\":%s,\"work\":%s,"
+                     "\"work_kind\":%s,\"all_ms\":%s}",
+                     jstr(v.name).c_str(), jstr(size).c_str(), reps, warmup, jnum(median).c_str(),
+                     jnum(sorted.front()).c_str(), jnum(sorted.back()).c_str(), jnum(mean).c_str(),
+                     jnum(work, 17).c_str(), jstr(kWorkKind).c_str(), all.c_str());
+            }
+            for (auto &e : ev)
+                cudaEventDestroy(e);
+        }
+        free_all();
+    }
+    emit("{\"event\":\"done\"}");
+    return 0;
+}

@@ -1,0 +1,47 @@
+// matmul_guarded.cu - fp32 C = A * B (row-major) for arbitrary M, N, K, with
+// 16x16 shared tiles and one output per thread (16x16 thread blocks).
+//
+// K-loop shape: `for (int k0 = 0; k0 < K; k0 += TILE)`; each tile copy is an
+// if/else that stores zero when the element lies outside the matrix, so the
+// tiles are fully rewritten every iteration even on the ragged edges.  The
+// final store is guarded.  The loop may run zero times (K == 0), once
+// (K <= 16) or any number of times.
+//
+// kpipe: eligible.  Guarded copies map to cp.async with zero-fill (the
+// fallback source address must stay valid) or to guarded register loads.
+
+#define TILE 16
+
+__global__ void matmul_guarded(const float *__restrict__ A,
+                               const float *__restrict__ B,
+                               float *__restrict__ C, int M, int N, int K)
+{
+    __shared__ float As[TILE][TILE];
+    __shared__ float Bs[TILE][TILE];
+
+    const int tx = threadIdx.x;
+    const int ty = threadIdx.y;
+    const int row = blockIdx.y * TILE + ty;
+    const int col = blockIdx.x * TILE + tx;
+    float acc = 0.0f;
+
+    for (int k0 = 0; k0 < K; k0 += TILE) {
+        if (row < M && k0 + tx < K)
+            As[ty][tx] = A[(size_t)row * K + k0 + tx];
+        else
+            As[ty][tx] = 0.0f;
+        if (k0 + ty < K && col < N)
+            Bs[ty][tx] = B[(size_t)(k0 + ty) * N + col];
+        else
+            Bs[ty][tx] = 0.0f;
+        __syncthreads();
+
+#pragma unroll
+        for (int kk = 0; kk < TILE; ++kk)
+            acc += As[ty][kk] * Bs[kk][tx];
+        __syncthreads();
+    }
+
+    if (row < M && col < N)
+        C[(size_t)row * N + col] = acc;
+}

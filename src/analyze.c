@@ -1,0 +1,1443 @@
+/*
+ * analyze.c - finds candidate K-loops and decides what can be said about
+ * them: phases, induction, copies, math, shared-memory budget, and every
+ * legality condition (with a stable diagnostic id) that pipelining needs.
+ *
+ * It never edits anything and never prints; cmd_analyze.c renders its
+ * result and the transforms consume it.
+ */
+#include "analyze.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *kp_math_name(kp_math m)
+{
+	static const char *names[] = {"none", "FFMA", "HFMA", "HMMA", "IMMA", "IDP4A", "DFMA"};
+	return names[m];
+}
+
+/* ---------------------------------------------------------------- eval */
+
+static int eval_depth(const kp_node *n, const kp_kernel *k, const long long *iv, long long *out,
+		      int depth)
+{
+	if (!n || depth > 32)
+		return -1;
+	long long a, b, c;
+	switch (n->kind) {
+	case KP_N_INTLIT:
+	case KP_N_SIZEOF:
+		if (!n->has_value)
+			return -1;
+		*out = n->ivalue;
+		return 0;
+	case KP_N_FLOATLIT:
+		return -1;
+	case KP_N_PAREN:
+	case KP_N_CAST:
+	case KP_N_OTHER:
+		if (n->nkids < 1)
+			return -1;
+		return eval_depth(n->kids[n->nkids - 1], k, iv, out, depth + 1);
+	case KP_N_DECLREF: {
+		kp_decl *d = n->decl;
+		if (!d)
+			return -1;
+		if (d->kind == KP_D_TPARAM && k && iv) {
+			for (int i = 0; i < k->ntparams && i < 8; i++)
+				if (!strcmp(k->tparam_names[i], d->name)) {
+					*out = iv[i];
+					return 0;
+				}
+			return -1;
+		}
+		if (d->has_value) {
+			*out = d->value;
+			return 0;
+		}
+		if (d->kind == KP_D_VAR && d->is_const && d->init && !d->is_array)
+			return eval_depth(d->init, k, iv, out, depth + 1);
+		return -1;
+	}
+	case KP_N_UNOP:
+		if (n->nkids < 1 || eval_depth(n->kids[0], k, iv, &a, depth + 1))
+			return -1;
+		if (!strcmp(n->op, "-"))
+			*out = -a;
+		else if (!strcmp(n->op, "+"))
+			*out = a;
+		else if (!strcmp(n->op, "~"))
+			*out = ~a;
+		else if (!strcmp(n->op, "!"))
+			*out = !a;
+		else
+			return -1;
+		return 0;
+	case KP_N_CONDOP:
+		if (n->nkids != 3 || eval_depth(n->kids[0], k, iv, &a, depth + 1))
+			return -1;
+		return eval_depth(n->kids[a ? 1 : 2], k, iv, out, depth + 1);
+	case KP_N_BINOP:
+		if (n->nkids != 2 || eval_depth(n->kids[0], k, iv, &a, depth + 1) ||
+		    eval_depth(n->kids[1], k, iv, &b, depth + 1))
+			return -1;
+		if (!strcmp(n->op, "+"))
+			c = a + b;
+		else if (!strcmp(n->op, "-"))
+			c = a - b;
+		else if (!strcmp(n->op, "*"))
+			c = a * b;
+		else if (!strcmp(n->op, "/")) {
+			if (!b)
+				return -1;
+			c = a / b;
+		} else if (!strcmp(n->op, "%")) {
+			if (!b)
+				return -1;
+			c = a % b;
+		} else if (!strcmp(n->op, "<<"))
+			c = (b >= 0 && b < 63) ? a << b : 0;
+		else if (!strcmp(n->op, ">>"))
+			c = (b >= 0 && b < 63) ? a >> b : 0;
+		else if (!strcmp(n->op, "&"))
+			c = a & b;
+		else if (!strcmp(n->op, "|"))
+			c = a | b;
+		else if (!strcmp(n->op, "<"))
+			c = a < b;
+		else if (!strcmp(n->op, ">"))
+			c = a > b;
+		else if (!strcmp(n->op, "<="))
+			c = a <= b;
+		else if (!strcmp(n->op, ">="))
+			c = a >= b;
+		else if (!strcmp(n->op, "=="))
+			c = a == b;
+		else if (!strcmp(n->op, "!="))
+			c = a != b;
+		else
+			return -1;
+		*out = c;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+int kp_eval(const kp_node *n, const kp_kernel *k, const long long *iv, long long *out)
+{
+	return eval_depth(n, k, iv, out, 0);
+}
+
+/* ------------------------------------------------------------ helpers */
+
+typedef struct {
+	kp_file *f;
+	kp_kernel *k;
+	const long long *iv; /* instantiation values or NULL */
+	kp_loop *l;
+} actx;
+
+static void add_reason(actx *c, const kp_node *at, const char *id, const char *fmt, ...)
+	KP_PRINTF(4, 5);
+
+static void add_reason(actx *c, const kp_node *at, const char *id, const char *fmt, ...)
+{
+	kp_loop *l = c->l;
+	for (int i = 0; i < l->nreasons; i++)
+		if (!strcmp(l->reasons[i].id, id))
+			return; /* one entry per id and loop */
+	kp_reason *nr = kp_arena_alloc(&c->f->arena, sizeof(*nr) * (size_t)(l->nreasons + 1));
+	if (l->nreasons)
+		memcpy(nr, l->reasons, sizeof(*nr) * (size_t)l->nreasons);
+	kp_strbuf sb = KP_STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	kp_strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	nr[l->nreasons].id = id;
+	nr[l->nreasons].message = kp_arena_strdup(&c->f->arena, kp_strbuf_str(&sb));
+	nr[l->nreasons].line = at && at->line ? at->line : l->node->line;
+	nr[l->nreasons].col = at && at->line ? at->col : l->node->col;
+	kp_strbuf_release(&sb);
+	l->reasons = nr;
+	l->nreasons++;
+}
+
+static int is_barrier(const kp_node *n)
+{
+	return kp_node_is_call_to(n, "__syncthreads");
+}
+
+/* Root declaration of an lvalue: As[i][j], *reinterpret_cast<T*>(&As[i][j]),
+ * ((float4*)As)[i], p->x ... */
+static kp_node *lvalue_root(kp_node *n)
+{
+	for (int guard = 0; n && guard < 64; guard++) {
+		switch (n->kind) {
+		case KP_N_DECLREF: return n;
+		case KP_N_SUBSCRIPT:
+		case KP_N_PAREN:
+		case KP_N_CAST:
+		case KP_N_OTHER:
+		case KP_N_MEMBER:
+			if (!n->nkids)
+				return NULL;
+			n = n->kind == KP_N_CAST || n->kind == KP_N_OTHER ? n->kids[n->nkids - 1] : n->kids[0];
+			break;
+		case KP_N_UNOP:
+			if (!n->nkids || (strcmp(n->op, "*") && strcmp(n->op, "&")))
+				return NULL;
+			n = n->kids[0];
+			break;
+		case KP_N_BINOP: /* pointer arithmetic: base + off */
+			if (n->nkids != 2 || (strcmp(n->op, "+") && strcmp(n->op, "-")))
+				return NULL;
+			n = n->kids[0];
+			break;
+		default: return NULL;
+		}
+	}
+	return NULL;
+}
+
+static int is_assign(const kp_node *n)
+{
+	return n && n->kind == KP_N_BINOP && n->op && !strcmp(n->op, "=");
+}
+
+static int is_zero_literal(const kp_node *n)
+{
+	n = kp_node_strip(n);
+	if (!n)
+		return 0;
+	if ((n->kind == KP_N_INTLIT || n->kind == KP_N_FLOATLIT) && n->has_value)
+		return n->fvalue == 0.0;
+	if (n->kind == KP_N_CALL && n->name &&
+	    (!strncmp(n->name, "make_", 5) || !strcmp(n->name, "__float2half") ||
+	     !strcmp(n->name, "__float2bfloat16") || !strcmp(n->name, "__int2half_rn"))) {
+		for (int i = 0; i < n->nkids; i++) {
+			const kp_node *a = kp_node_strip(n->kids[i]);
+			if (a->kind == KP_N_DECLREF && a->decl && a->decl->kind == KP_D_FUNC)
+				continue;
+			if (!is_zero_literal(a))
+				return 0;
+		}
+		return 1;
+	}
+	if (n->kind == KP_N_INITLIST) {
+		for (int i = 0; i < n->nkids; i++)
+			if (!is_zero_literal(n->kids[i]))
+				return 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* A pure global load expression: P[i], *(T*)&P[i], *reinterpret_cast<const T*>(P + i) */
+static kp_node *global_load_root(kp_node *n)
+{
+	n = (kp_node *)kp_node_strip(n);
+	if (!n || (n->kind != KP_N_SUBSCRIPT && !(n->kind == KP_N_UNOP && !strcmp(n->op, "*"))))
+		return NULL;
+	kp_node *r = lvalue_root(n);
+	if (!r || !r->decl || r->decl->is_shared || !r->decl->is_pointer)
+		return NULL;
+	return r;
+}
+
+typedef struct {
+	actx *c;
+	int barriers, nested_barriers, divergent_barriers;
+	int atomics, fences, pipeline, asm_stmt;
+	kp_node *first_barrier_nested, *first_atomic, *first_fence, *first_pipeline;
+	int depth_if, depth_loop;
+} scan_info;
+
+static const char *const pipeline_calls[] = {
+	"__pipeline_memcpy_async", "__pipeline_commit", "__pipeline_wait_prior",
+	"memcpy_async", "producer_acquire", "consumer_wait", "cp_async_wait",
+};
+
+static void scan_calls(kp_node *n, scan_info *s, int in_if, int in_loop)
+{
+	if (!n)
+		return;
+	if (n->kind == KP_N_CALL && n->name) {
+		if (!strcmp(n->name, "__syncthreads") || !strncmp(n->name, "__syncthreads_", 14) ||
+		    !strcmp(n->name, "__barrier_sync") || !strcmp(n->name, "sync")) {
+			s->barriers++;
+			if (in_if || in_loop) {
+				s->nested_barriers++;
+				if (in_if)
+					s->divergent_barriers++;
+				if (!s->first_barrier_nested)
+					s->first_barrier_nested = n;
+			}
+		} else if (!strncmp(n->name, "atomic", 6) || !strncmp(n->name, "__atomic", 8)) {
+			s->atomics++;
+			if (!s->first_atomic)
+				s->first_atomic = n;
+		} else if (!strncmp(n->name, "__threadfence", 13)) {
+			s->fences++;
+			if (!s->first_fence)
+				s->first_fence = n;
+		} else {
+			for (size_t i = 0; i < KP_ARRAY_LEN(pipeline_calls); i++)
+				if (!strcmp(n->name, pipeline_calls[i])) {
+					s->pipeline++;
+					if (!s->first_pipeline)
+						s->first_pipeline = n;
+				}
+		}
+	}
+	if (n->kind == KP_N_ASM) {
+		s->asm_stmt++;
+		if (n->in_main && strstr(kp_node_text(s->c->f, n), "cp.async")) {
+			s->pipeline++;
+			if (!s->first_pipeline)
+				s->first_pipeline = n;
+		}
+	}
+	int child_if = in_if, child_loop = in_loop;
+	if (n->kind == KP_N_IF || n->kind == KP_N_CONDOP || n->kind == KP_N_SWITCH)
+		child_if = 1;
+	if (n->kind == KP_N_FOR || n->kind == KP_N_WHILE || n->kind == KP_N_DO)
+		child_loop = 1;
+	if (n->kind == KP_N_BINOP && n->op && (!strcmp(n->op, "&&") || !strcmp(n->op, "||")))
+		child_if = 1;
+	for (int i = 0; i < n->nkids; i++)
+		scan_calls(n->kids[i], s, child_if && (n->kind != KP_N_IF || i > 0 || child_if), child_loop);
+}
+
+/* Reads and writes of declarations in a subtree. */
+typedef struct {
+	kp_decl **w;
+	kp_node **wat;
+	int nw, capw;
+	kp_decl **r;
+	int nr, capr;
+	kp_decl **decl; /* declared inside */
+	int nd, capd;
+	kp_node *first_global_store;
+	kp_decl *global_store_ptr;
+} rw_set;
+
+static void push_decl(kp_decl ***v, int *n, int *cap, kp_decl *d)
+{
+	for (int i = 0; i < *n; i++)
+		if ((*v)[i] == d)
+			return;
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		*v = kp_xrealloc(*v, sizeof(**v) * (size_t)*cap);
+	}
+	(*v)[(*n)++] = d;
+}
+
+static int rw_has(kp_decl **v, int n, const kp_decl *d)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i] == d)
+			return 1;
+	return 0;
+}
+
+static void rw_release(rw_set *s)
+{
+	free(s->w);
+	free(s->wat);
+	free(s->r);
+	free(s->decl);
+	memset(s, 0, sizeof(*s));
+}
+
+static void note_write(rw_set *s, kp_node *target, kp_node *at)
+{
+	kp_node *root = lvalue_root(target);
+	if (!root || !root->decl)
+		return;
+	int before = s->nw;
+	push_decl(&s->w, &s->nw, &s->capw, root->decl);
+	if (s->nw != before) {
+		s->wat = kp_xrealloc(s->wat, sizeof(*s->wat) * (size_t)s->capw);
+		s->wat[s->nw - 1] = at;
+	}
+	/* a store through a pointer that is not shared: global memory */
+	if (root->decl->is_pointer && !root->decl->is_shared && root != kp_node_strip(target) &&
+	    !s->first_global_store) {
+		s->first_global_store = at;
+		s->global_store_ptr = root->decl;
+	}
+}
+
+static void collect_rw(kp_node *n, rw_set *s)
+{
+	if (!n)
+		return;
+	switch (n->kind) {
+	case KP_N_VARDECL:
+		if (n->decl)
+			push_decl(&s->decl, &s->nd, &s->capd, n->decl);
+		break;
+	case KP_N_BINOP:
+		if (is_assign(n) && n->nkids == 2)
+			note_write(s, n->kids[0], n);
+		break;
+	case KP_N_ASSIGNOP:
+		if (n->nkids == 2)
+			note_write(s, n->kids[0], n);
+		break;
+	case KP_N_UNOP:
+		if (n->nkids == 1 && n->op && (!strcmp(n->op, "++") || !strcmp(n->op, "--")))
+			note_write(s, n->kids[0], n);
+		break;
+	case KP_N_DECLREF:
+		if (n->decl && (n->decl->kind == KP_D_VAR || n->decl->kind == KP_D_PARM))
+			push_decl(&s->r, &s->nr, &s->capr, n->decl);
+		break;
+	case KP_N_CALL:
+		/* arrays passed to a call may be written by it */
+		for (int i = 0; i < n->nkids; i++) {
+			kp_node *a = (kp_node *)kp_node_strip(n->kids[i]);
+			if (a && a->kind == KP_N_DECLREF && a->decl && a->decl->is_array &&
+			    n->decl && n->decl->kind == KP_D_FUNC)
+				note_write(s, a, n);
+		}
+		break;
+	default: break;
+	}
+	for (int i = 0; i < n->nkids; i++)
+		collect_rw(n->kids[i], s);
+}
+
+static void collect_range(kp_loop *l, int b, int e, rw_set *s)
+{
+	for (int i = b; i < e; i++)
+		collect_rw(l->stmts[i], s);
+}
+
+/* ---------------------------------------------------------- induction */
+
+static const char *step_text(actx *c, kp_node *n, int *sign)
+{
+	/* n is an increment expression; returns the step and sets sign */
+	*sign = 1;
+	if (n->kind == KP_N_UNOP && n->nkids == 1) {
+		if (!strcmp(n->op, "++"))
+			return "1";
+		if (!strcmp(n->op, "--")) {
+			*sign = -1;
+			return "1";
+		}
+		return NULL;
+	}
+	if (n->kind == KP_N_ASSIGNOP && n->nkids == 2) {
+		if (!strcmp(n->op, "-="))
+			*sign = -1;
+		else if (strcmp(n->op, "+="))
+			return NULL;
+		if (!n->kids[1]->in_main)
+			return NULL;
+		return kp_node_text(c->f, n->kids[1]);
+	}
+	if (is_assign(n) && n->nkids == 2) {
+		/* v = v + s */
+		kp_node *rhs = (kp_node *)kp_node_strip(n->kids[1]);
+		kp_node *lhs = (kp_node *)kp_node_strip(n->kids[0]);
+		if (rhs->kind == KP_N_BINOP && rhs->nkids == 2 && lhs->kind == KP_N_DECLREF &&
+		    (!strcmp(rhs->op, "+") || !strcmp(rhs->op, "-"))) {
+			kp_node *a = (kp_node *)kp_node_strip(rhs->kids[0]);
+			if (a->kind == KP_N_DECLREF && a->decl == lhs->decl && rhs->kids[1]->in_main) {
+				if (!strcmp(rhs->op, "-"))
+					*sign = -1;
+				return kp_node_text(c->f, rhs->kids[1]);
+			}
+		}
+	}
+	return NULL;
+}
+
+static kp_decl *inc_var(kp_node *n)
+{
+	if (!n || n->nkids < 1)
+		return NULL;
+	kp_node *v = (kp_node *)kp_node_strip(n->kids[0]);
+	if (v->kind != KP_N_DECLREF || !v->decl)
+		return NULL;
+	if (n->kind == KP_N_UNOP || n->kind == KP_N_ASSIGNOP || is_assign(n))
+		return v->decl;
+	return NULL;
+}
+
+static void add_ind(actx *c, kp_decl *v, const char *step, int sign, int in_header, kp_node *stmt)
+{
+	kp_loop *l = c->l;
+	kp_induct *ni = kp_arena_alloc(&c->f->arena, sizeof(*ni) * (size_t)(l->nind + 1));
+	if (l->nind)
+		memcpy(ni, l->ind, sizeof(*ni) * (size_t)l->nind);
+	ni[l->nind] = (kp_induct){v, step, sign, in_header, v->is_pointer, stmt};
+	l->ind = ni;
+	l->nind++;
+}
+
+static void gather_header_incs(actx *c, kp_node *inc)
+{
+	if (!inc)
+		return;
+	if (inc->kind == KP_N_BINOP && inc->op && !strcmp(inc->op, ",")) {
+		for (int i = 0; i < inc->nkids; i++)
+			gather_header_incs(c, inc->kids[i]);
+		return;
+	}
+	int sign;
+	kp_decl *v = inc_var(inc);
+	const char *st = v ? step_text(c, inc, &sign) : NULL;
+	if (!v || !st) {
+		add_reason(c, inc, "kpipe-loop-shape",
+			   "the loop increment '%s' is not a constant-step update of a variable",
+			   kp_node_text(c->f, inc));
+		return;
+	}
+	add_ind(c, v, st, sign, 1, inc);
+}
+
+static int is_ind(const kp_loop *l, const kp_decl *d)
+{
+	for (int i = 0; i < l->nind; i++)
+		if (l->ind[i].var == d)
+			return 1;
+	return 0;
+}
+
+/* ------------------------------------------------------------- loads */
+
+static void add_load(actx *c, kp_load *ld)
+{
+	kp_loop *l = c->l;
+	kp_load *nl = kp_arena_alloc(&c->f->arena, sizeof(*nl) * (size_t)(l->nloads + 1));
+	if (l->nloads)
+		memcpy(nl, l->loads, sizeof(*nl) * (size_t)l->nloads);
+	nl[l->nloads++] = *ld;
+	l->loads = nl;
+}
+
+static kp_node *assign_of(kp_node *stmt)
+{
+	kp_node *s = stmt;
+	while (s && s->kind == KP_N_COMPOUND && s->nkids == 1)
+		s = s->kids[0];
+	if (s && (s->kind == KP_N_OTHER || s->kind == KP_N_PAREN) && s->nkids == 1 && is_assign(s->kids[0]))
+		s = s->kids[0];
+	return is_assign(s) ? s : NULL;
+}
+
+static int shared_lhs(kp_node *lhs, kp_decl **tile)
+{
+	kp_node *r = lvalue_root(lhs);
+	if (r && r->decl && r->decl->is_shared && r->decl->is_array) {
+		*tile = r->decl;
+		return 1;
+	}
+	return 0;
+}
+
+static void fill_copy(actx *c, kp_load *ld, kp_node *lhs, kp_node *rhs)
+{
+	ld->lhs = lhs;
+	ld->rhs = rhs;
+	ld->elem_type = lhs->type ? lhs->type : "?";
+	ld->bytes = lhs->type_size;
+	if (ld->bytes < 0 && ld->tile)
+		ld->bytes = ld->tile->elem_size;
+	ld->vector = 1;
+	if (ld->tile && ld->tile->elem_size > 0 && ld->bytes > ld->tile->elem_size)
+		ld->vector = (int)(ld->bytes / ld->tile->elem_size);
+	kp_node *root = global_load_root(rhs);
+	if (root) {
+		ld->src = root->decl;
+		ld->src_base = root;
+		kp_node *sr = (kp_node *)kp_node_strip(rhs);
+		ld->pure = sr->type && lhs->type && ld->bytes > 0 &&
+			   (sr->type_size == ld->bytes || sr->type_size < 0);
+		/* converting copies (half -> float ...) are not pure */
+		if (ld->src->elem_type && ld->tile && ld->vector == 1 && ld->src->is_pointer) {
+			const char *pt = ld->src->type;
+			const char *et = ld->tile->elem_type;
+			if (pt && et && !strstr(pt, et) && !strstr(pt, "float4") && !strstr(pt, "int4") &&
+			    !strstr(pt, "void"))
+				ld->pure = 0;
+		}
+	}
+	(void)c;
+}
+
+static int classify_store(actx *c, kp_node *stmt, kp_node **loops, int depth)
+{
+	kp_node *as = assign_of(stmt);
+	kp_decl *tile = NULL;
+	if (as && shared_lhs(as->kids[0], &tile)) {
+		kp_load ld = {0};
+		ld.stmt = as;
+		ld.tile = tile;
+		ld.line = as->line;
+		ld.depth = depth;
+		for (int i = 0; i < depth && i < 4; i++)
+			ld.loops[i] = loops[i];
+		kp_node *rhs = (kp_node *)kp_node_strip(as->kids[1]);
+		if (rhs->kind == KP_N_CONDOP && rhs->nkids == 3) {
+			kp_node *a = rhs->kids[1], *b = rhs->kids[2];
+			ld.guard = KP_G_TERNARY;
+			ld.cond = rhs->kids[0];
+			if (is_zero_literal(b)) {
+				fill_copy(c, &ld, as->kids[0], a);
+				ld.otherwise = kp_node_text(c->f, b);
+			} else {
+				fill_copy(c, &ld, as->kids[0], rhs);
+				ld.pure = 0;
+				ld.otherwise = kp_node_text(c->f, b);
+			}
+		} else {
+			fill_copy(c, &ld, as->kids[0], as->kids[1]);
+		}
+		add_load(c, &ld);
+		return 1;
+	}
+	if (stmt->kind == KP_N_IF && stmt->nkids == 3) {
+		kp_node *a1 = assign_of(stmt->kids[1]), *a2 = assign_of(stmt->kids[2]);
+		kp_decl *t1 = NULL, *t2 = NULL;
+		if (a1 && a2 && shared_lhs(a1->kids[0], &t1) && shared_lhs(a2->kids[0], &t2) && t1 == t2 &&
+		    !strcmp(kp_node_text(c->f, a1->kids[0]), kp_node_text(c->f, a2->kids[0]))) {
+			kp_load ld = {0};
+			ld.stmt = stmt;
+			ld.tile = t1;
+			ld.line = stmt->line;
+			ld.depth = depth;
+			for (int i = 0; i < depth && i < 4; i++)
+				ld.loops[i] = loops[i];
+			ld.guard = KP_G_IFELSE;
+			ld.cond = stmt->kids[0];
+			if (is_zero_literal(a2->kids[1])) {
+				fill_copy(c, &ld, a1->kids[0], a1->kids[1]);
+				ld.zero_stmt = a2;
+				ld.otherwise = kp_node_text(c->f, a2->kids[1]);
+			} else if (is_zero_literal(a1->kids[1])) {
+				fill_copy(c, &ld, a2->kids[0], a2->kids[1]);
+				ld.zero_stmt = a1;
+				ld.otherwise = kp_node_text(c->f, a1->kids[1]);
+				ld.pure = 0; /* inverted guard: keep it simple */
+			} else {
+				fill_copy(c, &ld, a1->kids[0], a1->kids[1]);
+				ld.pure = 0;
+				ld.otherwise = kp_node_text(c->f, a2->kids[1]);
+			}
+			add_load(c, &ld);
+			return 1;
+		}
+		if (a1 && stmt->kids[2] == NULL)
+			return 0;
+	}
+	return 0;
+}
+
+static void scan_loads(actx *c, kp_node *n, kp_node **loops, int depth)
+{
+	if (!n)
+		return;
+	if (classify_store(c, n, loops, depth))
+		return;
+	if (n->kind == KP_N_IF) {
+		/* an if without a complete else: a partial tile write */
+		kp_node *a1 = n->nkids >= 2 ? assign_of(n->kids[1]) : NULL;
+		kp_decl *t = NULL;
+		if (a1 && shared_lhs(a1->kids[0], &t) && n->nkids == 2) {
+			add_reason(c, n, "kpipe-partial-tile-write",
+				   "'%s' is written under a guard with no else branch: the previous tile "
+				   "would stay observable",
+				   t->name);
+			return;
+		}
+	}
+	if (n->kind == KP_N_FOR) {
+		if (depth < 4)
+			loops[depth] = n;
+		c->l->loads_in_loops = 1;
+		/* only the body holds copies */
+		scan_loads(c, n->nkids ? n->kids[n->nkids - 1] : NULL, loops, depth + 1);
+		return;
+	}
+	if (n->kind == KP_N_CALL && n->decl && n->decl->kind == KP_D_FUNC) {
+		for (int i = 0; i < n->nkids; i++) {
+			kp_node *a = (kp_node *)kp_node_strip(n->kids[i]);
+			kp_node *r = a ? lvalue_root(a) : NULL;
+			if (r && r->decl && r->decl->is_shared) {
+				c->l->loads_in_helper = 1;
+				add_reason(c, n, "kpipe-load-in-helper",
+					   "the tile '%s' is filled inside the helper '%s': kpipe does not "
+					   "rewrite helper bodies yet",
+					   r->decl->name, n->name);
+				return;
+			}
+		}
+	}
+	for (int i = 0; i < n->nkids; i++)
+		scan_loads(c, n->kids[i], loops, depth);
+}
+
+/* ------------------------------------------------------------- math */
+
+typedef struct {
+	actx *c;
+	double flops;
+	int unknown;
+	kp_math math;
+} math_scan;
+
+static double trip_of(actx *c, kp_node *loop)
+{
+	/* for (int i = a; i < b; i += s) with constant a, b, s */
+	if (loop->kind != KP_N_FOR || loop->nkids < 4)
+		return -1;
+	kp_node *init = loop->kids[0], *cond = loop->kids[1], *inc = loop->kids[2];
+	long long a = 0, b, s = 1;
+	kp_node *vi = NULL;
+	if (init->kind == KP_N_DECLSTMT && init->nkids == 1 && init->kids[0]->kind == KP_N_VARDECL &&
+	    init->kids[0]->nkids >= 1)
+		vi = init->kids[0]->kids[init->kids[0]->nkids - 1];
+	else if (is_assign(init))
+		vi = init->kids[1];
+	if (!vi || kp_eval(vi, c->k, c->iv, &a))
+		return -1;
+	kp_node *cs = (kp_node *)kp_node_strip(cond);
+	if (!cs || cs->kind != KP_N_BINOP || cs->nkids != 2 || kp_eval(cs->kids[1], c->k, c->iv, &b))
+		return -1;
+	int sign;
+	const char *st = step_text(c, inc, &sign);
+	if (!st)
+		return -1;
+	if (inc->kind == KP_N_ASSIGNOP) {
+		if (kp_eval(inc->kids[1], c->k, c->iv, &s))
+			return -1;
+	}
+	if (s <= 0 || sign < 0)
+		return -1;
+	if (!strcmp(cs->op, "<"))
+		return b > a ? (double)((b - a + s - 1) / s) : 0;
+	if (!strcmp(cs->op, "<="))
+		return b >= a ? (double)((b - a) / s + 1) : 0;
+	return -1;
+}
+
+static int is_float_type(const char *t)
+{
+	return t && (strstr(t, "float") || strstr(t, "double"));
+}
+
+static void scan_math(math_scan *m, kp_node *n, double mult)
+{
+	if (!n)
+		return;
+	if (n->kind == KP_N_FOR || n->kind == KP_N_WHILE || n->kind == KP_N_DO) {
+		double t = n->kind == KP_N_FOR ? trip_of(m->c, n) : -1;
+		if (t < 0) {
+			m->unknown = 1;
+			t = 1;
+		}
+		for (int i = 0; i < n->nkids; i++)
+			scan_math(m, n->kids[i], mult * (i == n->nkids - 1 ? t : 1));
+		return;
+	}
+	if (n->kind == KP_N_CALL && n->name) {
+		if (!strcmp(n->name, "mma_sync")) {
+			int is_int = 0;
+			for (int i = 0; i < n->nkids; i++)
+				if (n->kids[i]->type && (strstr(n->kids[i]->type, "signed char") ||
+							 strstr(n->kids[i]->type, "int8")))
+					is_int = 1;
+			m->math = is_int ? KP_MATH_IMMA : KP_MATH_HMMA;
+			m->flops += mult * 2.0 * 16 * 16 * 16 / 32.0; /* per thread of the warp */
+		} else if (!strcmp(n->name, "__dp4a")) {
+			m->math = KP_MATH_DP4A;
+			m->flops += mult * 8;
+		} else if (!strcmp(n->name, "fmaf") || !strcmp(n->name, "__fmaf_rn") ||
+			   !strcmp(n->name, "fma")) {
+			if (m->math == KP_MATH_NONE)
+				m->math = !strcmp(n->name, "fma") ? KP_MATH_DFMA : KP_MATH_FFMA;
+			m->flops += mult * 2;
+		} else if (!strcmp(n->name, "__hfma") || !strcmp(n->name, "__hfma2")) {
+			if (m->math == KP_MATH_NONE)
+				m->math = KP_MATH_HFMA;
+			m->flops += mult * (!strcmp(n->name, "__hfma2") ? 4 : 2);
+		}
+	}
+	if (n->kind == KP_N_ASSIGNOP && n->op && (!strcmp(n->op, "+=") || !strcmp(n->op, "-=")) &&
+	    n->nkids == 2) {
+		const kp_node *r = kp_node_strip(n->kids[1]);
+		if (r && r->kind == KP_N_BINOP && r->op && !strcmp(r->op, "*")) {
+			const char *t = n->kids[0]->type;
+			if (m->math == KP_MATH_NONE || m->math == KP_MATH_FFMA)
+				m->math = t && strstr(t, "double")   ? KP_MATH_DFMA
+					  : t && strstr(t, "half")   ? KP_MATH_HFMA
+					  : is_float_type(t) || !t ? KP_MATH_FFMA
+								   : m->math;
+			m->flops += mult * 2;
+		} else if (r && is_float_type(n->kids[0]->type)) {
+			m->flops += mult * 1;
+		}
+	}
+	for (int i = 0; i < n->nkids; i++)
+		scan_math(m, n->kids[i], mult);
+}
+
+/* ---------------------------------------------------------- the loop */
+
+static long long decl_elems(actx *c, kp_decl *d)
+{
+	long long e = 1;
+	for (int i = 0; i < d->ndims; i++) {
+		long long v = d->dims[i];
+		if (v < 0 && d->dim_expr[i] && kp_eval(d->dim_expr[i], c->k, c->iv, &v))
+			return -1;
+		if (v < 0)
+			return -1;
+		e *= v;
+	}
+	return d->ndims ? e : -1;
+}
+
+static void add_tile(actx *c, kp_decl *d, kp_node *decl_stmt, int loaded)
+{
+	kp_loop *l = c->l;
+	for (int i = 0; i < l->ntiles; i++)
+		if (l->tiles[i].arr == d) {
+			l->tiles[i].loaded |= loaded;
+			if (decl_stmt)
+				l->tiles[i].decl_stmt = decl_stmt, l->tiles[i].in_loop = 1;
+			return;
+		}
+	kp_tile *nt = kp_arena_alloc(&c->f->arena, sizeof(*nt) * (size_t)(l->ntiles + 1));
+	if (l->ntiles)
+		memcpy(nt, l->tiles, sizeof(*nt) * (size_t)l->ntiles);
+	kp_tile *t = &nt[l->ntiles];
+	t->arr = d;
+	t->elems = decl_elems(c, d);
+	t->bytes = t->elems > 0 && d->elem_size > 0 ? t->elems * d->elem_size : -1;
+	t->loaded = loaded;
+	t->decl_stmt = decl_stmt;
+	t->in_loop = decl_stmt != NULL;
+	l->tiles = nt;
+	l->ntiles++;
+}
+
+typedef struct {
+	kp_decl **v;
+	int n, cap;
+} decl_vec;
+
+static int collect_shared_refs(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	decl_vec *v = ud;
+	if (n->kind == KP_N_DECLREF && n->decl && n->decl->is_shared)
+		push_decl(&v->v, &v->n, &v->cap, n->decl);
+	return 1;
+}
+
+static int refs_after(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	void **a = ud;
+	kp_decl *d = a[0];
+	unsigned after = *(unsigned *)a[1];
+	if (n->kind == KP_N_DECLREF && n->decl == d && n->in_main && n->begin >= after)
+		a[2] = n;
+	return a[2] == NULL;
+}
+
+static int find_macro_ref(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	void **a = ud;
+	if (n->kind == KP_N_DECLREF && n->decl == a[0] && !n->name_editable)
+		a[1] = n;
+	return a[1] == NULL;
+}
+
+static void analyze_loop(actx *c)
+{
+	kp_loop *l = c->l;
+	kp_file *f = c->f;
+	kp_node *n = l->node;
+	if (n->kind != KP_N_FOR) {
+		add_reason(c, n, "kpipe-loop-shape",
+			   "only for-loops are pipelined; rewrite this loop as a for-loop");
+		return;
+	}
+	l->init = n->kids[0];
+	l->cond = n->nkids >= 4 ? n->kids[1] : NULL;
+	l->inc = n->nkids >= 4 ? n->kids[2] : NULL;
+	l->body = n->kids[n->nkids - 1];
+	if (n->nkids < 4) {
+		add_reason(c, n, "kpipe-loop-shape",
+			   "the loop needs an init, a condition and an increment (for (init; cond; inc))");
+		return;
+	}
+	if (l->body->kind != KP_N_COMPOUND) {
+		add_reason(c, n, "kpipe-loop-shape", "the loop body is not a braced block");
+		return;
+	}
+	l->stmts = l->body->kids;
+	l->nstmts = l->body->nkids;
+	l->bar1 = l->bar2 = -1;
+	int ntop = 0;
+	for (int i = 0; i < l->nstmts; i++)
+		if (is_barrier(l->stmts[i])) {
+			if (ntop == 0)
+				l->bar1 = i;
+			else if (ntop == 1)
+				l->bar2 = i;
+			ntop++;
+		}
+	scan_info si = {0};
+	si.c = c;
+	scan_calls(l->body, &si, 0, 0);
+	l->nbarriers = si.barriers;
+
+	/* already pipelined? */
+	if (si.pipeline) {
+		l->already_pipelined = 1;
+		add_reason(c, si.first_pipeline, "kpipe-already-pipelined",
+			   "the loop already uses '%s': it is pipelined and is left alone",
+			   si.first_pipeline->name ? si.first_pipeline->name : "cp.async");
+		return;
+	}
+	if (si.divergent_barriers)
+		add_reason(c, si.first_barrier_nested, "kpipe-divergent-barrier",
+			   "__syncthreads() inside conditional code: barriers must sit in block-uniform "
+			   "control flow");
+	else if (si.nested_barriers)
+		add_reason(c, si.first_barrier_nested, "kpipe-extra-barrier",
+			   "a barrier inside a nested loop of the K-loop: another ordering is being "
+			   "crossed");
+	if (si.barriers == 0) {
+		add_reason(c, n, "kpipe-no-barrier",
+			   "no __syncthreads() separates the tile loads from the compute phase");
+		return;
+	}
+	if (ntop != 2) {
+		if (!si.nested_barriers)
+			add_reason(c, n, "kpipe-loop-shape",
+				   "expected two top-level barriers (load; sync; compute; sync), found %d",
+				   ntop);
+		if (ntop < 1)
+			return;
+	}
+	if (si.atomics)
+		add_reason(c, si.first_atomic, "kpipe-memory-order",
+			   "'%s' in the loop: atomics order memory that pipelining would reorder",
+			   si.first_atomic->name);
+	if (si.fences)
+		add_reason(c, si.first_fence, "kpipe-memory-order",
+			   "'%s' in the loop: a fence orders memory that pipelining would reorder",
+			   si.first_fence->name);
+
+	/* phases: skip leading __shared__ declarations */
+	int first = 0;
+	while (first < l->nstmts && l->stmts[first]->kind == KP_N_DECLSTMT) {
+		kp_node *ds = l->stmts[first];
+		int all_shared = ds->nkids > 0;
+		for (int i = 0; i < ds->nkids; i++)
+			if (ds->kids[i]->kind != KP_N_VARDECL || !ds->kids[i]->decl ||
+			    !ds->kids[i]->decl->is_shared)
+				all_shared = 0;
+		if (!all_shared)
+			break;
+		for (int i = 0; i < ds->nkids; i++)
+			add_tile(c, ds->kids[i]->decl, ds, 0);
+		first++;
+	}
+	if (ntop >= 2 && l->bar1 == first) {
+		l->form = KP_FORM_TOP;
+		l->load_b = l->bar1 + 1;
+		l->load_e = l->bar2;
+		l->comp_b = l->bar2 + 1;
+		l->comp_e = l->nstmts;
+	} else {
+		l->form = KP_FORM_BOTTOM;
+		l->load_b = first;
+		l->load_e = l->bar1;
+		l->comp_b = l->bar1 + 1;
+		l->comp_e = l->bar2 >= 0 ? l->bar2 : l->nstmts;
+		if (l->bar2 >= 0)
+			for (int i = l->bar2 + 1; i < l->nstmts; i++) {
+				kp_decl *v = inc_var(l->stmts[i]);
+				int sign;
+				if (!v || !step_text(c, l->stmts[i], &sign))
+					add_reason(c, l->stmts[i], "kpipe-loop-shape",
+						   "statement after the closing barrier is not a pointer "
+						   "or counter bump");
+			}
+	}
+	/* pointer or counter bumps closing the load phase move after the compute */
+	l->bump_b = l->bump_e = l->load_e;
+	while (l->load_e > l->load_b) {
+		kp_node *s = l->stmts[l->load_e - 1];
+		kp_decl *v = inc_var(s);
+		int sign;
+		if (!v || v->is_shared || !step_text(c, s, &sign) ||
+		    (v->in_main && n->in_main && v->name_off >= n->begin && v->name_off < n->end))
+			break;
+		l->load_e--;
+		l->bump_b = l->load_e;
+	}
+	if (l->load_e <= l->load_b) {
+		add_reason(c, n, "kpipe-loop-shape", "no load phase before the first barrier");
+		return;
+	}
+
+	/* induction: header increments, then top-level bumps after the loads */
+	gather_header_incs(c, l->inc);
+	for (int i = l->load_e; i < l->nstmts; i++) {
+		kp_node *s = l->stmts[i];
+		kp_decl *v = inc_var(s);
+		int sign;
+		const char *st = v ? step_text(c, s, &sign) : NULL;
+		if (v && st && !v->is_shared && !is_ind(l, v)) {
+			/* only a bump when declared outside the loop */
+			if (l->node->in_main && v->in_main && v->name_off >= l->node->begin &&
+			    v->name_off < l->node->end)
+				continue;
+			add_ind(c, v, st, sign, 0, s);
+		}
+	}
+	for (int i = 0; i < l->nind; i++) {
+		kp_induct *in = &l->ind[i];
+		if (in->in_header && !strcmp(in->step, "1") && in->sign > 0)
+			l->tile_count = 1;
+	}
+
+	/* loads */
+	kp_node *loops[4] = {0};
+	for (int i = l->load_b; i < l->load_e; i++)
+		scan_loads(c, l->stmts[i], loops, 0);
+	if (l->nloads == 0 && !l->loads_in_helper)
+		add_reason(c, n, "kpipe-no-tile-load",
+			   "the load phase copies nothing from global into __shared__ memory");
+
+	/* read/write sets */
+	rw_set lw = {0}, cw = {0}, all = {0};
+	collect_range(l, l->load_b, l->load_e, &lw);
+	collect_range(l, l->comp_b, l->comp_e, &cw);
+	collect_rw(l->body, &all);
+	/* tiles */
+	for (int i = 0; i < lw.nw; i++)
+		if (lw.w[i]->is_shared)
+			add_tile(c, lw.w[i], NULL, 1);
+	decl_vec sv = {0};
+	kp_node_walk(l->body, NULL, collect_shared_refs, &sv);
+	for (int i = 0; i < sv.n; i++)
+		add_tile(c, sv.v[i], NULL, rw_has(lw.w, lw.nw, sv.v[i]));
+	free(sv.v);
+
+	for (int i = 0; i < l->ntiles; i++) {
+		kp_tile *t = &l->tiles[i];
+		if (!t->loaded)
+			continue;
+		if (rw_has(cw.w, cw.nw, t->arr))
+			add_reason(c, n, "kpipe-compute-writes-tile",
+				   "the compute phase writes the loaded tile '%s'", t->arr->name);
+		if (t->arr->ndims == 0 || (t->arr->dims[0] < 0 && !t->arr->dim_expr[0] &&
+					   !t->arr->dim_text[0]))
+			add_reason(c, n, "kpipe-dynamic-smem",
+				   "'%s' is dynamic (extern) shared memory: its size is unknown",
+				   t->arr->name);
+		if (!t->arr->in_main)
+			add_reason(c, n, "kpipe-macro-array",
+				   "the declaration of '%s' comes from a macro and cannot be edited",
+				   t->arr->name);
+		/* references spelled inside a macro body cannot be re-indexed */
+		void *mr[2] = {t->arr, NULL};
+		kp_node_walk(l->body, NULL, find_macro_ref, mr);
+		if (mr[1])
+			add_reason(c, mr[1], "kpipe-macro-array",
+				   "'%s' is used inside a macro body; kpipe can only re-index uses "
+				   "spelled in the source (macro arguments are fine)",
+				   t->arr->name);
+		/* read after the loop */
+		if (n->in_main && c->k->body) {
+			unsigned after = n->end;
+			void *a[3] = {t->arr, &after, NULL};
+			kp_node_walk(c->k->body, NULL, refs_after, a);
+			if (a[2])
+				add_reason(c, a[2], "kpipe-tile-read-after-loop",
+					   "'%s' is read after the loop: the last tile would be observable",
+					   t->arr->name);
+		}
+	}
+	/* shared state carried by compute */
+	for (int i = 0; i < cw.nw; i++)
+		if (cw.w[i]->is_shared && !rw_has(lw.w, lw.nw, cw.w[i]))
+			add_reason(c, cw.wat[i], "kpipe-smem-carried",
+				   "the compute phase writes the shared array '%s', which carries state "
+				   "from one iteration to the next",
+				   cw.w[i]->name);
+	/* load addresses: only loop counter, bumps and invariants */
+	for (int i = 0; i < lw.nr; i++) {
+		kp_decl *d = lw.r[i];
+		if (rw_has(lw.decl, lw.nd, d) || is_ind(l, d) || d->is_shared)
+			continue;
+		if (rw_has(all.w, all.nw, d)) {
+			add_reason(c, n, "kpipe-load-depends-on-compute",
+				   "the tile loads read '%s', which the loop body modifies: the next "
+				   "tile's addresses are not known in advance",
+				   d->name);
+			break;
+		}
+	}
+	for (int i = 0; i < lw.nr; i++)
+		if (lw.r[i]->is_shared && !rw_has(lw.w, lw.nw, lw.r[i])) {
+			add_reason(c, n, "kpipe-load-depends-on-compute",
+				   "the load phase reads the shared array '%s'", lw.r[i]->name);
+			break;
+		}
+	for (int i = 0; i < lw.nw; i++) {
+		kp_decl *d = lw.w[i];
+		if (d->is_shared || rw_has(lw.decl, lw.nd, d))
+			continue;
+		add_reason(c, lw.wat[i], "kpipe-load-side-effect",
+			   "the load phase modifies '%s', which lives outside it", d->name);
+		break;
+	}
+	/* bumps moved after the compute must not be read by it */
+	for (int i = l->bump_b; i < l->bump_e; i++) {
+		kp_decl *v = inc_var(l->stmts[i]);
+		if (v && rw_has(cw.r, cw.nr, v))
+			add_reason(c, l->stmts[i], "kpipe-loop-shape",
+				   "'%s' is bumped before the barrier and read by the compute phase",
+				   v->name);
+	}
+	/* declarations of the load phase used later */
+	for (int i = 0; i < lw.nd; i++)
+		if (rw_has(cw.r, cw.nr, lw.decl[i])) {
+			add_reason(c, n, "kpipe-load-decl-used-later",
+				   "'%s' is declared in the load phase and used by the compute phase; "
+				   "move its declaration before the loop",
+				   lw.decl[i]->name);
+			break;
+		}
+	/* a global store to memory that the loads read */
+	if (all.first_global_store && all.global_store_ptr) {
+		for (int i = 0; i < l->nloads; i++)
+			if (l->loads[i].src == all.global_store_ptr) {
+				add_reason(c, all.first_global_store, "kpipe-memory-order",
+					   "the loop stores to '%s', which its tile loads also read",
+					   all.global_store_ptr->name);
+				break;
+			}
+	}
+	/* induction variables must not be written elsewhere in the body */
+	for (int i = 0; i < l->nind; i++) {
+		kp_induct *in = &l->ind[i];
+		int writes = 0;
+		for (int j = 0; j < all.nw; j++)
+			if (all.w[j] == in->var)
+				writes++;
+		if (!in->in_header && writes > 1)
+			add_reason(c, in->stmt, "kpipe-loop-shape",
+				   "'%s' is updated more than once per iteration", in->var->name);
+		if (in->in_header && rw_has(all.w, all.nw, in->var))
+			add_reason(c, n, "kpipe-loop-shape",
+				   "the loop counter '%s' is also modified inside the body", in->var->name);
+	}
+	/* steps must be invariant: no variable written in the body */
+	for (int i = 0; i < l->nind; i++) {
+		for (int j = 0; j < all.nw; j++) {
+			const char *nm = all.w[j]->name;
+			const char *st = l->ind[i].step;
+			const char *p = strstr(st, nm);
+			size_t nl = strlen(nm);
+			if (p && (p == st || !(p[-1] == '_' || (p[-1] | 32) >= 'a')) &&
+			    !(p[nl] == '_' || ((p[nl] | 32) >= 'a' && (p[nl] | 32) <= 'z') ||
+			      (p[nl] >= '0' && p[nl] <= '9')) &&
+			    !is_ind(l, all.w[j])) {
+				add_reason(c, l->ind[i].stmt, "kpipe-loop-shape",
+					   "the step of '%s' uses '%s', which changes inside the loop",
+					   l->ind[i].var->name, nm);
+			}
+		}
+	}
+
+	/* copies: cp.async and register staging feasibility */
+	l->cp_async_ok = l->nloads > 0;
+	l->reg_ok = l->nloads > 0;
+	int regs = 0, regs_known = 1;
+	for (int i = 0; i < l->nloads; i++) {
+		kp_load *ld = &l->loads[i];
+		if (!ld->src) {
+			l->cp_async_ok = 0;
+			l->cp_async_why_not = kp_arena_printf(&f->arena,
+				"line %d: the stored value is not a plain global load", ld->line);
+			l->reg_ok = 0;
+			l->reg_why_not = l->cp_async_why_not;
+			continue;
+		}
+		if (!ld->pure && l->cp_async_ok) {
+			l->cp_async_ok = 0;
+			l->cp_async_why_not = kp_arena_printf(&f->arena,
+				"line %d: the copy converts or computes on its way in", ld->line);
+		}
+		if (ld->bytes != 4 && ld->bytes != 8 && ld->bytes != 16 && l->cp_async_ok) {
+			l->cp_async_ok = 0;
+			l->cp_async_why_not = kp_arena_printf(&f->arena,
+				"line %d: %lld-byte copies; cp.async copies 4, 8 or 16 bytes",
+				ld->line, ld->bytes);
+		}
+		double slots = 1;
+		for (int d = 0; d < ld->depth && d < 4; d++) {
+			double t = trip_of(c, ld->loops[d]);
+			if (t < 0) {
+				if (l->reg_ok) {
+					l->reg_ok = 0;
+					l->reg_why_not = kp_arena_printf(&f->arena,
+						"line %d: the copy loop has no compile-time trip count "
+						"(staging registers must be indexed by constants)",
+						ld->line);
+				}
+				regs_known = 0;
+				slots = 0;
+				break;
+			}
+			slots *= t;
+		}
+		if (ld->bytes > 0)
+			regs += (int)(slots * (double)((ld->bytes + 3) / 4));
+		else
+			regs_known = 0;
+		if (ld->depth > 4 && l->reg_ok) {
+			l->reg_ok = 0;
+			l->reg_why_not = "copies nested more than 4 loops deep";
+		}
+	}
+	if (c->k->is_template && !c->iv && l->reg_ok) {
+		for (int i = 0; i < l->nloads; i++)
+			if (l->loads[i].depth) {
+				regs_known = 0;
+				break;
+			}
+	}
+	l->reg_per_thread = regs_known ? regs : -1;
+	if (!f->kernels) /* unreachable: keeps the compiler honest about f */
+		return;
+
+	/* math */
+	math_scan ms = {c, 0, 0, KP_MATH_NONE};
+	for (int i = l->comp_b; i < l->comp_e; i++)
+		scan_math(&ms, l->stmts[i], 1.0);
+	l->math = ms.math;
+	l->flops_thread = ms.unknown && ms.flops == 0 ? -1 : ms.flops;
+	l->tile_bytes = 0;
+	for (int i = 0; i < l->ntiles; i++)
+		if (l->tiles[i].loaded) {
+			if (l->tiles[i].bytes < 0)
+				l->tile_bytes = -1;
+			else if (l->tile_bytes >= 0)
+				l->tile_bytes += l->tiles[i].bytes;
+		}
+	rw_release(&lw);
+	rw_release(&cw);
+	rw_release(&all);
+}
+
+static const char *seed_rule(double ratio, const char **why, kp_arena *a)
+{
+	if (ratio < 0) {
+		*why = "compute/load ratio unknown (threads per block or tile sizes not known)";
+		return "cp-async";
+	}
+	if (ratio < 5) {
+		*why = kp_arena_printf(a, "compute/load %.1f FLOP/B < 5: memory-bound tile, the seed "
+				       "prefers cp.async",
+				       ratio);
+		return "cp-async";
+	}
+	if (ratio <= 20) {
+		*why = kp_arena_printf(a, "compute/load %.1f FLOP/B in 5..20: the seed says build "
+				       "both and measure (register staging first)",
+				       ratio);
+		return "register";
+	}
+	*why = kp_arena_printf(a, "compute/load %.1f FLOP/B > 20: the seed expects little gain "
+			       "(warp interleaving already hides latency)",
+			       ratio);
+	return "none";
+}
+
+void kp_loop_budget(const kp_loop *l, const kp_arch *a, int stages, kp_budget *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->stages = stages;
+	if (l->tile_bytes < 0) {
+		out->bytes = -1;
+		return;
+	}
+	out->bytes = l->tile_bytes * stages + l->other_smem;
+	out->fits_static = out->bytes <= a->smem_static_per_block;
+	out->fits_optin = out->bytes <= a->smem_optin_per_block;
+	out->occ = kp_arch_occupancy(a, l->threads > 0 ? l->threads : 256, 0, (int)out->bytes);
+}
+
+static void finish_loop(actx *c, const kp_analyze_opts *o)
+{
+	kp_loop *l = c->l;
+	kp_kernel *k = c->k;
+	/* other static shared memory of the kernel */
+	decl_vec sv = {0};
+	kp_node_walk(k->body, NULL, collect_shared_refs, &sv);
+	l->other_smem = 0;
+	for (int i = 0; i < sv.n; i++) {
+		int is_tile = 0;
+		for (int j = 0; j < l->ntiles; j++)
+			if (l->tiles[j].arr == sv.v[i] && l->tiles[j].loaded)
+				is_tile = 1;
+		if (!is_tile) {
+			long long e = decl_elems(c, sv.v[i]);
+			if (e > 0 && sv.v[i]->elem_size > 0)
+				l->other_smem += e * sv.v[i]->elem_size;
+		}
+	}
+	free(sv.v);
+	/* threads per block */
+	if (o->threads > 0) {
+		l->threads = o->threads;
+		l->threads_from = "--threads";
+	} else if (o->spec_threads > 0 && (!o->spec_kernel || !strcmp(o->spec_kernel, k->name))) {
+		l->threads = o->spec_threads;
+		l->threads_from = "launch description";
+	} else if (k->launch_bounds > 0) {
+		l->threads = k->launch_bounds;
+		l->threads_from = "__launch_bounds__";
+	}
+	if (l->flops_thread >= 0 && l->threads > 0)
+		l->flops_tile = l->flops_thread * l->threads;
+	else
+		l->flops_tile = -1;
+	l->ratio = l->flops_tile >= 0 && l->tile_bytes > 0 ? l->flops_tile / (double)l->tile_bytes : -1;
+	l->seed_variant = seed_rule(l->ratio, &l->seed_reason, &c->f->arena);
+	/* budget: double buffering must fit the static limit */
+	if (l->tile_bytes > 0) {
+		long long dbl = l->tile_bytes * 2 + l->other_smem;
+		if (dbl > o->arch->smem_static_per_block)
+			add_reason(c, l->node, "kpipe-smem-over-limit",
+				   "double-buffered shared memory %lld B exceeds the %d B static limit of "
+				   "%s",
+				   dbl, o->arch->smem_static_per_block, o->arch->name);
+	}
+	l->eligible = l->nreasons == 0;
+}
+
+/* Candidate loops: loops whose body holds a barrier or a copy into shared
+ * memory; the innermost such loop wins. */
+typedef struct {
+	kp_node **v;
+	int n, cap;
+} node_vec;
+
+static int has_barrier_or_smem_store(kp_node *n)
+{
+	if (!n)
+		return 0;
+	if (n->kind == KP_N_CALL && n->name && !strcmp(n->name, "__syncthreads"))
+		return 1;
+	if (is_assign(n) && n->nkids == 2) {
+		kp_decl *t;
+		if (shared_lhs(n->kids[0], &t) && global_load_root(n->kids[1]))
+			return 1;
+	}
+	for (int i = 0; i < n->nkids; i++)
+		if (has_barrier_or_smem_store(n->kids[i]))
+			return 1;
+	return 0;
+}
+
+static int is_loop(const kp_node *n)
+{
+	return n->kind == KP_N_FOR || n->kind == KP_N_WHILE || n->kind == KP_N_DO;
+}
+
+static void find_candidates(kp_node *n, node_vec *out)
+{
+	if (!n)
+		return;
+	if (is_loop(n) && has_barrier_or_smem_store(n->kids[n->nkids - 1])) {
+		/* prefer an inner loop that is itself a K-loop (has top-level barriers) */
+		node_vec inner = {0};
+		kp_node *body = n->kids[n->nkids - 1];
+		int top_bar = 0;
+		if (body->kind == KP_N_COMPOUND)
+			for (int i = 0; i < body->nkids; i++)
+				top_bar |= is_barrier(body->kids[i]);
+		if (!top_bar) {
+			for (int i = 0; i < n->nkids; i++)
+				find_candidates(n->kids[i], &inner);
+		}
+		if (inner.n) {
+			for (int i = 0; i < inner.n; i++) {
+				if (out->n == out->cap) {
+					out->cap = out->cap ? out->cap * 2 : 8;
+					out->v = kp_xrealloc(out->v, sizeof(*out->v) * (size_t)out->cap);
+				}
+				out->v[out->n++] = inner.v[i];
+			}
+			free(inner.v);
+			return;
+		}
+		free(inner.v);
+		if (out->n == out->cap) {
+			out->cap = out->cap ? out->cap * 2 : 8;
+			out->v = kp_xrealloc(out->v, sizeof(*out->v) * (size_t)out->cap);
+		}
+		out->v[out->n++] = n;
+		return;
+	}
+	for (int i = 0; i < n->nkids; i++)
+		find_candidates(n->kids[i], out);
+}
+
+int kp_analyze(kp_analysis *out, kp_file *f, const kp_analyze_opts *o)
+{
+	memset(out, 0, sizeof(*out));
+	int cap = 0;
+	for (int ki = 0; ki < f->nkernels; ki++) {
+		kp_kernel *k = f->kernels[ki];
+		if (o->kernel && strcmp(o->kernel, k->name))
+			continue;
+		out->nkernels++;
+		node_vec cands = {0};
+		find_candidates(k->body, &cands);
+		for (int i = 0; i < cands.n; i++) {
+			kp_loop *l = kp_arena_alloc(&f->arena, sizeof(*l));
+			l->kernel = k;
+			l->index = i + 1;
+			l->node = cands.v[i];
+			actx c = {f, k, NULL, l};
+			if (k->is_template && k->ninst > 0) {
+				c.iv = k->inst_values[0];
+				l->inst = k->inst_args[0];
+			}
+			analyze_loop(&c);
+			finish_loop(&c, o);
+			if (out->nloops == cap) {
+				cap = cap ? cap * 2 : 8;
+				kp_loop **nl = kp_arena_alloc(&f->arena, sizeof(*nl) * (size_t)cap);
+				if (out->nloops)
+					memcpy(nl, out->loops, sizeof(*nl) * (size_t)out->nloops);
+				out->loops = nl;
+			}
+			out->loops[out->nloops++] = l;
+		}
+		free(cands.v);
+	}
+	return 0;
+}

@@ -1,0 +1,239 @@
+/*
+ * cli.c - option parsing shared by the commands, the launch-description
+ * lookup (threads per block for the compute/load ratio) and printing of
+ * the parser's diagnostics.
+ */
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int allowed_opt(const char *const *allowed, const char *name)
+{
+	for (int i = 0; allowed && allowed[i]; i++)
+		if (!strcmp(allowed[i], name))
+			return 1;
+	return 0;
+}
+
+static void push(const char ***v, int *n, const char *s)
+{
+	*v = kp_xrealloc((void *)*v, sizeof(char *) * (size_t)(*n + 1));
+	(*v)[(*n)++] = s;
+}
+
+int kp_cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const char *const *allowed)
+{
+	memset(o, 0, sizeof(*o));
+	o->arch_name = "sm_90";
+	o->format = "text";
+	o->variant = "auto";
+	o->stages = 2;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = NULL;
+		char name[64];
+		if (!strcmp(a, "--")) {
+			for (i++; i < argc; i++)
+				push(&o->cargs, &o->ncargs, argv[i]);
+			break;
+		}
+		if (a[0] != '-' || !strcmp(a, "-")) {
+			push(&o->files, &o->nfiles, a);
+			continue;
+		}
+		/* -I/-D/-U pass straight to the parser */
+		if (!strncmp(a, "-I", 2) || !strncmp(a, "-D", 2) || !strncmp(a, "-U", 2)) {
+			push(&o->cargs, &o->ncargs, a);
+			if (!a[2] && i + 1 < argc) {
+				push(&o->cargs, &o->ncargs, argv[++i]);
+			}
+			continue;
+		}
+		const char *eq = strchr(a, '=');
+		if (eq && a[1] == '-') {
+			snprintf(name, sizeof(name), "%.*s", (int)(eq - a), a);
+			val = eq + 1;
+		} else
+			snprintf(name, sizeof(name), "%s", a);
+		static const struct {
+			const char *name, *alias;
+			int takes;
+		} opts[] = {
+			{"--arch", "--cuda-gpu-arch", 1}, {"--kernel", NULL, 1},  {"--format", NULL, 1},
+			{"--cuda-path", NULL, 1},	  {"-p", NULL, 1},	  {"-o", "--output", 1},
+			{"--variant", NULL, 1},		  {"--assume-filename", NULL, 1},
+			{"--backup-suffix", NULL, 1},	  {"--spec", NULL, 1},	  {"--stages", NULL, 1},
+			{"--threads", NULL, 1},		  {"-i", "--in-place", 0}, {"--diff", NULL, 0},
+			{"--dry-run", NULL, 0},		  {"-v", "--verbose", 0}, {"--extra-arg", NULL, 1},
+		};
+		int found = -1;
+		for (size_t k = 0; k < KP_ARRAY_LEN(opts); k++)
+			if (!strcmp(name, opts[k].name) || (opts[k].alias && !strcmp(name, opts[k].alias)))
+				found = (int)k;
+		if (found < 0 || !allowed_opt(allowed, opts[found].name)) {
+			fprintf(stderr, "kpipe %s: error: unknown option '%s'\n", cmd, a);
+			fprintf(stderr, "run 'kpipe %s --help' for usage\n", cmd);
+			return KP_EXIT_USAGE;
+		}
+		if (opts[found].takes && !val) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "kpipe %s: error: option '%s' needs a value\n", cmd, a);
+				return KP_EXIT_USAGE;
+			}
+			val = argv[++i];
+		}
+		if (!opts[found].takes && val) {
+			fprintf(stderr, "kpipe %s: error: option '%s' takes no value\n", cmd, name);
+			return KP_EXIT_USAGE;
+		}
+		const char *n = opts[found].name;
+		if (!strcmp(n, "--arch"))
+			o->arch_name = val;
+		else if (!strcmp(n, "--kernel"))
+			o->kernel = val;
+		else if (!strcmp(n, "--format"))
+			o->format = val;
+		else if (!strcmp(n, "--cuda-path"))
+			o->cuda_path = val;
+		else if (!strcmp(n, "-p"))
+			o->build_dir = val;
+		else if (!strcmp(n, "-o"))
+			o->output = val;
+		else if (!strcmp(n, "--variant"))
+			o->variant = val;
+		else if (!strcmp(n, "--assume-filename"))
+			o->assume_filename = val;
+		else if (!strcmp(n, "--backup-suffix"))
+			o->backup_suffix = val;
+		else if (!strcmp(n, "--spec"))
+			o->spec = val;
+		else if (!strcmp(n, "--extra-arg"))
+			push(&o->cargs, &o->ncargs, val);
+		else if (!strcmp(n, "--stages") || !strcmp(n, "--threads")) {
+			char *end;
+			long v = strtol(val, &end, 10);
+			if (*end || v <= 0 || v > 4096) {
+				fprintf(stderr, "kpipe %s: error: invalid value '%s' for '%s'\n", cmd, val, n);
+				return KP_EXIT_USAGE;
+			}
+			if (!strcmp(n, "--stages"))
+				o->stages = (int)v;
+			else
+				o->threads = (int)v;
+		} else if (!strcmp(n, "-i"))
+			o->in_place = 1;
+		else if (!strcmp(n, "--diff"))
+			o->diff = 1;
+		else if (!strcmp(n, "--dry-run"))
+			o->dry_run = 1;
+		else if (!strcmp(n, "-v"))
+			o->verbose = 1;
+	}
+	o->arch = kp_arch_find(o->arch_name);
+	if (!o->arch) {
+		fprintf(stderr, "kpipe %s: error: unknown target '%s'\n", cmd, o->arch_name);
+		return KP_EXIT_USAGE;
+	}
+	if (strcmp(o->format, "text") && strcmp(o->format, "json")) {
+		fprintf(stderr, "kpipe %s: error: unknown format '%s' (text or json)\n", cmd, o->format);
+		return KP_EXIT_USAGE;
+	}
+	if (strcmp(o->variant, "auto") && strcmp(o->variant, "cp-async") &&
+	    strcmp(o->variant, "register")) {
+		fprintf(stderr, "kpipe %s: error: unknown variant '%s' (auto, cp-async or register)\n",
+			cmd, o->variant);
+		return KP_EXIT_USAGE;
+	}
+	return 0;
+}
+
+void kp_cli_release(kp_cli *o)
+{
+	free((void *)o->files);
+	free((void *)o->cargs);
+	o->files = o->cargs = NULL;
+}
+
+void kp_cli_parse_opts(const kp_cli *o, kp_parse_opts *po)
+{
+	memset(po, 0, sizeof(*po));
+	po->arch = o->arch->name;
+	po->cuda_path = o->cuda_path;
+	po->args = o->cargs;
+	po->nargs = o->ncargs;
+	po->build_dir = o->build_dir;
+}
+
+/* Threads per block and kernel name from a launch description. */
+static int read_spec(const char *path, int *threads, char **kernel)
+{
+	char *txt;
+	size_t len;
+	if (kp_read_file(path, &txt, &len))
+		return -1;
+	cJSON *j = cJSON_Parse(txt);
+	free(txt);
+	if (!j)
+		return -1;
+	cJSON *block = cJSON_GetObjectItemCaseSensitive(j, "block");
+	int t = 1;
+	if (cJSON_IsArray(block)) {
+		cJSON *e;
+		cJSON_ArrayForEach(e, block)
+		{
+			long v = cJSON_IsNumber(e) ? (long)e->valuedouble
+				 : cJSON_IsString(e) ? strtol(e->valuestring, NULL, 10)
+						     : 0;
+			if (v > 0)
+				t *= (int)v;
+		}
+	}
+	cJSON *k = cJSON_GetObjectItemCaseSensitive(j, "kernel");
+	if (cJSON_IsString(k))
+		*kernel = kp_xstrdup(k->valuestring);
+	*threads = t > 1 ? t : 0;
+	cJSON_Delete(j);
+	return 0;
+}
+
+void kp_cli_analyze_opts(const kp_cli *o, const char *file, kp_analyze_opts *ao, char **spec_kernel)
+{
+	memset(ao, 0, sizeof(*ao));
+	ao->arch = o->arch;
+	ao->threads = o->threads;
+	ao->kernel = o->kernel;
+	*spec_kernel = NULL;
+	char *spec = NULL;
+	if (o->spec)
+		spec = kp_xstrdup(o->spec);
+	else if (file) {
+		size_t n = strlen(file);
+		const char *dot = strrchr(file, '.');
+		if (dot && (!strcmp(dot, ".cu") || !strcmp(dot, ".cuh")))
+			n = (size_t)(dot - file);
+		kp_strbuf sb = KP_STRBUF_INIT;
+		kp_strbuf_add(&sb, file, n);
+		kp_strbuf_adds(&sb, ".launch.json");
+		spec = kp_strbuf_detach(&sb);
+	}
+	if (spec && read_spec(spec, &ao->spec_threads, spec_kernel) == 0)
+		ao->spec_kernel = *spec_kernel;
+	free(spec);
+}
+
+int kp_cli_print_parse_diags(const kp_file *f, int warnings_too)
+{
+	int n = 0;
+	for (int i = 0; i < f->ndiags; i++) {
+		const kp_parse_diag *d = &f->diags[i];
+		if (strcmp(d->severity, "error") && !warnings_too)
+			continue;
+		fprintf(stderr, "%s:%d:%d: %s: %s\n", d->file, d->line, d->col, d->severity, d->message);
+		n++;
+	}
+	return n;
+}

@@ -1,0 +1,61 @@
+/*
+ * cli.h - the command layer's shared pieces: exit codes, the options the
+ * commands have in common, their parser, the launch-description lookup
+ * and diagnostic printing.  Only the command layer (main.c, cmd_*.c)
+ * prints or exits.
+ */
+#ifndef KPIPE_CLI_H
+#define KPIPE_CLI_H
+
+#include "analyze.h"
+#include "parse.h"
+
+enum {
+	KP_EXIT_OK = 0,
+	KP_EXIT_NOTHING = 1,   /* nothing to do, or every loop refused */
+	KP_EXIT_USAGE = 2,
+	KP_EXIT_INPUT = 3,     /* unreadable input or parse error */
+	KP_EXIT_VALIDATION = 4,
+	KP_EXIT_TOOL = 5,      /* a required tool is missing */
+	KP_EXIT_INCOMPLETE = 6,
+};
+
+typedef struct {
+	const char **files;
+	int nfiles;
+	const char *arch_name;
+	const kp_arch *arch;
+	const char *kernel;
+	const char *format;    /* text, json */
+	const char *cuda_path;
+	const char *build_dir;
+	const char *output;    /* -o */
+	const char *variant;   /* auto, cp-async, register */
+	const char *assume_filename;
+	const char *backup_suffix;
+	const char *spec;      /* launch description */
+	int stages;
+	int threads;
+	int in_place;
+	int diff;
+	int dry_run;
+	int verbose;
+	const char **cargs;    /* compiler arguments */
+	int ncargs;
+} kp_cli;
+
+/* Parses argv[1..] (argv[0] is the command); flags a command does not take
+ * are rejected by `allowed` (a list of long option names). Returns 0, or
+ * KP_EXIT_USAGE after printing the problem. */
+int kp_cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const char *const *allowed);
+void kp_cli_release(kp_cli *o);
+
+/* Parse options for a file, with its launch description if one sits
+ * beside it (NAME.launch.json) or was given with --spec. */
+void kp_cli_parse_opts(const kp_cli *o, kp_parse_opts *po);
+void kp_cli_analyze_opts(const kp_cli *o, const char *file, kp_analyze_opts *ao, char **spec_kernel);
+
+/* Prints libclang's diagnostics for the file; returns the error count. */
+int kp_cli_print_parse_diags(const kp_file *f, int warnings_too);
+
+#endif

@@ -1,0 +1,460 @@
+/*
+ * cmd_analyze.c - `kpipe analyze`: parses each file, analyses every
+ * candidate K-loop and prints what it found, as a report for people
+ * (text) or as the stable JSON document described in docs/json.md.
+ */
+#include "cli.h"
+#include "plan.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const analyze_opts[] = {
+	"--arch", "--kernel", "--format", "--cuda-path", "-p", "--spec", "--threads", "--extra-arg",
+	"-v",	  NULL,
+};
+
+static const char *guard_name(kp_guard_kind g)
+{
+	return g == KP_G_TERNARY ? "ternary" : g == KP_G_IFELSE ? "if-else" : "none";
+}
+
+static const char *vec_name(const kp_load *ld)
+{
+	if (ld->bytes == 16)
+		return ld->vector > 1 ? "16-byte vector" : "16-byte";
+	if (ld->bytes == 8)
+		return ld->vector > 1 ? "8-byte vector" : "8-byte";
+	return "scalar";
+}
+
+typedef struct {
+	kp_decl **v;
+	int n;
+} decl_list;
+
+static int collect_reads(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	decl_list *l = ud;
+	if (n->kind == KP_N_DECLREF && n->decl && n->decl->is_shared) {
+		for (int i = 0; i < l->n; i++)
+			if (l->v[i] == n->decl)
+				return 1;
+		l->v = kp_xrealloc(l->v, sizeof(*l->v) * (size_t)(l->n + 1));
+		l->v[l->n++] = n->decl;
+	}
+	return 1;
+}
+
+static void compute_reads(const kp_loop *l, decl_list *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (int i = l->comp_b; i < l->comp_e && i < l->nstmts; i++)
+		kp_node_walk(l->stmts[i], NULL, collect_reads, out);
+}
+
+static int compute_writes_smem(const kp_loop *l)
+{
+	for (int i = 0; i < l->nreasons; i++)
+		if (!strcmp(l->reasons[i].id, "kpipe-compute-writes-tile") ||
+		    !strcmp(l->reasons[i].id, "kpipe-smem-carried"))
+			return 1;
+	return 0;
+}
+
+static void cliff_text(const kp_loop *l, const kp_arch *a, char *buf, size_t n)
+{
+	kp_budget b1, b2;
+	kp_loop_budget(l, a, 1, &b1);
+	kp_loop_budget(l, a, 2, &b2);
+	if (b1.bytes < 0) {
+		snprintf(buf, n, "unknown (tile sizes not constant)");
+		return;
+	}
+	if (b2.occ.blocks_per_sm < b1.occ.blocks_per_sm)
+		snprintf(buf, n, "crossed: double buffering drops %d -> %d blocks/SM (limit: %s)",
+			 b1.occ.blocks_per_sm, b2.occ.blocks_per_sm, kp_limit_name(b2.occ.limiter));
+	else {
+		int cliff = kp_arch_smem_cliff(a, b1.occ.blocks_per_sm);
+		snprintf(buf, n, "not crossed: %d blocks/SM up to %d B per block", b2.occ.blocks_per_sm,
+			 cliff);
+	}
+}
+
+static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
+{
+	const kp_arch *a = o->arch;
+	printf("  loop %d at %s:%d:%d  [%s]\n", l->index, f->path, l->node->line, l->node->col,
+	       l->eligible ? "eligible" : l->already_pipelined ? "already pipelined" : "not eligible");
+	if (l->inst)
+		printf("    sizes from instantiation <%s>\n", l->inst);
+	if (l->init && l->cond && l->inc)
+		printf("    header: for (%s; %s; %s)\n", kp_node_text(f, l->init)[0] ? kp_node_text(f, l->init) : "",
+		       kp_node_text(f, l->cond), kp_node_text(f, l->inc));
+	for (int i = 0; i < l->nind; i++) {
+		const kp_induct *in = &l->ind[i];
+		printf("    induction: %s %s= %s (%s)\n", in->var->name, in->sign < 0 ? "-" : "+", in->step,
+		       in->in_header ? "loop counter" : in->is_pointer ? "pointer bump in the body"
+								: "bump in the body");
+	}
+	if (l->nind)
+		printf("    tile-count loop: %s; trip count computable: %s\n", l->tile_count ? "yes" : "no",
+		       l->nind ? "yes (from the loop condition)" : "no");
+	printf("    barriers: %d (%s)\n", l->nbarriers,
+	       l->bar1 < 0 ? "none at top level"
+	       : l->form == KP_FORM_TOP ? "at the top of the body and after the loads"
+					: "after the loads and after the compute phase");
+	if (l->nloads) {
+		printf("    load phase:\n");
+		for (int i = 0; i < l->nloads; i++) {
+			const kp_load *ld = &l->loads[i];
+			printf("      line %d: %s <- %s  %s, %lld B, %s", ld->line, ld->tile->name,
+			       ld->src ? ld->src->name : "?", ld->elem_type, ld->bytes, vec_name(ld));
+			if (ld->guard != KP_G_NONE)
+				printf(", guarded (%s, else %s)", guard_name(ld->guard),
+				       ld->otherwise ? ld->otherwise : "?");
+			if (ld->depth)
+				printf(", in %d nested loop%s", ld->depth, ld->depth > 1 ? "s" : "");
+			if (!ld->pure)
+				printf(", converting");
+			printf("\n");
+		}
+	}
+	if (l->loads_in_helper)
+		printf("    load phase: through a __device__ helper\n");
+	decl_list reads;
+	compute_reads(l, &reads);
+	printf("    compute: %s", kp_math_name(l->math));
+	if (l->flops_thread >= 0)
+		printf(", %.0f FLOP per thread per tile", l->flops_thread);
+	if (l->flops_tile >= 0)
+		printf(", %.0f per tile (%d threads from %s)", l->flops_tile, l->threads, l->threads_from);
+	printf("; reads");
+	for (int i = 0; i < reads.n; i++)
+		printf(" %s", reads.v[i]->name);
+	if (!reads.n)
+		printf(" nothing shared");
+	printf("; writes shared: %s\n", compute_writes_smem(l) ? "yes" : "no");
+	free(reads.v);
+	if (l->ntiles) {
+		printf("    shared arrays:\n");
+		for (int i = 0; i < l->ntiles; i++) {
+			const kp_tile *t = &l->tiles[i];
+			printf("      %s %s", t->arr->elem_type, t->arr->name);
+			for (int d = 0; d < t->arr->ndims; d++)
+				printf("[%s]", t->arr->dim_text[d] ? t->arr->dim_text[d] : "?");
+			if (t->bytes >= 0)
+				printf("  %lld elements, %lld B", t->elems, t->bytes);
+			else
+				printf("  size unknown");
+			printf("%s%s\n", t->loaded ? ", loaded tile" : "", t->in_loop ? ", declared in the loop" : "");
+		}
+	}
+	if (l->tile_bytes > 0) {
+		printf("    shared-memory budget on %s (%s; %d KB/SM, static %d KB/block, opt-in %d KB/block):\n",
+		       a->name, a->family, a->smem_per_sm / 1024, a->smem_static_per_block / 1024,
+		       a->smem_optin_per_block / 1024);
+		printf("      %-8s %10s %8s %8s %12s %10s\n", "stages", "bytes", "static", "opt-in",
+		       "blocks/SM", "warps/SM");
+		for (int s = 1; s <= 4; s++) {
+			kp_budget b;
+			kp_loop_budget(l, a, s, &b);
+			printf("      %-8s %10lld %8s %8s %12d %10d\n",
+			       s == 1 ? "single" : s == 2 ? "double" : s == 3 ? "3" : "4", b.bytes,
+			       b.fits_static ? "fits" : "over", b.fits_optin ? "fits" : "over",
+			       b.occ.blocks_per_sm, b.occ.warps_per_sm);
+		}
+		char cl[200];
+		cliff_text(l, a, cl, sizeof(cl));
+		printf("      occupancy cliff: %s%s\n", cl,
+		       l->threads ? "" : " (assuming 256 threads per block)");
+	}
+	if (l->ratio >= 0)
+		printf("    compute/load: %.1f FLOP/B; seed rule: %s (%s)\n", l->ratio, l->seed_variant,
+		       l->seed_reason);
+	else
+		printf("    compute/load: unknown; seed rule: %s (%s)\n", l->seed_variant, l->seed_reason);
+	printf("    cp.async: %s\n", l->cp_async_ok ? "possible" : l->cp_async_why_not ? l->cp_async_why_not : "no copies");
+	if (l->reg_ok)
+		printf("    register staging: possible (%d registers per thread)\n", l->reg_per_thread);
+	else
+		printf("    register staging: %s\n", l->reg_why_not ? l->reg_why_not : "no copies");
+	if (l->eligible) {
+		kp_plan p;
+		kp_plan_loop(&p, f, l, a, o->variant, o->stages);
+		if (p.xform)
+			printf("    plan: %s, %d stages: %s\n", p.xform->name, p.stages, p.why);
+		else
+			printf("    plan: refused [%s] %s\n", p.refuse_id, p.refuse_msg);
+	}
+	for (int i = 0; i < l->nreasons; i++)
+		printf("    %s:%d:%d: not eligible: %s [%s]\n", f->path, l->reasons[i].line,
+		       l->reasons[i].col, l->reasons[i].message, l->reasons[i].id);
+}
+
+static cJSON *json_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
+{
+	const kp_arch *a = o->arch;
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddNumberToObject(j, "index", l->index);
+	cJSON_AddNumberToObject(j, "line", l->node->line);
+	cJSON_AddNumberToObject(j, "column", l->node->col);
+	cJSON_AddBoolToObject(j, "eligible", l->eligible);
+	cJSON_AddBoolToObject(j, "already_pipelined", l->already_pipelined);
+	if (l->inst)
+		cJSON_AddStringToObject(j, "instantiation", l->inst);
+	else
+		cJSON_AddNullToObject(j, "instantiation");
+	cJSON *ind = cJSON_AddArrayToObject(j, "induction");
+	for (int i = 0; i < l->nind; i++) {
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "variable", l->ind[i].var->name);
+		cJSON_AddStringToObject(x, "step", l->ind[i].step);
+		cJSON_AddNumberToObject(x, "sign", l->ind[i].sign);
+		cJSON_AddStringToObject(x, "kind", l->ind[i].in_header ? "counter" : l->ind[i].is_pointer ? "pointer-bump" : "bump");
+		cJSON_AddItemToArray(ind, x);
+	}
+	if (l->cond)
+		cJSON_AddStringToObject(j, "condition", kp_node_text(f, l->cond));
+	cJSON_AddBoolToObject(j, "tile_count_loop", l->tile_count);
+	cJSON_AddBoolToObject(j, "trip_count_computable", l->nind > 0 && l->cond);
+	cJSON_AddStringToObject(j, "barrier_form", l->bar1 < 0 ? "none" : l->form == KP_FORM_TOP ? "top" : "bottom");
+	cJSON_AddNumberToObject(j, "barriers", l->nbarriers);
+	cJSON *loads = cJSON_AddArrayToObject(j, "loads");
+	for (int i = 0; i < l->nloads; i++) {
+		const kp_load *ld = &l->loads[i];
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddNumberToObject(x, "line", ld->line);
+		cJSON_AddStringToObject(x, "tile", ld->tile->name);
+		if (ld->src)
+			cJSON_AddStringToObject(x, "source", ld->src->name);
+		else
+			cJSON_AddNullToObject(x, "source");
+		cJSON_AddStringToObject(x, "type", ld->elem_type);
+		cJSON_AddNumberToObject(x, "bytes", (double)ld->bytes);
+		cJSON_AddNumberToObject(x, "vector", ld->vector);
+		cJSON_AddStringToObject(x, "guard", guard_name(ld->guard));
+		if (ld->otherwise)
+			cJSON_AddStringToObject(x, "otherwise", ld->otherwise);
+		cJSON_AddBoolToObject(x, "pure_copy", ld->pure);
+		cJSON_AddNumberToObject(x, "loop_depth", ld->depth);
+		cJSON_AddItemToArray(loads, x);
+	}
+	cJSON_AddBoolToObject(j, "loads_in_helper", l->loads_in_helper);
+	cJSON *comp = cJSON_AddObjectToObject(j, "compute");
+	cJSON_AddStringToObject(comp, "math", kp_math_name(l->math));
+	if (l->flops_thread >= 0)
+		cJSON_AddNumberToObject(comp, "flops_per_thread", l->flops_thread);
+	else
+		cJSON_AddNullToObject(comp, "flops_per_thread");
+	if (l->flops_tile >= 0)
+		cJSON_AddNumberToObject(comp, "flops_per_tile", l->flops_tile);
+	else
+		cJSON_AddNullToObject(comp, "flops_per_tile");
+	cJSON_AddNumberToObject(comp, "threads", l->threads);
+	if (l->threads_from)
+		cJSON_AddStringToObject(comp, "threads_from", l->threads_from);
+	decl_list reads;
+	compute_reads(l, &reads);
+	cJSON *rd = cJSON_AddArrayToObject(comp, "reads");
+	for (int i = 0; i < reads.n; i++)
+		cJSON_AddItemToArray(rd, cJSON_CreateString(reads.v[i]->name));
+	free(reads.v);
+	cJSON_AddBoolToObject(comp, "writes_shared", compute_writes_smem(l));
+	cJSON *sh = cJSON_AddArrayToObject(j, "shared");
+	for (int i = 0; i < l->ntiles; i++) {
+		const kp_tile *t = &l->tiles[i];
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "name", t->arr->name);
+		cJSON_AddStringToObject(x, "element_type", t->arr->elem_type);
+		cJSON *dims = cJSON_AddArrayToObject(x, "dims");
+		for (int d = 0; d < t->arr->ndims; d++)
+			cJSON_AddItemToArray(dims, cJSON_CreateString(t->arr->dim_text[d] ? t->arr->dim_text[d] : "?"));
+		if (t->bytes >= 0) {
+			cJSON_AddNumberToObject(x, "elements", (double)t->elems);
+			cJSON_AddNumberToObject(x, "bytes", (double)t->bytes);
+		} else {
+			cJSON_AddNullToObject(x, "elements");
+			cJSON_AddNullToObject(x, "bytes");
+		}
+		cJSON_AddBoolToObject(x, "loaded", t->loaded);
+		cJSON_AddBoolToObject(x, "declared_in_loop", t->in_loop);
+		cJSON_AddItemToArray(sh, x);
+	}
+	cJSON *bud = cJSON_AddArrayToObject(j, "budget");
+	if (l->tile_bytes > 0)
+		for (int s = 1; s <= 4; s++) {
+			kp_budget b;
+			kp_loop_budget(l, a, s, &b);
+			cJSON *x = cJSON_CreateObject();
+			cJSON_AddNumberToObject(x, "stages", s);
+			cJSON_AddNumberToObject(x, "bytes", (double)b.bytes);
+			cJSON_AddBoolToObject(x, "fits_static", b.fits_static);
+			cJSON_AddBoolToObject(x, "fits_optin", b.fits_optin);
+			cJSON_AddNumberToObject(x, "blocks_per_sm", b.occ.blocks_per_sm);
+			cJSON_AddNumberToObject(x, "warps_per_sm", b.occ.warps_per_sm);
+			cJSON_AddStringToObject(x, "limiter", kp_limit_name(b.occ.limiter));
+			cJSON_AddItemToArray(bud, x);
+		}
+	char cl[200];
+	cliff_text(l, a, cl, sizeof(cl));
+	cJSON_AddStringToObject(j, "occupancy_cliff", cl);
+	cJSON *seed = cJSON_AddObjectToObject(j, "seed_rule");
+	if (l->ratio >= 0)
+		cJSON_AddNumberToObject(seed, "ratio", l->ratio);
+	else
+		cJSON_AddNullToObject(seed, "ratio");
+	cJSON_AddStringToObject(seed, "variant", l->seed_variant);
+	cJSON_AddStringToObject(seed, "reason", l->seed_reason);
+	cJSON *var = cJSON_AddObjectToObject(j, "variants");
+	cJSON *cp = cJSON_AddObjectToObject(var, "cp-async");
+	cJSON_AddBoolToObject(cp, "possible", l->cp_async_ok);
+	if (!l->cp_async_ok && l->cp_async_why_not)
+		cJSON_AddStringToObject(cp, "why_not", l->cp_async_why_not);
+	cJSON *rg = cJSON_AddObjectToObject(var, "register");
+	cJSON_AddBoolToObject(rg, "possible", l->reg_ok);
+	cJSON_AddNumberToObject(rg, "registers_per_thread", l->reg_per_thread);
+	if (!l->reg_ok && l->reg_why_not)
+		cJSON_AddStringToObject(rg, "why_not", l->reg_why_not);
+	if (l->eligible) {
+		kp_plan p;
+		kp_plan_loop(&p, f, l, a, o->variant, o->stages);
+		cJSON *pl = cJSON_AddObjectToObject(j, "plan");
+		if (p.xform) {
+			cJSON_AddStringToObject(pl, "variant", p.xform->name);
+			cJSON_AddNumberToObject(pl, "stages", p.stages);
+			cJSON_AddStringToObject(pl, "why", p.why);
+		} else {
+			cJSON_AddNullToObject(pl, "variant");
+			cJSON_AddStringToObject(pl, "refused", p.refuse_id);
+			cJSON_AddStringToObject(pl, "why", p.refuse_msg);
+		}
+	} else
+		cJSON_AddNullToObject(j, "plan");
+	cJSON *rs = cJSON_AddArrayToObject(j, "reasons");
+	for (int i = 0; i < l->nreasons; i++) {
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "id", l->reasons[i].id);
+		cJSON_AddStringToObject(x, "message", l->reasons[i].message);
+		cJSON_AddNumberToObject(x, "line", l->reasons[i].line);
+		cJSON_AddNumberToObject(x, "column", l->reasons[i].col);
+		cJSON_AddItemToArray(rs, x);
+	}
+	return j;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+	kp_cli o;
+	int rc = kp_cli_parse(&o, argc, argv, "analyze", analyze_opts);
+	if (rc)
+		return rc;
+	if (o.nfiles == 0) {
+		fprintf(stderr, "kpipe analyze: error: no input files\n");
+		kp_cli_release(&o);
+		return KP_EXIT_USAGE;
+	}
+	int json = !strcmp(o.format, "json");
+	cJSON *root = json ? cJSON_CreateObject() : NULL;
+	cJSON *files = NULL;
+	if (json) {
+		cJSON_AddStringToObject(root, "kpipe", KPIPE_VERSION);
+		cJSON_AddStringToObject(root, "arch", o.arch->name);
+		files = cJSON_AddArrayToObject(root, "files");
+	}
+	int status = KP_EXIT_OK, any_loop = 0;
+	for (int fi = 0; fi < o.nfiles; fi++) {
+		const char *path = o.files[fi];
+		kp_file f = {0};
+		kp_parse_opts po;
+		kp_cli_parse_opts(&o, &po);
+		char *err = NULL;
+		int prc = kp_parse(&f, path, &po, &err);
+		if (prc == KP_PARSE_IO || prc == KP_PARSE_FAILED) {
+			fprintf(stderr, "%s: error: %s\n", path, err ? err : "cannot parse");
+			free(err);
+			kp_file_release(&f);
+			status = KP_EXIT_INPUT;
+			continue;
+		}
+		if (prc == KP_PARSE_ERRORS) {
+			kp_cli_print_parse_diags(&f, 0);
+			fprintf(stderr, "%s: error: the file does not compile; nothing analysed\n", path);
+			kp_file_release(&f);
+			status = KP_EXIT_INPUT;
+			continue;
+		}
+		kp_analyze_opts ao;
+		char *sk;
+		kp_cli_analyze_opts(&o, path, &ao, &sk);
+		kp_analysis an;
+		kp_analyze(&an, &f, &ao);
+		cJSON *jf = NULL, *jk = NULL;
+		if (json) {
+			jf = cJSON_CreateObject();
+			cJSON_AddStringToObject(jf, "file", path);
+			jk = cJSON_AddArrayToObject(jf, "kernels");
+			cJSON_AddItemToArray(files, jf);
+		} else
+			printf("%s: %d kernel%s, %d candidate loop%s (target %s)\n", path, an.nkernels,
+			       an.nkernels == 1 ? "" : "s", an.nloops, an.nloops == 1 ? "" : "s", o.arch->name);
+		for (int ki = 0; ki < f.nkernels; ki++) {
+			kp_kernel *k = f.kernels[ki];
+			if (o.kernel && strcmp(o.kernel, k->name))
+				continue;
+			cJSON *jl = NULL;
+			if (json) {
+				cJSON *x = cJSON_CreateObject();
+				cJSON_AddStringToObject(x, "name", k->name);
+				cJSON_AddStringToObject(x, "display", k->display);
+				cJSON_AddNumberToObject(x, "line", k->line);
+				cJSON_AddBoolToObject(x, "template", k->is_template);
+				cJSON *ins = cJSON_AddArrayToObject(x, "instantiations");
+				for (int i = 0; i < k->ninst; i++)
+					cJSON_AddItemToArray(ins, cJSON_CreateString(k->inst_args[i]));
+				cJSON_AddNumberToObject(x, "launch_bounds", k->launch_bounds);
+				jl = cJSON_AddArrayToObject(x, "loops");
+				cJSON_AddItemToArray(jk, x);
+			} else {
+				printf("kernel %s (line %d)", k->display, k->line);
+				if (k->ninst) {
+					printf(", instantiated as");
+					for (int i = 0; i < k->ninst; i++)
+						printf("%s <%s>", i ? "," : "", k->inst_args[i]);
+				} else if (k->is_template)
+					printf(", template parameters left symbolic");
+				printf("\n");
+			}
+			int nl = 0;
+			for (int li = 0; li < an.nloops; li++) {
+				kp_loop *l = an.loops[li];
+				if (l->kernel != k)
+					continue;
+				nl++;
+				any_loop = 1;
+				if (json)
+					cJSON_AddItemToArray(jl, json_loop(&f, l, &o));
+				else
+					text_loop(&f, l, &o);
+			}
+			if (!nl && !json)
+				printf("  no candidate K-loop (no loop that stages global data in __shared__ "
+				       "memory behind a barrier)\n");
+		}
+		free(sk);
+		kp_file_release(&f);
+	}
+	if (json) {
+		char *s = cJSON_Print(root);
+		printf("%s\n", s);
+		free(s);
+		cJSON_Delete(root);
+	}
+	kp_cli_release(&o);
+	if (status == KP_EXIT_OK && !any_loop)
+		status = KP_EXIT_NOTHING;
+	return status;
+}

@@ -1,0 +1,221 @@
+/*
+ * edit.c - applying edit lists and producing unified diffs.
+ *
+ * The diff is a longest-common-subsequence line diff over the region that
+ * differs (common prefix and suffix are trimmed first), grouped into hunks
+ * with three lines of context, in the format git apply and patch accept.
+ */
+#include "edit.h"
+
+#include "util.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+void kp_edits_add(kp_edits *e, unsigned off, unsigned len, const char *text)
+{
+	if (e->n == e->cap) {
+		e->cap = e->cap ? e->cap * 2 : 16;
+		e->v = kp_xrealloc(e->v, sizeof(*e->v) * (size_t)e->cap);
+	}
+	e->v[e->n] = (kp_edit){off, len, kp_xstrdup(text), e->n};
+	e->n++;
+}
+
+static int cmp_edit(const void *a, const void *b)
+{
+	const kp_edit *x = a, *y = b;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return x->seq - y->seq;
+}
+
+int kp_edits_apply(const kp_edits *e, const char *src, size_t len, char **out, size_t *outlen)
+{
+	kp_edit *v = kp_xmalloc(sizeof(*v) * (size_t)(e->n ? e->n : 1));
+	if (e->n)
+		memcpy(v, e->v, sizeof(*v) * (size_t)e->n);
+	qsort(v, (size_t)e->n, sizeof(*v), cmp_edit);
+	kp_strbuf sb = KP_STRBUF_INIT;
+	size_t pos = 0;
+	for (int i = 0; i < e->n; i++) {
+		if (v[i].off < pos || (size_t)v[i].off + v[i].len > len) {
+			free(v);
+			kp_strbuf_release(&sb);
+			return -1;
+		}
+		kp_strbuf_add(&sb, src + pos, v[i].off - pos);
+		kp_strbuf_adds(&sb, v[i].text);
+		pos = (size_t)v[i].off + v[i].len;
+	}
+	kp_strbuf_add(&sb, src + pos, len - pos);
+	free(v);
+	*outlen = sb.len;
+	*out = kp_strbuf_detach(&sb);
+	return 0;
+}
+
+void kp_edits_release(kp_edits *e)
+{
+	for (int i = 0; i < e->n; i++)
+		free(e->v[i].text);
+	free(e->v);
+	e->v = NULL;
+	e->n = e->cap = 0;
+}
+
+typedef struct {
+	const char *p;
+	size_t n; /* bytes including the newline, if any */
+} line_t;
+
+static line_t *split_lines(const char *s, size_t len, int *count)
+{
+	int cap = 64, n = 0;
+	line_t *v = kp_xmalloc(sizeof(*v) * (size_t)cap);
+	size_t i = 0;
+	while (i < len) {
+		size_t j = i;
+		while (j < len && s[j] != '\n')
+			j++;
+		if (j < len)
+			j++;
+		if (n == cap) {
+			cap *= 2;
+			v = kp_xrealloc(v, sizeof(*v) * (size_t)cap);
+		}
+		v[n++] = (line_t){s + i, j - i};
+		i = j;
+	}
+	*count = n;
+	return v;
+}
+
+static int line_eq(line_t a, line_t b) { return a.n == b.n && !memcmp(a.p, b.p, a.n); }
+
+typedef enum { OP_EQ, OP_DEL, OP_ADD } op_t;
+
+static void emit_line(kp_strbuf *sb, char tag, line_t l)
+{
+	kp_strbuf_addc(sb, tag);
+	kp_strbuf_add(sb, l.p, l.n);
+	if (!l.n || l.p[l.n - 1] != '\n')
+		kp_strbuf_adds(sb, "\n\\ No newline at end of file\n");
+}
+
+char *kp_diff(const char *label_a, const char *a, size_t alen, const char *label_b, const char *b,
+	      size_t blen)
+{
+	int na, nb;
+	line_t *la = split_lines(a, alen, &na);
+	line_t *lb = split_lines(b, blen, &nb);
+	int pre = 0;
+	while (pre < na && pre < nb && line_eq(la[pre], lb[pre]))
+		pre++;
+	int suf = 0;
+	while (suf < na - pre && suf < nb - pre && line_eq(la[na - 1 - suf], lb[nb - 1 - suf]))
+		suf++;
+	int ma = na - pre - suf, mb = nb - pre - suf;
+	/* ops over the whole file */
+	int nops = 0, capops = na + nb + 1;
+	op_t *ops = kp_xmalloc(sizeof(*ops) * (size_t)capops);
+	for (int i = 0; i < pre; i++)
+		ops[nops++] = OP_EQ;
+	if ((long long)ma * mb <= 25000000LL) {
+		uint32_t *t = kp_xcalloc((size_t)(ma + 1) * (size_t)(mb + 1), sizeof(uint32_t));
+#define T(i, j) t[(size_t)(i) * (size_t)(mb + 1) + (size_t)(j)]
+		for (int i = ma - 1; i >= 0; i--)
+			for (int j = mb - 1; j >= 0; j--)
+				T(i, j) = line_eq(la[pre + i], lb[pre + j]) ? T(i + 1, j + 1) + 1
+				  : T(i + 1, j) >= T(i, j + 1)		   ? T(i + 1, j)
+									   : T(i, j + 1);
+		int i = 0, j = 0;
+		while (i < ma || j < mb) {
+			if (i < ma && j < mb && line_eq(la[pre + i], lb[pre + j])) {
+				ops[nops++] = OP_EQ;
+				i++;
+				j++;
+			} else if (j < mb && (i == ma || T(i, j + 1) > T(i + 1, j))) {
+				ops[nops++] = OP_ADD;
+				j++;
+			} else {
+				ops[nops++] = OP_DEL;
+				i++;
+			}
+		}
+#undef T
+		free(t);
+	} else {
+		for (int i = 0; i < ma; i++)
+			ops[nops++] = OP_DEL;
+		for (int j = 0; j < mb; j++)
+			ops[nops++] = OP_ADD;
+	}
+	for (int i = 0; i < suf; i++)
+		ops[nops++] = OP_EQ;
+
+	kp_strbuf sb = KP_STRBUF_INIT;
+	int k = 0;
+	int ai = 0, bi = 0; /* line indexes before op k */
+	const int ctx = 3;
+	int header = 0;
+	while (k < nops) {
+		if (ops[k] == OP_EQ) {
+			k++;
+			ai++;
+			bi++;
+			continue;
+		}
+		/* hunk start: back up ctx lines */
+		int hs = k, back = 0;
+		while (hs > 0 && back < ctx && ops[hs - 1] == OP_EQ) {
+			hs--;
+			back++;
+		}
+		int ha = ai - back, hb = bi - back;
+		/* hunk end: extend while the gap between changes is <= 2*ctx */
+		int he = k, eqrun = 0;
+		while (he < nops) {
+			if (ops[he] == OP_EQ) {
+				eqrun++;
+				if (eqrun > 2 * ctx)
+					break;
+			} else
+				eqrun = 0;
+			he++;
+		}
+		if (eqrun > ctx)
+			he -= eqrun - ctx;
+		int ca = 0, cb = 0;
+		for (int x = hs; x < he; x++) {
+			if (ops[x] != OP_ADD)
+				ca++;
+			if (ops[x] != OP_DEL)
+				cb++;
+		}
+		if (!header) {
+			kp_strbuf_addf(&sb, "--- %s\n+++ %s\n", label_a, label_b);
+			header = 1;
+		}
+		kp_strbuf_addf(&sb, "@@ -%d,%d +%d,%d @@\n", ca ? ha + 1 : ha, ca, cb ? hb + 1 : hb, cb);
+		int x = ha, y = hb;
+		for (int o = hs; o < he; o++) {
+			if (ops[o] == OP_EQ) {
+				emit_line(&sb, ' ', la[x]);
+				x++;
+				y++;
+			} else if (ops[o] == OP_DEL)
+				emit_line(&sb, '-', la[x++]);
+			else
+				emit_line(&sb, '+', lb[y++]);
+		}
+		ai = x;
+		bi = y;
+		k = he;
+	}
+	free(ops);
+	free(la);
+	free(lb);
+	return kp_strbuf_detach(&sb);
+}

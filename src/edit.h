@@ -1,0 +1,38 @@
+/*
+ * edit.h - offset-based edit lists over a source buffer, and the unified
+ * diff between two buffers.  No libclang: edits are (offset, length, text)
+ * triples, so every output form (-o, -i, --diff, fixes) derives from one
+ * list.
+ *
+ * Ownership: a kp_edits owns the text of its edits; kp_edits_release()
+ * frees them.  Results of kp_edits_apply() and kp_diff() belong to the
+ * caller.
+ */
+#ifndef KPIPE_EDIT_H
+#define KPIPE_EDIT_H
+
+#include <stddef.h>
+
+typedef struct {
+	unsigned off, len;
+	char *text;
+	int seq; /* insertion order, keeps inserts at one offset stable */
+} kp_edit;
+
+typedef struct {
+	kp_edit *v;
+	int n, cap;
+} kp_edits;
+
+void kp_edits_add(kp_edits *e, unsigned off, unsigned len, const char *text);
+/* Applies the edits to src; -1 when two edits overlap or one is out of range. */
+int kp_edits_apply(const kp_edits *e, const char *src, size_t len, char **out, size_t *outlen);
+void kp_edits_release(kp_edits *e);
+
+/* Unified diff (git apply / patch -p1 compatible) with 3 lines of context;
+ * labels are the paths to print after "--- " and "+++ ".  Returns "" when
+ * the buffers are equal. */
+char *kp_diff(const char *label_a, const char *a, size_t alen, const char *label_b, const char *b,
+	      size_t blen);
+
+#endif

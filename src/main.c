@@ -1,0 +1,126 @@
+/*
+ * main.c - kpipe's entry point: the command table, --help and --version.
+ * Each command lives in its own cmd_*.c and returns one of the exit codes
+ * of cli.h; only this layer and the commands print.
+ */
+#include "cli.h"
+#include "cuda_env.h"
+#include "validate.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int cmd_analyze(int argc, char **argv);
+int cmd_rewrite(int argc, char **argv);
+
+static int cmd_version(int argc, char **argv);
+static int cmd_help(int argc, char **argv);
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *summary;
+} commands[] = {
+	{"analyze", cmd_analyze, "report every tiled K-loop, its budget and eligibility"},
+	{"rewrite", cmd_rewrite, "pipeline the eligible K-loops (cp.async or register staging)"},
+	{"validate", cmd_validate, "compile both versions, compare resources and SASS overlap"},
+	{"version", cmd_version, "print kpipe's, libclang's and CUDA's versions"},
+	{"help", cmd_help, "show this help"},
+};
+
+static const char usage[] =
+	"usage: kpipe <command> [options] FILE... [-- compiler-args]\n"
+	"\n"
+	"commands:\n"
+	"%s"
+	"\n"
+	"common options:\n"
+	"  --arch sm_XX        target architecture (default sm_90); drives the shared-memory budget\n"
+	"  --kernel NAME       only this kernel\n"
+	"  --cuda-path DIR     CUDA toolkit (default: CUDA_HOME, PATH, /usr/local/cuda)\n"
+	"  -p BUILD_DIR        read compile flags from BUILD_DIR/compile_commands.json\n"
+	"                      (searched upward from the file when omitted)\n"
+	"  -I DIR, -D NAME[=V] passed to the parser; everything after -- is too\n"
+	"  --threads N         threads per block for the compute/load ratio\n"
+	"  --spec FILE         launch description (default: FILE.launch.json beside the source)\n"
+	"  --format text|json  analyze / validate output format\n"
+	"\n"
+	"rewrite options:\n"
+	"  -o OUT              write the result to OUT (default: stdout; -o - is stdout)\n"
+	"  -i, --in-place      rewrite the input file; --backup-suffix=.orig keeps a copy\n"
+	"  --diff              print a unified diff (git apply / patch -p1)\n"
+	"  --dry-run           write nothing; exit 1 when something would change\n"
+	"  --variant V         auto (default), cp-async or register\n"
+	"  --assume-filename P name of the buffer read from stdin (FILE = -)\n"
+	"  -v                  say which variant was chosen and why, on stderr\n"
+	"\n"
+	"examples:\n"
+	"  explain a kernel:     kpipe analyze samples/matmul_32x32.cu\n"
+	"  as JSON for scripts:  kpipe analyze --format json samples/sgemm_128x128x8.cu\n"
+	"  preview the change:   kpipe rewrite --diff samples/matmul_32x32.cu\n"
+	"  write the result:     kpipe rewrite samples/matmul_32x32.cu -o matmul_pipelined.cu\n"
+	"  force a variant:      kpipe rewrite --variant cp-async kernel.cu -o out.cu\n"
+	"  from an editor:       kpipe rewrite - --assume-filename kernel.cu < kernel.cu\n"
+	"  prove the rewrite:    kpipe validate kernel.cu out.cu --arch sm_90\n"
+	"\n"
+	"exit codes: 0 success, 1 nothing to do or refused, 2 usage error, 3 input or parse error,\n"
+	"            4 validation failed, 5 required tool missing, 6 validation incomplete\n"
+	"diagnostic ids are explained in docs/diagnostics.md\n";
+
+static int cmd_help(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	char list[2048] = "";
+	for (size_t i = 0; i < KP_ARRAY_LEN(commands); i++) {
+		char line[256];
+		snprintf(line, sizeof(line), "  %-10s %s\n", commands[i].name, commands[i].summary);
+		strncat(list, line, sizeof(list) - strlen(list) - 1);
+	}
+	printf(usage, list);
+	return KP_EXIT_OK;
+}
+
+static int cmd_version(int argc, char **argv)
+{
+	const char *cuda_path = NULL;
+	for (int i = 1; i + 1 < argc; i++)
+		if (!strcmp(argv[i], "--cuda-path"))
+			cuda_path = argv[i + 1];
+	printf("kpipe %s\n", KPIPE_VERSION);
+	printf("libclang: %s\n", kp_libclang_version());
+	kp_cuda_env env = KP_CUDA_ENV_INIT;
+	if (kp_cuda_env_find(&env, cuda_path) == 0)
+		printf("CUDA: %s (%s)\n", env.version ? env.version : "unknown version", env.nvcc);
+	else
+		printf("CUDA: not found (%s)\n", env.error ? env.error : "no nvcc");
+	printf("cuobjdump: %s\n", env.cuobjdump ? env.cuobjdump : "not found");
+	printf("nvdisasm: %s\n", env.nvdisasm ? env.nvdisasm : "not found");
+	kp_cuda_env_release(&env);
+	return KP_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		cmd_help(0, NULL);
+		return KP_EXIT_USAGE;
+	}
+	const char *c = argv[1];
+	if (!strcmp(c, "--help") || !strcmp(c, "-h"))
+		return cmd_help(argc - 1, argv + 1);
+	if (!strcmp(c, "--version"))
+		return cmd_version(argc - 1, argv + 1);
+	for (size_t i = 0; i < KP_ARRAY_LEN(commands); i++)
+		if (!strcmp(c, commands[i].name)) {
+			for (int j = 2; j < argc; j++)
+				if (!strcmp(argv[j], "--help") || !strcmp(argv[j], "-h"))
+					return cmd_help(0, NULL);
+				else if (!strcmp(argv[j], "--"))
+					break;
+			return commands[i].fn(argc - 1, argv + 1);
+		}
+	fprintf(stderr, "kpipe: error: unknown command '%s'\n", c);
+	fprintf(stderr, "run 'kpipe --help' for usage\n");
+	return KP_EXIT_USAGE;
+}

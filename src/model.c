@@ -1,0 +1,86 @@
+/*
+ * model.c - helpers over kpipe's source model: line/column lookup, node
+ * text, tree walking and release.  No libclang here.
+ */
+#include "model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void kp_file_release(kp_file *f)
+{
+	kp_arena_release(&f->arena);
+	free(f->src);
+	free(f->line_starts);
+	f->src = NULL;
+	f->line_starts = NULL;
+}
+
+void kp_file_linecol(const kp_file *cf, unsigned off, int *line, int *col)
+{
+	kp_file *f = (kp_file *)cf; /* the line table is a cache */
+	if (!f->line_starts) {
+		int cap = 1024, n = 0;
+		f->line_starts = kp_xmalloc(sizeof(unsigned) * (size_t)cap);
+		f->line_starts[n++] = 0;
+		for (size_t i = 0; i < f->len; i++)
+			if (f->src[i] == '\n') {
+				if (n == cap) {
+					cap *= 2;
+					f->line_starts = kp_xrealloc(f->line_starts, sizeof(unsigned) * (size_t)cap);
+				}
+				f->line_starts[n++] = (unsigned)i + 1;
+			}
+		f->nlines = n;
+	}
+	int lo = 0, hi = f->nlines - 1;
+	while (lo < hi) {
+		int mid = (lo + hi + 1) / 2;
+		if (f->line_starts[mid] <= off)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	if (line)
+		*line = lo + 1;
+	if (col)
+		*col = (int)(off - f->line_starts[lo]) + 1;
+}
+
+const char *kp_range_text(kp_file *f, unsigned begin, unsigned end)
+{
+	if (end < begin || end > f->len)
+		return "";
+	return kp_arena_strndup(&f->arena, f->src + begin, end - begin);
+}
+
+const char *kp_node_text(kp_file *f, const kp_node *n)
+{
+	if (!n || !n->in_main)
+		return "";
+	return kp_range_text(f, n->begin, n->end);
+}
+
+const kp_node *kp_node_strip(const kp_node *n)
+{
+	while (n && (n->kind == KP_N_PAREN || (n->kind == KP_N_OTHER && n->nkids == 1) ||
+		     (n->kind == KP_N_CAST && n->nkids >= 1)))
+		n = n->kids[n->nkids - 1];
+	return n;
+}
+
+int kp_node_is_call_to(const kp_node *n, const char *name)
+{
+	n = kp_node_strip(n);
+	return n && n->kind == KP_N_CALL && n->name && !strcmp(n->name, name);
+}
+
+void kp_node_walk(kp_node *n, kp_node *parent, kp_visit_fn fn, void *ud)
+{
+	if (!n)
+		return;
+	if (!fn(n, parent, ud))
+		return;
+	for (int i = 0; i < n->nkids; i++)
+		kp_node_walk(n->kids[i], n, fn, ud);
+}

@@ -1,0 +1,169 @@
+/*
+ * model.h - kpipe's own picture of a parsed CUDA file: kernels, their
+ * declarations and a small statement/expression tree with byte extents.
+ *
+ * The parse layer (parse.c) is the only code that talks to libclang; it
+ * fills these structures and every later stage (loops, analyze, plan,
+ * transforms, emit) works on them alone.
+ *
+ * Ownership: everything reachable from a kp_file lives in the file's
+ * arena and is released with kp_file_release().  Offsets are 0-based byte
+ * offsets into kp_file.src (the main file as parsed); `end` is exclusive.
+ */
+#ifndef KPIPE_MODEL_H
+#define KPIPE_MODEL_H
+
+#include "util.h"
+
+typedef enum {
+	KP_N_OTHER,
+	KP_N_COMPOUND,
+	KP_N_DECLSTMT,
+	KP_N_VARDECL,
+	KP_N_FOR,
+	KP_N_WHILE,
+	KP_N_DO,
+	KP_N_IF,
+	KP_N_SWITCH,
+	KP_N_RETURN,
+	KP_N_BREAK,
+	KP_N_CONTINUE,
+	KP_N_GOTO,
+	KP_N_NULLSTMT,
+	KP_N_ASM,
+	KP_N_CALL,
+	KP_N_DECLREF,
+	KP_N_MEMBER,
+	KP_N_SUBSCRIPT,
+	KP_N_BINOP,
+	KP_N_ASSIGNOP, /* compound assignment: += -= ... */
+	KP_N_UNOP,
+	KP_N_CONDOP,
+	KP_N_INTLIT,
+	KP_N_FLOATLIT,
+	KP_N_PAREN,
+	KP_N_CAST,
+	KP_N_SIZEOF,
+	KP_N_LAMBDA,
+	KP_N_INITLIST,
+	KP_N_COUNT
+} kp_node_kind;
+
+typedef enum {
+	KP_D_VAR,
+	KP_D_PARM,
+	KP_D_TPARAM, /* non-type template parameter */
+	KP_D_ENUM,
+	KP_D_FUNC,
+	KP_D_OTHER
+} kp_decl_kind;
+
+#define KP_MAX_DIMS 4
+
+typedef struct kp_node kp_node;
+
+typedef struct kp_decl {
+	const char *name;
+	kp_decl_kind kind;
+	const char *type;       /* type spelling, e.g. "float[32][32]" */
+	const char *elem_type;  /* element type for arrays, else the type */
+	long long elem_size;    /* sizeof element, -1 unknown (dependent) */
+	int is_shared;
+	int is_const;           /* const-qualified or constexpr */
+	int is_pointer;
+	int is_array;
+	int ndims;
+	long long dims[KP_MAX_DIMS];       /* -1 when not a constant */
+	const char *dim_text[KP_MAX_DIMS]; /* the source spelling of each bound */
+	kp_node *dim_expr[KP_MAX_DIMS];    /* the bound's expression when seen */
+	kp_node *init;          /* initialiser expression, if any */
+	unsigned begin, end;    /* extent of the whole declaration */
+	unsigned name_off;      /* offset of the name token */
+	unsigned name_end;      /* end of the declarator (after the last ']') */
+	int in_main;            /* declared in the main file */
+	int line, col;
+	int align;              /* __align__ value, 0 when none */
+	int has_value;          /* integer constant with a known value */
+	long long value;
+} kp_decl;
+
+struct kp_node {
+	kp_node_kind kind;
+	unsigned begin, end;    /* expansion extent in the main file */
+	int in_main;            /* extent is in the main file */
+	int from_macro;         /* node comes from a macro expansion */
+	int line, col;
+	const char *op;         /* operator for BINOP/ASSIGNOP/UNOP ("=", "+=", "++") */
+	int postfix;            /* UNOP: postfix ++/-- */
+	const char *name;       /* DECLREF/MEMBER/CALL/VARDECL name */
+	const char *type;       /* expression or declaration type */
+	long long type_size;    /* sizeof(type), -1 unknown */
+	kp_decl *decl;          /* DECLREF, VARDECL, CALL (callee) */
+	unsigned name_off;      /* DECLREF: spelling offset of the name */
+	int name_editable;      /* DECLREF: name spelled in the main file */
+	int has_value;          /* INTLIT/FLOATLIT/SIZEOF: value known */
+	long long ivalue;
+	double fvalue;
+	kp_node **kids;
+	int nkids;
+};
+
+typedef struct {
+	const char *name;         /* "sgemm" */
+	const char *display;      /* "sgemm<BM, BN, BK>" */
+	int is_template;
+	int ntparams;
+	const char **tparam_names;
+	int ninst;                /* explicit instantiations seen in the file */
+	const char **inst_args;   /* "32, 32, 8" per instantiation */
+	long long (*inst_values)[8];
+	int launch_bounds;        /* __launch_bounds__ max threads, 0 none */
+	kp_node *body;
+	unsigned begin, end;
+	int line, col;
+	kp_decl **params;
+	int nparams;
+} kp_kernel;
+
+typedef struct {
+	int line, col;
+	const char *severity; /* "error", "warning", "note" */
+	const char *file;
+	const char *message;
+} kp_parse_diag;
+
+typedef struct {
+	kp_arena arena;
+	const char *path;   /* as given */
+	char *src;          /* main file contents (owned, malloc) */
+	size_t len;
+	kp_kernel **kernels;
+	int nkernels;
+	kp_decl **decls;    /* every declaration seen (for identity) */
+	int ndecls;
+	kp_parse_diag *diags;
+	int ndiags;
+	int nerrors;
+	int has_bom;
+	unsigned last_include_end; /* offset after the last #include line, 0 none */
+	int includes_pipeline;     /* main file includes <cuda_pipeline.h> */
+	unsigned *line_starts;     /* lazily built line table (malloc) */
+	int nlines;
+} kp_file;
+
+void kp_file_release(kp_file *f);
+
+/* Line/column of an offset (1-based). */
+void kp_file_linecol(const kp_file *f, unsigned off, int *line, int *col);
+
+/* Source text of a node / range, arena-owned. */
+const char *kp_node_text(kp_file *f, const kp_node *n);
+const char *kp_range_text(kp_file *f, unsigned begin, unsigned end);
+
+/* Helpers used by every stage. */
+int kp_node_is_call_to(const kp_node *n, const char *name);
+const kp_node *kp_node_strip(const kp_node *n); /* parens, casts */
+typedef int (*kp_visit_fn)(kp_node *n, kp_node *parent, void *ud); /* return 0 to skip kids */
+void kp_node_walk(kp_node *n, kp_node *parent, kp_visit_fn fn, void *ud);
+
+#endif

@@ -1,0 +1,1057 @@
+/*
+ * parse.c - libclang front end: builds the compiler command line (arch,
+ * CUDA path, compilation database, user flags, header workaround), parses
+ * the device side of a .cu file and converts each __global__ kernel into
+ * kpipe's model (model.h).
+ *
+ * Every clang_* call of kpipe lives in this file.  It does not analyse
+ * loops or decide anything: it records what the AST says, with byte
+ * extents in the main file, and hands the model on.
+ */
+#define _GNU_SOURCE
+#include "parse.h"
+
+#include <clang-c/CXCompilationDatabase.h>
+#include <clang-c/Index.h>
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct {
+	kp_file *f;
+	CXTranslationUnit tu;
+	CXFile main;
+	int in_template; /* converting a template body: types may be dependent */
+	/* declaration identity: clang canonical cursor -> kp_decl */
+	CXCursor *dkeys;
+	kp_decl **dvals;
+	int nd, capd;
+} pctx;
+
+static char *cx_dup(kp_arena *a, CXString s)
+{
+	const char *c = clang_getCString(s);
+	char *r = kp_arena_strdup(a, c ? c : "");
+	clang_disposeString(s);
+	return r;
+}
+
+/* Offset of a location in the main file (expansion/file location), -1 if
+ * elsewhere. */
+static long main_offset(pctx *c, CXSourceLocation loc)
+{
+	CXFile file;
+	unsigned off;
+	clang_getExpansionLocation(loc, &file, NULL, NULL, &off);
+	if (!file || !clang_File_isEqual(file, c->main))
+		return -1;
+	return (long)off;
+}
+
+static long file_offset(pctx *c, CXSourceLocation loc)
+{
+	CXFile file;
+	unsigned off;
+	clang_getFileLocation(loc, &file, NULL, NULL, &off);
+	if (!file || !clang_File_isEqual(file, c->main))
+		return -1;
+	return (long)off;
+}
+
+static int is_from_macro(CXSourceLocation loc)
+{
+	CXFile f1, f2;
+	unsigned o1, o2;
+	clang_getExpansionLocation(loc, &f1, NULL, NULL, &o1);
+	clang_getSpellingLocation(loc, &f2, NULL, NULL, &o2);
+	if (!f1 || !f2)
+		return 0;
+	return !clang_File_isEqual(f1, f2) || o1 != o2;
+}
+
+static kp_node_kind map_kind(enum CXCursorKind k)
+{
+	switch (k) {
+	case CXCursor_CompoundStmt: return KP_N_COMPOUND;
+	case CXCursor_DeclStmt: return KP_N_DECLSTMT;
+	case CXCursor_VarDecl: return KP_N_VARDECL;
+	case CXCursor_ForStmt: return KP_N_FOR;
+	case CXCursor_WhileStmt: return KP_N_WHILE;
+	case CXCursor_DoStmt: return KP_N_DO;
+	case CXCursor_IfStmt: return KP_N_IF;
+	case CXCursor_SwitchStmt: return KP_N_SWITCH;
+	case CXCursor_ReturnStmt: return KP_N_RETURN;
+	case CXCursor_BreakStmt: return KP_N_BREAK;
+	case CXCursor_ContinueStmt: return KP_N_CONTINUE;
+	case CXCursor_GotoStmt: return KP_N_GOTO;
+	case CXCursor_NullStmt: return KP_N_NULLSTMT;
+	case CXCursor_GCCAsmStmt: return KP_N_ASM;
+	case CXCursor_CallExpr: return KP_N_CALL;
+	case CXCursor_DeclRefExpr: return KP_N_DECLREF;
+	case CXCursor_MemberRefExpr: return KP_N_MEMBER;
+	case CXCursor_ArraySubscriptExpr: return KP_N_SUBSCRIPT;
+	case CXCursor_BinaryOperator: return KP_N_BINOP;
+	case CXCursor_CompoundAssignOperator: return KP_N_ASSIGNOP;
+	case CXCursor_UnaryOperator: return KP_N_UNOP;
+	case CXCursor_ConditionalOperator: return KP_N_CONDOP;
+	case CXCursor_IntegerLiteral: return KP_N_INTLIT;
+	case CXCursor_FloatingLiteral: return KP_N_FLOATLIT;
+	case CXCursor_ParenExpr: return KP_N_PAREN;
+	case CXCursor_CStyleCastExpr:
+	case CXCursor_CXXStaticCastExpr:
+	case CXCursor_CXXReinterpretCastExpr:
+	case CXCursor_CXXConstCastExpr:
+	case CXCursor_CXXFunctionalCastExpr: return KP_N_CAST;
+	case CXCursor_UnaryExpr: return KP_N_SIZEOF;
+	case CXCursor_LambdaExpr: return KP_N_LAMBDA;
+	case CXCursor_InitListExpr: return KP_N_INITLIST;
+	default: return KP_N_OTHER;
+	}
+}
+
+static kp_decl *decl_for(pctx *c, CXCursor ref);
+
+/* Parses "[A][B]" after a declarator name in the main file. */
+static void scan_dims(pctx *c, kp_decl *d)
+{
+	const char *s = c->f->src;
+	size_t len = c->f->len;
+	size_t p = d->name_off + strlen(d->name);
+	int n = 0;
+	while (p < len && (s[p] == ' ' || s[p] == '\t'))
+		p++;
+	while (p < len && s[p] == '[' && n < KP_MAX_DIMS) {
+		size_t b = p + 1;
+		int depth = 1;
+		p++;
+		while (p < len && depth) {
+			if (s[p] == '[')
+				depth++;
+			else if (s[p] == ']')
+				depth--;
+			p++;
+		}
+		d->dim_text[n++] = kp_arena_strndup(&c->f->arena, s + b, p - 1 - b);
+		d->name_end = (unsigned)p;
+		while (p < len && (s[p] == ' ' || s[p] == '\t'))
+			p++;
+	}
+	if (n && n == d->ndims)
+		return;
+	if (n)
+		d->ndims = n;
+}
+
+/* sizeof a type, -1 when unknown.  clang_Type_getSizeOf can spin on
+ * dependent types inside templates, so only ask for complete, concrete
+ * kinds. */
+static long long safe_sizeof(pctx *c, CXType t)
+{
+	CXType ct = clang_getCanonicalType(t);
+	long long sz = -1;
+	if (ct.kind >= CXType_FirstBuiltin && ct.kind <= CXType_LastBuiltin)
+		sz = clang_Type_getSizeOf(ct);
+	else if (ct.kind == CXType_Pointer)
+		sz = 8;
+	else if (!c->in_template && (ct.kind == CXType_Record || ct.kind == CXType_ConstantArray))
+		sz = clang_Type_getSizeOf(ct);
+	else if (ct.kind == CXType_Record) {
+		CXString s = clang_getTypeSpelling(ct);
+		const char *sp = clang_getCString(s);
+		if (!strchr(sp, '<') && (!strncmp(sp, "float", 5) || !strncmp(sp, "int", 3) ||
+					 !strncmp(sp, "uint", 4) || !strncmp(sp, "double", 6) ||
+					 !strncmp(sp, "__half", 6) || !strncmp(sp, "char", 4)))
+			sz = clang_Type_getSizeOf(ct);
+		clang_disposeString(s);
+	}
+	return sz > 0 ? sz : -1;
+}
+
+static void fill_array_type(pctx *c, kp_decl *d, CXType t)
+{
+	kp_arena *a = &c->f->arena;
+	d->type = cx_dup(a, clang_getTypeSpelling(t));
+	CXType ct = clang_getCanonicalType(t);
+	d->is_pointer = ct.kind == CXType_Pointer;
+	d->is_const = clang_isConstQualifiedType(t) || clang_isConstQualifiedType(ct);
+	int n = 0;
+	CXType et = ct;
+	while ((et.kind == CXType_ConstantArray || et.kind == CXType_DependentSizedArray ||
+		et.kind == CXType_IncompleteArray || et.kind == CXType_VariableArray) &&
+	       n < KP_MAX_DIMS) {
+		d->dims[n] = et.kind == CXType_ConstantArray ? clang_getArraySize(et) : -1;
+		n++;
+		et = clang_getArrayElementType(et);
+	}
+	d->is_array = n > 0;
+	d->ndims = n;
+	d->elem_type = n ? cx_dup(a, clang_getTypeSpelling(et)) : d->type;
+	d->elem_size = safe_sizeof(c, n ? et : t);
+	if (n && d->elem_size < 0) {
+		/* dependent element type: fall back on the declared spelling */
+		const char *ty = d->elem_type;
+		if (!strcmp(ty, "float") || !strcmp(ty, "int") || !strcmp(ty, "unsigned int"))
+			d->elem_size = 4;
+		else if (!strcmp(ty, "double"))
+			d->elem_size = 8;
+	}
+}
+
+typedef struct {
+	pctx *c;
+	int shared, global, is_const;
+	int align;
+} attr_scan;
+
+static enum CXChildVisitResult scan_attrs(CXCursor cur, CXCursor parent, CXClientData ud)
+{
+	(void)parent;
+	attr_scan *s = ud;
+	switch (clang_getCursorKind(cur)) {
+	case CXCursor_CUDASharedAttr: s->shared = 1; break;
+	case CXCursor_CUDAGlobalAttr: s->global = 1; break;
+	case CXCursor_AlignedAttr: s->align = 1; break;
+	default: break;
+	}
+	return CXChildVisit_Continue;
+}
+
+static kp_decl *decl_for(pctx *c, CXCursor ref)
+{
+	if (clang_Cursor_isNull(ref))
+		return NULL;
+	CXCursor canon = clang_getCanonicalCursor(ref);
+	for (int i = 0; i < c->nd; i++)
+		if (clang_equalCursors(c->dkeys[i], canon))
+			return c->dvals[i];
+	kp_file *f = c->f;
+	kp_decl *d = kp_arena_alloc(&f->arena, sizeof(*d));
+	d->name = cx_dup(&f->arena, clang_getCursorSpelling(canon));
+	switch (clang_getCursorKind(canon)) {
+	case CXCursor_VarDecl: d->kind = KP_D_VAR; break;
+	case CXCursor_ParmDecl: d->kind = KP_D_PARM; break;
+	case CXCursor_NonTypeTemplateParameter: d->kind = KP_D_TPARAM; break;
+	case CXCursor_EnumConstantDecl: d->kind = KP_D_ENUM; break;
+	case CXCursor_FunctionDecl:
+	case CXCursor_FunctionTemplate:
+	case CXCursor_CXXMethod: d->kind = KP_D_FUNC; break;
+	default: d->kind = KP_D_OTHER; break;
+	}
+	CXType t = clang_getCursorType(canon);
+	fill_array_type(c, d, t);
+	if (d->kind == KP_D_ENUM || d->kind == KP_D_TPARAM)
+		d->is_const = 1;
+	/* values of integer constants (const/constexpr variables, enumerators);
+	 * clang_Cursor_Evaluate also folds non-const initialisers, so the
+	 * const check comes first */
+	if ((d->kind == KP_D_VAR && d->is_const && !d->is_array && !d->is_pointer) ||
+	    d->kind == KP_D_ENUM) {
+		if (d->kind == KP_D_ENUM) {
+			d->has_value = 1;
+			d->value = clang_getEnumConstantDeclValue(canon);
+		} else {
+			CXEvalResult ev = clang_Cursor_Evaluate(canon);
+			if (ev) {
+				if (clang_EvalResult_getKind(ev) == CXEval_Int) {
+					d->has_value = 1;
+					d->value = clang_EvalResult_getAsLongLong(ev);
+				}
+				clang_EvalResult_dispose(ev);
+			}
+		}
+	}
+	attr_scan as = {c, 0, 0, 0, 0};
+	clang_visitChildren(canon, scan_attrs, &as);
+	d->is_shared = as.shared;
+	CXSourceRange r = clang_getCursorExtent(canon);
+	long b = main_offset(c, clang_getRangeStart(r));
+	long e = main_offset(c, clang_getRangeEnd(r));
+	long no = file_offset(c, clang_getCursorLocation(canon));
+	d->in_main = b >= 0 && e >= b && no >= 0;
+	if (d->in_main) {
+		d->begin = (unsigned)b;
+		d->end = (unsigned)e;
+		d->name_off = (unsigned)no;
+		d->name_end = (unsigned)no + (unsigned)strlen(d->name);
+		kp_file_linecol(f, d->name_off, &d->line, &d->col);
+		if (strncmp(f->src + no, d->name, strlen(d->name)) == 0 && d->is_array)
+			scan_dims(c, d);
+		else if (strncmp(f->src + no, d->name, strlen(d->name)) != 0)
+			d->in_main = 0; /* declared inside a macro expansion */
+		/* __align__(N) in the declaration text */
+		const char *al = NULL;
+		for (long p = b; p + 10 < (long)no; p++)
+			if (!strncmp(f->src + p, "__align__(", 10)) {
+				al = f->src + p + 10;
+				break;
+			}
+		if (al)
+			d->align = atoi(al);
+	}
+	if (c->nd == c->capd) {
+		c->capd = c->capd ? c->capd * 2 : 64;
+		c->dkeys = kp_xrealloc(c->dkeys, sizeof(*c->dkeys) * (size_t)c->capd);
+		c->dvals = kp_xrealloc(c->dvals, sizeof(*c->dvals) * (size_t)c->capd);
+	}
+	c->dkeys[c->nd] = canon;
+	c->dvals[c->nd] = d;
+	c->nd++;
+	return d;
+}
+
+typedef struct {
+	CXCursor *v;
+	int n, cap;
+} cursor_list;
+
+static enum CXChildVisitResult collect(CXCursor cur, CXCursor parent, CXClientData ud)
+{
+	(void)parent;
+	cursor_list *l = ud;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 8;
+		l->v = kp_xrealloc(l->v, sizeof(CXCursor) * (size_t)l->cap);
+	}
+	l->v[l->n++] = cur;
+	return CXChildVisit_Continue;
+}
+
+/* Operator token of a unary/binary operator cursor. */
+static const char *op_token(pctx *c, CXCursor cur, kp_node *n, int binary)
+{
+	CXSourceRange r = clang_getCursorExtent(cur);
+	CXToken *toks = NULL;
+	unsigned nt = 0;
+	clang_tokenize(c->tu, r, &toks, &nt);
+	const char *res = "?";
+	unsigned after = binary && n->nkids > 0 ? n->kids[0]->end : 0;
+	for (unsigned i = 0; i < nt; i++) {
+		if (clang_getTokenKind(toks[i]) != CXToken_Punctuation)
+			continue;
+		unsigned off;
+		CXFile file;
+		clang_getExpansionLocation(clang_getTokenLocation(c->tu, toks[i]), &file, NULL, NULL, &off);
+		CXString s = clang_getTokenSpelling(c->tu, toks[i]);
+		const char *sp = clang_getCString(s);
+		int paren = !strcmp(sp, "(") || !strcmp(sp, ")") || !strcmp(sp, "[") || !strcmp(sp, "]");
+		if (binary) {
+			if (off >= after && !paren) {
+				res = kp_arena_strdup(&c->f->arena, sp);
+				clang_disposeString(s);
+				break;
+			}
+		} else if (!paren) {
+			if (off == n->begin) {
+				res = kp_arena_strdup(&c->f->arena, sp);
+				clang_disposeString(s);
+				break;
+			}
+			res = kp_arena_strdup(&c->f->arena, sp);
+			n->postfix = 1;
+		}
+		clang_disposeString(s);
+	}
+	clang_disposeTokens(c->tu, toks, nt);
+	return res;
+}
+
+static kp_node *convert(pctx *c, CXCursor cur);
+
+
+static void add_kid(kp_arena *a, kp_node *n, kp_node *k, int *cap)
+{
+	if (n->nkids == *cap) {
+		int nc = *cap ? *cap * 2 : 4;
+		kp_node **nk = kp_arena_alloc(a, sizeof(*nk) * (size_t)nc);
+		if (n->nkids)
+			memcpy(nk, n->kids, sizeof(*nk) * (size_t)n->nkids);
+		n->kids = nk;
+		*cap = nc;
+	}
+	n->kids[n->nkids++] = k;
+}
+
+static kp_node *convert(pctx *c, CXCursor cur)
+{
+	kp_file *f = c->f;
+	enum CXCursorKind ck = clang_getCursorKind(cur);
+	/* Look through the implicit wrappers libclang exposes. */
+	if (ck == CXCursor_UnexposedExpr || ck == CXCursor_UnexposedStmt) {
+		cursor_list l = {0};
+		clang_visitChildren(cur, collect, &l);
+		if (l.n == 1 && ck == CXCursor_UnexposedExpr) {
+			kp_node *r = convert(c, l.v[0]);
+			free(l.v);
+			return r;
+		}
+		free(l.v);
+	}
+	kp_node *n = kp_arena_alloc(&f->arena, sizeof(*n));
+	n->kind = map_kind(ck);
+	n->type_size = -1;
+	CXSourceRange r = clang_getCursorExtent(cur);
+	long b = main_offset(c, clang_getRangeStart(r));
+	long e = main_offset(c, clang_getRangeEnd(r));
+	n->in_main = b >= 0 && e >= b;
+	if (n->in_main) {
+		n->begin = (unsigned)b;
+		n->end = (unsigned)e;
+		kp_file_linecol(f, n->begin, &n->line, &n->col);
+	}
+	n->from_macro = is_from_macro(clang_getCursorLocation(cur)) ||
+			is_from_macro(clang_getRangeStart(r));
+	if (clang_isExpression(ck) || ck == CXCursor_VarDecl) {
+		CXType t = clang_getCursorType(cur);
+		n->type = cx_dup(&f->arena, clang_getTypeSpelling(t));
+		n->type_size = safe_sizeof(c, t);
+	}
+	switch (n->kind) {
+	case KP_N_DECLREF:
+	case KP_N_MEMBER:
+	case KP_N_CALL: {
+		n->name = cx_dup(&f->arena, clang_getCursorSpelling(cur));
+		CXCursor ref = clang_getCursorReferenced(cur);
+		if (!clang_Cursor_isNull(ref))
+			n->decl = decl_for(c, ref);
+		if (n->kind == KP_N_DECLREF) {
+			long so = file_offset(c, clang_getCursorLocation(cur));
+			size_t nl = strlen(n->name);
+			if (so >= 0 && (size_t)so + nl <= f->len &&
+			    !strncmp(f->src + so, n->name, nl)) {
+				n->name_off = (unsigned)so;
+				n->name_editable = 1;
+			}
+		}
+		break;
+	}
+	case KP_N_VARDECL:
+		n->name = cx_dup(&f->arena, clang_getCursorSpelling(cur));
+		n->decl = decl_for(c, cur);
+		break;
+	case KP_N_INTLIT:
+	case KP_N_FLOATLIT:
+	case KP_N_SIZEOF: {
+		CXEvalResult ev = clang_Cursor_Evaluate(cur);
+		if (ev) {
+			CXEvalResultKind k = clang_EvalResult_getKind(ev);
+			if (k == CXEval_Int) {
+				n->has_value = 1;
+				n->ivalue = clang_EvalResult_getAsLongLong(ev);
+				n->fvalue = (double)n->ivalue;
+			} else if (k == CXEval_Float) {
+				n->has_value = 1;
+				n->fvalue = clang_EvalResult_getAsDouble(ev);
+				n->ivalue = (long long)n->fvalue;
+			}
+			clang_EvalResult_dispose(ev);
+		}
+		break;
+	}
+	default: break;
+	}
+	if (n->kind == KP_N_LAMBDA)
+		return n; /* a lambda's body is not part of the loop's statements */
+	cursor_list l = {0};
+	clang_visitChildren(cur, collect, &l);
+	int cap = 0;
+	for (int i = 0; i < l.n; i++) {
+		enum CXCursorKind kk = clang_getCursorKind(l.v[i]);
+		if (clang_isAttribute(kk) || kk == CXCursor_TypeRef || kk == CXCursor_TemplateRef ||
+		    kk == CXCursor_NamespaceRef || kk == CXCursor_OverloadedDeclRef)
+			continue;
+		add_kid(&f->arena, n, convert(c, l.v[i]), &cap);
+	}
+	free(l.v);
+	if (n->kind == KP_N_CALL && n->name && n->nkids == 3 &&
+	    (!strcmp(n->name, "operator=") || !strcmp(n->name, "operator+=") ||
+	     !strcmp(n->name, "operator-="))) {
+		/* a class-type assignment (float4, half2 ...): lhs, callee, rhs */
+		n->kind = !strcmp(n->name, "operator=") ? KP_N_BINOP : KP_N_ASSIGNOP;
+		n->op = n->name + 8;
+		n->kids[1] = n->kids[2];
+		n->nkids = 2;
+		n->name = NULL;
+		n->decl = NULL;
+	} else if (n->kind == KP_N_BINOP || n->kind == KP_N_ASSIGNOP)
+		n->op = op_token(c, cur, n, 1);
+	else if (n->kind == KP_N_UNOP)
+		n->op = op_token(c, cur, n, 0);
+	if (n->kind == KP_N_VARDECL && n->decl && n->nkids > 0) {
+		kp_node *last = n->kids[n->nkids - 1];
+		/* the initialiser is the last child that starts after the name */
+		if (last->in_main && n->decl->in_main && last->begin > n->decl->name_end)
+			n->decl->init = last;
+		else if (!n->decl->in_main || !last->in_main)
+			n->decl->init = last;
+		int di = 0;
+		for (int i = 0; i < n->nkids && di < n->decl->ndims; i++) {
+			kp_node *k = n->kids[i];
+			if (k->in_main && n->decl->in_main && k->begin > n->decl->name_off &&
+			    k->end <= n->decl->name_end)
+				n->decl->dim_expr[di++] = k;
+		}
+		if (n->decl->init && n->decl->init == (di ? n->decl->dim_expr[di - 1] : NULL))
+			n->decl->init = NULL;
+	}
+	return n;
+}
+
+typedef struct {
+	pctx *c;
+	kp_kernel **v;
+	int n, cap;
+	/* specialisations seen: template cursor + argument text */
+} kernel_scan;
+
+static void add_inst(pctx *c, kp_kernel *k, CXCursor spec)
+{
+	int na = clang_Cursor_getNumTemplateArguments(spec);
+	if (na <= 0)
+		return;
+	kp_strbuf sb = KP_STRBUF_INIT;
+	long long vals[8] = {0};
+	for (int i = 0; i < na; i++) {
+		enum CXTemplateArgumentKind ak = clang_Cursor_getTemplateArgumentKind(spec, (unsigned)i);
+		if (i)
+			kp_strbuf_adds(&sb, ", ");
+		if (ak == CXTemplateArgumentKind_Integral) {
+			long long v = clang_Cursor_getTemplateArgumentValue(spec, (unsigned)i);
+			if (i < 8)
+				vals[i] = v;
+			kp_strbuf_addf(&sb, "%lld", v);
+		} else {
+			CXType t = clang_Cursor_getTemplateArgumentType(spec, (unsigned)i);
+			CXString s = clang_getTypeSpelling(t);
+			kp_strbuf_adds(&sb, clang_getCString(s));
+			clang_disposeString(s);
+		}
+	}
+	for (int i = 0; i < k->ninst; i++)
+		if (!strcmp(k->inst_args[i], kp_strbuf_str(&sb))) {
+			kp_strbuf_release(&sb);
+			return;
+		}
+	const char **na2 = kp_arena_alloc(&c->f->arena, sizeof(char *) * (size_t)(k->ninst + 1));
+	long long(*nv)[8] = kp_arena_alloc(&c->f->arena, sizeof(*nv) * (size_t)(k->ninst + 1));
+	for (int i = 0; i < k->ninst; i++) {
+		na2[i] = k->inst_args[i];
+		memcpy(nv[i], k->inst_values[i], sizeof(nv[i]));
+	}
+	na2[k->ninst] = kp_arena_strdup(&c->f->arena, kp_strbuf_str(&sb));
+	memcpy(nv[k->ninst], vals, sizeof(vals));
+	k->inst_args = na2;
+	k->inst_values = nv;
+	k->ninst++;
+	kp_strbuf_release(&sb);
+}
+
+static void add_inst_text(kp_arena *a, kp_kernel *k, const char *args, size_t n)
+{
+	char *txt = kp_arena_strndup(a, args, n);
+	for (int i = 0; i < k->ninst; i++)
+		if (!strcmp(k->inst_args[i], txt))
+			return;
+	const char **na2 = kp_arena_alloc(a, sizeof(char *) * (size_t)(k->ninst + 1));
+	long long(*nv)[8] = kp_arena_alloc(a, sizeof(*nv) * (size_t)(k->ninst + 1));
+	for (int i = 0; i < k->ninst; i++) {
+		na2[i] = k->inst_args[i];
+		memcpy(nv[i], k->inst_values[i], sizeof(nv[i]));
+	}
+	na2[k->ninst] = txt;
+	const char *p = txt;
+	for (int i = 0; i < 8 && *p; i++) {
+		nv[k->ninst][i] = strtoll(p, NULL, 0);
+		p = strchr(p, ',');
+		if (!p)
+			break;
+		p++;
+	}
+	k->inst_args = na2;
+	k->inst_values = nv;
+	k->ninst++;
+}
+
+/* Explicit instantiations ("template __global__ void k<32, 8>(...);") are
+ * not exposed as cursors by libclang: find them in the text. */
+static void scan_explicit_insts(kp_file *f)
+{
+	const char *s = f->src;
+	for (size_t i = 0; i + 9 < f->len; i++) {
+		if ((i && s[i - 1] != '\n' && s[i - 1] != ' ' && s[i - 1] != '\t' && s[i - 1] != ';') ||
+		    strncmp(s + i, "template", 8))
+			continue;
+		size_t p = i + 8;
+		while (p < f->len && (s[p] == ' ' || s[p] == '\t' || s[p] == '\n'))
+			p++;
+		if (p >= f->len || s[p] == '<')
+			continue;
+		size_t e = p;
+		while (e < f->len && s[e] != ';' && s[e] != '{')
+			e++;
+		if (e >= f->len || s[e] != ';')
+			continue;
+		for (int ki = 0; ki < f->nkernels; ki++) {
+			kp_kernel *k = f->kernels[ki];
+			size_t nl = strlen(k->name);
+			if (!k->is_template)
+				continue;
+			for (size_t q = p; q + nl < e; q++) {
+				if (strncmp(s + q, k->name, nl) || s[q + nl] != '<' ||
+				    (q > 0 && (s[q - 1] == '_' || (s[q - 1] >= 'a' && s[q - 1] <= 'z') ||
+					       (s[q - 1] >= 'A' && s[q - 1] <= 'Z') ||
+					       (s[q - 1] >= '0' && s[q - 1] <= '9'))))
+					continue;
+				size_t b = q + nl + 1, c = b;
+				int depth = 1;
+				while (c < e && depth) {
+					if (s[c] == '<')
+						depth++;
+					else if (s[c] == '>')
+						depth--;
+					c++;
+				}
+				if (!depth) {
+					while (b < c - 1 && s[b] == ' ')
+						b++;
+					add_inst_text(&f->arena, k, s + b, c - 1 - b);
+				}
+				break;
+			}
+		}
+	}
+}
+
+static kp_kernel *kernel_of_template(kernel_scan *ks, CXCursor tmpl)
+{
+	CXCursor canon = clang_getCanonicalCursor(tmpl);
+	kp_decl *d = decl_for(ks->c, canon);
+	for (int i = 0; i < ks->n; i++)
+		if (ks->v[i]->is_template && ks->v[i]->params && d &&
+		    !strcmp(ks->v[i]->name, d->name) && ks->v[i]->line == d->line)
+			return ks->v[i];
+	return NULL;
+}
+
+static enum CXChildVisitResult find_insts(CXCursor cur, CXCursor parent, CXClientData ud)
+{
+	(void)parent;
+	kernel_scan *ks = ud;
+	enum CXCursorKind k = clang_getCursorKind(cur);
+	CXCursor spec = clang_getNullCursor();
+	if (k == CXCursor_FunctionDecl && clang_Cursor_getNumTemplateArguments(cur) > 0)
+		spec = cur;
+	else if (k == CXCursor_DeclRefExpr || k == CXCursor_CallExpr) {
+		CXCursor ref = clang_getCursorReferenced(cur);
+		if (!clang_Cursor_isNull(ref) && clang_getCursorKind(ref) == CXCursor_FunctionDecl &&
+		    clang_Cursor_getNumTemplateArguments(ref) > 0)
+			spec = ref;
+	}
+	if (!clang_Cursor_isNull(spec)) {
+		CXCursor tmpl = clang_getSpecializedCursorTemplate(spec);
+		if (!clang_Cursor_isNull(tmpl)) {
+			kp_kernel *kk = kernel_of_template(ks, tmpl);
+			if (kk)
+				add_inst(ks->c, kk, spec);
+		}
+	}
+	return CXChildVisit_Recurse;
+}
+
+static void fill_kernel(kernel_scan *ks, CXCursor cur, int is_template)
+{
+	pctx *c = ks->c;
+	kp_file *f = c->f;
+	kp_kernel *k = kp_arena_alloc(&f->arena, sizeof(*k));
+	k->name = cx_dup(&f->arena, clang_getCursorSpelling(cur));
+	k->is_template = is_template;
+	CXSourceRange r = clang_getCursorExtent(cur);
+	k->begin = (unsigned)main_offset(c, clang_getRangeStart(r));
+	k->end = (unsigned)main_offset(c, clang_getRangeEnd(r));
+	long no = file_offset(c, clang_getCursorLocation(cur));
+	kp_file_linecol(f, no >= 0 ? (unsigned)no : k->begin, &k->line, &k->col);
+	cursor_list l = {0};
+	clang_visitChildren(cur, collect, &l);
+	int capp = 0;
+	kp_strbuf disp = KP_STRBUF_INIT;
+	kp_strbuf_adds(&disp, k->name);
+	for (int i = 0; i < l.n; i++) {
+		enum CXCursorKind kk = clang_getCursorKind(l.v[i]);
+		if (kk == CXCursor_NonTypeTemplateParameter || kk == CXCursor_TemplateTypeParameter) {
+			const char **nv = kp_arena_alloc(&f->arena, sizeof(char *) * (size_t)(k->ntparams + 1));
+			if (k->ntparams)
+				memcpy(nv, k->tparam_names, sizeof(char *) * (size_t)k->ntparams);
+			nv[k->ntparams++] = cx_dup(&f->arena, clang_getCursorSpelling(l.v[i]));
+			k->tparam_names = nv;
+			decl_for(c, l.v[i]);
+		} else if (kk == CXCursor_ParmDecl) {
+			if (k->nparams == capp) {
+				capp = capp ? capp * 2 : 8;
+				kp_decl **np = kp_arena_alloc(&f->arena, sizeof(*np) * (size_t)capp);
+				if (k->nparams)
+					memcpy(np, k->params, sizeof(*np) * (size_t)k->nparams);
+				k->params = np;
+			}
+			k->params[k->nparams++] = decl_for(c, l.v[i]);
+		} else if (kk == CXCursor_CompoundStmt) {
+			c->in_template = is_template;
+			k->body = convert(c, l.v[i]);
+			c->in_template = 0;
+		}
+	}
+	free(l.v);
+	if (k->ntparams) {
+		kp_strbuf_addc(&disp, '<');
+		for (int i = 0; i < k->ntparams; i++)
+			kp_strbuf_addf(&disp, "%s%s", i ? ", " : "", k->tparam_names[i]);
+		kp_strbuf_addc(&disp, '>');
+	}
+	k->display = kp_arena_strdup(&f->arena, kp_strbuf_str(&disp));
+	kp_strbuf_release(&disp);
+	/* __launch_bounds__(N) in the declaration text before the body */
+	if (k->body && k->body->in_main) {
+		const char *lb = NULL;
+		for (unsigned p = k->begin; p + 18 < k->body->begin; p++)
+			if (!strncmp(f->src + p, "__launch_bounds__(", 18)) {
+				lb = f->src + p + 18;
+				break;
+			}
+		if (lb)
+			k->launch_bounds = atoi(lb);
+	}
+	if (!k->params) /* mark as kernel for template lookup even with no params */
+		k->params = kp_arena_alloc(&f->arena, sizeof(kp_decl *));
+	if (ks->n == ks->cap) {
+		ks->cap = ks->cap ? ks->cap * 2 : 8;
+		ks->v = kp_xrealloc(ks->v, sizeof(*ks->v) * (size_t)ks->cap);
+	}
+	ks->v[ks->n++] = k;
+}
+
+static enum CXChildVisitResult find_kernels(CXCursor cur, CXCursor parent, CXClientData ud)
+{
+	(void)parent;
+	kernel_scan *ks = ud;
+	enum CXCursorKind k = clang_getCursorKind(cur);
+	if (k == CXCursor_Namespace || k == CXCursor_LinkageSpec || k == CXCursor_UnexposedDecl)
+		return CXChildVisit_Recurse;
+	if (k != CXCursor_FunctionDecl && k != CXCursor_FunctionTemplate)
+		return CXChildVisit_Continue;
+	if (main_offset(ks->c, clang_getCursorLocation(cur)) < 0)
+		return CXChildVisit_Continue;
+	if (!clang_isCursorDefinition(cur))
+		return CXChildVisit_Continue;
+	if (k == CXCursor_FunctionDecl && clang_Cursor_getNumTemplateArguments(cur) > 0)
+		return CXChildVisit_Continue; /* explicit specialisation body: rare, skip */
+	attr_scan as = {ks->c, 0, 0, 0, 0};
+	clang_visitChildren(cur, scan_attrs, &as);
+	if (!as.global)
+		return CXChildVisit_Continue;
+	fill_kernel(ks, cur, k == CXCursor_FunctionTemplate);
+	return CXChildVisit_Continue;
+}
+
+static int exists_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0;
+}
+
+/* CUDA 13 removed texture_fetch_functions.h, which clang <= 20's wrapper
+ * still includes: point -isystem at an empty stand-in when it is missing. */
+static const char *stub_dir(const char *cuda_path)
+{
+	static char dir[4096];
+	static int done;
+	if (done)
+		return dir[0] ? dir : NULL;
+	done = 1;
+	char probe[4096];
+	const char *cp = cuda_path ? cuda_path : "/usr/local/cuda";
+	snprintf(probe, sizeof(probe), "%s/include/texture_fetch_functions.h", cp);
+	if (exists_file(probe))
+		return NULL;
+	const char *tmp = getenv("TMPDIR");
+	snprintf(dir, sizeof(dir), "%s/kpipe-stub-%d", tmp && *tmp ? tmp : "/tmp", (int)getuid());
+	mkdir(dir, 0700);
+	if (snprintf(probe, sizeof(probe), "%s/texture_fetch_functions.h", dir) >= (int)sizeof(probe)) {
+		dir[0] = '\0';
+		return NULL;
+	}
+	if (!exists_file(probe)) {
+		FILE *fp = fopen(probe, "w");
+		if (!fp) {
+			dir[0] = '\0';
+			return NULL;
+		}
+		fputs("/* kpipe: empty stand-in for a header CUDA 13 no longer ships */\n", fp);
+		fclose(fp);
+	}
+	return dir;
+}
+
+/* Flags from compile_commands.json: -I, -D, -U, -std, -include, -isystem. */
+static void compdb_args(const char *path, const char *build_dir, int search, kp_strbuf *store,
+			int *nstore)
+{
+	char dirbuf[4096];
+	const char *dir = build_dir;
+	char *abs = realpath(path, NULL);
+	if (!abs)
+		return;
+	if (!dir && search) {
+		snprintf(dirbuf, sizeof(dirbuf), "%s", abs);
+		char *d = dirname(dirbuf);
+		char probe[4200];
+		for (;;) {
+			snprintf(probe, sizeof(probe), "%s/compile_commands.json", d);
+			if (exists_file(probe)) {
+				dir = d;
+				break;
+			}
+			snprintf(probe, sizeof(probe), "%s/build/compile_commands.json", d);
+			if (exists_file(probe)) {
+				static char bd[4200];
+				snprintf(bd, sizeof(bd), "%s/build", d);
+				dir = bd;
+				break;
+			}
+			if (!strcmp(d, "/") || !*d)
+				break;
+			d = dirname(d);
+		}
+	}
+	if (!dir) {
+		free(abs);
+		return;
+	}
+	CXCompilationDatabase_Error err;
+	CXCompilationDatabase db = clang_CompilationDatabase_fromDirectory(dir, &err);
+	if (err != CXCompilationDatabase_NoError || !db) {
+		free(abs);
+		return;
+	}
+	CXCompileCommands cmds = clang_CompilationDatabase_getCompileCommands(db, abs);
+	if (cmds && clang_CompileCommands_getSize(cmds) > 0) {
+		CXCompileCommand cmd = clang_CompileCommands_getCommand(cmds, 0);
+		CXString wd = clang_CompileCommand_getDirectory(cmd);
+		const char *wds = clang_getCString(wd);
+		unsigned n = clang_CompileCommand_getNumArgs(cmd);
+		for (unsigned i = 1; i < n; i++) {
+			CXString a = clang_CompileCommand_getArg(cmd, i);
+			const char *s = clang_getCString(a);
+			int takes_next = !strcmp(s, "-I") || !strcmp(s, "-D") || !strcmp(s, "-isystem") ||
+					 !strcmp(s, "-include") || !strcmp(s, "-U");
+			int keep = !strncmp(s, "-I", 2) || !strncmp(s, "-D", 2) || !strncmp(s, "-U", 2) ||
+				   !strncmp(s, "-std=", 5) || !strcmp(s, "-isystem") || !strcmp(s, "-include");
+			if (keep) {
+				if (!strncmp(s, "-I", 2) && s[2] && s[2] != '/' && wds)
+					kp_strbuf_addf(store, "-I%s/%s", wds, s + 2);
+				else
+					kp_strbuf_adds(store, s);
+				kp_strbuf_addc(store, '\0');
+				(*nstore)++;
+				if (takes_next && i + 1 < n) {
+					CXString b = clang_CompileCommand_getArg(cmd, ++i);
+					const char *bs = clang_getCString(b);
+					if (!strcmp(s, "-I") && bs[0] != '/' && wds)
+						kp_strbuf_addf(store, "%s/%s", wds, bs);
+					else
+						kp_strbuf_adds(store, bs);
+					kp_strbuf_addc(store, '\0');
+					(*nstore)++;
+					clang_disposeString(b);
+				}
+			}
+			clang_disposeString(a);
+		}
+		clang_disposeString(wd);
+	}
+	if (cmds)
+		clang_CompileCommands_dispose(cmds);
+	clang_CompilationDatabase_dispose(db);
+	free(abs);
+}
+
+static void scan_includes(kp_file *f)
+{
+	const char *s = f->src;
+	size_t i = 0;
+	while (i < f->len) {
+		size_t e = i;
+		while (e < f->len && s[e] != '\n')
+			e++;
+		size_t p = i;
+		while (p < e && (s[p] == ' ' || s[p] == '\t'))
+			p++;
+		if (p < e && s[p] == '#') {
+			p++;
+			while (p < e && (s[p] == ' ' || s[p] == '\t'))
+				p++;
+			if (e - p >= 7 && !strncmp(s + p, "include", 7)) {
+				f->last_include_end = (unsigned)(e < f->len ? e + 1 : e);
+				if (memmem(s + p, e - p, "cuda_pipeline", 13))
+					f->includes_pipeline = 1;
+			}
+		}
+		i = e + 1;
+	}
+}
+
+const char *kp_libclang_version(void)
+{
+	static char buf[256];
+	if (!buf[0]) {
+		CXString v = clang_getClangVersion();
+		snprintf(buf, sizeof(buf), "%s", clang_getCString(v));
+		clang_disposeString(v);
+	}
+	return buf;
+}
+
+static void add_diag(kp_file *f, CXDiagnostic d, pctx *c)
+{
+	enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(d);
+	if (sev < CXDiagnostic_Warning)
+		return;
+	kp_parse_diag *nd = kp_arena_alloc(&f->arena, sizeof(*nd) * (size_t)(f->ndiags + 1));
+	if (f->ndiags)
+		memcpy(nd, f->diags, sizeof(*nd) * (size_t)f->ndiags);
+	kp_parse_diag *x = &nd[f->ndiags];
+	CXFile file;
+	unsigned line, col;
+	clang_getExpansionLocation(clang_getDiagnosticLocation(d), &file, &line, &col, NULL);
+	x->line = (int)line;
+	x->col = (int)col;
+	x->file = file ? cx_dup(&f->arena, clang_getFileName(file)) : f->path;
+	if (file && c->main && clang_File_isEqual(file, c->main))
+		x->file = f->path;
+	x->severity = sev >= CXDiagnostic_Error ? "error" : "warning";
+	x->message = cx_dup(&f->arena, clang_getDiagnosticSpelling(d));
+	f->diags = nd;
+	f->ndiags++;
+	if (sev >= CXDiagnostic_Error)
+		f->nerrors++;
+}
+
+int kp_parse(kp_file *f, const char *path, const kp_parse_opts *o, char **errmsg)
+{
+	int rc = KP_PARSE_OK;
+	*errmsg = NULL;
+	f->path = path;
+	if (o->contents) {
+		f->src = kp_xstrndup(o->contents, o->contents_len);
+		f->len = o->contents_len;
+	} else {
+		int e = kp_read_file(path, &f->src, &f->len);
+		if (e) {
+			*errmsg = kp_xstrdup(strerror(-e));
+			return KP_PARSE_IO;
+		}
+	}
+	if (memchr(f->src, '\0', f->len)) {
+		*errmsg = kp_xstrdup("file contains NUL bytes (not a source file)");
+		return KP_PARSE_IO;
+	}
+	if (f->len >= 3 && (unsigned char)f->src[0] == 0xEF && (unsigned char)f->src[1] == 0xBB &&
+	    (unsigned char)f->src[2] == 0xBF)
+		f->has_bom = 1;
+	scan_includes(f);
+
+	kp_strbuf store = KP_STRBUF_INIT; /* NUL-separated argument strings */
+	int nstore = 0;
+#define ADD_ARG(...)                                                                               \
+	do {                                                                                       \
+		kp_strbuf_addf(&store, __VA_ARGS__);                                               \
+		kp_strbuf_addc(&store, '\0');                                                      \
+		nstore++;                                                                          \
+	} while (0)
+	ADD_ARG("-x");
+	ADD_ARG("cuda");
+	ADD_ARG("--cuda-device-only");
+	ADD_ARG("--cuda-gpu-arch=%s", o->arch ? o->arch : "sm_90");
+	if (o->cuda_path)
+		ADD_ARG("--cuda-path=%s", o->cuda_path);
+	ADD_ARG("-std=c++17");
+	ADD_ARG("-Wno-unknown-cuda-version");
+	ADD_ARG("-ferror-limit=50");
+	const char *sd = stub_dir(o->cuda_path);
+	if (sd) {
+		ADD_ARG("-isystem");
+		ADD_ARG("%s", sd);
+	}
+	if (!o->contents || o->build_dir)
+		compdb_args(path, o->build_dir, !o->no_compdb, &store, &nstore);
+	for (int i = 0; i < o->nargs; i++)
+		ADD_ARG("%s", o->args[i]);
+#undef ADD_ARG
+	const char **argv = kp_xcalloc((size_t)nstore + 1, sizeof(char *));
+	const char *p = kp_strbuf_str(&store);
+	for (int i = 0; i < nstore; i++) {
+		argv[i] = p;
+		p += strlen(p) + 1;
+	}
+
+	CXIndex idx = clang_createIndex(0, 0);
+	CXTranslationUnit tu = NULL;
+	struct CXUnsavedFile uf = {path, f->src, (unsigned long)f->len};
+	enum CXErrorCode ec = clang_parseTranslationUnit2(
+		idx, path, argv, nstore, o->contents ? &uf : NULL, o->contents ? 1 : 0,
+		CXTranslationUnit_KeepGoing | CXTranslationUnit_SkipFunctionBodies * 0, &tu);
+	free(argv);
+	kp_strbuf_release(&store);
+	if (ec != CXError_Success || !tu) {
+		const char *why = ec == CXError_Crashed	       ? "libclang crashed"
+				  : ec == CXError_InvalidArguments ? "invalid arguments"
+				  : ec == CXError_ASTReadError	   ? "AST read error"
+								   : "libclang failed";
+		*errmsg = kp_xstrdup(why);
+		clang_disposeIndex(idx);
+		return KP_PARSE_FAILED;
+	}
+	pctx c = {0};
+	c.f = f;
+	c.tu = tu;
+	c.main = clang_getFile(tu, path);
+	unsigned nd = clang_getNumDiagnostics(tu);
+	for (unsigned i = 0; i < nd; i++) {
+		CXDiagnostic d = clang_getDiagnostic(tu, i);
+		add_diag(f, d, &c);
+		clang_disposeDiagnostic(d);
+	}
+	if (!c.main) {
+		*errmsg = kp_xstrdup("libclang did not load the main file");
+		rc = KP_PARSE_FAILED;
+		goto cleanup;
+	}
+	kernel_scan ks = {0};
+	ks.c = &c;
+	clang_visitChildren(clang_getTranslationUnitCursor(tu), find_kernels, &ks);
+	int any_template = 0;
+	for (int i = 0; i < ks.n; i++)
+		any_template |= ks.v[i]->is_template;
+	if (any_template)
+		clang_visitChildren(clang_getTranslationUnitCursor(tu), find_insts, &ks);
+	f->kernels = kp_arena_alloc(&f->arena, sizeof(kp_kernel *) * (size_t)(ks.n + 1));
+	if (ks.n)
+		memcpy(f->kernels, ks.v, sizeof(kp_kernel *) * (size_t)ks.n);
+	f->nkernels = ks.n;
+	free(ks.v);
+	if (any_template)
+		scan_explicit_insts(f);
+	f->decls = kp_arena_alloc(&f->arena, sizeof(kp_decl *) * (size_t)(c.nd + 1));
+	if (c.nd)
+		memcpy(f->decls, c.dvals, sizeof(kp_decl *) * (size_t)c.nd);
+	f->ndecls = c.nd;
+	if (f->nerrors)
+		rc = KP_PARSE_ERRORS;
+cleanup:
+	free(c.dkeys);
+	free(c.dvals);
+	clang_disposeTranslationUnit(tu);
+	clang_disposeIndex(idx);
+	return rc;
+}

@@ -1,0 +1,32 @@
+/*
+ * parse.h - the parsing layer: turns a CUDA source file into a kp_file
+ * (model.h) using the libclang C API.  This is the only module that calls
+ * clang_*; it also owns the compilation-database lookup and the CUDA 13 /
+ * libclang header workaround.
+ */
+#ifndef KPIPE_PARSE_H
+#define KPIPE_PARSE_H
+
+#include "model.h"
+
+typedef struct {
+	const char *arch;       /* "sm_90" */
+	const char *cuda_path;  /* --cuda-path, or NULL to let clang find it */
+	const char **args;      /* extra compiler arguments (after --, -I, -D) */
+	int nargs;
+	const char *build_dir;  /* -p: directory holding compile_commands.json */
+	int no_compdb;          /* do not search compile_commands.json upward */
+	const char *contents;   /* unsaved contents (stdin), or NULL */
+	size_t contents_len;
+} kp_parse_opts;
+
+enum { KP_PARSE_OK = 0, KP_PARSE_IO = -1, KP_PARSE_FAILED = -2, KP_PARSE_ERRORS = -3 };
+
+/* Parses `path`; on KP_PARSE_ERRORS the file is filled and f->diags hold
+ * the compiler's errors.  Always call kp_file_release() afterwards. */
+int kp_parse(kp_file *f, const char *path, const kp_parse_opts *o, char **errmsg);
+
+/* "Debian clang version 19.1.7 ..." (static storage). */
+const char *kp_libclang_version(void);
+
+#endif

@@ -1,0 +1,317 @@
+/*
+ * render.c - helpers the transforms share: substitution lists applied to
+ * source ranges (re-indexing tiles, advancing induction variables), the
+ * byte spans of the load / compute phases, indentation, and the edits to
+ * tile declarations.  Pure text work over the model; no libclang.
+ */
+#include "transform.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void kp_subs_add(kp_subs *s, unsigned off, unsigned len, const char *text)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 32;
+		s->v = kp_xrealloc(s->v, sizeof(*s->v) * (size_t)s->cap);
+	}
+	s->v[s->n++] = (kp_sub){off, len, kp_xstrdup(text)};
+}
+
+void kp_subs_release(kp_subs *s)
+{
+	for (int i = 0; i < s->n; i++)
+		free(s->v[i].text);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+static int cmp_sub(const void *a, const void *b)
+{
+	const kp_sub *x = a, *y = b;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	/* longer first: a containing substitution wins */
+	return x->len > y->len ? -1 : x->len < y->len;
+}
+
+char *kp_render(const kp_file *f, unsigned b, unsigned e, const kp_subs *s)
+{
+	kp_sub *v = kp_xmalloc(sizeof(*v) * (size_t)(s->n + 1));
+	int n = 0;
+	for (int i = 0; i < s->n; i++)
+		if (s->v[i].off >= b && s->v[i].off + s->v[i].len <= e)
+			v[n++] = s->v[i];
+	qsort(v, (size_t)n, sizeof(*v), cmp_sub);
+	kp_strbuf sb = KP_STRBUF_INIT;
+	unsigned pos = b;
+	for (int i = 0; i < n; i++) {
+		if (v[i].off < pos)
+			continue; /* inside an earlier, wider substitution */
+		kp_strbuf_add(&sb, f->src + pos, v[i].off - pos);
+		kp_strbuf_adds(&sb, v[i].text);
+		pos = v[i].off + v[i].len;
+	}
+	if (pos < e)
+		kp_strbuf_add(&sb, f->src + pos, e - pos);
+	free(v);
+	return kp_strbuf_detach(&sb);
+}
+
+typedef struct {
+	const kp_loop *l;
+	kp_subs *s;
+	unsigned b, e;
+	const char *idx;
+	int next;
+} sub_walk;
+
+static int is_loaded_tile(const kp_loop *l, const kp_decl *d)
+{
+	for (int i = 0; i < l->ntiles; i++)
+		if (l->tiles[i].arr == d && l->tiles[i].loaded)
+			return 1;
+	return 0;
+}
+
+static const kp_induct *ind_of(const kp_loop *l, const kp_decl *d)
+{
+	for (int i = 0; i < l->nind; i++)
+		if (l->ind[i].var == d)
+			return &l->ind[i];
+	return NULL;
+}
+
+static int walk_subs(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	sub_walk *w = ud;
+	if (n->kind != KP_N_DECLREF || !n->decl || !n->name_editable)
+		return 1;
+	unsigned nl = (unsigned)strlen(n->name);
+	if (n->name_off < w->b || n->name_off + nl > w->e)
+		return 1;
+	if (!w->next && is_loaded_tile(w->l, n->decl)) {
+		kp_strbuf sb = KP_STRBUF_INIT;
+		kp_strbuf_addf(&sb, "%s[%s]", n->name, w->idx);
+		kp_subs_add(w->s, n->name_off, nl, kp_strbuf_str(&sb));
+		kp_strbuf_release(&sb);
+	} else if (w->next) {
+		const kp_induct *in = ind_of(w->l, n->decl);
+		if (in) {
+			kp_strbuf sb = KP_STRBUF_INIT;
+			kp_strbuf_addf(&sb, "(%s %c %s)", n->name, in->sign < 0 ? '-' : '+', in->step);
+			kp_subs_add(w->s, n->name_off, nl, kp_strbuf_str(&sb));
+			kp_strbuf_release(&sb);
+		}
+	}
+	return 1;
+}
+
+void kp_subs_tiles(kp_subs *s, const kp_loop *l, unsigned b, unsigned e, const char *idx)
+{
+	sub_walk w = {l, s, b, e, idx, 0};
+	kp_node_walk(l->body, NULL, walk_subs, &w);
+	if (l->cond)
+		kp_node_walk(l->cond, NULL, walk_subs, &w);
+}
+
+void kp_subs_next(kp_subs *s, const kp_loop *l, unsigned b, unsigned e)
+{
+	sub_walk w = {l, s, b, e, NULL, 1};
+	kp_node_walk(l->body, NULL, walk_subs, &w);
+	if (l->cond)
+		kp_node_walk(l->cond, NULL, walk_subs, &w);
+}
+
+static unsigned line_begin(const kp_file *f, unsigned off)
+{
+	while (off > 0 && f->src[off - 1] != '\n')
+		off--;
+	return off;
+}
+
+/* Offset just after the statement ending at `end` (its ';'), moved to the
+ * next line when only blanks follow. */
+static unsigned after_stmt(const kp_file *f, unsigned end)
+{
+	unsigned p = end;
+	while (p < f->len && (f->src[p] == ' ' || f->src[p] == '\t'))
+		p++;
+	if (p < f->len && f->src[p] == ';')
+		p++;
+	unsigned q = p;
+	while (q < f->len && (f->src[q] == ' ' || f->src[q] == '\t' || f->src[q] == '\r'))
+		q++;
+	if (q < f->len && f->src[q] == '\n')
+		return q + 1;
+	return p;
+}
+
+/* Start of the statement at `begin`: its line start when only blanks
+ * precede it on the line. */
+static unsigned before_stmt(const kp_file *f, unsigned begin)
+{
+	unsigned lb = line_begin(f, begin);
+	for (unsigned p = lb; p < begin; p++)
+		if (f->src[p] != ' ' && f->src[p] != '\t')
+			return begin;
+	return lb;
+}
+
+void kp_loop_spans(const kp_file *f, const kp_loop *l, kp_spans *sp)
+{
+	kp_node *body = l->body;
+	unsigned body_open = body->begin + 1; /* after '{' */
+	unsigned body_close = body->end - 1;  /* the '}' */
+	unsigned close_line = before_stmt(f, body_close);
+	kp_node *b1 = l->stmts[l->bar1];
+	kp_node *b2 = l->bar2 >= 0 ? l->stmts[l->bar2] : NULL;
+	sp->bump_b = sp->bump_e = 0;
+	if (l->form == KP_FORM_TOP) {
+		sp->load_b = after_stmt(f, b1->end);
+		sp->load_e = before_stmt(f, b2->begin);
+		if (l->bump_e > l->bump_b) {
+			sp->bump_b = before_stmt(f, l->stmts[l->bump_b]->begin);
+			sp->bump_e = sp->load_e;
+			sp->load_e = sp->bump_b;
+		}
+		sp->comp_b = after_stmt(f, b2->end);
+		sp->comp_e = close_line;
+		sp->tail_b = sp->tail_e = sp->comp_e;
+	} else {
+		unsigned first = l->load_b < l->nstmts ? l->stmts[l->load_b]->begin : body_open;
+		sp->load_b = before_stmt(f, first);
+		if (l->load_b == 0) {
+			unsigned p = body_open;
+			while (p < f->len && (f->src[p] == ' ' || f->src[p] == '\t' || f->src[p] == '\r'))
+				p++;
+			if (p < f->len && f->src[p] == '\n' && p + 1 <= sp->load_b)
+				sp->load_b = p + 1 < sp->load_b ? p + 1 : sp->load_b;
+		}
+		sp->load_e = before_stmt(f, b1->begin);
+		if (l->bump_e > l->bump_b) {
+			sp->bump_b = before_stmt(f, l->stmts[l->bump_b]->begin);
+			sp->bump_e = sp->load_e;
+			sp->load_e = sp->bump_b;
+		}
+		sp->comp_b = after_stmt(f, b1->end);
+		sp->comp_e = b2 ? before_stmt(f, b2->begin) : close_line;
+		sp->tail_b = b2 ? after_stmt(f, b2->end) : close_line;
+		sp->tail_e = close_line;
+		if (sp->tail_b > sp->tail_e)
+			sp->tail_b = sp->tail_e;
+	}
+}
+
+char *kp_line_indent(const kp_file *f, unsigned off)
+{
+	unsigned lb = line_begin(f, off), p = lb;
+	while (p < f->len && (f->src[p] == ' ' || f->src[p] == '\t'))
+		p++;
+	return kp_xstrndup(f->src + lb, p - lb);
+}
+
+char *kp_indent_unit(const kp_file *f, const kp_loop *l)
+{
+	char *outer = kp_line_indent(f, l->node->begin);
+	char *res = NULL;
+	for (int i = 0; i < l->nstmts && !res; i++) {
+		kp_node *s = l->stmts[i];
+		if (!s->in_main)
+			continue;
+		char *inner = kp_line_indent(f, s->begin);
+		size_t ol = strlen(outer), il = strlen(inner);
+		if (il > ol && !strncmp(inner, outer, ol))
+			res = kp_xstrdup(inner + ol);
+		free(inner);
+	}
+	if (!res)
+		res = kp_xstrdup(strchr(outer, '\t') ? "\t" : "    ");
+	free(outer);
+	return res;
+}
+
+char *kp_reindent(const char *text, const char *prefix)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	int at_line_start = 1;
+	for (const char *p = text; *p; p++) {
+		if (at_line_start && *p != '\n' && *p != '\r' && *p != '#')
+			kp_strbuf_adds(&sb, prefix);
+		kp_strbuf_addc(&sb, *p);
+		at_line_start = *p == '\n';
+	}
+	return kp_strbuf_detach(&sb);
+}
+
+char *kp_init_stmt(kp_file *f, const kp_loop *l)
+{
+	kp_node *in = l->init;
+	if (!in || !in->in_main || in->kind == KP_N_NULLSTMT || in->end <= in->begin)
+		return kp_xstrdup("");
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_add(&sb, f->src + in->begin, in->end - in->begin);
+	/* a DeclStmt's extent includes its ';' */
+	if (sb.len && sb.buf[sb.len - 1] != ';')
+		kp_strbuf_addc(&sb, ';');
+	return kp_strbuf_detach(&sb);
+}
+
+char *kp_tile_decl_edits(kp_file *f, const kp_loop *l, int stages, kp_edits *out)
+{
+	kp_strbuf hoist = KP_STRBUF_INIT;
+	char sbuf[32];
+	snprintf(sbuf, sizeof(sbuf), "[%d]", stages);
+	for (int i = 0; i < l->ntiles; i++) {
+		const kp_tile *t = &l->tiles[i];
+		if (!t->loaded)
+			continue;
+		unsigned at = t->arr->name_off + (unsigned)strlen(t->arr->name);
+		if (!t->in_loop) {
+			kp_edits_add(out, at, 0, sbuf);
+			continue;
+		}
+		/* declared in the loop: hoist the whole declaration statement */
+		const kp_node *ds = t->decl_stmt;
+		int done = 0;
+		for (int j = 0; j < i; j++)
+			if (l->tiles[j].decl_stmt == ds && l->tiles[j].loaded)
+				done = 1;
+		if (done)
+			continue;
+		kp_subs s = {0};
+		for (int j = 0; j < l->ntiles; j++)
+			if (l->tiles[j].decl_stmt == ds && l->tiles[j].loaded)
+				kp_subs_add(&s, l->tiles[j].arr->name_off + (unsigned)strlen(l->tiles[j].arr->name),
+					    0, sbuf);
+		char *txt = kp_render(f, ds->begin, ds->end, &s);
+		kp_strbuf_adds(&hoist, txt);
+		if (hoist.len && hoist.buf[hoist.len - 1] != ';')
+			kp_strbuf_addc(&hoist, ';');
+		kp_strbuf_addc(&hoist, '\n');
+		free(txt);
+		kp_subs_release(&s);
+	}
+	return kp_strbuf_detach(&hoist);
+}
+
+unsigned kp_loop_start(const kp_file *f, const kp_loop *l, char **pragma)
+{
+	*pragma = NULL;
+	unsigned lb = line_begin(f, l->node->begin);
+	if (lb == 0)
+		return l->node->begin;
+	unsigned prev = line_begin(f, lb - 1), p = prev;
+	while (p < lb && (f->src[p] == ' ' || f->src[p] == '\t'))
+		p++;
+	if (lb - p > 7 && !strncmp(f->src + p, "#pragma", 7)) {
+		unsigned e = lb;
+		while (e > p && (f->src[e - 1] == '\n' || f->src[e - 1] == '\r'))
+			e--;
+		*pragma = kp_xstrndup(f->src + p, e - p);
+		return prev;
+	}
+	return l->node->begin;
+}

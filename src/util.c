@@ -1,0 +1,299 @@
+/*
+ * util.c - checked allocation, string buffers, the per-run arena, file
+ * reading, atomic file writing and running external tools.
+ *
+ * This is the only module that aborts (on out-of-memory); everything else
+ * returns status codes to its caller.
+ */
+#define _GNU_SOURCE
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+void *kp_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p) {
+		fputs("kpipe: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+void *kp_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p) {
+		fputs("kpipe: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+void *kp_xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p) {
+		fputs("kpipe: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+char *kp_xstrdup(const char *s) { return kp_xstrndup(s, strlen(s)); }
+
+char *kp_xstrndup(const char *s, size_t n)
+{
+	char *p = kp_xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+static void strbuf_grow(kp_strbuf *sb, size_t extra)
+{
+	if (sb->len + extra + 1 <= sb->cap)
+		return;
+	size_t cap = sb->cap ? sb->cap : 64;
+	while (cap < sb->len + extra + 1)
+		cap *= 2;
+	sb->buf = kp_xrealloc(sb->buf, cap);
+	sb->cap = cap;
+}
+
+void kp_strbuf_add(kp_strbuf *sb, const char *s, size_t n)
+{
+	strbuf_grow(sb, n);
+	memcpy(sb->buf + sb->len, s, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+void kp_strbuf_adds(kp_strbuf *sb, const char *s) { kp_strbuf_add(sb, s, strlen(s)); }
+
+void kp_strbuf_addc(kp_strbuf *sb, char c) { kp_strbuf_add(sb, &c, 1); }
+
+void kp_strbuf_vaddf(kp_strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list cp;
+	va_copy(cp, ap);
+	int n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		return;
+	strbuf_grow(sb, (size_t)n);
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	sb->len += (size_t)n;
+}
+
+void kp_strbuf_addf(kp_strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	kp_strbuf_vaddf(sb, fmt, ap);
+	va_end(ap);
+}
+
+const char *kp_strbuf_str(kp_strbuf *sb) { return sb->buf ? sb->buf : ""; }
+
+char *kp_strbuf_detach(kp_strbuf *sb)
+{
+	char *s = sb->buf ? sb->buf : kp_xstrdup("");
+	sb->buf = NULL;
+	sb->len = sb->cap = 0;
+	return s;
+}
+
+void kp_strbuf_release(kp_strbuf *sb)
+{
+	free(sb->buf);
+	sb->buf = NULL;
+	sb->len = sb->cap = 0;
+}
+
+struct kp_arena_chunk {
+	kp_arena_chunk *next;
+	size_t used, cap;
+	_Alignas(16) unsigned char data[];
+};
+
+void *kp_arena_alloc(kp_arena *a, size_t n)
+{
+	n = (n + 15) & ~(size_t)15;
+	kp_arena_chunk *c = a->head;
+	if (!c || c->used + n > c->cap) {
+		size_t cap = n > 65536 ? n : 65536;
+		c = kp_xmalloc(sizeof(*c) + cap);
+		c->used = 0;
+		c->cap = cap;
+		c->next = a->head;
+		a->head = c;
+	}
+	void *p = c->data + c->used;
+	c->used += n;
+	memset(p, 0, n);
+	return p;
+}
+
+char *kp_arena_strndup(kp_arena *a, const char *s, size_t n)
+{
+	char *p = kp_arena_alloc(a, n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *kp_arena_strdup(kp_arena *a, const char *s) { return kp_arena_strndup(a, s, strlen(s)); }
+
+char *kp_arena_printf(kp_arena *a, const char *fmt, ...)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	kp_strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	char *p = kp_arena_strndup(a, kp_strbuf_str(&sb), sb.len);
+	kp_strbuf_release(&sb);
+	return p;
+}
+
+void kp_arena_release(kp_arena *a)
+{
+	kp_arena_chunk *c = a->head;
+	while (c) {
+		kp_arena_chunk *n = c->next;
+		free(c);
+		c = n;
+	}
+	a->head = NULL;
+}
+
+int kp_read_stream(void *fp, char **out, size_t *len)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	char tmp[65536];
+	size_t n;
+	while ((n = fread(tmp, 1, sizeof(tmp), (FILE *)fp)) > 0)
+		kp_strbuf_add(&sb, tmp, n);
+	if (ferror((FILE *)fp)) {
+		kp_strbuf_release(&sb);
+		return -EIO;
+	}
+	if (len)
+		*len = sb.len;
+	*out = kp_strbuf_detach(&sb);
+	return 0;
+}
+
+int kp_read_file(const char *path, char **out, size_t *len)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return -errno;
+	int rc = kp_read_stream(fp, out, len);
+	fclose(fp);
+	return rc;
+}
+
+int kp_write_file_atomic(const char *path, const char *data, size_t len)
+{
+	char *dup = kp_xstrdup(path);
+	char *dir = dirname(dup);
+	kp_strbuf tmp = KP_STRBUF_INIT;
+	kp_strbuf_addf(&tmp, "%s/.kpipe-tmp-XXXXXX", dir);
+	free(dup);
+	int rc = 0;
+	int fd = mkstemp(tmp.buf);
+	if (fd < 0) {
+		rc = -errno;
+		goto cleanup;
+	}
+	struct stat st;
+	mode_t mode = 0644;
+	if (stat(path, &st) == 0)
+		mode = st.st_mode & 07777;
+	else {
+		mode_t um = umask(0);
+		umask(um);
+		mode = 0666 & ~um;
+	}
+	size_t off = 0;
+	while (off < len) {
+		ssize_t w = write(fd, data + off, len - off);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = -errno;
+			break;
+		}
+		off += (size_t)w;
+	}
+	if (rc == 0 && fchmod(fd, mode) != 0)
+		rc = -errno;
+	if (rc == 0 && fsync(fd) != 0 && errno != EINVAL)
+		rc = -errno;
+	if (close(fd) != 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && rename(tmp.buf, path) != 0)
+		rc = -errno;
+	if (rc != 0)
+		unlink(tmp.buf);
+cleanup:
+	kp_strbuf_release(&tmp);
+	return rc;
+}
+
+int kp_run_capture(char *const argv[], char **out)
+{
+	int pipefd[2];
+	*out = NULL;
+	if (pipe(pipefd) != 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		dup2(pipefd[1], 1);
+		dup2(pipefd[1], 2);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	kp_strbuf sb = KP_STRBUF_INIT;
+	char tmp[8192];
+	ssize_t n;
+	while ((n = read(pipefd[0], tmp, sizeof(tmp))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		kp_strbuf_add(&sb, tmp, (size_t)n);
+	}
+	close(pipefd[0]);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	*out = kp_strbuf_detach(&sb);
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status) == 127 ? -1 : WEXITSTATUS(status);
+	return -1;
+}

@@ -1,0 +1,64 @@
+/*
+ * util.h - small shared helpers: checked allocation, a growable string
+ * buffer, a per-run arena, and whole-file reading.
+ *
+ * Ownership: a kp_strbuf owns its bytes until kp_strbuf_release() or
+ * kp_strbuf_detach(); memory from a kp_arena lives until kp_arena_release().
+ * Nothing here prints or exits except kp_xmalloc() on out-of-memory.
+ */
+#ifndef KPIPE_UTIL_H
+#define KPIPE_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#define KP_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define KP_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+void *kp_xmalloc(size_t n);
+void *kp_xcalloc(size_t n, size_t size);
+void *kp_xrealloc(void *p, size_t n);
+char *kp_xstrdup(const char *s);
+char *kp_xstrndup(const char *s, size_t n);
+
+typedef struct {
+	char *buf;
+	size_t len;
+	size_t cap;
+} kp_strbuf;
+
+#define KP_STRBUF_INIT {NULL, 0, 0}
+void kp_strbuf_add(kp_strbuf *sb, const char *s, size_t n);
+void kp_strbuf_adds(kp_strbuf *sb, const char *s);
+void kp_strbuf_addc(kp_strbuf *sb, char c);
+void kp_strbuf_addf(kp_strbuf *sb, const char *fmt, ...) KP_PRINTF(2, 3);
+void kp_strbuf_vaddf(kp_strbuf *sb, const char *fmt, va_list ap);
+const char *kp_strbuf_str(kp_strbuf *sb); /* never NULL */
+char *kp_strbuf_detach(kp_strbuf *sb);     /* caller frees */
+void kp_strbuf_release(kp_strbuf *sb);
+
+/* Per-run arena: bump allocation in chunks, freed all at once. */
+typedef struct kp_arena_chunk kp_arena_chunk;
+typedef struct {
+	kp_arena_chunk *head;
+} kp_arena;
+
+void *kp_arena_alloc(kp_arena *a, size_t n); /* zeroed */
+char *kp_arena_strdup(kp_arena *a, const char *s);
+char *kp_arena_strndup(kp_arena *a, const char *s, size_t n);
+char *kp_arena_printf(kp_arena *a, const char *fmt, ...) KP_PRINTF(2, 3);
+void kp_arena_release(kp_arena *a);
+
+/* Reads a whole file; returns 0 or -errno. *out is NUL-terminated, caller frees. */
+int kp_read_file(const char *path, char **out, size_t *len);
+/* Reads all of a stream (stdin). Same contract. */
+int kp_read_stream(void *fp, char **out, size_t *len);
+/* Writes atomically: temp file in the destination directory, then rename.
+ * Keeps the mode of an existing destination. Returns 0 or -errno. */
+int kp_write_file_atomic(const char *path, const char *data, size_t len);
+
+/* Runs a command (argv, NULL-terminated) capturing stdout+stderr into *out
+ * (caller frees). Returns the exit status, or -1 when it could not start. */
+int kp_run_capture(char *const argv[], char **out);
+
+#endif

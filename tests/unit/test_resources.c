@@ -1,0 +1,302 @@
+/*
+ * test_resources.c - the ptxas report parser on captured nvcc output
+ * (the .ptxas.txt files in tests/fixtures/sass/, see regen.sh), kernel-name matching,
+ * warning keys, the occupancy-cliff message, and kp_resources_compile with
+ * stand-in compilers (shell scripts), so no CUDA is needed.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "arch.h"
+#include "resources.h"
+#include "util.h"
+
+#ifndef KPIPE_SOURCE_DIR
+#define KPIPE_SOURCE_DIR "."
+#endif
+#define FIXTURES KPIPE_SOURCE_DIR "/tests/fixtures/sass/"
+
+static void parse_fixture(kp_resources *r, const char *name)
+{
+	char *text = NULL;
+	char path[1024];
+	snprintf(path, sizeof(path), FIXTURES "%s", name);
+	cr_assert_eq(kp_read_file(path, &text, NULL), 0, "cannot read %s", path);
+	memset(r, 0, sizeof(*r));
+	kp_resources_parse(r, text);
+	free(text);
+}
+
+Test(resources_parse, one_kernel)
+{
+	kp_resources r;
+	parse_fixture(&r, "naive.ptxas.txt");
+	cr_assert_eq(r.nkernels, 1);
+	const kp_kernel_res *k = &r.kernels[0];
+	cr_assert_str_eq(k->name, "_Z12matmul_tiledPKfS0_Pfi");
+	cr_assert_null(k->demangled);
+	cr_assert(k->is_entry);
+	cr_assert_eq(k->registers, 32);
+	cr_assert_eq(k->smem, 8192);
+	cr_assert_eq(k->barriers, 1);
+	cr_assert_eq(k->stack_frame, 0);
+	cr_assert_eq(k->spill_stores, 0);
+	cr_assert_eq(k->spill_loads, 0);
+	cr_assert_eq(r.nwarnings, 0);
+	cr_assert_eq(kp_resources_find(&r, "_Z12matmul_tiledPKfS0_Pfi"), k);
+	cr_assert_null(kp_resources_find(&r, "matmul_tiled"));
+	kp_resources_release(&r);
+}
+
+Test(resources_parse, spills)
+{
+	kp_resources r;
+	parse_fixture(&r, "tile128_spill.ptxas.txt");
+	cr_assert_eq(r.nkernels, 1);
+	const kp_kernel_res *k = &r.kernels[0];
+	cr_assert_str_eq(k->name, "_Z15sgemm_128x128x8PKfS0_Pfiii");
+	cr_assert_eq(k->registers, 32);
+	cr_assert_eq(k->stack_frame, 952);
+	cr_assert_eq(k->spill_stores, 2776);
+	cr_assert_eq(k->spill_loads, 2560);
+	cr_assert_eq(k->cumulative_stack, 952);
+	cr_assert_eq(k->smem, 8192);
+	kp_resources_release(&r);
+}
+
+Test(resources_parse, older_target_with_cmem_and_ptxas_warning)
+{
+	kp_resources r;
+	parse_fixture(&r, "tile128.sm_80.ptxas.txt");
+	cr_assert_eq(r.nkernels, 1);
+	cr_assert_eq(r.kernels[0].registers, 119);
+	cr_assert_eq(r.kernels[0].cmem0, 388);
+	cr_assert_eq(r.kernels[0].smem, 8192);
+	cr_assert_eq(r.nwarnings, 1);
+	cr_assert(strncmp(r.warnings[0], "ptxas warning : For profile sm_80", 33) == 0, "%s",
+		  r.warnings[0]);
+	kp_resources_release(&r);
+}
+
+Test(resources_parse, called_function_is_not_an_entry)
+{
+	kp_resources r;
+	parse_fixture(&r, "noinline.ptxas.txt");
+	cr_assert_eq(r.nkernels, 3);
+	const kp_kernel_res *triv = kp_resources_find(&r, "_Z7trivialPf");
+	const kp_kernel_res *user = kp_resources_find(&r, "_Z11uses_calleePfi");
+	const kp_kernel_res *callee = kp_resources_find(&r, "_Z4pickPKfi");
+	cr_assert(triv && user && callee);
+	cr_assert(triv->is_entry);
+	cr_assert_eq(triv->registers, 8);
+	cr_assert_eq(triv->barriers, 0);
+	cr_assert(user->is_entry);
+	cr_assert_eq(user->registers, 40);
+	cr_assert_eq(user->stack_frame, 128);
+	cr_assert_eq(user->cumulative_stack, 128);
+	cr_assert_not(callee->is_entry);
+	cr_assert_eq(callee->registers, 0);
+	kp_resources_release(&r);
+}
+
+Test(resources_parse, warnings_and_several_kernels)
+{
+	kp_resources r;
+	parse_fixture(&r, "multi.ptxas.txt");
+	cr_assert_eq(r.nkernels, 2);
+	cr_assert_str_eq(r.kernels[0].name, "_Z5scaleILi128EEvPff");
+	cr_assert_eq(r.kernels[0].registers, 8);
+	cr_assert_eq(r.kernels[0].smem, 0);
+	cr_assert_str_eq(r.kernels[1].name, "_Z4axpyPfPKffi");
+	cr_assert_eq(r.kernels[1].registers, 10);
+	/* the "Remark: The warnings can be suppressed" line is no warning */
+	cr_assert_eq(r.nwarnings, 1);
+	cr_assert_str_eq(r.warnings[0],
+			 "multi.cu(6): warning #177-D: variable \"unused\" was declared but never "
+			 "referenced");
+	cr_assert_str_eq(kp_resources_warning_key(r.warnings[0]),
+			 "warning #177-D: variable \"unused\" was declared but never referenced");
+	kp_resources_release(&r);
+}
+
+Test(resources_parse, appends_and_ignores_noise)
+{
+	kp_resources r = {0};
+	cr_assert_eq(kp_resources_parse(&r, ""), 0);
+	cr_assert_eq(kp_resources_parse(&r, "nvcc fatal   : Unknown option '-foo'\n"), 0);
+	cr_assert_eq(kp_resources_parse(&r,
+					"ptxas info    : Compiling entry function 'k' for 'sm_90'\n"
+					"ptxas info    : Used 12 registers, 16 bytes smem\n"),
+		     1);
+	cr_assert_eq(r.kernels[0].registers, 12);
+	cr_assert_eq(r.kernels[0].smem, 16);
+	cr_assert_eq(r.kernels[0].barriers, -1);
+	kp_resources_release(&r);
+}
+
+Test(resources_warning_key, prefixes)
+{
+	cr_assert_str_eq(kp_resources_warning_key("a/b.cu(12): warning #550-D: x set but not used"),
+			 "warning #550-D: x set but not used");
+	cr_assert_str_eq(kp_resources_warning_key("ptxas warning : Registers are spilled"),
+			 "ptxas warning : Registers are spilled");
+}
+
+Test(resources_names, matching)
+{
+	kp_kernel_res k = {.name = "_Z12matmul_tiledPKfS0_Pfi"};
+	cr_assert(kp_resources_name_matches(&k, NULL));
+	cr_assert(kp_resources_name_matches(&k, "_Z12matmul_tiledPKfS0_Pfi"));
+	cr_assert(kp_resources_name_matches(&k, "matmul_tiled"));
+	cr_assert_not(kp_resources_name_matches(&k, "matmul"));
+	cr_assert_not(kp_resources_name_matches(&k, "tiled"));
+
+	kp_kernel_res t = {.name = "_Z5scaleILi128EEvPff",
+			   .demangled = "void scale<128>(float*, float)"};
+	cr_assert(kp_resources_name_matches(&t, "scale"));
+	cr_assert(kp_resources_name_matches(&t, "void scale<128>(float*, float)"));
+	cr_assert_not(kp_resources_name_matches(&t, "cale"));
+	cr_assert_not(kp_resources_name_matches(&t, "float"));
+
+	kp_kernel_res n = {.name = "_ZN2ns4gemmEPf", .demangled = "ns::gemm(float*)"};
+	cr_assert(kp_resources_name_matches(&n, "gemm"));
+	cr_assert(kp_resources_name_matches(&n, "ns::gemm"));
+}
+
+Test(resources_cliff, register_cliff_at_256_threads)
+{
+	/* the guide's 128x128x8 register-staging figures on an H200 */
+	const kp_arch *a = kp_arch_find("sm_90");
+	cr_assert_not_null(a);
+	kp_kernel_res before = {.registers = 128, .smem = 8192};
+	kp_kernel_res after = {.registers = 134, .smem = 16384};
+	char msg[256];
+	cr_assert(kp_resources_cliff(a, 256, &before, &after, msg, sizeof(msg)));
+	cr_assert_str_eq(msg, "occupancy cliff crossed: 2 -> 1 blocks/SM (registers 128 -> 134, "
+			      "static smem 8192 -> 16384 bytes; limited by registers)");
+
+	after.registers = 128;
+	cr_assert_not(kp_resources_cliff(a, 256, &before, &after, msg, sizeof(msg)));
+	cr_assert_str_eq(msg, "");
+	cr_assert_not(kp_resources_cliff(NULL, 256, &before, &after, msg, sizeof(msg)));
+}
+
+Test(resources_cliff, shared_memory_cliff)
+{
+	const kp_arch *a = kp_arch_find("sm_90");
+	kp_kernel_res before = {.registers = 32, .smem = 24 * 1024};
+	kp_kernel_res after = {.registers = 32, .smem = 48 * 1024};
+	char msg[256];
+	cr_assert(kp_resources_cliff(a, 128, &before, &after, msg, sizeof(msg)));
+	cr_assert(strstr(msg, "static smem 24576 -> 49152 bytes; limited by shared memory"), "%s",
+		  msg);
+}
+
+/* ---- running the compiler --------------------------------------------- */
+
+static char tooldir[256];
+
+static char *script(const char *name, const char *body)
+{
+	if (!tooldir[0]) {
+		snprintf(tooldir, sizeof(tooldir), "%s/kpipe-test-XXXXXX",
+			 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+		cr_assert_not_null(mkdtemp(tooldir));
+	}
+	char *path = NULL;
+	cr_assert_geq(asprintf(&path, "%s/%s", tooldir, name), 0);
+	FILE *fp = fopen(path, "w");
+	cr_assert_not_null(fp);
+	fputs(body, fp);
+	fclose(fp);
+	cr_assert_eq(chmod(path, 0755), 0);
+	return path;
+}
+
+static void cleanup_script(char *path)
+{
+	unlink(path);
+	free(path);
+	rmdir(tooldir);
+	tooldir[0] = '\0';
+}
+
+Test(resources_compile, replays_the_report_and_passes_arguments)
+{
+	/* prints its arguments, then the captured report */
+	char *nvcc =
+		script("nvcc", "#!/bin/sh\necho \"args: $*\"\ncat " FIXTURES "naive.ptxas.txt\n");
+	const char *args[] = {"-I", "inc", "-DTILE=32"};
+	kp_compile_opts o = {.nvcc = nvcc, .arch = "sm_90", .args = args, .nargs = 3};
+	kp_resources r;
+	cr_assert_eq(kp_resources_compile(&r, &o, "x.cu", "/tmp/x.cubin"), KP_RES_OK, "%s",
+		     r.error);
+	cr_assert_eq(r.status, 0);
+	cr_assert(
+		strstr(r.log,
+		       "args: -arch=sm_90 -cubin -O3 -Xptxas -v -I inc -DTILE=32 -o /tmp/x.cubin x.cu"),
+		"%s", r.log);
+	cr_assert_eq(r.nkernels, 1);
+	cr_assert_eq(r.kernels[0].registers, 32);
+	kp_resources_release(&r);
+	cleanup_script(nvcc);
+}
+
+Test(resources_compile, failure_reports_the_first_error)
+{
+	char *nvcc = script(
+		"nvcc",
+		"#!/bin/sh\n"
+		"echo 'x.cu(3): warning #177-D: variable \"u\" was declared but never referenced'\n"
+		"echo 'x.cu(7): error: identifier \"tile\" is undefined'\n"
+		"echo '1 error detected in the compilation of \"x.cu\".'\n"
+		"exit 2\n");
+	kp_compile_opts o = {.nvcc = nvcc, .arch = "sm_90"};
+	kp_resources r;
+	cr_assert_eq(kp_resources_compile(&r, &o, "x.cu", "/tmp/x.cubin"), KP_RES_ECOMPILE);
+	cr_assert_eq(r.status, 2);
+	cr_assert_str_eq(r.error,
+			 "nvcc exited with 2: x.cu(7): error: identifier \"tile\" is undefined");
+	cr_assert_eq(r.nwarnings, 1);
+	kp_resources_release(&r);
+	cleanup_script(nvcc);
+}
+
+Test(resources_compile, missing_compiler)
+{
+	kp_compile_opts o = {.nvcc = "/nonexistent/nvcc", .arch = "sm_90"};
+	kp_resources r;
+	cr_assert_eq(kp_resources_compile(&r, &o, "x.cu", "/tmp/x.cubin"), KP_RES_ENOTOOL);
+	cr_assert_str_eq(r.error, "cannot run '/nonexistent/nvcc'");
+	kp_resources_release(&r);
+}
+
+Test(resources_demangle, with_cxxfilt)
+{
+	kp_resources r;
+	parse_fixture(&r, "multi.ptxas.txt");
+	if (kp_resources_demangle(&r, "c++filt") != 0) {
+		kp_resources_release(&r);
+		cr_skip_test("c++filt not available");
+	}
+	cr_assert_str_eq(r.kernels[0].demangled, "void scale<128>(float*, float)");
+	cr_assert_str_eq(r.kernels[1].demangled, "axpy(float*, float const*, float, int)");
+	cr_assert(kp_resources_name_matches(&r.kernels[0], "scale"));
+	kp_resources_release(&r);
+}
+
+Test(resources_demangle, missing_filter_leaves_names)
+{
+	kp_resources r;
+	parse_fixture(&r, "multi.ptxas.txt");
+	cr_assert_eq(kp_resources_demangle(&r, "/nonexistent/c++filt"), -1);
+	cr_assert_null(r.kernels[0].demangled);
+	kp_resources_release(&r);
+}

@@ -1,0 +1,388 @@
+/*
+ * test_util.c - the shared helpers (string buffer, arena, file reading,
+ * atomic writes, running tools) and the CUDA toolkit finder, which must pass
+ * whether or not this machine has nvcc.
+ */
+#define _GNU_SOURCE
+#include "cuda_env.h"
+#include "util.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A fresh directory per test; Criterion runs each test in its own process. */
+static char tmpdir[64];
+
+static void make_tmpdir(void)
+{
+	strcpy(tmpdir, "/tmp/kpipe-test-XXXXXX");
+	cr_assert_not_null(mkdtemp(tmpdir));
+}
+
+static void remove_tmpdir(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	cr_expect_eq(system(cmd), 0);
+}
+
+static char *tmp_path(const char *name)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_addf(&sb, "%s/%s", tmpdir, name);
+	return kp_strbuf_detach(&sb);
+}
+
+static void write_script(const char *path, const char *body)
+{
+	FILE *fp = fopen(path, "w");
+	cr_assert_not_null(fp, "cannot create %s", path);
+	fputs(body, fp);
+	fclose(fp);
+	cr_assert_eq(chmod(path, 0755), 0);
+}
+
+/* --- strbuf ------------------------------------------------------------- */
+
+Test(strbuf, empty_is_never_null)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	cr_expect_str_eq(kp_strbuf_str(&sb), "");
+	char *s = kp_strbuf_detach(&sb);
+	cr_expect_str_eq(s, "");
+	free(s);
+	kp_strbuf_release(&sb);
+}
+
+Test(strbuf, add_and_format)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_adds(&sb, "sm_");
+	kp_strbuf_addf(&sb, "%d", 90);
+	kp_strbuf_addc(&sb, ':');
+	kp_strbuf_add(&sb, "abcdef", 3);
+	cr_expect_str_eq(kp_strbuf_str(&sb), "sm_90:abc");
+	cr_expect_eq(sb.len, 9);
+	kp_strbuf_release(&sb);
+	cr_expect_null(sb.buf);
+	cr_expect_eq(sb.len, 0);
+}
+
+Test(strbuf, grows_past_many_chunks)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	for (int i = 0; i < 10000; i++)
+		kp_strbuf_addf(&sb, "%04d", i % 10000);
+	cr_expect_eq(sb.len, 40000);
+	cr_expect_eq(strncmp(sb.buf + 4 * 1234, "1234", 4), 0);
+	cr_expect_eq(sb.buf[sb.len], '\0');
+	char *s = kp_strbuf_detach(&sb);
+	cr_expect_null(sb.buf);
+	cr_expect_eq(strlen(s), 40000);
+	free(s);
+}
+
+Test(strbuf, embedded_nul_is_kept)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_add(&sb, "a\0b", 3);
+	cr_expect_eq(sb.len, 3);
+	cr_expect_eq(memcmp(sb.buf, "a\0b", 4), 0);
+	kp_strbuf_release(&sb);
+}
+
+/* --- arena -------------------------------------------------------------- */
+
+Test(arena, zeroed_aligned_and_released)
+{
+	kp_arena a = {0};
+	unsigned char *p = kp_arena_alloc(&a, 100);
+	for (int i = 0; i < 100; i++)
+		cr_assert_eq(p[i], 0);
+	memset(p, 0xff, 100);
+	unsigned char *q = kp_arena_alloc(&a, 1);
+	cr_expect_eq(((uintptr_t)q) % 16, 0);
+	cr_expect_eq(*q, 0);
+	cr_expect(q >= p + 100 || q + 1 <= p, "allocations overlap");
+	kp_arena_release(&a);
+	cr_expect_null(a.head);
+}
+
+Test(arena, large_and_many_allocations)
+{
+	kp_arena a = {0};
+	char *big = kp_arena_alloc(&a, 1 << 20); /* larger than one chunk */
+	big[(1 << 20) - 1] = 'x';
+	char *prev = NULL;
+	for (int i = 0; i < 20000; i++) {
+		char *s = kp_arena_printf(&a, "n%d", i);
+		cr_assert_neq(s, prev);
+		prev = s;
+	}
+	cr_expect_str_eq(prev, "n19999");
+	kp_arena_release(&a);
+}
+
+Test(arena, strings)
+{
+	kp_arena a = {0};
+	cr_expect_str_eq(kp_arena_strdup(&a, "kernel"), "kernel");
+	cr_expect_str_eq(kp_arena_strndup(&a, "kernel", 3), "ker");
+	cr_expect_str_eq(kp_arena_printf(&a, "%s_%d", "sm", 80), "sm_80");
+	kp_arena_release(&a);
+	kp_arena_release(&a); /* twice is harmless */
+}
+
+/* --- files -------------------------------------------------------------- */
+
+Test(files, read_missing_and_directory, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+	char *out = NULL;
+	char *missing = tmp_path("missing.cu");
+	cr_expect_eq(kp_read_file(missing, &out, NULL), -ENOENT);
+	cr_expect_eq(kp_read_file(tmpdir, &out, NULL), -EISDIR);
+	cr_expect_null(out);
+	free(missing);
+}
+
+Test(files, atomic_write_then_read, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+	char *path = tmp_path("out.cu");
+	const char data[] = "__global__ void k(void) {}\n";
+	cr_assert_eq(kp_write_file_atomic(path, data, strlen(data)), 0);
+	char *back = NULL;
+	size_t len = 0;
+	cr_assert_eq(kp_read_file(path, &back, &len), 0);
+	cr_expect_eq(len, strlen(data));
+	cr_expect_str_eq(back, data);
+	free(back);
+
+	/* a new file gets 0666 less the umask */
+	mode_t um = umask(0);
+	umask(um);
+	struct stat st;
+	cr_assert_eq(stat(path, &st), 0);
+	cr_expect_eq(st.st_mode & 0777, 0666 & ~um);
+	free(path);
+}
+
+Test(files, atomic_write_keeps_mode, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+	char *path = tmp_path("script.cu");
+	cr_assert_eq(kp_write_file_atomic(path, "old\n", 4), 0);
+	cr_assert_eq(chmod(path, 0751), 0);
+	cr_assert_eq(kp_write_file_atomic(path, "new contents\n", 13), 0);
+	struct stat st;
+	cr_assert_eq(stat(path, &st), 0);
+	cr_expect_eq(st.st_mode & 07777, 0751, "mode is %o", (unsigned)(st.st_mode & 07777));
+	char *back = NULL;
+	cr_assert_eq(kp_read_file(path, &back, NULL), 0);
+	cr_expect_str_eq(back, "new contents\n");
+	free(back);
+	free(path);
+}
+
+Test(files, atomic_write_leaves_no_temporaries, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+	char *path = tmp_path("a.cu");
+	for (int i = 0; i < 5; i++)
+		cr_assert_eq(kp_write_file_atomic(path, "x", 1), 0);
+	char cmd[160];
+	snprintf(cmd, sizeof(cmd), "test \"$(ls -A '%s')\" = a.cu", tmpdir);
+	cr_expect_eq(system(cmd), 0, "temporary files left in %s", tmpdir);
+	free(path);
+}
+
+Test(files, atomic_write_into_missing_directory_fails, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+	char *path = tmp_path("no/such/dir/a.cu");
+	cr_expect_lt(kp_write_file_atomic(path, "x", 1), 0);
+	free(path);
+}
+
+/* --- run_capture -------------------------------------------------------- */
+
+Test(run_capture, stdout_and_status)
+{
+	char *argv[] = {"echo", "hello", NULL};
+	char *out = NULL;
+	cr_expect_eq(kp_run_capture(argv, &out), 0);
+	cr_expect_str_eq(out, "hello\n");
+	free(out);
+}
+
+Test(run_capture, stderr_is_captured_and_status_returned)
+{
+	char *argv[] = {"sh", "-c", "echo to-err >&2; exit 3", NULL};
+	char *out = NULL;
+	cr_expect_eq(kp_run_capture(argv, &out), 3);
+	cr_expect_str_eq(out, "to-err\n");
+	free(out);
+}
+
+Test(run_capture, missing_program)
+{
+	char *argv[] = {"kpipe-no-such-program-xyz", NULL};
+	char *out = NULL;
+	cr_expect_eq(kp_run_capture(argv, &out), -1);
+	free(out);
+}
+
+Test(run_capture, large_output)
+{
+	char *argv[] = {"sh", "-c", "i=0; while [ $i -lt 20000 ]; do echo line$i; i=$((i+1)); done",
+			NULL};
+	char *out = NULL;
+	cr_expect_eq(kp_run_capture(argv, &out), 0);
+	cr_assert_not_null(out);
+	cr_expect_not_null(strstr(out, "line19999\n"));
+	free(out);
+}
+
+/* --- cuda_env ----------------------------------------------------------- */
+
+Test(cuda_env, parse_nvcc_version)
+{
+	int major = 0, minor = 0;
+	const char *v13 = "nvcc: NVIDIA (R) Cuda compiler driver\n"
+			  "Cuda compilation tools, release 13.0, V13.0.88\n"
+			  "Build cuda_13.0.r13.0/compiler.36424714_0\n";
+	cr_expect_eq(kp_cuda_parse_nvcc_version(v13, &major, &minor), 0);
+	cr_expect_eq(major, 13);
+	cr_expect_eq(minor, 0);
+	cr_expect_eq(kp_cuda_parse_nvcc_version("Cuda compilation tools, release 12.4, V12.4.131",
+						&major, &minor),
+		     0);
+	cr_expect_eq(major, 12);
+	cr_expect_eq(minor, 4);
+	cr_expect_eq(kp_cuda_parse_nvcc_version("no version here", &major, &minor), -EINVAL);
+	cr_expect_eq(kp_cuda_parse_nvcc_version("release x.y", &major, &minor), -EINVAL);
+	cr_expect_eq(kp_cuda_parse_nvcc_version(NULL, &major, &minor), -EINVAL);
+}
+
+/* The real machine: passes with or without a toolkit, but when nvcc is
+ * there its version must have been read. */
+Test(cuda_env, this_machine)
+{
+	kp_cuda_env env = KP_CUDA_ENV_INIT;
+	int rc = kp_cuda_env_find(&env, NULL);
+	if (rc == 0) {
+		cr_assert_not_null(env.nvcc);
+		cr_expect_eq(access(env.nvcc, X_OK), 0);
+		cr_expect_not_null(env.root);
+		cr_assert_not_null(env.version, "nvcc at %s but no version parsed", env.nvcc);
+		cr_expect_geq(env.version_major, 9);
+		char want[32];
+		snprintf(want, sizeof(want), "%d.%d", env.version_major, env.version_minor);
+		cr_expect_str_eq(env.version, want);
+		cr_expect_null(env.error);
+		cr_log_info("nvcc %s (CUDA %s), include %s, cuobjdump %s, nvdisasm %s", env.nvcc,
+			    env.version, env.include_dir ? env.include_dir : "-",
+			    env.cuobjdump ? env.cuobjdump : "-", env.nvdisasm ? env.nvdisasm : "-");
+	} else {
+		cr_expect_eq(rc, -ENOENT);
+		cr_expect_null(env.nvcc);
+		cr_expect_null(env.version);
+		cr_expect_not_null(env.error);
+		cr_log_info("no nvcc here: %s", env.error);
+	}
+	if (env.cuobjdump)
+		cr_expect_eq(access(env.cuobjdump, X_OK), 0);
+	if (env.nvdisasm)
+		cr_expect_eq(access(env.nvdisasm, X_OK), 0);
+	kp_cuda_env_release(&env);
+	cr_expect_null(env.nvcc);
+	kp_cuda_env_release(&env);
+}
+
+Test(cuda_env, explicit_cuda_path_is_authoritative, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+	kp_cuda_env env = KP_CUDA_ENV_INIT;
+	cr_expect_eq(kp_cuda_env_find(&env, tmpdir), -ENOENT);
+	cr_expect_null(env.nvcc);
+	cr_assert_not_null(env.error);
+	cr_expect_not_null(strstr(env.error, tmpdir), "error: %s", env.error);
+	kp_cuda_env_release(&env);
+}
+
+/* A fake toolkit: $CUDA_HOME wins over $PATH and /usr/local/cuda, the
+ * version comes from its nvcc, headers from targets/x86_64-linux/include. */
+Test(cuda_env, fake_toolkit_from_cuda_home, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/bin' '%s/targets/x86_64-linux/include'", tmpdir,
+		 tmpdir);
+	cr_assert_eq(system(cmd), 0);
+	char *nvcc = tmp_path("bin/nvcc");
+	char *objdump = tmp_path("bin/cuobjdump");
+	char *hdr = tmp_path("targets/x86_64-linux/include/cuda_runtime.h");
+	write_script(nvcc, "#!/bin/sh\necho 'Cuda compilation tools, release 12.4, V12.4.131'\n");
+	write_script(objdump, "#!/bin/sh\nexit 0\n");
+	write_script(hdr, "/* fake */\n");
+
+	cr_assert_eq(setenv("CUDA_HOME", tmpdir, 1), 0);
+	unsetenv("CUDA_PATH");
+	kp_cuda_env env = KP_CUDA_ENV_INIT;
+	cr_assert_eq(kp_cuda_env_find(&env, NULL), 0);
+	cr_expect_str_eq(env.nvcc, nvcc);
+	cr_expect_str_eq(env.root, tmpdir);
+	cr_expect_str_eq(env.version, "12.4");
+	cr_expect_eq(env.version_major, 12);
+	cr_expect_eq(env.version_minor, 4);
+	cr_expect_str_eq(env.cuobjdump, objdump);
+	char *inc = tmp_path("targets/x86_64-linux/include");
+	cr_expect_str_eq(env.include_dir, inc);
+	kp_cuda_env_release(&env);
+
+	/* the same root given as --cuda-path */
+	unsetenv("CUDA_HOME");
+	cr_assert_eq(kp_cuda_env_find(&env, tmpdir), 0);
+	cr_expect_str_eq(env.nvcc, nvcc);
+	cr_expect_str_eq(env.version, "12.4");
+	kp_cuda_env_release(&env);
+	free(inc);
+	free(nvcc);
+	free(objdump);
+	free(hdr);
+}
+
+/* nvcc found on $PATH: the root is the directory above its bin/. */
+Test(cuda_env, nvcc_on_path, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/tk/bin' '%s/tk/include'", tmpdir, tmpdir);
+	cr_assert_eq(system(cmd), 0);
+	char *nvcc = tmp_path("tk/bin/nvcc");
+	char *hdr = tmp_path("tk/include/cuda_runtime.h");
+	write_script(nvcc, "#!/bin/sh\necho 'Cuda compilation tools, release 11.8, V11.8.89'\n");
+	write_script(hdr, "/* fake */\n");
+	char *bin = tmp_path("tk/bin");
+	kp_strbuf path = KP_STRBUF_INIT;
+	kp_strbuf_addf(&path, "%s:/usr/bin:/bin", bin);
+	unsetenv("CUDA_HOME");
+	unsetenv("CUDA_PATH");
+	cr_assert_eq(setenv("PATH", kp_strbuf_str(&path), 1), 0);
+
+	kp_cuda_env env = KP_CUDA_ENV_INIT;
+	cr_assert_eq(kp_cuda_env_find(&env, NULL), 0);
+	cr_expect_str_eq(env.nvcc, nvcc);
+	char *root = tmp_path("tk");
+	char *inc = tmp_path("tk/include");
+	cr_expect_str_eq(env.root, root);
+	cr_expect_str_eq(env.include_dir, inc);
+	cr_expect_str_eq(env.version, "11.8");
+	kp_cuda_env_release(&env);
+	kp_strbuf_release(&path);
+	free(root);
+	free(inc);
+	free(bin);
+	free(nvcc);
+	free(hdr);
+}

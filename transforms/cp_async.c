@@ -1,0 +1,242 @@
+/*
+ * cp_async.c - the cp.async transform: shared tiles become [S][...], the
+ * first S-1 tiles are fetched before the loop with __pipeline_memcpy_async,
+ * and each iteration waits for its tile, publishes it with one barrier,
+ * refills the slot the previous iteration consumed and computes.
+ *
+ *   prologue:  if (tile t exists) copy t into slot t          (t < S-1)
+ *              commit (one group per tile, empty ones included)
+ *   loop:      wait_prior(S-2); __syncthreads();
+ *              if (tile i+S-1 exists) copy it into slot (i+S-1) % S
+ *              commit; compute slot i % S
+ *
+ * Guarded copies (cond ? src : 0, or if/else 0) become zero-fill copies
+ * from a valid address.  Does not apply to copies that convert values or
+ * are not 4, 8 or 16 bytes wide; register staging handles those.
+ */
+#include "transform.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int cp_match(const kp_loop *l, const kp_arch *a, const char **why_not)
+{
+	if (!l->eligible) {
+		*why_not = "the loop is not eligible";
+		return 0;
+	}
+	if (!a->has_cp_async) {
+		*why_not = "cp.async needs sm_80 or newer";
+		return 0;
+	}
+	if (!l->cp_async_ok) {
+		*why_not = l->cp_async_why_not ? l->cp_async_why_not : "not every copy is cp.async-able";
+		return 0;
+	}
+	return 1;
+}
+
+/* The cp.async statement replacing one copy; subs already hold the tile
+ * index and induction substitutions for this phase. */
+static char *copy_stmt(kp_file *f, const kp_load *ld, const kp_subs *s)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	char *dst = kp_render(f, ld->lhs->begin, ld->lhs->end, s);
+	char *src = kp_render(f, ld->rhs->begin, ld->rhs->end, s);
+	long long bytes = ld->bytes;
+	if (ld->guard == KP_G_NONE) {
+		kp_strbuf_addf(&sb, "__pipeline_memcpy_async(&%s, &%s, %lld)", dst, src, bytes);
+	} else {
+		char *cond = kp_render(f, ld->cond->begin, ld->cond->end, s);
+		kp_strbuf_addf(&sb,
+			       "__pipeline_memcpy_async(&%s, (%s) ? (const void *)&%s : (const void *)%s, "
+			       "%lld, (%s) ? 0 : %lld)",
+			       dst, cond, src, ld->src_base->name, bytes, cond, bytes);
+		free(cond);
+	}
+	free(dst);
+	free(src);
+	return kp_strbuf_detach(&sb);
+}
+
+/* Renders the load phase for one tile slot (`idx`), advanced `next` times. */
+static char *load_phase(kp_file *f, const kp_loop *l, const kp_spans *sp, const char *idx, int next)
+{
+	kp_subs s = {0};
+	kp_subs_tiles(&s, l, sp->load_b, sp->load_e, idx);
+	if (next)
+		kp_subs_next(&s, l, sp->load_b, sp->load_e);
+	kp_subs outer = {0};
+	for (int i = 0; i < l->nloads; i++) {
+		const kp_load *ld = &l->loads[i];
+		char *c = copy_stmt(f, ld, &s);
+		unsigned e = ld->stmt->end;
+		/* an if/else whose else branch is a block has no trailing ';' */
+		if (ld->guard == KP_G_IFELSE) {
+			unsigned p = e;
+			while (p < f->len && (f->src[p] == ' ' || f->src[p] == '\t'))
+				p++;
+			if (p >= f->len || f->src[p] != ';') {
+				char *t = c;
+				kp_strbuf sb = KP_STRBUF_INIT;
+				kp_strbuf_addf(&sb, "%s;", t);
+				c = kp_strbuf_detach(&sb);
+				free(t);
+			}
+		}
+		kp_subs_add(&outer, ld->stmt->begin, e - ld->stmt->begin, c);
+		free(c);
+	}
+	for (int i = 0; i < s.n; i++)
+		kp_subs_add(&outer, s.v[i].off, s.v[i].len, s.v[i].text);
+	char *txt = kp_render(f, sp->load_b, sp->load_e, &outer);
+	kp_subs_release(&s);
+	kp_subs_release(&outer);
+	return txt;
+}
+
+/* Condition "tile i+d exists": the loop condition with the induction
+ * variables advanced d times. */
+static char *cond_ahead(kp_file *f, const kp_loop *l, int d)
+{
+	char *c = kp_xstrndup(f->src + l->cond->begin, l->cond->end - l->cond->begin);
+	if (d == 0)
+		return c;
+	free(c);
+	kp_subs s = {0};
+	for (int i = 0; i < l->nind; i++) {
+		(void)i;
+	}
+	kp_subs_next(&s, l, l->cond->begin, l->cond->end);
+	if (d > 1)
+		for (int i = 0; i < s.n; i++) {
+			/* (v + step) -> (v + d * (step)) */
+			const kp_induct *in = NULL;
+			for (int j = 0; j < l->nind; j++)
+				if (!strncmp(s.v[i].text + 1, l->ind[j].var->name, strlen(l->ind[j].var->name)))
+					in = &l->ind[j];
+			if (!in)
+				continue;
+			kp_strbuf sb = KP_STRBUF_INIT;
+			kp_strbuf_addf(&sb, "(%s %c %d * (%s))", in->var->name, in->sign < 0 ? '-' : '+', d,
+				       in->step);
+			free(s.v[i].text);
+			s.v[i].text = kp_strbuf_detach(&sb);
+		}
+	c = kp_render(f, l->cond->begin, l->cond->end, &s);
+	kp_subs_release(&s);
+	return c;
+}
+
+static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edits *out,
+		    const char **err)
+{
+	int S = o->stages < 2 ? 2 : o->stages;
+	if (S > 2) {
+		*err = "more than 2 stages is not implemented yet";
+		return -1;
+	}
+	kp_spans sp;
+	kp_loop_spans(f, l, &sp);
+	char *pragma = NULL;
+	unsigned start = kp_loop_start(f, l, &pragma);
+	char *ind = kp_line_indent(f, l->node->begin);
+	char *iu = kp_indent_unit(f, l);
+	kp_strbuf i1 = KP_STRBUF_INIT, i2 = KP_STRBUF_INIT;
+	kp_strbuf_addf(&i1, "%s%s", ind, iu);
+	kp_strbuf_addf(&i2, "%s%s%s", ind, iu, iu);
+	const char *I1 = kp_strbuf_str(&i1), *I2 = kp_strbuf_str(&i2);
+
+	kp_strbuf sb = KP_STRBUF_INIT;
+	if (start != l->node->begin)
+		kp_strbuf_adds(&sb, ind);
+	kp_strbuf_addf(&sb, "// kpipe: cp.async, %d stages: %s\n", S, o->why);
+	kp_strbuf_addf(&sb, "%s{\n", ind);
+	char *init = kp_init_stmt(f, l);
+	if (*init)
+		kp_strbuf_addf(&sb, "%s%s\n", I1, init);
+	free(init);
+	char *hoist = kp_tile_decl_edits(f, l, S, out);
+	if (*hoist) {
+		char *h = kp_reindent(hoist, I1);
+		kp_strbuf_adds(&sb, h);
+		free(h);
+	}
+	free(hoist);
+	kp_strbuf_addf(&sb, "%sint kp_stage = 0;\n", I1);
+
+	/* prologue: tile 0 into slot 0 */
+	char *c0 = cond_ahead(f, l, 0);
+	char *pro = load_phase(f, l, &sp, "0", 0);
+	char *pro_i = kp_reindent(pro, iu);
+	kp_strbuf_addf(&sb, "%sif (%s) {\n%s%s}\n", I1, c0, pro_i, I1);
+	kp_strbuf_addf(&sb, "%s__pipeline_commit();\n", I1);
+	free(pro);
+	free(pro_i);
+
+	/* main loop */
+	if (pragma)
+		kp_strbuf_addf(&sb, "%s%s\n", I1, pragma);
+	char *inc = l->inc ? kp_render(f, l->inc->begin, l->inc->end, &(kp_subs){0}) : kp_xstrdup("");
+	kp_strbuf_addf(&sb, "%sfor (; %s; %s) {\n", I1, c0, inc);
+	free(inc);
+	kp_strbuf_addf(&sb, "%s__pipeline_wait_prior(0);\n", I2);
+	kp_strbuf_addf(&sb, "%s__syncthreads();\n", I2);
+	char *c1 = cond_ahead(f, l, 1);
+	char *nxt = load_phase(f, l, &sp, "kp_stage ^ 1", 1);
+	char *nxt_i = kp_reindent(nxt, kp_strbuf_str(&i1) + strlen(ind));
+	char *nxt_ii = kp_reindent(nxt_i, iu);
+	kp_strbuf_addf(&sb, "%sif (%s) {\n%s%s}\n", I2, c1, nxt_ii, I2);
+	kp_strbuf_addf(&sb, "%s__pipeline_commit();\n", I2);
+	free(nxt);
+	free(nxt_i);
+	free(nxt_ii);
+	free(c1);
+
+	kp_subs cs = {0};
+	kp_subs_tiles(&cs, l, sp.comp_b, sp.comp_e, "kp_stage");
+	char *comp = kp_render(f, sp.comp_b, sp.comp_e, &cs);
+	char *comp_i = kp_reindent(comp, iu);
+	kp_strbuf_adds(&sb, comp_i);
+	free(comp);
+	free(comp_i);
+	kp_subs_release(&cs);
+	if (sp.bump_e > sp.bump_b) {
+		char *bump = kp_render(f, sp.bump_b, sp.bump_e, &(kp_subs){0});
+		char *bump_i = kp_reindent(bump, iu);
+		kp_strbuf_adds(&sb, bump_i);
+		free(bump);
+		free(bump_i);
+	}
+	if (sp.tail_e > sp.tail_b) {
+		char *tail = kp_render(f, sp.tail_b, sp.tail_e, &(kp_subs){0});
+		char *tail_i = kp_reindent(tail, iu);
+		kp_strbuf_adds(&sb, tail_i);
+		free(tail);
+		free(tail_i);
+	}
+	kp_strbuf_addf(&sb, "%skp_stage ^= 1;\n", I2);
+	kp_strbuf_addf(&sb, "%s}\n", I1);
+	kp_strbuf_addf(&sb, "%s}", ind);
+	free(c0);
+
+	kp_edits_add(out, start, l->node->end - start, kp_strbuf_str(&sb));
+	if (!f->includes_pipeline)
+		kp_edits_add(out, f->last_include_end ? f->last_include_end : (f->has_bom ? 3 : 0), 0,
+			     "#include <cuda_pipeline.h>\n");
+	kp_strbuf_release(&sb);
+	kp_strbuf_release(&i1);
+	kp_strbuf_release(&i2);
+	free(ind);
+	free(iu);
+	free(pragma);
+	(void)err;
+	return 0;
+}
+
+const kp_transform kp_transform_cp_async = {
+	"cp-async",
+	"double-buffered shared tiles filled with cp.async (LDGSTS), one barrier per iteration",
+	cp_match,
+	cp_apply,
+};

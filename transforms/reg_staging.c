@@ -1,0 +1,338 @@
+/*
+ * reg_staging.c - the register-staging transform: shared tiles become
+ * [2][...]; tile 0 is loaded before the loop; each iteration loads the
+ * next tile into registers (LDG), computes on the current buffer, stores
+ * the registers into the other buffer (STS) and crosses one barrier.
+ *
+ *   prologue:  if (tile 0 exists) load it into buffer 0; __syncthreads();
+ *   loop:      if (next exists) regs = next tile
+ *              compute buffer kp_stage
+ *              if (next exists) buffer kp_stage ^ 1 = regs
+ *              __syncthreads(); kp_stage ^= 1;
+ *
+ * One barrier is enough: the buffer being stored was last read by the
+ * previous iteration, before its barrier.  Staging arrays are indexed
+ * only by compile-time expressions of the (unrolled) copy loops, so they
+ * stay in registers.  Works on any architecture and for any copy.
+ */
+#include "transform.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int reg_match(const kp_loop *l, const kp_arch *a, const char **why_not)
+{
+	(void)a;
+	if (!l->eligible) {
+		*why_not = "the loop is not eligible";
+		return 0;
+	}
+	if (!l->reg_ok) {
+		*why_not = l->reg_why_not ? l->reg_why_not : "register staging does not apply";
+		return 0;
+	}
+	return 1;
+}
+
+/* for (init; i < b; i += s): count and index expressions as text. */
+static int loop_slot(kp_file *f, const kp_node *loop, char **count, char **index)
+{
+	if (loop->nkids < 4)
+		return -1;
+	const kp_node *init = loop->kids[0], *cond = kp_node_strip(loop->kids[1]), *inc = loop->kids[2];
+	const kp_node *var = NULL, *lo = NULL;
+	if (init->kind == KP_N_DECLSTMT && init->nkids == 1 && init->kids[0]->kind == KP_N_VARDECL &&
+	    init->kids[0]->nkids >= 1) {
+		var = init->kids[0];
+		lo = init->kids[0]->kids[init->kids[0]->nkids - 1];
+	}
+	if (!var || !lo || !cond || cond->kind != KP_N_BINOP || cond->nkids != 2)
+		return -1;
+	const char *name = var->name;
+	const char *lot = kp_node_text(f, lo);
+	const char *hit = kp_node_text(f, cond->kids[1]);
+	const char *step = "1";
+	if (inc->kind == KP_N_ASSIGNOP && !strcmp(inc->op, "+=") && inc->nkids == 2)
+		step = kp_node_text(f, inc->kids[1]);
+	else if (!(inc->kind == KP_N_UNOP && !strcmp(inc->op, "++")))
+		return -1;
+	kp_strbuf c = KP_STRBUF_INIT, x = KP_STRBUF_INIT;
+	if (!strcmp(cond->op, "<"))
+		kp_strbuf_addf(&c, "(((%s) - (%s) + (%s) - 1) / (%s))", hit, lot, step, step);
+	else if (!strcmp(cond->op, "<="))
+		kp_strbuf_addf(&c, "(((%s) - (%s)) / (%s) + 1)", hit, lot, step);
+	else {
+		kp_strbuf_release(&c);
+		return -1;
+	}
+	if (!strcmp(step, "1"))
+		kp_strbuf_addf(&x, "(%s - (%s))", name, lot);
+	else
+		kp_strbuf_addf(&x, "((%s - (%s)) / (%s))", name, lot, step);
+	*count = kp_strbuf_detach(&c);
+	*index = kp_strbuf_detach(&x);
+	return 0;
+}
+
+typedef struct {
+	char *type;
+	char *size;
+	char *slot;
+} stage_reg;
+
+static int plan_regs(kp_file *f, const kp_loop *l, stage_reg *r, const char **err)
+{
+	for (int i = 0; i < l->nloads; i++) {
+		const kp_load *ld = &l->loads[i];
+		kp_strbuf size = KP_STRBUF_INIT, slot = KP_STRBUF_INIT;
+		kp_strbuf_adds(&size, "1");
+		kp_strbuf_adds(&slot, "0");
+		for (int d = 0; d < ld->depth; d++) {
+			char *cnt, *idx;
+			if (loop_slot(f, ld->loops[d], &cnt, &idx)) {
+				kp_strbuf_release(&size);
+				kp_strbuf_release(&slot);
+				*err = "a copy loop is not of the form for (int i = a; i < b; i += s)";
+				return -1;
+			}
+			char *ps = kp_strbuf_detach(&size), *px = kp_strbuf_detach(&slot);
+			if (!strcmp(ps, "1"))
+				kp_strbuf_adds(&size, cnt);
+			else
+				kp_strbuf_addf(&size, "%s * %s", ps, cnt);
+			if (!strcmp(px, "0"))
+				kp_strbuf_adds(&slot, idx);
+			else
+				kp_strbuf_addf(&slot, "(%s) * %s + %s", px, cnt, idx);
+			free(ps);
+			free(px);
+			free(cnt);
+			free(idx);
+		}
+		const char *ty = ld->lhs->type;
+		if (!ty || strstr(ty, "dependent") || strchr(ty, '<'))
+			ty = ld->tile->elem_type;
+		/* drop cv-qualifiers of the target type */
+		if (!strncmp(ty, "volatile ", 9))
+			ty += 9;
+		r[i].type = kp_xstrdup(ty);
+		r[i].size = kp_strbuf_detach(&size);
+		r[i].slot = kp_strbuf_detach(&slot);
+	}
+	return 0;
+}
+
+static void free_regs(stage_reg *r, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(r[i].type);
+		free(r[i].size);
+		free(r[i].slot);
+	}
+	free(r);
+}
+
+/* Inserts "#pragma unroll" before each copy loop that has none. */
+static void add_unroll(kp_file *f, const kp_loop *l, kp_subs *s, const char *indent_extra)
+{
+	(void)indent_extra;
+	for (int i = 0; i < l->nloads; i++)
+		for (int d = 0; d < l->loads[i].depth; d++) {
+			const kp_node *lp = l->loads[i].loops[d];
+			unsigned lb = lp->begin;
+			while (lb > 0 && f->src[lb - 1] != '\n')
+				lb--;
+			/* previous line */
+			unsigned pe = lb ? lb - 1 : 0, pb = pe;
+			while (pb > 0 && f->src[pb - 1] != '\n')
+				pb--;
+			const char *prev = f->src + pb;
+			while (prev < f->src + pe && (*prev == ' ' || *prev == '\t'))
+				prev++;
+			if (lb && !strncmp(prev, "#pragma", 7))
+				continue;
+			int seen = 0;
+			for (int k = 0; k < s->n; k++)
+				if (s->v[k].off == lp->begin && s->v[k].len == 0)
+					seen = 1;
+			if (seen)
+				continue;
+			char *ind = kp_line_indent(f, lp->begin);
+			kp_strbuf sb = KP_STRBUF_INIT;
+			kp_strbuf_addf(&sb, "#pragma unroll\n%s", ind);
+			kp_subs_add(s, lp->begin, 0, kp_strbuf_str(&sb));
+			kp_strbuf_release(&sb);
+			free(ind);
+		}
+}
+
+/* fetch: copies write the staging registers (next tile's addresses);
+ * store: copies become "tile[next] = register". */
+static char *load_copy(kp_file *f, const kp_loop *l, const kp_spans *sp, const stage_reg *r,
+		       int store)
+{
+	kp_subs s = {0};
+	if (store)
+		kp_subs_tiles(&s, l, sp->load_b, sp->load_e, "kp_stage ^ 1");
+	kp_subs_next(&s, l, sp->load_b, sp->load_e);
+	kp_subs outer = {0};
+	for (int i = 0; i < l->nloads; i++) {
+		const kp_load *ld = &l->loads[i];
+		kp_strbuf reg = KP_STRBUF_INIT;
+		kp_strbuf_addf(&reg, "kp_reg%d[%s]", i, r[i].slot);
+		if (store) {
+			char *dst = kp_render(f, ld->lhs->begin, ld->lhs->end, &s);
+			kp_strbuf sb = KP_STRBUF_INIT;
+			kp_strbuf_addf(&sb, "%s = %s", dst, kp_strbuf_str(&reg));
+			unsigned e = ld->stmt->end;
+			if (ld->guard == KP_G_IFELSE) {
+				unsigned p = e;
+				while (p < f->len && (f->src[p] == ' ' || f->src[p] == '\t'))
+					p++;
+				if (p >= f->len || f->src[p] != ';')
+					kp_strbuf_addc(&sb, ';');
+			}
+			kp_subs_add(&outer, ld->stmt->begin, e - ld->stmt->begin, kp_strbuf_str(&sb));
+			kp_strbuf_release(&sb);
+			free(dst);
+		} else {
+			kp_subs_add(&outer, ld->lhs->begin, ld->lhs->end - ld->lhs->begin, kp_strbuf_str(&reg));
+			if (ld->zero_stmt) {
+				const kp_node *zl = ld->zero_stmt->kids[0];
+				kp_subs_add(&outer, zl->begin, zl->end - zl->begin, kp_strbuf_str(&reg));
+			}
+		}
+		kp_strbuf_release(&reg);
+	}
+	for (int i = 0; i < s.n; i++)
+		kp_subs_add(&outer, s.v[i].off, s.v[i].len, s.v[i].text);
+	add_unroll(f, l, &outer, NULL);
+	char *txt = kp_render(f, sp->load_b, sp->load_e, &outer);
+	kp_subs_release(&s);
+	kp_subs_release(&outer);
+	return txt;
+}
+
+static int reg_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edits *out,
+		     const char **err)
+{
+	stage_reg *r = kp_xcalloc((size_t)(l->nloads ? l->nloads : 1), sizeof(*r));
+	if (plan_regs(f, l, r, err)) {
+		free_regs(r, l->nloads);
+		return -1;
+	}
+	kp_spans sp;
+	kp_loop_spans(f, l, &sp);
+	char *pragma = NULL;
+	unsigned start = kp_loop_start(f, l, &pragma);
+	char *ind = kp_line_indent(f, l->node->begin);
+	char *iu = kp_indent_unit(f, l);
+	kp_strbuf i1 = KP_STRBUF_INIT, i2 = KP_STRBUF_INIT;
+	kp_strbuf_addf(&i1, "%s%s", ind, iu);
+	kp_strbuf_addf(&i2, "%s%s%s", ind, iu, iu);
+	const char *I1 = kp_strbuf_str(&i1), *I2 = kp_strbuf_str(&i2);
+
+	kp_strbuf sb = KP_STRBUF_INIT;
+	if (start != l->node->begin)
+		kp_strbuf_adds(&sb, ind);
+	kp_strbuf_addf(&sb, "// kpipe: register staging, 2 buffers: %s\n", o->why);
+	kp_strbuf_addf(&sb, "%s{\n", ind);
+	char *init = kp_init_stmt(f, l);
+	if (*init)
+		kp_strbuf_addf(&sb, "%s%s\n", I1, init);
+	free(init);
+	char *hoist = kp_tile_decl_edits(f, l, 2, out);
+	if (*hoist) {
+		char *h = kp_reindent(hoist, I1);
+		kp_strbuf_adds(&sb, h);
+		free(h);
+	}
+	free(hoist);
+	kp_strbuf_addf(&sb, "%sint kp_stage = 0;\n", I1);
+	for (int i = 0; i < l->nloads; i++)
+		kp_strbuf_addf(&sb, "%s%s kp_reg%d[%s];\n", I1, r[i].type, i, r[i].size);
+
+	/* prologue: the original copies into buffer 0 */
+	char *c0 = kp_xstrndup(f->src + l->cond->begin, l->cond->end - l->cond->begin);
+	kp_subs ps = {0};
+	kp_subs_tiles(&ps, l, sp.load_b, sp.load_e, "0");
+	char *pro = kp_render(f, sp.load_b, sp.load_e, &ps);
+	kp_subs_release(&ps);
+	char *pro_i = kp_reindent(pro, iu);
+	kp_strbuf_addf(&sb, "%sif (%s) {\n%s%s}\n", I1, c0, pro_i, I1);
+	kp_strbuf_addf(&sb, "%s__syncthreads();\n", I1);
+	free(pro);
+	free(pro_i);
+
+	if (pragma)
+		kp_strbuf_addf(&sb, "%s%s\n", I1, pragma);
+	char *inc = kp_render(f, l->inc->begin, l->inc->end, &(kp_subs){0});
+	kp_strbuf_addf(&sb, "%sfor (; %s; %s) {\n", I1, c0, inc);
+	free(inc);
+	kp_subs cn = {0};
+	kp_subs_next(&cn, l, l->cond->begin, l->cond->end);
+	char *c1 = kp_render(f, l->cond->begin, l->cond->end, &cn);
+	kp_subs_release(&cn);
+	kp_strbuf_addf(&sb, "%sconst bool kp_has_next = %s;\n", I2, c1);
+	free(c1);
+	char *fetch = load_copy(f, l, &sp, r, 0);
+	char *fetch_i = kp_reindent(fetch, I1 + strlen(ind));
+	char *fetch_ii = kp_reindent(fetch_i, iu);
+	kp_strbuf_addf(&sb, "%sif (kp_has_next) {\n%s%s}\n", I2, fetch_ii, I2);
+	free(fetch);
+	free(fetch_i);
+	free(fetch_ii);
+
+	kp_subs cs = {0};
+	kp_subs_tiles(&cs, l, sp.comp_b, sp.comp_e, "kp_stage");
+	char *comp = kp_render(f, sp.comp_b, sp.comp_e, &cs);
+	char *comp_i = kp_reindent(comp, iu);
+	kp_strbuf_adds(&sb, comp_i);
+	free(comp);
+	free(comp_i);
+	kp_subs_release(&cs);
+
+	char *store = load_copy(f, l, &sp, r, 1);
+	char *store_i = kp_reindent(store, I1 + strlen(ind));
+	char *store_ii = kp_reindent(store_i, iu);
+	kp_strbuf_addf(&sb, "%sif (kp_has_next) {\n%s%s}\n", I2, store_ii, I2);
+	free(store);
+	free(store_i);
+	free(store_ii);
+	if (sp.bump_e > sp.bump_b) {
+		char *bump = kp_render(f, sp.bump_b, sp.bump_e, &(kp_subs){0});
+		char *bump_i = kp_reindent(bump, iu);
+		kp_strbuf_adds(&sb, bump_i);
+		free(bump);
+		free(bump_i);
+	}
+	if (sp.tail_e > sp.tail_b) {
+		char *tail = kp_render(f, sp.tail_b, sp.tail_e, &(kp_subs){0});
+		char *tail_i = kp_reindent(tail, iu);
+		kp_strbuf_adds(&sb, tail_i);
+		free(tail);
+		free(tail_i);
+	}
+	kp_strbuf_addf(&sb, "%s__syncthreads();\n", I2);
+	kp_strbuf_addf(&sb, "%skp_stage ^= 1;\n", I2);
+	kp_strbuf_addf(&sb, "%s}\n", I1);
+	kp_strbuf_addf(&sb, "%s}", ind);
+	free(c0);
+
+	kp_edits_add(out, start, l->node->end - start, kp_strbuf_str(&sb));
+	kp_strbuf_release(&sb);
+	kp_strbuf_release(&i1);
+	kp_strbuf_release(&i2);
+	free(ind);
+	free(iu);
+	free(pragma);
+	free_regs(r, l->nloads);
+	return 0;
+}
+
+const kp_transform kp_transform_register = {
+	"register",
+	"double-buffered shared tiles filled from staging registers (LDG before the math, STS after)",
+	reg_match,
+	reg_apply,
+};
