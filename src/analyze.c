@@ -865,6 +865,60 @@ static int find_macro_ref(kp_node *n, kp_node *parent, void *ud)
 	return a[1] == NULL;
 }
 
+/* Splits a for-statement's children into init, condition and increment
+ * by their position against the header's two ';' (libclang omits the
+ * empty ones). */
+static void for_header(kp_file *f, kp_node *n, kp_node **init, kp_node **cond, kp_node **inc)
+{
+	*init = *cond = *inc = NULL;
+	kp_node *body = n->kids[n->nkids - 1];
+	unsigned semi[2] = {0, 0};
+	int ns = 0, depth = 0;
+	for (unsigned p = n->begin; n->in_main && p < body->begin && ns < 2; p++) {
+		char ch = f->src[p];
+		if (ch == '(' || ch == '[' || ch == '{')
+			depth++;
+		else if (ch == ')' || ch == ']' || ch == '}')
+			depth--;
+		else if (ch == ';' && depth == 1)
+			semi[ns++] = p;
+	}
+	for (int i = 0; i + 1 < n->nkids; i++) {
+		kp_node *k = n->kids[i];
+		if (ns < 2 || !k->in_main) {
+			/* fall back on the common full form */
+			if (n->nkids >= 4) {
+				*init = n->kids[0];
+				*cond = n->kids[n->nkids - 3];
+				*inc = n->kids[n->nkids - 2];
+			}
+			return;
+		}
+		if (k->end <= semi[0] + 1)
+			*init = k;
+		else if (k->begin > semi[0] && k->end <= semi[1])
+			*cond = k;
+		else if (k->begin > semi[1])
+			*inc = k;
+	}
+}
+
+static int stage_ref(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	if (n->kind == KP_N_DECLREF && n->name && !strcmp(n->name, "kp_stage"))
+		*(int *)ud = 1;
+	return !*(int *)ud;
+}
+
+/* A loop kpipe already rewrote (register staging leaves no cp.async). */
+static int uses_kpipe_stage(kp_node *body)
+{
+	int found = 0;
+	kp_node_walk(body, NULL, stage_ref, &found);
+	return found;
+}
+
 static void analyze_loop(actx *c)
 {
 	kp_loop *l = c->l;
@@ -875,13 +929,24 @@ static void analyze_loop(actx *c)
 			   "only for-loops are pipelined; rewrite this loop as a for-loop");
 		return;
 	}
-	l->init = n->kids[0];
-	l->cond = n->nkids >= 4 ? n->kids[1] : NULL;
-	l->inc = n->nkids >= 4 ? n->kids[2] : NULL;
 	l->body = n->kids[n->nkids - 1];
-	if (n->nkids < 4) {
+	for_header(c->f, n, &l->init, &l->cond, &l->inc);
+	scan_info si = {0};
+	si.c = c;
+	scan_calls(l->body, &si, 0, 0);
+	l->nbarriers = si.barriers;
+	if (si.pipeline || uses_kpipe_stage(l->body)) {
+		l->already_pipelined = 1;
+		add_reason(c, si.first_pipeline ? si.first_pipeline : n, "kpipe-already-pipelined",
+			   "the loop already uses '%s': it is pipelined and is left alone",
+			   si.first_pipeline && si.first_pipeline->name ? si.first_pipeline->name
+			   : si.first_pipeline			       ? "cp.async"
+								       : "kp_stage");
+		return;
+	}
+	if (!l->cond || !l->inc) {
 		add_reason(c, n, "kpipe-loop-shape",
-			   "the loop needs an init, a condition and an increment (for (init; cond; inc))");
+			   "the loop needs a condition and an increment (for (init; cond; inc))");
 		return;
 	}
 	if (l->body->kind != KP_N_COMPOUND) {
@@ -900,19 +965,6 @@ static void analyze_loop(actx *c)
 				l->bar2 = i;
 			ntop++;
 		}
-	scan_info si = {0};
-	si.c = c;
-	scan_calls(l->body, &si, 0, 0);
-	l->nbarriers = si.barriers;
-
-	/* already pipelined? */
-	if (si.pipeline) {
-		l->already_pipelined = 1;
-		add_reason(c, si.first_pipeline, "kpipe-already-pipelined",
-			   "the loop already uses '%s': it is pipelined and is left alone",
-			   si.first_pipeline->name ? si.first_pipeline->name : "cp.async");
-		return;
-	}
 	if (si.divergent_barriers)
 		add_reason(c, si.first_barrier_nested, "kpipe-divergent-barrier",
 			   "__syncthreads() inside conditional code: barriers must sit in block-uniform "

@@ -153,6 +153,9 @@ static long long safe_sizeof(pctx *c, CXType t)
 {
 	CXType ct = clang_getCanonicalType(t);
 	long long sz = -1;
+	if (ct.kind == CXType_Dependent || ct.kind == CXType_Overload || ct.kind == CXType_Void ||
+	    ct.kind == CXType_Unexposed || ct.kind == CXType_Invalid)
+		return -1; /* clang_Type_getSizeOf crashes or spins on dependent types */
 	if (ct.kind >= CXType_FirstBuiltin && ct.kind <= CXType_LastBuiltin)
 		sz = clang_Type_getSizeOf(ct);
 	else if (ct.kind == CXType_Pointer)

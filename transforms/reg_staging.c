@@ -7,7 +7,7 @@
  *   prologue:  if (tile 0 exists) load it into buffer 0; __syncthreads();
  *   loop:      if (next exists) regs = next tile
  *              compute buffer kp_stage
- *              if (next exists) buffer kp_stage ^ 1 = regs
+ *              buffer kp_stage ^ 1 = regs (unguarded: see below)
  *              __syncthreads(); kp_stage ^= 1;
  *
  * One barrier is enough: the buffer being stored was last read by the
@@ -166,6 +166,128 @@ static void add_unroll(kp_file *f, const kp_loop *l, kp_subs *s, const char *ind
 		}
 }
 
+typedef struct {
+	kp_node **v;
+	int n;
+} node_list;
+
+static void push_node(node_list *l, kp_node *n)
+{
+	l->v = kp_xrealloc(l->v, sizeof(*l->v) * (size_t)(l->n + 1));
+	l->v[l->n++] = n;
+}
+
+/* Declarations and loop headers inside the load phase, and every
+ * reference. */
+typedef struct {
+	node_list decls, refs, headers;
+} load_nodes;
+
+static void gather(kp_node *n, load_nodes *g, int is_for_init)
+{
+	if (!n)
+		return;
+	if (n->kind == KP_N_DECLSTMT && !is_for_init)
+		push_node(&g->decls, n);
+	if (n->kind == KP_N_DECLREF && n->decl && n->name_editable)
+		push_node(&g->refs, n);
+	if (n->kind == KP_N_FOR)
+		push_node(&g->headers, n);
+	for (int i = 0; i < n->nkids; i++)
+		gather(n->kids[i], g, n->kind == KP_N_FOR && i == 0);
+}
+
+static int within(const kp_node *n, unsigned o) { return n && o >= n->begin && o < n->end; }
+
+static int in_lhs(const kp_loop *l, unsigned o)
+{
+	for (int i = 0; i < l->nloads; i++) {
+		if (within(l->loads[i].lhs, o))
+			return 1;
+		if (l->loads[i].zero_stmt && within(l->loads[i].zero_stmt->kids[0], o))
+			return 1;
+	}
+	return 0;
+}
+
+static int declares(const kp_node *ds, const kp_decl *d)
+{
+	for (int i = 0; i < ds->nkids; i++)
+		if (ds->kids[i]->decl == d)
+			return 1;
+	return 0;
+}
+
+/* Drops the load phase's declarations that a copy no longer uses (the
+ * store copy keeps only the store targets, the fetch copy loses them), so
+ * the rewrite adds no unused-variable warnings. */
+static void drop_dead_decls(kp_file *f, const kp_loop *l, kp_subs *s, int store)
+{
+	load_nodes g = {0};
+	for (int i = l->load_b; i < l->load_e; i++)
+		gather(l->stmts[i], &g, 0);
+	int *kept = kp_xcalloc((size_t)(g.decls.n ? g.decls.n : 1), sizeof(int));
+	for (int i = 0; i < g.decls.n; i++)
+		kept[i] = 1;
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (int i = 0; i < g.decls.n; i++) {
+			if (!kept[i])
+				continue;
+			kp_node *ds = g.decls.v[i];
+			int used = 0;
+			for (int r = 0; r < g.refs.n && !used; r++) {
+				kp_node *ref = g.refs.v[r];
+				unsigned o = ref->name_off;
+				if (!declares(ds, ref->decl) || within(ds, o))
+					continue;
+				int in_decl = -1;
+				for (int j = 0; j < g.decls.n; j++)
+					if (within(g.decls.v[j], o))
+						in_decl = j;
+				int in_header = 0;
+				for (int h = 0; h < g.headers.n; h++) {
+					kp_node *fl = g.headers.v[h];
+					kp_node *body = fl->kids[fl->nkids - 1];
+					if (o >= fl->begin && o < body->begin)
+						in_header = 1;
+				}
+				if (in_decl >= 0)
+					used = kept[in_decl];
+				else if (in_header)
+					used = 1;
+				else
+					used = store ? in_lhs(l, o) : !in_lhs(l, o);
+			}
+			if (!used) {
+				kept[i] = 0;
+				changed = 1;
+			}
+		}
+	}
+	for (int i = 0; i < g.decls.n; i++) {
+		if (kept[i])
+			continue;
+		kp_node *ds = g.decls.v[i];
+		unsigned b = ds->begin, e = ds->end;
+		unsigned lb = b;
+		while (lb > 0 && (f->src[lb - 1] == ' ' || f->src[lb - 1] == '\t'))
+			lb--;
+		unsigned le = e;
+		while (le < f->len && (f->src[le] == ' ' || f->src[le] == '\t' || f->src[le] == '\r'))
+			le++;
+		if ((lb == 0 || f->src[lb - 1] == '\n') && le < f->len && f->src[le] == '\n') {
+			b = lb;
+			e = le + 1;
+		}
+		kp_subs_add(s, b, e - b, "");
+	}
+	free(kept);
+	free(g.decls.v);
+	free(g.refs.v);
+	free(g.headers.v);
+}
+
 /* fetch: copies write the staging registers (next tile's addresses);
  * store: copies become "tile[next] = register". */
 static char *load_copy(kp_file *f, const kp_loop *l, const kp_spans *sp, const stage_reg *r,
@@ -206,6 +328,7 @@ static char *load_copy(kp_file *f, const kp_loop *l, const kp_spans *sp, const s
 	}
 	for (int i = 0; i < s.n; i++)
 		kp_subs_add(&outer, s.v[i].off, s.v[i].len, s.v[i].text);
+	drop_dead_decls(f, l, &outer, store);
 	add_unroll(f, l, &outer, NULL);
 	char *txt = kp_render(f, sp->load_b, sp->load_e, &outer);
 	kp_subs_release(&s);
@@ -295,7 +418,11 @@ static int reg_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_ed
 	char *store = load_copy(f, l, &sp, r, 1);
 	char *store_i = kp_reindent(store, I1 + strlen(ind));
 	char *store_ii = kp_reindent(store_i, iu);
-	kp_strbuf_addf(&sb, "%sif (kp_has_next) {\n%s%s}\n", I2, store_ii, I2);
+	/* The store runs unconditionally: on the last iteration it fills the
+	 * unused buffer with stale registers, which nothing reads.  Guarding
+	 * it lets the compiler sink the loads into the guarded store, after
+	 * the math, and the overlap is lost. */
+	kp_strbuf_addf(&sb, "%s{\n%s%s}\n", I2, store_ii, I2);
 	free(store);
 	free(store_i);
 	free(store_ii);

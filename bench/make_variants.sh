@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# make_variants.sh - runs kpipe on every sample for each variant and writes
+# OUTDIR/NAME.VARIANT.cu (the layout bench/run_gpu.sh reads).  A refused
+# sample gets no file; kpipe's diagnostics go to OUTDIR/NAME.VARIANT.log.
+#
+#   bash bench/make_variants.sh [OUTDIR] [KPIPE]
+set -u
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="${1:-$root/gpu-out}"
+kpipe="${2:-$root/build/kpipe}"
+mkdir -p "$out"
+rm -f "$out"/*.cu "$out"/*.log
+for src in "$root"/samples/*.cu; do
+	name=$(basename "$src" .cu)
+	for v in cp-async register; do
+		"$kpipe" rewrite --variant "$v" "$src" -o "$out/$name.$v.cu" 2>"$out/$name.$v.log"
+		rc=$?
+		echo "$name $v rc=$rc"
+	done
+done

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# rewrite_samples.sh - the CI proof of `kpipe rewrite` without a GPU: for
+# every sample and both variants, kpipe must rewrite the eligible samples
+# (exit 0) and refuse the others (exit 1, no output file); every rewrite
+# must compile with nvcc for sm_80 and sm_90 with no warning the original
+# does not have, and `kpipe validate` must pass its resource and SASS steps
+# (next tile's LDGSTS/LDG before the math with no BAR.SYNC between, same
+# math count per iteration, no LDL/STL, no spills).
+# Exit 77 (skipped) when nvcc is missing.
+set -uo pipefail
+root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
+kpipe="${KPIPE:-$root/build/kpipe}"
+nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
+if [ ! -x "$nvcc" ]; then
+	echo "SKIP: nvcc not found"
+	exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() {
+	fail=$((fail + 1))
+	echo "FAIL: $*"
+}
+warnings() { # file arch -> warnings without file/line prefixes
+	"$nvcc" -arch="$2" -c -o "$tmp/w.o" "$1" 2>&1 | grep -i warning | sed 's/^[^:]*([0-9]*): //' | sort
+}
+for src in "$root"/samples/*.cu; do
+	name=$(basename "$src" .cu)
+	spec="${src%.cu}.launch.json"
+	eligible=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get('eligible', True))" "$spec")
+	threads=$(python3 -c "
+import json,sys
+b=json.load(open(sys.argv[1]))['block']; n=1
+for x in b: n*=int(eval(str(x)))
+print(n)" "$spec")
+	for v in cp-async register; do
+		out="$tmp/$name.$v.cu"
+		"$kpipe" rewrite --variant "$v" "$src" -o "$out" 2>"$tmp/err"
+		rc=$?
+		if [ "$eligible" != "True" ]; then
+			if [ $rc -eq 1 ] && [ ! -e "$out" ] && grep -q '\[kpipe-' "$tmp/err"; then ok; else bad "$name $v: expected a refusal (rc=$rc)"; fi
+			continue
+		fi
+		if [ $rc -ne 0 ] || [ ! -s "$out" ]; then
+			bad "$name $v: rewrite rc=$rc: $(head -c 300 "$tmp/err")"
+			continue
+		fi
+		for arch in sm_80 sm_90; do
+			if ! "$nvcc" -arch=$arch -c -o "$tmp/o.o" "$out" 2>"$tmp/nv"; then
+				bad "$name $v $arch: nvcc failed: $(head -c 400 "$tmp/nv")"
+				continue
+			fi
+			if [ "$(warnings "$out" $arch)" != "$(warnings "$src" $arch)" ]; then
+				bad "$name $v $arch: new nvcc warnings: $(warnings "$out" $arch | head -3)"
+			else
+				ok
+			fi
+		done
+		if "$kpipe" validate "$src" "$out" --arch sm_90 --threads "$threads" >"$tmp/val" 2>&1; then
+			ok
+		else
+			bad "$name $v: validate failed:"
+			sed 's/^/    /' "$tmp/val" | head -40
+		fi
+		# rewriting the output again changes nothing
+		"$kpipe" rewrite "$out" -o "$tmp/again.cu" 2>/dev/null
+		rc=$?
+		if [ $rc -eq 1 ] && [ ! -e "$tmp/again.cu" ]; then ok; else bad "$name $v: second rewrite rc=$rc"; fi
+	done
+done
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
