@@ -554,7 +554,18 @@ static void add_inst(pctx *c, kp_kernel *k, CXCursor spec)
 
 static void add_inst_text(kp_arena *a, kp_kernel *k, const char *args, size_t n)
 {
-	char *txt = kp_arena_strndup(a, args, n);
+	/* one line, single spaces */
+	char *txt = kp_arena_alloc(a, n + 1);
+	size_t o = 0;
+	for (size_t i = 0; i < n; i++) {
+		char ch = args[i] == '\n' || args[i] == '\t' || args[i] == '\r' ? ' ' : args[i];
+		if (ch == ' ' && (o == 0 || txt[o - 1] == ' '))
+			continue;
+		txt[o++] = ch;
+	}
+	while (o && txt[o - 1] == ' ')
+		o--;
+	txt[o] = '\0';
 	for (int i = 0; i < k->ninst; i++)
 		if (!strcmp(k->inst_args[i], txt))
 			return;

@@ -57,6 +57,13 @@ static int loop_slot(kp_file *f, const kp_node *loop, char **count, char **index
 	else if (!(inc->kind == KP_N_UNOP && !strcmp(inc->op, "++")))
 		return -1;
 	kp_strbuf c = KP_STRBUF_INIT, x = KP_STRBUF_INIT;
+	if (!strcmp(cond->op, "<") && !strcmp(lot, "0") && !strcmp(step, "1")) {
+		kp_strbuf_addf(&c, "(%s)", hit);
+		kp_strbuf_adds(&x, name);
+		*count = kp_strbuf_detach(&c);
+		*index = kp_strbuf_detach(&x);
+		return 0;
+	}
 	if (!strcmp(cond->op, "<"))
 		kp_strbuf_addf(&c, "(((%s) - (%s) + (%s) - 1) / (%s))", hit, lot, step, step);
 	else if (!strcmp(cond->op, "<="))

@@ -1,0 +1,918 @@
+/*
+ * test_edit.c - edit lists (kp_edits_apply: ordering, stable inserts,
+ * overlap and range checks) and the unified diff (kp_diff: hunk headers,
+ * inserts, deletes, changes at either end, missing final newline, hunk
+ * splitting and merging), with round trips through patch -p1 and
+ * git apply when those tools are installed.
+ */
+#define _GNU_SOURCE
+#include "edit.h"
+#include "util.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* KNOWN BUG (reported, not fixed here): kp_diff gives a hunk only 2
+ * trailing context lines, not 3, whenever 7 or more unchanged lines follow
+ * it: the hunk-end loop in edit.c stops on the 7th equal line without
+ * including it, then backs up `eqrun - ctx` lines as if it had.  GNU patch
+ * applies such hunks only "with fuzz 1" (and rejects them under
+ * --fuzz=0).  The tests that need the fix are disabled through this
+ * switch; set it to 1 once edit.c is fixed. */
+#define KP_DIFF_CONTEXT_FIXED 0
+
+/* --- helpers -------------------------------------------------------------- */
+
+/* Applies `e` to the NUL-terminated `src`; asserts success; caller frees. */
+static char *apply_ok(const kp_edits *e, const char *src)
+{
+	char *out = NULL;
+	size_t outlen = 0;
+	int rc = kp_edits_apply(e, src, strlen(src), &out, &outlen);
+	cr_assert_eq(rc, 0, "kp_edits_apply failed");
+	cr_assert_not_null(out);
+	cr_assert_eq(outlen, strlen(out), "outlen %zu, strlen %zu", outlen, strlen(out));
+	return out;
+}
+
+static int apply_rc(const kp_edits *e, const char *src)
+{
+	char *out = NULL;
+	size_t outlen = 12345;
+	int rc = kp_edits_apply(e, src, strlen(src), &out, &outlen);
+	if (rc) {
+		/* nothing is handed out on failure */
+		cr_expect_null(out);
+		cr_expect_eq(outlen, 12345);
+	}
+	free(out);
+	return rc;
+}
+
+static char *diff_s(const char *a, const char *b)
+{
+	char *d = kp_diff("a/f.txt", a, strlen(a), "b/f.txt", b, strlen(b));
+	cr_assert_not_null(d);
+	return d;
+}
+
+/* "1\n2\n...n\n" */
+static char *numbered(int n)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	for (int i = 1; i <= n; i++)
+		kp_strbuf_addf(&sb, "line %d\n", i);
+	return kp_strbuf_detach(&sb);
+}
+
+/* `numbered(n)` with line `at` (1-based) replaced by `text` (NULL deletes it;
+ * `insert` keeps the line and adds `text` before it). */
+static char *edited(int n, int at, const char *text, int insert)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	for (int i = 1; i <= n; i++) {
+		if (i == at && text)
+			kp_strbuf_addf(&sb, "%s\n", text);
+		if (i != at || insert)
+			kp_strbuf_addf(&sb, "line %d\n", i);
+	}
+	if (at == n + 1 && text)
+		kp_strbuf_addf(&sb, "%s\n", text);
+	return kp_strbuf_detach(&sb);
+}
+
+static int count_hunks(const char *d)
+{
+	int n = 0;
+	for (const char *p = d; (p = strstr(p, "@@ -")); p += 4)
+		if (p == d || p[-1] == '\n')
+			n++;
+	return n;
+}
+
+/* The n-th (0-based) "@@ ... @@" header line, without its newline. */
+static char *hunk_header(const char *d, int n)
+{
+	const char *p = d;
+	for (;;) {
+		p = strstr(p, "@@ -");
+		cr_assert_not_null(p, "no hunk %d in:\n%s", n, d);
+		if (p == d || p[-1] == '\n') {
+			if (n-- == 0)
+				break;
+		}
+		p += 4;
+	}
+	const char *e = strchr(p, '\n');
+	cr_assert_not_null(e);
+	return kp_xstrndup(p, (size_t)(e - p));
+}
+
+static void expect_header(const char *d, int n, const char *want)
+{
+	char *h = hunk_header(d, n);
+	cr_expect_str_eq(h, want, "hunk %d: got '%s', want '%s' in:\n%s", n, h, want, d);
+	free(h);
+}
+
+/* --- kp_edits_apply --------------------------------------------------------- */
+
+Test(edits_apply, empty_list_is_identity)
+{
+	kp_edits e = {0};
+	const char *src = "int main(void)\n{\n\treturn 0;\n}\n";
+	char *out = apply_ok(&e, src);
+	cr_expect_str_eq(out, src);
+	free(out);
+	kp_edits_release(&e);
+}
+
+Test(edits_apply, empty_list_on_empty_source)
+{
+	kp_edits e = {0};
+	char *out = NULL;
+	size_t outlen = 99;
+	cr_assert_eq(kp_edits_apply(&e, "", 0, &out, &outlen), 0);
+	cr_assert_not_null(out);
+	cr_expect_eq(outlen, 0);
+	cr_expect_str_eq(out, "");
+	free(out);
+}
+
+Test(edits_apply, identity_keeps_bytes_after_len)
+{
+	/* only the first len bytes are the source */
+	kp_edits e = {0};
+	kp_edits_add(&e, 2, 1, "X");
+	char *out = NULL;
+	size_t outlen = 0;
+	cr_assert_eq(kp_edits_apply(&e, "abcdef", 4, &out, &outlen), 0);
+	cr_expect_eq(outlen, 4);
+	cr_expect_str_eq(out, "abXd");
+	free(out);
+	kp_edits_release(&e);
+}
+
+Test(edits_apply, replace_insert_delete)
+{
+	kp_edits e = {0};
+	const char *src = "0123456789";
+	kp_edits_add(&e, 1, 2, "AB");  /* replace "12" */
+	kp_edits_add(&e, 4, 0, "<");   /* insert before '4' */
+	kp_edits_add(&e, 6, 2, "");    /* delete "67" */
+	kp_edits_add(&e, 10, 0, "$");  /* append at the end */
+	kp_edits_add(&e, 0, 0, "^");   /* insert at the start */
+	char *out = apply_ok(&e, src);
+	cr_expect_str_eq(out, "^0AB3<4589$");
+	free(out);
+	kp_edits_release(&e);
+}
+
+Test(edits_apply, applied_in_offset_order_whatever_the_add_order)
+{
+	const char *src = "aaa bbb ccc ddd";
+	kp_edits e1 = {0}, e2 = {0};
+	/* forwards */
+	kp_edits_add(&e1, 0, 3, "A");
+	kp_edits_add(&e1, 4, 3, "B");
+	kp_edits_add(&e1, 8, 3, "C");
+	kp_edits_add(&e1, 12, 3, "D");
+	/* scrambled */
+	kp_edits_add(&e2, 8, 3, "C");
+	kp_edits_add(&e2, 12, 3, "D");
+	kp_edits_add(&e2, 0, 3, "A");
+	kp_edits_add(&e2, 4, 3, "B");
+	char *o1 = apply_ok(&e1, src), *o2 = apply_ok(&e2, src);
+	cr_expect_str_eq(o1, "A B C D");
+	cr_expect_str_eq(o2, "A B C D");
+	free(o1);
+	free(o2);
+	kp_edits_release(&e1);
+	kp_edits_release(&e2);
+}
+
+Test(edits_apply, inserts_at_one_offset_keep_insertion_order)
+{
+	kp_edits e = {0};
+	kp_edits_add(&e, 3, 0, "1");
+	kp_edits_add(&e, 0, 0, "x");
+	kp_edits_add(&e, 3, 0, "2");
+	kp_edits_add(&e, 3, 0, "3");
+	kp_edits_add(&e, 6, 0, "y");
+	kp_edits_add(&e, 3, 0, "4");
+	char *out = apply_ok(&e, "abcdef");
+	cr_expect_str_eq(out, "xabc1234defy");
+	free(out);
+	kp_edits_release(&e);
+}
+
+Test(edits_apply, many_inserts_at_one_offset_stay_stable)
+{
+	/* enough to make an unstable sort show itself */
+	kp_edits e = {0};
+	kp_strbuf want = KP_STRBUF_INIT;
+	for (int i = 0; i < 200; i++) {
+		char t[16];
+		snprintf(t, sizeof(t), "<%d>", i);
+		kp_edits_add(&e, 1, 0, t);
+		kp_edits_add(&e, (unsigned)(i % 2 ? 2 : 0), 0, ""); /* noise */
+		kp_strbuf_adds(&want, t);
+	}
+	kp_strbuf full = KP_STRBUF_INIT;
+	kp_strbuf_addf(&full, "a%sb", kp_strbuf_str(&want));
+	char *out = apply_ok(&e, "ab");
+	cr_expect_str_eq(out, kp_strbuf_str(&full));
+	free(out);
+	kp_strbuf_release(&want);
+	kp_strbuf_release(&full);
+	kp_edits_release(&e);
+}
+
+Test(edits_apply, insert_at_end_of_a_replacement)
+{
+	kp_edits e = {0};
+	kp_edits_add(&e, 1, 2, "XY");
+	kp_edits_add(&e, 3, 0, "!");
+	char *out = apply_ok(&e, "abcd");
+	cr_expect_str_eq(out, "aXY!d");
+	free(out);
+	kp_edits_release(&e);
+}
+
+Test(edits_apply, insert_added_before_a_replacement_at_its_start)
+{
+	kp_edits e = {0};
+	kp_edits_add(&e, 1, 0, "!");
+	kp_edits_add(&e, 1, 2, "XY");
+	char *out = apply_ok(&e, "abcd");
+	cr_expect_str_eq(out, "a!XYd");
+	free(out);
+	kp_edits_release(&e);
+}
+
+/* KNOWN BUG (reported, not fixed here): a zero-length insert at the start
+ * of a replaced range does not overlap it, yet kp_edits_apply returns -1
+ * when the insert was added after the replacement (sorting by (off, seq)
+ * puts the replacement first; the insert then starts before `pos`).
+ * Enable when fixed. */
+Test(edits_apply, insert_added_after_a_replacement_at_its_start, .disabled = true)
+{
+	kp_edits e = {0};
+	kp_edits_add(&e, 1, 2, "XY");
+	kp_edits_add(&e, 1, 0, "!");
+	char *out = NULL;
+	size_t outlen = 0;
+	cr_expect_eq(kp_edits_apply(&e, "abcd", 4, &out, &outlen), 0);
+	if (out)
+		cr_expect_str_eq(out, "a!XYd");
+	free(out);
+	kp_edits_release(&e);
+}
+
+Test(edits_apply, overlap_is_refused)
+{
+	const char *src = "0123456789";
+	kp_edits e = {0};
+	kp_edits_add(&e, 2, 4, "x"); /* [2, 6) */
+	kp_edits_add(&e, 5, 2, "y"); /* [5, 7) */
+	cr_expect_eq(apply_rc(&e, src), -1);
+	kp_edits_release(&e);
+
+	/* nested, added in either order */
+	kp_edits_add(&e, 3, 1, "in");
+	kp_edits_add(&e, 1, 6, "out");
+	cr_expect_eq(apply_rc(&e, src), -1);
+	kp_edits_release(&e);
+
+	/* two replacements of the same range */
+	kp_edits_add(&e, 4, 2, "a");
+	kp_edits_add(&e, 4, 2, "b");
+	cr_expect_eq(apply_rc(&e, src), -1);
+	kp_edits_release(&e);
+
+	/* an insert strictly inside a replaced range */
+	kp_edits_add(&e, 2, 4, "r");
+	kp_edits_add(&e, 4, 0, "i");
+	cr_expect_eq(apply_rc(&e, src), -1);
+	kp_edits_release(&e);
+}
+
+Test(edits_apply, adjacent_ranges_are_not_an_overlap)
+{
+	kp_edits e = {0};
+	kp_edits_add(&e, 4, 2, "B");
+	kp_edits_add(&e, 2, 2, "A"); /* [2,4) then [4,6) */
+	char *out = apply_ok(&e, "0123456789");
+	cr_expect_str_eq(out, "01AB6789");
+	free(out);
+	kp_edits_release(&e);
+}
+
+Test(edits_apply, out_of_range_is_refused)
+{
+	const char *src = "0123456789"; /* len 10 */
+	kp_edits e = {0};
+	kp_edits_add(&e, 9, 2, "x"); /* [9, 11) */
+	cr_expect_eq(apply_rc(&e, src), -1);
+	kp_edits_release(&e);
+
+	kp_edits_add(&e, 11, 0, "x"); /* insert past the end */
+	cr_expect_eq(apply_rc(&e, src), -1);
+	kp_edits_release(&e);
+
+	kp_edits_add(&e, 0xFFFFFFFFu, 1, "x"); /* off + len wraps in 32 bits */
+	cr_expect_eq(apply_rc(&e, src), -1);
+	kp_edits_release(&e);
+
+	kp_edits_add(&e, 1, 0xFFFFFFFFu, "x");
+	cr_expect_eq(apply_rc(&e, src), -1);
+	kp_edits_release(&e);
+
+	/* a good edit does not rescue a bad one */
+	kp_edits_add(&e, 0, 1, "ok");
+	kp_edits_add(&e, 10, 1, "bad");
+	cr_expect_eq(apply_rc(&e, src), -1);
+	kp_edits_release(&e);
+
+	/* the last byte and the end are in range */
+	kp_edits_add(&e, 9, 1, "N");
+	kp_edits_add(&e, 10, 0, "!");
+	char *out = apply_ok(&e, src);
+	cr_expect_str_eq(out, "012345678N!");
+	free(out);
+	kp_edits_release(&e);
+}
+
+Test(edits_apply, edits_own_their_text)
+{
+	kp_edits e = {0};
+	char buf[8];
+	strcpy(buf, "new");
+	kp_edits_add(&e, 0, 3, buf);
+	strcpy(buf, "XXX");
+	char *out = apply_ok(&e, "old!");
+	cr_expect_str_eq(out, "new!");
+	free(out);
+	kp_edits_release(&e);
+	cr_expect_eq(e.n, 0);
+	cr_expect_null(e.v);
+	kp_edits_release(&e); /* twice is harmless */
+}
+
+/* --- kp_diff ------------------------------------------------------------------ */
+
+Test(diff, identical_is_empty)
+{
+	char *a = numbered(20);
+	char *d = diff_s(a, a);
+	cr_expect_str_eq(d, "");
+	free(d);
+	d = kp_diff("a/x", "", 0, "b/x", "", 0);
+	cr_expect_str_eq(d, "");
+	free(d);
+	d = diff_s("no newline", "no newline");
+	cr_expect_str_eq(d, "");
+	free(d);
+	free(a);
+}
+
+Test(diff, single_line_change)
+{
+	char *a = numbered(10), *b = edited(10, 5, "LINE FIVE", 0);
+	char *d = diff_s(a, b);
+	cr_expect_str_eq(d, "--- a/f.txt\n"
+			    "+++ b/f.txt\n"
+			    "@@ -2,7 +2,7 @@\n"
+			    " line 2\n"
+			    " line 3\n"
+			    " line 4\n"
+			    "-line 5\n"
+			    "+LINE FIVE\n"
+			    " line 6\n"
+			    " line 7\n"
+			    " line 8\n");
+	free(d);
+	free(a);
+	free(b);
+}
+
+Test(diff, labels_are_printed_as_given)
+{
+	char *d = kp_diff("a/src/k.cu", "x\n", 2, "b/src/k.cu", "y\n", 2);
+	cr_expect_str_eq(d, "--- a/src/k.cu\n+++ b/src/k.cu\n@@ -1,1 +1,1 @@\n-x\n+y\n");
+	free(d);
+}
+
+Test(diff, pure_insert)
+{
+	char *a = numbered(10), *b = edited(10, 6, "NEW", 1); /* before line 6 */
+	char *d = diff_s(a, b);
+	cr_expect_str_eq(d, "--- a/f.txt\n"
+			    "+++ b/f.txt\n"
+			    "@@ -3,6 +3,7 @@\n"
+			    " line 3\n"
+			    " line 4\n"
+			    " line 5\n"
+			    "+NEW\n"
+			    " line 6\n"
+			    " line 7\n"
+			    " line 8\n");
+	free(d);
+	free(a);
+	free(b);
+}
+
+Test(diff, pure_delete)
+{
+	char *a = numbered(10), *b = edited(10, 5, NULL, 0);
+	char *d = diff_s(a, b);
+	cr_expect_str_eq(d, "--- a/f.txt\n"
+			    "+++ b/f.txt\n"
+			    "@@ -2,7 +2,6 @@\n"
+			    " line 2\n"
+			    " line 3\n"
+			    " line 4\n"
+			    "-line 5\n"
+			    " line 6\n"
+			    " line 7\n"
+			    " line 8\n");
+	free(d);
+	free(a);
+	free(b);
+}
+
+Test(diff, change_at_start)
+{
+	char *a = numbered(5), *b = edited(5, 1, "FIRST", 0);
+	char *d = diff_s(a, b);
+	cr_expect_str_eq(d, "--- a/f.txt\n"
+			    "+++ b/f.txt\n"
+			    "@@ -1,4 +1,4 @@\n"
+			    "-line 1\n"
+			    "+FIRST\n"
+			    " line 2\n"
+			    " line 3\n"
+			    " line 4\n");
+	free(d);
+	free(a);
+	free(b);
+}
+
+/* The same with 7+ unchanged lines after the change (see KP_DIFF_CONTEXT_FIXED). */
+Test(diff, change_at_start_of_a_long_file, .disabled = !KP_DIFF_CONTEXT_FIXED)
+{
+	char *a = numbered(30), *b = edited(30, 1, "FIRST", 0);
+	char *d = diff_s(a, b);
+	cr_expect_str_eq(d, "--- a/f.txt\n"
+			    "+++ b/f.txt\n"
+			    "@@ -1,4 +1,4 @@\n"
+			    "-line 1\n"
+			    "+FIRST\n"
+			    " line 2\n"
+			    " line 3\n"
+			    " line 4\n");
+	free(d);
+	free(a);
+	free(b);
+}
+
+Test(diff, single_line_change_in_a_long_file, .disabled = !KP_DIFF_CONTEXT_FIXED)
+{
+	char *a = numbered(40), *b = edited(40, 20, "TWENTY", 0);
+	char *d = diff_s(a, b);
+	cr_expect_str_eq(d, "--- a/f.txt\n"
+			    "+++ b/f.txt\n"
+			    "@@ -17,7 +17,7 @@\n"
+			    " line 17\n"
+			    " line 18\n"
+			    " line 19\n"
+			    "-line 20\n"
+			    "+TWENTY\n"
+			    " line 21\n"
+			    " line 22\n"
+			    " line 23\n");
+	free(d);
+	free(a);
+	free(b);
+}
+
+Test(diff, insert_at_start)
+{
+	char *a = numbered(5), *b = edited(5, 1, "HEAD", 1);
+	char *d = diff_s(a, b);
+	cr_expect_str_eq(d, "--- a/f.txt\n"
+			    "+++ b/f.txt\n"
+			    "@@ -1,3 +1,4 @@\n"
+			    "+HEAD\n"
+			    " line 1\n"
+			    " line 2\n"
+			    " line 3\n");
+	free(d);
+	free(a);
+	free(b);
+}
+
+Test(diff, change_at_end)
+{
+	char *a = numbered(10), *b = edited(10, 10, "LAST", 0);
+	char *d = diff_s(a, b);
+	cr_expect_str_eq(d, "--- a/f.txt\n"
+			    "+++ b/f.txt\n"
+			    "@@ -7,4 +7,4 @@\n"
+			    " line 7\n"
+			    " line 8\n"
+			    " line 9\n"
+			    "-line 10\n"
+			    "+LAST\n");
+	free(d);
+	free(a);
+	free(b);
+}
+
+Test(diff, append_at_end)
+{
+	char *a = numbered(10), *b = edited(10, 11, "TAIL", 0);
+	char *d = diff_s(a, b);
+	cr_expect_str_eq(d, "--- a/f.txt\n"
+			    "+++ b/f.txt\n"
+			    "@@ -8,3 +8,4 @@\n"
+			    " line 8\n"
+			    " line 9\n"
+			    " line 10\n"
+			    "+TAIL\n");
+	free(d);
+	free(a);
+	free(b);
+}
+
+Test(diff, from_and_to_an_empty_file)
+{
+	char *d = kp_diff("a/f", "", 0, "b/f", "x\ny\n", 4);
+	cr_expect_str_eq(d, "--- a/f\n+++ b/f\n@@ -0,0 +1,2 @@\n+x\n+y\n");
+	free(d);
+	d = kp_diff("a/f", "x\ny\n", 4, "b/f", "", 0);
+	cr_expect_str_eq(d, "--- a/f\n+++ b/f\n@@ -1,2 +0,0 @@\n-x\n-y\n");
+	free(d);
+}
+
+Test(diff, no_trailing_newline_on_both_sides)
+{
+	char *d = diff_s("a\nb\nc", "a\nb\nC");
+	cr_expect_str_eq(d, "--- a/f.txt\n"
+			    "+++ b/f.txt\n"
+			    "@@ -1,3 +1,3 @@\n"
+			    " a\n"
+			    " b\n"
+			    "-c\n"
+			    "\\ No newline at end of file\n"
+			    "+C\n"
+			    "\\ No newline at end of file\n");
+	free(d);
+}
+
+Test(diff, newline_added_at_end)
+{
+	char *d = diff_s("a\nb", "a\nb\n");
+	cr_expect_str_eq(d, "--- a/f.txt\n"
+			    "+++ b/f.txt\n"
+			    "@@ -1,2 +1,2 @@\n"
+			    " a\n"
+			    "-b\n"
+			    "\\ No newline at end of file\n"
+			    "+b\n");
+	free(d);
+}
+
+Test(diff, unterminated_context_line)
+{
+	/* the last line, unchanged and without '\n', is context */
+	char *d = diff_s("a\nb\nc", "A\nb\nc");
+	cr_expect_str_eq(d, "--- a/f.txt\n"
+			    "+++ b/f.txt\n"
+			    "@@ -1,3 +1,3 @@\n"
+			    "-a\n"
+			    "+A\n"
+			    " b\n"
+			    " c\n"
+			    "\\ No newline at end of file\n");
+	free(d);
+}
+
+Test(diff, two_far_changes_make_two_hunks)
+{
+	char *a = numbered(30);
+	/* b: lines 2 and 25 changed */
+	char *b = NULL;
+	{
+		kp_strbuf sb = KP_STRBUF_INIT;
+		for (int i = 1; i <= 30; i++)
+			kp_strbuf_addf(&sb, i == 2 ? "TWO\n" : i == 25 ? "TWENTY-FIVE\n" : "line %d\n", i);
+		b = kp_strbuf_detach(&sb);
+	}
+	char *d = diff_s(a, b);
+	cr_expect_eq(count_hunks(d), 2, "%s", d);
+	char *h0 = hunk_header(d, 0), *h1 = hunk_header(d, 1);
+	cr_expect(!strncmp(h0, "@@ -1,", 6), "%s", h0);
+	cr_expect(!strncmp(h1, "@@ -22,", 7), "%s", h1);
+	cr_expect_str_eq(h1, "@@ -22,7 +22,7 @@");
+	cr_expect(strstr(d, "-line 2\n+TWO\n") != NULL);
+	cr_expect(strstr(d, "-line 25\n+TWENTY-FIVE\n") != NULL);
+	/* nothing between the hunks is printed */
+	cr_expect(strstr(d, " line 10\n") == NULL, "%s", d);
+	free(h0);
+	free(h1);
+	free(d);
+	free(a);
+	free(b);
+}
+
+/* GNU diff gives "@@ -1,5 +1,5 @@" for the first hunk (see KP_DIFF_CONTEXT_FIXED). */
+Test(diff, hunk_before_another_has_three_trailing_lines, .disabled = !KP_DIFF_CONTEXT_FIXED)
+{
+	char *a = numbered(30);
+	kp_strbuf sb = KP_STRBUF_INIT;
+	for (int i = 1; i <= 30; i++)
+		kp_strbuf_addf(&sb, i == 2 ? "TWO\n" : i == 25 ? "TWENTY-FIVE\n" : "line %d\n", i);
+	char *b = kp_strbuf_detach(&sb);
+	char *d = diff_s(a, b);
+	expect_header(d, 0, "@@ -1,5 +1,5 @@");
+	expect_header(d, 1, "@@ -22,7 +22,7 @@");
+	free(d);
+	free(a);
+	free(b);
+}
+
+/* Lines `x` and `y` changed in a numbered(n) file. */
+static char *two_changes(int n, int x, int y)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	for (int i = 1; i <= n; i++)
+		if (i == x || i == y)
+			kp_strbuf_addf(&sb, "CHANGED %d\n", i);
+		else
+			kp_strbuf_addf(&sb, "line %d\n", i);
+	return kp_strbuf_detach(&sb);
+}
+
+Test(diff, near_changes_merge_into_one_hunk)
+{
+	/* 20 lines: fewer than 7 unchanged lines follow the last change */
+	char *a = numbered(20);
+	char *b = two_changes(20, 10, 14); /* 3 equal lines between */
+	char *d = diff_s(a, b);
+	cr_expect_eq(count_hunks(d), 1, "%s", d);
+	expect_header(d, 0, "@@ -7,11 +7,11 @@");
+	free(d);
+	free(b);
+	/* up to 2 * 3 equal lines between two changes still merge */
+	b = two_changes(20, 10, 17);
+	d = diff_s(a, b);
+	cr_expect_eq(count_hunks(d), 1, "%s", d);
+	expect_header(d, 0, "@@ -7,14 +7,14 @@");
+	free(d);
+	free(b);
+	/* 7 equal lines between: two hunks */
+	b = two_changes(20, 10, 18);
+	d = diff_s(a, b);
+	cr_expect_eq(count_hunks(d), 2, "%s", d);
+	expect_header(d, 1, "@@ -15,6 +15,6 @@");
+	free(d);
+	free(b);
+	free(a);
+}
+
+/* The same in the middle of a longer file (see KP_DIFF_CONTEXT_FIXED). */
+Test(diff, near_changes_merge_in_a_long_file, .disabled = !KP_DIFF_CONTEXT_FIXED)
+{
+	char *a = numbered(40);
+	char *b = two_changes(40, 10, 17);
+	char *d = diff_s(a, b);
+	cr_expect_eq(count_hunks(d), 1, "%s", d);
+	expect_header(d, 0, "@@ -7,14 +7,14 @@");
+	free(d);
+	free(b);
+	b = two_changes(40, 10, 18);
+	d = diff_s(a, b);
+	cr_expect_eq(count_hunks(d), 2, "%s", d);
+	expect_header(d, 0, "@@ -7,7 +7,7 @@");
+	expect_header(d, 1, "@@ -15,7 +15,7 @@");
+	free(d);
+	free(b);
+	free(a);
+}
+
+Test(diff, replace_block_with_different_length)
+{
+	const char *a = "keep 1\nkeep 2\nold a\nold b\nold c\nkeep 3\nkeep 4\n";
+	const char *b = "keep 1\nkeep 2\nnew a\nkeep 3\nkeep 4\n";
+	char *d = diff_s(a, b);
+	cr_expect_str_eq(d, "--- a/f.txt\n"
+			    "+++ b/f.txt\n"
+			    "@@ -1,7 +1,5 @@\n"
+			    " keep 1\n"
+			    " keep 2\n"
+			    "-old a\n"
+			    "-old b\n"
+			    "-old c\n"
+			    "+new a\n"
+			    " keep 3\n"
+			    " keep 4\n");
+	free(d);
+}
+
+Test(diff, crlf_lines_are_kept_verbatim)
+{
+	char *d = diff_s("a\r\nb\r\n", "a\r\nB\r\n");
+	cr_expect_str_eq(d, "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\r\n-b\r\n+B\r\n");
+	free(d);
+}
+
+/* --- round trips through patch -p1 and git apply ------------------------------ */
+
+static char tmpdir[64];
+
+static void make_tmpdir(void)
+{
+	strcpy(tmpdir, "/tmp/kpipe-test-edit-XXXXXX");
+	cr_assert_not_null(mkdtemp(tmpdir));
+}
+
+static void remove_tmpdir(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	cr_expect_eq(system(cmd), 0);
+}
+
+static int have_tool(const char *name)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", name);
+	return system(cmd) == 0;
+}
+
+static void write_at(const char *rel, const char *data, size_t len)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, rel);
+	FILE *fp = fopen(path, "wb");
+	cr_assert_not_null(fp, "cannot create %s", path);
+	cr_assert_eq(fwrite(data, 1, len, fp), len);
+	cr_assert_eq(fclose(fp), 0);
+}
+
+static char *read_at(const char *rel, size_t *len)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, rel);
+	char *s = NULL;
+	cr_assert_eq(kp_read_file(path, &s, len), 0, "cannot read %s", path);
+	return s;
+}
+
+/* Writes a into tree/src/k.cu, the diff into p.diff, runs `cmd` in tree/
+ * (the patch tool) and checks the result is b.  `log` gets the tool's
+ * output. */
+static void round_trip(const char *a, size_t alen, const char *b, size_t blen, const char *cmd,
+		       char **log)
+{
+	char dir[128];
+	snprintf(dir, sizeof(dir), "%s/tree/src", tmpdir);
+	char mk[256];
+	snprintf(mk, sizeof(mk), "rm -rf '%s/tree' && mkdir -p '%s'", tmpdir, dir);
+	cr_assert_eq(system(mk), 0);
+	write_at("tree/src/k.cu", a, alen);
+	char *d = kp_diff("a/src/k.cu", a, alen, "b/src/k.cu", b, blen);
+	write_at("p.diff", d, strlen(d));
+	free(d);
+	char run[512];
+	snprintf(run, sizeof(run), "cd '%s/tree' && %s < ../p.diff > ../log 2>&1", tmpdir, cmd);
+	int rc = system(run);
+	size_t ll;
+	*log = read_at("log", &ll);
+	cr_assert_eq(rc, 0, "'%s' failed:\n%s", cmd, *log);
+	size_t len;
+	char *got = read_at("tree/src/k.cu", &len);
+	cr_expect_eq(len, blen, "patched file is %zu bytes, expected %zu (%s)", len, blen, cmd);
+	cr_expect(len == blen && !memcmp(got, b, blen), "patched file differs (%s)", cmd);
+	free(got);
+}
+
+/* A deterministic set of edited versions of a 120-line file: scattered
+ * replacements, inserts and deletes, near and far, at both ends, with and
+ * without a final newline. */
+static char *variant(const char *base_lines[], int n, unsigned seed, int final_nl)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	unsigned s = seed * 2654435761u + 1;
+	for (int i = 0; i < n; i++) {
+		s = s * 1103515245u + 12345u;
+		unsigned r = (s >> 16) % 23;
+		if (r == 0)
+			continue; /* delete */
+		if (r == 1)
+			kp_strbuf_addf(&sb, "inserted %u.%d\n", seed, i);
+		if (r == 2)
+			kp_strbuf_addf(&sb, "replaced %u.%d\n", seed, i);
+		else
+			kp_strbuf_addf(&sb, "%s\n", base_lines[i]);
+	}
+	if (!final_nl && sb.len)
+		sb.len--, sb.buf[sb.len] = '\0';
+	return kp_strbuf_detach(&sb);
+}
+
+static void fuzz_round_trips(const char *cmd)
+{
+	enum { N = 120 };
+	const char *lines[N];
+	char store[N][32];
+	for (int i = 0; i < N; i++) {
+		/* repeated lines make the LCS choices interesting */
+		snprintf(store[i], sizeof(store[i]), i % 7 == 0 ? "    }" : "    x%d += y;", i % 13);
+		lines[i] = store[i];
+	}
+	kp_strbuf sb = KP_STRBUF_INIT;
+	for (int i = 0; i < N; i++)
+		kp_strbuf_addf(&sb, "%s\n", lines[i]);
+	char *base = kp_strbuf_detach(&sb);
+	for (unsigned seed = 1; seed <= 12; seed++) {
+		char *v = variant(lines, N, seed, seed % 3 != 0);
+		char *log = NULL;
+		round_trip(base, strlen(base), v, strlen(v), cmd, &log);
+		free(log);
+		log = NULL;
+		/* and back */
+		round_trip(v, strlen(v), base, strlen(base), cmd, &log);
+		free(log);
+		free(v);
+	}
+	free(base);
+}
+
+Test(diff_round_trip, patch_p1, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+	if (!have_tool("patch"))
+		cr_skip("patch is not installed");
+	char *a = numbered(40);
+	char *b = two_changes(40, 3, 30);
+	char *log = NULL;
+	round_trip(a, strlen(a), b, strlen(b), "patch -p1 --batch", &log);
+	free(log);
+	free(a);
+	free(b);
+}
+
+Test(diff_round_trip, patch_p1_no_final_newline, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+	if (!have_tool("patch"))
+		cr_skip("patch is not installed");
+	const char *a = "one\ntwo\nthree";
+	const char *b = "one\nTWO\nthree\nfour";
+	char *log = NULL;
+	round_trip(a, strlen(a), b, strlen(b), "patch -p1 --batch", &log);
+	free(log);
+	log = NULL;
+	round_trip(b, strlen(b), a, strlen(a), "patch -p1 --batch", &log);
+	free(log);
+}
+
+Test(diff_round_trip, patch_p1_many_edits, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+	if (!have_tool("patch"))
+		cr_skip("patch is not installed");
+	fuzz_round_trips("patch -p1 --batch");
+}
+
+Test(diff_round_trip, git_apply, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+	if (!have_tool("git"))
+		cr_skip("git is not installed");
+	char *a = numbered(40);
+	char *b = two_changes(40, 3, 30);
+	char *log = NULL;
+	round_trip(a, strlen(a), b, strlen(b), "git apply -", &log);
+	free(log);
+	free(a);
+	free(b);
+}
+
+Test(diff_round_trip, git_apply_many_edits, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+	if (!have_tool("git"))
+		cr_skip("git is not installed");
+	fuzz_round_trips("git apply -");
+}
+
+/* Strict: no fuzz allowed (see KP_DIFF_CONTEXT_FIXED). */
+Test(diff_round_trip, patch_without_fuzz, .init = make_tmpdir, .fini = remove_tmpdir,
+     .disabled = !KP_DIFF_CONTEXT_FIXED)
+{
+	if (!have_tool("patch"))
+		cr_skip("patch is not installed");
+	fuzz_round_trips("patch -p1 --batch --fuzz=0");
+}
