@@ -1,0 +1,825 @@
+/*
+ * test_analyze.c - kp_parse + kp_analyze on small in-memory kernels: the
+ * facts found for a minimal eligible 16x16 tiled matmul (loop, induction,
+ * copies, tiles, math, variants), one near miss per legality id with the
+ * exact id and its position, parse errors, template instantiations, and
+ * tile sizes from constexpr variables and -D.
+ *
+ * Sources are parsed from memory (kp_parse_opts.contents) under a path
+ * ending in .cu, for sm_90.  Every snippet is the same kernel with one
+ * thing changed, so the line numbers below count from its layout:
+ *   1 #define TILE 16        (+ extra lines of `defs`)
+ *   2 __global__ void mm(...)
+ *   3 {
+ *   4     __shared__ float As...
+ *   5     __shared__ float Bs...  (+ extra lines of `extra`)
+ *   6     int tx, ty
+ *   7     int row, col
+ *   8     float acc
+ *   9     for (int k0 = 0; k0 < K; k0 += TILE) {
+ *  10         As[ty][tx] = A[...];
+ *  11         Bs[ty][tx] = B[...];
+ *  12         __syncthreads();
+ *  13         for (int kk ...)
+ *  14             acc += As[ty][kk] * Bs[kk][tx];
+ *  15         __syncthreads();
+ *  16     }
+ *  17     C[row * N + col] = acc;
+ *  18 }
+ */
+#include "analyze.h"
+#include "arch.h"
+#include "parse.h"
+
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- sources -------------------------------------------------------------- */
+
+#define HEAD_X(defs, aty, as_dims, bs_dims, extra)                                                 \
+	"#define TILE 16\n" defs "__global__ void mm(" aty                                         \
+	" *A, const float *B, float *C, int N, int K)\n"                                           \
+	"{\n"                                                                                      \
+	"    __shared__ float As" as_dims ";\n"                                                    \
+	"    __shared__ float Bs" bs_dims ";\n" extra                                              \
+	"    int tx = threadIdx.x, ty = threadIdx.y;\n"                                            \
+	"    int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;\n"                    \
+	"    float acc = 0.0f;\n"
+#define HEAD HEAD_X("", "const float", "[TILE][TILE]", "[TILE][TILE]", "")
+
+#define FOR "    for (int k0 = 0; k0 < K; k0 += TILE) {\n"
+#define LOAD_A "        As[ty][tx] = A[row * K + k0 + tx];\n"
+#define LOAD_B "        Bs[ty][tx] = B[(k0 + ty) * N + col];\n"
+#define LOAD LOAD_A LOAD_B
+#define SYNC "        __syncthreads();\n"
+#define COMP                                                                                       \
+	"        for (int kk = 0; kk < TILE; ++kk)\n"                                               \
+	"            acc += As[ty][kk] * Bs[kk][tx];\n"
+#define END "    }\n"
+#define TAIL                                                                                       \
+	"    C[row * N + col] = acc;\n"                                                             \
+	"}\n"
+
+#define ELIGIBLE HEAD FOR LOAD SYNC COMP SYNC END TAIL
+
+/* --- parsing ---------------------------------------------------------------- */
+
+static kp_file F;
+static kp_analysis AN;
+static char *ERRMSG;
+
+static void release(void)
+{
+	kp_file_release(&F);
+	memset(&F, 0, sizeof(F));
+	free(ERRMSG);
+	ERRMSG = NULL;
+}
+
+static int parse_as(const char *path, const char *src, const char *arch, const char **args,
+		    int nargs)
+{
+	memset(&F, 0, sizeof(F));
+	kp_parse_opts o;
+	memset(&o, 0, sizeof(o));
+	o.arch = arch;
+	o.contents = src;
+	o.contents_len = strlen(src);
+	o.args = args;
+	o.nargs = nargs;
+	o.no_compdb = 1;
+	free(ERRMSG);
+	ERRMSG = NULL;
+	return kp_parse(&F, path, &o, &ERRMSG);
+}
+
+static void print_diags(void)
+{
+	for (int i = 0; i < F.ndiags; i++)
+		cr_log_info("%s:%d:%d: %s: %s", F.diags[i].file, F.diags[i].line, F.diags[i].col,
+			    F.diags[i].severity, F.diags[i].message);
+}
+
+/* Parses and analyses `src` (asserting a clean parse); the analysis is in AN. */
+static void analyze_args(const char *src, const char *arch, const char **args, int nargs,
+			 int threads)
+{
+	int rc = parse_as("snippet.cu", src, arch, args, nargs);
+	if (rc != KP_PARSE_OK)
+		print_diags();
+	cr_assert_eq(rc, KP_PARSE_OK, "kp_parse: %d (%s)", rc, ERRMSG ? ERRMSG : "compile errors");
+	kp_analyze_opts ao;
+	memset(&ao, 0, sizeof(ao));
+	ao.arch = kp_arch_find(arch);
+	cr_assert_not_null(ao.arch);
+	ao.threads = threads;
+	cr_assert_eq(kp_analyze(&AN, &F, &ao), 0);
+}
+
+static void analyze_src(const char *src) { analyze_args(src, "sm_90", NULL, 0, 0); }
+
+static kp_loop *only_loop(void)
+{
+	cr_assert_eq(AN.nloops, 1, "expected 1 candidate loop, found %d", AN.nloops);
+	return AN.loops[0];
+}
+
+static const kp_reason *find_reason(const kp_loop *l, const char *id)
+{
+	for (int i = 0; i < l->nreasons; i++)
+		if (!strcmp(l->reasons[i].id, id))
+			return &l->reasons[i];
+	return NULL;
+}
+
+static void log_reasons(const kp_loop *l)
+{
+	for (int i = 0; i < l->nreasons; i++)
+		cr_log_info("  %d:%d %s [%s]", l->reasons[i].line, l->reasons[i].col,
+			    l->reasons[i].message, l->reasons[i].id);
+}
+
+TestSuite(analyze, .fini = release);
+TestSuite(analyze_sizes, .fini = release);
+TestSuite(parse, .fini = release);
+
+/* --- the eligible kernel ----------------------------------------------------- */
+
+/* Checks everything the minimal 16x16 kernel must yield. */
+static void check_eligible_16x16(const kp_loop *l, const char *kernel)
+{
+	log_reasons(l);
+	cr_expect(l->eligible, "the 16x16 kernel should be eligible");
+	cr_expect_eq(l->nreasons, 0);
+	cr_expect_str_eq(l->kernel->name, kernel);
+	cr_expect_eq(l->index, 1);
+	cr_expect_eq(l->node->line, 9);
+	cr_expect_eq(l->node->col, 5);
+	cr_expect_eq(l->nbarriers, 2);
+	cr_expect_eq(l->form, KP_FORM_BOTTOM);
+	cr_expect(l->bar1 >= 0 && l->bar2 > l->bar1);
+	cr_expect_eq(l->already_pipelined, 0);
+	/* induction */
+	cr_assert_eq(l->nind, 1);
+	cr_expect_str_eq(l->ind[0].var->name, "k0");
+	cr_expect_eq(l->ind[0].sign, 1);
+	cr_expect_eq(l->ind[0].in_header, 1);
+	cr_expect_eq(l->ind[0].is_pointer, 0);
+	cr_expect_eq(l->tile_count, 0);
+	/* copies */
+	cr_assert_eq(l->nloads, 2);
+	cr_expect_str_eq(l->loads[0].tile->name, "As");
+	cr_expect_str_eq(l->loads[1].tile->name, "Bs");
+	cr_assert_not_null(l->loads[0].src);
+	cr_assert_not_null(l->loads[1].src);
+	cr_expect_str_eq(l->loads[0].src->name, "A");
+	cr_expect_str_eq(l->loads[1].src->name, "B");
+	for (int i = 0; i < 2; i++) {
+		cr_expect_eq(l->loads[i].bytes, 4);
+		cr_expect_eq(l->loads[i].vector, 1);
+		cr_expect_eq(l->loads[i].guard, KP_G_NONE);
+		cr_expect(l->loads[i].pure);
+		cr_expect_eq(l->loads[i].depth, 0);
+		cr_expect_eq(l->loads[i].line, 10 + i);
+	}
+	cr_expect_eq(l->loads_in_helper, 0);
+	/* tiles */
+	cr_expect_eq(l->ntiles, 2);
+	for (int i = 0; i < l->ntiles; i++) {
+		cr_expect(l->tiles[i].loaded);
+		cr_expect_eq(l->tiles[i].elems, 256);
+		cr_expect_eq(l->tiles[i].bytes, 1024);
+		cr_expect_eq(l->tiles[i].in_loop, 0);
+	}
+	cr_expect_eq(l->tile_bytes, 2048);
+	cr_expect_eq(l->other_smem, 0);
+	/* math: 16 multiply-adds per tile, 2 FLOP each */
+	cr_expect_eq(l->math, KP_MATH_FFMA);
+	cr_expect_str_eq(kp_math_name(l->math), "FFMA");
+	cr_expect(l->flops_thread > 31.9 && l->flops_thread < 32.1, "flops %g", l->flops_thread);
+	/* variants */
+	cr_expect(l->cp_async_ok, "cp.async: %s", l->cp_async_why_not ? l->cp_async_why_not : "");
+	cr_expect(l->reg_ok, "register: %s", l->reg_why_not ? l->reg_why_not : "");
+	cr_expect_eq(l->reg_per_thread, 2);
+}
+
+Test(analyze, eligible_16x16)
+{
+	analyze_src(ELIGIBLE);
+	cr_expect_eq(AN.nkernels, 1);
+	kp_loop *l = only_loop();
+	check_eligible_16x16(l, "mm");
+	cr_expect_str_eq(l->ind[0].step, "TILE");
+	cr_expect_null(l->inst);
+	/* no thread count known: no per-tile FLOP, no ratio */
+	cr_expect_eq(l->threads, 0);
+	cr_expect(l->ratio < 0);
+}
+
+Test(analyze, threads_give_the_ratio)
+{
+	analyze_args(ELIGIBLE, "sm_90", NULL, 0, 256);
+	kp_loop *l = only_loop();
+	cr_expect(l->eligible);
+	cr_expect_eq(l->threads, 256);
+	cr_expect_str_eq(l->threads_from, "--threads");
+	/* 32 FLOP x 256 threads / 2048 B */
+	cr_expect(l->flops_tile > 8191.9 && l->flops_tile < 8192.1, "%g", l->flops_tile);
+	cr_expect(l->ratio > 3.99 && l->ratio < 4.01, "%g", l->ratio);
+}
+
+Test(analyze, launch_bounds_give_the_threads)
+{
+	/* the same kernel, with __launch_bounds__ */
+	static const char src[] =
+		"#define TILE 16\n"
+		"__global__ void __launch_bounds__(256) mm(const float *A, const float *B, float *C, "
+		"int N, int K)\n"
+		"{\n"
+		"    __shared__ float As[TILE][TILE];\n"
+		"    __shared__ float Bs[TILE][TILE];\n"
+		"    int tx = threadIdx.x, ty = threadIdx.y;\n"
+		"    int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;\n"
+		"    float acc = 0.0f;\n" FOR LOAD SYNC COMP SYNC END TAIL;
+	analyze_src(src);
+	kp_loop *l = only_loop();
+	cr_expect(l->eligible);
+	cr_expect_eq(l->kernel->launch_bounds, 256);
+	cr_expect_eq(l->threads, 256);
+	cr_expect_str_eq(l->threads_from, "__launch_bounds__");
+}
+
+Test(analyze, budget_rows)
+{
+	analyze_src(ELIGIBLE);
+	kp_loop *l = only_loop();
+	const kp_arch *a = kp_arch_find("sm_90");
+	kp_budget b;
+	kp_loop_budget(l, a, 2, &b);
+	cr_expect_eq(b.stages, 2);
+	cr_expect_eq(b.bytes, 4096);
+	cr_expect(b.fits_static);
+	cr_expect(b.fits_optin);
+	kp_loop_budget(l, a, 4, &b);
+	cr_expect_eq(b.bytes, 8192);
+}
+
+Test(analyze, kernel_filter)
+{
+	static const char src[] = ELIGIBLE "__global__ void other(float *p) { p[0] = 1.0f; }\n";
+	int rc = parse_as("snippet.cu", src, "sm_90", NULL, 0);
+	cr_assert_eq(rc, KP_PARSE_OK);
+	cr_expect_eq(F.nkernels, 2);
+	kp_analyze_opts ao;
+	memset(&ao, 0, sizeof(ao));
+	ao.arch = kp_arch_find("sm_90");
+	ao.kernel = "other";
+	kp_analyze(&AN, &F, &ao);
+	cr_expect_eq(AN.nkernels, 1);
+	cr_expect_eq(AN.nloops, 0);
+	ao.kernel = "mm";
+	kp_analyze(&AN, &F, &ao);
+	cr_expect_eq(AN.nkernels, 1);
+	cr_expect_eq(AN.nloops, 1);
+	ao.kernel = NULL;
+	kp_analyze(&AN, &F, &ao);
+	cr_expect_eq(AN.nkernels, 2);
+	cr_expect_eq(AN.nloops, 1);
+}
+
+Test(analyze, no_loop_no_candidate)
+{
+	analyze_src("__global__ void k(float *p) { p[threadIdx.x] *= 2.0f; }\n");
+	cr_expect_eq(AN.nkernels, 1);
+	cr_expect_eq(AN.nloops, 0);
+}
+
+Test(analyze, host_code_is_not_a_kernel)
+{
+	analyze_src("void host(float *p, int n) { for (int i = 0; i < n; ++i) p[i] = 0; }\n"
+		    "__device__ float dev(float x) { return x * 2.0f; }\n");
+	cr_expect_eq(F.nkernels, 0);
+	cr_expect_eq(AN.nloops, 0);
+}
+
+/* --- one near miss per legality id ------------------------------------------- */
+
+static const char *const near_src[] = {
+	/* 0 kpipe-divergent-barrier */
+	HEAD FOR LOAD "        if (threadIdx.x < 8)\n"
+		      "            __syncthreads();\n" COMP SYNC END TAIL,
+	/* 1 kpipe-no-barrier: copies to shared, no barrier at all */
+	HEAD FOR LOAD COMP END TAIL,
+	/* 2 kpipe-compute-writes-tile */
+	HEAD FOR LOAD SYNC COMP "        As[ty][tx] = acc;\n" SYNC END TAIL,
+	/* 3 kpipe-smem-carried: a shared array the compute updates */
+	HEAD_X("", "const float", "[TILE][TILE]", "[TILE][TILE]",
+	       "    __shared__ float sum[TILE];\n") FOR LOAD SYNC COMP "        sum[tx] += acc;\n" SYNC END TAIL,
+	/* 4 kpipe-load-depends-on-compute: the address uses the accumulator */
+	HEAD FOR "        As[ty][tx] = A[row * K + k0 + tx + (int)acc];\n" LOAD_B SYNC COMP SYNC END TAIL,
+	/* 5 kpipe-memory-order: atomicAdd in the loop */
+	HEAD FOR LOAD SYNC COMP "        atomicAdd(&C[row], acc);\n" SYNC END TAIL,
+	/* 6 kpipe-memory-order: a store through the pointer the loads read */
+	HEAD_X("", "float", "[TILE][TILE]", "[TILE][TILE]", "")
+		FOR LOAD SYNC COMP "        A[row * K + k0 + tx] = acc;\n" SYNC END TAIL,
+	/* 7 kpipe-already-pipelined */
+	"#include <cuda_pipeline.h>\n" HEAD FOR
+	"        __pipeline_memcpy_async(&As[ty][tx], &A[row * K + k0 + tx], 4);\n"
+	"        __pipeline_memcpy_async(&Bs[ty][tx], &B[(k0 + ty) * N + col], 4);\n"
+	"        __pipeline_commit();\n"
+	"        __pipeline_wait_prior(0);\n" SYNC COMP SYNC END TAIL,
+	/* 8 kpipe-partial-tile-write: a guarded copy without else */
+	HEAD FOR "        if (row < N)\n"
+		 "            As[ty][tx] = A[row * K + k0 + tx];\n" LOAD_B SYNC COMP SYNC END TAIL,
+	/* 9 kpipe-tile-read-after-loop */
+	HEAD FOR LOAD SYNC COMP SYNC END "    acc += As[0][tx];\n" TAIL,
+	/* 10 kpipe-smem-over-limit: two float[96][96] (72 KB, 144 KB doubled) */
+	HEAD_X("", "const float", "[96][96]", "[96][96]", "") FOR LOAD SYNC COMP SYNC END TAIL,
+	/* 11 kpipe-smem-over-limit: two float[64][64] fit once (32 KB), not twice */
+	HEAD_X("", "const float", "[64][64]", "[64][64]", "") FOR LOAD SYNC COMP SYNC END TAIL,
+	/* 12 kpipe-load-in-helper */
+	HEAD_X("__device__ void fill(float (*t)[TILE], const float *p, int ty, int tx) "
+	       "{ t[ty][tx] = p[tx]; }\n",
+	       "const float", "[TILE][TILE]", "[TILE][TILE]", "")
+		FOR "        fill(As, A + row * K + k0, ty, tx);\n" LOAD_B SYNC COMP SYNC END TAIL,
+	/* 13 kpipe-loop-shape: a while loop */
+	HEAD "    int k0 = 0;\n"
+	     "    while (k0 < K) {\n" LOAD SYNC COMP SYNC "        k0 += TILE;\n" END TAIL,
+	/* 14 kpipe-load-decl-used-later */
+	HEAD FOR "        int off = k0 + tx;\n"
+		 "        As[ty][tx] = A[row * K + off];\n" LOAD_B SYNC COMP
+		 "        acc += off;\n" SYNC END TAIL,
+	/* 15 kpipe-macro-array: the tile used inside a macro body */
+	HEAD_X("#define AS(i, j) As[i][j]\n", "const float", "[TILE][TILE]", "[TILE][TILE]", "")
+		FOR LOAD SYNC "        for (int kk = 0; kk < TILE; ++kk)\n"
+			      "            acc += AS(ty, kk) * Bs[kk][tx];\n" SYNC END TAIL,
+	/* 16 kpipe-loop-shape: a for loop with no increment */
+	HEAD "    int k0 = 0;\n"
+	     "    for (; k0 < K;) {\n" LOAD SYNC COMP SYNC "        k0 += TILE;\n" END TAIL,
+	/* 17 kpipe-memory-order: __threadfence in the loop */
+	HEAD FOR LOAD SYNC COMP "        __threadfence();\n" SYNC END TAIL,
+};
+
+/* Parameters are copied into a freshly exec'd worker: strings inline. */
+struct near_miss {
+	int src;       /* index into near_src */
+	char id[40];   /* the legality id that must be reported */
+	int line, col; /* where (0: not checked) */
+	char msg[48];  /* a piece of the message (empty: not checked) */
+};
+
+ParameterizedTestParameters(analyze, near_miss)
+{
+	static struct near_miss params[] = {
+		{0, "kpipe-divergent-barrier", 13, 13, "__syncthreads()"},
+		{1, "kpipe-no-barrier", 9, 5, ""},
+		{2, "kpipe-compute-writes-tile", 9, 5, "'As'"},
+		{3, "kpipe-smem-carried", 16, 9, "'sum'"},
+		{4, "kpipe-load-depends-on-compute", 9, 5, "'acc'"},
+		{5, "kpipe-memory-order", 15, 9, "atomicAdd"},
+		{6, "kpipe-memory-order", 15, 9, "stores to 'A'"},
+		{7, "kpipe-already-pipelined", 11, 9, "__pipeline_memcpy_async"},
+		{8, "kpipe-partial-tile-write", 10, 9, "'As'"},
+		{9, "kpipe-tile-read-after-loop", 17, 12, "'As'"},
+		{10, "kpipe-smem-over-limit", 9, 5, "147456 B"},
+		{11, "kpipe-smem-over-limit", 9, 5, "65536 B"},
+		{12, "kpipe-load-in-helper", 11, 9, "'fill'"},
+		{13, "kpipe-loop-shape", 10, 5, "for-loop"},
+		{14, "kpipe-load-decl-used-later", 9, 5, "'off'"},
+		{15, "kpipe-macro-array", 15, 20, "macro body"},
+		{16, "kpipe-loop-shape", 10, 5, "increment"},
+		{17, "kpipe-memory-order", 15, 9, "__threadfence"},
+	};
+	return cr_make_param_array(struct near_miss, params, sizeof(params) / sizeof(params[0]));
+}
+
+ParameterizedTest(struct near_miss *p, analyze, near_miss, .fini = release)
+{
+	cr_assert(p->src >= 0 && (size_t)p->src < sizeof(near_src) / sizeof(near_src[0]));
+	analyze_src(near_src[p->src]);
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect_not(l->eligible, "case %d (%s) should not be eligible", p->src, p->id);
+	const kp_reason *r = find_reason(l, p->id);
+	cr_assert_not_null(r, "case %d: no [%s] among %d reasons", p->src, p->id, l->nreasons);
+	if (p->line) {
+		cr_expect_eq(r->line, p->line, "case %d [%s]: line %d, expected %d", p->src, p->id,
+			     r->line, p->line);
+		cr_expect_eq(r->col, p->col, "case %d [%s]: column %d, expected %d", p->src, p->id,
+			     r->col, p->col);
+	}
+	if (p->msg[0])
+		cr_expect(strstr(r->message, p->msg) != NULL, "case %d [%s]: message '%s' lacks '%s'",
+			  p->src, p->id, r->message, p->msg);
+	/* every reason has a message and a position */
+	for (int i = 0; i < l->nreasons; i++) {
+		cr_expect(l->reasons[i].message && l->reasons[i].message[0]);
+		cr_expect_gt(l->reasons[i].line, 0);
+		cr_expect_gt(l->reasons[i].col, 0);
+		/* one entry per id */
+		for (int j = 0; j < i; j++)
+			cr_expect(strcmp(l->reasons[i].id, l->reasons[j].id), "[%s] twice",
+				  l->reasons[i].id);
+	}
+}
+
+/* KNOWN ISSUE (reported, not fixed here): the store in near miss 6 only
+ * writes *through* A; the pointer itself never changes, so the next tile's
+ * addresses are known.  analyze.c's collect_rw records the store as a
+ * write of the declaration A, and kpipe-load-depends-on-compute then says
+ * "the tile loads read 'A', which the loop body modifies".  The honest
+ * reason is kpipe-memory-order alone.  Enable when fixed. */
+Test(analyze, store_through_load_pointer_is_only_a_memory_order_problem, .disabled = true)
+{
+	analyze_src(near_src[6]);
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect_not_null(find_reason(l, "kpipe-memory-order"));
+	cr_expect_null(find_reason(l, "kpipe-load-depends-on-compute"));
+}
+
+/* A store through an unrelated output pointer is no memory-order problem. */
+Test(analyze, store_to_output_pointer_in_loop)
+{
+	analyze_src(HEAD FOR LOAD SYNC COMP "        C[row * N + k0 / TILE] = acc;\n" SYNC END TAIL);
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect_null(find_reason(l, "kpipe-memory-order"));
+	cr_expect_null(find_reason(l, "kpipe-load-depends-on-compute"));
+	cr_expect(l->eligible);
+}
+
+Test(analyze, already_pipelined_flag)
+{
+	analyze_src(near_src[7]);
+	kp_loop *l = only_loop();
+	cr_expect(l->already_pipelined);
+	cr_expect_eq(l->nreasons, 1);
+}
+
+Test(analyze, no_barrier_loop_is_still_a_candidate)
+{
+	analyze_src(near_src[1]);
+	kp_loop *l = only_loop();
+	cr_expect_eq(l->nbarriers, 0);
+	cr_expect_eq(l->nreasons, 1);
+}
+
+Test(analyze, partial_write_with_else_is_a_guarded_copy)
+{
+	/* the same guard with an else that zero-fills: eligible */
+	analyze_src(HEAD FOR "        if (row < N)\n"
+			     "            As[ty][tx] = A[row * K + k0 + tx];\n"
+			     "        else\n"
+			     "            As[ty][tx] = 0.0f;\n" LOAD_B SYNC COMP SYNC END TAIL);
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect(l->eligible);
+	cr_assert_eq(l->nloads, 2);
+	cr_expect_eq(l->loads[0].guard, KP_G_IFELSE);
+	cr_expect(l->loads[0].pure);
+	cr_expect_str_eq(l->loads[0].otherwise, "0.0f");
+}
+
+Test(analyze, ternary_guard)
+{
+	analyze_src(HEAD FOR "        As[ty][tx] = row < N ? A[row * K + k0 + tx] : 0.0f;\n" LOAD_B SYNC
+			COMP SYNC END TAIL);
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect(l->eligible);
+	cr_assert_eq(l->nloads, 2);
+	cr_expect_eq(l->loads[0].guard, KP_G_TERNARY);
+	cr_expect(l->loads[0].pure);
+	cr_expect(l->cp_async_ok);
+}
+
+Test(analyze, converting_copy_is_not_cp_async)
+{
+	analyze_src(HEAD FOR "        As[ty][tx] = 2.0f * A[row * K + k0 + tx];\n" LOAD_B SYNC COMP SYNC
+			END TAIL);
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect_not(l->cp_async_ok);
+	cr_expect_not_null(l->cp_async_why_not);
+}
+
+Test(analyze, tile_declared_in_the_loop)
+{
+	analyze_src("#define TILE 16\n"
+		    "__global__ void mm(const float *A, const float *B, float *C, int N, int K)\n"
+		    "{\n"
+		    "    int tx = threadIdx.x, ty = threadIdx.y;\n"
+		    "    int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;\n"
+		    "    float acc = 0.0f;\n"
+		    "    for (int k0 = 0; k0 < K; k0 += TILE) {\n"
+		    "        __shared__ float As[TILE][TILE], Bs[TILE][TILE];\n" LOAD SYNC COMP SYNC END
+			    TAIL);
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect(l->eligible);
+	cr_assert_eq(l->ntiles, 2);
+	for (int i = 0; i < 2; i++) {
+		cr_expect(l->tiles[i].in_loop);
+		cr_expect(l->tiles[i].loaded);
+		cr_expect_not_null(l->tiles[i].decl_stmt);
+	}
+	cr_expect_eq(l->tile_bytes, 2048);
+}
+
+Test(analyze, pointer_bumps_are_induction)
+{
+	analyze_src("#define TILE 16\n"
+		    "__global__ void mm(const float *A, const float *B, float *C, int N, int K)\n"
+		    "{\n"
+		    "    __shared__ float As[TILE][TILE];\n"
+		    "    __shared__ float Bs[TILE][TILE];\n"
+		    "    int tx = threadIdx.x, ty = threadIdx.y;\n"
+		    "    const float *a = A + (blockIdx.y * TILE + ty) * K + tx;\n"
+		    "    const float *b = B + ty * N + blockIdx.x * TILE + tx;\n"
+		    "    float acc = 0.0f;\n"
+		    "    for (int t = 0; t < K / TILE; ++t) {\n"
+		    "        As[ty][tx] = *a;\n"
+		    "        Bs[ty][tx] = *b;\n"
+		    "        a += TILE;\n"
+		    "        b += TILE * N;\n" SYNC COMP SYNC END
+		    "    C[(blockIdx.y * TILE + ty) * N + blockIdx.x * TILE + tx] = acc;\n"
+		    "}\n");
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect(l->eligible);
+	cr_expect(l->tile_count);
+	cr_assert_eq(l->nind, 3);
+	int ptrs = 0;
+	for (int i = 0; i < l->nind; i++)
+		ptrs += l->ind[i].is_pointer;
+	cr_expect_eq(ptrs, 2);
+	cr_expect_eq(l->bump_e - l->bump_b, 2);
+}
+
+Test(analyze, two_kernels_two_loops)
+{
+	static const char src[] = ELIGIBLE
+		"__global__ void mm2(const float *A, const float *B, float *C, int N, int K)\n"
+		"{\n"
+		"    __shared__ float As[TILE][TILE];\n"
+		"    __shared__ float Bs[TILE][TILE];\n"
+		"    int tx = threadIdx.x, ty = threadIdx.y;\n"
+		"    int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;\n"
+		"    float acc = 0.0f;\n" FOR LOAD SYNC COMP SYNC END TAIL;
+	analyze_src(src);
+	cr_expect_eq(AN.nkernels, 2);
+	cr_assert_eq(AN.nloops, 2);
+	cr_expect_str_eq(AN.loops[0]->kernel->name, "mm");
+	cr_expect_str_eq(AN.loops[1]->kernel->name, "mm2");
+	cr_expect(AN.loops[0]->eligible);
+	cr_expect(AN.loops[1]->eligible);
+}
+
+/* --- parse errors --------------------------------------------------------------- */
+
+Test(parse, error_reported_at_its_line)
+{
+	static const char src[] = "__global__ void k(float *a)\n"
+				  "{\n"
+				  "    int i = threadIdx.x;\n"
+				  "    a[i] = 1.0f\n"
+				  "}\n";
+	int rc = parse_as("broken.cu", src, "sm_90", NULL, 0);
+	cr_assert_eq(rc, KP_PARSE_ERRORS);
+	cr_expect_geq(F.nerrors, 1);
+	int found = 0;
+	for (int i = 0; i < F.ndiags; i++) {
+		const kp_parse_diag *d = &F.diags[i];
+		if (strcmp(d->severity, "error"))
+			continue;
+		cr_expect_str_eq(d->file, "broken.cu");
+		if (d->line == 4) {
+			found = 1;
+			cr_expect_eq(d->col, 16);
+			cr_expect(strstr(d->message, "';'") != NULL, "%s", d->message);
+		}
+	}
+	cr_expect(found, "no error at line 4");
+	/* the file is still filled */
+	cr_expect_eq(F.len, strlen(src));
+	cr_expect_str_eq(F.path, "broken.cu");
+}
+
+Test(parse, undeclared_tile_size)
+{
+	/* the kernel without its #define: every TILE is an error */
+	static const char src[] = "__global__ void k(float *a)\n"
+				  "{\n"
+				  "    __shared__ float As[TILE];\n"
+				  "    As[threadIdx.x] = a[threadIdx.x];\n"
+				  "}\n";
+	int rc = parse_as("undeclared.cu", src, "sm_90", NULL, 0);
+	cr_assert_eq(rc, KP_PARSE_ERRORS);
+	cr_assert_gt(F.ndiags, 0);
+	cr_expect_eq(F.diags[0].line, 3);
+	cr_expect_eq(F.diags[0].col, 25);
+	cr_expect(strstr(F.diags[0].message, "TILE") != NULL);
+}
+
+Test(parse, missing_file_is_an_io_error)
+{
+	kp_parse_opts o;
+	memset(&o, 0, sizeof(o));
+	o.arch = "sm_90";
+	o.no_compdb = 1;
+	int rc = kp_parse(&F, "/nonexistent/dir/k.cu", &o, &ERRMSG);
+	cr_expect_eq(rc, KP_PARSE_IO);
+	cr_expect_not_null(ERRMSG);
+}
+
+Test(parse, nul_bytes_are_an_io_error)
+{
+	static const char src[] = "__global__ void k() {}\n\0garbage";
+	kp_parse_opts o;
+	memset(&o, 0, sizeof(o));
+	o.arch = "sm_90";
+	o.contents = src;
+	o.contents_len = sizeof(src) - 1;
+	o.no_compdb = 1;
+	int rc = kp_parse(&F, "nul.cu", &o, &ERRMSG);
+	cr_expect_eq(rc, KP_PARSE_IO);
+	cr_assert_not_null(ERRMSG);
+	cr_expect(strstr(ERRMSG, "NUL") != NULL, "%s", ERRMSG);
+}
+
+Test(parse, empty_source)
+{
+	int rc = parse_as("empty.cu", "", "sm_90", NULL, 0);
+	cr_expect_eq(rc, KP_PARSE_OK);
+	cr_expect_eq(F.nkernels, 0);
+	cr_expect_eq(F.len, 0);
+}
+
+Test(parse, bom_is_noticed)
+{
+	int rc = parse_as("bom.cu", "\xEF\xBB\xBF" ELIGIBLE, "sm_90", NULL, 0);
+	cr_expect_eq(rc, KP_PARSE_OK);
+	cr_expect(F.has_bom);
+	cr_expect_eq(F.nkernels, 1);
+}
+
+/* --- tile sizes: templates, constexpr, -D ---------------------------------------- */
+
+static const char template_src[] =
+	"template <int T>\n"
+	"__global__ void k(const float *A, const float *B, float *C, int N, int K)\n"
+	"{\n"
+	"    __shared__ float As[T][T];\n"
+	"    __shared__ float Bs[T][T];\n"
+	"    int tx = threadIdx.x, ty = threadIdx.y;\n"
+	"    int row = blockIdx.y * T + ty, col = blockIdx.x * T + tx;\n"
+	"    float acc = 0.0f;\n"
+	"    for (int k0 = 0; k0 < K; k0 += T) {\n" LOAD SYNC
+	"        for (int kk = 0; kk < T; ++kk)\n"
+	"            acc += As[ty][kk] * Bs[kk][tx];\n" SYNC END TAIL
+	"template __global__ void k<16>(const float *, const float *, float *, int, int);\n";
+
+Test(analyze_sizes, template_explicit_instantiation)
+{
+	analyze_src(template_src);
+	cr_assert_eq(F.nkernels, 1);
+	kp_kernel *k = F.kernels[0];
+	cr_expect(k->is_template);
+	cr_expect_eq(k->ntparams, 1);
+	cr_expect_str_eq(k->tparam_names[0], "T");
+	cr_assert_eq(k->ninst, 1);
+	cr_expect_str_eq(k->inst_args[0], "16");
+	cr_expect_eq(k->inst_values[0][0], 16);
+	kp_loop *l = only_loop();
+	check_eligible_16x16(l, "k");
+	cr_expect_str_eq(l->ind[0].step, "T");
+	cr_assert_not_null(l->inst);
+	cr_expect_str_eq(l->inst, "16");
+}
+
+Test(analyze_sizes, template_without_instantiation_has_unknown_sizes)
+{
+	/* drop the explicit instantiation line */
+	char *src = kp_xstrdup(template_src);
+	char *p = strstr(src, "template __global__");
+	cr_assert_not_null(p);
+	*p = '\0';
+	analyze_src(src);
+	free(src);
+	cr_assert_eq(F.nkernels, 1);
+	cr_expect_eq(F.kernels[0]->ninst, 0);
+	kp_loop *l = only_loop();
+	cr_expect_null(l->inst);
+	cr_expect_eq(l->tile_bytes, -1);
+}
+
+Test(analyze_sizes, template_two_instantiations_uses_the_first)
+{
+	static const char src[] = "template <int T>\n"
+				  "__global__ void k(const float *A, const float *B, float *C, int N, int K)\n"
+				  "{\n"
+				  "    __shared__ float As[T][T];\n"
+				  "    __shared__ float Bs[T][T];\n"
+				  "    int tx = threadIdx.x, ty = threadIdx.y;\n"
+				  "    int row = blockIdx.y * T + ty, col = blockIdx.x * T + tx;\n"
+				  "    float acc = 0.0f;\n"
+				  "    for (int k0 = 0; k0 < K; k0 += T) {\n" LOAD SYNC
+				  "        for (int kk = 0; kk < T; ++kk)\n"
+				  "            acc += As[ty][kk] * Bs[kk][tx];\n" SYNC END TAIL
+				  "template __global__ void k<8>(const float *, const float *, float *, int, "
+				  "int);\n"
+				  "template __global__ void k<32>(const float *, const float *, float *, int, "
+				  "int);\n";
+	analyze_src(src);
+	cr_assert_eq(F.nkernels, 1);
+	cr_assert_eq(F.kernels[0]->ninst, 2);
+	kp_loop *l = only_loop();
+	cr_assert_not_null(l->inst);
+	cr_expect_str_eq(l->inst, F.kernels[0]->inst_args[0]);
+	long long t = F.kernels[0]->inst_values[0][0];
+	cr_expect(t == 8 || t == 32);
+	cr_expect_eq(l->tile_bytes, 2 * t * t * 4);
+}
+
+struct size_case {
+	int src;
+	char arg[24]; /* a compiler argument, or "" */
+};
+
+static const char *const size_src[] = {
+	/* 0: constexpr at namespace scope */
+	"constexpr int TILE = 16;\n" ELIGIBLE,
+	/* 1: in a named namespace, used qualified through a macro-free alias */
+	"namespace cfg { constexpr int TILE = 16; }\n"
+	"using cfg::TILE;\n" ELIGIBLE,
+	/* 2: in an anonymous namespace */
+	"namespace { constexpr int TILE = 16; }\n" ELIGIBLE,
+	/* 3: from -DTILE=16 (no #define in the file) */
+	"",
+	/* 4: static const int */
+	"static const int TILE = 16;\n" ELIGIBLE,
+	/* 5: an enum */
+	"enum { TILE = 16 };\n" ELIGIBLE,
+};
+
+ParameterizedTestParameters(analyze_sizes, resolved)
+{
+	static struct size_case params[] = {
+		{0, ""}, {1, ""}, {2, ""}, {3, "-DTILE=16"}, {4, ""}, {5, ""},
+	};
+	return cr_make_param_array(struct size_case, params, sizeof(params) / sizeof(params[0]));
+}
+
+ParameterizedTest(struct size_case *p, analyze_sizes, resolved, .fini = release)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	const char *src = size_src[p->src];
+	if (p->src == 3) {
+		/* ELIGIBLE without its first line (#define TILE 16) */
+		const char *e = ELIGIBLE;
+		kp_strbuf_adds(&sb, strchr(e, '\n') + 1);
+	} else {
+		/* drop the #define so that the declaration is what TILE means */
+		const char *d = strstr(src, "#define TILE 16\n");
+		cr_assert_not_null(d);
+		kp_strbuf_add(&sb, src, (size_t)(d - src));
+		kp_strbuf_adds(&sb, d + strlen("#define TILE 16\n"));
+	}
+	const char *args[1] = {p->arg};
+	analyze_args(kp_strbuf_str(&sb), "sm_90", p->arg[0] ? args : NULL, p->arg[0] ? 1 : 0, 0);
+	kp_strbuf_release(&sb);
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect(l->eligible, "case %d", p->src);
+	cr_expect_eq(l->tile_bytes, 2048, "case %d: tile bytes %lld", p->src, l->tile_bytes);
+	for (int i = 0; i < l->ntiles; i++)
+		cr_expect_eq(l->tiles[i].elems, 256, "case %d", p->src);
+	cr_expect_eq(l->reg_per_thread, 2);
+	cr_expect(l->flops_thread > 31.9 && l->flops_thread < 32.1, "case %d: flops %g", p->src,
+		  l->flops_thread);
+}
+
+Test(analyze_sizes, define_from_args_overrides_nothing_in_the_file)
+{
+	/* -DTILE=8 with a file that has no #define: 8x8 tiles */
+	const char *e = ELIGIBLE;
+	const char *args[1] = {"-DTILE=8"};
+	analyze_args(strchr(e, '\n') + 1, "sm_90", args, 1, 0);
+	kp_loop *l = only_loop();
+	cr_expect(l->eligible);
+	cr_expect_eq(l->tile_bytes, 2 * 8 * 8 * 4);
+}
+
+Test(analyze_sizes, arch_changes_the_budget)
+{
+	/* 2 x float[64][48] = 24 KB, 48 KB doubled: exactly the static limit */
+	analyze_src(HEAD_X("", "const float", "[64][48]", "[64][48]", "") FOR LOAD SYNC COMP SYNC END TAIL);
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect_eq(l->tile_bytes, 2 * 64 * 48 * 4);
+	cr_expect_null(find_reason(l, "kpipe-smem-over-limit"), "48 KB doubled fits 48 KB");
+}
