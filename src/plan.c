@@ -60,6 +60,10 @@ void kp_plan_loop(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, co
 	if (rg_ok && stages == 2 && (!cp_ok || cheap_regs)) {
 		p->xform = rg;
 		p->why = !cp_ok ? kp_arena_printf(&f->arena, "cp.async does not apply (%s)", cp_no)
+				: l->ratio < 0
+				? kp_arena_printf(&f->arena,
+						  "%d staging registers per thread (<= 16)",
+						  l->reg_per_thread)
 				: kp_arena_printf(&f->arena,
 						  "%d staging registers per thread (<= 16), compute/load "
 						  "%.1f FLOP/B",
