@@ -359,17 +359,20 @@ static void note_write(rw_set *s, kp_node *target, kp_node *at)
 	kp_node *root = lvalue_root(target);
 	if (!root || !root->decl)
 		return;
+	/* a store through a pointer that is not shared: global memory, not a
+	 * change of the pointer itself */
+	if (root->decl->is_pointer && !root->decl->is_shared && root != kp_node_strip(target)) {
+		if (!s->first_global_store) {
+			s->first_global_store = at;
+			s->global_store_ptr = root->decl;
+		}
+		return;
+	}
 	int before = s->nw;
 	push_decl(&s->w, &s->nw, &s->capw, root->decl);
 	if (s->nw != before) {
 		s->wat = kp_xrealloc(s->wat, sizeof(*s->wat) * (size_t)s->capw);
 		s->wat[s->nw - 1] = at;
-	}
-	/* a store through a pointer that is not shared: global memory */
-	if (root->decl->is_pointer && !root->decl->is_shared && root != kp_node_strip(target) &&
-	    !s->first_global_store) {
-		s->first_global_store = at;
-		s->global_store_ptr = root->decl;
 	}
 }
 
@@ -421,7 +424,47 @@ static void collect_range(kp_loop *l, int b, int e, rw_set *s)
 
 /* ---------------------------------------------------------- induction */
 
+/* A step may only combine variables, constants and arithmetic: no loads,
+ * calls or assignments. */
+static int pure_expr(const kp_node *n)
+{
+	if (!n)
+		return 1;
+	switch (n->kind) {
+	case KP_N_SUBSCRIPT:
+	case KP_N_CALL:
+	case KP_N_ASSIGNOP:
+	case KP_N_LAMBDA:
+		return 0;
+	case KP_N_UNOP:
+		if (n->op && (!strcmp(n->op, "*") || !strcmp(n->op, "++") || !strcmp(n->op, "--")))
+			return 0;
+		break;
+	case KP_N_BINOP:
+		if (n->op && !strcmp(n->op, "="))
+			return 0;
+		break;
+	default: break;
+	}
+	for (int i = 0; i < n->nkids; i++)
+		if (!pure_expr(n->kids[i]))
+			return 0;
+	return 1;
+}
+
+static const char *step_text_raw(actx *c, kp_node *n, int *sign);
+
 static const char *step_text(actx *c, kp_node *n, int *sign)
+{
+	const char *st = step_text_raw(c, n, sign);
+	if (st && n->nkids == 2 && !pure_expr(n->kids[1]))
+		return NULL;
+	if (st && is_assign(n) && !pure_expr(n->kids[1]))
+		return NULL;
+	return st;
+}
+
+static const char *step_text_raw(actx *c, kp_node *n, int *sign)
 {
 	/* n is an increment expression; returns the step and sets sign */
 	*sign = 1;
@@ -544,6 +587,21 @@ static int shared_lhs(kp_node *lhs, kp_decl **tile)
 	return 0;
 }
 
+static kp_node *find_global_load(kp_node *n)
+{
+	if (!n)
+		return NULL;
+	kp_node *r = global_load_root(n);
+	if (r)
+		return r;
+	for (int i = 0; i < n->nkids; i++) {
+		r = find_global_load(n->kids[i]);
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
 static void fill_copy(actx *c, kp_load *ld, kp_node *lhs, kp_node *rhs)
 {
 	ld->lhs = lhs;
@@ -556,6 +614,16 @@ static void fill_copy(actx *c, kp_load *ld, kp_node *lhs, kp_node *rhs)
 	if (ld->tile && ld->tile->elem_size > 0 && ld->bytes > ld->tile->elem_size)
 		ld->vector = (int)(ld->bytes / ld->tile->elem_size);
 	kp_node *root = global_load_root(rhs);
+	if (!root) {
+		/* a converting copy (__half2float(A[i]), 2.0f * A[i]): staged in
+		 * registers as computed, never a cp.async */
+		kp_node *g = find_global_load(rhs);
+		if (g) {
+			ld->src = g->decl;
+			ld->src_base = g;
+			ld->pure = 0;
+		}
+	}
 	if (root) {
 		ld->src = root->decl;
 		ld->src_base = root;
@@ -630,6 +698,7 @@ static int classify_store(actx *c, kp_node *stmt, kp_node **loops, int depth)
 				ld.pure = 0; /* inverted guard: keep it simple */
 			} else {
 				fill_copy(c, &ld, a1->kids[0], a1->kids[1]);
+				ld.zero_stmt = a2; /* the other arm: staged like the first */
 				ld.pure = 0;
 				ld.otherwise = kp_node_text(c->f, a2->kids[1]);
 			}
@@ -919,6 +988,45 @@ static int uses_kpipe_stage(kp_node *body)
 	return found;
 }
 
+/* break/continue that leave the K-loop body, return, goto. */
+static kp_node *find_jump(kp_node *n, int in_inner)
+{
+	if (!n)
+		return NULL;
+	if (n->kind == KP_N_RETURN || n->kind == KP_N_GOTO)
+		return n;
+	if ((n->kind == KP_N_BREAK || n->kind == KP_N_CONTINUE) && !in_inner)
+		return n;
+	if (n->kind == KP_N_LAMBDA)
+		return NULL;
+	int inner = in_inner || n->kind == KP_N_FOR || n->kind == KP_N_WHILE || n->kind == KP_N_DO ||
+		    n->kind == KP_N_SWITCH;
+	for (int i = 0; i < n->nkids; i++) {
+		/* a break inside a switch leaves only the switch; continue does not */
+		kp_node *j = find_jump(n->kids[i], inner);
+		if (j)
+			return j;
+	}
+	return NULL;
+}
+
+static int count_writes(const kp_node *n, const kp_decl *d)
+{
+	if (!n)
+		return 0;
+	int w = 0;
+	if ((is_assign(n) || n->kind == KP_N_ASSIGNOP ||
+	     (n->kind == KP_N_UNOP && n->op && (!strcmp(n->op, "++") || !strcmp(n->op, "--")))) &&
+	    n->nkids >= 1) {
+		const kp_node *t = kp_node_strip(n->kids[0]);
+		if (t && t->kind == KP_N_DECLREF && t->decl == d)
+			w++;
+	}
+	for (int i = 0; i < n->nkids; i++)
+		w += count_writes(n->kids[i], d);
+	return w;
+}
+
 static void analyze_loop(actx *c)
 {
 	kp_loop *l = c->l;
@@ -1070,6 +1178,25 @@ static void analyze_loop(actx *c)
 			l->tile_count = 1;
 	}
 
+	/* control flow that leaves the body skips the buffer rotation */
+	kp_node *jump = find_jump(l->body, 0);
+	if (jump)
+		add_reason(c, jump, "kpipe-loop-shape",
+			   "'%s' leaves the loop body early; the rewrite rotates buffers at the end of "
+			   "every iteration",
+			   jump->kind == KP_N_RETURN ? "return" : jump->kind == KP_N_GOTO ? "goto"
+				   : jump->kind == KP_N_BREAK				 ? "break"
+											 : "continue");
+	/* every induction variable advances exactly once per iteration */
+	for (int i = 0; i < l->nind; i++) {
+		int nw = count_writes(l->body, l->ind[i].var) + (l->ind[i].in_header ? 1 : 0);
+		if (nw != 1)
+			add_reason(c, l->ind[i].stmt, "kpipe-loop-shape",
+				   "'%s' is updated %d times per iteration; kpipe needs exactly one "
+				   "constant step",
+				   l->ind[i].var->name, nw);
+	}
+
 	/* loads */
 	kp_node *loops[4] = {0};
 	for (int i = l->load_b; i < l->load_e; i++)
@@ -1100,8 +1227,11 @@ static void analyze_loop(actx *c)
 		if (rw_has(cw.w, cw.nw, t->arr))
 			add_reason(c, n, "kpipe-compute-writes-tile",
 				   "the compute phase writes the loaded tile '%s'", t->arr->name);
-		if (t->arr->ndims == 0 || (t->arr->dims[0] < 0 && !t->arr->dim_expr[0] &&
-					   !t->arr->dim_text[0]))
+		int dynamic = t->arr->ndims == 0;
+		for (int d = 0; d < t->arr->ndims; d++)
+			if (!t->arr->dim_text[d] || !t->arr->dim_text[d][0])
+				dynamic = 1;
+		if (dynamic)
 			add_reason(c, n, "kpipe-dynamic-smem",
 				   "'%s' is dynamic (extern) shared memory: its size is unknown",
 				   t->arr->name);
@@ -1189,6 +1319,20 @@ static void analyze_loop(actx *c)
 				break;
 			}
 	}
+	/* the condition may only move with the induction variables */
+	{
+		rw_set cr = {0};
+		collect_rw(l->cond, &cr);
+		for (int i = 0; i < cr.nr; i++)
+			if (!is_ind(l, cr.r[i]) && rw_has(all.w, all.nw, cr.r[i])) {
+				add_reason(c, l->cond, "kpipe-loop-shape",
+					   "the loop condition reads '%s', which the body modifies: the "
+					   "next tile's existence is not known in advance",
+					   cr.r[i]->name);
+				break;
+			}
+		rw_release(&cr);
+	}
 	/* induction variables must not be written elsewhere in the body */
 	for (int i = 0; i < l->nind; i++) {
 		kp_induct *in = &l->ind[i];
@@ -1248,6 +1392,16 @@ static void analyze_loop(actx *c)
 		}
 		double slots = 1;
 		for (int d = 0; d < ld->depth && d < 4; d++) {
+			kp_node *inc = ld->loops[d]->nkids >= 4 ? ld->loops[d]->kids[2] : NULL;
+			int simple_inc = inc && ((inc->kind == KP_N_UNOP && inc->op && !strcmp(inc->op, "++")) ||
+						 (inc->kind == KP_N_ASSIGNOP && inc->op && !strcmp(inc->op, "+=")));
+			if (!simple_inc && l->reg_ok) {
+				l->reg_ok = 0;
+				l->reg_why_not = kp_arena_printf(&f->arena,
+					"line %d: the copy loop must step with ++ or += (staging registers "
+					"are indexed by its position)",
+					ld->line);
+			}
 			double t = trip_of(c, ld->loops[d]);
 			if (t < 0) {
 				if (l->reg_ok) {

@@ -25,7 +25,17 @@ static void push(const char ***v, int *n, const char *s)
 	(*v)[(*n)++] = s;
 }
 
+static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const char *const *allowed);
+
 int kp_cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const char *const *allowed)
+{
+	int rc = cli_parse(o, argc, argv, cmd, allowed);
+	if (rc)
+		kp_cli_release(o); /* the caller only releases a parsed kp_cli */
+	return rc;
+}
+
+static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const char *const *allowed)
 {
 	memset(o, 0, sizeof(*o));
 	o->arch_name = "sm_90";
@@ -79,6 +89,10 @@ int kp_cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const char *
 			fprintf(stderr, "run 'kpipe %s --help' for usage\n", cmd);
 			return KP_EXIT_USAGE;
 		}
+		if (!strcmp(opts[found].name, "-o") && o->output) {
+			fprintf(stderr, "kpipe %s: error: '-o' given twice\n", cmd);
+			return KP_EXIT_USAGE;
+		}
 		if (opts[found].takes && !val) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "kpipe %s: error: option '%s' needs a value\n", cmd, a);
@@ -116,7 +130,7 @@ int kp_cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const char *
 		else if (!strcmp(n, "--stages") || !strcmp(n, "--threads")) {
 			char *end;
 			long v = strtol(val, &end, 10);
-			if (*end || v <= 0 || v > 4096) {
+			if (*end || v <= 0 || v > 4096 || (!strcmp(n, "--stages") && (v < 2 || v > 8))) {
 				fprintf(stderr, "kpipe %s: error: invalid value '%s' for '%s'\n", cmd, val, n);
 				return KP_EXIT_USAGE;
 			}

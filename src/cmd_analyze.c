@@ -13,7 +13,7 @@
 
 static const char *const analyze_opts[] = {
 	"--arch", "--kernel", "--format", "--cuda-path", "-p", "--spec", "--threads", "--extra-arg",
-	"-v",	  NULL,
+	"-v", "--variant", "--stages", NULL,
 };
 
 static const char *guard_name(kp_guard_kind g)
@@ -91,9 +91,12 @@ static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 	       l->eligible ? "eligible" : l->already_pipelined ? "already pipelined" : "not eligible");
 	if (l->inst)
 		printf("    sizes from instantiation <%s>\n", l->inst);
-	if (l->init && l->cond && l->inc)
-		printf("    header: for (%s; %s; %s)\n", kp_node_text(f, l->init)[0] ? kp_node_text(f, l->init) : "",
+	if (l->cond && l->inc) {
+		const char *it = l->init ? kp_node_text(f, l->init) : "";
+		size_t il = strlen(it);
+		printf("    header: for (%.*s; %s; %s)\n", (int)(il && it[il - 1] == ';' ? il - 1 : il), it,
 		       kp_node_text(f, l->cond), kp_node_text(f, l->inc));
+	}
 	for (int i = 0; i < l->nind; i++) {
 		const kp_induct *in = &l->ind[i];
 		printf("    induction: %s %s= %s (%s)\n", in->var->name, in->sign < 0 ? "-" : "+", in->step,
@@ -177,7 +180,10 @@ static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 		       l->seed_reason);
 	else
 		printf("    compute/load: unknown; seed rule: %s (%s)\n", l->seed_variant, l->seed_reason);
-	printf("    cp.async: %s\n", l->cp_async_ok ? "possible" : l->cp_async_why_not ? l->cp_async_why_not : "no copies");
+	if (l->cp_async_ok && !a->has_cp_async)
+		printf("    cp.async: not on %s (needs sm_80 or newer)\n", a->name);
+	else
+		printf("    cp.async: %s\n", l->cp_async_ok ? "possible" : l->cp_async_why_not ? l->cp_async_why_not : "no copies");
 	if (l->reg_ok)
 		printf("    register staging: possible (%d registers per thread)\n", l->reg_per_thread);
 	else
@@ -311,7 +317,9 @@ static cJSON *json_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 	cJSON_AddStringToObject(seed, "reason", l->seed_reason);
 	cJSON *var = cJSON_AddObjectToObject(j, "variants");
 	cJSON *cp = cJSON_AddObjectToObject(var, "cp-async");
-	cJSON_AddBoolToObject(cp, "possible", l->cp_async_ok);
+	cJSON_AddBoolToObject(cp, "possible", l->cp_async_ok && a->has_cp_async);
+	if (l->cp_async_ok && !a->has_cp_async)
+		cJSON_AddStringToObject(cp, "why_not", "cp.async needs sm_80 or newer");
 	if (!l->cp_async_ok && l->cp_async_why_not)
 		cJSON_AddStringToObject(cp, "why_not", l->cp_async_why_not);
 	cJSON *rg = cJSON_AddObjectToObject(var, "register");

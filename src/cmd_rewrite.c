@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char *const rewrite_opts[] = {
 	"--arch",	   "--kernel",	"--cuda-path", "-p",	    "--spec",	       "--threads",
@@ -124,6 +125,19 @@ static int rewrite_one(const kp_cli *o, const char *path, const char *contents, 
 				l->node->line, l->node->col, p.xform->name, p.stages, p.why);
 	}
 	free(done);
+	if (ed.n && memmem(f.src, f.len, "\r\n", 2)) {
+		/* a CRLF file gets CRLF in the generated lines too */
+		for (int e = 0; e < ed.n; e++) {
+			kp_strbuf t = KP_STRBUF_INIT;
+			for (const char *p = ed.v[e].text; *p; p++) {
+				if (*p == '\n' && (p == ed.v[e].text || p[-1] != '\r'))
+					kp_strbuf_addc(&t, '\r');
+				kp_strbuf_addc(&t, *p);
+			}
+			free(ed.v[e].text);
+			ed.v[e].text = kp_strbuf_detach(&t);
+		}
+	}
 	if (ed.n) {
 		if (kp_edits_apply(&ed, f.src, f.len, out, outlen)) {
 			fprintf(stderr, "%s: error: internal error: overlapping edits; nothing written\n",
@@ -156,7 +170,8 @@ int cmd_rewrite(int argc, char **argv)
 		return rc;
 	if (o.nfiles != 1) {
 		fprintf(stderr, "kpipe rewrite: error: %s\n",
-			o.nfiles ? "-o/-i/--diff take exactly one input file" : "no input file");
+			o.nfiles ? "one input file at a time (directories and several files: not yet)"
+				 : "no input file");
 		kp_cli_release(&o);
 		return KP_EXIT_USAGE;
 	}
@@ -205,8 +220,13 @@ int cmd_rewrite(int argc, char **argv)
 			rc = KP_EXIT_NOTHING; /* like clang-format --dry-run -Werror: 1 = would change */
 		} else if (o.diff) {
 			kp_strbuf la = KP_STRBUF_INIT, lb = KP_STRBUF_INIT;
-			kp_strbuf_addf(&la, "a/%s", path);
-			kp_strbuf_addf(&lb, "b/%s", path);
+			const char *lp = path;
+			while (lp[0] == '.' && lp[1] == '/')
+				lp += 2;
+			while (lp[0] == '/')
+				lp++;
+			kp_strbuf_addf(&la, "a/%s", lp);
+			kp_strbuf_addf(&lb, "b/%s", lp);
 			char *d = kp_diff(kp_strbuf_str(&la), src, len, kp_strbuf_str(&lb), out, outlen);
 			fputs(d, stdout);
 			free(d);
@@ -217,6 +237,9 @@ int cmd_rewrite(int argc, char **argv)
 				kp_strbuf bk = KP_STRBUF_INIT;
 				kp_strbuf_addf(&bk, "%s%s", in, o.backup_suffix);
 				rc = write_out(kp_strbuf_str(&bk), src, len);
+				struct stat st;
+				if (rc == KP_EXIT_OK && stat(in, &st) == 0)
+					chmod(kp_strbuf_str(&bk), st.st_mode & 07777);
 				kp_strbuf_release(&bk);
 			}
 			if (rc == KP_EXIT_OK)
@@ -229,6 +252,11 @@ int cmd_rewrite(int argc, char **argv)
 	} else if (rc == KP_EXIT_NOTHING && o.dry_run) {
 		printf("%s: nothing to pipeline\n", path);
 		rc = KP_EXIT_OK;
+	} else if (rc == KP_EXIT_NOTHING && from_stdin && !o.diff && !o.in_place &&
+		   (!o.output || !strcmp(o.output, "-"))) {
+		/* an editor piping its buffer gets it back unchanged (exit 1 still
+		 * says nothing was pipelined), as clang-format does */
+		fwrite(src, 1, len, stdout);
 	}
 	free(out);
 	free(src);

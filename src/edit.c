@@ -28,6 +28,9 @@ static int cmp_edit(const void *a, const void *b)
 	const kp_edit *x = a, *y = b;
 	if (x->off != y->off)
 		return x->off < y->off ? -1 : 1;
+	/* at one offset: insertions before the replacement that starts there */
+	if ((x->len == 0) != (y->len == 0))
+		return x->len == 0 ? -1 : 1;
 	return x->seq - y->seq;
 }
 
@@ -178,9 +181,9 @@ char *kp_diff(const char *label_a, const char *a, size_t alen, const char *label
 		int he = k, eqrun = 0;
 		while (he < nops) {
 			if (ops[he] == OP_EQ) {
-				eqrun++;
-				if (eqrun > 2 * ctx)
+				if (eqrun + 1 > 2 * ctx)
 					break;
+				eqrun++;
 			} else
 				eqrun = 0;
 			he++;

@@ -51,6 +51,7 @@ static const char usage[] =
 	"  --diff              print a unified diff (git apply / patch -p1)\n"
 	"  --dry-run           write nothing; exit 1 when something would change\n"
 	"  --variant V         auto (default), cp-async or register\n"
+	"  --stages N          pipeline depth, 2 (default) to 8; more than 2 uses cp.async\n"
 	"  --assume-filename P name of the buffer read from stdin (FILE = -)\n"
 	"  -v                  say which variant was chosen and why, on stderr\n"
 	"\n"

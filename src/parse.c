@@ -784,7 +784,13 @@ static const char *stub_dir(const char *cuda_path)
 		return dir[0] ? dir : NULL;
 	done = 1;
 	char probe[4096];
-	const char *cp = cuda_path ? cuda_path : "/usr/local/cuda";
+	const char *cp = cuda_path;
+	if (!cp || !*cp)
+		cp = getenv("CUDA_HOME");
+	if (!cp || !*cp)
+		cp = getenv("CUDA_PATH");
+	if (!cp || !*cp)
+		cp = "/usr/local/cuda";
 	snprintf(probe, sizeof(probe), "%s/include/texture_fetch_functions.h", cp);
 	if (exists_file(probe))
 		return NULL;

@@ -64,7 +64,7 @@ typedef struct {
 	kp_subs *s;
 	unsigned b, e;
 	const char *idx;
-	int next;
+	int next; /* steps ahead, 0 = tile indexing */
 } sub_walk;
 
 static int is_loaded_tile(const kp_loop *l, const kp_decl *d)
@@ -101,7 +101,11 @@ static int walk_subs(kp_node *n, kp_node *parent, void *ud)
 		const kp_induct *in = ind_of(w->l, n->decl);
 		if (in) {
 			kp_strbuf sb = KP_STRBUF_INIT;
-			kp_strbuf_addf(&sb, "(%s %c %s)", n->name, in->sign < 0 ? '-' : '+', in->step);
+			if (w->next == 1)
+				kp_strbuf_addf(&sb, "(%s %c %s)", n->name, in->sign < 0 ? '-' : '+', in->step);
+			else
+				kp_strbuf_addf(&sb, "(%s %c %d * (%s))", n->name, in->sign < 0 ? '-' : '+',
+					       w->next, in->step);
 			kp_subs_add(w->s, n->name_off, nl, kp_strbuf_str(&sb));
 			kp_strbuf_release(&sb);
 		}
@@ -117,9 +121,11 @@ void kp_subs_tiles(kp_subs *s, const kp_loop *l, unsigned b, unsigned e, const c
 		kp_node_walk(l->cond, NULL, walk_subs, &w);
 }
 
-void kp_subs_next(kp_subs *s, const kp_loop *l, unsigned b, unsigned e)
+void kp_subs_ahead(kp_subs *s, const kp_loop *l, unsigned b, unsigned e, int steps)
 {
-	sub_walk w = {l, s, b, e, NULL, 1};
+	if (steps <= 0)
+		return;
+	sub_walk w = {l, s, b, e, NULL, steps};
 	kp_node_walk(l->body, NULL, walk_subs, &w);
 	if (l->cond)
 		kp_node_walk(l->cond, NULL, walk_subs, &w);

@@ -51,9 +51,10 @@ char *kp_render(const kp_file *f, unsigned b, unsigned e, const kp_subs *s);
 
 /* Adds "[idx]" after every use of each loaded tile inside [b, e). */
 void kp_subs_tiles(kp_subs *s, const kp_loop *l, unsigned b, unsigned e, const char *idx);
-/* Replaces every use of an induction variable in [b, e) with its value in
- * the next iteration. */
-void kp_subs_next(kp_subs *s, const kp_loop *l, unsigned b, unsigned e);
+/* Replaces every use of an induction variable in [b, e) with its value
+ * `steps` iterations ahead (1 = the next iteration). */
+void kp_subs_ahead(kp_subs *s, const kp_loop *l, unsigned b, unsigned e, int steps);
+#define kp_subs_next(s, l, b, e) kp_subs_ahead((s), (l), (b), (e), 1)
 
 /* Byte spans of the phases, whole lines where the code allows. */
 typedef struct {

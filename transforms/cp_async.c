@@ -16,6 +16,7 @@
  */
 #include "transform.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,13 +60,13 @@ static char *copy_stmt(kp_file *f, const kp_load *ld, const kp_subs *s)
 	return kp_strbuf_detach(&sb);
 }
 
-/* Renders the load phase for one tile slot (`idx`), advanced `next` times. */
-static char *load_phase(kp_file *f, const kp_loop *l, const kp_spans *sp, const char *idx, int next)
+/* Renders the load phase for one tile slot (`idx`), `ahead` iterations
+ * ahead of the current one. */
+static char *load_phase(kp_file *f, const kp_loop *l, const kp_spans *sp, const char *idx, int ahead)
 {
 	kp_subs s = {0};
 	kp_subs_tiles(&s, l, sp->load_b, sp->load_e, idx);
-	if (next)
-		kp_subs_next(&s, l, sp->load_b, sp->load_e);
+	kp_subs_ahead(&s, l, sp->load_b, sp->load_e, ahead);
 	kp_subs outer = {0};
 	for (int i = 0; i < l->nloads; i++) {
 		const kp_load *ld = &l->loads[i];
@@ -99,31 +100,9 @@ static char *load_phase(kp_file *f, const kp_loop *l, const kp_spans *sp, const 
  * variables advanced d times. */
 static char *cond_ahead(kp_file *f, const kp_loop *l, int d)
 {
-	char *c = kp_xstrndup(f->src + l->cond->begin, l->cond->end - l->cond->begin);
-	if (d == 0)
-		return c;
-	free(c);
 	kp_subs s = {0};
-	for (int i = 0; i < l->nind; i++) {
-		(void)i;
-	}
-	kp_subs_next(&s, l, l->cond->begin, l->cond->end);
-	if (d > 1)
-		for (int i = 0; i < s.n; i++) {
-			/* (v + step) -> (v + d * (step)) */
-			const kp_induct *in = NULL;
-			for (int j = 0; j < l->nind; j++)
-				if (!strncmp(s.v[i].text + 1, l->ind[j].var->name, strlen(l->ind[j].var->name)))
-					in = &l->ind[j];
-			if (!in)
-				continue;
-			kp_strbuf sb = KP_STRBUF_INIT;
-			kp_strbuf_addf(&sb, "(%s %c %d * (%s))", in->var->name, in->sign < 0 ? '-' : '+', d,
-				       in->step);
-			free(s.v[i].text);
-			s.v[i].text = kp_strbuf_detach(&sb);
-		}
-	c = kp_render(f, l->cond->begin, l->cond->end, &s);
+	kp_subs_ahead(&s, l, l->cond->begin, l->cond->end, d);
+	char *c = kp_render(f, l->cond->begin, l->cond->end, &s);
 	kp_subs_release(&s);
 	return c;
 }
@@ -132,8 +111,8 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 		    const char **err)
 {
 	int S = o->stages < 2 ? 2 : o->stages;
-	if (S > 2) {
-		*err = "more than 2 stages is not implemented yet";
+	if (S > 8) {
+		*err = "at most 8 stages";
 		return -1;
 	}
 	kp_spans sp;
@@ -165,33 +144,44 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 	free(hoist);
 	kp_strbuf_addf(&sb, "%sint kp_stage = 0;\n", I1);
 
-	/* prologue: tile 0 into slot 0 */
+	/* prologue: tiles 0 .. S-2 into slots 0 .. S-2, one group each */
 	char *c0 = cond_ahead(f, l, 0);
-	char *pro = load_phase(f, l, &sp, "0", 0);
-	char *pro_i = kp_reindent(pro, iu);
-	kp_strbuf_addf(&sb, "%sif (%s) {\n%s%s}\n", I1, c0, pro_i, I1);
-	kp_strbuf_addf(&sb, "%s__pipeline_commit();\n", I1);
-	free(pro);
-	free(pro_i);
+	for (int t = 0; t < S - 1; t++) {
+		char slot[16];
+		snprintf(slot, sizeof(slot), "%d", t);
+		char *ct = cond_ahead(f, l, t);
+		char *pro = load_phase(f, l, &sp, slot, t);
+		char *pro_i = kp_reindent(pro, iu);
+		kp_strbuf_addf(&sb, "%sif (%s) {\n%s%s}\n", I1, ct, pro_i, I1);
+		kp_strbuf_addf(&sb, "%s__pipeline_commit();\n", I1);
+		free(pro);
+		free(pro_i);
+		free(ct);
+	}
 
 	/* main loop */
 	if (pragma)
 		kp_strbuf_addf(&sb, "%s%s\n", I1, pragma);
-	char *inc = l->inc ? kp_render(f, l->inc->begin, l->inc->end, &(kp_subs){0}) : kp_xstrdup("");
+	char *inc = kp_render(f, l->inc->begin, l->inc->end, &(kp_subs){0});
 	kp_strbuf_addf(&sb, "%sfor (; %s; %s) {\n", I1, c0, inc);
 	free(inc);
-	kp_strbuf_addf(&sb, "%s__pipeline_wait_prior(0);\n", I2);
+	kp_strbuf_addf(&sb, "%s__pipeline_wait_prior(%d);\n", I2, S - 2);
 	kp_strbuf_addf(&sb, "%s__syncthreads();\n", I2);
-	char *c1 = cond_ahead(f, l, 1);
-	char *nxt = load_phase(f, l, &sp, "kp_stage ^ 1", 1);
+	char *cn = cond_ahead(f, l, S - 1);
+	char refill[64];
+	if (S == 2)
+		snprintf(refill, sizeof(refill), "kp_stage ^ 1");
+	else
+		snprintf(refill, sizeof(refill), "(kp_stage + %d) %% %d", S - 1, S);
+	char *nxt = load_phase(f, l, &sp, refill, S - 1);
 	char *nxt_i = kp_reindent(nxt, kp_strbuf_str(&i1) + strlen(ind));
 	char *nxt_ii = kp_reindent(nxt_i, iu);
-	kp_strbuf_addf(&sb, "%sif (%s) {\n%s%s}\n", I2, c1, nxt_ii, I2);
+	kp_strbuf_addf(&sb, "%sif (%s) {\n%s%s}\n", I2, cn, nxt_ii, I2);
 	kp_strbuf_addf(&sb, "%s__pipeline_commit();\n", I2);
 	free(nxt);
 	free(nxt_i);
 	free(nxt_ii);
-	free(c1);
+	free(cn);
 
 	kp_subs cs = {0};
 	kp_subs_tiles(&cs, l, sp.comp_b, sp.comp_e, "kp_stage");
@@ -215,8 +205,13 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 		free(tail);
 		free(tail_i);
 	}
-	kp_strbuf_addf(&sb, "%skp_stage ^= 1;\n", I2);
+	if (S == 2)
+		kp_strbuf_addf(&sb, "%skp_stage ^= 1;\n", I2);
+	else
+		kp_strbuf_addf(&sb, "%skp_stage = kp_stage == %d ? 0 : kp_stage + 1;\n", I2, S - 1);
 	kp_strbuf_addf(&sb, "%s}\n", I1);
+	if (S > 2) /* drain: the last groups are empty, but leave none pending */
+		kp_strbuf_addf(&sb, "%s__pipeline_wait_prior(0);\n", I1);
 	kp_strbuf_addf(&sb, "%s}", ind);
 	free(c0);
 

@@ -380,7 +380,7 @@ static int reg_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_ed
 	free(hoist);
 	kp_strbuf_addf(&sb, "%sint kp_stage = 0;\n", I1);
 	for (int i = 0; i < l->nloads; i++)
-		kp_strbuf_addf(&sb, "%s%s kp_reg%d[%s];\n", I1, r[i].type, i, r[i].size);
+		kp_strbuf_addf(&sb, "%s%s kp_reg%d[%s] = {};\n", I1, r[i].type, i, r[i].size);
 
 	/* prologue: the original copies into buffer 0 */
 	char *c0 = kp_xstrndup(f->src + l->cond->begin, l->cond->end - l->cond->begin);

@@ -436,6 +436,24 @@ test_rewrite_bad_arch() {
 	expect_stderr_contains 'unknown target'
 }
 
+# Usage errors found after a file name or a compiler argument was taken
+# (kp_cli_parse must free what it collected: the ASan build checks).
+test_usage_errors_after_file() {
+	kp analyze "$sample" --format xml
+	expect_rc $EX_USAGE
+	expect_stderr_contains 'xml'
+	kp rewrite "$sample" -o "$work/a.cu" -o "$work/b.cu"
+	expect_rc $EX_USAGE
+	expect_file_absent "$work/a.cu"
+	kp rewrite "$sample" --stages 1
+	expect_rc $EX_USAGE
+	kp rewrite "$sample" -DTILE=16 --no-such-option
+	expect_rc $EX_USAGE
+	kp rewrite "$sample" --variant
+	expect_rc $EX_USAGE
+	expect_stdout_empty
+}
+
 test_rewrite_two_files() {
 	kp rewrite "$sample" samples/matmul_guarded.cu
 	expect_rc $EX_USAGE

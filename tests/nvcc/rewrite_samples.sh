@@ -91,5 +91,32 @@ print(n)" "$spec")
 		if [ $rc -eq 1 ] && [ ! -e "$tmp/again.cu" ]; then ok; else bad "$name $v: second rewrite rc=$rc"; fi
 	done
 done
+# N-stage cp.async rings: each group committed per stage (LDGDEPBAR) and
+# the wait at the top of the loop lets N-2 groups stay in flight
+# (DEPBAR.LE SB0, N-2).
+cuobjdump=$("$kpipe" version | sed -n 's/^cuobjdump: //p')
+for name in matmul_32x32 sgemm_128x128x8 wmma_fp16_64x64x32 matmul_guarded int8_dp4a; do
+	src="$root/samples/$name.cu"
+	for n in 3 4; do
+		out="$tmp/$name.s$n.cu"
+		if ! "$kpipe" rewrite --stages $n "$src" -o "$out" 2>"$tmp/err"; then
+			bad "$name $n stages: rewrite failed: $(head -c 300 "$tmp/err")"
+			continue
+		fi
+		if ! "$nvcc" -arch=sm_90 -cubin -o "$tmp/s.cubin" "$out" 2>"$tmp/nv"; then
+			bad "$name $n stages: nvcc failed: $(head -c 300 "$tmp/nv")"
+			continue
+		fi
+		if "$nvcc" -arch=sm_80 -c -o "$tmp/s80.o" "$out" 2>/dev/null; then ok; else bad "$name $n stages: sm_80 build"; fi
+		if [ -x "$cuobjdump" ]; then
+			"$cuobjdump" -sass "$tmp/s.cubin" >"$tmp/s.sass"
+			if grep -q "DEPBAR.LE SB0, 0x$((n - 2))" "$tmp/s.sass" && grep -q LDGDEPBAR "$tmp/s.sass"; then ok; else bad "$name $n stages: no DEPBAR.LE SB0, 0x$((n - 2)) / LDGDEPBAR in SASS"; fi
+		fi
+		if "$kpipe" validate "$src" "$out" --arch sm_90 >"$tmp/val" 2>&1; then ok; else
+			bad "$name $n stages: validate failed"
+			sed 's/^/    /' "$tmp/val" | head -20
+		fi
+	done
+done
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

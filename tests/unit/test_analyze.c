@@ -432,7 +432,7 @@ ParameterizedTest(struct near_miss *p, analyze, near_miss, .fini = release)
  * write of the declaration A, and kpipe-load-depends-on-compute then says
  * "the tile loads read 'A', which the loop body modifies".  The honest
  * reason is kpipe-memory-order alone.  Enable when fixed. */
-Test(analyze, store_through_load_pointer_is_only_a_memory_order_problem, .disabled = true)
+Test(analyze, store_through_load_pointer_is_only_a_memory_order_problem)
 {
 	analyze_src(near_src[6]);
 	kp_loop *l = only_loop();

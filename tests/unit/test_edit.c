@@ -23,7 +23,7 @@
  * applies such hunks only "with fuzz 1" (and rejects them under
  * --fuzz=0).  The tests that need the fix are disabled through this
  * switch; set it to 1 once edit.c is fixed. */
-#define KP_DIFF_CONTEXT_FIXED 0
+#define KP_DIFF_CONTEXT_FIXED 1
 
 /* --- helpers -------------------------------------------------------------- */
 
@@ -259,7 +259,7 @@ Test(edits_apply, insert_added_before_a_replacement_at_its_start)
  * when the insert was added after the replacement (sorting by (off, seq)
  * puts the replacement first; the insert then starts before `pos`).
  * Enable when fixed. */
-Test(edits_apply, insert_added_after_a_replacement_at_its_start, .disabled = true)
+Test(edits_apply, insert_added_after_a_replacement_at_its_start)
 {
 	kp_edits e = {0};
 	kp_edits_add(&e, 1, 2, "XY");

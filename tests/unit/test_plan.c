@@ -314,26 +314,63 @@ Test(plan, half_copies_auto_is_register)
 	cr_expect(strstr(p.why, "cp.async does not apply") != NULL, "%s", p.why);
 }
 
-/* KNOWN BUG (reported, not fixed here): with stages != 2, auto skips
- * register staging and falls through to `p->xform = cp` without checking
- * that cp.async matches, so a loop with 2-byte copies (or any loop on
- * sm_75) gets a cp.async plan whose transform's match() fails.  At the
- * command line this shows as [kpipe-transform-failed] ("more than 2 stages
- * is not implemented yet") instead of [kpipe-variant-unavailable]; once
- * cp.async implements 3+ stages it would emit cp.async where it cannot
- * work.  Enable when fixed. */
-Test(plan, auto_never_plans_a_transform_that_does_not_match, .disabled = true)
+/* Regression: with stages != 2, auto used to fall through to cp.async
+ * without checking that cp.async matched (2-byte copies, sm_75). */
+Test(plan, auto_never_plans_a_transform_that_does_not_match)
 {
 	kp_loop *l = loop_of(half_src, "sm_90");
 	kp_plan p;
 	plan(&p, l, "sm_90", "auto", 3);
 	cr_expect_null(p.xform, "3 stages of 2-byte copies: %s", p.xform ? p.xform->name : "");
-	if (!p.xform)
+	if (!p.xform) {
 		cr_expect_str_eq(p.refuse_id, "kpipe-variant-unavailable");
+		cr_expect(strstr(p.refuse_msg, "2-byte") != NULL, "%s", p.refuse_msg);
+	}
 	release();
 	l = loop_of(float_src, "sm_75");
 	plan(&p, l, "sm_75", "auto", 3);
 	cr_expect_null(p.xform, "3 stages on sm_75: %s", p.xform ? p.xform->name : "");
+	if (!p.xform)
+		cr_expect(strstr(p.refuse_msg, "sm_80") != NULL, "%s", p.refuse_msg);
+	/* whatever auto plans, its transform matches */
+	const char *srcs[] = {float_src, half_src, many_regs_src, sixteen_regs_src, runtime_trip_src};
+	const char *archs[] = {"sm_75", "sm_80", "sm_90"};
+	for (size_t i = 0; i < sizeof(srcs) / sizeof(srcs[0]); i++)
+		for (size_t a = 0; a < sizeof(archs) / sizeof(archs[0]); a++)
+			for (int st = 2; st <= 4; st++) {
+				release();
+				l = loop_of(srcs[i], archs[a]);
+				plan(&p, l, archs[a], "auto", st);
+				if (!p.xform)
+					continue;
+				const char *why = NULL;
+				cr_expect(p.xform->match(l, kp_arch_find(archs[a]), &why),
+					  "snippet %zu, %s, %d stages: planned %s, which does not match (%s)",
+					  i, archs[a], st, p.xform->name, why ? why : "");
+			}
+}
+
+Test(plan, stage_count_out_of_range_is_refused)
+{
+	kp_loop *l = loop_of(float_src, "sm_90");
+	kp_plan p;
+	plan(&p, l, "sm_90", "auto", 1);
+	cr_expect_null(p.xform);
+	cr_expect_str_eq(p.refuse_id, "kpipe-variant-unavailable");
+	plan(&p, l, "sm_90", "cp-async", 0);
+	cr_expect_null(p.xform);
+}
+
+Test(plan, stages_that_overflow_shared_memory_are_refused)
+{
+	/* 16 KB of tiles per stage: 3 stages are exactly 48 KB, 4 are over */
+	kp_loop *l = loop_of(sixteen_regs_src, "sm_90");
+	cr_assert_eq(l->tile_bytes, 16384);
+	kp_plan p;
+	plan(&p, l, "sm_90", "auto", 3);
+	expect_xform(&p, "cp-async");
+	plan(&p, l, "sm_90", "auto", 4);
+	expect_refused(&p, "kpipe-smem-over-limit", "65536");
 }
 
 /* --- architecture -------------------------------------------------------------------- */
