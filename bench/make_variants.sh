@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# make_variants.sh - runs kpipe on every sample for each variant and writes
-# OUTDIR/NAME.VARIANT.cu (the layout bench/run_gpu.sh reads).  A refused
+# make_variants.sh - runs kpipe on every sample for each variant (register,
+# cp-async with 2, 3 and 4 stages) and writes OUTDIR/NAME.VARIANT.cu (the
+# layout bench/run_gpu.sh reads).  A refused
 # sample gets no file; kpipe's diagnostics go to OUTDIR/NAME.VARIANT.log.
 #
 #   bash bench/make_variants.sh [OUTDIR] [KPIPE]
@@ -16,5 +17,9 @@ for src in "$root"/samples/*.cu; do
 		"$kpipe" rewrite --variant "$v" "$src" -o "$out/$name.$v.cu" 2>"$out/$name.$v.log"
 		rc=$?
 		echo "$name $v rc=$rc"
+	done
+	for n in 3 4; do
+		"$kpipe" rewrite --variant cp-async --stages $n "$src" -o "$out/$name.cp-async-s$n.cu" 2>"$out/$name.cp-async-s$n.log"
+		echo "$name cp-async-s$n rc=$?"
 	done
 done
