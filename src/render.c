@@ -321,3 +321,38 @@ unsigned kp_loop_start(const kp_file *f, const kp_loop *l, char **pragma)
 	}
 	return l->node->begin;
 }
+
+void kp_emit_open(kp_strbuf *sb, kp_file *f, const kp_loop *l, unsigned start, const char *ind,
+		  const char *I1, const char *comment, int stages, kp_edits *out)
+{
+	if (start != l->node->begin)
+		kp_strbuf_adds(sb, ind);
+	kp_strbuf_addf(sb, "// kpipe: %s\n", comment);
+	kp_strbuf_addf(sb, "%s{\n", ind);
+	char *init = kp_init_stmt(f, l);
+	if (*init)
+		kp_strbuf_addf(sb, "%s%s\n", I1, init);
+	free(init);
+	char *hoist = kp_tile_decl_edits(f, l, stages, out);
+	if (*hoist) {
+		char *h = kp_reindent(hoist, I1);
+		kp_strbuf_adds(sb, h);
+		free(h);
+	}
+	free(hoist);
+	kp_strbuf_addf(sb, "%sint kp_stage = 0;\n", I1);
+}
+
+void kp_emit_tail(kp_strbuf *sb, const kp_file *f, const kp_spans *sp, const char *iu)
+{
+	const unsigned span[2][2] = {{sp->bump_b, sp->bump_e}, {sp->tail_b, sp->tail_e}};
+	for (int i = 0; i < 2; i++) {
+		if (span[i][1] <= span[i][0])
+			continue;
+		char *txt = kp_render(f, span[i][0], span[i][1], &(kp_subs){0});
+		char *txt_i = kp_reindent(txt, iu);
+		kp_strbuf_adds(sb, txt_i);
+		free(txt);
+		free(txt_i);
+	}
+}

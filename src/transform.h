@@ -75,6 +75,16 @@ char *kp_init_stmt(kp_file *f, const kp_loop *l);
 /* Header edits shared by the pipelined forms: "[S]" on out-of-loop tile
  * declarations; the in-loop ones are returned as text to hoist. */
 char *kp_tile_decl_edits(kp_file *f, const kp_loop *l, int stages, kp_edits *out);
+/* Opens the rewritten loop: the comment line, the wrapper block, the
+ * loop's init, the hoisted tile declarations and `int kp_stage = 0;`.
+ * `start` is kp_loop_start()'s offset; I1 the indentation inside the
+ * wrapper. */
+void kp_emit_open(kp_strbuf *sb, kp_file *f, const kp_loop *l, unsigned start, const char *ind,
+		  const char *I1, const char *comment, int stages, kp_edits *out);
+/* Appends the bumps that closed the load phase and the statements after
+ * the closing barrier, one level deeper (`iu`). */
+void kp_emit_tail(kp_strbuf *sb, const kp_file *f, const kp_spans *sp, const char *iu);
+
 /* Offset where the loop replacement starts (a preceding "#pragma unroll"
  * line is taken along and returned in *pragma, caller frees). */
 unsigned kp_loop_start(const kp_file *f, const kp_loop *l, char **pragma);

@@ -127,22 +127,8 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 	const char *I1 = kp_strbuf_str(&i1), *I2 = kp_strbuf_str(&i2);
 
 	kp_strbuf sb = KP_STRBUF_INIT;
-	if (start != l->node->begin)
-		kp_strbuf_adds(&sb, ind);
-	kp_strbuf_addf(&sb, "// kpipe: cp.async, %d stages: %s\n", S, o->why);
-	kp_strbuf_addf(&sb, "%s{\n", ind);
-	char *init = kp_init_stmt(f, l);
-	if (*init)
-		kp_strbuf_addf(&sb, "%s%s\n", I1, init);
-	free(init);
-	char *hoist = kp_tile_decl_edits(f, l, S, out);
-	if (*hoist) {
-		char *h = kp_reindent(hoist, I1);
-		kp_strbuf_adds(&sb, h);
-		free(h);
-	}
-	free(hoist);
-	kp_strbuf_addf(&sb, "%sint kp_stage = 0;\n", I1);
+	char *comment = kp_arena_printf(&f->arena, "cp.async, %d stages: %s", S, o->why);
+	kp_emit_open(&sb, f, l, start, ind, I1, comment, S, out);
 
 	/* prologue: tiles 0 .. S-2 into slots 0 .. S-2, one group each */
 	char *c0 = cond_ahead(f, l, 0);
@@ -191,20 +177,7 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 	free(comp);
 	free(comp_i);
 	kp_subs_release(&cs);
-	if (sp.bump_e > sp.bump_b) {
-		char *bump = kp_render(f, sp.bump_b, sp.bump_e, &(kp_subs){0});
-		char *bump_i = kp_reindent(bump, iu);
-		kp_strbuf_adds(&sb, bump_i);
-		free(bump);
-		free(bump_i);
-	}
-	if (sp.tail_e > sp.tail_b) {
-		char *tail = kp_render(f, sp.tail_b, sp.tail_e, &(kp_subs){0});
-		char *tail_i = kp_reindent(tail, iu);
-		kp_strbuf_adds(&sb, tail_i);
-		free(tail);
-		free(tail_i);
-	}
+	kp_emit_tail(&sb, f, &sp, iu);
 	if (S == 2)
 		kp_strbuf_addf(&sb, "%skp_stage ^= 1;\n", I2);
 	else

@@ -363,22 +363,8 @@ static int reg_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_ed
 	const char *I1 = kp_strbuf_str(&i1), *I2 = kp_strbuf_str(&i2);
 
 	kp_strbuf sb = KP_STRBUF_INIT;
-	if (start != l->node->begin)
-		kp_strbuf_adds(&sb, ind);
-	kp_strbuf_addf(&sb, "// kpipe: register staging, 2 buffers: %s\n", o->why);
-	kp_strbuf_addf(&sb, "%s{\n", ind);
-	char *init = kp_init_stmt(f, l);
-	if (*init)
-		kp_strbuf_addf(&sb, "%s%s\n", I1, init);
-	free(init);
-	char *hoist = kp_tile_decl_edits(f, l, 2, out);
-	if (*hoist) {
-		char *h = kp_reindent(hoist, I1);
-		kp_strbuf_adds(&sb, h);
-		free(h);
-	}
-	free(hoist);
-	kp_strbuf_addf(&sb, "%sint kp_stage = 0;\n", I1);
+	char *comment = kp_arena_printf(&f->arena, "register staging, 2 buffers: %s", o->why);
+	kp_emit_open(&sb, f, l, start, ind, I1, comment, 2, out);
 	for (int i = 0; i < l->nloads; i++)
 		kp_strbuf_addf(&sb, "%s%s kp_reg%d[%s] = {};\n", I1, r[i].type, i, r[i].size);
 
@@ -433,20 +419,7 @@ static int reg_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_ed
 	free(store);
 	free(store_i);
 	free(store_ii);
-	if (sp.bump_e > sp.bump_b) {
-		char *bump = kp_render(f, sp.bump_b, sp.bump_e, &(kp_subs){0});
-		char *bump_i = kp_reindent(bump, iu);
-		kp_strbuf_adds(&sb, bump_i);
-		free(bump);
-		free(bump_i);
-	}
-	if (sp.tail_e > sp.tail_b) {
-		char *tail = kp_render(f, sp.tail_b, sp.tail_e, &(kp_subs){0});
-		char *tail_i = kp_reindent(tail, iu);
-		kp_strbuf_adds(&sb, tail_i);
-		free(tail);
-		free(tail_i);
-	}
+	kp_emit_tail(&sb, f, &sp, iu);
 	kp_strbuf_addf(&sb, "%s__syncthreads();\n", I2);
 	kp_strbuf_addf(&sb, "%skp_stage ^= 1;\n", I2);
 	kp_strbuf_addf(&sb, "%s}\n", I1);
