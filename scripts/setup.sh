@@ -3,7 +3,9 @@
 #
 # Debian packages: libclang-19-dev clang-19 clang-tools-19 (libclang's C API,
 # the matching clang, clang-apply-replacements-19), libcriterion-dev,
-# libcjson-dev, cmake, pkg-config, valgrind, perl (golden tests) and python3.
+# libcjson-dev, cmake, pkg-config, valgrind, perl (golden tests) and python3;
+# for the editor and report tests: neovim (tests/cli/editor_nvim.sh runs it
+# headless) and python3-jsonschema (SARIF checked against the schema).
 # pip wheels: nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm, when no
 # cuobjdump/nvdisasm is found (CUDA 13's toolkit here ships neither).
 # The CUDA toolkit itself (nvcc) is not installed here: it comes with the
@@ -16,7 +18,7 @@
 set -euo pipefail
 
 apt_packages=(libclang-19-dev clang-19 clang-tools-19 libcriterion-dev libcjson-dev
-	cmake pkg-config valgrind perl python3)
+	cmake pkg-config valgrind perl python3 neovim python3-jsonschema)
 pip_packages=(nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)
 
 log="$(mktemp "${TMPDIR:-/tmp}/kpipe-setup.XXXXXX")"

@@ -63,8 +63,12 @@ static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const ch
 			}
 			continue;
 		}
-		const char *eq = strchr(a, '=');
-		if (eq && a[1] == '-') {
+		/* -j4 is -j 4 */
+		if (a[1] == 'j' && a[2] >= '0' && a[2] <= '9') {
+			snprintf(name, sizeof(name), "-j");
+			val = a + 2;
+		} else if (strchr(a, '=') && a[1] == '-') {
+			const char *eq = strchr(a, '=');
 			snprintf(name, sizeof(name), "%.*s", (int)(eq - a), a);
 			val = eq + 1;
 		} else
@@ -79,6 +83,9 @@ static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const ch
 			{"--backup-suffix", NULL, 1},	  {"--spec", NULL, 1},	  {"--stages", NULL, 1},
 			{"--threads", NULL, 1},		  {"-i", "--in-place", 0}, {"--diff", NULL, 0},
 			{"--dry-run", NULL, 0},		  {"-v", "--verbose", 0}, {"--extra-arg", NULL, 1},
+			{"--out-dir", NULL, 1},		  {"-j", "--jobs", 1},	  {"--exclude", NULL, 1},
+			{"--shard", NULL, 1},		  {"--export-fixes", NULL, 1},
+			{"--no-pch", NULL, 0},
 		};
 		int found = -1;
 		for (size_t k = 0; k < KP_ARRAY_LEN(opts); k++)
@@ -127,6 +134,40 @@ static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const ch
 			o->spec = val;
 		else if (!strcmp(n, "--extra-arg"))
 			push(&o->cargs, &o->ncargs, val);
+		else if (!strcmp(n, "--out-dir"))
+			o->out_dir = val;
+		else if (!strcmp(n, "--exclude"))
+			push(&o->excludes, &o->nexcludes, val);
+		else if (!strcmp(n, "--export-fixes"))
+			o->export_fixes = val;
+		else if (!strcmp(n, "--no-pch"))
+			o->no_pch = 1;
+		else if (!strcmp(n, "-j")) {
+			char *end;
+			long v = strtol(val, &end, 10);
+			if (*end || end == val || v <= 0 || v > 1024) {
+				fprintf(stderr, "kpipe %s: error: invalid value '%s' for '-j'\n", cmd, val);
+				return KP_EXIT_USAGE;
+			}
+			o->jobs = (int)v;
+		} else if (!strcmp(n, "--shard")) {
+			char *end;
+			long i = strtol(val, &end, 10), m = -1;
+			if (end != val && *end == '/') {
+				const char *q = end + 1;
+				m = strtol(q, &end, 10);
+				if (end == q)
+					m = -1;
+			}
+			if (*end || m <= 0 || m > 1000000 || i < 0 || i >= m) {
+				fprintf(stderr,
+					"kpipe %s: error: invalid value '%s' for '--shard' (I/N with 0 <= I < N)\n",
+					cmd, val);
+				return KP_EXIT_USAGE;
+			}
+			o->shard_i = (int)i;
+			o->shard_n = (int)m;
+		}
 		else if (!strcmp(n, "--stages") || !strcmp(n, "--threads")) {
 			char *end;
 			long v = strtol(val, &end, 10);
@@ -152,8 +193,11 @@ static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const ch
 		fprintf(stderr, "kpipe %s: error: unknown target '%s'\n", cmd, o->arch_name);
 		return KP_EXIT_USAGE;
 	}
-	if (strcmp(o->format, "text") && strcmp(o->format, "json")) {
-		fprintf(stderr, "kpipe %s: error: unknown format '%s' (text or json)\n", cmd, o->format);
+	int sarif_ok = !strcmp(cmd, "rewrite");
+	if (strcmp(o->format, "text") && strcmp(o->format, "json") &&
+	    (!sarif_ok || strcmp(o->format, "sarif"))) {
+		fprintf(stderr, "kpipe %s: error: unknown format '%s' (text%s)\n", cmd, o->format,
+			sarif_ok ? ", json or sarif" : " or json");
 		return KP_EXIT_USAGE;
 	}
 	if (strcmp(o->variant, "auto") && strcmp(o->variant, "cp-async") &&
@@ -169,7 +213,8 @@ void kp_cli_release(kp_cli *o)
 {
 	free((void *)o->files);
 	free((void *)o->cargs);
-	o->files = o->cargs = NULL;
+	free((void *)o->excludes);
+	o->files = o->cargs = o->excludes = NULL;
 }
 
 void kp_cli_parse_opts(const kp_cli *o, kp_parse_opts *po)

@@ -26,7 +26,7 @@ typedef struct {
 	const char *arch_name;
 	const kp_arch *arch;
 	const char *kernel;
-	const char *format;    /* text, json */
+	const char *format;    /* text, json; sarif for rewrite */
 	const char *cuda_path;
 	const char *build_dir;
 	const char *output;    /* -o */
@@ -42,6 +42,14 @@ typedef struct {
 	int verbose;
 	const char **cargs;    /* compiler arguments */
 	int ncargs;
+	/* rewrite over many files (batch.h) and its reports */
+	const char *out_dir;   /* --out-dir: mirrored tree of the rewritten files */
+	int jobs;              /* -j N, 0 = one per core */
+	const char **excludes; /* --exclude GLOB (repeatable) */
+	int nexcludes;
+	int shard_i, shard_n;  /* --shard I/N; shard_n 0 = all files */
+	const char *export_fixes; /* --export-fixes FILE.yaml */
+	int no_pch;            /* --no-pch: parse every file from scratch */
 } kp_cli;
 
 /* Parses argv[1..] (argv[0] is the command); flags a command does not take

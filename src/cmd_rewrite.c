@@ -6,47 +6,113 @@
  * for a file that failed or had nothing to pipeline.
  */
 #define _GNU_SOURCE
+#include "batch.h"
 #include "cli.h"
+#include "fixes.h"
 #include "plan.h"
+#include "sarif.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const char *const rewrite_opts[] = {
-	"--arch",	   "--kernel",	"--cuda-path", "-p",	    "--spec",	       "--threads",
-	"--extra-arg",	   "-o",	"-i",	       "--diff",    "--dry-run",       "--variant",
-	"--stages",	   "-v",	"--assume-filename",	    "--backup-suffix", NULL,
+	"--arch",	 "--kernel",	 "--cuda-path", "-p",		  "--spec",	    "--threads",
+	"--extra-arg",	 "-o",		 "-i",		"--diff",	  "--dry-run",	    "--variant",
+	"--stages",	 "-v",		 "--assume-filename",		  "--backup-suffix", "--format",
+	"--out-dir",	 "-j",		 "--exclude",	"--shard",	  "--export-fixes", "--no-pch",
+	NULL,
 };
 
-typedef struct {
-	int loops, pipelined, refused;
-} rw_stats;
+/* Byte offset of a 1-based line and (byte) column, -1 when out of range. */
+static long offset_of(const char *src, size_t len, int line, int col)
+{
+	if (line <= 0)
+		return -1;
+	size_t i = 0;
+	for (int l = 1; l < line; l++) {
+		const char *nl = memchr(src + i, '\n', len - i);
+		if (!nl)
+			return -1;
+		i = (size_t)(nl - src) + 1;
+	}
+	i += (size_t)(col > 0 ? col - 1 : 0);
+	return i <= len ? (long)i : -1;
+}
 
-/* Rewrites one buffer; *out is NULL when nothing changed. */
-static int rewrite_one(const kp_cli *o, const char *path, const char *contents, size_t clen,
-		       char **out, size_t *outlen, rw_stats *st)
+static void add_reason(kp_rw_result *r, const char *path, const char *src, size_t len, int line,
+		       int col, const char *level, const char *id, const char *msg)
+{
+	kp_rw_diag_add(r, path, line, col, offset_of(src, len, line, col), level, id, msg);
+	r->refused++;
+	kp_counts_add(&r->by_reason, id, 1);
+}
+
+int kp_rewrite_buffer(const kp_cli *o, const char *path, const char *contents, size_t clen,
+		      const char *const *extra_args, int nextra, int no_compdb, const char *pch,
+		      kp_rw_result *r, char **out, size_t *outlen)
 {
 	*out = NULL;
+	*outlen = 0;
 	kp_file f = {0};
 	kp_parse_opts po;
 	kp_cli_parse_opts(o, &po);
 	po.contents = contents;
 	po.contents_len = clen;
+	if (no_compdb) {
+		po.no_compdb = 1;
+		po.build_dir = NULL;
+	}
+	/* the batch's flags (from compile_commands.json) come first, the
+	 * user's after them, as parse.c orders them */
+	const char **args = kp_xcalloc((size_t)(nextra + o->ncargs + 2), sizeof(char *));
+	int nargs = 0;
+	for (int i = 0; i < nextra; i++)
+		args[nargs++] = extra_args[i];
+	for (int i = 0; i < o->ncargs; i++)
+		args[nargs++] = o->cargs[i];
+	po.args = args;
+	po.nargs = nargs;
+	if (pch) {
+		args[nargs] = "-include-pch";
+		args[nargs + 1] = pch;
+		po.nargs = nargs + 2;
+	}
 	char *err = NULL;
 	int prc = kp_parse(&f, path, &po, &err);
+	if (pch && prc != KP_PARSE_OK && prc != KP_PARSE_IO) {
+		/* a precompiled header the flags do not fit (another -std, a
+		 * macro it was built without): parse from scratch */
+		free(err);
+		err = NULL;
+		kp_file_release(&f);
+		memset(&f, 0, sizeof(f));
+		po.nargs = nargs;
+		prc = kp_parse(&f, path, &po, &err);
+	}
+	free(args);
 	if (prc == KP_PARSE_IO || prc == KP_PARSE_FAILED) {
-		fprintf(stderr, "%s: error: %s\n", path, err ? err : "cannot parse");
+		kp_rw_diag_add(r, path, 0, 0, -1, "error", NULL, err ? err : "cannot parse");
 		free(err);
 		kp_file_release(&f);
+		r->status = KP_EXIT_INPUT;
 		return KP_EXIT_INPUT;
 	}
 	if (prc == KP_PARSE_ERRORS) {
-		kp_cli_print_parse_diags(&f, 0);
-		fprintf(stderr, "%s: error: the file does not compile; nothing was rewritten\n", path);
+		for (int i = 0; i < f.ndiags; i++) {
+			const kp_parse_diag *d = &f.diags[i];
+			if (strcmp(d->severity, "error"))
+				continue;
+			long off = d->file == f.path ? offset_of(f.src, f.len, d->line, d->col) : -1;
+			kp_rw_diag_add(r, d->file, d->line, d->col, off, d->severity, NULL, d->message);
+		}
+		kp_rw_diag_add(r, path, 0, 0, -1, "error", NULL,
+			       "the file does not compile; nothing was rewritten");
 		kp_file_release(&f);
+		r->status = KP_EXIT_INPUT;
 		return KP_EXIT_INPUT;
 	}
 	kp_analyze_opts ao;
@@ -54,21 +120,25 @@ static int rewrite_one(const kp_cli *o, const char *path, const char *contents, 
 	kp_cli_analyze_opts(o, path, &ao, &sk);
 	kp_analysis an;
 	kp_analyze(&an, &f, &ao);
+	r->kernels += an.nkernels;
 	kp_edits ed = {0};
+	int *owner = NULL;
 	kp_decl **done = NULL;
 	int ndone = 0;
 	int rc = KP_EXIT_OK;
 	for (int i = 0; i < an.nloops; i++) {
 		kp_loop *l = an.loops[i];
-		st->loops++;
+		r->loops++;
 		if (!l->eligible) {
-			st->refused++;
-			for (int r = 0; r < l->nreasons; r++) {
-				const kp_reason *x = &l->reasons[r];
+			for (int k = 0; k < l->nreasons; k++) {
+				const kp_reason *x = &l->reasons[k];
 				int remark = !strcmp(x->id, "kpipe-already-pipelined");
-				fprintf(stderr, "%s:%d:%d: %s: %s [%s]\n", path, x->line, x->col,
-					remark ? "remark" : "warning", x->message, x->id);
+				kp_rw_diag_add(r, path, x->line, x->col,
+					       offset_of(f.src, f.len, x->line, x->col),
+					       remark ? "remark" : "warning", x->id, x->message);
+				kp_counts_add(&r->by_reason, x->id, 1);
 			}
+			r->refused++;
 			continue;
 		}
 		int clash = 0;
@@ -77,31 +147,34 @@ static int rewrite_one(const kp_cli *o, const char *path, const char *contents, 
 				if (l->tiles[t].loaded && done[d] == l->tiles[t].arr)
 					clash = 1;
 		if (clash) {
-			st->refused++;
-			fprintf(stderr,
-				"%s:%d:%d: warning: a tile of this loop was already pipelined in an "
-				"earlier loop [kpipe-tile-shared-by-loops]\n",
-				path, l->node->line, l->node->col);
+			add_reason(r, path, f.src, f.len, l->node->line, l->node->col, "warning",
+				   "kpipe-tile-shared-by-loops",
+				   "a tile of this loop was already pipelined in an earlier loop");
 			continue;
 		}
 		kp_plan p;
 		kp_plan_loop(&p, &f, l, o->arch, o->variant, o->stages);
 		if (!p.xform) {
-			st->refused++;
-			fprintf(stderr, "%s:%d:%d: warning: %s [%s]\n", path, l->node->line, l->node->col,
-				p.refuse_msg, p.refuse_id);
+			add_reason(r, path, f.src, f.len, l->node->line, l->node->col, "warning",
+				   p.refuse_id, p.refuse_msg);
 			continue;
 		}
 		kp_xform_opts xo = {o->arch, p.stages, p.why};
 		const char *xerr = NULL;
 		kp_edits mine = {0};
 		if (p.xform->apply(&f, l, &xo, &mine, &xerr)) {
-			st->refused++;
-			fprintf(stderr, "%s:%d:%d: warning: %s [kpipe-transform-failed]\n", path,
-				l->node->line, l->node->col, xerr ? xerr : "the transform failed");
+			add_reason(r, path, f.src, f.len, l->node->line, l->node->col, "warning",
+				   "kpipe-transform-failed", xerr ? xerr : "the transform failed");
 			kp_edits_release(&mine);
 			continue;
 		}
+		kp_strbuf note = KP_STRBUF_INIT;
+		kp_strbuf_addf(&note, "pipelined with %s (%d stages): %s", p.xform->name, p.stages,
+			       p.why);
+		int di = kp_rw_diag_add(r, path, l->node->line, l->node->col,
+					offset_of(f.src, f.len, l->node->line, l->node->col), "note",
+					"kpipe-pipelined", kp_strbuf_str(&note));
+		kp_strbuf_release(&note);
 		for (int e = 0; e < mine.n; e++) {
 			/* one #include per file */
 			int dup = 0;
@@ -110,8 +183,11 @@ static int rewrite_one(const kp_cli *o, const char *path, const char *contents, 
 				    !strcmp(ed.v[k].text, mine.v[e].text) && mine.v[e].len == 0 &&
 				    strstr(mine.v[e].text, "#include"))
 					dup = 1;
-			if (!dup)
+			if (!dup) {
 				kp_edits_add(&ed, mine.v[e].off, mine.v[e].len, mine.v[e].text);
+				owner = kp_xrealloc(owner, sizeof(*owner) * (size_t)ed.n);
+				owner[ed.n - 1] = di;
+			}
 		}
 		kp_edits_release(&mine);
 		for (int t = 0; t < l->ntiles; t++)
@@ -119,10 +195,8 @@ static int rewrite_one(const kp_cli *o, const char *path, const char *contents, 
 				done = kp_xrealloc(done, sizeof(*done) * (size_t)(ndone + 1));
 				done[ndone++] = l->tiles[t].arr;
 			}
-		st->pipelined++;
-		if (o->verbose)
-			fprintf(stderr, "%s:%d:%d: note: pipelined with %s (%d stages): %s\n", path,
-				l->node->line, l->node->col, p.xform->name, p.stages, p.why);
+		r->pipelined++;
+		kp_counts_add(&r->by_variant, p.xform->name, 1);
 	}
 	free(done);
 	if (ed.n && memmem(f.src, f.len, "\r\n", 2)) {
@@ -139,16 +213,21 @@ static int rewrite_one(const kp_cli *o, const char *path, const char *contents, 
 		}
 	}
 	if (ed.n) {
-		if (kp_edits_apply(&ed, f.src, f.len, out, outlen)) {
-			fprintf(stderr, "%s: error: internal error: overlapping edits; nothing written\n",
-				path);
+		if (kp_edits_apply(&ed, f.src, f.len, out, outlen) ||
+		    kp_fixes_merge(&ed, owner, &r->fixes, &r->nfixes)) {
+			free(*out);
+			*out = NULL;
+			kp_rw_diag_add(r, path, 0, 0, -1, "error", NULL,
+				       "internal error: overlapping edits; nothing written");
 			rc = KP_EXIT_INPUT;
 		}
 	} else
 		rc = KP_EXIT_NOTHING;
 	kp_edits_release(&ed);
+	free(owner);
 	free(sk);
 	kp_file_release(&f);
+	r->status = rc;
 	return rc;
 }
 
@@ -162,21 +241,93 @@ static int write_out(const char *path, const char *data, size_t len)
 	return 0;
 }
 
+/* Is any input a directory? */
+static int any_directory(const kp_cli *o)
+{
+	for (int i = 0; i < o->nfiles; i++) {
+		struct stat st;
+		if (strcmp(o->files[i], "-") && stat(o->files[i], &st) == 0 && S_ISDIR(st.st_mode))
+			return 1;
+	}
+	return 0;
+}
+
+/* --format json / sarif and --export-fixes for one file. */
+static int write_reports(const kp_cli *o, kp_rw_result *r, int rc)
+{
+	const kp_rw_result *one[1] = {r};
+	if (!strcmp(o->format, "sarif")) {
+		char *cwd = getcwd(NULL, 0);
+		char *log = kp_sarif_log(one, 1, cwd, rc);
+		fputs(log, stdout);
+		free(log);
+		free(cwd);
+	} else if (!strcmp(o->format, "json")) {
+		char *j = kp_batch_report_json(one, 1, 0, 0);
+		fputs(j, stdout);
+		free(j);
+	}
+	if (o->export_fixes) {
+		char *cwd = getcwd(NULL, 0);
+		char *y = kp_fixes_yaml(one, 1, r->abs_path ? r->abs_path : r->path, cwd);
+		int e = kp_write_file_atomic(o->export_fixes, y, strlen(y));
+		free(y);
+		free(cwd);
+		if (e) {
+			fprintf(stderr, "kpipe rewrite: error: cannot write '%s': %s\n", o->export_fixes,
+				strerror(-e));
+			return KP_EXIT_INPUT;
+		}
+	}
+	return 0;
+}
+
 int cmd_rewrite(int argc, char **argv)
 {
 	kp_cli o;
 	int rc = kp_cli_parse(&o, argc, argv, "rewrite", rewrite_opts);
 	if (rc)
 		return rc;
-	if (o.nfiles != 1) {
-		fprintf(stderr, "kpipe rewrite: error: %s\n",
-			o.nfiles ? "one input file at a time (directories and several files: not yet)"
-				 : "no input file");
+	if ((o.in_place && o.output) || (o.in_place && o.diff) || (o.diff && o.output) ||
+	    (o.out_dir && (o.output || o.in_place || o.diff))) {
+		fprintf(stderr, "kpipe rewrite: error: -o, -i, --out-dir and --diff exclude each other\n");
 		kp_cli_release(&o);
 		return KP_EXIT_USAGE;
 	}
-	if ((o.in_place && o.output) || (o.in_place && o.diff) || (o.diff && o.output)) {
-		fprintf(stderr, "kpipe rewrite: error: -o, -i and --diff exclude each other\n");
+	int report_stdout = strcmp(o.format, "text") != 0;
+	if (report_stdout && (o.diff || (o.output && !strcmp(o.output, "-")))) {
+		fprintf(stderr,
+			"kpipe rewrite: error: --format %s writes to stdout: use it with -o FILE, -i, "
+			"--out-dir or --dry-run, not with %s\n",
+			o.format, o.diff ? "--diff" : "-o -");
+		kp_cli_release(&o);
+		return KP_EXIT_USAGE;
+	}
+	if (o.nfiles > 1 || o.out_dir || (o.nfiles == 0 && o.build_dir) || any_directory(&o)) {
+		for (int i = 0; i < o.nfiles; i++)
+			if (!strcmp(o.files[i], "-")) {
+				fprintf(stderr, "kpipe rewrite: error: stdin ('-') is one input on its own\n");
+				kp_cli_release(&o);
+				return KP_EXIT_USAGE;
+			}
+		if (o.output) {
+			fprintf(stderr, "kpipe rewrite: error: -o takes one input file; use --out-dir "
+					"DIR (or -i) for several files and directories\n");
+			kp_cli_release(&o);
+			return KP_EXIT_USAGE;
+		}
+		rc = kp_batch_run(&o);
+		kp_cli_release(&o);
+		return rc;
+	}
+	if (o.nfiles != 1) {
+		fprintf(stderr, "kpipe rewrite: error: no input file\n");
+		kp_cli_release(&o);
+		return KP_EXIT_USAGE;
+	}
+	if (o.jobs || o.nexcludes || o.shard_n) {
+		fprintf(stderr, "kpipe rewrite: error: -j, --exclude and --shard apply to directories "
+				"and several files\n");
 		kp_cli_release(&o);
 		return KP_EXIT_USAGE;
 	}
@@ -206,32 +357,30 @@ int cmd_rewrite(int argc, char **argv)
 		free(a);
 		free(b);
 	}
-	rw_stats st = {0};
+	/* reports only (--format json/sarif, --export-fixes, and no -o, -i,
+	 * --diff): the rewritten code is not printed */
+	int reports_only = (report_stdout || o.export_fixes) && !o.output && !o.in_place &&
+			   !o.diff && !o.dry_run;
+	kp_rw_result r = {0};
+	r.path = kp_xstrdup(path);
+	r.abs_path = kp_batch_abs_path(path);
 	char *out = NULL;
 	size_t outlen = 0;
-	rc = rewrite_one(&o, path, src, len, &out, &outlen, &st);
+	rc = kp_rewrite_buffer(&o, path, src, len, NULL, 0, 0, NULL, &r, &out, &outlen);
+	kp_rw_print_diags(&r, o.verbose, stderr);
 	if (rc == KP_EXIT_NOTHING && o.verbose)
-		fprintf(stderr, "%s: nothing to pipeline (%d loop%s found, %d refused)\n", path, st.loops,
-			st.loops == 1 ? "" : "s", st.refused);
-	if (rc == KP_EXIT_OK) {
+		fprintf(stderr, "%s: nothing to pipeline (%d loop%s found, %d refused)\n", path, r.loops,
+			r.loops == 1 ? "" : "s", r.refused);
+	if (rc == KP_EXIT_OK && !reports_only) {
 		if (o.dry_run) {
-			printf("%s: would pipeline %d of %d loop%s\n", path, st.pipelined, st.loops,
-			       st.loops == 1 ? "" : "s");
+			if (!report_stdout)
+				printf("%s: would pipeline %d of %d loop%s\n", path, r.pipelined, r.loops,
+				       r.loops == 1 ? "" : "s");
 			rc = KP_EXIT_NOTHING; /* like clang-format --dry-run -Werror: 1 = would change */
 		} else if (o.diff) {
-			kp_strbuf la = KP_STRBUF_INIT, lb = KP_STRBUF_INIT;
-			const char *lp = path;
-			while (lp[0] == '.' && lp[1] == '/')
-				lp += 2;
-			while (lp[0] == '/')
-				lp++;
-			kp_strbuf_addf(&la, "a/%s", lp);
-			kp_strbuf_addf(&lb, "b/%s", lp);
-			char *d = kp_diff(kp_strbuf_str(&la), src, len, kp_strbuf_str(&lb), out, outlen);
+			char *d = kp_batch_diff(path, src, len, out, outlen);
 			fputs(d, stdout);
 			free(d);
-			kp_strbuf_release(&la);
-			kp_strbuf_release(&lb);
 		} else if (o.in_place) {
 			if (o.backup_suffix) {
 				kp_strbuf bk = KP_STRBUF_INIT;
@@ -250,14 +399,19 @@ int cmd_rewrite(int argc, char **argv)
 			fwrite(out, 1, outlen, stdout);
 		}
 	} else if (rc == KP_EXIT_NOTHING && o.dry_run) {
-		printf("%s: nothing to pipeline\n", path);
+		if (!report_stdout)
+			printf("%s: nothing to pipeline\n", path);
 		rc = KP_EXIT_OK;
-	} else if (rc == KP_EXIT_NOTHING && from_stdin && !o.diff && !o.in_place &&
+	} else if (rc == KP_EXIT_NOTHING && from_stdin && !o.diff && !o.in_place && !reports_only &&
 		   (!o.output || !strcmp(o.output, "-"))) {
 		/* an editor piping its buffer gets it back unchanged (exit 1 still
 		 * says nothing was pipelined), as clang-format does */
 		fwrite(src, 1, len, stdout);
 	}
+	int wr = write_reports(&o, &r, rc);
+	if (wr)
+		rc = wr;
+	kp_rw_result_release(&r);
 	free(out);
 	free(src);
 	kp_cli_release(&o);

@@ -1015,7 +1015,7 @@ int kp_parse(kp_file *f, const char *path, const kp_parse_opts *o, char **errmsg
 		p += strlen(p) + 1;
 	}
 
-	CXIndex idx = clang_createIndex(0, 0);
+	CXIndex idx = clang_createIndex(1, 0); /* skip declarations from a shared PCH */
 	CXTranslationUnit tu = NULL;
 	struct CXUnsavedFile uf = {path, f->src, (unsigned long)f->len};
 	enum CXErrorCode ec = clang_parseTranslationUnit2(

@@ -1,0 +1,129 @@
+/*
+ * pch.c - builds the precompiled CUDA header a batch parses every file
+ * with (-include-pch).  It calls libclang (parse an empty .cu file as an
+ * incomplete translation unit, save it), so it is, with parse.c and
+ * compdb.c, one of the three files that do.  Its leading arguments must
+ * stay those of kp_parse() in parse.c: a header built with other language
+ * options is rejected by clang, and the batch then falls back to parsing
+ * the file without it (correct, only slower).
+ */
+#define _GNU_SOURCE
+#include "pch.h"
+
+#include "util.h"
+
+#include <clang-c/Index.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* parse.c's stand-in for texture_fetch_functions.h (CUDA 13 with
+ * libclang 19): the same directory, created the same way. */
+static const char *stub_dir(const char *cuda_path, char *dir, size_t n)
+{
+	char probe[4096];
+	const char *cp = cuda_path;
+	if (!cp || !*cp)
+		cp = getenv("CUDA_HOME");
+	if (!cp || !*cp)
+		cp = getenv("CUDA_PATH");
+	if (!cp || !*cp)
+		cp = "/usr/local/cuda";
+	snprintf(probe, sizeof(probe), "%s/include/texture_fetch_functions.h", cp);
+	struct stat st;
+	if (stat(probe, &st) == 0)
+		return NULL;
+	const char *tmp = getenv("TMPDIR");
+	snprintf(dir, n, "%s/kpipe-stub-%d", tmp && *tmp ? tmp : "/tmp", (int)getuid());
+	mkdir(dir, 0700);
+	if (snprintf(probe, sizeof(probe), "%s/texture_fetch_functions.h", dir) >=
+	    (int)sizeof(probe))
+		return NULL;
+	if (stat(probe, &st) != 0) {
+		FILE *fp = fopen(probe, "w");
+		if (!fp)
+			return NULL;
+		fputs("/* kpipe: empty stand-in for a header CUDA 13 no longer ships */\n", fp);
+		fclose(fp);
+	}
+	return dir;
+}
+
+int kp_pch_build(const char *arch, const char *cuda_path, const char *const *args, int nargs,
+		 const char *main_path, const char *pch_path, char **err)
+{
+	*err = NULL;
+	FILE *fp = fopen(main_path, "w");
+	if (!fp) {
+		*err = kp_xstrdup("cannot create the precompiled header's source");
+		return -1;
+	}
+	fclose(fp);
+	kp_strbuf store = KP_STRBUF_INIT;
+	int nstore = 0;
+#define ADD_ARG(...)                                                                               \
+	do {                                                                                       \
+		kp_strbuf_addf(&store, __VA_ARGS__);                                               \
+		kp_strbuf_addc(&store, '\0');                                                      \
+		nstore++;                                                                          \
+	} while (0)
+	ADD_ARG("-x");
+	ADD_ARG("cuda");
+	ADD_ARG("--cuda-device-only");
+	ADD_ARG("--cuda-gpu-arch=%s", arch ? arch : "sm_90");
+	if (cuda_path)
+		ADD_ARG("--cuda-path=%s", cuda_path);
+	ADD_ARG("-std=c++17");
+	ADD_ARG("-Wno-unknown-cuda-version");
+	ADD_ARG("-ferror-limit=50");
+	char dir[4096];
+	const char *sd = stub_dir(cuda_path, dir, sizeof(dir));
+	if (sd) {
+		ADD_ARG("-isystem");
+		ADD_ARG("%s", sd);
+	}
+	for (int i = 0; i < nargs; i++)
+		ADD_ARG("%s", args[i]);
+#undef ADD_ARG
+	const char **argv = kp_xcalloc((size_t)nstore + 1, sizeof(char *));
+	const char *p = kp_strbuf_str(&store);
+	for (int i = 0; i < nstore; i++) {
+		argv[i] = p;
+		p += strlen(p) + 1;
+	}
+	CXIndex idx = clang_createIndex(0, 0);
+	CXTranslationUnit tu = NULL;
+	enum CXErrorCode ec = clang_parseTranslationUnit2(
+		idx, main_path, argv, nstore, NULL, 0,
+		CXTranslationUnit_Incomplete | CXTranslationUnit_ForSerialization, &tu);
+	free(argv);
+	kp_strbuf_release(&store);
+	int rc = 0;
+	if (ec != CXError_Success || !tu) {
+		*err = kp_xstrdup("libclang could not parse the CUDA headers");
+		rc = -1;
+	} else {
+		unsigned nd = clang_getNumDiagnostics(tu);
+		for (unsigned i = 0; i < nd && !rc; i++) {
+			CXDiagnostic d = clang_getDiagnostic(tu, i);
+			if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
+				CXString s = clang_getDiagnosticSpelling(d);
+				*err = kp_xstrdup(clang_getCString(s));
+				clang_disposeString(s);
+				rc = -1;
+			}
+			clang_disposeDiagnostic(d);
+		}
+		if (!rc && clang_saveTranslationUnit(tu, pch_path, clang_defaultSaveOptions(tu)) !=
+				   CXSaveError_None) {
+			*err = kp_xstrdup("libclang could not save the precompiled header");
+			rc = -1;
+		}
+	}
+	if (tu)
+		clang_disposeTranslationUnit(tu);
+	clang_disposeIndex(idx);
+	return rc;
+}

@@ -1,0 +1,26 @@
+/*
+ * sarif.h - the rewrite's diagnostics as a SARIF 2.1.0 log (--format
+ * sarif): one run, tool.driver kpipe with one rule per id seen (helpUri
+ * docs/diagnostics.md#ID), one result per diagnostic with its location,
+ * and for a pipelined loop the fix (byte-offset replacements).
+ * No libclang, no printing; the log is returned as a malloc'd string.
+ */
+#ifndef KPIPE_SARIF_H
+#define KPIPE_SARIF_H
+
+#include "batch.h"
+
+/* cwd (absolute, may be NULL) becomes the %SRCROOT% base of relative
+ * paths; exit_code is recorded in the run's invocation. */
+char *kp_sarif_log(const kp_rw_result *const *r, int n, const char *cwd, int exit_code);
+
+/* The rule id a diagnostic is reported under: its kpipe id, or
+ * "clang-diagnostic-error" / "clang-diagnostic-warning" for the
+ * compiler's own, "kpipe-error" for a failure without an id. */
+const char *kp_sarif_rule_id(const kp_rw_diag *d);
+
+/* A path as a URI reference: relative paths percent-encoded as they are,
+ * absolute ones as file:// URIs.  Caller frees. */
+char *kp_sarif_uri(const char *path);
+
+#endif
