@@ -1,11 +1,11 @@
 /*
  * cmd_validate.c - `kpipe validate ORIGINAL.cu REWRITTEN.cu`: parses the
- * options, finds the CUDA tools, runs the static steps (validate.c) and
- * prints the report.  The only file of the validator that prints.
+ * options, reads the launch description, finds the CUDA tools, runs the
+ * static steps (validate.c) and the GPU steps (gpu_run.c), and prints the
+ * report.  The only file of the validator that prints.
  *
- * The GPU steps (run and compare, benchmark, compute-sanitizer) are not in
- * this build: the report says so and they do not count towards the exit
- * code.  Exit codes are listed in docs/validate.md.
+ * kp_validate_files() is everything after the option parsing, for
+ * `kpipe rewrite --validate`.  Exit codes are listed in docs/validate.md.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -19,6 +19,8 @@
 
 #include "arch.h"
 #include "cuda_env.h"
+#include "gpu_gen.h"
+#include "gpu_run.h"
 #include "util.h"
 #include "validate.h"
 
@@ -37,24 +39,33 @@ enum {
 static const char usage[] =
 	"usage: kpipe validate ORIGINAL.cu REWRITTEN.cu [options] [-- nvcc args...]\n"
 	"\n"
-	"Compiles both files and checks the rewrite statically:\n"
+	"Compiles both files, checks the rewrite, and runs it on the GPU when there is one:\n"
 	"  step 1 resources  registers, shared memory, spills, occupancy, warnings (ptxas -v)\n"
 	"  step 2 sass       next-tile loads overlap the math in the main loop (cuobjdump)\n"
-	"  steps 3-5         GPU run, benchmark, sanitizer: not implemented in this build\n"
+	"  step 3 gpu-run    both kernels on the same random inputs, every element compared\n"
+	"  step 4 benchmark  median time of both at the 'target' size, speedup or noise\n"
+	"  step 5 sanitizer  compute-sanitizer memcheck, racecheck, synccheck, initcheck\n"
+	"                    on the rewritten kernel at the 'small' size (with --sanitize)\n"
 	"\n"
 	"options:\n"
+	"  --spec FILE        launch description (default: ORIGINAL with .cu -> .launch.json)\n"
+	"  --sizes a,b        sizes of the launch description to run (default: all)\n"
+	"  --sanitize         run step 5\n"
+	"  --gpu-dir DIR      build the GPU harness in DIR and keep it (also without a GPU)\n"
 	"  --kernel NAME      only this kernel (mangled, demangled or plain name)\n"
 	"  --arch sm_XX       target (default " DEFAULT_ARCH ")\n"
-	"  --threads N        threads per block for occupancy (default 256)\n"
+	"  --threads N        threads per block for occupancy (default: the launch\n"
+	"                     description's block, else 256)\n"
 	"  --cuda-path DIR    CUDA toolkit root\n"
 	"  --format text|json report format (default text)\n"
 	"  -I DIR, -D NAME[=V] passed to nvcc, as is everything after --\n"
 	"\n"
 	"exit: 0 passed, 2 usage, 3 input missing, 4 a step failed, 5 nvcc missing,\n"
-	"      6 incomplete (a step was skipped)\n"
+	"      6 incomplete (a step was skipped: no GPU, no launch description, ...)\n"
 	"\n"
-	"example:\n"
-	"  kpipe validate matmul.cu matmul.pipelined.cu --arch sm_90 --threads 1024\n";
+	"examples:\n"
+	"  kpipe validate matmul.cu matmul.pipelined.cu --arch sm_90 --threads 1024\n"
+	"  kpipe validate samples/matmul_32x32.cu out.cu --sizes small,target --sanitize\n";
 
 /* "--name VALUE" or "--name=VALUE": returns the value (advancing *i), or
  * NULL when argv[*i] is not this option.  *missing is set when the option
@@ -89,18 +100,134 @@ static int usage_error(const char *fmt, ...)
 	return EXIT_VALIDATE_USAGE;
 }
 
-int cmd_validate(int argc, char **argv)
+int kp_validate_files(const kp_validate_request *rq)
 {
-	const char *files[2] = {NULL, NULL};
-	int nfiles = 0;
-	const char *kernel = NULL, *arch = DEFAULT_ARCH, *cuda_path = NULL, *format = "text";
-	int threads = DEFAULT_THREADS;
-	const char **nvcc_args = kp_xcalloc((size_t)argc + 1, sizeof(*nvcc_args));
-	int nnvcc = 0;
+	const char *files[2] = {rq->original, rq->rewritten};
+	const char *shown = rq->original_name ? rq->original_name : rq->original;
+	const char *arch = rq->arch ? rq->arch : DEFAULT_ARCH;
+	const char *format = rq->format ? rq->format : "text";
 	int rc = EXIT_VALIDATE_USAGE;
 	kp_cuda_env env = KP_CUDA_ENV_INIT;
 	kp_validate_result res;
-	int have_res = 0;
+	int have_res = 0, have_spec = 0;
+	kp_launch_spec spec;
+	char *spec_path = NULL, *spec_missing = NULL;
+	const char *sizes[64];
+	int nsizes = 0;
+	char err[1024];
+
+	for (int f = 0; f < 2; f++) {
+		if (access(files[f], R_OK) != 0) {
+			fprintf(stderr, "kpipe validate: cannot read '%s': %s\n",
+				f == 0 ? shown : files[f], strerror(errno));
+			rc = EXIT_VALIDATE_INPUT;
+			goto cleanup;
+		}
+	}
+
+	/* The launch description: --spec, else NAME.launch.json beside the original. */
+	spec_path = rq->spec ? kp_xstrdup(rq->spec) : kp_launch_spec_default_path(shown);
+	if (!rq->spec && access(spec_path, F_OK) != 0) {
+		kp_strbuf sb = KP_STRBUF_INIT;
+		kp_strbuf_addf(&sb, "no launch description: %s not found (give one with --spec FILE)",
+			       spec_path);
+		spec_missing = kp_strbuf_detach(&sb);
+	} else if (kp_launch_spec_load(&spec, spec_path, err, sizeof(err)) != KP_SPEC_OK) {
+		fprintf(stderr, "kpipe validate: %s\n", err);
+		rc = EXIT_VALIDATE_INPUT;
+		goto cleanup;
+	} else
+		have_spec = 1;
+	if (have_spec && rq->sizes) {
+		nsizes = kp_gpu_parse_sizes(&spec, rq->sizes, sizes, (int)KP_ARRAY_LEN(sizes), err,
+					    sizeof(err));
+		if (nsizes < 0) {
+			fprintf(stderr, "kpipe validate: --sizes: %s\n", err);
+			rc = EXIT_VALIDATE_USAGE;
+			goto cleanup;
+		}
+	}
+	int threads = rq->threads;
+	if (threads <= 0 && have_spec)
+		threads = kp_launch_spec_threads(&spec);
+	if (threads <= 0 || threads > 1024)
+		threads = DEFAULT_THREADS;
+
+	if (kp_cuda_env_find(&env, rq->cuda_path) != 0) {
+		fprintf(stderr, "kpipe validate: %s\n", env.error ? env.error : "nvcc not found");
+		rc = EXIT_VALIDATE_NO_TOOL;
+		goto cleanup;
+	}
+
+	kp_validate_opts o = {
+		.original = files[0],
+		.rewritten = files[1],
+		.arch = arch,
+		.threads = threads,
+		.kernel = rq->kernel,
+		.nvcc_args = rq->nvcc_args,
+		.nnvcc_args = rq->nnvcc_args,
+		.nvcc = env.nvcc,
+		.cuobjdump = env.cuobjdump,
+		.nvdisasm = env.nvdisasm,
+	};
+	int vr = kp_validate_static(&res, &o);
+	have_res = 1;
+	if (vr == KP_VALIDATE_ENOTOOL) {
+		fprintf(stderr, "kpipe validate: %s\n", res.steps[0].reason);
+		rc = EXIT_VALIDATE_NO_TOOL;
+		goto cleanup;
+	}
+	if (vr == KP_VALIDATE_ETEMP) {
+		fprintf(stderr, "kpipe validate: %s\n", res.steps[0].reason);
+		rc = EXIT_VALIDATE_INPUT;
+		goto cleanup;
+	}
+	res.original = kp_arena_strdup(&res.arena, shown);
+
+	kp_gpu_opts go = {
+		.spec = have_spec ? &spec : NULL,
+		.spec_missing = spec_missing,
+		.original = files[0],
+		.rewritten = files[1],
+		.arch = arch,
+		.nvcc_args = rq->nvcc_args,
+		.nnvcc_args = rq->nnvcc_args,
+		.nvcc = env.nvcc,
+		.cuda_root = env.root,
+		.sizes = nsizes > 0 ? sizes : NULL,
+		.nsizes = nsizes,
+		.sanitize = rq->sanitize,
+		.kernel = rq->kernel,
+		.dir = rq->gpu_dir,
+	};
+	kp_validate_gpu(&res, &go);
+
+	char *report = strcmp(format, "json") == 0 ? kp_validate_render_json(&res)
+						   : kp_validate_render_text(&res);
+	fputs(report, stdout);
+	free(report);
+	rc = kp_validate_exit_code(&res);
+
+cleanup:
+	if (have_res)
+		kp_validate_result_release(&res);
+	if (have_spec)
+		kp_launch_spec_release(&spec);
+	free(spec_path);
+	free(spec_missing);
+	kp_cuda_env_release(&env);
+	return rc;
+}
+
+int cmd_validate(int argc, char **argv)
+{
+	kp_validate_request rq = {.arch = DEFAULT_ARCH, .format = "text"};
+	const char *files[2] = {NULL, NULL};
+	int nfiles = 0;
+	const char **nvcc_args = kp_xcalloc((size_t)argc + 1, sizeof(*nvcc_args));
+	int nnvcc = 0;
+	int rc = EXIT_VALIDATE_USAGE;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
@@ -115,14 +242,22 @@ int cmd_validate(int argc, char **argv)
 			rc = EXIT_VALIDATE_OK;
 			goto cleanup;
 		}
-		if ((v = opt_value(argc, argv, &i, "--kernel", &missing)))
-			kernel = v;
+		if (strcmp(a, "--sanitize") == 0)
+			rq.sanitize = 1;
+		else if ((v = opt_value(argc, argv, &i, "--kernel", &missing)))
+			rq.kernel = v;
 		else if ((v = opt_value(argc, argv, &i, "--arch", &missing)))
-			arch = v;
+			rq.arch = v;
 		else if ((v = opt_value(argc, argv, &i, "--cuda-path", &missing)))
-			cuda_path = v;
+			rq.cuda_path = v;
 		else if ((v = opt_value(argc, argv, &i, "--format", &missing)))
-			format = v;
+			rq.format = v;
+		else if ((v = opt_value(argc, argv, &i, "--spec", &missing)))
+			rq.spec = v;
+		else if ((v = opt_value(argc, argv, &i, "--sizes", &missing)))
+			rq.sizes = v;
+		else if ((v = opt_value(argc, argv, &i, "--gpu-dir", &missing)))
+			rq.gpu_dir = v;
 		else if ((v = opt_value(argc, argv, &i, "--threads", &missing))) {
 			char *end;
 			long t = strtol(v, &end, 10);
@@ -130,7 +265,7 @@ int cmd_validate(int argc, char **argv)
 				rc = usage_error("invalid --threads '%s' (1 to 1024)", v);
 				goto cleanup;
 			}
-			threads = (int)t;
+			rq.threads = (int)t;
 		} else if (missing) {
 			rc = usage_error("option '%s' needs a value", a);
 			goto cleanup;
@@ -158,64 +293,25 @@ int cmd_validate(int argc, char **argv)
 		rc = usage_error("expected two files: ORIGINAL.cu REWRITTEN.cu");
 		goto cleanup;
 	}
-	if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0) {
-		rc = usage_error("unknown format '%s' (text or json)", format);
+	if (strcmp(rq.format, "text") != 0 && strcmp(rq.format, "json") != 0) {
+		rc = usage_error("unknown format '%s' (text or json)", rq.format);
 		goto cleanup;
 	}
-	if (!kp_arch_find(arch)) {
-		rc = usage_error("unknown target '%s'", arch);
+	if (!kp_arch_find(rq.arch)) {
+		rc = usage_error("unknown target '%s'", rq.arch);
 		goto cleanup;
 	}
-	for (int f = 0; f < 2; f++) {
-		if (access(files[f], R_OK) != 0) {
-			fprintf(stderr, "kpipe validate: cannot read '%s': %s\n", files[f],
-				strerror(errno));
-			rc = EXIT_VALIDATE_INPUT;
-			goto cleanup;
-		}
-	}
-
-	if (kp_cuda_env_find(&env, cuda_path) != 0) {
-		fprintf(stderr, "kpipe validate: %s\n", env.error ? env.error : "nvcc not found");
-		rc = EXIT_VALIDATE_NO_TOOL;
+	if (rq.sizes && !rq.sizes[0]) {
+		rc = usage_error("--sizes needs a list of sizes (small,target)");
 		goto cleanup;
 	}
-
-	kp_validate_opts o = {
-		.original = files[0],
-		.rewritten = files[1],
-		.arch = arch,
-		.threads = threads,
-		.kernel = kernel,
-		.nvcc_args = nvcc_args,
-		.nnvcc_args = nnvcc,
-		.nvcc = env.nvcc,
-		.cuobjdump = env.cuobjdump,
-		.nvdisasm = env.nvdisasm,
-	};
-	int vr = kp_validate_static(&res, &o);
-	have_res = 1;
-	if (vr == KP_VALIDATE_ENOTOOL) {
-		fprintf(stderr, "kpipe validate: %s\n", res.steps[0].reason);
-		rc = EXIT_VALIDATE_NO_TOOL;
-		goto cleanup;
-	}
-	if (vr == KP_VALIDATE_ETEMP) {
-		fprintf(stderr, "kpipe validate: %s\n", res.steps[0].reason);
-		rc = EXIT_VALIDATE_INPUT;
-		goto cleanup;
-	}
-
-	char *report = strcmp(format, "json") == 0 ? kp_validate_render_json(&res)
-						   : kp_validate_render_text(&res);
-	fputs(report, stdout);
-	free(report);
-	rc = kp_validate_exit_code(&res);
+	rq.original = files[0];
+	rq.rewritten = files[1];
+	rq.nvcc_args = nvcc_args;
+	rq.nnvcc_args = nnvcc;
+	rc = kp_validate_files(&rq);
 
 cleanup:
-	if (have_res)
-		kp_validate_result_release(&res);
-	kp_cuda_env_release(&env);
 	free(nvcc_args);
 	return rc;
 }

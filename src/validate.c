@@ -5,13 +5,17 @@
  * rewritten main loops; renders the result as text or JSON.
  *
  * It runs nvcc, cu++filt/c++filt and cuobjdump/nvdisasm, never a GPU
- * program.  Findings are recorded on the result, never printed: the command
- * layer (cmd_validate.c) prints and chooses the exit code.
+ * program (gpu_run.c adds steps 3-5 to the same result, and renders their
+ * details through kp_gpu_render_text/json).  Findings are recorded on the
+ * result, never printed: the command layer (cmd_validate.c) prints and
+ * chooses the exit code.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "validate.h"
+
+#include "gpu_run.h"
 
 #include <cjson/cJSON.h>
 #include <stdarg.h>
@@ -36,21 +40,15 @@ static const char *level_name(kp_find_level l)
 	return l == KP_FIND_ERROR ? "error" : l == KP_FIND_WARNING ? "warning" : "note";
 }
 
-static void finding(kp_validate_result *r, kp_find_level level, int step, const char *kernel,
-		    const char *fmt, ...) KP_PRINTF(5, 6);
-
-static void finding(kp_validate_result *r, kp_find_level level, int step, const char *kernel,
-		    const char *fmt, ...)
+static void vfinding(kp_validate_result *r, kp_find_level level, int step, const char *kernel,
+		     const char *fmt, va_list ap)
 {
 	if (r->nfindings == r->fcap) {
 		r->fcap = r->fcap ? r->fcap * 2 : 16;
 		r->findings = kp_xrealloc(r->findings, (size_t)r->fcap * sizeof(*r->findings));
 	}
 	kp_strbuf sb = KP_STRBUF_INIT;
-	va_list ap;
-	va_start(ap, fmt);
 	kp_strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
 	kp_finding *f = &r->findings[r->nfindings++];
 	f->level = level;
 	f->step = step;
@@ -59,14 +57,49 @@ static void finding(kp_validate_result *r, kp_find_level level, int step, const 
 	kp_strbuf_release(&sb);
 }
 
+static void finding(kp_validate_result *r, kp_find_level level, int step, const char *kernel,
+		    const char *fmt, ...) KP_PRINTF(5, 6);
+
+static void finding(kp_validate_result *r, kp_find_level level, int step, const char *kernel,
+		    const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vfinding(r, level, step, kernel, fmt, ap);
+	va_end(ap);
+}
+
+void kp_validate_finding(kp_validate_result *r, kp_find_level level, int step, const char *kernel,
+			 const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vfinding(r, level, step, kernel, fmt, ap);
+	va_end(ap);
+}
+
+static void vset_step(kp_step *s, kp_step_status st, const char *fmt, va_list ap)
+{
+	s->status = st;
+	s->not_requested = 0;
+	vsnprintf(s->reason, sizeof(s->reason), fmt, ap);
+}
+
 static void set_step(kp_step *s, kp_step_status st, const char *fmt, ...) KP_PRINTF(3, 4);
 
 static void set_step(kp_step *s, kp_step_status st, const char *fmt, ...)
 {
-	s->status = st;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(s->reason, sizeof(s->reason), fmt, ap);
+	vset_step(s, st, fmt, ap);
+	va_end(ap);
+}
+
+void kp_validate_set_step(kp_step *s, kp_step_status st, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vset_step(s, st, fmt, ap);
 	va_end(ap);
 }
 
@@ -396,10 +429,12 @@ int kp_validate_static(kp_validate_result *out, const kp_validate_opts *o)
 	r->rewritten = kp_arena_strdup(&r->arena, o->rewritten);
 	r->arch = kp_arena_strdup(&r->arena, o->arch);
 	r->threads = o->threads > 0 ? o->threads : 256;
-	r->steps[0].name = "resources";
-	r->steps[1].name = "sass";
-	set_step(&r->steps[0], KP_STEP_SKIPPED, "not run");
-	set_step(&r->steps[1], KP_STEP_SKIPPED, "not run");
+	static const char *const names[] = {"resources", "sass", "gpu-run", "benchmark",
+					    "sanitizer"};
+	for (int i = 0; i < 5; i++) {
+		r->steps[i].name = names[i];
+		set_step(&r->steps[i], KP_STEP_SKIPPED, "%s", i < 2 ? "not run" : KP_VALIDATE_GPU_SKIP);
+	}
 
 	const kp_arch *a = r->target = kp_arch_find(o->arch);
 	/* nvcc wants sm_XX; "90" or "compute_90" name the table's entry. */
@@ -457,6 +492,7 @@ cleanup:
 
 void kp_validate_result_release(kp_validate_result *r)
 {
+	kp_gpu_result_free(r->gpu);
 	free(r->kernels);
 	free(r->findings);
 	kp_arena_release(&r->arena);
@@ -466,17 +502,15 @@ void kp_validate_result_release(kp_validate_result *r)
 int kp_validate_exit_code(const kp_validate_result *r)
 {
 	int skipped = 0;
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < (r->gpu ? 5 : 2); i++) {
 		if (r->steps[i].status == KP_STEP_FAILED)
 			return 4;
-		skipped |= r->steps[i].status == KP_STEP_SKIPPED;
+		skipped |= r->steps[i].status == KP_STEP_SKIPPED && !r->steps[i].not_requested;
 	}
 	return skipped ? 6 : 0;
 }
 
 /* ---- rendering -------------------------------------------------------- */
-
-static const char *const gpu_steps[] = {"gpu-run", "benchmark", "sanitizer"};
 
 /* The classes shown in the per-iteration table, in order. */
 static const kp_sass_class shown[] = {KP_SC_LDGSTS, KP_SC_LDG,  KP_SC_LDGDEPBAR, KP_SC_DEPBAR,
@@ -600,15 +634,36 @@ char *kp_validate_render_text(const kp_validate_result *r)
 		}
 		text_findings(&sb, r, s + 1);
 	}
-	kp_strbuf_adds(&sb, "\n");
-	for (size_t g = 0; g < KP_ARRAY_LEN(gpu_steps); g++)
-		kp_strbuf_addf(&sb, "step %zu  %-9s  skipped: %s\n", g + 3, gpu_steps[g],
-			       KP_VALIDATE_GPU_SKIP);
 	int code = kp_validate_exit_code(r);
-	kp_strbuf_addf(&sb, "\nresult: %s (static steps 1-2; the GPU steps did not run)\n",
-		       code == 0   ? "PASSED"
-		       : code == 4 ? "FAILED"
-				   : "INCOMPLETE");
+	const char *verdict = code == 0 ? "PASSED" : code == 4 ? "FAILED" : "INCOMPLETE";
+	if (!r->gpu) {
+		kp_strbuf_adds(&sb, "\n");
+		for (int s = 2; s < 5; s++)
+			kp_strbuf_addf(&sb, "step %d  %-9s  skipped: %s\n", s + 1, r->steps[s].name,
+				       KP_VALIDATE_GPU_SKIP);
+		kp_strbuf_addf(&sb, "\nresult: %s (static steps 1-2; the GPU steps did not run)\n",
+			       verdict);
+		return kp_strbuf_detach(&sb);
+	}
+	int skipped = 0, not_requested = 0;
+	for (int s = 0; s < 5; s++) {
+		const kp_step *st = &r->steps[s];
+		skipped += st->status == KP_STEP_SKIPPED && !st->not_requested;
+		not_requested += st->not_requested;
+		if (s < 2)
+			continue;
+		kp_strbuf_addf(&sb, "\nstep %d  %-9s  %s: %s\n", s + 1, st->name,
+			       kp_step_status_name(st->status), st->reason);
+		kp_gpu_render_text(&sb, r, s + 1);
+		text_findings(&sb, r, s + 1);
+	}
+	kp_strbuf_addf(&sb, "\nresult: %s", verdict);
+	if (code == 6)
+		kp_strbuf_addf(&sb, " (%d step%s skipped)", skipped, skipped == 1 ? "" : "s");
+	else if (code == 0 && not_requested)
+		kp_strbuf_addf(&sb, " (%d step%s not requested)", not_requested,
+			       not_requested == 1 ? "" : "s");
+	kp_strbuf_adds(&sb, "\n");
 	return kp_strbuf_detach(&sb);
 }
 
@@ -662,22 +717,16 @@ char *kp_validate_render_json(const kp_validate_result *r)
 		cJSON_AddNullToObject(root, "disassembler");
 
 	cJSON *steps = cJSON_AddArrayToObject(root, "steps");
-	for (int s = 0; s < 2; s++) {
+	for (int s = 0; s < 5; s++) {
+		const kp_step *st = &r->steps[s];
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "step", s + 1);
-		cJSON_AddStringToObject(o, "name", r->steps[s].name);
-		cJSON_AddStringToObject(o, "status", kp_step_status_name(r->steps[s].status));
-		cJSON_AddStringToObject(o, "reason", r->steps[s].reason);
+		cJSON_AddStringToObject(o, "name", st->name);
+		cJSON_AddStringToObject(o, "status", kp_step_status_name(st->status));
+		cJSON_AddStringToObject(o, "reason", st->reason);
 		cJSON_AddBoolToObject(o, "implemented", 1);
-		cJSON_AddItemToArray(steps, o);
-	}
-	for (size_t g = 0; g < KP_ARRAY_LEN(gpu_steps); g++) {
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddNumberToObject(o, "step", (double)(g + 3));
-		cJSON_AddStringToObject(o, "name", gpu_steps[g]);
-		cJSON_AddStringToObject(o, "status", "SKIPPED");
-		cJSON_AddStringToObject(o, "reason", KP_VALIDATE_GPU_SKIP);
-		cJSON_AddBoolToObject(o, "implemented", 0);
+		/* whether the status counts towards exit_code */
+		cJSON_AddBoolToObject(o, "counted", (s < 2 || r->gpu) && !st->not_requested);
 		cJSON_AddItemToArray(steps, o);
 	}
 
@@ -714,6 +763,10 @@ char *kp_validate_render_json(const kp_validate_result *r)
 	}
 	if (r->compile_log)
 		cJSON_AddStringToObject(root, "compile_log", r->compile_log);
+	if (r->gpu)
+		cJSON_AddItemToObject(root, "gpu", (cJSON *)kp_gpu_render_json(r));
+	else
+		cJSON_AddNullToObject(root, "gpu");
 	cJSON_AddNumberToObject(root, "exit_code", kp_validate_exit_code(r));
 
 	char *txt = cJSON_Print(root);

@@ -28,10 +28,12 @@ if [ -n "${KPIPE:-}" ] && [ -x "$KPIPE" ] && "$KPIPE" validate --help >/dev/null
 	echo "using $KPIPE validate"
 else
 	cc=${CC:-cc}
-	if ! "$cc" -std=c11 -Wall -Wextra -Werror -I"$root/src" -o "$tmp/validate" \
+	# (the embedded GPU harness is a header CMake generates in the build tree)
+	if ! "$cc" -std=c11 -Wall -Wextra -Werror -I"$root/src" \
+		-I"${KPIPE_BUILD_DIR:-$root/build}/generated" -o "$tmp/validate" \
 		"$root/tests/nvcc/validate_driver.c" \
-		"$root"/src/{cmd_validate,validate,resources,sass,arch,cuda_env,util}.c \
-		-lcjson 2>"$tmp/build.log"; then
+		"$root"/src/{cmd_validate,validate,resources,sass,arch,cuda_env,util,gpu_gen,gpu_run}.c \
+		-lcjson -ldl 2>"$tmp/build.log"; then
 		cat "$tmp/build.log"
 		echo "FAIL: cannot build the validate driver"
 		exit 1
@@ -77,10 +79,13 @@ if [ $? = 6 ] && grep -q "no cuobjdump or nvdisasm found" "$tmp/probe"; then
 	exit 77
 fi
 
-check cp_async 0 "step 1  resources  PASSED" "step 2  sass       PASSED" \
-	"matmul_tiled: PASS" "LDGSTS" "result: PASSED" \
-	"skipped: GPU steps not implemented in this build" -- naive.cu cp_async.cu
-check reg_staged 0 "step 2  sass       PASSED" "matmul_tiled: PASS" -- \
+# The fixtures have no launch description: the GPU steps are skipped and a
+# run whose static steps pass is incomplete (6).
+check cp_async 6 "step 1  resources  PASSED" "step 2  sass       PASSED" \
+	"matmul_tiled: PASS" "LDGSTS" "result: INCOMPLETE (2 steps skipped)" \
+	"step 3  gpu-run    SKIPPED: no launch description: naive.launch.json not found" \
+	"step 5  sanitizer  SKIPPED: not requested" -- naive.cu cp_async.cu
+check reg_staged 6 "step 2  sass       PASSED" "matmul_tiled: PASS" -- \
 	naive.cu reg_staged.cu --arch sm_90 --threads 1024
 check barrier_between 4 "step 2  sass       FAILED" "no overlap: every load is followed by a barrier" \
 	"matmul_tiled: FAIL" -- naive.cu broken_barrier.cu
@@ -91,12 +96,12 @@ check local_memory 4 "occupancy cliff crossed: 2 -> 1 blocks/SM" \
 check loads_sunk_after_math 4 "of 512 math instructions" "the loads are issued after most of the math" -- \
 	tile128.cu tile128_staged.cu
 check unchanged 4 "nothing was pipelined" "matmul_tiled: unchanged" -- naive.cu naive.cu
-check kernel_filter 0 "matmul_tiled: PASS" -- naive.cu cp_async.cu --kernel matmul_tiled
+check kernel_filter 6 "matmul_tiled: PASS" -- naive.cu cp_async.cu --kernel matmul_tiled
 check kernel_filter_none 4 "no kernel matches 'nope' in either file" -- \
 	naive.cu cp_async.cu --kernel nope
-check json 0 '"exit_code":	0' '"status":	"PASSED"' '"overlap":	true' -- \
+check json 6 '"exit_code":	6' '"status":	"PASSED"' '"overlap":	true' -- \
 	naive.cu cp_async.cu --format json
-check nvcc_args 0 "step 1  resources  PASSED" -- naive.cu cp_async.cu -DUNUSED=1 -- -lineinfo
+check nvcc_args 6 "step 1  resources  PASSED" -- naive.cu cp_async.cu -DUNUSED=1 -- -lineinfo
 check compile_error 4 "cannot compile" -- naive.cu "$root/tests/nvcc/validate_driver.c"
 check missing_input 3 "cannot read 'nope.cu'" -- naive.cu nope.cu
 check unknown_arch 2 "unknown target 'sm_1'" -- naive.cu cp_async.cu --arch sm_1

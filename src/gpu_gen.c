@@ -1,0 +1,757 @@
+/*
+ * gpu_gen.c - reads a launch description and writes, as text, the two
+ * generated sources of the GPU harness: kpipe_bench_spec.h (buffers, sizes,
+ * tolerance, work) and one launcher per kernel version.  The checks and the
+ * text follow bench/gpu_bench.py (load_spec, gen_spec_header, gen_launcher)
+ * so a spec means the same to both; tests/nvcc/validate_gpu_gen.sh compares
+ * the outputs.
+ *
+ * It does not compile, run or write anything; see gpu_run.c for that.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "gpu_gen.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <errno.h>
+#include <math.h> /* macros only (isfinite, INFINITY): no libm */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+	const char *spec, *ctype, *tenum;
+} types[] = {
+	[KP_TYPE_FLOAT] = {"float", "float", "T_F32"},
+	[KP_TYPE_HALF] = {"half", "__half", "T_F16"},
+	[KP_TYPE_INT8] = {"int8", "int8_t", "T_I8"},
+	[KP_TYPE_INT] = {"int", "int", "T_I32"},
+};
+
+static const struct {
+	const char *spec, *renum;
+} roles[] = {
+	[KP_ROLE_IN] = {"in", "R_IN"},
+	[KP_ROLE_OUT] = {"out", "R_OUT"},
+	[KP_ROLE_INOUT] = {"inout", "R_INOUT"},
+	[KP_ROLE_SCALAR] = {"scalar", NULL},
+};
+
+const char *kp_arg_type_ctype(kp_arg_type t) { return types[t].ctype; }
+
+/* ---- small checks ----------------------------------------------------- */
+
+static int is_ident(const char *s)
+{
+	if (!s || !(isalpha((unsigned char)*s) || *s == '_'))
+		return 0;
+	for (s++; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '_'))
+			return 0;
+	return 1;
+}
+
+/* ^(::)?IDENT(::IDENT)*$ */
+static int is_kernel_name(const char *s)
+{
+	if (!strncmp(s, "::", 2))
+		s += 2;
+	for (;;) {
+		if (!(isalpha((unsigned char)*s) || *s == '_'))
+			return 0;
+		while (isalnum((unsigned char)*s) || *s == '_')
+			s++;
+		if (!*s)
+			return 1;
+		if (strncmp(s, "::", 2))
+			return 0;
+		s += 2;
+	}
+}
+
+int kp_gpu_check_expr(const char *e)
+{
+	if (!e || strpbrk(e, ";{}\n\"'\\#"))
+		return -1;
+	for (; *e; e++)
+		if (!isspace((unsigned char)*e))
+			return 0;
+	return -1; /* empty or blank */
+}
+
+/* s without leading and trailing blanks, in the arena. */
+static const char *strip(kp_arena *a, const char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	size_t n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	return kp_arena_strndup(a, s, n);
+}
+
+static double dabs(double a) { return a < 0 ? -a : a; }
+
+/* Python's repr() of a float: the shortest text that reads back the same,
+ * with ".0" when it would look like an integer. */
+static void float_repr(char *buf, size_t sz, double v)
+{
+	if (isinf(v)) {
+		snprintf(buf, sz, v > 0 ? "inf" : "-inf");
+		return;
+	}
+	if (isnan(v)) {
+		snprintf(buf, sz, "nan");
+		return;
+	}
+	for (int p = 1; p <= 17; p++) {
+		snprintf(buf, sz, "%.*g", p, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	if (!strpbrk(buf, ".e"))
+		strncat(buf, ".0", sz - strlen(buf) - 1);
+}
+
+/* ---- parsing ---------------------------------------------------------- */
+
+typedef struct {
+	kp_launch_spec *s;
+	char *err;
+	size_t errsz;
+} parser;
+
+static int fail(parser *p, const char *fmt, ...) KP_PRINTF(2, 3);
+
+static int fail(parser *p, const char *fmt, ...)
+{
+	int n = snprintf(p->err, p->errsz, "%s: ", p->s->path);
+	if (n < 0 || (size_t)n >= p->errsz)
+		n = 0;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(p->err + n, p->errsz - (size_t)n, fmt, ap);
+	va_end(ap);
+	return KP_SPEC_EINVALID;
+}
+
+/* A JSON value used as an expression: a string, or a number written as C. */
+static int expr_of(parser *p, const cJSON *v, const char *where, const char **out)
+{
+	kp_arena *a = &p->s->arena;
+	if (cJSON_IsBool(v))
+		return fail(p, "%s: expected an expression, got a boolean", where);
+	if (cJSON_IsNumber(v)) {
+		char buf[64];
+		double d = v->valuedouble;
+		if (dabs(d) < 1e15 && d == (double)(long long)d)
+			snprintf(buf, sizeof(buf), "%.0f", d);
+		else
+			float_repr(buf, sizeof(buf), d);
+		*out = kp_arena_strdup(a, buf);
+		return 0;
+	}
+	if (!cJSON_IsString(v) || kp_gpu_check_expr(v->valuestring) != 0) {
+		if (cJSON_IsString(v) && strpbrk(v->valuestring, ";{}\n\"'\\#"))
+			return fail(p, "%s: '%s' is not a plain C expression", where,
+				    v->valuestring);
+		return fail(p, "%s: expected a C expression string", where);
+	}
+	*out = strip(a, v->valuestring);
+	return 0;
+}
+
+static int parse_dims(parser *p, const cJSON *root, const char *key, const char **dims)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, key);
+	int n = cJSON_GetArraySize(v);
+	if (!cJSON_IsArray(v) || n < 1 || n > 3)
+		return fail(p, "'%s': expected a list of 1 to 3 expressions", key);
+	for (int i = 0; i < 3; i++) {
+		if (i >= n) {
+			dims[i] = "1";
+			continue;
+		}
+		char where[64];
+		snprintf(where, sizeof(where), "'%s'[%d]", key, i);
+		int rc = expr_of(p, cJSON_GetArrayItem(v, i), where, &dims[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int parse_sizes(parser *p, const cJSON *root)
+{
+	kp_launch_spec *s = p->s;
+	const cJSON *sizes = cJSON_GetObjectItemCaseSensitive(root, "sizes");
+	if (!cJSON_IsObject(sizes) || !sizes->child)
+		return fail(p, "'sizes': expected an object of named sizes");
+	s->nsizes = cJSON_GetArraySize(sizes);
+	s->sizes = kp_arena_alloc(&s->arena, sizeof(*s->sizes) * (size_t)s->nsizes);
+	int i = 0;
+	const cJSON *z;
+	cJSON_ArrayForEach(z, sizes)
+	{
+		if (!is_ident(z->string))
+			return fail(p, "'sizes': bad size name '%s'", z->string);
+		if (kp_launch_spec_size(s, z->string) >= 0)
+			return fail(p, "'sizes': size '%s' given twice", z->string);
+		if (!cJSON_IsObject(z) || !z->child)
+			return fail(p, "'sizes': size '%s' must map symbols to integers",
+				    z->string);
+		const cJSON *v;
+		cJSON_ArrayForEach(v, z)
+		{
+			if (!is_ident(v->string) || !strncmp(v->string, "kpipe_", 6))
+				return fail(p, "'sizes': bad size symbol '%s'", v->string);
+			if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 9e18 ||
+			    v->valuedouble != (double)(long long)v->valuedouble)
+				return fail(p, "'sizes': %s.%s must be a non-negative integer",
+					    z->string, v->string);
+		}
+		if (i == 0) {
+			s->nsymbols = cJSON_GetArraySize(z);
+			s->symbols =
+				kp_arena_alloc(&s->arena, sizeof(char *) * (size_t)s->nsymbols);
+			int k = 0;
+			cJSON_ArrayForEach(v, z)
+			{
+				for (int j = 0; j < k; j++)
+					if (!strcmp(s->symbols[j], v->string))
+						return fail(
+							p,
+							"'sizes': symbol '%s' given twice in '%s'",
+							v->string, z->string);
+				s->symbols[k++] = kp_arena_strdup(&s->arena, v->string);
+			}
+		}
+		int same = cJSON_GetArraySize(z) == s->nsymbols;
+		for (int k = 0; k < s->nsymbols && same; k++)
+			same = cJSON_GetObjectItemCaseSensitive(z, s->symbols[k]) != NULL;
+		if (!same) {
+			kp_strbuf sb = KP_STRBUF_INIT;
+			for (int k = 0; k < s->nsymbols; k++)
+				kp_strbuf_addf(&sb, "%s%s", k ? ", " : "", s->symbols[k]);
+			fail(p, "'sizes': size '%s' does not define the same symbols (%s)",
+			     z->string, kp_strbuf_str(&sb));
+			kp_strbuf_release(&sb);
+			return KP_SPEC_EINVALID;
+		}
+		kp_launch_size *sz = &s->sizes[i++];
+		sz->name = kp_arena_strdup(&s->arena, z->string);
+		sz->vals = kp_arena_alloc(&s->arena, sizeof(long) * (size_t)s->nsymbols);
+		for (int k = 0; k < s->nsymbols; k++)
+			sz->vals[k] = (long)cJSON_GetObjectItemCaseSensitive(z, s->symbols[k])
+					      ->valuedouble;
+	}
+	static const char *const must[] = {"tiny", "small", "target"};
+	for (size_t m = 0; m < KP_ARRAY_LEN(must); m++)
+		if (kp_launch_spec_size(s, must[m]) < 0)
+			return fail(p, "'sizes': size '%s' is missing", must[m]);
+	return 0;
+}
+
+static int parse_args(parser *p, const cJSON *root)
+{
+	kp_launch_spec *s = p->s;
+	const cJSON *args = cJSON_GetObjectItemCaseSensitive(root, "args");
+	if (!cJSON_IsArray(args) || !args->child)
+		return fail(p, "'args': expected a non-empty list");
+	s->nargs = cJSON_GetArraySize(args);
+	s->args = kp_arena_alloc(&s->arena, sizeof(*s->args) * (size_t)s->nargs);
+	int outputs = 0;
+	for (int i = 0; i < s->nargs; i++) {
+		const cJSON *a = cJSON_GetArrayItem(args, i);
+		kp_launch_arg *arg = &s->args[i];
+		char where[64];
+		snprintf(where, sizeof(where), "'args'[%d]", i);
+		if (!cJSON_IsObject(a))
+			return fail(p, "%s: expected an object", where);
+		const cJSON *nm = cJSON_GetObjectItemCaseSensitive(a, "name");
+		const cJSON *role = cJSON_GetObjectItemCaseSensitive(a, "role");
+		const cJSON *ty = cJSON_GetObjectItemCaseSensitive(a, "type");
+		if (!cJSON_IsString(nm) || !is_ident(nm->valuestring))
+			return fail(p, "%s: bad name", where);
+		arg->name = kp_arena_strdup(&s->arena, nm->valuestring);
+		int r = -1, t = -1;
+		for (size_t k = 0; cJSON_IsString(role) && k < KP_ARRAY_LEN(roles); k++)
+			if (!strcmp(role->valuestring, roles[k].spec))
+				r = (int)k;
+		if (r < 0)
+			return fail(p, "%s: role must be one of in, out, inout, scalar", where);
+		for (size_t k = 0; cJSON_IsString(ty) && k < KP_ARRAY_LEN(types); k++)
+			if (!strcmp(ty->valuestring, types[k].spec))
+				t = (int)k;
+		if (t < 0)
+			return fail(p, "%s: type must be one of float, half, int8, int", where);
+		arg->role = (kp_arg_role)r;
+		arg->type = (kp_arg_type)t;
+		const char *key = r == KP_ROLE_SCALAR ? "value" : "count";
+		const cJSON *e = cJSON_GetObjectItemCaseSensitive(a, key);
+		if (!e)
+			return fail(p, "%s: a %s needs '%s'", where,
+				    r == KP_ROLE_SCALAR ? "scalar" : "buffer", key);
+		char w2[80];
+		snprintf(w2, sizeof(w2), "%s.%s", where, key);
+		int rc = expr_of(p, e, w2, &arg->expr);
+		if (rc)
+			return rc;
+		outputs += r == KP_ROLE_OUT || r == KP_ROLE_INOUT;
+	}
+	if (!outputs)
+		return fail(p, "'args': no 'out' or 'inout' buffer to compare");
+	return 0;
+}
+
+static int parse_root(parser *p, const cJSON *root)
+{
+	kp_launch_spec *s = p->s;
+	static const char *const known[] = {"kernel",       "template_args", "block",    "grid",
+					    "dynamic_smem", "requires",      "sizes",    "args",
+					    "tolerance",    "work",          "eligible", "refusal",
+					    "note"};
+	if (!cJSON_IsObject(root))
+		return fail(p, "top level must be an object");
+	const cJSON *f;
+	cJSON_ArrayForEach(f, root)
+	{
+		size_t k = 0;
+		while (k < KP_ARRAY_LEN(known) && strcmp(known[k], f->string))
+			k++;
+		if (k == KP_ARRAY_LEN(known))
+			return fail(p, "unknown field '%s'", f->string);
+	}
+	const cJSON *k = cJSON_GetObjectItemCaseSensitive(root, "kernel");
+	if (!cJSON_IsString(k) || !is_kernel_name(k->valuestring))
+		return fail(p, "'kernel': expected a kernel name");
+	s->kernel = kp_arena_strdup(&s->arena, k->valuestring);
+	const cJSON *ta = cJSON_GetObjectItemCaseSensitive(root, "template_args");
+	s->template_args = "";
+	if (ta && !cJSON_IsNull(ta)) {
+		const char *t = cJSON_IsString(ta) ? strip(&s->arena, ta->valuestring) : NULL;
+		size_t n = t ? strlen(t) : 0;
+		if (!t || (n && (t[0] != '<' || t[n - 1] != '>')) ||
+		    (n && kp_gpu_check_expr(t) != 0))
+			return fail(p, "'template_args': expected \"\" or \"<...>\"");
+		s->template_args = t;
+	}
+	int rc;
+	if ((rc = parse_dims(p, root, "block", s->block)) ||
+	    (rc = parse_dims(p, root, "grid", s->grid)))
+		return rc;
+	const cJSON *ds = cJSON_GetObjectItemCaseSensitive(root, "dynamic_smem");
+	s->dynamic_smem = "0";
+	if (ds && (rc = expr_of(p, ds, "'dynamic_smem'", &s->dynamic_smem)))
+		return rc;
+	const cJSON *req = cJSON_GetObjectItemCaseSensitive(root, "requires");
+	if (req && !cJSON_IsArray(req))
+		return fail(p, "'requires': expected a list of expressions");
+	s->nrequires = cJSON_GetArraySize(req);
+	s->requires = kp_arena_alloc(&s->arena, sizeof(char *) * (size_t)(s->nrequires + 1));
+	for (int i = 0; i < s->nrequires; i++)
+		if ((rc = expr_of(p, cJSON_GetArrayItem(req, i), "'requires'", &s->requires[i])))
+			return rc;
+	if ((rc = parse_sizes(p, root)) || (rc = parse_args(p, root)))
+		return rc;
+
+	const cJSON *tol = cJSON_GetObjectItemCaseSensitive(root, "tolerance");
+	if (tol && !cJSON_IsObject(tol))
+		return fail(p, "'tolerance': expected {\"abs\": x, \"rel\": y}");
+	for (int i = 0; i < 2; i++) {
+		const char *key = i ? "rel" : "abs";
+		const cJSON *v = tol ? cJSON_GetObjectItemCaseSensitive(tol, key) : NULL;
+		double d = 0.0;
+		if (v) {
+			if (!cJSON_IsNumber(v) || v->valuedouble < 0)
+				return fail(p, "'tolerance': '%s' must be a non-negative number",
+					    key);
+			d = v->valuedouble;
+		}
+		*(i ? &s->tol_rel : &s->tol_abs) = d;
+	}
+
+	const cJSON *w = cJSON_GetObjectItemCaseSensitive(root, "work");
+	s->work_kind = "";
+	s->work = "0";
+	if (w && !cJSON_IsNull(w)) {
+		if (!cJSON_IsObject(w) || cJSON_GetArraySize(w) > 1 ||
+		    (w->child && strcmp(w->child->string, "flops") &&
+		     strcmp(w->child->string, "bytes")))
+			return fail(p, "'work': expected {\"flops\": expr} or {\"bytes\": expr}");
+		if (w->child) {
+			s->work_kind = kp_arena_strdup(&s->arena, w->child->string);
+			if ((rc = expr_of(p, w->child, "'work'", &s->work)))
+				return rc;
+		}
+	}
+	const cJSON *el = cJSON_GetObjectItemCaseSensitive(root, "eligible");
+	if (el && !cJSON_IsBool(el))
+		return fail(p, "'eligible': expected true or false");
+	s->eligible = !el || cJSON_IsTrue(el);
+	return 0;
+}
+
+int kp_launch_spec_parse(kp_launch_spec *out, const char *text, const char *path, char *err,
+			 size_t errsz)
+{
+	memset(out, 0, sizeof(*out));
+	out->path = kp_arena_strdup(&out->arena, path);
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	size_t n = strlen(base);
+	const char *suffix = ".launch.json";
+	if (n > strlen(suffix) && !strcmp(base + n - strlen(suffix), suffix))
+		n -= strlen(suffix);
+	else if (strrchr(base, '.'))
+		n = (size_t)(strrchr(base, '.') - base);
+	out->name = kp_arena_strndup(&out->arena, base, n);
+	parser p = {out, err, errsz};
+	if (err && errsz)
+		err[0] = '\0';
+	const char *end = NULL;
+	cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
+	int rc;
+	if (!root) {
+		int line = 1;
+		for (const char *c = text; end && c < end && *c; c++)
+			line += *c == '\n';
+		rc = fail(&p, "not valid JSON (near line %d)", line);
+	} else
+		rc = parse_root(&p, root);
+	cJSON_Delete(root);
+	if (rc)
+		kp_launch_spec_release(out);
+	return rc;
+}
+
+int kp_launch_spec_load(kp_launch_spec *out, const char *path, char *err, size_t errsz)
+{
+	char *text = NULL;
+	int e = kp_read_file(path, &text, NULL);
+	if (e) {
+		memset(out, 0, sizeof(*out));
+		snprintf(err, errsz, "%s: %s", path, strerror(-e));
+		return KP_SPEC_EREAD;
+	}
+	int rc = kp_launch_spec_parse(out, text, path, err, errsz);
+	free(text);
+	return rc;
+}
+
+void kp_launch_spec_release(kp_launch_spec *s)
+{
+	kp_arena_release(&s->arena);
+	memset(s, 0, sizeof(*s));
+}
+
+int kp_launch_spec_size(const kp_launch_spec *s, const char *name)
+{
+	for (int i = 0; i < s->nsizes; i++)
+		if (s->sizes[i].name && !strcmp(s->sizes[i].name, name))
+			return i;
+	return -1;
+}
+
+int kp_launch_spec_threads(const kp_launch_spec *s)
+{
+	long t = 1;
+	for (int i = 0; i < 3; i++) {
+		char *end;
+		long v = strtol(s->block[i], &end, 10);
+		if (end == s->block[i] || *end || v <= 0)
+			return 0;
+		t *= v;
+		if (t > 1 << 20)
+			return 0;
+	}
+	return (int)t;
+}
+
+char *kp_launch_spec_default_path(const char *source)
+{
+	size_t n = strlen(source);
+	const char *dot = strrchr(source, '.');
+	const char *slash = strrchr(source, '/');
+	if (dot && (!slash || dot > slash) && (!strcmp(dot, ".cu") || !strcmp(dot, ".cuh")))
+		n = (size_t)(dot - source);
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_add(&sb, source, n);
+	kp_strbuf_adds(&sb, ".launch.json");
+	return kp_strbuf_detach(&sb);
+}
+
+int kp_gpu_parse_sizes(const kp_launch_spec *s, const char *list, const char **names, int max,
+		       char *err, size_t errsz)
+{
+	int n = 0;
+	if (!strcmp(list, "all")) {
+		for (int i = 0; i < s->nsizes && n < max; i++)
+			names[n++] = s->sizes[i].name;
+		return n;
+	}
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+		if (len) {
+			int idx = -1;
+			for (int i = 0; i < s->nsizes; i++)
+				if (strlen(s->sizes[i].name) == len &&
+				    !strncmp(s->sizes[i].name, p, len))
+					idx = i;
+			if (idx < 0) {
+				kp_strbuf sb = KP_STRBUF_INIT;
+				for (int i = 0; i < s->nsizes; i++)
+					kp_strbuf_addf(&sb, "%s%s", i ? ", " : "",
+						       s->sizes[i].name);
+				snprintf(err, errsz, "unknown size '%.*s' (%s has %s)", (int)len, p,
+					 s->path, kp_strbuf_str(&sb));
+				kp_strbuf_release(&sb);
+				return -1;
+			}
+			int dup = 0;
+			for (int k = 0; k < n; k++)
+				dup |= names[k] == s->sizes[idx].name;
+			if (!dup && n < max)
+				names[n++] = s->sizes[idx].name;
+		}
+		p += len + (p[len] == ',');
+	}
+	if (n == 0) {
+		snprintf(err, errsz, "no size named in '%s'", list);
+		return -1;
+	}
+	return n;
+}
+
+/* ---- generation ------------------------------------------------------- */
+
+static void sym_decls(kp_strbuf *sb, const kp_launch_spec *s)
+{
+	for (int i = 0; i < s->nsymbols; i++)
+		kp_strbuf_addf(sb, "    const long %s = kpipe_sz[%d];\n    (void)%s;\n",
+			       s->symbols[i], i, s->symbols[i]);
+}
+
+char *kp_gpu_gen_spec_header(const kp_launch_spec *s)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	int nbufs = 0;
+	kp_strbuf_addf(&sb, "// generated by kpipe validate from %s - do not edit\n", s->path);
+	kp_strbuf_adds(&sb, "#pragma once\n"
+			    "enum { R_IN, R_OUT, R_INOUT };\n"
+			    "enum { T_F32, T_F16, T_I8, T_I32 };\n"
+			    "struct BenchBuf { const char *name; int role; int type; };\n"
+			    "static const BenchBuf kBufs[] = {\n");
+	for (int i = 0; i < s->nargs; i++) {
+		const kp_launch_arg *a = &s->args[i];
+		if (a->role == KP_ROLE_SCALAR)
+			continue;
+		kp_strbuf_addf(&sb, "    {\"%s\", %s, %s},\n", a->name, roles[a->role].renum,
+			       types[a->type].tenum);
+		nbufs++;
+	}
+	kp_strbuf_adds(&sb, "    {nullptr, 0, 0}};\n");
+	kp_strbuf_addf(&sb, "static const int kNumBufs = %d;\n", nbufs);
+	kp_strbuf_addf(&sb, "static const int kNumSizes = %d;\n", s->nsizes);
+	kp_strbuf_adds(&sb, "static const char *const kSizeNames[] = {");
+	for (int i = 0; i < s->nsizes; i++)
+		kp_strbuf_addf(&sb, "%s\"%s\"", i ? ", " : "", s->sizes[i].name);
+	kp_strbuf_adds(&sb, "};\n");
+	kp_strbuf_addf(&sb, "static const long kSizeVals[][%d] = {\n", s->nsymbols);
+	for (int i = 0; i < s->nsizes; i++) {
+		kp_strbuf_adds(&sb, "    {");
+		for (int k = 0; k < s->nsymbols; k++)
+			kp_strbuf_addf(&sb, "%s%ldL", k ? ", " : "", s->sizes[i].vals[k]);
+		kp_strbuf_addf(&sb, "}, // %s\n", s->sizes[i].name);
+	}
+	kp_strbuf_adds(&sb, "};\n");
+	char num[64];
+	float_repr(num, sizeof(num), s->tol_abs);
+	kp_strbuf_addf(&sb, "static const double kTolAbs = %s;\n", num);
+	float_repr(num, sizeof(num), s->tol_rel);
+	kp_strbuf_addf(&sb, "static const double kTolRel = %s;\n", num);
+	kp_strbuf_addf(&sb, "static const char *const kWorkKind = \"%s\";\n", s->work_kind);
+
+	kp_strbuf_adds(&sb, "static long buf_count(int kpipe_i, const long *kpipe_sz)\n{\n");
+	sym_decls(&sb, s);
+	kp_strbuf_adds(&sb, "    switch (kpipe_i) {\n");
+	int b = 0;
+	for (int i = 0; i < s->nargs; i++)
+		if (s->args[i].role != KP_ROLE_SCALAR)
+			kp_strbuf_addf(&sb, "    case %d: return (long)(%s);\n", b++,
+				       s->args[i].expr);
+	kp_strbuf_adds(&sb, "    }\n    return 0;\n}\n");
+
+	kp_strbuf_adds(&sb, "static double work_amount(const long *kpipe_sz)\n{\n");
+	sym_decls(&sb, s);
+	kp_strbuf_addf(&sb, "    return (double)(%s);\n}\n", s->work);
+
+	kp_strbuf_adds(&sb, "static const char *requires_failed(const long *kpipe_sz)\n{\n");
+	sym_decls(&sb, s);
+	for (int i = 0; i < s->nrequires; i++)
+		kp_strbuf_addf(&sb, "    if (!(%s))\n        return \"%s\";\n", s->requires[i],
+			       s -> requires[i]);
+	kp_strbuf_adds(&sb, "    return nullptr;\n}\n");
+	return kp_strbuf_detach(&sb);
+}
+
+static void scalar_arg(kp_strbuf *sb, const kp_launch_arg *a)
+{
+	if (a->type == KP_TYPE_HALF)
+		kp_strbuf_addf(sb, "__float2half((float)(%s))", a->expr);
+	else
+		kp_strbuf_addf(sb, "(%s)(%s)", types[a->type].ctype, a->expr);
+}
+
+char *kp_gpu_gen_launcher(const kp_launch_spec *s, const char *version_path, const char *label,
+			  const char *dynamic_smem, char *err, size_t errsz)
+{
+	if (version_path[0] != '/' || strpbrk(version_path, "\"\n\r")) {
+		snprintf(err, errsz,
+			 "cannot #include '%s': the path must be absolute, without '\"' "
+			 "or line breaks",
+			 version_path);
+		return NULL;
+	}
+	kp_strbuf kfn = KP_STRBUF_INIT, syms = KP_STRBUF_INIT, geom = KP_STRBUF_INIT,
+		  args = KP_STRBUF_INIT, sb = KP_STRBUF_INIT;
+	kp_strbuf_addf(&kfn, "%s%s", s->kernel, s->template_args);
+	sym_decls(&syms, s);
+	kp_strbuf_addf(
+		&geom,
+		"    const dim3 kpipe_grid((unsigned)(%s), (unsigned)(%s), (unsigned)(%s));\n"
+		"    const dim3 kpipe_block((unsigned)(%s), (unsigned)(%s), (unsigned)(%s));\n"
+		"    const size_t kpipe_smem = (size_t)(%s);\n",
+		s->grid[0], s->grid[1], s->grid[2], s->block[0], s->block[1], s->block[2],
+		dynamic_smem ? dynamic_smem : s->dynamic_smem);
+	int b = 0;
+	for (int i = 0; i < s->nargs; i++) {
+		if (i)
+			kp_strbuf_adds(&args, ",\n        ");
+		if (s->args[i].role == KP_ROLE_SCALAR)
+			scalar_arg(&args, &s->args[i]);
+		else
+			kp_strbuf_addf(&args, "(%s *)kpipe_bufs[%d]", types[s->args[i].type].ctype,
+				       b++);
+	}
+	const char *k = kp_strbuf_str(&kfn), *sy = kp_strbuf_str(&syms), *g = kp_strbuf_str(&geom);
+	kp_strbuf_addf(
+		&sb,
+		"// generated by kpipe validate: launcher for %s - do not edit\n"
+		"#include <cstddef>\n"
+		"#include <cstdint>\n"
+		"#include <cuda_fp16.h>\n"
+		"#include <cuda_runtime.h>\n"
+		"\n"
+		"#include \"%s\"\n"
+		"\n"
+		"#define KPIPE_BENCH_EXPORT extern \"C\" __attribute__((visibility(\"default\")))\n"
+		"\n"
+		"KPIPE_BENCH_EXPORT int kpipe_bench_launch(void *const *kpipe_bufs, const long "
+		"*kpipe_sz,\n"
+		"                                          cudaStream_t kpipe_stream)\n"
+		"{\n",
+		label, version_path);
+	kp_strbuf_addf(
+		&sb,
+		"%s%s    if (kpipe_smem > 48 * 1024) {\n"
+		"        const cudaError_t kpipe_e = cudaFuncSetAttribute(\n"
+		"            %s, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kpipe_smem);\n"
+		"        if (kpipe_e != cudaSuccess)\n"
+		"            return (int)kpipe_e;\n"
+		"    }\n"
+		"    %s<<<kpipe_grid, kpipe_block, kpipe_smem, kpipe_stream>>>(\n"
+		"        %s);\n"
+		"    return (int)cudaPeekAtLastError();\n"
+		"}\n"
+		"\n",
+		sy, g, k, k, kp_strbuf_str(&args));
+	kp_strbuf_addf(
+		&sb,
+		"// regs, static smem, local bytes, max threads, resident blocks per SM, threads\n"
+		"KPIPE_BENCH_EXPORT int kpipe_bench_attrs(const long *kpipe_sz, int *kpipe_out)\n"
+		"{\n"
+		"%s%s    (void)kpipe_grid;\n"
+		"    cudaFuncAttributes kpipe_a;\n"
+		"    cudaError_t kpipe_e = cudaFuncGetAttributes(&kpipe_a, %s);\n"
+		"    if (kpipe_e != cudaSuccess)\n"
+		"        return (int)kpipe_e;\n"
+		"    if (kpipe_smem > 48 * 1024) {\n"
+		"        kpipe_e = cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamicSharedMemorySize,\n"
+		"                                       (int)kpipe_smem);\n"
+		"        if (kpipe_e != cudaSuccess)\n"
+		"            return (int)kpipe_e;\n"
+		"    }\n"
+		"    const int kpipe_threads = (int)(kpipe_block.x * kpipe_block.y * kpipe_block.z);\n"
+		"    int kpipe_blocks = 0;\n"
+		"    kpipe_e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&kpipe_blocks, %s,\n"
+		"                                                            kpipe_threads, kpipe_smem);\n"
+		"    kpipe_out[0] = kpipe_a.numRegs;\n"
+		"    kpipe_out[1] = (int)kpipe_a.sharedSizeBytes;\n"
+		"    kpipe_out[2] = (int)kpipe_a.localSizeBytes;\n"
+		"    kpipe_out[3] = kpipe_a.maxThreadsPerBlock;\n"
+		"    kpipe_out[4] = kpipe_blocks;\n"
+		"    kpipe_out[5] = kpipe_threads;\n"
+		"    return (int)kpipe_e;\n"
+		"}\n",
+		sy, g, k, k, k);
+	kp_strbuf_release(&kfn);
+	kp_strbuf_release(&syms);
+	kp_strbuf_release(&geom);
+	kp_strbuf_release(&args);
+	return kp_strbuf_detach(&sb);
+}
+
+int kp_gpu_launch_override(const char *source, char **expr, char *err, size_t errsz)
+{
+	static const char key[] = "kpipe-launch:";
+	*expr = NULL;
+	for (const char *line = source; *line;) {
+		size_t len = strcspn(line, "\n");
+		const char *p = line, *end = line + len;
+		while (p < end && isspace((unsigned char)*p))
+			p++;
+		if (end - p >= 2 && p[0] == '/' && p[1] == '/') {
+			p += 2;
+			while (p < end && isspace((unsigned char)*p))
+				p++;
+			if ((size_t)(end - p) > strlen(key) && !strncmp(p, key, strlen(key))) {
+				p += strlen(key);
+				while (p < end && isspace((unsigned char)*p))
+					p++;
+				if ((size_t)(end - p) > 12 && !strncmp(p, "dynamic_smem", 12)) {
+					const char *q = p + 12;
+					while (q < end && isspace((unsigned char)*q))
+						q++;
+					if (q < end && *q == '=') {
+						q++;
+						const char *e = end;
+						while (e > q && isspace((unsigned char)e[-1]))
+							e--;
+						char *v = kp_xstrndup(q, (size_t)(e - q));
+						char *s = v;
+						while (isspace((unsigned char)*s))
+							s++;
+						if (kp_gpu_check_expr(s) != 0) {
+							snprintf(
+								err, errsz,
+								"kpipe-launch: dynamic_smem: '%s' is "
+								"not a plain C expression",
+								s);
+							free(v);
+							return -1;
+						}
+						*expr = kp_xstrdup(s);
+						free(v);
+						return 1;
+					}
+				}
+			}
+		}
+		line += len + (line[len] == '\n');
+	}
+	return 0;
+}

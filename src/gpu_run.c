@@ -1,0 +1,1578 @@
+/*
+ * gpu_run.c - steps 3 (gpu-run), 4 (benchmark) and 5 (sanitizer) of
+ * `kpipe validate`.  Writes the harness sources (gpu_gen.c) into a build
+ * directory, compiles the embedded host program and one shared library per
+ * version with nvcc (in parallel), runs the harness once for every requested
+ * size (checks, and timing at `target`), then compute-sanitizer on the
+ * rewritten kernel at `small`, and turns the harness's JSON-lines events into
+ * step verdicts and findings on the kp_validate_result.
+ *
+ * It looks for a device first (libcuda.so.1, cuInit, cuDeviceGetCount) and
+ * builds nothing without one, unless a build directory was named.  Child
+ * processes get a time limit and their own process group, so a hung kernel
+ * (a deadlock in a broken pipeline) is killed with everything it started.
+ * Nothing here prints.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "gpu_run.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h> /* macros only (isfinite, INFINITY): no libm */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kpipe_harness_src.h" /* generated: kp_harness_bytes[] */
+
+const char *kp_gpu_harness_source(void) { return (const char *)kp_harness_bytes; }
+
+static double dmax(double a, double b) { return a > b ? a : b; }
+static double dabs(double a) { return a < 0 ? -a : a; }
+
+static const char *const sanitizer_tools[] = {"memcheck", "racecheck", "synccheck", "initcheck"};
+
+/* ---- result ----------------------------------------------------------- */
+
+kp_gpu_result *kp_gpu_result_new(void) { return kp_xcalloc(1, sizeof(kp_gpu_result)); }
+
+void kp_gpu_result_free(kp_gpu_result *g)
+{
+	if (!g)
+		return;
+	free(g->sizes);
+	free(g->errors);
+	kp_arena_release(&g->arena);
+	free(g);
+}
+
+static kp_gpu_size *find_size(kp_gpu_result *g, const char *name, int add)
+{
+	for (int i = 0; i < g->nsizes; i++)
+		if (!strcmp(g->sizes[i].name, name))
+			return &g->sizes[i];
+	if (!add)
+		return NULL;
+	if (g->nsizes == g->scap) {
+		g->scap = g->scap ? 2 * g->scap : 8;
+		g->sizes = kp_xrealloc(g->sizes, sizeof(*g->sizes) * (size_t)g->scap);
+	}
+	kp_gpu_size *z = &g->sizes[g->nsizes++];
+	memset(z, 0, sizeof(*z));
+	z->name = kp_arena_strdup(&g->arena, name);
+	return z;
+}
+
+/* ---- device probe ----------------------------------------------------- */
+
+int kp_gpu_probe(char *why, size_t whysz)
+{
+	typedef int (*init_fn)(unsigned);
+	typedef int (*count_fn)(int *);
+	typedef int (*errstr_fn)(int, const char **);
+	/* Kept open: a driver that was initialised is not unloaded. */
+	static void *h;
+	if (!h)
+		h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(why, whysz, "no NVIDIA driver (libcuda.so.1 cannot be loaded)");
+		return 0;
+	}
+	init_fn init = NULL;
+	count_fn count = NULL;
+	errstr_fn errstr = NULL;
+	void *p = dlsym(h, "cuInit");
+	memcpy(&init, &p, sizeof(p));
+	p = dlsym(h, "cuDeviceGetCount");
+	memcpy(&count, &p, sizeof(p));
+	p = dlsym(h, "cuGetErrorString");
+	memcpy(&errstr, &p, sizeof(p));
+	if (!init || !count) {
+		snprintf(why, whysz, "the NVIDIA driver (libcuda.so.1) has no cuInit");
+		return 0;
+	}
+	int n = 0, rc = init(0);
+	if (rc == 0)
+		rc = count(&n);
+	if (rc != 0) {
+		const char *s = NULL;
+		if (errstr)
+			errstr(rc, &s);
+		snprintf(why, whysz, "the CUDA driver reports error %d (%s)", rc,
+			 s ? s : "no description");
+		return 0;
+	}
+	if (n == 0) {
+		snprintf(why, whysz, "the CUDA driver reports no device");
+		return 0;
+	}
+	return 1;
+}
+
+/* ---- child processes -------------------------------------------------- */
+
+typedef struct {
+	pid_t pid;
+	int status; /* exit status, 128 + signal, or -1 when it did not start */
+	int timed_out;
+	double seconds;
+	struct timespec start;
+} proc;
+
+static double since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+/* Starts argv with stdout to out and stderr to err (NULL: out too), stdin
+ * from /dev/null, in a process group of its own. */
+static void proc_start(proc *p, char *const argv[], const char *out, const char *err)
+{
+	memset(p, 0, sizeof(*p));
+	p->status = -1;
+	clock_gettime(CLOCK_MONOTONIC, &p->start);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		p->pid = 0;
+		return;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		int in = open("/dev/null", O_RDONLY);
+		int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int fe = err ? open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644) : fo;
+		if (in < 0 || fo < 0 || fe < 0)
+			_exit(127);
+		dup2(in, 0);
+		dup2(fo, 1);
+		dup2(fe, 2);
+		execvp(argv[0], argv);
+		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	setpgid(pid, pid); /* also from here, whichever runs first */
+	p->pid = pid;
+}
+
+/* Waits for every started process; those still running after timeout_s
+ * seconds are killed with their process group. */
+static void proc_wait(proc *ps, int n, int timeout_s)
+{
+	for (;;) {
+		int running = 0;
+		for (int i = 0; i < n; i++) {
+			proc *p = &ps[i];
+			if (p->pid <= 0)
+				continue;
+			int st;
+			pid_t w = waitpid(p->pid, &st, WNOHANG);
+			if (w == 0 && since(&p->start) > timeout_s) {
+				kill(-p->pid, SIGKILL);
+				kill(p->pid, SIGKILL);
+				p->timed_out = 1;
+				while ((w = waitpid(p->pid, &st, 0)) < 0 && errno == EINTR)
+					;
+			}
+			if (w == 0 || (w < 0 && errno == EINTR)) {
+				running++;
+				continue;
+			}
+			if (w > 0)
+				p->status = WIFEXITED(st)     ? WEXITSTATUS(st)
+					    : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
+							      : -1;
+			p->seconds = since(&p->start);
+			p->pid = 0;
+		}
+		if (!running)
+			return;
+		struct timespec ts = {0, 20 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* ---- harness events --------------------------------------------------- */
+
+static const char *jstr(kp_gpu_result *g, const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsString(v) ? kp_arena_strdup(&g->arena, v->valuestring) : NULL;
+}
+
+static double jnum(const cJSON *o, const char *key, double dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+static int jbool(const cJSON *o, const char *key)
+{
+	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, key));
+}
+
+static int version_index(const char *v)
+{
+	return !v ? -1 : !strcmp(v, KP_GPU_ORIGINAL) ? 0 : !strcmp(v, KP_GPU_REWRITTEN) ? 1 : -1;
+}
+
+static void add_error(kp_gpu_result *g, const cJSON *e, int fatal)
+{
+	if (g->nerrors == g->ecap) {
+		g->ecap = g->ecap ? 2 * g->ecap : 8;
+		g->errors = kp_xrealloc(g->errors, sizeof(*g->errors) * (size_t)g->ecap);
+	}
+	kp_gpu_error *x = &g->errors[g->nerrors++];
+	x->version = jstr(g, e, "version");
+	x->size = jstr(g, e, "size");
+	x->stage = fatal ? "fatal" : jstr(g, e, "stage");
+	x->msg = jstr(g, e, "msg");
+	if (!x->version)
+		x->version = "";
+	if (!x->size)
+		x->size = "";
+	if (!x->stage)
+		x->stage = "";
+	if (!x->msg)
+		x->msg = "";
+	x->fatal = fatal;
+}
+
+/* A value the harness printed with jnum(): null stands for inf/NaN. */
+static const char *fmt_value(char *buf, size_t sz, const cJSON *v)
+{
+	if (cJSON_IsNumber(v))
+		snprintf(buf, sz, "%.9g", v->valuedouble);
+	else
+		snprintf(buf, sz, "NaN");
+	return buf;
+}
+
+static void absorb_check(kp_gpu_result *g, const cJSON *e, kp_gpu_check *c)
+{
+	c->have = 1;
+	c->ok = jbool(e, "ok");
+	c->elements = (long)jnum(e, "elements", 0);
+	c->mismatches = (long)jnum(e, "mismatches", 0);
+	c->unwritten = (long)jnum(e, "unwritten", 0);
+	c->differ = (long)jnum(e, "differ", 0);
+	c->clobbered = (long)jnum(e, "clobbered_inputs", 0);
+	c->max_abs = jnum(e, "max_abs", c->differ ? INFINITY : 0.0);
+	c->max_rel = jnum(e, "max_rel", c->differ ? INFINITY : 0.0);
+	const cJSON *f = cJSON_GetObjectItemCaseSensitive(e, "first_mismatch");
+	if (cJSON_IsObject(f)) {
+		char got[64], want[64];
+		const char *arg = jstr(g, f, "arg");
+		long idx = (long)jnum(f, "index", -1);
+		fmt_value(want, sizeof(want), cJSON_GetObjectItemCaseSensitive(f, "want"));
+		if (jbool(f, "unwritten"))
+			c->first = kp_arena_printf(&g->arena, "%s[%ld] never written, expected %s",
+						   arg ? arg : "?", idx, want);
+		else
+			c->first = kp_arena_printf(
+				&g->arena, "%s[%ld] = %s, expected %s", arg ? arg : "?", idx,
+				fmt_value(got, sizeof(got),
+					  cJSON_GetObjectItemCaseSensitive(f, "got")),
+				want);
+	}
+}
+
+void kp_gpu_absorb_events(kp_gpu_result *g, const char *text)
+{
+	for (const char *line = text; *line;) {
+		size_t len = strcspn(line, "\n");
+		const char *p = line;
+		while (p < line + len && isspace((unsigned char)*p))
+			p++;
+		cJSON *e = NULL;
+		if (*p == '{') {
+			char *one = kp_xstrndup(p, len - (size_t)(p - line));
+			e = cJSON_Parse(one);
+			free(one);
+		}
+		line += len + (line[len] == '\n');
+		const char *ev =
+			e ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "event"))
+			  : NULL;
+		if (!ev) {
+			cJSON_Delete(e);
+			continue;
+		}
+		const char *version =
+			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "version"));
+		const char *size =
+			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "size"));
+		int vi = version_index(version);
+		if (!strcmp(ev, "device")) {
+			g->have_device = 1;
+			g->device_name = jstr(g, e, "name");
+			g->device_cc = jstr(g, e, "cc");
+			g->device_sms = (int)jnum(e, "sms", 0);
+			g->device_clock_mhz = (int)jnum(e, "clock_mhz", 0);
+			g->driver = (int)jnum(e, "driver", 0);
+			g->runtime = (int)jnum(e, "runtime", 0);
+		} else if (!strcmp(ev, "attrs") && vi >= 0) {
+			kp_gpu_attrs *a = &g->attrs[vi];
+			a->have = 1;
+			a->regs = (int)jnum(e, "regs", 0);
+			a->smem_static = (int)jnum(e, "smem_static", 0);
+			a->local_bytes = (int)jnum(e, "local_bytes", 0);
+			a->max_threads = (int)jnum(e, "max_threads", 0);
+			a->blocks_per_sm = (int)jnum(e, "blocks_per_sm", 0);
+			a->threads = (int)jnum(e, "threads", 0);
+		} else if (!strcmp(ev, "begin")) {
+			g->last_begin_version = version ? kp_arena_strdup(&g->arena, version)
+							: NULL;
+			g->last_begin_size = size ? kp_arena_strdup(&g->arena, size) : NULL;
+		} else if (!strcmp(ev, "baseline") && size) {
+			kp_gpu_baseline *b = &find_size(g, size, 1)->base;
+			b->have = 1;
+			b->ok = jbool(e, "ok");
+			b->elements = (long)jnum(e, "elements", 0);
+			b->unwritten = (long)jnum(e, "unwritten", 0);
+			b->nondeterministic = (long)jnum(e, "nondeterministic", 0);
+		} else if (!strcmp(ev, "check") && size && vi == 1) {
+			absorb_check(g, e, &find_size(g, size, 1)->check);
+		} else if (!strcmp(ev, "time") && vi >= 0) {
+			kp_gpu_time *t = &g->time[vi];
+			t->have = 1;
+			t->reps = (int)jnum(e, "reps", 0);
+			t->warmup = (int)jnum(e, "warmup", 0);
+			t->median_ms = jnum(e, "median_ms", 0);
+			t->min_ms = jnum(e, "min_ms", 0);
+			t->max_ms = jnum(e, "max_ms", 0);
+			t->mean_ms = jnum(e, "mean_ms", 0);
+			t->work = jnum(e, "work", 0);
+			const char *wk = jstr(g, e, "work_kind");
+			if (wk)
+				g->work_kind = wk;
+		} else if (!strcmp(ev, "error")) {
+			add_error(g, e, 0);
+		} else if (!strcmp(ev, "fatal")) {
+			add_error(g, e, 1);
+		} else if (!strcmp(ev, "done")) {
+			g->done = 1;
+		}
+		cJSON_Delete(e);
+	}
+}
+
+/* ---- compute-sanitizer ------------------------------------------------ */
+
+/* The number after `key` on the first line holding it, or -1. */
+static long number_after(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+	if (!p)
+		return -1;
+	p += strlen(key);
+	while (*p == ' ')
+		p++;
+	return isdigit((unsigned char)*p) ? strtol(p, NULL, 10) : -1;
+}
+
+void kp_gpu_parse_sanitizer(kp_gpu_result *g, kp_gpu_sanitizer *s, const char *text, int rc,
+			    int timed_out)
+{
+	long errors = -1, warnings = 0;
+	/* RACECHECK SUMMARY: 3 hazards displayed (1 error, 2 warnings) */
+	const char *race = strstr(text, "RACECHECK SUMMARY:");
+	if (race) {
+		const char *paren = strchr(race, '(');
+		const char *eol = strchr(race, '\n');
+		if (paren && (!eol || paren < eol)) {
+			char *end;
+			errors = strtol(paren + 1, &end, 10);
+			const char *comma = strchr(end, ',');
+			warnings = comma ? strtol(comma + 1, NULL, 10) : 0;
+		}
+	}
+	long summary = number_after(text, "ERROR SUMMARY:");
+	if (summary >= 0)
+		errors = (errors > 0 ? errors : 0) + summary;
+	int ran = strstr(text, "\"event\":\"single\"") != NULL;
+	char *lower = kp_xstrdup(text);
+	for (char *c = lower; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	int unsupported = strstr(lower, "not supported") != NULL;
+	free(lower);
+	if (timed_out)
+		s->status = KP_SAN_TIMEOUT;
+	else if (unsupported && !ran)
+		s->status = KP_SAN_UNSUPPORTED;
+	else if (rc == 86 || errors > 0)
+		s->status = KP_SAN_FAIL;
+	else if (rc == 0 && ran)
+		s->status = KP_SAN_PASS;
+	else
+		s->status = KP_SAN_ERROR;
+	s->exit_status = rc;
+	s->errors = errors > 0 ? (int)errors : 0;
+	s->warnings = (int)warnings;
+	s->excerpt = NULL;
+	if (s->status == KP_SAN_PASS && !warnings)
+		return;
+	/* The tool's own lines ("========= ..."), at most 8 plus the summaries;
+	 * everything when it printed none. */
+	kp_strbuf sb = KP_STRBUF_INIT, sum = KP_STRBUF_INIT;
+	int kept = 0, more = 0, any = 0;
+	for (const char *line = text; *line;) {
+		size_t len = strcspn(line, "\n");
+		int tool_line = len > 9 && !strncmp(line, "=========", 9);
+		int blank = 1;
+		for (size_t i = 0; i < len; i++)
+			blank &= line[i] == '=' || line[i] == ' ';
+		if (tool_line && !blank) {
+			any = 1;
+			if (kept < 8) {
+				kp_strbuf_add(&sb, line, len);
+				kp_strbuf_addc(&sb, '\n');
+				kept++;
+			} else {
+				more = 1;
+				if (memmem(line, len, "SUMMARY", 7)) {
+					kp_strbuf_add(&sum, line, len);
+					kp_strbuf_addc(&sum, '\n');
+				}
+			}
+		}
+		line += len + (line[len] == '\n');
+	}
+	if (!any) {
+		/* the last 8 lines of whatever it printed */
+		int n = 0;
+		const char *start = text + strlen(text);
+		while (start > text && n < 9)
+			if (*--start == '\n')
+				n++;
+		kp_strbuf_adds(&sb, start + (*start == '\n'));
+	}
+	if (more)
+		kp_strbuf_adds(&sb, "========= ...\n");
+	kp_strbuf_adds(&sb, kp_strbuf_str(&sum));
+	while (sb.len && sb.buf[sb.len - 1] == '\n')
+		sb.buf[--sb.len] = '\0';
+	s->excerpt = kp_arena_strdup(&g->arena, kp_strbuf_str(&sb));
+	kp_strbuf_release(&sb);
+	kp_strbuf_release(&sum);
+}
+
+/* ---- verdicts --------------------------------------------------------- */
+
+static const kp_finding *first_error(const kp_validate_result *r, int step)
+{
+	for (int i = 0; i < r->nfindings; i++)
+		if (r->findings[i].step == step && r->findings[i].level == KP_FIND_ERROR)
+			return &r->findings[i];
+	return NULL;
+}
+
+/* Step 3 gets the whole reason, steps 4 and 5 its head ("no CUDA device")
+ * and a pointer to step 3. */
+static void skip_gpu_steps(kp_validate_result *r, int sanitize, const char *head,
+			   const char *reason)
+{
+	kp_validate_set_step(&r->steps[2], KP_STEP_SKIPPED, "%s", reason);
+	for (int s = 3; s < 5; s++)
+		kp_validate_set_step(&r->steps[s], KP_STEP_SKIPPED, "%s (see step 3)", head);
+	if (!sanitize) {
+		kp_validate_set_step(&r->steps[4], KP_STEP_SKIPPED,
+				     "not requested (--sanitize runs it)");
+		r->steps[4].not_requested = 1;
+	}
+}
+
+/* The harness's error that says there is no usable device, or NULL. */
+static const kp_gpu_error *device_error(const kp_gpu_result *g)
+{
+	if (g->have_device)
+		return NULL;
+	for (int i = 0; i < g->nerrors; i++)
+		if (!strncmp(g->errors[i].stage, "cudaGetDevice", 13))
+			return &g->errors[i];
+	return NULL;
+}
+
+static int size_mentioned(const kp_validate_result *r, const char *size)
+{
+	char key[128];
+	snprintf(key, sizeof(key), "'%s'", size);
+	for (int i = 0; i < r->nfindings; i++)
+		if (r->findings[i].step == KP_STEP_GPU_RUN && strstr(r->findings[i].message, key))
+			return 1;
+	return 0;
+}
+
+static void judge_run(kp_validate_result *r, kp_gpu_result *g)
+{
+	const int S = KP_STEP_GPU_RUN;
+	int fatal = 0;
+	for (int i = 0; i < g->nerrors; i++) {
+		const kp_gpu_error *e = &g->errors[i];
+		if (e->fatal) {
+			fatal = 1;
+			continue;
+		}
+		if (!strcmp(e->version, KP_GPU_REWRITTEN))
+			kp_validate_finding(r, KP_FIND_ERROR, S, NULL,
+					    "the rewritten kernel failed at size '%s' (%s): %s",
+					    e->size, e->stage, e->msg);
+		else if (!strcmp(e->version, KP_GPU_ORIGINAL))
+			kp_validate_finding(r, KP_FIND_ERROR, S, NULL,
+					    "the original kernel failed at size '%s' (%s): %s",
+					    e->size, e->stage, e->msg);
+		else if (!strcmp(e->stage, "requires"))
+			kp_validate_finding(r, KP_FIND_ERROR, S, NULL,
+					    "size '%s' not run: %s (launch description)", e->size,
+					    e->msg);
+		else
+			kp_validate_finding(r, KP_FIND_ERROR, S, NULL,
+					    "harness error at size '%s' (%s): %s", e->size,
+					    e->stage, e->msg);
+	}
+	for (int i = 0; i < g->nsizes; i++) {
+		const kp_gpu_size *z = &g->sizes[i];
+		const kp_gpu_baseline *b = &z->base;
+		if (b->have && !b->ok && b->elements > 0) {
+			if (b->unwritten)
+				kp_validate_finding(
+					r, KP_FIND_ERROR, S, NULL,
+					"size '%s': the original kernel never wrote %ld of %ld output "
+					"elements: the launch description's counts or grid do not "
+					"match the kernel",
+					z->name, b->unwritten, b->elements);
+			if (b->nondeterministic)
+				kp_validate_finding(
+					r, KP_FIND_ERROR, S, NULL,
+					"size '%s': %ld output elements of the original differ between "
+					"two runs (a race in the original?): the comparison is "
+					"unreliable",
+					z->name, b->nondeterministic);
+		}
+		const kp_gpu_check *c = &z->check;
+		if (c->have && !c->ok) {
+			kp_strbuf sb = KP_STRBUF_INIT;
+			kp_strbuf_addf(&sb, "size '%s': ", z->name);
+			if (c->mismatches)
+				kp_strbuf_addf(&sb, "%ld of %ld elements wrong", c->mismatches,
+					       c->elements);
+			if (c->unwritten)
+				kp_strbuf_addf(&sb, " (%ld never written)", c->unwritten);
+			if (c->clobbered)
+				kp_strbuf_addf(&sb, "%s%ld input buffer%s modified",
+					       c->mismatches ? "; " : "", c->clobbered,
+					       c->clobbered == 1 ? "" : "s");
+			if (c->first)
+				kp_strbuf_addf(&sb, "; first: %s", c->first);
+			if (c->mismatches && !c->unwritten && isfinite(c->max_abs))
+				kp_strbuf_addf(&sb, "; max abs error %.3g, max rel error %.3g",
+					       c->max_abs, c->max_rel);
+			kp_validate_finding(r, KP_FIND_ERROR, S, NULL, "%s", kp_strbuf_str(&sb));
+			kp_strbuf_release(&sb);
+		}
+	}
+	if (g->timed_out)
+		kp_validate_finding(r, KP_FIND_ERROR, S, NULL,
+				    "the harness did not finish within %d s (last started: the %s "
+				    "kernel at size '%s'; a deadlock?)",
+				    g->run_timeout_s,
+				    g->last_begin_version ? g->last_begin_version : "?",
+				    g->last_begin_size ? g->last_begin_size : "?");
+	else if (fatal)
+		kp_validate_finding(
+			r, KP_FIND_ERROR, S, NULL,
+			"the CUDA context was lost after the %s kernel at size '%s': the "
+			"rest of the run was abandoned",
+			g->last_begin_version ? g->last_begin_version : "?",
+			g->last_begin_size ? g->last_begin_size : "?");
+	else if (g->harness_rc != 0 && !first_error(r, S))
+		kp_validate_finding(r, KP_FIND_ERROR, S, NULL,
+				    "the harness exited with status %d%s%s", g->harness_rc,
+				    g->harness_err ? ": " : "",
+				    g->harness_err ? g->harness_err : "");
+	if (!g->timed_out && !fatal)
+		for (int i = 0; i < g->nsizes; i++)
+			if (!g->sizes[i].check.have && !size_mentioned(r, g->sizes[i].name))
+				kp_validate_finding(r, KP_FIND_ERROR, S, NULL,
+						    "size '%s': no result from the harness",
+						    g->sizes[i].name);
+
+	kp_step *st = &r->steps[S - 1];
+	const kp_finding *e = first_error(r, S);
+	if (e) {
+		kp_validate_set_step(st, KP_STEP_FAILED, "%s", e->message);
+		return;
+	}
+	int n = 0;
+	long differ = 0;
+	double max_abs = 0, max_rel = 0;
+	kp_strbuf names = KP_STRBUF_INIT;
+	for (int i = 0; i < g->nsizes; i++) {
+		const kp_gpu_check *c = &g->sizes[i].check;
+		if (!c->have)
+			continue;
+		kp_strbuf_addf(&names, "%s%s", n++ ? ", " : "", g->sizes[i].name);
+		differ += c->differ;
+		max_abs = dmax(max_abs, c->max_abs);
+		max_rel = dmax(max_rel, c->max_rel);
+	}
+	if (n == 0)
+		kp_validate_set_step(st, KP_STEP_FAILED, "no size was compared");
+	else if (differ == 0)
+		kp_validate_set_step(
+			st, KP_STEP_PASSED,
+			"the rewritten kernel's output is bit-identical to the original's "
+			"at %d size%s (%s)",
+			n, n == 1 ? "" : "s", kp_strbuf_str(&names));
+	else
+		kp_validate_set_step(
+			st, KP_STEP_PASSED,
+			"the rewritten kernel's output matches the original's at %d size%s "
+			"(%s): max abs error %.3g, max rel error %.3g (tolerance abs %g, "
+			"rel %g)",
+			n, n == 1 ? "" : "s", kp_strbuf_str(&names), max_abs, max_rel, g->tol_abs,
+			g->tol_rel);
+	kp_strbuf_release(&names);
+}
+
+static void judge_benchmark(kp_validate_result *r, kp_gpu_result *g)
+{
+	kp_step *st = &r->steps[KP_STEP_BENCHMARK - 1];
+	if (!g->timed_size) {
+		kp_validate_set_step(st, KP_STEP_SKIPPED,
+				     "not requested: size 'target' is not among --sizes");
+		st->not_requested = 1;
+		return;
+	}
+	const kp_gpu_time *o = &g->time[0], *n = &g->time[1];
+	if (!o->have || !n->have) {
+		kp_validate_set_step(st, KP_STEP_SKIPPED,
+				     "the %s kernel was not timed at size '%s' (see step 3)",
+				     !n->have ? "rewritten" : "original", g->timed_size);
+		return;
+	}
+	if (r->steps[KP_STEP_GPU_RUN - 1].status == KP_STEP_FAILED)
+		kp_validate_finding(
+			r, KP_FIND_WARNING, KP_STEP_BENCHMARK, NULL,
+			"step 3 failed: the timings are of a kernel whose output is wrong "
+			"or unchecked");
+	double speedup = n->median_ms > 0 ? o->median_ms / n->median_ms : 0;
+	double diff = dabs(o->median_ms - n->median_ms);
+	double spread = dmax(o->max_ms - o->min_ms, n->max_ms - n->min_ms);
+	if (diff < spread)
+		kp_validate_set_step(
+			st, KP_STEP_PASSED,
+			"no difference beyond the spread at size '%s': %.3fx (medians "
+			"%.4f -> %.4f ms differ by %.4f ms, the spread is %.4f ms): noise",
+			g->timed_size, speedup, o->median_ms, n->median_ms, diff, spread);
+	else if (speedup >= 1)
+		kp_validate_set_step(
+			st, KP_STEP_PASSED,
+			"the rewritten kernel is %.3fx as fast at size '%s' (median %.4f -> "
+			"%.4f ms, beyond the spread of %.4f ms)",
+			speedup, g->timed_size, o->median_ms, n->median_ms, spread);
+	else
+		kp_validate_set_step(
+			st, KP_STEP_FAILED,
+			"the rewritten kernel is slower: %.3fx at size '%s' (median %.4f -> "
+			"%.4f ms, beyond the spread of %.4f ms)",
+			speedup, g->timed_size, o->median_ms, n->median_ms, spread);
+}
+
+static const char *san_status_name(kp_san_status s)
+{
+	switch (s) {
+	case KP_SAN_PASS: return "pass";
+	case KP_SAN_FAIL: return "FAIL";
+	case KP_SAN_ERROR: return "ERROR";
+	case KP_SAN_TIMEOUT: return "TIMEOUT";
+	case KP_SAN_UNSUPPORTED: return "not supported";
+	default: return "not run";
+	}
+}
+
+static void judge_sanitizer(kp_validate_result *r, kp_gpu_result *g, int sanitize)
+{
+	const int S = KP_STEP_SANITIZER;
+	kp_step *st = &r->steps[S - 1];
+	if (!sanitize) {
+		kp_validate_set_step(st, KP_STEP_SKIPPED, "not requested (--sanitize runs it)");
+		st->not_requested = 1;
+		return;
+	}
+	if (g->san_skip || g->nsan == 0) {
+		kp_validate_set_step(st, KP_STEP_SKIPPED, "%s",
+				     g->san_skip ? g->san_skip : "compute-sanitizer did not run");
+		return;
+	}
+	int warnings = 0, supported = 0;
+	kp_strbuf tools = KP_STRBUF_INIT;
+	for (int i = 0; i < g->nsan; i++) {
+		const kp_gpu_sanitizer *s = &g->san[i];
+		switch (s->status) {
+		case KP_SAN_FAIL:
+			kp_validate_finding(r, KP_FIND_ERROR, S, NULL,
+					    "%s: %d error%s on the rewritten kernel at size '%s'",
+					    s->tool, s->errors, s->errors == 1 ? "" : "s",
+					    g->sanitize_size);
+			break;
+		case KP_SAN_ERROR:
+			kp_validate_finding(
+				r, KP_FIND_ERROR, S, NULL,
+				"%s: the run did not finish normally (exit status %d%s)", s->tool,
+				s->exit_status,
+				s->exit_status == 3 ? ": the kernel failed under the tool" : "");
+			break;
+		case KP_SAN_TIMEOUT:
+			kp_validate_finding(r, KP_FIND_ERROR, S, NULL, "%s: timed out after %d s",
+					    s->tool, g->sanitize_timeout_s);
+			break;
+		case KP_SAN_UNSUPPORTED:
+			kp_validate_finding(r, KP_FIND_NOTE, S, NULL,
+					    "%s: not supported on this device or kernel", s->tool);
+			break;
+		default:
+			supported++;
+			kp_strbuf_addf(&tools, "%s%s", tools.len ? ", " : "", s->tool);
+			warnings += s->warnings;
+			if (s->warnings)
+				kp_validate_finding(r, KP_FIND_WARNING, S, NULL, "%s: %d warning%s",
+						    s->tool, s->warnings,
+						    s->warnings == 1 ? "" : "s");
+		}
+	}
+	const kp_finding *e = first_error(r, S);
+	if (e)
+		kp_validate_set_step(st, KP_STEP_FAILED, "%s", e->message);
+	else if (!supported)
+		kp_validate_set_step(st, KP_STEP_SKIPPED, "no sanitizer tool is supported here");
+	else
+		kp_validate_set_step(st, KP_STEP_PASSED,
+				     "%s: no errors on the rewritten kernel at size '%s'%s",
+				     kp_strbuf_str(&tools), g->sanitize_size,
+				     warnings ? " (warnings below)" : "");
+	kp_strbuf_release(&tools);
+}
+
+void kp_gpu_judge(kp_validate_result *r, int sanitize)
+{
+	kp_gpu_result *g = r->gpu;
+	const kp_gpu_error *de = device_error(g);
+	if (de || (!g->have_device && g->no_device && !g->harness_ran)) {
+		kp_strbuf sb = KP_STRBUF_INIT;
+		kp_strbuf_adds(&sb, "no CUDA device: ");
+		if (g->no_device)
+			kp_strbuf_adds(&sb, g->no_device);
+		if (de)
+			kp_strbuf_addf(&sb, "%sthe harness says %s: %s", g->no_device ? "; " : "",
+				       de->stage, de->msg);
+		if (g->dir)
+			kp_strbuf_addf(&sb, " (the harness is built in %s)", g->dir);
+		skip_gpu_steps(r, sanitize, "no CUDA device", kp_strbuf_str(&sb));
+		kp_strbuf_release(&sb);
+		return;
+	}
+	judge_run(r, g);
+	judge_benchmark(r, g);
+	judge_sanitizer(r, g, sanitize);
+}
+
+/* ---- building and running --------------------------------------------- */
+
+typedef struct {
+	kp_gpu_result *g;
+	const char *dir;
+	int keep;
+	const char **made; /* files to remove when the directory is temporary */
+	int nmade, mcap;
+} workdir;
+
+static const char *wpath(workdir *w, const char *name)
+{
+	const char *p = kp_arena_printf(&w->g->arena, "%s/%s", w->dir, name);
+	if (w->nmade == w->mcap) {
+		w->mcap = w->mcap ? 2 * w->mcap : 16;
+		w->made = kp_xrealloc(w->made, sizeof(char *) * (size_t)w->mcap);
+	}
+	w->made[w->nmade++] = p;
+	return p;
+}
+
+static int write_text(workdir *w, const char *name, const char *text, const char **path)
+{
+	*path = wpath(w, name);
+	return kp_write_file_atomic(*path, text, strlen(text));
+}
+
+static void workdir_release(workdir *w)
+{
+	if (!w->keep) {
+		for (int i = 0; i < w->nmade; i++)
+			unlink(w->made[i]);
+		if (w->dir)
+			rmdir(w->dir);
+	}
+	free(w->made);
+}
+
+/* The first lines of a log that say "error", else its first lines. */
+static const char *log_excerpt(kp_gpu_result *g, const char *path, int max_lines)
+{
+	char *text = NULL;
+	if (kp_read_file(path, &text, NULL) != 0)
+		return NULL;
+	kp_strbuf sb = KP_STRBUF_INIT;
+	for (int pass = 0; pass < 2 && !sb.len; pass++) {
+		int n = 0;
+		for (const char *line = text; *line && n < max_lines;) {
+			size_t len = strcspn(line, "\n");
+			if (pass == 1 || memmem(line, len, "error", 5)) {
+				kp_strbuf_add(&sb, line, len);
+				kp_strbuf_addc(&sb, '\n');
+				n++;
+			}
+			line += len + (line[len] == '\n');
+		}
+	}
+	free(text);
+	while (sb.len && sb.buf[sb.len - 1] == '\n')
+		sb.buf[--sb.len] = '\0';
+	const char *out = kp_arena_strdup(&g->arena, kp_strbuf_str(&sb));
+	kp_strbuf_release(&sb);
+	return out;
+}
+
+static const char *first_line(kp_arena *a, const char *text)
+{
+	return kp_arena_strndup(a, text, strcspn(text, "\n"));
+}
+
+/* argv under construction */
+typedef struct {
+	const char **v;
+	int n, cap;
+} args;
+
+static void arg(args *a, const char *s)
+{
+	if (a->n + 2 > a->cap) {
+		a->cap = a->cap ? 2 * a->cap : 32;
+		a->v = kp_xrealloc(a->v, sizeof(char *) * (size_t)a->cap);
+	}
+	a->v[a->n++] = s;
+	a->v[a->n] = NULL;
+}
+
+static char *const *argv_of(args *a) { return (char *const *)a->v; }
+
+static void rpath_args(args *a, kp_arena *ar, const char *root)
+{
+	static const char *const libdirs[] = {"lib64", "lib", "targets/x86_64-linux/lib",
+					      "targets/sbsa-linux/lib"};
+	if (!root)
+		return;
+	for (size_t i = 0; i < KP_ARRAY_LEN(libdirs); i++) {
+		const char *d = kp_arena_printf(ar, "%s/%s", root, libdirs[i]);
+		struct stat st;
+		if (stat(d, &st) == 0 && S_ISDIR(st.st_mode)) {
+			arg(a, "-Xlinker");
+			arg(a, kp_arena_printf(ar, "-rpath,%s", d));
+		}
+	}
+}
+
+static int is_executable(const char *p)
+{
+	struct stat st;
+	return p && stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
+}
+
+static const char *find_sanitizer(kp_arena *a, const kp_gpu_opts *o, const char *root)
+{
+	if (o->sanitizer)
+		return is_executable(o->sanitizer) ? o->sanitizer : NULL;
+	const char *slash = strrchr(o->nvcc, '/');
+	const char *cands[3] = {
+		slash ? kp_arena_printf(a, "%.*s/compute-sanitizer", (int)(slash - o->nvcc),
+					o->nvcc)
+		      : NULL,
+		root ? kp_arena_printf(a, "%s/compute-sanitizer/compute-sanitizer", root) : NULL,
+		root ? kp_arena_printf(a, "%s/bin/compute-sanitizer", root) : NULL,
+	};
+	for (int i = 0; i < 3; i++)
+		if (is_executable(cands[i]))
+			return cands[i];
+	const char *path = getenv("PATH");
+	char *copy = kp_xstrdup(path ? path : "");
+	const char *found = NULL;
+	char *save = NULL;
+	for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		const char *p = kp_arena_printf(a, "%s/compute-sanitizer", d);
+		if (is_executable(p))
+			found = p;
+	}
+	free(copy);
+	return found;
+}
+
+/* Is the spec's kernel among the kernels step 1 kept (after --kernel)? */
+static int spec_kernel_selected(const kp_validate_result *r, const kp_launch_spec *spec)
+{
+	const char *id = strrchr(spec->kernel, ':');
+	id = id ? id + 1 : spec->kernel;
+	for (int i = 0; i < r->nkernels; i++) {
+		kp_kernel_res k = {.name = r->kernels[i].name,
+				   .demangled = r->kernels[i].demangled};
+		if (kp_resources_name_matches(&k, id))
+			return 1;
+	}
+	return 0;
+}
+
+static const char *nvcc_arch(const kp_validate_result *r)
+{
+	if (!strncmp(r->arch, "sm_", 3) || !r->target)
+		return r->arch;
+	return r->target->name;
+}
+
+/* Writes and builds everything; 0, or -1 with step 3 failed. */
+static int build(kp_validate_result *r, const kp_gpu_opts *o, workdir *w, const char *root,
+		 const char **harness, const char **libs)
+{
+	kp_gpu_result *g = r->gpu;
+	const kp_launch_spec *spec = o->spec;
+	kp_step *st = &r->steps[KP_STEP_GPU_RUN - 1];
+	char err[512];
+	const char *hdr_path, *main_path, *src[2];
+	char *hdr = kp_gpu_gen_spec_header(spec);
+	int rc = write_text(w, "kpipe_bench_spec.h", hdr, &hdr_path);
+	free(hdr);
+	if (rc == 0)
+		rc = write_text(w, "bench_main.cu", kp_gpu_harness_source(), &main_path);
+	if (rc) {
+		kp_validate_set_step(st, KP_STEP_FAILED, "cannot write into %s: %s", w->dir,
+				     strerror(-rc));
+		return -1;
+	}
+	const char *files[2] = {o->original, o->rewritten};
+	const char *names[2] = {KP_GPU_ORIGINAL, KP_GPU_REWRITTEN};
+	for (int v = 0; v < 2; v++) {
+		char *abs = realpath(files[v], NULL);
+		char *text = NULL, *smem = NULL;
+		const char *why = NULL;
+		if (!abs || kp_read_file(abs, &text, NULL) != 0)
+			why = kp_arena_printf(&g->arena, "cannot read %s", files[v]);
+		else if (kp_gpu_launch_override(text, &smem, err, sizeof(err)) < 0)
+			why = kp_arena_printf(&g->arena, "%s: %s", files[v], err);
+		char *launcher = NULL;
+		if (!why) {
+			char label[256];
+			snprintf(label, sizeof(label), "%s / %s", spec->name, names[v]);
+			launcher = kp_gpu_gen_launcher(spec, abs, label, smem, err, sizeof(err));
+			if (!launcher)
+				why = kp_arena_strdup(&g->arena, err);
+		}
+		if (!why) {
+			char name[64];
+			snprintf(name, sizeof(name), "%s.launch.cu", names[v]);
+			if ((rc = write_text(w, name, launcher, &src[v])))
+				why = kp_arena_printf(&g->arena, "cannot write into %s: %s", w->dir,
+						      strerror(-rc));
+		}
+		free(abs);
+		free(text);
+		free(smem);
+		free(launcher);
+		if (why) {
+			kp_validate_set_step(st, KP_STEP_FAILED, "%s", why);
+			return -1;
+		}
+	}
+
+	/* nvcc x3, side by side */
+	const char *arch = kp_arena_printf(&g->arena, "-arch=%s", nvcc_arch(r));
+	const char *logs[3];
+	args a[3] = {{0}};
+	proc p[3];
+	*harness = wpath(w, "harness");
+	logs[0] = wpath(w, "harness.build.log");
+	arg(&a[0], o->nvcc);
+	arg(&a[0], "-O2");
+	arg(&a[0], "-std=c++17");
+	arg(&a[0], "-cudart");
+	arg(&a[0], "shared");
+	arg(&a[0], "-I");
+	arg(&a[0], w->dir);
+	rpath_args(&a[0], &g->arena, root);
+	arg(&a[0], "-o");
+	arg(&a[0], *harness);
+	arg(&a[0], main_path);
+	arg(&a[0], "-ldl");
+	for (int v = 0; v < 2; v++) {
+		args *x = &a[v + 1];
+		libs[v] = wpath(w, kp_arena_printf(&g->arena, "%s.so", names[v]));
+		logs[v + 1] = wpath(w, kp_arena_printf(&g->arena, "%s.build.log", names[v]));
+		arg(x, o->nvcc);
+		arg(x, "-O3");
+		arg(x, arch);
+		arg(x, "-lineinfo");
+		arg(x, "-shared");
+		arg(x, "-Xcompiler");
+		arg(x, "-fPIC,-fvisibility=hidden");
+		arg(x, "-cudart");
+		arg(x, "shared");
+		rpath_args(x, &g->arena, root);
+		for (int i = 0; i < o->nnvcc_args; i++)
+			arg(x, o->nvcc_args[i]);
+		arg(x, "-o");
+		arg(x, libs[v]);
+		arg(x, src[v]);
+	}
+	for (int i = 0; i < 3; i++)
+		proc_start(&p[i], argv_of(&a[i]), logs[i], NULL);
+	proc_wait(p, 3, 900);
+	for (int i = 0; i < 3; i++)
+		free(a[i].v);
+	static const char *const what[] = {"the harness", "the launcher of the original",
+					   "the launcher of the rewritten file"};
+	for (int i = 0; i < 3; i++) {
+		if (p[i].status == 0)
+			continue;
+		g->build_log = log_excerpt(g, logs[i], 20);
+		kp_validate_set_step(
+			st, KP_STEP_FAILED, "cannot build %s%s: %s", what[i],
+			i == 1 ? " (does the launch description match the kernel's signature?)"
+			       : "",
+			p[i].timed_out    ? "nvcc timed out"
+			: p[i].status < 0 ? "nvcc could not be started"
+			: g->build_log[0] ? first_line(&g->arena, g->build_log)
+					  : "nvcc failed");
+		return -1;
+	}
+	return 0;
+}
+
+static void run_harness(kp_validate_result *r, const kp_gpu_opts *o, workdir *w,
+			const char *harness, const char **libs)
+{
+	kp_gpu_result *g = r->gpu;
+	args a = {0};
+	char reps[16], warm[16];
+	snprintf(reps, sizeof(reps), "%d", o->reps > 0 ? o->reps : 21);
+	snprintf(warm, sizeof(warm), "%d", o->warmup > 0 ? o->warmup : 3);
+	kp_strbuf sizes = KP_STRBUF_INIT;
+	for (int i = 0; i < g->nsizes; i++)
+		kp_strbuf_addf(&sizes, "%s%s", i ? "," : "", g->sizes[i].name);
+	arg(&a, harness);
+	arg(&a, "--reps");
+	arg(&a, reps);
+	arg(&a, "--warmup");
+	arg(&a, warm);
+	arg(&a, "--sizes");
+	arg(&a, kp_arena_strdup(&g->arena, kp_strbuf_str(&sizes)));
+	arg(&a, "--lib");
+	arg(&a, kp_arena_printf(&g->arena, "%s=%s", KP_GPU_ORIGINAL, libs[0]));
+	arg(&a, "--lib");
+	arg(&a, kp_arena_printf(&g->arena, "%s=%s", KP_GPU_REWRITTEN, libs[1]));
+	if (g->timed_size) {
+		arg(&a, "--time");
+		arg(&a, g->timed_size);
+	}
+	kp_strbuf_release(&sizes);
+	const char *out = wpath(w, "harness.events"), *err = wpath(w, "harness.stderr");
+	proc p;
+	proc_start(&p, argv_of(&a), out, err);
+	proc_wait(&p, 1, g->run_timeout_s);
+	free(a.v);
+	g->harness_ran = 1;
+	g->harness_rc = p.status;
+	g->timed_out = p.timed_out;
+	char *text = NULL;
+	if (kp_read_file(out, &text, NULL) == 0)
+		kp_gpu_absorb_events(g, text);
+	free(text);
+	if (kp_read_file(err, &text, NULL) == 0 && text[0]) {
+		/* the last 8 lines */
+		const char *start = text + strlen(text);
+		int n = 0;
+		while (start > text && n < 9)
+			if (*--start == '\n')
+				n++;
+		g->harness_err = kp_arena_strdup(&g->arena, start + (*start == '\n'));
+	}
+	free(text);
+}
+
+static void run_sanitizers(kp_validate_result *r, const kp_gpu_opts *o, workdir *w,
+			   const char *root, const char *harness, const char *lib)
+{
+	kp_gpu_result *g = r->gpu;
+	const char *san = find_sanitizer(&g->arena, o, root);
+	if (!san) {
+		g->san_skip = "compute-sanitizer not found (looked beside nvcc, in the toolkit's "
+			      "compute-sanitizer/ and on $PATH)";
+		return;
+	}
+	enum { N = KP_ARRAY_LEN(sanitizer_tools) };
+	args a[N] = {{0}};
+	proc p[N];
+	const char *outs[N];
+	for (int i = 0; i < (int)N; i++) {
+		outs[i] = wpath(w,
+				kp_arena_printf(&g->arena, "sanitizer-%s.txt", sanitizer_tools[i]));
+		arg(&a[i], san);
+		arg(&a[i], "--tool");
+		arg(&a[i], sanitizer_tools[i]);
+		arg(&a[i], "--error-exitcode");
+		arg(&a[i], "86");
+		arg(&a[i], "--print-limit");
+		arg(&a[i], "20");
+		arg(&a[i], harness);
+		arg(&a[i], "--single");
+		arg(&a[i], "--sizes");
+		arg(&a[i], g->sanitize_size);
+		arg(&a[i], "--lib");
+		arg(&a[i], kp_arena_printf(&g->arena, "%s=%s", KP_GPU_REWRITTEN, lib));
+		proc_start(&p[i], argv_of(&a[i]), outs[i], NULL);
+	}
+	proc_wait(p, N, g->sanitize_timeout_s);
+	for (int i = 0; i < (int)N; i++) {
+		free(a[i].v);
+		kp_gpu_sanitizer *s = &g->san[g->nsan++];
+		s->tool = sanitizer_tools[i];
+		s->seconds = p[i].seconds;
+		char *text = NULL;
+		if (kp_read_file(outs[i], &text, NULL) != 0)
+			text = kp_xstrdup("");
+		kp_gpu_parse_sanitizer(g, s, text, p[i].status, p[i].timed_out);
+		free(text);
+	}
+}
+
+/* Step 3 failed before the harness ran: steps 4 and 5 cannot run either. */
+static void nothing_to_run(kp_validate_result *r, int sanitize)
+{
+	for (int s = 3; s < 5; s++)
+		kp_validate_set_step(&r->steps[s], KP_STEP_SKIPPED, "no harness (see step 3)");
+	if (!sanitize) {
+		kp_validate_set_step(&r->steps[4], KP_STEP_SKIPPED,
+				     "not requested (--sanitize runs it)");
+		r->steps[4].not_requested = 1;
+	}
+}
+
+int kp_validate_gpu(kp_validate_result *r, const kp_gpu_opts *o)
+{
+	kp_gpu_result *g = r->gpu = kp_gpu_result_new();
+	const kp_launch_spec *spec = o->spec;
+	g->run_timeout_s = o->run_timeout_s > 0 ? o->run_timeout_s : 300;
+	g->sanitize_timeout_s = o->sanitize_timeout_s > 0 ? o->sanitize_timeout_s : 300;
+	for (int s = 2; s < 5; s++)
+		kp_validate_set_step(&r->steps[s], KP_STEP_SKIPPED, "not run");
+
+	if (r->compile_log) {
+		skip_gpu_steps(r, o->sanitize, "not run", "the files do not compile (step 1)");
+		return 0;
+	}
+	if (!spec) {
+		skip_gpu_steps(r, o->sanitize, "no launch description",
+			       o->spec_missing ? o->spec_missing : "no launch description");
+		return 0;
+	}
+	g->spec_path = kp_arena_strdup(&g->arena, spec->path);
+	g->kernel = kp_arena_printf(&g->arena, "%s%s", spec->kernel, spec->template_args);
+	g->tol_abs = spec->tol_abs;
+	g->tol_rel = spec->tol_rel;
+	g->work_kind = spec->work_kind;
+	g->nsymbols = spec->nsymbols;
+	g->symbols = kp_arena_alloc(&g->arena, sizeof(char *) * (size_t)(spec->nsymbols + 1));
+	for (int i = 0; i < spec->nsymbols; i++)
+		g->symbols[i] = kp_arena_strdup(&g->arena, spec->symbols[i]);
+	if (o->kernel && !spec_kernel_selected(r, spec)) {
+		char *why = kp_arena_printf(&g->arena,
+					    "the launch description %s is for kernel '%s', which "
+					    "--kernel '%s' does not select",
+					    spec->path, g->kernel, o->kernel);
+		skip_gpu_steps(r, o->sanitize, "not run", why);
+		return 0;
+	}
+	/* Sizes in the spec's order, the timed one last. */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < spec->nsizes; i++) {
+			const kp_launch_size *z = &spec->sizes[i];
+			int wanted = !o->sizes;
+			for (int k = 0; k < o->nsizes && !wanted; k++)
+				wanted = !strcmp(o->sizes[k], z->name);
+			if (!wanted || (pass == 0) == !strcmp(z->name, "target"))
+				continue;
+			kp_gpu_size *gz = find_size(g, z->name, 1);
+			long *vals = kp_arena_alloc(&g->arena,
+						    sizeof(long) * (size_t)(spec->nsymbols + 1));
+			memcpy(vals, z->vals, sizeof(long) * (size_t)spec->nsymbols);
+			gz->vals = vals;
+			if (pass == 1)
+				g->timed_size = gz->name;
+		}
+	g->sanitize_size = "small";
+
+	char why[256];
+	int dev = kp_gpu_probe(why, sizeof(why));
+	if (!dev)
+		g->no_device = kp_arena_strdup(&g->arena, why);
+	if (!dev && !o->dir) {
+		kp_gpu_judge(r, o->sanitize);
+		return 0;
+	}
+
+	workdir w = {.g = g};
+	if (o->dir) {
+		if (mkdir(o->dir, 0755) != 0 && errno != EEXIST) {
+			kp_validate_set_step(&r->steps[2], KP_STEP_FAILED, "cannot create %s: %s",
+					     o->dir, strerror(errno));
+			nothing_to_run(r, o->sanitize);
+			return 0;
+		}
+		w.dir = g->dir = kp_arena_strdup(&g->arena, o->dir);
+		w.keep = 1;
+	} else {
+		const char *tmp = getenv("TMPDIR");
+		char *d = kp_arena_printf(&g->arena, "%s/kpipe-gpu-XXXXXX",
+					  tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(d)) {
+			kp_validate_set_step(&r->steps[2], KP_STEP_FAILED,
+					     "cannot create a temporary directory in %s",
+					     tmp && *tmp ? tmp : "/tmp");
+			nothing_to_run(r, o->sanitize);
+			return -1;
+		}
+		w.dir = d;
+	}
+	const char *root = o->cuda_root;
+	char *root_buf = NULL;
+	if (!root) {
+		/* "/x/bin/nvcc" -> "/x" */
+		root_buf = realpath(o->nvcc, NULL);
+		char *s = root_buf ? strrchr(root_buf, '/') : NULL;
+		if (s) {
+			*s = '\0';
+			s = strrchr(root_buf, '/');
+			if (s)
+				*s = '\0';
+		}
+		root = root_buf;
+	}
+	const char *harness, *libs[2];
+	if (build(r, o, &w, root, &harness, libs) == 0) {
+		run_harness(r, o, &w, harness, libs);
+		if (o->sanitize && g->have_device)
+			run_sanitizers(r, o, &w, root, harness, libs[1]);
+		kp_gpu_judge(r, o->sanitize);
+	} else
+		nothing_to_run(r, o->sanitize);
+	free(root_buf);
+	workdir_release(&w);
+	return 0;
+}
+
+/* ---- rendering -------------------------------------------------------- */
+
+static void size_values(kp_strbuf *sb, const kp_gpu_result *g, const kp_gpu_size *z)
+{
+	for (int k = 0; z->vals && k < g->nsymbols; k++)
+		kp_strbuf_addf(sb, "%s%s=%ld", k ? " " : "", g->symbols[k], z->vals[k]);
+}
+
+static const char *version_str(char *buf, size_t sz, int v)
+{
+	snprintf(buf, sz, "%d.%d", v / 1000, (v % 1000) / 10);
+	return buf;
+}
+
+static void text_indented(kp_strbuf *sb, const char *text, const char *prefix)
+{
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, "\n");
+		kp_strbuf_adds(sb, prefix);
+		kp_strbuf_add(sb, p, len);
+		kp_strbuf_addc(sb, '\n');
+		p += len + (p[len] == '\n');
+	}
+}
+
+static void text_run(kp_strbuf *sb, const kp_gpu_result *g)
+{
+	if (g->spec_path)
+		kp_strbuf_addf(sb, "  launch: %s, kernel %s, tolerance abs %g, rel %g\n",
+			       g->spec_path, g->kernel, g->tol_abs, g->tol_rel);
+	if (g->build_log)
+		text_indented(sb, g->build_log, "  | ");
+	if (g->have_device) {
+		char d[16], rt[16];
+		kp_strbuf_addf(sb, "  device: %s (cc %s, %d SMs, %d MHz), driver %s, runtime %s\n",
+			       g->device_name ? g->device_name : "?",
+			       g->device_cc ? g->device_cc : "?", g->device_sms,
+			       g->device_clock_mhz, version_str(d, sizeof(d), g->driver),
+			       version_str(rt, sizeof(rt), g->runtime));
+		int width = 4;
+		for (int i = 0; i < g->nsizes; i++) {
+			kp_strbuf v = KP_STRBUF_INIT;
+			size_values(&v, g, &g->sizes[i]);
+			if ((int)v.len > width)
+				width = (int)v.len;
+			kp_strbuf_release(&v);
+		}
+		kp_strbuf_addf(sb, "    %-8s %-*s %10s  %s\n", "size", width, "problem", "elements",
+			       "rewritten vs original");
+		for (int i = 0; i < g->nsizes; i++) {
+			const kp_gpu_size *z = &g->sizes[i];
+			const kp_gpu_check *c = &z->check;
+			kp_strbuf v = KP_STRBUF_INIT;
+			size_values(&v, g, z);
+			kp_strbuf_addf(sb, "    %-8s %-*s ", z->name, width, kp_strbuf_str(&v));
+			kp_strbuf_release(&v);
+			if (!c->have) {
+				kp_strbuf_addf(sb, "%10s  not compared\n", "-");
+				continue;
+			}
+			kp_strbuf_addf(sb, "%10ld  ", c->elements);
+			if (c->ok && !c->differ)
+				kp_strbuf_adds(sb, "exact\n");
+			else if (c->ok)
+				kp_strbuf_addf(sb, "within tolerance: max abs %.3g, rel %.3g\n",
+					       c->max_abs, c->max_rel);
+			else
+				kp_strbuf_addf(sb, "FAIL: %ld wrong, %ld never written%s\n",
+					       c->mismatches, c->unwritten,
+					       c->clobbered ? ", input modified" : "");
+		}
+	}
+	if (g->dir)
+		kp_strbuf_addf(sb, "  build kept in %s\n", g->dir);
+}
+
+static void rate(char *buf, size_t sz, const kp_gpu_result *g, const kp_gpu_time *t)
+{
+	if (t->work > 0 && t->median_ms > 0 && g->work_kind && g->work_kind[0])
+		snprintf(buf, sz, "%.0f", t->work / (t->median_ms * 1e-3) / 1e9);
+	else
+		snprintf(buf, sz, "-");
+}
+
+static void text_benchmark(kp_strbuf *sb, const kp_gpu_result *g)
+{
+	if (!g->time[0].have && !g->time[1].have)
+		return;
+	const char *unit = g->work_kind && !strcmp(g->work_kind, "bytes") ? "GB/s" : "GFLOP/s";
+	kp_strbuf_addf(sb, "    %-10s %10s  %-19s %8s  %8s  %5s  %9s\n", "version", "median ms",
+		       "min-max ms", unit, "speedup", "regs", "blocks/SM");
+	static const char *const names[] = {"original", "rewritten"};
+	for (int v = 0; v < 2; v++) {
+		const kp_gpu_time *t = &g->time[v];
+		const kp_gpu_attrs *a = &g->attrs[v];
+		if (!t->have) {
+			kp_strbuf_addf(sb, "    %-10s %10s\n", names[v], "-");
+			continue;
+		}
+		char mm[48], r[32], sp[16] = "-", regs[16] = "-", blk[16] = "-";
+		snprintf(mm, sizeof(mm), "%.4f-%.4f", t->min_ms, t->max_ms);
+		rate(r, sizeof(r), g, t);
+		if (g->time[0].have && t->median_ms > 0)
+			snprintf(sp, sizeof(sp), "%.3fx", g->time[0].median_ms / t->median_ms);
+		if (a->have) {
+			snprintf(regs, sizeof(regs), "%d", a->regs);
+			snprintf(blk, sizeof(blk), "%d", a->blocks_per_sm);
+		}
+		kp_strbuf_addf(sb, "    %-10s %10.4f  %-19s %8s  %8s  %5s  %9s\n", names[v],
+			       t->median_ms, mm, r, sp, regs, blk);
+	}
+	const kp_gpu_time *t = g->time[1].have ? &g->time[1] : &g->time[0];
+	const kp_gpu_size *z = NULL;
+	for (int i = 0; i < g->nsizes; i++)
+		if (g->timed_size && !strcmp(g->sizes[i].name, g->timed_size))
+			z = &g->sizes[i];
+	kp_strbuf_addf(sb, "    size '%s'", g->timed_size ? g->timed_size : "?");
+	if (z && z->vals) {
+		kp_strbuf_adds(sb, " (");
+		size_values(sb, g, z);
+		kp_strbuf_adds(sb, ")");
+	}
+	kp_strbuf_addf(sb, ": median of %d launches after %d warm-ups, cudaEvent per launch\n",
+		       t->reps, t->warmup);
+}
+
+static void text_sanitizer(kp_strbuf *sb, const kp_gpu_result *g)
+{
+	for (int i = 0; i < g->nsan; i++) {
+		const kp_gpu_sanitizer *s = &g->san[i];
+		char st[64];
+		if (s->status == KP_SAN_FAIL)
+			snprintf(st, sizeof(st), "FAIL (%d error%s)", s->errors,
+				 s->errors == 1 ? "" : "s");
+		else
+			snprintf(st, sizeof(st), "%s", san_status_name(s->status));
+		kp_strbuf_addf(sb, "    %-10s %-22s %5.1f s\n", s->tool, st, s->seconds);
+		if (s->excerpt)
+			text_indented(sb, s->excerpt, "      ");
+	}
+}
+
+void kp_gpu_render_text(kp_strbuf *sb, const kp_validate_result *r, int step)
+{
+	const kp_gpu_result *g = r->gpu;
+	if (!g)
+		return;
+	if (step == KP_STEP_GPU_RUN)
+		text_run(sb, g);
+	else if (step == KP_STEP_BENCHMARK)
+		text_benchmark(sb, g);
+	else if (step == KP_STEP_SANITIZER)
+		text_sanitizer(sb, g);
+}
+
+static void add_num_or_null(cJSON *o, const char *key, double v)
+{
+	if (isfinite(v))
+		cJSON_AddNumberToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static void add_str_or_null(cJSON *o, const char *key, const char *v)
+{
+	if (v)
+		cJSON_AddStringToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static cJSON *json_time(const kp_gpu_result *g, int v)
+{
+	const kp_gpu_time *t = &g->time[v];
+	if (!t->have)
+		return cJSON_CreateNull();
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "median_ms", t->median_ms);
+	cJSON_AddNumberToObject(o, "min_ms", t->min_ms);
+	cJSON_AddNumberToObject(o, "max_ms", t->max_ms);
+	cJSON_AddNumberToObject(o, "mean_ms", t->mean_ms);
+	cJSON_AddNumberToObject(o, "reps", t->reps);
+	cJSON_AddNumberToObject(o, "warmup", t->warmup);
+	if (t->work > 0 && t->median_ms > 0 && g->work_kind && g->work_kind[0])
+		cJSON_AddNumberToObject(o, !strcmp(g->work_kind, "bytes") ? "gbps" : "gflops",
+					t->work / (t->median_ms * 1e-3) / 1e9);
+	const kp_gpu_attrs *a = &g->attrs[v];
+	if (a->have) {
+		cJSON_AddNumberToObject(o, "regs", a->regs);
+		cJSON_AddNumberToObject(o, "smem_static", a->smem_static);
+		cJSON_AddNumberToObject(o, "local_bytes", a->local_bytes);
+		cJSON_AddNumberToObject(o, "blocks_per_sm", a->blocks_per_sm);
+	}
+	return o;
+}
+
+void *kp_gpu_render_json(const kp_validate_result *r)
+{
+	const kp_gpu_result *g = r->gpu;
+	cJSON *o = cJSON_CreateObject();
+	add_str_or_null(o, "spec", g->spec_path);
+	add_str_or_null(o, "kernel", g->kernel);
+	add_str_or_null(o, "dir", g->dir);
+	add_str_or_null(o, "no_device", g->no_device);
+	if (g->have_device) {
+		cJSON *d = cJSON_AddObjectToObject(o, "device");
+		add_str_or_null(d, "name", g->device_name);
+		add_str_or_null(d, "cc", g->device_cc);
+		cJSON_AddNumberToObject(d, "sms", g->device_sms);
+		cJSON_AddNumberToObject(d, "clock_mhz", g->device_clock_mhz);
+		cJSON_AddNumberToObject(d, "driver", g->driver);
+		cJSON_AddNumberToObject(d, "runtime", g->runtime);
+	} else
+		cJSON_AddNullToObject(o, "device");
+	cJSON *tol = cJSON_AddObjectToObject(o, "tolerance");
+	cJSON_AddNumberToObject(tol, "abs", g->tol_abs);
+	cJSON_AddNumberToObject(tol, "rel", g->tol_rel);
+	cJSON *sizes = cJSON_AddArrayToObject(o, "sizes");
+	for (int i = 0; i < g->nsizes; i++) {
+		const kp_gpu_size *z = &g->sizes[i];
+		cJSON *s = cJSON_CreateObject();
+		cJSON_AddStringToObject(s, "name", z->name);
+		cJSON *vals = cJSON_AddObjectToObject(s, "values");
+		for (int k = 0; z->vals && k < g->nsymbols; k++)
+			cJSON_AddNumberToObject(vals, g->symbols[k], (double)z->vals[k]);
+		if (z->base.have) {
+			cJSON *b = cJSON_AddObjectToObject(s, "original");
+			cJSON_AddBoolToObject(b, "ok", z->base.ok);
+			cJSON_AddNumberToObject(b, "elements", (double)z->base.elements);
+			cJSON_AddNumberToObject(b, "unwritten", (double)z->base.unwritten);
+			cJSON_AddNumberToObject(b, "nondeterministic",
+						(double)z->base.nondeterministic);
+		} else
+			cJSON_AddNullToObject(s, "original");
+		const kp_gpu_check *c = &z->check;
+		if (c->have) {
+			cJSON *x = cJSON_AddObjectToObject(s, "check");
+			cJSON_AddBoolToObject(x, "ok", c->ok);
+			cJSON_AddNumberToObject(x, "elements", (double)c->elements);
+			cJSON_AddNumberToObject(x, "mismatches", (double)c->mismatches);
+			cJSON_AddNumberToObject(x, "unwritten", (double)c->unwritten);
+			cJSON_AddNumberToObject(x, "differ", (double)c->differ);
+			cJSON_AddNumberToObject(x, "clobbered_inputs", (double)c->clobbered);
+			add_num_or_null(x, "max_abs", c->max_abs);
+			add_num_or_null(x, "max_rel", c->max_rel);
+			add_str_or_null(x, "first_mismatch", c->first);
+		} else
+			cJSON_AddNullToObject(s, "check");
+		cJSON_AddItemToArray(sizes, s);
+	}
+	if (g->time[0].have || g->time[1].have) {
+		cJSON *b = cJSON_AddObjectToObject(o, "benchmark");
+		add_str_or_null(b, "size", g->timed_size);
+		cJSON_AddStringToObject(b, "work_kind", g->work_kind ? g->work_kind : "");
+		cJSON_AddItemToObject(b, "original", json_time(g, 0));
+		cJSON_AddItemToObject(b, "rewritten", json_time(g, 1));
+		if (g->time[0].have && g->time[1].have && g->time[1].median_ms > 0) {
+			const kp_gpu_time *t0 = &g->time[0], *t1 = &g->time[1];
+			double spread = dmax(t0->max_ms - t0->min_ms, t1->max_ms - t1->min_ms);
+			cJSON_AddNumberToObject(b, "speedup", t0->median_ms / t1->median_ms);
+			cJSON_AddNumberToObject(b, "spread_ms", spread);
+			cJSON_AddBoolToObject(b, "noise",
+					      dabs(t0->median_ms - t1->median_ms) < spread);
+		}
+	} else
+		cJSON_AddNullToObject(o, "benchmark");
+	cJSON *san = cJSON_AddArrayToObject(o, "sanitizer");
+	for (int i = 0; i < g->nsan; i++) {
+		const kp_gpu_sanitizer *s = &g->san[i];
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "tool", s->tool);
+		cJSON_AddStringToObject(x, "status", san_status_name(s->status));
+		cJSON_AddNumberToObject(x, "errors", s->errors);
+		cJSON_AddNumberToObject(x, "warnings", s->warnings);
+		cJSON_AddNumberToObject(x, "exit_status", s->exit_status);
+		cJSON_AddNumberToObject(x, "seconds", s->seconds);
+		add_str_or_null(x, "excerpt", s->excerpt);
+		cJSON_AddItemToArray(san, x);
+	}
+	add_str_or_null(o, "sanitize_size", g->nsan ? g->sanitize_size : NULL);
+	if (g->harness_ran) {
+		cJSON *h = cJSON_AddObjectToObject(o, "harness");
+		cJSON_AddNumberToObject(h, "exit_status", g->harness_rc);
+		cJSON_AddBoolToObject(h, "timed_out", g->timed_out);
+	} else
+		cJSON_AddNullToObject(o, "harness");
+	add_str_or_null(o, "build_log", g->build_log);
+	return o;
+}
