@@ -309,7 +309,7 @@ static void scan_calls(kp_node *n, scan_info *s, int in_if, int in_loop)
 	if (n->kind == KP_N_BINOP && n->op && (!strcmp(n->op, "&&") || !strcmp(n->op, "||")))
 		child_if = 1;
 	for (int i = 0; i < n->nkids; i++)
-		scan_calls(n->kids[i], s, child_if && (n->kind != KP_N_IF || i > 0 || child_if), child_loop);
+		scan_calls(n->kids[i], s, child_if, child_loop);
 }
 
 /* Reads and writes of declarations in a subtree. */
@@ -1434,8 +1434,6 @@ static void analyze_loop(actx *c)
 			}
 	}
 	l->reg_per_thread = regs_known ? regs : -1;
-	if (!f->kernels) /* unreachable: keeps the compiler honest about f */
-		return;
 
 	/* math */
 	math_scan ms = {c, 0, 0, KP_MATH_NONE};
