@@ -85,7 +85,8 @@ static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const ch
 			{"--dry-run", NULL, 0},		  {"-v", "--verbose", 0}, {"--extra-arg", NULL, 1},
 			{"--out-dir", NULL, 1},		  {"-j", "--jobs", 1},	  {"--exclude", NULL, 1},
 			{"--shard", NULL, 1},		  {"--export-fixes", NULL, 1},
-			{"--no-pch", NULL, 0},
+			{"--no-pch", NULL, 0},		  {"--validate", NULL, 0}, {"--sanitize", NULL, 0},
+			{"--sizes", NULL, 1},		  {"--gpu-dir", NULL, 1},
 		};
 		int found = -1;
 		for (size_t k = 0; k < KP_ARRAY_LEN(opts); k++)
@@ -142,6 +143,14 @@ static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const ch
 			o->export_fixes = val;
 		else if (!strcmp(n, "--no-pch"))
 			o->no_pch = 1;
+		else if (!strcmp(n, "--validate"))
+			o->validate = 1;
+		else if (!strcmp(n, "--sanitize"))
+			o->sanitize = 1;
+		else if (!strcmp(n, "--sizes"))
+			o->sizes = val;
+		else if (!strcmp(n, "--gpu-dir"))
+			o->gpu_dir = val;
 		else if (!strcmp(n, "-j")) {
 			char *end;
 			long v = strtol(val, &end, 10);

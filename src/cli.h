@@ -50,6 +50,11 @@ typedef struct {
 	int shard_i, shard_n;  /* --shard I/N; shard_n 0 = all files */
 	const char *export_fixes; /* --export-fixes FILE.yaml */
 	int no_pch;            /* --no-pch: parse every file from scratch */
+	/* validation of what was written (rewrite --validate, tune) */
+	int validate;          /* --validate */
+	int sanitize;          /* --sanitize: validate's step 5 */
+	const char *sizes;     /* --sizes a,b: the launch description's sizes to run */
+	const char *gpu_dir;   /* --gpu-dir DIR: keep the GPU harness there */
 } kp_cli;
 
 /* Parses argv[1..] (argv[0] is the command); flags a command does not take

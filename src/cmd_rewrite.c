@@ -11,8 +11,10 @@
 #include "fixes.h"
 #include "plan.h"
 #include "sarif.h"
+#include "validate.h"
 
 #include <errno.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +26,7 @@ static const char *const rewrite_opts[] = {
 	"--extra-arg",	 "-o",		 "-i",		"--diff",	  "--dry-run",	    "--variant",
 	"--stages",	 "-v",		 "--assume-filename",		  "--backup-suffix", "--format",
 	"--out-dir",	 "-j",		 "--exclude",	"--shard",	  "--export-fixes", "--no-pch",
-	NULL,
+	"--validate",	 "--sanitize",	 "--sizes",	"--gpu-dir",	  NULL,
 };
 
 /* Byte offset of a 1-based line and (byte) column, -1 when out of range. */
@@ -282,6 +284,98 @@ static int write_reports(const kp_cli *o, kp_rw_result *r, int rc)
 	return 0;
 }
 
+/* The -I/-D/-U flags among the parser's arguments, for nvcc. */
+static const char **nvcc_flags(const kp_cli *o, int *n)
+{
+	const char **v = kp_xcalloc((size_t)o->ncargs + 1, sizeof(char *));
+	*n = 0;
+	for (int i = 0; i < o->ncargs; i++) {
+		const char *a = o->cargs[i];
+		if (strncmp(a, "-I", 2) && strncmp(a, "-D", 2) && strncmp(a, "-U", 2))
+			continue;
+		v[(*n)++] = a;
+		if (!a[2] && i + 1 < o->ncargs)
+			v[(*n)++] = o->cargs[++i];
+	}
+	return v;
+}
+
+/*
+ * --validate: runs `kpipe validate` on the input and what was just written
+ * (steps 1-5, report on stdout).  With -i the input is gone, so the
+ * original text is kept in a temporary file beside it (its #includes still
+ * resolve) and, when the validation fails, put back: -i never leaves a
+ * rewrite that failed its proof.  Returns the validation's exit code.
+ */
+static int validate_written(const kp_cli *o, const char *in, const char *written,
+			    const char *orig_src, size_t orig_len)
+{
+	char *orig_copy = NULL;
+	if (o->in_place) {
+		char *dup = kp_xstrdup(in);
+		kp_strbuf t = KP_STRBUF_INIT;
+		kp_strbuf_addf(&t, "%s/.kpipe-orig-XXXXXX.cu", dirname(dup));
+		free(dup);
+		int fd = mkstemps(t.buf, 3);
+		int e = fd < 0 ? -errno : 0;
+		if (fd >= 0) {
+			close(fd);
+			e = kp_write_file_atomic(t.buf, orig_src, orig_len);
+		}
+		if (e) {
+			fprintf(stderr, "kpipe rewrite: error: cannot keep a copy of the original for "
+					"--validate beside '%s': %s\n", in, strerror(-e));
+			if (fd >= 0)
+				unlink(t.buf);
+			kp_strbuf_release(&t);
+			return KP_EXIT_INPUT;
+		}
+		orig_copy = kp_strbuf_detach(&t);
+	}
+	int nflags = 0;
+	const char **flags = nvcc_flags(o, &nflags);
+	kp_validate_request rq = {
+		.original = orig_copy ? orig_copy : in,
+		.rewritten = written,
+		.original_name = in,
+		.spec = o->spec,
+		.kernel = o->kernel,
+		.arch = o->arch_name,
+		.cuda_path = o->cuda_path,
+		.format = "text",
+		.sizes = o->sizes,
+		.gpu_dir = o->gpu_dir,
+		.threads = o->threads,
+		.sanitize = o->sanitize,
+		.nvcc_args = flags,
+		.nnvcc_args = nflags,
+	};
+	fflush(stdout);
+	int rc = kp_validate_files(&rq);
+	fflush(stdout);
+	if (rc == KP_EXIT_VALIDATION && orig_copy) {
+		int e = kp_write_file_atomic(in, orig_src, orig_len);
+		if (e)
+			fprintf(stderr, "kpipe rewrite: error: validation failed and '%s' could not be "
+					"restored (%s); the original is in '%s'\n", in, strerror(-e),
+				orig_copy);
+		else
+			fprintf(stderr, "kpipe rewrite: validation failed: '%s' is back to the "
+					"original\n", in);
+		if (e) {
+			free(orig_copy);
+			orig_copy = NULL; /* keep it */
+		}
+	} else if (rc == KP_EXIT_VALIDATION)
+		fprintf(stderr, "kpipe rewrite: validation failed: '%s' was written but did not pass\n",
+			written);
+	if (orig_copy)
+		unlink(orig_copy);
+	free(orig_copy);
+	free(flags);
+	return rc;
+}
+
 int cmd_rewrite(int argc, char **argv)
 {
 	kp_cli o;
@@ -300,6 +394,22 @@ int cmd_rewrite(int argc, char **argv)
 			"kpipe rewrite: error: --format %s writes to stdout: use it with -o FILE, -i, "
 			"--out-dir or --dry-run, not with %s\n",
 			o.format, o.diff ? "--diff" : "-o -");
+		kp_cli_release(&o);
+		return KP_EXIT_USAGE;
+	}
+	if ((o.sanitize || o.sizes || o.gpu_dir) && !o.validate) {
+		fprintf(stderr, "kpipe rewrite: error: --sanitize, --sizes and --gpu-dir go with "
+				"--validate\n");
+		kp_cli_release(&o);
+		return KP_EXIT_USAGE;
+	}
+	if (o.validate && (o.diff || o.dry_run || report_stdout || o.out_dir || o.nfiles > 1 ||
+			   any_directory(&o) || (!o.output && !o.in_place) ||
+			   (o.output && !strcmp(o.output, "-")) ||
+			   (o.nfiles == 1 && !strcmp(o.files[0], "-")))) {
+		fprintf(stderr, "kpipe rewrite: error: --validate checks a file it wrote: use it with "
+				"one input FILE and -o OUT or -i (not with stdin, --diff, --dry-run, "
+				"--out-dir, several files or --format json/sarif)\n");
 		kp_cli_release(&o);
 		return KP_EXIT_USAGE;
 	}
@@ -411,6 +521,8 @@ int cmd_rewrite(int argc, char **argv)
 	int wr = write_reports(&o, &r, rc);
 	if (wr)
 		rc = wr;
+	if (rc == KP_EXIT_OK && o.validate)
+		rc = validate_written(&o, in, o.in_place ? in : o.output, src, len);
 	kp_rw_result_release(&r);
 	free(out);
 	free(src);
