@@ -948,31 +948,30 @@ static const char *nvcc_arch(const kp_validate_result *r)
 	return r->target->name;
 }
 
-/* Writes and builds everything; 0, or -1 with step 3 failed. */
-static int build(kp_validate_result *r, const kp_gpu_opts *o, workdir *w, const char *root,
-		 const char **harness, const char **libs)
+/* Writes the harness sources and builds the harness and one library per
+ * version (names[i] from files[i]) side by side.  Returns NULL, or why the
+ * build failed (in g's arena; g->build_log holds nvcc's lines). */
+static const char *build_versions(kp_gpu_result *g, const kp_gpu_opts *o, workdir *w,
+				  const char *root, const char *arch_name,
+				  const char *const *names, const char *const *files, int n,
+				  const char **harness, const char **libs)
 {
-	kp_gpu_result *g = r->gpu;
 	const kp_launch_spec *spec = o->spec;
-	kp_step *st = &r->steps[KP_STEP_GPU_RUN - 1];
 	char err[512];
-	const char *hdr_path, *main_path, *src[2];
+	const char *hdr_path = NULL, *main_path = NULL;
+	const char **src = kp_xcalloc((size_t)n, sizeof(char *));
+	const char *why = NULL;
 	char *hdr = kp_gpu_gen_spec_header(spec);
 	int rc = write_text(w, "kpipe_bench_spec.h", hdr, &hdr_path);
 	free(hdr);
 	if (rc == 0)
 		rc = write_text(w, "bench_main.cu", kp_gpu_harness_source(), &main_path);
-	if (rc) {
-		kp_validate_set_step(st, KP_STEP_FAILED, "cannot write into %s: %s", w->dir,
-				     strerror(-rc));
-		return -1;
-	}
-	const char *files[2] = {o->original, o->rewritten};
-	const char *names[2] = {KP_GPU_ORIGINAL, KP_GPU_REWRITTEN};
-	for (int v = 0; v < 2; v++) {
+	if (rc)
+		why = kp_arena_printf(&g->arena, "cannot write into %s: %s", w->dir,
+				      strerror(-rc));
+	for (int v = 0; v < n && !why; v++) {
 		char *abs = realpath(files[v], NULL);
 		char *text = NULL, *smem = NULL;
-		const char *why = NULL;
 		if (!abs || kp_read_file(abs, &text, NULL) != 0)
 			why = kp_arena_printf(&g->arena, "cannot read %s", files[v]);
 		else if (kp_gpu_launch_override(text, &smem, err, sizeof(err)) < 0)
@@ -986,8 +985,7 @@ static int build(kp_validate_result *r, const kp_gpu_opts *o, workdir *w, const 
 				why = kp_arena_strdup(&g->arena, err);
 		}
 		if (!why) {
-			char name[64];
-			snprintf(name, sizeof(name), "%s.launch.cu", names[v]);
+			const char *name = kp_arena_printf(&g->arena, "%s.launch.cu", names[v]);
 			if ((rc = write_text(w, name, launcher, &src[v])))
 				why = kp_arena_printf(&g->arena, "cannot write into %s: %s", w->dir,
 						      strerror(-rc));
@@ -996,17 +994,17 @@ static int build(kp_validate_result *r, const kp_gpu_opts *o, workdir *w, const 
 		free(text);
 		free(smem);
 		free(launcher);
-		if (why) {
-			kp_validate_set_step(st, KP_STEP_FAILED, "%s", why);
-			return -1;
-		}
+	}
+	if (why) {
+		free(src);
+		return why;
 	}
 
-	/* nvcc x3, side by side */
-	const char *arch = kp_arena_printf(&g->arena, "-arch=%s", nvcc_arch(r));
-	const char *logs[3];
-	args a[3] = {{0}};
-	proc p[3];
+	/* nvcc n + 1 times, side by side */
+	const char *arch = kp_arena_printf(&g->arena, "-arch=%s", arch_name);
+	const char **logs = kp_xcalloc((size_t)n + 1, sizeof(char *));
+	args *a = kp_xcalloc((size_t)n + 1, sizeof(args));
+	proc *p = kp_xcalloc((size_t)n + 1, sizeof(proc));
 	*harness = wpath(w, "harness");
 	logs[0] = wpath(w, "harness.build.log");
 	arg(&a[0], o->nvcc);
@@ -1021,7 +1019,7 @@ static int build(kp_validate_result *r, const kp_gpu_opts *o, workdir *w, const 
 	arg(&a[0], *harness);
 	arg(&a[0], main_path);
 	arg(&a[0], "-ldl");
-	for (int v = 0; v < 2; v++) {
+	for (int v = 0; v < n; v++) {
 		args *x = &a[v + 1];
 		libs[v] = wpath(w, kp_arena_printf(&g->arena, "%s.so", names[v]));
 		logs[v + 1] = wpath(w, kp_arena_printf(&g->arena, "%s.build.log", names[v]));
@@ -1041,28 +1039,47 @@ static int build(kp_validate_result *r, const kp_gpu_opts *o, workdir *w, const 
 		arg(x, libs[v]);
 		arg(x, src[v]);
 	}
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i <= n; i++)
 		proc_start(&p[i], argv_of(&a[i]), logs[i], NULL);
-	proc_wait(p, 3, 900);
-	for (int i = 0; i < 3; i++)
+	proc_wait(p, n + 1, 900);
+	for (int i = 0; i <= n; i++)
 		free(a[i].v);
-	static const char *const what[] = {"the harness", "the launcher of the original",
-					   "the launcher of the rewritten file"};
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i <= n && !why; i++) {
 		if (p[i].status == 0)
 			continue;
 		g->build_log = log_excerpt(g, logs[i], 20);
-		kp_validate_set_step(
-			st, KP_STEP_FAILED, "cannot build %s%s: %s", what[i],
-			i == 1 ? " (does the launch description match the kernel's signature?)"
-			       : "",
-			p[i].timed_out    ? "nvcc timed out"
-			: p[i].status < 0 ? "nvcc could not be started"
-			: g->build_log[0] ? first_line(&g->arena, g->build_log)
-					  : "nvcc failed");
-		return -1;
+		const char *what =
+			i == 0 ? "the harness"
+			       : kp_arena_printf(&g->arena, "the launcher of the %s%s", names[i - 1],
+						 i == 1 ? " (does the launch description match the "
+							  "kernel's signature?)"
+							: "");
+		why = kp_arena_printf(&g->arena, "cannot build %s: %s", what,
+				      p[i].timed_out    ? "nvcc timed out"
+				      : p[i].status < 0 ? "nvcc could not be started"
+				      : g->build_log && g->build_log[0]
+					      ? first_line(&g->arena, g->build_log)
+					      : "nvcc failed");
 	}
-	return 0;
+	free(logs);
+	free(a);
+	free(p);
+	free(src);
+	return why;
+}
+
+/* Writes and builds everything; 0, or -1 with step 3 failed. */
+static int build(kp_validate_result *r, const kp_gpu_opts *o, workdir *w, const char *root,
+		 const char **harness, const char **libs)
+{
+	const char *files[2] = {o->original, o->rewritten};
+	const char *names[2] = {KP_GPU_ORIGINAL, KP_GPU_REWRITTEN};
+	const char *why =
+		build_versions(r->gpu, o, w, root, nvcc_arch(r), names, files, 2, harness, libs);
+	if (!why)
+		return 0;
+	kp_validate_set_step(&r->steps[KP_STEP_GPU_RUN - 1], KP_STEP_FAILED, "%s", why);
+	return -1;
 }
 
 static void run_harness(kp_validate_result *r, const kp_gpu_opts *o, workdir *w,
@@ -1285,6 +1302,147 @@ int kp_validate_gpu(kp_validate_result *r, const kp_gpu_opts *o)
 	free(root_buf);
 	workdir_release(&w);
 	return 0;
+}
+
+/* ---- several versions in one run (kpipe tune) ------------------------- */
+
+int kp_gpu_run_versions(const kp_gpu_opts *o, const kp_gpu_version *v, int n, int rounds,
+			char **events, char **err)
+{
+	*events = NULL;
+	*err = NULL;
+	kp_gpu_result *g = kp_gpu_result_new();
+	workdir w = {.g = g};
+	int rc = -1;
+	char why[256];
+	if (!kp_gpu_probe(why, sizeof(why)) && !o->dir) {
+		*err = kp_xstrdup(why);
+		kp_gpu_result_free(g);
+		return -1;
+	}
+	if (o->dir) {
+		if (mkdir(o->dir, 0755) != 0 && errno != EEXIST) {
+			snprintf(why, sizeof(why), "cannot create %s: %s", o->dir, strerror(errno));
+			*err = kp_xstrdup(why);
+			kp_gpu_result_free(g);
+			return -1;
+		}
+		w.dir = kp_arena_strdup(&g->arena, o->dir);
+		w.keep = 1;
+	} else {
+		const char *tmp = getenv("TMPDIR");
+		char *d = kp_arena_printf(&g->arena, "%s/kpipe-tune-XXXXXX",
+					  tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(d)) {
+			*err = kp_xstrdup("cannot create a temporary directory");
+			kp_gpu_result_free(g);
+			return -1;
+		}
+		w.dir = d;
+	}
+	char *root_buf = NULL;
+	const char *root = o->cuda_root;
+	if (!root) {
+		root_buf = realpath(o->nvcc, NULL);
+		char *s = root_buf ? strrchr(root_buf, '/') : NULL;
+		if (s) {
+			*s = '\0';
+			s = strrchr(root_buf, '/');
+			if (s)
+				*s = '\0';
+		}
+		root = root_buf;
+	}
+	const char **names = kp_xcalloc((size_t)n, sizeof(char *));
+	const char **files = kp_xcalloc((size_t)n, sizeof(char *));
+	const char **libs = kp_xcalloc((size_t)n, sizeof(char *));
+	for (int i = 0; i < n; i++) {
+		names[i] = v[i].name;
+		files[i] = v[i].path;
+	}
+	const char *harness = NULL;
+	const char *bw = build_versions(g, o, &w, root, o->arch, names, files, n, &harness, libs);
+	if (bw) {
+		kp_strbuf sb = KP_STRBUF_INIT;
+		kp_strbuf_addf(&sb, "%s", bw);
+		if (g->build_log && g->build_log[0])
+			kp_strbuf_addf(&sb, "\n%s", g->build_log);
+		*err = kp_strbuf_detach(&sb);
+	} else {
+		args a = {0};
+		char reps[16], warm[16], rnd[16];
+		snprintf(reps, sizeof(reps), "%d", o->reps > 0 ? o->reps : 21);
+		snprintf(warm, sizeof(warm), "%d", o->warmup > 0 ? o->warmup : 3);
+		snprintf(rnd, sizeof(rnd), "%d", rounds > 0 ? rounds : 1);
+		arg(&a, harness);
+		arg(&a, "--reps");
+		arg(&a, reps);
+		arg(&a, "--warmup");
+		arg(&a, warm);
+		arg(&a, "--rounds");
+		arg(&a, rnd);
+		if (o->sizes && o->nsizes > 0) {
+			kp_strbuf sz = KP_STRBUF_INIT;
+			for (int i = 0; i < o->nsizes; i++)
+				kp_strbuf_addf(&sz, "%s%s", i ? "," : "", o->sizes[i]);
+			arg(&a, "--sizes");
+			arg(&a, kp_arena_strdup(&g->arena, kp_strbuf_str(&sz)));
+			kp_strbuf_release(&sz);
+		}
+		arg(&a, "--time");
+		arg(&a, "target");
+		for (int i = 0; i < n; i++) {
+			arg(&a, "--lib");
+			arg(&a, kp_arena_printf(&g->arena, "%s=%s", names[i], libs[i]));
+		}
+		const char *out = wpath(&w, "harness.events"), *er = wpath(&w, "harness.stderr");
+		proc p;
+		proc_start(&p, argv_of(&a), out, er);
+		proc_wait(&p, 1, o->run_timeout_s > 0 ? o->run_timeout_s : 300);
+		free(a.v);
+		char *text = NULL;
+		if (kp_read_file(out, &text, NULL) != 0)
+			text = kp_xstrdup("");
+		*events = text;
+		if (p.timed_out || p.status != 0) {
+			char *etext = NULL;
+			kp_read_file(er, &etext, NULL);
+			kp_strbuf sb = KP_STRBUF_INIT;
+			kp_strbuf_addf(&sb, "the harness %s", p.timed_out ? "timed out" : "failed");
+			if (!p.timed_out)
+				kp_strbuf_addf(&sb, " (exit %d)", p.status);
+			/* the harness's own words: its first error event, else stderr */
+			const char *m = strstr(text, "\"event\":\"error\"");
+			if (!m)
+				m = strstr(text, "\"event\":\"fatal\"");
+			cJSON *ev = NULL;
+			if (m) {
+				const char *ls = m;
+				while (ls > text && ls[-1] != '\n')
+					ls--;
+				ev = cJSON_ParseWithLength(ls, strcspn(ls, "\n"));
+			}
+			const cJSON *msg = ev ? cJSON_GetObjectItemCaseSensitive(ev, "msg") : NULL;
+			const cJSON *stage = ev ? cJSON_GetObjectItemCaseSensitive(ev, "stage") : NULL;
+			if (cJSON_IsString(msg))
+				kp_strbuf_addf(&sb, ": %s%s%s",
+					       cJSON_IsString(stage) ? stage->valuestring : "",
+					       cJSON_IsString(stage) ? ": " : "", msg->valuestring);
+			else if (etext && etext[0])
+				kp_strbuf_addf(&sb, ": %.*s", (int)strcspn(etext, "\n"), etext);
+			cJSON_Delete(ev);
+			free(etext);
+			*err = kp_strbuf_detach(&sb);
+		} else
+			rc = 0;
+	}
+	free(names);
+	free(files);
+	free(libs);
+	free(root_buf);
+	workdir_release(&w);
+	kp_gpu_result_free(g);
+	return rc;
 }
 
 /* ---- rendering -------------------------------------------------------- */

@@ -171,6 +171,24 @@ void kp_gpu_result_free(kp_gpu_result *g);
 void kp_gpu_render_text(kp_strbuf *sb, const kp_validate_result *r, int step);
 void *kp_gpu_render_json(const kp_validate_result *r);
 
+/* One version of a kernel for kp_gpu_run_versions(). */
+typedef struct {
+	const char *name; /* the harness's name for it: "original", "cp-async-s3" */
+	const char *path; /* its source file */
+} kp_gpu_version;
+
+/* `kpipe tune`'s run: builds the harness and one library per version
+ * (v[0] is the reference the others are compared with) using o's spec,
+ * arch, nvcc, nvcc_args, cuda_root, sizes (NULL: all), dir (NULL: a
+ * temporary directory, removed), reps, warmup and run_timeout_s; runs
+ * every size once and times at 'target' `rounds` times in turn.  Returns
+ * 0 with the harness's JSON-lines events in *events, or -1 with *err
+ * saying why (no device and no dir, a build failure with nvcc's lines, the
+ * harness failing; *events may still hold what it printed).  Both are
+ * heap strings the caller frees. */
+int kp_gpu_run_versions(const kp_gpu_opts *o, const kp_gpu_version *v, int n, int rounds,
+			char **events, char **err);
+
 /* The host program, embedded at build time from bench/harness/bench_main.cu. */
 const char *kp_gpu_harness_source(void);
 

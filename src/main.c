@@ -12,6 +12,7 @@
 
 int cmd_analyze(int argc, char **argv);
 int cmd_rewrite(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
 
 static int cmd_version(int argc, char **argv);
 static int cmd_help(int argc, char **argv);
@@ -23,6 +24,7 @@ static const struct {
 } commands[] = {
 	{"analyze", cmd_analyze, "report every tiled K-loop, its budget and eligibility"},
 	{"rewrite", cmd_rewrite, "pipeline the eligible K-loops (cp.async or register staging)"},
+	{"tune", cmd_tune, "build every legal variant, validate and time them on the GPU, keep the fastest"},
 	{"validate", cmd_validate, "prove a rewrite: resources, SASS overlap, GPU run, timing, sanitizers"},
 	{"version", cmd_version, "print kpipe's, libclang's and CUDA's versions"},
 	{"help", cmd_help, "show this help"},
@@ -64,6 +66,13 @@ static const char usage[] =
 	"                      -o OUT or -i; -i puts the original back when a step fails);\n"
 	"                      with --sizes a,b, --sanitize and --gpu-dir DIR as for validate\n"
 	"\n"
+	"tune FILE.cu [--spec LAUNCH] [-o OUT | -i] [--sizes a,b] [--gpu-dir DIR]:\n"
+	"  builds register staging and 2-, 3-, 4-stage cp.async, drops those that fail\n"
+	"  validation (compile, SASS), checks and times the rest against the original in\n"
+	"  one GPU run and writes the fastest, or the original when none beats it by more\n"
+	"  than the spread; the table goes to stdout (stderr when the code does); without\n"
+	"  a GPU it writes the --variant auto rewrite and exits 6\n"
+	"\n"
 	"many files (FILE is a directory, several files, or -p without FILE):\n"
 	"  --out-dir OUT       write the rewritten files under OUT, mirroring the tree (files with\n"
 	"                      nothing pipelined are not written)\n"
@@ -96,6 +105,8 @@ static const char usage[] =
 	" check the result with the compiler\n"
 	"   kpipe validate kernel.cu out.cu --arch sm_90\n"
 	"   kpipe rewrite kernel.cu -o out.cu --validate --sanitize\n"
+	" pick the variant by measurement (needs a GPU)\n"
+	"   kpipe tune kernel.cu --spec kernel.launch.json -o out.cu\n"
 	"\n"
 	"exit codes: 0 success, 1 nothing to do or refused, 2 usage error, 3 input or parse error\n"
 	"            (for many files: in any file), 4 validation failed, 5 required tool missing,\n"

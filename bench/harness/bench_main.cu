@@ -258,9 +258,10 @@ static void usage()
 {
     fprintf(stderr,
             "usage: harness --lib NAME=PATH [--lib NAME=PATH ...] [--sizes a,b,c] [--time SIZE]\n"
-            "               [--reps N] [--warmup N] [--seed N] [--single]\n"
+            "               [--reps N] [--warmup N] [--rounds N] [--seed N] [--single]\n"
             "  the first --lib is the reference (the original kernel); --single launches\n"
-            "  the first library once at the first size and compares nothing\n");
+            "  the first library once at the first size and compares nothing; --rounds N\n"
+            "  times the versions N times in turn (one \"time\" event per version and round)\n");
     exit(2);
 }
 
@@ -302,7 +303,7 @@ int main(int argc, char **argv)
     std::vector<Version> versions;
     std::vector<std::string> sizes;
     std::vector<std::string> time_sizes;
-    int reps = 21, warmup = 3;
+    int reps = 21, warmup = 3, rounds = 1;
     uint64_t seed = 20261129;
     bool single = false;
 
@@ -331,6 +332,8 @@ int main(int argc, char **argv)
             reps = atoi(next().c_str());
         } else if (a == "--warmup") {
             warmup = atoi(next().c_str());
+        } else if (a == "--rounds") {
+            rounds = atoi(next().c_str());
         } else if (a == "--seed") {
             seed = strtoull(next().c_str(), nullptr, 10);
         } else if (a == "--single") {
@@ -339,7 +342,7 @@ int main(int argc, char **argv)
             usage();
         }
     }
-    if (versions.empty() || reps < 1 || warmup < 0)
+    if (versions.empty() || reps < 1 || warmup < 0 || rounds < 1)
         usage();
     if (sizes.empty())
         for (int s = 0; s < kNumSizes; ++s)
@@ -530,12 +533,15 @@ int main(int argc, char **argv)
         }
 
         // Timing: every version that ran cleanly at this size, one after the
-        // other, each launch between its own pair of events.
+        // other, each launch between its own pair of events; with --rounds,
+        // the whole sequence again, so slow drift (clocks, temperature)
+        // shows up as round-to-round spread instead of favouring a version.
         if (std::find(time_sizes.begin(), time_sizes.end(), sizes[si]) != time_sizes.end()) {
             const double work = work_amount(sz);
             std::vector<cudaEvent_t> ev(2 * reps);
             for (auto &e : ev)
                 check(cudaEventCreate(&e), "cudaEventCreate", size);
+            for (int round = 0; round < rounds; ++round)
             for (auto &v : versions) {
                 if (v.failed)
                     continue;
@@ -573,10 +579,10 @@ int main(int argc, char **argv)
                 }
                 mean /= reps;
                 all += "]";
-                emit("{\"event\":\"time\",\"version\":%s,\"size\":%s,\"reps\":%d,\"warmup\":%d,"
+                emit("{\"event\":\"time\",\"version\":%s,\"size\":%s,\"round\":%d,\"reps\":%d,\"warmup\":%d,"
                      "\"median_ms\":%s,\"min_ms\":%s,\"max_ms\":%s,\"mean_ms\":%s,\"work\":%s,"
                      "\"work_kind\":%s,\"all_ms\":%s}",
-                     jstr(v.name).c_str(), jstr(size).c_str(), reps, warmup, jnum(median).c_str(),
+                     jstr(v.name).c_str(), jstr(size).c_str(), round, reps, warmup, jnum(median).c_str(),
                      jnum(sorted.front()).c_str(), jnum(sorted.back()).c_str(), jnum(mean).c_str(),
                      jnum(work, 17).c_str(), jstr(kWorkKind).c_str(), all.c_str());
             }

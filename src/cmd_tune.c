@@ -1,0 +1,579 @@
+/*
+ * cmd_tune.c - `kpipe tune FILE.cu [--spec LAUNCH] [-o OUT | -i]`: builds
+ * every legal variant of the file (register staging; cp.async rings of 2, 3
+ * and 4 stages), validates each one's compile and SASS (validate.c), runs
+ * the original and all that passed in one harness run (gpu_run.c: every
+ * size checked element by element, the 'target' size timed in rounds),
+ * prints the table, and writes the fastest variant, or the original when
+ * none is faster by more than the spread (tune.c decides).
+ *
+ * Without a GPU (or without a launch description) it cannot measure: it
+ * says so and writes what `rewrite --variant auto` writes, exit 6.
+ * Exit codes: 0 tuned (a variant, or the original kept on purpose),
+ * 1 nothing to pipeline, 2 usage, 3 input, 4 no variant passed validation
+ * (the original is written), 5 nvcc missing, 6 not tuned (fallback).
+ */
+#define _GNU_SOURCE
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "batch.h"
+#include "cli.h"
+#include "cuda_env.h"
+#include "gpu_gen.h"
+#include "gpu_run.h"
+#include "tune.h"
+#include "validate.h"
+
+#define TUNE_ROUNDS 5
+
+static const char *const tune_opts[] = {
+	"--arch",   "--kernel", "--cuda-path", "-p",	"--spec",	   "--threads",
+	"--extra-arg", "-o",	"-i",	       "--backup-suffix", "--format", "-v",
+	"--sizes",  "--gpu-dir", NULL,
+};
+
+/* The variants tried, in the order of the table. */
+static const struct {
+	const char *name, *variant;
+	int stages;
+} kinds[] = {
+	{"register", "register", 2},
+	{"cp-async", "cp-async", 2},
+	{"cp-async-s3", "cp-async", 3},
+	{"cp-async-s4", "cp-async", 4},
+};
+enum { NKINDS = KP_ARRAY_LEN(kinds) };
+
+typedef struct {
+	const char *name;
+	char *text; /* the rewritten file, NULL when not built */
+	size_t len;
+	char *skip; /* why it was not built or not run */
+	char *path; /* where it was written for nvcc */
+	int static_ok;
+	char *static_note; /* step 1/2 verdict, one line */
+	const char *same_as; /* identical to this earlier variant */
+} cand;
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The first refusal of a rewrite result, as one line. */
+static char *first_refusal(const kp_rw_result *r)
+{
+	for (int i = 0; i < r->ndiags; i++) {
+		const kp_rw_diag *d = &r->diags[i];
+		if (d->level && strcmp(d->level, "note")) {
+			kp_strbuf sb = KP_STRBUF_INIT;
+			kp_strbuf_addf(&sb, "%s%s%s%s", d->message, d->id ? " [" : "",
+				       d->id ? d->id : "", d->id ? "]" : "");
+			return kp_strbuf_detach(&sb);
+		}
+	}
+	return kp_xstrdup("nothing was pipelined");
+}
+
+static int write_file(const char *path, const char *data, size_t len)
+{
+	int e = kp_write_file_atomic(path, data, len);
+	if (e)
+		fprintf(stderr, "kpipe tune: error: cannot write '%s': %s\n", path, strerror(-e));
+	return e ? KP_EXIT_INPUT : KP_EXIT_OK;
+}
+
+/* Writes the chosen text where the options say: -o, -i (untouched when it
+ * is the original), or stdout. */
+static int deliver(const kp_cli *o, const char *in, const char *src, size_t len,
+		   const char *text, size_t tlen)
+{
+	if (o->in_place) {
+		if (text == src)
+			return KP_EXIT_OK;
+		if (o->backup_suffix) {
+			kp_strbuf bk = KP_STRBUF_INIT;
+			kp_strbuf_addf(&bk, "%s%s", in, o->backup_suffix);
+			int rc = write_file(kp_strbuf_str(&bk), src, len);
+			kp_strbuf_release(&bk);
+			if (rc)
+				return rc;
+		}
+		return write_file(in, text, tlen);
+	}
+	if (o->output && strcmp(o->output, "-"))
+		return write_file(o->output, text, tlen);
+	fwrite(text, 1, tlen, stdout);
+	return KP_EXIT_OK;
+}
+
+/* The table, on fp. */
+static void print_table(FILE *fp, const char *in, const kp_cli *o, cand *c, int nc,
+			const kp_tune_run *run, const kp_tune_choice *ch, double secs)
+{
+	fprintf(fp, "kpipe tune: %s (%s%s%s, size '%s', %d rounds)\n", in, o->arch_name,
+		run->device ? ", " : "", run->device ? run->device : "",
+		run->timed_size ? run->timed_size : "target", TUNE_ROUNDS);
+	const char *unit = run->work_kind && !strcmp(run->work_kind, "bytes") ? "GB/s" : "GFLOP/s";
+	fprintf(fp, "  %-12s %-8s %-8s %10s %10s %9s %8s\n", "version", "static", "check",
+		"median ms", "spread ms", unit, "speedup");
+	const kp_tune_version *orig = kp_tune_find(run, "original");
+	for (int i = -1; i < nc; i++) {
+		const char *name = i < 0 ? "original" : c[i].name;
+		const kp_tune_version *v = kp_tune_find(run, name);
+		const char *st = i < 0 ? "-" : c[i].text ? (c[i].static_ok ? "PASS" : "FAIL") : "-";
+		char why[512] = "";
+		const char *chk = "-";
+		if (i >= 0 && c[i].text && c[i].static_ok && !c[i].same_as)
+			chk = kp_tune_qualifies(v, why, sizeof(why)) ? "ok" : "FAIL";
+		char med[32] = "-", spr[32] = "-", rate[32] = "-", sp[32] = "-";
+		if (v && v->nsamples) {
+			snprintf(med, sizeof(med), "%.4f", v->median_ms);
+			snprintf(spr, sizeof(spr), "%.4f", v->spread_ms);
+			if (run->work > 0 && v->median_ms > 0)
+				snprintf(rate, sizeof(rate), "%.1f",
+					 run->work / (v->median_ms * 1e-3) / 1e9);
+			if (orig && orig->nsamples)
+				snprintf(sp, sizeof(sp), "%.3fx", orig->median_ms / v->median_ms);
+		}
+		fprintf(fp, "  %-12s %-8s %-8s %10s %10s %9s %8s%s\n", name, st, chk, med, spr, rate,
+			sp, i >= 0 && ch->winner == i ? "  <- chosen" : "");
+		if (i < 0)
+			continue;
+		if (!c[i].text)
+			fprintf(fp, "      not built: %s\n", c[i].skip);
+		else if (c[i].same_as)
+			fprintf(fp, "      same code as %s\n", c[i].same_as);
+		else if (!c[i].static_ok)
+			fprintf(fp, "      failed validation: %s\n", c[i].static_note);
+		else if (why[0])
+			fprintf(fp, "      failed validation: %s\n", why);
+	}
+	fprintf(fp, "result: %s\n", ch->reason);
+	fprintf(fp, "tuned in %.1f s\n", secs);
+}
+
+static char *table_json(const char *in, const kp_cli *o, cand *c, int nc, const kp_tune_run *run,
+			const kp_tune_choice *ch, double secs, const char *written, int rc)
+{
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "file", in);
+	cJSON_AddStringToObject(j, "arch", o->arch_name);
+	if (run->device)
+		cJSON_AddStringToObject(j, "device", run->device);
+	cJSON_AddStringToObject(j, "timed_size", run->timed_size ? run->timed_size : "target");
+	cJSON_AddNumberToObject(j, "rounds", TUNE_ROUNDS);
+	if (run->work_kind)
+		cJSON_AddStringToObject(j, "work_kind", run->work_kind);
+	cJSON_AddNumberToObject(j, "work", run->work);
+	cJSON *arr = cJSON_AddArrayToObject(j, "versions");
+	for (int i = -1; i < nc; i++) {
+		const char *name = i < 0 ? "original" : c[i].name;
+		const kp_tune_version *v = kp_tune_find(run, name);
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "name", name);
+		if (i >= 0) {
+			cJSON_AddBoolToObject(x, "built", c[i].text != NULL);
+			if (c[i].skip)
+				cJSON_AddStringToObject(x, "skipped", c[i].skip);
+			if (c[i].same_as)
+				cJSON_AddStringToObject(x, "same_as", c[i].same_as);
+			if (c[i].text)
+				cJSON_AddBoolToObject(x, "static_ok", c[i].static_ok);
+			if (c[i].static_note)
+				cJSON_AddStringToObject(x, "static", c[i].static_note);
+			char why[512];
+			if (c[i].text && c[i].static_ok && !c[i].same_as) {
+				int q = kp_tune_qualifies(v, why, sizeof(why));
+				cJSON_AddBoolToObject(x, "checked_ok", q);
+				if (!q)
+					cJSON_AddStringToObject(x, "failure", why);
+			}
+		}
+		if (v && v->nsamples) {
+			cJSON_AddNumberToObject(x, "median_ms", v->median_ms);
+			cJSON_AddNumberToObject(x, "spread_ms", v->spread_ms);
+			cJSON_AddNumberToObject(x, "launches", v->nsamples);
+		}
+		cJSON_AddBoolToObject(x, "chosen", i >= 0 && ch->winner == i);
+		cJSON_AddItemToArray(arr, x);
+	}
+	cJSON_AddStringToObject(j, "chosen", ch->winner >= 0 ? c[ch->winner].name : "original");
+	cJSON_AddStringToObject(j, "reason", ch->reason);
+	if (ch->best >= 0)
+		cJSON_AddNumberToObject(j, "speedup", ch->speedup);
+	cJSON_AddNumberToObject(j, "spread_ms", ch->spread_ms);
+	cJSON_AddNumberToObject(j, "seconds", secs);
+	if (written)
+		cJSON_AddStringToObject(j, "written", written);
+	cJSON_AddNumberToObject(j, "exit_code", rc);
+	char *s = cJSON_Print(j);
+	cJSON_Delete(j);
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_addf(&sb, "%s\n", s);
+	cJSON_free(s);
+	return kp_strbuf_detach(&sb);
+}
+
+/* Cannot measure: the auto variant, as `rewrite` would write it. */
+static int fall_back(const kp_cli *o, const char *in, const char *src, size_t len,
+		     const char *why)
+{
+	fprintf(stderr, "kpipe tune: cannot tune: %s; writing what --variant auto gives\n", why);
+	kp_cli a = *o;
+	a.variant = "auto";
+	a.stages = 2;
+	kp_rw_result r = {0};
+	r.path = kp_xstrdup(in);
+	char *out = NULL;
+	size_t outlen = 0;
+	int rc = kp_rewrite_buffer(&a, in, src, len, NULL, 0, 0, NULL, &r, &out, &outlen);
+	if (rc == KP_EXIT_OK) {
+		if (o->verbose)
+			kp_rw_print_diags(&r, 1, stderr);
+		rc = deliver(o, in, src, len, out, outlen);
+		if (rc == KP_EXIT_OK)
+			rc = KP_EXIT_INCOMPLETE;
+	} else
+		kp_rw_print_diags(&r, o->verbose, stderr);
+	free(out);
+	kp_rw_result_release(&r);
+	return rc;
+}
+
+/* The -I/-D/-U flags among the parser's arguments, plus -I for the input's
+ * directory (the variants are compiled from elsewhere). */
+static const char **nvcc_flags(const kp_cli *o, const char *in, int *n, char **dir_flag)
+{
+	const char **v = kp_xcalloc((size_t)o->ncargs + 2, sizeof(char *));
+	*n = 0;
+	char *dup = kp_xstrdup(in);
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_addf(&sb, "-I%s", dirname(dup));
+	free(dup);
+	*dir_flag = kp_strbuf_detach(&sb);
+	v[(*n)++] = *dir_flag;
+	for (int i = 0; i < o->ncargs; i++) {
+		const char *a = o->cargs[i];
+		if (strncmp(a, "-I", 2) && strncmp(a, "-D", 2) && strncmp(a, "-U", 2))
+			continue;
+		v[(*n)++] = a;
+		if (!a[2] && i + 1 < o->ncargs)
+			v[(*n)++] = o->cargs[++i];
+	}
+	return v;
+}
+
+int cmd_tune(int argc, char **argv)
+{
+	kp_cli o;
+	int rc = kp_cli_parse(&o, argc, argv, "tune", tune_opts);
+	if (rc)
+		return rc;
+	double t0 = now();
+	if (o.nfiles != 1 || !strcmp(o.files[0], "-")) {
+		fprintf(stderr, "kpipe tune: error: tune takes one input FILE.cu (not stdin, not "
+				"a directory)\n");
+		kp_cli_release(&o);
+		return KP_EXIT_USAGE;
+	}
+	if (o.in_place && o.output) {
+		fprintf(stderr, "kpipe tune: error: -o and -i exclude each other\n");
+		kp_cli_release(&o);
+		return KP_EXIT_USAGE;
+	}
+	if (!strcmp(o.format, "sarif")) {
+		fprintf(stderr, "kpipe tune: error: --format is text or json\n");
+		kp_cli_release(&o);
+		return KP_EXIT_USAGE;
+	}
+	int json = !strcmp(o.format, "json");
+	if (json && !o.output && !o.in_place) {
+		fprintf(stderr, "kpipe tune: error: --format json puts the table on stdout: the code "
+				"needs -o OUT or -i\n");
+		kp_cli_release(&o);
+		return KP_EXIT_USAGE;
+	}
+	const char *in = o.files[0];
+	char *src = NULL;
+	size_t len = 0;
+	int e = kp_read_file(in, &src, &len);
+	if (e) {
+		fprintf(stderr, "kpipe tune: error: cannot read '%s': %s\n", in, strerror(-e));
+		kp_cli_release(&o);
+		return KP_EXIT_INPUT;
+	}
+	/* the table goes to stdout when the code does not */
+	FILE *tfp = o.output || o.in_place ? stdout : stderr;
+	cand c[NKINDS];
+	memset(c, 0, sizeof(c));
+	kp_tune_run run = {0};
+	kp_tune_choice ch = {.winner = -1, .best = -1};
+	kp_cuda_env env = KP_CUDA_ENV_INIT;
+	kp_launch_spec spec;
+	int have_spec = 0;
+	char *spec_path = NULL, *workdir = NULL, *dir_flag = NULL, *events = NULL, *gerr = NULL;
+	const char **flags = NULL;
+	int keep_dir = o.gpu_dir != NULL;
+
+	/* 1. every variant, as `rewrite --variant V --stages N` writes it */
+	int built = 0;
+	for (int i = 0; i < NKINDS; i++) {
+		kp_cli a = o;
+		a.variant = kinds[i].variant;
+		a.stages = kinds[i].stages;
+		c[i].name = kinds[i].name;
+		kp_rw_result r = {0};
+		r.path = kp_xstrdup(in);
+		int xr = kp_rewrite_buffer(&a, in, src, len, NULL, 0, 0, NULL, &r, &c[i].text,
+					   &c[i].len);
+		if (xr == KP_EXIT_INPUT) {
+			kp_rw_print_diags(&r, 0, stderr);
+			kp_rw_result_release(&r);
+			rc = KP_EXIT_INPUT;
+			goto out;
+		}
+		if (xr != KP_EXIT_OK) {
+			free(c[i].text);
+			c[i].text = NULL;
+			c[i].skip = first_refusal(&r);
+			if (i == 0 && o.verbose)
+				kp_rw_print_diags(&r, 1, stderr);
+		} else {
+			built++;
+			for (int k = 0; k < i; k++)
+				if (c[k].text && c[k].len == c[i].len &&
+				    !memcmp(c[k].text, c[i].text, c[i].len))
+					c[i].same_as = c[k].name;
+		}
+		kp_rw_result_release(&r);
+	}
+	if (!built) {
+		for (int i = 0; i < NKINDS; i++)
+			fprintf(stderr, "%s: %s: %s\n", in, c[i].name, c[i].skip);
+		fprintf(stderr, "kpipe tune: nothing to pipeline in %s\n", in);
+		rc = KP_EXIT_NOTHING;
+		goto out;
+	}
+
+	/* 2. what is needed to measure */
+	spec_path = o.spec ? kp_xstrdup(o.spec) : kp_launch_spec_default_path(in);
+	char err[1024];
+	if (!o.spec && access(spec_path, F_OK) != 0) {
+		kp_strbuf sb = KP_STRBUF_INIT;
+		kp_strbuf_addf(&sb, "no launch description (%s not found; give one with --spec)",
+			       spec_path);
+		rc = fall_back(&o, in, src, len, kp_strbuf_str(&sb));
+		kp_strbuf_release(&sb);
+		goto out;
+	}
+	if (kp_launch_spec_load(&spec, spec_path, err, sizeof(err)) != KP_SPEC_OK) {
+		fprintf(stderr, "kpipe tune: error: %s\n", err);
+		rc = KP_EXIT_INPUT;
+		goto out;
+	}
+	have_spec = 1;
+	const char *sizes[64];
+	int nsizes = 0;
+	if (o.sizes) {
+		nsizes = kp_gpu_parse_sizes(&spec, o.sizes, sizes, (int)KP_ARRAY_LEN(sizes), err,
+					    sizeof(err));
+		if (nsizes < 0) {
+			fprintf(stderr, "kpipe tune: error: --sizes: %s\n", err);
+			rc = KP_EXIT_USAGE;
+			goto out;
+		}
+		int has_target = 0;
+		for (int i = 0; i < nsizes; i++)
+			has_target |= !strcmp(sizes[i], "target");
+		if (!has_target && nsizes < (int)KP_ARRAY_LEN(sizes))
+			sizes[nsizes++] = "target"; /* the timed one */
+	}
+	char why[256];
+	if (!kp_gpu_probe(why, sizeof(why)) && !o.gpu_dir) {
+		kp_strbuf sb = KP_STRBUF_INIT;
+		kp_strbuf_addf(&sb, "no CUDA device (%s)", why);
+		rc = fall_back(&o, in, src, len, kp_strbuf_str(&sb));
+		kp_strbuf_release(&sb);
+		goto out;
+	}
+	if (kp_cuda_env_find(&env, o.cuda_path) != 0) {
+		fprintf(stderr, "kpipe tune: %s\n", env.error ? env.error : "nvcc not found");
+		rc = KP_EXIT_TOOL;
+		goto out;
+	}
+
+	/* 3. the variants on disk, and the static steps of validate for each */
+	if (o.gpu_dir) {
+		if (mkdir(o.gpu_dir, 0755) != 0 && errno != EEXIST) {
+			fprintf(stderr, "kpipe tune: error: cannot create %s: %s\n", o.gpu_dir,
+				strerror(errno));
+			rc = KP_EXIT_INPUT;
+			goto out;
+		}
+		workdir = kp_xstrdup(o.gpu_dir);
+	} else {
+		const char *tmp = getenv("TMPDIR");
+		kp_strbuf sb = KP_STRBUF_INIT;
+		kp_strbuf_addf(&sb, "%s/kpipe-tune-src-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		workdir = kp_strbuf_detach(&sb);
+		if (!mkdtemp(workdir)) {
+			fprintf(stderr, "kpipe tune: error: cannot create a temporary directory\n");
+			free(workdir);
+			workdir = NULL;
+			rc = KP_EXIT_INPUT;
+			goto out;
+		}
+	}
+	int nflags = 0;
+	flags = nvcc_flags(&o, in, &nflags, &dir_flag);
+	const char *names[NKINDS];
+	int eligible[NKINDS];
+	kp_gpu_version vers[NKINDS + 1];
+	int nv = 0;
+	char *abs_in = realpath(in, NULL);
+	vers[nv++] = (kp_gpu_version){"original", abs_in ? abs_in : in};
+	for (int i = 0; i < NKINDS; i++) {
+		names[i] = c[i].name;
+		eligible[i] = 0;
+		if (!c[i].text || c[i].same_as)
+			continue;
+		kp_strbuf p = KP_STRBUF_INIT;
+		kp_strbuf_addf(&p, "%s/%s.cu", workdir, c[i].name);
+		c[i].path = kp_strbuf_detach(&p);
+		if (write_file(c[i].path, c[i].text, c[i].len)) {
+			rc = KP_EXIT_INPUT;
+			free(abs_in);
+			goto out;
+		}
+		kp_validate_result res;
+		kp_validate_opts vo = {
+			.original = in,
+			.rewritten = c[i].path,
+			.arch = o.arch_name,
+			.threads = o.threads > 0 ? o.threads : kp_launch_spec_threads(&spec),
+			.kernel = o.kernel,
+			.nvcc_args = flags,
+			.nnvcc_args = nflags,
+			.nvcc = env.nvcc,
+			.cuobjdump = env.cuobjdump,
+			.nvdisasm = env.nvdisasm,
+		};
+		if (vo.threads <= 0 || vo.threads > 1024)
+			vo.threads = 256;
+		int vr = kp_validate_static(&res, &vo);
+		kp_strbuf note = KP_STRBUF_INIT;
+		if (vr != KP_VALIDATE_OK) {
+			kp_strbuf_addf(&note, "%s", res.steps[0].reason);
+		} else {
+			int failed = 0;
+			for (int s = 0; s < 2; s++)
+				if (res.steps[s].status == KP_STEP_FAILED) {
+					kp_strbuf_addf(&note, "%sstep %d %s: %s", failed ? "; " : "",
+						       s + 1, res.steps[s].name, res.steps[s].reason);
+					failed = 1;
+				}
+			if (!failed) {
+				c[i].static_ok = 1;
+				kp_strbuf_addf(&note, "step 1 %s, step 2 %s",
+					       kp_step_status_name(res.steps[0].status),
+					       kp_step_status_name(res.steps[1].status));
+			}
+		}
+		c[i].static_note = kp_strbuf_detach(&note);
+		kp_validate_result_release(&res);
+		if (o.verbose)
+			fprintf(stderr, "kpipe tune: %s: %s\n", c[i].name, c[i].static_note);
+		if (c[i].static_ok) {
+			eligible[i] = 1;
+			vers[nv++] = (kp_gpu_version){c[i].name, c[i].path};
+		}
+	}
+
+	/* 4. one harness run: every size checked, 'target' timed in rounds */
+	if (nv > 1) {
+		kp_gpu_opts go = {
+			.spec = &spec,
+			.arch = o.arch_name,
+			.nvcc_args = flags,
+			.nnvcc_args = nflags,
+			.nvcc = env.nvcc,
+			.cuda_root = env.root,
+			.sizes = nsizes > 0 ? sizes : NULL,
+			.nsizes = nsizes,
+			.dir = keep_dir ? workdir : NULL,
+		};
+		int gr = kp_gpu_run_versions(&go, vers, nv, TUNE_ROUNDS, &events, &gerr);
+		if (events)
+			kp_tune_absorb(&run, events);
+		if (gr != 0 && !run.done) {
+			free(abs_in);
+			rc = fall_back(&o, in, src, len, gerr ? gerr : "the GPU run failed");
+			goto out;
+		}
+	}
+	free(abs_in);
+	if (kp_tune_decide(&run, names, eligible, NKINDS, &ch) != 0 && nv > 1) {
+		fprintf(stderr, "kpipe tune: error: %s\n", ch.reason);
+		rc = KP_EXIT_VALIDATION;
+		goto out;
+	}
+	if (nv == 1)
+		snprintf(ch.reason, sizeof(ch.reason),
+			 "no variant passed validation: the original is kept");
+
+	/* 5. the table and the file */
+	const char *text = ch.winner >= 0 ? c[ch.winner].text : src;
+	size_t tlen = ch.winner >= 0 ? c[ch.winner].len : len;
+	rc = deliver(&o, in, src, len, text, tlen);
+	if (rc == KP_EXIT_OK && ch.best < 0)
+		rc = KP_EXIT_VALIDATION;
+	const char *written = o.in_place ? in : o.output && strcmp(o.output, "-") ? o.output : NULL;
+	if (json) {
+		char *j = table_json(in, &o, c, NKINDS, &run, &ch, now() - t0, written, rc);
+		fputs(j, stdout);
+		free(j);
+	} else {
+		print_table(tfp, in, &o, c, NKINDS, &run, &ch, now() - t0);
+		if (written)
+			fprintf(tfp, "wrote %s: %s\n", written,
+				ch.winner >= 0 ? c[ch.winner].name
+					       : (o.in_place ? "left unchanged (the original)"
+							     : "the original, unchanged"));
+	}
+
+out:
+	for (int i = 0; i < NKINDS; i++) {
+		if (c[i].path && !keep_dir)
+			unlink(c[i].path);
+		free(c[i].text);
+		free(c[i].skip);
+		free(c[i].path);
+		free(c[i].static_note);
+	}
+	if (workdir && !keep_dir)
+		rmdir(workdir);
+	free(workdir);
+	free(dir_flag);
+	free(flags);
+	free(events);
+	free(gerr);
+	free(spec_path);
+	if (have_spec)
+		kp_launch_spec_release(&spec);
+	kp_cuda_env_release(&env);
+	kp_tune_run_release(&run);
+	free(src);
+	kp_cli_release(&o);
+	return rc;
+}
