@@ -713,16 +713,28 @@ def sanitize_all(samples, args):
     for s in samples:
         if not s.harness:
             continue
-        size = args.sanitize_size if args.sanitize_size in s.spec["sizes"] else next(iter(s.spec["sizes"]))
+        sizes = [z for z in args.sanitize_sizes if z in s.spec["sizes"]] or [next(iter(s.spec["sizes"]))]
         for v in s.versions:
             if v.lib and v.kind != "ref" and not v.r["errors"]:
                 for tool in args.tools:
-                    tasks.append((s, v, tool, size))
+                    for size in sizes:
+                        tasks.append((s, v, tool, size))
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.sanitize_jobs) as pool:
-        futs = {pool.submit(sanitize_one, s, v, tool, size, args): (v, tool) for s, v, tool, size in tasks}
+        futs = {pool.submit(sanitize_one, s, v, tool, size, args): (v, tool, size) for s, v, tool, size in tasks}
         for f in concurrent.futures.as_completed(futs):
-            v, tool = futs[f]
-            v.r["sanitize"][tool] = f.result()
+            v, tool, size = futs[f]
+            res = f.result()
+            # one cell per tool: the worst of its sizes (a pass needs every size clean)
+            prev = v.r["sanitize"].get(tool)
+            order = ("pass", "unsupported", "timeout", "error", "fail")
+            if prev is None:
+                res["sizes"] = {size: res["status"]}
+                v.r["sanitize"][tool] = res
+            else:
+                prev["sizes"][size] = res["status"]
+                if order.index(res["status"]) > order.index(prev["status"]):
+                    res["sizes"] = prev["sizes"]
+                    v.r["sanitize"][tool] = res
 
 
 # ---------------------------------------------------------------- verdicts and report
@@ -823,7 +835,8 @@ def report_md(samples, meta, notes, problems, args):
     out.append("- checks: every element of every output against the original (|a-b| <= abs + rel*|b|); "
                "'exact' = bit-identical at every size")
     if args.sanitize:
-        out.append("- sanitizers at size `%s`: %s" % (args.sanitize_size, ", ".join(args.tools)))
+        out.append("- sanitizers at size%s `%s`: %s" % ("s" if len(args.sanitize_sizes) > 1 else "",
+                                                          "`, `".join(args.sanitize_sizes), ", ".join(args.tools)))
     for n in problems:
         out.append("- **problem**: %s" % n)
     for n in notes:
@@ -971,7 +984,8 @@ def parse_args(argv):
     g.add_argument("--warmup", type=int, default=3)
     g.add_argument("--run-timeout", type=int, default=180, help="seconds for one harness run")
     g.add_argument("--sanitize", action="store_true", help="compute-sanitizer on one launch of each version")
-    g.add_argument("--sanitize-size", default="small")
+    g.add_argument("--sanitize-size", default="small",
+                   help="size(s) for compute-sanitizer, comma-separated (every one must be clean)")
     g.add_argument("--sanitize-tools", default=",".join(TOOLS))
     g.add_argument("--sanitize-jobs", type=int, default=6)
     g.add_argument("--sanitize-timeout", type=int, default=300)
@@ -986,6 +1000,7 @@ def parse_args(argv):
         p.error("--variant/--ref/--baseline go with --spec, not --all")
     args.sizes = None if args.sizes == "all" else [z for z in args.sizes.split(",") if z]
     args.tools = [t for t in args.sanitize_tools.split(",") if t]
+    args.sanitize_sizes = [z for z in args.sanitize_size.split(",") if z]
     for t in args.tools:
         if t not in TOOLS + ("initcheck",):
             p.error("unknown sanitizer tool '%s'" % t)

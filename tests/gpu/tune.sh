@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# tune.sh - `kpipe tune` on a GPU: for two samples, tune must exit 0, print
+# its table with the original and every variant, write a file that is
+# either the original or exactly one of the variants `rewrite` makes, never
+# choose a variant that is slower than the original or failed a check, and
+# finish within 60 s.  Prints "SKIP: ..." and exits 77 without a GPU.
+set -uo pipefail
+root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
+kpipe="${KPIPE:-$root/build/kpipe}"
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+	echo "SKIP: no GPU (nvidia-smi finds none): kpipe tune cannot be measured here"
+	exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+for name in matmul_32x32 wmma_fp16_64x64x32; do
+	cp "$root/samples/$name.cu" "$root/samples/$name.launch.json" "$tmp/"
+	start=$(date +%s)
+	"$kpipe" tune "$tmp/$name.cu" -o "$tmp/$name.tuned.cu" --format json >"$tmp/$name.json" 2>"$tmp/$name.err"
+	rc=$?
+	secs=$(($(date +%s) - start))
+	if [ $rc != 0 ]; then
+		echo "FAIL: $name: tune exit $rc"
+		cat "$tmp/$name.err"
+		fail=1
+		continue
+	fi
+	[ "$secs" -le 60 ] || { echo "FAIL: $name: tune took $secs s (> 60)"; fail=1; }
+	chosen=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["chosen"])' "$tmp/$name.json")
+	if [ "$chosen" = original ]; then
+		cmp -s "$tmp/$name.cu" "$tmp/$name.tuned.cu" || { echo "FAIL: $name: original chosen but the file differs"; fail=1; }
+	else
+		v=${chosen%-s[0-9]}
+		n=2
+		case "$chosen" in *-s[0-9]) n=${chosen##*-s} ;; esac
+		"$kpipe" rewrite --variant "$v" --stages "$n" "$tmp/$name.cu" -o "$tmp/ref.cu"
+		cmp -s "$tmp/ref.cu" "$tmp/$name.tuned.cu" || { echo "FAIL: $name: the file is not the $chosen rewrite"; fail=1; }
+	fi
+	python3 - "$tmp/$name.json" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+vs = {v["name"]: v for v in d["versions"]}
+o = vs["original"]
+assert o.get("median_ms"), "original not timed"
+for n in ("register", "cp-async", "cp-async-s3", "cp-async-s4"):
+    assert n in vs, "no row for " + n
+if d["chosen"] != "original":
+    w = vs[d["chosen"]]
+    assert w["static_ok"] and w["checked_ok"], "chosen variant did not pass validation"
+    assert w["median_ms"] < o["median_ms"] - d["spread_ms"], "chosen variant not faster beyond the spread"
+print("%s: chose %s (%s)" % (sys.argv[1], d["chosen"], d["reason"]))
+PY
+done
+[ $fail = 0 ] && echo "tune on the GPU: passed"
+exit $fail
