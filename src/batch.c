@@ -17,6 +17,7 @@
 #include "compdb.h"
 #include "fixes.h"
 #include "pch.h"
+#include "safe_write.h"
 #include "sarif.h"
 
 #include <cjson/cJSON.h>
@@ -34,9 +35,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-/* Signals after which a batch removes its temporary files. */
-static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 /* ---- results -------------------------------------------------------- */
 
@@ -618,10 +616,18 @@ static void do_file(const batch *b, int i, kp_rw_result *r)
 			if (o->backup_suffix) {
 				kp_strbuf bk = KP_STRBUF_INIT;
 				kp_strbuf_addf(&bk, "%s%s", f->path, o->backup_suffix);
-				ok = !write_or_diag(r, kp_strbuf_str(&bk), src, len);
-				struct stat st;
-				if (ok && stat(f->path, &st) == 0)
-					chmod(kp_strbuf_str(&bk), st.st_mode & 07777);
+				int e = kp_write_file_atomic_like(kp_strbuf_str(&bk), src, len,
+								  f->path);
+				if (e) {
+					kp_strbuf sb = KP_STRBUF_INIT;
+					kp_strbuf_addf(&sb, "cannot write '%s': %s",
+						       kp_strbuf_str(&bk), strerror(-e));
+					kp_rw_diag_add(r, NULL, 0, 0, -1, "error", NULL,
+						       kp_strbuf_str(&sb));
+					kp_strbuf_release(&sb);
+					r->status = KP_EXIT_INPUT;
+					ok = 0;
+				}
 				kp_strbuf_release(&bk);
 			}
 			if (ok && !write_or_diag(r, f->path, out, outlen))
@@ -692,15 +698,15 @@ static void run_pool(batch *b, int n, int jobs, job_fn job, done_fn done, void *
 			}
 			fflush(stdout);
 			fflush(stderr);
-			pid_t pid = fork();
+			/* the child keeps the signal guard: it removes its own
+			 * temporary file when the parent passes a signal on */
+			pid_t pid = kp_guard_fork();
 			if (pid == 0) {
 				close(p[0]);
 				for (int m = 0; m < jobs; m++)
 					if (s[m].fd >= 0)
 						close(s[m].fd);
 				signal(SIGPIPE, SIG_DFL);
-				for (size_t q = 0; q < KP_ARRAY_LEN(cleanup_signals); q++)
-					signal(cleanup_signals[q], SIG_DFL);
 				job(b, next, p[1]);
 				close(p[1]);
 				_exit(0);
@@ -748,6 +754,7 @@ static void run_pool(batch *b, int n, int jobs, job_fn job, done_fn done, void *
 			close(x->fd);
 			x->fd = -1;
 			int st = 0;
+			kp_guard_forget_child(x->pid);
 			while (waitpid(x->pid, &st, 0) < 0 && errno == EINTR)
 				;
 			done(b, x->idx, kp_strbuf_str(&x->buf), x->buf.len, st, ud);
@@ -869,22 +876,6 @@ static void pch_done(batch *b, int job, const char *data, size_t len, int status
 	} else if (b->o->verbose)
 		fprintf(stderr, "kpipe rewrite: note: no precompiled header for %d file%s: %.*s\n",
 			b->group_size[g], b->group_size[g] == 1 ? "" : "s", (int)len, data);
-}
-
-/* What an interrupted batch removes (async-signal-safe: unlink, rmdir). */
-#define KP_MAX_TMP 64
-static char tmp_paths[KP_MAX_TMP][4400];
-static int ntmp_paths;
-static char tmp_dir_path[4200];
-
-static void on_signal(int sig)
-{
-	for (int i = 0; i < ntmp_paths; i++)
-		unlink(tmp_paths[i]);
-	if (tmp_dir_path[0])
-		rmdir(tmp_dir_path);
-	signal(sig, SIG_DFL);
-	raise(sig);
 }
 
 static void remove_tree(const char *dir)
@@ -1064,16 +1055,16 @@ int kp_batch_run(const kp_cli *o)
 	if (!o->no_pch && want_pch && mkdtemp(tmpl)) {
 		have_tmp = 1;
 		b.tmpdir = tmpl;
-		snprintf(tmp_dir_path, sizeof(tmp_dir_path), "%s", tmpl);
-		for (int g = 0; g < b.ngroups && ntmp_paths + 2 <= KP_MAX_TMP; g++)
+		/* an interrupted batch removes them (safe_write.c) */
+		for (int g = 0; g < b.ngroups; g++)
 			if (b.group_size[g] >= 2) {
-				snprintf(tmp_paths[ntmp_paths++], sizeof(tmp_paths[0]),
-					 "%s/pch-%d.cu", tmpl, g);
-				snprintf(tmp_paths[ntmp_paths++], sizeof(tmp_paths[0]),
-					 "%s/pch-%d.pch", tmpl, g);
+				char p[4300];
+				snprintf(p, sizeof(p), "%s/pch-%d.cu", tmpl, g);
+				kp_guard_add_path(p, 0);
+				snprintf(p, sizeof(p), "%s/pch-%d.pch", tmpl, g);
+				kp_guard_add_path(p, 0);
 			}
-		for (size_t q = 0; q < KP_ARRAY_LEN(cleanup_signals); q++)
-			signal(cleanup_signals[q], on_signal);
+		kp_guard_add_path(tmpl, 1);
 		int *ids = kp_xcalloc((size_t)b.ngroups + 1, sizeof(int));
 		int nids = 0;
 		for (int g = 0; g < b.ngroups; g++)
@@ -1136,11 +1127,8 @@ int kp_batch_run(const kp_cli *o)
 	free(b.group_size);
 	free(b.pch);
 	if (have_tmp) {
-		for (size_t q = 0; q < KP_ARRAY_LEN(cleanup_signals); q++)
-			signal(cleanup_signals[q], SIG_DFL);
 		remove_tree(tmpl);
-		ntmp_paths = 0;
-		tmp_dir_path[0] = '\0';
+		kp_guard_clear_paths();
 	}
 cleanup:
 	free(root);

@@ -233,9 +233,12 @@ int kp_rewrite_buffer(const kp_cli *o, const char *path, const char *contents, s
 	return rc;
 }
 
-static int write_out(const char *path, const char *data, size_t len)
+/* Writes a file atomically (safe_write.c); `like` (the input, for a backup)
+ * gives its mode, NULL keeps the destination's. */
+static int write_out(const char *path, const char *data, size_t len, const char *like)
 {
-	int e = kp_write_file_atomic(path, data, len);
+	int e = like ? kp_write_file_atomic_like(path, data, len, like)
+		     : kp_write_file_atomic(path, data, len);
 	if (e) {
 		fprintf(stderr, "kpipe rewrite: error: cannot write '%s': %s\n", path, strerror(-e));
 		return KP_EXIT_INPUT;
@@ -495,16 +498,13 @@ int cmd_rewrite(int argc, char **argv)
 			if (o.backup_suffix) {
 				kp_strbuf bk = KP_STRBUF_INIT;
 				kp_strbuf_addf(&bk, "%s%s", in, o.backup_suffix);
-				rc = write_out(kp_strbuf_str(&bk), src, len);
-				struct stat st;
-				if (rc == KP_EXIT_OK && stat(in, &st) == 0)
-					chmod(kp_strbuf_str(&bk), st.st_mode & 07777);
+				rc = write_out(kp_strbuf_str(&bk), src, len, in);
 				kp_strbuf_release(&bk);
 			}
 			if (rc == KP_EXIT_OK)
-				rc = write_out(in, out, outlen);
+				rc = write_out(in, out, outlen, NULL);
 		} else if (o.output && strcmp(o.output, "-")) {
-			rc = write_out(o.output, out, outlen);
+			rc = write_out(o.output, out, outlen, NULL);
 		} else {
 			fwrite(out, 1, outlen, stdout);
 		}

@@ -1,6 +1,7 @@
 /*
  * util.c - checked allocation, string buffers, the per-run arena, file
- * reading, atomic file writing and running external tools.
+ * reading and running external tools (atomic file writing is in
+ * safe_write.c, beside the signal handler that cleans up after it).
  *
  * This is the only module that aborts (on out-of-memory); everything else
  * returns status codes to its caller.
@@ -9,8 +10,6 @@
 #include "util.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,54 +204,6 @@ int kp_read_file(const char *path, char **out, size_t *len)
 		return -errno;
 	int rc = kp_read_stream(fp, out, len);
 	fclose(fp);
-	return rc;
-}
-
-int kp_write_file_atomic(const char *path, const char *data, size_t len)
-{
-	char *dup = kp_xstrdup(path);
-	char *dir = dirname(dup);
-	kp_strbuf tmp = KP_STRBUF_INIT;
-	kp_strbuf_addf(&tmp, "%s/.kpipe-tmp-XXXXXX", dir);
-	free(dup);
-	int rc = 0;
-	int fd = mkstemp(tmp.buf);
-	if (fd < 0) {
-		rc = -errno;
-		goto cleanup;
-	}
-	struct stat st;
-	mode_t mode = 0644;
-	if (stat(path, &st) == 0)
-		mode = st.st_mode & 07777;
-	else {
-		mode_t um = umask(0);
-		umask(um);
-		mode = 0666 & ~um;
-	}
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = -errno;
-			break;
-		}
-		off += (size_t)w;
-	}
-	if (rc == 0 && fchmod(fd, mode) != 0)
-		rc = -errno;
-	if (rc == 0 && fsync(fd) != 0 && errno != EINVAL)
-		rc = -errno;
-	if (close(fd) != 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && rename(tmp.buf, path) != 0)
-		rc = -errno;
-	if (rc != 0)
-		unlink(tmp.buf);
-cleanup:
-	kp_strbuf_release(&tmp);
 	return rc;
 }
 

@@ -53,9 +53,14 @@ void kp_arena_release(kp_arena *a);
 int kp_read_file(const char *path, char **out, size_t *len);
 /* Reads all of a stream (stdin). Same contract. */
 int kp_read_stream(void *fp, char **out, size_t *len);
-/* Writes atomically: temp file in the destination directory, then rename.
- * Keeps the mode of an existing destination. Returns 0 or -errno. */
+/* Writes atomically (safe_write.c): a temporary file in the destination's
+ * directory, then rename; a signal, a full disk or a file-size limit leaves
+ * the destination as it was.  Keeps the mode (and owner, where allowed) of
+ * an existing destination and writes through a symbolic link.  Returns 0
+ * or -errno. */
 int kp_write_file_atomic(const char *path, const char *data, size_t len);
+/* The same, with the mode, owner and group of the file `like` (backups). */
+int kp_write_file_atomic_like(const char *path, const char *data, size_t len, const char *like);
 
 /* Runs a command (argv, NULL-terminated) capturing stdout+stderr into *out
  * (caller frees). Returns the exit status, or -1 when it could not start. */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -204,6 +205,60 @@ Test(files, atomic_write_into_missing_directory_fails, .init = make_tmpdir, .fin
 {
 	char *path = tmp_path("no/such/dir/a.cu");
 	cr_expect_lt(kp_write_file_atomic(path, "x", 1), 0);
+	free(path);
+}
+
+Test(files, atomic_write_like_takes_the_mode_of_another_file, .init = make_tmpdir,
+     .fini = remove_tmpdir)
+{
+	char *orig = tmp_path("k.cu"), *bak = tmp_path("k.cu.orig");
+	cr_assert_eq(kp_write_file_atomic(orig, "src\n", 4), 0);
+	cr_assert_eq(chmod(orig, 0640), 0);
+	cr_assert_eq(kp_write_file_atomic_like(bak, "src\n", 4, orig), 0);
+	struct stat st;
+	cr_assert_eq(stat(bak, &st), 0);
+	cr_expect_eq(st.st_mode & 07777, 0640, "mode is %o", (unsigned)(st.st_mode & 07777));
+	free(orig);
+	free(bak);
+}
+
+Test(files, atomic_write_through_a_symlink, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+	char *target = tmp_path("real.cu"), *link = tmp_path("link.cu");
+	cr_assert_eq(kp_write_file_atomic(target, "old\n", 4), 0);
+	cr_assert_eq(symlink("real.cu", link), 0);
+	cr_assert_eq(kp_write_file_atomic(link, "new\n", 4), 0);
+	struct stat st;
+	cr_assert_eq(lstat(link, &st), 0);
+	cr_expect(S_ISLNK(st.st_mode), "the link was replaced by a file");
+	char *back = NULL;
+	cr_assert_eq(kp_read_file(target, &back, NULL), 0);
+	cr_expect_str_eq(back, "new\n");
+	free(back);
+	free(target);
+	free(link);
+}
+
+/* A file-size limit makes the write fail with EFBIG (SIGXFSZ is ignored
+ * while writing) and leaves the destination and the directory as they were.
+ * Criterion runs each test in its own process: the limit stays there. */
+Test(files, atomic_write_over_the_size_limit_fails_cleanly, .init = make_tmpdir,
+     .fini = remove_tmpdir)
+{
+	char *path = tmp_path("a.cu");
+	cr_assert_eq(kp_write_file_atomic(path, "old\n", 4), 0);
+	struct rlimit rl = {1024, 1024};
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	static char big[4096];
+	memset(big, 'x', sizeof(big));
+	cr_expect_eq(kp_write_file_atomic(path, big, sizeof(big)), -EFBIG);
+	char *back = NULL;
+	cr_assert_eq(kp_read_file(path, &back, NULL), 0);
+	cr_expect_str_eq(back, "old\n");
+	free(back);
+	char cmd[160];
+	snprintf(cmd, sizeof(cmd), "test \"$(ls -A '%s')\" = a.cu", tmpdir);
+	cr_expect_eq(system(cmd), 0, "temporary files left in %s", tmpdir);
 	free(path);
 }
 
