@@ -1,7 +1,7 @@
 /*
  * cmd_tune.c - `kpipe tune FILE.cu [--spec LAUNCH] [-o OUT | -i]`: builds
- * every legal variant of the file (register staging; cp.async rings of 2, 3
- * and 4 stages), validates each one's compile and SASS (validate.c), runs
+ * every legal variant of the file (register staging, plain and with the
+ * prefetch through __ldca; cp.async rings of 2, 3 and 4 stages), validates each one's compile and SASS (validate.c), runs
  * the original and all that passed in one harness run (gpu_run.c: every
  * size checked element by element, the 'target' size timed in rounds),
  * prints the table, and writes the fastest variant, or the original when
@@ -46,6 +46,7 @@ static const struct {
 	int stages;
 } kinds[] = {
 	{"register", "register", 2},
+	{"register-ca", "register-ca", 2},
 	{"cp-async", "cp-async", 2},
 	{"cp-async-s3", "cp-async", 3},
 	{"cp-async-s4", "cp-async", 4},
@@ -355,6 +356,10 @@ int cmd_tune(int argc, char **argv)
 				if (c[k].text && c[k].len == c[i].len &&
 				    !memcmp(c[k].text, c[i].text, c[i].len))
 					c[i].same_as = c[k].name;
+			/* register-ca without a read through __ldca is register */
+			if (!strcmp(c[i].name, "register-ca") && !memmem(c[i].text, c[i].len, "__ldca(", 7) &&
+			    c[0].text)
+				c[i].same_as = c[0].name;
 		}
 		kp_rw_result_release(&r);
 	}

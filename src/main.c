@@ -5,6 +5,7 @@
  */
 #include "cli.h"
 #include "cuda_env.h"
+#include "safe_write.h"
 #include "validate.h"
 
 #include <stdio.h>
@@ -56,7 +57,8 @@ static const char usage[] =
 	"  -i, --in-place      rewrite the input file(s); --backup-suffix=.orig keeps a copy\n"
 	"  --diff              print a unified diff (git apply / patch -p1)\n"
 	"  --dry-run           write nothing; exit 1 when something would change\n"
-	"  --variant V         auto (default), cp-async or register\n"
+	"  --variant V         auto (default), cp-async, register or register-ca (register\n"
+	"                      staging with the prefetch through __ldca)\n"
 	"  --stages N          pipeline depth, 2 (default) to 8; more than 2 uses cp.async\n"
 	"  --assume-filename P name of the buffer read from stdin (FILE = -)\n"
 	"  --export-fixes F    write the changes and refusals as clang-tidy fixes (YAML) for\n"
@@ -159,6 +161,8 @@ int main(int argc, char **argv)
 		return cmd_version(argc - 1, argv + 1);
 	for (size_t i = 0; i < KP_ARRAY_LEN(commands); i++)
 		if (!strcmp(c, commands[i].name)) {
+			/* an interrupted command leaves no temporary file behind */
+			kp_guard_install();
 			for (int j = 2; j < argc; j++)
 				if (!strcmp(argv[j], "--help") || !strcmp(argv[j], "-h"))
 					return cmd_help(0, NULL);

@@ -15,6 +15,7 @@
 #include <clang-c/Index.h>
 #include <errno.h>
 #include <libgen.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,8 @@ typedef struct {
 	CXTranslationUnit tu;
 	CXFile main;
 	int in_template; /* converting a template body: types may be dependent */
+	int depth;       /* convert()'s recursion depth */
+	int too_deep;    /* line of the first node past KP_MAX_NESTING, 0 if none */
 	/* declaration identity: clang canonical cursor -> kp_decl */
 	CXCursor *dkeys;
 	kp_decl **dvals;
@@ -326,6 +329,26 @@ static enum CXChildVisitResult collect(CXCursor cur, CXCursor parent, CXClientDa
 /* Operator token of a unary/binary operator cursor. */
 static const char *op_token(pctx *c, CXCursor cur, kp_node *n, int binary)
 {
+#if KPIPE_LIBCLANG_MAJOR >= 17
+	/* Ask for the operator's kind: tokenizing the whole extent of every
+	 * operator is quadratic in a long chain such as 1 + 1 + ... + 1 (a
+	 * 20 000-term line took 24 s).  An operator from a macro keeps the
+	 * token answer below, which the analysis has always seen there (the
+	 * extent is then the macro's use, a few tokens). */
+	if (n->from_macro) {
+		/* below */
+	} else if (binary) {
+		enum CXBinaryOperatorKind bk = clang_getCursorBinaryOperatorKind(cur);
+		if (bk != CXBinaryOperator_Invalid)
+			return cx_dup(&c->f->arena, clang_getBinaryOperatorKindSpelling(bk));
+	} else {
+		enum CXUnaryOperatorKind uk = clang_getCursorUnaryOperatorKind(cur);
+		if (uk != CXUnaryOperator_Invalid) {
+			n->postfix = uk == CXUnaryOperator_PostInc || uk == CXUnaryOperator_PostDec;
+			return cx_dup(&c->f->arena, clang_getUnaryOperatorKindSpelling(uk));
+		}
+	}
+#endif
 	CXSourceRange r = clang_getCursorExtent(cur);
 	CXToken *toks = NULL;
 	unsigned nt = 0;
@@ -378,7 +401,33 @@ static void add_kid(kp_arena *a, kp_node *n, kp_node *k, int *cap)
 	n->kids[n->nkids++] = k;
 }
 
+/* Deepest statement/expression nesting converted: analyze.c walks the tree
+ * recursively on the caller's stack, and no real kernel nests this deep
+ * (a 100 000-term sum on one line did, and overflowed it). */
+#define KP_MAX_NESTING 2000
+
+static kp_node *convert_node(pctx *c, CXCursor cur);
+
 static kp_node *convert(pctx *c, CXCursor cur)
+{
+	if (c->depth >= KP_MAX_NESTING) {
+		if (!c->too_deep) {
+			unsigned line = 0;
+			clang_getExpansionLocation(clang_getCursorLocation(cur), NULL, &line, NULL, NULL);
+			c->too_deep = line ? (int)line : -1;
+		}
+		kp_node *n = kp_arena_alloc(&c->f->arena, sizeof(*n));
+		n->kind = KP_N_OTHER;
+		n->type_size = -1;
+		return n;
+	}
+	c->depth++;
+	kp_node *n = convert_node(c, cur);
+	c->depth--;
+	return n;
+}
+
+static kp_node *convert_node(pctx *c, CXCursor cur)
 {
 	kp_file *f = c->f;
 	enum CXCursorKind ck = clang_getCursorKind(cur);
@@ -957,7 +1006,38 @@ static void add_diag(kp_file *f, CXDiagnostic d, pctx *c)
 		f->nerrors++;
 }
 
-int kp_parse(kp_file *f, const char *path, const kp_parse_opts *o, char **errmsg)
+/* clang's CUDA wrapper leaves out sm_32_intrinsics.h, so __ldca (which
+ * kpipe's register-ca rewrites call) is undeclared when clang parses such
+ * a file again.  A declaration for parsing only, force-included when the
+ * file mentions __ldca; nvcc uses CUDA's own.  Returns the header's path
+ * (a static buffer), or NULL when it cannot be written. */
+static const char *ldca_shim(void)
+{
+	static char path[4096];
+	static int done;
+	if (done)
+		return path[0] ? path : NULL;
+	done = 1;
+	const char *tmp = getenv("TMPDIR");
+	char dir[3800];
+	snprintf(dir, sizeof(dir), "%s/kpipe-stub-%d", tmp && *tmp ? tmp : "/tmp", (int)getuid());
+	mkdir(dir, 0700);
+	snprintf(path, sizeof(path), "%s/kpipe_ldca.h", dir);
+	if (!exists_file(path)) {
+		static const char text[] =
+			"/* kpipe: declares __ldca for clang, whose CUDA wrapper does not include\n"
+			" * sm_32_intrinsics.h; used only when kpipe parses a file (nvcc has its own). */\n"
+			"#pragma once\n"
+			"#if defined(__clang__) && defined(__CUDA__) && !defined(__NVCC__)\n"
+			"template <typename T> __device__ T __ldca(const T *ptr);\n"
+			"#endif\n";
+		if (kp_write_file_atomic(path, text, sizeof(text) - 1) != 0)
+			path[0] = '\0';
+	}
+	return path[0] ? path : NULL;
+}
+
+static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char **errmsg)
 {
 	int rc = KP_PARSE_OK;
 	*errmsg = NULL;
@@ -1002,6 +1082,11 @@ int kp_parse(kp_file *f, const char *path, const kp_parse_opts *o, char **errmsg
 	if (sd) {
 		ADD_ARG("-isystem");
 		ADD_ARG("%s", sd);
+	}
+	const char *shim = memmem(f->src, f->len, "__ldca", 6) ? ldca_shim() : NULL;
+	if (shim) {
+		ADD_ARG("-include");
+		ADD_ARG("%s", shim);
 	}
 	if (!o->contents || o->build_dir)
 		compdb_args(path, o->build_dir, !o->no_compdb, &store, &nstore);
@@ -1068,10 +1153,62 @@ int kp_parse(kp_file *f, const char *path, const kp_parse_opts *o, char **errmsg
 	f->ndecls = c.nd;
 	if (f->nerrors)
 		rc = KP_PARSE_ERRORS;
+	else if (c.too_deep) {
+		kp_strbuf m = KP_STRBUF_INIT;
+		if (c.too_deep > 0)
+			kp_strbuf_addf(&m, "line %d: ", c.too_deep);
+		kp_strbuf_addf(&m, "statements or expressions nest deeper than %d levels; kpipe "
+			       "does not analyse such a file", KP_MAX_NESTING);
+		*errmsg = kp_strbuf_detach(&m);
+		rc = KP_PARSE_FAILED;
+	}
 cleanup:
 	free(c.dkeys);
 	free(c.dvals);
 	clang_disposeTranslationUnit(tu);
 	clang_disposeIndex(idx);
 	return rc;
+}
+
+/* libclang parses on a thread of its own with an 8 MB stack, and clang
+ * recurses once per operand of a long chain such as 1 + 1 + ... + 1: a
+ * 100 000-term line overflowed it and killed kpipe with SIGSEGV.  So the
+ * parse (and the conversion, which recurses too) runs on a thread with a
+ * large stack, reserved but only touched as deep as the input needs, and
+ * libclang is told to stay on it (LIBCLANG_NOTHREADS; it still recovers
+ * from its own crashes there).  Without the thread it parses in place. */
+#define KP_PARSE_STACK ((size_t)1 << 30)
+
+typedef struct {
+	kp_file *f;
+	const char *path;
+	const kp_parse_opts *o;
+	char **errmsg;
+	int rc;
+} parse_job;
+
+static void *parse_thread(void *arg)
+{
+	parse_job *j = arg;
+	j->rc = parse_file(j->f, j->path, j->o, j->errmsg);
+	return NULL;
+}
+
+int kp_parse(kp_file *f, const char *path, const kp_parse_opts *o, char **errmsg)
+{
+	parse_job j = {f, path, o, errmsg, KP_PARSE_FAILED};
+	pthread_attr_t attr;
+	pthread_t t;
+	int started = 0;
+	if (pthread_attr_init(&attr) == 0) {
+		if (pthread_attr_setstacksize(&attr, KP_PARSE_STACK) == 0) {
+			setenv("LIBCLANG_NOTHREADS", "1", 0);
+			started = pthread_create(&t, &attr, parse_thread, &j) == 0;
+		}
+		pthread_attr_destroy(&attr);
+	}
+	if (!started)
+		return parse_file(f, path, o, errmsg);
+	pthread_join(t, NULL);
+	return j.rc;
 }

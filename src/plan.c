@@ -9,10 +9,118 @@
  * registers, and cp.async is the choice that costs none.  The seed's compute/load
  * rule (measured on a GA104) is reported by analyze but did not predict
  * these.
+ *
+ * A loop with preprocessor conditionals is refused unless every #if group
+ * sits whole in the compute phase (or after the closing barrier) and names
+ * no tile: the transforms copy and move the loads and rebuild the
+ * barriers, so a directive there would be duplicated, dropped or left
+ * unbalanced, and the branch libclang did not see is never re-indexed.
  */
 #include "plan.h"
 
+#include <ctype.h>
 #include <string.h>
+
+/* The conditional directive starting a line at p: 1 opens a group (#if,
+ * #ifdef, #ifndef), 0 continues one (#elif..., #else), -1 closes it, 2 is
+ * anything else.  *word gets the directive's name. */
+static int cond_directive(const char *s, size_t len, size_t p, const char **word, int *wlen)
+{
+	while (p < len && (s[p] == ' ' || s[p] == '\t'))
+		p++;
+	if (p >= len || s[p] != '#')
+		return 2;
+	p++;
+	while (p < len && (s[p] == ' ' || s[p] == '\t'))
+		p++;
+	size_t b = p;
+	while (p < len && isalpha((unsigned char)s[p]))
+		p++;
+	*word = s + b;
+	*wlen = (int)(p - b);
+	static const struct {
+		const char *w;
+		int kind;
+	} ds[] = {{"if", 1},	{"ifdef", 1},	 {"ifndef", 1},	   {"elif", 0},
+		  {"else", 0},	{"elifdef", 0},	 {"elifndef", 0},  {"endif", -1}};
+	for (size_t i = 0; i < sizeof(ds) / sizeof(ds[0]); i++)
+		if (strlen(ds[i].w) == p - b && !strncmp(s + b, ds[i].w, p - b))
+			return ds[i].kind;
+	return 2;
+}
+
+static int is_ident(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+/* Does the identifier `name` occur in s[b, e)? */
+static int mentions(const char *s, unsigned b, unsigned e, const char *name)
+{
+	size_t n = strlen(name);
+	for (unsigned p = b; n && p + n <= e; p++)
+		if (!strncmp(s + p, name, n) && (p == b || !is_ident(s[p - 1])) &&
+		    (p + n == e || !is_ident(s[p + n])))
+			return 1;
+	return 0;
+}
+
+static const char *unbalanced(kp_file *f, int line)
+{
+	return kp_arena_printf(&f->arena,
+			       "line %d: a #if group of the compute phase does not close inside it", line);
+}
+
+/* Why the preprocessor conditionals in the loop stop the rewrite, or NULL. */
+static const char *conditional_problem(kp_file *f, const kp_loop *l)
+{
+	if (!l->node->in_main || l->node->end > f->len)
+		return NULL;
+	kp_spans sp;
+	kp_loop_spans(f, l, &sp);
+	const char *s = f->src;
+	int depth = 0, gspan = -1, line = 0;
+	unsigned gb = 0;
+	for (unsigned p = l->node->begin; p < l->node->end;) {
+		unsigned le = p;
+		while (le < f->len && s[le] != '\n')
+			le++;
+		const char *w;
+		int wl;
+		int k = cond_directive(s, le, p, &w, &wl);
+		if (k != 2) {
+			int col;
+			kp_file_linecol(f, p, &line, &col);
+			int span = p >= sp.comp_b && le <= sp.comp_e	 ? 0
+				   : p >= sp.tail_b && le <= sp.tail_e ? 1
+								       : -1;
+			if (span < 0)
+				return kp_arena_printf(&f->arena,
+						       "line %d: '#%.*s' in the loads, a barrier or the loop "
+						       "header: the rewrite copies and moves that code, so a "
+						       "conditional there would be duplicated or unbalanced",
+						       line, wl, w);
+			if (k == 1) {
+				if (depth++ == 0) {
+					gb = p;
+					gspan = span;
+				}
+			} else if (depth == 0 || span != gspan)
+				return unbalanced(f, line);
+			else if (k == -1 && --depth == 0)
+				for (int t = 0; t < l->ntiles; t++)
+					if (l->tiles[t].loaded &&
+					    mentions(s, gb, le, l->tiles[t].arr->name))
+						return kp_arena_printf(
+							&f->arena,
+							"line %d: the tile '%s' is used in a #if group; the "
+							"branch that is not compiled now would not be re-indexed",
+							line, l->tiles[t].arr->name);
+		}
+		p = le + 1;
+	}
+	return depth ? unbalanced(f, line) : NULL;
+}
 
 void kp_plan_loop(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, const char *requested,
 		  int stages)
@@ -22,6 +130,12 @@ void kp_plan_loop(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, co
 	if (stages < 2 || stages > 8) {
 		p->refuse_id = "kpipe-variant-unavailable";
 		p->refuse_msg = kp_arena_printf(&f->arena, "%d stages: kpipe builds 2 to 8", stages);
+		return;
+	}
+	const char *cond = conditional_problem(f, l);
+	if (cond) {
+		p->refuse_id = "kpipe-preprocessor-conditional";
+		p->refuse_msg = cond;
 		return;
 	}
 	if (l->tile_bytes > 0) {
@@ -51,7 +165,7 @@ void kp_plan_loop(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, co
 		p->why = "requested with --variant cp-async";
 		return;
 	}
-	if (!strcmp(requested, "register")) {
+	if (!strcmp(requested, "register") || !strcmp(requested, "register-ca")) {
 		if (stages != 2) {
 			p->refuse_id = "kpipe-variant-unavailable";
 			p->refuse_msg = "register staging uses exactly 2 buffers";
@@ -63,8 +177,13 @@ void kp_plan_loop(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, co
 				kp_arena_printf(&f->arena, "register staging was requested but %s", rg_no);
 			return;
 		}
-		p->xform = rg;
-		p->why = "requested with --variant register";
+		if (!strcmp(requested, "register-ca")) {
+			p->xform = kp_transform_find("register-ca");
+			p->why = "requested with --variant register-ca";
+		} else {
+			p->xform = rg;
+			p->why = "requested with --variant register";
+		}
 		return;
 	}
 	if (stages > 2 && !cp_ok) {

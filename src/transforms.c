@@ -8,10 +8,12 @@
 
 extern const kp_transform kp_transform_cp_async;
 extern const kp_transform kp_transform_register;
+extern const kp_transform kp_transform_register_ca;
 
 static const kp_transform *const registry[] = {
 	&kp_transform_cp_async,
 	&kp_transform_register,
+	&kp_transform_register_ca,
 };
 
 const kp_transform *kp_transform_find(const char *name)

@@ -5,7 +5,7 @@
  * the registers into the other buffer (STS) and crosses one barrier.
  *
  *   prologue:  if (tile 0 exists) load it into buffer 0; __syncthreads();
- *   loop:      if (next exists) regs = next tile
+ *   loop:      if (next exists) { regs = next tile; __syncwarp(); }
  *              compute buffer kp_stage
  *              buffer kp_stage ^ 1 = regs (unguarded: see below)
  *              __syncthreads(); kp_stage ^= 1;
@@ -14,6 +14,27 @@
  * previous iteration, before its barrier.  Staging arrays are indexed
  * only by compile-time expressions of the (unrolled) copy loops, so they
  * stay in registers.  Works on any architecture and for any copy.
+ *
+ * The guarded prefetch ends with __syncwarp().  Without it ptxas
+ * predicates the small guarded block (if-conversion) and then schedules
+ * its loads freely inside the loop body: to stay under a register count
+ * that keeps its occupancy it sinks them next to the stores, below most
+ * of the math, and the overlap is gone (sgemm_128x128x8: the first LDG
+ * after 256 of 512 FFMAs; matmul_ptr_bump: after 109 of 128;
+ * matmul_barrier_top: after 30 of 32).  A warp barrier orders the
+ * warp's memory accesses, so ptxas does not move coherent loads (LDG.E)
+ * below it.  Read-only loads (LDG.E.CONSTANT, from const __restrict__
+ * pointers) are not ordered by it, and where they land stays ptxas's
+ * choice: with the barrier in the block it keeps more of them above the
+ * math (sgemm_128x128x8: 4 of 5 loads before all 512 FFMAs, the float4
+ * load of B after 242 of them), but this is observed, not guaranteed;
+ * `kpipe validate` checks it.  It costs nothing at run time
+ * (a converged warp: ptxas emits a NOP) and is legal: kp_has_next is
+ * the loop condition of the next iteration, which every thread of the
+ * block evaluates alike (the loop holds __syncthreads()), so every
+ * non-exited thread of the warp reaches the same __syncwarp().  The
+ * guard itself stays: no address outside the next tile is ever read,
+ * and the last iteration reads nothing.
  */
 #include "transform.h"
 
@@ -295,10 +316,60 @@ static void drop_dead_decls(kp_file *f, const kp_loop *l, kp_subs *s, int store)
 	free(g.headers.v);
 }
 
+/* Element types __ldca() has an overload for (sm_32_intrinsics.h,
+ * cuda_fp16.h, cuda_bf16.h). */
+static const char *const ldca_types[] = {
+	"float",	  "double",	 "float2",	  "float4",	    "double2",
+	"int",		  "unsigned int", "unsigned",	  "int2",	    "int4",
+	"uint2",	  "uint4",	 "char",	  "signed char",    "unsigned char",
+	"short",	  "unsigned short", "long",	  "unsigned long",  "long long",
+	"unsigned long long", "char2",	 "char4",	  "uchar2",	    "uchar4",
+	"short2",	  "short4",	 "ushort2",	  "ushort4",	    "longlong2",
+	"ulonglong2",	  "__half",	 "half",	  "__half2",	    "half2",
+	"__nv_bfloat16",  "__nv_bfloat162", "int8_t",	  "uint8_t",	    "int16_t",
+	"uint16_t",	  "int32_t",	 "uint32_t",	  "int64_t",	    "uint64_t",
+};
+
+/*
+ * register-ca: the prefetch reads through __ldca() (ld.global.ca) where
+ * the tile comes from a `const T *__restrict__` kernel parameter.  ptxas
+ * reads such a pointer with LDG.E.CONSTANT, which neither __syncwarp()
+ * nor a block barrier orders, and may sink those loads below the math;
+ * a coherent load stays above the __syncwarp() that closes the prefetch.
+ * The value read is the same (the data is read-only during the kernel:
+ * that is what the const __restrict__ promised); only the cache path
+ * changes.  A kernel parameter pointer addresses global memory, which is
+ * what __ldca() requires.  Returns the lvalue node to wrap, or NULL when
+ * the copy is not such a read (it then stays a plain load).
+ */
+static const kp_node *ldca_target(const kp_load *ld)
+{
+	const kp_decl *d = ld->src;
+	if (!d || d->kind != KP_D_PARM || !d->is_pointer || !d->type || !ld->rhs ||
+	    !strstr(d->type, "restrict") || strncmp(d->type, "const ", 6) || strstr(d->type, "volatile"))
+		return NULL;
+	const kp_node *n = ld->rhs;
+	while (n && (n->kind == KP_N_PAREN || (n->kind == KP_N_OTHER && n->nkids == 1)))
+		n = n->kids[0];
+	if (!n || !n->type || strstr(n->type, "volatile") ||
+	    !(n->kind == KP_N_SUBSCRIPT || (n->kind == KP_N_UNOP && n->op && !strcmp(n->op, "*"))))
+		return NULL;
+	const char *t = n->type;
+	if (!strncmp(t, "const ", 6))
+		t += 6;
+	size_t len = strlen(t);
+	if (len > 6 && !strcmp(t + len - 6, " const"))
+		len -= 6;
+	for (size_t i = 0; i < KP_ARRAY_LEN(ldca_types); i++)
+		if (strlen(ldca_types[i]) == len && !strncmp(ldca_types[i], t, len))
+			return n;
+	return NULL;
+}
+
 /* fetch: copies write the staging registers (next tile's addresses);
  * store: copies become "tile[next] = register". */
 static char *load_copy(kp_file *f, const kp_loop *l, const kp_spans *sp, const stage_reg *r,
-		       int store)
+		       int store, int ldca)
 {
 	kp_subs s = {0};
 	if (store)
@@ -333,6 +404,19 @@ static char *load_copy(kp_file *f, const kp_loop *l, const kp_spans *sp, const s
 		}
 		kp_strbuf_release(&reg);
 	}
+	for (int i = 0; i < l->nloads && ldca && !store; i++) {
+		/* the whole read, rendered with the advanced inductions, wrapped:
+		 * it contains (and so replaces) the substitutions inside it */
+		const kp_node *n = ldca_target(&l->loads[i]);
+		if (!n)
+			continue;
+		char *x = kp_render(f, n->begin, n->end, &s);
+		kp_strbuf w = KP_STRBUF_INIT;
+		kp_strbuf_addf(&w, "__ldca(&(%s))", x);
+		kp_subs_add(&outer, n->begin, n->end - n->begin, kp_strbuf_str(&w));
+		kp_strbuf_release(&w);
+		free(x);
+	}
 	for (int i = 0; i < s.n; i++)
 		kp_subs_add(&outer, s.v[i].off, s.v[i].len, s.v[i].text);
 	drop_dead_decls(f, l, &outer, store);
@@ -343,8 +427,8 @@ static char *load_copy(kp_file *f, const kp_loop *l, const kp_spans *sp, const s
 	return txt;
 }
 
-static int reg_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edits *out,
-		     const char **err)
+static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edits *out,
+			    const char **err, int ldca)
 {
 	stage_reg *r = kp_xcalloc((size_t)(l->nloads ? l->nloads : 1), sizeof(*r));
 	if (plan_regs(f, l, r, err)) {
@@ -363,7 +447,15 @@ static int reg_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_ed
 	const char *I1 = kp_strbuf_str(&i1), *I2 = kp_strbuf_str(&i2);
 
 	kp_strbuf sb = KP_STRBUF_INIT;
-	char *comment = kp_arena_printf(&f->arena, "register staging, 2 buffers: %s", o->why);
+	int nca = 0;
+	for (int i = 0; ldca && i < l->nloads; i++)
+		nca += ldca_target(&l->loads[i]) != NULL;
+	char *comment = kp_arena_printf(
+		&f->arena, "register staging%s, 2 buffers: %s",
+		!ldca	? ""
+		: nca	? " (prefetch of read-only tiles through __ldca)"
+			: " (no tile read from a const __restrict__ parameter: plain loads)",
+		o->why);
 	kp_emit_open(&sb, f, l, start, ind, I1, comment, 2, out);
 	for (int i = 0; i < l->nloads; i++)
 		kp_strbuf_addf(&sb, "%s%s kp_reg%d[%s] = {};\n", I1, r[i].type, i, r[i].size);
@@ -391,10 +483,13 @@ static int reg_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_ed
 	kp_subs_release(&cn);
 	kp_strbuf_addf(&sb, "%sconst bool kp_has_next = %s;\n", I2, c1);
 	free(c1);
-	char *fetch = load_copy(f, l, &sp, r, 0);
+	char *fetch = load_copy(f, l, &sp, r, 0, ldca);
 	char *fetch_i = kp_reindent(fetch, I1 + strlen(ind));
 	char *fetch_ii = kp_reindent(fetch_i, iu);
-	kp_strbuf_addf(&sb, "%sif (kp_has_next) {\n%s%s}\n", I2, fetch_ii, I2);
+	/* __syncwarp() closes the prefetch, inside the guard: see the comment
+	 * at the top of this file. */
+	kp_strbuf_addf(&sb, "%sif (kp_has_next) {\n%s%s%s__syncwarp();\n%s}\n", I2, fetch_ii, I2, iu,
+		       I2);
 	free(fetch);
 	free(fetch_i);
 	free(fetch_ii);
@@ -408,7 +503,7 @@ static int reg_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_ed
 	free(comp_i);
 	kp_subs_release(&cs);
 
-	char *store = load_copy(f, l, &sp, r, 1);
+	char *store = load_copy(f, l, &sp, r, 1, 0);
 	char *store_i = kp_reindent(store, I1 + strlen(ind));
 	char *store_ii = kp_reindent(store_i, iu);
 	/* The store runs unconditionally: on the last iteration it fills the
@@ -437,9 +532,29 @@ static int reg_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_ed
 	return 0;
 }
 
+static int reg_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edits *out,
+		     const char **err)
+{
+	return reg_apply_common(f, l, o, out, err, 0);
+}
+
+static int reg_ca_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edits *out,
+			const char **err)
+{
+	return reg_apply_common(f, l, o, out, err, 1);
+}
+
 const kp_transform kp_transform_register = {
 	"register",
 	"double-buffered shared tiles filled from staging registers (LDG before the math, STS after)",
 	reg_match,
 	reg_apply,
+};
+
+const kp_transform kp_transform_register_ca = {
+	"register-ca",
+	"register staging whose prefetch of read-only (const __restrict__) tiles goes through "
+	"__ldca, which ptxas keeps above the math",
+	reg_match,
+	reg_ca_apply,
 };
