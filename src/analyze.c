@@ -321,8 +321,9 @@ typedef struct {
 	int nr, capr;
 	kp_decl **decl; /* declared inside */
 	int nd, capd;
-	kp_node *first_global_store;
-	kp_decl *global_store_ptr;
+	kp_decl **gs; /* pointers stored through (global memory), first store each */
+	kp_node **gsat;
+	int ngs, capgs;
 } rw_set;
 
 static void push_decl(kp_decl ***v, int *n, int *cap, kp_decl *d)
@@ -351,6 +352,8 @@ static void rw_release(rw_set *s)
 	free(s->wat);
 	free(s->r);
 	free(s->decl);
+	free(s->gs);
+	free(s->gsat);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -362,9 +365,11 @@ static void note_write(rw_set *s, kp_node *target, kp_node *at)
 	/* a store through a pointer that is not shared: global memory, not a
 	 * change of the pointer itself */
 	if (root->decl->is_pointer && !root->decl->is_shared && root != kp_node_strip(target)) {
-		if (!s->first_global_store) {
-			s->first_global_store = at;
-			s->global_store_ptr = root->decl;
+		int before = s->ngs;
+		push_decl(&s->gs, &s->ngs, &s->capgs, root->decl);
+		if (s->ngs != before) {
+			s->gsat = kp_xrealloc(s->gsat, sizeof(*s->gsat) * (size_t)s->capgs);
+			s->gsat[s->ngs - 1] = at;
 		}
 		return;
 	}
@@ -374,6 +379,51 @@ static void note_write(rw_set *s, kp_node *target, kp_node *at)
 		s->wat = kp_xrealloc(s->wat, sizeof(*s->wat) * (size_t)s->capw);
 		s->wat[s->nw - 1] = at;
 	}
+}
+
+/* Whether parameter `i` (0-based) of a function type spelled by libclang,
+ * "void (fragment<accumulator, 16, 16, 16, float> &, const __half *, int)",
+ * is a non-const lvalue reference: the call may write what is passed there
+ * (wmma::mma_sync and load_matrix_sync write their first argument). */
+static int param_is_out_ref(const char *type, int i)
+{
+	const char *p = type ? strchr(type, '(') : NULL;
+	if (!p)
+		return 0;
+	int depth = 0, idx = 0, is_const = 0;
+	char last = 0, prev = 0;
+	for (p++; *p; p++) {
+		char ch = *p;
+		if (ch == '<' || ch == '(' || ch == '[') {
+			depth++;
+			continue;
+		}
+		if (ch == '>' || ch == ']' || (ch == ')' && depth > 0)) {
+			depth--;
+			continue;
+		}
+		if (depth == 0 && (ch == ',' || ch == ')')) {
+			if (idx == i)
+				return last == '&' && prev != '&' && !is_const;
+			if (ch == ')')
+				return 0;
+			idx++;
+			is_const = 0;
+			last = prev = 0;
+			continue;
+		}
+		if (depth)
+			continue;
+		/* "const" as a word (p > type: the scan starts after '(') */
+		if (!strncmp(p, "const", 5) && !(p[-1] == '_' || (p[-1] | 32) >= 'a') &&
+		    !(p[5] == '_' || ((p[5] | 32) >= 'a' && (p[5] | 32) <= 'z')))
+			is_const = 1;
+		if (ch != ' ') {
+			prev = last;
+			last = ch;
+		}
+	}
+	return 0;
 }
 
 static void collect_rw(kp_node *n, rw_set *s)
@@ -408,6 +458,16 @@ static void collect_rw(kp_node *n, rw_set *s)
 			if (a && a->kind == KP_N_DECLREF && a->decl && a->decl->is_array &&
 			    n->decl && n->decl->kind == KP_D_FUNC)
 				note_write(s, a, n);
+		}
+		/* and so may lvalues bound to non-const reference parameters
+		 * (kids[0] is the callee, the arguments follow) */
+		if (n->decl && n->decl->kind == KP_D_FUNC && n->nkids > 1) {
+			const kp_node *callee = kp_node_strip(n->kids[0]);
+			if (callee && callee->kind == KP_N_DECLREF && callee->decl &&
+			    callee->decl->kind == KP_D_FUNC)
+				for (int i = 1; i < n->nkids; i++)
+					if (param_is_out_ref(n->decl->type, i - 1))
+						note_write(s, n->kids[i], n);
 		}
 		break;
 	default: break;
@@ -1086,14 +1146,18 @@ static void analyze_loop(actx *c)
 			   "no __syncthreads() separates the tile loads from the compute phase");
 		return;
 	}
-	if (ntop != 2) {
-		if (!si.nested_barriers)
-			add_reason(c, n, "kpipe-loop-shape",
-				   "expected two top-level barriers (load; sync; compute; sync), found %d",
-				   ntop);
-		if (ntop < 1)
-			return;
-	}
+	if (ntop == 1 && !si.nested_barriers)
+		/* one of the two barriers is missing: either the compute reads
+		 * tiles other threads may still be writing, or the next copy
+		 * overwrites tiles other threads may still be reading */
+		add_reason(c, n, "kpipe-no-barrier",
+			   "only one __syncthreads() in the loop: the tile loads and the compute phase "
+			   "need one barrier between them and another before the next loads");
+	else if (ntop != 2 && !si.nested_barriers)
+		add_reason(c, n, "kpipe-loop-shape",
+			   "expected two top-level barriers (load; sync; compute; sync), found %d", ntop);
+	if (ntop < 1)
+		return;
 	if (si.atomics)
 		add_reason(c, si.first_atomic, "kpipe-memory-order",
 			   "'%s' in the loop: atomics order memory that pipelining would reorder",
@@ -1309,15 +1373,18 @@ static void analyze_loop(actx *c)
 				   lw.decl[i]->name);
 			break;
 		}
-	/* a global store to memory that the loads read */
-	if (all.first_global_store && all.global_store_ptr) {
-		for (int i = 0; i < l->nloads; i++)
-			if (l->loads[i].src == all.global_store_ptr) {
-				add_reason(c, all.first_global_store, "kpipe-memory-order",
-					   "the loop stores to '%s', which its tile loads also read",
-					   all.global_store_ptr->name);
-				break;
-			}
+	/* a global store to memory that the loads read (any store of the
+	 * loop, not only the first: a store to the output may come before) */
+	for (int g = 0; g < all.ngs; g++) {
+		int hit = 0;
+		for (int i = 0; i < l->nloads && !hit; i++)
+			hit = l->loads[i].src == all.gs[g];
+		if (hit) {
+			add_reason(c, all.gsat[g], "kpipe-memory-order",
+				   "the loop stores to '%s', which its tile loads also read",
+				   all.gs[g]->name);
+			break;
+		}
 	}
 	/* the condition may only move with the induction variables */
 	{
@@ -1556,7 +1623,8 @@ static int has_barrier_or_smem_store(kp_node *n)
 		return 1;
 	if (is_assign(n) && n->nkids == 2) {
 		kp_decl *t;
-		if (shared_lhs(n->kids[0], &t) && global_load_root(n->kids[1]))
+		/* a plain copy, or a converting or guarded one (c ? A[i] : 0) */
+		if (shared_lhs(n->kids[0], &t) && find_global_load(n->kids[1]))
 			return 1;
 	}
 	for (int i = 0; i < n->nkids; i++)

@@ -2,7 +2,8 @@
  * test_analyze.c - kp_parse + kp_analyze on small in-memory kernels: the
  * facts found for a minimal eligible 16x16 tiled matmul (loop, induction,
  * copies, tiles, math, variants), one near miss per legality id with the
- * exact id and its position, parse errors, template instantiations, and
+ * exact id and its position (and the shapes of tests/mutants that once
+ * slipped through), parse errors, template instantiations, and
  * tile sizes from constexpr variables and -D.
  *
  * Sources are parsed from memory (kp_parse_opts.contents) under a path
@@ -361,6 +362,24 @@ static const char *const near_src[] = {
 	     "    for (; k0 < K;) {\n" LOAD SYNC COMP SYNC "        k0 += TILE;\n" END TAIL,
 	/* 17 kpipe-memory-order: __threadfence in the loop */
 	HEAD FOR LOAD SYNC COMP "        __threadfence();\n" SYNC END TAIL,
+	/* 18 kpipe-no-barrier: the closing barrier removed (legality mutant) */
+	HEAD FOR LOAD SYNC COMP END TAIL,
+	/* 19 kpipe-no-barrier: the barrier after the copies removed */
+	HEAD FOR LOAD COMP SYNC END TAIL,
+	/* 20 kpipe-no-barrier: guarded copies and no barrier: still a candidate */
+	HEAD FOR "        As[ty][tx] = row < N ? A[row * K + k0 + tx] : 0.0f;\n"
+		 "        Bs[ty][tx] = col < N ? B[(k0 + ty) * N + col] : 0.0f;\n" COMP END TAIL,
+	/* 21 kpipe-memory-order: the store to A comes after one to the output */
+	HEAD_X("", "float", "[TILE][TILE]", "[TILE][TILE]", "")
+		FOR LOAD SYNC COMP "        C[row * N + col] = acc;\n"
+				   "        A[row * K + k0 + tx] = acc;\n" SYNC END TAIL,
+	/* 22 kpipe-load-depends-on-compute: the accumulator is written through a
+	 * reference parameter (as wmma::mma_sync writes its fragment) */
+	HEAD_X("__device__ void mac(float &s, float a, float b) { s += a * b; }\n", "const float",
+	       "[TILE][TILE]", "[TILE][TILE]", "")
+		FOR "        As[ty][tx] = A[row * K + k0 + tx + ((int)acc & 1)];\n" LOAD_B SYNC
+		"        for (int kk = 0; kk < TILE; ++kk)\n"
+		"            mac(acc, As[ty][kk], Bs[kk][tx]);\n" SYNC END TAIL,
 };
 
 /* Parameters are copied into a freshly exec'd worker: strings inline. */
@@ -392,6 +411,11 @@ ParameterizedTestParameters(analyze, near_miss)
 		{15, "kpipe-macro-array", 15, 20, "macro body"},
 		{16, "kpipe-loop-shape", 10, 5, "increment"},
 		{17, "kpipe-memory-order", 15, 9, "__threadfence"},
+		{18, "kpipe-no-barrier", 9, 5, "only one"},
+		{19, "kpipe-no-barrier", 9, 5, "only one"},
+		{20, "kpipe-no-barrier", 9, 5, "no __syncthreads()"},
+		{21, "kpipe-memory-order", 16, 9, "stores to 'A'"},
+		{22, "kpipe-load-depends-on-compute", 10, 5, "'acc'"},
 	};
 	return cr_make_param_array(struct near_miss, params, sizeof(params) / sizeof(params[0]));
 }
@@ -450,6 +474,31 @@ Test(analyze, store_to_output_pointer_in_loop)
 	cr_expect_null(find_reason(l, "kpipe-memory-order"));
 	cr_expect_null(find_reason(l, "kpipe-load-depends-on-compute"));
 	cr_expect(l->eligible);
+}
+
+/* A const reference parameter is read, not written: passing tile elements to
+ * it is no kpipe-compute-writes-tile (near miss 22 with the load restored). */
+Test(analyze, const_reference_argument_is_not_a_write)
+{
+	analyze_src(HEAD_X("__device__ void mac(float &s, const float &a, const float &b) "
+			   "{ s += a * b; }\n",
+			   "const float", "[TILE][TILE]", "[TILE][TILE]", "")
+			    FOR LOAD SYNC "        for (int kk = 0; kk < TILE; ++kk)\n"
+					  "            mac(acc, As[ty][kk], Bs[kk][tx]);\n" SYNC END TAIL);
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect(l->eligible);
+}
+
+/* A tile element bound to a non-const reference may be written. */
+Test(analyze, tile_element_to_reference_parameter_is_a_write)
+{
+	analyze_src(HEAD_X("__device__ void bump(float &s) { s += 1.0f; }\n", "const float",
+			   "[TILE][TILE]", "[TILE][TILE]", "")
+			    FOR LOAD SYNC COMP "        bump(As[ty][tx]);\n" SYNC END TAIL);
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect_not_null(find_reason(l, "kpipe-compute-writes-tile"));
 }
 
 Test(analyze, already_pipelined_flag)

@@ -1,0 +1,609 @@
+#!/usr/bin/env python3
+"""tests/mutants/mutate.py - legality mutants: near-miss copies of the
+eligible samples that kpipe must refuse, each with the refusal id expected.
+
+For every eligible sample (samples/*.cu except refused_*.cu) and every
+K-loop in it (a for loop whose body has two top-level __syncthreads() and
+copies into __shared__ arrays), the script writes one mutant per applicable
+mutation and variant:
+
+  kind                 what changes                                  expected id
+  divergent-barrier    a barrier moved under `if (threadIdx.x < 16)`  kpipe-divergent-barrier
+  barrier-removed      the first, the second or both barriers gone    kpipe-no-barrier
+  compute-writes-tile  the compute phase clears a loaded tile         kpipe-compute-writes-tile
+  load-depends-on-acc  a tile copy's index reads the accumulator      kpipe-load-depends-on-compute
+  smem-carried         the compute phase keeps state in __shared__    kpipe-smem-carried
+  global-store-load    the compute phase stores into a tile source    kpipe-memory-order
+                       (alone, or after a store to the output)
+  atomic               an atomicAdd in the compute or the load phase  kpipe-memory-order
+  cp-async             an existing cp.async (asm, or __pipeline_*)    kpipe-already-pipelined
+
+The edits are made on the source text (comments, strings and preprocessor
+lines are masked while scanning, so they are never matched); every mutant
+is still valid CUDA. A mutation that does not apply to a loop is skipped
+with a line saying why.
+
+Usage: mutate.py [--samples DIR] --out DIR
+Writes DIR/NNN-SAMPLE-KIND-VARIANT.cu and DIR/manifest.json (a list of
+{file, sample, kernel, kind, variant, expected, loop_line, loop_end_line}),
+and prints one line per mutant and per skip, then a count per kind.
+Standard library only.
+"""
+
+import argparse
+import glob
+import json
+import os
+import re
+import sys
+
+EXPECTED = {
+	"divergent-barrier": "kpipe-divergent-barrier",
+	"barrier-removed": "kpipe-no-barrier",
+	"compute-writes-tile": "kpipe-compute-writes-tile",
+	"load-depends-on-acc": "kpipe-load-depends-on-compute",
+	"smem-carried": "kpipe-smem-carried",
+	"global-store-load": "kpipe-memory-order",
+	"atomic": "kpipe-memory-order",
+	"cp-async": "kpipe-already-pipelined",
+}
+KINDS = list(EXPECTED)
+
+IDENT = re.compile(r"[A-Za-z_]\w*")
+KEYWORDS = {"if", "for", "while", "do", "switch", "return", "else", "sizeof",
+	    "const", "int", "float", "double", "unsigned", "size_t", "char",
+	    "__launch_bounds__", "reinterpret_cast", "static_cast", "const_cast"}
+
+
+class Skip(Exception):
+	"""A mutation that does not apply; the message says why."""
+
+
+# ------------------------------------------------------------ scanning
+
+def mask(src):
+	"""Same length as src; comments, string/char literals and preprocessor
+	lines replaced by spaces (newlines kept)."""
+	out = list(src)
+	i, n = 0, len(src)
+	line_start = True
+	while i < n:
+		c = src[i]
+		if line_start and c in " \t":
+			i += 1
+			continue
+		if line_start and c == "#":
+			# a directive, with its continuation lines
+			j = i
+			while j < n and src[j] != "\n":
+				if src[j] == "\\" and j + 1 < n and src[j + 1] == "\n":
+					j += 2
+					continue
+				j += 1
+			for k in range(i, j):
+				if out[k] != "\n":
+					out[k] = " "
+			i = j
+			continue
+		line_start = False
+		if c == "\n":
+			line_start = True
+			i += 1
+		elif src.startswith("//", i):
+			j = src.find("\n", i)
+			j = n if j < 0 else j
+			for k in range(i, j):
+				out[k] = " "
+			i = j
+		elif src.startswith("/*", i):
+			j = src.find("*/", i + 2)
+			j = n if j < 0 else j + 2
+			for k in range(i, j):
+				if out[k] != "\n":
+					out[k] = " "
+			i = j
+		elif c in "\"'":
+			j = i + 1
+			while j < n and src[j] != c:
+				j += 2 if src[j] == "\\" else 1
+			for k in range(i + 1, min(j, n)):
+				if out[k] != "\n":
+					out[k] = " "
+			i = j + 1
+		else:
+			i += 1
+	return "".join(out)
+
+
+PAIRS = {"(": ")", "[": "]", "{": "}"}
+
+
+def match(m, i):
+	"""Index of the bracket closing the one at m[i]."""
+	stack = []
+	for j in range(i, len(m)):
+		c = m[j]
+		if c in PAIRS:
+			stack.append(PAIRS[c])
+		elif c in ")]}":
+			if not stack or stack.pop() != c:
+				raise ValueError("unbalanced brackets at %d" % j)
+			if not stack:
+				return j
+	raise ValueError("unclosed bracket at %d" % i)
+
+
+def skip_ws(m, i, e=None):
+	e = len(m) if e is None else e
+	while i < e and m[i].isspace():
+		i += 1
+	return i
+
+
+def word_at(m, i):
+	mo = IDENT.match(m, i)
+	return mo.group(0) if mo and (i == 0 or not (m[i - 1].isalnum() or m[i - 1] == "_")) else None
+
+
+def parse_stmt(m, i, e):
+	"""End (exclusive) of the statement starting at i."""
+	i = skip_ws(m, i, e)
+	if m[i] == "{":
+		return match(m, i) + 1
+	w = word_at(m, i)
+	if w in ("if", "for", "while", "switch"):
+		j = skip_ws(m, i + len(w), e)
+		j = match(m, j) + 1
+		j = parse_stmt(m, j, e)
+		if w == "if":
+			k = skip_ws(m, j, e)
+			if word_at(m, k) == "else":
+				j = parse_stmt(m, k + 4, e)
+		return j
+	if w == "do":
+		j = parse_stmt(m, i + 2, e)
+		j = skip_ws(m, j, e)  # while
+		j = skip_ws(m, j + 5, e)
+		j = match(m, j) + 1
+		return m.index(";", j) + 1
+	j = i
+	while j < e:
+		c = m[j]
+		if c in PAIRS:
+			j = match(m, j) + 1
+			continue
+		if c == ";":
+			return j + 1
+		j += 1
+	raise ValueError("statement without ';' at %d" % i)
+
+
+def split_stmts(m, b, e):
+	"""Top-level statements of the block interior [b, e): (start, end)."""
+	out = []
+	i = skip_ws(m, b, e)
+	while i < e:
+		j = parse_stmt(m, i, e)
+		out.append((i, j))
+		i = skip_ws(m, j, e)
+	return out
+
+
+BARRIER = re.compile(r"__syncthreads\s*\(\s*\)\s*;")
+
+
+def is_barrier(m, s):
+	return BARRIER.fullmatch(m[s[0]:s[1]].strip()) is not None
+
+
+def find_kernels(m):
+	"""(name, params_b, params_e, body_b, body_e) of every __global__ function
+	with a body; body_b is the '{'."""
+	out = []
+	for mo in re.finditer(r"\b__global__\b", m):
+		i = mo.end()
+		name = None
+		while True:
+			p = m.find("(", i)
+			if p < 0:
+				break
+			before = m[i:p].rstrip()
+			w = re.search(r"(\w+)$", before)
+			if w and w.group(1) == "__launch_bounds__":
+				i = match(m, p) + 1
+				continue
+			name = w.group(1) if w else None
+			break
+		if not name or p < 0:
+			continue
+		pe = match(m, p)
+		j = skip_ws(m, pe + 1)
+		if j >= len(m) or m[j] != "{":
+			continue  # a declaration or an explicit instantiation
+		out.append((name, p + 1, pe, j, match(m, j)))
+	return out
+
+
+class Loop:
+	"""The K-loop of a kernel, with its phases, tiles, sources and names."""
+
+	def __init__(self, src, m, kern):
+		self.src, self.m = src, m
+		self.kernel, pb, pe, kb, ke = kern
+		self.kb, self.ke = kb, ke
+		loop = None
+		for mo in re.finditer(r"\bfor\s*\(", m[kb:ke]):
+			f = kb + mo.start()
+			hp = m.index("(", f)
+			he = match(m, hp)
+			bb = skip_ws(m, he + 1)
+			if m[bb] != "{":
+				continue
+			be = match(m, bb)
+			stmts = split_stmts(m, bb + 1, be)
+			bars = [k for k, s in enumerate(stmts) if is_barrier(m, s)]
+			if len(bars) == 2:
+				loop = (f, bb, be, stmts, bars)
+				break
+		if not loop:
+			raise Skip("no for loop with two top-level __syncthreads()")
+		self.for_pos, self.bb, self.be, self.stmts, bars = loop
+		self.b1, self.b2 = bars
+		# __shared__ arrays of the kernel and of file scope
+		self.shared = {}
+		for mo in re.finditer(r"__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s+)?"
+				      r"((?:[\w:]+\s+)*?[\w:]+)\s+(\w+)\s*((?:\[[^\]]*\]\s*)+);", m):
+			self.shared[mo.group(2)] = (mo.group(1).strip(), mo.group(3).count("["))
+		# phases: skip __shared__ declarations that open the body
+		first = 0
+		while first < len(stmts) and m[stmts[first][0]:stmts[first][1]].lstrip().startswith("__shared__"):
+			first += 1
+		self.top = self.b1 == first
+		if self.top:
+			self.load = (stmts[self.b1][1], stmts[self.b2][0])
+			self.comp = (stmts[self.b2][1], self.be)
+			self.load_end_bar = self.b2
+		else:
+			self.load = (stmts[first][0], stmts[self.b1][0])
+			self.comp = (stmts[self.b1][1], stmts[self.b2][0])
+			self.load_end_bar = self.b1
+		lt = m[self.load[0]:self.load[1]]
+		self.tiles = [t for t in self.shared if re.search(r"\b%s\b" % t, lt)]
+		if not self.tiles:
+			raise Skip("the load phase names no __shared__ array")
+		# pointers: parameters and locals declared with '*'
+		self.pointers = {}
+		params = self.split_commas(m[pb:pe])
+		self.outputs = []  # pointer parameters without const
+		for p in params:
+			w = re.search(r"(\w+)\s*$", p)
+			if w and "*" in p:
+				self.pointers[w.group(1)] = self.base_type(p[:w.start()])
+				if not re.search(r"\bconst\b", p):
+					self.outputs.append(w.group(1))
+		pre = m[kb:self.for_pos]
+		for mo in re.finditer(r"((?:const\s+)?[\w:]+)\s*\*\s*(?:__restrict__\s+)?(\w+)\s*=", pre):
+			self.pointers[mo.group(2)] = self.base_type(mo.group(1))
+		self.sources = []
+		for mo in re.finditer(r"\b(\w+)\s*\[", lt):
+			nm = mo.group(1)
+			if nm in self.pointers and nm not in self.sources:
+				self.sources.append(nm)
+
+	@staticmethod
+	def split_commas(t):
+		out, depth, cur = [], 0, ""
+		for c in t:
+			if c in "(<[":
+				depth += 1
+			elif c in ")>]":
+				depth -= 1
+			if c == "," and depth == 0:
+				out.append(cur)
+				cur = ""
+			else:
+				cur += c
+		if cur.strip():
+			out.append(cur)
+		return out
+
+	@staticmethod
+	def base_type(t):
+		t = re.sub(r"\b(const|__restrict__|volatile)\b", " ", t).replace("*", " ")
+		return " ".join(t.split())
+
+	# ------------------------------------------------------------ helpers
+
+	def indent_at(self, pos):
+		ls = self.src.rfind("\n", 0, pos) + 1
+		return self.src[ls:pos] if not self.src[ls:pos].strip() else ""
+
+	def before_stmt(self, k, text):
+		"""Edit inserting `text` as a statement before top-level statement k."""
+		p = self.stmts[k][0]
+		return (p, 0, text + "\n" + self.indent_at(p))
+
+	def at_compute_end(self, text):
+		if not self.top:
+			return self.before_stmt(self.b2, text)
+		# top form: the compute phase runs to the end of the body
+		last = self.stmts[-1]
+		ind = self.indent_at(last[0])
+		return (last[1], 0, "\n" + ind + text)
+
+	def at_load_start(self, text):
+		p = skip_ws(self.m, self.load[0])
+		ind = self.indent_at(p)
+		# above the directives (#pragma unroll) that belong to the statement
+		ls = self.src.rfind("\n", 0, p) + 1
+		while ls > 0:
+			prev = self.src.rfind("\n", 0, ls - 1) + 1
+			if not self.src[prev:ls].lstrip().startswith("#"):
+				break
+			ls = prev
+		if ls < p - len(ind):
+			return (ls, 0, ind + text + "\n")
+		return (p, 0, text + "\n" + ind)
+
+	def accumulators(self):
+		"""Variables the compute phase writes that are declared before the
+		loop in the kernel: (name, declared type, number of dims)."""
+		ct = self.m[self.comp[0]:self.comp[1]]
+		pre = self.m[self.kb:self.for_pos]
+		names = []
+		for mo in re.finditer(r"(?<![\w.])(\w+)\s*((?:\[[^\]=;]*\]\s*)*)(?:\+=|-=|\*=|=(?!=))", ct):
+			names.append(mo.group(1))
+		for mo in re.finditer(r"\bmma_sync\s*\(\s*(\w+)", ct):
+			names.append(mo.group(1))
+		out = []
+		for nm in names:
+			if nm in self.shared or nm in KEYWORDS or any(o[0] == nm for o in out):
+				continue
+			d = re.search(r"(?:^|[;{}])\s*(?:const\s+)?([\w:]+(?:<[^;{}]*?>)?)\s+%s\s*((?:\[[^\]]*\]\s*)*)(?:=|;)"
+				      % re.escape(nm), pre)
+			if d and d.group(1) not in ("return",):
+				out.append((nm, d.group(1), d.group(2).count("[")))
+		return out
+
+	def statements_with(self, names, b, e):
+		"""Statements (any depth) in [b, e) whose text names one of `names`,
+		as (start, end) with start after the preceding ';', '{' or '}'."""
+		m = self.m
+		seen, out = set(), []
+		for mo in re.finditer(r"\b(%s)\b" % "|".join(map(re.escape, names)), m[b:e]):
+			p = b + mo.start()
+			s = p
+			depth = 0
+			header = False
+			while s > b:
+				c = m[s - 1]
+				if c in ")]":
+					depth += 1
+				elif c in "([":
+					depth -= 1
+					if depth < 0 and re.search(r"\b(for|if|while|switch)\s*$", m[b:s - 1]):
+						header = True  # inside a statement's header
+						break
+				elif c in ";{}":
+					break
+				s -= 1
+			if header:
+				continue
+			s = skip_ws(m, s, e)
+			t = s
+			while t < e and m[t] != ";":
+				t = match(m, t) + 1 if m[t] in PAIRS else t + 1
+			if s not in seen and t < e:
+				seen.add(s)
+				out.append((s, t + 1))
+		return out
+
+
+def apply(src, edits):
+	"""Applies (pos, deleted length, inserted text) edits of the original
+	text; insertions at one position keep their order."""
+	order = sorted(range(len(edits)), key=lambda i: (edits[i][0], i), reverse=True)
+	for i in order:
+		pos, dlen, ins = edits[i]
+		src = src[:pos] + ins + src[pos + dlen:]
+	return src
+
+
+def zero_of(elem):
+	if re.search(r"\b(half|__half)\b", elem):
+		return "__float2half(0.0f)"
+	if re.search(r"\b(float|double)\b", elem):
+		return "0.0f"
+	return "0"
+
+
+def after_includes(src):
+	last = 0
+	for mo in re.finditer(r"^[ \t]*#[ \t]*include\b.*\n", src, re.M):
+		last = mo.end()
+	return last
+
+
+# ------------------------------------------------------------ mutations
+
+def mut_divergent(L):
+	for k, which in ((L.b1, "first"), (L.b2, "second")):
+		s = L.stmts[k]
+		yield which, [(s[0], s[1] - s[0], "if (threadIdx.x < 16)\n" + L.indent_at(s[0]) +
+			       "    __syncthreads();")]
+
+
+def mut_removed(L):
+	def rm(k):
+		s = L.stmts[k]
+		return (s[0], s[1] - s[0], "/* barrier removed */")
+	yield "first", [rm(L.b1)]
+	yield "second", [rm(L.b2)]
+	yield "both", [rm(L.b1), rm(L.b2)]
+
+
+def mut_compute_writes(L):
+	for t in L.tiles:
+		elem, nd = L.shared[t]
+		lhs = t + "[0]" * nd
+		yield t, [L.at_compute_end("%s = %s;" % (lhs, zero_of(elem)))]
+
+
+def mut_load_dep(L):
+	accs = L.accumulators()
+	if not accs:
+		raise Skip("no accumulator declared before the loop and written by the compute phase")
+	nm, ty, nd = accs[0]
+	expr = nm + "[0]" * nd + (".x[0]" if "fragment" in ty else "")
+	if not L.sources:
+		raise Skip("no global pointer subscripted in the load phase")
+	lt = L.m[L.load[0]:L.load[1]]
+	for srcp in L.sources:
+		mo = re.search(r"\b%s\s*\[" % re.escape(srcp), lt)
+		o = L.load[0] + mo.end() - 1
+		close = match(L.m, o)
+		yield "%s-%s" % (srcp, nm), [(close, 0, " + ((int)(%s) & 1)" % expr)]
+
+
+def mut_smem(L):
+	decl_at = L.src.rfind("\n", 0, L.for_pos) + 1
+	ind = L.indent_at(L.for_pos)
+	yield "array", [
+		(decl_at, 0, ind + "__shared__ float kp_mut_carry[32];\n"),
+		L.at_compute_end("kp_mut_carry[threadIdx.x % 32] += 1.0f;"),
+	]
+	yield "scalar", [
+		(decl_at, 0, ind + "__shared__ float kp_mut_total;\n"),
+		L.at_compute_end("if (threadIdx.x == 0)\n" + L.indent_at(L.stmts[L.b2][0]) +
+				 "    kp_mut_total = kp_mut_total + 1.0f;"),
+	]
+
+
+def mut_global_store(L):
+	if not L.sources:
+		raise Skip("no global pointer subscripted in the load phase")
+	outs = [o for o in L.outputs if o not in L.sources]
+	for srcp in L.sources:
+		et = L.pointers[srcp] or "float"
+		store = "((%s *)(%s))[threadIdx.x] = %s();" % (et, srcp, et)
+		yield srcp, [L.at_compute_end(store)]
+		if outs:
+			# after a store to the output: every store counts, not the first
+			o = outs[0]
+			yield "%s-after-%s" % (srcp, o), [
+				L.at_compute_end("%s[threadIdx.x] = %s();" % (o, L.pointers[o] or "float")),
+				L.at_compute_end(store)]
+		else:
+			print("skip %s %s: (after-output variant) no non-const pointer parameter"
+			      % (L.kernel, srcp))
+
+
+def mut_atomic(L):
+	decl = (after_includes(L.src), 0, "__device__ unsigned int kp_mut_counter;\n")
+	yield "compute", [decl, L.at_compute_end("atomicAdd(&kp_mut_counter, 1u);")]
+	yield "load", [decl, L.at_load_start("atomicAdd(&kp_mut_counter, 1u);")]
+
+
+def mut_cp_async(L):
+	bar = L.stmts[L.load_end_bar]
+	yield "asm", [L.before_stmt(L.load_end_bar, 'asm volatile("cp.async.wait_all;\\n" ::: "memory");')]
+	# a plain copy `TILE... = SRC[...]` turned into __pipeline_memcpy_async
+	copy = None
+	for s, e in L.statements_with(L.tiles, L.load[0], L.load[1]):
+		t = L.m[s:e - 1]
+		if re.match(r"(if|else|for|while)\b", t) or "?" in t:
+			continue
+		eq = [mo.start() for mo in re.finditer(r"(?<![=!<>+\-*/%&|^])=(?!=)", t)]
+		if len(eq) != 1:
+			continue
+		lhs, rhs = t[:eq[0]].strip(), t[eq[0] + 1:].strip()
+		if not any(re.search(r"\b%s\b" % x, lhs) for x in L.tiles):
+			continue
+		if not any(re.fullmatch(r"(\*.*\b%s\b.*|%s\s*\[.*\])" % (p, p), rhs, re.S) for p in L.sources):
+			continue
+		copy = (s, e, " ".join(L.src[s:s + eq[0]].split()), " ".join(L.src[s + eq[0] + 1:e - 1].split()))
+		break
+	if not copy:
+		raise Skip("(pipeline variant) no unguarded plain copy in the load phase")
+	s, e, lhs, rhs = copy
+	ind = L.indent_at(bar[0])
+	yield "pipeline", [
+		(after_includes(L.src), 0, "#include <cuda_pipeline.h>\n"),
+		(s, e - s, "__pipeline_memcpy_async(&(%s), &(%s), sizeof(%s));" % (lhs, rhs, lhs)),
+		(bar[0], 0, "__pipeline_commit();\n" + ind + "__pipeline_wait_prior(0);\n" + ind),
+	]
+
+
+MUTATORS = {
+	"divergent-barrier": mut_divergent,
+	"barrier-removed": mut_removed,
+	"compute-writes-tile": mut_compute_writes,
+	"load-depends-on-acc": mut_load_dep,
+	"smem-carried": mut_smem,
+	"global-store-load": mut_global_store,
+	"atomic": mut_atomic,
+	"cp-async": mut_cp_async,
+}
+
+
+def line_of(text, pos):
+	return text.count("\n", 0, pos) + 1
+
+
+def main():
+	here = os.path.dirname(os.path.abspath(__file__))
+	ap = argparse.ArgumentParser(description="write legality mutants of the eligible samples")
+	ap.add_argument("--samples", default=os.path.join(here, "..", "..", "samples"))
+	ap.add_argument("--out", required=True)
+	a = ap.parse_args()
+	os.makedirs(a.out, exist_ok=True)
+	files = sorted(f for f in glob.glob(os.path.join(a.samples, "*.cu"))
+		       if not os.path.basename(f).startswith("refused_"))
+	if not files:
+		print("error: no samples in %s" % a.samples, file=sys.stderr)
+		return 2
+	manifest, counts, skips = [], {k: 0 for k in KINDS}, 0
+	for path in files:
+		sample = os.path.splitext(os.path.basename(path))[0]
+		with open(path, encoding="utf-8") as fh:
+			src = fh.read()
+		m = mask(src)
+		for kern in find_kernels(m):
+			try:
+				L = Loop(src, m, kern)
+			except Skip as why:
+				print("skip %s %s: %s" % (sample, kern[0], why))
+				skips += 1
+				continue
+			for kind in KINDS:
+				try:
+					for variant, edits in MUTATORS[kind](L):
+						out = apply(src, edits)
+						# where the loop is in the mutant
+						shift = sum(ins.count("\n") - src[p:p + d].count("\n")
+							    for p, d, ins in edits if p < L.for_pos)
+						lb = line_of(src, L.for_pos) + shift
+						le = line_of(out, L.be + sum(len(ins) - d for p, d, ins in edits if p <= L.be))
+						name = "%03d-%s-%s-%s-%s.cu" % (len(manifest) + 1, sample, kern[0], kind,
+										 re.sub(r"\W", "_", variant))
+						with open(os.path.join(a.out, name), "w", encoding="utf-8") as fh:
+							fh.write(out)
+						manifest.append({"file": name, "sample": sample, "kernel": kern[0],
+								 "kind": kind, "variant": variant,
+								 "expected": EXPECTED[kind],
+								 "loop_line": lb, "loop_end_line": le})
+						counts[kind] += 1
+						print("mutant %s  expects %s" % (name, EXPECTED[kind]))
+				except Skip as why:
+					print("skip %s %s %s: %s" % (sample, kern[0], kind, why))
+					skips += 1
+	with open(os.path.join(a.out, "manifest.json"), "w", encoding="utf-8") as fh:
+		json.dump(manifest, fh, indent=1)
+	for k in KINDS:
+		print("kind %-20s %3d  %s" % (k, counts[k], EXPECTED[k]))
+	print("mutants: %d written, %d skipped" % (len(manifest), skips))
+	return 0
+
+
+if __name__ == "__main__":
+	sys.exit(main())
