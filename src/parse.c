@@ -413,7 +413,8 @@ static kp_node *convert(pctx *c, CXCursor cur)
 	if (c->depth >= KP_MAX_NESTING) {
 		if (!c->too_deep) {
 			unsigned line = 0;
-			clang_getExpansionLocation(clang_getCursorLocation(cur), NULL, &line, NULL, NULL);
+			clang_getExpansionLocation(clang_getCursorLocation(cur), NULL, &line, NULL,
+						   NULL);
 			c->too_deep = line ? (int)line : -1;
 		}
 		kp_node *n = kp_arena_alloc(&c->f->arena, sizeof(*n));
@@ -1157,8 +1158,10 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 		kp_strbuf m = KP_STRBUF_INIT;
 		if (c.too_deep > 0)
 			kp_strbuf_addf(&m, "line %d: ", c.too_deep);
-		kp_strbuf_addf(&m, "statements or expressions nest deeper than %d levels; kpipe "
-			       "does not analyse such a file", KP_MAX_NESTING);
+		kp_strbuf_addf(&m,
+			       "statements or expressions nest deeper than %d levels; kpipe "
+			       "does not analyse such a file",
+			       KP_MAX_NESTING);
 		*errmsg = kp_strbuf_detach(&m);
 		rc = KP_PARSE_FAILED;
 	}

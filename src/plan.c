@@ -41,18 +41,15 @@ static int cond_directive(const char *s, size_t len, size_t p, const char **word
 	static const struct {
 		const char *w;
 		int kind;
-	} ds[] = {{"if", 1},	{"ifdef", 1},	 {"ifndef", 1},	   {"elif", 0},
-		  {"else", 0},	{"elifdef", 0},	 {"elifndef", 0},  {"endif", -1}};
+	} ds[] = {{"if", 1},   {"ifdef", 1},   {"ifndef", 1},   {"elif", 0},
+		  {"else", 0}, {"elifdef", 0}, {"elifndef", 0}, {"endif", -1}};
 	for (size_t i = 0; i < sizeof(ds) / sizeof(ds[0]); i++)
 		if (strlen(ds[i].w) == p - b && !strncmp(s + b, ds[i].w, p - b))
 			return ds[i].kind;
 	return 2;
 }
 
-static int is_ident(char c)
-{
-	return isalnum((unsigned char)c) || c == '_';
-}
+static int is_ident(char c) { return isalnum((unsigned char)c) || c == '_'; }
 
 /* Does the identifier `name` occur in s[b, e)? */
 static int mentions(const char *s, unsigned b, unsigned e, const char *name)
@@ -68,7 +65,8 @@ static int mentions(const char *s, unsigned b, unsigned e, const char *name)
 static const char *unbalanced(kp_file *f, int line)
 {
 	return kp_arena_printf(&f->arena,
-			       "line %d: a #if group of the compute phase does not close inside it", line);
+			       "line %d: a #if group of the compute phase does not close inside it",
+			       line);
 }
 
 /* Why the preprocessor conditionals in the loop stop the rewrite, or NULL. */
@@ -91,15 +89,16 @@ static const char *conditional_problem(kp_file *f, const kp_loop *l)
 		if (k != 2) {
 			int col;
 			kp_file_linecol(f, p, &line, &col);
-			int span = p >= sp.comp_b && le <= sp.comp_e	 ? 0
+			int span = p >= sp.comp_b && le <= sp.comp_e   ? 0
 				   : p >= sp.tail_b && le <= sp.tail_e ? 1
 								       : -1;
 			if (span < 0)
-				return kp_arena_printf(&f->arena,
-						       "line %d: '#%.*s' in the loads, a barrier or the loop "
-						       "header: the rewrite copies and moves that code, so a "
-						       "conditional there would be duplicated or unbalanced",
-						       line, wl, w);
+				return kp_arena_printf(
+					&f->arena,
+					"line %d: '#%.*s' in the loads, a barrier or the loop "
+					"header: the rewrite copies and moves that code, so a "
+					"conditional there would be duplicated or unbalanced",
+					line, wl, w);
 			if (k == 1) {
 				if (depth++ == 0) {
 					gb = p;

@@ -1,0 +1,21 @@
+// adversarial input: the barrier hidden in a macro, BARRIER() -> __syncthreads().
+// Expected: rewritten (the barriers are regenerated).
+#include <cuda_runtime.h>
+#define BARRIER() __syncthreads()
+__global__ void mm(const float *A, const float *B, float *C, int N, int K)
+{
+    __shared__ float As[32][32];
+    __shared__ float Bs[32][32];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int row = blockIdx.y * 32 + ty, col = blockIdx.x * 32 + tx;
+    float acc = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += 32) {
+        As[ty][tx] = A[(size_t)row * K + k0 + tx];
+        Bs[ty][tx] = B[(size_t)(k0 + ty) * N + col];
+        BARRIER();
+        for (int kk = 0; kk < 32; ++kk)
+            acc += As[ty][kk] * Bs[kk][tx];
+        BARRIER();
+    }
+    C[(size_t)row * N + col] = acc;
+}

@@ -1,0 +1,286 @@
+#!/usr/bin/env bash
+# run.sh - adversarial inputs, each a check: kpipe must answer every one with
+# a clean diagnostic or a correct rewrite, never a crash or a hang.
+#
+# Small inputs live in tests/adversarial/inputs/ (each says what it expects
+# in its first lines); the big and the binary ones are generated here in a
+# temporary directory: an empty file, binary garbage, text garbage, CRLF
+# line endings, a UTF-8 BOM, tabs, very long lines, a 20 000-term sum, a
+# kernel with 50 K-loops and a 10 MB file.  For each input `kpipe analyze`
+# and `kpipe rewrite -o` run under a timeout; the exit codes and a
+# diagnostic naming the problem are checked.  For the inputs that are
+# rewritten, the output must compile with nvcc (-arch=sm_90 -c; "SKIP:"
+# when nvcc is missing), keep the CRLF endings / BOM / tabs, and rewriting
+# it again must change nothing.  A table (input, outcome, seconds) ends the
+# output; docs/reliability.md shows it.  Prints "N passed, N failed".
+set -uo pipefail
+root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
+kpipe="${KPIPE:-$root/build/kpipe}"
+case "$kpipe" in /*) ;; *) kpipe="$PWD/$kpipe" ;; esac
+in="$root/tests/adversarial/inputs"
+limit="${KPIPE_ADV_TIMEOUT:-60}"
+big_limit="${KPIPE_ADV_BIG_TIMEOUT:-180}"
+nvcc="${NVCC:-}"
+if [ -z "$nvcc" ]; then
+	for c in /usr/local/cuda/bin/nvcc "$(command -v nvcc 2>/dev/null)"; do
+		if [ -n "$c" ] && [ -x "$c" ]; then
+			nvcc="$c"
+			break
+		fi
+	done
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kpipe-adversarial.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+table=()
+cd "$root" || exit 1
+
+check() {
+	local what="$1"
+	shift
+	if "$@"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $what"
+	fi
+}
+
+# kp NAME SECONDS ARGS...: runs kpipe; sets rc, secs, and $tmp/NAME.out/.err.
+kp() {
+	local name="$1" lim="$2"
+	shift 2
+	local t0 t1
+	t0=$(date +%s.%N)
+	timeout -k 5 "$lim" "$kpipe" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+	rc=$?
+	t1=$(date +%s.%N)
+	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+}
+
+# clean: no signal, no timeout, no sanitizer report.
+clean() {
+	local name="$1"
+	case "$rc" in
+	124 | 137)
+		echo "    $name: no answer within the time limit"
+		return 1
+		;;
+	esac
+	if [ "$rc" -ge 128 ]; then
+		echo "    $name: killed by signal $((rc - 128))"
+		return 1
+	fi
+	if grep -qE 'Sanitizer|runtime error:|internal error' "$tmp/$name.err"; then
+		echo "    $name: sanitizer or internal error report:"
+		head -n 5 "$tmp/$name.err" | sed 's/^/      /'
+		return 1
+	fi
+}
+
+is_rc() { [ "$rc" = "$1" ] || {
+	echo "    exit $rc, expected $1"
+	head -n 3 "$tmp/$2.err" | sed 's/^/      /'
+	return 1
+}; }
+has() { grep -qE -- "$2" "$tmp/$1.err" || {
+	echo "    stderr lacks /$2/:"
+	head -n 3 "$tmp/$1.err" | sed 's/^/      /'
+	return 1
+}; }
+
+# refused NAME FILE ARC RRC PATTERN [LIMIT]: analyze exits ARC, rewrite -v
+# exits RRC with PATTERN on stderr and writes nothing.
+refused() {
+	local name="$1" f="$2" arc="$3" rrc="$4" pat="$5" lim="${6:-$limit}"
+	kp "$name.a" "$lim" analyze "$f"
+	local asecs=$secs
+	check "$name: analyze answers cleanly" clean "$name.a"
+	check "$name: analyze exits $arc" is_rc "$arc" "$name.a"
+	rm -f "$tmp/$name.rw.cu"
+	kp "$name.r" "$lim" rewrite -v "$f" -o "$tmp/$name.rw.cu"
+	check "$name: rewrite answers cleanly" clean "$name.r"
+	check "$name: rewrite exits $rrc" is_rc "$rrc" "$name.r"
+	check "$name: the diagnostic names the problem" has "$name.r" "$pat"
+	check "$name: nothing written" test ! -e "$tmp/$name.rw.cu"
+	table+=("$name|exit $rrc: $(grep -m1 -oE -- "$pat" "$tmp/$name.r.err" | head -c 70)|$asecs + $secs")
+}
+
+# rewritten NAME FILE [LIMIT] [nvcc]: analyze 0, rewrite 0; the output
+# compiles (unless the last argument is "no-nvcc") and is a fixed point.
+rewritten() {
+	local name="$1" f="$2" lim="${3:-$limit}" with_nvcc="${4:-nvcc}"
+	kp "$name.a" "$lim" analyze "$f"
+	local asecs=$secs
+	check "$name: analyze answers cleanly" clean "$name.a"
+	check "$name: analyze exits 0" is_rc 0 "$name.a"
+	kp "$name.r" "$lim" rewrite -v "$f" -o "$tmp/$name.rw.cu"
+	local rsecs=$secs
+	check "$name: rewrite answers cleanly" clean "$name.r"
+	check "$name: rewrite exits 0" is_rc 0 "$name.r"
+	check "$name: an output was written" test -s "$tmp/$name.rw.cu"
+	local n
+	n=$(grep -c ': note: pipelined with ' "$tmp/$name.r.err")
+	if [ -s "$tmp/$name.rw.cu" ]; then
+		if [ "$with_nvcc" = no-nvcc ]; then
+			echo "SKIP: $name: nvcc check (too slow for this input)"
+		elif [ -n "$nvcc" ]; then
+			check "$name: the output compiles with nvcc" \
+				"$nvcc" -arch=sm_90 -c "$tmp/$name.rw.cu" -o "$tmp/$name.o"
+		else
+			echo "SKIP: $name: nvcc not found, the output is not compiled"
+		fi
+		rm -f "$tmp/$name.rw2.cu"
+		kp "$name.r2" "$lim" rewrite "$tmp/$name.rw.cu" -o "$tmp/$name.rw2.cu"
+		check "$name: rewriting the output answers cleanly" clean "$name.r2"
+		check "$name: rewriting the output changes nothing (exit 1)" is_rc 1 "$name.r2"
+		check "$name: rewriting the output writes nothing" test ! -e "$tmp/$name.rw2.cu"
+		check "$name: the second rewrite sees kpipe's own loops" \
+			has "$name.r2" 'kpipe-already-pipelined'
+	fi
+	table+=("$name|rewritten, $n loop$([ "$n" = 1 ] || echo s) pipelined|$asecs + $rsecs")
+}
+
+sample="$root/samples/matmul_32x32.cu"
+
+# --- empty, garbage, no kernel ----------------------------------------------
+: >"$tmp/empty.cu"
+refused empty "$tmp/empty.cu" 1 1 'nothing to pipeline'
+
+python3 - "$tmp/binary_garbage.cu" <<'PY'
+import random, sys
+r = random.Random(7)
+open(sys.argv[1], "wb").write(bytes(r.randrange(256) for _ in range(65536)))
+PY
+refused binary_garbage "$tmp/binary_garbage.cu" 3 3 'NUL bytes'
+
+python3 - "$tmp/text_garbage.cu" <<'PY'
+import random, sys
+r = random.Random(11)
+# no NUL byte: libclang reads all of it (invalid UTF-8, stray braces)
+open(sys.argv[1], "wb").write(bytes(r.randrange(1, 256) for _ in range(65536)))
+PY
+refused text_garbage "$tmp/text_garbage.cu" 3 3 'text_garbage\.cu:[0-9]+:[0-9]+: error: '
+
+refused plain_cpp "$in/plain_cpp.cu" 1 1 'nothing to pipeline'
+
+# --- unbalanced braces -------------------------------------------------------
+refused unbalanced_open "$in/unbalanced_open.cu" 3 3 \
+	"unbalanced_open\.cu:[0-9]+:[0-9]+: error: expected '}'"
+refused unbalanced_close "$in/unbalanced_close.cu" 3 3 \
+	"unbalanced_close\.cu:[0-9]+:[0-9]+: error: extraneous closing brace"
+
+# --- CRLF, BOM, tabs -----------------------------------------------------------
+sed 's/$/\r/' "$sample" >"$tmp/crlf.cu"
+rewritten crlf "$tmp/crlf.cu"
+check "crlf: every output line ends in CRLF" \
+	test "$(grep -c $'[^\r]$\|^$' "$tmp/crlf.rw.cu")" = 0
+
+printf '\xef\xbb\xbf' >"$tmp/bom.cu"
+cat "$sample" >>"$tmp/bom.cu"
+rewritten bom "$tmp/bom.cu"
+check "bom: the output starts with the BOM" \
+	test "$(head -c 3 "$tmp/bom.rw.cu" | od -An -tx1 | tr -d ' \n')" = efbbbf
+check "bom: only one BOM" test "$(grep -c $'\xef\xbb\xbf' "$tmp/bom.rw.cu")" = 1
+
+sed -e ':a' -e 's/^\(\t*\)    /\1\t/;ta' "$sample" >"$tmp/tabs.cu"
+rewritten tabs "$tmp/tabs.cu"
+check "tabs: the output indents with tabs only" \
+	test "$(grep -c '^ \+[^ *]' "$tmp/tabs.rw.cu")" = 0
+
+# --- very long lines -----------------------------------------------------------
+# a 1 MB comment line, the kernel on one line, a 90 KB initializer line
+python3 - "$sample" "$tmp/long_lines.cu" <<'PY'
+import sys
+src = open(sys.argv[1]).read()
+head, rest = src.split("__global__", 1)
+kern, tail = rest.split("// Host-side", 1)
+kern = ("__global__" + kern).replace("#pragma unroll\n", "")
+one = " ".join(l.strip() for l in kern.splitlines() if l.strip())
+init = "__constant__ float kp_table[15000] = {" + ", ".join("%d.0f" % (i % 97) for i in range(15000)) + "};\n"
+open(sys.argv[2], "w").write("// " + "x" * 1000000 + "\n" + head + init + one + "\n// Host-side" + tail)
+PY
+rewritten long_lines "$tmp/long_lines.cu"
+
+# a 20 000-term sum in a tile copy: once 24 s (quadratic), at 100 000 terms
+# a crash (stack overflow); now a clean refusal of the file
+python3 - "$sample" "$tmp/deep_sum.cu" <<'PY'
+import sys
+src = open(sys.argv[1]).read()
+pad = " + 0 * (" + "+".join(["1"] * 100000) + ")"
+old = "As[ty][tx] = A[(size_t)row * K + k0 + tx];"
+open(sys.argv[2], "w").write(src.replace(old, old[:-2] + pad + "];"))
+PY
+refused deep_sum "$tmp/deep_sum.cu" 3 3 'nest deeper than [0-9]+ levels'
+
+# --- macros ----------------------------------------------------------------------
+refused macro_loop "$in/macro_loop.cu" 0 1 'macro_loop\.cu:[0-9]+:[0-9]+: warning: .*\[kpipe-[a-z-]+\]'
+rewritten macro_barrier "$in/macro_barrier.cu"
+refused macro_body "$in/macro_body.cu" 0 1 'macro_body\.cu:[0-9]+:[0-9]+: warning: .*\[kpipe-[a-z-]+\]'
+
+# --- #if around parts of the loop ------------------------------------------------
+refused if_around_loads "$in/if_around_loads.cu" 0 1 'kpipe-preprocessor-conditional'
+refused if_around_barrier "$in/if_around_barrier.cu" 0 1 'kpipe-preprocessor-conditional'
+rewritten if_around_pragma "$in/if_around_pragma.cu"
+check "if_around_pragma: the #if group is kept" \
+	grep -qx '#if defined(UNROLL)' "$tmp/if_around_pragma.rw.cu"
+if [ -n "$nvcc" ] && [ -s "$tmp/if_around_pragma.rw.cu" ]; then
+	check "if_around_pragma: the output compiles with -DUNROLL too" \
+		"$nvcc" -arch=sm_90 -DUNROLL -c "$tmp/if_around_pragma.rw.cu" -o "$tmp/ifp.o"
+fi
+
+# --- 50 K-loops, nested templates ------------------------------------------------
+python3 - "$tmp/kloops50.cu" <<'PY'
+import sys
+out = ["#include <cuda_runtime.h>", "",
+       "__global__ void many(const float *__restrict__ A, const float *__restrict__ B,",
+       "                     float *__restrict__ C, int N, int K)", "{",
+       "    const int tx = threadIdx.x;", "    const int ty = threadIdx.y;",
+       "    const int row = blockIdx.y * 8 + ty;", "    const int col = blockIdx.x * 8 + tx;",
+       "    float acc = 0.0f;"]
+for i in range(50):
+    out += ["    __shared__ float As%d[8][8];" % i,
+            "    for (int k%d = 0; k%d < K; k%d += 8) {" % (i, i, i),
+            "        As%d[ty][tx] = A[(size_t)row * K + k%d + tx] * %d.0f;" % (i, i, i + 1),
+            "        __syncthreads();",
+            "        for (int kk = 0; kk < 8; ++kk)",
+            "            acc += As%d[ty][kk] * B[(size_t)(k%d + kk) * N + col];" % (i, i),
+            "        __syncthreads();", "    }"]
+out += ["    C[(size_t)row * N + col] = acc;", "}", ""]
+open(sys.argv[1], "w").write("\n".join(out))
+PY
+rewritten kloops50 "$tmp/kloops50.cu"
+check "kloops50: all 50 loops pipelined" \
+	test "$(grep -c ': note: pipelined with ' "$tmp/kloops50.r.err")" = 50
+
+rewritten nested_templates "$in/nested_templates.cu"
+
+# --- a 10 MB file ------------------------------------------------------------------
+python3 - "$sample" "$tmp/big_10mb.cu" <<'PY'
+import sys
+parts = [open(sys.argv[1]).read()]
+size, i = len(parts[0]), 0
+while size < 10 * 1024 * 1024:
+    l = "__device__ float helper_%d(float x) { return x * 2.0f + %d.0f; } // padding\n" % (i, i)
+    parts.append(l)
+    size += len(l)
+    i += 1
+open(sys.argv[2], "w").write("".join(parts))
+PY
+rewritten big_10mb "$tmp/big_10mb.cu" "$big_limit" no-nvcc
+if [ -s "$tmp/big_10mb.rw.cu" ]; then
+	check "big_10mb: the 10 MB after the kernel are unchanged" \
+		cmp -s <(tail -c 10000000 "$tmp/big_10mb.cu") <(tail -c 10000000 "$tmp/big_10mb.rw.cu")
+fi
+
+echo
+echo "| input | outcome | seconds (analyze + rewrite) |"
+echo "|---|---|---|"
+for row in "${table[@]}"; do
+	IFS='|' read -r a b c <<<"$row"
+	echo "| $a | $b | $c |"
+done
+echo
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,2 @@
+/* cuda_runtime_api.h - fuzzer stand-in: everything is in kpipe_fuzz_cuda.h */
+#include "kpipe_fuzz_cuda.h"
