@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make_variants.sh - runs kpipe on every sample for each variant (register,
-# register-ca, cp-async with 2, 3 and 4 stages) and writes OUTDIR/NAME.VARIANT.cu (the
+# register-ca, register-2bar, cp-async with 2, 3 and 4 stages) and writes OUTDIR/NAME.VARIANT.cu (the
 # layout bench/run_gpu.sh reads).  A refused
 # sample gets no file; kpipe's diagnostics go to OUTDIR/NAME.VARIANT.log.
 #
@@ -13,7 +13,7 @@ mkdir -p "$out"
 rm -f "$out"/*.cu "$out"/*.log
 for src in "$root"/samples/*.cu; do
 	name=$(basename "$src" .cu)
-	for v in cp-async register register-ca; do
+	for v in cp-async register register-ca register-2bar; do
 		"$kpipe" rewrite --variant "$v" "$src" -o "$out/$name.$v.cu" 2>"$out/$name.$v.log"
 		rc=$?
 		echo "$name $v rc=$rc"

@@ -210,8 +210,9 @@ static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const ch
 		return KP_EXIT_USAGE;
 	}
 	if (strcmp(o->variant, "auto") && strcmp(o->variant, "cp-async") &&
-	    strcmp(o->variant, "register") && strcmp(o->variant, "register-ca")) {
-		fprintf(stderr, "kpipe %s: error: unknown variant '%s' (auto, cp-async, register or register-ca)\n",
+	    strcmp(o->variant, "register") && strcmp(o->variant, "register-ca") &&
+	    strcmp(o->variant, "register-2bar")) {
+		fprintf(stderr, "kpipe %s: error: unknown variant '%s' (auto, cp-async, register, register-ca or register-2bar)\n",
 			cmd, o->variant);
 		return KP_EXIT_USAGE;
 	}

@@ -1,7 +1,8 @@
 /*
  * cmd_tune.c - `kpipe tune FILE.cu [--spec LAUNCH] [-o OUT | -i]`: builds
- * every legal variant of the file (register staging, plain and with the
- * prefetch through __ldca; cp.async rings of 2, 3 and 4 stages), validates each one's compile and SASS (validate.c), runs
+ * every legal variant of the file (register staging: two buffers, plain
+ * and with the prefetch through __ldca, and the one-buffer two-barrier
+ * form; cp.async rings of 2, 3 and 4 stages), validates each one's compile and SASS (validate.c), runs
  * the original and all that passed in one harness run (gpu_run.c: every
  * size checked element by element, the 'target' size timed in rounds),
  * prints the table, and writes the fastest variant, or the original when
@@ -47,6 +48,7 @@ static const struct {
 } kinds[] = {
 	{"register", "register", 2},
 	{"register-ca", "register-ca", 2},
+	{"register-2bar", "register-2bar", 2},
 	{"cp-async", "cp-async", 2},
 	{"cp-async-s3", "cp-async", 3},
 	{"cp-async-s4", "cp-async", 4},

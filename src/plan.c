@@ -137,8 +137,10 @@ void kp_plan_loop(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, co
 		p->refuse_msg = cond;
 		return;
 	}
+	/* register-2bar keeps single tiles */
+	int buffers = !strcmp(requested, "register-2bar") ? 1 : stages;
 	if (l->tile_bytes > 0) {
-		long long need = l->tile_bytes * stages + l->other_smem;
+		long long need = l->tile_bytes * buffers + l->other_smem;
 		if (need > a->smem_static_per_block) {
 			p->refuse_id = "kpipe-smem-over-limit";
 			p->refuse_msg = kp_arena_printf(
@@ -164,7 +166,8 @@ void kp_plan_loop(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, co
 		p->why = "requested with --variant cp-async";
 		return;
 	}
-	if (!strcmp(requested, "register") || !strcmp(requested, "register-ca")) {
+	if (!strcmp(requested, "register") || !strcmp(requested, "register-ca") ||
+	    !strcmp(requested, "register-2bar")) {
 		if (stages != 2) {
 			p->refuse_id = "kpipe-variant-unavailable";
 			p->refuse_msg = "register staging uses exactly 2 buffers";
@@ -176,9 +179,9 @@ void kp_plan_loop(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, co
 				kp_arena_printf(&f->arena, "register staging was requested but %s", rg_no);
 			return;
 		}
-		if (!strcmp(requested, "register-ca")) {
-			p->xform = kp_transform_find("register-ca");
-			p->why = "requested with --variant register-ca";
+		if (strcmp(requested, "register")) {
+			p->xform = kp_transform_find(requested);
+			p->why = kp_arena_printf(&f->arena, "requested with --variant %s", requested);
 		} else {
 			p->xform = rg;
 			p->why = "requested with --variant register";

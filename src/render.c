@@ -268,15 +268,17 @@ char *kp_init_stmt(kp_file *f, const kp_loop *l)
 char *kp_tile_decl_edits(kp_file *f, const kp_loop *l, int stages, kp_edits *out)
 {
 	kp_strbuf hoist = KP_STRBUF_INIT;
-	char sbuf[32];
-	snprintf(sbuf, sizeof(sbuf), "[%d]", stages);
+	char sbuf[32] = ""; /* one stage: the declarations keep their shape */
+	if (stages > 1)
+		snprintf(sbuf, sizeof(sbuf), "[%d]", stages);
 	for (int i = 0; i < l->ntiles; i++) {
 		const kp_tile *t = &l->tiles[i];
 		if (!t->loaded)
 			continue;
 		unsigned at = t->arr->name_off + (unsigned)strlen(t->arr->name);
 		if (!t->in_loop) {
-			kp_edits_add(out, at, 0, sbuf);
+			if (sbuf[0])
+				kp_edits_add(out, at, 0, sbuf);
 			continue;
 		}
 		/* declared in the loop: hoist the whole declaration statement */

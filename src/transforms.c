@@ -9,11 +9,13 @@
 extern const kp_transform kp_transform_cp_async;
 extern const kp_transform kp_transform_register;
 extern const kp_transform kp_transform_register_ca;
+extern const kp_transform kp_transform_register_2bar;
 
 static const kp_transform *const registry[] = {
 	&kp_transform_cp_async,
 	&kp_transform_register,
 	&kp_transform_register_ca,
+	&kp_transform_register_2bar,
 };
 
 const kp_transform *kp_transform_find(const char *name)

@@ -4,6 +4,9 @@
  * next tile into registers (LDG), computes on the current buffer, stores
  * the registers into the other buffer (STS) and crosses one barrier.
  *
+ * register-2bar keeps single tiles: compute; __syncthreads(); tile = regs;
+ * __syncthreads() (two barriers, no extra shared memory).
+ *
  *   prologue:  if (tile 0 exists) load it into buffer 0; __syncthreads();
  *   loop:      if (next exists) { regs = next tile; __syncwarp(); }
  *              compute buffer kp_stage
@@ -369,11 +372,11 @@ static const kp_node *ldca_target(const kp_load *ld)
 /* fetch: copies write the staging registers (next tile's addresses);
  * store: copies become "tile[next] = register". */
 static char *load_copy(kp_file *f, const kp_loop *l, const kp_spans *sp, const stage_reg *r,
-		       int store, int ldca)
+		       int store, int ldca, const char *store_idx)
 {
 	kp_subs s = {0};
-	if (store)
-		kp_subs_tiles(&s, l, sp->load_b, sp->load_e, "kp_stage ^ 1");
+	if (store && store_idx)
+		kp_subs_tiles(&s, l, sp->load_b, sp->load_e, store_idx);
 	kp_subs_next(&s, l, sp->load_b, sp->load_e);
 	kp_subs outer = {0};
 	for (int i = 0; i < l->nloads; i++) {
@@ -428,7 +431,7 @@ static char *load_copy(kp_file *f, const kp_loop *l, const kp_spans *sp, const s
 }
 
 static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edits *out,
-			    const char **err, int ldca)
+			    const char **err, int ldca, int two_bar)
 {
 	stage_reg *r = kp_xcalloc((size_t)(l->nloads ? l->nloads : 1), sizeof(*r));
 	if (plan_regs(f, l, r, err)) {
@@ -451,19 +454,20 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 	for (int i = 0; ldca && i < l->nloads; i++)
 		nca += ldca_target(&l->loads[i]) != NULL;
 	char *comment = kp_arena_printf(
-		&f->arena, "register staging%s, 2 buffers: %s",
+		&f->arena, "register staging%s, %s: %s",
 		!ldca	? ""
 		: nca	? " (prefetch of read-only tiles through __ldca)"
 			: " (no tile read from a const __restrict__ parameter: plain loads)",
-		o->why);
-	kp_emit_open(&sb, f, l, start, ind, I1, comment, 2, out);
+		two_bar ? "1 buffer, 2 barriers" : "2 buffers", o->why);
+	kp_emit_open(&sb, f, l, start, ind, I1, comment, two_bar ? 1 : 2, out);
 	for (int i = 0; i < l->nloads; i++)
 		kp_strbuf_addf(&sb, "%s%s kp_reg%d[%s] = {};\n", I1, r[i].type, i, r[i].size);
 
 	/* prologue: the original copies into buffer 0 */
 	char *c0 = kp_xstrndup(f->src + l->cond->begin, l->cond->end - l->cond->begin);
 	kp_subs ps = {0};
-	kp_subs_tiles(&ps, l, sp.load_b, sp.load_e, "0");
+	if (!two_bar)
+		kp_subs_tiles(&ps, l, sp.load_b, sp.load_e, "0");
 	char *pro = kp_render(f, sp.load_b, sp.load_e, &ps);
 	kp_subs_release(&ps);
 	char *pro_i = kp_reindent(pro, iu);
@@ -483,7 +487,7 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 	kp_subs_release(&cn);
 	kp_strbuf_addf(&sb, "%sconst bool kp_has_next = %s;\n", I2, c1);
 	free(c1);
-	char *fetch = load_copy(f, l, &sp, r, 0, ldca);
+	char *fetch = load_copy(f, l, &sp, r, 0, ldca, NULL);
 	char *fetch_i = kp_reindent(fetch, I1 + strlen(ind));
 	char *fetch_ii = kp_reindent(fetch_i, iu);
 	/* __syncwarp() closes the prefetch, inside the guard: see the comment
@@ -495,7 +499,8 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 	free(fetch_ii);
 
 	kp_subs cs = {0};
-	kp_subs_tiles(&cs, l, sp.comp_b, sp.comp_e, "kp_stage");
+	if (!two_bar)
+		kp_subs_tiles(&cs, l, sp.comp_b, sp.comp_e, "kp_stage");
 	char *comp = kp_render(f, sp.comp_b, sp.comp_e, &cs);
 	char *comp_i = kp_reindent(comp, iu);
 	kp_strbuf_adds(&sb, comp_i);
@@ -503,7 +508,11 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 	free(comp_i);
 	kp_subs_release(&cs);
 
-	char *store = load_copy(f, l, &sp, r, 1, 0);
+	char *store = load_copy(f, l, &sp, r, 1, 0, two_bar ? NULL : "kp_stage ^ 1");
+	/* one buffer: every thread has finished reading it before it is
+	 * refilled */
+	if (two_bar)
+		kp_strbuf_addf(&sb, "%s__syncthreads();\n", I2);
 	char *store_i = kp_reindent(store, I1 + strlen(ind));
 	char *store_ii = kp_reindent(store_i, iu);
 	/* The store runs unconditionally: on the last iteration it fills the
@@ -516,6 +525,8 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 	free(store_ii);
 	kp_emit_tail(&sb, f, &sp, iu);
 	kp_strbuf_addf(&sb, "%s__syncthreads();\n", I2);
+	/* with one buffer kp_stage indexes nothing; it stays as the mark
+	 * kpipe-already-pipelined looks for */
 	kp_strbuf_addf(&sb, "%skp_stage ^= 1;\n", I2);
 	kp_strbuf_addf(&sb, "%s}\n", I1);
 	kp_strbuf_addf(&sb, "%s}", ind);
@@ -535,13 +546,19 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 static int reg_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edits *out,
 		     const char **err)
 {
-	return reg_apply_common(f, l, o, out, err, 0);
+	return reg_apply_common(f, l, o, out, err, 0, 0);
 }
 
 static int reg_ca_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edits *out,
 			const char **err)
 {
-	return reg_apply_common(f, l, o, out, err, 1);
+	return reg_apply_common(f, l, o, out, err, 1, 0);
+}
+
+static int reg_2bar_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edits *out,
+			  const char **err)
+{
+	return reg_apply_common(f, l, o, out, err, 0, 1);
 }
 
 const kp_transform kp_transform_register = {
@@ -557,4 +574,15 @@ const kp_transform kp_transform_register_ca = {
 	"__ldca, which ptxas keeps above the math",
 	reg_match,
 	reg_ca_apply,
+};
+
+/* The textbook form: the tiles stay single, the registers are stored
+ * after a barrier that ends every read of the buffer, and a second barrier
+ * publishes them.  No extra shared memory; two barriers per iteration. */
+const kp_transform kp_transform_register_2bar = {
+	"register-2bar",
+	"single shared tiles refilled from staging registers between two barriers (no extra "
+	"shared memory)",
+	reg_match,
+	reg_2bar_apply,
 };

@@ -43,7 +43,7 @@ d = json.load(open(sys.argv[1]))
 vs = {v["name"]: v for v in d["versions"]}
 o = vs["original"]
 assert o.get("median_ms"), "original not timed"
-for n in ("register", "register-ca", "cp-async", "cp-async-s3", "cp-async-s4"):
+for n in ("register", "register-ca", "register-2bar", "cp-async", "cp-async-s3", "cp-async-s4"):
     assert n in vs, "no row for " + n
 if d["chosen"] != "original":
     w = vs[d["chosen"]]

@@ -51,11 +51,11 @@ if [ $has_gpu = 0 ]; then
 	"$kpipe" tune "$tmp/sgemm_128x128x8.cu" -o "$tmp/s.cu" --gpu-dir "$tmp/gd" -v >"$tmp/o2" 2>"$tmp/e2"
 	rc=$?
 	check "--gpu-dir without GPU: exit 6 (got $rc)" test $rc = 6
-	for v in register register-ca cp-async cp-async-s3 cp-async-s4; do
+	for v in register register-ca register-2bar cp-async cp-async-s3 cp-async-s4; do
 		check "--gpu-dir: $v.cu written" test -s "$tmp/gd/$v.cu"
 	done
 	# a variant is built into the harness exactly when it passed steps 1-2
-	for v in register register-ca cp-async cp-async-s3 cp-async-s4; do
+	for v in register register-ca register-2bar cp-async cp-async-s3 cp-async-s4; do
 		if grep -q "^kpipe tune: $v: step 1 PASSED, step 2 PASSED" "$tmp/e2"; then
 			check "--gpu-dir: $v passed validation: $v.so built" test -s "$tmp/gd/$v.so"
 		else

@@ -266,6 +266,9 @@ Test(plan, more_than_sixteen_registers_get_cp_async)
 	plan(&p, l, "sm_90", "register-ca", 2);
 	expect_xform(&p, "register-ca");
 	cr_expect_str_eq(p.why, "requested with --variant register-ca");
+	plan(&p, l, "sm_90", "register-2bar", 2);
+	expect_xform(&p, "register-2bar");
+	cr_expect_str_eq(p.why, "requested with --variant register-2bar");
 }
 
 Test(plan, three_stages_need_cp_async)
@@ -435,10 +438,11 @@ Test(plan, registry)
 {
 	int n = 0;
 	const kp_transform *const *all = kp_transform_all(&n);
-	cr_expect_eq(n, 3);
+	cr_expect_eq(n, 4);
 	cr_expect_eq(kp_transform_find("cp-async"), all[0]);
 	cr_expect_eq(kp_transform_find("register"), all[1]);
 	cr_expect_eq(kp_transform_find("register-ca"), all[2]);
+	cr_expect_eq(kp_transform_find("register-2bar"), all[3]);
 	cr_expect_null(kp_transform_find("bogus"));
 	for (int i = 0; i < n; i++) {
 		cr_expect_not_null(all[i]->match);
