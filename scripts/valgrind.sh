@@ -52,9 +52,7 @@ while [ $# -gt 0 ]; do
 	--keep) keep=1 ;;
 	--no-unit) unit=0 ;;
 	--golden)
-		[ $golden_set = 1 ] || # unit tests that parse CUDA with libclang once per test: --full only
-slow_units=(analyze plan)
-golden=()
+		[ $golden_set = 1 ] || golden=()
 		golden_set=1
 		shift
 		while [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; do

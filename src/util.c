@@ -207,10 +207,40 @@ int kp_read_file(const char *path, char **out, size_t *len)
 	return rc;
 }
 
+/* Whether execvp() could start prog: an executable regular file, looked up
+ * in PATH (glibc's default when unset) unless the name has a '/'. */
+static int can_exec(const char *prog)
+{
+	struct stat st;
+	if (strchr(prog, '/'))
+		return stat(prog, &st) == 0 && S_ISREG(st.st_mode) && access(prog, X_OK) == 0;
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/bin:/usr/bin";
+	for (const char *p = path;; p++) {
+		size_t n = strcspn(p, ":");
+		kp_strbuf full = KP_STRBUF_INIT;
+		kp_strbuf_addf(&full, "%.*s%s%s", (int)n, p, n ? "/" : "", prog);
+		const char *f = kp_strbuf_str(&full);
+		int ok = stat(f, &st) == 0 && S_ISREG(st.st_mode) && access(f, X_OK) == 0;
+		kp_strbuf_release(&full);
+		if (ok)
+			return 1;
+		p += n;
+		if (!*p)
+			return 0;
+	}
+}
+
 int kp_run_capture(char *const argv[], char **out)
 {
 	int pipefd[2];
 	*out = NULL;
+	/* A missing tool is found before the fork: the child of a failed exec
+	 * would have only its exit status (127) to say so, which a tool can
+	 * return itself and valgrind replaces with its own error exit code. */
+	if (!can_exec(argv[0]))
+		return -1;
 	if (pipe(pipefd) != 0)
 		return -1;
 	pid_t pid = fork();
