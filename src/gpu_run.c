@@ -827,6 +827,52 @@ static void workdir_release(workdir *w)
 	free(w->made);
 }
 
+/* Opens w in dir (created when missing, kept) or, without dir, in a new
+ * temporary directory named PREFIX-XXXXXX (removed by workdir_release).
+ * Returns 0, -1 when dir cannot be created, -2 when no temporary directory
+ * can be; why (whysz bytes) then says so. */
+static int workdir_open(workdir *w, const char *dir, const char *prefix, char *why, size_t whysz)
+{
+	kp_gpu_result *g = w->g;
+	if (dir) {
+		if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+			snprintf(why, whysz, "cannot create %s: %s", dir, strerror(errno));
+			return -1;
+		}
+		w->dir = kp_arena_strdup(&g->arena, dir);
+		w->keep = 1;
+		return 0;
+	}
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	char *d = kp_arena_printf(&g->arena, "%s/%s-XXXXXX", tmp, prefix);
+	if (!mkdtemp(d)) {
+		snprintf(why, whysz, "cannot create a temporary directory in %s", tmp);
+		return -2;
+	}
+	w->dir = d;
+	return 0;
+}
+
+/* The toolkit root: o->cuda_root, else "/x" from nvcc's real path
+ * "/x/bin/nvcc" (*buf holds it; the caller frees *buf). */
+static const char *cuda_root_of(const kp_gpu_opts *o, char **buf)
+{
+	*buf = NULL;
+	if (o->cuda_root)
+		return o->cuda_root;
+	*buf = realpath(o->nvcc, NULL);
+	char *s = *buf ? strrchr(*buf, '/') : NULL;
+	if (s) {
+		*s = '\0';
+		s = strrchr(*buf, '/');
+		if (s)
+			*s = '\0';
+	}
+	return *buf;
+}
+
 /* The first lines of a log that say "error", else its first lines. */
 static const char *log_excerpt(kp_gpu_result *g, const char *path, int max_lines)
 {
@@ -1255,42 +1301,17 @@ int kp_validate_gpu(kp_validate_result *r, const kp_gpu_opts *o)
 	}
 
 	workdir w = {.g = g};
-	if (o->dir) {
-		if (mkdir(o->dir, 0755) != 0 && errno != EEXIST) {
-			kp_validate_set_step(&r->steps[2], KP_STEP_FAILED, "cannot create %s: %s",
-					     o->dir, strerror(errno));
-			nothing_to_run(r, o->sanitize);
-			return 0;
-		}
-		w.dir = g->dir = kp_arena_strdup(&g->arena, o->dir);
-		w.keep = 1;
-	} else {
-		const char *tmp = getenv("TMPDIR");
-		char *d = kp_arena_printf(&g->arena, "%s/kpipe-gpu-XXXXXX",
-					  tmp && *tmp ? tmp : "/tmp");
-		if (!mkdtemp(d)) {
-			kp_validate_set_step(&r->steps[2], KP_STEP_FAILED,
-					     "cannot create a temporary directory in %s",
-					     tmp && *tmp ? tmp : "/tmp");
-			nothing_to_run(r, o->sanitize);
-			return -1;
-		}
-		w.dir = d;
+	char wwhy[512];
+	int wr = workdir_open(&w, o->dir, "kpipe-gpu", wwhy, sizeof(wwhy));
+	if (wr != 0) {
+		kp_validate_set_step(&r->steps[2], KP_STEP_FAILED, "%s", wwhy);
+		nothing_to_run(r, o->sanitize);
+		return wr == -1 ? 0 : -1;
 	}
-	const char *root = o->cuda_root;
-	char *root_buf = NULL;
-	if (!root) {
-		/* "/x/bin/nvcc" -> "/x" */
-		root_buf = realpath(o->nvcc, NULL);
-		char *s = root_buf ? strrchr(root_buf, '/') : NULL;
-		if (s) {
-			*s = '\0';
-			s = strrchr(root_buf, '/');
-			if (s)
-				*s = '\0';
-		}
-		root = root_buf;
-	}
+	if (o->dir)
+		g->dir = w.dir;
+	char *root_buf;
+	const char *root = cuda_root_of(o, &root_buf);
 	const char *harness, *libs[2];
 	if (build(r, o, &w, root, &harness, libs) == 0) {
 		run_harness(r, o, &w, harness, libs);
@@ -1320,39 +1341,13 @@ int kp_gpu_run_versions(const kp_gpu_opts *o, const kp_gpu_version *v, int n, in
 		kp_gpu_result_free(g);
 		return -1;
 	}
-	if (o->dir) {
-		if (mkdir(o->dir, 0755) != 0 && errno != EEXIST) {
-			snprintf(why, sizeof(why), "cannot create %s: %s", o->dir, strerror(errno));
-			*err = kp_xstrdup(why);
-			kp_gpu_result_free(g);
-			return -1;
-		}
-		w.dir = kp_arena_strdup(&g->arena, o->dir);
-		w.keep = 1;
-	} else {
-		const char *tmp = getenv("TMPDIR");
-		char *d = kp_arena_printf(&g->arena, "%s/kpipe-tune-XXXXXX",
-					  tmp && *tmp ? tmp : "/tmp");
-		if (!mkdtemp(d)) {
-			*err = kp_xstrdup("cannot create a temporary directory");
-			kp_gpu_result_free(g);
-			return -1;
-		}
-		w.dir = d;
+	if (workdir_open(&w, o->dir, "kpipe-tune", why, sizeof(why)) != 0) {
+		*err = kp_xstrdup(why);
+		kp_gpu_result_free(g);
+		return -1;
 	}
-	char *root_buf = NULL;
-	const char *root = o->cuda_root;
-	if (!root) {
-		root_buf = realpath(o->nvcc, NULL);
-		char *s = root_buf ? strrchr(root_buf, '/') : NULL;
-		if (s) {
-			*s = '\0';
-			s = strrchr(root_buf, '/');
-			if (s)
-				*s = '\0';
-		}
-		root = root_buf;
-	}
+	char *root_buf;
+	const char *root = cuda_root_of(o, &root_buf);
 	const char **names = kp_xcalloc((size_t)n, sizeof(char *));
 	const char **files = kp_xcalloc((size_t)n, sizeof(char *));
 	const char **libs = kp_xcalloc((size_t)n, sizeof(char *));
