@@ -306,3 +306,20 @@ int kp_cli_print_parse_diags(const kp_file *f, int warnings_too)
 	}
 	return n;
 }
+
+const char **kp_cli_nvcc_flags(const kp_cli *o, const char *first, int *n)
+{
+	const char **v = kp_xcalloc((size_t)o->ncargs + 2, sizeof(char *));
+	*n = 0;
+	if (first)
+		v[(*n)++] = first;
+	for (int i = 0; i < o->ncargs; i++) {
+		const char *a = o->cargs[i];
+		if (strncmp(a, "-I", 2) && strncmp(a, "-D", 2) && strncmp(a, "-U", 2))
+			continue;
+		v[(*n)++] = a;
+		if (!a[2] && i + 1 < o->ncargs)
+			v[(*n)++] = o->cargs[++i];
+	}
+	return v;
+}

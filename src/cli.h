@@ -68,6 +68,11 @@ void kp_cli_release(kp_cli *o);
 void kp_cli_parse_opts(const kp_cli *o, kp_parse_opts *po);
 void kp_cli_analyze_opts(const kp_cli *o, const char *file, kp_analyze_opts *ao, char **spec_kernel);
 
+/* The -I/-D/-U flags among the parser's arguments (o->cargs), for nvcc,
+ * after `first` when it is not NULL.  Returns a heap array (the strings
+ * are not copied: they belong to o and first); *n gets its length. */
+const char **kp_cli_nvcc_flags(const kp_cli *o, const char *first, int *n);
+
 /* Prints libclang's diagnostics for the file; returns the error count. */
 int kp_cli_print_parse_diags(const kp_file *f, int warnings_too);
 

@@ -287,22 +287,6 @@ static int write_reports(const kp_cli *o, kp_rw_result *r, int rc)
 	return 0;
 }
 
-/* The -I/-D/-U flags among the parser's arguments, for nvcc. */
-static const char **nvcc_flags(const kp_cli *o, int *n)
-{
-	const char **v = kp_xcalloc((size_t)o->ncargs + 1, sizeof(char *));
-	*n = 0;
-	for (int i = 0; i < o->ncargs; i++) {
-		const char *a = o->cargs[i];
-		if (strncmp(a, "-I", 2) && strncmp(a, "-D", 2) && strncmp(a, "-U", 2))
-			continue;
-		v[(*n)++] = a;
-		if (!a[2] && i + 1 < o->ncargs)
-			v[(*n)++] = o->cargs[++i];
-	}
-	return v;
-}
-
 /*
  * --validate: runs `kpipe validate` on the input and what was just written
  * (steps 1-5, report on stdout).  With -i the input is gone, so the
@@ -336,7 +320,7 @@ static int validate_written(const kp_cli *o, const char *in, const char *written
 		orig_copy = kp_strbuf_detach(&t);
 	}
 	int nflags = 0;
-	const char **flags = nvcc_flags(o, &nflags);
+	const char **flags = kp_cli_nvcc_flags(o, NULL, &nflags);
 	kp_validate_request rq = {
 		.original = orig_copy ? orig_copy : in,
 		.rewritten = written,

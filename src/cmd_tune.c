@@ -254,29 +254,6 @@ static int fall_back(const kp_cli *o, const char *in, const char *src, size_t le
 	return rc;
 }
 
-/* The -I/-D/-U flags among the parser's arguments, plus -I for the input's
- * directory (the variants are compiled from elsewhere). */
-static const char **nvcc_flags(const kp_cli *o, const char *in, int *n, char **dir_flag)
-{
-	const char **v = kp_xcalloc((size_t)o->ncargs + 2, sizeof(char *));
-	*n = 0;
-	char *dup = kp_xstrdup(in);
-	kp_strbuf sb = KP_STRBUF_INIT;
-	kp_strbuf_addf(&sb, "-I%s", dirname(dup));
-	free(dup);
-	*dir_flag = kp_strbuf_detach(&sb);
-	v[(*n)++] = *dir_flag;
-	for (int i = 0; i < o->ncargs; i++) {
-		const char *a = o->cargs[i];
-		if (strncmp(a, "-I", 2) && strncmp(a, "-D", 2) && strncmp(a, "-U", 2))
-			continue;
-		v[(*n)++] = a;
-		if (!a[2] && i + 1 < o->ncargs)
-			v[(*n)++] = o->cargs[++i];
-	}
-	return v;
-}
-
 int cmd_tune(int argc, char **argv)
 {
 	kp_cli o;
@@ -443,7 +420,13 @@ int cmd_tune(int argc, char **argv)
 		}
 	}
 	int nflags = 0;
-	flags = nvcc_flags(&o, in, &nflags, &dir_flag);
+	/* -I for the input's directory: the variants are compiled from elsewhere */
+	char *dup = kp_xstrdup(in);
+	kp_strbuf df = KP_STRBUF_INIT;
+	kp_strbuf_addf(&df, "-I%s", dirname(dup));
+	free(dup);
+	dir_flag = kp_strbuf_detach(&df);
+	flags = kp_cli_nvcc_flags(&o, dir_flag, &nflags);
 	const char *names[NKINDS];
 	int eligible[NKINDS];
 	kp_gpu_version vers[NKINDS + 1];
