@@ -88,9 +88,12 @@ static char *first_refusal(const kp_rw_result *r)
 	return kp_xstrdup("nothing was pipelined");
 }
 
-static int write_file(const char *path, const char *data, size_t len)
+/* like: a file whose mode, owner and group the new file takes (a backup),
+ * NULL keeps the destination's. */
+static int write_file(const char *path, const char *data, size_t len, const char *like)
 {
-	int e = kp_write_file_atomic(path, data, len);
+	int e = like ? kp_write_file_atomic_like(path, data, len, like)
+		     : kp_write_file_atomic(path, data, len);
 	if (e)
 		fprintf(stderr, "kpipe tune: error: cannot write '%s': %s\n", path, strerror(-e));
 	return e ? KP_EXIT_INPUT : KP_EXIT_OK;
@@ -107,15 +110,15 @@ static int deliver(const kp_cli *o, const char *in, const char *src, size_t len,
 		if (o->backup_suffix) {
 			kp_strbuf bk = KP_STRBUF_INIT;
 			kp_strbuf_addf(&bk, "%s%s", in, o->backup_suffix);
-			int rc = write_file(kp_strbuf_str(&bk), src, len);
+			int rc = write_file(kp_strbuf_str(&bk), src, len, in);
 			kp_strbuf_release(&bk);
 			if (rc)
 				return rc;
 		}
-		return write_file(in, text, tlen);
+		return write_file(in, text, tlen, NULL);
 	}
 	if (o->output && strcmp(o->output, "-"))
-		return write_file(o->output, text, tlen);
+		return write_file(o->output, text, tlen, NULL);
 	fwrite(text, 1, tlen, stdout);
 	return KP_EXIT_OK;
 }
@@ -441,7 +444,7 @@ int cmd_tune(int argc, char **argv)
 		kp_strbuf p = KP_STRBUF_INIT;
 		kp_strbuf_addf(&p, "%s/%s.cu", workdir, c[i].name);
 		c[i].path = kp_strbuf_detach(&p);
-		if (write_file(c[i].path, c[i].text, c[i].len)) {
+		if (write_file(c[i].path, c[i].text, c[i].len, NULL)) {
 			rc = KP_EXIT_INPUT;
 			free(abs_in);
 			goto out;
