@@ -824,6 +824,22 @@ static int exists_file(const char *p)
 	return stat(p, &st) == 0;
 }
 
+/* kpipe's own stand-in headers live in $TMPDIR/kpipe-stub-UID/.  Writes
+ * NAME there (atomically) unless it exists, and puts its path into path.
+ * Returns 0, or -1 when it cannot be written. */
+static int stub_file(const char *name, const char *text, char *path, size_t pathsz)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[3800];
+	snprintf(dir, sizeof(dir), "%s/kpipe-stub-%d", tmp && *tmp ? tmp : "/tmp", (int)getuid());
+	mkdir(dir, 0700);
+	if (snprintf(path, pathsz, "%s/%s", dir, name) >= (int)pathsz)
+		return -1;
+	if (!exists_file(path) && kp_write_file_atomic(path, text, strlen(text)) != 0)
+		return -1;
+	return 0;
+}
+
 /* CUDA 13 removed texture_fetch_functions.h, which clang <= 20's wrapper
  * still includes: point -isystem at an empty stand-in when it is missing. */
 static const char *stub_dir(const char *cuda_path)
@@ -844,22 +860,13 @@ static const char *stub_dir(const char *cuda_path)
 	snprintf(probe, sizeof(probe), "%s/include/texture_fetch_functions.h", cp);
 	if (exists_file(probe))
 		return NULL;
-	const char *tmp = getenv("TMPDIR");
-	snprintf(dir, sizeof(dir), "%s/kpipe-stub-%d", tmp && *tmp ? tmp : "/tmp", (int)getuid());
-	mkdir(dir, 0700);
-	if (snprintf(probe, sizeof(probe), "%s/texture_fetch_functions.h", dir) >= (int)sizeof(probe)) {
+	if (stub_file("texture_fetch_functions.h",
+		      "/* kpipe: empty stand-in for a header CUDA 13 no longer ships */\n", dir,
+		      sizeof(dir)) != 0) {
 		dir[0] = '\0';
 		return NULL;
 	}
-	if (!exists_file(probe)) {
-		FILE *fp = fopen(probe, "w");
-		if (!fp) {
-			dir[0] = '\0';
-			return NULL;
-		}
-		fputs("/* kpipe: empty stand-in for a header CUDA 13 no longer ships */\n", fp);
-		fclose(fp);
-	}
+	*strrchr(dir, '/') = '\0'; /* the directory */
 	return dir;
 }
 
@@ -1019,22 +1026,15 @@ static const char *ldca_shim(void)
 	if (done)
 		return path[0] ? path : NULL;
 	done = 1;
-	const char *tmp = getenv("TMPDIR");
-	char dir[3800];
-	snprintf(dir, sizeof(dir), "%s/kpipe-stub-%d", tmp && *tmp ? tmp : "/tmp", (int)getuid());
-	mkdir(dir, 0700);
-	snprintf(path, sizeof(path), "%s/kpipe_ldca.h", dir);
-	if (!exists_file(path)) {
-		static const char text[] =
-			"/* kpipe: declares __ldca for clang, whose CUDA wrapper does not include\n"
-			" * sm_32_intrinsics.h; used only when kpipe parses a file (nvcc has its own). */\n"
-			"#pragma once\n"
-			"#if defined(__clang__) && defined(__CUDA__) && !defined(__NVCC__)\n"
-			"template <typename T> __device__ T __ldca(const T *ptr);\n"
-			"#endif\n";
-		if (kp_write_file_atomic(path, text, sizeof(text) - 1) != 0)
-			path[0] = '\0';
-	}
+	if (stub_file("kpipe_ldca.h",
+		      "/* kpipe: declares __ldca for clang, whose CUDA wrapper does not include\n"
+		      " * sm_32_intrinsics.h; used only when kpipe parses a file (nvcc has its own). */\n"
+		      "#pragma once\n"
+		      "#if defined(__clang__) && defined(__CUDA__) && !defined(__NVCC__)\n"
+		      "template <typename T> __device__ T __ldca(const T *ptr);\n"
+		      "#endif\n",
+		      path, sizeof(path)) != 0)
+		path[0] = '\0';
 	return path[0] ? path : NULL;
 }
 
