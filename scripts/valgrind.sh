@@ -7,32 +7,57 @@
 #                                       the unit tests but analyze and plan
 #                                       (they parse CUDA in every test) and
 #                                       three golden cases
-#   bash scripts/valgrind.sh --full     every unit test, every golden case and
-#                                       every tests/cli/*.sh script (hours:
-#                                       libclang parses the CUDA headers in
-#                                       about 45 s per file under valgrind)
+#   bash scripts/valgrind.sh --full     every suite CTest runs: every unit
+#                                       test, golden, every tests/cli/*.sh,
+#                                       mutants, adversarial, fuzz
+#                                       regressions, nvcc and gpu scripts
+#                                       (hours on 2 cores: libclang parses
+#                                       the CUDA headers in 25 to 90 s per
+#                                       kpipe run under valgrind)
 # Options:
+#   --suite NAME      run these suites only (repeatable; implies the full
+#                     set's meaning of a suite): unit, unit.X, golden, cli,
+#                     cli.X, mutants, adversarial, fuzz, nvcc, nvcc.X, gpu,
+#                     gpu.X (X: a tests/unit/test_X.c or a script's name)
+#   --jobs J          run J suites or shards side by side (default: CPUs)
+#   --shards N        split each script suite whose kpipe runs follow one
+#                     another into N shards run side by side: every shard
+#                     runs the whole script, and its kpipe run number i
+#                     goes under valgrind in shard i mod N only (the rest
+#                     run natively).  The summary checks that every shard
+#                     saw the same runs and that each ran under valgrind
+#                     once.  Default 1.  --shards NAME=N sets it for one
+#                     suite (e.g. --shards 4 --shards golden=8).
 #   --build-dir DIR   use the kpipe and tests/test_* of DIR (a plain build;
 #                     valgrind cannot run an ASan build) instead of building
 #                     build-vg/ (-O1 -g, no sanitizers)
 #   --golden GLOB...  (quick) the golden cases to run, default below
-#   --no-unit         leave out the unit tests (the script suites only)
-#   --keep            keep the valgrind logs (they are printed on failure)
+#   --no-unit         leave out the unit tests
+#   --out DIR         also copy the summary and the logs of failed suites
+#                     to DIR (the GPU machine's $OUT)
+#   --keep            keep every valgrind log (printed on failure anyway)
+#   --deadline S      stop at S seconds after the start: tasks not started
+#                     by then are reported NRUN, running ones are stopped
+#                     (exit 124) and fail; the summary is still printed
 #
 # How: every Criterion executable runs as `valgrind ... test_X --jobs 1`;
 # Criterion re-executes itself for each test's worker, so valgrind follows
 # children (--trace-children=yes) except system tools and the CUDA toolkit
 # (--trace-children-skip).  The script suites get KPIPE set to a wrapper
-# that runs kpipe under the same valgrind; a batch's workers are forks,
-# which valgrind always follows.  One log per process; the summary sums
-# them per suite.  Two canaries run first, so that a setup that would not
-# see a leak fails instead of passing: a Criterion test and a plain program
-# (through the kpipe wrapper), each leaking on purpose, must be caught.
+# that numbers each kpipe run (an atomic mkdir) and runs it under the same
+# valgrind (children not traced: kpipe only execs the CUDA toolkit and the
+# harnesses it builds; a batch's workers are forks, which valgrind always
+# follows).  One log per process.  Under a file-size limit (`ulimit -f`, in
+# tests/cli/safety.sh) a log file would hit the limit too, so such a run
+# logs to a valgrind-listener socket instead.  Two canaries run first, so
+# that a set-up that would not see a leak fails instead of passing: a
+# Criterion test and a plain program (through the kpipe wrapper), each
+# leaking on purpose, must be caught.
 #
 # Suppressions: cmake/valgrind.supp (libclang only; why in
 # docs/reliability.md).  Prints one line per suite and exits 0 when every
-# suite passed with no valgrind error, 1 otherwise, 77 (skipped) when
-# valgrind is not installed.
+# suite passed (or was skipped, shown as SKIP) with no valgrind error, 1
+# otherwise, 77 (skipped) when valgrind is not installed.
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -40,6 +65,12 @@ mode=quick
 build_dir=""
 keep=0
 unit=1
+jobs="$(nproc 2>/dev/null || echo 2)"
+shards=1
+shards_of=() # "NAME=N"
+out=""
+deadline=0
+suites=()
 # unit tests that parse CUDA with libclang once per test: --full only
 slow_units=(analyze plan)
 golden=('rewrite-matmul_32x32-cp-async' 'analyze-json-matmul_guarded' 'diff-multi_kernel_macros')
@@ -48,7 +79,18 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--full) mode=full ;;
 	--quick) mode=quick ;;
+	--suite) mode=full; suites+=("$2"); shift ;;
+	--jobs) jobs="$2"; shift ;;
+	--shards)
+		case "$2" in
+		*=*) shards_of+=("$2") ;;
+		*) shards="$2" ;;
+		esac
+		shift
+		;;
 	--build-dir) build_dir="$2"; shift ;;
+	--out) out="$2"; shift ;;
+	--deadline) deadline="$2"; shift ;;
 	--keep) keep=1 ;;
 	--no-unit) unit=0 ;;
 	--golden)
@@ -61,11 +103,13 @@ while [ $# -gt 0 ]; do
 		done
 		continue
 		;;
-	-h | --help) sed -n '2,30p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,58p' "$0"; exit 0 ;;
 	*) echo "valgrind.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
 done
+case "$jobs$shards$deadline$(printf '%s' "${shards_of[@]#*=}")" in *[!0-9]*) echo "valgrind.sh: --jobs and --shards take numbers" >&2; exit 2 ;; esac
+[ "$jobs" -ge 1 ] && [ "$shards" -ge 1 ] || { echo "valgrind.sh: --jobs and --shards must be at least 1" >&2; exit 2; }
 
 if ! command -v valgrind >/dev/null 2>&1; then
 	echo "SKIP: valgrind is not installed (scripts/setup.sh installs it)"
@@ -91,66 +135,68 @@ if grep -q 'KPIPE_SANITIZE:BOOL=ON' "$build_dir/CMakeCache.txt" 2>/dev/null; the
 fi
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/kpipe-valgrind.XXXXXX")"
-cleanup() { if [ $keep = 1 ]; then echo "logs kept in $work"; else rm -rf "$work"; fi; }
+cleanup() {
+	# the listeners of tasks still running when the script is stopped
+	pkill -f "valgrind-listener.*kpipe-vg-port" 2>/dev/null
+	if [ $keep = 1 ]; then echo "logs kept in $work"; else rm -rf "$work"; fi
+}
 trap cleanup EXIT
 
 skip='/bin/*,/usr/bin/*,/sbin/*,/usr/sbin/*,*/nvcc,*/cuobjdump,*/nvdisasm,*/ptxas,*/cicc'
 skip+=',*/cudafe++,*/fatbinary,*/nvlink,*/bin2c,*/compute-sanitizer,*/nvim,/usr/local/cuda*'
 vg_opts=(--tool=memcheck --leak-check=full --show-leak-kinds=definite,indirect
 	--errors-for-leak-kinds=definite,indirect --error-exitcode=99 --num-callers=40
-	--trace-children=yes "--trace-children-skip=$skip"
 	"--suppressions=$root/cmake/valgrind.supp" --track-origins=no)
+vg_unit=("${vg_opts[@]}" --trace-children=yes "--trace-children-skip=$skip")
 
-# The wrapper the script suites run as $KPIPE: logs go to $VG_LOG_DIR.
+# The wrapper the script suites run as $KPIPE.  VG_LOG_DIR: where the logs
+# go; VG_SHARD/VG_SHARDS: which runs go under valgrind; VG_PORT: the
+# listener for runs under a file-size limit.
 cat >"$work/kpipe-vg" <<EOF
 #!/bin/sh
-exec valgrind $(printf '%q ' "${vg_opts[@]}") --log-file="\${VG_LOG_DIR:-$work}/kpipe.%p.log" "\${KPIPE_VG_REAL:-$kpipe_real}" "\$@"
+# kpipe under valgrind memcheck (written by scripts/valgrind.sh)
+d="\${VG_LOG_DIR:-$work}"
+mkdir -p "\$d/runs" 2>/dev/null
+n=0
+while ! mkdir "\$d/runs/\$n" 2>/dev/null; do n=\$((n + 1)); done
+real="\${KPIPE_VG_REAL:-$kpipe_real}"
+if [ \$((n % \${VG_SHARDS:-1})) -ne \${VG_SHARD:-0} ]; then
+	exec "\$real" "\$@"
+fi
+: >"\$d/runs/\$n/vg"
+log="--log-file=\$d/kpipe.\$n.%p.log"
+if [ "\$(ulimit -f)" != unlimited ] && [ -n "\${VG_PORT:-}" ]; then
+	log="--log-socket=127.0.0.1:\$VG_PORT"
+fi
+exec valgrind $(printf '%q ' "${vg_opts[@]}") --trace-children=no "\$log" "\$real" "\$@"
 EOF
 chmod +x "$work/kpipe-vg"
 
-# Sums the logs of DIR: prints "ERRORS DEFINITE INDIRECT NPROC".
+# Sums the logs of DIR: prints "ERRORS DEFINITE INDIRECT NPROC".  The
+# listener's lines start with "(N) ".
 sum_logs() {
-	cat "$1"/*.log 2>/dev/null | awk '
+	cat "$1"/*.log 2>/dev/null | sed -E 's/^\([0-9]+\) //' | awk '
 		/ERROR SUMMARY:/ { e += $4; n++ }
 		/definitely lost:/ { gsub(",", "", $4); d += $4 }
 		/indirectly lost:/ { gsub(",", "", $4); i += $4 }
 		END { printf "%d %d %d %d\n", e, d, i, n }'
 }
 
-failed=0
-summary=()
-# run_suite NAME CMD...: runs CMD with VG_LOG_DIR set, then reports.
-run_suite() {
-	local name="$1"
-	shift
-	local dir="$work/logs/$name" t0=$SECONDS
-	mkdir -p "$dir"
-	VG_LOG_DIR="$dir" "$@" >"$dir/output.txt" 2>&1
-	local rc=$?
-	read -r errs def ind nproc < <(sum_logs "$dir")
-	local counts
-	counts="$(grep -Eo '[0-9]+ passed, [0-9]+ failed|Tested: [0-9]+ \| Passing: [0-9]+ \| Failing: [0-9]+' \
-		"$dir/output.txt" | tail -n 1)"
-	local verdict=PASS
-	if [ $rc -ne 0 ] || [ "$errs" -ne 0 ] || [ "$def" -ne 0 ] || [ "$ind" -ne 0 ]; then
-		verdict=FAIL
-		failed=1
-	fi
-	local line
-	line="$(printf '%-4s %-22s exit %-3s %-46s valgrind errors %s, definitely lost %s B, indirectly lost %s B (%s processes, %ss)' \
-		"$verdict" "$name" "$rc" "${counts:-}" "$errs" "$def" "$ind" "$nproc" $((SECONDS - t0)))"
-	echo "$line"
-	summary+=("$line")
-	if [ $verdict = FAIL ]; then
-		tail -n 30 "$dir/output.txt" | sed 's/^/    | /'
-		grep -l -E 'ERROR SUMMARY: [1-9]' "$dir"/*.log 2>/dev/null | head -n 3 | while read -r f; do
-			echo "    --- $f"
-			grep -v -E '^==[0-9]+== *$' "$f" | head -n 60 | sed 's/^/    | /'
-		done
-	fi
+# start_listener DIR PORT: a valgrind-listener writing DIR/listener.log;
+# prints its pid.
+start_listener() {
+	(exec -a "valgrind-listener-kpipe-vg-port-$2" valgrind-listener "$2" \
+		>"$1/listener.log" 2>&1) &
+	echo $!
+}
+stop_listener() { # PID
+	sleep 1
+	kill "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
 }
 
 # --- canaries: the set-up must catch a deliberate leak -------------------------
+failed=0
 echo "== canaries"
 cat >"$work/canary_test.c" <<'EOF'
 /* canary_test.c - a Criterion test that leaks on purpose */
@@ -180,20 +226,26 @@ int main(void)
 }
 EOF
 canary_ok=1
-cc_crit="$(pkg-config --cflags --libs criterion 2>/dev/null)"
-# shellcheck disable=SC2086 # word splitting of the flags is the point
-if cc -O0 -g -o "$work/canary_test" "$work/canary_test.c" $cc_crit &&
-	cc -O0 -g -o "$work/canary_prog" "$work/canary_prog.c"; then
-	mkdir -p "$work/logs/canary.criterion" "$work/logs/canary.wrapper"
-	valgrind "${vg_opts[@]}" --log-file="$work/logs/canary.criterion/%p.log" \
-		"$work/canary_test" --jobs 1 >/dev/null 2>&1
-	read -r _ def _ _ < <(sum_logs "$work/logs/canary.criterion")
-	if [ "$def" -ge 4242 ]; then
-		echo "ok   canary: a leak in a Criterion test is caught ($def B definitely lost)"
+mkdir -p "$work/logs/canary.criterion" "$work/logs/canary.wrapper"
+if [ $unit = 1 ]; then
+	cc_crit="$(pkg-config --cflags --libs criterion 2>/dev/null)"
+	# shellcheck disable=SC2086 # word splitting of the flags is the point
+	if cc -O0 -g -o "$work/canary_test" "$work/canary_test.c" $cc_crit; then
+		valgrind "${vg_unit[@]}" --log-file="$work/logs/canary.criterion/%p.log" \
+			"$work/canary_test" --jobs 1 >/dev/null 2>&1
+		read -r _ def _ _ < <(sum_logs "$work/logs/canary.criterion")
+		if [ "$def" -ge 4242 ]; then
+			echo "ok   canary: a leak in a Criterion test is caught ($def B definitely lost)"
+		else
+			echo "FAIL canary: a 4242-byte leak in a Criterion test was not seen (valgrind does not follow Criterion's workers)"
+			canary_ok=0
+		fi
 	else
-		echo "FAIL canary: a 4242-byte leak in a Criterion test was not seen (valgrind does not follow Criterion's workers)"
+		echo "FAIL canary: cannot compile the Criterion canary (cc, criterion)"
 		canary_ok=0
 	fi
+fi
+if cc -O0 -g -o "$work/canary_prog" "$work/canary_prog.c"; then
 	VG_LOG_DIR="$work/logs/canary.wrapper" KPIPE_VG_REAL="$work/canary_prog" "$work/kpipe-vg"
 	crc=$?
 	read -r _ def _ _ < <(sum_logs "$work/logs/canary.wrapper")
@@ -203,40 +255,219 @@ if cc -O0 -g -o "$work/canary_test" "$work/canary_test.c" $cc_crit &&
 		echo "FAIL canary: a 1717-byte leak through the wrapper was not seen (exit $crc, $def B)"
 		canary_ok=0
 	fi
+	# the same under a file-size limit, logged through a listener
+	if command -v valgrind-listener >/dev/null 2>&1; then
+		d="$work/logs/canary.ulimit"
+		mkdir -p "$d"
+		port=$((20000 + $$ % 40000))
+		lpid=$(start_listener "$d" $port)
+		sleep 0.5
+		(ulimit -f 1 && VG_LOG_DIR="$d" VG_PORT=$port KPIPE_VG_REAL="$work/canary_prog" "$work/kpipe-vg")
+		crc=$?
+		stop_listener "$lpid"
+		read -r _ def _ _ < <(sum_logs "$d")
+		if [ "$def" -ge 1717 ] && [ $crc -eq 99 ]; then
+			echo "ok   canary: the same under 'ulimit -f 1', through the listener ($def B, exit 99)"
+		else
+			echo "FAIL canary: under 'ulimit -f 1' the 1717-byte leak was not seen (exit $crc, $def B)"
+			canary_ok=0
+		fi
+	else
+		echo "FAIL canary: valgrind-listener is missing (runs under 'ulimit -f' could not log)"
+		canary_ok=0
+	fi
 else
-	echo "FAIL canary: cannot compile the canaries (cc, criterion)"
+	echo "FAIL canary: cannot compile the wrapper canary (cc)"
 	canary_ok=0
 fi
 [ $canary_ok = 1 ] || failed=1
 
-# --- unit tests ---------------------------------------------------------------
-[ $unit = 1 ] && echo "== unit tests"
-for t in "$build_dir"/tests/test_*; do
-	[ $unit = 1 ] && [ -x "$t" ] || continue
-	short="$(basename "$t" | sed 's/^test_//')"
-	name="unit.$short"
-	if [ $mode = quick ] && [[ " ${slow_units[*]} " == *" $short "* ]]; then
-		echo "skip $name (parses CUDA in every test: --full)"
-		continue
-	fi
-	run_suite "$name" valgrind "${vg_opts[@]}" --log-file="$work/logs/$name/%p.log" \
-		"$t" --jobs 1 --short-filename
-done
-
-# --- script suites through the wrapper -------------------------------------------
-export KPIPE="$work/kpipe-vg" KPIPE_SOURCE_DIR="$root" KPIPE_BUILD_DIR="$build_dir"
-export GOLDEN_TIMEOUT="${GOLDEN_TIMEOUT:-1800}" SAFETY_WAIT_S=900
+# --- the tasks ---------------------------------------------------------------------
+# One task per unit executable and per script suite (or shard of one):
+# "NAME SHARD SHARDS KIND ARG", KIND unit (ARG the executable) or script
+# (ARG the script; golden's quick cases come from $golden).
+tasks=()
+# Suites whose kpipe runs are concurrent: numbering is not reproducible
+# from one shard to the next, so they are never split (mutants runs
+# MUTANTS_JOBS kpipes side by side instead).
+unsplit=" mutants nvcc.rewrite_samples gpu.differential gpu.tune "
+wanted() { # NAME: is the suite selected?
+	[ ${#suites[@]} -eq 0 ] && return 0
+	local s
+	for s in "${suites[@]}"; do
+		[ "$s" = "$1" ] || [ "$s" = "${1%%.*}" ] && return 0
+	done
+	return 1
+}
+add_script() { # NAME SCRIPT
+	local n=$shards k s
+	for s in "${shards_of[@]}"; do
+		[ "${s%%=*}" = "$1" ] && n="${s#*=}"
+	done
+	[[ "$unsplit" == *" $1 "* ]] && n=1
+	[ "$n" -ge 1 ] || n=1
+	for ((k = 0; k < n; k++)); do
+		tasks+=("$1 $k $n script $2")
+	done
+}
+if [ $unit = 1 ]; then
+	for t in "$build_dir"/tests/test_*; do
+		[ -x "$t" ] || continue
+		short="$(basename "$t" | sed 's/^test_//')"
+		wanted "unit.$short" || continue
+		if [ $mode = quick ] && [[ " ${slow_units[*]} " == *" $short "* ]]; then
+			echo "skip unit.$short (parses CUDA in every test: --full)"
+			continue
+		fi
+		tasks+=("unit.$short 0 1 unit $t")
+	done
+fi
 if [ $mode = quick ]; then
-	echo "== golden cases under valgrind: ${golden[*]}"
-	run_suite golden "$root/tests/golden/run.sh" "${golden[@]}"
+	add_script golden "$root/tests/golden/run.sh"
 else
-	echo "== golden (all cases) and tests/cli/*.sh under valgrind"
-	run_suite golden "$root/tests/golden/run.sh"
+	wanted golden && add_script golden "$root/tests/golden/run.sh"
 	for s in "$root"/tests/cli/*.sh; do
-		run_suite "cli.$(basename "$s" .sh)" bash "$s"
+		name="cli.$(basename "$s" .sh)"
+		wanted "$name" && add_script "$name" "$s"
+	done
+	wanted mutants && add_script mutants "$root/tests/mutants/run.sh"
+	wanted adversarial && add_script adversarial "$root/tests/adversarial/run.sh"
+	wanted fuzz.regressions && add_script fuzz.regressions "$root/tests/fuzz/run_regressions.sh"
+	for label in nvcc gpu; do
+		for s in "$root"/tests/$label/*.sh; do
+			name="$label.$(basename "$s" .sh)"
+			wanted "$name" && add_script "$name" "$s"
+		done
 	done
 fi
 
+# The script suites' environment: kpipe through the wrapper, time limits
+# that allow for valgrind's slowdown.
+export KPIPE="$work/kpipe-vg" KPIPE_SOURCE_DIR="$root" KPIPE_BUILD_DIR="$build_dir"
+export GOLDEN_TIMEOUT="${GOLDEN_TIMEOUT:-3600}" SAFETY_WAIT_S=1800
+export KPIPE_ADV_TIMEOUT=3600 KPIPE_ADV_BIG_TIMEOUT=7200 KPIPE_REGRESSION_TIMEOUT=3600
+export MUTANTS_JOBS="${MUTANTS_JOBS:-$jobs}"
+
+# run_task I NAME SHARD SHARDS KIND ARG: runs one task, writes its result
+# line "RC SECONDS" to $work/done/I.
+run_task() {
+	local i="$1" name="$2" k="$3" n="$4" kind="$5" arg="$6"
+	local dir="$work/logs/$name.$k" t0=$SECONDS rc port=""
+	mkdir -p "$dir"
+	if [ "$kind" = unit ]; then
+		local lim=()
+		[ "$deadline" -gt 0 ] && lim=(timeout -k 10 $((deadline - SECONDS > 1 ? deadline - SECONDS : 1)))
+		"${lim[@]}" valgrind "${vg_unit[@]}" --log-file="$dir/%p.log" "$arg" --jobs 1 --short-filename \
+			>"$dir/output.txt" 2>&1
+		rc=$?
+	else
+		# a listener for the runs under a file-size limit (safety.sh)
+		local lpid=""
+		if command -v valgrind-listener >/dev/null 2>&1; then
+			port=$((20000 + (i * 37 + $$ + 1) % 40000))
+			lpid=$(start_listener "$dir" $port)
+		fi
+		local argv=("$arg")
+		[ $mode = quick ] && [ "$name" = golden ] && argv+=("${golden[@]}")
+		local lim=()
+		[ "$deadline" -gt 0 ] && lim=(timeout -k 10 $((deadline - SECONDS > 1 ? deadline - SECONDS : 1)))
+		(cd "$root" && VG_LOG_DIR="$dir" VG_SHARD=$k VG_SHARDS=$n VG_PORT="$port" \
+			"${lim[@]}" bash "${argv[@]}") >"$dir/output.txt" 2>&1 </dev/null
+		rc=$?
+		[ -n "$lpid" ] && stop_listener "$lpid"
+	fi
+	echo "$rc $((SECONDS - t0))" >"$work/done/$i"
+}
+
+mkdir -p "$work/done"
+echo "== ${#tasks[@]} tasks, $jobs side by side, script suites in $shards shard(s)"
+running=0
+for i in "${!tasks[@]}"; do
+	read -r name k n kind arg <<<"${tasks[$i]}"
+	while [ $running -ge "$jobs" ]; do
+		wait -n
+		running=$((running - 1))
+	done
+	if [ "$deadline" -gt 0 ] && [ $SECONDS -ge "$deadline" ]; then
+		continue # never started: reported NRUN
+	fi
+	run_task "$i" "$name" "$k" "$n" "$kind" "$arg" &
+	running=$((running + 1))
+done
+wait
+
+# --- the summary, one line per suite ------------------------------------------------
+summary=()
+report() { # NAME: sums the suite's shards
+	local name="$1" dirs=() rcs="" secs=0 verdict=PASS ti tname tk trc tsecs
+	for ti in "${!tasks[@]}"; do
+		read -r tname tk _ <<<"${tasks[$ti]}"
+		[ "$tname" = "$name" ] || continue
+		dirs+=("$work/logs/$name.$tk")
+		trc=- tsecs=0
+		[ -f "$work/done/$ti" ] && read -r trc tsecs <"$work/done/$ti"
+		rcs="${rcs:+$rcs,}$trc"
+		[ "${tsecs:-0}" -gt "$secs" ] 2>/dev/null && secs=$tsecs
+	done
+	local errs=0 def=0 ind=0 nproc=0 d se sd si sp
+	for d in "${dirs[@]}"; do
+		read -r se sd si sp < <(sum_logs "$d")
+		errs=$((errs + se)) def=$((def + sd)) ind=$((ind + si)) nproc=$((nproc + sp))
+	done
+	# kpipe runs: each shard must have numbered the same runs, and each run
+	# must have gone under valgrind in exactly one shard.
+	local runs="" first=-1 cnt vgd=0 gap=0
+	if [ "${name%%.*}" != unit ]; then
+		for d in "${dirs[@]}"; do
+			cnt=$(find "$d/runs" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | wc -l)
+			[ $first = -1 ] && first=$cnt
+			[ "$cnt" = "$first" ] || gap=1
+			vgd=$((vgd + $(find "$d/runs" -name vg 2>/dev/null | wc -l)))
+		done
+		[ "$vgd" = "$first" ] || gap=1
+		runs="kpipe runs $vgd/$first under valgrind"
+		[ $gap = 1 ] && runs="$runs (shards disagree: NOT all covered)"
+	fi
+	local counts
+	counts="$(cat "${dirs[@]/%//output.txt}" 2>/dev/null |
+		grep -Eo '[0-9]+ passed, [0-9]+ failed|Tested: [0-9]+ \| Passing: [0-9]+ \| Failing: [0-9]+|mutants: [0-9]+ generated' |
+		tail -n 1)"
+	if [[ "$rcs" =~ ^-(,-)*$ ]]; then
+		verdict=NRUN # not started before the deadline
+		failed=1
+	elif [[ "$rcs" =~ ^77(,77)*$ ]]; then
+		verdict=SKIP
+		counts="$(grep -h -m1 -E '^SKIP' "${dirs[@]/%//output.txt}" 2>/dev/null | head -n 1)"
+	elif [[ ! "$rcs" =~ ^0(,0)*$ ]] || [ $errs -ne 0 ] || [ $def -ne 0 ] || [ $ind -ne 0 ] || [ $gap = 1 ]; then
+		verdict=FAIL
+		failed=1
+	fi
+	local line
+	line="$(printf '%-4s %-24s exit %-8s %-40s valgrind errors %s, definitely lost %s B, indirectly lost %s B (%s processes%s, %ss)' \
+		"$verdict" "$name" "$rcs" "${counts:-}" "$errs" "$def" "$ind" "$nproc" "${runs:+; $runs}" "$secs")"
+	echo "$line"
+	summary+=("$line")
+	if [ $verdict = FAIL ]; then
+		for d in "${dirs[@]}"; do
+			tail -n 30 "$d/output.txt" | sed 's/^/    | /'
+			grep -l -E 'ERROR SUMMARY: [1-9]' "$d"/*.log 2>/dev/null | head -n 3 | while read -r f; do
+				echo "    --- $f"
+				grep -v -E '^(\([0-9]+\) )?==[0-9]+== *$' "$f" | head -n 60 | sed 's/^/    | /'
+			done
+			[ -n "$out" ] && mkdir -p "$out/failed" && cp -r "$d" "$out/failed/" 2>/dev/null
+		done
+	fi
+}
 echo "== summary ($mode)"
-printf '%s\n' "${summary[@]}"
+seen=" "
+for i in "${!tasks[@]}"; do
+	read -r name _ <<<"${tasks[$i]}"
+	[[ "$seen" == *" $name "* ]] && continue
+	seen+="$name "
+	report "$name"
+done
+if [ -n "$out" ]; then
+	mkdir -p "$out"
+	printf '%s\n' "${summary[@]}" >"$out/valgrind-summary.txt"
+fi
 exit $failed
