@@ -33,6 +33,11 @@
 #                     build-vg/ (-O1 -g, no sanitizers)
 #   --golden GLOB...  (quick) the golden cases to run, default below
 #   --no-unit         leave out the unit tests
+#   --loader DIR      run kpipe under valgrind as DIR/ld-linux-x86-64.so.2
+#                     --library-path DIR kpipe ...: a C library with the
+#                     loader's symbols, for a machine whose own ld.so is
+#                     stripped (valgrind cannot start there without
+#                     libc6-dbg; bench/device_valgrind.sh)
 #   --out DIR         also copy the summary and the logs of failed suites
 #                     to DIR (the GPU machine's $OUT)
 #   --keep            keep every valgrind log (printed on failure anyway)
@@ -69,6 +74,7 @@ jobs="$(nproc 2>/dev/null || echo 2)"
 shards=1
 shards_of=() # "NAME=N"
 out=""
+loader=""
 deadline=0
 suites=()
 # unit tests that parse CUDA with libclang once per test: --full only
@@ -91,6 +97,7 @@ while [ $# -gt 0 ]; do
 	--build-dir) build_dir="$2"; shift ;;
 	--out) out="$2"; shift ;;
 	--deadline) deadline="$2"; shift ;;
+	--loader) loader="$(cd "$2" && pwd)" || exit 2; shift ;;
 	--keep) keep=1 ;;
 	--no-unit) unit=0 ;;
 	--golden)
@@ -168,7 +175,7 @@ log="--log-file=\$d/kpipe.\$n.%p.log"
 if [ "\$(ulimit -f)" != unlimited ] && [ -n "\${VG_PORT:-}" ]; then
 	log="--log-socket=127.0.0.1:\$VG_PORT"
 fi
-exec valgrind $(printf '%q ' "${vg_opts[@]}") --trace-children=no "\$log" "\$real" "\$@"
+exec valgrind $(printf '%q ' "${vg_opts[@]}") --trace-children=no "\$log" ${loader:+$(printf '%q ' "$loader/ld-linux-x86-64.so.2" --library-path "$loader")}"\$real" "\$@"
 EOF
 chmod +x "$work/kpipe-vg"
 
