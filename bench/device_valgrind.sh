@@ -33,7 +33,7 @@ cd "$root" || exit 1
 
 {
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-	echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+	echo "commit: ${KPIPE_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
 	echo "cpus: $(nproc)"
 	grep -m1 'model name' /proc/cpuinfo
 	grep PRETTY_NAME /etc/os-release

@@ -24,7 +24,10 @@ dbg="/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
 [ -f "$dbg" ] || { echo "make_vgkit.sh: no $dbg (install libc6-dbg)" >&2; exit 2; }
 mkdir -p "$s/debug/.build-id/${id:0:2}"
 cp "$dbg" "$s/debug/.build-id/${id:0:2}/"
-cp "$(command -v valgrind)" "$(command -v valgrind-listener)" "$s/valgrind/bin/"
+vg="$(command -v valgrind)"
+cp "$vg" "$(command -v valgrind-listener)" "$s/valgrind/bin/"
+# Debian's valgrind is a shell script that starts valgrind.bin
+[ -f "$vg.bin" ] && cp "$vg.bin" "$s/valgrind/bin/"
 lib=/usr/libexec/valgrind
 cp "$lib/memcheck-amd64-linux" "$lib/vgpreload_core-amd64-linux.so" \
 	"$lib/vgpreload_memcheck-amd64-linux.so" "$lib/default.supp" "$s/valgrind/libexec/valgrind/"
