@@ -15,7 +15,8 @@ s=$(mktemp -d)
 trap 'rm -rf "$s"' EXIT
 mkdir -p "$s/core" "$s/valgrind/bin" "$s/valgrind/libexec/valgrind"
 for l in libc.so.6 libm.so.6 libstdc++.so.6 libgcc_s.so.1 libz.so.1 liblzma.so.5 libtinfo.so.6 \
-	libzstd.so.1 libxml2.so.2 libicuuc.so.72 libicudata.so.72; do
+	libzstd.so.1 libxml2.so.2 libicuuc.so.72 libicudata.so.72 libedit.so.2 libbsd.so.0 libmd.so.0 \
+	libffi.so.8 libcjson.so.1 libz3.so.4; do
 	cp -L "/lib/x86_64-linux-gnu/$l" "$s/core/$l"
 done
 cp -L /lib64/ld-linux-x86-64.so.2 "$s/core/"
