@@ -20,13 +20,13 @@
 #                     cli.X, mutants, adversarial, fuzz, nvcc, nvcc.X, gpu,
 #                     gpu.X (X: a tests/unit/test_X.c or a script's name)
 #   --jobs J          run J suites or shards side by side (default: CPUs)
-#   --shards N        split each script suite whose kpipe runs follow one
-#                     another into N shards run side by side: every shard
-#                     runs the whole script, and its kpipe run number i
-#                     goes under valgrind in shard i mod N only (the rest
-#                     run natively).  The summary checks that every shard
-#                     saw the same runs and that each ran under valgrind
-#                     once.  Default 1.  --shards NAME=N sets it for one
+#   --shards N        split each script suite into N shards run side by
+#                     side: every shard runs the whole script, and a kpipe
+#                     run goes under valgrind in one shard only, chosen by
+#                     a checksum of its arguments without their
+#                     directories (the rest run natively).  The summary
+#                     checks that every shard saw the same runs and that
+#                     each ran under valgrind exactly once.  Default 1.  --shards NAME=N sets it for one
 #                     suite (e.g. --shards 4 --shards golden=8).
 #   --build-dir DIR   use the kpipe and tests/test_* of DIR (a plain build;
 #                     valgrind cannot run an ASan build) instead of building
@@ -49,7 +49,7 @@
 # Criterion re-executes itself for each test's worker, so valgrind follows
 # children (--trace-children=yes) except system tools and the CUDA toolkit
 # (--trace-children-skip).  The script suites get KPIPE set to a wrapper
-# that numbers each kpipe run (an atomic mkdir) and runs it under the same
+# that records each kpipe run (an atomic mkdir) and runs it under the same
 # valgrind (children not traced: kpipe only execs the CUDA toolkit and the
 # harnesses it builds; a batch's workers are forks, which valgrind always
 # follows).  One log per process.  Under a file-size limit (`ulimit -f`, in
@@ -164,14 +164,18 @@ cat >"$work/kpipe-vg" <<EOF
 # kpipe under valgrind memcheck (written by scripts/valgrind.sh)
 d="\${VG_LOG_DIR:-$work}"
 mkdir -p "\$d/runs" 2>/dev/null
+# the run's key: its arguments with directories stripped (temporary
+# directories differ from shard to shard), so that every shard gives a
+# run the same key whatever the order the runs come in
+key=\$(for a in "\$@"; do printf '%s\\n' "\${a##*/}"; done | cksum | cut -d' ' -f1)
 n=0
-while ! mkdir "\$d/runs/\$n" 2>/dev/null; do n=\$((n + 1)); done
+while ! mkdir "\$d/runs/\$key.\$n" 2>/dev/null; do n=\$((n + 1)); done
 real="\${KPIPE_VG_REAL:-$kpipe_real}"
-if [ \$((n % \${VG_SHARDS:-1})) -ne \${VG_SHARD:-0} ]; then
+if [ \$((key % \${VG_SHARDS:-1})) -ne \${VG_SHARD:-0} ]; then
 	exec "\$real" "\$@"
 fi
-: >"\$d/runs/\$n/vg"
-log="--log-file=\$d/kpipe.\$n.%p.log"
+: >"\$d/runs/\$key.\$n/vg"
+log="--log-file=\$d/kpipe.\$key.\$n.%p.log"
 if [ "\$(ulimit -f)" != unlimited ] && [ -n "\${VG_PORT:-}" ]; then
 	log="--log-socket=127.0.0.1:\$VG_PORT"
 fi
@@ -294,10 +298,6 @@ fi
 # "NAME SHARD SHARDS KIND ARG", KIND unit (ARG the executable) or script
 # (ARG the script; golden's quick cases come from $golden).
 tasks=()
-# Suites whose kpipe runs are concurrent: numbering is not reproducible
-# from one shard to the next, so they are never split (mutants runs
-# MUTANTS_JOBS kpipes side by side instead).
-unsplit=" mutants nvcc.rewrite_samples gpu.differential gpu.tune "
 wanted() { # NAME: is the suite selected?
 	[ ${#suites[@]} -eq 0 ] && return 0
 	local s
@@ -311,7 +311,6 @@ add_script() { # NAME SCRIPT
 	for s in "${shards_of[@]}"; do
 		[ "${s%%=*}" = "$1" ] && n="${s#*=}"
 	done
-	[[ "$unsplit" == *" $1 "* ]] && n=1
 	[ "$n" -ge 1 ] || n=1
 	for ((k = 0; k < n; k++)); do
 		tasks+=("$1 $k $n script $2")
@@ -421,14 +420,15 @@ report() { # NAME: sums the suite's shards
 		read -r se sd si sp < <(sum_logs "$d")
 		errs=$((errs + se)) def=$((def + sd)) ind=$((ind + si)) nproc=$((nproc + sp))
 	done
-	# kpipe runs: each shard must have numbered the same runs, and each run
-	# must have gone under valgrind in exactly one shard.
-	local runs="" first=-1 cnt vgd=0 gap=0
+	# kpipe runs: each shard must have seen the same runs (keys), and each
+	# run must have gone under valgrind in exactly one shard.
+	local runs="" first=-1 cnt vgd=0 gap=0 ref="" sig
 	if [ "${name%%.*}" != unit ]; then
 		for d in "${dirs[@]}"; do
 			cnt=$(find "$d/runs" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | wc -l)
-			[ $first = -1 ] && first=$cnt
-			[ "$cnt" = "$first" ] || gap=1
+			sig=$(ls "$d/runs" 2>/dev/null | sort | cksum)
+			[ $first = -1 ] && first=$cnt ref=$sig
+			[ "$sig" = "$ref" ] || gap=1
 			vgd=$((vgd + $(find "$d/runs" -name vg 2>/dev/null | wc -l)))
 		done
 		[ "$vgd" = "$first" ] || gap=1
