@@ -157,6 +157,7 @@ trap cleanup EXIT
 
 skip='/bin/*,/usr/bin/*,/sbin/*,/usr/sbin/*,*/nvcc,*/cuobjdump,*/nvdisasm,*/ptxas,*/cicc'
 skip+=',*/cudafe++,*/fatbinary,*/nvlink,*/bin2c,*/compute-sanitizer,*/nvim,/usr/local/cuda*'
+# shellcheck disable=SC2054 # the commas are inside option values
 vg_opts=(--tool=memcheck --leak-check=full --show-leak-kinds=definite,indirect
 	--errors-for-leak-kinds=definite,indirect --error-exitcode=99 --num-callers=40
 	"--suppressions=$root/cmake/valgrind.supp" --track-origins=no)
