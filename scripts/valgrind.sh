@@ -45,6 +45,11 @@
 #   --out DIR         also copy the summary and the logs of failed suites
 #                     to DIR (the GPU machine's $OUT)
 #   --keep            keep every valgrind log (printed on failure anyway)
+#   --prior FILE      runs already seen clean under valgrind elsewhere: a
+#                     TSV of suite, key, error count, command (as in
+#                     bench/results/*-valgrind/clean-runs.tsv); a run whose
+#                     suite and key are listed with 0 errors runs natively
+#                     and counts as covered (the summary says how many)
 #   --deadline S      stop at S seconds after the start: tasks not started
 #                     by then are reported NRUN, running ones are stopped
 #                     (exit 124) and fail; the summary is still printed
@@ -80,6 +85,7 @@ shards_of=() # "NAME=N"
 run_shards="" # ",K,K," or empty for all
 out=""
 loader=""
+prior=""
 deadline=0
 suites=()
 # unit tests that parse CUDA with libclang once per test: --full only
@@ -103,6 +109,7 @@ while [ $# -gt 0 ]; do
 	--out) out="$2"; shift ;;
 	--deadline) deadline="$2"; shift ;;
 	--run-shards) run_shards=",$2,"; shift ;;
+	--prior) prior="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift ;;
 	--loader) loader="$(cd "$2" && pwd)" || exit 2; shift ;;
 	--keep) keep=1 ;;
 	--no-unit) unit=0 ;;
@@ -180,6 +187,10 @@ n=0
 while ! mkdir "\$d/runs/\$key.\$n" 2>/dev/null; do n=\$((n + 1)); done
 real="\${KPIPE_VG_REAL:-$kpipe_real}"
 if [ \$((key % \${VG_SHARDS:-1})) -ne \${VG_SHARD:-0} ]; then
+	exec "\$real" "\$@"
+fi
+if [ -n "\${VG_PRIOR:-}" ] && grep -q "^\${VG_SUITE:-}	\$key	0	" "\$VG_PRIOR"; then
+	: >"\$d/runs/\$key.\$n/prior"
 	exec "\$real" "\$@"
 fi
 : >"\$d/runs/\$key.\$n/vg"
@@ -387,6 +398,7 @@ run_task() {
 		local lim=()
 		[ "$deadline" -gt 0 ] && lim=(timeout -k 10 $((deadline - SECONDS > 1 ? deadline - SECONDS : 1)))
 		(cd "$root" && VG_LOG_DIR="$dir" VG_SHARD=$k VG_SHARDS=$n VG_PORT="$port" \
+			VG_SUITE="$name" VG_PRIOR="$prior" \
 			"${lim[@]}" bash "${argv[@]}") >"$dir/output.txt" 2>&1 </dev/null
 		rc=$?
 		[ -n "$lpid" ] && stop_listener "$lpid"
@@ -431,7 +443,7 @@ report() { # NAME: sums the suite's shards
 	done
 	# kpipe runs: each shard must have seen the same runs (keys), and each
 	# run must have gone under valgrind in exactly one shard.
-	local runs="" first=-1 cnt vgd=0 gap=0 ref="" sig
+	local runs="" first=-1 cnt vgd=0 pri=0 gap=0 ref="" sig
 	if [ "${name%%.*}" != unit ]; then
 		for d in "${dirs[@]}"; do
 			cnt=$(find "$d/runs" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | wc -l)
@@ -439,9 +451,12 @@ report() { # NAME: sums the suite's shards
 			[ $first = -1 ] && first=$cnt ref=$sig
 			[ "$sig" = "$ref" ] || gap=1
 			vgd=$((vgd + $(find "$d/runs" -name vg 2>/dev/null | wc -l)))
+			pri=$((pri + $(find "$d/runs" -name prior 2>/dev/null | wc -l)))
 		done
+		vgd=$((vgd + pri))
 		[ "$vgd" = "$first" ] || [ -n "$run_shards" ] || gap=1
 		runs="kpipe runs $vgd/$first under valgrind"
+		[ $pri -gt 0 ] && runs="$runs ($pri of them clean in --prior)"
 		[ -n "$run_shards" ] && runs="$runs (shards${run_shards//,/ }only)"
 		[ $gap = 1 ] && runs="$runs (shards disagree: NOT all covered)"
 	fi
