@@ -16,8 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* the smallest file-size limit a precompiled header is written under */
+#define KP_PCH_MIN_FSIZE ((rlim_t)64 << 20)
 
 /* parse.c's stand-in for texture_fetch_functions.h (CUDA 13 with
  * libclang 19): the same directory, created the same way. */
@@ -55,6 +59,15 @@ int kp_pch_build(const char *arch, const char *cuda_path, const char *const *arg
 		 const char *main_path, const char *pch_path, char **err)
 {
 	*err = NULL;
+	/* The header is several megabytes, and LLVM aborts the process when
+	 * a write of it fails (EFBIG under `ulimit -f`), so under a small
+	 * file-size limit the batch goes without one. */
+	struct rlimit fs;
+	if (getrlimit(RLIMIT_FSIZE, &fs) == 0 && fs.rlim_cur != RLIM_INFINITY &&
+	    fs.rlim_cur < KP_PCH_MIN_FSIZE) {
+		*err = kp_xstrdup("the file-size limit (ulimit -f) is below 64 MiB");
+		return -1;
+	}
 	FILE *fp = fopen(main_path, "w");
 	if (!fp) {
 		*err = kp_xstrdup("cannot create the precompiled header's source");

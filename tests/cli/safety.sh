@@ -292,6 +292,13 @@ check "batch --out-dir, ulimit -f 3: the small ones are written" \
 	test "$(cd "$d/out" && find . -type f | sort | tr '\n' ' ')" = "./a.cu ./d.cu "
 check "batch --out-dir, ulimit -f 3: no temporary file" no_tmp "$d"
 check "batch --out-dir, ulimit -f 3: no batch directory left" no_batch_dir "$d/t"
+# the precompiled header a batch builds first is megabytes: under the limit
+# it is skipped with a reason, not written until LLVM aborts on EFBIG (the
+# worker used to die by SIGXFSZ/SIGABRT and the note said nothing)
+rm -rf "$d/out"
+(ulimit -f 3 && TMPDIR="$d/t" exec "$kpipe" rewrite -v "$d/src" --out-dir "$d/out" -j 2) 2>"$tmp/e"
+check "batch --out-dir, ulimit -f 3: no precompiled header, and why" \
+	grep -q 'no precompiled header for .*file-size limit (ulimit -f) is below 64 MiB' "$tmp/e"
 
 d="$tmp/batch3"
 mk_tree "$d/src"
