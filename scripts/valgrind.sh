@@ -256,6 +256,18 @@ int main(void)
 }
 EOF
 canary_ok=1
+# wrapper_canary DIR RC WHAT: canary_prog's 1717-byte leak must be in DIR's
+# logs and the wrapper must have exited with valgrind's error code.
+wrapper_canary() {
+	local def
+	read -r _ def _ _ < <(sum_logs "$1")
+	if [ "$def" -ge 1717 ] && [ "$2" -eq 99 ]; then
+		echo "ok   canary: $3 is caught ($def B, exit 99)"
+	else
+		echo "FAIL canary: $3: the 1717-byte leak was not seen (exit $2, $def B)"
+		canary_ok=0
+	fi
+}
 mkdir -p "$work/logs/canary.criterion" "$work/logs/canary.wrapper"
 if [ $unit = 1 ]; then
 	cc_crit="$(pkg-config --cflags --libs criterion 2>/dev/null)"
@@ -277,14 +289,7 @@ if [ $unit = 1 ]; then
 fi
 if cc -O0 -g -o "$work/canary_prog" "$work/canary_prog.c"; then
 	VG_LOG_DIR="$work/logs/canary.wrapper" KPIPE_VG_REAL="$work/canary_prog" "$work/kpipe-vg"
-	crc=$?
-	read -r _ def _ _ < <(sum_logs "$work/logs/canary.wrapper")
-	if [ "$def" -ge 1717 ] && [ $crc -eq 99 ]; then
-		echo "ok   canary: a leak through the kpipe wrapper is caught ($def B, exit 99)"
-	else
-		echo "FAIL canary: a 1717-byte leak through the wrapper was not seen (exit $crc, $def B)"
-		canary_ok=0
-	fi
+	wrapper_canary "$work/logs/canary.wrapper" $? "a leak through the kpipe wrapper"
 	# the same under a file-size limit, logged through a listener
 	if command -v valgrind-listener >/dev/null 2>&1; then
 		d="$work/logs/canary.ulimit"
@@ -295,13 +300,7 @@ if cc -O0 -g -o "$work/canary_prog" "$work/canary_prog.c"; then
 		(ulimit -f 1 && VG_LOG_DIR="$d" VG_PORT=$port KPIPE_VG_REAL="$work/canary_prog" "$work/kpipe-vg")
 		crc=$?
 		stop_listener "$lpid"
-		read -r _ def _ _ < <(sum_logs "$d")
-		if [ "$def" -ge 1717 ] && [ $crc -eq 99 ]; then
-			echo "ok   canary: the same under 'ulimit -f 1', through the listener ($def B, exit 99)"
-		else
-			echo "FAIL canary: under 'ulimit -f 1' the 1717-byte leak was not seen (exit $crc, $def B)"
-			canary_ok=0
-		fi
+		wrapper_canary "$d" $crc "a leak under 'ulimit -f 1', through the listener,"
 	else
 		echo "FAIL canary: valgrind-listener is missing (runs under 'ulimit -f' could not log)"
 		canary_ok=0
@@ -380,9 +379,9 @@ run_task() {
 	local i="$1" name="$2" k="$3" n="$4" kind="$5" arg="$6"
 	local dir="$work/logs/$name.$k" t0=$SECONDS rc port=""
 	mkdir -p "$dir"
+	local lim=() # what is left of --deadline
+	[ "$deadline" -gt 0 ] && lim=(timeout -k 10 $((deadline - SECONDS > 1 ? deadline - SECONDS : 1)))
 	if [ "$kind" = unit ]; then
-		local lim=()
-		[ "$deadline" -gt 0 ] && lim=(timeout -k 10 $((deadline - SECONDS > 1 ? deadline - SECONDS : 1)))
 		"${lim[@]}" valgrind "${vg_unit[@]}" --log-file="$dir/%p.log" "$arg" --jobs 1 --short-filename \
 			>"$dir/output.txt" 2>&1
 		rc=$?
@@ -395,8 +394,6 @@ run_task() {
 		fi
 		local argv=("$arg")
 		[ $mode = quick ] && [ "$name" = golden ] && argv+=("${golden[@]}")
-		local lim=()
-		[ "$deadline" -gt 0 ] && lim=(timeout -k 10 $((deadline - SECONDS > 1 ? deadline - SECONDS : 1)))
 		(cd "$root" && VG_LOG_DIR="$dir" VG_SHARD=$k VG_SHARDS=$n VG_PORT="$port" \
 			VG_SUITE="$name" VG_PRIOR="$prior" \
 			"${lim[@]}" bash "${argv[@]}") >"$dir/output.txt" 2>&1 </dev/null
