@@ -16,10 +16,14 @@
 # program that uses it: kpipe runs under valgrind through the kit's Debian
 # loader and C library instead (scripts/valgrind.sh --loader); the runs
 # that are not under valgrind use the machine's own.  Then:
-#   bash scripts/valgrind.sh --build-dir BUILD --no-unit --loader ... ARGS
+#   [ "${VG_SETUP_ONLY:-0}" = 1 ] && exit 0
+bash scripts/valgrind.sh --build-dir BUILD --no-unit --loader ... ARGS
 # (the unit tests need Criterion, which is not carried; they run here).
 #
 #   bash bench/device_valgrind.sh BUILD KIT [valgrind.sh options...]
+# With VG_SETUP_ONLY=1 it stops after the set-up (so that two runs with
+# different --run-shards or suites can then start side by side, each with
+# its own OUT, without unpacking the same files at once).
 # Writes $OUT/valgrind-summary.txt, $OUT/device.txt (the machine) and
 # $OUT/failed/ (the logs of failed suites).
 set -uo pipefail
@@ -63,4 +67,5 @@ if ! valgrind -q --error-exitcode=99 "$k/core/ld-linux-x86-64.so.2" --library-pa
 	echo "device_valgrind.sh: valgrind does not run kpipe here" >&2
 	exit 2
 fi
+[ "${VG_SETUP_ONLY:-0}" = 1 ] && exit 0
 bash scripts/valgrind.sh --build-dir "$build" --no-unit --loader "$k/core" --out "$out" "$@"

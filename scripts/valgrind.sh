@@ -53,6 +53,9 @@
 #   --deadline S      stop at S seconds after the start: tasks not started
 #                     by then are reported NRUN, running ones are stopped
 #                     (exit 124) and fail; the summary is still printed
+#   --clean-runs FILE write the runs seen clean (every process of the run
+#                     ended normally with 0 errors and 0 lost bytes) as a
+#                     --prior TSV; with --out, also OUT/clean-runs.tsv
 #
 # How: every Criterion executable runs as `valgrind ... test_X --jobs 1`;
 # Criterion re-executes itself for each test's worker, so valgrind follows
@@ -87,6 +90,7 @@ out=""
 loader=""
 prior=""
 deadline=0
+clean_file=""
 suites=()
 # unit tests that parse CUDA with libclang once per test: --full only
 slow_units=(analyze plan)
@@ -108,6 +112,7 @@ while [ $# -gt 0 ]; do
 	--build-dir) build_dir="$2"; shift ;;
 	--out) out="$2"; shift ;;
 	--deadline) deadline="$2"; shift ;;
+	--clean-runs) clean_file="$2"; shift ;;
 	--run-shards) run_shards=",$2,"; shift ;;
 	--prior) prior="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift ;;
 	--loader) loader="$(cd "$2" && pwd)" || exit 2; shift ;;
@@ -123,7 +128,7 @@ while [ $# -gt 0 ]; do
 		done
 		continue
 		;;
-	-h | --help) sed -n '2,58p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,61p' "$0"; exit 0 ;;
 	*) echo "valgrind.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -371,6 +376,7 @@ fi
 export KPIPE="$work/kpipe-vg" KPIPE_SOURCE_DIR="$root" KPIPE_BUILD_DIR="$build_dir"
 export GOLDEN_TIMEOUT="${GOLDEN_TIMEOUT:-3600}" SAFETY_WAIT_S=1800
 export KPIPE_ADV_TIMEOUT=3600 KPIPE_ADV_BIG_TIMEOUT=7200 KPIPE_REGRESSION_TIMEOUT=3600
+export KPIPE_TUNE_LIMIT_S=3600
 export MUTANTS_JOBS="${MUTANTS_JOBS:-$jobs}"
 
 # run_task I NAME SHARD SHARDS KIND ARG: runs one task, writes its result
@@ -498,5 +504,39 @@ done
 if [ -n "$out" ]; then
 	mkdir -p "$out"
 	printf '%s\n' "${summary[@]}" >"$out/valgrind-summary.txt"
+fi
+
+# --- the runs seen clean, for --prior elsewhere --------------------------------
+# A run (suite, key) is clean when every log of it (every N of KEY.N, every
+# forked worker) has an error summary of 0, no definitely or indirectly lost
+# bytes, and no "terminating with default action of signal" (a run stopped
+# at the deadline, or killed by a test, is left out: its heap was in use).
+clean_runs() {
+	local ti tname tk
+	for ti in "${!tasks[@]}"; do
+		read -r tname tk _ <<<"${tasks[$ti]}"
+		[ "${tname%%.*}" = unit ] && continue
+		find "$work/logs/$tname.$tk" -maxdepth 1 -name 'kpipe.*.log' 2>/dev/null |
+			awk -v suite="$tname" '
+			{ f = $0; sub(/.*\//, "", f); split(f, p, "."); k = p[2]; logs[k]++
+				while ((getline l < $0) > 0) {
+					if (l ~ /Command: / && !(k in cmd)) { c = l; sub(/^==[0-9]+== Command: /, "", c)
+						sub(/^.*ld-linux-x86-64[.]so[.]2 --library-path [^ ]+ /, "", c)
+						sub(/^[^ ]*kpipe /, "", c); cmd[k] = c }
+					n = split(l, w, " ")
+					if (l ~ /ERROR SUMMARY:/) { sums[k]++; if (w[4] + 0 != 0) bad[k] = 1 }
+					if (l ~ /definitely lost:|indirectly lost:/) { v = w[4]; gsub(",", "", v); if (v + 0 != 0) bad[k] = 1 }
+					if (l ~ /terminating with default action of signal/) bad[k] = 1
+				}
+				close($0) }
+			END { for (k in logs) if (!(k in bad) && sums[k] == logs[k])
+				printf "%s\t%s\t0\t%s\n", suite, k, cmd[k] }'
+	done | sort -u
+}
+if [ -n "$clean_file" ] || [ -n "$out" ]; then
+	clean="$(clean_runs)"
+	[ -n "$clean_file" ] && printf '%s\n' "$clean" | sed '/^$/d' >"$clean_file"
+	[ -n "$out" ] && printf '%s\n' "$clean" | sed '/^$/d' >"$out/clean-runs.tsv"
+	echo "== $(printf '%s\n' "$clean" | sed '/^$/d' | wc -l) clean runs written${clean_file:+ to $clean_file}${out:+ and $out/clean-runs.tsv}"
 fi
 exit $failed
