@@ -46,8 +46,8 @@
 #                     to DIR (the GPU machine's $OUT)
 #   --keep            keep every valgrind log (printed on failure anyway)
 #   --prior FILE      runs already seen clean under valgrind elsewhere: a
-#                     TSV of suite, key, error count, command (as in
-#                     bench/results/*-valgrind/clean-runs.tsv); a run whose
+#                     TSV of suite, key, error count, command (as
+#                     --clean-runs writes); a run whose
 #                     suite and key are listed with 0 errors runs natively
 #                     and counts as covered (the summary says how many)
 #   --deadline S      stop at S seconds after the start: tasks not started
