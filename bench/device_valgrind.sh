@@ -16,8 +16,7 @@
 # program that uses it: kpipe runs under valgrind through the kit's Debian
 # loader and C library instead (scripts/valgrind.sh --loader); the runs
 # that are not under valgrind use the machine's own.  Then:
-#   [ "${VG_SETUP_ONLY:-0}" = 1 ] && exit 0
-bash scripts/valgrind.sh --build-dir BUILD --no-unit --loader ... ARGS
+#   bash scripts/valgrind.sh --build-dir BUILD --no-unit --loader ... ARGS
 # (the unit tests need Criterion, which is not carried; they run here).
 #
 #   bash bench/device_valgrind.sh BUILD KIT [valgrind.sh options...]

@@ -162,7 +162,8 @@ fi
 work="$(mktemp -d "${TMPDIR:-/tmp}/kpipe-valgrind.XXXXXX")"
 cleanup() {
 	# the listeners of tasks still running when the script is stopped
-	pkill -f "valgrind-listener.*kpipe-vg-port" 2>/dev/null
+	# (this run's only: another valgrind.sh may be running beside it)
+	pkill -f "valgrind-listener-kpipe-vg-${work##*/}-port" 2>/dev/null
 	if [ $keep = 1 ]; then echo "logs kept in $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
@@ -220,7 +221,7 @@ sum_logs() {
 # start_listener DIR PORT: a valgrind-listener writing DIR/listener.log;
 # prints its pid.
 start_listener() {
-	(exec -a "valgrind-listener-kpipe-vg-port-$2" valgrind-listener "$2" \
+	(exec -a "valgrind-listener-kpipe-vg-${work##*/}-port-$2" valgrind-listener "$2" \
 		>"$1/listener.log" 2>&1) &
 	echo $!
 }
@@ -526,7 +527,7 @@ clean_runs() {
 					if (l ~ /Command: / && !(k in cmd)) { c = l; sub(/^==[0-9]+== Command: /, "", c)
 						sub(/^.*ld-linux-x86-64[.]so[.]2 --library-path [^ ]+ /, "", c)
 						sub(/^[^ ]*kpipe /, "", c); cmd[k] = c }
-					n = split(l, w, " ")
+					split(l, w, " ")
 					if (l ~ /ERROR SUMMARY:/) { summed = 1; if (w[4] + 0 != 0) bad[k] = 1 }
 					if (l ~ /definitely lost:|indirectly lost:/) { v = w[4]; gsub(",", "", v); if (v + 0 != 0) bad[k] = 1 }
 					if (l ~ /terminating with default action of signal/) bad[k] = 1
@@ -542,9 +543,9 @@ clean_runs() {
 	done | sort -u
 }
 if [ -n "$clean_file" ] || [ -n "$out" ]; then
-	clean="$(clean_runs)"
-	[ -n "$clean_file" ] && printf '%s\n' "$clean" | sed '/^$/d' >"$clean_file"
-	[ -n "$out" ] && printf '%s\n' "$clean" | sed '/^$/d' >"$out/clean-runs.tsv"
-	echo "== $(printf '%s\n' "$clean" | sed '/^$/d' | wc -l) clean runs written${clean_file:+ to $clean_file}${out:+ and $out/clean-runs.tsv}"
+	clean_runs >"$work/clean-runs.tsv"
+	[ -n "$clean_file" ] && cp "$work/clean-runs.tsv" "$clean_file"
+	[ -n "$out" ] && cp "$work/clean-runs.tsv" "$out/clean-runs.tsv"
+	echo "== $(wc -l <"$work/clean-runs.tsv") clean runs written${clean_file:+ to $clean_file}${out:+ and $out/clean-runs.tsv}"
 fi
 exit $failed
