@@ -1087,6 +1087,579 @@ static int count_writes(const kp_node *n, const kp_decl *d)
 	return w;
 }
 
+/* ------------------------------------------- what the rewrite must follow */
+
+/* The rewrite advances the loop by substituting, in the spelled source of
+ * the load phase and of the condition, every use of an induction variable,
+ * and it re-indexes every use of a loaded tile inside the loop.  The checks
+ * below refuse every way a use escapes that substitution: spelled in a
+ * macro body, reached through a reference or an address, hidden in a
+ * lambda body (lambda bodies are not part of the model), or made outside
+ * the loop; and every store the prefetch could overtake. */
+
+static int node_in(const kp_node *n, unsigned b, unsigned e)
+{
+	return n->in_main && n->begin >= b && n->end <= e;
+}
+
+typedef struct {
+	const kp_loop *l;
+	unsigned b, e;      /* where uses are advanced: the load phase */
+	kp_node *macro_use; /* an induction variable spelled in a macro body */
+	kp_node *alias;     /* its address taken or a reference bound to it */
+	kp_node *lambda;    /* a lambda of [b, e) or of the condition naming one */
+	kp_decl *var;
+} hidden_walk;
+
+static int lambda_names_ind(const kp_file *f, const kp_loop *l, const kp_node *n)
+{
+	for (int i = 0; i < l->nind; i++)
+		if (kp_mentions_ident(f->src, n->begin, n->end, l->ind[i].var->name))
+			return 1;
+	return 0;
+}
+
+static int find_hidden(kp_node *n, kp_node *parent, void *ud)
+{
+	void **a = ud;
+	hidden_walk *w = a[0];
+	const kp_file *f = a[1];
+	int advanced = node_in(n, w->b, w->e) ||
+		       (w->l->cond && n->in_main && w->l->cond->in_main &&
+			node_in(n, w->l->cond->begin, w->l->cond->end));
+	if (n->kind == KP_N_LAMBDA && advanced && !w->lambda && lambda_names_ind(f, w->l, n))
+		w->lambda = n;
+	if (n->kind != KP_N_DECLREF || !n->decl || !is_ind(w->l, n->decl))
+		return 1;
+	if (advanced && !n->name_editable && !w->macro_use) {
+		w->macro_use = n;
+		w->var = n->decl;
+	}
+	if (parent && !w->alias &&
+	    ((parent->kind == KP_N_UNOP && parent->op && !strcmp(parent->op, "&")) ||
+	     (parent->kind == KP_N_VARDECL && parent->decl && parent->decl != n->decl &&
+	      parent->decl->type && strchr(parent->decl->type, '&')))) {
+		w->alias = n;
+		if (!w->var)
+			w->var = n->decl;
+	}
+	return 1;
+}
+
+/* The load phase and the condition see every induction variable where the
+ * rewrite can advance it. */
+static void check_hidden_induction(actx *c, unsigned load_b, unsigned load_e)
+{
+	kp_loop *l = c->l;
+	hidden_walk w = {l, load_b, load_e, NULL, NULL, NULL, NULL};
+	void *a[2] = {&w, c->f};
+	kp_node_walk(c->k->body, NULL, find_hidden, a);
+	if (w.macro_use)
+		add_reason(c, w.macro_use, "kpipe-hidden-induction",
+			   "'%s' is used inside a macro body in the %s: kpipe cannot advance it to "
+			   "the next tile; pass it to the macro as an argument",
+			   w.var->name,
+			   l->cond && node_in(w.macro_use, l->cond->begin, l->cond->end)
+				   ? "loop condition"
+				   : "load phase");
+	if (w.alias)
+		add_reason(c, w.alias, "kpipe-hidden-induction",
+			   "a pointer or reference to '%s' is taken: code reading '%s' through it "
+			   "cannot be advanced to the next tile",
+			   w.alias->decl->name, w.alias->decl->name);
+	if (w.lambda)
+		add_reason(c, w.lambda, "kpipe-hidden-induction",
+			   "a lambda in the load phase or the loop condition uses an induction "
+			   "variable: kpipe cannot advance uses inside a lambda body");
+}
+
+/* The condition is evaluated once per iteration by the original loop; the
+ * rewrite evaluates it (advanced) in the prologue, the loop and the
+ * prefetch guard, so it must have no side effects. */
+static int pure_call(const char *name)
+{
+	static const char *const ok[] = {"min",	  "max",   "umin",  "umax", "llmin", "llmax",
+					 "ullmin", "ullmax", "abs",	 "labs", "llabs", "__mul24",
+					 "__umul24", "__mulhi", "__umulhi", "fminf", "fmaxf", "__ldg"};
+	for (size_t i = 0; i < KP_ARRAY_LEN(ok); i++)
+		if (!strcmp(name, ok[i]))
+			return 1;
+	return 0;
+}
+
+static const kp_node *impure_in(const kp_node *n)
+{
+	if (!n)
+		return NULL;
+	switch (n->kind) {
+	case KP_N_ASSIGNOP:
+	case KP_N_LAMBDA:
+	case KP_N_ASM: return n;
+	case KP_N_CALL:
+		if (!n->name || !pure_call(n->name))
+			return n;
+		break;
+	case KP_N_UNOP:
+		if (n->op && (!strcmp(n->op, "++") || !strcmp(n->op, "--")))
+			return n;
+		break;
+	case KP_N_BINOP:
+		if (n->op && !strcmp(n->op, "="))
+			return n;
+		break;
+	default: break;
+	}
+	for (int i = 0; i < n->nkids; i++) {
+		const kp_node *r = impure_in(n->kids[i]);
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
+static void check_cond_pure(actx *c)
+{
+	const kp_node *bad = impure_in(c->l->cond);
+	if (bad && bad->kind == KP_N_CALL && bad->name)
+		add_reason(c, bad, "kpipe-cond-side-effect",
+			   "the loop condition calls '%s', which may have a side effect: the rewrite "
+			   "evaluates the condition more than once per iteration; compute it into a "
+			   "variable before the loop",
+			   bad->name);
+	else if (bad)
+		add_reason(c, bad, "kpipe-cond-side-effect",
+			   "the loop condition has a side effect ('%s'): the rewrite evaluates it "
+			   "more than once per iteration; compute it into a variable first",
+			   kp_node_text(c->f, bad));
+}
+
+/* Each step is a loop invariant: no variable of it is written in the body. */
+static kp_node *step_node(kp_node *stmt)
+{
+	if (!stmt || stmt->nkids != 2)
+		return NULL;
+	if (stmt->kind == KP_N_ASSIGNOP)
+		return stmt->kids[1];
+	if (is_assign(stmt)) {
+		kp_node *rhs = (kp_node *)kp_node_strip(stmt->kids[1]);
+		return rhs && rhs->kind == KP_N_BINOP && rhs->nkids == 2 ? rhs->kids[1] : NULL;
+	}
+	return NULL;
+}
+
+static const kp_node *written_ref(const kp_node *n, const rw_set *all)
+{
+	if (!n)
+		return NULL;
+	if (n->kind == KP_N_DECLREF && n->decl && rw_has(all->w, all->nw, n->decl))
+		return n;
+	for (int i = 0; i < n->nkids; i++) {
+		const kp_node *r = written_ref(n->kids[i], all);
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
+static void check_steps(actx *c, const rw_set *all)
+{
+	kp_loop *l = c->l;
+	for (int i = 0; i < l->nind; i++) {
+		const kp_node *r = written_ref(step_node(l->ind[i].stmt), all);
+		if (r)
+			add_reason(c, l->ind[i].stmt, "kpipe-loop-shape",
+				   "the step of '%s' uses '%s', which changes inside the loop",
+				   l->ind[i].var->name, r->decl->name);
+	}
+}
+
+/* Stores the prefetch could overtake.  The next tile is read before the
+ * current tile's compute runs, so a store of the loop body into memory the
+ * loads read would be missed.  A store is safe when it goes through a
+ * kernel parameter that is not a load source and either it or every load
+ * source is __restrict__; any other store through a pointer (a local copy,
+ * a pointer passed to a function that may write through it) may alias. */
+static int is_restrict(const kp_decl *d)
+{
+	return d && d->type && strstr(d->type, "restrict");
+}
+
+static int load_sources_restrict(const kp_loop *l)
+{
+	for (int i = 0; i < l->nloads; i++)
+		if (!l->loads[i].src || l->loads[i].src->kind != KP_D_PARM ||
+		    !is_restrict(l->loads[i].src))
+			return 0;
+	return 1;
+}
+
+static int is_load_source(const kp_loop *l, const kp_decl *d)
+{
+	for (int i = 0; i < l->nloads; i++)
+		if (l->loads[i].src == d)
+			return 1;
+	return 0;
+}
+
+/* Whether parameter i of a function type is a pointer (or reference) to
+ * non-const data: "void (float *, const float *, int)". */
+static int param_writes_through(const char *type, int i)
+{
+	const char *p = type ? strchr(type, '(') : NULL;
+	if (!p)
+		return 1; /* unknown signature: assume it may */
+	int depth = 0, idx = 0;
+	const char *arg = p + 1;
+	for (p++; *p; p++) {
+		if (*p == '<' || *p == '(' || *p == '[')
+			depth++;
+		else if ((*p == '>' || *p == ']' || *p == ')') && depth > 0)
+			depth--;
+		else if (depth == 0 && (*p == ',' || *p == ')')) {
+			if (idx == i) {
+				size_t n = (size_t)(p - arg);
+				int ptr = memchr(arg, '*', n) || memchr(arg, '&', n);
+				/* "const T *" or "const T &": read-only through the first level */
+				const char *star = NULL;
+				for (const char *q = arg; q < p; q++)
+					if (*q == '*' || *q == '&')
+						star = q;
+				int cnst = 0;
+				if (star)
+					for (const char *q = arg; q + 5 <= star; q++)
+						if (!strncmp(q, "const", 5) && (q == arg || !kp_is_ident_char(q[-1])) &&
+						    !kp_is_ident_char(q[5]))
+							cnst = 1;
+				return ptr && !cnst;
+			}
+			if (*p == ')')
+				return 0;
+			idx++;
+			arg = p + 1;
+		}
+	}
+	return 1;
+}
+
+typedef struct {
+	actx *c;
+	int ok_restrict;
+	kp_node *bad;
+	kp_decl *target;
+} store_walk;
+
+static int unsafe_target(const store_walk *w, const kp_decl *d)
+{
+	const kp_loop *l = w->c->l;
+	if (!d || d->is_shared)
+		return 0;
+	if (!d->is_pointer && !(d->type && strchr(d->type, '&')))
+		return 0; /* a local variable or array of the thread */
+	if (is_load_source(l, d))
+		return 1;
+	if (d->kind != KP_D_PARM)
+		return 1; /* a local pointer: where it points is not tracked */
+	return !(is_restrict(d) || w->ok_restrict);
+}
+
+static int find_unsafe_store(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	store_walk *w = ud;
+	if (w->bad)
+		return 0;
+	kp_node *target = NULL;
+	if ((is_assign(n) || n->kind == KP_N_ASSIGNOP) && n->nkids == 2)
+		target = n->kids[0];
+	else if (n->kind == KP_N_UNOP && n->nkids == 1 && n->op &&
+		 (!strcmp(n->op, "++") || !strcmp(n->op, "--")))
+		target = n->kids[0];
+	if (target) {
+		kp_node *root = lvalue_root(target);
+		/* a store through the pointer, not a change of the pointer */
+		if (root && root->decl && root != kp_node_strip(target) &&
+		    unsafe_target(w, root->decl)) {
+			w->bad = n;
+			w->target = root->decl;
+		}
+		return 1;
+	}
+	if (n->kind == KP_N_CALL && n->decl && n->decl->kind == KP_D_FUNC && n->nkids > 1) {
+		for (int i = 1; i < n->nkids; i++) {
+			kp_node *a = (kp_node *)kp_node_strip(n->kids[i]);
+			kp_node *root = a ? lvalue_root(a) : NULL;
+			if (!root || !root->decl || root->decl->is_shared)
+				continue;
+			/* a pointer into global memory handed to a function that may
+			 * write through it */
+			int pointer_arg = root->decl->is_pointer || (a->kind == KP_N_UNOP && a->op &&
+								    !strcmp(a->op, "&") &&
+								    root->decl->is_pointer);
+			if (pointer_arg && param_writes_through(n->decl->type, i - 1) &&
+			    unsafe_target(w, root->decl)) {
+				w->bad = n;
+				w->target = root->decl;
+				return 0;
+			}
+		}
+	}
+	return 1;
+}
+
+static void check_stores(actx *c)
+{
+	kp_loop *l = c->l;
+	store_walk w = {c, load_sources_restrict(l), NULL, NULL};
+	kp_node_walk(l->body, NULL, find_unsafe_store, &w);
+	if (!w.bad)
+		return;
+	if (is_load_source(l, w.target))
+		add_reason(c, w.bad, "kpipe-memory-order",
+			   "the loop stores to '%s', which its tile loads also read", w.target->name);
+	else if (w.target->kind != KP_D_PARM)
+		add_reason(c, w.bad, "kpipe-memory-order",
+			   "the loop stores through '%s', which may point into memory the tile loads "
+			   "read: the prefetch of the next tile would miss the store",
+			   w.target->name);
+	else
+		add_reason(c, w.bad, "kpipe-memory-order",
+			   "the loop stores through '%s', which may alias a loaded array: mark the "
+			   "pointers __restrict__ (or move the store after the loop)",
+			   w.target->name);
+}
+
+/* Every use of a loaded tile must be one the rewrite re-indexes: inside the
+ * loop, spelled in the source, not in a lambda body; the tile declared in
+ * the kernel; the load phase only writes it. */
+typedef struct {
+	const kp_loop *l;
+	const kp_decl *tile;
+	kp_node *outside;
+} tile_walk;
+
+static int find_tile_outside(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	tile_walk *w = ud;
+	if (w->outside)
+		return 0;
+	if (n->kind == KP_N_DECLREF && n->decl == w->tile && n->in_main &&
+	    !node_in(n, w->l->node->begin, w->l->node->end) && n->begin < w->l->node->begin)
+		w->outside = n;
+	return 1;
+}
+
+typedef struct {
+	const kp_file *f;
+	const kp_loop *l;
+	const kp_decl *tile;
+	kp_node *lambda;
+} lambda_walk;
+
+static int find_tile_lambda(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	lambda_walk *w = ud;
+	if (!w->lambda && n->kind == KP_N_LAMBDA && n->in_main &&
+	    kp_mentions_ident(w->f->src, n->begin, n->end, w->tile->name))
+		w->lambda = n;
+	return !w->lambda;
+}
+
+static int load_store_root(const kp_loop *l, const kp_node *n)
+{
+	for (int i = 0; i < l->nloads; i++) {
+		const kp_load *ld = &l->loads[i];
+		if (ld->lhs && lvalue_root(ld->lhs) == n)
+			return 1;
+		if (ld->zero_stmt && ld->zero_stmt->nkids && lvalue_root(ld->zero_stmt->kids[0]) == n)
+			return 1;
+	}
+	return 0;
+}
+
+typedef struct {
+	const kp_loop *l;
+	kp_node *read;
+} self_walk;
+
+static int find_tile_self_read(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	self_walk *w = ud;
+	if (w->read)
+		return 0;
+	if (n->kind == KP_N_DECLREF && n->decl && n->decl->is_shared) {
+		for (int i = 0; i < w->l->ntiles; i++)
+			if (w->l->tiles[i].arr == n->decl && w->l->tiles[i].loaded &&
+			    !load_store_root(w->l, n))
+				w->read = n;
+	}
+	return 1;
+}
+
+static void check_tile_uses(actx *c)
+{
+	kp_loop *l = c->l;
+	kp_kernel *k = c->k;
+	for (int i = 0; i < l->ntiles; i++) {
+		kp_tile *t = &l->tiles[i];
+		if (!t->loaded)
+			continue;
+		kp_decl *d = t->arr;
+		int in_kernel = d->in_main && d->begin >= k->begin && d->end <= k->end;
+		if (!in_kernel)
+			add_reason(c, l->node, "kpipe-tile-escapes",
+				   "'%s' is declared outside the kernel: other functions can reach it "
+				   "and would see one buffer; declare it inside the kernel",
+				   d->name);
+		tile_walk tw = {l, d, NULL};
+		if (k->body && l->node->in_main)
+			kp_node_walk(k->body, NULL, find_tile_outside, &tw);
+		if (tw.outside)
+			add_reason(c, tw.outside, "kpipe-tile-escapes",
+				   "'%s' is used before the loop: a pointer, reference, size or another "
+				   "loop there would see one buffer of the doubled tile",
+				   d->name);
+		lambda_walk lw = {c->f, l, d, NULL};
+		if (k->body)
+			kp_node_walk(k->body, NULL, find_tile_lambda, &lw);
+		if (lw.lambda)
+			add_reason(c, lw.lambda, "kpipe-tile-escapes",
+				   "a lambda uses '%s': kpipe cannot re-index uses inside a lambda body",
+				   d->name);
+		if (d->type && strstr(d->type, "volatile") && l->cp_async_ok) {
+			l->cp_async_ok = 0;
+			l->cp_async_why_not = kp_arena_printf(
+				&c->f->arena, "'%s' is volatile: cp.async writes it behind the compiler",
+				d->name);
+		}
+	}
+	self_walk sw = {l, NULL};
+	for (int i = l->load_b; i < l->load_e && !sw.read && !l->loads_in_helper; i++)
+		kp_node_walk(l->stmts[i], NULL, find_tile_self_read, &sw);
+	if (sw.read)
+		add_reason(c, sw.read, "kpipe-load-depends-on-compute",
+			   "the load phase reads the tile '%s' it refills: the prefetch would read the "
+			   "other buffer",
+			   sw.read->decl->name);
+}
+
+
+/* Whether the loop condition is monotone in the tiles: `v < E`, `v <= E`
+ * (or `E > v` ...) with v the counter stepping up by a positive constant
+ * (or `v > E` stepping down, v signed), E free of induction variables.
+ * Then "tile t+d exists" is the condition advanced d times alone; any
+ * other condition (`k != K`, an unsigned count-down that could wrap) is
+ * chained step by step by the transforms. */
+static int cond_monotone(actx *c)
+{
+	kp_loop *l = c->l;
+	kp_node *cs = (kp_node *)kp_node_strip(l->cond);
+	if (!cs || cs->kind != KP_N_BINOP || cs->nkids != 2 || !cs->op)
+		return 0;
+	int lt = !strcmp(cs->op, "<") || !strcmp(cs->op, "<="),
+	    gt = !strcmp(cs->op, ">") || !strcmp(cs->op, ">=");
+	if (!lt && !gt)
+		return 0;
+	for (int side = 0; side < 2; side++) {
+		kp_node *v = (kp_node *)kp_node_strip(cs->kids[side]);
+		if (!v || v->kind != KP_N_DECLREF || !v->decl || !is_ind(l, v->decl))
+			continue;
+		const kp_induct *in = NULL;
+		for (int i = 0; i < l->nind; i++)
+			if (l->ind[i].var == v->decl)
+				in = &l->ind[i];
+		/* the other side must not move */
+		kp_node *o = cs->kids[1 - side];
+		for (int i = 0; i < l->nind; i++)
+			if (o->in_main && kp_mentions_ident(c->f->src, o->begin, o->end, l->ind[i].var->name))
+				return 0;
+		long long step = 1;
+		kp_node *sn = step_node(in->stmt);
+		if (sn && kp_eval(sn, c->k, c->iv, &step))
+			return 0;
+		if (step <= 0 || in->is_pointer)
+			return 0;
+		int up = in->sign > 0;
+		/* counter on the left: `<` needs it to grow; on the right, mirrored */
+		int grows_ok = side == 0 ? lt : gt;
+		if (up != grows_ok)
+			return 0;
+		if (!up && v->decl->type && strstr(v->decl->type, "unsigned"))
+			return 0; /* k - 2 * s wraps below zero */
+		if (!up && v->decl->type && strstr(v->decl->type, "size_t"))
+			return 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* Does the code after the loop need the loop to end with a barrier?  The
+ * pipelined cp.async form's last barrier is at the top of its last
+ * iteration: without one after the loop, a thread still computing on the
+ * last tile races with what the others do next. */
+static int count_enclosing(const kp_node *n, const kp_node *target, int *depth)
+{
+	if (n == target)
+		return 1;
+	int is_l = n->kind == KP_N_FOR || n->kind == KP_N_WHILE || n->kind == KP_N_DO;
+	for (int i = 0; i < n->nkids; i++)
+		if (n->kids[i] && count_enclosing(n->kids[i], target, depth)) {
+			if (is_l)
+				(*depth)++;
+			return 1;
+		}
+	return 0;
+}
+
+typedef struct {
+	unsigned after;
+	const kp_node *hit;
+} after_walk;
+
+static int find_after(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	after_walk *w = ud;
+	if (w->hit)
+		return 0;
+	if (n->in_main && n->begin >= w->after) {
+		if (n->kind == KP_N_DECLREF && n->decl && n->decl->is_shared)
+			w->hit = n;
+		else if (n->kind == KP_N_CALL && n->decl && n->decl->kind == KP_D_FUNC &&
+			 n->decl->in_main)
+			w->hit = n; /* a helper of this file: it may use shared memory */
+		else if (n->kind == KP_N_ASM)
+			w->hit = n;
+	}
+	return 1;
+}
+
+static void find_exit_barrier(actx *c)
+{
+	kp_loop *l = c->l;
+	int depth = 0;
+	if (!c->k->body || !l->node->in_main)
+		return;
+	count_enclosing(c->k->body, l->node, &depth);
+	if (depth > 0) {
+		l->exit_barrier = 1;
+		l->exit_barrier_why = "the loop is nested in another loop";
+		return;
+	}
+	after_walk w = {l->node->end, NULL};
+	kp_node_walk(c->k->body, NULL, find_after, &w);
+	if (w.hit) {
+		l->exit_barrier = 1;
+		l->exit_barrier_why = kp_arena_printf(
+			&c->f->arena, "line %d after the loop uses %s", w.hit->line,
+			w.hit->kind == KP_N_DECLREF ? "shared memory"
+			: w.hit->kind == KP_N_ASM   ? "inline assembly"
+						    : "a helper function");
+	}
+}
+
 static void analyze_loop(actx *c)
 {
 	kp_loop *l = c->l;
@@ -1415,22 +1988,10 @@ static void analyze_loop(actx *c)
 				   "the loop counter '%s' is also modified inside the body", in->var->name);
 	}
 	/* steps must be invariant: no variable written in the body */
-	for (int i = 0; i < l->nind; i++) {
-		for (int j = 0; j < all.nw; j++) {
-			const char *nm = all.w[j]->name;
-			const char *st = l->ind[i].step;
-			const char *p = strstr(st, nm);
-			size_t nl = strlen(nm);
-			if (p && (p == st || !(p[-1] == '_' || (p[-1] | 32) >= 'a')) &&
-			    !(p[nl] == '_' || ((p[nl] | 32) >= 'a' && (p[nl] | 32) <= 'z') ||
-			      (p[nl] >= '0' && p[nl] <= '9')) &&
-			    !is_ind(l, all.w[j])) {
-				add_reason(c, l->ind[i].stmt, "kpipe-loop-shape",
-					   "the step of '%s' uses '%s', which changes inside the loop",
-					   l->ind[i].var->name, nm);
-			}
-		}
-	}
+	check_steps(c, &all);
+	check_cond_pure(c);
+	check_stores(c);
+	check_hidden_induction(c, l->stmts[l->load_b]->begin, l->stmts[l->load_e - 1]->end);
 
 	/* copies: cp.async and register staging feasibility */
 	l->cp_async_ok = l->nloads > 0;
@@ -1501,6 +2062,10 @@ static void analyze_loop(actx *c)
 			}
 	}
 	l->reg_per_thread = regs_known ? regs : -1;
+
+	check_tile_uses(c);
+	l->cond_monotone = cond_monotone(c);
+	find_exit_barrier(c);
 
 	/* math */
 	math_scan ms = {c, 0, 0, KP_MATH_NONE};

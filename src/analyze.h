@@ -109,6 +109,11 @@ typedef struct {
 	int already_pipelined;
 	int eligible;
 	const char *inst;     /* template instantiation used for sizes, or NULL */
+	int cond_monotone;    /* cond(t+d) implies cond(t+1) .. cond(t+d-1): one test per tile */
+	int exit_barrier;     /* code after the loop (or the next iteration of an
+			       * enclosing loop) touches shared memory: a pipelined
+			       * form that ends without a barrier must add one */
+	const char *exit_barrier_why;
 } kp_loop;
 
 typedef struct {

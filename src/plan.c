@@ -49,17 +49,10 @@ static int cond_directive(const char *s, size_t len, size_t p, const char **word
 	return 2;
 }
 
-static int is_ident(char c) { return isalnum((unsigned char)c) || c == '_'; }
-
 /* Does the identifier `name` occur in s[b, e)? */
 static int mentions(const char *s, unsigned b, unsigned e, const char *name)
 {
-	size_t n = strlen(name);
-	for (unsigned p = b; n && p + n <= e; p++)
-		if (!strncmp(s + p, name, n) && (p == b || !is_ident(s[p - 1])) &&
-		    (p + n == e || !is_ident(s[p + n])))
-			return 1;
-	return 0;
+	return kp_mentions_ident(s, b, e, name);
 }
 
 static const char *unbalanced(kp_file *f, int line)

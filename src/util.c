@@ -278,3 +278,19 @@ int kp_run_capture(char *const argv[], char **out)
 		return WEXITSTATUS(status) == 127 ? -1 : WEXITSTATUS(status);
 	return -1;
 }
+
+int kp_is_ident_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_';
+}
+
+int kp_mentions_ident(const char *s, size_t b, size_t e, const char *name)
+{
+	size_t n = strlen(name);
+	for (size_t p = b; n && p + n <= e; p++)
+		if (!strncmp(s + p, name, n) && (p == b || !kp_is_ident_char(s[p - 1])) &&
+		    (p + n == e || !kp_is_ident_char(s[p + n])))
+			return 1;
+	return 0;
+}

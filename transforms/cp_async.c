@@ -96,8 +96,7 @@ static char *load_phase(kp_file *f, const kp_loop *l, const kp_spans *sp, const 
 	return txt;
 }
 
-/* Condition "tile i+d exists": the loop condition with the induction
- * variables advanced d times. */
+/* The loop condition with the induction variables advanced d times. */
 static char *cond_ahead(kp_file *f, const kp_loop *l, int d)
 {
 	kp_subs s = {0};
@@ -105,6 +104,24 @@ static char *cond_ahead(kp_file *f, const kp_loop *l, int d)
 	char *c = kp_render(f, l->cond->begin, l->cond->end, &s);
 	kp_subs_release(&s);
 	return c;
+}
+
+/* "Tile i+d exists" where tile i+from-1 is known to exist: the original
+ * loop stops at its first false condition, so this is cond(from) && ...
+ * && cond(d), evaluated left to right in the counter's own type (a
+ * count-down never wraps past a false step).  A monotone condition
+ * (k < K with k growing) implies the earlier ones: cond(d) alone. */
+static char *tile_exists(kp_file *f, const kp_loop *l, int from, int d)
+{
+	if (l->cond_monotone || from >= d)
+		return cond_ahead(f, l, d);
+	kp_strbuf sb = KP_STRBUF_INIT;
+	for (int t = from; t <= d; t++) {
+		char *c = cond_ahead(f, l, t);
+		kp_strbuf_addf(&sb, "%s(%s)", t > from ? " && " : "", c);
+		free(c);
+	}
+	return kp_strbuf_detach(&sb);
 }
 
 static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edits *out,
@@ -135,7 +152,7 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 	for (int t = 0; t < S - 1; t++) {
 		char slot[16];
 		snprintf(slot, sizeof(slot), "%d", t);
-		char *ct = cond_ahead(f, l, t);
+		char *ct = tile_exists(f, l, 0, t);
 		char *pro = load_phase(f, l, &sp, slot, t);
 		char *pro_i = kp_reindent(pro, iu);
 		kp_strbuf_addf(&sb, "%sif (%s) {\n%s%s}\n", I1, ct, pro_i, I1);
@@ -153,7 +170,7 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 	free(inc);
 	kp_strbuf_addf(&sb, "%s__pipeline_wait_prior(%d);\n", I2, S - 2);
 	kp_strbuf_addf(&sb, "%s__syncthreads();\n", I2);
-	char *cn = cond_ahead(f, l, S - 1);
+	char *cn = tile_exists(f, l, 1, S - 1);
 	char refill[64];
 	if (S == 2)
 		snprintf(refill, sizeof(refill), "kp_stage ^ 1");
@@ -185,6 +202,8 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 	kp_strbuf_addf(&sb, "%s}\n", I1);
 	if (S > 2) /* drain: the last groups are empty, but leave none pending */
 		kp_strbuf_addf(&sb, "%s__pipeline_wait_prior(0);\n", I1);
+	if (l->exit_barrier) /* the last tile's compute is not fenced otherwise */
+		kp_strbuf_addf(&sb, "%s__syncthreads(); // kpipe: %s\n", I1, l->exit_barrier_why);
 	kp_strbuf_addf(&sb, "%s}", ind);
 	free(c0);
 

@@ -17,6 +17,13 @@ mutation and variant:
                        (alone, or after a store to the output)
   atomic               an atomicAdd in the compute or the load phase  kpipe-memory-order
   cp-async             an existing cp.async (asm, or __pipeline_*)    kpipe-already-pipelined
+  hidden-counter       the loop counter spelled in a macro body        kpipe-hidden-induction
+                       (in the load phase), or read through a
+                       reference bound to it there
+  tile-escape          a pointer to a tile taken before the loop       kpipe-tile-escapes
+  cond-side-effect     the loop condition counts its evaluations       kpipe-cond-side-effect
+  store-alias          the compute phase stores through a local copy   kpipe-memory-order
+                       of a tile source pointer
 
 The edits are made on the source text (comments, strings and preprocessor
 lines are masked while scanning, so they are never matched); every mutant
@@ -46,6 +53,10 @@ EXPECTED = {
 	"global-store-load": "kpipe-memory-order",
 	"atomic": "kpipe-memory-order",
 	"cp-async": "kpipe-already-pipelined",
+	"hidden-counter": "kpipe-hidden-induction",
+	"tile-escape": "kpipe-tile-escapes",
+	"cond-side-effect": "kpipe-cond-side-effect",
+	"store-alias": "kpipe-memory-order",
 }
 KINDS = list(EXPECTED)
 
@@ -534,6 +545,85 @@ def mut_cp_async(L):
 	]
 
 
+def for_header(L):
+	"""(header open paren, [part spans]) of the K-loop's for header."""
+	hp = L.m.index("(", L.for_pos)
+	he = match(L.m, hp)
+	parts, depth, start = [], 0, hp + 1
+	for j in range(hp + 1, he):
+		c = L.m[j]
+		if c in "([{":
+			depth += 1
+		elif c in ")]}":
+			depth -= 1
+		elif c == ";" and depth == 0:
+			parts.append((start, j))
+			start = j + 1
+	parts.append((start, he))
+	return hp, parts
+
+
+def counter_of(L):
+	hp, parts = for_header(L)
+	if len(parts) != 3:
+		raise Skip("the for header has no three parts")
+	init = L.m[parts[0][0]:parts[0][1]]
+	mo = re.search(r"(\w+)\s*=", init)
+	if not mo:
+		raise Skip("no counter initialised in the for header")
+	return mo.group(1)
+
+
+def mut_hidden_counter(L):
+	k = counter_of(L)
+	lt = L.m[L.load[0]:L.load[1]]
+	mo = re.search(r"\b%s\b" % re.escape(k), lt)
+	if not mo:
+		raise Skip("the load phase does not name the counter '%s'" % k)
+	pos = L.load[0] + mo.start()
+	yield "macro", [(after_includes(L.src), 0, "#define KP_MUT_COUNTER %s\n" % k),
+			(pos, len(k), "KP_MUT_COUNTER")]
+	yield "reference", [L.at_load_start("const auto &kp_mut_ref = %s;" % k),
+			    (pos, len(k), "kp_mut_ref")]
+
+
+def mut_tile_escape(L):
+	decl_at = L.src.rfind("\n", 0, L.for_pos) + 1
+	ind = L.indent_at(L.for_pos)
+	found = False
+	for t in L.tiles:
+		d = re.search(r"__shared__[^;]*\b%s\s*\[" % re.escape(t), L.m[L.kb:L.for_pos])
+		if not d:
+			continue
+		found = True
+		yield t, [(decl_at, 0, ind + "const void *kp_mut_escape = (const void *)%s;\n" % t)]
+	if not found:
+		raise Skip("no tile declared in the kernel before the loop")
+
+
+def mut_cond_side_effect(L):
+	hp, parts = for_header(L)
+	if len(parts) != 3 or not L.m[parts[1][0]:parts[1][1]].strip():
+		raise Skip("the for header has no condition")
+	cb, ce = parts[1]
+	cond = L.src[cb:ce].strip()
+	decl_at = L.src.rfind("\n", 0, L.for_pos) + 1
+	ind = L.indent_at(L.for_pos)
+	yield "counted", [(decl_at, 0, ind + "int kp_mut_calls = 0;\n"),
+			  (cb, ce - cb, " (%s) && kp_mut_calls++ >= 0" % cond)]
+
+
+def mut_store_alias(L):
+	if not L.sources:
+		raise Skip("no global pointer subscripted in the load phase")
+	decl_at = L.src.rfind("\n", 0, L.for_pos) + 1
+	ind = L.indent_at(L.for_pos)
+	for srcp in L.sources:
+		et = L.pointers[srcp] or "float"
+		yield srcp, [(decl_at, 0, ind + "%s *kp_mut_w = (%s *)(%s);\n" % (et, et, srcp)),
+			     L.at_compute_end("kp_mut_w[threadIdx.x] = %s();" % et)]
+
+
 MUTATORS = {
 	"divergent-barrier": mut_divergent,
 	"barrier-removed": mut_removed,
@@ -543,6 +633,10 @@ MUTATORS = {
 	"global-store-load": mut_global_store,
 	"atomic": mut_atomic,
 	"cp-async": mut_cp_async,
+	"hidden-counter": mut_hidden_counter,
+	"tile-escape": mut_tile_escape,
+	"cond-side-effect": mut_cond_side_effect,
+	"store-alias": mut_store_alias,
 }
 
 

@@ -465,15 +465,183 @@ Test(analyze, store_through_load_pointer_is_only_a_memory_order_problem)
 	cr_expect_null(find_reason(l, "kpipe-load-depends-on-compute"));
 }
 
-/* A store through an unrelated output pointer is no memory-order problem. */
-Test(analyze, store_to_output_pointer_in_loop)
+/* `src` with its first `from` replaced by `to` (static buffer). */
+static const char *replace_once(const char *src, const char *from, const char *to)
 {
-	analyze_src(HEAD FOR LOAD SYNC COMP "        C[row * N + k0 / TILE] = acc;\n" SYNC END TAIL);
+	static char buf[8192];
+	const char *p = strstr(src, from);
+	cr_assert_not_null(p, "'%s' not in the source", from);
+	snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(p - src), src, to, p + strlen(from));
+	return buf;
+}
+
+#define STORE_C HEAD FOR LOAD SYNC COMP "        C[row * N + k0 / TILE] = acc;\n" SYNC END TAIL
+
+/* A store through an output pointer that may alias a loaded array (no
+ * __restrict__ anywhere) is refused: the prefetch would overtake it. */
+Test(analyze, store_to_output_pointer_that_may_alias)
+{
+	analyze_src(STORE_C);
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	const kp_reason *r = find_reason(l, "kpipe-memory-order");
+	cr_assert_not_null(r);
+	cr_expect(strstr(r->message, "'C'") && strstr(r->message, "__restrict__"), "%s", r->message);
+	cr_expect_eq(r->line, 15);
+	cr_expect_not(l->eligible);
+}
+
+/* ... and accepted when the output pointer is __restrict__, or when every
+ * load source is. */
+Test(analyze, store_to_restrict_output_pointer_in_loop)
+{
+	analyze_src(replace_once(STORE_C, "float *C", "float *__restrict__ C"));
 	kp_loop *l = only_loop();
 	log_reasons(l);
 	cr_expect_null(find_reason(l, "kpipe-memory-order"));
 	cr_expect_null(find_reason(l, "kpipe-load-depends-on-compute"));
 	cr_expect(l->eligible);
+	release();
+	char both[8192];
+	snprintf(both, sizeof(both), "%s",
+		 replace_once(STORE_C, "const float *A, const float *B",
+			      "const float *__restrict__ A, const float *__restrict__ B"));
+	analyze_src(both);
+	l = only_loop();
+	log_reasons(l);
+	cr_expect(l->eligible);
+}
+
+/* --- wrong-code classes: what the text rewrite could not follow -------------- */
+
+static const char *const wrong_src[] = {
+	/* 0 a store to the next tile through a local copy of the pointer */
+	HEAD_X("", "float", "[TILE][TILE]", "[TILE][TILE]", "    float *W = A;\n")
+		FOR LOAD SYNC COMP "        W[row * K + k0 + TILE + tx] += acc;\n" SYNC END TAIL,
+	/* 1 ... through a __device__ helper */
+	HEAD_X("__device__ void emit(float *p, float v) { *p += v; }\n", "float", "[TILE][TILE]",
+	       "[TILE][TILE]", "")
+		FOR LOAD SYNC COMP "        emit(&A[row * K + k0 + TILE + tx], acc);\n" SYNC END TAIL,
+	/* 2 the counter inside a macro body */
+	HEAD_X("#define AIDX(r, c) ((r) * K + k0 + (c))\n", "const float", "[TILE][TILE]",
+	       "[TILE][TILE]", "")
+		FOR "        As[ty][tx] = A[AIDX(row, tx)];\n" LOAD_B SYNC COMP SYNC END TAIL,
+	/* 3 the counter read through a reference */
+	HEAD FOR "        int &kr = k0;\n"
+		 "        As[ty][tx] = A[row * K + kr + tx];\n" LOAD_B SYNC COMP SYNC END TAIL,
+	/* 4 ... through a pointer */
+	HEAD FOR "        const int *pk = &k0;\n"
+		 "        As[ty][tx] = A[row * K + *pk + tx];\n" LOAD_B SYNC COMP SYNC END TAIL,
+	/* 5 a bump whose step reads a variable the compute writes ('s' inside 'ss') */
+	HEAD_X("", "const float", "[TILE][TILE]", "[TILE][TILE]",
+	       "    const float *pa = A;\n"
+	       "    int s = TILE, ss = 0;\n")
+		FOR "        As[ty][tx] = pa[row * K + tx];\n" LOAD_B SYNC COMP "        s = TILE + (int)acc;\n" SYNC
+		"        pa += ss + s;\n" END TAIL,
+	/* 6 a condition with a side effect */
+	HEAD_X("", "const float", "[TILE][TILE]", "[TILE][TILE]", "    int it = 0;\n")
+		"    for (int k0 = 0; k0 < K && it++ < 3; k0 += TILE) {\n" LOAD SYNC COMP SYNC END TAIL,
+	/* 7 a condition that calls a function with side effects */
+	HEAD_X("__device__ int nextK(int *k) { return atomicAdd(k, 0); }\n", "const float",
+	       "[TILE][TILE]", "[TILE][TILE]", "")
+		"    for (int k0 = 0; k0 < nextK(&K); k0 += TILE) {\n" LOAD SYNC COMP SYNC END TAIL,
+	/* 8 a pointer to the tile taken before the loop */
+	HEAD_X("", "const float", "[TILE][TILE]", "[TILE][TILE]", "    float *p = (float *)As;\n")
+		FOR LOAD SYNC "        for (int kk = 0; kk < TILE; ++kk)\n"
+			      "            acc += p[ty * TILE + kk] * Bs[kk][tx];\n" SYNC END TAIL,
+	/* 9 a reference to the tile bound before the loop */
+	HEAD_X("", "const float", "[TILE][TILE]", "[TILE][TILE]",
+	       "    float (&T)[TILE][TILE] = As;\n")
+		FOR LOAD SYNC "        for (int kk = 0; kk < TILE; ++kk)\n"
+			      "            acc += T[ty][kk] * Bs[kk][tx];\n" SYNC END TAIL,
+	/* 10 the tile's size taken before the loop */
+	HEAD_X("", "const float", "[TILE][TILE]", "[TILE][TILE]",
+	       "    const int n = sizeof(As) / sizeof(As[0]);\n")
+		FOR LOAD SYNC "        for (int kk = 0; kk < n; ++kk)\n"
+			      "            acc += As[ty][kk] * Bs[kk][tx];\n" SYNC END TAIL,
+	/* 11 a lambda that reads the tile */
+	HEAD_X("", "const float", "[TILE][TILE]", "[TILE][TILE]",
+	       "    auto at = [&](int i, int j) { return As[i][j]; };\n")
+		FOR LOAD SYNC "        for (int kk = 0; kk < TILE; ++kk)\n"
+			      "            acc += at(ty, kk) * Bs[kk][tx];\n" SYNC END TAIL,
+	/* 12 a file-scope tile */
+	"#define TILE 16\n"
+	"__shared__ float As[TILE][TILE];\n"
+	"__global__ void mm(const float *A, const float *B, float *C, int N, int K)\n"
+	"{\n"
+	"    __shared__ float Bs[TILE][TILE];\n"
+	"    int tx = threadIdx.x, ty = threadIdx.y;\n"
+	"    int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;\n"
+	"    float acc = 0.0f;\n" FOR LOAD SYNC COMP SYNC END TAIL,
+	/* 13 the load phase reads the tile it refills */
+	HEAD FOR "        As[ty][tx] = As[ty][tx] * 0.5f + A[row * K + k0 + tx];\n" LOAD_B SYNC COMP
+		SYNC END TAIL,
+	/* 14 two K-loops share the tiles (the second is the candidate checked) */
+	HEAD FOR LOAD SYNC COMP SYNC END FOR LOAD SYNC COMP SYNC END TAIL,
+};
+
+struct wrong_case {
+	int src;
+	char id[40];
+	int line;     /* 0: not checked */
+	char msg[48]; /* a piece of the message */
+	int loop;     /* which candidate (1-based) */
+};
+
+ParameterizedTestParameters(analyze, wrong_code)
+{
+	static struct wrong_case params[] = {
+		{0, "kpipe-memory-order", 16, "through 'W'", 1},
+		{1, "kpipe-memory-order", 16, "'A'", 1},
+		{2, "kpipe-hidden-induction", 11, "macro body", 1},
+		{3, "kpipe-hidden-induction", 10, "'k0'", 1},
+		{4, "kpipe-hidden-induction", 10, "'k0'", 1},
+		{5, "kpipe-loop-shape", 19, "uses 's'", 1},
+		{6, "kpipe-cond-side-effect", 10, "it++", 1},
+		{7, "kpipe-cond-side-effect", 10, "'nextK'", 1},
+		{8, "kpipe-tile-escapes", 6, "before the loop", 1},
+		{9, "kpipe-tile-escapes", 6, "before the loop", 1},
+		{10, "kpipe-tile-escapes", 6, "before the loop", 1},
+		{11, "kpipe-tile-escapes", 6, "lambda", 1},
+		{12, "kpipe-tile-escapes", 9, "outside the kernel", 1},
+		{13, "kpipe-load-depends-on-compute", 10, "refills", 1},
+		{14, "kpipe-tile-escapes", 0, "before the loop", 2},
+	};
+	return cr_make_param_array(struct wrong_case, params, sizeof(params) / sizeof(params[0]));
+}
+
+ParameterizedTest(struct wrong_case *p, analyze, wrong_code, .fini = release)
+{
+	analyze_src(wrong_src[p->src]);
+	cr_assert(AN.nloops >= p->loop, "case %d: %d loops", p->src, AN.nloops);
+	kp_loop *l = AN.loops[p->loop - 1];
+	log_reasons(l);
+	cr_expect_not(l->eligible, "case %d should not be eligible", p->src);
+	const kp_reason *r = find_reason(l, p->id);
+	cr_assert_not_null(r, "case %d: no [%s]", p->src, p->id);
+	if (p->line)
+		cr_expect_eq(r->line, p->line, "case %d [%s]: line %d, expected %d", p->src, p->id,
+			     r->line, p->line);
+	cr_expect(strstr(r->message, p->msg) != NULL, "case %d [%s]: '%s' lacks '%s'", p->src,
+		  p->id, r->message, p->msg);
+	for (int i = 0; i < AN.nloops; i++)
+		cr_expect_not(AN.loops[i]->eligible, "case %d: loop %d eligible", p->src, i + 1);
+}
+
+/* A volatile tile is never filled by cp.async; register staging still applies. */
+Test(analyze, volatile_tile_is_not_cp_async)
+{
+	analyze_src(HEAD_X("", "const float", "[TILE][TILE]", "[TILE][TILE]", "")
+			    FOR LOAD SYNC COMP SYNC END TAIL);
+	cr_expect(only_loop()->cp_async_ok);
+	release();
+	analyze_src(replace_once(ELIGIBLE, "__shared__ float As", "__shared__ volatile float As"));
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect_not(l->cp_async_ok);
+	cr_assert_not_null(l->cp_async_why_not);
+	cr_expect(strstr(l->cp_async_why_not, "volatile"), "%s", l->cp_async_why_not);
+	cr_expect(l->reg_ok);
 }
 
 /* A const reference parameter is read, not written: passing tile elements to

@@ -1,0 +1,22 @@
+// A K-loop whose condition is `k0 != K`: "tile i+2 exists" is not
+// `(k0 + 2 * 16) != K` (true on the last iteration), so the 3-stage ring
+// chains the advanced conditions.
+#define T 16
+__global__ void mm_ne(const float *__restrict__ A, const float *__restrict__ B,
+                      float *__restrict__ C, int N, int K)
+{
+    __shared__ float As[T][T];
+    __shared__ float Bs[T][T];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int row = blockIdx.y * T + ty, col = blockIdx.x * T + tx;
+    float acc = 0.0f;
+    for (int k0 = 0; k0 != K; k0 += T) {
+        As[ty][tx] = A[row * K + k0 + tx];
+        Bs[ty][tx] = B[(k0 + ty) * N + col];
+        __syncthreads();
+        for (int kk = 0; kk < T; ++kk)
+            acc += As[ty][kk] * Bs[kk][tx];
+        __syncthreads();
+    }
+    C[row * N + col] = acc;
+}
