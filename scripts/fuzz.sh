@@ -42,11 +42,16 @@ cmake --build "$dir" --target fuzz_rewrite -j "${JOBS:-1}" >"$dir/build.log" 2>&
 	exit 2
 }
 
-# seeds: the samples, the fixtures and every input that once crashed
+# seeds: the samples, the fixtures, the golden cases' own inputs (the
+# wrong-code classes: outer loops, chained conditions, ...), the inputs the
+# CPU differential checker keeps, and every input that once crashed
 seed="$dir/seed"
 rm -rf "$seed"
 mkdir -p "$seed" "$dir/corpus"
 cp "$root"/samples/*.cu "$root"/tests/fixtures/cu/*.cu "$seed"/
+for f in "$root"/tests/golden/cases/*/input.cu "$root"/tests/cpudiff/bad/*/original.cu; do
+	[ -f "$f" ] && cp "$f" "$seed/$(basename "$(dirname "$f")").cu"
+done
 if compgen -G "$root/tests/fuzz/regressions/*" >/dev/null; then
 	cp "$root"/tests/fuzz/regressions/* "$seed"/
 fi

@@ -86,6 +86,7 @@ static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const ch
 			{"--out-dir", NULL, 1},		  {"-j", "--jobs", 1},	  {"--exclude", NULL, 1},
 			{"--shard", NULL, 1},		  {"--export-fixes", NULL, 1},
 			{"--no-pch", NULL, 0},		  {"--validate", NULL, 0}, {"--sanitize", NULL, 0},
+			{"--no-sanitize", NULL, 0},
 			{"--sizes", NULL, 1},		  {"--gpu-dir", NULL, 1},
 		};
 		int found = -1;
@@ -147,6 +148,8 @@ static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const ch
 			o->validate = 1;
 		else if (!strcmp(n, "--sanitize"))
 			o->sanitize = 1;
+		else if (!strcmp(n, "--no-sanitize"))
+			o->sanitize = -1;
 		else if (!strcmp(n, "--sizes"))
 			o->sizes = val;
 		else if (!strcmp(n, "--gpu-dir"))

@@ -26,7 +26,7 @@ static const char *const rewrite_opts[] = {
 	"--extra-arg",	 "-o",		 "-i",		"--diff",	  "--dry-run",	    "--variant",
 	"--stages",	 "-v",		 "--assume-filename",		  "--backup-suffix", "--format",
 	"--out-dir",	 "-j",		 "--exclude",	"--shard",	  "--export-fixes", "--no-pch",
-	"--validate",	 "--sanitize",	 "--sizes",	"--gpu-dir",	  NULL,
+	"--validate",	 "--sanitize",	 "--no-sanitize",	 "--sizes",	"--gpu-dir",	  NULL,
 };
 
 /* Byte offset of a 1-based line and (byte) column, -1 when out of range. */
@@ -333,7 +333,7 @@ static int validate_written(const kp_cli *o, const char *in, const char *written
 		.sizes = o->sizes,
 		.gpu_dir = o->gpu_dir,
 		.threads = o->threads,
-		.sanitize = o->sanitize,
+		.sanitize = o->sanitize >= 0,
 		.nvcc_args = flags,
 		.nnvcc_args = nflags,
 	};
@@ -385,8 +385,8 @@ int cmd_rewrite(int argc, char **argv)
 		return KP_EXIT_USAGE;
 	}
 	if ((o.sanitize || o.sizes || o.gpu_dir) && !o.validate) {
-		fprintf(stderr, "kpipe rewrite: error: --sanitize, --sizes and --gpu-dir go with "
-				"--validate\n");
+		fprintf(stderr, "kpipe rewrite: error: --sanitize, --no-sanitize, --sizes and --gpu-dir "
+				"go with --validate\n");
 		kp_cli_release(&o);
 		return KP_EXIT_USAGE;
 	}

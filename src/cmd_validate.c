@@ -45,12 +45,13 @@ static const char usage[] =
 	"  step 3 gpu-run    both kernels on the same random inputs, every element compared\n"
 	"  step 4 benchmark  median time of both at the 'target' size, speedup or noise\n"
 	"  step 5 sanitizer  compute-sanitizer memcheck, racecheck, synccheck, initcheck\n"
-	"                    on the rewritten kernel at the 'small' size (with --sanitize)\n"
+	"                    on the rewritten kernel at the 'small' size (a race can\n"
+	"                    compute the right numbers in a plain run; --no-sanitize skips it)\n"
 	"\n"
 	"options:\n"
 	"  --spec FILE        launch description (default: ORIGINAL with .cu -> .launch.json)\n"
 	"  --sizes a,b        sizes of the launch description to run (default: all)\n"
-	"  --sanitize         run step 5\n"
+	"  --no-sanitize      skip step 5 (--sanitize, the default, runs it)\n"
 	"  --gpu-dir DIR      build the GPU harness in DIR and keep it (also without a GPU)\n"
 	"  --kernel NAME      only this kernel (mangled, demangled or plain name)\n"
 	"  --arch sm_XX       target (default " DEFAULT_ARCH ")\n"
@@ -65,7 +66,7 @@ static const char usage[] =
 	"\n"
 	"examples:\n"
 	"  kpipe validate matmul.cu matmul.pipelined.cu --arch sm_90 --threads 1024\n"
-	"  kpipe validate samples/matmul_32x32.cu out.cu --sizes small,target --sanitize\n";
+	"  kpipe validate samples/matmul_32x32.cu out.cu --sizes small,target\n";
 
 /* "--name VALUE" or "--name=VALUE": returns the value (advancing *i), or
  * NULL when argv[*i] is not this option.  *missing is set when the option
@@ -222,7 +223,7 @@ cleanup:
 
 int cmd_validate(int argc, char **argv)
 {
-	kp_validate_request rq = {.arch = DEFAULT_ARCH, .format = "text"};
+	kp_validate_request rq = {.arch = DEFAULT_ARCH, .format = "text", .sanitize = 1};
 	const char *files[2] = {NULL, NULL};
 	int nfiles = 0;
 	const char **nvcc_args = kp_xcalloc((size_t)argc + 1, sizeof(*nvcc_args));
@@ -244,6 +245,8 @@ int cmd_validate(int argc, char **argv)
 		}
 		if (strcmp(a, "--sanitize") == 0)
 			rq.sanitize = 1;
+		else if (strcmp(a, "--no-sanitize") == 0)
+			rq.sanitize = 0;
 		else if ((v = opt_value(argc, argv, &i, "--kernel", &missing)))
 			rq.kernel = v;
 		else if ((v = opt_value(argc, argv, &i, "--arch", &missing)))

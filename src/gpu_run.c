@@ -489,7 +489,7 @@ static void skip_gpu_steps(kp_validate_result *r, int sanitize, const char *head
 		kp_validate_set_step(&r->steps[s], KP_STEP_SKIPPED, "%s (see step 3)", head);
 	if (!sanitize) {
 		kp_validate_set_step(&r->steps[4], KP_STEP_SKIPPED,
-				     "not requested (--sanitize runs it)");
+				     "not requested (--no-sanitize)");
 		r->steps[4].not_requested = 1;
 	}
 }
@@ -708,7 +708,7 @@ static void judge_sanitizer(kp_validate_result *r, kp_gpu_result *g, int sanitiz
 	const int S = KP_STEP_SANITIZER;
 	kp_step *st = &r->steps[S - 1];
 	if (!sanitize) {
-		kp_validate_set_step(st, KP_STEP_SKIPPED, "not requested (--sanitize runs it)");
+		kp_validate_set_step(st, KP_STEP_SKIPPED, "not requested (--no-sanitize)");
 		st->not_requested = 1;
 		return;
 	}
@@ -1232,7 +1232,7 @@ static void nothing_to_run(kp_validate_result *r, int sanitize)
 		kp_validate_set_step(&r->steps[s], KP_STEP_SKIPPED, "no harness (see step 3)");
 	if (!sanitize) {
 		kp_validate_set_step(&r->steps[4], KP_STEP_SKIPPED,
-				     "not requested (--sanitize runs it)");
+				     "not requested (--no-sanitize)");
 		r->steps[4].not_requested = 1;
 	}
 }

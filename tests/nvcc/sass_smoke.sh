@@ -82,9 +82,9 @@ fi
 # The fixtures have no launch description: the GPU steps are skipped and a
 # run whose static steps pass is incomplete (6).
 check cp_async 6 "step 1  resources  PASSED" "step 2  sass       PASSED" \
-	"matmul_tiled: PASS" "LDGSTS" "result: INCOMPLETE (2 steps skipped)" \
+	"matmul_tiled: PASS" "LDGSTS" "result: INCOMPLETE (3 steps skipped)" \
 	"step 3  gpu-run    SKIPPED: no launch description: naive.launch.json not found" \
-	"step 5  sanitizer  SKIPPED: not requested" -- naive.cu cp_async.cu
+	"step 5  sanitizer  SKIPPED: no launch description" -- naive.cu cp_async.cu
 check reg_staged 6 "step 2  sass       PASSED" "matmul_tiled: PASS" -- \
 	naive.cu reg_staged.cu --arch sm_90 --threads 1024
 check barrier_between 4 "step 2  sass       FAILED" "no overlap: every load is followed by a barrier" \
