@@ -38,7 +38,7 @@
 static const char *const tune_opts[] = {
 	"--arch",   "--kernel", "--cuda-path", "-p",	"--spec",	   "--threads",
 	"--extra-arg", "-o",	"-i",	       "--backup-suffix", "--format", "-v",
-	"--sizes",  "--gpu-dir", NULL,
+	"--sizes",  "--gpu-dir", "--no-sanitize", NULL,
 };
 
 /* The variants tried, in the order of the table. */
@@ -505,6 +505,7 @@ int cmd_tune(int argc, char **argv)
 			.sizes = nsizes > 0 ? sizes : NULL,
 			.nsizes = nsizes,
 			.dir = keep_dir ? workdir : NULL,
+			.sanitize = o.sanitize >= 0,
 		};
 		int gr = kp_gpu_run_versions(&go, vers, nv, TUNE_ROUNDS, &events, &gerr);
 		if (events)

@@ -1327,6 +1327,86 @@ int kp_validate_gpu(kp_validate_result *r, const kp_gpu_opts *o)
 
 /* ---- several versions in one run (kpipe tune) ------------------------- */
 
+/* Tools every tuned variant must pass: a variant that races can still
+ * compute the original's numbers in a plain run. */
+static const char *const tune_sanitizers[] = {"memcheck", "racecheck", "synccheck"};
+
+/* compute-sanitizer on one launch of each variant (names[1..n-1]) at the
+ * `small` size; appends one "sanitize" event line per variant and tool to
+ * *events ({"event":"sanitize","version":...,"tool":...,"ok":...,
+ * "errors":N,"msg":...}), or one "sanitize-skip" line when the tool is not
+ * found. */
+static void sanitize_versions(kp_gpu_result *g, const kp_gpu_opts *o, workdir *w,
+			      const char *root, const char *harness, const char *const *names,
+			      const char *const *libs, int n, char **events)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_adds(&sb, *events ? *events : "");
+	if (sb.len && kp_strbuf_str(&sb)[sb.len - 1] != '\n')
+		kp_strbuf_addc(&sb, '\n');
+	const char *san = find_sanitizer(&g->arena, o, root);
+	if (!san) {
+		kp_strbuf_adds(&sb, "{\"event\":\"sanitize-skip\",\"msg\":\"compute-sanitizer not "
+				    "found\"}\n");
+		free(*events);
+		*events = kp_strbuf_detach(&sb);
+		return;
+	}
+	enum { T = KP_ARRAY_LEN(tune_sanitizers) };
+	for (int v = 1; v < n; v++) {
+		args a[T] = {{0}};
+		proc p[T];
+		const char *outs[T];
+		for (int t = 0; t < (int)T; t++) {
+			outs[t] = wpath(w, kp_arena_printf(&g->arena, "sanitizer-%s-%s.txt", names[v],
+							   tune_sanitizers[t]));
+			arg(&a[t], san);
+			arg(&a[t], "--tool");
+			arg(&a[t], tune_sanitizers[t]);
+			arg(&a[t], "--error-exitcode");
+			arg(&a[t], "86");
+			arg(&a[t], "--print-limit");
+			arg(&a[t], "20");
+			arg(&a[t], harness);
+			arg(&a[t], "--single");
+			arg(&a[t], "--sizes");
+			arg(&a[t], "small");
+			arg(&a[t], "--lib");
+			arg(&a[t], kp_arena_printf(&g->arena, "%s=%s", names[v], libs[v]));
+			proc_start(&p[t], argv_of(&a[t]), outs[t], NULL);
+		}
+		proc_wait(p, T, o->sanitize_timeout_s > 0 ? o->sanitize_timeout_s : 300);
+		for (int t = 0; t < (int)T; t++) {
+			free(a[t].v);
+			kp_gpu_sanitizer s = {0};
+			s.tool = tune_sanitizers[t];
+			char *text = NULL;
+			if (kp_read_file(outs[t], &text, NULL) != 0)
+				text = kp_xstrdup("");
+			kp_gpu_parse_sanitizer(g, &s, text, p[t].status, p[t].timed_out);
+			free(text);
+			int ok = s.status == KP_SAN_PASS || s.status == KP_SAN_UNSUPPORTED;
+			cJSON *e = cJSON_CreateObject();
+			cJSON_AddStringToObject(e, "event", "sanitize");
+			cJSON_AddStringToObject(e, "version", names[v]);
+			cJSON_AddStringToObject(e, "tool", s.tool);
+			cJSON_AddBoolToObject(e, "ok", ok);
+			cJSON_AddNumberToObject(e, "errors", s.errors);
+			if (!ok)
+				cJSON_AddStringToObject(e, "msg",
+							s.status == KP_SAN_TIMEOUT  ? "timed out"
+							: s.status == KP_SAN_ERROR ? "the run did not finish normally"
+										   : "errors reported");
+			char *line = cJSON_PrintUnformatted(e);
+			kp_strbuf_addf(&sb, "%s\n", line);
+			cJSON_free(line);
+			cJSON_Delete(e);
+		}
+	}
+	free(*events);
+	*events = kp_strbuf_detach(&sb);
+}
+
 int kp_gpu_run_versions(const kp_gpu_opts *o, const kp_gpu_version *v, int n, int rounds,
 			char **events, char **err)
 {
@@ -1428,8 +1508,11 @@ int kp_gpu_run_versions(const kp_gpu_opts *o, const kp_gpu_version *v, int n, in
 			cJSON_Delete(ev);
 			free(etext);
 			*err = kp_strbuf_detach(&sb);
-		} else
+		} else {
 			rc = 0;
+			if (o->sanitize)
+				sanitize_versions(g, o, &w, root, harness, names, libs, n, events);
+		}
 	}
 	free(names);
 	free(files);

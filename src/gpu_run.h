@@ -181,7 +181,10 @@ typedef struct {
  * (v[0] is the reference the others are compared with) using o's spec,
  * arch, nvcc, nvcc_args, cuda_root, sizes (NULL: all), dir (NULL: a
  * temporary directory, removed), reps, warmup and run_timeout_s; runs
- * every size once and times at 'target' `rounds` times in turn.  Returns
+ * every size once and times at 'target' `rounds` times in turn; with
+ * o->sanitize, then runs compute-sanitizer memcheck, racecheck and
+ * synccheck on one launch of every variant (v[1..n-1]) at 'small' and adds
+ * a "sanitize" event per variant and tool to *events.  Returns
  * 0 with the harness's JSON-lines events in *events, or -1 with *err
  * saying why (no device and no dir, a build failure with nvcc's lines, the
  * harness failing; *events may still hold what it printed).  Both are

@@ -151,6 +151,19 @@ void kp_tune_absorb(kp_tune_run *run, const char *events)
 			absorb_check(version(run, ver), e, size);
 		else if (!strcmp(ev, "time") && ver && size)
 			absorb_time(run, version(run, ver), e, size);
+		else if (!strcmp(ev, "sanitize") && ver) {
+			kp_tune_version *v = version(run, ver);
+			v->sanitized++;
+			if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "ok")) &&
+			    !v->sanitizer_failure) {
+				char buf[256];
+				const char *tool = str(e, "tool"), *msg = str(e, "msg");
+				snprintf(buf, sizeof(buf), "%s: %.0f error%s%s%s", tool ? tool : "sanitizer",
+					 num(e, "errors", 0), num(e, "errors", 0) == 1 ? "" : "s",
+					 msg ? ", " : "", msg ? msg : "");
+				v->sanitizer_failure = kp_xstrdup(buf);
+			}
+		}
 		else if ((!strcmp(ev, "error") || !strcmp(ev, "fatal")) && ver &&
 			 strcmp(ver, "harness")) {
 			kp_tune_version *v = version(run, ver);
@@ -191,6 +204,7 @@ void kp_tune_run_release(kp_tune_run *run)
 		free(run->v[i].name);
 		free(run->v[i].first_failure);
 		free(run->v[i].error);
+		free(run->v[i].sanitizer_failure);
 		free(run->v[i].samples);
 	}
 	free(run->v);
@@ -221,6 +235,9 @@ int kp_tune_qualifies(const kp_tune_version *v, char *why, size_t whysz)
 	} else if (v->sizes_failed) {
 		snprintf(buf, sizeof(buf), "wrong results: %s",
 			 v->first_failure ? v->first_failure : "a check failed");
+		w = buf;
+	} else if (v->sanitizer_failure) {
+		snprintf(buf, sizeof(buf), "compute-sanitizer %s", v->sanitizer_failure);
 		w = buf;
 	} else if (!v->sizes_checked)
 		w = "not checked against the original";

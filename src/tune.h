@@ -28,6 +28,8 @@ typedef struct {
 	int sizes_failed;   /* ... that were not ok */
 	char *first_failure; /* "size 'small': 3 mismatches, first C[17] ..." or NULL */
 	char *error;         /* the first "error" event for it, or NULL */
+	int sanitized;       /* "sanitize" events (one per compute-sanitizer tool) */
+	char *sanitizer_failure; /* "racecheck: 8 errors" for the first failing tool, or NULL */
 	int rounds;          /* "time" events at the timed size */
 	double round_median[KP_TUNE_MAX_ROUNDS];
 	double *samples; /* every timed launch, ms */
@@ -57,7 +59,8 @@ void kp_tune_run_release(kp_tune_run *run);
 const kp_tune_version *kp_tune_find(const kp_tune_run *run, const char *name);
 
 /* Whether a variant qualifies: checked at one size at least, every check
- * ok, no error, timed.  why (may be NULL) gets the reason when not. */
+ * ok, no error, no compute-sanitizer tool failed, timed.  why (may be
+ * NULL) gets the reason when not. */
 int kp_tune_qualifies(const kp_tune_version *v, char *why, size_t whysz);
 
 typedef struct {

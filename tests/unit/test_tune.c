@@ -227,3 +227,37 @@ Test(tune, untimed_original_stops)
 	cr_assert(strstr(ch.reason, "not timed"), "%s", ch.reason);
 	kp_tune_run_release(&run);
 }
+
+/* A variant that computes the original's numbers but fails racecheck (a
+ * missing barrier the warps happened to survive) never wins: the next
+ * fastest clean one does. */
+Test(tune, sanitizer_failure_excluded_even_when_fastest)
+{
+	double med[4] = {0.80, 0.90, 0, 0};
+	int bad[4] = {0}, elig[4] = {1, 1, 0, 0};
+	char *t = run_text(med, bad, 3, 0.001);
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_adds(&sb, t);
+	const char *tools[3] = {"memcheck", "racecheck", "synccheck"};
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 3; k++) {
+			int fails = i == 0 && k == 1;
+			kp_strbuf_addf(&sb,
+				       "{\"event\":\"sanitize\",\"version\":\"%s\",\"tool\":\"%s\","
+				       "\"ok\":%s,\"errors\":%d%s}\n",
+				       names[i], tools[k], fails ? "false" : "true", fails ? 8 : 0,
+				       fails ? ",\"msg\":\"errors reported\"" : "");
+		}
+	kp_tune_run run;
+	kp_tune_choice ch = decide(kp_strbuf_str(&sb), elig, &run);
+	cr_assert_eq(ch.winner, 1, "%s", ch.reason);
+	const kp_tune_version *r = kp_tune_find(&run, "register");
+	cr_assert_eq(r->sanitized, 3);
+	char why[512];
+	cr_assert_not(kp_tune_qualifies(r, why, sizeof(why)));
+	cr_assert(strstr(why, "racecheck: 8 errors"), "%s", why);
+	cr_assert(kp_tune_qualifies(kp_tune_find(&run, "cp-async"), why, sizeof(why)), "%s", why);
+	kp_tune_run_release(&run);
+	kp_strbuf_release(&sb);
+	free(t);
+}
