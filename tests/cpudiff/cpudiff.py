@@ -167,6 +167,11 @@ def emulator_hash():
     return file_hash(*parts)
 
 
+def uses_cp_async(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return "__pipeline_memcpy_async" in prep.blank_comments_and_strings(f.read())
+
+
 def build(label, src_path, spec, work, cache):
     """Prepare, generate and compile one version; returns the executable."""
     with open(src_path, encoding="utf-8", errors="replace") as f:
@@ -187,13 +192,13 @@ def build(label, src_path, spec, work, cache):
     tu = os.path.join(work, "%s-%s-main.cpp" % (label, key))
     with open(tu, "w", encoding="utf-8") as f:
         f.write(harness_source(spec, prepped, launch_override(src)))
-    tmp = exe + ".tmp%d" % os.getpid()
+    tmp = "%s.tmp%d-%s" % (exe, os.getpid(), label)
     cmd = [CXX] + CXXFLAGS + ["-I", os.path.join(HERE, "include"), "-I", HERE, tu, "-o", tmp]
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if r.returncode != 0:
         errs = [ln for ln in r.stdout.splitlines() if "error" in ln][:6]
         return None, "g++ failed on %s:\n      %s" % (src_path, "\n      ".join(errs or r.stdout.splitlines()[:6]))
-    os.replace(tmp, exe)
+    os.replace(tmp, exe)  # atomic: a concurrent build of the same key gives the same file
     return exe, key
 
 
@@ -257,7 +262,9 @@ def run_one(exe, key, size, sched, seed, mode, cache):
         with open(base + ".json", encoding="utf-8") as f:
             st, detail = json.load(f)
         return st, detail, (read_dump(base + ".bin") if st == "ok" else None)
-    out = base + ".bin.tmp%d" % os.getpid()
+    fd, out = tempfile.mkstemp(dir=cache, prefix="tmp-", suffix=".bin")
+    os.close(fd)
+    os.unlink(out)
     cmd = [exe, "--size", size, "--sched", sched, "--seed", str(seed), "--cp", mode, "--out", out]
     try:
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
@@ -275,9 +282,11 @@ def run_one(exe, key, size, sched, seed, mode, cache):
         st, detail = "error", (err or lines or ["exit status %d" % rc])[0]
         if rc < 0 and not err:
             detail = "killed by signal %d" % -rc
-    with open(base + ".json.tmp%d" % os.getpid(), "w", encoding="utf-8") as f:
+    if os.path.exists(out):
+        os.unlink(out)
+    with open(out + ".json", "w", encoding="utf-8") as f:
         json.dump([st, detail], f)
-    os.replace(base + ".json.tmp%d" % os.getpid(), base + ".json")
+    os.replace(out + ".json", base + ".json")
     return st, detail, (read_dump(base + ".bin") if st == "ok" else None)
 
 
@@ -362,15 +371,19 @@ def check(a, spec_path, work, cache):
 
     seeds = [int(x) for x in a.seeds.split(",") if x.strip()]
     modes = [m for m in a.modes.split(",") if m]
+    # without cp.async the completion mode changes nothing: one mode is enough
+    rew_modes = modes if uses_cp_async(a.rewritten) else modes[:1]
+    orig_cp = uses_cp_async(a.original)
     scheds = [("fwd", 0), ("rev", 0)] + [("rand", s) for s in seeds]
     jobs = []  # (who, size, sched, seed, mode)
     for s, _ in chosen:
         jobs.append(("ref", s, "fwd", 0, "wait"))
         jobs.append(("original", s, "rev", 0, "wait"))
-        jobs.append(("original", s, "fwd", 0, "issue"))
-        jobs.append(("original", s, "rand", seeds[0] if seeds else 1, "issue"))
+        jobs.append(("original", s, "rand", seeds[0] if seeds else 1, "issue" if orig_cp else "wait"))
+        if orig_cp:
+            jobs.append(("original", s, "fwd", 0, "issue"))
         for sc, seed in scheds:
-            for m in modes:
+            for m in rew_modes:
                 jobs.append(("rewrite", s, sc, seed, m))
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
         futs = [pool.submit(run_one, orig_exe if who != "rewrite" else rew_exe,
@@ -400,13 +413,15 @@ def check(a, spec_path, work, cache):
             if s2 != s or who == "ref":
                 continue
             tag = "%-8s %-7s %-5s" % (who, sc + (":%d" % seed if sc == "rand" else ""), m)
+            if a.quiet:
+                tag = "%-6s %s" % (s, tag)
             if st == "skip":
                 print(detail if detail.startswith("SKIP") else "SKIP: " + detail)
                 return SKIP
             if refs.get(s) is None:
                 continue
             if st != "ok":
-                verdict = "ERROR %s" % detail
+                verdict = "ERROR %s" % re.sub(r"^ERROR:\s*", "", detail)
             else:
                 diff = compare(refs[s], dump, tol)
                 verdict = "PASS" + (" (bit-identical)" if all(x[4] == y[4] for x, y in zip(refs[s], dump)) else "") \

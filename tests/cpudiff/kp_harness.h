@@ -23,8 +23,11 @@ struct Buf {
     int role, type;
     size_t count, elsize;
     unsigned char *p, *region;
-    size_t region_len, page;
+    size_t region_len, guard;
 };
+// inaccessible bytes on each side of a buffer: overruns of up to this much
+// are attributed to the right buffer
+constexpr size_t GUARD_PAGES = 16;
 inline std::vector<Buf> bufs;
 
 struct Opts {
@@ -42,15 +45,16 @@ static inline void *buffer(const char *name, int role, int type, size_t count)
     const size_t bytes = count * es;
     const size_t body = ((bytes ? bytes : 1) + 15) & ~(size_t)15;
     const size_t pages = (body + page - 1) / page;
-    const size_t len = (pages + 2) * page;
-    unsigned char *r = (unsigned char *)mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    const size_t guard = GUARD_PAGES * page;
+    const size_t len = pages * page + 2 * guard;
+    unsigned char *r = (unsigned char *)mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (r == MAP_FAILED)
         kp::fail("cannot allocate buffer %s (%zu bytes)", name, bytes);
-    memset(r + page, 0xff, pages * page);
-    mprotect(r, page, PROT_NONE);
-    mprotect(r + (pages + 1) * page, page, PROT_NONE);
-    unsigned char *p = r + (pages + 1) * page - body;
-    bufs.push_back(Buf{name, role, type, count, es, p, r, len, page});
+    memset(r + guard, 0xff, pages * page);
+    mprotect(r, guard, PROT_NONE);
+    mprotect(r + guard + pages * page, guard, PROT_NONE);
+    unsigned char *p = r + guard + pages * page - body;
+    bufs.push_back(Buf{name, role, type, count, es, p, r, len, guard});
     return p;
 }
 
@@ -93,7 +97,7 @@ static inline void fill_all()
             }
         }
         if (B.role == IN)
-            mprotect(B.region + B.page, B.region_len - 2 * B.page, PROT_READ);
+            mprotect(B.region + B.guard, B.region_len - 2 * B.guard, PROT_READ);
     }
 }
 
@@ -127,10 +131,10 @@ static void on_fault(int sig, siginfo_t *si, void *)
         if (a < B.region || a >= B.region + B.region_len)
             continue;
         const unsigned char *end = B.p + B.count * B.elsize;
-        if (a >= B.region + B.region_len - B.page)
+        if (a >= B.region + B.region_len - B.guard)
             n += snprintf(msg + n, sizeof msg - n, ": out-of-bounds access %td bytes past the end of buffer '%s' (%zu elements)",
                           a - end, B.name, B.count);
-        else if (a < B.region + B.page)
+        else if (a < B.region + B.guard)
             n += snprintf(msg + n, sizeof msg - n, ": out-of-bounds access %td bytes before the start of buffer '%s'",
                           B.p - a, B.name);
         else
