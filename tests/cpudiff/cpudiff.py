@@ -36,6 +36,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -172,6 +173,28 @@ def uses_cp_async(path):
         return "__pipeline_memcpy_async" in prep.blank_comments_and_strings(f.read())
 
 
+_pch_lock = threading.Lock()
+
+
+def pch_dir(cache):
+    """A directory holding kp_cpu_cuda.h.gch (a precompiled header, which
+    g++ uses when the launcher includes kp_cpu_cuda.h first), or None."""
+    with open(os.path.join(HERE, "kp_cpu_cuda.h"), "rb") as f:
+        key = file_hash(f.read(), CXX, " ".join(CXXFLAGS))
+    d = os.path.join(cache, "pch-" + key)
+    gch = os.path.join(d, "kp_cpu_cuda.h.gch")
+    with _pch_lock:
+        if not os.path.exists(gch):
+            os.makedirs(d, exist_ok=True)
+            tmp = "%s.tmp%d" % (gch, os.getpid())
+            r = subprocess.run([CXX] + CXXFLAGS + ["-x", "c++-header", os.path.join(HERE, "kp_cpu_cuda.h"), "-o", tmp],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            if r.returncode != 0:
+                return None
+            os.replace(tmp, gch)
+    return d
+
+
 def build(label, src_path, spec, work, cache):
     """Prepare, generate and compile one version; returns the executable."""
     with open(src_path, encoding="utf-8", errors="replace") as f:
@@ -193,7 +216,8 @@ def build(label, src_path, spec, work, cache):
     with open(tu, "w", encoding="utf-8") as f:
         f.write(harness_source(spec, prepped, launch_override(src)))
     tmp = "%s.tmp%d-%s" % (exe, os.getpid(), label)
-    cmd = [CXX] + CXXFLAGS + ["-I", os.path.join(HERE, "include"), "-I", HERE, tu, "-o", tmp]
+    pch = pch_dir(cache)
+    cmd = [CXX] + CXXFLAGS + (["-I", pch] if pch else []) + ["-I", os.path.join(HERE, "include"), "-I", HERE, tu, "-o", tmp]
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if r.returncode != 0:
         errs = [ln for ln in r.stdout.splitlines() if "error" in ln][:6]

@@ -49,6 +49,7 @@
 #define __align__(n) __attribute__((aligned(n)))
 #define __grid_constant__
 #define __CUDACC__ 1
+#define __CUDA_ARCH__ 900 // device code paths, as an sm_90 build compiles them
 #define CUDART_INF_F HUGE_VALF
 
 // --- vector types ----------------------------------------------------------

@@ -2,9 +2,9 @@
 // generates from a launch spec: buffers with guard pages, deterministic
 // inputs, the command line of a run and the dump of the results.
 //
-// A buffer ends 16-byte aligned right below an inaccessible page and starts
-// after another one; the slack between the guards and the data holds 0xFF
-// bytes.  Reading past either end therefore either faults (reported as an
+// A buffer ends 16-byte aligned right below GUARD_PAGES inaccessible pages
+// and starts after as many; the slack between the guards and the data holds
+// 0xFF bytes.  Reading past either end therefore either faults (reported as an
 // out-of-bounds access, exit 3) or reads poison that shows up in the output.
 // `in` buffers are made read-only after they are filled, so a stray write
 // faults too.
