@@ -182,8 +182,11 @@ def rewrite_launches(src, code):
         if len(_split_top(config)) > 4:
             raise ValueError("line %d: launch configuration with more than 4 parts" % (code.count("\n", 0, lt) + 1))
         call = "kp::launch(kp::cfg(%s), %s%s)" % (config.strip(), name, (", " + args.strip()) if args.strip() else "")
-        call = " ".join(call.split("\n"))
-        call += "\n" * src.count("\n", start, end)
+        # one line, then as many line breaks as the launch spanned (kept as
+        # continuations inside a macro definition)
+        span = src[start:end]
+        call = " ".join(call.replace("\\\n", " ").split("\n"))
+        call += ("\\\n" if "\\\n" in span else "\n") * span.count("\n")
         out.append(src[last:start])
         out.append(call)
         last = end
