@@ -6,7 +6,8 @@
 // the next, and the scheduler decides in which order the threads of the
 // block take their turn between two barriers (forward, reverse or a seeded
 // random permutation, re-drawn at every barrier).  Blocks run one after the
-// other, so __shared__ is plain `static` storage.  cp.async copies
+// other, so __shared__ is plain `static` storage (filled with 0xFF bytes at
+// every block start where prep.py registered it).  cp.async copies
 // (__pipeline_memcpy_async) complete either when they are issued or at the
 // __pipeline_wait_prior() that covers them: the two ends of what the
 // hardware may do.  Warp-collective operations cannot be emulated this way
@@ -326,6 +327,23 @@ struct Runtime {
     int bar_acc = 0, bar_result = 0;
     long barriers = 0;
 };
+// Shared memory is undefined when a block starts: every __shared__
+// variable prep.py could register is filled with 0xFF bytes (NaN, -1) when
+// it is first reached and at the start of every later block, so a read of
+// something the block did not write shows up instead of seeing the previous
+// block's values.
+struct ShmArea {
+    void *p;
+    size_t n;
+};
+inline std::vector<ShmArea> shm_areas;
+struct ShmReg {
+    ShmReg(void *p, size_t n)
+    {
+        shm_areas.push_back(ShmArea{p, n});
+        memset(p, 0xff, n);
+    }
+};
 // dynamic shared memory (extern __shared__ arrays point here; prep.py)
 alignas(256) inline unsigned char dyn_smem_buf[256 * 1024];
 inline Runtime rt;
@@ -393,6 +411,8 @@ static inline void *alloc_stack(size_t size)
 
 static inline void run_block(unsigned nthreads)
 {
+    for (const ShmArea &a : shm_areas)
+        memset(a.p, 0xff, a.n);
     if (rt.threads.size() < nthreads)
         rt.threads.resize(nthreads);
     for (unsigned i = 0; i < nthreads; ++i) {

@@ -9,6 +9,9 @@ tests/cpudiff/kp_cpu_cuda.h (the CPU checker, docs/cpudiff.md).
   `kp::launch(kp::cfg(grid, block, smem, stream), NAME, args)`;
 - `extern __shared__ T name[];` becomes a pointer to the emulator's dynamic
   shared memory;
+- each `__shared__ T name[...];` (one declarator, no initializer) gets a
+  static kp::ShmReg on the same line, so the emulator can fill it with
+  poison at every block start;
 - constructs the emulator cannot run (warp shuffles and votes, inline PTX,
   cooperative groups, textures, ...) are reported: exit status 77 and a line
   `SKIP: ...` on stdout.
@@ -206,6 +209,35 @@ def rewrite_extern_shared(src):
     return EXTERN_SHARED.sub(repl, src)
 
 
+SHARED_DECL_NAME = re.compile(r"\b([A-Za-z_]\w*)\s*(\[[^;]*\])?\s*$")
+
+
+def register_shared(src, code):
+    """After each `__shared__ T name[...];` with one declarator and no
+    initializer, add (on the same line) a static kp::ShmReg that lets the
+    emulator poison the variable at every block start."""
+    out, last, n = [], 0, 0
+    for m in re.finditer(r"\b__shared__\b", code):
+        if re.search(r"\bextern\s+$", code[max(0, m.start() - 40):m.start()]):
+            continue
+        end = code.find(";", m.end())
+        if end < 0:
+            break
+        decl = re.sub(r"__align__\s*\([^)]*\)|alignas\s*\([^)]*\)", " ", code[m.end():end])
+        if any(c in decl for c in "=,{}()"):
+            continue
+        nm = SHARED_DECL_NAME.search(decl)
+        if not nm:
+            continue
+        name = nm.group(1)
+        out.append(src[last:end + 1])
+        out.append(" static kp::ShmReg kp_shm_reg_%d(&%s, sizeof %s);" % (n, name, name))
+        n += 1
+        last = end + 1
+    out.append(src[last:])
+    return "".join(out)
+
+
 def prep(src, path):
     """(text, None) or (None, [reasons]) when the kernel cannot be emulated."""
     code = blank_comments_and_strings(src)
@@ -213,6 +245,7 @@ def prep(src, path):
     if reasons:
         return None, reasons
     text = rewrite_launches(src, code)
+    text = register_shared(text, blank_comments_and_strings(text))
     text = rewrite_extern_shared(text)
     return '#line 1 "%s"\n' % path.replace("\\", "\\\\").replace('"', '\\"') + text, None
 
