@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# catches.sh - CTest cpudiff.catches: the CPU checker must catch wrong
+# rewrites.  Each tests/cpudiff/bad/NAME/ holds a kernel written for this
+# test (kernel.cu, kernel.launch.json) and the wrong rewrite kpipe emitted
+# for it (kernel.kpipe.cu, from `kpipe rewrite $(cat kpipe-args)`):
+#   persistent_outer  K-loop inside a persistent outer loop, no barrier after
+#                     the pipelined loop (cp-async)
+#   smem_after_loop   compute reads a non-tile shared array that the code
+#                     after the loop writes (cp-async)
+#   macro_counter     the counter hidden in an index macro: the prefetch
+#                     reloads the current tile (cp-async)
+#   ne_condition      `k0 != K` with 3 stages: the guard of tile i+2 is true
+#                     on the last iteration, reads past the buffers
+#   alias_store       the compute stores into the next tile's global data
+#                     through a copy of the pointer (cp-async)
+# For each: the original must PASS against itself, and the stored rewrite
+# must FAIL (exit 1 with a MISMATCH or ERROR run; a skip is a failure of
+# this test).  It also says, for information, whether $KPIPE (when set and
+# present) still emits the same rewrite.
+set -euo pipefail
+root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+kpipe="${KPIPE:-$root/build/kpipe}"
+here="$root/tests/cpudiff"
+if ! command -v g++ >/dev/null; then
+	echo "SKIP: g++ not found"
+	exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+for dir in "$here"/bad/*/; do
+	name=$(basename "$dir")
+	orig="$dir/kernel.cu"
+	bad="$dir/kernel.kpipe.cu"
+	rc=0
+	python3 "$here/cpudiff.py" "$orig" "$orig" --cache "$tmp/cache" -q >"$tmp/self" 2>&1 || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		echo "FAIL $name: the original does not pass against itself (exit $rc)"
+		sed 's/^/    /' "$tmp/self" | head -10
+		fail=$((fail + 1))
+		continue
+	fi
+	rc=0
+	python3 "$here/cpudiff.py" "$orig" "$bad" --cache "$tmp/cache" -q >"$tmp/out" 2>&1 || rc=$?
+	nbad=$(grep -Ec ' (MISMATCH|ERROR) ' "$tmp/out" || true)
+	if [ "$rc" -eq 1 ] && [ "$nbad" -gt 0 ]; then
+		echo "ok   $name: caught, $(grep -E '^cpudiff: FAIL' "$tmp/out" | sed 's/^cpudiff: FAIL: //')"
+		grep -Em1 ' (MISMATCH|ERROR) ' "$tmp/out" | cut -c1-160
+		pass=$((pass + 1))
+	else
+		echo "FAIL $name: the checker did not catch the wrong rewrite (exit $rc)"
+		sed 's/^/    /' "$tmp/out" | head -10
+		fail=$((fail + 1))
+	fi
+	if [ -x "$kpipe" ]; then
+		read -r -a args <"$dir/kpipe-args"
+		if "$kpipe" rewrite "${args[@]}" "$orig" -o "$tmp/now.cu" 2>/dev/null && cmp -s "$tmp/now.cu" "$bad"; then
+			echo "     (kpipe still emits this rewrite for ${args[*]})"
+		else
+			echo "     (note: kpipe no longer emits this rewrite for ${args[*]}; the stored one still tests the checker)"
+		fi
+		rm -f "$tmp/now.cu"
+	fi
+done
+echo "cpudiff.catches: $pass caught, $fail failed"
+[ "$fail" -eq 0 ]

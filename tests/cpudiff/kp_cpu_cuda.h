@@ -1,0 +1,679 @@
+// kp_cpu_cuda.h - a CPU emulation of the parts of CUDA that tiled kernels
+// use, for the differential checker in tests/cpudiff (docs/cpudiff.md).
+//
+// C++17, g++ only, no CUDA headers.  A block runs its threads as ucontext
+// fibers on one OS thread; a fiber runs alone from one __syncthreads() to
+// the next, and the scheduler decides in which order the threads of the
+// block take their turn between two barriers (forward, reverse or a seeded
+// random permutation, re-drawn at every barrier).  Blocks run one after the
+// other, so __shared__ is plain `static` storage (filled with 0xFF bytes at
+// every block start where prep.py registered it).  cp.async copies
+// (__pipeline_memcpy_async) complete either when they are issued or at the
+// __pipeline_wait_prior() that covers them: the two ends of what the
+// hardware may do.  Warp-collective operations cannot be emulated this way
+// and end the run with exit status 77 ("SKIP: ...").
+//
+// Errors (a divergent barrier, an out-of-bounds access, a misaligned
+// cp.async, a timeout) print "ERROR: ..." on stderr and exit with status 3.
+#ifndef KP_CPU_CUDA_H
+#define KP_CPU_CUDA_H
+
+#include <algorithm>
+#include <cmath>
+#include <csignal>
+#include <cstdarg>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+// --- qualifiers ------------------------------------------------------------
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __noinline__ __attribute__((noinline))
+#define __launch_bounds__(...)
+#define __shared__ static
+#define __constant__
+#define __managed__
+#define __align__(n) __attribute__((aligned(n)))
+#define __grid_constant__
+#define __CUDACC__ 1
+#define __CUDA_ARCH__ 900 // device code paths, as an sm_90 build compiles them
+#define CUDART_INF_F HUGE_VALF
+
+// --- vector types ----------------------------------------------------------
+#define KP_VEC2(T, N, A)                                                        \
+    struct __attribute__((aligned(A))) N { T x, y; };                           \
+    static inline N make_##N(T x, T y) { N v; v.x = x; v.y = y; return v; }
+#define KP_VEC3(T, N)                                                           \
+    struct N { T x, y, z; };                                                    \
+    static inline N make_##N(T x, T y, T z) { N v; v.x = x; v.y = y; v.z = z; return v; }
+#define KP_VEC4(T, N, A)                                                        \
+    struct __attribute__((aligned(A))) N { T x, y, z, w; };                     \
+    static inline N make_##N(T x, T y, T z, T w)                                \
+    { N v; v.x = x; v.y = y; v.z = z; v.w = w; return v; }
+KP_VEC2(float, float2, 8)
+KP_VEC3(float, float3)
+KP_VEC4(float, float4, 16)
+KP_VEC2(int, int2, 8)
+KP_VEC3(int, int3)
+KP_VEC4(int, int4, 16)
+KP_VEC2(unsigned int, uint2, 8)
+KP_VEC4(unsigned int, uint4, 16)
+KP_VEC2(double, double2, 16)
+KP_VEC2(short, short2, 4)
+KP_VEC4(short, short4, 8)
+KP_VEC2(signed char, char2, 2)
+KP_VEC4(signed char, char4, 4)
+KP_VEC2(unsigned char, uchar2, 2)
+KP_VEC4(unsigned char, uchar4, 4)
+KP_VEC2(long long, longlong2, 16)
+#undef KP_VEC2
+#undef KP_VEC3
+#undef KP_VEC4
+
+struct uint3 {
+    unsigned int x, y, z;
+};
+static inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return uint3{x, y, z}; }
+struct dim3 {
+    unsigned int x, y, z;
+    constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+    constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+    constexpr operator uint3() const { return uint3{x, y, z}; }
+};
+
+// The scheduler sets these when it switches threads.
+inline uint3 threadIdx, blockIdx;
+inline dim3 blockDim, gridDim;
+constexpr int warpSize = 32;
+
+// --- scalar helpers --------------------------------------------------------
+static inline int min(int a, int b) { return a < b ? a : b; }
+static inline int max(int a, int b) { return a > b ? a : b; }
+static inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
+static inline unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
+static inline long long min(long long a, long long b) { return a < b ? a : b; }
+static inline long long max(long long a, long long b) { return a > b ? a : b; }
+static inline unsigned long long min(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+static inline unsigned long long max(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+static inline long min(long a, long b) { return a < b ? a : b; }
+static inline long max(long a, long b) { return a > b ? a : b; }
+static inline unsigned long min(unsigned long a, unsigned long b) { return a < b ? a : b; }
+static inline unsigned long max(unsigned long a, unsigned long b) { return a > b ? a : b; }
+static inline float min(float a, float b) { return fminf(a, b); }
+static inline float max(float a, float b) { return fmaxf(a, b); }
+static inline double min(double a, double b) { return fmin(a, b); }
+static inline double max(double a, double b) { return fmax(a, b); }
+static inline float __fdividef(float a, float b) { return a / b; }
+// __expf, __logf, __sinf, __cosf, __powf: glibc declares them with these meanings
+static inline float rsqrtf(float a) { return 1.0f / sqrtf(a); }
+static inline float __frcp_rn(float a) { return 1.0f / a; }
+static inline float __fsqrt_rn(float a) { return sqrtf(a); }
+static inline float __saturatef(float a) { return a < 0.0f ? 0.0f : (a > 1.0f ? 1.0f : a); }
+static inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
+static inline float __fmul_rn(float a, float b) { return a * b; }
+static inline float __fadd_rn(float a, float b) { return a + b; }
+static inline float __int_as_float(int v) { float f; memcpy(&f, &v, 4); return f; }
+static inline int __float_as_int(float f) { int v; memcpy(&v, &f, 4); return v; }
+static inline float __uint_as_float(unsigned v) { float f; memcpy(&f, &v, 4); return f; }
+static inline unsigned __float_as_uint(float f) { unsigned v; memcpy(&v, &f, 4); return v; }
+static inline int __float2int_rn(float f) { return (int)nearbyintf(f); }
+static inline int __float2int_rz(float f) { return (int)f; }
+static inline int __mul24(int a, int b) { return a * b; }
+static inline int __popc(unsigned v) { return __builtin_popcount(v); }
+static inline int __clz(int v) { return v == 0 ? 32 : __builtin_clz((unsigned)v); }
+static inline int __ffs(int v) { return __builtin_ffs(v); }
+static inline int __dp4a(int a, int b, int c)
+{
+    int s = c;
+    for (int i = 0; i < 4; ++i)
+        s += (int)(signed char)(a >> (8 * i)) * (int)(signed char)(b >> (8 * i));
+    return s;
+}
+static inline unsigned __dp4a(unsigned a, unsigned b, unsigned c)
+{
+    unsigned s = c;
+    for (int i = 0; i < 4; ++i)
+        s += ((a >> (8 * i)) & 0xffu) * ((b >> (8 * i)) & 0xffu);
+    return s;
+}
+template <class T> static inline T __ldg(const T *p) { return *p; }
+template <class T> static inline T __ldca(const T *p) { return *p; }
+template <class T> static inline T __ldcg(const T *p) { return *p; }
+template <class T> static inline T __ldcs(const T *p) { return *p; }
+template <class T> static inline T __ldlu(const T *p) { return *p; }
+template <class T> static inline T __ldcv(const T *p) { return *p; }
+template <class T> static inline void __stcg(T *p, T v) { *p = v; }
+template <class T> static inline void __stcs(T *p, T v) { *p = v; }
+template <class T> static inline void __stwt(T *p, T v) { *p = v; }
+static inline void __syncwarp(unsigned = 0xffffffffu) {}
+static inline void __threadfence() {}
+static inline void __threadfence_block() {}
+static inline void __threadfence_system() {}
+static inline void __nanosleep(unsigned) {}
+static inline long long clock64() { static long long c; return ++c; }
+
+// Atomics: threads never run at the same time, so a plain update is atomic.
+template <class T> static inline T atomicAdd(T *p, T v) { T o = *p; *p = o + v; return o; }
+template <class T> static inline T atomicSub(T *p, T v) { T o = *p; *p = o - v; return o; }
+template <class T> static inline T atomicExch(T *p, T v) { T o = *p; *p = v; return o; }
+template <class T> static inline T atomicMin(T *p, T v) { T o = *p; *p = v < o ? v : o; return o; }
+template <class T> static inline T atomicMax(T *p, T v) { T o = *p; *p = v > o ? v : o; return o; }
+template <class T> static inline T atomicAnd(T *p, T v) { T o = *p; *p = o & v; return o; }
+template <class T> static inline T atomicOr(T *p, T v) { T o = *p; *p = o | v; return o; }
+template <class T> static inline T atomicXor(T *p, T v) { T o = *p; *p = o ^ v; return o; }
+template <class T> static inline T atomicCAS(T *p, T cmp, T v) { T o = *p; if (o == cmp) *p = v; return o; }
+static inline unsigned atomicInc(unsigned *p, unsigned lim) { unsigned o = *p; *p = o >= lim ? 0 : o + 1; return o; }
+
+// --- half ------------------------------------------------------------------
+namespace kp {
+// float -> binary16, round to nearest even (also for subnormals), NaN kept.
+static inline unsigned short f2h_bits(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    const uint32_t sign = (x >> 16) & 0x8000u;
+    const uint32_t ax = x & 0x7fffffffu;
+    if (ax >= 0x7f800000u)
+        return (unsigned short)(sign | (ax > 0x7f800000u ? 0x7e00u : 0x7c00u));
+    if (ax >= 0x477ff000u) // >= 65520 rounds to infinity
+        return (unsigned short)(sign | 0x7c00u);
+    if (ax < 0x38800000u) { // below 2^-14: a subnormal half (or zero)
+        float a;
+        memcpy(&a, &ax, 4);
+        return (unsigned short)(sign | (uint32_t)nearbyintf(a * 16777216.0f));
+    }
+    const uint32_t e = (ax >> 23) - 127u + 15u;
+    const uint32_t m = ax & 0x7fffffu;
+    uint32_t h = (e << 10) | (m >> 13);
+    const uint32_t rem = m & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (h & 1u)))
+        ++h;
+    return (unsigned short)(sign | h);
+}
+static inline float h2f_bits(unsigned short h)
+{
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    const uint32_t e = (h >> 10) & 0x1fu;
+    const uint32_t m = h & 0x3ffu;
+    float f;
+    if (e == 0) {
+        f = (float)m * (1.0f / 16777216.0f);
+        return sign ? -f : f;
+    }
+    uint32_t x = e == 31 ? (sign | 0x7f800000u | (m << 13)) : (sign | ((e - 15u + 127u) << 23) | (m << 13));
+    memcpy(&f, &x, 4);
+    return f;
+}
+} // namespace kp
+
+struct __half {
+    unsigned short __x;
+    __half() = default;
+    __half(float f) : __x(kp::f2h_bits(f)) {}
+    __half(double d) : __x(kp::f2h_bits((float)d)) {}
+    __half(int i) : __x(kp::f2h_bits((float)i)) {}
+    operator float() const { return kp::h2f_bits(__x); }
+};
+typedef __half half;
+struct __attribute__((aligned(4))) __half2 {
+    __half x, y;
+};
+typedef __half2 half2;
+static inline __half kp_mkh(float f) { return __half(f); }
+static inline __half operator+(__half a, __half b) { return kp_mkh((float)a + (float)b); }
+static inline __half operator-(__half a, __half b) { return kp_mkh((float)a - (float)b); }
+static inline __half operator*(__half a, __half b) { return kp_mkh((float)a * (float)b); }
+static inline __half operator/(__half a, __half b) { return kp_mkh((float)a / (float)b); }
+static inline __half operator-(__half a) { __half r = a; r.__x ^= 0x8000u; return r; }
+static inline __half &operator+=(__half &a, __half b) { return a = a + b; }
+static inline __half &operator-=(__half &a, __half b) { return a = a - b; }
+static inline __half &operator*=(__half &a, __half b) { return a = a * b; }
+static inline __half &operator/=(__half &a, __half b) { return a = a / b; }
+static inline __half __float2half(float f) { return __half(f); }
+static inline __half __float2half_rn(float f) { return __half(f); }
+static inline float __half2float(__half h) { return (float)h; }
+static inline __half __int2half_rn(int i) { return __half((float)i); }
+static inline __half __hadd(__half a, __half b) { return a + b; }
+static inline __half __hsub(__half a, __half b) { return a - b; }
+static inline __half __hmul(__half a, __half b) { return a * b; }
+static inline __half __hdiv(__half a, __half b) { return a / b; }
+static inline __half __hneg(__half a) { return -a; }
+static inline __half __hfma(__half a, __half b, __half c)
+{
+    return __half((float)((double)(float)a * (double)(float)b + (double)(float)c));
+}
+static inline __half __hmax(__half a, __half b) { return (float)a > (float)b ? a : b; }
+static inline __half __hmin(__half a, __half b) { return (float)a < (float)b ? a : b; }
+static inline bool __heq(__half a, __half b) { return (float)a == (float)b; }
+static inline bool __hlt(__half a, __half b) { return (float)a < (float)b; }
+static inline bool __hgt(__half a, __half b) { return (float)a > (float)b; }
+static inline __half2 __halves2half2(__half a, __half b) { return __half2{a, b}; }
+static inline __half2 __float2half2_rn(float f) { return __half2{__half(f), __half(f)}; }
+static inline __half2 __floats2half2_rn(float a, float b) { return __half2{__half(a), __half(b)}; }
+static inline __half2 __float22half2_rn(float2 v) { return __half2{__half(v.x), __half(v.y)}; }
+static inline float2 __half22float2(__half2 h) { return make_float2((float)h.x, (float)h.y); }
+static inline __half __low2half(__half2 h) { return h.x; }
+static inline __half __high2half(__half2 h) { return h.y; }
+static inline float __low2float(__half2 h) { return (float)h.x; }
+static inline float __high2float(__half2 h) { return (float)h.y; }
+static inline __half2 __hadd2(__half2 a, __half2 b) { return __half2{a.x + b.x, a.y + b.y}; }
+static inline __half2 __hmul2(__half2 a, __half2 b) { return __half2{a.x * b.x, a.y * b.y}; }
+static inline __half2 __hfma2(__half2 a, __half2 b, __half2 c) { return __half2{__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y)}; }
+
+// --- the runtime -----------------------------------------------------------
+namespace kp {
+
+[[noreturn]] static inline void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+[[noreturn]] static inline void fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("ERROR: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    fflush(stdout);
+    _exit(3);
+}
+[[noreturn]] static inline void unsupported(const char *what)
+{
+    printf("SKIP: %s is unsupported by the CPU checker (threads switch only at __syncthreads)\n", what);
+    fflush(stdout);
+    _exit(77);
+}
+
+enum Sched { SCHED_FORWARD, SCHED_REVERSE, SCHED_RANDOM };
+enum CpMode { CP_AT_WAIT, CP_AT_ISSUE };
+
+struct Copy {
+    void *dst;
+    const void *src;
+    size_t n, zfill;
+};
+struct Thread {
+    ucontext_t ctx;
+    void *stack;
+    int state; // 0 runnable, 1 waiting at a barrier, 2 done
+    const char *bar_file;
+    int bar_line;
+    uint3 tid;
+    std::vector<Copy> open;                  // issued, not committed
+    std::vector<std::vector<Copy>> groups;   // committed, oldest first
+};
+
+struct Runtime {
+    Sched sched = SCHED_FORWARD;
+    CpMode cpmode = CP_AT_WAIT;
+    uint64_t rng = 0x9e3779b97f4a7c15ull;
+    std::vector<Thread> threads;
+    Thread *cur = nullptr;
+    ucontext_t sched_ctx;
+    std::function<void()> body;
+    size_t stack_size = 512 * 1024;
+    int bar_acc = 0, bar_result = 0;
+    long barriers = 0;
+};
+// Shared memory is undefined when a block starts: every __shared__
+// variable prep.py could register is filled with 0xFF bytes (NaN, -1) when
+// it is first reached and at the start of every later block, so a read of
+// something the block did not write shows up instead of seeing the previous
+// block's values.
+struct ShmArea {
+    void *p;
+    size_t n;
+};
+inline std::vector<ShmArea> shm_areas;
+struct ShmReg {
+    ShmReg(void *p, size_t n)
+    {
+        shm_areas.push_back(ShmArea{p, n});
+        memset(p, 0xff, n);
+    }
+};
+// dynamic shared memory (extern __shared__ arrays point here; prep.py)
+alignas(256) inline unsigned char dyn_smem_buf[256 * 1024];
+inline Runtime rt;
+
+static inline uint64_t next_rand()
+{
+    // splitmix64
+    uint64_t z = (rt.rng += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static inline void do_copy(const Copy &c)
+{
+    const size_t nread = c.n - c.zfill;
+    if (nread)
+        memcpy(c.dst, c.src, nread);
+    if (c.zfill)
+        memset((unsigned char *)c.dst + nread, 0, c.zfill);
+}
+static inline void complete_groups(Thread &t, size_t keep)
+{
+    while (t.groups.size() > keep) {
+        for (const Copy &c : t.groups.front())
+            do_copy(c);
+        t.groups.erase(t.groups.begin());
+    }
+}
+
+static inline void fiber_main()
+{
+    rt.body();
+    Thread &t = *rt.cur;
+    // copies still in flight when a thread ends land eventually
+    for (const Copy &c : t.open)
+        do_copy(c);
+    t.open.clear();
+    complete_groups(t, 0);
+    t.state = 2;
+    // returning resumes uc_link, the scheduler
+}
+
+static inline void switch_to_scheduler() { swapcontext(&rt.cur->ctx, &rt.sched_ctx); }
+
+static inline void barrier(const char *file, int line, int pred)
+{
+    Thread &t = *rt.cur;
+    t.state = 1;
+    t.bar_file = file;
+    t.bar_line = line;
+    rt.bar_acc += pred ? 1 : 0;
+    switch_to_scheduler();
+}
+
+static inline void *alloc_stack(size_t size)
+{
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    void *p = mmap(nullptr, size + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        fail("cannot allocate a fiber stack");
+    mprotect(p, page, PROT_NONE); // overflow guard
+    return (char *)p + page;
+}
+
+static inline void run_block(unsigned nthreads)
+{
+    for (const ShmArea &a : shm_areas)
+        memset(a.p, 0xff, a.n);
+    if (rt.threads.size() < nthreads)
+        rt.threads.resize(nthreads);
+    for (unsigned i = 0; i < nthreads; ++i) {
+        Thread &t = rt.threads[i];
+        if (!t.stack)
+            t.stack = alloc_stack(rt.stack_size);
+        t.state = 0;
+        t.open.clear();
+        t.groups.clear();
+        t.tid = uint3{i % blockDim.x, (i / blockDim.x) % blockDim.y, i / (blockDim.x * blockDim.y)};
+        getcontext(&t.ctx);
+        t.ctx.uc_stack.ss_sp = t.stack;
+        t.ctx.uc_stack.ss_size = rt.stack_size;
+        t.ctx.uc_link = &rt.sched_ctx;
+        makecontext(&t.ctx, fiber_main, 0);
+    }
+    std::vector<unsigned> order(nthreads);
+    for (unsigned i = 0; i < nthreads; ++i)
+        order[i] = i;
+    for (;;) {
+        if (rt.sched == SCHED_REVERSE)
+            std::reverse(order.begin(), order.end());
+        else if (rt.sched == SCHED_RANDOM)
+            for (size_t i = order.size(); i > 1; --i)
+                std::swap(order[i - 1], order[next_rand() % i]);
+        rt.bar_acc = 0;
+        for (unsigned i : order) {
+            Thread &t = rt.threads[i];
+            t.state = 0;
+            rt.cur = &t;
+            threadIdx = t.tid;
+            swapcontext(&rt.sched_ctx, &t.ctx);
+        }
+        rt.cur = nullptr;
+        std::vector<unsigned> waiting;
+        long done = 0;
+        for (unsigned i = 0; i < nthreads; ++i) {
+            if (rt.threads[i].state == 1)
+                waiting.push_back(i);
+            else
+                ++done;
+        }
+        if (waiting.empty())
+            return;
+        const Thread &w = rt.threads[waiting[0]];
+        if (done) {
+            for (unsigned i = 0; i < nthreads; ++i)
+                if (rt.threads[i].state == 2) {
+                    const Thread &d = rt.threads[i];
+                    fail("divergent barrier: in block (%u,%u,%u) thread (%u,%u,%u) returned while %zu threads wait "
+                         "at __syncthreads() (%s:%d)",
+                         blockIdx.x, blockIdx.y, blockIdx.z, d.tid.x, d.tid.y, d.tid.z, waiting.size(), w.bar_file,
+                         w.bar_line);
+                }
+        }
+        for (unsigned i : waiting) {
+            const Thread &t = rt.threads[i];
+            if (t.bar_line != w.bar_line || strcmp(t.bar_file, w.bar_file) != 0)
+                fail("divergent barrier: in block (%u,%u,%u) thread (%u,%u,%u) waits at %s:%d, thread (%u,%u,%u) "
+                     "at %s:%d",
+                     blockIdx.x, blockIdx.y, blockIdx.z, w.tid.x, w.tid.y, w.tid.z, w.bar_file, w.bar_line, t.tid.x,
+                     t.tid.y, t.tid.z, t.bar_file, t.bar_line);
+        }
+        rt.bar_result = rt.bar_acc;
+        ++rt.barriers;
+        order = waiting;
+    }
+}
+
+struct LaunchCfg {
+    dim3 grid, block;
+    size_t smem;
+};
+static inline LaunchCfg cfg(dim3 g, dim3 b, size_t smem = 0, const void * = nullptr) { return LaunchCfg{g, b, smem}; }
+
+// A launch argument converted to the parameter's type; pointers are cast as
+// a launch through void ** would pass them (int8_t * to const char *, ...).
+template <class P, class A> static inline P arg_cast(A &&a)
+{
+    if constexpr (std::is_pointer<P>::value && std::is_pointer<std::decay_t<A>>::value)
+        return (P)(a);
+    else
+        return static_cast<P>(std::forward<A>(a));
+}
+
+template <class... P, class... A> static inline void launch(LaunchCfg c, void (*kernel)(P...), A &&...args)
+{
+    static_assert(sizeof...(P) == sizeof...(A), "a kernel launch must pass every parameter");
+    std::tuple<std::decay_t<P>...> params(arg_cast<std::decay_t<P>>(std::forward<A>(args))...);
+    const unsigned nthreads = c.block.x * c.block.y * c.block.z;
+    if (nthreads == 0 || nthreads > 1024)
+        fail("invalid block (%u,%u,%u)", c.block.x, c.block.y, c.block.z);
+    if (c.smem > sizeof dyn_smem_buf)
+        fail("dynamic shared memory of %zu bytes is more than the emulator's %zu", c.smem, sizeof dyn_smem_buf);
+    memset(dyn_smem_buf, 0xff, sizeof dyn_smem_buf);
+    rt.body = [&]() { std::apply(kernel, params); };
+    gridDim = c.grid;
+    blockDim = c.block;
+    for (unsigned z = 0; z < c.grid.z; ++z)
+        for (unsigned y = 0; y < c.grid.y; ++y)
+            for (unsigned x = 0; x < c.grid.x; ++x) {
+                blockIdx = uint3{x, y, z};
+                run_block(nthreads);
+            }
+    rt.body = nullptr;
+}
+
+} // namespace kp
+
+#define __syncthreads() kp::barrier(__FILE__, __LINE__, 0)
+#define __syncthreads_count(p) (kp::barrier(__FILE__, __LINE__, (p)), kp::rt.bar_result)
+#define __syncthreads_or(p) (kp::barrier(__FILE__, __LINE__, (p)), kp::rt.bar_result != 0)
+#define __syncthreads_and(p) (kp::barrier(__FILE__, __LINE__, !(p)), kp::rt.bar_result == 0)
+
+// --- cp.async (cuda_pipeline.h primitives) ---------------------------------
+static inline void __pipeline_memcpy_async(void *dst, const void *src, size_t size_and_align, size_t zfill = 0)
+{
+    if (size_and_align != 4 && size_and_align != 8 && size_and_align != 16)
+        kp::fail("__pipeline_memcpy_async: size %zu is not 4, 8 or 16", size_and_align);
+    if (zfill > size_and_align)
+        kp::fail("__pipeline_memcpy_async: zfill %zu > size %zu", zfill, size_and_align);
+    if ((uintptr_t)dst % size_and_align || (uintptr_t)src % size_and_align)
+        kp::fail("__pipeline_memcpy_async: misaligned %zu-byte copy (dst %p, src %p)", size_and_align, dst, src);
+    const kp::Copy c{dst, src, size_and_align, zfill};
+    if (kp::rt.cpmode == kp::CP_AT_ISSUE)
+        kp::do_copy(c);
+    else
+        kp::rt.cur->open.push_back(c);
+}
+static inline void __pipeline_commit()
+{
+    kp::Thread &t = *kp::rt.cur;
+    t.groups.push_back(std::move(t.open));
+    t.open.clear();
+}
+static inline void __pipeline_wait_prior(size_t prior) { kp::complete_groups(*kp::rt.cur, prior); }
+
+// --- warp-collective operations: cannot be emulated -----------------------
+#define KP_UNSUPPORTED(name)                                                                                           \
+    template <class... A> static inline int name(A &&...) { kp::unsupported(#name); }
+KP_UNSUPPORTED(__shfl_sync)
+KP_UNSUPPORTED(__shfl_up_sync)
+KP_UNSUPPORTED(__shfl_down_sync)
+KP_UNSUPPORTED(__shfl_xor_sync)
+KP_UNSUPPORTED(__ballot_sync)
+KP_UNSUPPORTED(__any_sync)
+KP_UNSUPPORTED(__all_sync)
+KP_UNSUPPORTED(__activemask)
+KP_UNSUPPORTED(__match_any_sync)
+KP_UNSUPPORTED(__match_all_sync)
+KP_UNSUPPORTED(__reduce_add_sync)
+KP_UNSUPPORTED(__reduce_min_sync)
+KP_UNSUPPORTED(__reduce_max_sync)
+#undef KP_UNSUPPORTED
+
+// --- nvcuda::wmma, per thread ----------------------------------------------
+// Every thread's fragment holds the whole tile, and every thread loads,
+// multiplies and stores all of it: the threads of a warp compute identical
+// values, so the result is the warp's as long as threads switch only at
+// block barriers.
+namespace nvcuda {
+namespace wmma {
+struct matrix_a {};
+struct matrix_b {};
+struct accumulator {};
+struct row_major {};
+struct col_major {};
+namespace precision {
+struct tf32 {};
+} // namespace precision
+enum layout_t { mem_row_major, mem_col_major };
+template <class T> struct storage { typedef T type; };
+template <> struct storage<precision::tf32> { typedef float type; };
+template <class Use, int M, int N, int K> struct shape;
+template <int M, int N, int K> struct shape<matrix_a, M, N, K> { enum { rows = M, cols = K }; };
+template <int M, int N, int K> struct shape<matrix_b, M, N, K> { enum { rows = K, cols = N }; };
+template <int M, int N, int K> struct shape<accumulator, M, N, K> { enum { rows = M, cols = N }; };
+
+template <class Use, int M, int N, int K, class T, class Layout = void> struct fragment {
+    typedef typename storage<T>::type element_type;
+    enum { R = shape<Use, M, N, K>::rows, C = shape<Use, M, N, K>::cols, num_elements = R * C };
+    element_type x[R * C]; // x[r * C + c]
+};
+
+template <class Use, int M, int N, int K, class T, class L, class V>
+static inline void fill_fragment(fragment<Use, M, N, K, T, L> &f, const V &v)
+{
+    for (int i = 0; i < f.num_elements; ++i)
+        f.x[i] = (typename storage<T>::type)v;
+}
+template <class Use, int M, int N, int K, class T, class L, class P>
+static inline void load_matrix_sync(fragment<Use, M, N, K, T, L> &f, const P *p, unsigned ldm)
+{
+    typedef fragment<Use, M, N, K, T, L> F;
+    static_assert(!std::is_same<L, void>::value, "an accumulator load needs a layout");
+    const bool col = std::is_same<L, col_major>::value;
+    for (int r = 0; r < F::R; ++r)
+        for (int c = 0; c < F::C; ++c)
+            f.x[r * F::C + c] = (typename F::element_type)(col ? p[(size_t)c * ldm + r] : p[(size_t)r * ldm + c]);
+}
+template <int M, int N, int K, class T, class P>
+static inline void load_matrix_sync(fragment<accumulator, M, N, K, T> &f, const P *p, unsigned ldm, layout_t l)
+{
+    typedef fragment<accumulator, M, N, K, T> F;
+    for (int r = 0; r < F::R; ++r)
+        for (int c = 0; c < F::C; ++c)
+            f.x[r * F::C + c] = (T)(l == mem_col_major ? p[(size_t)c * ldm + r] : p[(size_t)r * ldm + c]);
+}
+template <int M, int N, int K, class T, class P>
+static inline void store_matrix_sync(P *p, const fragment<accumulator, M, N, K, T> &f, unsigned ldm, layout_t l)
+{
+    typedef fragment<accumulator, M, N, K, T> F;
+    for (int r = 0; r < F::R; ++r)
+        for (int c = 0; c < F::C; ++c)
+            (l == mem_col_major ? p[(size_t)c * ldm + r] : p[(size_t)r * ldm + c]) = (P)f.x[r * F::C + c];
+}
+template <int M, int N, int K, class TA, class LA, class TB, class LB, class TC, class TD>
+static inline void mma_sync(fragment<accumulator, M, N, K, TD> &d, const fragment<matrix_a, M, N, K, TA, LA> &a,
+                            const fragment<matrix_b, M, N, K, TB, LB> &b, const fragment<accumulator, M, N, K, TC> &c)
+{
+    typedef typename std::conditional<std::is_integral<TD>::value, long long, float>::type Acc;
+    TD out[M * N];
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) {
+            Acc s = (Acc)(float)c.x[i * N + j];
+            if (std::is_integral<TD>::value)
+                s = (Acc)c.x[i * N + j];
+            for (int k = 0; k < K; ++k)
+                s += (Acc)a.x[i * K + k] * (Acc)b.x[k * N + j];
+            out[i * N + j] = (TD)s;
+        }
+    memcpy(d.x, out, sizeof out);
+}
+} // namespace wmma
+} // namespace nvcuda
+
+// --- host runtime stubs ----------------------------------------------------
+typedef int cudaError_t;
+enum {
+    cudaSuccess = 0,
+    cudaErrorInvalidValue = 1,
+    cudaErrorMemoryAllocation = 2,
+    cudaErrorInvalidConfiguration = 9,
+    cudaErrorLaunchFailure = 719
+};
+typedef void *cudaStream_t;
+typedef void *cudaEvent_t;
+enum cudaMemcpyKind { cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice, cudaMemcpyDefault };
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize, cudaFuncAttributePreferredSharedMemoryCarveout };
+static inline cudaError_t cudaGetLastError() { return cudaSuccess; }
+static inline cudaError_t cudaPeekAtLastError() { return cudaSuccess; }
+static inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
+static inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+static inline const char *cudaGetErrorString(cudaError_t) { return "cuda error (CPU emulation)"; }
+template <class F> static inline cudaError_t cudaFuncSetAttribute(F, cudaFuncAttribute, int) { return cudaSuccess; }
+template <class T> static inline cudaError_t cudaMalloc(T **p, size_t n) { *p = (T *)malloc(n); return *p ? cudaSuccess : cudaErrorMemoryAllocation; }
+static inline cudaError_t cudaFree(void *p) { free(p); return cudaSuccess; }
+static inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind) { memmove(d, s, n); return cudaSuccess; }
+static inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind, cudaStream_t = 0) { memmove(d, s, n); return cudaSuccess; }
+static inline cudaError_t cudaMemset(void *d, int v, size_t n) { memset(d, v, n); return cudaSuccess; }
+template <class T> static inline cudaError_t cudaMemcpyToSymbol(T &sym, const void *s, size_t n, size_t off = 0, cudaMemcpyKind = cudaMemcpyHostToDevice)
+{ memcpy((char *)&sym + off, s, n); return cudaSuccess; }
+
+#endif // KP_CPU_CUDA_H

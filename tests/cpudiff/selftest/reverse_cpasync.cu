@@ -1,0 +1,15 @@
+// reverse_cpasync.cu - reverse.cu with the copy into shared memory through cp.async, waited for before the barrier.
+// (a self-test kernel of the CPU checker, tests/cpudiff/selftest.sh)
+#define BLK 64
+
+__global__ void block_reverse(const float *__restrict__ in, float *__restrict__ out, int n)
+{
+    __shared__ float s[BLK];
+    const int t = threadIdx.x;
+    const int base = blockIdx.x * BLK;
+    __pipeline_memcpy_async(&s[t], &in[base + t], 4);
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+    __syncthreads();
+    out[base + t] = s[BLK - 1 - t];
+}
