@@ -49,7 +49,7 @@ seed="$dir/seed"
 rm -rf "$seed"
 mkdir -p "$seed" "$dir/corpus"
 cp "$root"/samples/*.cu "$root"/tests/fixtures/cu/*.cu "$seed"/
-for f in "$root"/tests/golden/cases/*/input.cu "$root"/tests/cpudiff/bad/*/original.cu; do
+for f in "$root"/tests/golden/cases/*/input.cu "$root"/tests/cpudiff/bad/*/kernel.cu; do
 	[ -f "$f" ] && cp "$f" "$seed/$(basename "$(dirname "$f")").cu"
 done
 if compgen -G "$root/tests/fuzz/regressions/*" >/dev/null; then

@@ -15,8 +15,11 @@
 #                     through a copy of the pointer (cp-async)
 # For each: the original must PASS against itself, and the stored rewrite
 # must FAIL (exit 1 with a MISMATCH or ERROR run; a skip is a failure of
-# this test).  It also says, for information, whether $KPIPE (when set and
-# present) still emits the same rewrite.
+# this test).  Then $KPIPE (the kpipe under test) is run with the same
+# arguments: it must either refuse the loop (exit 1, nothing written; the
+# ids are shown) or write a rewrite that PASSES the checker.  Emitting the
+# stored wrong rewrite again, or any rewrite the checker fails, is a
+# failure: this is the regression test of each wrong-code class.
 set -euo pipefail
 root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 kpipe="${KPIPE:-$root/build/kpipe}"
@@ -53,15 +56,38 @@ for dir in "$here"/bad/*/; do
 		sed 's/^/    /' "$tmp/out" | head -10
 		fail=$((fail + 1))
 	fi
-	if [ -x "$kpipe" ]; then
-		read -r -a args <"$dir/kpipe-args"
-		if "$kpipe" rewrite "${args[@]}" "$orig" -o "$tmp/now.cu" 2>/dev/null && cmp -s "$tmp/now.cu" "$bad"; then
-			echo "     (kpipe still emits this rewrite for ${args[*]})"
+	if [ ! -x "$kpipe" ]; then
+		echo "FAIL $name: no kpipe binary at $kpipe to check the fix"
+		fail=$((fail + 1))
+		continue
+	fi
+	read -r -a args <"$dir/kpipe-args"
+	rm -f "$tmp/now.cu"
+	rc=0
+	"$kpipe" rewrite "${args[@]}" "$orig" -o "$tmp/now.cu" 2>"$tmp/now.err" || rc=$?
+	if [ "$rc" -eq 1 ] && [ ! -e "$tmp/now.cu" ]; then
+		echo "ok   $name: kpipe ${args[*]} now refuses: $(grep -o '\[kpipe-[a-z0-9-]*\]' "$tmp/now.err" | sort -u | tr '\n' ' ')"
+		pass=$((pass + 1))
+	elif [ "$rc" -ne 0 ]; then
+		echo "FAIL $name: kpipe ${args[*]} exited $rc"
+		sed 's/^/    /' "$tmp/now.err" | head -5
+		fail=$((fail + 1))
+	elif cmp -s "$tmp/now.cu" "$bad"; then
+		echo "FAIL $name: kpipe ${args[*]} still emits the wrong rewrite"
+		fail=$((fail + 1))
+	else
+		rc=0
+		python3 "$here/cpudiff.py" "$orig" "$tmp/now.cu" --spec "$dir/kernel.launch.json" \
+			--cache "$tmp/cache" -q >"$tmp/out" 2>&1 || rc=$?
+		if [ "$rc" -eq 0 ]; then
+			echo "ok   $name: kpipe ${args[*]} now writes a rewrite that passes ($(grep -o '[0-9]* runs of the rewrite match' "$tmp/out" || echo 'all runs match'))"
+			pass=$((pass + 1))
 		else
-			echo "     (note: kpipe no longer emits this rewrite for ${args[*]}; the stored one still tests the checker)"
+			echo "FAIL $name: kpipe ${args[*]} writes a rewrite the checker rejects (exit $rc)"
+			sed 's/^/    /' "$tmp/out" | head -10
+			fail=$((fail + 1))
 		fi
-		rm -f "$tmp/now.cu"
 	fi
 done
-echo "cpudiff.catches: $pass caught, $fail failed"
+echo "cpudiff.catches: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

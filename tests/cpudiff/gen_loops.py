@@ -58,7 +58,7 @@ def gen_case(rnd, idx):
 	  % (idx, T, counter, form))
 	w("// guard %s, %d copies per thread, outer loop %s, extra shared %s)" % (guard, copies, outer, extra))
 	w("#define T %d" % T)
-	kty = "unsigned" if counter == "udown" else "int"
+	kty = "int"
 	w("__global__ void fz(const float *__restrict__ A, const float *__restrict__ B,")
 	w("                   float *__restrict__ C, int M, int N, %s K, int batch)" % kty)
 	w("{")
@@ -104,8 +104,8 @@ def gen_case(rnd, idx):
 		head = "for (int k = K; k > 0; k -= T)"
 		koff = "(K - k)"
 	elif counter == "udown":
-		head = "for (unsigned k = K; k > 0u; k -= T)"
-		koff = "(int)(K - k)"
+		head = "for (unsigned k = (unsigned)K; k > 0u; k -= T)"
+		koff = "(int)((unsigned)K - k)"
 	else:  # bump
 		w(d + "const float *pa = Ab + (size_t)rowBase * K;")
 		w(d + "const float *pb = Bb + colBase;")
