@@ -138,7 +138,101 @@ typedef struct {
 	kp_kernel *k;
 	const long long *iv; /* instantiation values or NULL */
 	kp_loop *l;
+	const kp_targ *targs; /* the instantiation's arguments (types) or NULL */
 } actx;
+
+/* ------------------------------------------------ template type arguments */
+
+/* A type spelling without cv-qualifiers, restrict and extra spaces:
+ * "const T" -> "T", "volatile unsigned  int" -> "unsigned int". */
+static const char *strip_cv(kp_arena *a, const char *t)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	const char *p = t ? t : "";
+	while (*p) {
+		while (*p == ' ')
+			p++;
+		const char *e = p;
+		while (*e && *e != ' ')
+			e++;
+		size_t n = (size_t)(e - p);
+		int drop = (n == 5 && !strncmp(p, "const", 5)) ||
+			   (n == 8 && !strncmp(p, "volatile", 8)) ||
+			   (n == 8 && !strncmp(p, "restrict", 8)) ||
+			   (n == 10 && !strncmp(p, "__restrict", 10)) ||
+			   (n == 12 && !strncmp(p, "__restrict__", 12));
+		if (n && !drop) {
+			if (sb.len)
+				kp_strbuf_addc(&sb, ' ');
+			kp_strbuf_addf(&sb, "%.*s", (int)n, p);
+		}
+		p = e;
+	}
+	const char *r = kp_arena_strdup(a, kp_strbuf_str(&sb));
+	kp_strbuf_release(&sb);
+	return r;
+}
+
+/* The position of the template type parameter a (cv-stripped) spelling
+ * names, by name ("T") or as clang's canonical type spells it
+ * ("type-parameter-0-1"); -1 when it names none. */
+static int type_param_index(const actx *c, const char *t)
+{
+	if (!c->k || !t)
+		return -1;
+	int d, i;
+	char tail;
+	if (sscanf(t, "type-parameter-%d-%d%c", &d, &i, &tail) == 2)
+		return d == 0 && i >= 0 && i < c->k->ntparams ? i : -1;
+	for (i = 0; i < c->k->ntparams; i++)
+		if (!strcmp(c->k->tparam_names[i], t))
+			return i;
+	return -1;
+}
+
+/* sizeof a type spelled `t` under the instantiation being analysed: a
+ * template type parameter takes its argument's size; -1 otherwise. */
+static long long bound_size(actx *c, const char *t)
+{
+	if (!c->targs || !t)
+		return -1;
+	int i = type_param_index(c, strip_cv(&c->f->arena, t));
+	if (i < 0 || i >= 8 || !c->targs[i].type || !c->targs[i].known)
+		return -1;
+	return c->targs[i].size;
+}
+
+/* The element size of an array or variable, binding a template type. */
+static long long elem_size_of(actx *c, const kp_decl *d)
+{
+	if (d->elem_size > 0)
+		return d->elem_size;
+	return bound_size(c, d->elem_type);
+}
+
+/* Whether the type a pointer type points to and a tile's element type
+ * are the same once cv-qualifiers are dropped and template type parameters
+ * bound: 1 yes, 0 no, -1 cannot tell (a parameter without a binding). */
+static int same_pointee(actx *c, const char *ptr, const char *elem, int *uses_param)
+{
+	kp_arena *a = &c->f->arena;
+	const char *star = ptr ? strrchr(ptr, '*') : NULL;
+	if (!star || !elem)
+		return -1;
+	const char *x[2] = {strip_cv(a, kp_arena_strndup(a, ptr, (size_t)(star - ptr))),
+			    strip_cv(a, elem)};
+	*uses_param = 0;
+	for (int j = 0; j < 2; j++) {
+		int i = type_param_index(c, x[j]);
+		if (i < 0)
+			continue;
+		*uses_param = 1;
+		if (!c->targs || i >= 8 || !c->targs[i].type)
+			return -1;
+		x[j] = strip_cv(a, c->targs[i].type);
+	}
+	return !strcmp(x[0], x[1]);
+}
 
 static void add_reason(actx *c, const kp_node *at, const char *id, const char *fmt, ...)
 	KP_PRINTF(4, 5);
@@ -668,11 +762,14 @@ static void fill_copy(actx *c, kp_load *ld, kp_node *lhs, kp_node *rhs)
 	ld->rhs = rhs;
 	ld->elem_type = lhs->type ? lhs->type : "?";
 	ld->bytes = lhs->type_size;
+	if (ld->bytes < 0)
+		ld->bytes = bound_size(c, lhs->type);
+	long long esz = ld->tile ? elem_size_of(c, ld->tile) : -1;
 	if (ld->bytes < 0 && ld->tile)
-		ld->bytes = ld->tile->elem_size;
+		ld->bytes = esz;
 	ld->vector = 1;
-	if (ld->tile && ld->tile->elem_size > 0 && ld->bytes > ld->tile->elem_size)
-		ld->vector = (int)(ld->bytes / ld->tile->elem_size);
+	if (esz > 0 && ld->bytes > esz)
+		ld->vector = (int)(ld->bytes / esz);
 	kp_node *root = global_load_root(rhs);
 	if (!root) {
 		/* a converting copy (__half2float(A[i]), 2.0f * A[i]): staged in
@@ -690,16 +787,22 @@ static void fill_copy(actx *c, kp_load *ld, kp_node *lhs, kp_node *rhs)
 		kp_node *sr = (kp_node *)kp_node_strip(rhs);
 		ld->pure = sr->type && lhs->type && ld->bytes > 0 &&
 			   (sr->type_size == ld->bytes || sr->type_size < 0);
-		/* converting copies (half -> float ...) are not pure */
+		/* converting copies (half -> float ...) are not pure; a template
+		 * type parameter is compared as bound by the instantiation */
 		if (ld->src->elem_type && ld->tile && ld->vector == 1 && ld->src->is_pointer) {
 			const char *pt = ld->src->type;
 			const char *et = ld->tile->elem_type;
-			if (pt && et && !strstr(pt, et) && !strstr(pt, "float4") && !strstr(pt, "int4") &&
-			    !strstr(pt, "void"))
+			int uses_param = 0;
+			int same = pt && et ? same_pointee(c, pt, et, &uses_param) : -1;
+			if (uses_param) {
+				if (same != 1)
+					ld->pure = 0;
+			} else if (pt && et && same != 1 && !strstr(pt, et) &&
+				   !strstr(pt, "float4") && !strstr(pt, "int4") &&
+				   !strstr(pt, "void"))
 				ld->pure = 0;
 		}
 	}
-	(void)c;
 }
 
 static int classify_store(actx *c, kp_node *stmt, kp_node **loops, int depth)
@@ -952,7 +1055,8 @@ static void add_tile(actx *c, kp_decl *d, kp_node *decl_stmt, int loaded)
 	kp_tile *t = &nt[l->ntiles];
 	t->arr = d;
 	t->elems = decl_elems(c, d);
-	t->bytes = t->elems > 0 && d->elem_size > 0 ? t->elems * d->elem_size : -1;
+	long long esz = elem_size_of(c, d);
+	t->bytes = t->elems > 0 && esz > 0 ? t->elems * esz : -1;
 	t->loaded = loaded;
 	t->decl_stmt = decl_stmt;
 	t->in_loop = decl_stmt != NULL;
@@ -2139,8 +2243,9 @@ static void finish_loop(actx *c, const kp_analyze_opts *o)
 				is_tile = 1;
 		if (!is_tile) {
 			long long e = decl_elems(c, sv.v[i]);
-			if (e > 0 && sv.v[i]->elem_size > 0)
-				l->other_smem += e * sv.v[i]->elem_size;
+			long long esz = elem_size_of(c, sv.v[i]);
+			if (e > 0 && esz > 0)
+				l->other_smem += e * esz;
 		}
 	}
 	free(sv.v);
@@ -2242,6 +2347,213 @@ static void find_candidates(kp_node *n, node_vec *out)
 		find_candidates(n->kids[i], out);
 }
 
+/* ---------------------------------------------------- instantiations */
+
+/* Whether every argument of instantiation i is known (values, and the
+ * sizes of types); otherwise it is analysed with its parameters left
+ * symbolic, as a template without instantiations. */
+static int inst_known(const kp_kernel *k, int i)
+{
+	if (!k->inst_targs || k->ntparams > 8)
+		return 0;
+	for (int p = 0; p < k->ntparams; p++)
+		if (!k->inst_targs[i][p].known)
+			return 0;
+	return 1;
+}
+
+/* One analysis of a candidate loop: for instantiation `inst` of a template
+ * kernel, or (inst < 0) with the template parameters left symbolic. */
+static kp_loop *analyze_one(kp_file *f, kp_kernel *k, kp_node *node, int index, int inst,
+			    const kp_analyze_opts *o)
+{
+	kp_loop *l = kp_arena_alloc(&f->arena, sizeof(*l));
+	l->kernel = k;
+	l->index = index;
+	l->node = node;
+	actx c = {f, k, NULL, l, NULL};
+	if (inst >= 0) {
+		l->inst = k->inst_args[inst];
+		if (inst_known(k, inst)) {
+			c.iv = k->inst_values[inst];
+			c.targs = k->inst_targs[inst];
+		}
+	}
+	analyze_loop(&c);
+	finish_loop(&c, o);
+	return l;
+}
+
+/* A fixed order of instantiations that does not depend on where they
+ * appear in the file: argument by argument, types by spelling and values
+ * by value, then the argument text. */
+static int inst_cmp(const kp_kernel *k, int a, int b)
+{
+	for (int p = 0; p < k->ntparams && p < 8 && k->inst_targs; p++) {
+		const kp_targ *x = &k->inst_targs[a][p], *y = &k->inst_targs[b][p];
+		if (x->type && y->type) {
+			int r = strcmp(x->type, y->type);
+			if (r)
+				return r;
+		} else if (x->known && y->known && !x->type && !y->type &&
+			   k->inst_values[a][p] != k->inst_values[b][p])
+			return k->inst_values[a][p] < k->inst_values[b][p] ? -1 : 1;
+	}
+	return strcmp(k->inst_args[a], k->inst_args[b]);
+}
+
+static long long double_buffered(const kp_loop *l)
+{
+	return l->tile_bytes >= 0 ? l->tile_bytes * 2 + l->other_smem : -1;
+}
+
+static int has_reason(const kp_loop *l, const char *id, const char *msg)
+{
+	for (int i = 0; i < l->nreasons; i++)
+		if (!strcmp(l->reasons[i].id, id) && (!msg || !strcmp(l->reasons[i].message, msg)))
+			return 1;
+	return 0;
+}
+
+/* Merges the analyses of one loop for each instantiation (`per`, in the
+ * kernel's order) into the loop that is reported and rewritten: the
+ * instantiation with the largest double-buffered shared memory gives the
+ * sizes shown (and the copies the transforms read), the loop is eligible
+ * only if it is for every instantiation, a reason or a "why not" that does
+ * not hold for every instantiation names the one it comes from, and a
+ * variant applies only if it applies to all of them. */
+static kp_loop *merge_insts(kp_file *f, kp_kernel *k, kp_loop **per)
+{
+	int n = k->ninst;
+	kp_arena *a = &f->arena;
+	int *order = kp_xcalloc((size_t)n, sizeof(*order));
+	for (int i = 0; i < n; i++) {
+		int j = i;
+		while (j > 0 && inst_cmp(k, order[j - 1], i) > 0) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = i;
+	}
+	/* the worst case for shared memory (the first in the order on a tie) */
+	int w = order[0];
+	for (int i = 1; i < n; i++)
+		if (double_buffered(per[order[i]]) > double_buffered(per[w]))
+			w = order[i];
+	/* the order reasons are taken in: the worst case first */
+	int *seq = kp_xcalloc((size_t)n, sizeof(*seq));
+	seq[0] = w;
+	for (int i = 0, m = 1; i < n; i++)
+		if (order[i] != w)
+			seq[m++] = order[i];
+
+	kp_loop *l = kp_arena_alloc(a, sizeof(*l));
+	*l = *per[w];
+	l->per_inst = kp_arena_alloc(a, sizeof(*l->per_inst) * (size_t)n);
+	for (int i = 0; i < n; i++)
+		l->per_inst[i] = per[order[i]];
+	l->nper_inst = n;
+	l->reasons = NULL;
+	l->nreasons = 0;
+	for (int s = 0; s < n; s++) {
+		const kp_loop *p = per[seq[s]];
+		for (int r = 0; r < p->nreasons; r++) {
+			const kp_reason *pr = &p->reasons[r];
+			if (has_reason(l, pr->id, NULL))
+				continue; /* one entry per id and loop */
+			int everywhere = 1;
+			for (int i = 0; i < n && everywhere; i++)
+				everywhere = has_reason(per[i], pr->id, pr->message);
+			kp_reason *nr = kp_arena_alloc(a, sizeof(*nr) * (size_t)(l->nreasons + 1));
+			if (l->nreasons)
+				memcpy(nr, l->reasons, sizeof(*nr) * (size_t)l->nreasons);
+			nr[l->nreasons] = *pr;
+			if (!everywhere)
+				nr[l->nreasons].message =
+					kp_arena_printf(a, "for instantiation <%s>: %s",
+							k->inst_args[seq[s]], pr->message);
+			l->reasons = nr;
+			l->nreasons++;
+		}
+		if (p->already_pipelined)
+			l->already_pipelined = 1;
+	}
+	/* a variant applies when it applies to every instantiation */
+	for (int v = 0; v < 2; v++) {
+		int ok = 1, same = 1;
+		const char *why = NULL;
+		int first = -1;
+		for (int s = 0; s < n; s++) {
+			const kp_loop *p = per[seq[s]];
+			int pok = v ? p->reg_ok : p->cp_async_ok;
+			const char *pwhy = v ? p->reg_why_not : p->cp_async_why_not;
+			if (pok) {
+				same = 0;
+				continue;
+			}
+			ok = 0;
+			if (first < 0) {
+				first = seq[s];
+				why = pwhy;
+			} else if (!why || !pwhy || strcmp(why, pwhy))
+				same = 0;
+		}
+		if (!ok && !same && why)
+			why = kp_arena_printf(a, "for instantiation <%s>: %s", k->inst_args[first],
+					      why);
+		if (v) {
+			l->reg_ok = ok;
+			l->reg_why_not = ok ? NULL : why;
+		} else {
+			l->cp_async_ok = ok;
+			l->cp_async_why_not = ok ? NULL : why;
+		}
+	}
+	/* __pipeline_memcpy_async is written with one byte count per copy */
+	for (int i = 0; i < l->nloads && l->cp_async_ok; i++)
+		for (int s = 1; s < n; s++) {
+			const kp_loop *p = per[order[s]], *q = per[order[0]];
+			if (p->nloads != l->nloads || q->nloads != l->nloads ||
+			    p->loads[i].bytes != q->loads[i].bytes) {
+				l->cp_async_ok = 0;
+				l->cp_async_why_not = kp_arena_printf(
+					a,
+					"line %d: the copy is %lld B for instantiation <%s> and %lld B for "
+					"<%s>; the cp.async rewrite writes one byte count",
+					l->loads[i].line,
+					q->nloads == l->nloads ? q->loads[i].bytes : -1,
+					k->inst_args[order[0]],
+					p->nloads == l->nloads ? p->loads[i].bytes : -1,
+					k->inst_args[order[s]]);
+				break;
+			}
+		}
+	/* one condition per tile only if monotone for every instantiation; a
+	 * barrier after the loop if any instantiation needs one */
+	for (int i = 0; i < n; i++) {
+		if (!per[i]->cond_monotone)
+			l->cond_monotone = 0;
+		if (per[i]->exit_barrier && !l->exit_barrier) {
+			l->exit_barrier = 1;
+			l->exit_barrier_why = per[i]->exit_barrier_why;
+		}
+	}
+	/* staging registers: the largest need, and whose it is */
+	l->reg_inst = k->inst_args[order[0]];
+	l->reg_per_thread = per[order[0]]->reg_per_thread;
+	for (int i = 1; i < n && l->reg_per_thread >= 0; i++) {
+		const kp_loop *p = per[order[i]];
+		if (p->reg_per_thread < 0 || p->reg_per_thread > l->reg_per_thread) {
+			l->reg_per_thread = p->reg_per_thread;
+			l->reg_inst = k->inst_args[order[i]];
+		}
+	}
+	l->eligible = l->nreasons == 0;
+	free(order);
+	free(seq);
+	return l;
+}
+
 int kp_analyze(kp_analysis *out, kp_file *f, const kp_analyze_opts *o)
 {
 	memset(out, 0, sizeof(*out));
@@ -2254,17 +2566,15 @@ int kp_analyze(kp_analysis *out, kp_file *f, const kp_analyze_opts *o)
 		node_vec cands = {0};
 		find_candidates(k->body, &cands);
 		for (int i = 0; i < cands.n; i++) {
-			kp_loop *l = kp_arena_alloc(&f->arena, sizeof(*l));
-			l->kernel = k;
-			l->index = i + 1;
-			l->node = cands.v[i];
-			actx c = {f, k, NULL, l};
+			kp_loop *l;
 			if (k->is_template && k->ninst > 0) {
-				c.iv = k->inst_values[0];
-				l->inst = k->inst_args[0];
-			}
-			analyze_loop(&c);
-			finish_loop(&c, o);
+				kp_loop **per = kp_xcalloc((size_t)k->ninst, sizeof(*per));
+				for (int j = 0; j < k->ninst; j++)
+					per[j] = analyze_one(f, k, cands.v[i], i + 1, j, o);
+				l = merge_insts(f, k, per);
+				free(per);
+			} else
+				l = analyze_one(f, k, cands.v[i], i + 1, -1, o);
 			if (out->nloops == cap) {
 				cap = cap ? cap * 2 : 8;
 				kp_loop **nl = kp_arena_alloc(&f->arena, sizeof(*nl) * (size_t)cap);

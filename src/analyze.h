@@ -67,7 +67,7 @@ typedef struct {
 	int loaded;           /* written by the load phase */
 } kp_tile;
 
-typedef struct {
+typedef struct kp_loop {
 	kp_kernel *kernel;
 	int index;            /* 1-based within the kernel */
 	kp_node *node;        /* the loop statement */
@@ -108,7 +108,16 @@ typedef struct {
 	int nreasons;
 	int already_pipelined;
 	int eligible;
-	const char *inst;     /* template instantiation used for sizes, or NULL */
+	const char *inst;     /* template instantiation whose sizes are shown, or NULL */
+	/* A template kernel's loop is analysed once per instantiation; this
+	 * loop is then the merge: sizes of the instantiation with the largest
+	 * double-buffered shared memory, eligible only if every one is,
+	 * reasons that do not hold for all of them prefixed "for instantiation
+	 * <...>: ", cp.async and register staging only if they apply to all,
+	 * reg_per_thread the largest.  NULL / 0 for other kernels. */
+	struct kp_loop **per_inst; /* per instantiation, in a fixed order (argument values) */
+	int nper_inst;
+	const char *reg_inst; /* the instantiation needing the most staging registers */
 	int cond_monotone;    /* cond(t+d) implies cond(t+1) .. cond(t+d-1): one test per tile */
 	int exit_barrier;     /* code after the loop (or the next iteration of an
 			       * enclosing loop) touches shared memory: a pipelined

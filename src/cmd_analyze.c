@@ -84,13 +84,46 @@ static void cliff_text(const kp_loop *l, const kp_arch *a, char *buf, size_t n)
 	}
 }
 
+/* One line per instantiation of a template kernel's loop: what was
+ * checked for each (the report below shows the worst case). */
+static void text_insts(const kp_loop *l)
+{
+	for (int i = 0; i < l->nper_inst; i++) {
+		const kp_loop *p = l->per_inst[i];
+		printf("    instantiation <%s>: %s", p->inst,
+		       p->eligible ? "eligible" : "not eligible");
+		for (int r = 0; r < p->nreasons; r++)
+			printf("%s%s", r ? ", " : " [", p->reasons[r].id);
+		printf("%s; ", p->nreasons ? "]" : "");
+		if (p->tile_bytes >= 0)
+			printf("tiles %lld B, double-buffered %lld B", p->tile_bytes,
+			       p->tile_bytes * 2 + p->other_smem);
+		else
+			printf("tile sizes unknown");
+		printf("; cp.async %s; register staging ", p->cp_async_ok ? "possible" : "no");
+		if (!p->reg_ok)
+			printf("no\n");
+		else if (p->reg_per_thread >= 0)
+			printf("%d register%s per thread\n", p->reg_per_thread,
+			       p->reg_per_thread == 1 ? "" : "s");
+		else
+			printf("possible\n");
+	}
+}
+
 static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 {
 	const kp_arch *a = o->arch;
 	printf("  loop %d at %s:%d:%d  [%s]\n", l->index, f->path, l->node->line, l->node->col,
 	       l->eligible ? "eligible" : l->already_pipelined ? "already pipelined" : "not eligible");
-	if (l->inst)
+	if (l->inst && l->nper_inst > 1)
+		printf("    sizes from instantiation <%s> (the largest shared-memory need of %d "
+		       "instantiations)\n",
+		       l->inst, l->nper_inst);
+	else if (l->inst)
 		printf("    sizes from instantiation <%s>\n", l->inst);
+	if (l->nper_inst > 1)
+		text_insts(l);
 	if (l->cond && l->inc) {
 		const char *it = l->init ? kp_node_text(f, l->init) : "";
 		size_t il = strlen(it);
@@ -184,7 +217,18 @@ static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 		printf("    cp.async: not on %s (needs sm_80 or newer)\n", a->name);
 	else
 		printf("    cp.async: %s\n", l->cp_async_ok ? "possible" : l->cp_async_why_not ? l->cp_async_why_not : "no copies");
-	if (l->reg_ok)
+	int regs_differ = 0;
+	for (int i = 1; i < l->nper_inst; i++)
+		regs_differ |= l->per_inst[i]->reg_per_thread != l->per_inst[0]->reg_per_thread;
+	if (l->reg_ok && regs_differ && l->reg_inst)
+		printf("    register staging: possible (%d registers per thread, the most of any "
+		       "instantiation: <%s>)\n",
+		       l->reg_per_thread, l->reg_inst);
+	else if (l->reg_ok && l->nper_inst > 1)
+		printf("    register staging: possible (%d registers per thread in every "
+		       "instantiation)\n",
+		       l->reg_per_thread);
+	else if (l->reg_ok)
 		printf("    register staging: possible (%d registers per thread)\n", l->reg_per_thread);
 	else
 		printf("    register staging: %s\n", l->reg_why_not ? l->reg_why_not : "no copies");
@@ -325,6 +369,8 @@ static cJSON *json_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 	cJSON *rg = cJSON_AddObjectToObject(var, "register");
 	cJSON_AddBoolToObject(rg, "possible", l->reg_ok);
 	cJSON_AddNumberToObject(rg, "registers_per_thread", l->reg_per_thread);
+	if (l->nper_inst > 0 && l->reg_inst)
+		cJSON_AddStringToObject(rg, "registers_instantiation", l->reg_inst);
 	if (!l->reg_ok && l->reg_why_not)
 		cJSON_AddStringToObject(rg, "why_not", l->reg_why_not);
 	if (l->eligible) {
@@ -342,6 +388,45 @@ static cJSON *json_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 		}
 	} else
 		cJSON_AddNullToObject(j, "plan");
+	if (l->nper_inst > 0) {
+		cJSON *pi = cJSON_AddArrayToObject(j, "per_instantiation");
+		for (int i = 0; i < l->nper_inst; i++) {
+			const kp_loop *p = l->per_inst[i];
+			cJSON *x = cJSON_CreateObject();
+			cJSON_AddStringToObject(x, "instantiation", p->inst);
+			cJSON_AddBoolToObject(x, "eligible", p->eligible);
+			if (p->tile_bytes >= 0) {
+				cJSON_AddNumberToObject(x, "tile_bytes", (double)p->tile_bytes);
+				cJSON_AddNumberToObject(
+					x, "double_buffered_bytes",
+					(double)(p->tile_bytes * 2 + p->other_smem));
+			} else {
+				cJSON_AddNullToObject(x, "tile_bytes");
+				cJSON_AddNullToObject(x, "double_buffered_bytes");
+			}
+			cJSON_AddNumberToObject(x, "other_shared_bytes", (double)p->other_smem);
+			cJSON *v = cJSON_AddObjectToObject(x, "variants");
+			cJSON *pc = cJSON_AddObjectToObject(v, "cp-async");
+			cJSON_AddBoolToObject(pc, "possible", p->cp_async_ok && a->has_cp_async);
+			if (!p->cp_async_ok && p->cp_async_why_not)
+				cJSON_AddStringToObject(pc, "why_not", p->cp_async_why_not);
+			cJSON *pr = cJSON_AddObjectToObject(v, "register");
+			cJSON_AddBoolToObject(pr, "possible", p->reg_ok);
+			cJSON_AddNumberToObject(pr, "registers_per_thread", p->reg_per_thread);
+			if (!p->reg_ok && p->reg_why_not)
+				cJSON_AddStringToObject(pr, "why_not", p->reg_why_not);
+			cJSON *prs = cJSON_AddArrayToObject(x, "reasons");
+			for (int r = 0; r < p->nreasons; r++) {
+				cJSON *y = cJSON_CreateObject();
+				cJSON_AddStringToObject(y, "id", p->reasons[r].id);
+				cJSON_AddStringToObject(y, "message", p->reasons[r].message);
+				cJSON_AddNumberToObject(y, "line", p->reasons[r].line);
+				cJSON_AddNumberToObject(y, "column", p->reasons[r].col);
+				cJSON_AddItemToArray(prs, y);
+			}
+			cJSON_AddItemToArray(pi, x);
+		}
+	}
 	cJSON *rs = cJSON_AddArrayToObject(j, "reasons");
 	for (int i = 0; i < l->nreasons; i++) {
 		cJSON *x = cJSON_CreateObject();

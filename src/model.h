@@ -108,15 +108,24 @@ struct kp_node {
 	int nkids;
 };
 
+/* One argument of a template instantiation (see kp_kernel.inst_targs). */
+typedef struct {
+	const char *type; /* a type argument's spelling ("float", "__half"), NULL otherwise */
+	long long size;   /* sizeof that type, -1 unknown or not a type */
+	int known;        /* a type with a known size, or a value in inst_values */
+} kp_targ;
+
 typedef struct {
 	const char *name;         /* "sgemm" */
 	const char *display;      /* "sgemm<BM, BN, BK>" */
 	int is_template;
 	int ntparams;
 	const char **tparam_names;
-	int ninst;                /* explicit instantiations seen in the file */
+	int ninst;                /* instantiations seen in the file (launches, references,
+				     explicit instantiations), each once */
 	const char **inst_args;   /* "32, 32, 8" per instantiation */
-	long long (*inst_values)[8];
+	long long (*inst_values)[8]; /* value arguments by parameter position (0 otherwise) */
+	kp_targ (*inst_targs)[8];    /* per instantiation, the first 8 arguments */
 	int launch_bounds;        /* __launch_bounds__ max threads, 0 none */
 	kp_node *body;
 	unsigned begin, end;

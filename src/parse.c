@@ -196,6 +196,19 @@ static void fill_array_type(pctx *c, kp_decl *d, CXType t)
 	d->is_array = n > 0;
 	d->ndims = n;
 	d->elem_type = n ? cx_dup(a, clang_getTypeSpelling(et)) : d->type;
+	if (n && !strncmp(d->elem_type, "type-parameter-", 15)) {
+		/* the canonical type names a template type parameter by position
+		 * ("type-parameter-0-0"): the element type as written ("T") is
+		 * what the rewrite must spell and the analysis binds */
+		CXType wt = t;
+		for (int i = 0; i < n && wt.kind != CXType_Invalid; i++)
+			wt = clang_getArrayElementType(wt);
+		if (wt.kind != CXType_Invalid) {
+			char *ws = cx_dup(a, clang_getTypeSpelling(wt));
+			if (*ws && !strchr(ws, '['))
+				d->elem_type = ws;
+		}
+	}
 	d->elem_size = safe_sizeof(c, n ? et : t);
 	if (n && d->elem_size < 0) {
 		/* dependent element type: fall back on the declared spelling */
@@ -560,6 +573,34 @@ typedef struct {
 	/* specialisations seen: template cursor + argument text */
 } kernel_scan;
 
+/* Appends an instantiation unless one with the same argument text is
+ * there already. */
+static void push_inst(kp_arena *a, kp_kernel *k, const char *args, const long long vals[8],
+		      const kp_targ targs[8])
+{
+	for (int i = 0; i < k->ninst; i++)
+		if (!strcmp(k->inst_args[i], args))
+			return;
+	const char **na = kp_arena_alloc(a, sizeof(char *) * (size_t)(k->ninst + 1));
+	long long(*nv)[8] = kp_arena_alloc(a, sizeof(*nv) * (size_t)(k->ninst + 1));
+	kp_targ(*nt)[8] = kp_arena_alloc(a, sizeof(*nt) * (size_t)(k->ninst + 1));
+	for (int i = 0; i < k->ninst; i++) {
+		na[i] = k->inst_args[i];
+		memcpy(nv[i], k->inst_values[i], sizeof(nv[i]));
+		memcpy(nt[i], k->inst_targs[i], sizeof(nt[i]));
+	}
+	na[k->ninst] = kp_arena_strdup(a, args);
+	memcpy(nv[k->ninst], vals, sizeof(nv[k->ninst]));
+	memcpy(nt[k->ninst], targs, sizeof(nt[k->ninst]));
+	k->inst_args = na;
+	k->inst_values = nv;
+	k->inst_targs = nt;
+	k->ninst++;
+}
+
+/* An instantiation from a specialisation's cursor: libclang gives each
+ * argument's kind, a value's value and a type's type (whose size it
+ * knows: the specialisation is concrete). */
 static void add_inst(pctx *c, kp_kernel *k, CXCursor spec)
 {
 	int na = clang_Cursor_getNumTemplateArguments(spec);
@@ -567,44 +608,105 @@ static void add_inst(pctx *c, kp_kernel *k, CXCursor spec)
 		return;
 	kp_strbuf sb = KP_STRBUF_INIT;
 	long long vals[8] = {0};
+	kp_targ targs[8];
+	for (int i = 0; i < 8; i++)
+		targs[i] = (kp_targ){NULL, -1, 0};
 	for (int i = 0; i < na; i++) {
 		enum CXTemplateArgumentKind ak = clang_Cursor_getTemplateArgumentKind(spec, (unsigned)i);
 		if (i)
 			kp_strbuf_adds(&sb, ", ");
 		if (ak == CXTemplateArgumentKind_Integral) {
 			long long v = clang_Cursor_getTemplateArgumentValue(spec, (unsigned)i);
-			if (i < 8)
+			if (i < 8) {
 				vals[i] = v;
+				targs[i].known = 1;
+			}
 			kp_strbuf_addf(&sb, "%lld", v);
 		} else {
 			CXType t = clang_Cursor_getTemplateArgumentType(spec, (unsigned)i);
 			CXString s = clang_getTypeSpelling(t);
-			kp_strbuf_adds(&sb, clang_getCString(s));
+			const char *sp = clang_getCString(s);
+			kp_strbuf_adds(&sb, sp);
+			if (ak == CXTemplateArgumentKind_Type && i < 8) {
+				targs[i].type = kp_arena_strdup(&c->f->arena, sp ? sp : "");
+				targs[i].size = safe_sizeof(c, t);
+				targs[i].known = targs[i].size > 0;
+			}
 			clang_disposeString(s);
 		}
 	}
-	for (int i = 0; i < k->ninst; i++)
-		if (!strcmp(k->inst_args[i], kp_strbuf_str(&sb))) {
-			kp_strbuf_release(&sb);
-			return;
-		}
-	const char **na2 = kp_arena_alloc(&c->f->arena, sizeof(char *) * (size_t)(k->ninst + 1));
-	long long(*nv)[8] = kp_arena_alloc(&c->f->arena, sizeof(*nv) * (size_t)(k->ninst + 1));
-	for (int i = 0; i < k->ninst; i++) {
-		na2[i] = k->inst_args[i];
-		memcpy(nv[i], k->inst_values[i], sizeof(nv[i]));
-	}
-	na2[k->ninst] = kp_arena_strdup(&c->f->arena, kp_strbuf_str(&sb));
-	memcpy(nv[k->ninst], vals, sizeof(vals));
-	k->inst_args = na2;
-	k->inst_values = nv;
-	k->ninst++;
+	push_inst(&c->f->arena, k, kp_strbuf_str(&sb), vals, targs);
 	kp_strbuf_release(&sb);
 }
 
-static void add_inst_text(kp_arena *a, kp_kernel *k, const char *args, size_t n)
+/* Sizes of the types an explicit instantiation found only in the text may
+ * name (libclang gives the rest). */
+static long long builtin_type_size(const char *t)
+{
+	static const struct {
+		const char *name;
+		long long size;
+	} ts[] = {
+		{"char", 1},           {"signed char", 1},   {"unsigned char", 1},
+		{"int8_t", 1},         {"uint8_t", 1},       {"short", 2},
+		{"unsigned short", 2}, {"__half", 2},        {"half", 2},
+		{"__nv_bfloat16", 2},  {"int", 4},           {"unsigned", 4},
+		{"unsigned int", 4},   {"int32_t", 4},       {"uint32_t", 4},
+		{"float", 4},          {"__half2", 4},       {"half2", 4},
+		{"__nv_bfloat162", 4}, {"char4", 4},         {"long", 8},
+		{"long long", 8},      {"unsigned long", 8}, {"size_t", 8},
+		{"int64_t", 8},        {"double", 8},        {"float2", 8},
+		{"int2", 8},           {"float4", 16},       {"int4", 16},
+		{"double2", 16},       {"uint4", 16},
+	};
+	for (size_t i = 0; i < sizeof(ts) / sizeof(ts[0]); i++)
+		if (!strcmp(ts[i].name, t))
+			return ts[i].size;
+	return -1;
+}
+
+/* The integer value of `#define NAME <integer>` in the main file. */
+static int define_value(const kp_file *f, const char *name, long long *out)
+{
+	size_t nl = strlen(name);
+	const char *s = f->src;
+	for (size_t i = 0; i < f->len; i++) {
+		if ((i && s[i - 1] != '\n') || s[i] != '#')
+			continue;
+		size_t p = i + 1;
+		while (p < f->len && (s[p] == ' ' || s[p] == '\t'))
+			p++;
+		if (p + 6 > f->len || strncmp(s + p, "define", 6))
+			continue;
+		p += 6;
+		while (p < f->len && (s[p] == ' ' || s[p] == '\t'))
+			p++;
+		if (p + nl >= f->len || strncmp(s + p, name, nl) ||
+		    (s[p + nl] != ' ' && s[p + nl] != '\t'))
+			continue;
+		char *end;
+		long long v = strtoll(s + p + nl, &end, 0);
+		while (*end == ' ' || *end == '\t' || *end == 'u' || *end == 'U' || *end == 'l' ||
+		       *end == 'L')
+			end++;
+		if (end != s + p + nl &&
+		    (*end == '\n' || *end == '\r' || *end == '\0' || *end == '/')) {
+			*out = v;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* An instantiation found only in the text: each argument an integer, a
+ * `#define` of one, or a type kpipe knows the size of; anything else stays
+ * unknown (the analysis then leaves that instantiation's sizes symbolic).
+ * The argument text is the resolved one, so the same instantiation found
+ * by libclang is not added twice. */
+static void add_inst_text(kp_file *f, kp_kernel *k, const char *args, size_t n)
 {
 	/* one line, single spaces */
+	kp_arena *a = &f->arena;
 	char *txt = kp_arena_alloc(a, n + 1);
 	size_t o = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -616,27 +718,54 @@ static void add_inst_text(kp_arena *a, kp_kernel *k, const char *args, size_t n)
 	while (o && txt[o - 1] == ' ')
 		o--;
 	txt[o] = '\0';
-	for (int i = 0; i < k->ninst; i++)
-		if (!strcmp(k->inst_args[i], txt))
-			return;
-	const char **na2 = kp_arena_alloc(a, sizeof(char *) * (size_t)(k->ninst + 1));
-	long long(*nv)[8] = kp_arena_alloc(a, sizeof(*nv) * (size_t)(k->ninst + 1));
-	for (int i = 0; i < k->ninst; i++) {
-		na2[i] = k->inst_args[i];
-		memcpy(nv[i], k->inst_values[i], sizeof(nv[i]));
-	}
-	na2[k->ninst] = txt;
+	long long vals[8] = {0};
+	kp_targ targs[8];
+	for (int i = 0; i < 8; i++)
+		targs[i] = (kp_targ){NULL, -1, 0};
+	kp_strbuf sb = KP_STRBUF_INIT;
 	const char *p = txt;
-	for (int i = 0; i < 8 && *p; i++) {
-		nv[k->ninst][i] = strtoll(p, NULL, 0);
-		p = strchr(p, ',');
-		if (!p)
-			break;
-		p++;
+	for (int i = 0; *p; i++) {
+		/* the argument up to a comma outside <> and () */
+		const char *e = p;
+		int depth = 0;
+		while (*e && (depth || *e != ',')) {
+			depth += *e == '<' || *e == '(' ? 1 : *e == '>' || *e == ')' ? -1 : 0;
+			e++;
+		}
+		char *arg = kp_arena_strndup(a, p, (size_t)(e - p));
+		size_t al = strlen(arg);
+		while (al && arg[al - 1] == ' ')
+			arg[--al] = '\0';
+		char *end;
+		long long v = strtoll(arg, &end, 0);
+		while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
+			end++;
+		int is_int = *arg && !*end;
+		if (!is_int)
+			is_int = define_value(f, arg, &v);
+		long long sz = is_int ? -1 : builtin_type_size(arg);
+		if (i)
+			kp_strbuf_adds(&sb, ", ");
+		if (is_int)
+			kp_strbuf_addf(&sb, "%lld", v);
+		else
+			kp_strbuf_adds(&sb, arg);
+		if (i < 8) {
+			if (is_int) {
+				vals[i] = v;
+				targs[i].known = 1;
+			} else if (sz > 0) {
+				targs[i].type = arg;
+				targs[i].size = sz;
+				targs[i].known = 1;
+			}
+		}
+		p = *e ? e + 1 : e;
+		while (*p == ' ')
+			p++;
 	}
-	k->inst_args = na2;
-	k->inst_values = nv;
-	k->ninst++;
+	push_inst(a, k, kp_strbuf_str(&sb), vals, targs);
+	kp_strbuf_release(&sb);
 }
 
 /* Explicit instantiations ("template __global__ void k<32, 8>(...);") are
@@ -681,12 +810,48 @@ static void scan_explicit_insts(kp_file *f)
 				if (!depth) {
 					while (b < c - 1 && s[b] == ' ')
 						b++;
-					add_inst_text(&f->arena, k, s + b, c - 1 - b);
+					add_inst_text(f, k, s + b, c - 1 - b);
 				}
 				break;
 			}
 		}
 	}
+}
+
+/* Instantiation a before b in a fixed order that does not depend on where
+ * they appear in the file: argument by argument, types by spelling and
+ * values by value, then the argument text. */
+static int inst_before(const kp_kernel *k, int a, int b)
+{
+	for (int p = 0; p < k->ntparams && p < 8; p++) {
+		const kp_targ *x = &k->inst_targs[a][p], *y = &k->inst_targs[b][p];
+		if (x->type && y->type) {
+			int r = strcmp(x->type, y->type);
+			if (r)
+				return r < 0;
+		} else if (x->known && y->known && !x->type && !y->type &&
+			   k->inst_values[a][p] != k->inst_values[b][p])
+			return k->inst_values[a][p] < k->inst_values[b][p];
+	}
+	return strcmp(k->inst_args[a], k->inst_args[b]) < 0;
+}
+
+static void sort_insts(kp_kernel *k)
+{
+	for (int i = 1; i < k->ninst; i++)
+		for (int j = i; j > 0 && inst_before(k, j, j - 1); j--) {
+			const char *ta = k->inst_args[j];
+			k->inst_args[j] = k->inst_args[j - 1];
+			k->inst_args[j - 1] = ta;
+			long long tv[8];
+			memcpy(tv, k->inst_values[j], sizeof(tv));
+			memcpy(k->inst_values[j], k->inst_values[j - 1], sizeof(tv));
+			memcpy(k->inst_values[j - 1], tv, sizeof(tv));
+			kp_targ tt[8];
+			memcpy(tt, k->inst_targs[j], sizeof(tt));
+			memcpy(k->inst_targs[j], k->inst_targs[j - 1], sizeof(tt));
+			memcpy(k->inst_targs[j - 1], tt, sizeof(tt));
+		}
 }
 
 static kp_kernel *kernel_of_template(kernel_scan *ks, CXCursor tmpl)
@@ -1146,8 +1311,13 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 		memcpy(f->kernels, ks.v, sizeof(kp_kernel *) * (size_t)ks.n);
 	f->nkernels = ks.n;
 	free(ks.v);
-	if (any_template)
+	if (any_template) {
 		scan_explicit_insts(f);
+		/* the same list, in the same order, whatever the order of the
+		 * launches and instantiations in the file */
+		for (int i = 0; i < f->nkernels; i++)
+			sort_insts(f->kernels[i]);
+	}
 	f->decls = kp_arena_alloc(&f->arena, sizeof(kp_decl *) * (size_t)(c.nd + 1));
 	if (c.nd)
 		memcpy(f->decls, c.dvals, sizeof(kp_decl *) * (size_t)c.nd);

@@ -934,32 +934,266 @@ Test(analyze_sizes, template_without_instantiation_has_unknown_sizes)
 	cr_expect_eq(l->tile_bytes, -1);
 }
 
-Test(analyze_sizes, template_two_instantiations_uses_the_first)
+/* --- every instantiation is checked ---------------------------------------- */
+
+/* template <int T> with float tiles [T][T]; `insts` follows the kernel
+ * (launches or explicit instantiations). */
+#define TILE_TEMPLATE(insts)                                                                       \
+	"template <int T>\n"                                                                       \
+	"__global__ void k(const float *A, const float *B, float *C, int N, int K)\n"              \
+	"{\n"                                                                                      \
+	"    __shared__ float As[T][T];\n"                                                         \
+	"    __shared__ float Bs[T][T];\n"                                                         \
+	"    int tx = threadIdx.x, ty = threadIdx.y;\n"                                            \
+	"    int row = blockIdx.y * T + ty, col = blockIdx.x * T + tx;\n"                          \
+	"    float acc = 0.0f;\n"                                                                  \
+	"    for (int k0 = 0; k0 < K; k0 += T) {\n" LOAD SYNC                                      \
+	"        for (int kk = 0; kk < T; ++kk)\n"                                                 \
+	"            acc += As[ty][kk] * Bs[kk][tx];\n" SYNC END TAIL insts
+
+#define LAUNCH(n) "    k<" #n "><<<1, 1>>>(A, B, C, N, K);\n"
+#define LAUNCHER(body)                                                                             \
+	"void launch(const float *A, const float *B, float *C, int N, int K)\n"                    \
+	"{\n" body "}\n"
+
+Test(analyze_sizes, template_two_instantiations_worst_case_shown)
 {
-	static const char src[] = "template <int T>\n"
-				  "__global__ void k(const float *A, const float *B, float *C, int N, int K)\n"
-				  "{\n"
-				  "    __shared__ float As[T][T];\n"
-				  "    __shared__ float Bs[T][T];\n"
-				  "    int tx = threadIdx.x, ty = threadIdx.y;\n"
-				  "    int row = blockIdx.y * T + ty, col = blockIdx.x * T + tx;\n"
-				  "    float acc = 0.0f;\n"
-				  "    for (int k0 = 0; k0 < K; k0 += T) {\n" LOAD SYNC
-				  "        for (int kk = 0; kk < T; ++kk)\n"
-				  "            acc += As[ty][kk] * Bs[kk][tx];\n" SYNC END TAIL
-				  "template __global__ void k<8>(const float *, const float *, float *, int, "
-				  "int);\n"
-				  "template __global__ void k<32>(const float *, const float *, float *, int, "
-				  "int);\n";
+	static const char src[] = TILE_TEMPLATE(
+		"template __global__ void k<8>(const float *, const float *, float *, int, int);\n"
+		"template __global__ void k<32>(const float *, const float *, float *, int, int);\n");
 	analyze_src(src);
 	cr_assert_eq(F.nkernels, 1);
 	cr_assert_eq(F.kernels[0]->ninst, 2);
 	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect(l->eligible);
 	cr_assert_not_null(l->inst);
-	cr_expect_str_eq(l->inst, F.kernels[0]->inst_args[0]);
-	long long t = F.kernels[0]->inst_values[0][0];
-	cr_expect(t == 8 || t == 32);
-	cr_expect_eq(l->tile_bytes, 2 * t * t * 4);
+	cr_expect_str_eq(l->inst, "32");
+	cr_expect_eq(l->tile_bytes, 2 * 32 * 32 * 4);
+	cr_assert_eq(l->nper_inst, 2);
+	cr_expect_str_eq(l->per_inst[0]->inst, "8");
+	cr_expect_eq(l->per_inst[0]->tile_bytes, 2 * 8 * 8 * 4);
+	cr_expect_str_eq(l->per_inst[1]->inst, "32");
+	cr_expect(l->per_inst[0]->eligible && l->per_inst[1]->eligible);
+}
+
+/* <32> fits (16384 B double-buffered), <64> does not (65536 B): refused,
+ * naming <64>, whichever launch comes first. */
+static const char *const over_budget_src[] = {
+	TILE_TEMPLATE(LAUNCHER(LAUNCH(32) LAUNCH(64))),
+	TILE_TEMPLATE(LAUNCHER(LAUNCH(64) LAUNCH(32))),
+};
+
+static void check_over_budget(kp_loop *l)
+{
+	cr_expect_not(l->eligible);
+	const kp_reason *r = find_reason(l, "kpipe-smem-over-limit");
+	cr_assert_not_null(r, "the <64> instantiation must be refused for its shared memory");
+	cr_expect_str_eq(r->message,
+			 "for instantiation <64>: double-buffered shared memory 65536 B "
+			 "exceeds the 49152 B static limit of sm_90");
+	cr_expect_eq(l->nreasons, 1);
+	cr_expect_str_eq(l->inst, "64");
+	cr_expect_eq(l->tile_bytes, 2 * 64 * 64 * 4);
+	cr_assert_eq(l->nper_inst, 2);
+	cr_expect_str_eq(l->per_inst[0]->inst, "32");
+	cr_expect(l->per_inst[0]->eligible);
+	cr_expect_str_eq(l->per_inst[1]->inst, "64");
+	cr_expect_not(l->per_inst[1]->eligible);
+}
+
+Test(analyze_sizes, template_second_instantiation_over_budget)
+{
+	analyze_src(over_budget_src[0]);
+	cr_assert_eq(F.kernels[0]->ninst, 2);
+	cr_expect_str_eq(F.kernels[0]->inst_args[0], "32");
+	check_over_budget(only_loop());
+}
+
+Test(analyze_sizes, template_first_instantiation_over_budget)
+{
+	analyze_src(over_budget_src[1]);
+	cr_assert_eq(F.kernels[0]->ninst, 2);
+	/* listed in a fixed order, not in the order of the launches */
+	cr_expect_str_eq(F.kernels[0]->inst_args[0], "32");
+	check_over_budget(only_loop());
+}
+
+Test(analyze_sizes, template_explicit_instantiation_through_a_macro_is_not_counted_twice)
+{
+	static const char src[] = "#define SMALL 16\n" TILE_TEMPLATE(
+		"template __global__ void k<SMALL>(const float *, const float *, float *, int, int);\n" LAUNCHER(
+			LAUNCH(SMALL)));
+	analyze_src(src);
+	cr_assert_eq(F.kernels[0]->ninst, 1);
+	cr_expect_str_eq(F.kernels[0]->inst_args[0], "16");
+	kp_loop *l = only_loop();
+	cr_expect(l->eligible);
+	cr_expect_eq(l->tile_bytes, 2 * 16 * 16 * 4);
+}
+
+/* template <typename T, int TILE> with T tiles, for float and __half. */
+#define TYPED_SRC(insts)                                                                           \
+	"#include <cuda_fp16.h>\n"                                                                 \
+	"template <typename T, int TILE>\n"                                                        \
+	"__global__ void k(const T *__restrict__ A, const T *__restrict__ B, float *C, int N, "    \
+	"int K)\n"                                                                                 \
+	"{\n"                                                                                      \
+	"    __shared__ T As[TILE][TILE];\n"                                                       \
+	"    __shared__ T Bs[TILE][TILE];\n"                                                       \
+	"    int tx = threadIdx.x, ty = threadIdx.y;\n"                                            \
+	"    int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;\n"                    \
+	"    float acc = 0.0f;\n"                                                                  \
+	"    for (int k0 = 0; k0 < K; k0 += TILE) {\n" LOAD SYNC                                   \
+	"        for (int kk = 0; kk < TILE; ++kk)\n"                                              \
+	"            acc += (float)As[ty][kk] * (float)Bs[kk][tx];\n" SYNC END TAIL insts
+
+#define TYPED_FLOAT                                                                                \
+	"void lf(const float *A, const float *B, float *C, int N, int K)\n"                        \
+	"{ k<float, 32><<<1, 1>>>(A, B, C, N, K); }\n"
+#define TYPED_HALF                                                                                 \
+	"void lh(const __half *A, const __half *B, float *C, int N, int K)\n"                      \
+	"{ k<__half, 32><<<1, 1>>>(A, B, C, N, K); }\n"
+
+static const char *const typed_src[] = {
+	TYPED_SRC(TYPED_FLOAT TYPED_HALF),
+	TYPED_SRC(TYPED_HALF TYPED_FLOAT),
+};
+
+static void check_typed(void)
+{
+	cr_assert_eq(F.nkernels, 1);
+	kp_kernel *k = F.kernels[0];
+	cr_assert_eq(k->ninst, 2);
+	cr_assert_not_null(k->inst_targs);
+	for (int i = 0; i < 2; i++) {
+		int is_half = !strcmp(k->inst_args[i], "__half, 32");
+		cr_expect(is_half || !strcmp(k->inst_args[i], "float, 32"), "%s", k->inst_args[i]);
+		cr_assert_not_null(k->inst_targs[i][0].type);
+		cr_expect_str_eq(k->inst_targs[i][0].type, is_half ? "__half" : "float");
+		cr_expect_eq(k->inst_targs[i][0].size, is_half ? 2 : 4);
+		cr_expect_null(k->inst_targs[i][1].type);
+		cr_expect_eq(k->inst_values[i][1], 32);
+	}
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect(l->eligible);
+	cr_assert_eq(l->nper_inst, 2);
+	/* a fixed order: "__half" sorts before "float" */
+	kp_loop *h = l->per_inst[0], *fl = l->per_inst[1];
+	cr_expect_str_eq(h->inst, "__half, 32");
+	cr_expect_str_eq(fl->inst, "float, 32");
+	/* sizes resolved per instantiation */
+	cr_expect_eq(fl->tile_bytes, 2 * 32 * 32 * 4);
+	cr_expect_eq(h->tile_bytes, 2 * 32 * 32 * 2);
+	cr_assert_eq(fl->nloads, 2);
+	cr_assert_eq(h->nloads, 2);
+	for (int i = 0; i < 2; i++) {
+		cr_expect_eq(fl->loads[i].bytes, 4);
+		cr_expect_eq(h->loads[i].bytes, 2);
+		/* const T * into a T tile converts nothing */
+		cr_expect(fl->loads[i].pure, "load %d of <float, 32> is a pure copy", i);
+		cr_expect(h->loads[i].pure, "load %d of <__half, 32> is a pure copy", i);
+	}
+	cr_expect(fl->cp_async_ok, "%s", fl->cp_async_why_not ? fl->cp_async_why_not : "");
+	cr_expect_not(h->cp_async_ok);
+	cr_expect_eq(fl->reg_per_thread, 2);
+	cr_expect_eq(h->reg_per_thread, 2);
+	/* the merge: worst-case sizes, cp.async refused naming __half */
+	cr_expect_str_eq(l->inst, "float, 32");
+	cr_expect_eq(l->tile_bytes, 2 * 32 * 32 * 4);
+	cr_expect_not(l->cp_async_ok);
+	cr_assert_not_null(l->cp_async_why_not);
+	cr_expect_str_eq(l->cp_async_why_not,
+			 "for instantiation <__half, 32>: line 11: 2-byte copies; "
+			 "cp.async copies 4, 8 or 16 bytes");
+	cr_expect_null(strstr(l->cp_async_why_not, "converts"));
+	cr_expect(l->reg_ok);
+	cr_expect_eq(l->reg_per_thread, 2);
+}
+
+Test(analyze_sizes, template_typename_float_then_half)
+{
+	analyze_src(typed_src[0]);
+	check_typed();
+}
+
+Test(analyze_sizes, template_typename_half_then_float)
+{
+	analyze_src(typed_src[1]);
+	check_typed();
+}
+
+Test(analyze_sizes, template_typename_float_only_gets_cp_async)
+{
+	static const char src[] = TYPED_SRC(TYPED_FLOAT);
+	analyze_src(src);
+	kp_loop *l = only_loop();
+	cr_expect(l->eligible);
+	cr_expect_str_eq(l->inst, "float, 32");
+	cr_assert_eq(l->nloads, 2);
+	cr_expect_eq(l->loads[0].bytes, 4);
+	cr_expect(l->loads[0].pure);
+	cr_expect(l->cp_async_ok, "%s", l->cp_async_why_not ? l->cp_async_why_not : "");
+	cr_expect_eq(l->tile_bytes, 2 * 32 * 32 * 4);
+}
+
+/* cp.async byte counts are written as numbers: a copy of 4 B in one
+ * instantiation and 8 B in another gets no cp.async. */
+Test(analyze_sizes, template_typename_copy_size_differs_between_instantiations)
+{
+	static const char src[] = TYPED_SRC(
+		TYPED_FLOAT "void ld(const double *A, const double *B, float *C, int N, int K)\n"
+			    "{ k<double, 32><<<1, 1>>>(A, B, C, N, K); }\n");
+	analyze_src(src);
+	kp_loop *l = only_loop();
+	cr_expect(l->eligible);
+	cr_assert_eq(l->nper_inst, 2);
+	cr_expect(l->per_inst[0]->cp_async_ok);
+	cr_expect(l->per_inst[1]->cp_async_ok);
+	cr_expect_str_eq(l->inst, "double, 32");
+	cr_expect_eq(l->tile_bytes, 2 * 32 * 32 * 8);
+	cr_expect_not(l->cp_async_ok);
+	cr_assert_not_null(l->cp_async_why_not);
+	cr_expect_str_eq(
+		l->cp_async_why_not,
+		"line 11: the copy is 8 B for instantiation <double, 32> and 4 B for <float, 32>; "
+		"the cp.async rewrite writes one byte count");
+	cr_expect(l->reg_ok);
+	cr_expect_eq(l->reg_per_thread, 4);
+	cr_expect_str_eq(l->reg_inst, "double, 32");
+}
+
+/* A float source into a T tile converts for T = __half only. */
+Test(analyze_sizes, template_typename_converting_copy_per_instantiation)
+{
+	static const char src[] =
+		"#include <cuda_fp16.h>\n"
+		"template <typename T>\n"
+		"__global__ void k(const float *A, const float *B, float *C, int N, int K)\n"
+		"{\n"
+		"    __shared__ T As[16][16];\n"
+		"    __shared__ T Bs[16][16];\n"
+		"    int tx = threadIdx.x, ty = threadIdx.y;\n"
+		"    int row = blockIdx.y * 16 + ty, col = blockIdx.x * 16 + tx;\n"
+		"    float acc = 0.0f;\n"
+		"    for (int k0 = 0; k0 < K; k0 += 16) {\n" LOAD SYNC
+		"        for (int kk = 0; kk < 16; ++kk)\n"
+		"            acc += (float)As[ty][kk] * (float)Bs[kk][tx];\n" SYNC END TAIL
+		"void lf(const float *A, const float *B, float *C, int N, int K)\n"
+		"{ k<float><<<1, 1>>>(A, B, C, N, K); k<__half><<<1, 1>>>(A, B, C, N, K); }\n";
+	analyze_src(src);
+	kp_loop *l = only_loop();
+	cr_assert_eq(l->nper_inst, 2);
+	kp_loop *h = l->per_inst[0], *fl = l->per_inst[1];
+	cr_expect_str_eq(h->inst, "__half");
+	cr_expect_str_eq(fl->inst, "float");
+	cr_expect(fl->loads[0].pure);
+	cr_expect_not(h->loads[0].pure);
+	cr_expect_not(l->cp_async_ok);
+	cr_assert_not_null(l->cp_async_why_not);
+	cr_expect(strstr(l->cp_async_why_not, "for instantiation <__half>") != NULL, "%s",
+		  l->cp_async_why_not);
 }
 
 struct size_case {

@@ -1,0 +1,28 @@
+// A `template <int TILE>` kernel launched as <32> and <16>: both
+// instantiations fit (16384 B and 4096 B double-buffered), so the loop is
+// eligible, and the budget shown is the worst case, <32>.
+template <int TILE>
+__global__ void mm_tiled(const float *__restrict__ A, const float *__restrict__ B,
+                         float *__restrict__ C, int N, int K)
+{
+    __shared__ float As[TILE][TILE];
+    __shared__ float Bs[TILE][TILE];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;
+    float acc = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += TILE) {
+        As[ty][tx] = A[(size_t)row * K + k0 + tx];
+        Bs[ty][tx] = B[(size_t)(k0 + ty) * N + col];
+        __syncthreads();
+        for (int kk = 0; kk < TILE; ++kk)
+            acc += As[ty][kk] * Bs[kk][tx];
+        __syncthreads();
+    }
+    C[(size_t)row * N + col] = acc;
+}
+
+void launch(const float *A, const float *B, float *C, int N, int K)
+{
+    mm_tiled<32><<<dim3(N / 32, N / 32), dim3(32, 32)>>>(A, B, C, N, K);
+    mm_tiled<16><<<dim3(N / 16, N / 16), dim3(16, 16)>>>(A, B, C, N, K);
+}

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# template_instantiations.sh - rewrites of template kernels instantiated
+# more than once compile with nvcc for sm_90 (and sm_80), every
+# instantiation included: kpipe checks each instantiation it sees, so what
+# it rewrites must fit all of them.
+#   - template <int TILE> launched as <32> and <16>: cp.async, register
+#     staging and the default choice;
+#   - template <typename T, int TILE> for float and __half: the default
+#     (register staging: the __half copies are 2 bytes, too small for
+#     cp.async), and --variant cp-async refused naming <__half, 32>;
+#   - <32> and <64>, where <64> would need 64 KB of static shared memory:
+#     refused (nvcc would reject the rewrite: ptxas "uses too much shared
+#     data"), in either launch order.
+# The inputs are those of the golden cases tests/golden/cases/*template_*.
+# Exit 77 (skipped) when nvcc is missing.
+set -uo pipefail
+root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
+kpipe="${KPIPE:-$root/build/kpipe}"
+nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
+if [ ! -x "$nvcc" ]; then
+	echo "SKIP: nvcc not found"
+	exit 77
+fi
+cases="$root/tests/golden/cases"
+fit="$cases/analyze-template_tiles_fit/kernel.cu"
+typed="$cases/analyze-template_typename/kernel.cu"
+over="$cases/analyze-template_tile_over_budget/kernel.cu"
+over_swapped="$cases/analyze-template_tile_over_budget_swapped/kernel.cu"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() {
+	fail=$((fail + 1))
+	echo "FAIL: $*"
+}
+
+# rewrite SRC NAME [kpipe options...]: rewrite, then compile for sm_80/sm_90
+compiles() {
+	local src="$1" name="$2"
+	shift 2
+	local out="$tmp/$name.cu"
+	if ! "$kpipe" rewrite "$@" "$src" -o "$out" 2>"$tmp/err"; then
+		bad "$name: rewrite failed: $(head -c 300 "$tmp/err")"
+		return
+	fi
+	if ! grep -q "kp_stage" "$out"; then
+		bad "$name: the loop was not rewritten"
+		return
+	fi
+	for arch in sm_80 sm_90; do
+		if "$nvcc" -arch=$arch -c -o "$tmp/o.o" "$out" 2>"$tmp/nv"; then
+			ok
+		else
+			bad "$name $arch: nvcc failed: $(head -c 400 "$tmp/nv")"
+		fi
+	done
+}
+
+# refused SRC NAME PATTERN [kpipe options...]: exit 1, no output, PATTERN on stderr
+refused() {
+	local src="$1" name="$2" pat="$3"
+	shift 3
+	local out="$tmp/$name.cu"
+	"$kpipe" rewrite "$@" "$src" -o "$out" 2>"$tmp/err"
+	local rc=$?
+	if [ $rc -eq 1 ] && [ ! -e "$out" ] && grep -q -- "$pat" "$tmp/err"; then
+		ok
+	else
+		bad "$name: expected a refusal matching '$pat' (rc=$rc): $(head -c 300 "$tmp/err")"
+	fi
+}
+
+compiles "$fit" fit-auto
+compiles "$fit" fit-cp-async --variant cp-async
+compiles "$fit" fit-cp-async-s3 --variant cp-async --stages 3
+compiles "$fit" fit-register --variant register
+compiles "$typed" typed-auto
+compiles "$typed" typed-register --variant register
+if grep -q "// kpipe:.*converts" "$tmp/typed-auto.cu"; then
+	bad "typed-auto: the rewrite's comment claims a T -> T copy converts"
+else
+	ok
+fi
+if grep -q "kpipe: register staging.*for instantiation <__half, 32>" "$tmp/typed-auto.cu"; then ok; else bad "typed-auto: the comment does not name <__half, 32>"; fi
+refused "$typed" typed-cp-async "for instantiation <__half, 32>: .*2-byte copies.*kpipe-variant-unavailable" --variant cp-async
+refused "$over" over "for instantiation <64>: double-buffered shared memory 65536 B.*kpipe-smem-over-limit"
+refused "$over_swapped" over-swapped "for instantiation <64>: double-buffered shared memory 65536 B.*kpipe-smem-over-limit"
+refused "$over" over-cp-async "for instantiation <64>: .*kpipe-smem-over-limit" --variant cp-async
+# the original of the over-budget kernel compiles: only the rewrite would not
+if "$nvcc" -arch=sm_90 -c -o "$tmp/o.o" "$over" 2>"$tmp/nv"; then ok; else bad "over: the original does not compile: $(head -c 300 "$tmp/nv")"; fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
