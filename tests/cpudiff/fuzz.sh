@@ -57,7 +57,7 @@ for src in "$tmp"/gen/*.cu; do
 			continue
 		elif [ $rc -ne 0 ] || [ ! -s "$out" ]; then
 			printf '%-8s %-22s FAIL: kpipe rewrite exited %d\n' "$name" "$tag" "$rc"
-			sed 's/^/    /' "$tmp/log/$name.$tag.kpipe" | head -5
+			{ sed 's/^/    /' "$tmp/log/$name.$tag.kpipe" | head -5; } || true
 			fail=$((fail + 1))
 			continue
 		fi
@@ -93,7 +93,7 @@ while IFS=$'\t' read -r name tag src _; do
 	*)
 		printf '%-8s %-22s FAIL (cpudiff exit %s): %s\n' "$name" "$tag" "$rc" \
 			"$(grep "^$name " "$tmp/axes" | cut -d' ' -f2-)"
-		grep -v '^cpudiff: [^FE]' "$log" | head -12 | sed 's/^/    /'
+		{ grep -v '^cpudiff: [^FE]' "$log" | head -12 | sed 's/^/    /'; } || true
 		echo "    --- the generated kernel:"
 		sed 's/^/    /' "$src"
 		fail=$((fail + 1))
