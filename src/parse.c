@@ -1061,7 +1061,8 @@ typedef struct {
  * once: the words that begin with KP_GEN_PREFIX, copied to the arena (they
  * are few).  The text is read from disk through mmap: asking libclang for
  * its buffer (clang_getFileContents) costs a search through all of its
- * source locations per file, several ms for the CUDA headers. */
+ * source locations per file, several ms for the CUDA headers.  The headers
+ * of a precompiled header (a batch's CUDA headers) are not listed. */
 static void scan_inclusion(CXFile inc, CXSourceLocation *stack, unsigned depth, CXClientData ud)
 {
 	(void)stack;
