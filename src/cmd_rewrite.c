@@ -84,8 +84,8 @@ static int reparse_new_errors(const kp_parse_opts *po, const char *path, const k
 		int old = 0;
 		for (int k = 0; k < in->ndiags && !old; k++) {
 			const kp_parse_diag *x = &in->diags[k];
-			if (!used[k] && !strcmp(x->severity, "error") && !strcmp(x->file, d->file) &&
-			    !strcmp(x->message, d->message))
+			if (!used[k] && !strcmp(x->severity, "error") &&
+			    !strcmp(x->file, d->file) && !strcmp(x->message, d->message))
 				old = used[k] = 1;
 		}
 		if (old)
@@ -146,7 +146,8 @@ static void refuse_invalid(kp_rw_result *r, const char *path, const kp_file *f, 
 		kp_strbuf_addf(&m, "libclang could not parse the rewritten code (%s)",
 			       err ? err : "no reason given");
 	else if (in_main)
-		kp_strbuf_addf(&m, "the rewritten code does not compile: line %d of the rewrite: %s",
+		kp_strbuf_addf(&m,
+			       "the rewritten code does not compile: line %d of the rewrite: %s",
 			       first->line, first->message);
 	else
 		kp_strbuf_addf(&m, "the rewritten code does not compile: %s:%d: %s", first->file,
@@ -348,9 +349,11 @@ int kp_rewrite_buffer(const kp_cli *o, const char *path, const char *contents, s
 			kp_file g = {0};
 			const kp_parse_diag *first = NULL;
 			char *gerr = NULL;
-			int nnew = reparse_new_errors(&po, path, &f, *out, *outlen, &g, &first, &gerr);
+			int nnew =
+				reparse_new_errors(&po, path, &f, *out, *outlen, &g, &first, &gerr);
 			if (nnew) {
-				refuse_invalid(r, path, &f, &ed, owner, *out, *outlen, nnew, first, gerr);
+				refuse_invalid(r, path, &f, &ed, owner, *out, *outlen, nnew, first,
+					       gerr);
 				free(*out);
 				*out = NULL;
 				*outlen = 0;
@@ -359,7 +362,8 @@ int kp_rewrite_buffer(const kp_cli *o, const char *path, const char *contents, s
 			free(gerr);
 			kp_file_release(&g);
 		}
-		if (bad || (rc == KP_EXIT_OK && kp_fixes_merge(&ed, owner, &r->fixes, &r->nfixes))) {
+		if (bad ||
+		    (rc == KP_EXIT_OK && kp_fixes_merge(&ed, owner, &r->fixes, &r->nfixes))) {
 			free(*out);
 			*out = NULL;
 			kp_rw_diag_add(r, path, 0, 0, -1, "error", NULL,

@@ -1088,8 +1088,8 @@ static void scan_inclusion(CXFile inc, CXSourceLocation *stack, unsigned depth, 
 			int first = x->words->n;
 			scan_words(x->words, m, (size_t)st.st_size, KP_GEN_PREFIX);
 			for (int i = first; i < x->words->n; i++)
-				x->words->v[i].p =
-					kp_arena_strndup(x->arena, x->words->v[i].p, x->words->v[i].n);
+				x->words->v[i].p = kp_arena_strndup(x->arena, x->words->v[i].p,
+								    x->words->v[i].n);
 			munmap(m, (size_t)st.st_size);
 		}
 	}

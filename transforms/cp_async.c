@@ -155,8 +155,9 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 	kp_strbuf_addf(&sb, "%s__pipeline_wait_prior(%d);\n", I2, S - 2);
 	kp_strbuf_addf(&sb, "%s__syncthreads();\n", I2);
 	char *cn = cond_ahead(f, l, S - 1);
-	const char *refill = S == 2 ? kp_arena_printf(&f->arena, "%s ^ 1", stage)
-				    : kp_arena_printf(&f->arena, "(%s + %d) %% %d", stage, S - 1, S);
+	const char *refill =
+		S == 2 ? kp_arena_printf(&f->arena, "%s ^ 1", stage)
+		       : kp_arena_printf(&f->arena, "(%s + %d) %% %d", stage, S - 1, S);
 	char *nxt = load_phase(f, l, &sp, refill, S - 1);
 	char *nxt_i = kp_reindent(nxt, kp_strbuf_str(&i1) + strlen(ind));
 	char *nxt_ii = kp_reindent(nxt_i, iu);
