@@ -1136,10 +1136,28 @@ static void for_header(kp_file *f, kp_node *n, kp_node **init, kp_node **cond, k
 	}
 }
 
+/* kp_stage, or kp_stage_N: the names kp_fresh_name() gives the stage
+ * index of a rewritten loop (transforms/, render.c). */
+static int is_stage_name(const char *name)
+{
+	static const char base[] = "kp_stage";
+	if (strncmp(name, base, sizeof(base) - 1))
+		return 0;
+	name += sizeof(base) - 1;
+	if (!*name)
+		return 1;
+	if (*name++ != '_' || !*name)
+		return 0;
+	for (; *name; name++)
+		if (*name < '0' || *name > '9')
+			return 0;
+	return 1;
+}
+
 static int stage_ref(kp_node *n, kp_node *parent, void *ud)
 {
 	(void)parent;
-	if (n->kind == KP_N_DECLREF && n->name && !strcmp(n->name, "kp_stage"))
+	if (n->kind == KP_N_DECLREF && n->name && is_stage_name(n->name))
 		*(int *)ud = 1;
 	return !*(int *)ud;
 }

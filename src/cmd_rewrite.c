@@ -53,6 +53,131 @@ static void add_reason(kp_rw_result *r, const char *path, const char *src, size_
 	kp_counts_add(&r->by_reason, id, 1);
 }
 
+/*
+ * The re-parse guard, the last line of defence against a wrong rewrite
+ * (docs/design.md): the rewritten text is parsed as the input was (the same
+ * arguments and precompiled header, an unsaved buffer for the same path,
+ * diagnostics only), and every error it has that the input did not have
+ * (matched by file and message) is new.  Returns the number of new errors
+ * (the first in *first, owned by *g), or -1 with *err set when libclang
+ * could not parse it at all.  The caller releases *g.
+ */
+static int reparse_new_errors(const kp_parse_opts *po, const char *path, const kp_file *in,
+			      const char *text, size_t len, kp_file *g, const kp_parse_diag **first,
+			      char **err)
+{
+	kp_parse_opts p2 = *po;
+	p2.contents = text;
+	p2.contents_len = len;
+	p2.diags_only = 1;
+	*first = NULL;
+	*err = NULL;
+	int prc = kp_parse(g, path, &p2, err);
+	if (prc == KP_PARSE_IO || prc == KP_PARSE_FAILED)
+		return -1;
+	char *used = kp_xcalloc((size_t)in->ndiags + 1, 1);
+	int n = 0;
+	for (int i = 0; i < g->ndiags; i++) {
+		const kp_parse_diag *d = &g->diags[i];
+		if (strcmp(d->severity, "error"))
+			continue;
+		int old = 0;
+		for (int k = 0; k < in->ndiags && !old; k++) {
+			const kp_parse_diag *x = &in->diags[k];
+			if (!used[k] && !strcmp(x->severity, "error") &&
+			    !strcmp(x->file, d->file) && !strcmp(x->message, d->message))
+				old = used[k] = 1;
+		}
+		if (old)
+			continue;
+		if (!n++)
+			*first = d;
+	}
+	free(used);
+	return n;
+}
+
+/* Test hook (docs/reliability.md): KPIPE_TEST_BREAK_REWRITE=1 appends a
+ * statement naming an undeclared identifier to the first loop's rewrite, so
+ * the tests can see the guard refuse an output that does not compile. */
+static void test_break_rewrite(kp_edits *ed)
+{
+	const char *v = getenv("KPIPE_TEST_BREAK_REWRITE");
+	if (!v || !*v || !strcmp(v, "0"))
+		return;
+	for (int e = 0; e < ed->n; e++)
+		if (ed->v[e].len) {
+			kp_strbuf t = KP_STRBUF_INIT;
+			kp_strbuf_addf(&t, "%s kpipe_test_break_rewrite = 0;", ed->v[e].text);
+			free(ed->v[e].text);
+			ed->v[e].text = kp_strbuf_detach(&t);
+			return;
+		}
+}
+
+/* Turns a result whose rewrite failed the guard into "nothing pipelined":
+ * the kpipe-pipelined notes, their variants and fixes go, every loop that
+ * was pipelined counts as refused, and one kpipe-rewrite-invalid warning
+ * says why, at the loop whose rewritten text holds the first new error (or
+ * at the input position the error falls on, or at the first loop). */
+static void refuse_invalid(kp_rw_result *r, const char *path, const kp_file *f, const kp_edits *ed,
+			   const int *owner, const char *out, size_t outlen, int nnew,
+			   const kp_parse_diag *first, const char *err)
+{
+	int line = 0, col = 0;
+	for (int i = 0; i < r->ndiags && !line; i++)
+		if (r->diags[i].id && !strcmp(r->diags[i].id, "kpipe-pipelined")) {
+			line = r->diags[i].line;
+			col = r->diags[i].col;
+		}
+	int in_main = first && !strcmp(first->file, path);
+	if (in_main) {
+		long oo = offset_of(out, outlen, first->line, first->col);
+		size_t so = 0;
+		int e = oo >= 0 ? kp_edits_origin(ed, (size_t)oo, &so) : -1;
+		if (e >= 0 && owner[e] >= 0) {
+			line = r->diags[owner[e]].line;
+			col = r->diags[owner[e]].col;
+		} else if (oo >= 0 && so <= f->len)
+			kp_file_linecol(f, (unsigned)so, &line, &col);
+	}
+	kp_strbuf m = KP_STRBUF_INIT;
+	if (nnew < 0)
+		kp_strbuf_addf(&m, "libclang could not parse the rewritten code (%s)",
+			       err ? err : "no reason given");
+	else if (in_main)
+		kp_strbuf_addf(&m,
+			       "the rewritten code does not compile: line %d of the rewrite: %s",
+			       first->line, first->message);
+	else
+		kp_strbuf_addf(&m, "the rewritten code does not compile: %s:%d: %s", first->file,
+			       first->line, first->message);
+	if (nnew > 1)
+		kp_strbuf_addf(&m, " (and %d more new error%s)", nnew - 1, nnew > 2 ? "s" : "");
+	kp_strbuf_adds(&m, "; nothing was rewritten");
+	/* the notes of the loops pipelined go: nothing is */
+	int k = 0;
+	for (int i = 0; i < r->ndiags; i++) {
+		kp_rw_diag *d = &r->diags[i];
+		if (d->id && !strcmp(d->id, "kpipe-pipelined")) {
+			free(d->file);
+			free(d->level);
+			free(d->id);
+			free(d->message);
+			continue;
+		}
+		r->diags[k++] = *d;
+	}
+	r->ndiags = k;
+	kp_counts_release(&r->by_variant);
+	r->refused += r->pipelined;
+	r->pipelined = 0;
+	kp_rw_diag_add(r, path, line, col, line ? offset_of(f->src, f->len, line, col) : -1,
+		       "warning", "kpipe-rewrite-invalid", kp_strbuf_str(&m));
+	kp_counts_add(&r->by_reason, "kpipe-rewrite-invalid", 1);
+	kp_strbuf_release(&m);
+}
+
 int kp_rewrite_buffer(const kp_cli *o, const char *path, const char *contents, size_t clen,
 		      const char *const *extra_args, int nextra, int no_compdb, const char *pch,
 		      kp_rw_result *r, char **out, size_t *outlen)
@@ -95,10 +220,10 @@ int kp_rewrite_buffer(const kp_cli *o, const char *path, const char *contents, s
 		po.nargs = nargs;
 		prc = kp_parse(&f, path, &po, &err);
 	}
-	free(args);
 	if (prc == KP_PARSE_IO || prc == KP_PARSE_FAILED) {
 		kp_rw_diag_add(r, path, 0, 0, -1, "error", NULL, err ? err : "cannot parse");
 		free(err);
+		free(args);
 		kp_file_release(&f);
 		r->status = KP_EXIT_INPUT;
 		return KP_EXIT_INPUT;
@@ -113,6 +238,7 @@ int kp_rewrite_buffer(const kp_cli *o, const char *path, const char *contents, s
 		}
 		kp_rw_diag_add(r, path, 0, 0, -1, "error", NULL,
 			       "the file does not compile; nothing was rewritten");
+		free(args);
 		kp_file_release(&f);
 		r->status = KP_EXIT_INPUT;
 		return KP_EXIT_INPUT;
@@ -215,8 +341,29 @@ int kp_rewrite_buffer(const kp_cli *o, const char *path, const char *contents, s
 		}
 	}
 	if (ed.n) {
-		if (kp_edits_apply(&ed, f.src, f.len, out, outlen) ||
-		    kp_fixes_merge(&ed, owner, &r->fixes, &r->nfixes)) {
+		test_break_rewrite(&ed);
+		int bad = kp_edits_apply(&ed, f.src, f.len, out, outlen);
+		if (!bad) {
+			/* every output (-o, -i, stdout, --diff, --out-dir, the
+			 * fixes, tune's candidates) comes from here: check it */
+			kp_file g = {0};
+			const kp_parse_diag *first = NULL;
+			char *gerr = NULL;
+			int nnew =
+				reparse_new_errors(&po, path, &f, *out, *outlen, &g, &first, &gerr);
+			if (nnew) {
+				refuse_invalid(r, path, &f, &ed, owner, *out, *outlen, nnew, first,
+					       gerr);
+				free(*out);
+				*out = NULL;
+				*outlen = 0;
+				rc = KP_EXIT_NOTHING;
+			}
+			free(gerr);
+			kp_file_release(&g);
+		}
+		if (bad ||
+		    (rc == KP_EXIT_OK && kp_fixes_merge(&ed, owner, &r->fixes, &r->nfixes))) {
 			free(*out);
 			*out = NULL;
 			kp_rw_diag_add(r, path, 0, 0, -1, "error", NULL,
@@ -226,6 +373,7 @@ int kp_rewrite_buffer(const kp_cli *o, const char *path, const char *contents, s
 	} else
 		rc = KP_EXIT_NOTHING;
 	kp_edits_release(&ed);
+	free(args);
 	free(owner);
 	free(sk);
 	kp_file_release(&f);

@@ -59,6 +59,33 @@ int kp_edits_apply(const kp_edits *e, const char *src, size_t len, char **out, s
 	return 0;
 }
 
+int kp_edits_origin(const kp_edits *e, size_t out_off, size_t *src_off)
+{
+	/* sorted as kp_edits_apply() sorts them; seq is the index in e->v */
+	kp_edit *v = kp_xmalloc(sizeof(*v) * (size_t)(e->n ? e->n : 1));
+	if (e->n)
+		memcpy(v, e->v, sizeof(*v) * (size_t)e->n);
+	qsort(v, (size_t)e->n, sizeof(*v), cmp_edit);
+	size_t src = 0, out = 0;
+	int hit = -1;
+	for (int i = 0; i < e->n && hit < 0; i++) {
+		size_t same = v[i].off > src ? v[i].off - src : 0;
+		if (out_off < out + same)
+			break;
+		out += same;
+		src += same;
+		size_t tl = strlen(v[i].text);
+		if (out_off < out + tl)
+			hit = v[i].seq;
+		out += tl;
+		src = (size_t)v[i].off + v[i].len;
+	}
+	if (hit < 0)
+		*src_off = src + (out_off - out);
+	free(v);
+	return hit;
+}
+
 void kp_edits_release(kp_edits *e)
 {
 	for (int i = 0; i < e->n; i++)

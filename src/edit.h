@@ -28,6 +28,10 @@ void kp_edits_add(kp_edits *e, unsigned off, unsigned len, const char *text);
 /* Applies the edits to src; -1 when two edits overlap or one is out of range. */
 int kp_edits_apply(const kp_edits *e, const char *src, size_t len, char **out, size_t *outlen);
 void kp_edits_release(kp_edits *e);
+/* Where byte `out_off` of kp_edits_apply()'s result comes from: the index
+ * in e->v of the edit whose text holds it, or -1 when it is source text,
+ * with *src_off set to its offset in the source. */
+int kp_edits_origin(const kp_edits *e, size_t out_off, size_t *src_off);
 
 /* Unified diff (git apply / patch -p1 compatible) with 3 lines of context;
  * labels are the paths to print after "--- " and "+++ ".  Returns "" when

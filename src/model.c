@@ -47,6 +47,50 @@ void kp_file_linecol(const kp_file *cf, unsigned off, int *line, int *col)
 		*col = (int)(off - f->line_starts[lo]) + 1;
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int kp_file_uses_name(const kp_file *f, const char *name)
+{
+	return f->nidents &&
+	       bsearch(&name, f->idents, (size_t)f->nidents, sizeof(*f->idents), cmp_name) != NULL;
+}
+
+static int name_taken(const kp_file *f, const char *name)
+{
+	if (kp_file_uses_name(f, name))
+		return 1;
+	for (int i = 0; i < f->nfresh; i++)
+		if (!strcmp(f->fresh_name[i], name))
+			return 1;
+	return 0;
+}
+
+const char *kp_fresh_name(kp_file *f, const char *base)
+{
+	for (int i = 0; i < f->nfresh; i++)
+		if (!strcmp(f->fresh_base[i], base))
+			return f->fresh_name[i];
+	const char *name = base;
+	for (unsigned k = 1; name_taken(f, name); k++)
+		name = kp_arena_printf(&f->arena, "%s_%u", base, k);
+	/* arena arrays: grow by copying (a file asks for a handful of names) */
+	const char **nb = kp_arena_alloc(&f->arena, sizeof(*nb) * (size_t)(f->nfresh + 1));
+	const char **nn = kp_arena_alloc(&f->arena, sizeof(*nn) * (size_t)(f->nfresh + 1));
+	if (f->nfresh) {
+		memcpy(nb, f->fresh_base, sizeof(*nb) * (size_t)f->nfresh);
+		memcpy(nn, f->fresh_name, sizeof(*nn) * (size_t)f->nfresh);
+	}
+	nb[f->nfresh] = kp_arena_strdup(&f->arena, base);
+	nn[f->nfresh] = name == base ? nb[f->nfresh] : name;
+	f->fresh_base = nb;
+	f->fresh_name = nn;
+	f->nfresh++;
+	return nn[f->nfresh - 1];
+}
+
 const char *kp_range_text(kp_file *f, unsigned begin, unsigned end)
 {
 	if (end < begin || end > f->len)

@@ -158,12 +158,35 @@ typedef struct {
 	int includes_pipeline;     /* main file includes <cuda_pipeline.h> */
 	unsigned *line_starts;     /* lazily built line table (malloc) */
 	int nlines;
+	/* Names a rewrite must not declare (parse.c): every identifier-like
+	 * word of the main file, comments and strings included, and every one
+	 * that begins with KP_GEN_PREFIX in the rest of the translation unit
+	 * (the text of each header it includes: macro names, macro bodies,
+	 * declarations; and -D arguments).  Sorted, unique. */
+	const char **idents;
+	int nidents;
+	/* The names kp_fresh_name() chose: fresh_name[i] for fresh_base[i]. */
+	const char **fresh_base, **fresh_name;
+	int nfresh;
 } kp_file;
+
+/* Every identifier a transform declares begins with this prefix (the
+ * parser records the identifiers of headers only when they begin with it). */
+#define KP_GEN_PREFIX "kp_"
 
 void kp_file_release(kp_file *f);
 
 /* Line/column of an offset (1-based). */
 void kp_file_linecol(const kp_file *f, unsigned off, int *line, int *col);
+
+/* 1 when `name` is one of f->idents. */
+int kp_file_uses_name(const kp_file *f, const char *name);
+/* The name to declare for a generated identifier `base` (which begins with
+ * KP_GEN_PREFIX): `base` when the translation unit does not use it, else the
+ * first unused of base_1, base_2, ...  One file gets one answer per base,
+ * so every loop rewritten in it uses the same names, and two bases never
+ * get the same name.  Arena-owned. */
+const char *kp_fresh_name(kp_file *f, const char *base);
 
 /* Source text of a node / range, arena-owned. */
 const char *kp_node_text(kp_file *f, const kp_node *n);

@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/mman.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 typedef struct {
@@ -1143,6 +1145,156 @@ static void scan_includes(kp_file *f)
 	}
 }
 
+/* ---- names a rewrite must not declare (kp_file.idents) ---- */
+
+typedef struct {
+	const char *p; /* into a buffer that lives until the list is stored */
+	unsigned n;
+} word;
+
+typedef struct {
+	word *v;
+	int n, cap;
+} word_list;
+
+static int word_start(unsigned char ch)
+{
+	return ch == '_' || ch >= 0x80 || ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'z');
+}
+
+static int word_char(unsigned char ch) { return word_start(ch) || (ch >= '0' && ch <= '9'); }
+
+static void word_add(word_list *l, const char *p, size_t n)
+{
+	if (n > 4096)
+		return; /* no name kpipe generates is that long */
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 256;
+		l->v = kp_xrealloc(l->v, sizeof(*l->v) * (size_t)l->cap);
+	}
+	l->v[l->n++] = (word){p, (unsigned)n};
+}
+
+/* The identifier-like words of s[0, len) (runs of letters, digits, '_' and
+ * non-ASCII bytes that do not start with a digit), or, with `prefix`, only
+ * those that begin with it.  Comments and strings are read like code:
+ * a word there only makes kpipe avoid one more name. */
+static void scan_words(word_list *l, const char *s, size_t len, const char *prefix)
+{
+	if (!prefix) {
+		size_t i = 0;
+		while (i < len) {
+			if (!word_char((unsigned char)s[i])) {
+				i++;
+				continue;
+			}
+			size_t b = i;
+			while (i < len && word_char((unsigned char)s[i]))
+				i++;
+			if (word_start((unsigned char)s[b]))
+				word_add(l, s + b, i - b);
+		}
+		return;
+	}
+	size_t pl = strlen(prefix);
+	const char *p = s, *end = s + len;
+	/* memchr for the first byte, then the rest: several times faster than
+	 * memmem over the megabytes of CUDA headers */
+	while (p < end && (p = memchr(p, prefix[0], (size_t)(end - p))) != NULL) {
+		if ((size_t)(end - p) < pl || memcmp(p, prefix, pl)) {
+			p++;
+			continue;
+		}
+		const char *e = p + pl;
+		while (e < end && word_char((unsigned char)*e))
+			e++;
+		if (p == s || !word_char((unsigned char)p[-1]))
+			word_add(l, p, (size_t)(e - p));
+		p = e;
+	}
+}
+
+typedef struct {
+	CXFile main;
+	word_list *words;
+	kp_arena *arena;
+	CXFile *seen;
+	int nseen;
+} inclusion_scan;
+
+/* Every file of the translation unit but the main one (scanned whole),
+ * once: the words that begin with KP_GEN_PREFIX, copied to the arena (they
+ * are few).  The text is read from disk through mmap: asking libclang for
+ * its buffer (clang_getFileContents) costs a search through all of its
+ * source locations per file, several ms for the CUDA headers.  The headers
+ * of a precompiled header (a batch's CUDA headers) are not listed. */
+static void scan_inclusion(CXFile inc, CXSourceLocation *stack, unsigned depth, CXClientData ud)
+{
+	(void)stack;
+	(void)depth;
+	inclusion_scan *x = ud;
+	if (!inc || clang_File_isEqual(inc, x->main))
+		return;
+	for (int i = 0; i < x->nseen; i++)
+		if (clang_File_isEqual(inc, x->seen[i]))
+			return;
+	x->seen = kp_xrealloc(x->seen, sizeof(*x->seen) * (size_t)(x->nseen + 1));
+	x->seen[x->nseen++] = inc;
+	CXString name = clang_getFileName(inc);
+	const char *path = clang_getCString(name);
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	clang_disposeString(name);
+	if (fd < 0)
+		return;
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m != MAP_FAILED) {
+			int first = x->words->n;
+			scan_words(x->words, m, (size_t)st.st_size, KP_GEN_PREFIX);
+			for (int i = first; i < x->words->n; i++)
+				x->words->v[i].p = kp_arena_strndup(x->arena, x->words->v[i].p,
+								    x->words->v[i].n);
+			munmap(m, (size_t)st.st_size);
+		}
+	}
+	close(fd);
+}
+
+static int cmp_word(const void *a, const void *b)
+{
+	const word *x = a, *y = b;
+	int c = memcmp(x->p, y->p, x->n < y->n ? x->n : y->n);
+	return c ? c : (x->n > y->n) - (x->n < y->n);
+}
+
+/* f->idents: the main file's words, the KP_GEN_PREFIX words of the other
+ * files and of the compiler arguments (a -Dkp_stage=3), sorted, unique. */
+static void collect_names(pctx *c, const char *const *argv, int argc)
+{
+	kp_file *f = c->f;
+	word_list l = {0};
+	scan_words(&l, f->src, f->len, NULL);
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i] + (strncmp(argv[i], "-D", 2) ? 0 : 2); /* -Dkp_stage=3 */
+		scan_words(&l, a, strlen(a), KP_GEN_PREFIX);
+	}
+	inclusion_scan x = {c->main, &l, &f->arena, NULL, 0};
+	clang_getInclusions(c->tu, scan_inclusion, &x);
+	free(x.seen);
+	if (l.n)
+		qsort(l.v, (size_t)l.n, sizeof(*l.v), cmp_word);
+	int n = 0;
+	for (int i = 0; i < l.n; i++)
+		if (!n || cmp_word(&l.v[n - 1], &l.v[i]))
+			l.v[n++] = l.v[i];
+	f->idents = kp_arena_alloc(&f->arena, sizeof(*f->idents) * (size_t)(n + 1));
+	for (int i = 0; i < n; i++)
+		f->idents[i] = kp_arena_strndup(&f->arena, l.v[i].p, l.v[i].n);
+	f->nidents = n;
+	free(l.v);
+}
+
 const char *kp_libclang_version(void)
 {
 	static char buf[256];
@@ -1272,9 +1424,9 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 	enum CXErrorCode ec = clang_parseTranslationUnit2(
 		idx, path, argv, nstore, o->contents ? &uf : NULL, o->contents ? 1 : 0,
 		CXTranslationUnit_KeepGoing | CXTranslationUnit_SkipFunctionBodies * 0, &tu);
-	free(argv);
-	kp_strbuf_release(&store);
 	if (ec != CXError_Success || !tu) {
+		free(argv);
+		kp_strbuf_release(&store);
 		const char *why = ec == CXError_Crashed	       ? "libclang crashed"
 				  : ec == CXError_InvalidArguments ? "invalid arguments"
 				  : ec == CXError_ASTReadError	   ? "AST read error"
@@ -1298,6 +1450,11 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 		rc = KP_PARSE_FAILED;
 		goto cleanup;
 	}
+	if (o->diags_only) {
+		rc = f->nerrors ? KP_PARSE_ERRORS : KP_PARSE_OK;
+		goto cleanup;
+	}
+	collect_names(&c, argv, nstore);
 	kernel_scan ks = {0};
 	ks.c = &c;
 	clang_visitChildren(clang_getTranslationUnitCursor(tu), find_kernels, &ks);
@@ -1336,6 +1493,8 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 		rc = KP_PARSE_FAILED;
 	}
 cleanup:
+	free(argv);
+	kp_strbuf_release(&store);
 	free(c.dkeys);
 	free(c.dvals);
 	clang_disposeTranslationUnit(tu);

@@ -342,7 +342,7 @@ void kp_emit_open(kp_strbuf *sb, kp_file *f, const kp_loop *l, unsigned start, c
 		free(h);
 	}
 	free(hoist);
-	kp_strbuf_addf(sb, "%sint kp_stage = 0;\n", I1);
+	kp_strbuf_addf(sb, "%sint %s = 0;\n", I1, kp_fresh_name(f, KP_NAME_STAGE));
 }
 
 void kp_emit_tail(kp_strbuf *sb, const kp_file *f, const kp_spans *sp, const char *iu)

@@ -31,6 +31,17 @@ typedef struct {
 const kp_transform *kp_transform_find(const char *name);
 const kp_transform *const *kp_transform_all(int *n);
 
+/* ---- generated names ----
+ * The identifiers a rewrite declares.  Transforms never spell them: they
+ * ask kp_fresh_name(f, base) (model.h), which gives `base` itself, or
+ * base_1, base_2, ... when the translation unit already uses that name (a
+ * variable, a macro), the same answer for every loop of the file.
+ * analyze.c recognises a rewritten loop by KP_NAME_STAGE or
+ * KP_NAME_STAGE_N. */
+#define KP_NAME_STAGE "kp_stage"       /* the buffer the current tile is in */
+#define KP_NAME_HAS_NEXT "kp_has_next" /* register staging: a next tile exists */
+#define KP_NAME_REG "kp_reg"           /* register staging: kp_reg0, kp_reg1, ... per copy */
+
 /* ---- shared rendering helpers (render.c) ---- */
 
 typedef struct {
@@ -76,7 +87,8 @@ char *kp_init_stmt(kp_file *f, const kp_loop *l);
  * declarations; the in-loop ones are returned as text to hoist. */
 char *kp_tile_decl_edits(kp_file *f, const kp_loop *l, int stages, kp_edits *out);
 /* Opens the rewritten loop: the comment line, the wrapper block, the
- * loop's init, the hoisted tile declarations and `int kp_stage = 0;`.
+ * loop's init, the hoisted tile declarations and `int kp_stage = 0;`
+ * (KP_NAME_STAGE as kp_fresh_name() gives it).
  * `start` is kp_loop_start()'s offset; I1 the indentation inside the
  * wrapper. */
 void kp_emit_open(kp_strbuf *sb, kp_file *f, const kp_loop *l, unsigned start, const char *ind,

@@ -143,6 +143,7 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 	kp_strbuf_addf(&i2, "%s%s%s", ind, iu, iu);
 	const char *I1 = kp_strbuf_str(&i1), *I2 = kp_strbuf_str(&i2);
 
+	const char *stage = kp_fresh_name(f, KP_NAME_STAGE);
 	kp_strbuf sb = KP_STRBUF_INIT;
 	char *comment = kp_arena_printf(&f->arena, "cp.async, %d stages: %s", S, o->why);
 	kp_emit_open(&sb, f, l, start, ind, I1, comment, S, out);
@@ -171,11 +172,9 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 	kp_strbuf_addf(&sb, "%s__pipeline_wait_prior(%d);\n", I2, S - 2);
 	kp_strbuf_addf(&sb, "%s__syncthreads();\n", I2);
 	char *cn = tile_exists(f, l, 1, S - 1);
-	char refill[64];
-	if (S == 2)
-		snprintf(refill, sizeof(refill), "kp_stage ^ 1");
-	else
-		snprintf(refill, sizeof(refill), "(kp_stage + %d) %% %d", S - 1, S);
+	const char *refill =
+		S == 2 ? kp_arena_printf(&f->arena, "%s ^ 1", stage)
+		       : kp_arena_printf(&f->arena, "(%s + %d) %% %d", stage, S - 1, S);
 	char *nxt = load_phase(f, l, &sp, refill, S - 1);
 	char *nxt_i = kp_reindent(nxt, kp_strbuf_str(&i1) + strlen(ind));
 	char *nxt_ii = kp_reindent(nxt_i, iu);
@@ -187,7 +186,7 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 	free(cn);
 
 	kp_subs cs = {0};
-	kp_subs_tiles(&cs, l, sp.comp_b, sp.comp_e, "kp_stage");
+	kp_subs_tiles(&cs, l, sp.comp_b, sp.comp_e, stage);
 	char *comp = kp_render(f, sp.comp_b, sp.comp_e, &cs);
 	char *comp_i = kp_reindent(comp, iu);
 	kp_strbuf_adds(&sb, comp_i);
@@ -196,9 +195,10 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 	kp_subs_release(&cs);
 	kp_emit_tail(&sb, f, &sp, iu);
 	if (S == 2)
-		kp_strbuf_addf(&sb, "%skp_stage ^= 1;\n", I2);
+		kp_strbuf_addf(&sb, "%s%s ^= 1;\n", I2, stage);
 	else
-		kp_strbuf_addf(&sb, "%skp_stage = kp_stage == %d ? 0 : kp_stage + 1;\n", I2, S - 1);
+		kp_strbuf_addf(&sb, "%s%s = %s == %d ? 0 : %s + 1;\n", I2, stage, stage, S - 1,
+			       stage);
 	kp_strbuf_addf(&sb, "%s}\n", I1);
 	if (S > 2) /* drain: the last groups are empty, but leave none pending */
 		kp_strbuf_addf(&sb, "%s__pipeline_wait_prior(0);\n", I1);

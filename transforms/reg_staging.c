@@ -109,6 +109,7 @@ typedef struct {
 	char *type;
 	char *size;
 	char *slot;
+	const char *name; /* kp_regK as kp_fresh_name() gives it (arena) */
 } stage_reg;
 
 static int plan_regs(kp_file *f, const kp_loop *l, stage_reg *r, const char **err)
@@ -147,6 +148,7 @@ static int plan_regs(kp_file *f, const kp_loop *l, stage_reg *r, const char **er
 		if (!strncmp(ty, "volatile ", 9))
 			ty += 9;
 		r[i].type = kp_xstrdup(ty);
+		r[i].name = kp_fresh_name(f, kp_arena_printf(&f->arena, KP_NAME_REG "%d", i));
 		r[i].size = kp_strbuf_detach(&size);
 		r[i].slot = kp_strbuf_detach(&slot);
 	}
@@ -382,7 +384,7 @@ static char *load_copy(kp_file *f, const kp_loop *l, const kp_spans *sp, const s
 	for (int i = 0; i < l->nloads; i++) {
 		const kp_load *ld = &l->loads[i];
 		kp_strbuf reg = KP_STRBUF_INIT;
-		kp_strbuf_addf(&reg, "kp_reg%d[%s]", i, r[i].slot);
+		kp_strbuf_addf(&reg, "%s[%s]", r[i].name, r[i].slot);
 		if (store) {
 			char *dst = kp_render(f, ld->lhs->begin, ld->lhs->end, &s);
 			kp_strbuf sb = KP_STRBUF_INIT;
@@ -460,8 +462,10 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 			: " (no tile read from a const __restrict__ parameter: plain loads)",
 		two_bar ? "1 buffer, 2 barriers" : "2 buffers", o->why);
 	kp_emit_open(&sb, f, l, start, ind, I1, comment, two_bar ? 1 : 2, out);
+	const char *stage = kp_fresh_name(f, KP_NAME_STAGE);
+	const char *has_next = kp_fresh_name(f, KP_NAME_HAS_NEXT);
 	for (int i = 0; i < l->nloads; i++)
-		kp_strbuf_addf(&sb, "%s%s kp_reg%d[%s] = {};\n", I1, r[i].type, i, r[i].size);
+		kp_strbuf_addf(&sb, "%s%s %s[%s] = {};\n", I1, r[i].type, r[i].name, r[i].size);
 
 	/* prologue: the original copies into buffer 0 */
 	char *c0 = kp_xstrndup(f->src + l->cond->begin, l->cond->end - l->cond->begin);
@@ -485,22 +489,22 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 	kp_subs_next(&cn, l, l->cond->begin, l->cond->end);
 	char *c1 = kp_render(f, l->cond->begin, l->cond->end, &cn);
 	kp_subs_release(&cn);
-	kp_strbuf_addf(&sb, "%sconst bool kp_has_next = %s;\n", I2, c1);
+	kp_strbuf_addf(&sb, "%sconst bool %s = %s;\n", I2, has_next, c1);
 	free(c1);
 	char *fetch = load_copy(f, l, &sp, r, 0, ldca, NULL);
 	char *fetch_i = kp_reindent(fetch, I1 + strlen(ind));
 	char *fetch_ii = kp_reindent(fetch_i, iu);
 	/* __syncwarp() closes the prefetch, inside the guard: see the comment
 	 * at the top of this file. */
-	kp_strbuf_addf(&sb, "%sif (kp_has_next) {\n%s%s%s__syncwarp();\n%s}\n", I2, fetch_ii, I2, iu,
-		       I2);
+	kp_strbuf_addf(&sb, "%sif (%s) {\n%s%s%s__syncwarp();\n%s}\n", I2, has_next, fetch_ii, I2,
+		       iu, I2);
 	free(fetch);
 	free(fetch_i);
 	free(fetch_ii);
 
 	kp_subs cs = {0};
 	if (!two_bar)
-		kp_subs_tiles(&cs, l, sp.comp_b, sp.comp_e, "kp_stage");
+		kp_subs_tiles(&cs, l, sp.comp_b, sp.comp_e, stage);
 	char *comp = kp_render(f, sp.comp_b, sp.comp_e, &cs);
 	char *comp_i = kp_reindent(comp, iu);
 	kp_strbuf_adds(&sb, comp_i);
@@ -508,7 +512,8 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 	free(comp_i);
 	kp_subs_release(&cs);
 
-	char *store = load_copy(f, l, &sp, r, 1, 0, two_bar ? NULL : "kp_stage ^ 1");
+	char *store = load_copy(f, l, &sp, r, 1, 0,
+				two_bar ? NULL : kp_arena_printf(&f->arena, "%s ^ 1", stage));
 	/* one buffer: every thread has finished reading it before it is
 	 * refilled */
 	if (two_bar)
@@ -527,7 +532,7 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 	kp_strbuf_addf(&sb, "%s__syncthreads();\n", I2);
 	/* with one buffer kp_stage indexes nothing; it stays as the mark
 	 * kpipe-already-pipelined looks for */
-	kp_strbuf_addf(&sb, "%skp_stage ^= 1;\n", I2);
+	kp_strbuf_addf(&sb, "%s%s ^= 1;\n", I2, stage);
 	kp_strbuf_addf(&sb, "%s}\n", I1);
 	kp_strbuf_addf(&sb, "%s}", ind);
 	free(c0);

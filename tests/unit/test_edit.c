@@ -916,3 +916,42 @@ Test(diff_round_trip, patch_without_fuzz, .init = make_tmpdir, .fini = remove_tm
 		cr_skip("patch is not installed");
 	fuzz_round_trips("patch -p1 --batch --fuzz=0");
 }
+
+/* --- kp_edits_origin: where a byte of the result comes from ---------------- */
+
+Test(edits_origin, source_and_edit_text)
+{
+	/* "abcdef" -> "aXYcd" + "Z" + "ef": replace "b" by "XY", insert "Z" at 4 */
+	const char *src = "abcdef";
+	kp_edits e = {0};
+	kp_edits_add(&e, 4, 0, "Z");
+	kp_edits_add(&e, 1, 1, "XY");
+	char *out = NULL;
+	size_t n = 0;
+	cr_assert_eq(kp_edits_apply(&e, src, strlen(src), &out, &n), 0);
+	cr_assert_str_eq(out, "aXYcdZef");
+	size_t so = 99;
+	cr_expect_eq(kp_edits_origin(&e, 0, &so), -1);
+	cr_expect_eq(so, 0);
+	cr_expect_eq(kp_edits_origin(&e, 1, &so), 1, "X comes from edit 1");
+	cr_expect_eq(kp_edits_origin(&e, 2, &so), 1, "Y too");
+	cr_expect_eq(kp_edits_origin(&e, 3, &so), -1);
+	cr_expect_eq(so, 2, "c is source byte 2");
+	cr_expect_eq(kp_edits_origin(&e, 4, &so), -1);
+	cr_expect_eq(so, 3);
+	cr_expect_eq(kp_edits_origin(&e, 5, &so), 0, "Z comes from edit 0");
+	cr_expect_eq(kp_edits_origin(&e, 6, &so), -1);
+	cr_expect_eq(so, 4, "e is source byte 4");
+	cr_expect_eq(kp_edits_origin(&e, 8, &so), -1);
+	cr_expect_eq(so, 6, "the end maps to the end");
+	free(out);
+	kp_edits_release(&e);
+}
+
+Test(edits_origin, no_edits_is_identity)
+{
+	kp_edits e = {0};
+	size_t so = 99;
+	cr_expect_eq(kp_edits_origin(&e, 3, &so), -1);
+	cr_expect_eq(so, 3);
+}

@@ -3,7 +3,8 @@
  * kp_reindent (prefix on non-empty lines; blank lines and preprocessor
  * lines untouched) and kp_render over a source range with substitution
  * lists (order, nesting: the wider substitution wins, ranges outside
- * [b, e) ignored, inserts at the boundaries).
+ * [b, e) ignored, inserts at the boundaries), and kp_fresh_name (the names
+ * a rewrite declares avoid those of the translation unit).
  */
 #include "transform.h"
 #include "util.h"
@@ -230,4 +231,58 @@ Test(render, many_substitutions)
 	kp_subs_release(&s);
 	kp_strbuf_release(&src);
 	kp_strbuf_release(&want);
+}
+
+/* --- kp_fresh_name (model.c): the names transforms declare ------------------ */
+
+/* A file whose translation unit uses these (sorted) names. */
+static kp_file file_using(const char **names, int n)
+{
+	kp_file f;
+	memset(&f, 0, sizeof(f));
+	f.idents = names;
+	f.nidents = n;
+	return f;
+}
+
+Test(fresh_name, unused_base_is_kept)
+{
+	static const char *names[] = {"acc", "kp_reg1", "x"};
+	kp_file f = file_using(names, 3);
+	cr_expect_str_eq(kp_fresh_name(&f, "kp_stage"), "kp_stage");
+	cr_expect_str_eq(kp_fresh_name(&f, "kp_reg0"), "kp_reg0");
+	cr_expect(kp_file_uses_name(&f, "kp_reg1"));
+	cr_expect(!kp_file_uses_name(&f, "kp_reg0"));
+	kp_arena_release(&f.arena);
+}
+
+Test(fresh_name, first_unused_suffix)
+{
+	static const char *names[] = {"kp_has_next", "kp_stage", "kp_stage_1", "kp_stage_3"};
+	kp_file f = file_using(names, 4);
+	cr_expect_str_eq(kp_fresh_name(&f, "kp_stage"), "kp_stage_2");
+	cr_expect_str_eq(kp_fresh_name(&f, "kp_has_next"), "kp_has_next_1");
+	kp_arena_release(&f.arena);
+}
+
+Test(fresh_name, one_answer_per_base_and_file)
+{
+	static const char *names[] = {"kp_stage"};
+	kp_file f = file_using(names, 1);
+	const char *a = kp_fresh_name(&f, "kp_stage");
+	const char *b = kp_fresh_name(&f, "kp_stage");
+	cr_expect_str_eq(a, "kp_stage_1");
+	cr_expect_eq((void *)a, (void *)b, "a second loop of the file gets the same name");
+	kp_arena_release(&f.arena);
+}
+
+Test(fresh_name, two_bases_never_share_a_name)
+{
+	/* kp_reg1 is taken, so its fresh name is kp_reg1_1; a base spelled
+	 * kp_reg1_1 must then get another one */
+	static const char *names[] = {"kp_reg1"};
+	kp_file f = file_using(names, 1);
+	cr_expect_str_eq(kp_fresh_name(&f, "kp_reg1"), "kp_reg1_1");
+	cr_expect_str_eq(kp_fresh_name(&f, "kp_reg1_1"), "kp_reg1_1_1");
+	kp_arena_release(&f.arena);
 }
