@@ -16,8 +16,8 @@
 #   bash bench/gpu_wrongcode.sh                     there: runs gpu_bench.py
 #             on each, writes $OUT/{samples,fuzz,bad}.{md,json} and
 #             $OUT/summary.txt
-# PARTS="samples fuzz bad" selects the parts; FUZZ_SEED / FUZZ_COUNT the
-# generated cases (default 11 / 24).
+# PARTS="bad fuzz samples" selects the parts; FUZZ_SEED / FUZZ_COUNT the
+# generated cases (default 11 / 24); SAMPLES_LIMIT_S bounds the samples part.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 kpipe="${1:-$root/build/kpipe}"
@@ -62,7 +62,7 @@ fi
 
 out="${OUT:-$root/gpu-wrongcode-out}"
 mkdir -p "$out"
-parts="${PARTS:-samples fuzz bad}"
+parts="${PARTS:-bad fuzz samples}"
 export PYTHONUNBUFFERED=1
 status=0
 {
@@ -71,14 +71,6 @@ status=0
 	echo "commit: ${KPIPE_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
 } >"$out/summary.txt"
 bench="$root/bench/gpu_bench.py"
-case " $parts " in *" samples "*)
-	python3 "$bench" --all "$root/gpu-out" --sanitize --no-hand --no-ref --quiet \
-		--report "$out/samples.md" --json "$out/samples.json" >"$out/samples.log" 2>&1
-	rc=$?
-	echo "samples: gpu_bench exit $rc" >>"$out/summary.txt"
-	[ $rc = 0 ] || status=1
-	;;
-esac
 case " $parts " in *" fuzz "*)
 	python3 "$bench" --all "$root/gpu-fuzz/out" --samples-dir "$root/gpu-fuzz/src" --sanitize \
 		--no-hand --no-ref --no-time --sizes tiny,small,odd,even,empty --sanitize-size odd --quiet \
@@ -100,5 +92,15 @@ case " $parts " in *" bad "*)
 	done
 	;;
 esac
+case " $parts " in *" samples "*)
+	timeout "${SAMPLES_LIMIT_S:-3000}" python3 "$bench" --all "$root/gpu-out" --sanitize --no-hand --no-ref --quiet \
+		--report "$out/samples.md" --json "$out/samples.json" >"$out/samples.log" 2>&1
+	rc=$?
+	echo "samples: gpu_bench exit $rc" >>"$out/summary.txt"
+	[ $rc = 0 ] || status=1
+	;;
+esac
 cat "$out/summary.txt"
+# the device tool brings back few files: one archive of everything
+tar -C "$out" -czf "$out/../gpu-wrongcode.tgz" . && mv "$out/../gpu-wrongcode.tgz" "$out/all.tgz"
 exit $status

@@ -191,11 +191,12 @@ def gen_case(rnd, idx):
 		return tiles * rows + (0 if mult or not rag else rnd.randint(1, rows - 1))
 	def nval(tiles, rag):
 		return tiles * T + (0 if mult or not rag else rnd.randint(1, T - 1))
+	nb = (lambda b: b) if outer == "batch" else (lambda b: 1)
 	sizes = {
 		"tiny": {"M": mval(1, 0), "N": nval(1, 0), "K": kval(1, 0), "batch": 1},
-		"small": {"M": mval(2, 1), "N": nval(2, 1), "K": kval(3, 1), "batch": 2},
-		"odd": {"M": mval(3, 1), "N": nval(2, 1), "K": kval(5, 1), "batch": 3},
-		"even": {"M": mval(2, 0), "N": nval(3, 0), "K": kval(2, 0), "batch": 2},
+		"small": {"M": mval(2, 1), "N": nval(2, 1), "K": kval(3, 1), "batch": nb(2)},
+		"odd": {"M": mval(3, 1), "N": nval(2, 1), "K": kval(5, 1), "batch": nb(3)},
+		"even": {"M": mval(2, 0), "N": nval(3, 0), "K": kval(2, 0), "batch": nb(2)},
 		"empty": {"M": mval(1, 0), "N": nval(1, 0), "K": 0, "batch": 1},
 		"target": {"M": mval(64, 0), "N": nval(64, 0), "K": kval(64, 0), "batch": 1},
 	}
@@ -215,9 +216,9 @@ def gen_case(rnd, idx):
 		"requires": [],
 		"sizes": sizes,
 		"args": [
-			{"name": "A", "role": "in", "type": "float", "count": "batch * M * K + 1"},
-			{"name": "B", "role": "in", "type": "float", "count": "batch * K * N + 1"},
-			{"name": "C", "role": "out", "type": "float", "count": "batch * M * N + 1"},
+			{"name": "A", "role": "in", "type": "float", "count": "batch * M * K"},
+			{"name": "B", "role": "in", "type": "float", "count": "batch * K * N"},
+			{"name": "C", "role": "out", "type": "float", "count": "batch * M * N"},
 			{"name": "M", "role": "scalar", "type": "int", "value": "M"},
 			{"name": "N", "role": "scalar", "type": "int", "value": "N"},
 			{"name": "K", "role": "scalar", "type": kty, "value": "K"},
