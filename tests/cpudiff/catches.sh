@@ -13,6 +13,15 @@
 #                     on the last iteration, reads past the buffers
 #   alias_store       the compute stores into the next tile's global data
 #                     through a copy of the pointer (cp-async)
+#   step_in_name      a bump `pa += ss + s` whose `s` the compute changes:
+#                     the text check found `s` inside `ss` (cp-async)
+#   cond_side_effect  `k0 < K && it++ < 3` copied into three places: the
+#                     loop stops early (cp-async)
+#   countdown_unsigned  an unsigned count-down with 4 stages: `(k - 48) > 0u`
+#                     wraps, the prefetch reads past the buffers
+#   tile_pointer      a pointer to the tile taken before the loop stays on
+#                     buffer 0 (cp-async)
+#   name_collision    the user's `kp_has_next` shadowed by kpipe's (register)
 # For each: the original must PASS against itself, and the stored rewrite
 # must FAIL (exit 1 with a MISMATCH or ERROR run; a skip is a failure of
 # this test).  Then $KPIPE (the kpipe under test) is run with the same

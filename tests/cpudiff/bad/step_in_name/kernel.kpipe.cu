@@ -1,0 +1,46 @@
+#include <cuda_pipeline.h>
+// kernel.cu - a pointer-bumped K-loop whose bump `pa += ss + s` reads `s`,
+// which the compute phase changes (written for the cpudiff tests): the
+// first tile steps by 16, every later one by 32, so the loop reads every
+// other tile of A.  kpipe's old legality check looked for `s` in the text
+// of the step and found it inside `ss`, so it called the step invariant
+// and prefetched with the old `s`.  M, N multiples of 16, K a multiple of 32.
+#define TS 16
+
+__global__ void skip_matmul(const float *__restrict__ A, const float *__restrict__ B,
+                            float *__restrict__ C, int M, int N, int K)
+{
+    __shared__ float As[2][TS][TS];
+    __shared__ float Bs[2][TS][TS];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int row = blockIdx.y * TS + ty;
+    const int col = blockIdx.x * TS + tx;
+    const float *pa = A + (size_t)row * K;
+    int s = TS, ss = 0;
+    float acc = 0.0f;
+    // kpipe: cp.async, 2 stages: requested with --variant cp-async
+    {
+        int k0 = 0;
+        int kp_stage = 0;
+        if (k0 < K / 2) {
+            __pipeline_memcpy_async(&As[0][ty][tx], &pa[tx], 4);
+            __pipeline_memcpy_async(&Bs[0][ty][tx], &B[(size_t)(k0 + ty) * N + col], 4);
+        }
+        __pipeline_commit();
+        for (; k0 < K / 2; k0 += TS) {
+            __pipeline_wait_prior(0);
+            __syncthreads();
+            if ((k0 + TS) < K / 2) {
+                __pipeline_memcpy_async(&As[kp_stage ^ 1][ty][tx], &(pa + ss + s)[tx], 4);
+                __pipeline_memcpy_async(&Bs[kp_stage ^ 1][ty][tx], &B[(size_t)((k0 + TS) + ty) * N + col], 4);
+            }
+            __pipeline_commit();
+            for (int kk = 0; kk < TS; ++kk)
+                acc += As[kp_stage][ty][kk] * Bs[kp_stage][kk][tx];
+            s = 2 * TS;
+            pa += ss + s;
+            kp_stage ^= 1;
+        }
+    }
+    C[(size_t)row * N + col] = acc;
+}
