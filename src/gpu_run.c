@@ -1352,57 +1352,64 @@ static void sanitize_versions(kp_gpu_result *g, const kp_gpu_opts *o, workdir *w
 		*events = kp_strbuf_detach(&sb);
 		return;
 	}
+	/* every variant and tool side by side: one launch each, small size */
 	enum { T = KP_ARRAY_LEN(tune_sanitizers) };
-	for (int v = 1; v < n; v++) {
-		args a[T] = {{0}};
-		proc p[T];
-		const char *outs[T];
-		for (int t = 0; t < (int)T; t++) {
-			outs[t] = wpath(w, kp_arena_printf(&g->arena, "sanitizer-%s-%s.txt", names[v],
-							   tune_sanitizers[t]));
-			arg(&a[t], san);
-			arg(&a[t], "--tool");
-			arg(&a[t], tune_sanitizers[t]);
-			arg(&a[t], "--error-exitcode");
-			arg(&a[t], "86");
-			arg(&a[t], "--print-limit");
-			arg(&a[t], "20");
-			arg(&a[t], harness);
-			arg(&a[t], "--single");
-			arg(&a[t], "--sizes");
-			arg(&a[t], "small");
-			arg(&a[t], "--lib");
-			arg(&a[t], kp_arena_printf(&g->arena, "%s=%s", names[v], libs[v]));
-			proc_start(&p[t], argv_of(&a[t]), outs[t], NULL);
-		}
-		proc_wait(p, T, o->sanitize_timeout_s > 0 ? o->sanitize_timeout_s : 300);
-		for (int t = 0; t < (int)T; t++) {
-			free(a[t].v);
-			kp_gpu_sanitizer s = {0};
-			s.tool = tune_sanitizers[t];
-			char *text = NULL;
-			if (kp_read_file(outs[t], &text, NULL) != 0)
-				text = kp_xstrdup("");
-			kp_gpu_parse_sanitizer(g, &s, text, p[t].status, p[t].timed_out);
-			free(text);
-			int ok = s.status == KP_SAN_PASS || s.status == KP_SAN_UNSUPPORTED;
-			cJSON *e = cJSON_CreateObject();
-			cJSON_AddStringToObject(e, "event", "sanitize");
-			cJSON_AddStringToObject(e, "version", names[v]);
-			cJSON_AddStringToObject(e, "tool", s.tool);
-			cJSON_AddBoolToObject(e, "ok", ok);
-			cJSON_AddNumberToObject(e, "errors", s.errors);
-			if (!ok)
-				cJSON_AddStringToObject(e, "msg",
-							s.status == KP_SAN_TIMEOUT  ? "timed out"
-							: s.status == KP_SAN_ERROR ? "the run did not finish normally"
-										   : "errors reported");
-			char *line = cJSON_PrintUnformatted(e);
-			kp_strbuf_addf(&sb, "%s\n", line);
-			cJSON_free(line);
-			cJSON_Delete(e);
-		}
+	int np = (n - 1) * (int)T;
+	args *a = kp_xcalloc((size_t)(np > 0 ? np : 1), sizeof(*a));
+	proc *p = kp_xcalloc((size_t)(np > 0 ? np : 1), sizeof(*p));
+	const char **outs = kp_xcalloc((size_t)(np > 0 ? np : 1), sizeof(*outs));
+	for (int k = 0; k < np; k++) {
+		int v = 1 + k / (int)T, t = k % (int)T;
+		outs[k] = wpath(w, kp_arena_printf(&g->arena, "sanitizer-%s-%s.txt", names[v],
+						   tune_sanitizers[t]));
+		arg(&a[k], san);
+		arg(&a[k], "--tool");
+		arg(&a[k], tune_sanitizers[t]);
+		arg(&a[k], "--error-exitcode");
+		arg(&a[k], "86");
+		arg(&a[k], "--print-limit");
+		arg(&a[k], "20");
+		arg(&a[k], harness);
+		arg(&a[k], "--single");
+		arg(&a[k], "--sizes");
+		arg(&a[k], "small");
+		arg(&a[k], "--lib");
+		arg(&a[k], kp_arena_printf(&g->arena, "%s=%s", names[v], libs[v]));
+		proc_start(&p[k], argv_of(&a[k]), outs[k], NULL);
 	}
+	if (np > 0)
+		proc_wait(p, np, o->sanitize_timeout_s > 0 ? o->sanitize_timeout_s : 300);
+	for (int k = 0; k < np; k++) {
+		int v = 1 + k / (int)T, t = k % (int)T;
+		free(a[k].v);
+		kp_gpu_sanitizer s = {0};
+		s.tool = tune_sanitizers[t];
+		char *text = NULL;
+		if (kp_read_file(outs[k], &text, NULL) != 0)
+			text = kp_xstrdup("");
+		kp_gpu_parse_sanitizer(g, &s, text, p[k].status, p[k].timed_out);
+		free(text);
+		int ok = s.status == KP_SAN_PASS || s.status == KP_SAN_UNSUPPORTED;
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "event", "sanitize");
+		cJSON_AddStringToObject(e, "version", names[v]);
+		cJSON_AddStringToObject(e, "tool", s.tool);
+		cJSON_AddBoolToObject(e, "ok", ok);
+		cJSON_AddNumberToObject(e, "errors", s.errors);
+		cJSON_AddNumberToObject(e, "seconds", p[k].seconds);
+		if (!ok)
+			cJSON_AddStringToObject(e, "msg",
+						s.status == KP_SAN_TIMEOUT  ? "timed out"
+						: s.status == KP_SAN_ERROR ? "the run did not finish normally"
+									   : "errors reported");
+		char *line = cJSON_PrintUnformatted(e);
+		kp_strbuf_addf(&sb, "%s\n", line);
+		cJSON_free(line);
+		cJSON_Delete(e);
+	}
+	free(a);
+	free(p);
+	free(outs);
 	free(*events);
 	*events = kp_strbuf_detach(&sb);
 }
