@@ -131,8 +131,8 @@ static void print_table(FILE *fp, const char *in, const kp_cli *o, cand *c, int 
 		run->device ? ", " : "", run->device ? run->device : "",
 		run->timed_size ? run->timed_size : "target", TUNE_ROUNDS);
 	const char *unit = run->work_kind && !strcmp(run->work_kind, "bytes") ? "GB/s" : "GFLOP/s";
-	fprintf(fp, "  %-12s %-8s %-8s %10s %10s %9s %8s\n", "version", "static", "check",
-		"median ms", "spread ms", unit, "speedup");
+	fprintf(fp, "  %-12s %-8s %-8s %-9s %10s %10s %9s %8s\n", "version", "static", "check",
+		"sanitize", "median ms", "spread ms", unit, "speedup");
 	const kp_tune_version *orig = kp_tune_find(run, "original");
 	for (int i = -1; i < nc; i++) {
 		const char *name = i < 0 ? "original" : c[i].name;
@@ -152,8 +152,12 @@ static void print_table(FILE *fp, const char *in, const kp_cli *o, cand *c, int 
 			if (orig && orig->nsamples)
 				snprintf(sp, sizeof(sp), "%.3fx", orig->median_ms / v->median_ms);
 		}
-		fprintf(fp, "  %-12s %-8s %-8s %10s %10s %9s %8s%s\n", name, st, chk, med, spr, rate,
-			sp, i >= 0 && ch->winner == i ? "  <- chosen" : "");
+		/* compute-sanitizer memcheck, racecheck, synccheck at 'small' */
+		const char *san = !v || !v->sanitized	? "-"
+				  : v->sanitizer_failure ? "FAIL"
+							 : "clean";
+		fprintf(fp, "  %-12s %-8s %-8s %-9s %10s %10s %9s %8s%s\n", name, st, chk, san, med, spr,
+			rate, sp, i >= 0 && ch->winner == i ? "  <- chosen" : "");
 		if (i < 0)
 			continue;
 		if (!c[i].text)
@@ -205,6 +209,12 @@ static char *table_json(const char *in, const kp_cli *o, cand *c, int nc, const 
 				if (!q)
 					cJSON_AddStringToObject(x, "failure", why);
 			}
+		}
+		if (v && v->sanitized) {
+			cJSON_AddNumberToObject(x, "sanitizer_runs", v->sanitized);
+			cJSON_AddBoolToObject(x, "sanitizer_clean", !v->sanitizer_failure);
+			if (v->sanitizer_failure)
+				cJSON_AddStringToObject(x, "sanitizer_failure", v->sanitizer_failure);
 		}
 		if (v && v->nsamples) {
 			cJSON_AddNumberToObject(x, "median_ms", v->median_ms);
