@@ -33,30 +33,25 @@ start=$(date +%s)
 
 python3 "$here/gen_loops.py" --out "$tmp/gen" --seed "$seed" --count "$count" >"$tmp/axes"
 
-variants=("cp-async" "register" "register-ca" "register-2bar" "cp-async:3" "cp-async:4")
+# shellcheck source=tests/cpudiff/lib.sh
+source "$here/lib.sh"
 : >"$tmp/pairs"
 refused=0
 fail=0
 for src in "$tmp"/gen/*.cu; do
 	name=$(basename "$src" .cu)
-	for v in "${variants[@]}"; do
-		variant="${v%%:*}"
-		args=(--variant "$variant")
-		tag="$variant"
-		if [ "$v" != "$variant" ]; then
-			args+=(--stages "${v#*:}")
-			tag="$variant-${v#*:}stages"
-		fi
-		out="$tmp/rw/$name.$tag.cu"
+	for v in "${cpudiff_variants[@]}"; do
 		rc=0
-		"$kpipe" rewrite "${args[@]}" "$src" -o "$out" 2>"$tmp/log/$name.$tag.kpipe" || rc=$?
-		if [ $rc -eq 1 ] && [ ! -e "$out" ]; then
+		cpudiff_rewrite "$kpipe" "$src" "$v" "$tmp/rw" "$tmp/log" || rc=$?
+		tag=$cpudiff_tag
+		out=$cpudiff_out
+		if [ $rc -eq 1 ]; then
 			refused=$((refused + 1))
 			printf '%-8s %-22s refused: %s\n' "$name" "$tag" \
 				"$(grep -o '\[kpipe-[a-z0-9-]*\]' "$tmp/log/$name.$tag.kpipe" | sort -u | tr '\n' ' ')"
 			continue
-		elif [ $rc -ne 0 ] || [ ! -s "$out" ]; then
-			printf '%-8s %-22s FAIL: kpipe rewrite exited %d\n' "$name" "$tag" "$rc"
+		elif [ $rc -ne 0 ]; then
+			printf '%-8s %-22s FAIL: kpipe rewrite failed (see its messages)\n' "$name" "$tag"
 			{ sed 's/^/    /' "$tmp/log/$name.$tag.kpipe" | head -5; } || true
 			fail=$((fail + 1))
 			continue

@@ -37,7 +37,8 @@ if [ -n "${CPUDIFF_SIZES:-}" ]; then
 	for s in "${sz[@]}"; do size_args+=(--size "$s"); done
 fi
 
-variants=("cp-async" "register" "register-ca" "register-2bar" "cp-async:3" "cp-async:4")
+# shellcheck source=tests/cpudiff/lib.sh
+source "$here/lib.sh"
 start=$(date +%s)
 : >"$tmp/pairs"
 notrew=0
@@ -51,18 +52,12 @@ for src in "$root"/samples/*.cu; do
 	[ -f "$spec" ] || continue
 	eligible=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get('eligible', True))" "$spec")
 	[ "$eligible" = "True" ] || continue
-	for v in "${variants[@]}"; do
-		variant="${v%%:*}"
-		args=(--variant "$variant")
-		tag="$variant"
-		if [ "$v" != "$variant" ]; then
-			args+=(--stages "${v#*:}")
-			tag="$variant-${v#*:}stages"
-		fi
-		out="$tmp/rw/$name.$tag.cu"
+	for v in "${cpudiff_variants[@]}"; do
 		rc=0
-		"$kpipe" rewrite "${args[@]}" "$src" -o "$out" 2>"$tmp/log/$name.$tag.kpipe" || rc=$?
-		if [ $rc -eq 1 ] && [ ! -e "$out" ]; then
+		cpudiff_rewrite "$kpipe" "$src" "$v" "$tmp/rw" "$tmp/log" || rc=$?
+		tag=$cpudiff_tag
+		out=$cpudiff_out
+		if [ $rc -eq 1 ]; then
 			printf '%-28s %-22s not rewritten: %s\n' "$name" "$tag" \
 				"$(grep -o '\[kpipe-[a-z0-9-]*\]' "$tmp/log/$name.$tag.kpipe" | sort -u | tr '\n' ' ')"
 			notrew=$((notrew + 1))
@@ -71,9 +66,9 @@ for src in "$root"/samples/*.cu; do
 				fail=$((fail + 1))
 			fi
 			continue
-		elif [ $rc -ne 0 ] || [ ! -s "$out" ]; then
-			printf '%-28s %-22s FAIL: kpipe rewrite exited %d\n' "$name" "$tag" "$rc"
-			sed 's/^/    /' "$tmp/log/$name.$tag.kpipe" | head -5
+		elif [ $rc -ne 0 ]; then
+			printf '%-28s %-22s FAIL: kpipe rewrite failed\n' "$name" "$tag"
+			{ sed 's/^/    /' "$tmp/log/$name.$tag.kpipe" | head -5; } || true
 			fail=$((fail + 1))
 			continue
 		fi
@@ -110,7 +105,7 @@ while IFS=$'\t' read -r name tag _ _; do
 		;;
 	*)
 		printf '%-28s %-22s FAIL (cpudiff exit %s)\n' "$name" "$tag" "$rc"
-		grep -v '^cpudiff: [^FE]' "$log" | head -12 | sed 's/^/    /'
+		{ grep -v '^cpudiff: [^FE]' "$log" | head -12 | sed 's/^/    /'; } || true
 		fail=$((fail + 1))
 		;;
 	esac
