@@ -1246,9 +1246,8 @@ static int find_hidden(kp_node *n, kp_node *parent, void *ud)
 	void **a = ud;
 	hidden_walk *w = a[0];
 	const kp_file *f = a[1];
-	int advanced = node_in(n, w->b, w->e) ||
-		       (w->l->cond && n->in_main && w->l->cond->in_main &&
-			node_in(n, w->l->cond->begin, w->l->cond->end));
+	int advanced = node_in(n, w->b, w->e) || (w->l->cond && n->in_main && w->l->cond->in_main &&
+						  node_in(n, w->l->cond->begin, w->l->cond->end));
 	if (n->kind == KP_N_LAMBDA && advanced && !w->lambda && lambda_names_ind(f, w->l, n))
 		w->lambda = n;
 	if (n->kind != KP_N_DECLREF || !n->decl || !is_ind(w->l, n->decl))
@@ -1300,9 +1299,10 @@ static void check_hidden_induction(actx *c, unsigned load_b, unsigned load_e)
  * prefetch guard, so it must have no side effects. */
 static int pure_call(const char *name)
 {
-	static const char *const ok[] = {"min",	  "max",   "umin",  "umax", "llmin", "llmax",
-					 "ullmin", "ullmax", "abs",	 "labs", "llabs", "__mul24",
-					 "__umul24", "__mulhi", "__umulhi", "fminf", "fmaxf", "__ldg"};
+	static const char *const ok[] = {"min",   "max",     "umin",     "umax",    "llmin",
+					 "llmax", "ullmin",  "ullmax",   "abs",     "labs",
+					 "llabs", "__mul24", "__umul24", "__mulhi", "__umulhi",
+					 "fminf", "fmaxf",   "__ldg"};
 	for (size_t i = 0; i < KP_ARRAY_LEN(ok); i++)
 		if (!strcmp(name, ok[i]))
 			return 1;
@@ -1343,11 +1343,12 @@ static void check_cond_pure(actx *c)
 {
 	const kp_node *bad = impure_in(c->l->cond);
 	if (bad && bad->kind == KP_N_CALL && bad->name)
-		add_reason(c, bad, "kpipe-cond-side-effect",
-			   "the loop condition calls '%s', which may have a side effect: the rewrite "
-			   "evaluates the condition more than once per iteration; compute it into a "
-			   "variable before the loop",
-			   bad->name);
+		add_reason(
+			c, bad, "kpipe-cond-side-effect",
+			"the loop condition calls '%s', which may have a side effect: the rewrite "
+			"evaluates the condition more than once per iteration; compute it into a "
+			"variable before the loop",
+			bad->name);
 	else if (bad)
 		add_reason(c, bad, "kpipe-cond-side-effect",
 			   "the loop condition has a side effect ('%s'): the rewrite evaluates it "
@@ -1401,10 +1402,7 @@ static void check_steps(actx *c, const rw_set *all)
  * kernel parameter that is not a load source and either it or every load
  * source is __restrict__; any other store through a pointer (a local copy,
  * a pointer passed to a function that may write through it) may alias. */
-static int is_restrict(const kp_decl *d)
-{
-	return d && d->type && strstr(d->type, "restrict");
-}
+static int is_restrict(const kp_decl *d) { return d && d->type && strstr(d->type, "restrict"); }
 
 static int load_sources_restrict(const kp_loop *l)
 {
@@ -1449,7 +1447,8 @@ static int param_writes_through(const char *type, int i)
 				int cnst = 0;
 				if (star)
 					for (const char *q = arg; q + 5 <= star; q++)
-						if (!strncmp(q, "const", 5) && (q == arg || !kp_is_ident_char(q[-1])) &&
+						if (!strncmp(q, "const", 5) &&
+						    (q == arg || !kp_is_ident_char(q[-1])) &&
 						    !kp_is_ident_char(q[5]))
 							cnst = 1;
 				return ptr && !cnst;
@@ -1514,9 +1513,9 @@ static int find_unsafe_store(kp_node *n, kp_node *parent, void *ud)
 				continue;
 			/* a pointer into global memory handed to a function that may
 			 * write through it */
-			int pointer_arg = root->decl->is_pointer || (a->kind == KP_N_UNOP && a->op &&
-								    !strcmp(a->op, "&") &&
-								    root->decl->is_pointer);
+			int pointer_arg = root->decl->is_pointer ||
+					  (a->kind == KP_N_UNOP && a->op && !strcmp(a->op, "&") &&
+					   root->decl->is_pointer);
 			if (pointer_arg && param_writes_through(n->decl->type, i - 1) &&
 			    unsafe_target(w, root->decl)) {
 				w->bad = n;
@@ -1537,12 +1536,14 @@ static void check_stores(actx *c)
 		return;
 	if (is_load_source(l, w.target))
 		add_reason(c, w.bad, "kpipe-memory-order",
-			   "the loop stores to '%s', which its tile loads also read", w.target->name);
-	else if (w.target->kind != KP_D_PARM)
-		add_reason(c, w.bad, "kpipe-memory-order",
-			   "the loop stores through '%s', which may point into memory the tile loads "
-			   "read: the prefetch of the next tile would miss the store",
+			   "the loop stores to '%s', which its tile loads also read",
 			   w.target->name);
+	else if (w.target->kind != KP_D_PARM)
+		add_reason(
+			c, w.bad, "kpipe-memory-order",
+			"the loop stores through '%s', which may point into memory the tile loads "
+			"read: the prefetch of the next tile would miss the store",
+			w.target->name);
 	else
 		add_reason(c, w.bad, "kpipe-memory-order",
 			   "the loop stores through '%s', which may alias a loaded array: mark the "
@@ -1594,7 +1595,8 @@ static int load_store_root(const kp_loop *l, const kp_node *n)
 		const kp_load *ld = &l->loads[i];
 		if (ld->lhs && lvalue_root(ld->lhs) == n)
 			return 1;
-		if (ld->zero_stmt && ld->zero_stmt->nkids && lvalue_root(ld->zero_stmt->kids[0]) == n)
+		if (ld->zero_stmt && ld->zero_stmt->nkids &&
+		    lvalue_root(ld->zero_stmt->kids[0]) == n)
 			return 1;
 	}
 	return 0;
@@ -1631,29 +1633,33 @@ static void check_tile_uses(actx *c)
 		kp_decl *d = t->arr;
 		int in_kernel = d->in_main && d->begin >= k->begin && d->end <= k->end;
 		if (!in_kernel)
-			add_reason(c, l->node, "kpipe-tile-escapes",
-				   "'%s' is declared outside the kernel: other functions can reach it "
-				   "and would see one buffer; declare it inside the kernel",
-				   d->name);
+			add_reason(
+				c, l->node, "kpipe-tile-escapes",
+				"'%s' is declared outside the kernel: other functions can reach it "
+				"and would see one buffer; declare it inside the kernel",
+				d->name);
 		tile_walk tw = {l, d, NULL};
 		if (k->body && l->node->in_main)
 			kp_node_walk(k->body, NULL, find_tile_outside, &tw);
 		if (tw.outside)
-			add_reason(c, tw.outside, "kpipe-tile-escapes",
-				   "'%s' is used before the loop: a pointer, reference, size or another "
-				   "loop there would see one buffer of the doubled tile",
-				   d->name);
+			add_reason(
+				c, tw.outside, "kpipe-tile-escapes",
+				"'%s' is used before the loop: a pointer, reference, size or another "
+				"loop there would see one buffer of the doubled tile",
+				d->name);
 		lambda_walk lw = {c->f, l, d, NULL};
 		if (k->body)
 			kp_node_walk(k->body, NULL, find_tile_lambda, &lw);
 		if (lw.lambda)
-			add_reason(c, lw.lambda, "kpipe-tile-escapes",
-				   "a lambda uses '%s': kpipe cannot re-index uses inside a lambda body",
-				   d->name);
+			add_reason(
+				c, lw.lambda, "kpipe-tile-escapes",
+				"a lambda uses '%s': kpipe cannot re-index uses inside a lambda body",
+				d->name);
 		if (d->type && strstr(d->type, "volatile") && l->cp_async_ok) {
 			l->cp_async_ok = 0;
 			l->cp_async_why_not = kp_arena_printf(
-				&c->f->arena, "'%s' is volatile: cp.async writes it behind the compiler",
+				&c->f->arena,
+				"'%s' is volatile: cp.async writes it behind the compiler",
 				d->name);
 		}
 	}
@@ -1661,12 +1667,12 @@ static void check_tile_uses(actx *c)
 	for (int i = l->load_b; i < l->load_e && !sw.read && !l->loads_in_helper; i++)
 		kp_node_walk(l->stmts[i], NULL, find_tile_self_read, &sw);
 	if (sw.read)
-		add_reason(c, sw.read, "kpipe-load-depends-on-compute",
-			   "the load phase reads the tile '%s' it refills: the prefetch would read the "
-			   "other buffer",
-			   sw.read->decl->name);
+		add_reason(
+			c, sw.read, "kpipe-load-depends-on-compute",
+			"the load phase reads the tile '%s' it refills: the prefetch would read the "
+			"other buffer",
+			sw.read->decl->name);
 }
-
 
 /* Whether the loop condition is monotone in the tiles: `v < E`, `v <= E`
  * (or `E > v` ...) with v the counter stepping up by a positive constant
@@ -1695,7 +1701,8 @@ static int cond_monotone(actx *c)
 		/* the other side must not move */
 		kp_node *o = cs->kids[1 - side];
 		for (int i = 0; i < l->nind; i++)
-			if (o->in_main && kp_mentions_ident(c->f->src, o->begin, o->end, l->ind[i].var->name))
+			if (o->in_main &&
+			    kp_mentions_ident(c->f->src, o->begin, o->end, l->ind[i].var->name))
 				return 0;
 		long long step = 1;
 		kp_node *sn = step_node(in->stmt);
@@ -1774,11 +1781,11 @@ static void find_exit_barrier(actx *c)
 	kp_node_walk(c->k->body, NULL, find_after, &w);
 	if (w.hit) {
 		l->exit_barrier = 1;
-		l->exit_barrier_why = kp_arena_printf(
-			&c->f->arena, "line %d after the loop uses %s", w.hit->line,
-			w.hit->kind == KP_N_DECLREF ? "shared memory"
-			: w.hit->kind == KP_N_ASM   ? "inline assembly"
-						    : "a helper function");
+		l->exit_barrier_why =
+			kp_arena_printf(&c->f->arena, "line %d after the loop uses %s", w.hit->line,
+					w.hit->kind == KP_N_DECLREF ? "shared memory"
+					: w.hit->kind == KP_N_ASM   ? "inline assembly"
+								    : "a helper function");
 	}
 }
 

@@ -108,7 +108,7 @@ typedef struct kp_loop {
 	int nreasons;
 	int already_pipelined;
 	int eligible;
-	const char *inst;     /* template instantiation whose sizes are shown, or NULL */
+	const char *inst; /* template instantiation whose sizes are shown, or NULL */
 	/* A template kernel's loop is analysed once per instantiation; this
 	 * loop is then the merge: sizes of the instantiation with the largest
 	 * double-buffered shared memory, eligible only if every one is,

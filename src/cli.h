@@ -52,7 +52,8 @@ typedef struct {
 	int no_pch;            /* --no-pch: parse every file from scratch */
 	/* validation of what was written (rewrite --validate, tune) */
 	int validate;          /* --validate */
-	int sanitize;          /* 1 --sanitize, -1 --no-sanitize, 0 neither: validate's step 5 runs unless -1 */
+	int sanitize; /* 1 --sanitize, -1 --no-sanitize, 0 neither: validate's step 5 runs unless -1
+		       */
 	const char *sizes;     /* --sizes a,b: the launch description's sizes to run */
 	const char *gpu_dir;   /* --gpu-dir DIR: keep the GPU harness there */
 } kp_cli;

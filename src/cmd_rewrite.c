@@ -22,11 +22,12 @@
 #include <unistd.h>
 
 static const char *const rewrite_opts[] = {
-	"--arch",	 "--kernel",	 "--cuda-path", "-p",		  "--spec",	    "--threads",
-	"--extra-arg",	 "-o",		 "-i",		"--diff",	  "--dry-run",	    "--variant",
-	"--stages",	 "-v",		 "--assume-filename",		  "--backup-suffix", "--format",
-	"--out-dir",	 "-j",		 "--exclude",	"--shard",	  "--export-fixes", "--no-pch",
-	"--validate",	 "--sanitize",	 "--no-sanitize",	 "--sizes",	"--gpu-dir",	  NULL,
+	"--arch",          "--kernel",       "--cuda-path", "-p",         "--spec",
+	"--threads",       "--extra-arg",    "-o",          "-i",         "--diff",
+	"--dry-run",       "--variant",      "--stages",    "-v",         "--assume-filename",
+	"--backup-suffix", "--format",       "--out-dir",   "-j",         "--exclude",
+	"--shard",         "--export-fixes", "--no-pch",    "--validate", "--sanitize",
+	"--no-sanitize",   "--sizes",        "--gpu-dir",   NULL,
 };
 
 /* Byte offset of a 1-based line and (byte) column, -1 when out of range. */
@@ -533,8 +534,9 @@ int cmd_rewrite(int argc, char **argv)
 		return KP_EXIT_USAGE;
 	}
 	if ((o.sanitize || o.sizes || o.gpu_dir) && !o.validate) {
-		fprintf(stderr, "kpipe rewrite: error: --sanitize, --no-sanitize, --sizes and --gpu-dir "
-				"go with --validate\n");
+		fprintf(stderr,
+			"kpipe rewrite: error: --sanitize, --no-sanitize, --sizes and --gpu-dir "
+			"go with --validate\n");
 		kp_cli_release(&o);
 		return KP_EXIT_USAGE;
 	}

@@ -36,9 +36,10 @@
 #define TUNE_ROUNDS 5
 
 static const char *const tune_opts[] = {
-	"--arch",   "--kernel", "--cuda-path", "-p",	"--spec",	   "--threads",
-	"--extra-arg", "-o",	"-i",	       "--backup-suffix", "--format", "-v",
-	"--sizes",  "--gpu-dir", "--no-sanitize", NULL,
+	"--arch",  "--kernel",        "--cuda-path",   "-p",
+	"--spec",  "--threads",       "--extra-arg",   "-o",
+	"-i",      "--backup-suffix", "--format",      "-v",
+	"--sizes", "--gpu-dir",       "--no-sanitize", NULL,
 };
 
 /* The variants tried, in the order of the table. */
@@ -153,11 +154,11 @@ static void print_table(FILE *fp, const char *in, const kp_cli *o, cand *c, int 
 				snprintf(sp, sizeof(sp), "%.3fx", orig->median_ms / v->median_ms);
 		}
 		/* compute-sanitizer memcheck, racecheck, synccheck at 'small' */
-		const char *san = !v || !v->sanitized	? "-"
+		const char *san = !v || !v->sanitized    ? "-"
 				  : v->sanitizer_failure ? "FAIL"
 							 : "clean";
-		fprintf(fp, "  %-12s %-8s %-8s %-9s %10s %10s %9s %8s%s\n", name, st, chk, san, med, spr,
-			rate, sp, i >= 0 && ch->winner == i ? "  <- chosen" : "");
+		fprintf(fp, "  %-12s %-8s %-8s %-9s %10s %10s %9s %8s%s\n", name, st, chk, san, med,
+			spr, rate, sp, i >= 0 && ch->winner == i ? "  <- chosen" : "");
 		if (i < 0)
 			continue;
 		if (!c[i].text)
@@ -214,7 +215,8 @@ static char *table_json(const char *in, const kp_cli *o, cand *c, int nc, const 
 			cJSON_AddNumberToObject(x, "sanitizer_runs", v->sanitized);
 			cJSON_AddBoolToObject(x, "sanitizer_clean", !v->sanitizer_failure);
 			if (v->sanitizer_failure)
-				cJSON_AddStringToObject(x, "sanitizer_failure", v->sanitizer_failure);
+				cJSON_AddStringToObject(x, "sanitizer_failure",
+							v->sanitizer_failure);
 		}
 		if (v && v->nsamples) {
 			cJSON_AddNumberToObject(x, "median_ms", v->median_ms);

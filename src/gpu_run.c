@@ -1336,8 +1336,8 @@ static const char *const tune_sanitizers[] = {"memcheck", "racecheck", "syncchec
  * *events ({"event":"sanitize","version":...,"tool":...,"ok":...,
  * "errors":N,"msg":...}), or one "sanitize-skip" line when the tool is not
  * found. */
-static void sanitize_versions(kp_gpu_result *g, const kp_gpu_opts *o, workdir *w,
-			      const char *root, const char *harness, const char *const *names,
+static void sanitize_versions(kp_gpu_result *g, const kp_gpu_opts *o, workdir *w, const char *root,
+			      const char *harness, const char *const *names,
 			      const char *const *libs, int n, char **events)
 {
 	kp_strbuf sb = KP_STRBUF_INIT;
@@ -1399,9 +1399,10 @@ static void sanitize_versions(kp_gpu_result *g, const kp_gpu_opts *o, workdir *w
 		cJSON_AddNumberToObject(e, "seconds", p[k].seconds);
 		if (!ok)
 			cJSON_AddStringToObject(e, "msg",
-						s.status == KP_SAN_TIMEOUT  ? "timed out"
-						: s.status == KP_SAN_ERROR ? "the run did not finish normally"
-									   : "errors reported");
+						s.status == KP_SAN_TIMEOUT ? "timed out"
+						: s.status == KP_SAN_ERROR
+							? "the run did not finish normally"
+							: "errors reported");
 		char *line = cJSON_PrintUnformatted(e);
 		kp_strbuf_addf(&sb, "%s\n", line);
 		cJSON_free(line);

@@ -18,9 +18,9 @@ typedef struct {
 	int no_compdb;          /* do not search compile_commands.json upward */
 	const char *contents;   /* unsaved contents (stdin), or NULL */
 	size_t contents_len;
-	int diags_only;         /* fill only f->src and the diagnostics (a check
-				   that some text compiles): no kernels,
-				   declarations or names */
+	int diags_only; /* fill only f->src and the diagnostics (a check
+			   that some text compiles): no kernels,
+			   declarations or names */
 } kp_parse_opts;
 
 enum { KP_PARSE_OK = 0, KP_PARSE_IO = -1, KP_PARSE_FAILED = -2, KP_PARSE_ERRORS = -3 };

@@ -158,14 +158,14 @@ void kp_tune_absorb(kp_tune_run *run, const char *events)
 			    !v->sanitizer_failure) {
 				char buf[256];
 				const char *tool = str(e, "tool"), *msg = str(e, "msg");
-				snprintf(buf, sizeof(buf), "%s: %.0f error%s%s%s", tool ? tool : "sanitizer",
-					 num(e, "errors", 0), num(e, "errors", 0) == 1 ? "" : "s",
-					 msg ? ", " : "", msg ? msg : "");
+				snprintf(buf, sizeof(buf), "%s: %.0f error%s%s%s",
+					 tool ? tool : "sanitizer", num(e, "errors", 0),
+					 num(e, "errors", 0) == 1 ? "" : "s", msg ? ", " : "",
+					 msg ? msg : "");
 				v->sanitizer_failure = kp_xstrdup(buf);
 			}
-		}
-		else if ((!strcmp(ev, "error") || !strcmp(ev, "fatal")) && ver &&
-			 strcmp(ver, "harness")) {
+		} else if ((!strcmp(ev, "error") || !strcmp(ev, "fatal")) && ver &&
+			   strcmp(ver, "harness")) {
 			kp_tune_version *v = version(run, ver);
 			if (!v->error) {
 				char buf[512];

@@ -486,7 +486,8 @@ Test(analyze, store_to_output_pointer_that_may_alias)
 	log_reasons(l);
 	const kp_reason *r = find_reason(l, "kpipe-memory-order");
 	cr_assert_not_null(r);
-	cr_expect(strstr(r->message, "'C'") && strstr(r->message, "__restrict__"), "%s", r->message);
+	cr_expect(strstr(r->message, "'C'") && strstr(r->message, "__restrict__"), "%s",
+		  r->message);
 	cr_expect_eq(r->line, 15);
 	cr_expect_not(l->eligible);
 }
@@ -520,12 +521,12 @@ static const char *const wrong_src[] = {
 		FOR LOAD SYNC COMP "        W[row * K + k0 + TILE + tx] += acc;\n" SYNC END TAIL,
 	/* 1 ... through a __device__ helper */
 	HEAD_X("__device__ void emit(float *p, float v) { *p += v; }\n", "float", "[TILE][TILE]",
-	       "[TILE][TILE]", "")
-		FOR LOAD SYNC COMP "        emit(&A[row * K + k0 + TILE + tx], acc);\n" SYNC END TAIL,
+	       "[TILE][TILE]", "") FOR LOAD SYNC COMP
+	"        emit(&A[row * K + k0 + TILE + tx], acc);\n" SYNC END TAIL,
 	/* 2 the counter inside a macro body */
 	HEAD_X("#define AIDX(r, c) ((r) * K + k0 + (c))\n", "const float", "[TILE][TILE]",
-	       "[TILE][TILE]", "")
-		FOR "        As[ty][tx] = A[AIDX(row, tx)];\n" LOAD_B SYNC COMP SYNC END TAIL,
+	       "[TILE][TILE]", "") FOR
+	"        As[ty][tx] = A[AIDX(row, tx)];\n" LOAD_B SYNC COMP SYNC END TAIL,
 	/* 3 the counter read through a reference */
 	HEAD FOR "        int &kr = k0;\n"
 		 "        As[ty][tx] = A[row * K + kr + tx];\n" LOAD_B SYNC COMP SYNC END TAIL,
@@ -535,35 +536,37 @@ static const char *const wrong_src[] = {
 	/* 5 a bump whose step reads a variable the compute writes ('s' inside 'ss') */
 	HEAD_X("", "const float", "[TILE][TILE]", "[TILE][TILE]",
 	       "    const float *pa = A;\n"
-	       "    int s = TILE, ss = 0;\n")
-		FOR "        As[ty][tx] = pa[row * K + tx];\n" LOAD_B SYNC COMP "        s = TILE + (int)acc;\n" SYNC
-		"        pa += ss + s;\n" END TAIL,
+	       "    int s = TILE, ss = 0;\n") FOR
+	"        As[ty][tx] = pa[row * K + tx];\n" LOAD_B SYNC COMP
+	"        s = TILE + (int)acc;\n" SYNC "        pa += ss + s;\n" END TAIL,
 	/* 6 a condition with a side effect */
-	HEAD_X("", "const float", "[TILE][TILE]", "[TILE][TILE]", "    int it = 0;\n")
-		"    for (int k0 = 0; k0 < K && it++ < 3; k0 += TILE) {\n" LOAD SYNC COMP SYNC END TAIL,
+	HEAD_X("", "const float", "[TILE][TILE]", "[TILE][TILE]",
+	       "    int it = 0;\n") "    for (int k0 = 0; k0 < K && it++ < 3; k0 += TILE) {\n" LOAD
+		SYNC COMP SYNC END TAIL,
 	/* 7 a condition that calls a function with side effects */
 	HEAD_X("__device__ int nextK(int *k) { return atomicAdd(k, 0); }\n", "const float",
-	       "[TILE][TILE]", "[TILE][TILE]", "")
-		"    for (int k0 = 0; k0 < nextK(&K); k0 += TILE) {\n" LOAD SYNC COMP SYNC END TAIL,
+	       "[TILE][TILE]", "[TILE][TILE]",
+	       "") "    for (int k0 = 0; k0 < nextK(&K); k0 += TILE) {\n" LOAD SYNC COMP SYNC END
+		TAIL,
 	/* 8 a pointer to the tile taken before the loop */
 	HEAD_X("", "const float", "[TILE][TILE]", "[TILE][TILE]", "    float *p = (float *)As;\n")
 		FOR LOAD SYNC "        for (int kk = 0; kk < TILE; ++kk)\n"
 			      "            acc += p[ty * TILE + kk] * Bs[kk][tx];\n" SYNC END TAIL,
 	/* 9 a reference to the tile bound before the loop */
 	HEAD_X("", "const float", "[TILE][TILE]", "[TILE][TILE]",
-	       "    float (&T)[TILE][TILE] = As;\n")
-		FOR LOAD SYNC "        for (int kk = 0; kk < TILE; ++kk)\n"
-			      "            acc += T[ty][kk] * Bs[kk][tx];\n" SYNC END TAIL,
+	       "    float (&T)[TILE][TILE] = As;\n") FOR LOAD SYNC
+	"        for (int kk = 0; kk < TILE; ++kk)\n"
+	"            acc += T[ty][kk] * Bs[kk][tx];\n" SYNC END TAIL,
 	/* 10 the tile's size taken before the loop */
 	HEAD_X("", "const float", "[TILE][TILE]", "[TILE][TILE]",
-	       "    const int n = sizeof(As) / sizeof(As[0]);\n")
-		FOR LOAD SYNC "        for (int kk = 0; kk < n; ++kk)\n"
-			      "            acc += As[ty][kk] * Bs[kk][tx];\n" SYNC END TAIL,
+	       "    const int n = sizeof(As) / sizeof(As[0]);\n") FOR LOAD SYNC
+	"        for (int kk = 0; kk < n; ++kk)\n"
+	"            acc += As[ty][kk] * Bs[kk][tx];\n" SYNC END TAIL,
 	/* 11 a lambda that reads the tile */
 	HEAD_X("", "const float", "[TILE][TILE]", "[TILE][TILE]",
-	       "    auto at = [&](int i, int j) { return As[i][j]; };\n")
-		FOR LOAD SYNC "        for (int kk = 0; kk < TILE; ++kk)\n"
-			      "            acc += at(ty, kk) * Bs[kk][tx];\n" SYNC END TAIL,
+	       "    auto at = [&](int i, int j) { return As[i][j]; };\n") FOR LOAD SYNC
+	"        for (int kk = 0; kk < TILE; ++kk)\n"
+	"            acc += at(ty, kk) * Bs[kk][tx];\n" SYNC END TAIL,
 	/* 12 a file-scope tile */
 	"#define TILE 16\n"
 	"__shared__ float As[TILE][TILE];\n"
