@@ -52,7 +52,9 @@ static const kp_arch arch_table[] = {
 	ARCH("sm_89",   89,  "Ada",        100,     99,    1 * KB,   1536,       24),
 	ARCH("sm_90",   90,  "Hopper",     228,     227,   1 * KB,   2048,       32),
 	ARCH("sm_100",  100, "Blackwell",  228,     227,   1 * KB,   2048,       32),
+	ARCH("sm_103",  103, "Blackwell",  228,     227,   1 * KB,   2048,       32),
 	ARCH("sm_120",  120, "Blackwell",  100,     99,    1 * KB,   1536,       24),
+	ARCH("sm_121",  121, "Blackwell",  100,     99,    1 * KB,   1536,       24),
 };
 /* clang-format on */
 

@@ -219,7 +219,12 @@ static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const ch
 	}
 	o->arch = kp_arch_find(o->arch_name);
 	if (!o->arch) {
-		fprintf(stderr, "kpipe %s: error: unknown target '%s'\n", cmd, o->arch_name);
+		int na = 0;
+		const kp_arch *all = kp_arch_all(&na);
+		fprintf(stderr, "kpipe %s: error: unknown target '%s'; known:", cmd, o->arch_name);
+		for (int i = 0; i < na; i++)
+			fprintf(stderr, " %s", all[i].name);
+		fprintf(stderr, " (sm_XXa and sm_XXf suffixes accepted)\n");
 		return KP_EXIT_USAGE;
 	}
 	int sarif_ok = !strcmp(cmd, "rewrite");

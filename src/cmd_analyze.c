@@ -456,6 +456,8 @@ int cmd_analyze(int argc, char **argv)
 	if (json) {
 		cJSON_AddStringToObject(root, "kpipe", KPIPE_VERSION);
 		cJSON_AddStringToObject(root, "arch", o.arch->name);
+		if (strcmp(kp_parse_arch(o.arch->name), o.arch->name))
+			cJSON_AddStringToObject(root, "parse_arch", kp_parse_arch(o.arch->name));
 		files = cJSON_AddArrayToObject(root, "files");
 	}
 	int status = KP_EXIT_OK, any_loop = 0;
@@ -492,8 +494,12 @@ int cmd_analyze(int argc, char **argv)
 			jk = cJSON_AddArrayToObject(jf, "kernels");
 			cJSON_AddItemToArray(files, jf);
 		} else
-			printf("%s: %d kernel%s, %d candidate loop%s (target %s)\n", path, an.nkernels,
-			       an.nkernels == 1 ? "" : "s", an.nloops, an.nloops == 1 ? "" : "s", o.arch->name);
+			printf("%s: %d kernel%s, %d candidate loop%s (target %s%s%s)\n", path, an.nkernels,
+			       an.nkernels == 1 ? "" : "s", an.nloops, an.nloops == 1 ? "" : "s", o.arch->name,
+			       strcmp(kp_parse_arch(o.arch->name), o.arch->name) ? "; parsed as " : "",
+			       strcmp(kp_parse_arch(o.arch->name), o.arch->name)
+				       ? kp_parse_arch(o.arch->name)
+				       : "");
 		for (int ki = 0; ki < f.nkernels; ki++) {
 			kp_kernel *k = f.kernels[ki];
 			if (o.kernel && strcmp(o.kernel, k->name))

@@ -1007,6 +1007,20 @@ static int stub_file(const char *name, const char *text, char *path, size_t path
 	return 0;
 }
 
+/* The toolkit root kpipe parses against: --cuda-path, $CUDA_HOME,
+ * $CUDA_PATH, /usr/local/cuda. */
+static const char *cuda_root(const char *cuda_path)
+{
+	const char *cp = cuda_path;
+	if (!cp || !*cp)
+		cp = getenv("CUDA_HOME");
+	if (!cp || !*cp)
+		cp = getenv("CUDA_PATH");
+	if (!cp || !*cp)
+		cp = "/usr/local/cuda";
+	return cp;
+}
+
 /* CUDA 13 removed texture_fetch_functions.h, which clang <= 20's wrapper
  * still includes: point -isystem at an empty stand-in when it is missing. */
 static const char *stub_dir(const char *cuda_path)
@@ -1017,14 +1031,7 @@ static const char *stub_dir(const char *cuda_path)
 		return dir[0] ? dir : NULL;
 	done = 1;
 	char probe[4096];
-	const char *cp = cuda_path;
-	if (!cp || !*cp)
-		cp = getenv("CUDA_HOME");
-	if (!cp || !*cp)
-		cp = getenv("CUDA_PATH");
-	if (!cp || !*cp)
-		cp = "/usr/local/cuda";
-	snprintf(probe, sizeof(probe), "%s/include/texture_fetch_functions.h", cp);
+	snprintf(probe, sizeof(probe), "%s/include/texture_fetch_functions.h", cuda_root(cuda_path));
 	if (exists_file(probe))
 		return NULL;
 	if (stub_file("texture_fetch_functions.h",
@@ -1035,6 +1042,57 @@ static const char *stub_dir(const char *cuda_path)
 	}
 	*strrchr(dir, '/') = '\0'; /* the directory */
 	return dir;
+}
+
+const char *kp_parse_arch(const char *arch)
+{
+	const char *d = arch ? arch : "sm_90";
+	while (*d && (*d < '0' || *d > '9'))
+		d++;
+	int n = atoi(d);
+#if KPIPE_LIBCLANG_MAJOR >= 20
+	if (n > 120)
+		return "sm_120";
+#else
+	if (n > 90)
+		return "sm_90";
+#endif
+	return arch ? arch : "sm_90";
+}
+
+void kp_clang_base_args(const char *arch, const char *cuda_path, kp_strbuf *store, int *nstore)
+{
+#define ADD_ARG(...)                                                                               \
+	do {                                                                                       \
+		kp_strbuf_addf(store, __VA_ARGS__);                                                \
+		kp_strbuf_addc(store, '\0');                                                       \
+		(*nstore)++;                                                                       \
+	} while (0)
+	ADD_ARG("-x");
+	ADD_ARG("cuda");
+	ADD_ARG("--cuda-device-only");
+	ADD_ARG("--cuda-gpu-arch=%s", kp_parse_arch(arch));
+	if (cuda_path)
+		ADD_ARG("--cuda-path=%s", cuda_path);
+	ADD_ARG("-std=c++17");
+	ADD_ARG("-Wno-unknown-cuda-version");
+	ADD_ARG("-ferror-limit=50");
+	const char *sd = stub_dir(cuda_path);
+	if (sd) {
+		ADD_ARG("-isystem");
+		ADD_ARG("%s", sd);
+	}
+	/* CUDA 13 keeps libcu++, CUB and Thrust (and what cooperative groups
+	 * include from them) under include/cccl, which nvcc adds through its
+	 * profile; clang's CUDA driver does not */
+	char cccl[4096];
+	snprintf(cccl, sizeof(cccl), "%s/include/cccl", cuda_root(cuda_path));
+	struct stat st;
+	if (stat(cccl, &st) == 0 && S_ISDIR(st.st_mode)) {
+		ADD_ARG("-isystem");
+		ADD_ARG("%s", cccl);
+	}
+#undef ADD_ARG
 }
 
 /* Flags from compile_commands.json: -I, -D, -U, -std, -include, -isystem. */
@@ -1387,20 +1445,7 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 		kp_strbuf_addc(&store, '\0');                                                      \
 		nstore++;                                                                          \
 	} while (0)
-	ADD_ARG("-x");
-	ADD_ARG("cuda");
-	ADD_ARG("--cuda-device-only");
-	ADD_ARG("--cuda-gpu-arch=%s", o->arch ? o->arch : "sm_90");
-	if (o->cuda_path)
-		ADD_ARG("--cuda-path=%s", o->cuda_path);
-	ADD_ARG("-std=c++17");
-	ADD_ARG("-Wno-unknown-cuda-version");
-	ADD_ARG("-ferror-limit=50");
-	const char *sd = stub_dir(o->cuda_path);
-	if (sd) {
-		ADD_ARG("-isystem");
-		ADD_ARG("%s", sd);
-	}
+	kp_clang_base_args(o->arch, o->cuda_path, &store, &nstore);
 	const char *shim = memmem(f->src, f->len, "__ldca", 6) ? ldca_shim() : NULL;
 	if (shim) {
 		ADD_ARG("-include");

@@ -29,6 +29,19 @@ enum { KP_PARSE_OK = 0, KP_PARSE_IO = -1, KP_PARSE_FAILED = -2, KP_PARSE_ERRORS 
  * the compiler's errors.  Always call kp_file_release() afterwards. */
 int kp_parse(kp_file *f, const char *path, const kp_parse_opts *o, char **errmsg);
 
+/* The clang arguments every parse shares (the file's and the batch's
+ * precompiled header must match): CUDA device side for the target as
+ * kp_parse_arch() maps it, --cuda-path, C++17, the CUDA 13 header stand-in
+ * and the toolkit's include/cccl.  Appended NUL-separated to store, *nstore
+ * counting them. */
+void kp_clang_base_args(const char *arch, const char *cuda_path, kp_strbuf *store, int *nstore);
+
+/* The target libclang parses for: `arch` itself, or for a target newer
+ * than this libclang knows (sm_100, sm_120 with libclang 19), the newest
+ * it does; device code parses the same, only __CUDA_ARCH__ differs.  The
+ * budget and the rest of the analysis keep the requested target. */
+const char *kp_parse_arch(const char *arch);
+
 /* "Debian clang version 19.1.7 ..." (static storage). */
 const char *kp_libclang_version(void);
 

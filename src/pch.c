@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "pch.h"
+#include "parse.h"
 
 #include "util.h"
 
@@ -22,38 +23,6 @@
 
 /* the smallest file-size limit a precompiled header is written under */
 #define KP_PCH_MIN_FSIZE ((rlim_t)64 << 20)
-
-/* parse.c's stand-in for texture_fetch_functions.h (CUDA 13 with
- * libclang 19): the same directory, created the same way. */
-static const char *stub_dir(const char *cuda_path, char *dir, size_t n)
-{
-	char probe[4096];
-	const char *cp = cuda_path;
-	if (!cp || !*cp)
-		cp = getenv("CUDA_HOME");
-	if (!cp || !*cp)
-		cp = getenv("CUDA_PATH");
-	if (!cp || !*cp)
-		cp = "/usr/local/cuda";
-	snprintf(probe, sizeof(probe), "%s/include/texture_fetch_functions.h", cp);
-	struct stat st;
-	if (stat(probe, &st) == 0)
-		return NULL;
-	const char *tmp = getenv("TMPDIR");
-	snprintf(dir, n, "%s/kpipe-stub-%d", tmp && *tmp ? tmp : "/tmp", (int)getuid());
-	mkdir(dir, 0700);
-	if (snprintf(probe, sizeof(probe), "%s/texture_fetch_functions.h", dir) >=
-	    (int)sizeof(probe))
-		return NULL;
-	if (stat(probe, &st) != 0) {
-		FILE *fp = fopen(probe, "w");
-		if (!fp)
-			return NULL;
-		fputs("/* kpipe: empty stand-in for a header CUDA 13 no longer ships */\n", fp);
-		fclose(fp);
-	}
-	return dir;
-}
 
 int kp_pch_build(const char *arch, const char *cuda_path, const char *const *args, int nargs,
 		 const char *main_path, const char *pch_path, char **err)
@@ -82,21 +51,7 @@ int kp_pch_build(const char *arch, const char *cuda_path, const char *const *arg
 		kp_strbuf_addc(&store, '\0');                                                      \
 		nstore++;                                                                          \
 	} while (0)
-	ADD_ARG("-x");
-	ADD_ARG("cuda");
-	ADD_ARG("--cuda-device-only");
-	ADD_ARG("--cuda-gpu-arch=%s", arch ? arch : "sm_90");
-	if (cuda_path)
-		ADD_ARG("--cuda-path=%s", cuda_path);
-	ADD_ARG("-std=c++17");
-	ADD_ARG("-Wno-unknown-cuda-version");
-	ADD_ARG("-ferror-limit=50");
-	char dir[4096];
-	const char *sd = stub_dir(cuda_path, dir, sizeof(dir));
-	if (sd) {
-		ADD_ARG("-isystem");
-		ADD_ARG("%s", sd);
-	}
+	kp_clang_base_args(arch, cuda_path, &store, &nstore);
 	for (int i = 0; i < nargs; i++)
 		ADD_ARG("%s", args[i]);
 #undef ADD_ARG

@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* --- sources -------------------------------------------------------------- */
 
@@ -1276,4 +1277,57 @@ Test(analyze_sizes, arch_changes_the_budget)
 	log_reasons(l);
 	cr_expect_eq(l->tile_bytes, 2 * 64 * 48 * 4);
 	cr_expect_null(find_reason(l, "kpipe-smem-over-limit"), "48 KB doubled fits 48 KB");
+}
+
+/* --- the front end: what nvcc finds, kpipe finds ------------------------------ */
+
+static int have_cccl(void)
+{
+	struct stat st;
+	const char *root = getenv("CUDA_HOME") ? getenv("CUDA_HOME") : "/usr/local/cuda";
+	char p[4096];
+	snprintf(p, sizeof(p), "%s/include/cccl", root);
+	return stat(p, &st) == 0;
+}
+
+/* CUDA 13 keeps libcu++/CUB/Thrust under include/cccl, which nvcc adds
+ * through its profile: cooperative groups and CUB parse without flags. */
+Test(parse, cccl_headers_without_flags)
+{
+	if (!have_cccl())
+		cr_skip_test("no CUDA toolkit with include/cccl here");
+	static const char src[] =
+		"#include <cooperative_groups.h>\n"
+		"#include <cub/block/block_reduce.cuh>\n"
+		"#include <cuda/pipeline>\n"
+		"namespace cg = cooperative_groups;\n"
+		"__global__ void k(float *a)\n"
+		"{\n"
+		"    using R = cub::BlockReduce<float, 128>;\n"
+		"    __shared__ typename R::TempStorage t;\n"
+		"    float v = R(t).Sum(a[threadIdx.x]);\n"
+		"    cg::this_thread_block().sync();\n"
+		"    if (threadIdx.x == 0) a[0] = v;\n"
+		"}\n";
+	int rc = parse_as("cccl.cu", src, "sm_90", NULL, 0);
+	if (rc != KP_PARSE_OK)
+		print_diags();
+	cr_assert_eq(rc, KP_PARSE_OK, "kp_parse: %d", rc);
+	cr_expect_eq(F.nkernels, 1);
+}
+
+/* Targets newer than this libclang knows are parsed as the newest it does;
+ * the analysis keeps the requested target (its shared-memory budget). */
+Test(parse, newer_targets_parse)
+{
+	const char *archs[] = {"sm_100", "sm_103", "sm_120", "sm_121"};
+	for (size_t i = 0; i < sizeof(archs) / sizeof(archs[0]); i++) {
+		analyze_args(ELIGIBLE, archs[i], NULL, 0, 0);
+		cr_expect_eq(AN.nloops, 1, "%s", archs[i]);
+		cr_expect(AN.loops[0]->eligible, "%s", archs[i]);
+		release();
+	}
+	cr_expect_str_eq(kp_parse_arch("sm_90"), "sm_90");
+	cr_expect_str_eq(kp_parse_arch("sm_80"), "sm_80");
+	cr_expect(strcmp(kp_parse_arch("sm_120"), "sm_120") == 0 || KPIPE_LIBCLANG_MAJOR < 20);
 }
