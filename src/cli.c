@@ -332,6 +332,24 @@ int kp_cli_print_parse_diags(const kp_file *f, int warnings_too)
 	return n;
 }
 
+int kp_cli_print_ignored_errors(const kp_file *f)
+{
+	if (!f->outside_errors)
+		return 0;
+	int n = 0;
+	for (int i = 0; i < f->ndiags; i++) {
+		const kp_parse_diag *d = &f->diags[i];
+		if (strcmp(d->severity, "error"))
+			continue;
+		fprintf(stderr,
+			"%s:%d:%d: warning: ignored, outside every kernel (host code nvcc may accept): "
+			"%s\n",
+			d->file, d->line, d->col, d->message);
+		n++;
+	}
+	return n;
+}
+
 const char **kp_cli_nvcc_flags(const kp_cli *o, const char *first, int *n)
 {
 	const char **v = kp_xcalloc((size_t)o->ncargs + 2, sizeof(char *));

@@ -76,5 +76,8 @@ const char **kp_cli_nvcc_flags(const kp_cli *o, const char *first, int *n);
 
 /* Prints libclang's diagnostics for the file; returns the error count. */
 int kp_cli_print_parse_diags(const kp_file *f, int warnings_too);
+/* The errors kp_parse ignored because they lie outside every kernel
+ * (f->outside_errors), as warnings on stderr; returns how many. */
+int kp_cli_print_ignored_errors(const kp_file *f);
 
 #endif

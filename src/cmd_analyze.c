@@ -482,6 +482,7 @@ int cmd_analyze(int argc, char **argv)
 			status = KP_EXIT_INPUT;
 			continue;
 		}
+		kp_cli_print_ignored_errors(&f);
 		kp_analyze_opts ao;
 		char *sk;
 		kp_cli_analyze_opts(&o, path, &ao, &sk);

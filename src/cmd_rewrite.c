@@ -244,6 +244,17 @@ int kp_rewrite_buffer(const kp_cli *o, const char *path, const char *contents, s
 		r->status = KP_EXIT_INPUT;
 		return KP_EXIT_INPUT;
 	}
+	for (int i = 0; f.outside_errors && i < f.ndiags; i++) {
+		const kp_parse_diag *d = &f.diags[i];
+		if (strcmp(d->severity, "error"))
+			continue;
+		kp_rw_diag_add(r, d->file, d->line, d->col, offset_of(f.src, f.len, d->line, d->col),
+			       "warning", NULL,
+			       kp_arena_printf(&f.arena,
+					       "ignored, outside every kernel (host code nvcc may accept): "
+					       "%s",
+					       d->message));
+	}
 	kp_analyze_opts ao;
 	char *sk;
 	kp_cli_analyze_opts(o, path, &ao, &sk);

@@ -139,6 +139,7 @@ typedef struct {
 	const char *severity; /* "error", "warning", "note" */
 	const char *file;
 	const char *message;
+	int semantic;         /* clang's "Semantic Issue" category (not a parse error) */
 } kp_parse_diag;
 
 typedef struct {
@@ -153,6 +154,8 @@ typedef struct {
 	kp_parse_diag *diags;
 	int ndiags;
 	int nerrors;
+	int outside_errors; /* errors all in the main file, outside every kernel:
+			     * ignored (kp_parse returned OK); the diags keep them */
 	int has_bom;
 	unsigned last_include_end; /* offset after the last #include line, 0 none */
 	int includes_pipeline;     /* main file includes <cuda_pipeline.h> */

@@ -1383,10 +1383,41 @@ static void add_diag(kp_file *f, CXDiagnostic d, pctx *c)
 		x->file = f->path;
 	x->severity = sev >= CXDiagnostic_Error ? "error" : "warning";
 	x->message = cx_dup(&f->arena, clang_getDiagnosticSpelling(d));
+	CXString cat = clang_getDiagnosticCategoryText(d);
+	const char *cs = clang_getCString(cat);
+	x->semantic = cs && !strcmp(cs, "Semantic Issue");
+	clang_disposeString(cat);
 	f->diags = nd;
 	f->ndiags++;
 	if (sev >= CXDiagnostic_Error)
 		f->nerrors++;
+}
+
+/* Whether every error is a semantic one (not a parse error, which can
+ * change where a kernel ends), in the main file and outside every kernel
+ * (host code clang rejects and nvcc accepts: `time()` without <ctime>,
+ * host `max` on mixed types ...).  Then the kernels' own ASTs are intact
+ * and are analysed; a kernel with an error inside is never.  Needs at
+ * least one kernel. */
+static int errors_outside_kernels(kp_file *f)
+{
+	if (!f->nkernels)
+		return 0;
+	for (int i = 0; i < f->ndiags; i++) {
+		const kp_parse_diag *d = &f->diags[i];
+		if (strcmp(d->severity, "error"))
+			continue;
+		if (d->file != f->path || d->line <= 0 || !d->semantic)
+			return 0;
+		for (int k = 0; k < f->nkernels; k++) {
+			const kp_kernel *kr = f->kernels[k];
+			int b = kr->line, e, col;
+			kp_file_linecol(f, kr->end, &e, &col);
+			if (b <= 0 || (d->line >= b && d->line <= e))
+				return 0;
+		}
+	}
+	return 1;
 }
 
 /* clang's CUDA wrapper leaves out sm_32_intrinsics.h, so __ldca (which
@@ -1524,7 +1555,9 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 	if (c.nd)
 		memcpy(f->decls, c.dvals, sizeof(kp_decl *) * (size_t)c.nd);
 	f->ndecls = c.nd;
-	if (f->nerrors)
+	if (f->nerrors && errors_outside_kernels(f))
+		f->outside_errors = f->nerrors;
+	if (f->nerrors && !f->outside_errors)
 		rc = KP_PARSE_ERRORS;
 	else if (c.too_deep) {
 		kp_strbuf m = KP_STRBUF_INIT;

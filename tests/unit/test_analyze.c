@@ -1331,3 +1331,19 @@ Test(parse, newer_targets_parse)
 	cr_expect_str_eq(kp_parse_arch("sm_80"), "sm_80");
 	cr_expect(strcmp(kp_parse_arch("sm_120"), "sm_120") == 0 || KPIPE_LIBCLANG_MAJOR < 20);
 }
+
+/* Host code clang rejects and nvcc accepts does not stop the analysis of
+ * kernels whose own code is intact; an error inside a kernel still does. */
+Test(parse, errors_outside_kernels_are_ignored)
+{
+	static const char host[] = ELIGIBLE "int main() { srand(time(NULL)); return 0; }\n";
+	analyze_src(host);
+	cr_expect_eq(F.outside_errors, 1, "%d", F.outside_errors);
+	cr_expect(only_loop()->eligible);
+	release();
+	static const char inside[] = HEAD FOR LOAD SYNC COMP "        acc += (float)time(NULL);\n" SYNC
+		END TAIL;
+	int rc = parse_as("snippet.cu", inside, "sm_90", NULL, 0);
+	cr_expect_eq(rc, KP_PARSE_ERRORS, "an error inside the kernel must stop it: %d", rc);
+	cr_expect_eq(F.outside_errors, 0);
+}
