@@ -1674,6 +1674,20 @@ static void check_tile_uses(actx *c)
 			sw.read->decl->name);
 }
 
+/* Whether a subtree references an induction variable (macro bodies
+ * included: the AST has their declaration references too). */
+static int refs_induction(const kp_loop *l, const kp_node *n)
+{
+	if (!n)
+		return 0;
+	if (n->kind == KP_N_DECLREF && n->decl && is_ind(l, n->decl))
+		return 1;
+	for (int i = 0; i < n->nkids; i++)
+		if (refs_induction(l, n->kids[i]))
+			return 1;
+	return 0;
+}
+
 /* Whether the loop condition is monotone in the tiles: `v < E`, `v <= E`
  * (or `E > v` ...) with v the counter stepping up by a positive constant
  * (or `v > E` stepping down, v signed), E free of induction variables.
@@ -1699,11 +1713,8 @@ static int cond_monotone(actx *c)
 			if (l->ind[i].var == v->decl)
 				in = &l->ind[i];
 		/* the other side must not move */
-		kp_node *o = cs->kids[1 - side];
-		for (int i = 0; i < l->nind; i++)
-			if (o->in_main &&
-			    kp_mentions_ident(c->f->src, o->begin, o->end, l->ind[i].var->name))
-				return 0;
+		if (refs_induction(l, cs->kids[1 - side]))
+			return 0;
 		long long step = 1;
 		kp_node *sn = step_node(in->stmt);
 		if (sn && kp_eval(sn, c->k, c->iv, &step))

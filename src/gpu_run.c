@@ -1179,6 +1179,26 @@ static void run_harness(kp_validate_result *r, const kp_gpu_opts *o, workdir *w,
 	free(text);
 }
 
+/* compute-sanitizer `tool` on one launch (--single) of the harness at
+ * `size`, with the library `lib` under the harness name `name`. */
+static void sanitizer_argv(args *a, kp_arena *ar, const char *san, const char *tool,
+			   const char *harness, const char *size, const char *name, const char *lib)
+{
+	arg(a, san);
+	arg(a, "--tool");
+	arg(a, tool);
+	arg(a, "--error-exitcode");
+	arg(a, "86");
+	arg(a, "--print-limit");
+	arg(a, "20");
+	arg(a, harness);
+	arg(a, "--single");
+	arg(a, "--sizes");
+	arg(a, size);
+	arg(a, "--lib");
+	arg(a, kp_arena_printf(ar, "%s=%s", name, lib));
+}
+
 static void run_sanitizers(kp_validate_result *r, const kp_gpu_opts *o, workdir *w,
 			   const char *root, const char *harness, const char *lib)
 {
@@ -1196,19 +1216,8 @@ static void run_sanitizers(kp_validate_result *r, const kp_gpu_opts *o, workdir 
 	for (int i = 0; i < (int)N; i++) {
 		outs[i] = wpath(w,
 				kp_arena_printf(&g->arena, "sanitizer-%s.txt", sanitizer_tools[i]));
-		arg(&a[i], san);
-		arg(&a[i], "--tool");
-		arg(&a[i], sanitizer_tools[i]);
-		arg(&a[i], "--error-exitcode");
-		arg(&a[i], "86");
-		arg(&a[i], "--print-limit");
-		arg(&a[i], "20");
-		arg(&a[i], harness);
-		arg(&a[i], "--single");
-		arg(&a[i], "--sizes");
-		arg(&a[i], g->sanitize_size);
-		arg(&a[i], "--lib");
-		arg(&a[i], kp_arena_printf(&g->arena, "%s=%s", KP_GPU_REWRITTEN, lib));
+		sanitizer_argv(&a[i], &g->arena, san, sanitizer_tools[i], harness, g->sanitize_size,
+			       KP_GPU_REWRITTEN, lib);
 		proc_start(&p[i], argv_of(&a[i]), outs[i], NULL);
 	}
 	proc_wait(p, N, g->sanitize_timeout_s);
@@ -1362,19 +1371,8 @@ static void sanitize_versions(kp_gpu_result *g, const kp_gpu_opts *o, workdir *w
 		int v = 1 + k / (int)T, t = k % (int)T;
 		outs[k] = wpath(w, kp_arena_printf(&g->arena, "sanitizer-%s-%s.txt", names[v],
 						   tune_sanitizers[t]));
-		arg(&a[k], san);
-		arg(&a[k], "--tool");
-		arg(&a[k], tune_sanitizers[t]);
-		arg(&a[k], "--error-exitcode");
-		arg(&a[k], "86");
-		arg(&a[k], "--print-limit");
-		arg(&a[k], "20");
-		arg(&a[k], harness);
-		arg(&a[k], "--single");
-		arg(&a[k], "--sizes");
-		arg(&a[k], "small");
-		arg(&a[k], "--lib");
-		arg(&a[k], kp_arena_printf(&g->arena, "%s=%s", names[v], libs[v]));
+		sanitizer_argv(&a[k], &g->arena, san, tune_sanitizers[t], harness, "small", names[v],
+			       libs[v]);
 		proc_start(&p[k], argv_of(&a[k]), outs[k], NULL);
 	}
 	if (np > 0)
