@@ -2611,6 +2611,15 @@ int kp_analyze(kp_analysis *out, kp_file *f, const kp_analyze_opts *o)
 				free(per);
 			} else
 				l = analyze_one(f, k, cands.v[i], i + 1, -1, o);
+			if (k->error) { /* analysed for the report, never rewritten */
+				actx c = {f, k, NULL, l, NULL};
+				add_reason(
+					&c, NULL, "kpipe-kernel-error",
+					"clang reports an error in this kernel (%s); kpipe does not "
+					"rewrite a kernel that does not compile",
+					k->error);
+				l->eligible = 0;
+			}
 			if (out->nloops == cap) {
 				cap = cap ? cap * 2 : 8;
 				kp_loop **nl = kp_arena_alloc(&f->arena, sizeof(*nl) * (size_t)cap);

@@ -76,6 +76,11 @@ void kp_rw_result_release(kp_rw_result *r)
 	free(r->abs_path);
 	free(r->output);
 	free(r->diff);
+	for (int i = 0; i < r->nheaders; i++)
+		kp_rw_result_release(&r->headers[i]);
+	free(r->headers);
+	free(r->included_from);
+	free(r->text);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -184,6 +189,8 @@ cJSON *kp_rw_result_to_json(const kp_rw_result *r, int internal)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "path", r->path ? r->path : "");
+	if (r->included_from)
+		cJSON_AddStringToObject(o, "included_from", r->included_from);
 	cJSON_AddStringToObject(o, "status", status_name(r));
 	cJSON_AddNumberToObject(o, "exit", r->status);
 	add_str_or_null(o, "output", r->output);
@@ -218,6 +225,13 @@ cJSON *kp_rw_result_to_json(const kp_rw_result *r, int internal)
 			cJSON_AddStringToObject(x, "text", r->fixes[i].text);
 			cJSON_AddNumberToObject(x, "diag", r->fixes[i].diag);
 			cJSON_AddItemToArray(fs, x);
+		}
+		if (r->text)
+			cJSON_AddItemToObject(o, "text", cJSON_CreateString(r->text));
+		if (r->nheaders) {
+			cJSON *hs = cJSON_AddArrayToObject(o, "headers");
+			for (int i = 0; i < r->nheaders; i++)
+				cJSON_AddItemToArray(hs, kp_rw_result_to_json(&r->headers[i], 1));
 		}
 	}
 	return o;
@@ -271,6 +285,22 @@ int kp_rw_result_from_json(kp_rw_result *r, const cJSON *o)
 		f->len = (unsigned)jnum(e, "len");
 		f->text = kp_xstrdup(jstr(e, "text") ? jstr(e, "text") : "");
 		f->diag = (int)jnum(e, "diag");
+	}
+	r->included_from = dup_or_null(jstr(o, "included_from"));
+	if (jstr(o, "text")) {
+		r->text = kp_xstrdup(jstr(o, "text"));
+		r->textlen = strlen(r->text);
+	}
+	const cJSON *hs = cJSON_GetObjectItemCaseSensitive(o, "headers");
+	int nh = cJSON_GetArraySize(hs);
+	if (nh > 0) {
+		r->headers = kp_xcalloc((size_t)nh, sizeof(*r->headers));
+		cJSON_ArrayForEach(e, hs)
+		{
+			if (kp_rw_result_from_json(&r->headers[r->nheaders], e))
+				return -1;
+			r->nheaders++;
+		}
 	}
 	return 0;
 }
@@ -408,6 +438,12 @@ static void bfiles_add(bfiles *l, const char *path, const char *abs)
 	l->n++;
 }
 
+static int has_suffix(const char *p, const char *suf)
+{
+	size_t n = strlen(p), k = strlen(suf);
+	return n >= k && !strcmp(p + n - k, suf);
+}
+
 static int is_cuda_name(const char *p)
 {
 	const char *dot = strrchr(p, '.');
@@ -496,6 +532,13 @@ static char *shown_path(const char *abs, const char *cwd)
 	return kp_xstrdup(abs);
 }
 
+static int cmp_result_path(const void *a, const void *b)
+{
+	const kp_rw_result *x = *(const kp_rw_result *const *)a,
+			   *y = *(const kp_rw_result *const *)b;
+	return strcmp(x->path, y->path);
+}
+
 static int cmp_bfile(const void *a, const void *b)
 {
 	return strcmp(((const bfile *)a)->path, ((const bfile *)b)->path);
@@ -545,6 +588,11 @@ typedef struct {
 	const char *tmpdir;
 	int no_compdb;
 	int reports_only;
+	/* project headers with kernels: the real paths already handled, each
+	 * by the first file (in order) whose translation unit reached it */
+	char **owned;
+	int nowned;
+	int dropped_headers; /* headers not handled because the batch is sharded */
 } batch;
 
 static double now(void)
@@ -584,6 +632,79 @@ static int write_or_diag(kp_rw_result *r, const char *path, const char *data, si
 	return e;
 }
 
+/*
+ * The outputs of one rewritten file (a batch's input, or a project header
+ * rewritten through one): --diff into r->diff, -i (with the backup) or
+ * --out-dir (the file's place under root mirrored there).  `path` is the
+ * file as printed, `abs` its real path; src the text it had, out its new
+ * text.  A write that fails becomes an error in r.  Returns 0 or -1.
+ */
+int kp_rw_write(const kp_cli *o, kp_rw_result *r, const char *path, const char *abs,
+		const char *src, size_t len, const char *out, size_t outlen, const char *root)
+{
+	if (o->diff) {
+		r->diff = kp_batch_diff(path, src, len, out, outlen);
+		return 0;
+	}
+	if (o->in_place) {
+		if (o->backup_suffix) {
+			kp_strbuf bk = KP_STRBUF_INIT;
+			kp_strbuf_addf(&bk, "%s%s", path, o->backup_suffix);
+			int e = kp_write_file_atomic_like(kp_strbuf_str(&bk), src, len, path);
+			if (e) {
+				kp_strbuf sb = KP_STRBUF_INIT;
+				kp_strbuf_addf(&sb, "cannot write '%s': %s", kp_strbuf_str(&bk),
+					       strerror(-e));
+				kp_rw_diag_add(r, NULL, 0, 0, -1, "error", NULL,
+					       kp_strbuf_str(&sb));
+				kp_strbuf_release(&sb);
+				r->status = KP_EXIT_INPUT;
+			}
+			kp_strbuf_release(&bk);
+			if (e)
+				return -1;
+		}
+		if (write_or_diag(r, path, out, outlen))
+			return -1;
+		r->output = kp_xstrdup(path);
+		return 0;
+	}
+	if (!o->out_dir)
+		return 0;
+	size_t k = strlen(root);
+	int top = !strcmp(root, "/");
+	if (!top && (strncmp(abs, root, k) || abs[k] != '/')) {
+		kp_strbuf sb = KP_STRBUF_INIT;
+		kp_strbuf_addf(&sb,
+			       "not written: the file lies outside the inputs' directory '%s', "
+			       "which --out-dir mirrors; use -i or --diff",
+			       root);
+		kp_rw_diag_add(r, NULL, 0, 0, -1, "error", NULL, kp_strbuf_str(&sb));
+		kp_strbuf_release(&sb);
+		r->status = KP_EXIT_INPUT;
+		return -1;
+	}
+	const char *rel = abs + k + (top ? 0 : 1);
+	char *dest = join(o->out_dir, rel);
+	char *dd = kp_xstrdup(dest);
+	int me = mkdirs(dirname(dd));
+	free(dd);
+	int rc = 0;
+	if (me) {
+		kp_strbuf sb = KP_STRBUF_INIT;
+		kp_strbuf_addf(&sb, "cannot create the directory of '%s': %s", dest, strerror(-me));
+		kp_rw_diag_add(r, NULL, 0, 0, -1, "error", NULL, kp_strbuf_str(&sb));
+		kp_strbuf_release(&sb);
+		r->status = KP_EXIT_INPUT;
+		rc = -1;
+	} else if (!write_or_diag(r, dest, out, outlen))
+		r->output = kp_xstrdup(dest);
+	else
+		rc = -1;
+	free(dest);
+	return rc;
+}
+
 /* One file, in a child: rewrite, write the output, fill r. */
 static void do_file(const batch *b, int i, kp_rw_result *r)
 {
@@ -606,52 +727,18 @@ static void do_file(const batch *b, int i, kp_rw_result *r)
 	char *out = NULL;
 	size_t outlen = 0;
 	const char *pch = f->group >= 0 ? b->pch[f->group] : NULL;
-	int rc = kp_rewrite_buffer(o, f->path, src, len, (const char *const *)f->args, f->nargs,
-				   b->no_compdb, pch, r, &out, &outlen);
-	if (rc == KP_EXIT_OK && !o->dry_run && !b->reports_only) {
-		if (o->diff) {
-			r->diff = kp_batch_diff(f->path, src, len, out, outlen);
-		} else if (o->in_place) {
-			int ok = 1;
-			if (o->backup_suffix) {
-				kp_strbuf bk = KP_STRBUF_INIT;
-				kp_strbuf_addf(&bk, "%s%s", f->path, o->backup_suffix);
-				int e = kp_write_file_atomic_like(kp_strbuf_str(&bk), src, len,
-								  f->path);
-				if (e) {
-					kp_strbuf sb = KP_STRBUF_INIT;
-					kp_strbuf_addf(&sb, "cannot write '%s': %s",
-						       kp_strbuf_str(&bk), strerror(-e));
-					kp_rw_diag_add(r, NULL, 0, 0, -1, "error", NULL,
-						       kp_strbuf_str(&sb));
-					kp_strbuf_release(&sb);
-					r->status = KP_EXIT_INPUT;
-					ok = 0;
-				}
-				kp_strbuf_release(&bk);
-			}
-			if (ok && !write_or_diag(r, f->path, out, outlen))
-				r->output = kp_xstrdup(f->path);
-		} else if (o->out_dir) {
-			size_t k = strlen(b->root);
-			const char *rel = f->abs + k + (strcmp(b->root, "/") ? 1 : 0);
-			char *dest = join(o->out_dir, rel);
-			char *dd = kp_xstrdup(dest);
-			int me = mkdirs(dirname(dd));
-			free(dd);
-			if (me) {
-				kp_strbuf sb = KP_STRBUF_INIT;
-				kp_strbuf_addf(&sb, "cannot create the directory of '%s': %s", dest,
-					       strerror(-me));
-				kp_rw_diag_add(r, NULL, 0, 0, -1, "error", NULL,
-					       kp_strbuf_str(&sb));
-				kp_strbuf_release(&sb);
-				r->status = KP_EXIT_INPUT;
-			} else if (!write_or_diag(r, dest, out, outlen))
-				r->output = kp_xstrdup(dest);
-			free(dest);
-		}
-	}
+	kp_rw_input in = {.path = f->path,
+			  .contents = src,
+			  .len = len,
+			  .extra_args = (const char *const *)f->args,
+			  .nextra = f->nargs,
+			  .no_compdb = b->no_compdb,
+			  .pch = pch,
+			  .headers = 1,
+			  .header_root = b->root};
+	int rc = kp_rewrite_buffer(o, &in, r, &out, &outlen);
+	if (rc == KP_EXIT_OK && out && !o->dry_run && !b->reports_only)
+		kp_rw_write(o, r, f->path, f->abs, src, len, out, outlen, b->root);
 	free(out);
 	free(src);
 	r->seconds = now() - t0;
@@ -792,18 +879,91 @@ typedef struct {
 	int n;
 } collect;
 
+static int owned(const batch *b, const char *abs)
+{
+	for (int i = 0; i < b->nowned; i++)
+		if (!strcmp(b->owned[i], abs))
+			return 1;
+	return 0;
+}
+
+/*
+ * The project headers a file's translation unit rewrote (r->headers): the
+ * first file in order to reach a header owns it, and its result is kept
+ * (printed, written, counted); a later file's result for the same header
+ * goes.  A sharded batch keeps none: the shard that owns a header is not
+ * known to the others.
+ */
+static void own_headers(batch *b, kp_rw_result *r)
+{
+	const kp_cli *o = b->o;
+	int k = 0;
+	for (int h = 0; h < r->nheaders; h++) {
+		kp_rw_result *x = &r->headers[h];
+		size_t rl = strlen(b->root);
+		const char *rel = !strncmp(x->abs_path, b->root, rl) && x->abs_path[rl] == '/'
+					  ? x->abs_path + rl + 1
+					  : x->abs_path;
+		int seen = owned(b, x->abs_path), drop = seen || o->shard_n;
+		if (!seen) {
+			b->owned = kp_xrealloc(b->owned, sizeof(char *) * (size_t)(b->nowned + 1));
+			b->owned[b->nowned++] = kp_xstrdup(x->abs_path);
+		}
+		if (excluded(o, rel, x->path))
+			drop = 1;
+		else if (o->shard_n && !seen) {
+			int input = 0;
+			for (int i = 0; i < b->files->n && !input; i++)
+				input = !strcmp(b->files->v[i].abs, x->abs_path);
+			b->dropped_headers += !input;
+		} else if (seen && o->verbose)
+			fprintf(stderr, "%s: note: already handled through an earlier file\n",
+				x->path);
+		if (drop) {
+			kp_rw_result_release(x);
+			continue;
+		}
+		if (x->text && !o->dry_run && !b->reports_only) {
+			char *old = NULL;
+			size_t oldlen = 0;
+			int e = kp_read_file(x->abs_path, &old, &oldlen);
+			if (e) {
+				kp_strbuf sb = KP_STRBUF_INIT;
+				kp_strbuf_addf(&sb, "cannot read: %s", strerror(-e));
+				kp_rw_diag_add(x, NULL, 0, 0, -1, "error", NULL,
+					       kp_strbuf_str(&sb));
+				kp_strbuf_release(&sb);
+				x->status = KP_EXIT_INPUT;
+			} else
+				kp_rw_write(o, x, x->path, x->abs_path, old, oldlen, x->text,
+					    x->textlen, b->root);
+			free(old);
+		}
+		r->headers[k++] = *x;
+	}
+	r->nheaders = k;
+}
+
+/* Prints one result: its diagnostics, its diff or its --dry-run line. */
+static void print_result(const batch *b, const kp_rw_result *r)
+{
+	kp_rw_print_diags(r, b->o->verbose, stderr);
+	if (r->diff)
+		fputs(r->diff, stdout);
+	else if (b->o->dry_run && !strcmp(b->o->format, "text") && r->status != KP_EXIT_INPUT)
+		printf(r->status == KP_EXIT_OK ? "%s: would pipeline %d of %d loop%s\n"
+					       : "%s: nothing to pipeline\n",
+		       r->path, r->pipelined, r->loops, r->loops == 1 ? "" : "s");
+}
+
 static void flush_ordered(batch *b, collect *c)
 {
 	while (c->print_next < c->n && c->done[c->print_next]) {
 		kp_rw_result *r = &c->results[c->print_next];
-		kp_rw_print_diags(r, b->o->verbose, stderr);
-		if (r->diff)
-			fputs(r->diff, stdout);
-		else if (b->o->dry_run && !strcmp(b->o->format, "text") &&
-			 r->status != KP_EXIT_INPUT)
-			printf(r->status == KP_EXIT_OK ? "%s: would pipeline %d of %d loop%s\n"
-						       : "%s: nothing to pipeline\n",
-			       r->path, r->pipelined, r->loops, r->loops == 1 ? "" : "s");
+		own_headers(b, r);
+		print_result(b, r);
+		for (int h = 0; h < r->nheaders; h++)
+			print_result(b, &r->headers[h]);
 		fflush(stdout);
 		fflush(stderr);
 		c->print_next++;
@@ -1075,18 +1235,61 @@ int kp_batch_run(const kp_cli *o)
 		b.pch_ids = NULL;
 		free(ids);
 	}
+	/* the .cuh inputs last: one that a .cu file's translation unit reached
+	 * (with its instantiations) is handled there, not on its own */
+	bfiles late = {0};
+	int n1 = 0;
+	for (int i = 0; i < files.n; i++)
+		if (!has_suffix(files.v[i].path, ".cuh"))
+			files.v[n1++] = files.v[i];
+		else {
+			late.v = kp_xrealloc(late.v, sizeof(*late.v) * (size_t)(late.n + 1));
+			late.v[late.n++] = files.v[i];
+		}
+	for (int i = 0; i < late.n; i++)
+		files.v[n1 + i] = late.v[i];
 	collect c = {0};
-	c.n = files.n;
+	c.n = n1;
 	c.results = kp_xcalloc((size_t)files.n + 1, sizeof(*c.results));
 	c.done = kp_xcalloc((size_t)files.n + 1, 1);
-	run_pool(&b, files.n, jobs, file_job, file_done, &c);
+	run_pool(&b, n1, jobs, file_job, file_done, &c);
+	int n2 = 0;
+	for (int i = 0; i < late.n; i++)
+		if (o->shard_n || !owned(&b, late.v[i].abs))
+			late.v[n2++] = late.v[i];
+	late.n = n2;
+	collect c2 = {0};
+	c2.n = n2;
+	c2.results = c.results + n1;
+	c2.done = c.done + n1;
+	b.files = &late;
+	run_pool(&b, n2, jobs, file_job, file_done, &c2);
+	b.files = &files;
+	free(late.v);
+	int nres = n1 + n2;
+	if (b.dropped_headers)
+		fprintf(stderr,
+			"kpipe rewrite: note: %d project header%s with kernels reached through these "
+			"files %s not rewritten: a sharded batch (--shard) does not know which shard "
+			"owns a header; run without --shard\n",
+			b.dropped_headers, b.dropped_headers == 1 ? "" : "s",
+			b.dropped_headers == 1 ? "is" : "are");
 	double secs = now() - t0;
-	const kp_rw_result **rp = kp_xcalloc((size_t)files.n + 1, sizeof(*rp));
-	int any_ok = 0, any_err = 0;
-	for (int i = 0; i < files.n; i++) {
-		rp[i] = &c.results[i];
-		any_ok |= c.results[i].status == KP_EXIT_OK;
-		any_err |= c.results[i].status == KP_EXIT_INPUT;
+	int nall = nres;
+	for (int i = 0; i < nres; i++)
+		nall += c.results[i].nheaders;
+	const kp_rw_result **rp = kp_xcalloc((size_t)nall + 1, sizeof(*rp));
+	int any_ok = 0, any_err = 0, nrp = 0;
+	for (int i = 0; i < nres; i++) {
+		rp[nrp++] = &c.results[i];
+		for (int h = 0; h < c.results[i].nheaders; h++)
+			rp[nrp++] = &c.results[i].headers[h];
+	}
+	/* the reports list the files in path order, whichever phase ran them */
+	qsort(rp, (size_t)nrp, sizeof(*rp), cmp_result_path);
+	for (int i = 0; i < nrp; i++) {
+		any_ok |= rp[i]->status == KP_EXIT_OK;
+		any_err |= rp[i]->status == KP_EXIT_INPUT;
 	}
 	if (any_err)
 		rc = KP_EXIT_INPUT;
@@ -1095,17 +1298,17 @@ int kp_batch_run(const kp_cli *o)
 	else
 		rc = any_ok ? KP_EXIT_OK : KP_EXIT_NOTHING;
 	if (!strcmp(o->format, "json")) {
-		char *j = kp_batch_report_json(rp, files.n, secs, jobs);
+		char *j = kp_batch_report_json(rp, nrp, secs, jobs);
 		fputs(j, stdout);
 		free(j);
 	} else if (!strcmp(o->format, "sarif")) {
-		char *s = kp_sarif_log(rp, files.n, cwd, rc);
+		char *s = kp_sarif_log(rp, nrp, cwd, rc);
 		fputs(s, stdout);
 		free(s);
 	}
-	print_summary(stderr, rp, files.n, secs, jobs, o->dry_run);
+	print_summary(stderr, rp, nrp, secs, jobs, o->dry_run);
 	if (o->export_fixes) {
-		char *y = kp_fixes_yaml(rp, files.n, "", cwd);
+		char *y = kp_fixes_yaml(rp, nrp, "", cwd);
 		int e = kp_write_file_atomic(o->export_fixes, y, strlen(y));
 		free(y);
 		if (e) {
@@ -1114,11 +1317,14 @@ int kp_batch_run(const kp_cli *o)
 			rc = KP_EXIT_INPUT;
 		}
 	}
-	for (int i = 0; i < files.n; i++)
+	for (int i = 0; i < nres; i++)
 		kp_rw_result_release(&c.results[i]);
 	free(c.results);
 	free(c.done);
 	free(rp);
+	for (int i = 0; i < b.nowned; i++)
+		free(b.owned[i]);
+	free(b.owned);
 	for (int g = 0; g < b.ngroups; g++) {
 		free(b.group_key[g]);
 		free(b.pch[g]);

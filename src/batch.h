@@ -55,7 +55,7 @@ typedef struct {
 void kp_counts_add(kp_counts *c, const char *name, int n);
 void kp_counts_release(kp_counts *c);
 
-typedef struct {
+typedef struct kp_rw_result {
 	char *path;     /* as printed (the input, or --assume-filename) */
 	char *abs_path; /* absolute path for fixes; NULL when unknown */
 	char *output;   /* the file written, NULL when none */
@@ -68,6 +68,17 @@ typedef struct {
 	int nfixes;
 	char *diff;     /* --diff in a batch */
 	double seconds; /* time spent on the file */
+	/* Kernels in project headers (--header-filter): one result per header
+	 * whose kernels this file's translation unit analysed.  A header's
+	 * result names the file it was reached through, and holds its
+	 * rewritten text when something was pipelined: whoever runs the
+	 * file (cmd_rewrite.c, or the batch's parent, which lets the first
+	 * file to reach a header own it) writes it. */
+	struct kp_rw_result *headers;
+	int nheaders;
+	char *included_from;
+	char *text;
+	size_t textlen;
 } kp_rw_result;
 
 void kp_rw_result_release(kp_rw_result *r);
@@ -79,13 +90,36 @@ int kp_rw_diag_add(kp_rw_result *r, const char *file, int line, int col, long of
  * kpipe-pipelined notes only when verbose (as `note: pipelined with ...`). */
 void kp_rw_print_diags(const kp_rw_result *r, int verbose, void *fp);
 
+/* What kp_rewrite_buffer() rewrites: one file's text with the flags of its
+ * batch (a compilation database's, a precompiled header), and where the
+ * project headers whose kernels it rewrites too may lie. */
+typedef struct {
+	const char *path;     /* as printed and parsed */
+	const char *contents; /* its text */
+	size_t len;
+	const char *const *extra_args; /* flags before the user's (the database's) */
+	int nextra;
+	int no_compdb;           /* do not look for compile_commands.json */
+	const char *pch;         /* a precompiled header of the CUDA headers, or NULL */
+	int headers;             /* rewrite kernels in project headers too (r->headers) */
+	const char *header_root; /* without --header-filter: headers under this real
+				    directory; NULL for the input's own */
+} kp_rw_input;
+
 /* cmd_rewrite.c: rewrites one buffer.  Fills r (diagnostics, counts,
- * fixes) and *out (NULL when nothing changed); `pch` is a precompiled
- * header of the CUDA wrapper headers to parse with, or NULL.  Returns the
- * file's exit code. */
-int kp_rewrite_buffer(const kp_cli *o, const char *path, const char *src, size_t len,
-		      const char *const *extra_args, int nextra, int no_compdb, const char *pch,
-		      kp_rw_result *r, char **out, size_t *outlen);
+ * fixes, and a result per project header with kernels) and *out (NULL when
+ * nothing changed in the file itself).  Returns the file's exit code:
+ * KP_EXIT_OK when a loop was pipelined in it or in one of its headers. */
+int kp_rewrite_buffer(const kp_cli *o, const kp_rw_input *in, kp_rw_result *r, char **out,
+		      size_t *outlen);
+
+/* The outputs of one rewritten file, by the options: --diff into r->diff,
+ * -i (and its backup), or --out-dir mirroring the file's place under
+ * root.  path as printed, abs its real path, src/len the old text and
+ * out/outlen the new.  A failed write becomes an error in r; returns 0 or
+ * -1. */
+int kp_rw_write(const kp_cli *o, kp_rw_result *r, const char *path, const char *abs,
+		const char *src, size_t len, const char *out, size_t outlen, const char *root);
 
 /* realpath(), or the path made absolute when the file does not exist. */
 char *kp_batch_abs_path(const char *path);

@@ -7,6 +7,7 @@
 #include "cli.h"
 
 #include <cjson/cJSON.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,7 @@ static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const ch
 			{"--no-sanitize", NULL, 0},
 			{"--sizes", NULL, 1},
 			{"--gpu-dir", NULL, 1},
+			{"--header-filter", NULL, 1},
 		};
 		int found = -1;
 		for (size_t k = 0; k < KP_ARRAY_LEN(opts); k++)
@@ -171,7 +173,21 @@ static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const ch
 			o->sizes = val;
 		else if (!strcmp(n, "--gpu-dir"))
 			o->gpu_dir = val;
-		else if (!strcmp(n, "-j")) {
+		else if (!strcmp(n, "--header-filter")) {
+			regex_t re;
+			int e = regcomp(&re, val, REG_EXTENDED | REG_NOSUB);
+			if (e) {
+				char why[256];
+				regerror(e, &re, why, sizeof(why));
+				fprintf(stderr,
+					"kpipe %s: error: invalid regular expression '%s' for "
+					"'--header-filter': %s\n",
+					cmd, val, why);
+				return KP_EXIT_USAGE;
+			}
+			regfree(&re);
+			o->header_filter = val;
+		} else if (!strcmp(n, "-j")) {
 			char *end;
 			long v = strtol(val, &end, 10);
 			if (*end || end == val || v <= 0 || v > 1024) {
@@ -196,8 +212,7 @@ static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const ch
 			}
 			o->shard_i = (int)i;
 			o->shard_n = (int)m;
-		}
-		else if (!strcmp(n, "--stages") || !strcmp(n, "--threads")) {
+		} else if (!strcmp(n, "--stages") || !strcmp(n, "--threads")) {
 			char *end;
 			long v = strtol(val, &end, 10);
 			if (*end || v <= 0 || v > 4096 || (!strcmp(n, "--stages") && (v < 2 || v > 8))) {
@@ -260,6 +275,7 @@ void kp_cli_parse_opts(const kp_cli *o, kp_parse_opts *po)
 	po->args = o->cargs;
 	po->nargs = o->ncargs;
 	po->build_dir = o->build_dir;
+	po->header_filter = o->header_filter;
 }
 
 /* Threads per block and kernel name from a launch description. */
@@ -341,10 +357,15 @@ int kp_cli_print_ignored_errors(const kp_file *f)
 		const kp_parse_diag *d = &f->diags[i];
 		if (strcmp(d->severity, "error"))
 			continue;
-		fprintf(stderr,
-			"%s:%d:%d: warning: ignored, outside every kernel (host code nvcc may accept): "
-			"%s\n",
-			d->file, d->line, d->col, d->message);
+		if (d->kernel)
+			fprintf(stderr,
+				"%s:%d:%d: warning: in kernel '%s', which is not rewritten: %s\n",
+				d->file, d->line, d->col, d->kernel, d->message);
+		else
+			fprintf(stderr,
+				"%s:%d:%d: warning: ignored, outside every kernel (host code nvcc may "
+				"accept): %s\n",
+				d->file, d->line, d->col, d->message);
 		n++;
 	}
 	return n;

@@ -56,6 +56,10 @@ typedef struct {
 		       */
 	const char *sizes;     /* --sizes a,b: the launch description's sizes to run */
 	const char *gpu_dir;   /* --gpu-dir DIR: keep the GPU harness there */
+	/* kernels in project headers (analyze, rewrite): --header-filter REGEX
+	 * (POSIX extended, searched in each header's real path; "" none),
+	 * NULL for the default, headers under the input's directory tree */
+	const char *header_filter;
 } kp_cli;
 
 /* Parses argv[1..] (argv[0] is the command); flags a command does not take

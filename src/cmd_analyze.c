@@ -12,8 +12,9 @@
 #include <string.h>
 
 static const char *const analyze_opts[] = {
-	"--arch", "--kernel", "--format", "--cuda-path", "-p", "--spec", "--threads", "--extra-arg",
-	"-v", "--variant", "--stages", NULL,
+	"--arch",   "--kernel",        "--format",    "--cuda-path", "-p",
+	"--spec",   "--threads",       "--extra-arg", "-v",          "--variant",
+	"--stages", "--header-filter", NULL,
 };
 
 static const char *guard_name(kp_guard_kind g)
@@ -439,6 +440,81 @@ static cJSON *json_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 	return j;
 }
 
+/* The analysis of one file's model: the main file (`from` NULL), or a
+ * project header with kernels (f->headers) included from `from`.  The
+ * launch description is looked up beside spec_path (the main file, which
+ * launches the kernels). */
+static void analyze_model(const kp_cli *o, kp_file *f, const char *path, const char *from,
+			  const char *spec_path, int json, cJSON *files, int *any_loop)
+{
+	kp_analyze_opts ao;
+	char *sk;
+	kp_cli_analyze_opts(o, spec_path, &ao, &sk);
+	kp_analysis an;
+	kp_analyze(&an, f, &ao);
+	cJSON *jf = NULL, *jk = NULL;
+	if (json) {
+		jf = cJSON_CreateObject();
+		cJSON_AddStringToObject(jf, "file", path);
+		if (from)
+			cJSON_AddStringToObject(jf, "included_from", from);
+		jk = cJSON_AddArrayToObject(jf, "kernels");
+		cJSON_AddItemToArray(files, jf);
+	} else
+		printf("%s%s%s%s: %d kernel%s, %d candidate loop%s (target %s%s%s)\n", path,
+		       from ? " (included from " : "", from ? from : "", from ? ")" : "",
+		       an.nkernels, an.nkernels == 1 ? "" : "s", an.nloops,
+		       an.nloops == 1 ? "" : "s", o->arch->name,
+		       strcmp(kp_parse_arch(o->arch->name), o->arch->name) ? "; parsed as " : "",
+		       strcmp(kp_parse_arch(o->arch->name), o->arch->name)
+			       ? kp_parse_arch(o->arch->name)
+			       : "");
+	for (int ki = 0; ki < f->nkernels; ki++) {
+		kp_kernel *k = f->kernels[ki];
+		if (o->kernel && strcmp(o->kernel, k->name))
+			continue;
+		cJSON *jl = NULL;
+		if (json) {
+			cJSON *x = cJSON_CreateObject();
+			cJSON_AddStringToObject(x, "name", k->name);
+			cJSON_AddStringToObject(x, "display", k->display);
+			cJSON_AddNumberToObject(x, "line", k->line);
+			cJSON_AddBoolToObject(x, "template", k->is_template);
+			cJSON *ins = cJSON_AddArrayToObject(x, "instantiations");
+			for (int i = 0; i < k->ninst; i++)
+				cJSON_AddItemToArray(ins, cJSON_CreateString(k->inst_args[i]));
+			cJSON_AddNumberToObject(x, "launch_bounds", k->launch_bounds);
+			jl = cJSON_AddArrayToObject(x, "loops");
+			cJSON_AddItemToArray(jk, x);
+		} else {
+			printf("kernel %s (line %d)", k->display, k->line);
+			if (k->ninst) {
+				printf(", instantiated as");
+				for (int i = 0; i < k->ninst; i++)
+					printf("%s <%s>", i ? "," : "", k->inst_args[i]);
+			} else if (k->is_template)
+				printf(", template parameters left symbolic");
+			printf("\n");
+		}
+		int nl = 0;
+		for (int li = 0; li < an.nloops; li++) {
+			kp_loop *l = an.loops[li];
+			if (l->kernel != k)
+				continue;
+			nl++;
+			*any_loop = 1;
+			if (json)
+				cJSON_AddItemToArray(jl, json_loop(f, l, o));
+			else
+				text_loop(f, l, o);
+		}
+		if (!nl && !json)
+			printf("  no candidate K-loop (no loop that stages global data in __shared__ "
+			       "memory behind a barrier)\n");
+	}
+	free(sk);
+}
+
 int cmd_analyze(int argc, char **argv)
 {
 	kp_cli o;
@@ -466,8 +542,12 @@ int cmd_analyze(int argc, char **argv)
 		kp_file f = {0};
 		kp_parse_opts po;
 		kp_cli_parse_opts(&o, &po);
+		char *root = kp_dir_of_real_path(path);
+		po.headers = 1;
+		po.header_root = root;
 		char *err = NULL;
 		int prc = kp_parse(&f, path, &po, &err);
+		free(root);
 		if (prc == KP_PARSE_IO || prc == KP_PARSE_FAILED) {
 			fprintf(stderr, "%s: error: %s\n", path, err ? err : "cannot parse");
 			free(err);
@@ -483,68 +563,11 @@ int cmd_analyze(int argc, char **argv)
 			continue;
 		}
 		kp_cli_print_ignored_errors(&f);
-		kp_analyze_opts ao;
-		char *sk;
-		kp_cli_analyze_opts(&o, path, &ao, &sk);
-		kp_analysis an;
-		kp_analyze(&an, &f, &ao);
-		cJSON *jf = NULL, *jk = NULL;
-		if (json) {
-			jf = cJSON_CreateObject();
-			cJSON_AddStringToObject(jf, "file", path);
-			jk = cJSON_AddArrayToObject(jf, "kernels");
-			cJSON_AddItemToArray(files, jf);
-		} else
-			printf("%s: %d kernel%s, %d candidate loop%s (target %s%s%s)\n", path, an.nkernels,
-			       an.nkernels == 1 ? "" : "s", an.nloops, an.nloops == 1 ? "" : "s", o.arch->name,
-			       strcmp(kp_parse_arch(o.arch->name), o.arch->name) ? "; parsed as " : "",
-			       strcmp(kp_parse_arch(o.arch->name), o.arch->name)
-				       ? kp_parse_arch(o.arch->name)
-				       : "");
-		for (int ki = 0; ki < f.nkernels; ki++) {
-			kp_kernel *k = f.kernels[ki];
-			if (o.kernel && strcmp(o.kernel, k->name))
-				continue;
-			cJSON *jl = NULL;
-			if (json) {
-				cJSON *x = cJSON_CreateObject();
-				cJSON_AddStringToObject(x, "name", k->name);
-				cJSON_AddStringToObject(x, "display", k->display);
-				cJSON_AddNumberToObject(x, "line", k->line);
-				cJSON_AddBoolToObject(x, "template", k->is_template);
-				cJSON *ins = cJSON_AddArrayToObject(x, "instantiations");
-				for (int i = 0; i < k->ninst; i++)
-					cJSON_AddItemToArray(ins, cJSON_CreateString(k->inst_args[i]));
-				cJSON_AddNumberToObject(x, "launch_bounds", k->launch_bounds);
-				jl = cJSON_AddArrayToObject(x, "loops");
-				cJSON_AddItemToArray(jk, x);
-			} else {
-				printf("kernel %s (line %d)", k->display, k->line);
-				if (k->ninst) {
-					printf(", instantiated as");
-					for (int i = 0; i < k->ninst; i++)
-						printf("%s <%s>", i ? "," : "", k->inst_args[i]);
-				} else if (k->is_template)
-					printf(", template parameters left symbolic");
-				printf("\n");
-			}
-			int nl = 0;
-			for (int li = 0; li < an.nloops; li++) {
-				kp_loop *l = an.loops[li];
-				if (l->kernel != k)
-					continue;
-				nl++;
-				any_loop = 1;
-				if (json)
-					cJSON_AddItemToArray(jl, json_loop(&f, l, &o));
-				else
-					text_loop(&f, l, &o);
-			}
-			if (!nl && !json)
-				printf("  no candidate K-loop (no loop that stages global data in __shared__ "
-				       "memory behind a barrier)\n");
+		analyze_model(&o, &f, path, NULL, path, json, files, &any_loop);
+		for (int h = 0; h < f.nheaders; h++) {
+			analyze_model(&o, f.headers[h], f.headers[h]->path, path, path, json, files,
+				      &any_loop);
 		}
-		free(sk);
 		kp_file_release(&f);
 	}
 	if (json) {

@@ -22,12 +22,36 @@
 #include <unistd.h>
 
 static const char *const rewrite_opts[] = {
-	"--arch",          "--kernel",       "--cuda-path", "-p",         "--spec",
-	"--threads",       "--extra-arg",    "-o",          "-i",         "--diff",
-	"--dry-run",       "--variant",      "--stages",    "-v",         "--assume-filename",
-	"--backup-suffix", "--format",       "--out-dir",   "-j",         "--exclude",
-	"--shard",         "--export-fixes", "--no-pch",    "--validate", "--sanitize",
-	"--no-sanitize",   "--sizes",        "--gpu-dir",   NULL,
+	"--arch",
+	"--kernel",
+	"--cuda-path",
+	"-p",
+	"--spec",
+	"--threads",
+	"--extra-arg",
+	"-o",
+	"-i",
+	"--diff",
+	"--dry-run",
+	"--variant",
+	"--stages",
+	"-v",
+	"--assume-filename",
+	"--backup-suffix",
+	"--format",
+	"--out-dir",
+	"-j",
+	"--exclude",
+	"--shard",
+	"--export-fixes",
+	"--no-pch",
+	"--validate",
+	"--sanitize",
+	"--no-sanitize",
+	"--sizes",
+	"--gpu-dir",
+	"--header-filter",
+	NULL,
 };
 
 /* Byte offset of a 1-based line and (byte) column, -1 when out of range. */
@@ -54,6 +78,17 @@ static void add_reason(kp_rw_result *r, const char *path, const char *src, size_
 	kp_counts_add(&r->by_reason, id, 1);
 }
 
+/* Whether a compiler diagnostic points into the model's file. */
+static int diag_in_model(const kp_parse_diag *d, const kp_file *f)
+{
+	if (!f->abs_path)
+		return !strcmp(d->file, f->path);
+	char *a = realpath(d->file, NULL);
+	int same = a && !strcmp(a, f->abs_path);
+	free(a);
+	return same;
+}
+
 /*
  * The re-parse guard, the last line of defence against a wrong rewrite
  * (docs/design.md): the rewritten text is parsed as the input was (the same
@@ -63,17 +98,24 @@ static void add_reason(kp_rw_result *r, const char *path, const char *src, size_
  * (the first in *first, owned by *g), or -1 with *err set when libclang
  * could not parse it at all.  The caller releases *g.
  */
-static int reparse_new_errors(const kp_parse_opts *po, const char *path, const kp_file *in,
+static int reparse_new_errors(const kp_parse_opts *po, const kp_file *in, const kp_file *f,
 			      const char *text, size_t len, kp_file *g, const kp_parse_diag **first,
 			      char **err)
 {
 	kp_parse_opts p2 = *po;
-	p2.contents = text;
-	p2.contents_len = len;
+	if (f->abs_path) { /* a header: the main file as it was, the header's new text */
+		p2.unsaved_header = f->abs_path;
+		p2.unsaved_header_text = text;
+		p2.unsaved_header_len = len;
+	} else {
+		p2.contents = text;
+		p2.contents_len = len;
+	}
 	p2.diags_only = 1;
+	p2.headers = 0;
 	*first = NULL;
 	*err = NULL;
-	int prc = kp_parse(g, path, &p2, err);
+	int prc = kp_parse(g, in->path, &p2, err);
 	if (prc == KP_PARSE_IO || prc == KP_PARSE_FAILED)
 		return -1;
 	char *used = kp_xcalloc((size_t)in->ndiags + 1, 1);
@@ -121,17 +163,18 @@ static void test_break_rewrite(kp_edits *ed)
  * was pipelined counts as refused, and one kpipe-rewrite-invalid warning
  * says why, at the loop whose rewritten text holds the first new error (or
  * at the input position the error falls on, or at the first loop). */
-static void refuse_invalid(kp_rw_result *r, const char *path, const kp_file *f, const kp_edits *ed,
-			   const int *owner, const char *out, size_t outlen, int nnew,
-			   const kp_parse_diag *first, const char *err)
+static void refuse_invalid(kp_rw_result *r, const kp_file *f, const kp_edits *ed, const int *owner,
+			   const char *out, size_t outlen, int nnew, const kp_parse_diag *first,
+			   const char *err)
 {
+	const char *path = f->path;
 	int line = 0, col = 0;
 	for (int i = 0; i < r->ndiags && !line; i++)
 		if (r->diags[i].id && !strcmp(r->diags[i].id, "kpipe-pipelined")) {
 			line = r->diags[i].line;
 			col = r->diags[i].col;
 		}
-	int in_main = first && !strcmp(first->file, path);
+	int in_main = first && diag_in_model(first, f);
 	if (in_main) {
 		long oo = offset_of(out, outlen, first->line, first->col);
 		size_t so = 0;
@@ -179,18 +222,171 @@ static void refuse_invalid(kp_rw_result *r, const char *path, const kp_file *f, 
 	kp_strbuf_release(&m);
 }
 
-int kp_rewrite_buffer(const kp_cli *o, const char *path, const char *contents, size_t clen,
-		      const char *const *extra_args, int nextra, int no_compdb, const char *pch,
-		      kp_rw_result *r, char **out, size_t *outlen)
+/*
+ * One model of the translation unit (the main file, or a project header
+ * with kernels): analyse, plan and transform its loops, apply the edits and
+ * check that the unit still compiles with the new text.  `tu` is the main
+ * file's model (its path and diagnostics), po the options it was parsed
+ * with.  Fills r and *out (NULL when nothing changed); returns the model's
+ * exit code.
+ */
+static int rewrite_model(const kp_cli *o, const kp_parse_opts *po, const kp_file *tu, kp_file *f,
+			 kp_rw_result *r, char **out, size_t *outlen)
 {
 	*out = NULL;
 	*outlen = 0;
+	kp_analyze_opts ao;
+	char *sk;
+	kp_cli_analyze_opts(o, tu->path, &ao, &sk);
+	kp_analysis an;
+	kp_analyze(&an, f, &ao);
+	r->kernels += an.nkernels;
+	kp_edits ed = {0};
+	int *owner = NULL;
+	kp_decl **done = NULL;
+	int ndone = 0;
+	int rc = KP_EXIT_OK;
+	for (int i = 0; i < an.nloops; i++) {
+		kp_loop *l = an.loops[i];
+		r->loops++;
+		if (!l->eligible) {
+			for (int k = 0; k < l->nreasons; k++) {
+				const kp_reason *x = &l->reasons[k];
+				int remark = !strcmp(x->id, "kpipe-already-pipelined");
+				kp_rw_diag_add(r, f->path, x->line, x->col,
+					       offset_of(f->src, f->len, x->line, x->col),
+					       remark ? "remark" : "warning", x->id, x->message);
+				kp_counts_add(&r->by_reason, x->id, 1);
+			}
+			r->refused++;
+			continue;
+		}
+		int clash = 0;
+		for (int t = 0; t < l->ntiles; t++)
+			for (int d = 0; d < ndone; d++)
+				if (l->tiles[t].loaded && done[d] == l->tiles[t].arr)
+					clash = 1;
+		if (clash) {
+			add_reason(r, f->path, f->src, f->len, l->node->line, l->node->col,
+				   "warning", "kpipe-tile-shared-by-loops",
+				   "a tile of this loop was already pipelined in an earlier loop");
+			continue;
+		}
+		kp_plan p;
+		kp_plan_loop(&p, f, l, o->arch, o->variant, o->stages);
+		if (!p.xform) {
+			add_reason(r, f->path, f->src, f->len, l->node->line, l->node->col,
+				   "warning", p.refuse_id, p.refuse_msg);
+			continue;
+		}
+		kp_xform_opts xo = {o->arch, p.stages, p.why};
+		const char *xerr = NULL;
+		kp_edits mine = {0};
+		if (p.xform->apply(f, l, &xo, &mine, &xerr)) {
+			add_reason(r, f->path, f->src, f->len, l->node->line, l->node->col,
+				   "warning", "kpipe-transform-failed",
+				   xerr ? xerr : "the transform failed");
+			kp_edits_release(&mine);
+			continue;
+		}
+		kp_strbuf note = KP_STRBUF_INIT;
+		kp_strbuf_addf(&note, "pipelined with %s (%d stages): %s", p.xform->name, p.stages,
+			       p.why);
+		int di = kp_rw_diag_add(r, f->path, l->node->line, l->node->col,
+					offset_of(f->src, f->len, l->node->line, l->node->col),
+					"note", "kpipe-pipelined", kp_strbuf_str(&note));
+		kp_strbuf_release(&note);
+		for (int e = 0; e < mine.n; e++) {
+			/* one #include per file */
+			int dup = 0;
+			for (int k = 0; k < ed.n; k++)
+				if (ed.v[k].off == mine.v[e].off && ed.v[k].len == mine.v[e].len &&
+				    !strcmp(ed.v[k].text, mine.v[e].text) && mine.v[e].len == 0 &&
+				    strstr(mine.v[e].text, "#include"))
+					dup = 1;
+			if (!dup) {
+				kp_edits_add(&ed, mine.v[e].off, mine.v[e].len, mine.v[e].text);
+				owner = kp_xrealloc(owner, sizeof(*owner) * (size_t)ed.n);
+				owner[ed.n - 1] = di;
+			}
+		}
+		kp_edits_release(&mine);
+		for (int t = 0; t < l->ntiles; t++)
+			if (l->tiles[t].loaded) {
+				done = kp_xrealloc(done, sizeof(*done) * (size_t)(ndone + 1));
+				done[ndone++] = l->tiles[t].arr;
+			}
+		r->pipelined++;
+		kp_counts_add(&r->by_variant, p.xform->name, 1);
+	}
+	free(done);
+	if (ed.n && memmem(f->src, f->len, "\r\n", 2)) {
+		/* a CRLF file gets CRLF in the generated lines too */
+		for (int e = 0; e < ed.n; e++) {
+			kp_strbuf t = KP_STRBUF_INIT;
+			for (const char *p = ed.v[e].text; *p; p++) {
+				if (*p == '\n' && (p == ed.v[e].text || p[-1] != '\r'))
+					kp_strbuf_addc(&t, '\r');
+				kp_strbuf_addc(&t, *p);
+			}
+			free(ed.v[e].text);
+			ed.v[e].text = kp_strbuf_detach(&t);
+		}
+	}
+	if (ed.n) {
+		test_break_rewrite(&ed);
+		int bad = kp_edits_apply(&ed, f->src, f->len, out, outlen);
+		if (!bad) {
+			/* every output (-o, -i, stdout, --diff, --out-dir, the
+			 * fixes, tune's candidates) comes from here: check it */
+			kp_file g = {0};
+			const kp_parse_diag *first = NULL;
+			char *gerr = NULL;
+			int nnew = reparse_new_errors(po, tu, f, *out, *outlen, &g, &first, &gerr);
+			if (nnew) {
+				refuse_invalid(r, f, &ed, owner, *out, *outlen, nnew, first, gerr);
+				free(*out);
+				*out = NULL;
+				*outlen = 0;
+				rc = KP_EXIT_NOTHING;
+			}
+			free(gerr);
+			kp_file_release(&g);
+		}
+		if (bad ||
+		    (rc == KP_EXIT_OK && kp_fixes_merge(&ed, owner, &r->fixes, &r->nfixes))) {
+			free(*out);
+			*out = NULL;
+			kp_rw_diag_add(r, f->path, 0, 0, -1, "error", NULL,
+				       "internal error: overlapping edits; nothing written");
+			rc = KP_EXIT_INPUT;
+		}
+	} else
+		rc = KP_EXIT_NOTHING;
+	kp_edits_release(&ed);
+	free(owner);
+	free(sk);
+	r->status = rc;
+	return rc;
+}
+
+int kp_rewrite_buffer(const kp_cli *o, const kp_rw_input *in, kp_rw_result *r, char **out,
+		      size_t *outlen)
+{
+	*out = NULL;
+	*outlen = 0;
+	const char *path = in->path, *pch = in->pch;
+	const char *const *extra_args = in->extra_args;
+	int nextra = in->nextra;
 	kp_file f = {0};
 	kp_parse_opts po;
 	kp_cli_parse_opts(o, &po);
-	po.contents = contents;
-	po.contents_len = clen;
-	if (no_compdb) {
+	po.contents = in->contents;
+	po.contents_len = in->len;
+	char *root = in->headers && !in->header_root ? kp_dir_of_real_path(path) : NULL;
+	po.headers = in->headers;
+	po.header_root = in->header_root ? in->header_root : root;
+	if (in->no_compdb) {
 		po.no_compdb = 1;
 		po.build_dir = NULL;
 	}
@@ -225,6 +421,7 @@ int kp_rewrite_buffer(const kp_cli *o, const char *path, const char *contents, s
 		kp_rw_diag_add(r, path, 0, 0, -1, "error", NULL, err ? err : "cannot parse");
 		free(err);
 		free(args);
+		free(root);
 		kp_file_release(&f);
 		r->status = KP_EXIT_INPUT;
 		return KP_EXIT_INPUT;
@@ -234,12 +431,15 @@ int kp_rewrite_buffer(const kp_cli *o, const char *path, const char *contents, s
 			const kp_parse_diag *d = &f.diags[i];
 			if (strcmp(d->severity, "error"))
 				continue;
-			long off = d->file == f.path ? offset_of(f.src, f.len, d->line, d->col) : -1;
-			kp_rw_diag_add(r, d->file, d->line, d->col, off, d->severity, NULL, d->message);
+			long off = d->file == f.path ? offset_of(f.src, f.len, d->line, d->col)
+						     : -1;
+			kp_rw_diag_add(r, d->file, d->line, d->col, off, d->severity, NULL,
+				       d->message);
 		}
 		kp_rw_diag_add(r, path, 0, 0, -1, "error", NULL,
 			       "the file does not compile; nothing was rewritten");
 		free(args);
+		free(root);
 		kp_file_release(&f);
 		r->status = KP_EXIT_INPUT;
 		return KP_EXIT_INPUT;
@@ -248,148 +448,36 @@ int kp_rewrite_buffer(const kp_cli *o, const char *path, const char *contents, s
 		const kp_parse_diag *d = &f.diags[i];
 		if (strcmp(d->severity, "error"))
 			continue;
-		kp_rw_diag_add(r, d->file, d->line, d->col, offset_of(f.src, f.len, d->line, d->col),
-			       "warning", NULL,
-			       kp_arena_printf(&f.arena,
-					       "ignored, outside every kernel (host code nvcc may accept): "
-					       "%s",
-					       d->message));
+		long off = d->file == f.path ? offset_of(f.src, f.len, d->line, d->col) : -1;
+		if (d->kernel)
+			kp_rw_diag_add(r, d->file, d->line, d->col, off, "warning", NULL,
+				       kp_arena_printf(&f.arena,
+						       "in kernel '%s', which is not rewritten: %s",
+						       d->kernel, d->message));
+		else
+			kp_rw_diag_add(
+				r, d->file, d->line, d->col, off, "warning", NULL,
+				kp_arena_printf(&f.arena,
+						"ignored, outside every kernel (host code nvcc "
+						"may accept): %s",
+						d->message));
 	}
-	kp_analyze_opts ao;
-	char *sk;
-	kp_cli_analyze_opts(o, path, &ao, &sk);
-	kp_analysis an;
-	kp_analyze(&an, &f, &ao);
-	r->kernels += an.nkernels;
-	kp_edits ed = {0};
-	int *owner = NULL;
-	kp_decl **done = NULL;
-	int ndone = 0;
-	int rc = KP_EXIT_OK;
-	for (int i = 0; i < an.nloops; i++) {
-		kp_loop *l = an.loops[i];
-		r->loops++;
-		if (!l->eligible) {
-			for (int k = 0; k < l->nreasons; k++) {
-				const kp_reason *x = &l->reasons[k];
-				int remark = !strcmp(x->id, "kpipe-already-pipelined");
-				kp_rw_diag_add(r, path, x->line, x->col,
-					       offset_of(f.src, f.len, x->line, x->col),
-					       remark ? "remark" : "warning", x->id, x->message);
-				kp_counts_add(&r->by_reason, x->id, 1);
-			}
-			r->refused++;
-			continue;
-		}
-		int clash = 0;
-		for (int t = 0; t < l->ntiles; t++)
-			for (int d = 0; d < ndone; d++)
-				if (l->tiles[t].loaded && done[d] == l->tiles[t].arr)
-					clash = 1;
-		if (clash) {
-			add_reason(r, path, f.src, f.len, l->node->line, l->node->col, "warning",
-				   "kpipe-tile-shared-by-loops",
-				   "a tile of this loop was already pipelined in an earlier loop");
-			continue;
-		}
-		kp_plan p;
-		kp_plan_loop(&p, &f, l, o->arch, o->variant, o->stages);
-		if (!p.xform) {
-			add_reason(r, path, f.src, f.len, l->node->line, l->node->col, "warning",
-				   p.refuse_id, p.refuse_msg);
-			continue;
-		}
-		kp_xform_opts xo = {o->arch, p.stages, p.why};
-		const char *xerr = NULL;
-		kp_edits mine = {0};
-		if (p.xform->apply(&f, l, &xo, &mine, &xerr)) {
-			add_reason(r, path, f.src, f.len, l->node->line, l->node->col, "warning",
-				   "kpipe-transform-failed", xerr ? xerr : "the transform failed");
-			kp_edits_release(&mine);
-			continue;
-		}
-		kp_strbuf note = KP_STRBUF_INIT;
-		kp_strbuf_addf(&note, "pipelined with %s (%d stages): %s", p.xform->name, p.stages,
-			       p.why);
-		int di = kp_rw_diag_add(r, path, l->node->line, l->node->col,
-					offset_of(f.src, f.len, l->node->line, l->node->col), "note",
-					"kpipe-pipelined", kp_strbuf_str(&note));
-		kp_strbuf_release(&note);
-		for (int e = 0; e < mine.n; e++) {
-			/* one #include per file */
-			int dup = 0;
-			for (int k = 0; k < ed.n; k++)
-				if (ed.v[k].off == mine.v[e].off && ed.v[k].len == mine.v[e].len &&
-				    !strcmp(ed.v[k].text, mine.v[e].text) && mine.v[e].len == 0 &&
-				    strstr(mine.v[e].text, "#include"))
-					dup = 1;
-			if (!dup) {
-				kp_edits_add(&ed, mine.v[e].off, mine.v[e].len, mine.v[e].text);
-				owner = kp_xrealloc(owner, sizeof(*owner) * (size_t)ed.n);
-				owner[ed.n - 1] = di;
-			}
-		}
-		kp_edits_release(&mine);
-		for (int t = 0; t < l->ntiles; t++)
-			if (l->tiles[t].loaded) {
-				done = kp_xrealloc(done, sizeof(*done) * (size_t)(ndone + 1));
-				done[ndone++] = l->tiles[t].arr;
-			}
-		r->pipelined++;
-		kp_counts_add(&r->by_variant, p.xform->name, 1);
+	int rc = rewrite_model(o, &po, &f, &f, r, out, outlen); /* sets r->status */
+	if (f.nheaders)
+		r->headers = kp_xcalloc((size_t)f.nheaders, sizeof(*r->headers));
+	for (int h = 0; h < f.nheaders; h++) {
+		kp_file *hf = f.headers[h];
+		kp_rw_result *hr = &r->headers[r->nheaders++];
+		hr->path = kp_xstrdup(hf->path);
+		hr->abs_path = kp_xstrdup(hf->abs_path);
+		hr->included_from = kp_xstrdup(path);
+		int hrc = rewrite_model(o, &po, &f, hf, hr, &hr->text, &hr->textlen);
+		if (hrc == KP_EXIT_OK && rc == KP_EXIT_NOTHING)
+			rc = KP_EXIT_OK;
 	}
-	free(done);
-	if (ed.n && memmem(f.src, f.len, "\r\n", 2)) {
-		/* a CRLF file gets CRLF in the generated lines too */
-		for (int e = 0; e < ed.n; e++) {
-			kp_strbuf t = KP_STRBUF_INIT;
-			for (const char *p = ed.v[e].text; *p; p++) {
-				if (*p == '\n' && (p == ed.v[e].text || p[-1] != '\r'))
-					kp_strbuf_addc(&t, '\r');
-				kp_strbuf_addc(&t, *p);
-			}
-			free(ed.v[e].text);
-			ed.v[e].text = kp_strbuf_detach(&t);
-		}
-	}
-	if (ed.n) {
-		test_break_rewrite(&ed);
-		int bad = kp_edits_apply(&ed, f.src, f.len, out, outlen);
-		if (!bad) {
-			/* every output (-o, -i, stdout, --diff, --out-dir, the
-			 * fixes, tune's candidates) comes from here: check it */
-			kp_file g = {0};
-			const kp_parse_diag *first = NULL;
-			char *gerr = NULL;
-			int nnew =
-				reparse_new_errors(&po, path, &f, *out, *outlen, &g, &first, &gerr);
-			if (nnew) {
-				refuse_invalid(r, path, &f, &ed, owner, *out, *outlen, nnew, first,
-					       gerr);
-				free(*out);
-				*out = NULL;
-				*outlen = 0;
-				rc = KP_EXIT_NOTHING;
-			}
-			free(gerr);
-			kp_file_release(&g);
-		}
-		if (bad ||
-		    (rc == KP_EXIT_OK && kp_fixes_merge(&ed, owner, &r->fixes, &r->nfixes))) {
-			free(*out);
-			*out = NULL;
-			kp_rw_diag_add(r, path, 0, 0, -1, "error", NULL,
-				       "internal error: overlapping edits; nothing written");
-			rc = KP_EXIT_INPUT;
-		}
-	} else
-		rc = KP_EXIT_NOTHING;
-	kp_edits_release(&ed);
 	free(args);
-	free(owner);
-	free(sk);
+	free(root);
 	kp_file_release(&f);
-	r->status = rc;
 	return rc;
 }
 
@@ -417,33 +505,71 @@ static int any_directory(const kp_cli *o)
 	return 0;
 }
 
-/* --format json / sarif and --export-fixes for one file. */
+/* -i and --diff for the project headers a single-file rewrite changed:
+ * the diff on stdout after the file's, the headers written in place.
+ * Returns non-zero when one could not be read or written. */
+static int write_headers(const kp_cli *o, kp_rw_result *r)
+{
+	int bad = 0;
+	for (int h = 0; h < r->nheaders; h++) {
+		kp_rw_result *x = &r->headers[h];
+		if (!x->text)
+			continue;
+		char *old = NULL;
+		size_t oldlen = 0;
+		int e = kp_read_file(x->abs_path, &old, &oldlen);
+		if (e) {
+			fprintf(stderr, "kpipe rewrite: error: cannot read '%s': %s\n", x->path,
+				strerror(-e));
+			bad = 1;
+			continue;
+		}
+		if (kp_rw_write(o, x, x->path, x->abs_path, old, oldlen, x->text, x->textlen, "/"))
+			bad = 1;
+		if (x->diff)
+			fputs(x->diff, stdout);
+		for (int i = 0; i < x->ndiags; i++)
+			if (!strcmp(x->diags[i].level, "error"))
+				fprintf(stderr, "%s: error: %s\n", x->path, x->diags[i].message);
+		free(old);
+	}
+	return bad;
+}
+
+/* --format json / sarif and --export-fixes for one file (and the project
+ * headers rewritten through it). */
 static int write_reports(const kp_cli *o, kp_rw_result *r, int rc)
 {
-	const kp_rw_result *one[1] = {r};
+	int n = 1 + r->nheaders;
+	const kp_rw_result **one = kp_xcalloc((size_t)n, sizeof(*one));
+	one[0] = r;
+	for (int h = 0; h < r->nheaders; h++)
+		one[1 + h] = &r->headers[h];
 	if (!strcmp(o->format, "sarif")) {
 		char *cwd = getcwd(NULL, 0);
-		char *log = kp_sarif_log(one, 1, cwd, rc);
+		char *log = kp_sarif_log(one, n, cwd, rc);
 		fputs(log, stdout);
 		free(log);
 		free(cwd);
 	} else if (!strcmp(o->format, "json")) {
-		char *j = kp_batch_report_json(one, 1, 0, 0);
+		char *j = kp_batch_report_json(one, n, 0, 0);
 		fputs(j, stdout);
 		free(j);
 	}
 	if (o->export_fixes) {
 		char *cwd = getcwd(NULL, 0);
-		char *y = kp_fixes_yaml(one, 1, r->abs_path ? r->abs_path : r->path, cwd);
+		char *y = kp_fixes_yaml(one, n, r->abs_path ? r->abs_path : r->path, cwd);
 		int e = kp_write_file_atomic(o->export_fixes, y, strlen(y));
 		free(y);
 		free(cwd);
 		if (e) {
 			fprintf(stderr, "kpipe rewrite: error: cannot write '%s': %s\n", o->export_fixes,
 				strerror(-e));
+			free(one);
 			return KP_EXIT_INPUT;
 		}
 	}
+	free(one);
 	return 0;
 }
 
@@ -624,35 +750,72 @@ int cmd_rewrite(int argc, char **argv)
 	r.abs_path = kp_batch_abs_path(path);
 	char *out = NULL;
 	size_t outlen = 0;
-	rc = kp_rewrite_buffer(&o, path, src, len, NULL, 0, 0, NULL, &r, &out, &outlen);
+	kp_rw_input rin = {.path = path, .contents = src, .len = len, .headers = 1};
+	rc = kp_rewrite_buffer(&o, &rin, &r, &out, &outlen);
 	kp_rw_print_diags(&r, o.verbose, stderr);
+	int nheaders_changed = 0;
+	const char *first_header = NULL;
+	for (int h = 0; h < r.nheaders; h++) {
+		kp_rw_print_diags(&r.headers[h], o.verbose, stderr);
+		if (r.headers[h].text && !nheaders_changed++)
+			first_header = r.headers[h].path;
+	}
 	if (rc == KP_EXIT_NOTHING && o.verbose)
 		fprintf(stderr, "%s: nothing to pipeline (%d loop%s found, %d refused)\n", path, r.loops,
 			r.loops == 1 ? "" : "s", r.refused);
+	if (rc == KP_EXIT_OK && nheaders_changed && !o.dry_run && !reports_only &&
+	    (o.validate || (!o.diff && !o.in_place))) {
+		fprintf(stderr,
+			"kpipe rewrite: error: the rewrite changes %s%s too (kernels in a project "
+			"header); %s: use %s, or --header-filter '' to leave headers alone; nothing "
+			"was written\n",
+			first_header, nheaders_changed > 1 ? " and other headers" : "",
+			o.validate ? "--validate checks one rewritten file"
+				   : "-o and stdout hold one file",
+			o.validate ? "-i or --diff without --validate"
+				   : "-i, --diff or --out-dir DIR");
+		kp_rw_result_release(&r);
+		free(out);
+		free(src);
+		kp_cli_release(&o);
+		return KP_EXIT_USAGE;
+	}
 	if (rc == KP_EXIT_OK && !reports_only) {
 		if (o.dry_run) {
-			if (!report_stdout)
-				printf("%s: would pipeline %d of %d loop%s\n", path, r.pipelined, r.loops,
-				       r.loops == 1 ? "" : "s");
+			if (!report_stdout) {
+				if (out || !nheaders_changed)
+					printf("%s: would pipeline %d of %d loop%s\n", path,
+					       r.pipelined, r.loops, r.loops == 1 ? "" : "s");
+				for (int h = 0; h < r.nheaders; h++)
+					if (r.headers[h].text)
+						printf("%s: would pipeline %d of %d loop%s\n",
+						       r.headers[h].path, r.headers[h].pipelined,
+						       r.headers[h].loops,
+						       r.headers[h].loops == 1 ? "" : "s");
+			}
 			rc = KP_EXIT_NOTHING; /* like clang-format --dry-run -Werror: 1 = would change */
 		} else if (o.diff) {
-			char *d = kp_batch_diff(path, src, len, out, outlen);
-			fputs(d, stdout);
-			free(d);
+			if (out) {
+				char *d = kp_batch_diff(path, src, len, out, outlen);
+				fputs(d, stdout);
+				free(d);
+			}
 		} else if (o.in_place) {
-			if (o.backup_suffix) {
+			if (out && o.backup_suffix) {
 				kp_strbuf bk = KP_STRBUF_INIT;
 				kp_strbuf_addf(&bk, "%s%s", in, o.backup_suffix);
 				rc = write_out(kp_strbuf_str(&bk), src, len, in);
 				kp_strbuf_release(&bk);
 			}
-			if (rc == KP_EXIT_OK)
+			if (out && rc == KP_EXIT_OK)
 				rc = write_out(in, out, outlen, NULL);
 		} else if (o.output && strcmp(o.output, "-")) {
 			rc = write_out(o.output, out, outlen, NULL);
 		} else {
 			fwrite(out, 1, outlen, stdout);
 		}
+		if (rc == KP_EXIT_OK && (o.diff || o.in_place) && write_headers(&o, &r))
+			rc = KP_EXIT_INPUT;
 	} else if (rc == KP_EXIT_NOTHING && o.dry_run) {
 		if (!report_stdout)
 			printf("%s: nothing to pipeline\n", path);

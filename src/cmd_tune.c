@@ -255,7 +255,8 @@ static int fall_back(const kp_cli *o, const char *in, const char *src, size_t le
 	r.path = kp_xstrdup(in);
 	char *out = NULL;
 	size_t outlen = 0;
-	int rc = kp_rewrite_buffer(&a, in, src, len, NULL, 0, 0, NULL, &r, &out, &outlen);
+	kp_rw_input rin = {.path = in, .contents = src, .len = len};
+	int rc = kp_rewrite_buffer(&a, &rin, &r, &out, &outlen);
 	if (rc == KP_EXIT_OK) {
 		if (o->verbose)
 			kp_rw_print_diags(&r, 1, stderr);
@@ -330,8 +331,8 @@ int cmd_tune(int argc, char **argv)
 		c[i].name = kinds[i].name;
 		kp_rw_result r = {0};
 		r.path = kp_xstrdup(in);
-		int xr = kp_rewrite_buffer(&a, in, src, len, NULL, 0, 0, NULL, &r, &c[i].text,
-					   &c[i].len);
+		kp_rw_input rin = {.path = in, .contents = src, .len = len};
+		int xr = kp_rewrite_buffer(&a, &rin, &r, &c[i].text, &c[i].len);
 		if (xr == KP_EXIT_INPUT) {
 			kp_rw_print_diags(&r, 0, stderr);
 			kp_rw_result_release(&r);

@@ -9,6 +9,13 @@
 
 void kp_file_release(kp_file *f)
 {
+	for (int i = 0; i < f->nheaders; i++) {
+		kp_file_release(f->headers[i]);
+		free(f->headers[i]);
+	}
+	free(f->headers);
+	f->headers = NULL;
+	f->nheaders = 0;
 	kp_arena_release(&f->arena);
 	free(f->src);
 	free(f->line_starts);

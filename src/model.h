@@ -127,6 +127,10 @@ typedef struct {
 	long long (*inst_values)[8]; /* value arguments by parameter position (0 otherwise) */
 	kp_targ (*inst_targs)[8];    /* per instantiation, the first 8 arguments */
 	int launch_bounds;        /* __launch_bounds__ max threads, 0 none */
+	/* the first compiler error inside the kernel ("line 12: message"), or
+	 * NULL: such a kernel is analysed but never rewritten (the other
+	 * kernels of the file are; parse.c) */
+	const char *error;
 	kp_node *body;
 	unsigned begin, end;
 	int line, col;
@@ -140,11 +144,13 @@ typedef struct {
 	const char *file;
 	const char *message;
 	int semantic;         /* clang's "Semantic Issue" category (not a parse error) */
+	const char *kernel;   /* an error inside a kernel: its name (f->kernels or a
+			       * header's); NULL when outside every kernel */
 } kp_parse_diag;
 
-typedef struct {
+typedef struct kp_file {
 	kp_arena arena;
-	const char *path;   /* as given */
+	const char *path;   /* as given; for a header model, as clang found it */
 	char *src;          /* main file contents (owned, malloc) */
 	size_t len;
 	kp_kernel **kernels;
@@ -154,10 +160,14 @@ typedef struct {
 	kp_parse_diag *diags;
 	int ndiags;
 	int nerrors;
-	int outside_errors; /* errors all in the main file, outside every kernel:
-			     * ignored (kp_parse returned OK); the diags keep them */
+	int outside_errors; /* semantic errors only, in the main file or a project
+			     * header, and at least one kernel without one:
+			     * kp_parse returned OK; the diags keep them (those
+			     * inside a kernel name it, which is not rewritten) */
 	int has_bom;
-	unsigned last_include_end; /* offset after the last #include line, 0 none */
+	unsigned last_include_end; /* offset after the last #include line; without
+				    * one, after the leading comments, #pragma once
+				    * and include guard (0 when none) */
 	int includes_pipeline;     /* main file includes <cuda_pipeline.h> */
 	unsigned *line_starts;     /* lazily built line table (malloc) */
 	int nlines;
@@ -171,6 +181,14 @@ typedef struct {
 	/* The names kp_fresh_name() chose: fresh_name[i] for fresh_base[i]. */
 	const char **fresh_base, **fresh_name;
 	int nfresh;
+	/* The project headers that define kernels (kp_parse_opts.want_header),
+	 * each a model of its own built from the same translation unit: its
+	 * path, src, kernels, declarations and offsets are the header's, and
+	 * it has no diagnostics of its own (they are the main file's).  Owned:
+	 * kp_file_release() releases them. */
+	struct kp_file **headers;
+	int nheaders;
+	const char *abs_path; /* a header model's real path (NULL for the main file) */
 } kp_file;
 
 /* Every identifier a transform declares begins with this prefix (the

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <pthread.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1178,6 +1179,56 @@ static void compdb_args(const char *path, const char *build_dir, int search, kp_
 	free(abs);
 }
 
+/* Where a file without #include lines takes one: after its opening
+ * comments (a licence, an SPDX line), after `#pragma once` or an include
+ * guard's `#ifndef X` / `#define X`, never above them. */
+static unsigned preamble_end(const kp_file *f)
+{
+	const char *s = f->src;
+	size_t n = f->len, i = f->has_bom ? 3 : 0, end = i;
+	int guard = 0; /* saw #ifndef: its #define closes the preamble */
+	while (i < n) {
+		while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
+			i++;
+		if (i + 1 < n && s[i] == '/' && s[i + 1] == '/') {
+			while (i < n && s[i] != '\n')
+				i++;
+			end = i < n ? i + 1 : i;
+			continue;
+		}
+		if (i + 1 < n && s[i] == '/' && s[i + 1] == '*') {
+			const char *c = memmem(s + i + 2, n - i - 2, "*/", 2);
+			if (!c)
+				break;
+			i = (size_t)(c - s) + 2;
+			while (i < n && s[i] != '\n')
+				i++;
+			end = i < n ? i + 1 : i;
+			continue;
+		}
+		if (i < n && s[i] == '#') {
+			size_t e = i;
+			while (e < n && s[e] != '\n')
+				e++;
+			size_t p = i + 1;
+			while (p < e && (s[p] == ' ' || s[p] == '\t'))
+				p++;
+			int once = e - p >= 11 && !strncmp(s + p, "pragma once", 11);
+			int ifndef = e - p >= 6 && !strncmp(s + p, "ifndef", 6) && !guard;
+			int define = e - p >= 6 && !strncmp(s + p, "define", 6) && guard;
+			if (!once && !ifndef && !define)
+				break;
+			guard = ifndef;
+			i = e < n ? e + 1 : e;
+			if (!ifndef)
+				end = i;
+			continue;
+		}
+		break;
+	}
+	return (unsigned)end;
+}
+
 static void scan_includes(kp_file *f)
 {
 	const char *s = f->src;
@@ -1201,6 +1252,8 @@ static void scan_includes(kp_file *f)
 		}
 		i = e + 1;
 	}
+	if (!f->last_include_end)
+		f->last_include_end = preamble_end(f);
 }
 
 /* ---- names a rewrite must not declare (kp_file.idents) ---- */
@@ -1393,33 +1446,6 @@ static void add_diag(kp_file *f, CXDiagnostic d, pctx *c)
 		f->nerrors++;
 }
 
-/* Whether every error is a semantic one (not a parse error, which can
- * change where a kernel ends), in the main file and outside every kernel
- * (host code clang rejects and nvcc accepts: `time()` without <ctime>,
- * host `max` on mixed types ...).  Then the kernels' own ASTs are intact
- * and are analysed; a kernel with an error inside is never.  Needs at
- * least one kernel. */
-static int errors_outside_kernels(kp_file *f)
-{
-	if (!f->nkernels)
-		return 0;
-	for (int i = 0; i < f->ndiags; i++) {
-		const kp_parse_diag *d = &f->diags[i];
-		if (strcmp(d->severity, "error"))
-			continue;
-		if (d->file != f->path || d->line <= 0 || !d->semantic)
-			return 0;
-		for (int k = 0; k < f->nkernels; k++) {
-			const kp_kernel *kr = f->kernels[k];
-			int b = kr->line, e, col;
-			kp_file_linecol(f, kr->end, &e, &col);
-			if (b <= 0 || (d->line >= b && d->line <= e))
-				return 0;
-		}
-	}
-	return 1;
-}
-
 /* clang's CUDA wrapper leaves out sm_32_intrinsics.h, so __ldca (which
  * kpipe's register-ca rewrites call) is undeclared when clang parses such
  * a file again.  A declaration for parsing only, force-included when the
@@ -1442,6 +1468,250 @@ static const char *ldca_shim(void)
 		      path, sizeof(path)) != 0)
 		path[0] = '\0';
 	return path[0] ? path : NULL;
+}
+
+/* The model of the file c->main stands for (its kernels with their
+ * instantiations, its declarations, the names a rewrite must avoid) into
+ * c->f, from the translation unit c->tu. */
+static void build_model(pctx *c, const char *const *argv, int nstore)
+{
+	kp_file *f = c->f;
+	collect_names(c, argv, nstore);
+	kernel_scan ks = {0};
+	ks.c = c;
+	clang_visitChildren(clang_getTranslationUnitCursor(c->tu), find_kernels, &ks);
+	int any_template = 0;
+	for (int i = 0; i < ks.n; i++)
+		any_template |= ks.v[i]->is_template;
+	if (any_template)
+		clang_visitChildren(clang_getTranslationUnitCursor(c->tu), find_insts, &ks);
+	f->kernels = kp_arena_alloc(&f->arena, sizeof(kp_kernel *) * (size_t)(ks.n + 1));
+	if (ks.n)
+		memcpy(f->kernels, ks.v, sizeof(kp_kernel *) * (size_t)ks.n);
+	f->nkernels = ks.n;
+	free(ks.v);
+	if (any_template) {
+		scan_explicit_insts(f);
+		/* the same list, in the same order, whatever the order of the
+		 * launches and instantiations in the file */
+		for (int i = 0; i < f->nkernels; i++)
+			sort_insts(f->kernels[i]);
+	}
+	f->decls = kp_arena_alloc(&f->arena, sizeof(kp_decl *) * (size_t)(c->nd + 1));
+	if (c->nd)
+		memcpy(f->decls, c->dvals, sizeof(kp_decl *) * (size_t)c->nd);
+	f->ndecls = c->nd;
+}
+
+/* Kernels in project headers: a header qualifies when it is not a system
+ * header and o->header_filter (a POSIX extended regex, searched in its real
+ * path) matches, or without a filter when it lies under o->header_root. */
+typedef struct {
+	regex_t re;
+	int have_re;
+	const char *root;
+	size_t rootlen;
+} header_policy;
+
+static void header_policy_init(header_policy *p, const kp_parse_opts *o)
+{
+	memset(p, 0, sizeof(*p));
+	if (!o->headers)
+		return;
+	if (o->header_filter && *o->header_filter)
+		p->have_re = regcomp(&p->re, o->header_filter, REG_EXTENDED | REG_NOSUB) == 0;
+	else if (!o->header_filter) {
+		p->root = o->header_root;
+		p->rootlen = p->root ? strlen(p->root) : 0;
+	}
+}
+
+static void header_policy_release(header_policy *p)
+{
+	if (p->have_re)
+		regfree(&p->re);
+}
+
+static int wanted_header(const header_policy *h, const char *abs)
+{
+	if (h->have_re)
+		return regexec(&h->re, abs, 0, NULL, 0) == 0;
+	if (!h->root)
+		return 0;
+	if (h->rootlen == 1 && h->root[0] == '/')
+		return 1;
+	return !strncmp(abs, h->root, h->rootlen) && abs[h->rootlen] == '/';
+}
+
+typedef struct {
+	pctx *c;
+	const header_policy *pol;
+	CXFile *files;
+	char **abs;
+	int n;
+} header_scan;
+
+static enum CXChildVisitResult find_header_kernels(CXCursor cur, CXCursor parent, CXClientData ud)
+{
+	(void)parent;
+	header_scan *h = ud;
+	enum CXCursorKind k = clang_getCursorKind(cur);
+	if (k == CXCursor_Namespace || k == CXCursor_LinkageSpec || k == CXCursor_UnexposedDecl)
+		return CXChildVisit_Recurse;
+	if (k != CXCursor_FunctionDecl && k != CXCursor_FunctionTemplate)
+		return CXChildVisit_Continue;
+	CXSourceLocation loc = clang_getCursorLocation(cur);
+	CXFile file;
+	clang_getExpansionLocation(loc, &file, NULL, NULL, NULL);
+	if (!file || clang_File_isEqual(file, h->c->main) || clang_Location_isInSystemHeader(loc) ||
+	    !clang_isCursorDefinition(cur))
+		return CXChildVisit_Continue;
+	for (int i = 0; i < h->n; i++)
+		if (clang_File_isEqual(file, h->files[i]))
+			return CXChildVisit_Continue;
+	attr_scan as = {h->c, 0, 0, 0, 0};
+	clang_visitChildren(cur, scan_attrs, &as);
+	if (!as.global)
+		return CXChildVisit_Continue;
+	CXString name = clang_getFileName(file);
+	char *abs = realpath(clang_getCString(name), NULL);
+	clang_disposeString(name);
+	if (!abs || !wanted_header(h->pol, abs)) {
+		free(abs);
+		return CXChildVisit_Continue;
+	}
+	h->files = kp_xrealloc(h->files, sizeof(*h->files) * (size_t)(h->n + 1));
+	h->abs = kp_xrealloc(h->abs, sizeof(*h->abs) * (size_t)(h->n + 1));
+	h->files[h->n] = file;
+	h->abs[h->n++] = abs;
+	return CXChildVisit_Continue;
+}
+
+/* One model per project header that defines a kernel, in the order the
+ * translation unit declares them, into f->headers.  The text is the
+ * header's on disk, or o->unsaved_header_text for o->unsaved_header. */
+static void build_header_models(pctx *c, const kp_parse_opts *o, const header_policy *pol,
+				const char *const *argv, int nstore)
+{
+	header_scan h = {0};
+	h.c = c;
+	h.pol = pol;
+	if (pol->have_re || pol->root)
+		clang_visitChildren(clang_getTranslationUnitCursor(c->tu), find_header_kernels, &h);
+	char *unsaved = o->unsaved_header ? realpath(o->unsaved_header, NULL) : NULL;
+	for (int i = 0; i < h.n; i++) {
+		kp_file *m = kp_xcalloc(1, sizeof(*m));
+		m->abs_path = kp_arena_strdup(&m->arena, h.abs[i]);
+		char *shown = kp_display_path(h.abs[i]);
+		m->path = kp_arena_strdup(&m->arena, shown);
+		free(shown);
+		int e = 0;
+		if (unsaved && !strcmp(unsaved, h.abs[i])) {
+			m->src = kp_xstrndup(o->unsaved_header_text, o->unsaved_header_len);
+			m->len = o->unsaved_header_len;
+		} else
+			e = kp_read_file(h.abs[i], &m->src, &m->len);
+		if (e || memchr(m->src, '\0', m->len)) {
+			kp_file_release(m);
+			free(m);
+			continue;
+		}
+		m->has_bom = m->len >= 3 && !memcmp(m->src, "\xEF\xBB\xBF", 3);
+		scan_includes(m);
+		pctx hc = {0};
+		hc.f = m;
+		hc.tu = c->tu;
+		hc.main = h.files[i];
+		build_model(&hc, argv, nstore);
+		free(hc.dkeys);
+		free(hc.dvals);
+		if (hc.too_deep || !m->nkernels) {
+			kp_file_release(m);
+			free(m);
+			continue;
+		}
+		c->f->headers = kp_xrealloc(c->f->headers,
+					    sizeof(kp_file *) * (size_t)(c->f->nheaders + 1));
+		c->f->headers[c->f->nheaders++] = m;
+	}
+	for (int i = 0; i < h.n; i++)
+		free(h.abs[i]);
+	free(h.abs);
+	free(h.files);
+	free(unsaved);
+}
+
+/* Whether the translation unit's errors leave kernels to analyse: every
+ * error a semantic one (not a parse error, which can change where a kernel
+ * ends) in the main file or a project header (host code clang rejects and
+ * nvcc accepts: `time()` without <ctime>, host `max` on mixed types; a
+ * `__shared__` object clang will not construct).  Parse errors and errors
+ * in other headers stop the file. */
+static int errors_tolerable(const kp_file *f, const header_policy *pol)
+{
+	for (int i = 0; i < f->ndiags; i++) {
+		const kp_parse_diag *d = &f->diags[i];
+		if (strcmp(d->severity, "error"))
+			continue;
+		if (d->line <= 0 || !d->semantic)
+			return 0;
+		if (d->file == f->path)
+			continue;
+		char *abs = realpath(d->file, NULL);
+		int ok = abs && wanted_header(pol, abs);
+		free(abs);
+		if (!ok)
+			return 0;
+	}
+	return 1;
+}
+
+/* The kernel of model m an error at (abs file, line) lies in, or NULL. */
+static kp_kernel *kernel_at(kp_file *m, const char *abs, const char *file, int line)
+{
+	if (m->abs_path ? !abs || strcmp(abs, m->abs_path) : file != m->path)
+		return NULL;
+	for (int k = 0; k < m->nkernels; k++) {
+		kp_kernel *kr = m->kernels[k];
+		int e, col;
+		kp_file_linecol(m, kr->end, &e, &col);
+		if (kr->line > 0 && line >= kr->line && line <= e)
+			return kr;
+	}
+	return NULL;
+}
+
+/* Each error inside a kernel marks it (kp_kernel.error, kp_parse_diag.
+ * kernel): it is never rewritten.  Returns whether a kernel without an
+ * error is left, in the file or its headers' models. */
+static int mark_kernel_errors(kp_file *f)
+{
+	for (int i = 0; i < f->ndiags; i++) {
+		kp_parse_diag *d = &f->diags[i];
+		if (strcmp(d->severity, "error"))
+			continue;
+		char *abs = d->file == f->path ? NULL : realpath(d->file, NULL);
+		kp_kernel *kr = kernel_at(f, abs, d->file, d->line);
+		kp_file *owner = f;
+		for (int h = 0; !kr && h < f->nheaders; h++) {
+			kr = kernel_at(f->headers[h], abs, d->file, d->line);
+			owner = f->headers[h];
+		}
+		free(abs);
+		if (!kr)
+			continue;
+		d->kernel = kr->name;
+		if (!kr->error)
+			kr->error =
+				kp_arena_printf(&owner->arena, "line %d: %s", d->line, d->message);
+	}
+	int clean = 0;
+	for (int k = 0; k < f->nkernels; k++)
+		clean |= !f->kernels[k]->error;
+	for (int h = 0; h < f->nheaders; h++)
+		for (int k = 0; k < f->headers[h]->nkernels; k++)
+			clean |= !f->headers[h]->kernels[k]->error;
+	return clean;
 }
 
 static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char **errmsg)
@@ -1496,9 +1766,15 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 
 	CXIndex idx = clang_createIndex(1, 0); /* skip declarations from a shared PCH */
 	CXTranslationUnit tu = NULL;
-	struct CXUnsavedFile uf = {path, f->src, (unsigned long)f->len};
+	struct CXUnsavedFile uf[2];
+	unsigned nuf = 0;
+	if (o->contents)
+		uf[nuf++] = (struct CXUnsavedFile){path, f->src, (unsigned long)f->len};
+	if (o->unsaved_header)
+		uf[nuf++] = (struct CXUnsavedFile){o->unsaved_header, o->unsaved_header_text,
+						   (unsigned long)o->unsaved_header_len};
 	enum CXErrorCode ec = clang_parseTranslationUnit2(
-		idx, path, argv, nstore, o->contents ? &uf : NULL, o->contents ? 1 : 0,
+		idx, path, argv, nstore, nuf ? uf : NULL, nuf,
 		CXTranslationUnit_KeepGoing | CXTranslationUnit_SkipFunctionBodies * 0, &tu);
 	if (ec != CXError_Success || !tu) {
 		free(argv);
@@ -1530,34 +1806,10 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 		rc = f->nerrors ? KP_PARSE_ERRORS : KP_PARSE_OK;
 		goto cleanup;
 	}
-	collect_names(&c, argv, nstore);
-	kernel_scan ks = {0};
-	ks.c = &c;
-	clang_visitChildren(clang_getTranslationUnitCursor(tu), find_kernels, &ks);
-	int any_template = 0;
-	for (int i = 0; i < ks.n; i++)
-		any_template |= ks.v[i]->is_template;
-	if (any_template)
-		clang_visitChildren(clang_getTranslationUnitCursor(tu), find_insts, &ks);
-	f->kernels = kp_arena_alloc(&f->arena, sizeof(kp_kernel *) * (size_t)(ks.n + 1));
-	if (ks.n)
-		memcpy(f->kernels, ks.v, sizeof(kp_kernel *) * (size_t)ks.n);
-	f->nkernels = ks.n;
-	free(ks.v);
-	if (any_template) {
-		scan_explicit_insts(f);
-		/* the same list, in the same order, whatever the order of the
-		 * launches and instantiations in the file */
-		for (int i = 0; i < f->nkernels; i++)
-			sort_insts(f->kernels[i]);
-	}
-	f->decls = kp_arena_alloc(&f->arena, sizeof(kp_decl *) * (size_t)(c.nd + 1));
-	if (c.nd)
-		memcpy(f->decls, c.dvals, sizeof(kp_decl *) * (size_t)c.nd);
-	f->ndecls = c.nd;
-	if (f->nerrors && errors_outside_kernels(f))
-		f->outside_errors = f->nerrors;
-	if (f->nerrors && !f->outside_errors)
+	build_model(&c, argv, nstore);
+	header_policy pol;
+	header_policy_init(&pol, o);
+	if (f->nerrors && !errors_tolerable(f, &pol))
 		rc = KP_PARSE_ERRORS;
 	else if (c.too_deep) {
 		kp_strbuf m = KP_STRBUF_INIT;
@@ -1570,6 +1822,15 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 		*errmsg = kp_strbuf_detach(&m);
 		rc = KP_PARSE_FAILED;
 	}
+	if (rc == KP_PARSE_OK && o->headers)
+		build_header_models(&c, o, &pol, argv, nstore);
+	if (rc == KP_PARSE_OK && f->nerrors) {
+		if (mark_kernel_errors(f))
+			f->outside_errors = f->nerrors;
+		else
+			rc = KP_PARSE_ERRORS;
+	}
+	header_policy_release(&pol);
 cleanup:
 	free(argv);
 	kp_strbuf_release(&store);

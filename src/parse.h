@@ -21,6 +21,19 @@ typedef struct {
 	int diags_only; /* fill only f->src and the diagnostics (a check
 			   that some text compiles): no kernels,
 			   declarations or names */
+	/* kernels in project headers (f->headers): with headers set, every
+	 * header that defines a kernel and is not a system header gets a model
+	 * when header_filter (a POSIX extended regex, searched in the header's
+	 * real path) matches it, or, header_filter NULL, when it lies under
+	 * header_root (a real path); header_filter "" means none */
+	int headers;
+	const char *header_filter;
+	const char *header_root;
+	/* the text of one header instead of its file (the re-parse of a
+	 * rewritten header), or NULL */
+	const char *unsaved_header;
+	const char *unsaved_header_text;
+	size_t unsaved_header_len;
 } kp_parse_opts;
 
 enum { KP_PARSE_OK = 0, KP_PARSE_IO = -1, KP_PARSE_FAILED = -2, KP_PARSE_ERRORS = -3 };

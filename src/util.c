@@ -207,6 +207,29 @@ int kp_read_file(const char *path, char **out, size_t *len)
 	return rc;
 }
 
+char *kp_display_path(const char *abs)
+{
+	char *cwd = getcwd(NULL, 0);
+	size_t n = cwd ? strlen(cwd) : 0;
+	char *r = n > 1 && !strncmp(abs, cwd, n) && abs[n] == '/' ? kp_xstrdup(abs + n + 1)
+								  : kp_xstrdup(abs);
+	free(cwd);
+	return r;
+}
+
+char *kp_dir_of_real_path(const char *path)
+{
+	char *abs = realpath(path, NULL);
+	if (!abs)
+		return realpath(".", NULL);
+	char *slash = strrchr(abs, '/');
+	if (slash == abs)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	return abs;
+}
+
 /* Whether execvp() could start prog: an executable regular file, looked up
  * in PATH (glibc's default when unset) unless the name has a '/'. */
 static int can_exec(const char *prog)

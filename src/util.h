@@ -56,6 +56,12 @@ int kp_is_ident_char(char c);
 int kp_mentions_ident(const char *s, size_t b, size_t e, const char *name);
 
 int kp_read_file(const char *path, char **out, size_t *len);
+/* abs relative to the working directory when it lies under it, else abs
+ * itself (malloc'd): how kpipe prints a path it found itself. */
+char *kp_display_path(const char *abs);
+/* The real path of the directory holding path (malloc'd); the working
+ * directory's when path does not exist (stdin). */
+char *kp_dir_of_real_path(const char *path);
 /* Reads all of a stream (stdin). Same contract. */
 int kp_read_stream(void *fp, char **out, size_t *len);
 /* Writes atomically (safe_write.c): a temporary file in the destination's

@@ -1344,6 +1344,38 @@ Test(parse, errors_outside_kernels_are_ignored)
 	static const char inside[] = HEAD FOR LOAD SYNC COMP "        acc += (float)time(NULL);\n" SYNC
 		END TAIL;
 	int rc = parse_as("snippet.cu", inside, "sm_90", NULL, 0);
-	cr_expect_eq(rc, KP_PARSE_ERRORS, "an error inside the kernel must stop it: %d", rc);
+	cr_expect_eq(rc, KP_PARSE_ERRORS, "an error inside the only kernel must stop it: %d", rc);
 	cr_expect_eq(F.outside_errors, 0);
+}
+
+/* An error inside one kernel marks that kernel (never rewritten: its loop
+ * is refused with kpipe-kernel-error); the file's other kernels are
+ * analysed as usual. */
+Test(parse, error_in_one_kernel_spares_the_others)
+{
+	static const char two[] = "__global__ void broken(float *a)\n"
+				  "{\n"
+				  "    __shared__ float t[16];\n"
+				  "    for (int k = 0; k < 64; k += 16) {\n"
+				  "        t[threadIdx.x] = a[k + threadIdx.x];\n"
+				  "        __syncthreads();\n"
+				  "        a[threadIdx.x] += t[0] + (float)time(NULL);\n"
+				  "        __syncthreads();\n"
+				  "    }\n"
+				  "}\n" ELIGIBLE;
+	analyze_src(two);
+	cr_assert_eq(AN.nloops, 2, "%d", AN.nloops);
+	cr_expect_eq(F.outside_errors, 1, "%d", F.outside_errors);
+	cr_expect_str_eq(F.kernels[0]->name, "broken");
+	cr_assert_not_null(F.kernels[0]->error);
+	cr_expect(strstr(F.kernels[0]->error, "line 7: ") == F.kernels[0]->error, "%s",
+		  F.kernels[0]->error);
+	cr_expect_null(F.kernels[1]->error);
+	cr_expect_not(AN.loops[0]->eligible);
+	cr_expect_not_null(find_reason(AN.loops[0], "kpipe-kernel-error"));
+	cr_expect(AN.loops[1]->eligible);
+	int in_kernel = 0;
+	for (int i = 0; i < F.ndiags; i++)
+		in_kernel += F.diags[i].kernel && !strcmp(F.diags[i].kernel, "broken");
+	cr_expect_eq(in_kernel, 1);
 }
