@@ -1,7 +1,8 @@
 /*
- * cmd_rewrite.c - `kpipe rewrite`: parse, analyse, plan each eligible
- * loop, let its transform produce edits, apply them and write the result
- * (stdout, -o, -i, --diff or --dry-run).  Refusals are printed as
+ * cmd_rewrite.c - `kpipe rewrite`: parse (with the flags and target of
+ * the file's compile_commands.json entry under -p), analyse, plan each
+ * eligible loop, let its transform produce edits, apply them and write the
+ * result (stdout, -o, -i, --diff or --dry-run).  Refusals are printed as
  * file:line:col diagnostics with their stable ids; nothing is written
  * for a file that failed or had nothing to pipeline.
  */
@@ -624,7 +625,15 @@ int cmd_rewrite(int argc, char **argv)
 	r.abs_path = kp_batch_abs_path(path);
 	char *out = NULL;
 	size_t outlen = 0;
-	rc = kp_rewrite_buffer(&o, path, src, len, NULL, 0, 0, NULL, &r, &out, &outlen);
+	/* the flags and target of the file's compile_commands.json entry
+	 * (with -p only: the buffer may not be the file on disk) */
+	kp_file_setup fs;
+	kp_cli_file_setup(&o, path, 0, &fs);
+	kp_cli fo = o;
+	fo.arch = fs.arch;
+	fo.arch_name = fs.arch_name;
+	rc = kp_rewrite_buffer(&fo, path, src, len, (const char *const *)fs.db.keep, fs.db.nkeep, 1,
+			       NULL, &r, &out, &outlen);
 	kp_rw_print_diags(&r, o.verbose, stderr);
 	if (rc == KP_EXIT_NOTHING && o.verbose)
 		fprintf(stderr, "%s: nothing to pipeline (%d loop%s found, %d refused)\n", path, r.loops,
@@ -667,7 +676,8 @@ int cmd_rewrite(int argc, char **argv)
 	if (wr)
 		rc = wr;
 	if (rc == KP_EXIT_OK && o.validate)
-		rc = validate_written(&o, in, o.in_place ? in : o.output, src, len);
+		rc = validate_written(&fo, in, o.in_place ? in : o.output, src, len);
+	kp_file_setup_release(&fs);
 	kp_rw_result_release(&r);
 	free(out);
 	free(src);
