@@ -545,6 +545,7 @@ static const kp_opt opts[] = {
 	{"-iprefix", A_VALJ, K_CLANG, NULL},
 	{"-iwithprefix", A_VALJ, K_CLANG, NULL},
 	{"-iwithprefixbefore", A_VALJ, K_CLANG, NULL},
+	{"-isystem-after", A_VAL, K_CLANG, NULL}, /* not -isystem "-after" */
 };
 
 /*

@@ -343,6 +343,21 @@ Test(user, nvcc_translated_clang_passed_through)
 	kp_flags_release(&f);
 }
 
+Test(user, clang_options_with_a_value_keep_it)
+{
+	kp_flags f;
+	xlate("-isystem-after /late -include-pch h.pch -mllvm -x=1 -Xclang=-v", NULL, 1, &f);
+	EXPECT_LIST(f.keep, f.nkeep,
+		    "-isystem-after | /late | -include-pch | h.pch | -mllvm | -x=1 | -Xclang=-v");
+	cr_expect_eq(f.ndropped, 0);
+	kp_flags_release(&f);
+	xlate("-isystem-after /late -include-pch h.pch -mllvm -x=1", "/d", 0, &f);
+	cr_expect_eq(f.nkeep, 0);
+	EXPECT_LIST(f.dropped, f.ndropped,
+		    "-isystem-after /late | -include-pch h.pch | -mllvm -x=1");
+	kp_flags_release(&f);
+}
+
 Test(user, plain_define_is_unchanged)
 {
 	kp_flags f;
