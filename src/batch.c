@@ -1,10 +1,12 @@
 /*
  * batch.c - `kpipe rewrite` over directories, several files or a
  * compilation database: the file list (walk, --exclude, sort, --shard),
- * one child process per file (-j at a time), the outputs (--out-dir, -i,
- * --diff, --dry-run), and what is printed at the end (the summary, JSON,
- * SARIF, the clang-tidy fixes).  Also the per-file result (batch.h) that
- * single-file runs share.
+ * each file's flags and target from the database (-p; with -v, a line per
+ * file saying what was kept and dropped), one child process per file (-j
+ * at a time; a precompiled header per set of flags and target), the
+ * outputs (--out-dir, -i, --diff, --dry-run), and what is printed at the
+ * end (the summary, JSON, SARIF, the clang-tidy fixes).  Also the
+ * per-file result (batch.h) that single-file runs share.
  *
  * It does not parse or rewrite anything itself: each child calls
  * kp_rewrite_buffer() (cmd_rewrite.c) and sends its kp_rw_result back as
@@ -423,6 +425,8 @@ typedef struct {
 	char *abs;   /* realpath */
 	char **args; /* flags from compile_commands.json (borrowed) */
 	int nargs;
+	const kp_arch *arch;   /* the target: --arch, the database's, or the default */
+	const char *arch_name; /* borrowed */
 	int group; /* precompiled-header group, -1 none */
 } bfile;
 
@@ -434,7 +438,7 @@ typedef struct {
 static void bfiles_add(bfiles *l, const char *path, const char *abs)
 {
 	l->v = kp_xrealloc(l->v, sizeof(*l->v) * (size_t)(l->n + 1));
-	l->v[l->n] = (bfile){kp_xstrdup(path), kp_xstrdup(abs), NULL, 0, -1};
+	l->v[l->n] = (bfile){kp_xstrdup(path), kp_xstrdup(abs), NULL, 0, NULL, NULL, -1};
 	l->n++;
 }
 
@@ -727,6 +731,9 @@ static void do_file(const batch *b, int i, kp_rw_result *r)
 	char *out = NULL;
 	size_t outlen = 0;
 	const char *pch = f->group >= 0 ? b->pch[f->group] : NULL;
+	kp_cli fo = *o; /* with the file's target */
+	fo.arch = f->arch;
+	fo.arch_name = f->arch_name;
 	kp_rw_input in = {.path = f->path,
 			  .contents = src,
 			  .len = len,
@@ -736,7 +743,7 @@ static void do_file(const batch *b, int i, kp_rw_result *r)
 			  .pch = pch,
 			  .headers = 1,
 			  .header_root = b->root};
-	int rc = kp_rewrite_buffer(o, &in, r, &out, &outlen);
+	int rc = kp_rewrite_buffer(&fo, &in, r, &out, &outlen);
 	if (rc == KP_EXIT_OK && out && !o->dry_run && !b->reports_only)
 		kp_rw_write(o, r, f->path, f->abs, src, len, out, outlen, b->root);
 	free(out);
@@ -1018,7 +1025,8 @@ static void pch_job(const batch *b, int job, int fd)
 	for (int i = 0; i < o->ncargs; i++)
 		args[k++] = o->cargs[i];
 	char *err = NULL;
-	int rc = kp_pch_build(o->arch->name, o->cuda_path, args, k, main_path, pch_path, &err);
+	int rc = kp_pch_build(f ? f->arch->name : o->arch->name, o->cuda_path, args, k, main_path,
+			      pch_path, &err);
 	free(args);
 	write_all(fd, rc ? (err ? err : "failed") : "ok",
 		  strlen(rc ? (err ? err : "failed") : "ok"));
@@ -1085,10 +1093,16 @@ int kp_batch_run(const kp_cli *o)
 	char *out_abs = o->out_dir ? realpath(o->out_dir, NULL) : NULL;
 	bfiles files = {0};
 	kp_compdb_entry *db = NULL;
+	char *db_json = NULL;
 	int ndb = 0, rc = KP_EXIT_OK;
 	char *root = NULL;
 	if (o->build_dir) {
 		char *err = NULL;
+		char *rdir = realpath(o->build_dir, NULL);
+		kp_strbuf js = KP_STRBUF_INIT;
+		kp_strbuf_addf(&js, "%s/compile_commands.json", rdir ? rdir : o->build_dir);
+		db_json = kp_strbuf_detach(&js);
+		free(rdir);
 		if (kp_compdb_load(o->build_dir, &db, &ndb, &err)) {
 			fprintf(stderr, "kpipe rewrite: error: %s\n", err);
 			free(err);
@@ -1167,13 +1181,20 @@ int kp_batch_run(const kp_cli *o)
 	 * with the same flags share one header */
 	for (int i = 0; i < files.n; i++) {
 		bfile *f = &files.v[i];
+		f->arch = o->arch;
+		f->arch_name = o->arch_name;
 		for (int k = 0; k < ndb; k++)
 			if (!strcmp(db[k].file, f->abs)) {
-				f->args = db[k].args;
-				f->nargs = db[k].nargs;
+				f->args = db[k].flags.keep;
+				f->nargs = db[k].flags.nkeep;
+				kp_cli_db_target(o, f->path, &db[k].flags, &f->arch, &f->arch_name);
+				if (o->verbose)
+					kp_cli_print_flags(o, f->path, db_json, &db[k].flags);
 				break;
 			}
+		/* the header is built for one target */
 		kp_strbuf key = KP_STRBUF_INIT;
+		kp_strbuf_addf(&key, "%s\n", f->arch->name);
 		for (int k = 0; k < f->nargs; k++) {
 			kp_strbuf_adds(&key, f->args[k]);
 			kp_strbuf_addc(&key, '\n');
@@ -1340,6 +1361,7 @@ cleanup:
 	free(root);
 	bfiles_release(&files);
 	kp_compdb_release(db, ndb);
+	free(db_json);
 	free(out_abs);
 	free(cwd);
 	return rc;

@@ -1,7 +1,10 @@
 /*
- * cli.c - option parsing shared by the commands, the launch-description
- * lookup (threads per block for the compute/load ratio) and printing of
- * the parser's diagnostics.
+ * cli.c - option parsing shared by the commands (the compiler arguments
+ * translated by kp_nvcc_translate), a file's compile setup (its
+ * compilation-database entry and target, and the -v line saying which
+ * flags were kept and dropped), the launch-description lookup (threads
+ * per block for the compute/load ratio) and printing of the parser's
+ * diagnostics.
  */
 #define _GNU_SOURCE
 #include "cli.h"
@@ -27,6 +30,37 @@ static void push(const char ***v, int *n, const char *s)
 }
 
 static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const char *const *allowed);
+
+/* The compiler arguments, as given, become their translation (nvcc
+ * spellings in clang's, nvcc-only options dropped); a target among them
+ * counts as --arch when that was not given. */
+static void translate_cargs(kp_cli *o)
+{
+	int given = o->ncargs;
+	kp_nvcc_translate(o->cargs, o->ncargs, NULL, 1, &o->cflags);
+	free((void *)o->cargs);
+	o->cargs = kp_xcalloc((size_t)o->cflags.nkeep + 1, sizeof(char *));
+	o->ncargs = o->cflags.nkeep;
+	for (int i = 0; i < o->cflags.nkeep; i++)
+		o->cargs[i] = o->cflags.keep[i];
+	if (o->cflags.arch && !o->arch_given) {
+		o->arch_name = o->cflags.arch;
+		o->arch_given = 1;
+	}
+	if (o->verbose && given) {
+		char *k = kp_flags_join(o->cflags.keep, o->cflags.nkeep);
+		char *d = kp_flags_join(o->cflags.dropped, o->cflags.ndropped);
+		fprintf(stderr, "kpipe: compiler arguments: %s; dropped: %s", k, d);
+		if (o->cflags.narchs) {
+			char *a = kp_flags_join(o->cflags.archs, o->cflags.narchs);
+			fprintf(stderr, "; targets: %s", a);
+			free(a);
+		}
+		fputc('\n', stderr);
+		free(k);
+		free(d);
+	}
+}
 
 int kp_cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const char *const *allowed)
 {
@@ -133,9 +167,10 @@ static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const ch
 			return KP_EXIT_USAGE;
 		}
 		const char *n = opts[found].name;
-		if (!strcmp(n, "--arch"))
+		if (!strcmp(n, "--arch")) {
 			o->arch_name = val;
-		else if (!strcmp(n, "--kernel"))
+			o->arch_given = 1;
+		} else if (!strcmp(n, "--kernel"))
 			o->kernel = val;
 		else if (!strcmp(n, "--format"))
 			o->format = val;
@@ -232,6 +267,7 @@ static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const ch
 		else if (!strcmp(n, "-v"))
 			o->verbose = 1;
 	}
+	translate_cargs(o);
 	o->arch = kp_arch_find(o->arch_name);
 	if (!o->arch) {
 		int na = 0;
@@ -265,6 +301,87 @@ void kp_cli_release(kp_cli *o)
 	free((void *)o->cargs);
 	free((void *)o->excludes);
 	o->files = o->cargs = o->excludes = NULL;
+	kp_flags_release(&o->cflags);
+}
+
+int kp_cli_db_target(const kp_cli *o, const char *file, const kp_flags *db, const kp_arch **arch,
+		     const char **name)
+{
+	*arch = o->arch;
+	*name = o->arch_name;
+	if (o->arch_given || !db->arch)
+		return 0;
+	const kp_arch *a = kp_arch_find(db->arch);
+	if (!a) {
+		fprintf(stderr,
+			"kpipe: warning: %s: target %s of compile_commands.json is not in kpipe's "
+			"table; analysing for %s\n",
+			file, db->arch, o->arch->name);
+		return 0;
+	}
+	*arch = a;
+	*name = db->arch;
+	return 1;
+}
+
+void kp_cli_print_flags(const kp_cli *o, const char *file, const char *db_json, const kp_flags *db)
+{
+	char *k = kp_flags_join(db->keep, db->nkeep);
+	char *d = kp_flags_join(db->dropped, db->ndropped);
+	fprintf(stderr, "kpipe: flags for %s from %s: %s; dropped: %s", file, db_json, k, d);
+	if (db->narchs) {
+		char *a = kp_flags_join(db->archs, db->narchs);
+		const char *t = o->arch_given                        ? o->arch_name
+				: db->arch && kp_arch_find(db->arch) ? db->arch
+								     : o->arch->name;
+		fprintf(stderr, "; targets: %s (target %s%s)", a, t,
+			o->arch_given ? ", given on the command line" : "");
+		free(a);
+	}
+	fputc('\n', stderr);
+	free(k);
+	free(d);
+}
+
+void kp_cli_file_setup(const kp_cli *o, const char *path, int search, kp_file_setup *fs)
+{
+	memset(fs, 0, sizeof(*fs));
+	fs->arch = o->arch;
+	fs->arch_name = o->arch_name;
+	int rc = kp_compdb_lookup(path, o->build_dir, search, &fs->db, &fs->db_json);
+	if (rc < 0) {
+		if (o->verbose && o->build_dir)
+			fprintf(stderr, "kpipe: no flags for %s from '%s/compile_commands.json'\n",
+				path, o->build_dir);
+		return;
+	}
+	if (rc == 0) {
+		if (o->verbose)
+			fprintf(stderr, "kpipe: no flags for %s: no entry in %s\n", path,
+				fs->db_json);
+		return;
+	}
+	fs->arch_from_db = kp_cli_db_target(o, path, &fs->db, &fs->arch, &fs->arch_name);
+	if (o->verbose)
+		kp_cli_print_flags(o, path, fs->db_json, &fs->db);
+}
+
+void kp_file_setup_release(kp_file_setup *fs)
+{
+	kp_flags_release(&fs->db);
+	free(fs->db_json);
+	fs->db_json = NULL;
+}
+
+const char **kp_cli_file_args(const kp_cli *o, const kp_file_setup *fs, int *n)
+{
+	const char **v = kp_xcalloc((size_t)(fs->db.nkeep + o->ncargs) + 1, sizeof(char *));
+	*n = 0;
+	for (int i = 0; i < fs->db.nkeep; i++)
+		v[(*n)++] = fs->db.keep[i];
+	for (int i = 0; i < o->ncargs; i++)
+		v[(*n)++] = o->cargs[i];
+	return v;
 }
 
 void kp_cli_parse_opts(const kp_cli *o, kp_parse_opts *po)

@@ -1,8 +1,10 @@
 /*
  * cli.h - the command layer's shared pieces: exit codes, the options the
- * commands have in common, their parser, the launch-description lookup
- * and diagnostic printing.  Only the command layer (main.c, cmd_*.c)
- * prints or exits.
+ * commands have in common, their parser (the compiler arguments
+ * translated by compdb.h), a file's compile setup (its
+ * compile_commands.json entry and target), the launch-description lookup
+ * and diagnostic printing.  Only the command layer (main.c, cmd_*.c,
+ * batch.c, cli.c) prints or exits.
  */
 #ifndef KPIPE_CLI_H
 #define KPIPE_CLI_H
@@ -25,6 +27,8 @@ typedef struct {
 	int nfiles;
 	const char *arch_name;
 	const kp_arch *arch;
+	int arch_given; /* --arch, or a target among the compiler arguments:
+			   a database's target does not replace it */
 	const char *kernel;
 	const char *format;    /* text, json; sarif for rewrite */
 	const char *cuda_path;
@@ -40,8 +44,10 @@ typedef struct {
 	int diff;
 	int dry_run;
 	int verbose;
-	const char **cargs;    /* compiler arguments */
+	const char **cargs; /* compiler arguments (-I, -D, -U, --extra-arg, after --),
+			       translated: they point into cflags */
 	int ncargs;
+	kp_flags cflags; /* the translation (owned) */
 	/* rewrite over many files (batch.h) and its reports */
 	const char *out_dir;   /* --out-dir: mirrored tree of the rewritten files */
 	int jobs;              /* -j N, 0 = one per core */
@@ -67,6 +73,33 @@ typedef struct {
  * KP_EXIT_USAGE after printing the problem. */
 int kp_cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const char *const *allowed);
 void kp_cli_release(kp_cli *o);
+
+/* A file's compile setup: its compile_commands.json entry and its target. */
+typedef struct {
+	kp_flags db;           /* the entry's flags, translated; empty without one */
+	char *db_json;         /* the compile_commands.json used, NULL when none */
+	const kp_arch *arch;   /* the target: --arch, else the database's, else o's default */
+	const char *arch_name; /* as nvcc takes it ("sm_90a") */
+	int arch_from_db;      /* the target is the database's */
+} kp_file_setup;
+
+/* Looks `path` up in o->build_dir's database or, with `search`, the first
+ * found upward from it (kp_compdb_lookup), and picks the target; with -v
+ * prints on stderr which database was used and the flags kept and
+ * dropped.  Release with kp_file_setup_release(). */
+void kp_cli_file_setup(const kp_cli *o, const char *path, int search, kp_file_setup *fs);
+void kp_file_setup_release(kp_file_setup *fs);
+/* The target for a file whose database flags are db: o's when --arch was
+ * given or the database names none, else the lowest the database names
+ * (a warning when kpipe's table lacks it).  Returns 1 when it is the
+ * database's. */
+int kp_cli_db_target(const kp_cli *o, const char *file, const kp_flags *db, const kp_arch **arch,
+		     const char **name);
+/* `kpipe: flags for FILE from DB: KEPT; dropped: DROPPED; targets: ...` on stderr. */
+void kp_cli_print_flags(const kp_cli *o, const char *file, const char *db_json, const kp_flags *db);
+/* The parser's arguments for a file: the database's, then o->cargs (a
+ * heap array; the strings belong to fs and o). */
+const char **kp_cli_file_args(const kp_cli *o, const kp_file_setup *fs, int *n);
 
 /* Parse options for a file, with its launch description if one sits
  * beside it (NAME.launch.json) or was given with --spec. */

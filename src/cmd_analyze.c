@@ -1,7 +1,9 @@
 /*
- * cmd_analyze.c - `kpipe analyze`: parses each file, analyses every
- * candidate K-loop and prints what it found, as a report for people
- * (text) or as the stable JSON document described in docs/json.md.
+ * cmd_analyze.c - `kpipe analyze`: parses each file (with its
+ * compile_commands.json entry's flags, and its target when --arch is not
+ * given), analyses every candidate K-loop and prints what it found, as a
+ * report for people (text) or as the stable JSON document described in
+ * docs/json.md.
  */
 #include "cli.h"
 #include "plan.h"
@@ -444,31 +446,36 @@ static cJSON *json_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
  * project header with kernels (f->headers) included from `from`.  The
  * launch description is looked up beside spec_path (the main file, which
  * launches the kernels). */
-static void analyze_model(const kp_cli *o, kp_file *f, const char *path, const char *from,
-			  const char *spec_path, int json, cJSON *files, int *any_loop)
+static void analyze_model(const kp_cli *o, const kp_file_setup *fs, kp_file *f, const char *path,
+			  const char *from, const char *spec_path, int json, cJSON *files,
+			  int *any_loop)
 {
 	kp_analyze_opts ao;
 	char *sk;
 	kp_cli_analyze_opts(o, spec_path, &ao, &sk);
 	kp_analysis an;
 	kp_analyze(&an, f, &ao);
+	const char *an_arch = o->arch->name, *ps_arch = kp_parse_arch(an_arch);
 	cJSON *jf = NULL, *jk = NULL;
 	if (json) {
 		jf = cJSON_CreateObject();
 		cJSON_AddStringToObject(jf, "file", path);
 		if (from)
 			cJSON_AddStringToObject(jf, "included_from", from);
+		if (fs->arch_from_db) {
+			cJSON_AddStringToObject(jf, "arch", an_arch);
+			cJSON_AddStringToObject(jf, "arch_from", fs->db_json);
+		}
 		jk = cJSON_AddArrayToObject(jf, "kernels");
 		cJSON_AddItemToArray(files, jf);
 	} else
-		printf("%s%s%s%s: %d kernel%s, %d candidate loop%s (target %s%s%s)\n", path,
+		printf("%s%s%s%s: %d kernel%s, %d candidate loop%s (target %s%s%s%s)\n", path,
 		       from ? " (included from " : "", from ? from : "", from ? ")" : "",
 		       an.nkernels, an.nkernels == 1 ? "" : "s", an.nloops,
-		       an.nloops == 1 ? "" : "s", o->arch->name,
-		       strcmp(kp_parse_arch(o->arch->name), o->arch->name) ? "; parsed as " : "",
-		       strcmp(kp_parse_arch(o->arch->name), o->arch->name)
-			       ? kp_parse_arch(o->arch->name)
-			       : "");
+		       an.nloops == 1 ? "" : "s", an_arch,
+		       fs->arch_from_db ? ", from compile_commands.json" : "",
+		       strcmp(ps_arch, an_arch) ? "; parsed as " : "",
+		       strcmp(ps_arch, an_arch) ? ps_arch : "");
 	for (int ki = 0; ki < f->nkernels; ki++) {
 		kp_kernel *k = f->kernels[ki];
 		if (o->kernel && strcmp(o->kernel, k->name))
@@ -539,19 +546,31 @@ int cmd_analyze(int argc, char **argv)
 	int status = KP_EXIT_OK, any_loop = 0;
 	for (int fi = 0; fi < o.nfiles; fi++) {
 		const char *path = o.files[fi];
+		/* the file's compile_commands.json entry: its flags, and its
+		 * target when --arch was not given */
+		kp_file_setup fs;
+		kp_cli_file_setup(&o, path, 1, &fs);
+		kp_cli fo = o;
+		fo.arch = fs.arch;
+		fo.arch_name = fs.arch_name;
 		kp_file f = {0};
 		kp_parse_opts po;
-		kp_cli_parse_opts(&o, &po);
+		kp_cli_parse_opts(&fo, &po);
+		po.args = kp_cli_file_args(&o, &fs, &po.nargs);
+		po.no_compdb = 1;
+		po.build_dir = NULL;
 		char *root = kp_dir_of_real_path(path);
 		po.headers = 1;
 		po.header_root = root;
 		char *err = NULL;
 		int prc = kp_parse(&f, path, &po, &err);
+		free((void *)po.args);
 		free(root);
 		if (prc == KP_PARSE_IO || prc == KP_PARSE_FAILED) {
 			fprintf(stderr, "%s: error: %s\n", path, err ? err : "cannot parse");
 			free(err);
 			kp_file_release(&f);
+			kp_file_setup_release(&fs);
 			status = KP_EXIT_INPUT;
 			continue;
 		}
@@ -559,16 +578,18 @@ int cmd_analyze(int argc, char **argv)
 			kp_cli_print_parse_diags(&f, 0);
 			fprintf(stderr, "%s: error: the file does not compile; nothing analysed\n", path);
 			kp_file_release(&f);
+			kp_file_setup_release(&fs);
 			status = KP_EXIT_INPUT;
 			continue;
 		}
 		kp_cli_print_ignored_errors(&f);
-		analyze_model(&o, &f, path, NULL, path, json, files, &any_loop);
+		analyze_model(&fo, &fs, &f, path, NULL, path, json, files, &any_loop);
 		for (int h = 0; h < f.nheaders; h++) {
-			analyze_model(&o, f.headers[h], f.headers[h]->path, path, path, json, files,
-				      &any_loop);
+			analyze_model(&fo, &fs, f.headers[h], f.headers[h]->path, path, path, json,
+				      files, &any_loop);
 		}
 		kp_file_release(&f);
+		kp_file_setup_release(&fs);
 	}
 	if (json) {
 		char *s = cJSON_Print(root);

@@ -1,7 +1,8 @@
 /*
- * cmd_rewrite.c - `kpipe rewrite`: parse, analyse, plan each eligible
- * loop, let its transform produce edits, apply them and write the result
- * (stdout, -o, -i, --diff or --dry-run).  Refusals are printed as
+ * cmd_rewrite.c - `kpipe rewrite`: parse (with the flags and target of
+ * the file's compile_commands.json entry under -p), analyse, plan each
+ * eligible loop, let its transform produce edits, apply them and write the
+ * result (stdout, -o, -i, --diff or --dry-run).  Refusals are printed as
  * file:line:col diagnostics with their stable ids; nothing is written
  * for a file that failed or had nothing to pipeline.
  */
@@ -750,8 +751,21 @@ int cmd_rewrite(int argc, char **argv)
 	r.abs_path = kp_batch_abs_path(path);
 	char *out = NULL;
 	size_t outlen = 0;
-	kp_rw_input rin = {.path = path, .contents = src, .len = len, .headers = 1};
-	rc = kp_rewrite_buffer(&o, &rin, &r, &out, &outlen);
+	/* the flags and target of the file's compile_commands.json entry
+	 * (with -p only: the buffer may not be the file on disk) */
+	kp_file_setup fs;
+	kp_cli_file_setup(&o, path, 0, &fs);
+	kp_cli fo = o;
+	fo.arch = fs.arch;
+	fo.arch_name = fs.arch_name;
+	kp_rw_input rin = {.path = path,
+			   .contents = src,
+			   .len = len,
+			   .extra_args = (const char *const *)fs.db.keep,
+			   .nextra = fs.db.nkeep,
+			   .no_compdb = 1,
+			   .headers = 1};
+	rc = kp_rewrite_buffer(&fo, &rin, &r, &out, &outlen);
 	kp_rw_print_diags(&r, o.verbose, stderr);
 	int nheaders_changed = 0;
 	const char *first_header = NULL;
@@ -830,7 +844,8 @@ int cmd_rewrite(int argc, char **argv)
 	if (wr)
 		rc = wr;
 	if (rc == KP_EXIT_OK && o.validate)
-		rc = validate_written(&o, in, o.in_place ? in : o.output, src, len);
+		rc = validate_written(&fo, in, o.in_place ? in : o.output, src, len);
+	kp_file_setup_release(&fs);
 	kp_rw_result_release(&r);
 	free(out);
 	free(src);

@@ -2,11 +2,15 @@
  * cmd_tune.c - `kpipe tune FILE.cu [--spec LAUNCH] [-o OUT | -i]`: builds
  * every legal variant of the file (register staging: two buffers, plain
  * and with the prefetch through __ldca, and the one-buffer two-barrier
- * form; cp.async rings of 2, 3 and 4 stages), validates each one's compile and SASS (validate.c), runs
- * the original and all that passed in one harness run (gpu_run.c: every
- * size checked element by element, the 'target' size timed in rounds),
- * prints the table, and writes the fastest variant, or the original when
- * none is faster by more than the spread (tune.c decides).
+ * form; cp.async rings of 2, 3 and 4 stages), validates each one's
+ * compile and SASS (validate.c), runs the original and all that passed in
+ * one harness run (gpu_run.c: every size checked element by element, the
+ * 'target' size timed in rounds), prints the table, and writes the fastest
+ * variant, or the original when none is faster by more than the spread
+ * (tune.c decides).
+ *
+ * The target is --arch, else (with -p) the one of the file's
+ * compile_commands.json entry, else sm_90.
  *
  * Without a GPU (or without a launch description) it cannot measure: it
  * says so and writes what `rewrite --variant auto` writes, exit 6.
@@ -309,6 +313,12 @@ int cmd_tune(int argc, char **argv)
 		kp_cli_release(&o);
 		return KP_EXIT_INPUT;
 	}
+	/* with -p and no --arch, the target of the file's compile_commands.json
+	 * entry (its flags reach the parser through parse.c) */
+	kp_file_setup fs;
+	kp_cli_file_setup(&o, in, 0, &fs);
+	o.arch = fs.arch;
+	o.arch_name = fs.arch_name;
 	/* the table goes to stdout when the code does not */
 	FILE *tfp = o.output || o.in_place ? stdout : stderr;
 	cand c[NKINDS];
@@ -581,6 +591,7 @@ out:
 	kp_cuda_env_release(&env);
 	kp_tune_run_release(&run);
 	free(src);
+	kp_file_setup_release(&fs);
 	kp_cli_release(&o);
 	return rc;
 }

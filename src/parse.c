@@ -2,11 +2,13 @@
  * parse.c - libclang front end: builds the compiler command line (arch,
  * CUDA path, compilation database, user flags, header workaround), parses
  * the device side of a .cu file and converts each __global__ kernel into
- * kpipe's model (model.h).
+ * kpipe's model (model.h).  It also finds a single file's entry in a
+ * compilation database (kp_compdb_lookup; compdb.c translates the flags).
  *
- * Every clang_* call of kpipe lives in this file.  It does not analyse
- * loops or decide anything: it records what the AST says, with byte
- * extents in the main file, and hands the model on.
+ * Every clang_* call of kpipe lives in this file, but for compdb.c (a
+ * whole database, for batches) and pch.c (the batch's precompiled header).
+ * It does not analyse loops or decide anything: it records what the AST
+ * says, with byte extents in the main file, and hands the model on.
  */
 #define _GNU_SOURCE
 #include "parse.h"
@@ -1096,87 +1098,104 @@ void kp_clang_base_args(const char *arch, const char *cuda_path, kp_strbuf *stor
 #undef ADD_ARG
 }
 
-/* Flags from compile_commands.json: -I, -D, -U, -std, -include, -isystem. */
-static void compdb_args(const char *path, const char *build_dir, int search, kp_strbuf *store,
-			int *nstore)
+/* The compile_commands.json that holds `abs` (an absolute path): in
+ * build_dir, or with `search` the first found upward from the file, in a
+ * directory or its build/ subdirectory.  Returns the directory
+ * (malloc'd), or NULL. */
+static char *find_compdb(const char *abs, const char *build_dir, int search)
 {
+	if (build_dir)
+		return kp_xstrdup(build_dir);
+	if (!search)
+		return NULL;
 	char dirbuf[4096];
-	const char *dir = build_dir;
+	snprintf(dirbuf, sizeof(dirbuf), "%s", abs);
+	char *d = dirname(dirbuf);
+	char probe[4200];
+	for (;;) {
+		snprintf(probe, sizeof(probe), "%s/compile_commands.json", d);
+		if (exists_file(probe))
+			return kp_xstrdup(d);
+		snprintf(probe, sizeof(probe), "%s/build/compile_commands.json", d);
+		if (exists_file(probe)) {
+			snprintf(probe, sizeof(probe), "%s/build", d);
+			return kp_xstrdup(probe);
+		}
+		if (!strcmp(d, "/") || !*d)
+			return NULL;
+		d = dirname(d);
+	}
+}
+
+int kp_compdb_lookup(const char *path, const char *build_dir, int search, kp_flags *out,
+		     char **db_json)
+{
+	memset(out, 0, sizeof(*out));
+	*db_json = NULL;
 	char *abs = realpath(path, NULL);
 	if (!abs)
-		return;
-	if (!dir && search) {
-		snprintf(dirbuf, sizeof(dirbuf), "%s", abs);
-		char *d = dirname(dirbuf);
-		char probe[4200];
-		for (;;) {
-			snprintf(probe, sizeof(probe), "%s/compile_commands.json", d);
-			if (exists_file(probe)) {
-				dir = d;
-				break;
-			}
-			snprintf(probe, sizeof(probe), "%s/build/compile_commands.json", d);
-			if (exists_file(probe)) {
-				static char bd[4200];
-				snprintf(bd, sizeof(bd), "%s/build", d);
-				dir = bd;
-				break;
-			}
-			if (!strcmp(d, "/") || !*d)
-				break;
-			d = dirname(d);
-		}
-	}
+		return -1;
+	char *dir = find_compdb(abs, build_dir, search);
 	if (!dir) {
 		free(abs);
-		return;
+		return -1;
 	}
 	CXCompilationDatabase_Error err;
 	CXCompilationDatabase db = clang_CompilationDatabase_fromDirectory(dir, &err);
 	if (err != CXCompilationDatabase_NoError || !db) {
 		free(abs);
-		return;
+		free(dir);
+		return -1;
 	}
+	char *rdir = realpath(dir, NULL);
+	kp_strbuf js = KP_STRBUF_INIT;
+	kp_strbuf_addf(&js, "%s/compile_commands.json", rdir ? rdir : dir);
+	*db_json = kp_strbuf_detach(&js);
+	free(rdir);
+	int rc = 0;
 	CXCompileCommands cmds = clang_CompilationDatabase_getCompileCommands(db, abs);
 	if (cmds && clang_CompileCommands_getSize(cmds) > 0) {
 		CXCompileCommand cmd = clang_CompileCommands_getCommand(cmds, 0);
 		CXString wd = clang_CompileCommand_getDirectory(cmd);
-		const char *wds = clang_getCString(wd);
 		unsigned n = clang_CompileCommand_getNumArgs(cmd);
-		for (unsigned i = 1; i < n; i++) {
+		char **argv = kp_xcalloc((size_t)n + 1, sizeof(char *));
+		int argc = 0;
+		for (unsigned i = 1; i < n; i++) { /* argv[0] is the compiler */
 			CXString a = clang_CompileCommand_getArg(cmd, i);
 			const char *s = clang_getCString(a);
-			int takes_next = !strcmp(s, "-I") || !strcmp(s, "-D") || !strcmp(s, "-isystem") ||
-					 !strcmp(s, "-include") || !strcmp(s, "-U");
-			int keep = !strncmp(s, "-I", 2) || !strncmp(s, "-D", 2) || !strncmp(s, "-U", 2) ||
-				   !strncmp(s, "-std=", 5) || !strcmp(s, "-isystem") || !strcmp(s, "-include");
-			if (keep) {
-				if (!strncmp(s, "-I", 2) && s[2] && s[2] != '/' && wds)
-					kp_strbuf_addf(store, "-I%s/%s", wds, s + 2);
-				else
-					kp_strbuf_adds(store, s);
-				kp_strbuf_addc(store, '\0');
-				(*nstore)++;
-				if (takes_next && i + 1 < n) {
-					CXString b = clang_CompileCommand_getArg(cmd, ++i);
-					const char *bs = clang_getCString(b);
-					if (!strcmp(s, "-I") && bs[0] != '/' && wds)
-						kp_strbuf_addf(store, "%s/%s", wds, bs);
-					else
-						kp_strbuf_adds(store, bs);
-					kp_strbuf_addc(store, '\0');
-					(*nstore)++;
-					clang_disposeString(b);
-				}
-			}
+			argv[argc++] = kp_xstrdup(s ? s : "");
 			clang_disposeString(a);
 		}
+		kp_nvcc_translate((const char *const *)argv, argc, clang_getCString(wd), 0, out);
+		for (int i = 0; i < argc; i++)
+			free(argv[i]);
+		free(argv);
 		clang_disposeString(wd);
+		rc = 1;
 	}
 	if (cmds)
 		clang_CompileCommands_dispose(cmds);
 	clang_CompilationDatabase_dispose(db);
+	free(dir);
 	free(abs);
+	return rc;
+}
+
+/* The flags of the file's database entry, for a caller that did not look
+ * them up itself (kp_parse_opts.no_compdb unset). */
+static void compdb_args(const char *path, const char *build_dir, int search, kp_strbuf *store,
+			int *nstore)
+{
+	kp_flags fl;
+	char *db = NULL;
+	if (kp_compdb_lookup(path, build_dir, search, &fl, &db) > 0)
+		for (int i = 0; i < fl.nkeep; i++) {
+			kp_strbuf_adds(store, fl.keep[i]);
+			kp_strbuf_addc(store, '\0');
+			(*nstore)++;
+		}
+	kp_flags_release(&fl);
+	free(db);
 }
 
 /* Where a file without #include lines takes one: after its opening

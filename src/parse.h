@@ -1,12 +1,14 @@
 /*
  * parse.h - the parsing layer: turns a CUDA source file into a kp_file
- * (model.h) using the libclang C API.  This is the only module that calls
- * clang_*; it also owns the compilation-database lookup and the CUDA 13 /
- * libclang header workaround.
+ * (model.h) using the libclang C API.  With compdb.c and pch.c it is the
+ * only module that calls clang_*; it also owns the compilation-database
+ * lookup for a single file (the flags are translated by compdb.c) and the
+ * CUDA 13 / libclang header workaround.
  */
 #ifndef KPIPE_PARSE_H
 #define KPIPE_PARSE_H
 
+#include "compdb.h"
 #include "model.h"
 
 typedef struct {
@@ -15,7 +17,9 @@ typedef struct {
 	const char **args;      /* extra compiler arguments (after --, -I, -D) */
 	int nargs;
 	const char *build_dir;  /* -p: directory holding compile_commands.json */
-	int no_compdb;          /* do not search compile_commands.json upward */
+	int no_compdb;          /* do not search compile_commands.json upward
+				   (callers that looked the flags up with
+				   kp_compdb_lookup pass them in args) */
 	const char *contents;   /* unsaved contents (stdin), or NULL */
 	size_t contents_len;
 	int diags_only; /* fill only f->src and the diagnostics (a check
@@ -54,6 +58,15 @@ void kp_clang_base_args(const char *arch, const char *cuda_path, kp_strbuf *stor
  * it does; device code parses the same, only __CUDA_ARCH__ differs.  The
  * budget and the rest of the analysis keep the requested target. */
 const char *kp_parse_arch(const char *arch);
+
+/* The flags of `path`'s entry in a compilation database, translated by
+ * kp_nvcc_translate(): build_dir's compile_commands.json, or with `search`
+ * the first found upward from the file (DIR/ or DIR/build/).  Returns 1
+ * with *out filled, 0 when the database has no entry for the file (*out
+ * empty), -1 when there is none or it cannot be read.  *db_json gets the
+ * database's path (malloc'd) unless -1.  Release *out either way. */
+int kp_compdb_lookup(const char *path, const char *build_dir, int search, kp_flags *out,
+		     char **db_json);
 
 /* "Debian clang version 19.1.7 ..." (static storage). */
 const char *kp_libclang_version(void);
