@@ -5,13 +5,15 @@
  * file saying what was kept and dropped), one child process per file (-j
  * at a time; a precompiled header per set of flags and target), the
  * outputs (--out-dir, -i, --diff, --dry-run), and what is printed at the
- * end (the summary, JSON, SARIF, the clang-tidy fixes).  Also the
- * per-file result (batch.h) that single-file runs share.
+ * end (the summary, JSON, SARIF, the clang-tidy fixes); the project
+ * headers rewritten through the files, each owned by the first file that
+ * reaches it; kp_rw_write(), the outputs of one file, which single-file
+ * runs share.
  *
  * It does not parse or rewrite anything itself: each child calls
- * kp_rewrite_buffer() (cmd_rewrite.c) and sends its kp_rw_result back as
- * one JSON record through a pipe.  A child that crashes becomes an error
- * for its file only.
+ * kp_rewrite_buffer() (rewrite.c) and sends its kp_rw_result back as one
+ * JSON record through a pipe.  A child that crashes becomes an error for
+ * its file only.
  */
 #define _GNU_SOURCE
 #include "batch.h"
@@ -38,273 +40,46 @@
 #include <time.h>
 #include <unistd.h>
 
-/* ---- results -------------------------------------------------------- */
+/* ---- the database's target and flags ------------------------------- */
 
-void kp_counts_add(kp_counts *c, const char *name, int n)
+int kp_db_target(const kp_arch *dflt, const char *dflt_name, int given, const char *file,
+		 const kp_flags *db, const kp_arch **arch, const char **name)
 {
-	for (int i = 0; i < c->n; i++)
-		if (!strcmp(c->v[i].name, name)) {
-			c->v[i].n += n;
-			return;
-		}
-	c->v = kp_xrealloc(c->v, sizeof(*c->v) * (size_t)(c->n + 1));
-	c->v[c->n].name = kp_xstrdup(name);
-	c->v[c->n].n = n;
-	c->n++;
-}
-
-void kp_counts_release(kp_counts *c)
-{
-	for (int i = 0; i < c->n; i++)
-		free(c->v[i].name);
-	free(c->v);
-	c->v = NULL;
-	c->n = 0;
-}
-
-void kp_rw_result_release(kp_rw_result *r)
-{
-	for (int i = 0; i < r->ndiags; i++) {
-		free(r->diags[i].file);
-		free(r->diags[i].level);
-		free(r->diags[i].id);
-		free(r->diags[i].message);
+	*arch = dflt;
+	*name = dflt_name;
+	if (given || !db->arch)
+		return 0;
+	const kp_arch *a = kp_arch_find(db->arch);
+	if (!a) {
+		fprintf(stderr,
+			"kpipe: warning: %s: target %s of compile_commands.json is not in kpipe's "
+			"table; analysing for %s\n",
+			file, db->arch, dflt->name);
+		return 0;
 	}
-	free(r->diags);
-	kp_fixes_free(r->fixes, r->nfixes);
-	kp_counts_release(&r->by_variant);
-	kp_counts_release(&r->by_reason);
-	free(r->path);
-	free(r->abs_path);
-	free(r->output);
-	free(r->diff);
-	for (int i = 0; i < r->nheaders; i++)
-		kp_rw_result_release(&r->headers[i]);
-	free(r->headers);
-	free(r->included_from);
-	free(r->text);
-	memset(r, 0, sizeof(*r));
+	*arch = a;
+	*name = db->arch;
+	return 1;
 }
 
-int kp_rw_diag_add(kp_rw_result *r, const char *file, int line, int col, long off,
-		   const char *level, const char *id, const char *message)
+void kp_db_print_flags(const kp_arch *dflt, const char *dflt_name, int given, const char *file,
+		       const char *db_json, const kp_flags *db)
 {
-	r->diags = kp_xrealloc(r->diags, sizeof(*r->diags) * (size_t)(r->ndiags + 1));
-	kp_rw_diag *d = &r->diags[r->ndiags];
-	d->file = kp_xstrdup(file ? file : r->path ? r->path : "");
-	d->line = line;
-	d->col = col;
-	d->off = off;
-	d->level = kp_xstrdup(level);
-	d->id = id ? kp_xstrdup(id) : NULL;
-	d->message = kp_xstrdup(message ? message : "");
-	return r->ndiags++;
-}
-
-void kp_rw_print_diags(const kp_rw_result *r, int verbose, void *out)
-{
-	FILE *fp = out;
-	for (int i = 0; i < r->ndiags; i++) {
-		const kp_rw_diag *d = &r->diags[i];
-		int pipelined = d->id && !strcmp(d->id, "kpipe-pipelined");
-		if (pipelined && !verbose)
-			continue;
-		if (d->line > 0)
-			fprintf(fp, "%s:%d:%d: %s: %s", d->file, d->line, d->col, d->level,
-				d->message);
-		else
-			fprintf(fp, "%s: %s: %s", d->file, d->level, d->message);
-		if (d->id && !pipelined)
-			fprintf(fp, " [%s]", d->id);
-		fputc('\n', fp);
+	char *k = kp_flags_join(db->keep, db->nkeep);
+	char *d = kp_flags_join(db->dropped, db->ndropped);
+	fprintf(stderr, "kpipe: flags for %s from %s: %s; dropped: %s", file, db_json, k, d);
+	if (db->narchs) {
+		char *a = kp_flags_join(db->archs, db->narchs);
+		const char *t = given                                ? dflt_name
+				: db->arch && kp_arch_find(db->arch) ? db->arch
+								     : dflt->name;
+		fprintf(stderr, "; targets: %s (target %s%s)", a, t,
+			given ? ", given on the command line" : "");
+		free(a);
 	}
-}
-
-char *kp_batch_abs_path(const char *path)
-{
-	char *a = realpath(path, NULL);
-	if (a)
-		return a;
-	if (path[0] == '/')
-		return kp_xstrdup(path);
-	char *cwd = getcwd(NULL, 0);
-	if (!cwd)
-		return kp_xstrdup(path);
-	kp_strbuf sb = KP_STRBUF_INIT;
-	kp_strbuf_addf(&sb, "%s/%s", cwd, path);
-	free(cwd);
-	return kp_strbuf_detach(&sb);
-}
-
-char *kp_batch_diff(const char *path, const char *a, size_t alen, const char *b, size_t blen)
-{
-	kp_strbuf la = KP_STRBUF_INIT, lb = KP_STRBUF_INIT;
-	const char *lp = path;
-	while (lp[0] == '.' && lp[1] == '/')
-		lp += 2;
-	while (lp[0] == '/')
-		lp++;
-	kp_strbuf_addf(&la, "a/%s", lp);
-	kp_strbuf_addf(&lb, "b/%s", lp);
-	char *d = kp_diff(kp_strbuf_str(&la), a, alen, kp_strbuf_str(&lb), b, blen);
-	kp_strbuf_release(&la);
-	kp_strbuf_release(&lb);
-	return d;
-}
-
-static const char *status_name(const kp_rw_result *r)
-{
-	if (r->status == KP_EXIT_OK)
-		return "pipelined";
-	if (r->status == KP_EXIT_NOTHING)
-		return r->refused ? "refused" : "unchanged";
-	return "error";
-}
-
-static cJSON *counts_json(const kp_counts *c)
-{
-	cJSON *o = cJSON_CreateObject();
-	for (int i = 0; i < c->n; i++)
-		cJSON_AddNumberToObject(o, c->v[i].name, c->v[i].n);
-	return o;
-}
-
-static void counts_from_json(kp_counts *c, const cJSON *o)
-{
-	const cJSON *e;
-	cJSON_ArrayForEach(e, o)
-	{
-		if (cJSON_IsNumber(e) && e->string)
-			kp_counts_add(c, e->string, (int)e->valuedouble);
-	}
-}
-
-static void add_str_or_null(cJSON *o, const char *k, const char *v)
-{
-	if (v)
-		cJSON_AddStringToObject(o, k, v);
-	else
-		cJSON_AddNullToObject(o, k);
-}
-
-cJSON *kp_rw_result_to_json(const kp_rw_result *r, int internal)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "path", r->path ? r->path : "");
-	if (r->included_from)
-		cJSON_AddStringToObject(o, "included_from", r->included_from);
-	cJSON_AddStringToObject(o, "status", status_name(r));
-	cJSON_AddNumberToObject(o, "exit", r->status);
-	add_str_or_null(o, "output", r->output);
-	cJSON_AddNumberToObject(o, "kernels", r->kernels);
-	cJSON_AddNumberToObject(o, "loops", r->loops);
-	cJSON_AddNumberToObject(o, "pipelined", r->pipelined);
-	cJSON_AddNumberToObject(o, "refused", r->refused);
-	cJSON_AddItemToObject(o, "pipelined_by_variant", counts_json(&r->by_variant));
-	cJSON_AddItemToObject(o, "refused_by_reason", counts_json(&r->by_reason));
-	cJSON_AddNumberToObject(o, "seconds", (double)(long)(r->seconds * 1000 + 0.5) / 1000);
-	cJSON *ds = cJSON_AddArrayToObject(o, "diagnostics");
-	for (int i = 0; i < r->ndiags; i++) {
-		const kp_rw_diag *d = &r->diags[i];
-		cJSON *x = cJSON_CreateObject();
-		cJSON_AddStringToObject(x, "file", d->file);
-		cJSON_AddNumberToObject(x, "line", d->line);
-		cJSON_AddNumberToObject(x, "col", d->col);
-		cJSON_AddNumberToObject(x, "offset", (double)d->off);
-		cJSON_AddStringToObject(x, "level", d->level);
-		add_str_or_null(x, "id", d->id);
-		cJSON_AddStringToObject(x, "message", d->message);
-		cJSON_AddItemToArray(ds, x);
-	}
-	if (internal) {
-		add_str_or_null(o, "abs_path", r->abs_path);
-		add_str_or_null(o, "diff", r->diff);
-		cJSON *fs = cJSON_AddArrayToObject(o, "fixes");
-		for (int i = 0; i < r->nfixes; i++) {
-			cJSON *x = cJSON_CreateObject();
-			cJSON_AddNumberToObject(x, "off", r->fixes[i].off);
-			cJSON_AddNumberToObject(x, "len", r->fixes[i].len);
-			cJSON_AddStringToObject(x, "text", r->fixes[i].text);
-			cJSON_AddNumberToObject(x, "diag", r->fixes[i].diag);
-			cJSON_AddItemToArray(fs, x);
-		}
-		if (r->text)
-			cJSON_AddItemToObject(o, "text", cJSON_CreateString(r->text));
-		if (r->nheaders) {
-			cJSON *hs = cJSON_AddArrayToObject(o, "headers");
-			for (int i = 0; i < r->nheaders; i++)
-				cJSON_AddItemToArray(hs, kp_rw_result_to_json(&r->headers[i], 1));
-		}
-	}
-	return o;
-}
-
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static double jnum(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : 0;
-}
-
-static char *dup_or_null(const char *s) { return s ? kp_xstrdup(s) : NULL; }
-
-int kp_rw_result_from_json(kp_rw_result *r, const cJSON *o)
-{
-	memset(r, 0, sizeof(*r));
-	if (!cJSON_IsObject(o) || !jstr(o, "path"))
-		return -1;
-	r->path = kp_xstrdup(jstr(o, "path"));
-	r->abs_path = dup_or_null(jstr(o, "abs_path"));
-	r->output = dup_or_null(jstr(o, "output"));
-	r->diff = dup_or_null(jstr(o, "diff"));
-	r->status = (int)jnum(o, "exit");
-	r->kernels = (int)jnum(o, "kernels");
-	r->loops = (int)jnum(o, "loops");
-	r->pipelined = (int)jnum(o, "pipelined");
-	r->refused = (int)jnum(o, "refused");
-	r->seconds = jnum(o, "seconds");
-	counts_from_json(&r->by_variant,
-			 cJSON_GetObjectItemCaseSensitive(o, "pipelined_by_variant"));
-	counts_from_json(&r->by_reason, cJSON_GetObjectItemCaseSensitive(o, "refused_by_reason"));
-	const cJSON *e;
-	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(o, "diagnostics"))
-	{
-		kp_rw_diag_add(r, jstr(e, "file"), (int)jnum(e, "line"), (int)jnum(e, "col"),
-			       (long)jnum(e, "offset"),
-			       jstr(e, "level") ? jstr(e, "level") : "error", jstr(e, "id"),
-			       jstr(e, "message"));
-	}
-	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(o, "fixes"))
-	{
-		r->fixes = kp_xrealloc(r->fixes, sizeof(*r->fixes) * (size_t)(r->nfixes + 1));
-		kp_rw_fix *f = &r->fixes[r->nfixes++];
-		f->off = (unsigned)jnum(e, "off");
-		f->len = (unsigned)jnum(e, "len");
-		f->text = kp_xstrdup(jstr(e, "text") ? jstr(e, "text") : "");
-		f->diag = (int)jnum(e, "diag");
-	}
-	r->included_from = dup_or_null(jstr(o, "included_from"));
-	if (jstr(o, "text")) {
-		r->text = kp_xstrdup(jstr(o, "text"));
-		r->textlen = strlen(r->text);
-	}
-	const cJSON *hs = cJSON_GetObjectItemCaseSensitive(o, "headers");
-	int nh = cJSON_GetArraySize(hs);
-	if (nh > 0) {
-		r->headers = kp_xcalloc((size_t)nh, sizeof(*r->headers));
-		cJSON_ArrayForEach(e, hs)
-		{
-			if (kp_rw_result_from_json(&r->headers[r->nheaders], e))
-				return -1;
-			r->nheaders++;
-		}
-	}
-	return 0;
+	fputc('\n', stderr);
+	free(k);
+	free(d);
 }
 
 /* ---- the summary ---------------------------------------------------- */
@@ -378,9 +153,9 @@ char *kp_batch_report_json(const kp_rw_result *const *r, int n, double seconds, 
 	cJSON_AddNumberToObject(s, "kernels", t.kernels);
 	cJSON_AddNumberToObject(s, "loops", t.loops);
 	cJSON_AddNumberToObject(s, "pipelined", t.pipelined);
-	cJSON_AddItemToObject(s, "pipelined_by_variant", counts_json(&t.by_variant));
+	cJSON_AddItemToObject(s, "pipelined_by_variant", kp_counts_json(&t.by_variant));
 	cJSON_AddNumberToObject(s, "refused", t.refused);
-	cJSON_AddItemToObject(s, "refused_by_reason", counts_json(&t.by_reason));
+	cJSON_AddItemToObject(s, "refused_by_reason", kp_counts_json(&t.by_reason));
 	if (jobs > 0) {
 		cJSON_AddNumberToObject(s, "jobs", jobs);
 		cJSON_AddNumberToObject(s, "seconds", (double)(long)(seconds * 1000 + 0.5) / 1000);
@@ -454,7 +229,7 @@ static int is_cuda_name(const char *p)
 	return dot && (!strcmp(dot, ".cu") || !strcmp(dot, ".cuh"));
 }
 
-static int excluded(const kp_cli *o, const char *rel, const char *shown)
+static int excluded(const kp_batch_opts *o, const char *rel, const char *shown)
 {
 	const char *base = strrchr(shown, '/');
 	base = base ? base + 1 : shown;
@@ -484,7 +259,7 @@ static int cmp_str(const void *a, const void *b)
 
 /* Recursive walk: .cu/.cuh regular files; hidden directories, symbolic
  * links and the output directory are skipped. */
-static void walk(const kp_cli *o, const char *dir, const char *rel, const char *skip_abs,
+static void walk(const kp_batch_opts *o, const char *dir, const char *rel, const char *skip_abs,
 		 bfiles *out)
 {
 	DIR *d = opendir(dir);
@@ -581,7 +356,7 @@ static void widen_root_file(char **root, const char *file)
 /* ---- the children --------------------------------------------------- */
 
 typedef struct {
-	const kp_cli *o;
+	const kp_batch_opts *o;
 	bfiles *files;
 	const char *root; /* the inputs' common directory, for --out-dir */
 	char **pch;       /* per group: the header, NULL when none */
@@ -643,11 +418,11 @@ static int write_or_diag(kp_rw_result *r, const char *path, const char *data, si
  * file as printed, `abs` its real path; src the text it had, out its new
  * text.  A write that fails becomes an error in r.  Returns 0 or -1.
  */
-int kp_rw_write(const kp_cli *o, kp_rw_result *r, const char *path, const char *abs,
+int kp_rw_write(const kp_rw_output *o, kp_rw_result *r, const char *path, const char *abs,
 		const char *src, size_t len, const char *out, size_t outlen, const char *root)
 {
 	if (o->diff) {
-		r->diff = kp_batch_diff(path, src, len, out, outlen);
+		r->diff = kp_rw_diff(path, src, len, out, outlen);
 		return 0;
 	}
 	if (o->in_place) {
@@ -712,7 +487,7 @@ int kp_rw_write(const kp_cli *o, kp_rw_result *r, const char *path, const char *
 /* One file, in a child: rewrite, write the output, fill r. */
 static void do_file(const batch *b, int i, kp_rw_result *r)
 {
-	const kp_cli *o = b->o;
+	const kp_batch_opts *o = b->o;
 	const bfile *f = &b->files->v[i];
 	double t0 = now();
 	r->path = kp_xstrdup(f->path);
@@ -731,9 +506,8 @@ static void do_file(const batch *b, int i, kp_rw_result *r)
 	char *out = NULL;
 	size_t outlen = 0;
 	const char *pch = f->group >= 0 ? b->pch[f->group] : NULL;
-	kp_cli fo = *o; /* with the file's target */
+	kp_rw_opts fo = o->rw; /* with the file's target */
 	fo.arch = f->arch;
-	fo.arch_name = f->arch_name;
 	kp_rw_input in = {.path = f->path,
 			  .contents = src,
 			  .len = len,
@@ -745,7 +519,7 @@ static void do_file(const batch *b, int i, kp_rw_result *r)
 			  .header_root = b->root};
 	int rc = kp_rewrite_buffer(&fo, &in, r, &out, &outlen);
 	if (rc == KP_EXIT_OK && out && !o->dry_run && !b->reports_only)
-		kp_rw_write(o, r, f->path, f->abs, src, len, out, outlen, b->root);
+		kp_rw_write(&o->out, r, f->path, f->abs, src, len, out, outlen, b->root);
 	free(out);
 	free(src);
 	r->seconds = now() - t0;
@@ -903,7 +677,7 @@ static int owned(const batch *b, const char *abs)
  */
 static void own_headers(batch *b, kp_rw_result *r)
 {
-	const kp_cli *o = b->o;
+	const kp_batch_opts *o = b->o;
 	int k = 0;
 	for (int h = 0; h < r->nheaders; h++) {
 		kp_rw_result *x = &r->headers[h];
@@ -942,7 +716,7 @@ static void own_headers(batch *b, kp_rw_result *r)
 				kp_strbuf_release(&sb);
 				x->status = KP_EXIT_INPUT;
 			} else
-				kp_rw_write(o, x, x->path, x->abs_path, old, oldlen, x->text,
+				kp_rw_write(&o->out, x, x->path, x->abs_path, old, oldlen, x->text,
 					    x->textlen, b->root);
 			free(old);
 		}
@@ -1007,7 +781,7 @@ static void file_done(batch *b, int i, const char *data, size_t len, int status,
 
 static void pch_job(const batch *b, int job, int fd)
 {
-	const kp_cli *o = b->o;
+	const kp_batch_opts *o = b->o;
 	int g = b->pch_ids[job];
 	char main_path[4200], pch_path[4200];
 	snprintf(main_path, sizeof(main_path), "%s/pch-%d.cu", b->tmpdir, g);
@@ -1017,16 +791,16 @@ static void pch_job(const batch *b, int job, int fd)
 	for (int i = 0; i < b->files->n && !f; i++)
 		if (b->files->v[i].group == g)
 			f = &b->files->v[i];
-	int n = (f ? f->nargs : 0) + o->ncargs;
+	int n = (f ? f->nargs : 0) + o->rw.nargs;
 	const char **args = kp_xcalloc((size_t)n + 1, sizeof(char *));
 	int k = 0;
 	for (int i = 0; f && i < f->nargs; i++)
 		args[k++] = f->args[i];
-	for (int i = 0; i < o->ncargs; i++)
-		args[k++] = o->cargs[i];
+	for (int i = 0; i < o->rw.nargs; i++)
+		args[k++] = o->rw.args[i];
 	char *err = NULL;
-	int rc = kp_pch_build(f ? f->arch->name : o->arch->name, o->cuda_path, args, k, main_path,
-			      pch_path, &err);
+	int rc = kp_pch_build(f ? f->arch->name : o->rw.arch->name, o->rw.cuda_path, args, k,
+			      main_path, pch_path, &err);
 	free(args);
 	write_all(fd, rc ? (err ? err : "failed") : "ok",
 		  strlen(rc ? (err ? err : "failed") : "ok"));
@@ -1073,240 +847,223 @@ static void bfiles_release(bfiles *l)
 	free(l->v);
 }
 
-int kp_batch_run(const kp_cli *o)
+/* The inputs: the database's files (-p without files), the files named,
+ * the directories walked; sorted, each once, one shard of them.  *root
+ * gets the inputs' common directory, *db the database's entries.
+ * Returns KP_EXIT_OK or KP_EXIT_INPUT (after printing why). */
+static int list_inputs(const kp_batch_opts *o, const char *cwd, bfiles *files, char **root,
+		       kp_compdb_entry **db, int *ndb, char **db_json)
 {
-	int reports = strcmp(o->format, "text") || o->export_fixes;
-	if (!o->out_dir && !o->in_place && !o->diff && !o->dry_run && !reports) {
-		fprintf(stderr,
-			"kpipe rewrite: error: several files or a directory need --out-dir DIR, "
-			"-i, --diff or --dry-run (or --format json/sarif, --export-fixes)\n");
-		return KP_EXIT_USAGE;
-	}
-	if (o->diff && strcmp(o->format, "text")) {
-		fprintf(stderr,
-			"kpipe rewrite: error: --format %s and --diff both write to stdout\n",
-			o->format);
-		return KP_EXIT_USAGE;
-	}
-	double t0 = now();
-	char *cwd = getcwd(NULL, 0);
-	char *out_abs = o->out_dir ? realpath(o->out_dir, NULL) : NULL;
-	bfiles files = {0};
-	kp_compdb_entry *db = NULL;
-	char *db_json = NULL;
-	int ndb = 0, rc = KP_EXIT_OK;
-	char *root = NULL;
-	if (o->build_dir) {
+	char *out_abs = o->out.out_dir ? realpath(o->out.out_dir, NULL) : NULL;
+	int rc = KP_EXIT_OK;
+	if (o->rw.build_dir) {
 		char *err = NULL;
-		char *rdir = realpath(o->build_dir, NULL);
+		char *rdir = realpath(o->rw.build_dir, NULL);
 		kp_strbuf js = KP_STRBUF_INIT;
-		kp_strbuf_addf(&js, "%s/compile_commands.json", rdir ? rdir : o->build_dir);
-		db_json = kp_strbuf_detach(&js);
+		kp_strbuf_addf(&js, "%s/compile_commands.json", rdir ? rdir : o->rw.build_dir);
+		*db_json = kp_strbuf_detach(&js);
 		free(rdir);
-		if (kp_compdb_load(o->build_dir, &db, &ndb, &err)) {
+		if (kp_compdb_load(o->rw.build_dir, db, ndb, &err)) {
 			fprintf(stderr, "kpipe rewrite: error: %s\n", err);
 			free(err);
-			rc = KP_EXIT_INPUT;
-			goto cleanup;
+			free(out_abs);
+			return KP_EXIT_INPUT;
 		}
-		if (!o->nfiles)
-			for (int i = 0; i < ndb; i++) {
-				widen_root_file(&root, db[i].file);
-				char *shown = shown_path(db[i].file, cwd);
-				if (!excluded(o, shown, shown))
-					bfiles_add(&files, shown, db[i].file);
-				free(shown);
-			}
+		for (int i = 0; !o->nfiles && i < *ndb; i++) {
+			widen_root_file(root, (*db)[i].file);
+			char *shown = shown_path((*db)[i].file, cwd);
+			if (!excluded(o, shown, shown))
+				bfiles_add(files, shown, (*db)[i].file);
+			free(shown);
+		}
 	}
-	for (int i = 0; i < o->nfiles; i++) {
+	for (int i = 0; i < o->nfiles && rc == KP_EXIT_OK; i++) {
 		const char *in = o->files[i];
 		struct stat st;
 		if (stat(in, &st)) {
 			fprintf(stderr, "kpipe rewrite: error: cannot read '%s': %s\n", in,
 				strerror(errno));
 			rc = KP_EXIT_INPUT;
-			goto cleanup;
+			break;
 		}
 		char *ra = realpath(in, NULL);
 		if (ra && S_ISDIR(st.st_mode))
-			widen_root(&root, ra);
+			widen_root(root, ra);
 		else if (ra)
-			widen_root_file(&root, ra);
-		free(ra);
+			widen_root_file(root, ra);
 		if (S_ISDIR(st.st_mode))
-			walk(o, in, "", out_abs, &files);
-		else {
-			char *a = realpath(in, NULL);
-			if (a && !excluded(o, in, in))
-				bfiles_add(&files, in, a);
-			free(a);
-		}
+			walk(o, in, "", out_abs, files);
+		else if (ra && !excluded(o, in, in))
+			bfiles_add(files, in, ra);
+		free(ra);
 	}
-	if (files.n > 1)
-		qsort(files.v, (size_t)files.n, sizeof(*files.v), cmp_bfile);
-	/* the same file named twice counts once */
+	free(out_abs);
+	if (files->n > 1)
+		qsort(files->v, (size_t)files->n, sizeof(*files->v), cmp_bfile);
+	/* the same file named twice counts once; --shard keeps every N-th */
 	int m = 0;
-	for (int i = 0; i < files.n; i++) {
+	for (int i = 0; i < files->n; i++) {
 		int dup = 0;
 		for (int k = 0; k < m && !dup; k++)
-			dup = !strcmp(files.v[k].abs, files.v[i].abs);
+			dup = !strcmp(files->v[k].abs, files->v[i].abs);
 		if (dup) {
-			free(files.v[i].path);
-			free(files.v[i].abs);
+			free(files->v[i].path);
+			free(files->v[i].abs);
 		} else
-			files.v[m++] = files.v[i];
+			files->v[m++] = files->v[i];
 	}
-	files.n = m;
-	if (o->shard_n) {
-		m = 0;
-		for (int i = 0; i < files.n; i++)
-			if (i % o->shard_n == o->shard_i)
-				files.v[m++] = files.v[i];
-			else {
-				free(files.v[i].path);
-				free(files.v[i].abs);
-			}
-		files.n = m;
-	}
-	batch b = {0};
-	b.o = o;
-	b.files = &files;
-	b.root = NULL;
-	b.no_compdb = o->build_dir != NULL;
-	b.reports_only = reports && !o->out_dir && !o->in_place && !o->diff && !o->dry_run;
-	if (!root)
-		root = kp_xstrdup("/");
-	b.root = root;
-	/* flags from the database, and the precompiled-header groups: files
-	 * with the same flags share one header */
-	for (int i = 0; i < files.n; i++) {
-		bfile *f = &files.v[i];
-		f->arch = o->arch;
+	files->n = m;
+	m = 0;
+	for (int i = 0; i < files->n; i++)
+		if (!o->shard_n || i % o->shard_n == o->shard_i)
+			files->v[m++] = files->v[i];
+		else {
+			free(files->v[i].path);
+			free(files->v[i].abs);
+		}
+	files->n = m;
+	if (!*root)
+		*root = kp_xstrdup("/");
+	return rc;
+}
+
+/* Each file's flags and target from the database (-v: a line per file),
+ * and the precompiled-header groups: files with the same flags and
+ * target share one header. */
+static void assign_groups(batch *b, const kp_compdb_entry *db, int ndb, const char *db_json)
+{
+	const kp_batch_opts *o = b->o;
+	for (int i = 0; i < b->files->n; i++) {
+		bfile *f = &b->files->v[i];
+		f->arch = o->rw.arch;
 		f->arch_name = o->arch_name;
 		for (int k = 0; k < ndb; k++)
 			if (!strcmp(db[k].file, f->abs)) {
 				f->args = db[k].flags.keep;
 				f->nargs = db[k].flags.nkeep;
-				kp_cli_db_target(o, f->path, &db[k].flags, &f->arch, &f->arch_name);
+				kp_db_target(o->rw.arch, o->arch_name, o->arch_given, f->path,
+					     &db[k].flags, &f->arch, &f->arch_name);
 				if (o->verbose)
-					kp_cli_print_flags(o, f->path, db_json, &db[k].flags);
+					kp_db_print_flags(o->rw.arch, o->arch_name, o->arch_given,
+							  f->path, db_json, &db[k].flags);
 				break;
 			}
-		/* the header is built for one target */
 		kp_strbuf key = KP_STRBUF_INIT;
-		kp_strbuf_addf(&key, "%s\n", f->arch->name);
+		kp_strbuf_addf(&key, "%s\n", f->arch->name); /* a header is built for one target */
 		for (int k = 0; k < f->nargs; k++) {
 			kp_strbuf_adds(&key, f->args[k]);
 			kp_strbuf_addc(&key, '\n');
 		}
 		int g = -1;
-		for (int k = 0; k < b.ngroups; k++)
-			if (!strcmp(b.group_key[k], kp_strbuf_str(&key)))
+		for (int k = 0; k < b->ngroups; k++)
+			if (!strcmp(b->group_key[k], kp_strbuf_str(&key)))
 				g = k;
 		if (g < 0) {
-			b.group_key =
-				kp_xrealloc(b.group_key, sizeof(char *) * (size_t)(b.ngroups + 1));
-			b.group_size =
-				kp_xrealloc(b.group_size, sizeof(int) * (size_t)(b.ngroups + 1));
-			b.group_key[b.ngroups] = kp_strbuf_detach(&key);
-			b.group_size[b.ngroups] = 0;
-			g = b.ngroups++;
+			b->group_key = kp_xrealloc(b->group_key,
+						   sizeof(char *) * (size_t)(b->ngroups + 1));
+			b->group_size =
+				kp_xrealloc(b->group_size, sizeof(int) * (size_t)(b->ngroups + 1));
+			b->group_key[b->ngroups] = kp_strbuf_detach(&key);
+			b->group_size[b->ngroups] = 0;
+			g = b->ngroups++;
 		}
 		kp_strbuf_release(&key);
 		f->group = g;
-		b.group_size[g]++;
+		b->group_size[g]++;
 	}
-	int jobs = o->jobs;
-	if (jobs <= 0) {
-		long nc = sysconf(_SC_NPROCESSORS_ONLN);
-		jobs = nc > 0 ? (int)nc : 1;
-	}
-	if (jobs > 1000)
-		jobs = 1000;
-	b.pch = kp_xcalloc((size_t)b.ngroups + 1, sizeof(char *));
-	char tmpl[4200];
-	const char *tmp = getenv("TMPDIR");
-	snprintf(tmpl, sizeof(tmpl), "%s/kpipe-batch-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	int have_tmp = 0;
-	/* a header pays for itself from two files on (0.35 s to build, 0.2 s
-	 * saved per file) */
+	b->pch = kp_xcalloc((size_t)b->ngroups + 1, sizeof(char *));
+}
+
+/* The precompiled headers of the groups of two files or more (0.35 s to
+ * build one, 0.2 s saved per file), in tmpl (a mkdtemp template), built
+ * -j at a time.  Returns 1 when tmpl was created (remove it after). */
+static int build_pchs(batch *b, int jobs, char *tmpl)
+{
 	int want_pch = 0;
-	for (int g = 0; g < b.ngroups; g++)
-		want_pch |= b.group_size[g] >= 2;
-	if (!o->no_pch && want_pch && mkdtemp(tmpl)) {
-		have_tmp = 1;
-		b.tmpdir = tmpl;
-		/* an interrupted batch removes them (safe_write.c) */
-		for (int g = 0; g < b.ngroups; g++)
-			if (b.group_size[g] >= 2) {
-				char p[4300];
-				snprintf(p, sizeof(p), "%s/pch-%d.cu", tmpl, g);
-				kp_guard_add_path(p, 0);
-				snprintf(p, sizeof(p), "%s/pch-%d.pch", tmpl, g);
-				kp_guard_add_path(p, 0);
-			}
-		kp_guard_add_path(tmpl, 1);
-		int *ids = kp_xcalloc((size_t)b.ngroups + 1, sizeof(int));
-		int nids = 0;
-		for (int g = 0; g < b.ngroups; g++)
-			if (b.group_size[g] >= 2)
-				ids[nids++] = g;
-		b.pch_ids = ids;
-		run_pool(&b, nids, jobs, pch_job, pch_done, NULL);
-		b.pch_ids = NULL;
-		free(ids);
-	}
-	/* the .cuh inputs last: one that a .cu file's translation unit reached
-	 * (with its instantiations) is handled there, not on its own */
-	bfiles late = {0};
+	for (int g = 0; g < b->ngroups; g++)
+		want_pch |= b->group_size[g] >= 2;
+	if (b->o->no_pch || !want_pch || !mkdtemp(tmpl))
+		return 0;
+	b->tmpdir = tmpl;
+	/* an interrupted batch removes them (safe_write.c) */
+	for (int g = 0; g < b->ngroups; g++)
+		if (b->group_size[g] >= 2) {
+			char p[4300];
+			snprintf(p, sizeof(p), "%s/pch-%d.cu", tmpl, g);
+			kp_guard_add_path(p, 0);
+			snprintf(p, sizeof(p), "%s/pch-%d.pch", tmpl, g);
+			kp_guard_add_path(p, 0);
+		}
+	kp_guard_add_path(tmpl, 1);
+	int *ids = kp_xcalloc((size_t)b->ngroups + 1, sizeof(int));
+	int nids = 0;
+	for (int g = 0; g < b->ngroups; g++)
+		if (b->group_size[g] >= 2)
+			ids[nids++] = g;
+	b->pch_ids = ids;
+	run_pool(b, nids, jobs, pch_job, pch_done, NULL);
+	b->pch_ids = NULL;
+	free(ids);
+	return 1;
+}
+
+/* Runs every file into c (sized for all of them): the .cu files first,
+ * then the .cuh inputs that no .cu file's translation unit reached (one
+ * that was is handled there, with its instantiations).  Returns the
+ * number of results. */
+static int run_files(batch *b, int jobs, collect *c)
+{
+	bfiles *files = b->files, late = {0};
 	int n1 = 0;
-	for (int i = 0; i < files.n; i++)
-		if (!has_suffix(files.v[i].path, ".cuh"))
-			files.v[n1++] = files.v[i];
+	for (int i = 0; i < files->n; i++)
+		if (!has_suffix(files->v[i].path, ".cuh"))
+			files->v[n1++] = files->v[i];
 		else {
 			late.v = kp_xrealloc(late.v, sizeof(*late.v) * (size_t)(late.n + 1));
-			late.v[late.n++] = files.v[i];
+			late.v[late.n++] = files->v[i];
 		}
 	for (int i = 0; i < late.n; i++)
-		files.v[n1 + i] = late.v[i];
-	collect c = {0};
-	c.n = n1;
-	c.results = kp_xcalloc((size_t)files.n + 1, sizeof(*c.results));
-	c.done = kp_xcalloc((size_t)files.n + 1, 1);
-	run_pool(&b, n1, jobs, file_job, file_done, &c);
+		files->v[n1 + i] = late.v[i];
+	c->n = n1;
+	c->results = kp_xcalloc((size_t)files->n + 1, sizeof(*c->results));
+	c->done = kp_xcalloc((size_t)files->n + 1, 1);
+	run_pool(b, n1, jobs, file_job, file_done, c);
 	int n2 = 0;
 	for (int i = 0; i < late.n; i++)
-		if (o->shard_n || !owned(&b, late.v[i].abs))
+		if (b->o->shard_n || !owned(b, late.v[i].abs))
 			late.v[n2++] = late.v[i];
 	late.n = n2;
-	collect c2 = {0};
-	c2.n = n2;
-	c2.results = c.results + n1;
-	c2.done = c.done + n1;
-	b.files = &late;
-	run_pool(&b, n2, jobs, file_job, file_done, &c2);
-	b.files = &files;
+	collect c2 = {c->results + n1, c->done + n1, 0, n2};
+	b->files = &late;
+	run_pool(b, n2, jobs, file_job, file_done, &c2);
+	b->files = files;
 	free(late.v);
-	int nres = n1 + n2;
-	if (b.dropped_headers)
+	if (b->dropped_headers)
 		fprintf(stderr,
 			"kpipe rewrite: note: %d project header%s with kernels reached through these "
 			"files %s not rewritten: a sharded batch (--shard) does not know which shard "
 			"owns a header; run without --shard\n",
-			b.dropped_headers, b.dropped_headers == 1 ? "" : "s",
-			b.dropped_headers == 1 ? "is" : "are");
-	double secs = now() - t0;
+			b->dropped_headers, b->dropped_headers == 1 ? "" : "s",
+			b->dropped_headers == 1 ? "is" : "are");
+	return n1 + n2;
+}
+
+/* The exit code, the report on stdout (--format), the summary on stderr
+ * and --export-fixes, over the results and the headers they own, in path
+ * order. */
+static int report(const kp_batch_opts *o, const collect *c, int nres, double secs, int jobs,
+		  const char *cwd)
+{
 	int nall = nres;
 	for (int i = 0; i < nres; i++)
-		nall += c.results[i].nheaders;
+		nall += c->results[i].nheaders;
 	const kp_rw_result **rp = kp_xcalloc((size_t)nall + 1, sizeof(*rp));
-	int any_ok = 0, any_err = 0, nrp = 0;
+	int any_ok = 0, any_err = 0, nrp = 0, rc;
 	for (int i = 0; i < nres; i++) {
-		rp[nrp++] = &c.results[i];
-		for (int h = 0; h < c.results[i].nheaders; h++)
-			rp[nrp++] = &c.results[i].headers[h];
+		rp[nrp++] = &c->results[i];
+		for (int h = 0; h < c->results[i].nheaders; h++)
+			rp[nrp++] = &c->results[i].headers[h];
 	}
-	/* the reports list the files in path order, whichever phase ran them */
 	qsort(rp, (size_t)nrp, sizeof(*rp), cmp_result_path);
 	for (int i = 0; i < nrp; i++) {
 		any_ok |= rp[i]->status == KP_EXIT_OK;
@@ -1338,31 +1095,83 @@ int kp_batch_run(const kp_cli *o)
 			rc = KP_EXIT_INPUT;
 		}
 	}
-	for (int i = 0; i < nres; i++)
-		kp_rw_result_release(&c.results[i]);
-	free(c.results);
-	free(c.done);
 	free(rp);
-	for (int i = 0; i < b.nowned; i++)
-		free(b.owned[i]);
-	free(b.owned);
-	for (int g = 0; g < b.ngroups; g++) {
-		free(b.group_key[g]);
-		free(b.pch[g]);
+	return rc;
+}
+
+static void batch_release(batch *b)
+{
+	for (int i = 0; i < b->nowned; i++)
+		free(b->owned[i]);
+	free(b->owned);
+	for (int g = 0; g < b->ngroups; g++) {
+		free(b->group_key[g]);
+		free(b->pch[g]);
 	}
-	free(b.group_key);
-	free(b.group_size);
-	free(b.pch);
-	if (have_tmp) {
-		remove_tree(tmpl);
-		kp_guard_clear_paths();
+	free(b->group_key);
+	free(b->group_size);
+	free(b->pch);
+}
+
+int kp_batch_run(const kp_batch_opts *o)
+{
+	int reports = strcmp(o->format, "text") || o->export_fixes;
+	if (!o->out.out_dir && !o->out.in_place && !o->out.diff && !o->dry_run && !reports) {
+		fprintf(stderr,
+			"kpipe rewrite: error: several files or a directory need --out-dir DIR, "
+			"-i, --diff or --dry-run (or --format json/sarif, --export-fixes)\n");
+		return KP_EXIT_USAGE;
 	}
-cleanup:
+	if (o->out.diff && strcmp(o->format, "text")) {
+		fprintf(stderr,
+			"kpipe rewrite: error: --format %s and --diff both write to stdout\n",
+			o->format);
+		return KP_EXIT_USAGE;
+	}
+	double t0 = now();
+	char *cwd = getcwd(NULL, 0);
+	bfiles files = {0};
+	kp_compdb_entry *db = NULL;
+	char *db_json = NULL, *root = NULL;
+	int ndb = 0;
+	int rc = list_inputs(o, cwd, &files, &root, &db, &ndb, &db_json);
+	if (rc == KP_EXIT_OK) {
+		batch b = {0};
+		b.o = o;
+		b.files = &files;
+		b.root = root;
+		b.no_compdb = o->rw.build_dir != NULL;
+		b.reports_only = reports && !o->out.out_dir && !o->out.in_place && !o->out.diff &&
+				 !o->dry_run;
+		assign_groups(&b, db, ndb, db_json);
+		int jobs = o->jobs;
+		if (jobs <= 0) {
+			long nc = sysconf(_SC_NPROCESSORS_ONLN);
+			jobs = nc > 0 ? (int)nc : 1;
+		}
+		if (jobs > 1000)
+			jobs = 1000;
+		char tmpl[4200];
+		const char *tmp = getenv("TMPDIR");
+		snprintf(tmpl, sizeof(tmpl), "%s/kpipe-batch-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		int have_tmp = build_pchs(&b, jobs, tmpl);
+		collect c = {0};
+		int nres = run_files(&b, jobs, &c);
+		rc = report(o, &c, nres, now() - t0, jobs, cwd);
+		for (int i = 0; i < nres; i++)
+			kp_rw_result_release(&c.results[i]);
+		free(c.results);
+		free(c.done);
+		batch_release(&b);
+		if (have_tmp) {
+			remove_tree(tmpl);
+			kp_guard_clear_paths();
+		}
+	}
 	free(root);
 	bfiles_release(&files);
 	kp_compdb_release(db, ndb);
 	free(db_json);
-	free(out_abs);
 	free(cwd);
 	return rc;
 }

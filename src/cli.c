@@ -307,40 +307,12 @@ void kp_cli_release(kp_cli *o)
 int kp_cli_db_target(const kp_cli *o, const char *file, const kp_flags *db, const kp_arch **arch,
 		     const char **name)
 {
-	*arch = o->arch;
-	*name = o->arch_name;
-	if (o->arch_given || !db->arch)
-		return 0;
-	const kp_arch *a = kp_arch_find(db->arch);
-	if (!a) {
-		fprintf(stderr,
-			"kpipe: warning: %s: target %s of compile_commands.json is not in kpipe's "
-			"table; analysing for %s\n",
-			file, db->arch, o->arch->name);
-		return 0;
-	}
-	*arch = a;
-	*name = db->arch;
-	return 1;
+	return kp_db_target(o->arch, o->arch_name, o->arch_given, file, db, arch, name);
 }
 
 void kp_cli_print_flags(const kp_cli *o, const char *file, const char *db_json, const kp_flags *db)
 {
-	char *k = kp_flags_join(db->keep, db->nkeep);
-	char *d = kp_flags_join(db->dropped, db->ndropped);
-	fprintf(stderr, "kpipe: flags for %s from %s: %s; dropped: %s", file, db_json, k, d);
-	if (db->narchs) {
-		char *a = kp_flags_join(db->archs, db->narchs);
-		const char *t = o->arch_given                        ? o->arch_name
-				: db->arch && kp_arch_find(db->arch) ? db->arch
-								     : o->arch->name;
-		fprintf(stderr, "; targets: %s (target %s%s)", a, t,
-			o->arch_given ? ", given on the command line" : "");
-		free(a);
-	}
-	fputc('\n', stderr);
-	free(k);
-	free(d);
+	kp_db_print_flags(o->arch, o->arch_name, o->arch_given, file, db_json, db);
 }
 
 void kp_cli_file_setup(const kp_cli *o, const char *path, int search, kp_file_setup *fs)
@@ -395,61 +367,51 @@ void kp_cli_parse_opts(const kp_cli *o, kp_parse_opts *po)
 	po->header_filter = o->header_filter;
 }
 
-/* Threads per block and kernel name from a launch description. */
-static int read_spec(const char *path, int *threads, char **kernel)
-{
-	char *txt;
-	size_t len;
-	if (kp_read_file(path, &txt, &len))
-		return -1;
-	cJSON *j = cJSON_Parse(txt);
-	free(txt);
-	if (!j)
-		return -1;
-	cJSON *block = cJSON_GetObjectItemCaseSensitive(j, "block");
-	int t = 1;
-	if (cJSON_IsArray(block)) {
-		cJSON *e;
-		cJSON_ArrayForEach(e, block)
-		{
-			long v = cJSON_IsNumber(e) ? (long)e->valuedouble
-				 : cJSON_IsString(e) ? strtol(e->valuestring, NULL, 10)
-						     : 0;
-			if (v > 0)
-				t *= (int)v;
-		}
-	}
-	cJSON *k = cJSON_GetObjectItemCaseSensitive(j, "kernel");
-	if (cJSON_IsString(k))
-		*kernel = kp_xstrdup(k->valuestring);
-	*threads = t > 1 ? t : 0;
-	cJSON_Delete(j);
-	return 0;
-}
-
 void kp_cli_analyze_opts(const kp_cli *o, const char *file, kp_analyze_opts *ao, char **spec_kernel)
 {
-	memset(ao, 0, sizeof(*ao));
-	ao->arch = o->arch;
-	ao->threads = o->threads;
-	ao->kernel = o->kernel;
-	*spec_kernel = NULL;
-	char *spec = NULL;
-	if (o->spec)
-		spec = kp_xstrdup(o->spec);
-	else if (file) {
-		size_t n = strlen(file);
-		const char *dot = strrchr(file, '.');
-		if (dot && (!strcmp(dot, ".cu") || !strcmp(dot, ".cuh")))
-			n = (size_t)(dot - file);
-		kp_strbuf sb = KP_STRBUF_INIT;
-		kp_strbuf_add(&sb, file, n);
-		kp_strbuf_adds(&sb, ".launch.json");
-		spec = kp_strbuf_detach(&sb);
-	}
-	if (spec && read_spec(spec, &ao->spec_threads, spec_kernel) == 0)
-		ao->spec_kernel = *spec_kernel;
-	free(spec);
+	kp_rw_opts rw;
+	kp_cli_rw_opts(o, &rw);
+	kp_rw_analyze_opts(&rw, file, ao, spec_kernel);
+}
+
+void kp_cli_rw_opts(const kp_cli *o, kp_rw_opts *rw)
+{
+	memset(rw, 0, sizeof(*rw));
+	rw->arch = o->arch;
+	rw->cuda_path = o->cuda_path;
+	rw->args = o->cargs;
+	rw->nargs = o->ncargs;
+	rw->build_dir = o->build_dir;
+	rw->header_filter = o->header_filter;
+	rw->kernel = o->kernel;
+	rw->threads = o->threads;
+	rw->spec = o->spec;
+	rw->variant = o->variant;
+	rw->stages = o->stages;
+}
+
+void kp_cli_batch_opts(const kp_cli *o, kp_batch_opts *b)
+{
+	memset(b, 0, sizeof(*b));
+	kp_cli_rw_opts(o, &b->rw);
+	b->arch_name = o->arch_name;
+	b->arch_given = o->arch_given;
+	b->out.diff = o->diff;
+	b->out.in_place = o->in_place;
+	b->out.backup_suffix = o->backup_suffix;
+	b->out.out_dir = o->out_dir;
+	b->dry_run = o->dry_run;
+	b->files = o->files;
+	b->nfiles = o->nfiles;
+	b->excludes = o->excludes;
+	b->nexcludes = o->nexcludes;
+	b->shard_i = o->shard_i;
+	b->shard_n = o->shard_n;
+	b->jobs = o->jobs;
+	b->no_pch = o->no_pch;
+	b->format = o->format;
+	b->export_fixes = o->export_fixes;
+	b->verbose = o->verbose;
 }
 
 int kp_cli_print_parse_diags(const kp_file *f, int warnings_too)

@@ -10,17 +10,8 @@
 #define KPIPE_CLI_H
 
 #include "analyze.h"
+#include "batch.h"
 #include "parse.h"
-
-enum {
-	KP_EXIT_OK = 0,
-	KP_EXIT_NOTHING = 1,   /* nothing to do, or every loop refused */
-	KP_EXIT_USAGE = 2,
-	KP_EXIT_INPUT = 3,     /* unreadable input or parse error */
-	KP_EXIT_VALIDATION = 4,
-	KP_EXIT_TOOL = 5,      /* a required tool is missing */
-	KP_EXIT_INCOMPLETE = 6,
-};
 
 typedef struct {
 	const char **files;
@@ -100,6 +91,11 @@ void kp_cli_print_flags(const kp_cli *o, const char *file, const char *db_json, 
 /* The parser's arguments for a file: the database's, then o->cargs (a
  * heap array; the strings belong to fs and o). */
 const char **kp_cli_file_args(const kp_cli *o, const kp_file_setup *fs, int *n);
+
+/* The rewrite driver's options (rewrite.h) and a batch's (batch.h), from
+ * the command line; the strings and arrays stay o's. */
+void kp_cli_rw_opts(const kp_cli *o, kp_rw_opts *rw);
+void kp_cli_batch_opts(const kp_cli *o, kp_batch_opts *b);
 
 /* Parse options for a file, with its launch description if one sits
  * beside it (NAME.launch.json) or was given with --spec. */

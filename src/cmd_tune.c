@@ -260,7 +260,9 @@ static int fall_back(const kp_cli *o, const char *in, const char *src, size_t le
 	char *out = NULL;
 	size_t outlen = 0;
 	kp_rw_input rin = {.path = in, .contents = src, .len = len};
-	int rc = kp_rewrite_buffer(&a, &rin, &r, &out, &outlen);
+	kp_rw_opts rwo;
+	kp_cli_rw_opts(&a, &rwo);
+	int rc = kp_rewrite_buffer(&rwo, &rin, &r, &out, &outlen);
 	if (rc == KP_EXIT_OK) {
 		if (o->verbose)
 			kp_rw_print_diags(&r, 1, stderr);
@@ -342,7 +344,9 @@ int cmd_tune(int argc, char **argv)
 		kp_rw_result r = {0};
 		r.path = kp_xstrdup(in);
 		kp_rw_input rin = {.path = in, .contents = src, .len = len};
-		int xr = kp_rewrite_buffer(&a, &rin, &r, &c[i].text, &c[i].len);
+		kp_rw_opts rwo;
+		kp_cli_rw_opts(&a, &rwo);
+		int xr = kp_rewrite_buffer(&rwo, &rin, &r, &c[i].text, &c[i].len);
 		if (xr == KP_EXIT_INPUT) {
 			kp_rw_print_diags(&r, 0, stderr);
 			kp_rw_result_release(&r);

@@ -75,13 +75,6 @@ int kp_fixes_merge(const kp_edits *e, const int *owner, kp_rw_fix **out, int *n)
 	return 0;
 }
 
-void kp_fixes_free(kp_rw_fix *v, int n)
-{
-	for (int i = 0; i < n; i++)
-		free(v[i].text);
-	free(v);
-}
-
 void kp_yaml_quote(kp_strbuf *sb, const char *s)
 {
 	kp_strbuf_addc(sb, '"');

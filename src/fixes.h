@@ -12,8 +12,8 @@
 #ifndef KPIPE_FIXES_H
 #define KPIPE_FIXES_H
 
-#include "batch.h"
 #include "edit.h"
+#include "rw_result.h"
 
 /* Sorts the edits as kp_edits_apply() applies them and merges every run
  * of edits that touch (one starts where the previous ends, insertions at
@@ -23,7 +23,6 @@
  * result gives exactly what kp_edits_apply() gives.  Returns -1 when two
  * edits overlap. */
 int kp_fixes_merge(const kp_edits *e, const int *owner, kp_rw_fix **out, int *n);
-void kp_fixes_free(kp_rw_fix *v, int n);
 
 /* The YAML document for the results: one Diagnostic per diagnostic that
  * has an id (refusals, and kpipe-pipelined with its replacements).

@@ -14,7 +14,7 @@
 typedef struct {
 	const char *arch;       /* "sm_90" */
 	const char *cuda_path;  /* --cuda-path, or NULL to let clang find it */
-	const char **args;      /* extra compiler arguments (after --, -I, -D) */
+	const char *const *args; /* extra compiler arguments (after --, -I, -D) */
 	int nargs;
 	const char *build_dir;  /* -p: directory holding compile_commands.json */
 	int no_compdb;          /* do not search compile_commands.json upward

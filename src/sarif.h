@@ -8,7 +8,7 @@
 #ifndef KPIPE_SARIF_H
 #define KPIPE_SARIF_H
 
-#include "batch.h"
+#include "rw_result.h"
 
 /* cwd (absolute, may be NULL) becomes the %SRCROOT% base of relative
  * paths; exit_code is recorded in the run's invocation. */

@@ -77,4 +77,16 @@ int kp_write_file_atomic_like(const char *path, const char *data, size_t len, co
  * (caller frees). Returns the exit status, or -1 when it could not start. */
 int kp_run_capture(char *const argv[], char **out);
 
+/* kpipe's exit statuses, one table for every command (README, man page):
+ * every layer that reports an outcome uses them. */
+enum {
+	KP_EXIT_OK = 0,
+	KP_EXIT_NOTHING = 1, /* nothing to do, or every loop refused */
+	KP_EXIT_USAGE = 2,
+	KP_EXIT_INPUT = 3, /* unreadable input or parse error */
+	KP_EXIT_VALIDATION = 4,
+	KP_EXIT_TOOL = 5, /* a required tool is missing */
+	KP_EXIT_INCOMPLETE = 6,
+};
+
 #endif

@@ -1,0 +1,101 @@
+/*
+ * rw_result.h - the result of rewriting one file, which every output of
+ * `kpipe rewrite` is made from: the diagnostics printed on stderr, the
+ * counts of the summary, the replacements of --export-fixes (fixes.h) and
+ * SARIF (sarif.h), the JSON report, and for a project header rewritten
+ * through the file, a result of its own with the new text.
+ *
+ * Ownership: a kp_rw_result owns every string and array in it;
+ * kp_rw_result_release() frees them.
+ */
+#ifndef KPIPE_RW_RESULT_H
+#define KPIPE_RW_RESULT_H
+
+#include "util.h"
+
+#include <stddef.h>
+
+/* One diagnostic about a file: a refusal (kpipe-*), a pipelined loop
+ * (kpipe-pipelined, with fixes), a compiler error (id NULL) or a failure
+ * without a position (line 0). */
+typedef struct {
+	char *file;    /* the file it points into */
+	int line, col; /* 1-based; 0 when there is no position */
+	long off;      /* byte offset in the main file, -1 when unknown */
+	char *level;   /* "error", "warning", "remark" or "note" */
+	char *id;      /* "kpipe-smem-carried"; NULL for the compiler's own */
+	char *message;
+} kp_rw_diag;
+
+/* One replacement of the rewrite, in input bytes: the edit list after
+ * merging edits that touch (fixes.h), owned by one diagnostic. */
+typedef struct {
+	unsigned off, len;
+	char *text;
+	int diag; /* index of the kpipe-pipelined diagnostic it belongs to */
+} kp_rw_fix;
+
+/* Counts by name (variant, reason id), in first-seen order. */
+typedef struct {
+	char *name;
+	int n;
+} kp_count;
+typedef struct {
+	kp_count *v;
+	int n;
+} kp_counts;
+
+void kp_counts_add(kp_counts *c, const char *name, int n);
+void kp_counts_release(kp_counts *c);
+
+typedef struct kp_rw_result {
+	char *path;     /* as printed (the input, or --assume-filename) */
+	char *abs_path; /* absolute path for fixes; NULL when unknown */
+	char *output;   /* the file written, NULL when none */
+	int status;     /* KP_EXIT_OK (pipelined), KP_EXIT_NOTHING, KP_EXIT_INPUT */
+	int kernels, loops, pipelined, refused;
+	kp_counts by_variant, by_reason;
+	kp_rw_diag *diags;
+	int ndiags;
+	kp_rw_fix *fixes;
+	int nfixes;
+	char *diff;     /* --diff in a batch */
+	double seconds; /* time spent on the file */
+	/* Kernels in project headers (--header-filter): one result per header
+	 * whose kernels this file's translation unit analysed.  A header's
+	 * result names the file it was reached through, and holds its
+	 * rewritten text when something was pipelined: whoever runs the
+	 * file (cmd_rewrite.c, or the batch's parent, which lets the first
+	 * file to reach a header own it) writes it. */
+	struct kp_rw_result *headers;
+	int nheaders;
+	char *included_from;
+	char *text;
+	size_t textlen;
+} kp_rw_result;
+
+/* Frees n fixes and their texts. */
+void kp_fixes_free(kp_rw_fix *v, int n);
+void kp_rw_result_release(kp_rw_result *r);
+/* Adds a diagnostic; `file` NULL means r->path.  Returns its index. */
+int kp_rw_diag_add(kp_rw_result *r, const char *file, int line, int col, long off,
+		   const char *level, const char *id, const char *message);
+
+/* Prints the diagnostics as `file:line:col: level: message [id]`, the
+ * kpipe-pipelined notes only when verbose (as `note: pipelined with ...`). */
+void kp_rw_print_diags(const kp_rw_result *r, int verbose, void *fp);
+
+/* realpath(), or the path made absolute when the file does not exist. */
+char *kp_rw_abs_path(const char *path);
+/* The unified diff of one file, labelled a/PATH and b/PATH. */
+char *kp_rw_diff(const char *path, const char *a, size_t alen, const char *b, size_t blen);
+
+/* The JSON object of one result (for --format json and the records the
+ * children send back); kp_rw_result_from_json() reads it back. */
+struct cJSON;
+struct cJSON *kp_rw_result_to_json(const kp_rw_result *r, int internal);
+/* {name: n, ...} of counts, in their order. */
+struct cJSON *kp_counts_json(const kp_counts *c);
+int kp_rw_result_from_json(kp_rw_result *r, const struct cJSON *j);
+
+#endif
