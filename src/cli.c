@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 #include <regex.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,207 @@ int kp_cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const char *
 	return rc;
 }
 
+/* ---- the options: one table, a setter where a value needs checking ---- */
+
+static int bad_value(const char *cmd, const char *name, const char *val, const char *how)
+{
+	fprintf(stderr, "kpipe %s: error: invalid value '%s' for '%s'%s\n", cmd, val, name, how);
+	return KP_EXIT_USAGE;
+}
+
+static int set_arch(kp_cli *o, const char *val, const char *cmd)
+{
+	(void)cmd;
+	o->arch_name = val;
+	o->arch_given = 1;
+	return 0;
+}
+
+static int set_output(kp_cli *o, const char *val, const char *cmd)
+{
+	if (o->output) {
+		fprintf(stderr, "kpipe %s: error: '-o' given twice\n", cmd);
+		return KP_EXIT_USAGE;
+	}
+	o->output = val;
+	return 0;
+}
+
+static int set_extra_arg(kp_cli *o, const char *val, const char *cmd)
+{
+	(void)cmd;
+	push(&o->cargs, &o->ncargs, val);
+	return 0;
+}
+
+static int set_exclude(kp_cli *o, const char *val, const char *cmd)
+{
+	(void)cmd;
+	push(&o->excludes, &o->nexcludes, val);
+	return 0;
+}
+
+static int set_header_filter(kp_cli *o, const char *val, const char *cmd)
+{
+	regex_t re;
+	int e = regcomp(&re, val, REG_EXTENDED | REG_NOSUB);
+	if (e) {
+		char why[256];
+		regerror(e, &re, why, sizeof(why));
+		fprintf(stderr,
+			"kpipe %s: error: invalid regular expression '%s' for '--header-filter': "
+			"%s\n",
+			cmd, val, why);
+		return KP_EXIT_USAGE;
+	}
+	regfree(&re);
+	o->header_filter = val;
+	return 0;
+}
+
+/* An integer in [lo, hi], or -1. */
+static long int_in(const char *val, long lo, long hi)
+{
+	char *end;
+	long v = strtol(val, &end, 10);
+	return *end || end == val || v < lo || v > hi ? -1 : v;
+}
+
+static int set_jobs(kp_cli *o, const char *val, const char *cmd)
+{
+	long v = int_in(val, 1, 1024);
+	if (v < 0)
+		return bad_value(cmd, "-j", val, "");
+	o->jobs = (int)v;
+	return 0;
+}
+
+static int set_stages(kp_cli *o, const char *val, const char *cmd)
+{
+	long v = int_in(val, 2, 8);
+	if (v < 0)
+		return bad_value(cmd, "--stages", val, "");
+	o->stages = (int)v;
+	return 0;
+}
+
+static int set_threads(kp_cli *o, const char *val, const char *cmd)
+{
+	long v = int_in(val, 1, 4096);
+	if (v < 0)
+		return bad_value(cmd, "--threads", val, "");
+	o->threads = (int)v;
+	return 0;
+}
+
+static int set_shard(kp_cli *o, const char *val, const char *cmd)
+{
+	char *end;
+	long i = strtol(val, &end, 10), m = -1;
+	if (end != val && *end == '/') {
+		const char *q = end + 1;
+		m = strtol(q, &end, 10);
+		if (end == q)
+			m = -1;
+	}
+	if (*end || m <= 0 || m > 1000000 || i < 0 || i >= m)
+		return bad_value(cmd, "--shard", val, " (I/N with 0 <= I < N)");
+	o->shard_i = (int)i;
+	o->shard_n = (int)m;
+	return 0;
+}
+
+typedef struct {
+	const char *name, *alias;
+	int takes;  /* takes a value */
+	size_t off; /* with no setter: a `const char *` of kp_cli (takes), else an int set to `flag`
+		     */
+	int flag;
+	int (*set)(kp_cli *o, const char *val, const char *cmd);
+} cli_opt;
+
+#define STR(f) offsetof(kp_cli, f), 0, NULL
+#define FLAG(f, v) offsetof(kp_cli, f), v, NULL
+#define FN(fn) 0, 0, fn
+
+static const cli_opt cli_opts[] = {
+	{"--arch", "--cuda-gpu-arch", 1, FN(set_arch)},
+	{"--kernel", NULL, 1, STR(kernel)},
+	{"--format", NULL, 1, STR(format)},
+	{"--cuda-path", NULL, 1, STR(cuda_path)},
+	{"-p", NULL, 1, STR(build_dir)},
+	{"-o", "--output", 1, FN(set_output)},
+	{"--variant", NULL, 1, STR(variant)},
+	{"--assume-filename", NULL, 1, STR(assume_filename)},
+	{"--backup-suffix", NULL, 1, STR(backup_suffix)},
+	{"--spec", NULL, 1, STR(spec)},
+	{"--stages", NULL, 1, FN(set_stages)},
+	{"--threads", NULL, 1, FN(set_threads)},
+	{"-i", "--in-place", 0, FLAG(in_place, 1)},
+	{"--diff", NULL, 0, FLAG(diff, 1)},
+	{"--dry-run", NULL, 0, FLAG(dry_run, 1)},
+	{"-v", "--verbose", 0, FLAG(verbose, 1)},
+	{"--extra-arg", NULL, 1, FN(set_extra_arg)},
+	{"--out-dir", NULL, 1, STR(out_dir)},
+	{"-j", "--jobs", 1, FN(set_jobs)},
+	{"--exclude", NULL, 1, FN(set_exclude)},
+	{"--shard", NULL, 1, FN(set_shard)},
+	{"--export-fixes", NULL, 1, STR(export_fixes)},
+	{"--no-pch", NULL, 0, FLAG(no_pch, 1)},
+	{"--validate", NULL, 0, FLAG(validate, 1)},
+	{"--sanitize", NULL, 0, FLAG(sanitize, 1)},
+	{"--no-sanitize", NULL, 0, FLAG(sanitize, -1)},
+	{"--sizes", NULL, 1, STR(sizes)},
+	{"--gpu-dir", NULL, 1, STR(gpu_dir)},
+	{"--header-filter", NULL, 1, FN(set_header_filter)},
+};
+
+/* One option argv[*i] (its value from the next argument when needed). */
+static int parse_option(kp_cli *o, int argc, char **argv, int *i, const char *cmd,
+			const char *const *allowed)
+{
+	const char *a = argv[*i];
+	const char *val = NULL;
+	char name[64];
+	if (a[1] == 'j' && a[2] >= '0' && a[2] <= '9') { /* -j4 is -j 4 */
+		snprintf(name, sizeof(name), "-j");
+		val = a + 2;
+	} else if (strchr(a, '=') && a[1] == '-') {
+		const char *eq = strchr(a, '=');
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - a), a);
+		val = eq + 1;
+	} else
+		snprintf(name, sizeof(name), "%s", a);
+	const cli_opt *opt = NULL;
+	for (size_t k = 0; k < KP_ARRAY_LEN(cli_opts) && !opt; k++)
+		if (!strcmp(name, cli_opts[k].name) ||
+		    (cli_opts[k].alias && !strcmp(name, cli_opts[k].alias)))
+			opt = &cli_opts[k];
+	if (!opt || !allowed_opt(allowed, opt->name)) {
+		fprintf(stderr, "kpipe %s: error: unknown option '%s'\n", cmd, a);
+		fprintf(stderr, "run 'kpipe %s --help' for usage\n", cmd);
+		return KP_EXIT_USAGE;
+	}
+	if (opt->takes && !val) {
+		if (*i + 1 >= argc) {
+			fprintf(stderr, "kpipe %s: error: option '%s' needs a value\n", cmd, a);
+			return KP_EXIT_USAGE;
+		}
+		val = argv[++*i];
+	}
+	if (!opt->takes && val) {
+		fprintf(stderr, "kpipe %s: error: option '%s' takes no value\n", cmd, name);
+		return KP_EXIT_USAGE;
+	}
+	if (opt->set)
+		return opt->set(o, val, cmd);
+	if (opt->takes)
+		*(const char **)((char *)o + opt->off) = val;
+	else
+		*(int *)((char *)o + opt->off) = opt->flag;
+	return 0;
+}
+
 static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const char *const *allowed)
 {
 	memset(o, 0, sizeof(*o));
@@ -79,8 +281,6 @@ static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const ch
 	o->stages = 2;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		const char *val = NULL;
-		char name[64];
 		if (!strcmp(a, "--")) {
 			for (i++; i < argc; i++)
 				push(&o->cargs, &o->ncargs, argv[i]);
@@ -93,179 +293,13 @@ static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const ch
 		/* -I/-D/-U pass straight to the parser */
 		if (!strncmp(a, "-I", 2) || !strncmp(a, "-D", 2) || !strncmp(a, "-U", 2)) {
 			push(&o->cargs, &o->ncargs, a);
-			if (!a[2] && i + 1 < argc) {
+			if (!a[2] && i + 1 < argc)
 				push(&o->cargs, &o->ncargs, argv[++i]);
-			}
 			continue;
 		}
-		/* -j4 is -j 4 */
-		if (a[1] == 'j' && a[2] >= '0' && a[2] <= '9') {
-			snprintf(name, sizeof(name), "-j");
-			val = a + 2;
-		} else if (strchr(a, '=') && a[1] == '-') {
-			const char *eq = strchr(a, '=');
-			snprintf(name, sizeof(name), "%.*s", (int)(eq - a), a);
-			val = eq + 1;
-		} else
-			snprintf(name, sizeof(name), "%s", a);
-		static const struct {
-			const char *name, *alias;
-			int takes;
-		} opts[] = {
-			{"--arch", "--cuda-gpu-arch", 1},
-			{"--kernel", NULL, 1},
-			{"--format", NULL, 1},
-			{"--cuda-path", NULL, 1},
-			{"-p", NULL, 1},
-			{"-o", "--output", 1},
-			{"--variant", NULL, 1},
-			{"--assume-filename", NULL, 1},
-			{"--backup-suffix", NULL, 1},
-			{"--spec", NULL, 1},
-			{"--stages", NULL, 1},
-			{"--threads", NULL, 1},
-			{"-i", "--in-place", 0},
-			{"--diff", NULL, 0},
-			{"--dry-run", NULL, 0},
-			{"-v", "--verbose", 0},
-			{"--extra-arg", NULL, 1},
-			{"--out-dir", NULL, 1},
-			{"-j", "--jobs", 1},
-			{"--exclude", NULL, 1},
-			{"--shard", NULL, 1},
-			{"--export-fixes", NULL, 1},
-			{"--no-pch", NULL, 0},
-			{"--validate", NULL, 0},
-			{"--sanitize", NULL, 0},
-			{"--no-sanitize", NULL, 0},
-			{"--sizes", NULL, 1},
-			{"--gpu-dir", NULL, 1},
-			{"--header-filter", NULL, 1},
-		};
-		int found = -1;
-		for (size_t k = 0; k < KP_ARRAY_LEN(opts); k++)
-			if (!strcmp(name, opts[k].name) || (opts[k].alias && !strcmp(name, opts[k].alias)))
-				found = (int)k;
-		if (found < 0 || !allowed_opt(allowed, opts[found].name)) {
-			fprintf(stderr, "kpipe %s: error: unknown option '%s'\n", cmd, a);
-			fprintf(stderr, "run 'kpipe %s --help' for usage\n", cmd);
-			return KP_EXIT_USAGE;
-		}
-		if (!strcmp(opts[found].name, "-o") && o->output) {
-			fprintf(stderr, "kpipe %s: error: '-o' given twice\n", cmd);
-			return KP_EXIT_USAGE;
-		}
-		if (opts[found].takes && !val) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "kpipe %s: error: option '%s' needs a value\n", cmd, a);
-				return KP_EXIT_USAGE;
-			}
-			val = argv[++i];
-		}
-		if (!opts[found].takes && val) {
-			fprintf(stderr, "kpipe %s: error: option '%s' takes no value\n", cmd, name);
-			return KP_EXIT_USAGE;
-		}
-		const char *n = opts[found].name;
-		if (!strcmp(n, "--arch")) {
-			o->arch_name = val;
-			o->arch_given = 1;
-		} else if (!strcmp(n, "--kernel"))
-			o->kernel = val;
-		else if (!strcmp(n, "--format"))
-			o->format = val;
-		else if (!strcmp(n, "--cuda-path"))
-			o->cuda_path = val;
-		else if (!strcmp(n, "-p"))
-			o->build_dir = val;
-		else if (!strcmp(n, "-o"))
-			o->output = val;
-		else if (!strcmp(n, "--variant"))
-			o->variant = val;
-		else if (!strcmp(n, "--assume-filename"))
-			o->assume_filename = val;
-		else if (!strcmp(n, "--backup-suffix"))
-			o->backup_suffix = val;
-		else if (!strcmp(n, "--spec"))
-			o->spec = val;
-		else if (!strcmp(n, "--extra-arg"))
-			push(&o->cargs, &o->ncargs, val);
-		else if (!strcmp(n, "--out-dir"))
-			o->out_dir = val;
-		else if (!strcmp(n, "--exclude"))
-			push(&o->excludes, &o->nexcludes, val);
-		else if (!strcmp(n, "--export-fixes"))
-			o->export_fixes = val;
-		else if (!strcmp(n, "--no-pch"))
-			o->no_pch = 1;
-		else if (!strcmp(n, "--validate"))
-			o->validate = 1;
-		else if (!strcmp(n, "--sanitize"))
-			o->sanitize = 1;
-		else if (!strcmp(n, "--no-sanitize"))
-			o->sanitize = -1;
-		else if (!strcmp(n, "--sizes"))
-			o->sizes = val;
-		else if (!strcmp(n, "--gpu-dir"))
-			o->gpu_dir = val;
-		else if (!strcmp(n, "--header-filter")) {
-			regex_t re;
-			int e = regcomp(&re, val, REG_EXTENDED | REG_NOSUB);
-			if (e) {
-				char why[256];
-				regerror(e, &re, why, sizeof(why));
-				fprintf(stderr,
-					"kpipe %s: error: invalid regular expression '%s' for "
-					"'--header-filter': %s\n",
-					cmd, val, why);
-				return KP_EXIT_USAGE;
-			}
-			regfree(&re);
-			o->header_filter = val;
-		} else if (!strcmp(n, "-j")) {
-			char *end;
-			long v = strtol(val, &end, 10);
-			if (*end || end == val || v <= 0 || v > 1024) {
-				fprintf(stderr, "kpipe %s: error: invalid value '%s' for '-j'\n", cmd, val);
-				return KP_EXIT_USAGE;
-			}
-			o->jobs = (int)v;
-		} else if (!strcmp(n, "--shard")) {
-			char *end;
-			long i = strtol(val, &end, 10), m = -1;
-			if (end != val && *end == '/') {
-				const char *q = end + 1;
-				m = strtol(q, &end, 10);
-				if (end == q)
-					m = -1;
-			}
-			if (*end || m <= 0 || m > 1000000 || i < 0 || i >= m) {
-				fprintf(stderr,
-					"kpipe %s: error: invalid value '%s' for '--shard' (I/N with 0 <= I < N)\n",
-					cmd, val);
-				return KP_EXIT_USAGE;
-			}
-			o->shard_i = (int)i;
-			o->shard_n = (int)m;
-		} else if (!strcmp(n, "--stages") || !strcmp(n, "--threads")) {
-			char *end;
-			long v = strtol(val, &end, 10);
-			if (*end || v <= 0 || v > 4096 || (!strcmp(n, "--stages") && (v < 2 || v > 8))) {
-				fprintf(stderr, "kpipe %s: error: invalid value '%s' for '%s'\n", cmd, val, n);
-				return KP_EXIT_USAGE;
-			}
-			if (!strcmp(n, "--stages"))
-				o->stages = (int)v;
-			else
-				o->threads = (int)v;
-		} else if (!strcmp(n, "-i"))
-			o->in_place = 1;
-		else if (!strcmp(n, "--diff"))
-			o->diff = 1;
-		else if (!strcmp(n, "--dry-run"))
-			o->dry_run = 1;
-		else if (!strcmp(n, "-v"))
-			o->verbose = 1;
+		int rc = parse_option(o, argc, argv, &i, cmd, allowed);
+		if (rc)
+			return rc;
 	}
 	translate_cargs(o);
 	o->arch = kp_arch_find(o->arch_name);
