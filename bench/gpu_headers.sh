@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# gpu_headers.sh - kernels that live in project headers of public tutorial
+# SGEMM series, rewritten by kpipe through the runner .cu that includes
+# them, checked and timed on the GPU against the original header:
+# bit-for-bit outputs at every size, compute-sanitizer memcheck, racecheck
+# and synccheck, and the speedup at 4096^3.  No code of those projects is
+# kept in this repository: PREPARE copies the headers out of checkouts you
+# fetched yourself, into gpu-headers/ (git-ignored).
+#
+#   PREPARE=1 bash bench/gpu_headers.sh SGEMM_CUDA_DIR NVIDIA_SGEMM_PRACTICE_DIR [KPIPE]
+#       here: for each kernel of the table below, gpu-headers/NAME/ gets
+#       orig/HDR (the header as published), the header as each variant
+#       kpipe accepts writes it (VARIANT/HDR, from `kpipe rewrite RUNNER
+#       --variant V -i` on a copy of the tree), a one-line .cu per version
+#       including it, and the launch description of the runner's launch.
+#   bash bench/gpu_headers.sh
+#       on the GPU machine: gpu_bench.py on each, $OUT/NAME.{md,json},
+#       $OUT/summary.txt and $OUT/all.tgz.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+work="$root/gpu-headers"
+
+# name | repository key | header (in the repository) | runner | kernel | template args |
+# block | grid | BM (rows per block) | BN (columns per block)
+table() {
+	cat <<'EOF'
+siboehm_3|sg|src/kernels/3_kernel_shared_mem_blocking.cuh|src/runner.cu|sgemm_shared_mem_block|<32>|1024|CEIL(M,32);CEIL(N,32)|32|32
+siboehm_4|sg|src/kernels/4_kernel_1D_blocktiling.cuh|src/runner.cu|sgemm1DBlocktiling|<64, 64, 8, 8>|512|CEIL(N,64);CEIL(M,64)|64|64
+siboehm_5|sg|src/kernels/5_kernel_2D_blocktiling.cuh|src/runner.cu|sgemm2DBlocktiling|<128, 128, 8, 8, 8>|256|CEIL(N,128);CEIL(M,128)|128|128
+wangzyon_2|ws|src/kernel/kernel_2.cuh|src/utils.cu|mysgemm_v2|<32>|1024|CEIL(M,32);CEIL(N,32)|32|32
+wangzyon_3|ws|src/kernel/kernel_3.cuh|src/utils.cu|mysgemm_v3|<64, 64, 8, 8>|512|CEIL(M,64);CEIL(N,64)|64|64
+wangzyon_4|ws|src/kernel/kernel_4.cuh|src/utils.cu|mysgemm_v4|<128, 128, 8, 8, 8>|256|CEIL(M,128);CEIL(N,128)|128|128
+wangzyon_5|ws|src/kernel/kernel_5.cuh|src/utils.cu|mysgemm_v5|<128, 128, 8, 8, 8>|256|CEIL(M,128);CEIL(N,128)|128|128
+EOF
+}
+
+ceil_expr() { # CEIL(M,32) -> (M + 31) / 32
+	sed -E 's/CEIL\(([A-Z]),([0-9]+)\)/(\1 + \2 - 1) \/ \2/g' <<<"$1"
+}
+
+spec() { # kernel targs block grid bm bn
+	local g0 g1
+	g0=$(ceil_expr "${4%%;*}")
+	g1=$(ceil_expr "${4#*;}")
+	cat <<EOF
+{
+  "kernel": "$1",
+  "template_args": "$2",
+  "block": ["$3", "1", "1"],
+  "grid": ["$g0", "$g1", "1"],
+  "requires": ["M % $5 == 0", "N % $6 == 0", "K % 32 == 0", "M % $6 == 0", "N % $5 == 0"],
+  "sizes": {
+    "tiny": {"M": 128, "N": 128, "K": 32},
+    "small": {"M": 256, "N": 128, "K": 96},
+    "odd": {"M": 128, "N": 256, "K": 160},
+    "even": {"M": 256, "N": 256, "K": 256},
+    "empty": {"M": 128, "N": 128, "K": 0},
+    "target": {"M": 4096, "N": 4096, "K": 4096}
+  },
+  "args": [
+    {"name": "M", "role": "scalar", "type": "int", "value": "M"},
+    {"name": "N", "role": "scalar", "type": "int", "value": "N"},
+    {"name": "K", "role": "scalar", "type": "int", "value": "K"},
+    {"name": "alpha", "role": "scalar", "type": "float", "value": "1.5"},
+    {"name": "A", "role": "in", "type": "float", "count": "M * K"},
+    {"name": "B", "role": "in", "type": "float", "count": "K * N"},
+    {"name": "beta", "role": "scalar", "type": "float", "value": "0.5"},
+    {"name": "C", "role": "inout", "type": "float", "count": "M * N"}
+  ],
+  "tolerance": {"abs": 0, "rel": 0},
+  "work": {"flops": "2.0 * M * N * K"},
+  "note": "a kernel of a public SGEMM series, kept in a header; launched as its runner does"
+}
+EOF
+}
+
+if [ "${PREPARE:-0}" = 1 ]; then
+	sg="${1:?usage: PREPARE=1 gpu_headers.sh SGEMM_CUDA_DIR NVIDIA_SGEMM_PRACTICE_DIR [KPIPE]}"
+	ws="${2:?usage: PREPARE=1 gpu_headers.sh SGEMM_CUDA_DIR NVIDIA_SGEMM_PRACTICE_DIR [KPIPE]}"
+	kpipe="$(realpath "${3:-$root/build/kpipe}")"
+	rm -rf "$work"
+	mkdir -p "$work"
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	while IFS='|' read -r name key hdr runner kernel targs block grid bm bn; do
+		src=$sg
+		[ "$key" = ws ] && src=$ws
+		d="$work/$name"
+		mkdir -p "$d/orig"
+		base=$(basename "$hdr")
+		cp "$src/$hdr" "$d/orig/$base"
+		printf '#include "orig/%s"\n' "$base" >"$d/kernel.cu"
+		spec "$kernel" "$targs" "$block" "$grid" "$bm" "$bn" >"$d/kernel.launch.json"
+		for v in auto cp-async register register-ca register-2bar cp-async-s3 cp-async-s4; do
+			rm -rf "$tmp/tree"
+			cp -r "$src" "$tmp/tree"
+			args=(--variant "${v%-s[34]}")
+			case "$v" in *-s3) args+=(--stages 3) ;; *-s4) args+=(--stages 4) ;; esac
+			(cd "$tmp/tree" && "$kpipe" rewrite "$runner" -i \
+				"${args[@]}" >/dev/null 2>"$d/$v.log")
+			if ! cmp -s "$src/$hdr" "$tmp/tree/$hdr"; then
+				mkdir -p "$d/$v"
+				cp "$tmp/tree/$hdr" "$d/$v/$base"
+				printf '#include "%s/%s"\n' "$v" "$base" >"$d/$v.cu"
+			fi
+		done
+		echo "$name: $(cd "$d" && ls -d */ | tr -d / | tr '\n' ' ')"
+	done < <(table)
+	exit 0
+fi
+
+out="${OUT:-$root/gpu-headers-out}"
+mkdir -p "$out"
+{
+	date -u +%Y-%m-%dT%H:%M:%SZ
+	nvidia-smi -L 2>&1
+	echo "commit: ${KPIPE_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
+} >"$out/summary.txt"
+status=0
+for d in "$work"/*/; do
+	name=$(basename "$d")
+	vs=()
+	for f in "$d"*.cu; do
+		v=$(basename "$f" .cu)
+		[ "$v" = kernel ] || vs+=(--variant "$v=$f")
+	done
+	python3 "$root/bench/gpu_bench.py" --spec "$d/kernel.launch.json" --baseline "$d/kernel.cu" \
+		"${vs[@]}" --sanitize --sizes tiny,small,odd,even,empty,target --sanitize-size small \
+		--no-hand --no-ref --quiet --report "$out/$name.md" --json "$out/$name.json" \
+		>"$out/$name.log" 2>&1
+	rc=$?
+	echo "$name: gpu_bench exit $rc (${#vs[@]} args for $(( ${#vs[@]} / 2 )) variants)" >>"$out/summary.txt"
+	[ $rc = 0 ] || status=1
+done
+cat "$out/summary.txt"
+tar -C "$out" -czf "$out/../gpu-headers.tgz" . && mv "$out/../gpu-headers.tgz" "$out/all.tgz"
+exit $status
