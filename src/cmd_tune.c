@@ -422,14 +422,9 @@ int cmd_tune(int argc, char **argv)
 		}
 		workdir = kp_xstrdup(o.gpu_dir);
 	} else {
-		const char *tmp = getenv("TMPDIR");
-		kp_strbuf sb = KP_STRBUF_INIT;
-		kp_strbuf_addf(&sb, "%s/kpipe-tune-src-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-		workdir = kp_strbuf_detach(&sb);
-		if (!mkdtemp(workdir)) {
+		workdir = kp_tempdir("tune-src");
+		if (!workdir) {
 			fprintf(stderr, "kpipe tune: error: cannot create a temporary directory\n");
-			free(workdir);
-			workdir = NULL;
 			rc = KP_EXIT_INPUT;
 			goto out;
 		}
@@ -560,15 +555,13 @@ int cmd_tune(int argc, char **argv)
 
 out:
 	for (int i = 0; i < NKINDS; i++) {
-		if (c[i].path && !keep_dir)
-			unlink(c[i].path);
 		free(c[i].text);
 		free(c[i].skip);
 		free(c[i].path);
 		free(c[i].static_note);
 	}
 	if (workdir && !keep_dir)
-		rmdir(workdir);
+		kp_remove_tree(workdir);
 	free(workdir);
 	free(dir_flag);
 	free(flags);

@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #endif
 #include "gpu_run.h"
+#include "proc.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -117,91 +118,6 @@ int kp_gpu_probe(char *why, size_t whysz)
 		return 0;
 	}
 	return 1;
-}
-
-/* ---- child processes -------------------------------------------------- */
-
-typedef struct {
-	pid_t pid;
-	int status; /* exit status, 128 + signal, or -1 when it did not start */
-	int timed_out;
-	double seconds;
-	struct timespec start;
-} proc;
-
-static double since(const struct timespec *t0)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
-}
-
-/* Starts argv with stdout to out and stderr to err (NULL: out too), stdin
- * from /dev/null, in a process group of its own. */
-static void proc_start(proc *p, char *const argv[], const char *out, const char *err)
-{
-	memset(p, 0, sizeof(*p));
-	p->status = -1;
-	clock_gettime(CLOCK_MONOTONIC, &p->start);
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		p->pid = 0;
-		return;
-	}
-	if (pid == 0) {
-		setpgid(0, 0);
-		int in = open("/dev/null", O_RDONLY);
-		int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int fe = err ? open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644) : fo;
-		if (in < 0 || fo < 0 || fe < 0)
-			_exit(127);
-		dup2(in, 0);
-		dup2(fo, 1);
-		dup2(fe, 2);
-		execvp(argv[0], argv);
-		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	setpgid(pid, pid); /* also from here, whichever runs first */
-	p->pid = pid;
-}
-
-/* Waits for every started process; those still running after timeout_s
- * seconds are killed with their process group. */
-static void proc_wait(proc *ps, int n, int timeout_s)
-{
-	for (;;) {
-		int running = 0;
-		for (int i = 0; i < n; i++) {
-			proc *p = &ps[i];
-			if (p->pid <= 0)
-				continue;
-			int st;
-			pid_t w = waitpid(p->pid, &st, WNOHANG);
-			if (w == 0 && since(&p->start) > timeout_s) {
-				kill(-p->pid, SIGKILL);
-				kill(p->pid, SIGKILL);
-				p->timed_out = 1;
-				while ((w = waitpid(p->pid, &st, 0)) < 0 && errno == EINTR)
-					;
-			}
-			if (w == 0 || (w < 0 && errno == EINTR)) {
-				running++;
-				continue;
-			}
-			if (w > 0)
-				p->status = WIFEXITED(st)     ? WEXITSTATUS(st)
-					    : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
-							      : -1;
-			p->seconds = since(&p->start);
-			p->pid = 0;
-		}
-		if (!running)
-			return;
-		struct timespec ts = {0, 20 * 1000 * 1000};
-		nanosleep(&ts, NULL);
-	}
 }
 
 /* ---- harness events --------------------------------------------------- */
@@ -794,20 +710,12 @@ void kp_gpu_judge(kp_validate_result *r, int sanitize)
 typedef struct {
 	kp_gpu_result *g;
 	const char *dir;
-	int keep;
-	const char **made; /* files to remove when the directory is temporary */
-	int nmade, mcap;
+	int keep; /* the caller's directory (--gpu-dir): not removed */
 } workdir;
 
 static const char *wpath(workdir *w, const char *name)
 {
-	const char *p = kp_arena_printf(&w->g->arena, "%s/%s", w->dir, name);
-	if (w->nmade == w->mcap) {
-		w->mcap = w->mcap ? 2 * w->mcap : 16;
-		w->made = kp_xrealloc(w->made, sizeof(char *) * (size_t)w->mcap);
-	}
-	w->made[w->nmade++] = p;
-	return p;
+	return kp_arena_printf(&w->g->arena, "%s/%s", w->dir, name);
 }
 
 static int write_text(workdir *w, const char *name, const char *text, const char **path)
@@ -818,20 +726,15 @@ static int write_text(workdir *w, const char *name, const char *text, const char
 
 static void workdir_release(workdir *w)
 {
-	if (!w->keep) {
-		for (int i = 0; i < w->nmade; i++)
-			unlink(w->made[i]);
-		if (w->dir)
-			rmdir(w->dir);
-	}
-	free(w->made);
+	if (!w->keep && w->dir)
+		kp_remove_tree(w->dir);
 }
 
 /* Opens w in dir (created when missing, kept) or, without dir, in a new
- * temporary directory named PREFIX-XXXXXX (removed by workdir_release).
+ * temporary directory kpipe-PURPOSE-XXXXXX (removed by workdir_release).
  * Returns 0, -1 when dir cannot be created, -2 when no temporary directory
  * can be; why (whysz bytes) then says so. */
-static int workdir_open(workdir *w, const char *dir, const char *prefix, char *why, size_t whysz)
+static int workdir_open(workdir *w, const char *dir, const char *purpose, char *why, size_t whysz)
 {
 	kp_gpu_result *g = w->g;
 	if (dir) {
@@ -843,15 +746,14 @@ static int workdir_open(workdir *w, const char *dir, const char *prefix, char *w
 		w->keep = 1;
 		return 0;
 	}
-	const char *tmp = getenv("TMPDIR");
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	char *d = kp_arena_printf(&g->arena, "%s/%s-XXXXXX", tmp, prefix);
-	if (!mkdtemp(d)) {
-		snprintf(why, whysz, "cannot create a temporary directory in %s", tmp);
+	char *d = kp_tempdir(purpose);
+	if (!d) {
+		snprintf(why, whysz, "cannot create a temporary directory in %s",
+			 kp_tempdir_base());
 		return -2;
 	}
-	w->dir = d;
+	w->dir = kp_arena_strdup(&g->arena, d);
+	free(d);
 	return 0;
 }
 
@@ -939,16 +841,10 @@ static void rpath_args(args *a, kp_arena *ar, const char *root)
 	}
 }
 
-static int is_executable(const char *p)
-{
-	struct stat st;
-	return p && stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
-}
-
 static const char *find_sanitizer(kp_arena *a, const kp_gpu_opts *o, const char *root)
 {
 	if (o->sanitizer)
-		return is_executable(o->sanitizer) ? o->sanitizer : NULL;
+		return kp_is_executable(o->sanitizer) ? o->sanitizer : NULL;
 	const char *slash = strrchr(o->nvcc, '/');
 	const char *cands[3] = {
 		slash ? kp_arena_printf(a, "%.*s/compute-sanitizer", (int)(slash - o->nvcc),
@@ -958,18 +854,11 @@ static const char *find_sanitizer(kp_arena *a, const kp_gpu_opts *o, const char 
 		root ? kp_arena_printf(a, "%s/bin/compute-sanitizer", root) : NULL,
 	};
 	for (int i = 0; i < 3; i++)
-		if (is_executable(cands[i]))
+		if (kp_is_executable(cands[i]))
 			return cands[i];
-	const char *path = getenv("PATH");
-	char *copy = kp_xstrdup(path ? path : "");
-	const char *found = NULL;
-	char *save = NULL;
-	for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
-		const char *p = kp_arena_printf(a, "%s/compute-sanitizer", d);
-		if (is_executable(p))
-			found = p;
-	}
-	free(copy);
+	char *p = kp_find_on_path("compute-sanitizer");
+	const char *found = p ? kp_arena_strdup(a, p) : NULL;
+	free(p);
 	return found;
 }
 
@@ -1050,7 +939,7 @@ static const char *build_versions(kp_gpu_result *g, const kp_gpu_opts *o, workdi
 	const char *arch = kp_arena_printf(&g->arena, "-arch=%s", arch_name);
 	const char **logs = kp_xcalloc((size_t)n + 1, sizeof(char *));
 	args *a = kp_xcalloc((size_t)n + 1, sizeof(args));
-	proc *p = kp_xcalloc((size_t)n + 1, sizeof(proc));
+	kp_proc *p = kp_xcalloc((size_t)n + 1, sizeof(kp_proc));
 	*harness = wpath(w, "harness");
 	logs[0] = wpath(w, "harness.build.log");
 	arg(&a[0], o->nvcc);
@@ -1085,9 +974,11 @@ static const char *build_versions(kp_gpu_result *g, const kp_gpu_opts *o, workdi
 		arg(x, libs[v]);
 		arg(x, src[v]);
 	}
-	for (int i = 0; i <= n; i++)
-		proc_start(&p[i], argv_of(&a[i]), logs[i], NULL);
-	proc_wait(p, n + 1, 900);
+	for (int i = 0; i <= n; i++) {
+		kp_proc_opts po = {.out_path = logs[i], .stdin_null = 1, .timeout_s = 900};
+		kp_proc_start(&p[i], argv_of(&a[i]), &po);
+	}
+	kp_proc_wait(p, n + 1);
 	for (int i = 0; i <= n; i++)
 		free(a[i].v);
 	for (int i = 0; i <= n && !why; i++) {
@@ -1156,9 +1047,10 @@ static void run_harness(kp_validate_result *r, const kp_gpu_opts *o, workdir *w,
 	}
 	kp_strbuf_release(&sizes);
 	const char *out = wpath(w, "harness.events"), *err = wpath(w, "harness.stderr");
-	proc p;
-	proc_start(&p, argv_of(&a), out, err);
-	proc_wait(&p, 1, g->run_timeout_s);
+	kp_proc p;
+	kp_proc_opts po = {
+		.out_path = out, .err_path = err, .stdin_null = 1, .timeout_s = g->run_timeout_s};
+	kp_proc_run(&p, argv_of(&a), &po);
 	free(a.v);
 	g->harness_ran = 1;
 	g->harness_rc = p.status;
@@ -1211,16 +1103,18 @@ static void run_sanitizers(kp_validate_result *r, const kp_gpu_opts *o, workdir 
 	}
 	enum { N = KP_ARRAY_LEN(sanitizer_tools) };
 	args a[N] = {{0}};
-	proc p[N];
+	kp_proc p[N];
 	const char *outs[N];
 	for (int i = 0; i < (int)N; i++) {
 		outs[i] = wpath(w,
 				kp_arena_printf(&g->arena, "sanitizer-%s.txt", sanitizer_tools[i]));
 		sanitizer_argv(&a[i], &g->arena, san, sanitizer_tools[i], harness, g->sanitize_size,
 			       KP_GPU_REWRITTEN, lib);
-		proc_start(&p[i], argv_of(&a[i]), outs[i], NULL);
+		kp_proc_opts po = {
+			.out_path = outs[i], .stdin_null = 1, .timeout_s = g->sanitize_timeout_s};
+		kp_proc_start(&p[i], argv_of(&a[i]), &po);
 	}
-	proc_wait(p, N, g->sanitize_timeout_s);
+	kp_proc_wait(p, N);
 	for (int i = 0; i < (int)N; i++) {
 		free(a[i].v);
 		kp_gpu_sanitizer *s = &g->san[g->nsan++];
@@ -1311,7 +1205,7 @@ int kp_validate_gpu(kp_validate_result *r, const kp_gpu_opts *o)
 
 	workdir w = {.g = g};
 	char wwhy[512];
-	int wr = workdir_open(&w, o->dir, "kpipe-gpu", wwhy, sizeof(wwhy));
+	int wr = workdir_open(&w, o->dir, "gpu", wwhy, sizeof(wwhy));
 	if (wr != 0) {
 		kp_validate_set_step(&r->steps[2], KP_STEP_FAILED, "%s", wwhy);
 		nothing_to_run(r, o->sanitize);
@@ -1365,7 +1259,7 @@ static void sanitize_versions(kp_gpu_result *g, const kp_gpu_opts *o, workdir *w
 	enum { T = KP_ARRAY_LEN(tune_sanitizers) };
 	int np = (n - 1) * (int)T;
 	args *a = kp_xcalloc((size_t)(np > 0 ? np : 1), sizeof(*a));
-	proc *p = kp_xcalloc((size_t)(np > 0 ? np : 1), sizeof(*p));
+	kp_proc *p = kp_xcalloc((size_t)(np > 0 ? np : 1), sizeof(*p));
 	const char **outs = kp_xcalloc((size_t)(np > 0 ? np : 1), sizeof(*outs));
 	for (int k = 0; k < np; k++) {
 		int v = 1 + k / (int)T, t = k % (int)T;
@@ -1373,10 +1267,13 @@ static void sanitize_versions(kp_gpu_result *g, const kp_gpu_opts *o, workdir *w
 						   tune_sanitizers[t]));
 		sanitizer_argv(&a[k], &g->arena, san, tune_sanitizers[t], harness, "small", names[v],
 			       libs[v]);
-		proc_start(&p[k], argv_of(&a[k]), outs[k], NULL);
+		kp_proc_opts po = {.out_path = outs[k],
+				   .stdin_null = 1,
+				   .timeout_s = o->sanitize_timeout_s > 0 ? o->sanitize_timeout_s
+									  : 300};
+		kp_proc_start(&p[k], argv_of(&a[k]), &po);
 	}
-	if (np > 0)
-		proc_wait(p, np, o->sanitize_timeout_s > 0 ? o->sanitize_timeout_s : 300);
+	kp_proc_wait(p, np);
 	for (int k = 0; k < np; k++) {
 		int v = 1 + k / (int)T, t = k % (int)T;
 		free(a[k].v);
@@ -1427,7 +1324,7 @@ int kp_gpu_run_versions(const kp_gpu_opts *o, const kp_gpu_version *v, int n, in
 		kp_gpu_result_free(g);
 		return -1;
 	}
-	if (workdir_open(&w, o->dir, "kpipe-tune", why, sizeof(why)) != 0) {
+	if (workdir_open(&w, o->dir, "tune", why, sizeof(why)) != 0) {
 		*err = kp_xstrdup(why);
 		kp_gpu_result_free(g);
 		return -1;
@@ -1477,9 +1374,12 @@ int kp_gpu_run_versions(const kp_gpu_opts *o, const kp_gpu_version *v, int n, in
 			arg(&a, kp_arena_printf(&g->arena, "%s=%s", names[i], libs[i]));
 		}
 		const char *out = wpath(&w, "harness.events"), *er = wpath(&w, "harness.stderr");
-		proc p;
-		proc_start(&p, argv_of(&a), out, er);
-		proc_wait(&p, 1, o->run_timeout_s > 0 ? o->run_timeout_s : 300);
+		kp_proc p;
+		kp_proc_opts po = {.out_path = out,
+				   .err_path = er,
+				   .stdin_null = 1,
+				   .timeout_s = o->run_timeout_s > 0 ? o->run_timeout_s : 300};
+		kp_proc_run(&p, argv_of(&a), &po);
 		free(a.v);
 		char *text = NULL;
 		if (kp_read_file(out, &text, NULL) != 0)

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #endif
 #include "resources.h"
+#include "proc.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -16,6 +16,7 @@
 #include "validate.h"
 
 #include "gpu_run.h"
+#include "proc.h"
 
 #include <cjson/cJSON.h>
 #include <stdarg.h>
@@ -440,12 +441,10 @@ int kp_validate_static(kp_validate_result *out, const kp_validate_opts *o)
 	/* nvcc wants sm_XX; "90" or "compute_90" name the table's entry. */
 	const char *nvcc_arch = strncmp(o->arch, "sm_", 3) == 0 ? o->arch : a ? a->name : o->arch;
 
-	const char *tmpdir = getenv("TMPDIR");
-	char *dir = kp_arena_printf(&r->arena, "%s/kpipe-validate-XXXXXX",
-				    tmpdir && *tmpdir ? tmpdir : "/tmp");
-	if (!mkdtemp(dir)) {
+	char *dir = kp_tempdir("validate");
+	if (!dir) {
 		set_step(&r->steps[0], KP_STEP_FAILED, "cannot create a temporary directory in %s",
-			 tmpdir && *tmpdir ? tmpdir : "/tmp");
+			 kp_tempdir_base());
 		return KP_VALIDATE_ETEMP;
 	}
 	char *cubin_o = kp_arena_printf(&r->arena, "%s/original.cubin", dir);
@@ -484,9 +483,8 @@ int kp_validate_static(kp_validate_result *out, const kp_validate_opts *o)
 cleanup:
 	kp_resources_release(&ro);
 	kp_resources_release(&rr);
-	unlink(cubin_o);
-	unlink(cubin_r);
-	rmdir(dir);
+	kp_remove_tree(dir);
+	free(dir);
 	return rc;
 }
 

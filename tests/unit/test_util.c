@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "cuda_env.h"
+#include "proc.h"
 #include "util.h"
 
 #include <criterion/criterion.h>
@@ -299,6 +300,125 @@ Test(run_capture, large_output)
 	cr_assert_not_null(out);
 	cr_expect_not_null(strstr(out, "line19999\n"));
 	free(out);
+}
+
+/* --- proc --------------------------------------------------------------- */
+
+Test(proc, files_status_and_stdin, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+	char *out = tmp_path("out"), *err = tmp_path("err");
+	char *argv[] = {"sh", "-c", "echo o; echo e >&2; cat; exit 5", NULL};
+	kp_proc p;
+	kp_proc_opts o = {.out_path = out, .err_path = err, .stdin_null = 1};
+	cr_assert_eq(kp_proc_run(&p, argv, &o), 0);
+	cr_expect_eq(p.status, 5);
+	cr_expect_eq(p.signal, 0);
+	cr_expect_not(p.timed_out);
+	cr_expect_null(p.output);
+	char *text = NULL;
+	cr_assert_eq(kp_read_file(out, &text, NULL), 0);
+	cr_expect_str_eq(text, "o\n");
+	free(text);
+	cr_assert_eq(kp_read_file(err, &text, NULL), 0);
+	cr_expect_str_eq(text, "e\n");
+	free(text);
+	free(out);
+	free(err);
+}
+
+Test(proc, a_missing_program_exits_127_and_says_so)
+{
+	char *argv[] = {"kpipe-no-such-program-xyz", NULL};
+	kp_proc p;
+	cr_assert_eq(kp_proc_run(&p, argv, NULL), 0);
+	cr_expect_eq(p.status, 127);
+	cr_assert_not_null(p.output);
+	cr_expect(strstr(p.output, "cannot run kpipe-no-such-program-xyz"), "%s", p.output);
+	free(p.output);
+}
+
+Test(proc, a_signal_is_128_plus_it)
+{
+	char *argv[] = {"sh", "-c", "kill -TERM $$", NULL};
+	kp_proc p;
+	cr_assert_eq(kp_proc_run(&p, argv, NULL), 0);
+	cr_expect_eq(p.status, 128 + 15);
+	cr_expect_eq(p.signal, 15);
+	free(p.output);
+}
+
+/* The time limit kills the program and what it started (a sleeping child
+ * that would keep the pipe open). */
+Test(proc, time_limit_kills_the_group)
+{
+	char *argv[] = {"sh", "-c", "echo started; sleep 30 & sleep 30", NULL};
+	kp_proc p;
+	kp_proc_opts o = {.timeout_s = 1};
+	cr_assert_eq(kp_proc_run(&p, argv, &o), 0);
+	cr_expect(p.timed_out);
+	cr_expect_eq(p.status, 128 + 9);
+	cr_expect_lt(p.seconds, 10);
+	cr_expect_str_eq(p.output, "started\n");
+	free(p.output);
+}
+
+Test(proc, side_by_side)
+{
+	char *a[] = {"sh", "-c", "sleep 1; echo a", NULL};
+	char *b[] = {"sh", "-c", "echo b; exit 2", NULL};
+	kp_proc p[2];
+	cr_assert_eq(kp_proc_start(&p[0], a, NULL), 0);
+	cr_assert_eq(kp_proc_start(&p[1], b, NULL), 0);
+	kp_proc_wait(p, 2);
+	cr_expect_eq(p[0].status, 0);
+	cr_expect_str_eq(p[0].output, "a\n");
+	cr_expect_eq(p[1].status, 2);
+	cr_expect_str_eq(p[1].output, "b\n");
+	cr_expect_lt(p[1].seconds, p[0].seconds);
+	free(p[0].output);
+	free(p[1].output);
+}
+
+Test(proc, find_on_path)
+{
+	char *sh = kp_find_on_path("sh");
+	cr_assert_not_null(sh);
+	cr_expect(kp_is_executable(sh));
+	free(sh);
+	cr_expect_null(kp_find_on_path("kpipe-no-such-program-xyz"));
+	cr_expect_not(kp_is_executable("/"));
+	cr_expect_not(kp_is_executable(NULL));
+}
+
+/* --- temporary directories ---------------------------------------------- */
+
+Test(tempdir, made_under_tmpdir_and_removed_with_its_contents, .init = make_tmpdir,
+     .fini = remove_tmpdir)
+{
+	setenv("TMPDIR", tmpdir, 1);
+	cr_expect_str_eq(kp_tempdir_base(), tmpdir);
+	char *d = kp_tempdir("unit");
+	cr_assert_not_null(d);
+	char prefix[128];
+	snprintf(prefix, sizeof(prefix), "%s/kpipe-unit-", tmpdir);
+	cr_expect_eq(strncmp(d, prefix, strlen(prefix)), 0, "%s", d);
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p '%s/a/b' && echo x > '%s/a/b/f' && echo y > '%s/g' && "
+		 "ln -s '%s' '%s/link'",
+		 d, d, d, tmpdir, d);
+	cr_assert_eq(system(cmd), 0);
+	cr_expect_eq(kp_remove_tree(d), 0);
+	struct stat st;
+	cr_expect_neq(lstat(d, &st), 0, "%s is still there", d);
+	/* the link's target, tmpdir, is not followed */
+	cr_expect_eq(stat(tmpdir, &st), 0);
+	cr_expect_lt(kp_remove_tree(d), 0);
+	free(d);
+	setenv("TMPDIR", "", 1);
+	cr_expect_str_eq(kp_tempdir_base(), "/tmp");
+	unsetenv("TMPDIR");
+	cr_expect_str_eq(kp_tempdir_base(), "/tmp");
 }
 
 /* --- cuda_env ----------------------------------------------------------- */
