@@ -387,14 +387,6 @@ void kp_gpu_parse_sanitizer(kp_gpu_result *g, kp_gpu_sanitizer *s, const char *t
 
 /* ---- verdicts --------------------------------------------------------- */
 
-static const kp_finding *first_error(const kp_validate_result *r, int step)
-{
-	for (int i = 0; i < r->nfindings; i++)
-		if (r->findings[i].step == step && r->findings[i].level == KP_FIND_ERROR)
-			return &r->findings[i];
-	return NULL;
-}
-
 /* Step 3 gets the whole reason, steps 4 and 5 its head ("no CUDA device")
  * and a pointer to step 3. */
 static void skip_gpu_steps(kp_validate_result *r, int sanitize, const char *head,
@@ -513,7 +505,7 @@ static void judge_run(kp_validate_result *r, kp_gpu_result *g)
 			"rest of the run was abandoned",
 			g->last_begin_version ? g->last_begin_version : "?",
 			g->last_begin_size ? g->last_begin_size : "?");
-	else if (g->harness_rc != 0 && !first_error(r, S))
+	else if (g->harness_rc != 0 && !kp_validate_first_error(r, S))
 		kp_validate_finding(r, KP_FIND_ERROR, S, NULL,
 				    "the harness exited with status %d%s%s", g->harness_rc,
 				    g->harness_err ? ": " : "",
@@ -526,7 +518,7 @@ static void judge_run(kp_validate_result *r, kp_gpu_result *g)
 						    g->sizes[i].name);
 
 	kp_step *st = &r->steps[S - 1];
-	const kp_finding *e = first_error(r, S);
+	const kp_finding *e = kp_validate_first_error(r, S);
 	if (e) {
 		kp_validate_set_step(st, KP_STEP_FAILED, "%s", e->message);
 		return;
@@ -669,7 +661,7 @@ static void judge_sanitizer(kp_validate_result *r, kp_gpu_result *g, int sanitiz
 						    s->warnings == 1 ? "" : "s");
 		}
 	}
-	const kp_finding *e = first_error(r, S);
+	const kp_finding *e = kp_validate_first_error(r, S);
 	if (e)
 		kp_validate_set_step(st, KP_STEP_FAILED, "%s", e->message);
 	else if (!supported)

@@ -22,7 +22,7 @@
 
 #include "gpu_gen.h"
 #include "util.h"
-#include "validate.h"
+#include "validate_result.h"
 
 enum { KP_STEP_GPU_RUN = 3, KP_STEP_BENCHMARK = 4, KP_STEP_SANITIZER = 5 };
 
