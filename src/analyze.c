@@ -509,8 +509,7 @@ static int param_is_out_ref(const char *type, int i)
 		if (depth)
 			continue;
 		/* "const" as a word (p > type: the scan starts after '(') */
-		if (!strncmp(p, "const", 5) && !(p[-1] == '_' || (p[-1] | 32) >= 'a') &&
-		    !(p[5] == '_' || ((p[5] | 32) >= 'a' && (p[5] | 32) <= 'z')))
+		if (!strncmp(p, "const", 5) && !kp_is_ident_char(p[-1]) && !kp_is_ident_char(p[5]))
 			is_const = 1;
 		if (ch != ' ') {
 			prev = last;

@@ -252,6 +252,16 @@ int kp_is_ident_char(char c)
 	       c == '_';
 }
 
+int kp_is_ident(const char *s)
+{
+	if (!s || !*s || (*s >= '0' && *s <= '9'))
+		return 0;
+	for (; *s; s++)
+		if (!kp_is_ident_char(*s))
+			return 0;
+	return 1;
+}
+
 int kp_mentions_ident(const char *s, size_t b, size_t e, const char *name)
 {
 	size_t n = strlen(name);

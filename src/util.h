@@ -50,12 +50,14 @@ char *kp_arena_strndup(kp_arena *a, const char *s, size_t n);
 char *kp_arena_printf(kp_arena *a, const char *fmt, ...) KP_PRINTF(2, 3);
 void kp_arena_release(kp_arena *a);
 
-/* Reads a whole file; returns 0 or -errno. *out is NUL-terminated, caller frees. */
-/* Identifier characters, and whether identifier `name` occurs as a whole
- * token in s[b, e). */
+/* C identifiers (ASCII): a character of one; whether s is one (not NULL,
+ * not empty, no leading digit); whether identifier `name` occurs as a
+ * whole token in s[b, e). */
 int kp_is_ident_char(char c);
+int kp_is_ident(const char *s);
 int kp_mentions_ident(const char *s, size_t b, size_t e, const char *name);
 
+/* Reads a whole file; returns 0 or -errno. *out is NUL-terminated, caller frees. */
 int kp_read_file(const char *path, char **out, size_t *len);
 /* Reads all of a stream (stdin). Same contract. */
 int kp_read_stream(void *fp, char **out, size_t *len);

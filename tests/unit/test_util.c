@@ -421,6 +421,31 @@ Test(tempdir, made_under_tmpdir_and_removed_with_its_contents, .init = make_tmpd
 	cr_expect_str_eq(kp_tempdir_base(), "/tmp");
 }
 
+/* --- identifiers -------------------------------------------------------- */
+
+Test(ident, characters_and_words)
+{
+	cr_expect(kp_is_ident_char('a'));
+	cr_expect(kp_is_ident_char('Z'));
+	cr_expect(kp_is_ident_char('7'));
+	cr_expect(kp_is_ident_char('_'));
+	/* the bit trick (c | 32) >= 'a' took these for letters */
+	cr_expect_not(kp_is_ident_char('['));
+	cr_expect_not(kp_is_ident_char('{'));
+	cr_expect_not(kp_is_ident_char('~'));
+	cr_expect_not(kp_is_ident_char('\0'));
+	cr_expect_not(kp_is_ident_char((char)0xc3));
+	cr_expect(kp_is_ident("TILE_32"));
+	cr_expect(kp_is_ident("_x"));
+	cr_expect_not(kp_is_ident("32x"));
+	cr_expect_not(kp_is_ident(""));
+	cr_expect_not(kp_is_ident(NULL));
+	cr_expect_not(kp_is_ident("a-b"));
+	const char *s = "x1const + const_k + (const)";
+	cr_expect_not(kp_mentions_ident(s, 0, 16, "const"));
+	cr_expect(kp_mentions_ident(s, 0, strlen(s), "const"));
+}
+
 /* --- cuda_env ----------------------------------------------------------- */
 
 Test(cuda_env, parse_nvcc_version)
