@@ -9,9 +9,9 @@
  *
  * It looks for a device first (libcuda.so.1, cuInit, cuDeviceGetCount) and
  * builds nothing without one, unless a build directory was named.  Child
- * processes get a time limit and their own process group, so a hung kernel
- * (a deadlock in a broken pipeline) is killed with everything it started.
- * Nothing here prints.
+ * processes (proc.c) get a time limit and their own process group, so a
+ * hung kernel (a deadlock in a broken pipeline) is killed with everything
+ * it started.  Nothing here prints.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

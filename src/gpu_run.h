@@ -9,7 +9,8 @@
  *
  * Without a CUDA device the steps are SKIPPED with the reason.  The harness
  * speaks JSON lines (events: device, attrs, begin, baseline, check, time,
- * error, fatal, single, done); kp_gpu_absorb_events() reads them and
+ * error, fatal, single, done; decoded by events.c);
+ * kp_gpu_absorb_events() reads them and
  * kp_gpu_judge() turns them into step verdicts, both without running
  * anything, so they are unit-tested on captured text.
  *
