@@ -509,8 +509,7 @@ static int param_is_out_ref(const char *type, int i)
 		if (depth)
 			continue;
 		/* "const" as a word (p > type: the scan starts after '(') */
-		if (!strncmp(p, "const", 5) && !(p[-1] == '_' || (p[-1] | 32) >= 'a') &&
-		    !(p[5] == '_' || ((p[5] | 32) >= 'a' && (p[5] | 32) <= 'z')))
+		if (!strncmp(p, "const", 5) && !kp_is_ident_char(p[-1]) && !kp_is_ident_char(p[5]))
 			is_const = 1;
 		if (ch != ' ') {
 			prev = last;
@@ -1800,40 +1799,12 @@ static void find_exit_barrier(actx *c)
 	}
 }
 
-static void analyze_loop(actx *c)
+/* The top-level barriers (l->bar1, l->bar2) and what the barriers and
+ * memory operations of the loop rule out; returns their number. */
+static int top_barriers(actx *c, const scan_info *si)
 {
 	kp_loop *l = c->l;
-	kp_file *f = c->f;
 	kp_node *n = l->node;
-	if (n->kind != KP_N_FOR) {
-		add_reason(c, n, "kpipe-loop-shape",
-			   "only for-loops are pipelined; rewrite this loop as a for-loop");
-		return;
-	}
-	l->body = n->kids[n->nkids - 1];
-	for_header(c->f, n, &l->init, &l->cond, &l->inc);
-	scan_info si = {0};
-	si.c = c;
-	scan_calls(l->body, &si, 0, 0);
-	l->nbarriers = si.barriers;
-	if (si.pipeline || uses_kpipe_stage(l->body)) {
-		l->already_pipelined = 1;
-		add_reason(c, si.first_pipeline ? si.first_pipeline : n, "kpipe-already-pipelined",
-			   "the loop already uses '%s': it is pipelined and is left alone",
-			   si.first_pipeline && si.first_pipeline->name ? si.first_pipeline->name
-			   : si.first_pipeline			       ? "cp.async"
-								       : "kp_stage");
-		return;
-	}
-	if (!l->cond || !l->inc) {
-		add_reason(c, n, "kpipe-loop-shape",
-			   "the loop needs a condition and an increment (for (init; cond; inc))");
-		return;
-	}
-	if (l->body->kind != KP_N_COMPOUND) {
-		add_reason(c, n, "kpipe-loop-shape", "the loop body is not a braced block");
-		return;
-	}
 	l->stmts = l->body->kids;
 	l->nstmts = l->body->nkids;
 	l->bar1 = l->bar2 = -1;
@@ -1846,40 +1817,50 @@ static void analyze_loop(actx *c)
 				l->bar2 = i;
 			ntop++;
 		}
-	if (si.divergent_barriers)
-		add_reason(c, si.first_barrier_nested, "kpipe-divergent-barrier",
-			   "__syncthreads() inside conditional code: barriers must sit in block-uniform "
-			   "control flow");
-	else if (si.nested_barriers)
-		add_reason(c, si.first_barrier_nested, "kpipe-extra-barrier",
-			   "a barrier inside a nested loop of the K-loop: another ordering is being "
-			   "crossed");
-	if (si.barriers == 0) {
+	if (si->divergent_barriers)
+		add_reason(
+			c, si->first_barrier_nested, "kpipe-divergent-barrier",
+			"__syncthreads() inside conditional code: barriers must sit in block-uniform "
+			"control flow");
+	else if (si->nested_barriers)
+		add_reason(
+			c, si->first_barrier_nested, "kpipe-extra-barrier",
+			"a barrier inside a nested loop of the K-loop: another ordering is being "
+			"crossed");
+	if (si->barriers == 0) {
 		add_reason(c, n, "kpipe-no-barrier",
 			   "no __syncthreads() separates the tile loads from the compute phase");
-		return;
+		return 0;
 	}
-	if (ntop == 1 && !si.nested_barriers)
+	if (ntop == 1 && !si->nested_barriers)
 		/* one of the two barriers is missing: either the compute reads
 		 * tiles other threads may still be writing, or the next copy
 		 * overwrites tiles other threads may still be reading */
 		add_reason(c, n, "kpipe-no-barrier",
 			   "only one __syncthreads() in the loop: the tile loads and the compute phase "
 			   "need one barrier between them and another before the next loads");
-	else if (ntop != 2 && !si.nested_barriers)
+	else if (ntop != 2 && !si->nested_barriers)
 		add_reason(c, n, "kpipe-loop-shape",
 			   "expected two top-level barriers (load; sync; compute; sync), found %d", ntop);
 	if (ntop < 1)
-		return;
-	if (si.atomics)
-		add_reason(c, si.first_atomic, "kpipe-memory-order",
+		return 0;
+	if (si->atomics)
+		add_reason(c, si->first_atomic, "kpipe-memory-order",
 			   "'%s' in the loop: atomics order memory that pipelining would reorder",
-			   si.first_atomic->name);
-	if (si.fences)
-		add_reason(c, si.first_fence, "kpipe-memory-order",
+			   si->first_atomic->name);
+	if (si->fences)
+		add_reason(c, si->first_fence, "kpipe-memory-order",
 			   "'%s' in the loop: a fence orders memory that pipelining would reorder",
-			   si.first_fence->name);
+			   si->first_fence->name);
+	return ntop;
+}
 
+/* The load and compute phases between the barriers, and the bumps that
+ * close the load phase; 0 when there is no load phase. */
+static int split_phases(actx *c, int ntop)
+{
+	kp_loop *l = c->l;
+	kp_node *n = l->node;
 	/* phases: skip leading __shared__ declarations */
 	int first = 0;
 	while (first < l->nstmts && l->stmts[first]->kind == KP_N_DECLSTMT) {
@@ -1931,9 +1912,17 @@ static void analyze_loop(actx *c)
 	}
 	if (l->load_e <= l->load_b) {
 		add_reason(c, n, "kpipe-loop-shape", "no load phase before the first barrier");
-		return;
+		return 0;
 	}
+	return 1;
+}
 
+/* Induction variables: the header's increments and the bumps after the
+ * loads; each must advance once per iteration, and nothing may leave the
+ * body early. */
+static void find_induction(actx *c)
+{
+	kp_loop *l = c->l;
 	/* induction: header increments, then top-level bumps after the loads */
 	gather_header_incs(c, l->inc);
 	for (int i = l->load_e; i < l->nstmts; i++) {
@@ -1973,35 +1962,29 @@ static void analyze_loop(actx *c)
 				   "constant step",
 				   l->ind[i].var->name, nw);
 	}
+}
 
-	/* loads */
-	kp_node *loops[4] = {0};
-	for (int i = l->load_b; i < l->load_e; i++)
-		scan_loads(c, l->stmts[i], loops, 0);
-	if (l->nloads == 0 && !l->loads_in_helper)
-		add_reason(c, n, "kpipe-no-tile-load",
-			   "the load phase copies nothing from global into __shared__ memory");
-
-	/* read/write sets */
-	rw_set lw = {0}, cw = {0}, all = {0};
-	collect_range(l, l->load_b, l->load_e, &lw);
-	collect_range(l, l->comp_b, l->comp_e, &cw);
-	collect_rw(l->body, &all);
+/* The shared tiles of the loop (written by the load phase, or used in the
+ * body) and what keeps each from being multi-buffered. */
+static void check_tiles(actx *c, const rw_set *lw, const rw_set *cw)
+{
+	kp_loop *l = c->l;
+	kp_node *n = l->node;
 	/* tiles */
-	for (int i = 0; i < lw.nw; i++)
-		if (lw.w[i]->is_shared)
-			add_tile(c, lw.w[i], NULL, 1);
+	for (int i = 0; i < lw->nw; i++)
+		if (lw->w[i]->is_shared)
+			add_tile(c, lw->w[i], NULL, 1);
 	decl_vec sv = {0};
 	kp_node_walk(l->body, NULL, collect_shared_refs, &sv);
 	for (int i = 0; i < sv.n; i++)
-		add_tile(c, sv.v[i], NULL, rw_has(lw.w, lw.nw, sv.v[i]));
+		add_tile(c, sv.v[i], NULL, rw_has(lw->w, lw->nw, sv.v[i]));
 	free(sv.v);
 
 	for (int i = 0; i < l->ntiles; i++) {
 		kp_tile *t = &l->tiles[i];
 		if (!t->loaded)
 			continue;
-		if (rw_has(cw.w, cw.nw, t->arr))
+		if (rw_has(cw->w, cw->nw, t->arr))
 			add_reason(c, n, "kpipe-compute-writes-tile",
 				   "the compute phase writes the loaded tile '%s'", t->arr->name);
 		int dynamic = t->arr->ndims == 0;
@@ -2035,19 +2018,29 @@ static void analyze_loop(actx *c)
 					   t->arr->name);
 		}
 	}
+}
+
+/* What the phases read and write: the next tile's loads must not depend on
+ * this iteration, and the compute phase must not carry state through
+ * shared memory or read what the load phase declares or bumps. */
+static void check_dependences(actx *c, const rw_set *lw, const rw_set *cw, const rw_set *all)
+{
+	kp_loop *l = c->l;
+	kp_node *n = l->node;
 	/* shared state carried by compute */
-	for (int i = 0; i < cw.nw; i++)
-		if (cw.w[i]->is_shared && !rw_has(lw.w, lw.nw, cw.w[i]))
-			add_reason(c, cw.wat[i], "kpipe-smem-carried",
-				   "the compute phase writes the shared array '%s', which carries state "
-				   "from one iteration to the next",
-				   cw.w[i]->name);
+	for (int i = 0; i < cw->nw; i++)
+		if (cw->w[i]->is_shared && !rw_has(lw->w, lw->nw, cw->w[i]))
+			add_reason(
+				c, cw->wat[i], "kpipe-smem-carried",
+				"the compute phase writes the shared array '%s', which carries state "
+				"from one iteration to the next",
+				cw->w[i]->name);
 	/* load addresses: only loop counter, bumps and invariants */
-	for (int i = 0; i < lw.nr; i++) {
-		kp_decl *d = lw.r[i];
-		if (rw_has(lw.decl, lw.nd, d) || is_ind(l, d) || d->is_shared)
+	for (int i = 0; i < lw->nr; i++) {
+		kp_decl *d = lw->r[i];
+		if (rw_has(lw->decl, lw->nd, d) || is_ind(l, d) || d->is_shared)
 			continue;
-		if (rw_has(all.w, all.nw, d)) {
+		if (rw_has(all->w, all->nw, d)) {
 			add_reason(c, n, "kpipe-load-depends-on-compute",
 				   "the tile loads read '%s', which the loop body modifies: the next "
 				   "tile's addresses are not known in advance",
@@ -2055,47 +2048,48 @@ static void analyze_loop(actx *c)
 			break;
 		}
 	}
-	for (int i = 0; i < lw.nr; i++)
-		if (lw.r[i]->is_shared && !rw_has(lw.w, lw.nw, lw.r[i])) {
+	for (int i = 0; i < lw->nr; i++)
+		if (lw->r[i]->is_shared && !rw_has(lw->w, lw->nw, lw->r[i])) {
 			add_reason(c, n, "kpipe-load-depends-on-compute",
-				   "the load phase reads the shared array '%s'", lw.r[i]->name);
+				   "the load phase reads the shared array '%s'", lw->r[i]->name);
 			break;
 		}
-	for (int i = 0; i < lw.nw; i++) {
-		kp_decl *d = lw.w[i];
-		if (d->is_shared || rw_has(lw.decl, lw.nd, d))
+	for (int i = 0; i < lw->nw; i++) {
+		kp_decl *d = lw->w[i];
+		if (d->is_shared || rw_has(lw->decl, lw->nd, d))
 			continue;
-		add_reason(c, lw.wat[i], "kpipe-load-side-effect",
+		add_reason(c, lw->wat[i], "kpipe-load-side-effect",
 			   "the load phase modifies '%s', which lives outside it", d->name);
 		break;
 	}
 	/* bumps moved after the compute must not be read by it */
 	for (int i = l->bump_b; i < l->bump_e; i++) {
 		kp_decl *v = inc_var(l->stmts[i]);
-		if (v && rw_has(cw.r, cw.nr, v))
+		if (v && rw_has(cw->r, cw->nr, v))
 			add_reason(c, l->stmts[i], "kpipe-loop-shape",
 				   "'%s' is bumped before the barrier and read by the compute phase",
 				   v->name);
 	}
 	/* declarations of the load phase used later */
-	for (int i = 0; i < lw.nd; i++)
-		if (rw_has(cw.r, cw.nr, lw.decl[i])) {
-			add_reason(c, n, "kpipe-load-decl-used-later",
-				   "'%s' is declared in the load phase and used by the compute phase; "
-				   "move its declaration before the loop",
-				   lw.decl[i]->name);
+	for (int i = 0; i < lw->nd; i++)
+		if (rw_has(cw->r, cw->nr, lw->decl[i])) {
+			add_reason(
+				c, n, "kpipe-load-decl-used-later",
+				"'%s' is declared in the load phase and used by the compute phase; "
+				"move its declaration before the loop",
+				lw->decl[i]->name);
 			break;
 		}
 	/* a global store to memory that the loads read (any store of the
 	 * loop, not only the first: a store to the output may come before) */
-	for (int g = 0; g < all.ngs; g++) {
+	for (int g = 0; g < all->ngs; g++) {
 		int hit = 0;
 		for (int i = 0; i < l->nloads && !hit; i++)
-			hit = l->loads[i].src == all.gs[g];
+			hit = l->loads[i].src == all->gs[g];
 		if (hit) {
-			add_reason(c, all.gsat[g], "kpipe-memory-order",
+			add_reason(c, all->gsat[g], "kpipe-memory-order",
 				   "the loop stores to '%s', which its tile loads also read",
-				   all.gs[g]->name);
+				   all->gs[g]->name);
 			break;
 		}
 	}
@@ -2104,7 +2098,7 @@ static void analyze_loop(actx *c)
 		rw_set cr = {0};
 		collect_rw(l->cond, &cr);
 		for (int i = 0; i < cr.nr; i++)
-			if (!is_ind(l, cr.r[i]) && rw_has(all.w, all.nw, cr.r[i])) {
+			if (!is_ind(l, cr.r[i]) && rw_has(all->w, all->nw, cr.r[i])) {
 				add_reason(c, l->cond, "kpipe-loop-shape",
 					   "the loop condition reads '%s', which the body modifies: the "
 					   "next tile's existence is not known in advance",
@@ -2117,22 +2111,25 @@ static void analyze_loop(actx *c)
 	for (int i = 0; i < l->nind; i++) {
 		kp_induct *in = &l->ind[i];
 		int writes = 0;
-		for (int j = 0; j < all.nw; j++)
-			if (all.w[j] == in->var)
+		for (int j = 0; j < all->nw; j++)
+			if (all->w[j] == in->var)
 				writes++;
 		if (!in->in_header && writes > 1)
 			add_reason(c, in->stmt, "kpipe-loop-shape",
 				   "'%s' is updated more than once per iteration", in->var->name);
-		if (in->in_header && rw_has(all.w, all.nw, in->var))
+		if (in->in_header && rw_has(all->w, all->nw, in->var))
 			add_reason(c, n, "kpipe-loop-shape",
 				   "the loop counter '%s' is also modified inside the body", in->var->name);
 	}
-	/* steps must be invariant: no variable written in the body */
-	check_steps(c, &all);
-	check_cond_pure(c);
-	check_stores(c);
-	check_hidden_induction(c, l->stmts[l->load_b]->begin, l->stmts[l->load_e - 1]->end);
+}
 
+/* Which copy mechanisms can move the loads: cp.async (plain 4/8/16-byte
+ * copies) and register staging (constant trip counts), and the staging
+ * registers per thread. */
+static void copy_feasibility(actx *c)
+{
+	kp_loop *l = c->l;
+	kp_file *f = c->f;
 	/* copies: cp.async and register staging feasibility */
 	l->cp_async_ok = l->nloads > 0;
 	l->reg_ok = l->nloads > 0;
@@ -2202,11 +2199,12 @@ static void analyze_loop(actx *c)
 			}
 	}
 	l->reg_per_thread = regs_known ? regs : -1;
+}
 
-	check_tile_uses(c);
-	l->cond_monotone = cond_monotone(c);
-	find_exit_barrier(c);
-
+/* The compute phase's math and FLOPs, and the bytes of the loaded tiles. */
+static void count_math(actx *c)
+{
+	kp_loop *l = c->l;
 	/* math */
 	math_scan ms = {c, 0, 0, KP_MATH_NONE};
 	for (int i = l->comp_b; i < l->comp_e; i++)
@@ -2221,6 +2219,71 @@ static void analyze_loop(actx *c)
 			else if (l->tile_bytes >= 0)
 				l->tile_bytes += l->tiles[i].bytes;
 		}
+}
+
+static void analyze_loop(actx *c)
+{
+	kp_loop *l = c->l;
+	kp_node *n = l->node;
+	if (n->kind != KP_N_FOR) {
+		add_reason(c, n, "kpipe-loop-shape",
+			   "only for-loops are pipelined; rewrite this loop as a for-loop");
+		return;
+	}
+	l->body = n->kids[n->nkids - 1];
+	for_header(c->f, n, &l->init, &l->cond, &l->inc);
+	scan_info si = {0};
+	si.c = c;
+	scan_calls(l->body, &si, 0, 0);
+	l->nbarriers = si.barriers;
+	if (si.pipeline || uses_kpipe_stage(l->body)) {
+		l->already_pipelined = 1;
+		add_reason(c, si.first_pipeline ? si.first_pipeline : n, "kpipe-already-pipelined",
+			   "the loop already uses '%s': it is pipelined and is left alone",
+			   si.first_pipeline && si.first_pipeline->name ? si.first_pipeline->name
+			   : si.first_pipeline                          ? "cp.async"
+									: "kp_stage");
+		return;
+	}
+	if (!l->cond || !l->inc) {
+		add_reason(c, n, "kpipe-loop-shape",
+			   "the loop needs a condition and an increment (for (init; cond; inc))");
+		return;
+	}
+	if (l->body->kind != KP_N_COMPOUND) {
+		add_reason(c, n, "kpipe-loop-shape", "the loop body is not a braced block");
+		return;
+	}
+	int ntop = top_barriers(c, &si);
+	if (ntop < 1 || !split_phases(c, ntop))
+		return;
+	find_induction(c);
+
+	/* loads */
+	kp_node *loops[4] = {0};
+	for (int i = l->load_b; i < l->load_e; i++)
+		scan_loads(c, l->stmts[i], loops, 0);
+	if (l->nloads == 0 && !l->loads_in_helper)
+		add_reason(c, n, "kpipe-no-tile-load",
+			   "the load phase copies nothing from global into __shared__ memory");
+
+	/* read/write sets */
+	rw_set lw = {0}, cw = {0}, all = {0};
+	collect_range(l, l->load_b, l->load_e, &lw);
+	collect_range(l, l->comp_b, l->comp_e, &cw);
+	collect_rw(l->body, &all);
+	check_tiles(c, &lw, &cw);
+	check_dependences(c, &lw, &cw, &all);
+	/* steps must be invariant: no variable written in the body */
+	check_steps(c, &all);
+	check_cond_pure(c);
+	check_stores(c);
+	check_hidden_induction(c, l->stmts[l->load_b]->begin, l->stmts[l->load_e - 1]->end);
+	copy_feasibility(c);
+	check_tile_uses(c);
+	l->cond_monotone = cond_monotone(c);
+	find_exit_barrier(c);
+	count_math(c);
 	rw_release(&lw);
 	rw_release(&cw);
 	rw_release(&all);

@@ -248,34 +248,24 @@ static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 		       l->reasons[i].col, l->reasons[i].message, l->reasons[i].id);
 }
 
-static cJSON *json_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
+static void json_induction(cJSON *j, const kp_loop *l)
 {
-	const kp_arch *a = o->arch;
-	cJSON *j = cJSON_CreateObject();
-	cJSON_AddNumberToObject(j, "index", l->index);
-	cJSON_AddNumberToObject(j, "line", l->node->line);
-	cJSON_AddNumberToObject(j, "column", l->node->col);
-	cJSON_AddBoolToObject(j, "eligible", l->eligible);
-	cJSON_AddBoolToObject(j, "already_pipelined", l->already_pipelined);
-	if (l->inst)
-		cJSON_AddStringToObject(j, "instantiation", l->inst);
-	else
-		cJSON_AddNullToObject(j, "instantiation");
 	cJSON *ind = cJSON_AddArrayToObject(j, "induction");
 	for (int i = 0; i < l->nind; i++) {
 		cJSON *x = cJSON_CreateObject();
 		cJSON_AddStringToObject(x, "variable", l->ind[i].var->name);
 		cJSON_AddStringToObject(x, "step", l->ind[i].step);
 		cJSON_AddNumberToObject(x, "sign", l->ind[i].sign);
-		cJSON_AddStringToObject(x, "kind", l->ind[i].in_header ? "counter" : l->ind[i].is_pointer ? "pointer-bump" : "bump");
+		cJSON_AddStringToObject(x, "kind",
+					l->ind[i].in_header    ? "counter"
+					: l->ind[i].is_pointer ? "pointer-bump"
+							       : "bump");
 		cJSON_AddItemToArray(ind, x);
 	}
-	if (l->cond)
-		cJSON_AddStringToObject(j, "condition", kp_node_text(f, l->cond));
-	cJSON_AddBoolToObject(j, "tile_count_loop", l->tile_count);
-	cJSON_AddBoolToObject(j, "trip_count_computable", l->nind > 0 && l->cond);
-	cJSON_AddStringToObject(j, "barrier_form", l->bar1 < 0 ? "none" : l->form == KP_FORM_TOP ? "top" : "bottom");
-	cJSON_AddNumberToObject(j, "barriers", l->nbarriers);
+}
+
+static void json_loads(cJSON *j, const kp_loop *l)
+{
 	cJSON *loads = cJSON_AddArrayToObject(j, "loads");
 	for (int i = 0; i < l->nloads; i++) {
 		const kp_load *ld = &l->loads[i];
@@ -296,7 +286,10 @@ static cJSON *json_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 		cJSON_AddNumberToObject(x, "loop_depth", ld->depth);
 		cJSON_AddItemToArray(loads, x);
 	}
-	cJSON_AddBoolToObject(j, "loads_in_helper", l->loads_in_helper);
+}
+
+static void json_compute(cJSON *j, const kp_loop *l)
+{
 	cJSON *comp = cJSON_AddObjectToObject(j, "compute");
 	cJSON_AddStringToObject(comp, "math", kp_math_name(l->math));
 	if (l->flops_thread >= 0)
@@ -317,6 +310,10 @@ static cJSON *json_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 		cJSON_AddItemToArray(rd, cJSON_CreateString(reads.v[i]->name));
 	free(reads.v);
 	cJSON_AddBoolToObject(comp, "writes_shared", compute_writes_smem(l));
+}
+
+static void json_shared(cJSON *j, const kp_loop *l)
+{
 	cJSON *sh = cJSON_AddArrayToObject(j, "shared");
 	for (int i = 0; i < l->ntiles; i++) {
 		const kp_tile *t = &l->tiles[i];
@@ -325,7 +322,9 @@ static cJSON *json_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 		cJSON_AddStringToObject(x, "element_type", t->arr->elem_type);
 		cJSON *dims = cJSON_AddArrayToObject(x, "dims");
 		for (int d = 0; d < t->arr->ndims; d++)
-			cJSON_AddItemToArray(dims, cJSON_CreateString(t->arr->dim_text[d] ? t->arr->dim_text[d] : "?"));
+			cJSON_AddItemToArray(dims, cJSON_CreateString(t->arr->dim_text[d]
+									      ? t->arr->dim_text[d]
+									      : "?"));
 		if (t->bytes >= 0) {
 			cJSON_AddNumberToObject(x, "elements", (double)t->elems);
 			cJSON_AddNumberToObject(x, "bytes", (double)t->bytes);
@@ -337,6 +336,10 @@ static cJSON *json_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 		cJSON_AddBoolToObject(x, "declared_in_loop", t->in_loop);
 		cJSON_AddItemToArray(sh, x);
 	}
+}
+
+static void json_budget(cJSON *j, const kp_loop *l, const kp_arch *a)
+{
 	cJSON *bud = cJSON_AddArrayToObject(j, "budget");
 	if (l->tile_bytes > 0)
 		for (int s = 1; s <= 4; s++) {
@@ -355,6 +358,10 @@ static cJSON *json_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 	char cl[200];
 	cliff_text(l, a, cl, sizeof(cl));
 	cJSON_AddStringToObject(j, "occupancy_cliff", cl);
+}
+
+static void json_seed(cJSON *j, const kp_loop *l)
+{
 	cJSON *seed = cJSON_AddObjectToObject(j, "seed_rule");
 	if (l->ratio >= 0)
 		cJSON_AddNumberToObject(seed, "ratio", l->ratio);
@@ -362,74 +369,50 @@ static cJSON *json_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 		cJSON_AddNullToObject(seed, "ratio");
 	cJSON_AddStringToObject(seed, "variant", l->seed_variant);
 	cJSON_AddStringToObject(seed, "reason", l->seed_reason);
+}
+
+/* The "variants" object of a loop (top: also the arch's own cp.async
+ * limit and the instantiation the register count is of). */
+static void json_variants(cJSON *j, const kp_loop *l, const kp_arch *a, int top)
+{
 	cJSON *var = cJSON_AddObjectToObject(j, "variants");
 	cJSON *cp = cJSON_AddObjectToObject(var, "cp-async");
 	cJSON_AddBoolToObject(cp, "possible", l->cp_async_ok && a->has_cp_async);
-	if (l->cp_async_ok && !a->has_cp_async)
+	if (top && l->cp_async_ok && !a->has_cp_async)
 		cJSON_AddStringToObject(cp, "why_not", "cp.async needs sm_80 or newer");
 	if (!l->cp_async_ok && l->cp_async_why_not)
 		cJSON_AddStringToObject(cp, "why_not", l->cp_async_why_not);
 	cJSON *rg = cJSON_AddObjectToObject(var, "register");
 	cJSON_AddBoolToObject(rg, "possible", l->reg_ok);
 	cJSON_AddNumberToObject(rg, "registers_per_thread", l->reg_per_thread);
-	if (l->nper_inst > 0 && l->reg_inst)
+	if (top && l->nper_inst > 0 && l->reg_inst)
 		cJSON_AddStringToObject(rg, "registers_instantiation", l->reg_inst);
 	if (!l->reg_ok && l->reg_why_not)
 		cJSON_AddStringToObject(rg, "why_not", l->reg_why_not);
-	if (l->eligible) {
-		kp_plan p;
-		kp_plan_loop(&p, f, l, a, o->variant, o->stages);
-		cJSON *pl = cJSON_AddObjectToObject(j, "plan");
-		if (p.xform) {
-			cJSON_AddStringToObject(pl, "variant", p.xform->name);
-			cJSON_AddNumberToObject(pl, "stages", p.stages);
-			cJSON_AddStringToObject(pl, "why", p.why);
-		} else {
-			cJSON_AddNullToObject(pl, "variant");
-			cJSON_AddStringToObject(pl, "refused", p.refuse_id);
-			cJSON_AddStringToObject(pl, "why", p.refuse_msg);
-		}
-	} else
+}
+
+static void json_plan(cJSON *j, kp_file *f, const kp_loop *l, const kp_cli *o)
+{
+	if (!l->eligible) {
 		cJSON_AddNullToObject(j, "plan");
-	if (l->nper_inst > 0) {
-		cJSON *pi = cJSON_AddArrayToObject(j, "per_instantiation");
-		for (int i = 0; i < l->nper_inst; i++) {
-			const kp_loop *p = l->per_inst[i];
-			cJSON *x = cJSON_CreateObject();
-			cJSON_AddStringToObject(x, "instantiation", p->inst);
-			cJSON_AddBoolToObject(x, "eligible", p->eligible);
-			if (p->tile_bytes >= 0) {
-				cJSON_AddNumberToObject(x, "tile_bytes", (double)p->tile_bytes);
-				cJSON_AddNumberToObject(
-					x, "double_buffered_bytes",
-					(double)(p->tile_bytes * 2 + p->other_smem));
-			} else {
-				cJSON_AddNullToObject(x, "tile_bytes");
-				cJSON_AddNullToObject(x, "double_buffered_bytes");
-			}
-			cJSON_AddNumberToObject(x, "other_shared_bytes", (double)p->other_smem);
-			cJSON *v = cJSON_AddObjectToObject(x, "variants");
-			cJSON *pc = cJSON_AddObjectToObject(v, "cp-async");
-			cJSON_AddBoolToObject(pc, "possible", p->cp_async_ok && a->has_cp_async);
-			if (!p->cp_async_ok && p->cp_async_why_not)
-				cJSON_AddStringToObject(pc, "why_not", p->cp_async_why_not);
-			cJSON *pr = cJSON_AddObjectToObject(v, "register");
-			cJSON_AddBoolToObject(pr, "possible", p->reg_ok);
-			cJSON_AddNumberToObject(pr, "registers_per_thread", p->reg_per_thread);
-			if (!p->reg_ok && p->reg_why_not)
-				cJSON_AddStringToObject(pr, "why_not", p->reg_why_not);
-			cJSON *prs = cJSON_AddArrayToObject(x, "reasons");
-			for (int r = 0; r < p->nreasons; r++) {
-				cJSON *y = cJSON_CreateObject();
-				cJSON_AddStringToObject(y, "id", p->reasons[r].id);
-				cJSON_AddStringToObject(y, "message", p->reasons[r].message);
-				cJSON_AddNumberToObject(y, "line", p->reasons[r].line);
-				cJSON_AddNumberToObject(y, "column", p->reasons[r].col);
-				cJSON_AddItemToArray(prs, y);
-			}
-			cJSON_AddItemToArray(pi, x);
-		}
+		return;
 	}
+	kp_plan p;
+	kp_plan_loop(&p, f, l, o->arch, o->variant, o->stages);
+	cJSON *pl = cJSON_AddObjectToObject(j, "plan");
+	if (p.xform) {
+		cJSON_AddStringToObject(pl, "variant", p.xform->name);
+		cJSON_AddNumberToObject(pl, "stages", p.stages);
+		cJSON_AddStringToObject(pl, "why", p.why);
+	} else {
+		cJSON_AddNullToObject(pl, "variant");
+		cJSON_AddStringToObject(pl, "refused", p.refuse_id);
+		cJSON_AddStringToObject(pl, "why", p.refuse_msg);
+	}
+}
+
+static void json_reasons(cJSON *j, const kp_loop *l)
+{
 	cJSON *rs = cJSON_AddArrayToObject(j, "reasons");
 	for (int i = 0; i < l->nreasons; i++) {
 		cJSON *x = cJSON_CreateObject();
@@ -439,6 +422,66 @@ static cJSON *json_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 		cJSON_AddNumberToObject(x, "column", l->reasons[i].col);
 		cJSON_AddItemToArray(rs, x);
 	}
+}
+
+static void json_per_inst(cJSON *j, const kp_loop *l, const kp_arch *a)
+{
+	if (l->nper_inst <= 0)
+		return;
+	cJSON *pi = cJSON_AddArrayToObject(j, "per_instantiation");
+	for (int i = 0; i < l->nper_inst; i++) {
+		const kp_loop *p = l->per_inst[i];
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "instantiation", p->inst);
+		cJSON_AddBoolToObject(x, "eligible", p->eligible);
+		if (p->tile_bytes >= 0) {
+			cJSON_AddNumberToObject(x, "tile_bytes", (double)p->tile_bytes);
+			cJSON_AddNumberToObject(x, "double_buffered_bytes",
+						(double)(p->tile_bytes * 2 + p->other_smem));
+		} else {
+			cJSON_AddNullToObject(x, "tile_bytes");
+			cJSON_AddNullToObject(x, "double_buffered_bytes");
+		}
+		cJSON_AddNumberToObject(x, "other_shared_bytes", (double)p->other_smem);
+		json_variants(x, p, a, 0);
+		json_reasons(x, p);
+		cJSON_AddItemToArray(pi, x);
+	}
+}
+
+static cJSON *json_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
+{
+	const kp_arch *a = o->arch;
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddNumberToObject(j, "index", l->index);
+	cJSON_AddNumberToObject(j, "line", l->node->line);
+	cJSON_AddNumberToObject(j, "column", l->node->col);
+	cJSON_AddBoolToObject(j, "eligible", l->eligible);
+	cJSON_AddBoolToObject(j, "already_pipelined", l->already_pipelined);
+	if (l->inst)
+		cJSON_AddStringToObject(j, "instantiation", l->inst);
+	else
+		cJSON_AddNullToObject(j, "instantiation");
+	json_induction(j, l);
+	if (l->cond)
+		cJSON_AddStringToObject(j, "condition", kp_node_text(f, l->cond));
+	cJSON_AddBoolToObject(j, "tile_count_loop", l->tile_count);
+	cJSON_AddBoolToObject(j, "trip_count_computable", l->nind > 0 && l->cond);
+	cJSON_AddStringToObject(j, "barrier_form",
+				l->bar1 < 0              ? "none"
+				: l->form == KP_FORM_TOP ? "top"
+							 : "bottom");
+	cJSON_AddNumberToObject(j, "barriers", l->nbarriers);
+	json_loads(j, l);
+	cJSON_AddBoolToObject(j, "loads_in_helper", l->loads_in_helper);
+	json_compute(j, l);
+	json_shared(j, l);
+	json_budget(j, l, a);
+	json_seed(j, l);
+	json_variants(j, l, a, 1);
+	json_plan(j, f, l, o);
+	json_per_inst(j, l, a);
+	json_reasons(j, l);
 	return j;
 }
 

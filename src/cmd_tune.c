@@ -276,88 +276,106 @@ static int fall_back(const kp_cli *o, const char *in, const char *src, size_t le
 	return rc;
 }
 
-int cmd_tune(int argc, char **argv)
-{
+/* Everything one run holds; tune_release() frees it. */
+typedef struct {
 	kp_cli o;
-	int rc = kp_cli_parse(&o, argc, argv, "tune", tune_opts);
-	if (rc)
-		return rc;
-	double t0 = now();
-	if (o.nfiles != 1 || !strcmp(o.files[0], "-")) {
-		fprintf(stderr, "kpipe tune: error: tune takes one input FILE.cu (not stdin, not "
-				"a directory)\n");
-		kp_cli_release(&o);
-		return KP_EXIT_USAGE;
-	}
-	if (o.in_place && o.output) {
-		fprintf(stderr, "kpipe tune: error: -o and -i exclude each other\n");
-		kp_cli_release(&o);
-		return KP_EXIT_USAGE;
-	}
-	if (!strcmp(o.format, "sarif")) {
-		fprintf(stderr, "kpipe tune: error: --format is text or json\n");
-		kp_cli_release(&o);
-		return KP_EXIT_USAGE;
-	}
-	int json = !strcmp(o.format, "json");
-	if (json && !o.output && !o.in_place) {
-		fprintf(stderr, "kpipe tune: error: --format json puts the table on stdout: the code "
-				"needs -o OUT or -i\n");
-		kp_cli_release(&o);
-		return KP_EXIT_USAGE;
-	}
-	const char *in = o.files[0];
-	char *src = NULL;
-	size_t len = 0;
-	int e = kp_read_file(in, &src, &len);
-	if (e) {
-		fprintf(stderr, "kpipe tune: error: cannot read '%s': %s\n", in, strerror(-e));
-		kp_cli_release(&o);
-		return KP_EXIT_INPUT;
-	}
-	/* with -p and no --arch, the target of the file's compile_commands.json
-	 * entry (its flags reach the parser through parse.c) */
-	kp_file_setup fs;
-	kp_cli_file_setup(&o, in, 0, &fs);
-	o.arch = fs.arch;
-	o.arch_name = fs.arch_name;
-	/* the table goes to stdout when the code does not */
-	FILE *tfp = o.output || o.in_place ? stdout : stderr;
+	const char *in;
+	char *src;
+	size_t len;
 	cand c[NKINDS];
-	memset(c, 0, sizeof(c));
-	kp_tune_run run = {0};
-	kp_tune_choice ch = {.winner = -1, .best = -1};
-	kp_cuda_env env = KP_CUDA_ENV_INIT;
+	kp_tune_run run;
+	kp_tune_choice ch;
+	kp_cuda_env env;
 	kp_launch_spec spec;
-	int have_spec = 0;
-	char *spec_path = NULL, *workdir = NULL, *dir_flag = NULL, *events = NULL, *gerr = NULL;
-	const char **flags = NULL;
-	int keep_dir = o.gpu_dir != NULL;
+	int have_spec;
+	char *spec_path, *workdir, *dir_flag, *events, *gerr, *abs_in;
+	const char **flags;
+	int nflags;
+	int keep_dir; /* --gpu-dir: the variants and the build stay */
+	const char *sizes[64];
+	int nsizes;
+	const char *names[NKINDS];
+	int eligible[NKINDS];
+	kp_gpu_version vers[NKINDS + 1]; /* the original, then every eligible variant */
+	int nv;
+	kp_file_setup fs; /* the file's compile_commands.json entry (-p) */
+	int have_fs;
+} tune_state;
 
-	/* 1. every variant, as `rewrite --variant V --stages N` writes it */
+/* A step's "go on" (every other value is the exit code). */
+enum { TUNE_GO = -1 };
+
+static void tune_release(tune_state *t)
+{
+	for (int i = 0; i < NKINDS; i++) {
+		free(t->c[i].text);
+		free(t->c[i].skip);
+		free(t->c[i].path);
+		free(t->c[i].static_note);
+	}
+	if (t->workdir && !t->keep_dir)
+		kp_remove_tree(t->workdir);
+	free(t->workdir);
+	free(t->dir_flag);
+	free(t->flags);
+	free(t->events);
+	free(t->gerr);
+	free(t->spec_path);
+	free(t->abs_in);
+	if (t->have_spec)
+		kp_launch_spec_release(&t->spec);
+	kp_cuda_env_release(&t->env);
+	kp_tune_run_release(&t->run);
+	free(t->src);
+	if (t->have_fs)
+		kp_file_setup_release(&t->fs);
+	kp_cli_release(&t->o);
+}
+
+/* The options tune does not take together; 0 or KP_EXIT_USAGE. */
+static int usage_error(const kp_cli *o)
+{
+	const char *e = NULL;
+	if (o->nfiles != 1 || !strcmp(o->files[0], "-"))
+		e = "tune takes one input FILE.cu (not stdin, not a directory)";
+	else if (o->in_place && o->output)
+		e = "-o and -i exclude each other";
+	else if (!strcmp(o->format, "sarif"))
+		e = "--format is text or json";
+	else if (!strcmp(o->format, "json") && !o->output && !o->in_place)
+		e = "--format json puts the table on stdout: the code needs -o OUT or -i";
+	if (!e)
+		return 0;
+	fprintf(stderr, "kpipe tune: error: %s\n", e);
+	return KP_EXIT_USAGE;
+}
+
+/* 1. every variant, as `rewrite --variant V --stages N` writes it */
+static int build_candidates(tune_state *t)
+{
+	cand *c = t->c;
 	int built = 0;
 	for (int i = 0; i < NKINDS; i++) {
-		kp_cli a = o;
+		kp_cli a = t->o;
 		a.variant = kinds[i].variant;
 		a.stages = kinds[i].stages;
 		c[i].name = kinds[i].name;
 		kp_rw_result r = {0};
-		r.path = kp_xstrdup(in);
-		kp_rw_input rin = {.path = in, .contents = src, .len = len};
+		r.path = kp_xstrdup(t->in);
+		kp_rw_input rin = {.path = t->in, .contents = t->src, .len = t->len};
 		kp_rw_opts rwo;
 		kp_cli_rw_opts(&a, &rwo);
 		int xr = kp_rewrite_buffer(&rwo, &rin, &r, &c[i].text, &c[i].len);
 		if (xr == KP_EXIT_INPUT) {
 			kp_rw_print_diags(&r, 0, stderr);
 			kp_rw_result_release(&r);
-			rc = KP_EXIT_INPUT;
-			goto out;
+			return KP_EXIT_INPUT;
 		}
 		if (xr != KP_EXIT_OK) {
 			free(c[i].text);
 			c[i].text = NULL;
 			c[i].skip = first_refusal(&r);
-			if (i == 0 && o.verbose)
+			if (i == 0 && t->o.verbose)
 				kp_rw_print_diags(&r, 1, stderr);
 		} else {
 			built++;
@@ -366,236 +384,254 @@ int cmd_tune(int argc, char **argv)
 				    !memcmp(c[k].text, c[i].text, c[i].len))
 					c[i].same_as = c[k].name;
 			/* register-ca without a read through __ldca is register */
-			if (!strcmp(c[i].name, "register-ca") && !memmem(c[i].text, c[i].len, "__ldca(", 7) &&
-			    c[0].text)
+			if (!strcmp(c[i].name, "register-ca") &&
+			    !memmem(c[i].text, c[i].len, "__ldca(", 7) && c[0].text)
 				c[i].same_as = c[0].name;
 		}
 		kp_rw_result_release(&r);
 	}
-	if (!built) {
-		for (int i = 0; i < NKINDS; i++)
-			fprintf(stderr, "%s: %s: %s\n", in, c[i].name, c[i].skip);
-		fprintf(stderr, "kpipe tune: nothing to pipeline in %s\n", in);
-		rc = KP_EXIT_NOTHING;
-		goto out;
-	}
+	if (built)
+		return TUNE_GO;
+	for (int i = 0; i < NKINDS; i++)
+		fprintf(stderr, "%s: %s: %s\n", t->in, c[i].name, c[i].skip);
+	fprintf(stderr, "kpipe tune: nothing to pipeline in %s\n", t->in);
+	return KP_EXIT_NOTHING;
+}
 
-	/* 2. what is needed to measure */
-	spec_path = o.spec ? kp_xstrdup(o.spec) : kp_launch_spec_default_path(in);
+/* fall_back() with a formatted reason. */
+static int fall_back_f(tune_state *t, const char *fmt, const char *arg)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_addf(&sb, fmt, arg);
+	int rc = fall_back(&t->o, t->in, t->src, t->len, kp_strbuf_str(&sb));
+	kp_strbuf_release(&sb);
+	return rc;
+}
+
+/* 2. what is needed to measure: the launch description, the sizes, a
+ * device (or --gpu-dir), nvcc */
+static int prepare_measuring(tune_state *t)
+{
+	const kp_cli *o = &t->o;
+	t->spec_path = o->spec ? kp_xstrdup(o->spec) : kp_launch_spec_default_path(t->in);
 	char err[1024];
-	if (!o.spec && access(spec_path, F_OK) != 0) {
-		kp_strbuf sb = KP_STRBUF_INIT;
-		kp_strbuf_addf(&sb, "no launch description (%s not found; give one with --spec)",
-			       spec_path);
-		rc = fall_back(&o, in, src, len, kp_strbuf_str(&sb));
-		kp_strbuf_release(&sb);
-		goto out;
-	}
-	if (kp_launch_spec_load(&spec, spec_path, err, sizeof(err)) != KP_SPEC_OK) {
+	if (!o->spec && access(t->spec_path, F_OK) != 0)
+		return fall_back_f(t, "no launch description (%s not found; give one with --spec)",
+				   t->spec_path);
+	if (kp_launch_spec_load(&t->spec, t->spec_path, err, sizeof(err)) != KP_SPEC_OK) {
 		fprintf(stderr, "kpipe tune: error: %s\n", err);
-		rc = KP_EXIT_INPUT;
-		goto out;
+		return KP_EXIT_INPUT;
 	}
-	have_spec = 1;
-	const char *sizes[64];
-	int nsizes = 0;
-	if (o.sizes) {
-		nsizes = kp_gpu_parse_sizes(&spec, o.sizes, sizes, (int)KP_ARRAY_LEN(sizes), err,
-					    sizeof(err));
-		if (nsizes < 0) {
+	t->have_spec = 1;
+	if (o->sizes) {
+		t->nsizes = kp_gpu_parse_sizes(&t->spec, o->sizes, t->sizes,
+					       (int)KP_ARRAY_LEN(t->sizes), err, sizeof(err));
+		if (t->nsizes < 0) {
 			fprintf(stderr, "kpipe tune: error: --sizes: %s\n", err);
-			rc = KP_EXIT_USAGE;
-			goto out;
+			return KP_EXIT_USAGE;
 		}
 		int has_target = 0;
-		for (int i = 0; i < nsizes; i++)
-			has_target |= !strcmp(sizes[i], "target");
-		if (!has_target && nsizes < (int)KP_ARRAY_LEN(sizes))
-			sizes[nsizes++] = "target"; /* the timed one */
+		for (int i = 0; i < t->nsizes; i++)
+			has_target |= !strcmp(t->sizes[i], "target");
+		if (!has_target && t->nsizes < (int)KP_ARRAY_LEN(t->sizes))
+			t->sizes[t->nsizes++] = "target"; /* the timed one */
 	}
 	char why[256];
-	if (!kp_gpu_probe(why, sizeof(why)) && !o.gpu_dir) {
-		kp_strbuf sb = KP_STRBUF_INIT;
-		kp_strbuf_addf(&sb, "no CUDA device (%s)", why);
-		rc = fall_back(&o, in, src, len, kp_strbuf_str(&sb));
-		kp_strbuf_release(&sb);
-		goto out;
+	if (!kp_gpu_probe(why, sizeof(why)) && !o->gpu_dir)
+		return fall_back_f(t, "no CUDA device (%s)", why);
+	if (kp_cuda_env_find(&t->env, o->cuda_path) != 0) {
+		fprintf(stderr, "kpipe tune: %s\n", t->env.error ? t->env.error : "nvcc not found");
+		return KP_EXIT_TOOL;
 	}
-	if (kp_cuda_env_find(&env, o.cuda_path) != 0) {
-		fprintf(stderr, "kpipe tune: %s\n", env.error ? env.error : "nvcc not found");
-		rc = KP_EXIT_TOOL;
-		goto out;
-	}
+	return TUNE_GO;
+}
 
-	/* 3. the variants on disk, and the static steps of validate for each */
-	if (o.gpu_dir) {
-		if (mkdir(o.gpu_dir, 0755) != 0 && errno != EEXIST) {
-			fprintf(stderr, "kpipe tune: error: cannot create %s: %s\n", o.gpu_dir,
-				strerror(errno));
-			rc = KP_EXIT_INPUT;
-			goto out;
-		}
-		workdir = kp_xstrdup(o.gpu_dir);
+/* Steps 1 and 2 of validate on variant c (written to c->path); sets
+ * c->static_ok and c->static_note. */
+static void validate_candidate(tune_state *t, cand *c)
+{
+	const kp_cli *o = &t->o;
+	kp_validate_result res;
+	kp_validate_opts vo = {
+		.original = t->in,
+		.rewritten = c->path,
+		.arch = o->arch_name,
+		.threads = o->threads > 0 ? o->threads : kp_launch_spec_threads(&t->spec),
+		.kernel = o->kernel,
+		.nvcc_args = t->flags,
+		.nnvcc_args = t->nflags,
+		.nvcc = t->env.nvcc,
+		.cuobjdump = t->env.cuobjdump,
+		.nvdisasm = t->env.nvdisasm,
+	};
+	if (vo.threads <= 0 || vo.threads > 1024)
+		vo.threads = 256;
+	int vr = kp_validate_static(&res, &vo);
+	kp_strbuf note = KP_STRBUF_INIT;
+	if (vr != KP_VALIDATE_OK) {
+		kp_strbuf_addf(&note, "%s", res.steps[0].reason);
 	} else {
-		const char *tmp = getenv("TMPDIR");
-		kp_strbuf sb = KP_STRBUF_INIT;
-		kp_strbuf_addf(&sb, "%s/kpipe-tune-src-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-		workdir = kp_strbuf_detach(&sb);
-		if (!mkdtemp(workdir)) {
-			fprintf(stderr, "kpipe tune: error: cannot create a temporary directory\n");
-			free(workdir);
-			workdir = NULL;
-			rc = KP_EXIT_INPUT;
-			goto out;
+		int failed = 0;
+		for (int s = 0; s < 2; s++)
+			if (res.steps[s].status == KP_STEP_FAILED) {
+				kp_strbuf_addf(&note, "%sstep %d %s: %s", failed ? "; " : "", s + 1,
+					       res.steps[s].name, res.steps[s].reason);
+				failed = 1;
+			}
+		if (!failed) {
+			c->static_ok = 1;
+			kp_strbuf_addf(&note, "step 1 %s, step 2 %s",
+				       kp_step_status_name(res.steps[0].status),
+				       kp_step_status_name(res.steps[1].status));
 		}
 	}
-	int nflags = 0;
+	c->static_note = kp_strbuf_detach(&note);
+	kp_validate_result_release(&res);
+	if (o->verbose)
+		fprintf(stderr, "kpipe tune: %s: %s\n", c->name, c->static_note);
+}
+
+/* 3. the variants on disk, and the static steps of validate for each */
+static int validate_candidates(tune_state *t)
+{
+	const kp_cli *o = &t->o;
+	if (o->gpu_dir) {
+		if (mkdir(o->gpu_dir, 0755) != 0 && errno != EEXIST) {
+			fprintf(stderr, "kpipe tune: error: cannot create %s: %s\n", o->gpu_dir,
+				strerror(errno));
+			return KP_EXIT_INPUT;
+		}
+		t->workdir = kp_xstrdup(o->gpu_dir);
+	} else if (!(t->workdir = kp_tempdir("tune-src"))) {
+		fprintf(stderr, "kpipe tune: error: cannot create a temporary directory\n");
+		return KP_EXIT_INPUT;
+	}
 	/* -I for the input's directory: the variants are compiled from elsewhere */
-	char *dup = kp_xstrdup(in);
+	char *dup = kp_xstrdup(t->in);
 	kp_strbuf df = KP_STRBUF_INIT;
 	kp_strbuf_addf(&df, "-I%s", dirname(dup));
 	free(dup);
-	dir_flag = kp_strbuf_detach(&df);
-	flags = kp_cli_nvcc_flags(&o, dir_flag, &nflags);
-	const char *names[NKINDS];
-	int eligible[NKINDS];
-	kp_gpu_version vers[NKINDS + 1];
-	int nv = 0;
-	char *abs_in = realpath(in, NULL);
-	vers[nv++] = (kp_gpu_version){"original", abs_in ? abs_in : in};
+	t->dir_flag = kp_strbuf_detach(&df);
+	t->flags = kp_cli_nvcc_flags(o, t->dir_flag, &t->nflags);
+	t->abs_in = realpath(t->in, NULL);
+	t->vers[t->nv++] = (kp_gpu_version){"original", t->abs_in ? t->abs_in : t->in};
 	for (int i = 0; i < NKINDS; i++) {
-		names[i] = c[i].name;
-		eligible[i] = 0;
-		if (!c[i].text || c[i].same_as)
+		cand *c = &t->c[i];
+		t->names[i] = c->name;
+		t->eligible[i] = 0;
+		if (!c->text || c->same_as)
 			continue;
 		kp_strbuf p = KP_STRBUF_INIT;
-		kp_strbuf_addf(&p, "%s/%s.cu", workdir, c[i].name);
-		c[i].path = kp_strbuf_detach(&p);
-		if (write_file(c[i].path, c[i].text, c[i].len, NULL)) {
-			rc = KP_EXIT_INPUT;
-			free(abs_in);
-			goto out;
-		}
-		kp_validate_result res;
-		kp_validate_opts vo = {
-			.original = in,
-			.rewritten = c[i].path,
-			.arch = o.arch_name,
-			.threads = o.threads > 0 ? o.threads : kp_launch_spec_threads(&spec),
-			.kernel = o.kernel,
-			.nvcc_args = flags,
-			.nnvcc_args = nflags,
-			.nvcc = env.nvcc,
-			.cuobjdump = env.cuobjdump,
-			.nvdisasm = env.nvdisasm,
-		};
-		if (vo.threads <= 0 || vo.threads > 1024)
-			vo.threads = 256;
-		int vr = kp_validate_static(&res, &vo);
-		kp_strbuf note = KP_STRBUF_INIT;
-		if (vr != KP_VALIDATE_OK) {
-			kp_strbuf_addf(&note, "%s", res.steps[0].reason);
-		} else {
-			int failed = 0;
-			for (int s = 0; s < 2; s++)
-				if (res.steps[s].status == KP_STEP_FAILED) {
-					kp_strbuf_addf(&note, "%sstep %d %s: %s", failed ? "; " : "",
-						       s + 1, res.steps[s].name, res.steps[s].reason);
-					failed = 1;
-				}
-			if (!failed) {
-				c[i].static_ok = 1;
-				kp_strbuf_addf(&note, "step 1 %s, step 2 %s",
-					       kp_step_status_name(res.steps[0].status),
-					       kp_step_status_name(res.steps[1].status));
-			}
-		}
-		c[i].static_note = kp_strbuf_detach(&note);
-		kp_validate_result_release(&res);
-		if (o.verbose)
-			fprintf(stderr, "kpipe tune: %s: %s\n", c[i].name, c[i].static_note);
-		if (c[i].static_ok) {
-			eligible[i] = 1;
-			vers[nv++] = (kp_gpu_version){c[i].name, c[i].path};
+		kp_strbuf_addf(&p, "%s/%s.cu", t->workdir, c->name);
+		c->path = kp_strbuf_detach(&p);
+		if (write_file(c->path, c->text, c->len, NULL))
+			return KP_EXIT_INPUT;
+		validate_candidate(t, c);
+		if (c->static_ok) {
+			t->eligible[i] = 1;
+			t->vers[t->nv++] = (kp_gpu_version){c->name, c->path};
 		}
 	}
+	return TUNE_GO;
+}
 
-	/* 4. one harness run: every size checked, 'target' timed in rounds */
-	if (nv > 1) {
+/* 4. one harness run: every size checked, 'target' timed in rounds; then
+ * the choice */
+static int measure(tune_state *t)
+{
+	const kp_cli *o = &t->o;
+	if (t->nv > 1) {
 		kp_gpu_opts go = {
-			.spec = &spec,
-			.arch = o.arch_name,
-			.nvcc_args = flags,
-			.nnvcc_args = nflags,
-			.nvcc = env.nvcc,
-			.cuda_root = env.root,
-			.sizes = nsizes > 0 ? sizes : NULL,
-			.nsizes = nsizes,
-			.dir = keep_dir ? workdir : NULL,
-			.sanitize = o.sanitize >= 0,
+			.spec = &t->spec,
+			.arch = o->arch_name,
+			.nvcc_args = t->flags,
+			.nnvcc_args = t->nflags,
+			.nvcc = t->env.nvcc,
+			.cuda_root = t->env.root,
+			.sizes = t->nsizes > 0 ? t->sizes : NULL,
+			.nsizes = t->nsizes,
+			.dir = t->keep_dir ? t->workdir : NULL,
+			.sanitize = o->sanitize >= 0,
 		};
-		int gr = kp_gpu_run_versions(&go, vers, nv, TUNE_ROUNDS, &events, &gerr);
-		if (events)
-			kp_tune_absorb(&run, events);
-		if (gr != 0 && !run.done) {
-			free(abs_in);
-			rc = fall_back(&o, in, src, len, gerr ? gerr : "the GPU run failed");
-			goto out;
-		}
+		int gr =
+			kp_gpu_run_versions(&go, t->vers, t->nv, TUNE_ROUNDS, &t->events, &t->gerr);
+		if (t->events)
+			kp_tune_absorb(&t->run, t->events);
+		if (gr != 0 && !t->run.done)
+			return fall_back(o, t->in, t->src, t->len,
+					 t->gerr ? t->gerr : "the GPU run failed");
 	}
-	free(abs_in);
-	if (kp_tune_decide(&run, names, eligible, NKINDS, &ch) != 0 && nv > 1) {
-		fprintf(stderr, "kpipe tune: error: %s\n", ch.reason);
-		rc = KP_EXIT_VALIDATION;
-		goto out;
+	if (kp_tune_decide(&t->run, t->names, t->eligible, NKINDS, &t->ch) != 0 && t->nv > 1) {
+		fprintf(stderr, "kpipe tune: error: %s\n", t->ch.reason);
+		return KP_EXIT_VALIDATION;
 	}
-	if (nv == 1)
-		snprintf(ch.reason, sizeof(ch.reason),
+	if (t->nv == 1)
+		snprintf(t->ch.reason, sizeof(t->ch.reason),
 			 "no variant passed validation: the original is kept");
+	return TUNE_GO;
+}
 
-	/* 5. the table and the file */
-	const char *text = ch.winner >= 0 ? c[ch.winner].text : src;
-	size_t tlen = ch.winner >= 0 ? c[ch.winner].len : len;
-	rc = deliver(&o, in, src, len, text, tlen);
-	if (rc == KP_EXIT_OK && ch.best < 0)
+/* 5. the file and the table (on stdout when the code does not go there) */
+static int report(tune_state *t, double t0)
+{
+	const kp_cli *o = &t->o;
+	const kp_tune_choice *ch = &t->ch;
+	cand *c = t->c;
+	const char *text = ch->winner >= 0 ? c[ch->winner].text : t->src;
+	size_t tlen = ch->winner >= 0 ? c[ch->winner].len : t->len;
+	int rc = deliver(o, t->in, t->src, t->len, text, tlen);
+	if (rc == KP_EXIT_OK && ch->best < 0)
 		rc = KP_EXIT_VALIDATION;
-	const char *written = o.in_place ? in : o.output && strcmp(o.output, "-") ? o.output : NULL;
-	if (json) {
-		char *j = table_json(in, &o, c, NKINDS, &run, &ch, now() - t0, written, rc);
+	const char *written = o->in_place                           ? t->in
+			      : o->output && strcmp(o->output, "-") ? o->output
+								    : NULL;
+	if (!strcmp(o->format, "json")) {
+		char *j = table_json(t->in, o, c, NKINDS, &t->run, ch, now() - t0, written, rc);
 		fputs(j, stdout);
 		free(j);
-	} else {
-		print_table(tfp, in, &o, c, NKINDS, &run, &ch, now() - t0);
-		if (written)
-			fprintf(tfp, "wrote %s: %s\n", written,
-				ch.winner >= 0 ? c[ch.winner].name
-					       : (o.in_place ? "left unchanged (the original)"
-							     : "the original, unchanged"));
+		return rc;
 	}
+	FILE *tfp = o->output || o->in_place ? stdout : stderr;
+	print_table(tfp, t->in, o, c, NKINDS, &t->run, ch, now() - t0);
+	if (written)
+		fprintf(tfp, "wrote %s: %s\n", written,
+			ch->winner >= 0 ? c[ch->winner].name
+					: (o->in_place ? "left unchanged (the original)"
+						       : "the original, unchanged"));
+	return rc;
+}
 
-out:
-	for (int i = 0; i < NKINDS; i++) {
-		if (c[i].path && !keep_dir)
-			unlink(c[i].path);
-		free(c[i].text);
-		free(c[i].skip);
-		free(c[i].path);
-		free(c[i].static_note);
+int cmd_tune(int argc, char **argv)
+{
+	tune_state t;
+	memset(&t, 0, sizeof(t));
+	int rc = kp_cli_parse(&t.o, argc, argv, "tune", tune_opts);
+	if (rc)
+		return rc;
+	double t0 = now();
+	if ((rc = usage_error(&t.o))) {
+		kp_cli_release(&t.o);
+		return rc;
 	}
-	if (workdir && !keep_dir)
-		rmdir(workdir);
-	free(workdir);
-	free(dir_flag);
-	free(flags);
-	free(events);
-	free(gerr);
-	free(spec_path);
-	if (have_spec)
-		kp_launch_spec_release(&spec);
-	kp_cuda_env_release(&env);
-	kp_tune_run_release(&run);
-	free(src);
-	kp_file_setup_release(&fs);
-	kp_cli_release(&o);
+	t.in = t.o.files[0];
+	int e = kp_read_file(t.in, &t.src, &t.len);
+	if (e) {
+		fprintf(stderr, "kpipe tune: error: cannot read '%s': %s\n", t.in, strerror(-e));
+		kp_cli_release(&t.o);
+		return KP_EXIT_INPUT;
+	}
+	/* with -p and no --arch, the target of the file's compile_commands.json
+	 * entry (its flags reach the parser through parse.c) */
+	kp_cli_file_setup(&t.o, t.in, 0, &t.fs);
+	t.have_fs = 1;
+	t.o.arch = t.fs.arch;
+	t.o.arch_name = t.fs.arch_name;
+	t.ch = (kp_tune_choice){.winner = -1, .best = -1};
+	t.env = (kp_cuda_env)KP_CUDA_ENV_INIT;
+	t.keep_dir = t.o.gpu_dir != NULL;
+	if ((rc = build_candidates(&t)) == TUNE_GO && (rc = prepare_measuring(&t)) == TUNE_GO &&
+	    (rc = validate_candidates(&t)) == TUNE_GO && (rc = measure(&t)) == TUNE_GO)
+		rc = report(&t, t0);
+	tune_release(&t);
 	return rc;
 }

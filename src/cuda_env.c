@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cuda_env.h"
 
+#include "proc.h"
 #include "util.h"
 
 #include <errno.h>
@@ -16,13 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
-
-static int is_executable(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
-}
 
 static int is_file(const char *path)
 {
@@ -37,7 +31,7 @@ static char *exec_in(const char *dir, const char *name)
 		return NULL;
 	kp_strbuf sb = KP_STRBUF_INIT;
 	kp_strbuf_addf(&sb, "%s/%s", dir, name);
-	if (is_executable(kp_strbuf_str(&sb)))
+	if (kp_is_executable(kp_strbuf_str(&sb)))
 		return kp_strbuf_detach(&sb);
 	kp_strbuf_release(&sb);
 	return NULL;
@@ -52,20 +46,6 @@ static char *exec_in_bin(const char *root, const char *name)
 	char *p = exec_in(kp_strbuf_str(&dir), name);
 	kp_strbuf_release(&dir);
 	return p;
-}
-
-static char *find_on_path(const char *name)
-{
-	const char *path = getenv("PATH");
-	if (!path)
-		return NULL;
-	char *copy = kp_xstrdup(path);
-	char *found = NULL;
-	char *save = NULL;
-	for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save))
-		found = exec_in(d, name);
-	free(copy);
-	return found;
 }
 
 /* "/a/b/bin/nvcc" -> "/a/b"; NULL when the path has no such shape. */
@@ -94,7 +74,7 @@ static char *glob_last(const char *pattern, int want_exec)
 	char *found = NULL;
 	if (glob(pattern, 0, NULL, &g) == 0) {
 		for (size_t i = g.gl_pathc; i-- > 0 && !found;)
-			if (want_exec ? is_executable(g.gl_pathv[i]) : is_file(g.gl_pathv[i]))
+			if (want_exec ? kp_is_executable(g.gl_pathv[i]) : is_file(g.gl_pathv[i]))
 				found = kp_xstrdup(g.gl_pathv[i]);
 	}
 	globfree(&g);
@@ -204,7 +184,7 @@ static char *find_tool(const char *name, const char *cuda_path_opt, const char *
 	for (size_t i = 0; i < KP_ARRAY_LEN(roots) && !p; i++)
 		p = exec_in_bin(roots[i], name);
 	if (!p)
-		p = find_on_path(name);
+		p = kp_find_on_path(name);
 	if (!p)
 		p = exec_in_bin("/usr/local/cuda", name);
 	if (!p) {
@@ -244,7 +224,7 @@ int kp_cuda_env_find(kp_cuda_env *out, const char *cuda_path_opt)
 				env.root = kp_xstrdup(roots[i]);
 		}
 		if (!env.nvcc) {
-			env.nvcc = find_on_path("nvcc");
+			env.nvcc = kp_find_on_path("nvcc");
 			if (env.nvcc)
 				env.root = root_of_tool(env.nvcc);
 		}

@@ -44,25 +44,15 @@ const char *kp_arg_type_ctype(kp_arg_type t) { return types[t].ctype; }
 
 /* ---- small checks ----------------------------------------------------- */
 
-static int is_ident(const char *s)
-{
-	if (!s || !(isalpha((unsigned char)*s) || *s == '_'))
-		return 0;
-	for (s++; *s; s++)
-		if (!(isalnum((unsigned char)*s) || *s == '_'))
-			return 0;
-	return 1;
-}
-
 /* ^(::)?IDENT(::IDENT)*$ */
 static int is_kernel_name(const char *s)
 {
 	if (!strncmp(s, "::", 2))
 		s += 2;
 	for (;;) {
-		if (!(isalpha((unsigned char)*s) || *s == '_'))
+		if (!kp_is_ident_char(*s) || (*s >= '0' && *s <= '9'))
 			return 0;
-		while (isalnum((unsigned char)*s) || *s == '_')
+		while (kp_is_ident_char(*s))
 			s++;
 		if (!*s)
 			return 1;
@@ -196,7 +186,7 @@ static int parse_sizes(parser *p, const cJSON *root)
 	const cJSON *z;
 	cJSON_ArrayForEach(z, sizes)
 	{
-		if (!is_ident(z->string))
+		if (!kp_is_ident(z->string))
 			return fail(p, "'sizes': bad size name '%s'", z->string);
 		if (kp_launch_spec_size(s, z->string) >= 0)
 			return fail(p, "'sizes': size '%s' given twice", z->string);
@@ -206,7 +196,7 @@ static int parse_sizes(parser *p, const cJSON *root)
 		const cJSON *v;
 		cJSON_ArrayForEach(v, z)
 		{
-			if (!is_ident(v->string) || !strncmp(v->string, "kpipe_", 6))
+			if (!kp_is_ident(v->string) || !strncmp(v->string, "kpipe_", 6))
 				return fail(p, "'sizes': bad size symbol '%s'", v->string);
 			if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 9e18 ||
 			    v->valuedouble != (double)(long long)v->valuedouble)
@@ -274,7 +264,7 @@ static int parse_args(parser *p, const cJSON *root)
 		const cJSON *nm = cJSON_GetObjectItemCaseSensitive(a, "name");
 		const cJSON *role = cJSON_GetObjectItemCaseSensitive(a, "role");
 		const cJSON *ty = cJSON_GetObjectItemCaseSensitive(a, "type");
-		if (!cJSON_IsString(nm) || !is_ident(nm->valuestring))
+		if (!cJSON_IsString(nm) || !kp_is_ident(nm->valuestring))
 			return fail(p, "%s: bad name", where);
 		arg->name = kp_arena_strdup(&s->arena, nm->valuestring);
 		int r = -1, t = -1;

@@ -9,14 +9,16 @@
  *
  * It looks for a device first (libcuda.so.1, cuInit, cuDeviceGetCount) and
  * builds nothing without one, unless a build directory was named.  Child
- * processes get a time limit and their own process group, so a hung kernel
- * (a deadlock in a broken pipeline) is killed with everything it started.
- * Nothing here prints.
+ * processes (proc.c) get a time limit and their own process group, so a
+ * hung kernel (a deadlock in a broken pipeline) is killed with everything
+ * it started.  Nothing here prints.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "gpu_run.h"
+#include "events.h"
+#include "proc.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -119,108 +121,11 @@ int kp_gpu_probe(char *why, size_t whysz)
 	return 1;
 }
 
-/* ---- child processes -------------------------------------------------- */
-
-typedef struct {
-	pid_t pid;
-	int status; /* exit status, 128 + signal, or -1 when it did not start */
-	int timed_out;
-	double seconds;
-	struct timespec start;
-} proc;
-
-static double since(const struct timespec *t0)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
-}
-
-/* Starts argv with stdout to out and stderr to err (NULL: out too), stdin
- * from /dev/null, in a process group of its own. */
-static void proc_start(proc *p, char *const argv[], const char *out, const char *err)
-{
-	memset(p, 0, sizeof(*p));
-	p->status = -1;
-	clock_gettime(CLOCK_MONOTONIC, &p->start);
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		p->pid = 0;
-		return;
-	}
-	if (pid == 0) {
-		setpgid(0, 0);
-		int in = open("/dev/null", O_RDONLY);
-		int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int fe = err ? open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644) : fo;
-		if (in < 0 || fo < 0 || fe < 0)
-			_exit(127);
-		dup2(in, 0);
-		dup2(fo, 1);
-		dup2(fe, 2);
-		execvp(argv[0], argv);
-		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	setpgid(pid, pid); /* also from here, whichever runs first */
-	p->pid = pid;
-}
-
-/* Waits for every started process; those still running after timeout_s
- * seconds are killed with their process group. */
-static void proc_wait(proc *ps, int n, int timeout_s)
-{
-	for (;;) {
-		int running = 0;
-		for (int i = 0; i < n; i++) {
-			proc *p = &ps[i];
-			if (p->pid <= 0)
-				continue;
-			int st;
-			pid_t w = waitpid(p->pid, &st, WNOHANG);
-			if (w == 0 && since(&p->start) > timeout_s) {
-				kill(-p->pid, SIGKILL);
-				kill(p->pid, SIGKILL);
-				p->timed_out = 1;
-				while ((w = waitpid(p->pid, &st, 0)) < 0 && errno == EINTR)
-					;
-			}
-			if (w == 0 || (w < 0 && errno == EINTR)) {
-				running++;
-				continue;
-			}
-			if (w > 0)
-				p->status = WIFEXITED(st)     ? WEXITSTATUS(st)
-					    : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
-							      : -1;
-			p->seconds = since(&p->start);
-			p->pid = 0;
-		}
-		if (!running)
-			return;
-		struct timespec ts = {0, 20 * 1000 * 1000};
-		nanosleep(&ts, NULL);
-	}
-}
-
 /* ---- harness events --------------------------------------------------- */
 
-static const char *jstr(kp_gpu_result *g, const cJSON *o, const char *key)
+static const char *adup(kp_gpu_result *g, const char *s)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsString(v) ? kp_arena_strdup(&g->arena, v->valuestring) : NULL;
-}
-
-static double jnum(const cJSON *o, const char *key, double dflt)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
-}
-
-static int jbool(const cJSON *o, const char *key)
-{
-	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, key));
+	return s ? kp_arena_strdup(&g->arena, s) : NULL;
 }
 
 static int version_index(const char *v)
@@ -228,144 +133,132 @@ static int version_index(const char *v)
 	return !v ? -1 : !strcmp(v, KP_GPU_ORIGINAL) ? 0 : !strcmp(v, KP_GPU_REWRITTEN) ? 1 : -1;
 }
 
-static void add_error(kp_gpu_result *g, const cJSON *e, int fatal)
+static void add_error(kp_gpu_result *g, const kp_event *e)
 {
 	if (g->nerrors == g->ecap) {
 		g->ecap = g->ecap ? 2 * g->ecap : 8;
 		g->errors = kp_xrealloc(g->errors, sizeof(*g->errors) * (size_t)g->ecap);
 	}
 	kp_gpu_error *x = &g->errors[g->nerrors++];
-	x->version = jstr(g, e, "version");
-	x->size = jstr(g, e, "size");
-	x->stage = fatal ? "fatal" : jstr(g, e, "stage");
-	x->msg = jstr(g, e, "msg");
-	if (!x->version)
-		x->version = "";
-	if (!x->size)
-		x->size = "";
-	if (!x->stage)
-		x->stage = "";
-	if (!x->msg)
-		x->msg = "";
-	x->fatal = fatal;
+	x->fatal = e->kind == KP_EV_FATAL;
+	x->version = e->version ? adup(g, e->version) : "";
+	x->size = e->size ? adup(g, e->size) : "";
+	x->stage = x->fatal ? "fatal" : e->stage ? adup(g, e->stage) : "";
+	x->msg = e->msg ? adup(g, e->msg) : "";
 }
 
-/* A value the harness printed with jnum(): null stands for inf/NaN. */
-static const char *fmt_value(char *buf, size_t sz, const cJSON *v)
+/* A value the harness printed with jnum(): null (NaN here) stands for
+ * inf/NaN. */
+static const char *fmt_value(char *buf, size_t sz, double v)
 {
-	if (cJSON_IsNumber(v))
-		snprintf(buf, sz, "%.9g", v->valuedouble);
+	if (!isnan(v))
+		snprintf(buf, sz, "%.9g", v);
 	else
 		snprintf(buf, sz, "NaN");
 	return buf;
 }
 
-static void absorb_check(kp_gpu_result *g, const cJSON *e, kp_gpu_check *c)
+static void absorb_check(kp_gpu_result *g, const kp_event *e, kp_gpu_check *c)
 {
 	c->have = 1;
-	c->ok = jbool(e, "ok");
-	c->elements = (long)jnum(e, "elements", 0);
-	c->mismatches = (long)jnum(e, "mismatches", 0);
-	c->unwritten = (long)jnum(e, "unwritten", 0);
-	c->differ = (long)jnum(e, "differ", 0);
-	c->clobbered = (long)jnum(e, "clobbered_inputs", 0);
-	c->max_abs = jnum(e, "max_abs", c->differ ? INFINITY : 0.0);
-	c->max_rel = jnum(e, "max_rel", c->differ ? INFINITY : 0.0);
-	const cJSON *f = cJSON_GetObjectItemCaseSensitive(e, "first_mismatch");
-	if (cJSON_IsObject(f)) {
-		char got[64], want[64];
-		const char *arg = jstr(g, f, "arg");
-		long idx = (long)jnum(f, "index", -1);
-		fmt_value(want, sizeof(want), cJSON_GetObjectItemCaseSensitive(f, "want"));
-		if (jbool(f, "unwritten"))
-			c->first = kp_arena_printf(&g->arena, "%s[%ld] never written, expected %s",
-						   arg ? arg : "?", idx, want);
-		else
-			c->first = kp_arena_printf(
-				&g->arena, "%s[%ld] = %s, expected %s", arg ? arg : "?", idx,
-				fmt_value(got, sizeof(got),
-					  cJSON_GetObjectItemCaseSensitive(f, "got")),
-				want);
-	}
+	c->ok = e->ok;
+	c->elements = e->elements;
+	c->mismatches = e->mismatches;
+	c->unwritten = e->unwritten;
+	c->differ = e->differ;
+	c->clobbered = e->clobbered_inputs;
+	c->max_abs = !isnan(e->max_abs) ? e->max_abs : c->differ ? INFINITY : 0.0;
+	c->max_rel = !isnan(e->max_rel) ? e->max_rel : c->differ ? INFINITY : 0.0;
+	if (!e->has_first)
+		return;
+	char got[64], want[64];
+	const char *arg = e->first_arg ? e->first_arg : "?";
+	long idx = (long)e->first_index;
+	fmt_value(want, sizeof(want), e->first_want);
+	if (e->first_unwritten)
+		c->first = kp_arena_printf(&g->arena, "%s[%ld] never written, expected %s", arg,
+					   idx, want);
+	else
+		c->first = kp_arena_printf(&g->arena, "%s[%ld] = %s, expected %s", arg, idx,
+					   fmt_value(got, sizeof(got), e->first_got), want);
+}
+
+static void absorb_device(kp_gpu_result *g, const kp_event *e)
+{
+	g->have_device = 1;
+	g->device_name = adup(g, e->device_name);
+	g->device_cc = adup(g, e->cc);
+	g->device_sms = e->sms;
+	g->device_clock_mhz = e->clock_mhz;
+	g->driver = e->driver;
+	g->runtime = e->runtime;
+}
+
+static void absorb_attrs(kp_gpu_attrs *a, const kp_event *e)
+{
+	a->have = 1;
+	a->regs = e->regs;
+	a->smem_static = e->smem_static;
+	a->local_bytes = e->local_bytes;
+	a->max_threads = e->max_threads;
+	a->blocks_per_sm = e->blocks_per_sm;
+	a->threads = e->threads;
+}
+
+static void absorb_time(kp_gpu_result *g, kp_gpu_time *t, const kp_event *e)
+{
+	t->have = 1;
+	t->reps = e->reps;
+	t->warmup = e->warmup;
+	t->median_ms = e->median_ms;
+	t->min_ms = e->min_ms;
+	t->max_ms = e->max_ms;
+	t->mean_ms = e->mean_ms;
+	t->work = isnan(e->work) ? 0 : e->work;
+	if (e->work_kind)
+		g->work_kind = adup(g, e->work_kind);
 }
 
 void kp_gpu_absorb_events(kp_gpu_result *g, const char *text)
 {
-	for (const char *line = text; *line;) {
-		size_t len = strcspn(line, "\n");
-		const char *p = line;
-		while (p < line + len && isspace((unsigned char)*p))
-			p++;
-		cJSON *e = NULL;
-		if (*p == '{') {
-			char *one = kp_xstrndup(p, len - (size_t)(p - line));
-			e = cJSON_Parse(one);
-			free(one);
+	kp_event_reader rd;
+	kp_event e;
+	kp_event_reader_init(&rd, text);
+	while (kp_event_next(&rd, &e)) {
+		int vi = version_index(e.version);
+		switch (e.kind) {
+		case KP_EV_DEVICE: absorb_device(g, &e); break;
+		case KP_EV_ATTRS:
+			if (vi >= 0)
+				absorb_attrs(&g->attrs[vi], &e);
+			break;
+		case KP_EV_BEGIN:
+			g->last_begin_version = adup(g, e.version);
+			g->last_begin_size = adup(g, e.size);
+			break;
+		case KP_EV_BASELINE:
+			if (e.size) {
+				kp_gpu_baseline *b = &find_size(g, e.size, 1)->base;
+				b->have = 1;
+				b->ok = e.ok;
+				b->elements = e.elements;
+				b->unwritten = e.unwritten;
+				b->nondeterministic = e.nondeterministic;
+			}
+			break;
+		case KP_EV_CHECK:
+			if (e.size && vi == 1)
+				absorb_check(g, &e, &find_size(g, e.size, 1)->check);
+			break;
+		case KP_EV_TIME:
+			if (vi >= 0)
+				absorb_time(g, &g->time[vi], &e);
+			break;
+		case KP_EV_ERROR:
+		case KP_EV_FATAL: add_error(g, &e); break;
+		case KP_EV_DONE: g->done = 1; break;
+		default: break;
 		}
-		line += len + (line[len] == '\n');
-		const char *ev =
-			e ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "event"))
-			  : NULL;
-		if (!ev) {
-			cJSON_Delete(e);
-			continue;
-		}
-		const char *version =
-			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "version"));
-		const char *size =
-			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "size"));
-		int vi = version_index(version);
-		if (!strcmp(ev, "device")) {
-			g->have_device = 1;
-			g->device_name = jstr(g, e, "name");
-			g->device_cc = jstr(g, e, "cc");
-			g->device_sms = (int)jnum(e, "sms", 0);
-			g->device_clock_mhz = (int)jnum(e, "clock_mhz", 0);
-			g->driver = (int)jnum(e, "driver", 0);
-			g->runtime = (int)jnum(e, "runtime", 0);
-		} else if (!strcmp(ev, "attrs") && vi >= 0) {
-			kp_gpu_attrs *a = &g->attrs[vi];
-			a->have = 1;
-			a->regs = (int)jnum(e, "regs", 0);
-			a->smem_static = (int)jnum(e, "smem_static", 0);
-			a->local_bytes = (int)jnum(e, "local_bytes", 0);
-			a->max_threads = (int)jnum(e, "max_threads", 0);
-			a->blocks_per_sm = (int)jnum(e, "blocks_per_sm", 0);
-			a->threads = (int)jnum(e, "threads", 0);
-		} else if (!strcmp(ev, "begin")) {
-			g->last_begin_version = version ? kp_arena_strdup(&g->arena, version)
-							: NULL;
-			g->last_begin_size = size ? kp_arena_strdup(&g->arena, size) : NULL;
-		} else if (!strcmp(ev, "baseline") && size) {
-			kp_gpu_baseline *b = &find_size(g, size, 1)->base;
-			b->have = 1;
-			b->ok = jbool(e, "ok");
-			b->elements = (long)jnum(e, "elements", 0);
-			b->unwritten = (long)jnum(e, "unwritten", 0);
-			b->nondeterministic = (long)jnum(e, "nondeterministic", 0);
-		} else if (!strcmp(ev, "check") && size && vi == 1) {
-			absorb_check(g, e, &find_size(g, size, 1)->check);
-		} else if (!strcmp(ev, "time") && vi >= 0) {
-			kp_gpu_time *t = &g->time[vi];
-			t->have = 1;
-			t->reps = (int)jnum(e, "reps", 0);
-			t->warmup = (int)jnum(e, "warmup", 0);
-			t->median_ms = jnum(e, "median_ms", 0);
-			t->min_ms = jnum(e, "min_ms", 0);
-			t->max_ms = jnum(e, "max_ms", 0);
-			t->mean_ms = jnum(e, "mean_ms", 0);
-			t->work = jnum(e, "work", 0);
-			const char *wk = jstr(g, e, "work_kind");
-			if (wk)
-				g->work_kind = wk;
-		} else if (!strcmp(ev, "error")) {
-			add_error(g, e, 0);
-		} else if (!strcmp(ev, "fatal")) {
-			add_error(g, e, 1);
-		} else if (!strcmp(ev, "done")) {
-			g->done = 1;
-		}
-		cJSON_Delete(e);
 	}
 }
 
@@ -470,14 +363,6 @@ void kp_gpu_parse_sanitizer(kp_gpu_result *g, kp_gpu_sanitizer *s, const char *t
 }
 
 /* ---- verdicts --------------------------------------------------------- */
-
-static const kp_finding *first_error(const kp_validate_result *r, int step)
-{
-	for (int i = 0; i < r->nfindings; i++)
-		if (r->findings[i].step == step && r->findings[i].level == KP_FIND_ERROR)
-			return &r->findings[i];
-	return NULL;
-}
 
 /* Step 3 gets the whole reason, steps 4 and 5 its head ("no CUDA device")
  * and a pointer to step 3. */
@@ -597,7 +482,7 @@ static void judge_run(kp_validate_result *r, kp_gpu_result *g)
 			"rest of the run was abandoned",
 			g->last_begin_version ? g->last_begin_version : "?",
 			g->last_begin_size ? g->last_begin_size : "?");
-	else if (g->harness_rc != 0 && !first_error(r, S))
+	else if (g->harness_rc != 0 && !kp_validate_first_error(r, S))
 		kp_validate_finding(r, KP_FIND_ERROR, S, NULL,
 				    "the harness exited with status %d%s%s", g->harness_rc,
 				    g->harness_err ? ": " : "",
@@ -610,7 +495,7 @@ static void judge_run(kp_validate_result *r, kp_gpu_result *g)
 						    g->sizes[i].name);
 
 	kp_step *st = &r->steps[S - 1];
-	const kp_finding *e = first_error(r, S);
+	const kp_finding *e = kp_validate_first_error(r, S);
 	if (e) {
 		kp_validate_set_step(st, KP_STEP_FAILED, "%s", e->message);
 		return;
@@ -753,7 +638,7 @@ static void judge_sanitizer(kp_validate_result *r, kp_gpu_result *g, int sanitiz
 						    s->warnings == 1 ? "" : "s");
 		}
 	}
-	const kp_finding *e = first_error(r, S);
+	const kp_finding *e = kp_validate_first_error(r, S);
 	if (e)
 		kp_validate_set_step(st, KP_STEP_FAILED, "%s", e->message);
 	else if (!supported)
@@ -794,20 +679,12 @@ void kp_gpu_judge(kp_validate_result *r, int sanitize)
 typedef struct {
 	kp_gpu_result *g;
 	const char *dir;
-	int keep;
-	const char **made; /* files to remove when the directory is temporary */
-	int nmade, mcap;
+	int keep; /* the caller's directory (--gpu-dir): not removed */
 } workdir;
 
 static const char *wpath(workdir *w, const char *name)
 {
-	const char *p = kp_arena_printf(&w->g->arena, "%s/%s", w->dir, name);
-	if (w->nmade == w->mcap) {
-		w->mcap = w->mcap ? 2 * w->mcap : 16;
-		w->made = kp_xrealloc(w->made, sizeof(char *) * (size_t)w->mcap);
-	}
-	w->made[w->nmade++] = p;
-	return p;
+	return kp_arena_printf(&w->g->arena, "%s/%s", w->dir, name);
 }
 
 static int write_text(workdir *w, const char *name, const char *text, const char **path)
@@ -818,20 +695,15 @@ static int write_text(workdir *w, const char *name, const char *text, const char
 
 static void workdir_release(workdir *w)
 {
-	if (!w->keep) {
-		for (int i = 0; i < w->nmade; i++)
-			unlink(w->made[i]);
-		if (w->dir)
-			rmdir(w->dir);
-	}
-	free(w->made);
+	if (!w->keep && w->dir)
+		kp_remove_tree(w->dir);
 }
 
 /* Opens w in dir (created when missing, kept) or, without dir, in a new
- * temporary directory named PREFIX-XXXXXX (removed by workdir_release).
+ * temporary directory kpipe-PURPOSE-XXXXXX (removed by workdir_release).
  * Returns 0, -1 when dir cannot be created, -2 when no temporary directory
  * can be; why (whysz bytes) then says so. */
-static int workdir_open(workdir *w, const char *dir, const char *prefix, char *why, size_t whysz)
+static int workdir_open(workdir *w, const char *dir, const char *purpose, char *why, size_t whysz)
 {
 	kp_gpu_result *g = w->g;
 	if (dir) {
@@ -843,15 +715,14 @@ static int workdir_open(workdir *w, const char *dir, const char *prefix, char *w
 		w->keep = 1;
 		return 0;
 	}
-	const char *tmp = getenv("TMPDIR");
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	char *d = kp_arena_printf(&g->arena, "%s/%s-XXXXXX", tmp, prefix);
-	if (!mkdtemp(d)) {
-		snprintf(why, whysz, "cannot create a temporary directory in %s", tmp);
+	char *d = kp_tempdir(purpose);
+	if (!d) {
+		snprintf(why, whysz, "cannot create a temporary directory in %s",
+			 kp_tempdir_base());
 		return -2;
 	}
-	w->dir = d;
+	w->dir = kp_arena_strdup(&g->arena, d);
+	free(d);
 	return 0;
 }
 
@@ -939,16 +810,10 @@ static void rpath_args(args *a, kp_arena *ar, const char *root)
 	}
 }
 
-static int is_executable(const char *p)
-{
-	struct stat st;
-	return p && stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
-}
-
 static const char *find_sanitizer(kp_arena *a, const kp_gpu_opts *o, const char *root)
 {
 	if (o->sanitizer)
-		return is_executable(o->sanitizer) ? o->sanitizer : NULL;
+		return kp_is_executable(o->sanitizer) ? o->sanitizer : NULL;
 	const char *slash = strrchr(o->nvcc, '/');
 	const char *cands[3] = {
 		slash ? kp_arena_printf(a, "%.*s/compute-sanitizer", (int)(slash - o->nvcc),
@@ -958,18 +823,11 @@ static const char *find_sanitizer(kp_arena *a, const kp_gpu_opts *o, const char 
 		root ? kp_arena_printf(a, "%s/bin/compute-sanitizer", root) : NULL,
 	};
 	for (int i = 0; i < 3; i++)
-		if (is_executable(cands[i]))
+		if (kp_is_executable(cands[i]))
 			return cands[i];
-	const char *path = getenv("PATH");
-	char *copy = kp_xstrdup(path ? path : "");
-	const char *found = NULL;
-	char *save = NULL;
-	for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
-		const char *p = kp_arena_printf(a, "%s/compute-sanitizer", d);
-		if (is_executable(p))
-			found = p;
-	}
-	free(copy);
+	char *p = kp_find_on_path("compute-sanitizer");
+	const char *found = p ? kp_arena_strdup(a, p) : NULL;
+	free(p);
 	return found;
 }
 
@@ -1050,7 +908,7 @@ static const char *build_versions(kp_gpu_result *g, const kp_gpu_opts *o, workdi
 	const char *arch = kp_arena_printf(&g->arena, "-arch=%s", arch_name);
 	const char **logs = kp_xcalloc((size_t)n + 1, sizeof(char *));
 	args *a = kp_xcalloc((size_t)n + 1, sizeof(args));
-	proc *p = kp_xcalloc((size_t)n + 1, sizeof(proc));
+	kp_proc *p = kp_xcalloc((size_t)n + 1, sizeof(kp_proc));
 	*harness = wpath(w, "harness");
 	logs[0] = wpath(w, "harness.build.log");
 	arg(&a[0], o->nvcc);
@@ -1085,9 +943,11 @@ static const char *build_versions(kp_gpu_result *g, const kp_gpu_opts *o, workdi
 		arg(x, libs[v]);
 		arg(x, src[v]);
 	}
-	for (int i = 0; i <= n; i++)
-		proc_start(&p[i], argv_of(&a[i]), logs[i], NULL);
-	proc_wait(p, n + 1, 900);
+	for (int i = 0; i <= n; i++) {
+		kp_proc_opts po = {.out_path = logs[i], .stdin_null = 1, .timeout_s = 900};
+		kp_proc_start(&p[i], argv_of(&a[i]), &po);
+	}
+	kp_proc_wait(p, n + 1);
 	for (int i = 0; i <= n; i++)
 		free(a[i].v);
 	for (int i = 0; i <= n && !why; i++) {
@@ -1156,9 +1016,10 @@ static void run_harness(kp_validate_result *r, const kp_gpu_opts *o, workdir *w,
 	}
 	kp_strbuf_release(&sizes);
 	const char *out = wpath(w, "harness.events"), *err = wpath(w, "harness.stderr");
-	proc p;
-	proc_start(&p, argv_of(&a), out, err);
-	proc_wait(&p, 1, g->run_timeout_s);
+	kp_proc p;
+	kp_proc_opts po = {
+		.out_path = out, .err_path = err, .stdin_null = 1, .timeout_s = g->run_timeout_s};
+	kp_proc_run(&p, argv_of(&a), &po);
 	free(a.v);
 	g->harness_ran = 1;
 	g->harness_rc = p.status;
@@ -1211,16 +1072,18 @@ static void run_sanitizers(kp_validate_result *r, const kp_gpu_opts *o, workdir 
 	}
 	enum { N = KP_ARRAY_LEN(sanitizer_tools) };
 	args a[N] = {{0}};
-	proc p[N];
+	kp_proc p[N];
 	const char *outs[N];
 	for (int i = 0; i < (int)N; i++) {
 		outs[i] = wpath(w,
 				kp_arena_printf(&g->arena, "sanitizer-%s.txt", sanitizer_tools[i]));
 		sanitizer_argv(&a[i], &g->arena, san, sanitizer_tools[i], harness, g->sanitize_size,
 			       KP_GPU_REWRITTEN, lib);
-		proc_start(&p[i], argv_of(&a[i]), outs[i], NULL);
+		kp_proc_opts po = {
+			.out_path = outs[i], .stdin_null = 1, .timeout_s = g->sanitize_timeout_s};
+		kp_proc_start(&p[i], argv_of(&a[i]), &po);
 	}
-	proc_wait(p, N, g->sanitize_timeout_s);
+	kp_proc_wait(p, N);
 	for (int i = 0; i < (int)N; i++) {
 		free(a[i].v);
 		kp_gpu_sanitizer *s = &g->san[g->nsan++];
@@ -1311,7 +1174,7 @@ int kp_validate_gpu(kp_validate_result *r, const kp_gpu_opts *o)
 
 	workdir w = {.g = g};
 	char wwhy[512];
-	int wr = workdir_open(&w, o->dir, "kpipe-gpu", wwhy, sizeof(wwhy));
+	int wr = workdir_open(&w, o->dir, "gpu", wwhy, sizeof(wwhy));
 	if (wr != 0) {
 		kp_validate_set_step(&r->steps[2], KP_STEP_FAILED, "%s", wwhy);
 		nothing_to_run(r, o->sanitize);
@@ -1365,7 +1228,7 @@ static void sanitize_versions(kp_gpu_result *g, const kp_gpu_opts *o, workdir *w
 	enum { T = KP_ARRAY_LEN(tune_sanitizers) };
 	int np = (n - 1) * (int)T;
 	args *a = kp_xcalloc((size_t)(np > 0 ? np : 1), sizeof(*a));
-	proc *p = kp_xcalloc((size_t)(np > 0 ? np : 1), sizeof(*p));
+	kp_proc *p = kp_xcalloc((size_t)(np > 0 ? np : 1), sizeof(*p));
 	const char **outs = kp_xcalloc((size_t)(np > 0 ? np : 1), sizeof(*outs));
 	for (int k = 0; k < np; k++) {
 		int v = 1 + k / (int)T, t = k % (int)T;
@@ -1373,10 +1236,13 @@ static void sanitize_versions(kp_gpu_result *g, const kp_gpu_opts *o, workdir *w
 						   tune_sanitizers[t]));
 		sanitizer_argv(&a[k], &g->arena, san, tune_sanitizers[t], harness, "small", names[v],
 			       libs[v]);
-		proc_start(&p[k], argv_of(&a[k]), outs[k], NULL);
+		kp_proc_opts po = {.out_path = outs[k],
+				   .stdin_null = 1,
+				   .timeout_s = o->sanitize_timeout_s > 0 ? o->sanitize_timeout_s
+									  : 300};
+		kp_proc_start(&p[k], argv_of(&a[k]), &po);
 	}
-	if (np > 0)
-		proc_wait(p, np, o->sanitize_timeout_s > 0 ? o->sanitize_timeout_s : 300);
+	kp_proc_wait(p, np);
 	for (int k = 0; k < np; k++) {
 		int v = 1 + k / (int)T, t = k % (int)T;
 		free(a[k].v);
@@ -1413,6 +1279,91 @@ static void sanitize_versions(kp_gpu_result *g, const kp_gpu_opts *o, workdir *w
 	*events = kp_strbuf_detach(&sb);
 }
 
+/* Why tune's harness run failed: its first error event (else its first
+ * fatal one), else the first line of its stderr.  Heap string. */
+static char *harness_failure(const kp_proc *p, const char *events, const char *stderr_path)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_addf(&sb, "the harness %s", p->timed_out ? "timed out" : "failed");
+	if (!p->timed_out)
+		kp_strbuf_addf(&sb, " (exit %d)", p->status);
+	char *stage = NULL, *msg = NULL;
+	int found = 0; /* 1 a fatal event, 2 an error event */
+	kp_event_reader rd;
+	kp_event e;
+	kp_event_reader_init(&rd, events);
+	while (found < 2 && kp_event_next(&rd, &e)) {
+		int rank = e.kind == KP_EV_ERROR ? 2 : e.kind == KP_EV_FATAL ? 1 : 0;
+		if (rank <= found)
+			continue;
+		found = rank;
+		free(stage);
+		free(msg);
+		stage = e.stage ? kp_xstrdup(e.stage) : NULL;
+		msg = e.msg ? kp_xstrdup(e.msg) : NULL;
+	}
+	kp_event_reader_release(&rd);
+	char *etext = NULL;
+	if (msg)
+		kp_strbuf_addf(&sb, ": %s%s%s", stage ? stage : "", stage ? ": " : "", msg);
+	else if (kp_read_file(stderr_path, &etext, NULL) == 0 && etext[0])
+		kp_strbuf_addf(&sb, ": %.*s", (int)strcspn(etext, "\n"), etext);
+	free(etext);
+	free(stage);
+	free(msg);
+	return kp_strbuf_detach(&sb);
+}
+
+/* Runs tune's harness on the built libraries: every size checked, 'target'
+ * timed `rounds` times.  Returns 0 with its events in *events, or -1 with
+ * *err too (heap strings). */
+static int run_versions_harness(kp_gpu_result *g, const kp_gpu_opts *o, workdir *w,
+				const char *harness, const char *const *names,
+				const char *const *libs, int n, int rounds, char **events,
+				char **err)
+{
+	args a = {0};
+	char reps[16], warm[16], rnd[16];
+	snprintf(reps, sizeof(reps), "%d", o->reps > 0 ? o->reps : 21);
+	snprintf(warm, sizeof(warm), "%d", o->warmup > 0 ? o->warmup : 3);
+	snprintf(rnd, sizeof(rnd), "%d", rounds > 0 ? rounds : 1);
+	arg(&a, harness);
+	arg(&a, "--reps");
+	arg(&a, reps);
+	arg(&a, "--warmup");
+	arg(&a, warm);
+	arg(&a, "--rounds");
+	arg(&a, rnd);
+	if (o->sizes && o->nsizes > 0) {
+		kp_strbuf sz = KP_STRBUF_INIT;
+		for (int i = 0; i < o->nsizes; i++)
+			kp_strbuf_addf(&sz, "%s%s", i ? "," : "", o->sizes[i]);
+		arg(&a, "--sizes");
+		arg(&a, kp_arena_strdup(&g->arena, kp_strbuf_str(&sz)));
+		kp_strbuf_release(&sz);
+	}
+	arg(&a, "--time");
+	arg(&a, "target");
+	for (int i = 0; i < n; i++) {
+		arg(&a, "--lib");
+		arg(&a, kp_arena_printf(&g->arena, "%s=%s", names[i], libs[i]));
+	}
+	const char *out = wpath(w, "harness.events"), *er = wpath(w, "harness.stderr");
+	kp_proc p;
+	kp_proc_opts po = {.out_path = out,
+			   .err_path = er,
+			   .stdin_null = 1,
+			   .timeout_s = o->run_timeout_s > 0 ? o->run_timeout_s : 300};
+	kp_proc_run(&p, argv_of(&a), &po);
+	free(a.v);
+	if (kp_read_file(out, events, NULL) != 0)
+		*events = kp_xstrdup("");
+	if (!p.timed_out && p.status == 0)
+		return 0;
+	*err = harness_failure(&p, *events, er);
+	return -1;
+}
+
 int kp_gpu_run_versions(const kp_gpu_opts *o, const kp_gpu_version *v, int n, int rounds,
 			char **events, char **err)
 {
@@ -1420,14 +1371,9 @@ int kp_gpu_run_versions(const kp_gpu_opts *o, const kp_gpu_version *v, int n, in
 	*err = NULL;
 	kp_gpu_result *g = kp_gpu_result_new();
 	workdir w = {.g = g};
-	int rc = -1;
 	char why[256];
-	if (!kp_gpu_probe(why, sizeof(why)) && !o->dir) {
-		*err = kp_xstrdup(why);
-		kp_gpu_result_free(g);
-		return -1;
-	}
-	if (workdir_open(&w, o->dir, "kpipe-tune", why, sizeof(why)) != 0) {
+	if ((!kp_gpu_probe(why, sizeof(why)) && !o->dir) ||
+	    workdir_open(&w, o->dir, "tune", why, sizeof(why)) != 0) {
 		*err = kp_xstrdup(why);
 		kp_gpu_result_free(g);
 		return -1;
@@ -1443,6 +1389,7 @@ int kp_gpu_run_versions(const kp_gpu_opts *o, const kp_gpu_version *v, int n, in
 	}
 	const char *harness = NULL;
 	const char *bw = build_versions(g, o, &w, root, o->arch, names, files, n, &harness, libs);
+	int rc = -1;
 	if (bw) {
 		kp_strbuf sb = KP_STRBUF_INIT;
 		kp_strbuf_addf(&sb, "%s", bw);
@@ -1450,75 +1397,9 @@ int kp_gpu_run_versions(const kp_gpu_opts *o, const kp_gpu_version *v, int n, in
 			kp_strbuf_addf(&sb, "\n%s", g->build_log);
 		*err = kp_strbuf_detach(&sb);
 	} else {
-		args a = {0};
-		char reps[16], warm[16], rnd[16];
-		snprintf(reps, sizeof(reps), "%d", o->reps > 0 ? o->reps : 21);
-		snprintf(warm, sizeof(warm), "%d", o->warmup > 0 ? o->warmup : 3);
-		snprintf(rnd, sizeof(rnd), "%d", rounds > 0 ? rounds : 1);
-		arg(&a, harness);
-		arg(&a, "--reps");
-		arg(&a, reps);
-		arg(&a, "--warmup");
-		arg(&a, warm);
-		arg(&a, "--rounds");
-		arg(&a, rnd);
-		if (o->sizes && o->nsizes > 0) {
-			kp_strbuf sz = KP_STRBUF_INIT;
-			for (int i = 0; i < o->nsizes; i++)
-				kp_strbuf_addf(&sz, "%s%s", i ? "," : "", o->sizes[i]);
-			arg(&a, "--sizes");
-			arg(&a, kp_arena_strdup(&g->arena, kp_strbuf_str(&sz)));
-			kp_strbuf_release(&sz);
-		}
-		arg(&a, "--time");
-		arg(&a, "target");
-		for (int i = 0; i < n; i++) {
-			arg(&a, "--lib");
-			arg(&a, kp_arena_printf(&g->arena, "%s=%s", names[i], libs[i]));
-		}
-		const char *out = wpath(&w, "harness.events"), *er = wpath(&w, "harness.stderr");
-		proc p;
-		proc_start(&p, argv_of(&a), out, er);
-		proc_wait(&p, 1, o->run_timeout_s > 0 ? o->run_timeout_s : 300);
-		free(a.v);
-		char *text = NULL;
-		if (kp_read_file(out, &text, NULL) != 0)
-			text = kp_xstrdup("");
-		*events = text;
-		if (p.timed_out || p.status != 0) {
-			char *etext = NULL;
-			kp_read_file(er, &etext, NULL);
-			kp_strbuf sb = KP_STRBUF_INIT;
-			kp_strbuf_addf(&sb, "the harness %s", p.timed_out ? "timed out" : "failed");
-			if (!p.timed_out)
-				kp_strbuf_addf(&sb, " (exit %d)", p.status);
-			/* the harness's own words: its first error event, else stderr */
-			const char *m = strstr(text, "\"event\":\"error\"");
-			if (!m)
-				m = strstr(text, "\"event\":\"fatal\"");
-			cJSON *ev = NULL;
-			if (m) {
-				const char *ls = m;
-				while (ls > text && ls[-1] != '\n')
-					ls--;
-				ev = cJSON_ParseWithLength(ls, strcspn(ls, "\n"));
-			}
-			const cJSON *msg = ev ? cJSON_GetObjectItemCaseSensitive(ev, "msg") : NULL;
-			const cJSON *stage = ev ? cJSON_GetObjectItemCaseSensitive(ev, "stage") : NULL;
-			if (cJSON_IsString(msg))
-				kp_strbuf_addf(&sb, ": %s%s%s",
-					       cJSON_IsString(stage) ? stage->valuestring : "",
-					       cJSON_IsString(stage) ? ": " : "", msg->valuestring);
-			else if (etext && etext[0])
-				kp_strbuf_addf(&sb, ": %.*s", (int)strcspn(etext, "\n"), etext);
-			cJSON_Delete(ev);
-			free(etext);
-			*err = kp_strbuf_detach(&sb);
-		} else {
-			rc = 0;
-			if (o->sanitize)
-				sanitize_versions(g, o, &w, root, harness, names, libs, n, events);
-		}
+		rc = run_versions_harness(g, o, &w, harness, names, libs, n, rounds, events, err);
+		if (rc == 0 && o->sanitize)
+			sanitize_versions(g, o, &w, root, harness, names, libs, n, events);
 	}
 	free(names);
 	free(files);

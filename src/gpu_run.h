@@ -9,7 +9,8 @@
  *
  * Without a CUDA device the steps are SKIPPED with the reason.  The harness
  * speaks JSON lines (events: device, attrs, begin, baseline, check, time,
- * error, fatal, single, done); kp_gpu_absorb_events() reads them and
+ * error, fatal, single, done; decoded by events.c);
+ * kp_gpu_absorb_events() reads them and
  * kp_gpu_judge() turns them into step verdicts, both without running
  * anything, so they are unit-tested on captured text.
  *
@@ -22,7 +23,7 @@
 
 #include "gpu_gen.h"
 #include "util.h"
-#include "validate.h"
+#include "validate_result.h"
 
 enum { KP_STEP_GPU_RUN = 3, KP_STEP_BENCHMARK = 4, KP_STEP_SANITIZER = 5 };
 

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #endif
 #include "resources.h"
+#include "proc.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -82,7 +83,7 @@ static int number_before(const char *line, const char *what, int *out)
 	for (const char *p = strstr(line, what); p; p = strstr(p + 1, what)) {
 		if (p - line < 2 || p[-1] != ' ' || !isdigit((unsigned char)p[-2]))
 			continue;
-		if (isalnum((unsigned char)p[wl]) || p[wl] == '_')
+		if (kp_is_ident_char(p[wl]))
 			continue; /* "smem" must not match "smemx" */
 		const char *s = p - 2;
 		while (s > line && isdigit((unsigned char)s[-1]))
@@ -168,8 +169,6 @@ const kp_kernel_res *kp_resources_find(const kp_resources *r, const char *name)
 	return NULL;
 }
 
-static int is_ident(char c) { return isalnum((unsigned char)c) || c == '_'; }
-
 int kp_resources_name_matches(const kp_kernel_res *k, const char *name)
 {
 	if (!name || !*name)
@@ -180,7 +179,7 @@ int kp_resources_name_matches(const kp_kernel_res *k, const char *name)
 	if (k->demangled) {
 		/* The identifier followed by its template or parameter list. */
 		for (const char *p = strstr(k->demangled, name); p; p = strstr(p + 1, name)) {
-			if (p > k->demangled && (is_ident(p[-1])))
+			if (p > k->demangled && kp_is_ident_char(p[-1]))
 				continue;
 			if (p[n] == '(' || p[n] == '<')
 				return 1;

@@ -1,7 +1,7 @@
 /*
  * tune.c - reads a harness run of the original and its candidate variants
- * and picks the one to write (see tune.h for the rules).  cJSON reads the
- * event lines; the statistics are plain medians over the launches, and the
+ * and picks the one to write (see tune.h for the rules).  events.c decodes
+ * the event lines; the statistics are plain medians over the launches, and the
  * spread is the difference between the slowest and the fastest round's
  * median, so a gain has to survive the run-to-run noise, not only the
  * launch-to-launch jitter.
@@ -9,26 +9,15 @@
 #define _GNU_SOURCE
 #include "tune.h"
 
-#include <cjson/cJSON.h>
+#include <math.h> /* isnan only: no libm */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "events.h"
 #include "util.h"
 
 static char *dup_or_null(const char *s) { return s ? kp_xstrdup(s) : NULL; }
-
-static const char *str(const cJSON *o, const char *key)
-{
-	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsString(x) ? x->valuestring : NULL;
-}
-
-static double num(const cJSON *o, const char *key, double dflt)
-{
-	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsNumber(x) ? x->valuedouble : dflt;
-}
 
 static kp_tune_version *version(kp_tune_run *run, const char *name)
 {
@@ -56,146 +45,158 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static void absorb_check(kp_tune_version *v, const cJSON *e, const char *size)
+/* null (NaN) in the event: printed as 0 */
+static double or0(double x) { return isnan(x) ? 0 : x; }
+
+static void absorb_check(kp_tune_version *v, const kp_event *e)
 {
 	v->sizes_checked++;
-	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "ok")))
+	if (e->ok)
 		return;
 	v->sizes_failed++;
 	if (v->first_failure)
 		return;
 	kp_strbuf sb = KP_STRBUF_INIT;
-	long mism = (long)num(e, "mismatches", 0), clob = (long)num(e, "clobbered_inputs", 0);
-	kp_strbuf_addf(&sb, "size '%s': ", size);
+	long mism = e->mismatches, clob = e->clobbered_inputs;
+	kp_strbuf_addf(&sb, "size '%s': ", e->size);
 	if (mism)
 		kp_strbuf_addf(&sb, "%ld mismatch%s", mism, mism == 1 ? "" : "es");
 	if (clob)
 		kp_strbuf_addf(&sb, "%san input buffer was modified", mism ? ", " : "");
 	if (!mism && !clob)
 		kp_strbuf_addf(&sb, "output differs");
-	const cJSON *f = cJSON_GetObjectItemCaseSensitive(e, "first_mismatch");
-	if (cJSON_IsObject(f)) {
-		const char *arg = str(f, "arg");
-		kp_strbuf_addf(&sb, ", first %s[%.0f]", arg ? arg : "?", num(f, "index", -1));
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "unwritten")))
+	if (e->has_first) {
+		kp_strbuf_addf(&sb, ", first %s[%.0f]", e->first_arg ? e->first_arg : "?",
+			       e->first_index);
+		if (e->first_unwritten)
 			kp_strbuf_addf(&sb, " never written");
 		else
-			kp_strbuf_addf(&sb, " = %g, expected %g", num(f, "got", 0), num(f, "want", 0));
+			kp_strbuf_addf(&sb, " = %g, expected %g", or0(e->first_got),
+				       or0(e->first_want));
 	}
 	v->first_failure = kp_strbuf_detach(&sb);
 }
 
-static void absorb_time(kp_tune_run *run, kp_tune_version *v, const cJSON *e, const char *size)
+static void absorb_time(kp_tune_run *run, kp_tune_version *v, const kp_event *e)
 {
 	if (!run->timed_size)
-		run->timed_size = kp_xstrdup(size);
-	if (strcmp(run->timed_size, size))
+		run->timed_size = kp_xstrdup(e->size);
+	if (strcmp(run->timed_size, e->size))
 		return;
-	const cJSON *all = cJSON_GetObjectItemCaseSensitive(e, "all_ms");
-	int n = cJSON_GetArraySize(all);
-	if (n <= 0)
+	if (e->all_entries <= 0)
 		return;
+	int n = e->nall_ms;
 	v->samples = kp_xrealloc(v->samples, sizeof(double) * (size_t)(v->nsamples + n));
-	double *round = kp_xcalloc((size_t)n, sizeof(double));
-	int k = 0;
-	const cJSON *x;
-	cJSON_ArrayForEach(x, all)
-	{
-		if (cJSON_IsNumber(x)) {
-			v->samples[v->nsamples++] = x->valuedouble;
-			round[k++] = x->valuedouble;
+	memcpy(v->samples + v->nsamples, e->all_ms, sizeof(double) * (size_t)n);
+	v->nsamples += n;
+	if (v->rounds < KP_TUNE_MAX_ROUNDS && n > 0) {
+		double *round = kp_xcalloc((size_t)n, sizeof(double));
+		memcpy(round, e->all_ms, sizeof(double) * (size_t)n);
+		v->round_median[v->rounds++] = median(round, n);
+		free(round);
+	}
+	if (!isnan(e->work))
+		run->work = e->work;
+	if (e->work_kind && !run->work_kind)
+		run->work_kind = kp_xstrdup(e->work_kind);
+}
+
+static void absorb_baseline(kp_tune_run *run, const kp_event *e)
+{
+	run->baseline_sizes++;
+	if (e->ok)
+		return;
+	run->baseline_failed++;
+	if (run->baseline_why)
+		return;
+	char buf[256];
+	snprintf(buf, sizeof(buf),
+		 "size '%s': the original left %ld output elements unwritten and %ld not "
+		 "deterministic",
+		 e->size ? e->size : "?", e->unwritten, e->nondeterministic);
+	run->baseline_why = kp_xstrdup(buf);
+}
+
+static void absorb_sanitize(kp_tune_version *v, const kp_event *e)
+{
+	v->sanitized++;
+	if (e->ok || v->sanitizer_failure)
+		return;
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s: %ld error%s%s%s", e->tool ? e->tool : "sanitizer",
+		 e->errors, e->errors == 1 ? "" : "s", e->msg ? ", " : "", e->msg ? e->msg : "");
+	v->sanitizer_failure = kp_xstrdup(buf);
+}
+
+static void absorb_error(kp_tune_version *v, const kp_event *e)
+{
+	if (v->error)
+		return;
+	char buf[512];
+	const char *size = e->size && *e->size ? e->size : NULL;
+	snprintf(buf, sizeof(buf), "%s%s%s%s: %s", e->stage ? e->stage : "error",
+		 size ? " at size '" : "", size ? size : "", size ? "'" : "",
+		 e->msg ? e->msg : "failed");
+	v->error = kp_xstrdup(buf);
+}
+
+/* The median of every launch, and the spread: max - min of the round
+ * medians (of the launches with one round). */
+static void summarise(kp_tune_version *v)
+{
+	if (!v->nsamples)
+		return;
+	double *tmp = kp_xcalloc((size_t)v->nsamples, sizeof(double));
+	memcpy(tmp, v->samples, sizeof(double) * (size_t)v->nsamples);
+	v->median_ms = median(tmp, v->nsamples);
+	double lo = tmp[0], hi = tmp[v->nsamples - 1];
+	free(tmp);
+	if (v->rounds >= 2) {
+		lo = hi = v->round_median[0];
+		for (int r = 1; r < v->rounds; r++) {
+			lo = v->round_median[r] < lo ? v->round_median[r] : lo;
+			hi = v->round_median[r] > hi ? v->round_median[r] : hi;
 		}
 	}
-	if (v->rounds < KP_TUNE_MAX_ROUNDS && k > 0)
-		v->round_median[v->rounds++] = median(round, k);
-	free(round);
-	run->work = num(e, "work", run->work);
-	const char *wk = str(e, "work_kind");
-	if (wk && !run->work_kind)
-		run->work_kind = kp_xstrdup(wk);
+	v->spread_ms = hi - lo;
 }
 
 void kp_tune_absorb(kp_tune_run *run, const char *events)
 {
-	const char *p = events ? events : "";
-	while (*p) {
-		size_t len = strcspn(p, "\n");
-		cJSON *e = cJSON_ParseWithLength(p, len);
-		p += len + (p[len] == '\n');
-		if (!e)
-			continue;
-		const char *ev = str(e, "event"), *ver = str(e, "version"), *size = str(e, "size");
-		if (!ev) {
-			cJSON_Delete(e);
-			continue;
+	kp_event_reader rd;
+	kp_event e;
+	kp_event_reader_init(&rd, events);
+	while (kp_event_next(&rd, &e)) {
+		const char *ver = e.version, *size = e.size;
+		switch (e.kind) {
+		case KP_EV_DEVICE:
+			if (!run->device)
+				run->device = dup_or_null(e.device_name);
+			break;
+		case KP_EV_DONE: run->done = 1; break;
+		case KP_EV_BASELINE: absorb_baseline(run, &e); break;
+		case KP_EV_CHECK:
+			if (ver && size)
+				absorb_check(version(run, ver), &e);
+			break;
+		case KP_EV_TIME:
+			if (ver && size)
+				absorb_time(run, version(run, ver), &e);
+			break;
+		case KP_EV_SANITIZE:
+			if (ver)
+				absorb_sanitize(version(run, ver), &e);
+			break;
+		case KP_EV_ERROR:
+		case KP_EV_FATAL:
+			if (ver && strcmp(ver, "harness"))
+				absorb_error(version(run, ver), &e);
+			break;
+		default: break;
 		}
-		if (!strcmp(ev, "device") && !run->device)
-			run->device = dup_or_null(str(e, "name"));
-		else if (!strcmp(ev, "done"))
-			run->done = 1;
-		else if (!strcmp(ev, "baseline")) {
-			run->baseline_sizes++;
-			if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "ok"))) {
-				run->baseline_failed++;
-				if (!run->baseline_why) {
-					char buf[256];
-					snprintf(buf, sizeof(buf),
-						 "size '%s': the original left %.0f output elements "
-						 "unwritten and %.0f not deterministic",
-						 size ? size : "?", num(e, "unwritten", 0),
-						 num(e, "nondeterministic", 0));
-					run->baseline_why = kp_xstrdup(buf);
-				}
-			}
-		} else if (!strcmp(ev, "check") && ver && size)
-			absorb_check(version(run, ver), e, size);
-		else if (!strcmp(ev, "time") && ver && size)
-			absorb_time(run, version(run, ver), e, size);
-		else if (!strcmp(ev, "sanitize") && ver) {
-			kp_tune_version *v = version(run, ver);
-			v->sanitized++;
-			if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "ok")) &&
-			    !v->sanitizer_failure) {
-				char buf[256];
-				const char *tool = str(e, "tool"), *msg = str(e, "msg");
-				snprintf(buf, sizeof(buf), "%s: %.0f error%s%s%s",
-					 tool ? tool : "sanitizer", num(e, "errors", 0),
-					 num(e, "errors", 0) == 1 ? "" : "s", msg ? ", " : "",
-					 msg ? msg : "");
-				v->sanitizer_failure = kp_xstrdup(buf);
-			}
-		} else if ((!strcmp(ev, "error") || !strcmp(ev, "fatal")) && ver &&
-			   strcmp(ver, "harness")) {
-			kp_tune_version *v = version(run, ver);
-			if (!v->error) {
-				char buf[512];
-				const char *st = str(e, "stage"), *msg = str(e, "msg");
-				snprintf(buf, sizeof(buf), "%s%s%s%s: %s", st ? st : "error",
-					 size && *size ? " at size '" : "", size && *size ? size : "",
-					 size && *size ? "'" : "", msg ? msg : "failed");
-				v->error = kp_xstrdup(buf);
-			}
-		}
-		cJSON_Delete(e);
 	}
-	for (int i = 0; i < run->n; i++) {
-		kp_tune_version *v = &run->v[i];
-		if (!v->nsamples)
-			continue;
-		double *tmp = kp_xcalloc((size_t)v->nsamples, sizeof(double));
-		memcpy(tmp, v->samples, sizeof(double) * (size_t)v->nsamples);
-		v->median_ms = median(tmp, v->nsamples);
-		double lo = tmp[0], hi = tmp[v->nsamples - 1];
-		free(tmp);
-		if (v->rounds >= 2) {
-			lo = hi = v->round_median[0];
-			for (int r = 1; r < v->rounds; r++) {
-				lo = v->round_median[r] < lo ? v->round_median[r] : lo;
-				hi = v->round_median[r] > hi ? v->round_median[r] : hi;
-			}
-		}
-		v->spread_ms = hi - lo;
-	}
+	for (int i = 0; i < run->n; i++)
+		summarise(&run->v[i]);
 }
 
 void kp_tune_run_release(kp_tune_run *run)

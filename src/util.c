@@ -1,7 +1,8 @@
 /*
  * util.c - checked allocation, string buffers, the per-run arena, file
- * reading and running external tools (atomic file writing is in
- * safe_write.c, beside the signal handler that cleans up after it).
+ * reading, temporary directories and identifier characters (atomic file
+ * writing is in safe_write.c, beside the signal handler that cleans up
+ * after it; running other programs is in proc.c).
  *
  * This is the only module that aborts (on out-of-memory); everything else
  * returns status codes to its caller.
@@ -10,11 +11,11 @@
 #include "util.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 void *kp_xmalloc(size_t n)
@@ -230,82 +231,58 @@ char *kp_dir_of_real_path(const char *path)
 	return abs;
 }
 
-/* Whether execvp() could start prog: an executable regular file, looked up
- * in PATH (glibc's default when unset) unless the name has a '/'. */
-static int can_exec(const char *prog)
+const char *kp_tempdir_base(void)
 {
-	struct stat st;
-	if (strchr(prog, '/'))
-		return stat(prog, &st) == 0 && S_ISREG(st.st_mode) && access(prog, X_OK) == 0;
-	const char *path = getenv("PATH");
-	if (!path)
-		path = "/bin:/usr/bin";
-	for (const char *p = path;; p++) {
-		size_t n = strcspn(p, ":");
-		kp_strbuf full = KP_STRBUF_INIT;
-		kp_strbuf_addf(&full, "%.*s%s%s", (int)n, p, n ? "/" : "", prog);
-		const char *f = kp_strbuf_str(&full);
-		int ok = stat(f, &st) == 0 && S_ISREG(st.st_mode) && access(f, X_OK) == 0;
-		kp_strbuf_release(&full);
-		if (ok)
-			return 1;
-		p += n;
-		if (!*p)
-			return 0;
-	}
+	const char *tmp = getenv("TMPDIR");
+	return tmp && *tmp ? tmp : "/tmp";
 }
 
-int kp_run_capture(char *const argv[], char **out)
+char *kp_tempdir(const char *purpose)
 {
-	int pipefd[2];
-	*out = NULL;
-	/* A missing tool is found before the fork: the child of a failed exec
-	 * would have only its exit status (127) to say so, which a tool can
-	 * return itself and valgrind replaces with its own error exit code. */
-	if (!can_exec(argv[0]))
-		return -1;
-	if (pipe(pipefd) != 0)
-		return -1;
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(pipefd[0]);
-		close(pipefd[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		dup2(pipefd[1], 1);
-		dup2(pipefd[1], 2);
-		close(pipefd[0]);
-		close(pipefd[1]);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(pipefd[1]);
 	kp_strbuf sb = KP_STRBUF_INIT;
-	char tmp[8192];
-	ssize_t n;
-	while ((n = read(pipefd[0], tmp, sizeof(tmp))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		kp_strbuf_add(&sb, tmp, (size_t)n);
+	kp_strbuf_addf(&sb, "%s/kpipe-%s-XXXXXX", kp_tempdir_base(), purpose);
+	if (!mkdtemp(sb.buf)) {
+		int e = errno;
+		kp_strbuf_release(&sb);
+		errno = e;
+		return NULL;
 	}
-	close(pipefd[0]);
-	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	*out = kp_strbuf_detach(&sb);
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status) == 127 ? -1 : WEXITSTATUS(status);
-	return -1;
+	return kp_strbuf_detach(&sb);
+}
+
+static int remove_rc;
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if ((flag == FTW_DP || flag == FTW_DNR ? rmdir(path) : unlink(path)) != 0 && !remove_rc)
+		remove_rc = -errno;
+	return 0;
+}
+
+int kp_remove_tree(const char *dir)
+{
+	remove_rc = 0;
+	if (nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS) != 0 && !remove_rc)
+		remove_rc = -errno;
+	return remove_rc;
 }
 
 int kp_is_ident_char(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
 	       c == '_';
+}
+
+int kp_is_ident(const char *s)
+{
+	if (!s || !*s || (*s >= '0' && *s <= '9'))
+		return 0;
+	for (; *s; s++)
+		if (!kp_is_ident_char(*s))
+			return 0;
+	return 1;
 }
 
 int kp_mentions_ident(const char *s, size_t b, size_t e, const char *name)

@@ -1,6 +1,7 @@
 /*
  * util.h - small shared helpers: checked allocation, a growable string
- * buffer, a per-run arena, and whole-file reading.
+ * buffer, a per-run arena, whole-file reading, temporary directories and
+ * identifier characters.
  *
  * Ownership: a kp_strbuf owns its bytes until kp_strbuf_release() or
  * kp_strbuf_detach(); memory from a kp_arena lives until kp_arena_release().
@@ -49,12 +50,14 @@ char *kp_arena_strndup(kp_arena *a, const char *s, size_t n);
 char *kp_arena_printf(kp_arena *a, const char *fmt, ...) KP_PRINTF(2, 3);
 void kp_arena_release(kp_arena *a);
 
-/* Reads a whole file; returns 0 or -errno. *out is NUL-terminated, caller frees. */
-/* Identifier characters, and whether identifier `name` occurs as a whole
- * token in s[b, e). */
+/* C identifiers (ASCII): a character of one; whether s is one (not NULL,
+ * not empty, no leading digit); whether identifier `name` occurs as a
+ * whole token in s[b, e). */
 int kp_is_ident_char(char c);
+int kp_is_ident(const char *s);
 int kp_mentions_ident(const char *s, size_t b, size_t e, const char *name);
 
+/* Reads a whole file; returns 0 or -errno. *out is NUL-terminated, caller frees. */
 int kp_read_file(const char *path, char **out, size_t *len);
 /* abs relative to the working directory when it lies under it, else abs
  * itself (malloc'd): how kpipe prints a path it found itself. */
@@ -64,6 +67,16 @@ char *kp_display_path(const char *abs);
 char *kp_dir_of_real_path(const char *path);
 /* Reads all of a stream (stdin). Same contract. */
 int kp_read_stream(void *fp, char **out, size_t *len);
+/* Temporary directories: kp_tempdir() makes $TMPDIR/kpipe-PURPOSE-XXXXXX
+ * (/tmp when TMPDIR is unset or empty) and returns its path (caller
+ * frees), or NULL with errno set; kp_tempdir_base() is the directory it is
+ * made in.  kp_remove_tree() removes a directory and everything in it
+ * (symbolic links are removed, not followed); returns 0 or -errno of the
+ * first failure. */
+char *kp_tempdir(const char *purpose);
+const char *kp_tempdir_base(void);
+int kp_remove_tree(const char *dir);
+
 /* Writes atomically (safe_write.c): a temporary file in the destination's
  * directory, then rename; a signal, a full disk or a file-size limit leaves
  * the destination as it was.  Keeps the mode (and owner, where allowed) of
@@ -72,10 +85,6 @@ int kp_read_stream(void *fp, char **out, size_t *len);
 int kp_write_file_atomic(const char *path, const char *data, size_t len);
 /* The same, with the mode, owner and group of the file `like` (backups). */
 int kp_write_file_atomic_like(const char *path, const char *data, size_t len, const char *like);
-
-/* Runs a command (argv, NULL-terminated) capturing stdout+stderr into *out
- * (caller frees). Returns the exit status, or -1 when it could not start. */
-int kp_run_capture(char *const argv[], char **out);
 
 /* kpipe's exit statuses, one table for every command (README, man page):
  * every layer that reports an outcome uses them. */

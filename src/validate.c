@@ -16,9 +16,9 @@
 #include "validate.h"
 
 #include "gpu_run.h"
+#include "proc.h"
 
 #include <cjson/cJSON.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,98 +26,17 @@
 
 enum { STEP_RES = 1, STEP_SASS = 2 };
 
-const char *kp_step_status_name(kp_step_status s)
-{
-	switch (s) {
-	case KP_STEP_PASSED: return "PASSED";
-	case KP_STEP_FAILED: return "FAILED";
-	default: return "SKIPPED";
-	}
-}
-
 static const char *level_name(kp_find_level l)
 {
 	return l == KP_FIND_ERROR ? "error" : l == KP_FIND_WARNING ? "warning" : "note";
 }
 
-static void vfinding(kp_validate_result *r, kp_find_level level, int step, const char *kernel,
-		     const char *fmt, va_list ap)
-{
-	if (r->nfindings == r->fcap) {
-		r->fcap = r->fcap ? r->fcap * 2 : 16;
-		r->findings = kp_xrealloc(r->findings, (size_t)r->fcap * sizeof(*r->findings));
-	}
-	kp_strbuf sb = KP_STRBUF_INIT;
-	kp_strbuf_vaddf(&sb, fmt, ap);
-	kp_finding *f = &r->findings[r->nfindings++];
-	f->level = level;
-	f->step = step;
-	f->kernel = kernel;
-	f->message = kp_arena_strndup(&r->arena, kp_strbuf_str(&sb), sb.len);
-	kp_strbuf_release(&sb);
-}
-
-static void finding(kp_validate_result *r, kp_find_level level, int step, const char *kernel,
-		    const char *fmt, ...) KP_PRINTF(5, 6);
-
-static void finding(kp_validate_result *r, kp_find_level level, int step, const char *kernel,
-		    const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vfinding(r, level, step, kernel, fmt, ap);
-	va_end(ap);
-}
-
-void kp_validate_finding(kp_validate_result *r, kp_find_level level, int step, const char *kernel,
-			 const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vfinding(r, level, step, kernel, fmt, ap);
-	va_end(ap);
-}
-
-static void vset_step(kp_step *s, kp_step_status st, const char *fmt, va_list ap)
-{
-	s->status = st;
-	s->not_requested = 0;
-	vsnprintf(s->reason, sizeof(s->reason), fmt, ap);
-}
-
-static void set_step(kp_step *s, kp_step_status st, const char *fmt, ...) KP_PRINTF(3, 4);
-
-static void set_step(kp_step *s, kp_step_status st, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vset_step(s, st, fmt, ap);
-	va_end(ap);
-}
-
-void kp_validate_set_step(kp_step *s, kp_step_status st, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vset_step(s, st, fmt, ap);
-	va_end(ap);
-}
-
-/* The first error finding of a step, or NULL. */
-static const kp_finding *first_error(const kp_validate_result *r, int step)
-{
-	for (int i = 0; i < r->nfindings; i++)
-		if (r->findings[i].step == step && r->findings[i].level == KP_FIND_ERROR)
-			return &r->findings[i];
-	return NULL;
-}
-
 /* "kernel: message" of the first error of a step, as the step's reason. */
 static void fail_step(kp_validate_result *r, int step)
 {
-	const kp_finding *e = first_error(r, step);
-	set_step(&r->steps[step - 1], KP_STEP_FAILED, "%s%s%s", e->kernel ? e->kernel : "",
-		 e->kernel ? ": " : "", e->message);
+	const kp_finding *e = kp_validate_first_error(r, step);
+	kp_validate_set_step(&r->steps[step - 1], KP_STEP_FAILED, "%s%s%s",
+			     e->kernel ? e->kernel : "", e->kernel ? ": " : "", e->message);
 }
 
 static int count_level(const kp_validate_result *r, int step, kp_find_level l)
@@ -221,31 +140,35 @@ static void check_kernel_resources(kp_validate_result *r, kp_validate_kernel *k)
 	const char *kn = k->label;
 	const kp_kernel_res *b = &k->orig.res, *n = &k->rew.res;
 	if (!k->rew.present) {
-		finding(r, KP_FIND_ERROR, STEP_RES, kn, "kernel missing from the rewritten file");
+		kp_validate_finding(r, KP_FIND_ERROR, STEP_RES, kn,
+				    "kernel missing from the rewritten file");
 		return;
 	}
 	if (!k->orig.present) {
-		finding(r, KP_FIND_NOTE, STEP_RES, kn,
-			"kernel only in the rewritten file: not compared");
+		kp_validate_finding(r, KP_FIND_NOTE, STEP_RES, kn,
+				    "kernel only in the rewritten file: not compared");
 		return;
 	}
 	if (n->spill_stores > b->spill_stores || n->spill_loads > b->spill_loads)
-		finding(r, KP_FIND_ERROR, STEP_RES, kn,
+		kp_validate_finding(
+			r, KP_FIND_ERROR, STEP_RES, kn,
 			"new spills: stores %d -> %d bytes, loads %d -> %d bytes (registers %d -> %d)",
 			b->spill_stores, n->spill_stores, b->spill_loads, n->spill_loads,
 			b->registers, n->registers);
 	else if (n->stack_frame > b->stack_frame)
-		finding(r, KP_FIND_WARNING, STEP_RES, kn, "stack frame grew: %d -> %d bytes",
-			b->stack_frame, n->stack_frame);
+		kp_validate_finding(r, KP_FIND_WARNING, STEP_RES, kn,
+				    "stack frame grew: %d -> %d bytes", b->stack_frame,
+				    n->stack_frame);
 
 	char msg[256];
 	if (k->rew.occ.blocks_per_sm == 0 && k->orig.occ.blocks_per_sm > 0)
-		finding(r, KP_FIND_ERROR, STEP_RES, kn,
+		kp_validate_finding(
+			r, KP_FIND_ERROR, STEP_RES, kn,
 			"the rewritten kernel cannot be resident with %d threads per block "
 			"(registers %d, static smem %d bytes)",
 			r->threads, n->registers, n->smem);
 	else if (kp_resources_cliff(r->target, r->threads, b, n, msg, sizeof(msg)))
-		finding(r, KP_FIND_WARNING, STEP_RES, kn, "%s", msg);
+		kp_validate_finding(r, KP_FIND_WARNING, STEP_RES, kn, "%s", msg);
 }
 
 /* Warnings of the rewritten file that the original does not have (as many
@@ -261,8 +184,8 @@ static void check_warnings(kp_validate_result *r, const kp_resources *orig, cons
 			    strcmp(kp_resources_warning_key(orig->warnings[j]), key) == 0)
 				used[j] = matched = 1;
 		if (!matched)
-			finding(r, KP_FIND_ERROR, STEP_RES, NULL, "new compiler warning: %s",
-				rew->warnings[i]);
+			kp_validate_finding(r, KP_FIND_ERROR, STEP_RES, NULL,
+					    "new compiler warning: %s", rew->warnings[i]);
 	}
 	free(used);
 }
@@ -274,24 +197,27 @@ static void step_resources(kp_validate_result *r, const kp_resources *orig, cons
 	collect_kernels(r, orig, rew, filter);
 	if (r->nkernels == 0) {
 		if (filter)
-			set_step(s, KP_STEP_FAILED, "no kernel matches '%s' in either file",
-				 filter);
+			kp_validate_set_step(s, KP_STEP_FAILED,
+					     "no kernel matches '%s' in either file", filter);
 		else
-			set_step(s, KP_STEP_FAILED, "ptxas reported no kernel in either file");
+			kp_validate_set_step(s, KP_STEP_FAILED,
+					     "ptxas reported no kernel in either file");
 		return;
 	}
 	if (!r->target)
-		finding(r, KP_FIND_NOTE, STEP_RES, NULL,
-			"target '%s' is not in kpipe's table: occupancy not computed", r->arch);
+		kp_validate_finding(r, KP_FIND_NOTE, STEP_RES, NULL,
+				    "target '%s' is not in kpipe's table: occupancy not computed",
+				    r->arch);
 	for (int i = 0; i < r->nkernels; i++)
 		check_kernel_resources(r, &r->kernels[i]);
 	check_warnings(r, orig, rew);
 
-	if (first_error(r, STEP_RES))
+	if (kp_validate_first_error(r, STEP_RES))
 		fail_step(r, STEP_RES);
 	else
-		set_step(s, KP_STEP_PASSED, "%d kernel%s compared, no new spills or warnings",
-			 r->nkernels, r->nkernels == 1 ? "" : "s");
+		kp_validate_set_step(s, KP_STEP_PASSED,
+				     "%d kernel%s compared, no new spills or warnings", r->nkernels,
+				     r->nkernels == 1 ? "" : "s");
 }
 
 /* ---- step 2 ----------------------------------------------------------- */
@@ -342,39 +268,44 @@ static void judge_kernel(kp_validate_result *r, kp_validate_kernel *k, const kp_
 	}
 	if (!fr || !fo) {
 		if (k->orig.present && k->rew.present)
-			finding(r, KP_FIND_ERROR, STEP_SASS, kn, "not found in the %s disassembly",
-				fr ? "original" : "rewritten");
+			kp_validate_finding(r, KP_FIND_ERROR, STEP_SASS, kn,
+					    "not found in the %s disassembly",
+					    fr ? "original" : "rewritten");
 		return;
 	}
 	if (kp_sass_same_code(fo, fr)) {
 		k->unchanged = 1;
 		k->verdict = "unchanged";
-		finding(r, KP_FIND_NOTE, STEP_SASS, kn, "same SASS before and after: not judged");
+		kp_validate_finding(r, KP_FIND_NOTE, STEP_SASS, kn,
+				    "same SASS before and after: not judged");
 		return;
 	}
 
 	const kp_sass_loop *lo = &k->orig.loop, *lr = &k->rew.loop;
 	int errors = count_level(r, STEP_SASS, KP_FIND_ERROR);
 	if (!lr->found) {
-		finding(r, KP_FIND_ERROR, STEP_SASS, kn, "no main loop in the rewritten kernel: %s",
-			lr->reason);
+		kp_validate_finding(r, KP_FIND_ERROR, STEP_SASS, kn,
+				    "no main loop in the rewritten kernel: %s", lr->reason);
 	} else {
 		char *ex = kp_sass_excerpt(fr, lr, excerpt_lines);
 		k->excerpt = kp_arena_strdup(&r->arena, ex);
 		free(ex);
 		if (!lr->overlap)
-			finding(r, KP_FIND_ERROR, STEP_SASS, kn, "no overlap: %s", lr->reason);
+			kp_validate_finding(r, KP_FIND_ERROR, STEP_SASS, kn, "no overlap: %s",
+					    lr->reason);
 		if (!lo->found) {
-			finding(r, KP_FIND_NOTE, STEP_SASS, kn,
-				"no main loop in the original (%s): math not compared", lo->reason);
+			kp_validate_finding(r, KP_FIND_NOTE, STEP_SASS, kn,
+					    "no main loop in the original (%s): math not compared",
+					    lo->reason);
 		} else {
 			char msg[256];
 			if (!kp_sass_math_equal(lo, lr, msg, sizeof(msg)))
-				finding(r, KP_FIND_ERROR, STEP_SASS, kn, "%s", msg);
+				kp_validate_finding(r, KP_FIND_ERROR, STEP_SASS, kn, "%s", msg);
 			int lb = lo->counts[KP_SC_LDL], ln = lr->counts[KP_SC_LDL];
 			int sb = lo->counts[KP_SC_STL], sn = lr->counts[KP_SC_STL];
 			if (ln > lb || sn > sb)
-				finding(r, KP_FIND_ERROR, STEP_SASS, kn,
+				kp_validate_finding(
+					r, KP_FIND_ERROR, STEP_SASS, kn,
 					"new local-memory traffic in the main loop: LDL %d -> %d, "
 					"STL %d -> %d",
 					lb, ln, sb, sn);
@@ -391,7 +322,7 @@ static void step_sass(kp_validate_result *r, const kp_validate_opts *o, const ch
 	char why[256];
 	if (disassemble(r, o, cubin_o, &so, why, sizeof(why)) != 0 ||
 	    disassemble(r, o, cubin_r, &sr, why, sizeof(why)) != 0) {
-		set_step(s, KP_STEP_SKIPPED, "%s", why);
+		kp_validate_set_step(s, KP_STEP_SKIPPED, "%s", why);
 		goto cleanup;
 	}
 	int judged = 0, unchanged = 0;
@@ -403,17 +334,18 @@ static void step_sass(kp_validate_result *r, const kp_validate_opts *o, const ch
 		judged++;
 		unchanged += k->unchanged;
 	}
-	if (first_error(r, STEP_SASS))
+	if (kp_validate_first_error(r, STEP_SASS))
 		fail_step(r, STEP_SASS);
 	else if (judged == 0)
-		set_step(s, KP_STEP_SKIPPED, "no kernel is present in both files");
+		kp_validate_set_step(s, KP_STEP_SKIPPED, "no kernel is present in both files");
 	else if (unchanged == judged)
-		set_step(s, KP_STEP_FAILED,
-			 "the SASS of every kernel is the same before and after: nothing was "
-			 "pipelined");
+		kp_validate_set_step(
+			s, KP_STEP_FAILED,
+			"the SASS of every kernel is the same before and after: nothing was "
+			"pipelined");
 	else
-		set_step(s, KP_STEP_PASSED, "%d kernel%s pipelined: loads overlap math",
-			 judged - unchanged, judged - unchanged == 1 ? "" : "s");
+		kp_validate_set_step(s, KP_STEP_PASSED, "%d kernel%s pipelined: loads overlap math",
+				     judged - unchanged, judged - unchanged == 1 ? "" : "s");
 cleanup:
 	kp_sass_release(&so);
 	kp_sass_release(&sr);
@@ -433,19 +365,19 @@ int kp_validate_static(kp_validate_result *out, const kp_validate_opts *o)
 					    "sanitizer"};
 	for (int i = 0; i < 5; i++) {
 		r->steps[i].name = names[i];
-		set_step(&r->steps[i], KP_STEP_SKIPPED, "%s", i < 2 ? "not run" : KP_VALIDATE_GPU_SKIP);
+		kp_validate_set_step(&r->steps[i], KP_STEP_SKIPPED, "%s",
+				     i < 2 ? "not run" : KP_VALIDATE_GPU_SKIP);
 	}
 
 	const kp_arch *a = r->target = kp_arch_find(o->arch);
 	/* nvcc wants sm_XX; "90" or "compute_90" name the table's entry. */
 	const char *nvcc_arch = strncmp(o->arch, "sm_", 3) == 0 ? o->arch : a ? a->name : o->arch;
 
-	const char *tmpdir = getenv("TMPDIR");
-	char *dir = kp_arena_printf(&r->arena, "%s/kpipe-validate-XXXXXX",
-				    tmpdir && *tmpdir ? tmpdir : "/tmp");
-	if (!mkdtemp(dir)) {
-		set_step(&r->steps[0], KP_STEP_FAILED, "cannot create a temporary directory in %s",
-			 tmpdir && *tmpdir ? tmpdir : "/tmp");
+	char *dir = kp_tempdir("validate");
+	if (!dir) {
+		kp_validate_set_step(&r->steps[0], KP_STEP_FAILED,
+				     "cannot create a temporary directory in %s",
+				     kp_tempdir_base());
 		return KP_VALIDATE_ETEMP;
 	}
 	char *cubin_o = kp_arena_printf(&r->arena, "%s/original.cubin", dir);
@@ -458,17 +390,17 @@ int kp_validate_static(kp_validate_result *out, const kp_validate_opts *o)
 	int rc = KP_VALIDATE_OK;
 	int eo = kp_resources_compile(&ro, &co, o->original, cubin_o), er;
 	if (eo == KP_RES_ENOTOOL) {
-		set_step(&r->steps[0], KP_STEP_FAILED, "%s", ro.error);
+		kp_validate_set_step(&r->steps[0], KP_STEP_FAILED, "%s", ro.error);
 		rc = KP_VALIDATE_ENOTOOL;
 		goto cleanup;
 	}
 	er = kp_resources_compile(&rr, &co, o->rewritten, cubin_r);
 	if (eo != KP_RES_OK || er != KP_RES_OK) {
 		const kp_resources *bad = eo != KP_RES_OK ? &ro : &rr;
-		set_step(&r->steps[0], KP_STEP_FAILED, "cannot compile %s: %s",
-			 eo != KP_RES_OK ? o->original : o->rewritten, bad->error);
+		kp_validate_set_step(&r->steps[0], KP_STEP_FAILED, "cannot compile %s: %s",
+				     eo != KP_RES_OK ? o->original : o->rewritten, bad->error);
 		r->compile_log = kp_arena_strdup(&r->arena, bad->log ? bad->log : "");
-		set_step(&r->steps[1], KP_STEP_SKIPPED, "no cubin: compilation failed");
+		kp_validate_set_step(&r->steps[1], KP_STEP_SKIPPED, "no cubin: compilation failed");
 		goto cleanup;
 	}
 
@@ -477,16 +409,15 @@ int kp_validate_static(kp_validate_result *out, const kp_validate_opts *o)
 	kp_resources_demangle(&rr, filt);
 	step_resources(r, &ro, &rr, o->kernel);
 	if (r->nkernels == 0)
-		set_step(&r->steps[1], KP_STEP_SKIPPED, "no kernel to judge");
+		kp_validate_set_step(&r->steps[1], KP_STEP_SKIPPED, "no kernel to judge");
 	else
 		step_sass(r, o, cubin_o, cubin_r);
 
 cleanup:
 	kp_resources_release(&ro);
 	kp_resources_release(&rr);
-	unlink(cubin_o);
-	unlink(cubin_r);
-	rmdir(dir);
+	kp_remove_tree(dir);
+	free(dir);
 	return rc;
 }
 
@@ -497,17 +428,6 @@ void kp_validate_result_release(kp_validate_result *r)
 	free(r->findings);
 	kp_arena_release(&r->arena);
 	memset(r, 0, sizeof(*r));
-}
-
-int kp_validate_exit_code(const kp_validate_result *r)
-{
-	int skipped = 0;
-	for (int i = 0; i < (r->gpu ? 5 : 2); i++) {
-		if (r->steps[i].status == KP_STEP_FAILED)
-			return 4;
-		skipped |= r->steps[i].status == KP_STEP_SKIPPED && !r->steps[i].not_requested;
-	}
-	return skipped ? 6 : 0;
 }
 
 /* ---- rendering -------------------------------------------------------- */

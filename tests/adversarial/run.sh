@@ -14,9 +14,8 @@
 # it again must change nothing.  A table (input, outcome, seconds) ends the
 # output; docs/reliability.md shows it.  Prints "N passed, N failed".
 set -uo pipefail
-root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-kpipe="${KPIPE:-$root/build/kpipe}"
-case "$kpipe" in /*) ;; *) kpipe="$PWD/$kpipe" ;; esac
+# shellcheck source=tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 in="$root/tests/adversarial/inputs"
 limit="${KPIPE_ADV_TIMEOUT:-60}"
 big_limit="${KPIPE_ADV_BIG_TIMEOUT:-180}"
@@ -29,23 +28,9 @@ if [ -z "$nvcc" ]; then
 		fi
 	done
 fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/kpipe-adversarial.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
+kp_tmpdir adversarial
 table=()
 cd "$root" || exit 1
-
-check() {
-	local what="$1"
-	shift
-	if "$@"; then
-		pass=$((pass + 1))
-	else
-		fail=$((fail + 1))
-		echo "FAIL: $what"
-	fi
-}
 
 # kp NAME SECONDS ARGS...: runs kpipe; sets rc, secs, and $tmp/NAME.out/.err.
 kp() {
@@ -282,5 +267,4 @@ for row in "${table[@]}"; do
 	echo "| $a | $b | $c |"
 done
 echo
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+kp_summary

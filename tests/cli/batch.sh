@@ -7,21 +7,9 @@
 # the others, the summary, --format json, and the exit codes.
 # Inputs: samples/ and tests/fixtures/cu/.  Prints "N passed, N failed".
 set -uo pipefail
-root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-kpipe="${KPIPE:-$root/build/kpipe}"
-case "$kpipe" in /*) ;; *) kpipe="$PWD/$kpipe" ;; esac
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/kpipe-batch.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-check() { # description, then a command that must succeed
-	local what="$1"
-	shift
-	if "$@"; then pass=$((pass + 1)); else
-		fail=$((fail + 1))
-		echo "FAIL: $what"
-	fi
-}
+# shellcheck source=tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+kp_tmpdir batch
 same() { cmp -s "$1" "$2"; }
 no_crash() { ! grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' "$1"; }
 
@@ -218,5 +206,4 @@ check "missing input: exit 3" test $? -eq 3
 check "missing input: named" grep -q 'no/such/dir' "$tmp/e"
 check "nothing created by the usage errors" test ! -e "$tmp/x"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+kp_summary

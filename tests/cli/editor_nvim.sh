@@ -7,25 +7,13 @@
 # preview.  Prints "SKIP: ..." and exits 77 without nvim (setup.sh
 # installs Debian's neovim).  Prints "N passed, N failed".
 set -uo pipefail
-root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-kpipe="${KPIPE:-$root/build/kpipe}"
-case "$kpipe" in /*) ;; *) kpipe="$PWD/$kpipe" ;; esac
+# shellcheck source=tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 if ! command -v nvim >/dev/null; then
 	echo "SKIP: nvim not installed (Debian package neovim; scripts/setup.sh installs it)"
 	exit 77
 fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/kpipe-nvim.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-check() {
-	local what="$1"
-	shift
-	if "$@"; then pass=$((pass + 1)); else
-		fail=$((fail + 1))
-		echo "FAIL: $what"
-	fi
-}
+kp_tmpdir nvim
 
 cp "$root/samples/matmul_guarded.cu" "$root/samples/matmul_guarded.launch.json" "$tmp/"
 cp "$root/samples/refused_smem_carry.cu" "$tmp/"
@@ -120,5 +108,4 @@ for float in 0 1; do
 done
 check "the input file was not modified" cmp -s "$tmp/original.cu" "$root/samples/matmul_guarded.cu"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+kp_summary

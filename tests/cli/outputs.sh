@@ -9,21 +9,9 @@
 # Tools that are missing are reported as skipped checks ("SKIP: ...").
 # Prints "N passed, N failed".
 set -uo pipefail
-root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-kpipe="${KPIPE:-$root/build/kpipe}"
-case "$kpipe" in /*) ;; *) kpipe="$PWD/$kpipe" ;; esac
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/kpipe-outputs.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-check() {
-	local what="$1"
-	shift
-	if "$@"; then pass=$((pass + 1)); else
-		fail=$((fail + 1))
-		echo "FAIL: $what"
-	fi
-}
+# shellcheck source=tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+kp_tmpdir outputs
 same() { cmp -s "$1" "$2"; }
 cd "$root" || exit 1
 
@@ -259,5 +247,4 @@ else
 	echo "SKIP: node not installed: the VS Code extension was not checked"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+kp_summary

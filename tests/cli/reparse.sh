@@ -14,21 +14,9 @@
 #     refused, and a correct rewrite still goes through.
 # Prints "N passed, N failed".
 set -uo pipefail
-root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-kpipe="${KPIPE:-$root/build/kpipe}"
-case "$kpipe" in /*) ;; *) kpipe="$PWD/$kpipe" ;; esac
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/kpipe-reparse.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-check() {
-	local what="$1"
-	shift
-	if "$@"; then pass=$((pass + 1)); else
-		fail=$((fail + 1))
-		echo "FAIL: $what"
-	fi
-}
+# shellcheck source=tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+kp_tmpdir reparse
 same() { cmp -s "$1" "$2"; }
 cd "$root" || exit 1
 src=samples/matmul_32x32.cu
@@ -123,5 +111,4 @@ for v in register cp-async; do
 	fi
 done
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+kp_summary

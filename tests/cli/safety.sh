@@ -19,23 +19,11 @@
 # chmod 0555, root and mount namespaces for tmpfs and read-only binds)
 # print "SKIP: ..." and do not fail.  Prints "N passed, N failed".
 set -uo pipefail
-root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-kpipe="${KPIPE:-$root/build/kpipe}"
-case "$kpipe" in /*) ;; *) kpipe="$PWD/$kpipe" ;; esac
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/kpipe-safety.XXXXXX")
-trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+# shellcheck source=tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+kp_tmpdir safety
 # how long to wait for the temporary file (kpipe may run under valgrind)
 wait_s="${SAFETY_WAIT_S:-300}"
-pass=0
-fail=0
-check() {
-	local what="$1"
-	shift
-	if "$@"; then pass=$((pass + 1)); else
-		fail=$((fail + 1))
-		echo "FAIL: $what"
-	fi
-}
 same() { cmp -s "$1" "$2"; }
 mode_of() { stat -c %a "$1"; }
 no_tmp() { ! find "$1" -name '.kpipe-tmp-*' | grep -q .; }
@@ -339,5 +327,4 @@ interrupt_batch() { # SIG --out-dir|-i
 interrupt_batch TERM --out-dir
 interrupt_batch INT -i
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+kp_summary

@@ -6,14 +6,10 @@
 # 124 (timeout) or >= 128, or a sanitizer report is a failure.
 # Prints "N passed, N failed".
 set -uo pipefail
-root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-kpipe="${KPIPE:-$root/build/kpipe}"
-case "$kpipe" in /*) ;; *) kpipe="$PWD/$kpipe" ;; esac
+# shellcheck source=tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 limit="${KPIPE_REGRESSION_TIMEOUT:-60}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/kpipe-fuzzreg.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
+kp_tmpdir fuzzreg
 
 # run NAME CMD...: the command must answer (0, 1 or 3) in time, cleanly.
 run() {

@@ -6,13 +6,12 @@
 # racecheck and synccheck.  Needs a CUDA GPU: elsewhere it prints a SKIP
 # line and exits 77, which CTest reports as skipped, never as passed.
 set -uo pipefail
-root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-kpipe="${KPIPE:-$root/build/kpipe}"
-if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+# shellcheck source=tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+if ! kp_have_gpu; then
 	echo "SKIP: no CUDA GPU on this machine (results from the H200 are in docs/benchmarks.md)"
 	exit 77
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+kp_tmpdir gpu-differential
 bash "$root/bench/make_variants.sh" "$tmp/out" "$kpipe" >/dev/null
 bash "$root/bench/run_gpu.sh" "$tmp/out/"

@@ -7,15 +7,14 @@
 # as kpipe runs about 100 times slower under valgrind).  Prints
 # "SKIP: ..." and exits 77 without a GPU.
 set -uo pipefail
-root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-kpipe="${KPIPE:-$root/build/kpipe}"
+# shellcheck source=tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 limit="${KPIPE_TUNE_LIMIT_S:-60}"
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
 	echo "SKIP: no GPU (nvidia-smi finds none): kpipe tune cannot be measured here"
 	exit 77
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+kp_tmpdir gpu-tune
 fail=0
 for name in matmul_32x32 wmma_fp16_64x64x32; do
 	cp "$root/samples/$name.cu" "$root/samples/$name.launch.json" "$tmp/"

@@ -16,22 +16,10 @@
 #   - rewriting the output again changes nothing (kp_stage_N is recognised).
 # Exit 77 (skipped) when nvcc is missing.
 set -uo pipefail
-root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-kpipe="${KPIPE:-$root/build/kpipe}"
-nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
-if [ ! -x "$nvcc" ]; then
-	echo "SKIP: nvcc not found"
-	exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL: $*"
-}
+# shellcheck source=tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+kp_find_nvcc
+kp_tmpdir nvcc-names
 warnings() { # file arch -> warnings without file/line prefixes
 	"$nvcc" -arch="$2" -c -o "$tmp/w.o" "$1" 2>&1 | grep -i warning | sed 's/^[^:]*([0-9]*): //' | sort
 }
@@ -93,5 +81,4 @@ for name in names_macro names_vars names_has_next names_two_loops; do
 		fi
 	done
 done
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+kp_summary

@@ -8,28 +8,16 @@
 # math count per iteration, no LDL/STL, no spills).
 # Exit 77 (skipped) when nvcc is missing.
 set -uo pipefail
-root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-kpipe="${KPIPE:-$root/build/kpipe}"
-nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
-if [ ! -x "$nvcc" ]; then
-	echo "SKIP: nvcc not found"
-	exit 77
-fi
+# shellcheck source=tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+kp_find_nvcc
 # Register-staged rewrites where ptxas issues the next tile's LDGs after
 # most of the math.  validate must report exactly that verdict for them;
 # any other outcome fails this test.  Empty since the prefetch ends with
 # __syncwarp() (transforms/reg_staging.c), which keeps ptxas from sinking
 # the loads of sgemm_128x128x8, matmul_ptr_bump and matmul_barrier_top.
 late_loads=" "
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL: $*"
-}
+kp_tmpdir nvcc-samples
 # Steps 1-2 of `kpipe validate` passed.  The GPU steps are tests/gpu's
 # business: --sizes tiny keeps them short where there is a GPU; without one
 # they are skipped and the run is incomplete (exit 6).
@@ -127,5 +115,4 @@ for name in matmul_32x32 sgemm_128x128x8 wmma_fp16_64x64x32 matmul_guarded int8_
 		fi
 	done
 done
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+kp_summary

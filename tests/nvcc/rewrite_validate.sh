@@ -6,27 +6,10 @@
 # keeps its output and says it failed, and the usage errors.
 # Exit 77 (skipped) when nvcc is missing.
 set -uo pipefail
-root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-kpipe="${KPIPE:-$root/build/kpipe}"
-nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
-if [ ! -x "$nvcc" ]; then
-	echo "SKIP: nvcc not found"
-	exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-pass=0
-check() { # check DESCRIPTION COMMAND...: COMMAND must succeed
-	local what="$1"
-	shift
-	if "$@"; then
-		pass=$((pass + 1))
-	else
-		echo "FAIL: $what"
-		fail=$((fail + 1))
-	fi
-}
+# shellcheck source=tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+kp_find_nvcc
+kp_tmpdir nvcc-rewrite-validate
 
 cp "$root/samples/matmul_32x32.cu" "$root/samples/matmul_32x32.launch.json" "$tmp/"
 # samples/sgemm_128x128x8.cu under __launch_bounds__(256, 3), which caps
@@ -91,5 +74,4 @@ check "--validate from stdin is a usage error" test $? = 2
 check "--sanitize without --validate is a usage error" test $? = 2
 check "usage errors wrote nothing" test ! -e "$tmp/u.cu"
 
-echo "rewrite_validate: $pass passed, $fail failed"
-[ $fail = 0 ]
+kp_summary rewrite_validate

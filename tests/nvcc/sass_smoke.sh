@@ -9,7 +9,8 @@
 # wording and figures that do not depend on the nvcc version, except where
 # noted (register counts of CUDA 13.0 for the cliff case).
 set -u
-root=${KPIPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+# shellcheck source=tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 fx=$root/tests/fixtures/sass
 
 if ! command -v nvcc >/dev/null 2>&1 &&
@@ -20,8 +21,7 @@ if ! command -v nvcc >/dev/null 2>&1 &&
 	exit 77
 fi
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+kp_tmpdir nvcc-sass-smoke
 
 if [ -n "${KPIPE:-}" ] && [ -x "$KPIPE" ] && "$KPIPE" validate --help >/dev/null 2>&1; then
 	validate() { "$KPIPE" validate "$@"; }
@@ -32,7 +32,7 @@ else
 	if ! "$cc" -std=c11 -Wall -Wextra -Werror -I"$root/src" \
 		-I"${KPIPE_BUILD_DIR:-$root/build}/generated" -o "$tmp/validate" \
 		"$root/tests/nvcc/validate_driver.c" \
-		"$root"/src/{cmd_validate,validate,resources,sass,arch,cuda_env,util,gpu_gen,gpu_run}.c \
+		"$root"/src/{cmd_validate,validate,validate_result,resources,sass,arch,cuda_env,util,proc,safe_write,gpu_gen,gpu_run,events}.c \
 		-lcjson -ldl 2>"$tmp/build.log"; then
 		cat "$tmp/build.log"
 		echo "FAIL: cannot build the validate driver"

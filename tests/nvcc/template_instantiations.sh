@@ -14,27 +14,15 @@
 # The inputs are those of the golden cases tests/golden/cases/*template_*.
 # Exit 77 (skipped) when nvcc is missing.
 set -uo pipefail
-root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-kpipe="${KPIPE:-$root/build/kpipe}"
-nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
-if [ ! -x "$nvcc" ]; then
-	echo "SKIP: nvcc not found"
-	exit 77
-fi
+# shellcheck source=tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+kp_find_nvcc
 cases="$root/tests/golden/cases"
 fit="$cases/analyze-template_tiles_fit/kernel.cu"
 typed="$cases/analyze-template_typename/kernel.cu"
 over="$cases/analyze-template_tile_over_budget/kernel.cu"
 over_swapped="$cases/analyze-template_tile_over_budget_swapped/kernel.cu"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL: $*"
-}
+kp_tmpdir nvcc-templates
 
 # rewrite SRC NAME [kpipe options...]: rewrite, then compile for sm_80/sm_90
 compiles() {
@@ -91,5 +79,4 @@ refused "$over" over-cp-async "for instantiation <64>: .*kpipe-smem-over-limit" 
 # the original of the over-budget kernel compiles: only the rewrite would not
 if "$nvcc" -arch=sm_90 -c -o "$tmp/o.o" "$over" 2>"$tmp/nv"; then ok; else bad "over: the original does not compile: $(head -c 300 "$tmp/nv")"; fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+kp_summary

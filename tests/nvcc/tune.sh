@@ -6,27 +6,10 @@
 # GPU the GPU part is tests/gpu/tune.sh.
 # Exit 77 (skipped) when nvcc is missing.
 set -uo pipefail
-root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-kpipe="${KPIPE:-$root/build/kpipe}"
-nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
-if [ ! -x "$nvcc" ]; then
-	echo "SKIP: nvcc not found"
-	exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-pass=0
-check() {
-	local what="$1"
-	shift
-	if "$@"; then
-		pass=$((pass + 1))
-	else
-		echo "FAIL: $what"
-		fail=$((fail + 1))
-	fi
-}
+# shellcheck source=tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+kp_find_nvcc
+kp_tmpdir nvcc-tune
 has_gpu=0
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
 	has_gpu=1
@@ -102,5 +85,4 @@ check "--variant is not a tune option: exit 2" test $? = 2
 check "missing input: exit 3" test $? = 3
 check "usage errors wrote nothing" test ! -e "$tmp/x.cu"
 
-echo "tune: $pass passed, $fail failed"
-[ $fail = 0 ]
+kp_summary tune

@@ -7,25 +7,17 @@
 # must be 6; on a machine with a GPU, step 3 must pass instead.
 # Needs nvcc (exit 77 without it).
 set -uo pipefail
-root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-kpipe="${KPIPE:-$root/build/kpipe}"
+# shellcheck source=tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 if ! command -v nvcc >/dev/null 2>&1 && ! [ -x /usr/local/cuda/bin/nvcc ]; then
 	echo "SKIP: nvcc not found"
 	exit 77
 fi
 gpu=0
-if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+if kp_have_gpu; then
 	gpu=1
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL: $*"
-}
+kp_tmpdir nvcc-gpu-gen
 # want FILE PATTERN: a fixed string in the report
 want() { if grep -qF -- "$2" "$1"; then ok; else bad "missing '$2' in $1"; sed 's/^/    /' "$1" | head -40; fi; }
 
@@ -148,5 +140,4 @@ want "$tmp/o" "step 5  sanitizer  SKIPPED: no launch description (see step 3)"
 "$kpipe" validate "$tmp/nospec.cu" "$fx/cp_async.cu" --no-sanitize >"$tmp/o" 2>&1
 want "$tmp/o" "step 5  sanitizer  SKIPPED: not requested (--no-sanitize)"
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+kp_summary

@@ -5,7 +5,8 @@
  * splitting and merging), with round trips through patch -p1 and
  * git apply when those tools are installed.
  */
-#define _GNU_SOURCE
+#include "kp_test.h"
+
 #include "edit.h"
 #include "util.h"
 
@@ -733,44 +734,18 @@ Test(diff, crlf_lines_are_kept_verbatim)
 
 /* --- round trips through patch -p1 and git apply ------------------------------ */
 
-static char tmpdir[64];
-
-static void make_tmpdir(void)
-{
-	strcpy(tmpdir, "/tmp/kpipe-test-edit-XXXXXX");
-	cr_assert_not_null(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void)
-{
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	cr_expect_eq(system(cmd), 0);
-}
-
-static int have_tool(const char *name)
-{
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", name);
-	return system(cmd) == 0;
-}
-
 static void write_at(const char *rel, const char *data, size_t len)
 {
-	char path[256];
-	snprintf(path, sizeof(path), "%s/%s", tmpdir, rel);
-	FILE *fp = fopen(path, "wb");
-	cr_assert_not_null(fp, "cannot create %s", path);
-	cr_assert_eq(fwrite(data, 1, len, fp), len);
-	cr_assert_eq(fclose(fp), 0);
+	char *path = kp_test_path(rel);
+	kp_test_write(path, data, len);
+	free(path);
 }
 
 static char *read_at(const char *rel, size_t *len)
 {
-	char path[256];
-	snprintf(path, sizeof(path), "%s/%s", tmpdir, rel);
-	char *s = NULL;
-	cr_assert_eq(kp_read_file(path, &s, len), 0, "cannot read %s", path);
+	char *path = kp_test_path(rel);
+	char *s = kp_test_read(path, len);
+	free(path);
 	return s;
 }
 
@@ -780,18 +755,17 @@ static char *read_at(const char *rel, size_t *len)
 static void round_trip(const char *a, size_t alen, const char *b, size_t blen, const char *cmd,
 		       char **log)
 {
-	char dir[128];
-	snprintf(dir, sizeof(dir), "%s/tree/src", tmpdir);
-	char mk[256];
-	snprintf(mk, sizeof(mk), "rm -rf '%s/tree' && mkdir -p '%s'", tmpdir, dir);
-	cr_assert_eq(system(mk), 0);
+	kp_strbuf sh = KP_STRBUF_INIT;
+	kp_strbuf_addf(&sh, "rm -rf '%s/tree' && mkdir -p '%s/tree/src'", kp_test_dir, kp_test_dir);
+	cr_assert_eq(system(kp_strbuf_str(&sh)), 0);
+	kp_strbuf_release(&sh);
 	write_at("tree/src/k.cu", a, alen);
 	char *d = kp_diff("a/src/k.cu", a, alen, "b/src/k.cu", b, blen);
 	write_at("p.diff", d, strlen(d));
 	free(d);
-	char run[512];
-	snprintf(run, sizeof(run), "cd '%s/tree' && %s < ../p.diff > ../log 2>&1", tmpdir, cmd);
-	int rc = system(run);
+	kp_strbuf_addf(&sh, "cd '%s/tree' && %s < ../p.diff > ../log 2>&1", kp_test_dir, cmd);
+	int rc = system(kp_strbuf_str(&sh));
+	kp_strbuf_release(&sh);
 	size_t ll;
 	*log = read_at("log", &ll);
 	cr_assert_eq(rc, 0, "'%s' failed:\n%s", cmd, *log);
@@ -854,9 +828,9 @@ static void fuzz_round_trips(const char *cmd)
 	free(base);
 }
 
-Test(diff_round_trip, patch_p1, .init = make_tmpdir, .fini = remove_tmpdir)
+Test(diff_round_trip, patch_p1, .init = kp_test_tmpdir_make, .fini = kp_test_tmpdir_remove)
 {
-	if (!have_tool("patch"))
+	if (!kp_test_have_tool("patch"))
 		cr_skip("patch is not installed");
 	char *a = numbered(40);
 	char *b = two_changes(40, 3, 30);
@@ -867,9 +841,10 @@ Test(diff_round_trip, patch_p1, .init = make_tmpdir, .fini = remove_tmpdir)
 	free(b);
 }
 
-Test(diff_round_trip, patch_p1_no_final_newline, .init = make_tmpdir, .fini = remove_tmpdir)
+Test(diff_round_trip, patch_p1_no_final_newline, .init = kp_test_tmpdir_make,
+     .fini = kp_test_tmpdir_remove)
 {
-	if (!have_tool("patch"))
+	if (!kp_test_have_tool("patch"))
 		cr_skip("patch is not installed");
 	const char *a = "one\ntwo\nthree";
 	const char *b = "one\nTWO\nthree\nfour";
@@ -881,16 +856,17 @@ Test(diff_round_trip, patch_p1_no_final_newline, .init = make_tmpdir, .fini = re
 	free(log);
 }
 
-Test(diff_round_trip, patch_p1_many_edits, .init = make_tmpdir, .fini = remove_tmpdir)
+Test(diff_round_trip, patch_p1_many_edits, .init = kp_test_tmpdir_make,
+     .fini = kp_test_tmpdir_remove)
 {
-	if (!have_tool("patch"))
+	if (!kp_test_have_tool("patch"))
 		cr_skip("patch is not installed");
 	fuzz_round_trips("patch -p1 --batch");
 }
 
-Test(diff_round_trip, git_apply, .init = make_tmpdir, .fini = remove_tmpdir)
+Test(diff_round_trip, git_apply, .init = kp_test_tmpdir_make, .fini = kp_test_tmpdir_remove)
 {
-	if (!have_tool("git"))
+	if (!kp_test_have_tool("git"))
 		cr_skip("git is not installed");
 	char *a = numbered(40);
 	char *b = two_changes(40, 3, 30);
@@ -901,18 +877,19 @@ Test(diff_round_trip, git_apply, .init = make_tmpdir, .fini = remove_tmpdir)
 	free(b);
 }
 
-Test(diff_round_trip, git_apply_many_edits, .init = make_tmpdir, .fini = remove_tmpdir)
+Test(diff_round_trip, git_apply_many_edits, .init = kp_test_tmpdir_make,
+     .fini = kp_test_tmpdir_remove)
 {
-	if (!have_tool("git"))
+	if (!kp_test_have_tool("git"))
 		cr_skip("git is not installed");
 	fuzz_round_trips("git apply -");
 }
 
 /* Strict: no fuzz allowed (see KP_DIFF_CONTEXT_FIXED). */
-Test(diff_round_trip, patch_without_fuzz, .init = make_tmpdir, .fini = remove_tmpdir,
-     .disabled = !KP_DIFF_CONTEXT_FIXED)
+Test(diff_round_trip, patch_without_fuzz, .init = kp_test_tmpdir_make,
+     .fini = kp_test_tmpdir_remove, .disabled = !KP_DIFF_CONTEXT_FIXED)
 {
-	if (!have_tool("patch"))
+	if (!kp_test_have_tool("patch"))
 		cr_skip("patch is not installed");
 	fuzz_round_trips("patch -p1 --batch --fuzz=0");
 }

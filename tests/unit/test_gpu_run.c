@@ -7,25 +7,19 @@
  * timing noise and slowdown), compute-sanitizer reports, the embedded
  * harness source, and `kpipe validate`'s option errors.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
+#include "kp_test.h"
+
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "gpu_gen.h"
 #include "gpu_run.h"
 #include "util.h"
 #include "validate.h"
-
-#ifndef KPIPE_SOURCE_DIR
-#define KPIPE_SOURCE_DIR "."
-#endif
 
 /* ---- launch descriptions --------------------------------------------- */
 
@@ -361,8 +355,7 @@ Test(generate, launch_override)
 
 Test(generate, embedded_harness_is_bench_main)
 {
-	char *text = NULL;
-	cr_assert_eq(kp_read_file(KPIPE_SOURCE_DIR "/bench/harness/bench_main.cu", &text, NULL), 0);
+	char *text = kp_test_read(KPIPE_SOURCE_DIR "/bench/harness/bench_main.cu", NULL);
 	cr_assert_str_eq(kp_gpu_harness_source(), text);
 	cr_assert(strstr(text, "#include \"kpipe_bench_spec.h\""));
 	free(text);
@@ -731,7 +724,7 @@ static int run_validate(const char *const *args)
 
 #define SAMPLE KPIPE_SOURCE_DIR "/samples/matmul_32x32.cu"
 
-Test(options, errors)
+Test(options, errors, .init = kp_test_tmpdir_make, .fini = kp_test_tmpdir_remove)
 {
 	cr_assert_eq(run_validate((const char *[]){NULL}), 2);
 	cr_assert_eq(run_validate((const char *[]){SAMPLE, NULL}), 2);
@@ -746,13 +739,10 @@ Test(options, errors)
 		run_validate((const char *[]){SAMPLE, SAMPLE, "--spec", "/nonexistent.json", NULL}),
 		3);
 	cr_assert_eq(run_validate((const char *[]){SAMPLE, "/nonexistent.cu", NULL}), 3);
-	char path[] = "/tmp/kpipe-test-spec-XXXXXX";
-	int fd = mkstemp(path);
-	cr_assert_geq(fd, 0);
-	cr_assert_eq(write(fd, "{\"kernel\": 1}", 13), 13);
-	close(fd);
+	char *path = kp_test_path("bad.launch.json");
+	kp_test_write(path, "{\"kernel\": 1}", 13);
 	cr_assert_eq(run_validate((const char *[]){SAMPLE, SAMPLE, "--spec", path, NULL}), 3);
-	unlink(path);
+	free(path);
 }
 
 Test(options, help) { cr_assert_eq(run_validate((const char *[]){"--help", NULL}), 0); }

@@ -4,31 +4,22 @@
  * warning keys, the occupancy-cliff message, and kp_resources_compile with
  * stand-in compilers (shell scripts), so no CUDA is needed.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
+#include "kp_test.h"
+
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "arch.h"
 #include "resources.h"
 #include "util.h"
 
-#ifndef KPIPE_SOURCE_DIR
-#define KPIPE_SOURCE_DIR "."
-#endif
-#define FIXTURES KPIPE_SOURCE_DIR "/tests/fixtures/sass/"
+#define FIXTURES KP_TEST_FIXTURES "sass/"
 
 static void parse_fixture(kp_resources *r, const char *name)
 {
-	char *text = NULL;
-	char path[1024];
-	snprintf(path, sizeof(path), FIXTURES "%s", name);
-	cr_assert_eq(kp_read_file(path, &text, NULL), 0, "cannot read %s", path);
+	char *text = kp_test_fixture("sass", name);
 	memset(r, 0, sizeof(*r));
 	kp_resources_parse(r, text);
 	free(text);
@@ -201,34 +192,16 @@ Test(resources_cliff, shared_memory_cliff)
 
 /* ---- running the compiler --------------------------------------------- */
 
-static char tooldir[256];
-
+/* An executable stand-in for a tool in the test's directory. */
 static char *script(const char *name, const char *body)
 {
-	if (!tooldir[0]) {
-		snprintf(tooldir, sizeof(tooldir), "%s/kpipe-test-XXXXXX",
-			 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-		cr_assert_not_null(mkdtemp(tooldir));
-	}
-	char *path = NULL;
-	cr_assert_geq(asprintf(&path, "%s/%s", tooldir, name), 0);
-	FILE *fp = fopen(path, "w");
-	cr_assert_not_null(fp);
-	fputs(body, fp);
-	fclose(fp);
-	cr_assert_eq(chmod(path, 0755), 0);
+	char *path = kp_test_path(name);
+	kp_test_write_script(path, body);
 	return path;
 }
 
-static void cleanup_script(char *path)
-{
-	unlink(path);
-	free(path);
-	rmdir(tooldir);
-	tooldir[0] = '\0';
-}
-
-Test(resources_compile, replays_the_report_and_passes_arguments)
+Test(resources_compile, replays_the_report_and_passes_arguments, .init = kp_test_tmpdir_make,
+     .fini = kp_test_tmpdir_remove)
 {
 	/* prints its arguments, then the captured report */
 	char *nvcc =
@@ -246,10 +219,11 @@ Test(resources_compile, replays_the_report_and_passes_arguments)
 	cr_assert_eq(r.nkernels, 1);
 	cr_assert_eq(r.kernels[0].registers, 32);
 	kp_resources_release(&r);
-	cleanup_script(nvcc);
+	free(nvcc);
 }
 
-Test(resources_compile, failure_reports_the_first_error)
+Test(resources_compile, failure_reports_the_first_error, .init = kp_test_tmpdir_make,
+     .fini = kp_test_tmpdir_remove)
 {
 	char *nvcc = script(
 		"nvcc",
@@ -266,7 +240,7 @@ Test(resources_compile, failure_reports_the_first_error)
 			 "nvcc exited with 2: x.cu(7): error: identifier \"tile\" is undefined");
 	cr_assert_eq(r.nwarnings, 1);
 	kp_resources_release(&r);
-	cleanup_script(nvcc);
+	free(nvcc);
 }
 
 Test(resources_compile, missing_compiler)

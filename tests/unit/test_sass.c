@@ -5,35 +5,21 @@
  * static steps end to end with stand-in tools (shell scripts that replay the
  * captured ptxas and cuobjdump output), so no CUDA is needed.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
+#include "kp_test.h"
+
 #include <criterion/criterion.h>
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "sass.h"
 #include "util.h"
 #include "validate.h"
 
-#ifndef KPIPE_SOURCE_DIR
-#define KPIPE_SOURCE_DIR "."
-#endif
-#define FIXTURES KPIPE_SOURCE_DIR "/tests/fixtures/sass/"
+#define FIXTURES KP_TEST_FIXTURES "sass/"
 
-static char *fixture_text(const char *name)
-{
-	char *text = NULL;
-	char path[1024];
-	snprintf(path, sizeof(path), FIXTURES "%s", name);
-	int rc = kp_read_file(path, &text, NULL);
-	cr_assert_eq(rc, 0, "cannot read %s", path);
-	return text;
-}
+static char *fixture_text(const char *name) { return kp_test_fixture("sass", name); }
 
 /* Parses a fixture and finds the main loop of its first function. */
 static void load(kp_sass *s, kp_sass_loop *l, const char *name)
@@ -462,43 +448,31 @@ Test(sass_excerpt, trimmed_to_max_lines)
 
 /* ---- validate, steps 1-2, with stand-in tools ------------------------- */
 
-static char tooldir[256];
-static char fake_nvcc[300], fake_cuobjdump[300];
-
-static void write_script(const char *path, const char *body)
-{
-	FILE *fp = fopen(path, "w");
-	cr_assert_not_null(fp, "%s", path);
-	fputs(body, fp);
-	fclose(fp);
-	cr_assert_eq(chmod(path, 0755), 0);
-}
+static char *fake_nvcc, *fake_cuobjdump;
 
 /* nvcc replays X.ptxas.txt for X.cu and writes the name of X.sass into the
  * "cubin"; cuobjdump prints the file named in the cubin. */
 static void make_tools(void)
 {
-	snprintf(tooldir, sizeof(tooldir), "%s/kpipe-test-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	cr_assert_not_null(mkdtemp(tooldir));
-	snprintf(fake_nvcc, sizeof(fake_nvcc), "%s/nvcc", tooldir);
-	snprintf(fake_cuobjdump, sizeof(fake_cuobjdump), "%s/cuobjdump", tooldir);
-	write_script(fake_nvcc, "#!/bin/sh\n"
-				"out= src=\n"
-				"while [ $# -gt 0 ]; do\n"
-				"  case \"$1\" in -o) out=$2; shift ;; *) src=$1 ;; esac\n"
-				"  shift\n"
-				"done\n"
-				"cat \"${src%.cu}.ptxas.txt\" || exit 1\n"
-				"echo \"${src%.cu}.sass\" > \"$out\"\n");
-	write_script(fake_cuobjdump, "#!/bin/sh\nexec cat \"$(cat \"$2\")\"\n");
+	kp_test_tmpdir_make();
+	fake_nvcc = kp_test_path("nvcc");
+	fake_cuobjdump = kp_test_path("cuobjdump");
+	kp_test_write_script(fake_nvcc, "#!/bin/sh\n"
+					"out= src=\n"
+					"while [ $# -gt 0 ]; do\n"
+					"  case \"$1\" in -o) out=$2; shift ;; *) src=$1 ;; esac\n"
+					"  shift\n"
+					"done\n"
+					"cat \"${src%.cu}.ptxas.txt\" || exit 1\n"
+					"echo \"${src%.cu}.sass\" > \"$out\"\n");
+	kp_test_write_script(fake_cuobjdump, "#!/bin/sh\nexec cat \"$(cat \"$2\")\"\n");
 }
 
 static void remove_tools(void)
 {
-	unlink(fake_nvcc);
-	unlink(fake_cuobjdump);
-	rmdir(tooldir);
+	free(fake_nvcc);
+	free(fake_cuobjdump);
+	kp_test_tmpdir_remove();
 }
 
 static int validate(kp_validate_result *r, const char *orig, const char *rew, int threads,

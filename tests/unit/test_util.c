@@ -1,10 +1,13 @@
 /*
  * test_util.c - the shared helpers (string buffer, arena, file reading,
- * atomic writes, running tools) and the CUDA toolkit finder, which must pass
+ * temporary directories, atomic writes, running tools: proc.c) and the
+ * CUDA toolkit finder, which must pass
  * whether or not this machine has nvcc.
  */
-#define _GNU_SOURCE
+#include "kp_test.h"
+
 #include "cuda_env.h"
+#include "proc.h"
 #include "util.h"
 
 #include <criterion/criterion.h>
@@ -17,38 +20,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* A fresh directory per test; Criterion runs each test in its own process. */
-static char tmpdir[64];
-
-static void make_tmpdir(void)
-{
-	strcpy(tmpdir, "/tmp/kpipe-test-XXXXXX");
-	cr_assert_not_null(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void)
-{
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	cr_expect_eq(system(cmd), 0);
-}
-
-static char *tmp_path(const char *name)
-{
-	kp_strbuf sb = KP_STRBUF_INIT;
-	kp_strbuf_addf(&sb, "%s/%s", tmpdir, name);
-	return kp_strbuf_detach(&sb);
-}
-
-static void write_script(const char *path, const char *body)
-{
-	FILE *fp = fopen(path, "w");
-	cr_assert_not_null(fp, "cannot create %s", path);
-	fputs(body, fp);
-	fclose(fp);
-	cr_assert_eq(chmod(path, 0755), 0);
-}
 
 /* --- strbuf ------------------------------------------------------------- */
 
@@ -143,19 +114,19 @@ Test(arena, strings)
 
 /* --- files -------------------------------------------------------------- */
 
-Test(files, read_missing_and_directory, .init = make_tmpdir, .fini = remove_tmpdir)
+Test(files, read_missing_and_directory, .init = kp_test_tmpdir_make, .fini = kp_test_tmpdir_remove)
 {
 	char *out = NULL;
-	char *missing = tmp_path("missing.cu");
+	char *missing = kp_test_path("missing.cu");
 	cr_expect_eq(kp_read_file(missing, &out, NULL), -ENOENT);
-	cr_expect_eq(kp_read_file(tmpdir, &out, NULL), -EISDIR);
+	cr_expect_eq(kp_read_file(kp_test_dir, &out, NULL), -EISDIR);
 	cr_expect_null(out);
 	free(missing);
 }
 
-Test(files, atomic_write_then_read, .init = make_tmpdir, .fini = remove_tmpdir)
+Test(files, atomic_write_then_read, .init = kp_test_tmpdir_make, .fini = kp_test_tmpdir_remove)
 {
-	char *path = tmp_path("out.cu");
+	char *path = kp_test_path("out.cu");
 	const char data[] = "__global__ void k(void) {}\n";
 	cr_assert_eq(kp_write_file_atomic(path, data, strlen(data)), 0);
 	char *back = NULL;
@@ -174,9 +145,9 @@ Test(files, atomic_write_then_read, .init = make_tmpdir, .fini = remove_tmpdir)
 	free(path);
 }
 
-Test(files, atomic_write_keeps_mode, .init = make_tmpdir, .fini = remove_tmpdir)
+Test(files, atomic_write_keeps_mode, .init = kp_test_tmpdir_make, .fini = kp_test_tmpdir_remove)
 {
-	char *path = tmp_path("script.cu");
+	char *path = kp_test_path("script.cu");
 	cr_assert_eq(kp_write_file_atomic(path, "old\n", 4), 0);
 	cr_assert_eq(chmod(path, 0751), 0);
 	cr_assert_eq(kp_write_file_atomic(path, "new contents\n", 13), 0);
@@ -190,28 +161,30 @@ Test(files, atomic_write_keeps_mode, .init = make_tmpdir, .fini = remove_tmpdir)
 	free(path);
 }
 
-Test(files, atomic_write_leaves_no_temporaries, .init = make_tmpdir, .fini = remove_tmpdir)
+Test(files, atomic_write_leaves_no_temporaries, .init = kp_test_tmpdir_make,
+     .fini = kp_test_tmpdir_remove)
 {
-	char *path = tmp_path("a.cu");
+	char *path = kp_test_path("a.cu");
 	for (int i = 0; i < 5; i++)
 		cr_assert_eq(kp_write_file_atomic(path, "x", 1), 0);
 	char cmd[160];
-	snprintf(cmd, sizeof(cmd), "test \"$(ls -A '%s')\" = a.cu", tmpdir);
-	cr_expect_eq(system(cmd), 0, "temporary files left in %s", tmpdir);
+	snprintf(cmd, sizeof(cmd), "test \"$(ls -A '%s')\" = a.cu", kp_test_dir);
+	cr_expect_eq(system(cmd), 0, "temporary files left in %s", kp_test_dir);
 	free(path);
 }
 
-Test(files, atomic_write_into_missing_directory_fails, .init = make_tmpdir, .fini = remove_tmpdir)
+Test(files, atomic_write_into_missing_directory_fails, .init = kp_test_tmpdir_make,
+     .fini = kp_test_tmpdir_remove)
 {
-	char *path = tmp_path("no/such/dir/a.cu");
+	char *path = kp_test_path("no/such/dir/a.cu");
 	cr_expect_lt(kp_write_file_atomic(path, "x", 1), 0);
 	free(path);
 }
 
-Test(files, atomic_write_like_takes_the_mode_of_another_file, .init = make_tmpdir,
-     .fini = remove_tmpdir)
+Test(files, atomic_write_like_takes_the_mode_of_another_file, .init = kp_test_tmpdir_make,
+     .fini = kp_test_tmpdir_remove)
 {
-	char *orig = tmp_path("k.cu"), *bak = tmp_path("k.cu.orig");
+	char *orig = kp_test_path("k.cu"), *bak = kp_test_path("k.cu.orig");
 	cr_assert_eq(kp_write_file_atomic(orig, "src\n", 4), 0);
 	cr_assert_eq(chmod(orig, 0640), 0);
 	cr_assert_eq(kp_write_file_atomic_like(bak, "src\n", 4, orig), 0);
@@ -222,9 +195,10 @@ Test(files, atomic_write_like_takes_the_mode_of_another_file, .init = make_tmpdi
 	free(bak);
 }
 
-Test(files, atomic_write_through_a_symlink, .init = make_tmpdir, .fini = remove_tmpdir)
+Test(files, atomic_write_through_a_symlink, .init = kp_test_tmpdir_make,
+     .fini = kp_test_tmpdir_remove)
 {
-	char *target = tmp_path("real.cu"), *link = tmp_path("link.cu");
+	char *target = kp_test_path("real.cu"), *link = kp_test_path("link.cu");
 	cr_assert_eq(kp_write_file_atomic(target, "old\n", 4), 0);
 	cr_assert_eq(symlink("real.cu", link), 0);
 	cr_assert_eq(kp_write_file_atomic(link, "new\n", 4), 0);
@@ -242,10 +216,10 @@ Test(files, atomic_write_through_a_symlink, .init = make_tmpdir, .fini = remove_
 /* A file-size limit makes the write fail with EFBIG (SIGXFSZ is ignored
  * while writing) and leaves the destination and the directory as they were.
  * Criterion runs each test in its own process: the limit stays there. */
-Test(files, atomic_write_over_the_size_limit_fails_cleanly, .init = make_tmpdir,
-     .fini = remove_tmpdir)
+Test(files, atomic_write_over_the_size_limit_fails_cleanly, .init = kp_test_tmpdir_make,
+     .fini = kp_test_tmpdir_remove)
 {
-	char *path = tmp_path("a.cu");
+	char *path = kp_test_path("a.cu");
 	cr_assert_eq(kp_write_file_atomic(path, "old\n", 4), 0);
 	struct rlimit rl = {1024, 1024};
 	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
@@ -257,8 +231,8 @@ Test(files, atomic_write_over_the_size_limit_fails_cleanly, .init = make_tmpdir,
 	cr_expect_str_eq(back, "old\n");
 	free(back);
 	char cmd[160];
-	snprintf(cmd, sizeof(cmd), "test \"$(ls -A '%s')\" = a.cu", tmpdir);
-	cr_expect_eq(system(cmd), 0, "temporary files left in %s", tmpdir);
+	snprintf(cmd, sizeof(cmd), "test \"$(ls -A '%s')\" = a.cu", kp_test_dir);
+	cr_expect_eq(system(cmd), 0, "temporary files left in %s", kp_test_dir);
 	free(path);
 }
 
@@ -299,6 +273,150 @@ Test(run_capture, large_output)
 	cr_assert_not_null(out);
 	cr_expect_not_null(strstr(out, "line19999\n"));
 	free(out);
+}
+
+/* --- proc --------------------------------------------------------------- */
+
+Test(proc, files_status_and_stdin, .init = kp_test_tmpdir_make, .fini = kp_test_tmpdir_remove)
+{
+	char *out = kp_test_path("out"), *err = kp_test_path("err");
+	char *argv[] = {"sh", "-c", "echo o; echo e >&2; cat; exit 5", NULL};
+	kp_proc p;
+	kp_proc_opts o = {.out_path = out, .err_path = err, .stdin_null = 1};
+	cr_assert_eq(kp_proc_run(&p, argv, &o), 0);
+	cr_expect_eq(p.status, 5);
+	cr_expect_eq(p.signal, 0);
+	cr_expect_not(p.timed_out);
+	cr_expect_null(p.output);
+	char *text = NULL;
+	cr_assert_eq(kp_read_file(out, &text, NULL), 0);
+	cr_expect_str_eq(text, "o\n");
+	free(text);
+	cr_assert_eq(kp_read_file(err, &text, NULL), 0);
+	cr_expect_str_eq(text, "e\n");
+	free(text);
+	free(out);
+	free(err);
+}
+
+Test(proc, a_missing_program_exits_127_and_says_so)
+{
+	char *argv[] = {"kpipe-no-such-program-xyz", NULL};
+	kp_proc p;
+	cr_assert_eq(kp_proc_run(&p, argv, NULL), 0);
+	cr_expect_eq(p.status, 127);
+	cr_assert_not_null(p.output);
+	cr_expect(strstr(p.output, "cannot run kpipe-no-such-program-xyz"), "%s", p.output);
+	free(p.output);
+}
+
+Test(proc, a_signal_is_128_plus_it)
+{
+	char *argv[] = {"sh", "-c", "kill -TERM $$", NULL};
+	kp_proc p;
+	cr_assert_eq(kp_proc_run(&p, argv, NULL), 0);
+	cr_expect_eq(p.status, 128 + 15);
+	cr_expect_eq(p.signal, 15);
+	free(p.output);
+}
+
+/* The time limit kills the program and what it started (a sleeping child
+ * that would keep the pipe open). */
+Test(proc, time_limit_kills_the_group)
+{
+	char *argv[] = {"sh", "-c", "echo started; sleep 30 & sleep 30", NULL};
+	kp_proc p;
+	kp_proc_opts o = {.timeout_s = 1};
+	cr_assert_eq(kp_proc_run(&p, argv, &o), 0);
+	cr_expect(p.timed_out);
+	cr_expect_eq(p.status, 128 + 9);
+	cr_expect_lt(p.seconds, 10);
+	cr_expect_str_eq(p.output, "started\n");
+	free(p.output);
+}
+
+Test(proc, side_by_side)
+{
+	char *a[] = {"sh", "-c", "sleep 1; echo a", NULL};
+	char *b[] = {"sh", "-c", "echo b; exit 2", NULL};
+	kp_proc p[2];
+	cr_assert_eq(kp_proc_start(&p[0], a, NULL), 0);
+	cr_assert_eq(kp_proc_start(&p[1], b, NULL), 0);
+	kp_proc_wait(p, 2);
+	cr_expect_eq(p[0].status, 0);
+	cr_expect_str_eq(p[0].output, "a\n");
+	cr_expect_eq(p[1].status, 2);
+	cr_expect_str_eq(p[1].output, "b\n");
+	cr_expect_lt(p[1].seconds, p[0].seconds);
+	free(p[0].output);
+	free(p[1].output);
+}
+
+Test(proc, find_on_path)
+{
+	char *sh = kp_find_on_path("sh");
+	cr_assert_not_null(sh);
+	cr_expect(kp_is_executable(sh));
+	free(sh);
+	cr_expect_null(kp_find_on_path("kpipe-no-such-program-xyz"));
+	cr_expect_not(kp_is_executable("/"));
+	cr_expect_not(kp_is_executable(NULL));
+}
+
+/* --- temporary directories ---------------------------------------------- */
+
+Test(tempdir, made_under_tmpdir_and_removed_with_its_contents, .init = kp_test_tmpdir_make,
+     .fini = kp_test_tmpdir_remove)
+{
+	setenv("TMPDIR", kp_test_dir, 1);
+	cr_expect_str_eq(kp_tempdir_base(), kp_test_dir);
+	char *d = kp_tempdir("unit");
+	cr_assert_not_null(d);
+	char prefix[128];
+	snprintf(prefix, sizeof(prefix), "%s/kpipe-unit-", kp_test_dir);
+	cr_expect_eq(strncmp(d, prefix, strlen(prefix)), 0, "%s", d);
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p '%s/a/b' && echo x > '%s/a/b/f' && echo y > '%s/g' && "
+		 "ln -s '%s' '%s/link'",
+		 d, d, d, kp_test_dir, d);
+	cr_assert_eq(system(cmd), 0);
+	cr_expect_eq(kp_remove_tree(d), 0);
+	struct stat st;
+	cr_expect_neq(lstat(d, &st), 0, "%s is still there", d);
+	/* the link's target, kp_test_dir, is not followed */
+	cr_expect_eq(stat(kp_test_dir, &st), 0);
+	cr_expect_lt(kp_remove_tree(d), 0);
+	free(d);
+	setenv("TMPDIR", "", 1);
+	cr_expect_str_eq(kp_tempdir_base(), "/tmp");
+	unsetenv("TMPDIR");
+	cr_expect_str_eq(kp_tempdir_base(), "/tmp");
+}
+
+/* --- identifiers -------------------------------------------------------- */
+
+Test(ident, characters_and_words)
+{
+	cr_expect(kp_is_ident_char('a'));
+	cr_expect(kp_is_ident_char('Z'));
+	cr_expect(kp_is_ident_char('7'));
+	cr_expect(kp_is_ident_char('_'));
+	/* the bit trick (c | 32) >= 'a' took these for letters */
+	cr_expect_not(kp_is_ident_char('['));
+	cr_expect_not(kp_is_ident_char('{'));
+	cr_expect_not(kp_is_ident_char('~'));
+	cr_expect_not(kp_is_ident_char('\0'));
+	cr_expect_not(kp_is_ident_char((char)0xc3));
+	cr_expect(kp_is_ident("TILE_32"));
+	cr_expect(kp_is_ident("_x"));
+	cr_expect_not(kp_is_ident("32x"));
+	cr_expect_not(kp_is_ident(""));
+	cr_expect_not(kp_is_ident(NULL));
+	cr_expect_not(kp_is_ident("a-b"));
+	const char *s = "x1const + const_k + (const)";
+	cr_expect_not(kp_mentions_ident(s, 0, 16, "const"));
+	cr_expect(kp_mentions_ident(s, 0, strlen(s), "const"));
 }
 
 /* --- cuda_env ----------------------------------------------------------- */
@@ -357,48 +475,51 @@ Test(cuda_env, this_machine)
 	kp_cuda_env_release(&env);
 }
 
-Test(cuda_env, explicit_cuda_path_is_authoritative, .init = make_tmpdir, .fini = remove_tmpdir)
+Test(cuda_env, explicit_cuda_path_is_authoritative, .init = kp_test_tmpdir_make,
+     .fini = kp_test_tmpdir_remove)
 {
 	kp_cuda_env env = KP_CUDA_ENV_INIT;
-	cr_expect_eq(kp_cuda_env_find(&env, tmpdir), -ENOENT);
+	cr_expect_eq(kp_cuda_env_find(&env, kp_test_dir), -ENOENT);
 	cr_expect_null(env.nvcc);
 	cr_assert_not_null(env.error);
-	cr_expect_not_null(strstr(env.error, tmpdir), "error: %s", env.error);
+	cr_expect_not_null(strstr(env.error, kp_test_dir), "error: %s", env.error);
 	kp_cuda_env_release(&env);
 }
 
 /* A fake toolkit: $CUDA_HOME wins over $PATH and /usr/local/cuda, the
  * version comes from its nvcc, headers from targets/x86_64-linux/include. */
-Test(cuda_env, fake_toolkit_from_cuda_home, .init = make_tmpdir, .fini = remove_tmpdir)
+Test(cuda_env, fake_toolkit_from_cuda_home, .init = kp_test_tmpdir_make,
+     .fini = kp_test_tmpdir_remove)
 {
 	char cmd[256];
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/bin' '%s/targets/x86_64-linux/include'", tmpdir,
-		 tmpdir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/bin' '%s/targets/x86_64-linux/include'",
+		 kp_test_dir, kp_test_dir);
 	cr_assert_eq(system(cmd), 0);
-	char *nvcc = tmp_path("bin/nvcc");
-	char *objdump = tmp_path("bin/cuobjdump");
-	char *hdr = tmp_path("targets/x86_64-linux/include/cuda_runtime.h");
-	write_script(nvcc, "#!/bin/sh\necho 'Cuda compilation tools, release 12.4, V12.4.131'\n");
-	write_script(objdump, "#!/bin/sh\nexit 0\n");
-	write_script(hdr, "/* fake */\n");
+	char *nvcc = kp_test_path("bin/nvcc");
+	char *objdump = kp_test_path("bin/cuobjdump");
+	char *hdr = kp_test_path("targets/x86_64-linux/include/cuda_runtime.h");
+	kp_test_write_script(nvcc,
+			     "#!/bin/sh\necho 'Cuda compilation tools, release 12.4, V12.4.131'\n");
+	kp_test_write_script(objdump, "#!/bin/sh\nexit 0\n");
+	kp_test_write_script(hdr, "/* fake */\n");
 
-	cr_assert_eq(setenv("CUDA_HOME", tmpdir, 1), 0);
+	cr_assert_eq(setenv("CUDA_HOME", kp_test_dir, 1), 0);
 	unsetenv("CUDA_PATH");
 	kp_cuda_env env = KP_CUDA_ENV_INIT;
 	cr_assert_eq(kp_cuda_env_find(&env, NULL), 0);
 	cr_expect_str_eq(env.nvcc, nvcc);
-	cr_expect_str_eq(env.root, tmpdir);
+	cr_expect_str_eq(env.root, kp_test_dir);
 	cr_expect_str_eq(env.version, "12.4");
 	cr_expect_eq(env.version_major, 12);
 	cr_expect_eq(env.version_minor, 4);
 	cr_expect_str_eq(env.cuobjdump, objdump);
-	char *inc = tmp_path("targets/x86_64-linux/include");
+	char *inc = kp_test_path("targets/x86_64-linux/include");
 	cr_expect_str_eq(env.include_dir, inc);
 	kp_cuda_env_release(&env);
 
 	/* the same root given as --cuda-path */
 	unsetenv("CUDA_HOME");
-	cr_assert_eq(kp_cuda_env_find(&env, tmpdir), 0);
+	cr_assert_eq(kp_cuda_env_find(&env, kp_test_dir), 0);
 	cr_expect_str_eq(env.nvcc, nvcc);
 	cr_expect_str_eq(env.version, "12.4");
 	kp_cuda_env_release(&env);
@@ -409,16 +530,18 @@ Test(cuda_env, fake_toolkit_from_cuda_home, .init = make_tmpdir, .fini = remove_
 }
 
 /* nvcc found on $PATH: the root is the directory above its bin/. */
-Test(cuda_env, nvcc_on_path, .init = make_tmpdir, .fini = remove_tmpdir)
+Test(cuda_env, nvcc_on_path, .init = kp_test_tmpdir_make, .fini = kp_test_tmpdir_remove)
 {
 	char cmd[256];
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/tk/bin' '%s/tk/include'", tmpdir, tmpdir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/tk/bin' '%s/tk/include'", kp_test_dir,
+		 kp_test_dir);
 	cr_assert_eq(system(cmd), 0);
-	char *nvcc = tmp_path("tk/bin/nvcc");
-	char *hdr = tmp_path("tk/include/cuda_runtime.h");
-	write_script(nvcc, "#!/bin/sh\necho 'Cuda compilation tools, release 11.8, V11.8.89'\n");
-	write_script(hdr, "/* fake */\n");
-	char *bin = tmp_path("tk/bin");
+	char *nvcc = kp_test_path("tk/bin/nvcc");
+	char *hdr = kp_test_path("tk/include/cuda_runtime.h");
+	kp_test_write_script(nvcc,
+			     "#!/bin/sh\necho 'Cuda compilation tools, release 11.8, V11.8.89'\n");
+	kp_test_write_script(hdr, "/* fake */\n");
+	char *bin = kp_test_path("tk/bin");
 	kp_strbuf path = KP_STRBUF_INIT;
 	kp_strbuf_addf(&path, "%s:/usr/bin:/bin", bin);
 	unsetenv("CUDA_HOME");
@@ -428,8 +551,8 @@ Test(cuda_env, nvcc_on_path, .init = make_tmpdir, .fini = remove_tmpdir)
 	kp_cuda_env env = KP_CUDA_ENV_INIT;
 	cr_assert_eq(kp_cuda_env_find(&env, NULL), 0);
 	cr_expect_str_eq(env.nvcc, nvcc);
-	char *root = tmp_path("tk");
-	char *inc = tmp_path("tk/include");
+	char *root = kp_test_path("tk");
+	char *inc = kp_test_path("tk/include");
 	cr_expect_str_eq(env.root, root);
 	cr_expect_str_eq(env.include_dir, inc);
 	cr_expect_str_eq(env.version, "11.8");

@@ -1,0 +1,68 @@
+# tests/lib.sh - what the shell tests share (sourced, not run):
+#
+#   . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+#
+#   root, kpipe        the checkout ($KPIPE_SOURCE_DIR, else the one holding
+#                      this file) and the kpipe binary ($KPIPE, else
+#                      build/kpipe), made absolute
+#   kp_tmpdir NAME     sets tmp to a fresh $TMPDIR/kpipe-NAME.XXXXXX (/tmp
+#                      without TMPDIR), removed on exit (read-only parts too)
+#   check WHAT CMD...  CMD must succeed: one pass, or one failure and
+#                      "FAIL: WHAT"
+#   ok, bad MSG...     one pass; one failure and "FAIL: MSG"
+#   kp_summary [NAME]  prints "[NAME: ]N passed, N failed"; succeeds when
+#                      nothing failed (make it the script's last command)
+#   kp_find_nvcc       sets nvcc ($NVCC, else nvcc on PATH, else
+#                      /usr/local/cuda/bin/nvcc), or prints "SKIP: nvcc not
+#                      found" and exits 77
+#   kp_have_gpu        whether nvidia-smi lists a GPU
+#
+# The counters are pass and fail.  Scripts keep their own `set` options.
+# shellcheck shell=bash
+# shellcheck disable=SC2034 # root, kpipe, tmp and nvcc are for the scripts
+
+root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+kpipe="${KPIPE:-$root/build/kpipe}"
+case "$kpipe" in /*) ;; *) kpipe="$PWD/$kpipe" ;; esac
+pass=0
+fail=0
+
+kp_tmpdir() {
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/kpipe-$1.XXXXXX") || exit 1
+	trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+}
+
+check() {
+	local what="$1"
+	shift
+	if "$@"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $what"
+	fi
+}
+
+ok() { pass=$((pass + 1)); }
+
+bad() {
+	fail=$((fail + 1))
+	echo "FAIL: $*"
+}
+
+kp_summary() {
+	echo "${1:+$1: }$pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+}
+
+kp_find_nvcc() {
+	nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
+	if [ ! -x "$nvcc" ]; then
+		echo "SKIP: nvcc not found"
+		exit 77
+	fi
+}
+
+kp_have_gpu() {
+	command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'
+}
