@@ -820,22 +820,6 @@ static void pch_done(batch *b, int job, const char *data, size_t len, int status
 			b->group_size[g], b->group_size[g] == 1 ? "" : "s", (int)len, data);
 }
 
-static void remove_tree(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return;
-	struct dirent *e;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			char *p = join(dir, e->d_name);
-			unlink(p);
-			free(p);
-		}
-	closedir(d);
-	rmdir(dir);
-}
-
 /* ---- the command ---------------------------------------------------- */
 
 static void bfiles_release(bfiles *l)
@@ -975,15 +959,17 @@ static void assign_groups(batch *b, const kp_compdb_entry *db, int ndb, const ch
 }
 
 /* The precompiled headers of the groups of two files or more (0.35 s to
- * build one, 0.2 s saved per file), in tmpl (a mkdtemp template), built
- * -j at a time.  Returns 1 when tmpl was created (remove it after). */
-static int build_pchs(batch *b, int jobs, char *tmpl)
+ * build one, 0.2 s saved per file), in a new temporary directory, built -j
+ * at a time.  Returns the directory (remove it after, then free it), or
+ * NULL when there is none. */
+static char *build_pchs(batch *b, int jobs)
 {
 	int want_pch = 0;
 	for (int g = 0; g < b->ngroups; g++)
 		want_pch |= b->group_size[g] >= 2;
-	if (b->o->no_pch || !want_pch || !mkdtemp(tmpl))
-		return 0;
+	char *tmpl = b->o->no_pch || !want_pch ? NULL : kp_tempdir("batch");
+	if (!tmpl)
+		return NULL;
 	b->tmpdir = tmpl;
 	/* an interrupted batch removes them (safe_write.c) */
 	for (int g = 0; g < b->ngroups; g++)
@@ -1004,7 +990,7 @@ static int build_pchs(batch *b, int jobs, char *tmpl)
 	run_pool(b, nids, jobs, pch_job, pch_done, NULL);
 	b->pch_ids = NULL;
 	free(ids);
-	return 1;
+	return tmpl;
 }
 
 /* Runs every file into c (sized for all of them): the .cu files first,
@@ -1151,10 +1137,7 @@ int kp_batch_run(const kp_batch_opts *o)
 		}
 		if (jobs > 1000)
 			jobs = 1000;
-		char tmpl[4200];
-		const char *tmp = getenv("TMPDIR");
-		snprintf(tmpl, sizeof(tmpl), "%s/kpipe-batch-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-		int have_tmp = build_pchs(&b, jobs, tmpl);
+		char *tmpdir = build_pchs(&b, jobs);
 		collect c = {0};
 		int nres = run_files(&b, jobs, &c);
 		rc = report(o, &c, nres, now() - t0, jobs, cwd);
@@ -1163,9 +1146,10 @@ int kp_batch_run(const kp_batch_opts *o)
 		free(c.results);
 		free(c.done);
 		batch_release(&b);
-		if (have_tmp) {
-			remove_tree(tmpl);
+		if (tmpdir) {
+			kp_remove_tree(tmpdir);
 			kp_guard_clear_paths();
+			free(tmpdir);
 		}
 	}
 	free(root);
