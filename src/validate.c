@@ -5,8 +5,8 @@
  * rewritten main loops; renders the result as text or JSON.
  *
  * It runs nvcc, cu++filt/c++filt and cuobjdump/nvdisasm, never a GPU
- * program (gpu_run.c adds steps 3-5 to the same result, and renders their
- * details through kp_gpu_render_text/json).  Findings are recorded on the
+ * program (gpu_run.c adds steps 3-5 to the same result, with the hooks
+ * that render and free their details: kp_gpu_hooks).  Findings are recorded on the
  * result, never printed: the command layer (cmd_validate.c) prints and
  * chooses the exit code.
  */
@@ -15,7 +15,6 @@
 #endif
 #include "validate.h"
 
-#include "gpu_run.h"
 #include "proc.h"
 
 #include <cjson/cJSON.h>
@@ -423,7 +422,8 @@ cleanup:
 
 void kp_validate_result_release(kp_validate_result *r)
 {
-	kp_gpu_result_free(r->gpu);
+	if (r->gpu && r->gpu_hooks)
+		r->gpu_hooks->release(r->gpu);
 	free(r->kernels);
 	free(r->findings);
 	kp_arena_release(&r->arena);
@@ -574,7 +574,8 @@ char *kp_validate_render_text(const kp_validate_result *r)
 			continue;
 		kp_strbuf_addf(&sb, "\nstep %d  %-9s  %s: %s\n", s + 1, st->name,
 			       kp_step_status_name(st->status), st->reason);
-		kp_gpu_render_text(&sb, r, s + 1);
+		if (r->gpu && r->gpu_hooks)
+			r->gpu_hooks->render_text(&sb, r, s + 1);
 		text_findings(&sb, r, s + 1);
 	}
 	kp_strbuf_addf(&sb, "\nresult: %s", verdict);
@@ -683,8 +684,8 @@ char *kp_validate_render_json(const kp_validate_result *r)
 	}
 	if (r->compile_log)
 		cJSON_AddStringToObject(root, "compile_log", r->compile_log);
-	if (r->gpu)
-		cJSON_AddItemToObject(root, "gpu", (cJSON *)kp_gpu_render_json(r));
+	if (r->gpu && r->gpu_hooks)
+		cJSON_AddItemToObject(root, "gpu", (cJSON *)r->gpu_hooks->render_json(r));
 	else
 		cJSON_AddNullToObject(root, "gpu");
 	cJSON_AddNumberToObject(root, "exit_code", kp_validate_exit_code(r));

@@ -58,8 +58,18 @@ typedef struct {
 } kp_validate_kernel;
 
 typedef struct kp_gpu_result kp_gpu_result; /* gpu_run.h */
+typedef struct kp_validate_result kp_validate_result;
 
+/* How the GPU steps' result is shown and freed: the GPU layer (gpu_run.c),
+ * which sits above validate.c, attaches these with its result, so that
+ * validate.c renders and releases the whole result without knowing it. */
 typedef struct {
+	void (*render_text)(kp_strbuf *sb, const kp_validate_result *r, int step);
+	void *(*render_json)(const kp_validate_result *r); /* a cJSON object */
+	void (*release)(kp_gpu_result *g);
+} kp_gpu_hooks;
+
+struct kp_validate_result {
 	kp_arena arena;
 	const char *original, *rewritten, *arch;
 	const kp_arch *target; /* table entry for arch, or NULL */
@@ -68,11 +78,12 @@ typedef struct {
 	const char *compile_log;  /* nvcc's output when a compile failed, or NULL */
 	kp_step steps[5];         /* [0] resources, [1] sass, [2..4] the GPU steps */
 	kp_gpu_result *gpu;       /* NULL until kp_validate_gpu() ran: steps 3-5 not attempted */
+	const kp_gpu_hooks *gpu_hooks; /* set with gpu */
 	kp_validate_kernel *kernels;
 	int nkernels;
 	kp_finding *findings;
 	int nfindings, fcap;
-} kp_validate_result;
+};
 
 /* Records a finding (errors fail their step when the step is judged), and
  * sets a step's status and one-line reason. */
