@@ -1112,10 +1112,16 @@ static void nothing_to_run(kp_validate_result *r, int sanitize)
 static const kp_gpu_hooks gpu_hooks = {kp_gpu_render_text, kp_gpu_render_json,
 					       kp_gpu_result_free};
 
+kp_gpu_result *kp_gpu_attach(kp_validate_result *r)
+{
+	r->gpu = kp_gpu_result_new();
+	r->gpu_hooks = &gpu_hooks;
+	return r->gpu;
+}
+
 int kp_validate_gpu(kp_validate_result *r, const kp_gpu_opts *o)
 {
-	kp_gpu_result *g = r->gpu = kp_gpu_result_new();
-	r->gpu_hooks = &gpu_hooks;
+	kp_gpu_result *g = kp_gpu_attach(r);
 	const kp_launch_spec *spec = o->spec;
 	g->run_timeout_s = o->run_timeout_s > 0 ? o->run_timeout_s : 300;
 	g->sanitize_timeout_s = o->sanitize_timeout_s > 0 ? o->sanitize_timeout_s : 300;

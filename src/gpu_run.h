@@ -165,6 +165,9 @@ void kp_gpu_judge(kp_validate_result *r, int sanitize);
 
 kp_gpu_result *kp_gpu_result_new(void);
 void kp_gpu_result_free(kp_gpu_result *g);
+/* A new, empty GPU result attached to r with the hooks that render and
+ * free it (validate_result.h); returns it. */
+kp_gpu_result *kp_gpu_attach(kp_validate_result *r);
 
 /* Appended to the text report under the step's header line, and the
  * "gpu" object of the JSON report (a cJSON *, as void * to keep cJSON out

@@ -397,7 +397,7 @@ static void fake_setup(kp_validate_result *r, const char *events, int rc)
 		r->steps[i].name = step_names[i];
 		kp_validate_set_step(&r->steps[i], i < 2 ? KP_STEP_PASSED : KP_STEP_SKIPPED, "x");
 	}
-	kp_gpu_result *g = r->gpu = kp_gpu_result_new();
+	kp_gpu_result *g = kp_gpu_attach(r);
 	g->spec_path = "samples/matmul_32x32.launch.json";
 	g->kernel = "matmul_32x32";
 	g->tol_abs = g->tol_rel = 1e-3;
