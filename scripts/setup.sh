@@ -73,7 +73,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # --- cuobjdump / nvdisasm --------------------------------------------------
-# Same places kpipe looks (src/cuda_env.c): the toolkit roots, PATH, then the
+# Same places kpipe looks (src/validate/cuda_env.c): the toolkit roots, PATH, then the
 # wheels in python's site-packages.
 have_tool() {
 	local t="$1" d

@@ -29,10 +29,12 @@ if [ -n "${KPIPE:-}" ] && [ -x "$KPIPE" ] && "$KPIPE" validate --help >/dev/null
 else
 	cc=${CC:-cc}
 	# (the embedded GPU harness is a header CMake generates in the build tree)
-	if ! "$cc" -std=c11 -Wall -Wextra -Werror -I"$root/src" \
+	if ! "$cc" -std=c11 -Wall -Wextra -Werror -I"$root/src/base" -I"$root/src/validate" \
+		-I"$root/src/gpu" -I"$root/src/cli" \
 		-I"${KPIPE_BUILD_DIR:-$root/build}/generated" -o "$tmp/validate" \
-		"$root/tests/nvcc/validate_driver.c" \
-		"$root"/src/{cmd_validate,validate,validate_result,resources,sass,arch,cuda_env,util,proc,safe_write,gpu_gen,gpu_run,events}.c \
+		"$root/tests/nvcc/validate_driver.c" "$root/src/cli/cmd_validate.c" \
+		"$root"/src/validate/{validate,validate_result,resources,sass,cuda_env}.c \
+		"$root"/src/base/{arch,util,proc,safe_write}.c "$root"/src/gpu/{gpu_gen,gpu_run,events}.c \
 		-lcjson -ldl 2>"$tmp/build.log"; then
 		cat "$tmp/build.log"
 		echo "FAIL: cannot build the validate driver"

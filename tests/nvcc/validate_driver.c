@@ -4,6 +4,6 @@
  * `driver validate ARGS...`, like `kpipe validate ARGS...`: cmd_validate()
  * gets argv from "validate" on.  Built by the script, not by CMake.
  */
-#include "validate.h"
+#include "cmd.h"
 
 int main(int argc, char **argv) { return argc < 2 ? 2 : cmd_validate(argc - 1, argv + 1); }

@@ -20,6 +20,7 @@
 #include "gpu_run.h"
 #include "util.h"
 #include "validate.h"
+#include "cmd.h"
 
 /* ---- launch descriptions --------------------------------------------- */
 

@@ -31,6 +31,7 @@
 
 #include "batch.h"
 #include "cli.h"
+#include "cmd.h"
 #include "cuda_env.h"
 #include "gpu_gen.h"
 #include "gpu_run.h"

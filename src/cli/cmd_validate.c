@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd.h"
 #include "arch.h"
 #include "cuda_env.h"
 #include "gpu_gen.h"

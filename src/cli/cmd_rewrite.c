@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "batch.h"
 #include "cli.h"
+#include "cmd.h"
 #include "fixes.h"
 #include "plan.h"
 #include "sarif.h"

@@ -6,6 +6,7 @@
  * docs/json.md.
  */
 #include "cli.h"
+#include "cmd.h"
 #include "plan.h"
 
 #include <cjson/cJSON.h>

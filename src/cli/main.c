@@ -1,19 +1,16 @@
 /*
  * main.c - kpipe's entry point: the command table, --help and --version.
- * Each command lives in its own cmd_*.c and returns one of the exit codes
- * of cli.h; only this layer and the commands print.
+ * Each command lives in its own cmd_*.c (cmd.h) and returns one of the exit
+ * codes of util.h; only this layer and the commands print.
  */
 #include "cli.h"
+#include "cmd.h"
 #include "cuda_env.h"
 #include "safe_write.h"
 #include "validate.h"
 
 #include <stdio.h>
 #include <string.h>
-
-int cmd_analyze(int argc, char **argv);
-int cmd_rewrite(int argc, char **argv);
-int cmd_tune(int argc, char **argv);
 
 static int cmd_version(int argc, char **argv);
 static int cmd_help(int argc, char **argv);

@@ -55,31 +55,4 @@ void kp_validate_result_release(kp_validate_result *r);
 char *kp_validate_render_text(const kp_validate_result *r);
 char *kp_validate_render_json(const kp_validate_result *r);
 
-/* The `kpipe validate` command (cmd_validate.c); argv[0] is "validate".
- * Returns the process exit code. */
-int cmd_validate(int argc, char **argv);
-
-/* Everything `kpipe validate` does after its option parsing, for another
- * command (`kpipe rewrite --validate`): finds the tools and the launch
- * description, runs steps 1-5, prints the report on stdout (problems on
- * stderr) and returns the exit code of docs/validate.md. */
-typedef struct {
-	const char *original, *rewritten; /* the two files compared */
-	const char *original_name; /* shown in place of original, and whose NAME.launch.json is
-				      the default spec; NULL: original */
-	const char *spec;          /* --spec, or NULL */
-	const char *kernel;        /* --kernel, or NULL */
-	const char *arch;          /* NULL: sm_90 */
-	const char *cuda_path;     /* --cuda-path, or NULL */
-	const char *format;        /* "text" (NULL) or "json" */
-	const char *sizes;         /* --sizes list, or NULL: every size of the spec */
-	const char *gpu_dir;       /* --gpu-dir, or NULL */
-	int threads;               /* 0: the spec's block, else 256 */
-	int sanitize;              /* --sanitize */
-	const char *const *nvcc_args; /* -I, -D, after "--" */
-	int nnvcc_args;
-} kp_validate_request;
-
-int kp_validate_files(const kp_validate_request *rq);
-
 #endif
