@@ -86,6 +86,38 @@ int kp_edits_origin(const kp_edits *e, size_t out_off, size_t *src_off)
 	return hit;
 }
 
+int kp_edits_runs(const kp_edits *e, size_t len, kp_edit_run **runs, int *n)
+{
+	kp_edit *v = kp_xmalloc(sizeof(*v) * (size_t)(e->n ? e->n : 1));
+	if (e->n)
+		memcpy(v, e->v, sizeof(*v) * (size_t)e->n);
+	qsort(v, (size_t)e->n, sizeof(*v), cmp_edit);
+	kp_edit_run *r = kp_xmalloc(sizeof(*r) * (size_t)(e->n + 1));
+	int m = 0;
+	size_t pos = 0, out = 0;
+	for (int i = 0; i <= e->n; i++) {
+		size_t off = i < e->n ? v[i].off : len;
+		if (off < pos || (i < e->n && off + v[i].len > len)) {
+			free(v);
+			free(r);
+			*runs = NULL;
+			*n = 0;
+			return -1;
+		}
+		if (off > pos)
+			r[m++] = (kp_edit_run){out, pos, off - pos};
+		out += off - pos;
+		if (i < e->n) {
+			out += strlen(v[i].text);
+			pos = off + v[i].len;
+		}
+	}
+	free(v);
+	*runs = r;
+	*n = m;
+	return 0;
+}
+
 void kp_edits_release(kp_edits *e)
 {
 	for (int i = 0; i < e->n; i++)

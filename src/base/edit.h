@@ -33,6 +33,16 @@ void kp_edits_release(kp_edits *e);
  * with *src_off set to its offset in the source. */
 int kp_edits_origin(const kp_edits *e, size_t out_off, size_t *src_off);
 
+/* A run of kp_edits_apply()'s result that is source text, unchanged:
+ * out[out, out + len) is src[src, src + len). */
+typedef struct {
+	size_t out, src, len;
+} kp_edit_run;
+/* The runs (each len > 0, in order) of applying e to a source of `len`
+ * bytes, into *runs (malloc'd, the caller's) and *n; -1 when two edits
+ * overlap or one is out of range (as kp_edits_apply()). */
+int kp_edits_runs(const kp_edits *e, size_t len, kp_edit_run **runs, int *n);
+
 /* Unified diff (git apply / patch -p1 compatible) with 3 lines of context;
  * labels are the paths to print after "--- " and "+++ ".  Returns "" when
  * the buffers are equal. */

@@ -1606,9 +1606,22 @@ static enum CXChildVisitResult find_header_kernels(CXCursor cur, CXCursor parent
 	return CXChildVisit_Continue;
 }
 
+/* The unsaved file of o whose real path is `abs`, or NULL. */
+static const kp_unsaved *unsaved_for(const kp_parse_opts *o, const char *abs)
+{
+	for (int i = 0; i < o->nunsaved; i++) {
+		char *u = realpath(o->unsaved[i].path, NULL);
+		int same = u && !strcmp(u, abs);
+		free(u);
+		if (same)
+			return &o->unsaved[i];
+	}
+	return NULL;
+}
+
 /* One model per project header that defines a kernel, in the order the
  * translation unit declares them, into f->headers.  The text is the
- * header's on disk, or o->unsaved_header_text for o->unsaved_header. */
+ * header's on disk, or its unsaved text in o->unsaved. */
 static void build_header_models(pctx *c, const kp_parse_opts *o, const header_policy *pol,
 				const char *const *argv, int nstore)
 {
@@ -1617,7 +1630,6 @@ static void build_header_models(pctx *c, const kp_parse_opts *o, const header_po
 	h.pol = pol;
 	if (pol->have_re || pol->root)
 		clang_visitChildren(clang_getTranslationUnitCursor(c->tu), find_header_kernels, &h);
-	char *unsaved = o->unsaved_header ? realpath(o->unsaved_header, NULL) : NULL;
 	for (int i = 0; i < h.n; i++) {
 		kp_file *m = kp_xcalloc(1, sizeof(*m));
 		m->abs_path = kp_arena_strdup(&m->arena, h.abs[i]);
@@ -1625,9 +1637,10 @@ static void build_header_models(pctx *c, const kp_parse_opts *o, const header_po
 		m->path = kp_arena_strdup(&m->arena, shown);
 		free(shown);
 		int e = 0;
-		if (unsaved && !strcmp(unsaved, h.abs[i])) {
-			m->src = kp_xstrndup(o->unsaved_header_text, o->unsaved_header_len);
-			m->len = o->unsaved_header_len;
+		const kp_unsaved *u = unsaved_for(o, h.abs[i]);
+		if (u) {
+			m->src = kp_xstrndup(u->text, u->len);
+			m->len = u->len;
 		} else
 			e = kp_read_file(h.abs[i], &m->src, &m->len);
 		if (e || memchr(m->src, '\0', m->len)) {
@@ -1657,7 +1670,6 @@ static void build_header_models(pctx *c, const kp_parse_opts *o, const header_po
 		free(h.abs[i]);
 	free(h.abs);
 	free(h.files);
-	free(unsaved);
 }
 
 /* Whether the translation unit's errors leave kernels to analyse: every
@@ -1785,17 +1797,18 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 
 	CXIndex idx = clang_createIndex(1, 0); /* skip declarations from a shared PCH */
 	CXTranslationUnit tu = NULL;
-	struct CXUnsavedFile uf[2];
+	struct CXUnsavedFile *uf = kp_xcalloc((size_t)o->nunsaved + 1, sizeof(*uf));
 	unsigned nuf = 0;
 	if (o->contents)
 		uf[nuf++] = (struct CXUnsavedFile){path, f->src, (unsigned long)f->len};
-	if (o->unsaved_header)
-		uf[nuf++] = (struct CXUnsavedFile){o->unsaved_header, o->unsaved_header_text,
-						   (unsigned long)o->unsaved_header_len};
+	for (int i = 0; i < o->nunsaved; i++)
+		uf[nuf++] = (struct CXUnsavedFile){o->unsaved[i].path, o->unsaved[i].text,
+						   (unsigned long)o->unsaved[i].len};
 	enum CXErrorCode ec = clang_parseTranslationUnit2(
 		idx, path, argv, nstore, nuf ? uf : NULL, nuf,
 		CXTranslationUnit_KeepGoing | CXTranslationUnit_SkipFunctionBodies * 0, &tu);
 	if (ec != CXError_Success || !tu) {
+		free(uf);
 		free(argv);
 		kp_strbuf_release(&store);
 		const char *why = ec == CXError_Crashed	       ? "libclang crashed"
@@ -1851,6 +1864,7 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 	}
 	header_policy_release(&pol);
 cleanup:
+	free(uf);
 	free(argv);
 	kp_strbuf_release(&store);
 	free(c.dkeys);

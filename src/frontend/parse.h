@@ -11,6 +11,13 @@
 #include "compdb.h"
 #include "model.h"
 
+/* One file's text in place of the file on disk (a path that exists). */
+typedef struct {
+	const char *path;
+	const char *text;
+	size_t len;
+} kp_unsaved;
+
 typedef struct {
 	const char *arch;       /* "sm_90" */
 	const char *cuda_path;  /* --cuda-path, or NULL to let clang find it */
@@ -33,11 +40,10 @@ typedef struct {
 	int headers;
 	const char *header_filter;
 	const char *header_root;
-	/* the text of one header instead of its file (the re-parse of a
-	 * rewritten header), or NULL */
-	const char *unsaved_header;
-	const char *unsaved_header_text;
-	size_t unsaved_header_len;
+	/* files whose text is given instead of read from disk (the re-parse
+	 * of rewritten headers), each matched to a header by its real path */
+	const kp_unsaved *unsaved;
+	int nunsaved;
 } kp_parse_opts;
 
 enum { KP_PARSE_OK = 0, KP_PARSE_IO = -1, KP_PARSE_FAILED = -2, KP_PARSE_ERRORS = -3 };

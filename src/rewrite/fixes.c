@@ -1,7 +1,8 @@
 /*
- * fixes.c - replacements from the edit list, and clang-tidy's export-fixes
- * YAML.  The same kp_edits that produce -o, -i and --diff produce these,
- * so applying the YAML with clang-apply-replacements gives the -o output.
+ * fixes.c - replacements from the edit list (or from the edit lists of
+ * several passes, applied in turn), and clang-tidy's export-fixes YAML.
+ * The same kp_edits that produce -o, -i and --diff produce these, so
+ * applying the YAML with clang-apply-replacements gives the -o output.
  */
 #include "fixes.h"
 
@@ -71,6 +72,80 @@ int kp_fixes_merge(const kp_edits *e, const int *owner, kp_rw_fix **out, int *n)
 	}
 	free(v);
 	*out = f;
+	*n = m;
+	return 0;
+}
+
+/* The runs of `acc` (text k from the source) seen through `s` (text k+1
+ * from text k): the parts of text k+1 that are source text, unchanged.
+ * Both lists are in order, in both of their offsets. */
+static kp_edit_run *compose_runs(const kp_edit_run *acc, int nacc, const kp_edit_run *s, int ns,
+				 int *n)
+{
+	kp_edit_run *c = kp_xmalloc(sizeof(*c) * (size_t)(nacc + ns + 1));
+	int m = 0, i = 0;
+	for (int j = 0; j < ns; j++) {
+		size_t lo = s[j].src, hi = s[j].src + s[j].len;
+		while (i < nacc && acc[i].out + acc[i].len <= lo)
+			i++;
+		for (int t = i; t < nacc && acc[t].out < hi; t++) {
+			size_t a = acc[t].out > lo ? acc[t].out : lo;
+			size_t b = acc[t].out + acc[t].len < hi ? acc[t].out + acc[t].len : hi;
+			if (a < b)
+				c[m++] = (kp_edit_run){s[j].out + (a - lo),
+						       acc[t].src + (a - acc[t].out), b - a};
+		}
+	}
+	*n = m;
+	return c;
+}
+
+int kp_fixes_compose(const kp_edits *const *stages, const size_t *inlen, int nstages,
+		     const char *out, size_t outlen, int owner, kp_rw_fix **fixes, int *n)
+{
+	*fixes = NULL;
+	*n = 0;
+	if (!nstages)
+		return 0;
+	kp_edit_run *acc = NULL;
+	int nacc = 0;
+	for (int k = 0; k < nstages; k++) {
+		kp_edit_run *s;
+		int ns;
+		if (kp_edits_runs(stages[k], inlen[k], &s, &ns)) {
+			free(acc);
+			return -1;
+		}
+		if (k == 0) {
+			acc = s;
+			nacc = ns;
+			continue;
+		}
+		kp_edit_run *c = compose_runs(acc, nacc, s, ns, &nacc);
+		free(acc);
+		free(s);
+		acc = c;
+	}
+	/* the gaps between the runs, and before the first and after the last */
+	kp_rw_fix *f = kp_xcalloc((size_t)nacc + 1, sizeof(*f));
+	int m = 0;
+	size_t src = 0, o = 0, srclen = inlen[0];
+	for (int i = 0; i <= nacc; i++) {
+		size_t rs = i < nacc ? acc[i].src : srclen, ro = i < nacc ? acc[i].out : outlen;
+		if (rs > src || ro > o) {
+			f[m].off = (unsigned)src;
+			f[m].len = (unsigned)(rs - src);
+			f[m].text = kp_xstrndup(out + o, ro - o);
+			f[m].diag = owner;
+			m++;
+		}
+		if (i < nacc) {
+			src = acc[i].src + acc[i].len;
+			o = acc[i].out + acc[i].len;
+		}
+	}
+	free(acc);
+	*fixes = f;
 	*n = m;
 	return 0;
 }

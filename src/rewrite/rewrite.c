@@ -1,17 +1,18 @@
 /*
- * rewrite.c - the rewrite driver (rewrite.h): parse a file, and for its
- * model and each project header's, analyse the loops, plan each, let its
- * transform produce edits, apply them, and check with the compiler that
- * the translation unit still compiles with the new text (the re-parse
- * guard) before anything is returned.  Every output of `kpipe rewrite`,
- * single file or batch, and tune's candidates come from here.  No
- * printing, no files written.
+ * rewrite.c - the rewrite driver (rewrite.h): parse a file, run the passes
+ * (pass.h) in order over its model and each project header's, applying
+ * each pass's edits and parsing the unit again with the new texts before
+ * the next pass, then check with the compiler that the translation unit
+ * still compiles with each file's final text (the re-parse guard) and
+ * turn what changed into fixes against the input, before anything is
+ * returned.  Every output of `kpipe rewrite`, single file or batch, and
+ * tune's candidates come from here.  No printing, no files written.
  */
 #define _GNU_SOURCE
 #include "rewrite.h"
 
 #include "fixes.h"
-#include "plan.h"
+#include "pass.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -87,30 +88,6 @@ void kp_rw_analyze_opts(const kp_rw_opts *o, const char *file, kp_analyze_opts *
 	free(spec);
 }
 
-/* Byte offset of a 1-based line and (byte) column, -1 when out of range. */
-static long offset_of(const char *src, size_t len, int line, int col)
-{
-	if (line <= 0)
-		return -1;
-	size_t i = 0;
-	for (int l = 1; l < line; l++) {
-		const char *nl = memchr(src + i, '\n', len - i);
-		if (!nl)
-			return -1;
-		i = (size_t)(nl - src) + 1;
-	}
-	i += (size_t)(col > 0 ? col - 1 : 0);
-	return i <= len ? (long)i : -1;
-}
-
-static void add_reason(kp_rw_result *r, const char *path, const char *src, size_t len, int line,
-		       int col, const char *level, const char *id, const char *msg)
-{
-	kp_rw_diag_add(r, path, line, col, offset_of(src, len, line, col), level, id, msg);
-	r->refused++;
-	kp_counts_add(&r->by_reason, id, 1);
-}
-
 /* Whether a compiler diagnostic points into the model's file. */
 static int diag_in_model(const kp_parse_diag *d, const kp_file *f)
 {
@@ -136,10 +113,10 @@ static int reparse_new_errors(const kp_parse_opts *po, const kp_file *in, const 
 			      char **err)
 {
 	kp_parse_opts p2 = *po;
+	kp_unsaved u = {f->abs_path, text, len};
 	if (f->abs_path) { /* a header: the main file as it was, the header's new text */
-		p2.unsaved_header = f->abs_path;
-		p2.unsaved_header_text = text;
-		p2.unsaved_header_len = len;
+		p2.unsaved = &u;
+		p2.nunsaved = 1;
 	} else {
 		p2.contents = text;
 		p2.contents_len = len;
@@ -191,16 +168,88 @@ static void test_break_rewrite(kp_edits *ed)
 		}
 }
 
-/* Turns a result whose rewrite failed the guard into "nothing pipelined":
- * the kpipe-pipelined notes, their variants and fixes go, every loop that
- * was pipelined counts as refused, and one kpipe-rewrite-invalid warning
- * says why, at the loop whose rewritten text holds the first new error (or
- * at the input position the error falls on, or at the first loop). */
-static void refuse_invalid(kp_rw_result *r, const kp_file *f, const kp_edits *ed, const int *owner,
-			   const char *out, size_t outlen, int nnew, const kp_parse_diag *first,
-			   const char *err)
+/* The edits one pass made to one file, relative to the text before it. */
+typedef struct {
+	kp_edits ed;
+	int *owner;   /* owner[i]: edit i's diagnostic in the file's result, or -1 */
+	size_t inlen; /* the length of the text the edits apply to */
+} rw_stage;
+
+/* One file of the unit (the main file or a project header) as the passes
+ * change it.  Owns its text and stages. */
+typedef struct {
+	const kp_file *orig; /* its model in the input's parse */
+	kp_rw_result *r;     /* its result */
+	char *text;          /* its text after the passes so far; NULL: orig->src */
+	size_t len;
+	rw_stage *st; /* one per pass that changed it, in order */
+	int nst;
+	int bad; /* a pass's edits overlapped: an internal error */
+} rw_file;
+
+static void rw_file_release(rw_file *x)
 {
-	const char *path = f->path;
+	for (int i = 0; i < x->nst; i++) {
+		kp_edits_release(&x->st[i].ed);
+		free(x->st[i].owner);
+	}
+	free(x->st);
+	free(x->text);
+}
+
+/* Where offset `off` of x's current text comes from in its input text:
+ * through each stage back to the input, an offset inside a stage's edit
+ * going to the start of what it replaced.  *diag (when not NULL) gets the
+ * owner of the latest stage's edit that holds it, -1 when none does. */
+static size_t rw_origin(const rw_file *x, size_t off, int *diag)
+{
+	if (diag)
+		*diag = -1;
+	for (int k = x->nst - 1; k >= 0; k--) {
+		size_t so = 0;
+		int e = kp_edits_origin(&x->st[k].ed, off, &so);
+		if (e < 0) {
+			off = so;
+			continue;
+		}
+		if (diag && *diag < 0)
+			*diag = x->st[k].owner[e];
+		off = x->st[k].ed.v[e].off;
+	}
+	return off;
+}
+
+/* Diagnostics from index n0 on that a pass put in model f, whose text is
+ * no longer the input's: moved back to the input's line and column. */
+static void remap_diags(const rw_file *x, const kp_file *f, int n0)
+{
+	for (int i = n0; i < x->r->ndiags; i++) {
+		kp_rw_diag *d = &x->r->diags[i];
+		if (d->line <= 0 || strcmp(d->file, f->path))
+			continue;
+		long o = kp_text_offset(f->src, f->len, d->line, d->col);
+		if (o < 0)
+			continue;
+		size_t so = rw_origin(x, (size_t)o, NULL);
+		if (so > x->orig->len)
+			so = x->orig->len;
+		kp_file_linecol(x->orig, (unsigned)so, &d->line, &d->col);
+		if (d->off >= 0)
+			d->off = (long)so;
+	}
+}
+
+/* Turns a result whose rewrite failed the guard into "nothing rewritten":
+ * the kpipe-pipelined notes and every note that owns an edit, their
+ * variants and fixes go, every loop that was pipelined counts as refused,
+ * and one kpipe-rewrite-invalid warning says why, at the loop whose
+ * rewritten text holds the first new error (or at the input position the
+ * error falls on, or at the first loop). */
+static void refuse_invalid(rw_file *x, const char *out, size_t outlen, int nnew,
+			   const kp_parse_diag *first, const char *err)
+{
+	kp_rw_result *r = x->r;
+	const kp_file *f = x->orig;
 	int line = 0, col = 0;
 	for (int i = 0; i < r->ndiags && !line; i++)
 		if (r->diags[i].id && !strcmp(r->diags[i].id, "kpipe-pipelined")) {
@@ -208,14 +257,14 @@ static void refuse_invalid(kp_rw_result *r, const kp_file *f, const kp_edits *ed
 			col = r->diags[i].col;
 		}
 	int in_main = first && diag_in_model(first, f);
-	if (in_main) {
-		long oo = offset_of(out, outlen, first->line, first->col);
-		size_t so = 0;
-		int e = oo >= 0 ? kp_edits_origin(ed, (size_t)oo, &so) : -1;
-		if (e >= 0 && owner[e] >= 0) {
-			line = r->diags[owner[e]].line;
-			col = r->diags[owner[e]].col;
-		} else if (oo >= 0 && so <= f->len)
+	long oo = in_main ? kp_text_offset(out, outlen, first->line, first->col) : -1;
+	if (oo >= 0) {
+		int di;
+		size_t so = rw_origin(x, (size_t)oo, &di);
+		if (di >= 0) {
+			line = r->diags[di].line;
+			col = r->diags[di].col;
+		} else if (so <= f->len)
 			kp_file_linecol(f, (unsigned)so, &line, &col);
 	}
 	kp_strbuf m = KP_STRBUF_INIT;
@@ -232,11 +281,16 @@ static void refuse_invalid(kp_rw_result *r, const kp_file *f, const kp_edits *ed
 	if (nnew > 1)
 		kp_strbuf_addf(&m, " (and %d more new error%s)", nnew - 1, nnew > 2 ? "s" : "");
 	kp_strbuf_adds(&m, "; nothing was rewritten");
-	/* the notes of the loops pipelined go: nothing is */
+	/* the notes of what was rewritten go: nothing is */
+	char *owns = kp_xcalloc((size_t)r->ndiags + 1, 1);
+	for (int k = 0; k < x->nst; k++)
+		for (int e = 0; e < x->st[k].ed.n; e++)
+			if (x->st[k].owner[e] >= 0 && x->st[k].owner[e] < r->ndiags)
+				owns[x->st[k].owner[e]] = 1;
 	int k = 0;
 	for (int i = 0; i < r->ndiags; i++) {
 		kp_rw_diag *d = &r->diags[i];
-		if (d->id && !strcmp(d->id, "kpipe-pipelined")) {
+		if (owns[i] || (d->id && !strcmp(d->id, "kpipe-pipelined"))) {
 			free(d->file);
 			free(d->level);
 			free(d->id);
@@ -246,161 +300,335 @@ static void refuse_invalid(kp_rw_result *r, const kp_file *f, const kp_edits *ed
 		r->diags[k++] = *d;
 	}
 	r->ndiags = k;
+	free(owns);
 	kp_counts_release(&r->by_variant);
 	r->refused += r->pipelined;
 	r->pipelined = 0;
-	kp_rw_diag_add(r, path, line, col, line ? offset_of(f->src, f->len, line, col) : -1,
+	kp_rw_diag_add(r, f->path, line, col, line ? kp_text_offset(f->src, f->len, line, col) : -1,
 		       "warning", "kpipe-rewrite-invalid", kp_strbuf_str(&m));
 	kp_counts_add(&r->by_reason, "kpipe-rewrite-invalid", 1);
 	kp_strbuf_release(&m);
 }
 
-/*
- * One model of the translation unit (the main file, or a project header
- * with kernels): analyse, plan and transform its loops, apply the edits and
- * check that the unit still compiles with the new text.  `tu` is the main
- * file's model (its path and diagnostics), po the options it was parsed
- * with.  Fills r and *out (NULL when nothing changed); returns the model's
- * exit code.
- */
-static int rewrite_model(const kp_rw_opts *o, const kp_parse_opts *po, const kp_file *tu,
-			 kp_file *f, kp_rw_result *r, char **out, size_t *outlen)
+/* A CRLF file gets CRLF in the generated lines too. */
+static void edits_crlf(kp_edits *ed, const kp_file *f)
 {
+	if (!ed->n || !memmem(f->src, f->len, "\r\n", 2))
+		return;
+	for (int e = 0; e < ed->n; e++) {
+		kp_strbuf t = KP_STRBUF_INIT;
+		for (const char *p = ed->v[e].text; *p; p++) {
+			if (*p == '\n' && (p == ed->v[e].text || p[-1] != '\r'))
+				kp_strbuf_addc(&t, '\r');
+			kp_strbuf_addc(&t, *p);
+		}
+		free(ed->v[e].text);
+		ed->v[e].text = kp_strbuf_detach(&t);
+	}
+}
+
+/* Applies the edits a pass made to model f (x's current text) and keeps
+ * them as x's next stage; takes c's edits and owners.  Returns whether
+ * x's text changed. */
+static int add_stage(rw_file *x, const kp_file *f, kp_pass_ctx *c)
+{
+	edits_crlf(&c->ed, f);
+	if (!x->nst)
+		test_break_rewrite(&c->ed);
+	char *out = NULL;
+	size_t outlen = 0;
+	if (kp_edits_apply(&c->ed, f->src, f->len, &out, &outlen)) {
+		x->bad = 1;
+		kp_edits_release(&c->ed);
+		free(c->owner);
+		return 0;
+	}
+	x->st = kp_xrealloc(x->st, sizeof(*x->st) * (size_t)(x->nst + 1));
+	x->st[x->nst++] = (rw_stage){c->ed, c->owner, f->len};
+	free(x->text);
+	x->text = out;
+	x->len = outlen;
+	return 1;
+}
+
+/* The file of model f (the main file, or a header by its real path). */
+static rw_file *file_of(rw_file *files, int nfiles, const kp_file *f)
+{
+	if (!f->abs_path)
+		return &files[0];
+	for (int i = 1; i < nfiles; i++)
+		if (!strcmp(files[i].orig->abs_path, f->abs_path))
+			return &files[i];
+	return NULL; /* a header the input's parse had no model of */
+}
+
+/* Runs one pass over every model of the parse tu (the main file's, then
+ * each header's).  Returns whether it changed a file. */
+static int run_pass(const kp_rw_opts *o, const kp_pass *pass, kp_file *tu, rw_file *files,
+		    int nfiles)
+{
+	int changed = 0;
+	for (int m = 0; m <= tu->nheaders; m++) {
+		kp_file *f = m ? tu->headers[m - 1] : tu;
+		rw_file *x = file_of(files, nfiles, f);
+		if (!x || x->bad)
+			continue;
+		kp_pass_ctx c = {o, tu, f, x->r, {0}, NULL};
+		int n0 = x->r->ndiags;
+		pass->run(&c);
+		if (x->nst)
+			remap_diags(x, f, n0);
+		if (c.ed.n)
+			changed |= add_stage(x, f, &c);
+		else {
+			kp_edits_release(&c.ed);
+			free(c.owner);
+		}
+	}
+	return changed;
+}
+
+/* Parses the unit again as po did, with every file's current text (the
+ * main file's as the contents, each header's as an unsaved file), into g.
+ * Returns kp_parse()'s code. */
+static int reparse_texts(const kp_parse_opts *po, const char *path, const rw_file *files,
+			 int nfiles, kp_file *g, char **err)
+{
+	kp_parse_opts p2 = *po;
+	p2.contents = files[0].text ? files[0].text : files[0].orig->src;
+	p2.contents_len = files[0].text ? files[0].len : files[0].orig->len;
+	kp_unsaved *u = kp_xcalloc((size_t)nfiles, sizeof(*u));
+	for (int i = 1; i < nfiles; i++) {
+		const rw_file *x = &files[i];
+		u[i - 1] = (kp_unsaved){x->orig->abs_path, x->text ? x->text : x->orig->src,
+					x->text ? x->len : x->orig->len};
+	}
+	p2.unsaved = u;
+	p2.nunsaved = nfiles - 1;
+	int prc = kp_parse(g, path, &p2, err);
+	free(u);
+	return prc;
+}
+
+/* Runs o's passes in order over the input's parse f, and after a pass that
+ * changed a file, over a fresh parse of the new texts. */
+static void run_passes(const kp_rw_opts *o, const kp_parse_opts *po, kp_file *f, rw_file *files,
+		       int nfiles)
+{
+	int np = o->npasses;
+	const kp_pass *const *passes = o->passes;
+	if (!passes)
+		passes = kp_pass_default(&np);
+	kp_file *cur = f;
+	for (int p = 0; p < np; p++) {
+		if (!run_pass(o, passes[p], cur, files, nfiles) || p + 1 == np)
+			continue;
+		kp_file *g = kp_xcalloc(1, sizeof(*g));
+		char *err = NULL;
+		int prc = reparse_texts(po, f->path, files, nfiles, g, &err);
+		if (prc != KP_PARSE_OK) {
+			kp_strbuf m = KP_STRBUF_INIT;
+			kp_strbuf_addf(&m,
+				       "pass '%s' and those after it were not run: the code after "
+				       "pass '%s' does not parse again (%s)",
+				       passes[p + 1]->name, passes[p]->name,
+				       err ? err : "it has errors");
+			kp_rw_diag_add(files[0].r, f->path, 0, 0, -1, "warning",
+				       "kpipe-pass-skipped", kp_strbuf_str(&m));
+			kp_strbuf_release(&m);
+			free(err);
+			kp_file_release(g);
+			free(g);
+			break;
+		}
+		free(err);
+		if (cur != f) {
+			kp_file_release(cur);
+			free(cur);
+		}
+		cur = g;
+	}
+	if (cur != f) {
+		kp_file_release(cur);
+		free(cur);
+	}
+}
+
+/* The diagnostic that owns the fixes of a file several passes changed:
+ * its first kpipe-pipelined note, else the first diagnostic that owns an
+ * edit, else the first with an id; -1 when none. */
+static int fixes_owner(const rw_file *x)
+{
+	const kp_rw_result *r = x->r;
+	for (int i = 0; i < r->ndiags; i++)
+		if (r->diags[i].id && !strcmp(r->diags[i].id, "kpipe-pipelined"))
+			return i;
+	for (int k = 0; k < x->nst; k++)
+		for (int e = 0; e < x->st[k].ed.n; e++)
+			if (x->st[k].owner[e] >= 0)
+				return x->st[k].owner[e];
+	for (int i = 0; i < r->ndiags; i++)
+		if (r->diags[i].id)
+			return i;
+	return -1;
+}
+
+/* r->fixes, relative to the input: with one pass that changed the file,
+ * its edits merged (each owned by its diagnostic); with several, the
+ * regions the passes changed, all owned by fixes_owner().  -1 when edits
+ * overlap. */
+static int make_fixes(rw_file *x)
+{
+	kp_rw_result *r = x->r;
+	if (x->nst == 1)
+		return kp_fixes_merge(&x->st[0].ed, x->st[0].owner, &r->fixes, &r->nfixes);
+	const kp_edits **eds = kp_xcalloc((size_t)x->nst, sizeof(*eds));
+	size_t *inlen = kp_xcalloc((size_t)x->nst, sizeof(*inlen));
+	for (int k = 0; k < x->nst; k++) {
+		eds[k] = &x->st[k].ed;
+		inlen[k] = x->st[k].inlen;
+	}
+	int rc = kp_fixes_compose(eds, inlen, x->nst, x->text, x->len, fixes_owner(x), &r->fixes,
+				  &r->nfixes);
+	free(eds);
+	free(inlen);
+	return rc;
+}
+
+/*
+ * The end of one file: its final text through the re-parse guard (against
+ * the input's parse tu, which po made), then its fixes.  Sets *out (NULL
+ * when nothing changed or the text was refused) and r->status; returns
+ * the file's exit code.
+ */
+static int finish_file(const kp_parse_opts *po, const kp_file *tu, rw_file *x, char **out,
+		       size_t *outlen)
+{
+	kp_rw_result *r = x->r;
 	*out = NULL;
 	*outlen = 0;
-	kp_analyze_opts ao;
-	char *sk;
-	kp_rw_analyze_opts(o, tu->path, &ao, &sk);
-	kp_analysis an;
-	kp_analyze(&an, f, &ao);
-	r->kernels += an.nkernels;
-	kp_edits ed = {0};
-	int *owner = NULL;
-	kp_decl **done = NULL;
-	int ndone = 0;
-	int rc = KP_EXIT_OK;
-	for (int i = 0; i < an.nloops; i++) {
-		kp_loop *l = an.loops[i];
-		r->loops++;
-		if (!l->eligible) {
-			for (int k = 0; k < l->nreasons; k++) {
-				const kp_reason *x = &l->reasons[k];
-				int remark = !strcmp(x->id, "kpipe-already-pipelined");
-				kp_rw_diag_add(r, f->path, x->line, x->col,
-					       offset_of(f->src, f->len, x->line, x->col),
-					       remark ? "remark" : "warning", x->id, x->message);
-				kp_counts_add(&r->by_reason, x->id, 1);
-			}
-			r->refused++;
-			continue;
+	int rc = x->nst ? KP_EXIT_OK : KP_EXIT_NOTHING;
+	if (x->nst && !x->bad) {
+		/* every output (-o, -i, stdout, --diff, --out-dir, the fixes,
+		 * tune's candidates) comes from here: check it */
+		kp_file g = {0};
+		const kp_parse_diag *first = NULL;
+		char *gerr = NULL;
+		int nnew = reparse_new_errors(po, tu, x->orig, x->text, x->len, &g, &first, &gerr);
+		if (nnew) {
+			refuse_invalid(x, x->text, x->len, nnew, first, gerr);
+			rc = KP_EXIT_NOTHING;
 		}
-		int clash = 0;
-		for (int t = 0; t < l->ntiles; t++)
-			for (int d = 0; d < ndone; d++)
-				if (l->tiles[t].loaded && done[d] == l->tiles[t].arr)
-					clash = 1;
-		if (clash) {
-			add_reason(r, f->path, f->src, f->len, l->node->line, l->node->col,
-				   "warning", "kpipe-tile-shared-by-loops",
-				   "a tile of this loop was already pipelined in an earlier loop");
-			continue;
-		}
-		kp_plan p;
-		kp_plan_loop(&p, f, l, o->arch, o->variant, o->stages);
-		if (!p.xform) {
-			add_reason(r, f->path, f->src, f->len, l->node->line, l->node->col,
-				   "warning", p.refuse_id, p.refuse_msg);
-			continue;
-		}
-		kp_xform_opts xo = {o->arch, p.stages, p.why};
-		const char *xerr = NULL;
-		kp_edits mine = {0};
-		if (p.xform->apply(f, l, &xo, &mine, &xerr)) {
-			add_reason(r, f->path, f->src, f->len, l->node->line, l->node->col,
-				   "warning", "kpipe-transform-failed",
-				   xerr ? xerr : "the transform failed");
-			kp_edits_release(&mine);
-			continue;
-		}
-		kp_strbuf note = KP_STRBUF_INIT;
-		kp_strbuf_addf(&note, "pipelined with %s (%d stages): %s", p.xform->name, p.stages,
-			       p.why);
-		int di = kp_rw_diag_add(r, f->path, l->node->line, l->node->col,
-					offset_of(f->src, f->len, l->node->line, l->node->col),
-					"note", "kpipe-pipelined", kp_strbuf_str(&note));
-		kp_strbuf_release(&note);
-		for (int e = 0; e < mine.n; e++) {
-			/* one #include per file */
-			int dup = 0;
-			for (int k = 0; k < ed.n; k++)
-				if (ed.v[k].off == mine.v[e].off && ed.v[k].len == mine.v[e].len &&
-				    !strcmp(ed.v[k].text, mine.v[e].text) && mine.v[e].len == 0 &&
-				    strstr(mine.v[e].text, "#include"))
-					dup = 1;
-			if (!dup) {
-				kp_edits_add(&ed, mine.v[e].off, mine.v[e].len, mine.v[e].text);
-				owner = kp_xrealloc(owner, sizeof(*owner) * (size_t)ed.n);
-				owner[ed.n - 1] = di;
-			}
-		}
-		kp_edits_release(&mine);
-		for (int t = 0; t < l->ntiles; t++)
-			if (l->tiles[t].loaded) {
-				done = kp_xrealloc(done, sizeof(*done) * (size_t)(ndone + 1));
-				done[ndone++] = l->tiles[t].arr;
-			}
-		r->pipelined++;
-		kp_counts_add(&r->by_variant, p.xform->name, 1);
+		free(gerr);
+		kp_file_release(&g);
 	}
-	free(done);
-	if (ed.n && memmem(f->src, f->len, "\r\n", 2)) {
-		/* a CRLF file gets CRLF in the generated lines too */
-		for (int e = 0; e < ed.n; e++) {
-			kp_strbuf t = KP_STRBUF_INIT;
-			for (const char *p = ed.v[e].text; *p; p++) {
-				if (*p == '\n' && (p == ed.v[e].text || p[-1] != '\r'))
-					kp_strbuf_addc(&t, '\r');
-				kp_strbuf_addc(&t, *p);
-			}
-			free(ed.v[e].text);
-			ed.v[e].text = kp_strbuf_detach(&t);
-		}
+	if (x->bad || (rc == KP_EXIT_OK && make_fixes(x))) {
+		kp_rw_diag_add(r, x->orig->path, 0, 0, -1, "error", NULL,
+			       "internal error: overlapping edits; nothing written");
+		rc = KP_EXIT_INPUT;
 	}
-	if (ed.n) {
-		test_break_rewrite(&ed);
-		int bad = kp_edits_apply(&ed, f->src, f->len, out, outlen);
-		if (!bad) {
-			/* every output (-o, -i, stdout, --diff, --out-dir, the
-			 * fixes, tune's candidates) comes from here: check it */
-			kp_file g = {0};
-			const kp_parse_diag *first = NULL;
-			char *gerr = NULL;
-			int nnew = reparse_new_errors(po, tu, f, *out, *outlen, &g, &first, &gerr);
-			if (nnew) {
-				refuse_invalid(r, f, &ed, owner, *out, *outlen, nnew, first, gerr);
-				free(*out);
-				*out = NULL;
-				*outlen = 0;
-				rc = KP_EXIT_NOTHING;
-			}
-			free(gerr);
-			kp_file_release(&g);
-		}
-		if (bad ||
-		    (rc == KP_EXIT_OK && kp_fixes_merge(&ed, owner, &r->fixes, &r->nfixes))) {
-			free(*out);
-			*out = NULL;
-			kp_rw_diag_add(r, f->path, 0, 0, -1, "error", NULL,
-				       "internal error: overlapping edits; nothing written");
-			rc = KP_EXIT_INPUT;
-		}
-	} else
-		rc = KP_EXIT_NOTHING;
-	kp_edits_release(&ed);
-	free(owner);
-	free(sk);
+	if (rc == KP_EXIT_OK) {
+		*out = x->text;
+		*outlen = x->len;
+		x->text = NULL;
+	}
 	r->status = rc;
 	return rc;
+}
+
+/* Parses the input as the options say into *f, with *po the options it
+ * was parsed with (*args and *root hold their strings: the caller frees
+ * them).  Returns KP_EXIT_OK, or KP_EXIT_INPUT with r filled when the file
+ * cannot be parsed or does not compile. */
+static int parse_input(const kp_rw_opts *o, const kp_rw_input *in, kp_rw_result *r, kp_file *f,
+		       kp_parse_opts *po, const char ***args, char **root)
+{
+	const char *path = in->path, *pch = in->pch;
+	kp_rw_parse_opts(o, po);
+	po->contents = in->contents;
+	po->contents_len = in->len;
+	*root = in->headers && !in->header_root ? kp_dir_of_real_path(path) : NULL;
+	po->headers = in->headers;
+	po->header_root = in->header_root ? in->header_root : *root;
+	if (in->no_compdb) {
+		po->no_compdb = 1;
+		po->build_dir = NULL;
+	}
+	/* the batch's flags (from compile_commands.json) come first, the
+	 * user's after them, as parse.c orders them */
+	const char **a = kp_xcalloc((size_t)(in->nextra + o->nargs + 2), sizeof(char *));
+	*args = a;
+	int nargs = 0;
+	for (int i = 0; i < in->nextra; i++)
+		a[nargs++] = in->extra_args[i];
+	for (int i = 0; i < o->nargs; i++)
+		a[nargs++] = o->args[i];
+	po->args = a;
+	po->nargs = nargs;
+	if (pch) {
+		a[nargs] = "-include-pch";
+		a[nargs + 1] = pch;
+		po->nargs = nargs + 2;
+	}
+	char *err = NULL;
+	int prc = kp_parse(f, path, po, &err);
+	if (pch && prc != KP_PARSE_OK && prc != KP_PARSE_IO) {
+		/* a precompiled header the flags do not fit (another -std, a
+		 * macro it was built without): parse from scratch */
+		free(err);
+		err = NULL;
+		kp_file_release(f);
+		memset(f, 0, sizeof(*f));
+		po->nargs = nargs;
+		prc = kp_parse(f, path, po, &err);
+	}
+	if (prc == KP_PARSE_IO || prc == KP_PARSE_FAILED) {
+		kp_rw_diag_add(r, path, 0, 0, -1, "error", NULL, err ? err : "cannot parse");
+		free(err);
+		r->status = KP_EXIT_INPUT;
+		return KP_EXIT_INPUT;
+	}
+	if (prc == KP_PARSE_ERRORS) {
+		for (int i = 0; i < f->ndiags; i++) {
+			const kp_parse_diag *d = &f->diags[i];
+			if (strcmp(d->severity, "error"))
+				continue;
+			long off = d->file == f->path
+					   ? kp_text_offset(f->src, f->len, d->line, d->col)
+					   : -1;
+			kp_rw_diag_add(r, d->file, d->line, d->col, off, d->severity, NULL,
+				       d->message);
+		}
+		kp_rw_diag_add(r, path, 0, 0, -1, "error", NULL,
+			       "the file does not compile; nothing was rewritten");
+		r->status = KP_EXIT_INPUT;
+		return KP_EXIT_INPUT;
+	}
+	return KP_EXIT_OK;
+}
+
+/* The errors a parse tolerated (kp_file.outside_errors), as warnings. */
+static void report_outside_errors(kp_rw_result *r, kp_file *f)
+{
+	for (int i = 0; f->outside_errors && i < f->ndiags; i++) {
+		const kp_parse_diag *d = &f->diags[i];
+		if (strcmp(d->severity, "error"))
+			continue;
+		long off = d->file == f->path ? kp_text_offset(f->src, f->len, d->line, d->col)
+					      : -1;
+		if (d->kernel)
+			kp_rw_diag_add(r, d->file, d->line, d->col, off, "warning", NULL,
+				       kp_arena_printf(&f->arena,
+						       "in kernel '%s', which is not rewritten: %s",
+						       d->kernel, d->message));
+		else
+			kp_rw_diag_add(
+				r, d->file, d->line, d->col, off, "warning", NULL,
+				kp_arena_printf(&f->arena,
+						"ignored, outside every kernel (host code nvcc "
+						"may accept): %s",
+						d->message));
+	}
 }
 
 int kp_rewrite_buffer(const kp_rw_opts *o, const kp_rw_input *in, kp_rw_result *r, char **out,
@@ -408,94 +636,21 @@ int kp_rewrite_buffer(const kp_rw_opts *o, const kp_rw_input *in, kp_rw_result *
 {
 	*out = NULL;
 	*outlen = 0;
-	const char *path = in->path, *pch = in->pch;
-	const char *const *extra_args = in->extra_args;
-	int nextra = in->nextra;
 	kp_file f = {0};
 	kp_parse_opts po;
-	kp_rw_parse_opts(o, &po);
-	po.contents = in->contents;
-	po.contents_len = in->len;
-	char *root = in->headers && !in->header_root ? kp_dir_of_real_path(path) : NULL;
-	po.headers = in->headers;
-	po.header_root = in->header_root ? in->header_root : root;
-	if (in->no_compdb) {
-		po.no_compdb = 1;
-		po.build_dir = NULL;
-	}
-	/* the batch's flags (from compile_commands.json) come first, the
-	 * user's after them, as parse.c orders them */
-	const char **args = kp_xcalloc((size_t)(nextra + o->nargs + 2), sizeof(char *));
-	int nargs = 0;
-	for (int i = 0; i < nextra; i++)
-		args[nargs++] = extra_args[i];
-	for (int i = 0; i < o->nargs; i++)
-		args[nargs++] = o->args[i];
-	po.args = args;
-	po.nargs = nargs;
-	if (pch) {
-		args[nargs] = "-include-pch";
-		args[nargs + 1] = pch;
-		po.nargs = nargs + 2;
-	}
-	char *err = NULL;
-	int prc = kp_parse(&f, path, &po, &err);
-	if (pch && prc != KP_PARSE_OK && prc != KP_PARSE_IO) {
-		/* a precompiled header the flags do not fit (another -std, a
-		 * macro it was built without): parse from scratch */
-		free(err);
-		err = NULL;
-		kp_file_release(&f);
-		memset(&f, 0, sizeof(f));
-		po.nargs = nargs;
-		prc = kp_parse(&f, path, &po, &err);
-	}
-	if (prc == KP_PARSE_IO || prc == KP_PARSE_FAILED) {
-		kp_rw_diag_add(r, path, 0, 0, -1, "error", NULL, err ? err : "cannot parse");
-		free(err);
+	const char **args = NULL;
+	char *root = NULL;
+	if (parse_input(o, in, r, &f, &po, &args, &root) != KP_EXIT_OK) {
 		free(args);
 		free(root);
 		kp_file_release(&f);
-		r->status = KP_EXIT_INPUT;
 		return KP_EXIT_INPUT;
 	}
-	if (prc == KP_PARSE_ERRORS) {
-		for (int i = 0; i < f.ndiags; i++) {
-			const kp_parse_diag *d = &f.diags[i];
-			if (strcmp(d->severity, "error"))
-				continue;
-			long off = d->file == f.path ? offset_of(f.src, f.len, d->line, d->col)
-						     : -1;
-			kp_rw_diag_add(r, d->file, d->line, d->col, off, d->severity, NULL,
-				       d->message);
-		}
-		kp_rw_diag_add(r, path, 0, 0, -1, "error", NULL,
-			       "the file does not compile; nothing was rewritten");
-		free(args);
-		free(root);
-		kp_file_release(&f);
-		r->status = KP_EXIT_INPUT;
-		return KP_EXIT_INPUT;
-	}
-	for (int i = 0; f.outside_errors && i < f.ndiags; i++) {
-		const kp_parse_diag *d = &f.diags[i];
-		if (strcmp(d->severity, "error"))
-			continue;
-		long off = d->file == f.path ? offset_of(f.src, f.len, d->line, d->col) : -1;
-		if (d->kernel)
-			kp_rw_diag_add(r, d->file, d->line, d->col, off, "warning", NULL,
-				       kp_arena_printf(&f.arena,
-						       "in kernel '%s', which is not rewritten: %s",
-						       d->kernel, d->message));
-		else
-			kp_rw_diag_add(
-				r, d->file, d->line, d->col, off, "warning", NULL,
-				kp_arena_printf(&f.arena,
-						"ignored, outside every kernel (host code nvcc "
-						"may accept): %s",
-						d->message));
-	}
-	int rc = rewrite_model(o, &po, &f, &f, r, out, outlen); /* sets r->status */
+	report_outside_errors(r, &f);
+	/* the main file, then each project header with kernels */
+	int nfiles = 1 + f.nheaders;
+	rw_file *files = kp_xcalloc((size_t)nfiles, sizeof(*files));
+	files[0] = (rw_file){.orig = &f, .r = r};
 	if (f.nheaders)
 		r->headers = kp_xcalloc((size_t)f.nheaders, sizeof(*r->headers));
 	for (int h = 0; h < f.nheaders; h++) {
@@ -503,11 +658,20 @@ int kp_rewrite_buffer(const kp_rw_opts *o, const kp_rw_input *in, kp_rw_result *
 		kp_rw_result *hr = &r->headers[r->nheaders++];
 		hr->path = kp_xstrdup(hf->path);
 		hr->abs_path = kp_xstrdup(hf->abs_path);
-		hr->included_from = kp_xstrdup(path);
-		int hrc = rewrite_model(o, &po, &f, hf, hr, &hr->text, &hr->textlen);
+		hr->included_from = kp_xstrdup(in->path);
+		files[1 + h] = (rw_file){.orig = hf, .r = hr};
+	}
+	run_passes(o, &po, &f, files, nfiles);
+	int rc = finish_file(&po, &f, &files[0], out, outlen); /* sets r->status */
+	for (int h = 0; h < f.nheaders; h++) {
+		kp_rw_result *hr = &r->headers[h];
+		int hrc = finish_file(&po, &f, &files[1 + h], &hr->text, &hr->textlen);
 		if (hrc == KP_EXIT_OK && rc == KP_EXIT_NOTHING)
 			rc = KP_EXIT_OK;
 	}
+	for (int i = 0; i < nfiles; i++)
+		rw_file_release(&files[i]);
+	free(files);
 	free(args);
 	free(root);
 	kp_file_release(&f);

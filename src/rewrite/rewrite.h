@@ -1,9 +1,10 @@
 /*
  * rewrite.h - the rewrite driver: one file (its text, its flags) in, its
  * rewritten text and a kp_rw_result out, with a result per project header
- * whose kernels it rewrote.  Its options are its own (kp_rw_opts): the
- * command layer fills them from the command line, tune from its
- * candidates, a batch per file.
+ * whose kernels it rewrote.  It runs a list of passes (pass.h; by default
+ * the pipelining pass alone) over the file and its headers.  Its options
+ * are its own (kp_rw_opts): the command layer fills them from the command
+ * line, tune from its candidates, a batch per file.
  */
 #ifndef KPIPE_REWRITE_H
 #define KPIPE_REWRITE_H
@@ -11,6 +12,8 @@
 #include "analyze.h"
 #include "parse.h"
 #include "rw_result.h"
+
+struct kp_pass;
 
 /* How every file is rewritten. */
 typedef struct {
@@ -25,6 +28,9 @@ typedef struct {
 	const char *spec;          /* launch description; NULL: NAME.launch.json beside the file */
 	const char *variant;       /* "auto" or a transform's name */
 	int stages;                /* 2 for double buffering */
+	/* the passes to run, in order (pass.h); NULL: the default list */
+	const struct kp_pass *const *passes;
+	int npasses;
 } kp_rw_opts;
 
 /* What kp_rewrite_buffer() rewrites: one file's text with the flags of its
@@ -43,10 +49,11 @@ typedef struct {
 				    directory; NULL for the input's own */
 } kp_rw_input;
 
-/* Rewrites one buffer.  Fills r (diagnostics, counts,
+/* Rewrites one buffer with o's passes.  Fills r (diagnostics, counts,
  * fixes, and a result per project header with kernels) and *out (NULL when
  * nothing changed in the file itself).  Returns the file's exit code:
- * KP_EXIT_OK when a loop was pipelined in it or in one of its headers. */
+ * KP_EXIT_OK when a pass changed it or one of its headers (with the
+ * default passes: a loop was pipelined). */
 int kp_rewrite_buffer(const kp_rw_opts *o, const kp_rw_input *in, kp_rw_result *r, char **out,
 		      size_t *outlen);
 

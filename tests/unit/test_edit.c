@@ -3,7 +3,8 @@
  * overlap and range checks) and the unified diff (kp_diff: hunk headers,
  * inserts, deletes, changes at either end, missing final newline, hunk
  * splitting and merging), with round trips through patch -p1 and
- * git apply when those tools are installed.
+ * git apply when those tools are installed; where a result's bytes come
+ * from (kp_edits_origin, kp_edits_runs).
  */
 #include "kp_test.h"
 
@@ -931,4 +932,43 @@ Test(edits_origin, no_edits_is_identity)
 	size_t so = 99;
 	cr_expect_eq(kp_edits_origin(&e, 3, &so), -1);
 	cr_expect_eq(so, 3);
+}
+
+/* --- kp_edits_runs: the source text a result keeps -------------------------- */
+
+Test(edits_runs, runs_between_edits)
+{
+	/* "abcdef" -> "a" "XY" "cd" "Z" "ef" */
+	kp_edits e = {0};
+	kp_edits_add(&e, 4, 0, "Z");
+	kp_edits_add(&e, 1, 1, "XY");
+	kp_edit_run *r = NULL;
+	int n = 0;
+	cr_assert_eq(kp_edits_runs(&e, 6, &r, &n), 0);
+	cr_assert_eq(n, 3);
+	size_t want[3][3] = {{0, 0, 1}, {3, 2, 2}, {6, 4, 2}}; /* out, src, len */
+	for (int i = 0; i < 3; i++)
+		cr_expect(r[i].out == want[i][0] && r[i].src == want[i][1] &&
+				  r[i].len == want[i][2],
+			  "run %d: %zu %zu %zu", i, r[i].out, r[i].src, r[i].len);
+	free(r);
+	kp_edits_release(&e);
+}
+
+Test(edits_runs, whole_source_replaced_and_none)
+{
+	kp_edits e = {0};
+	kp_edit_run *r = NULL;
+	int n = 0;
+	cr_assert_eq(kp_edits_runs(&e, 5, &r, &n), 0);
+	cr_assert(n == 1 && r[0].out == 0 && r[0].src == 0 && r[0].len == 5);
+	free(r);
+	kp_edits_add(&e, 0, 5, "new");
+	cr_assert_eq(kp_edits_runs(&e, 5, &r, &n), 0);
+	cr_assert_eq(n, 0);
+	free(r);
+	kp_edits_add(&e, 2, 1, "x");
+	cr_assert_eq(kp_edits_runs(&e, 5, &r, &n), -1, "overlap");
+	cr_assert_null(r);
+	kp_edits_release(&e);
 }

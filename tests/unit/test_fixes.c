@@ -3,7 +3,9 @@
  * edits and insertions at one offset become one replacement, applying the
  * merged list gives what kp_edits_apply gives, overlaps are refused) and
  * the clang-tidy export-fixes YAML (kp_fixes_yaml: the schema's keys,
- * quoting, one Diagnostic per id, an empty list).  Applying the YAML with
+ * quoting, one Diagnostic per id, an empty list); the replacements of
+ * several edit lists applied in turn (kp_fixes_compose: applying them to
+ * the source gives the last result, none two touch).  Applying the YAML with
  * clang-apply-replacements is tested in tests/cli/outputs.sh.
  */
 #define _GNU_SOURCE
@@ -128,6 +130,127 @@ Test(fixes, overlap_is_refused)
 	cr_assert_eq(kp_fixes_merge(&e, NULL, &f, &n), -1);
 	cr_assert_null(f);
 	kp_edits_release(&e);
+}
+
+/* Applies stages in turn to src, checks that kp_fixes_compose() gives
+ * replacements (none two touching, all owned by 7) that turn src into the
+ * result; returns the result. */
+static char *compose_checked(kp_edits *st, int n, const char *src)
+{
+	const kp_edits *eds[8];
+	size_t inlen[8];
+	char *cur = kp_xstrdup(src);
+	size_t len = strlen(src);
+	for (int k = 0; k < n; k++) {
+		char *next = NULL;
+		size_t nl = 0;
+		cr_assert_eq(kp_edits_apply(&st[k], cur, len, &next, &nl), 0, "stage %d", k);
+		eds[k] = &st[k];
+		inlen[k] = len;
+		free(cur);
+		cur = next;
+		len = nl;
+	}
+	kp_rw_fix *f = NULL;
+	int nf = 0;
+	cr_assert_eq(kp_fixes_compose(eds, inlen, n, cur, len, 7, &f, &nf), 0);
+	for (int i = 0; i < nf; i++) {
+		cr_assert_eq(f[i].diag, 7);
+		if (i)
+			cr_assert(f[i].off > f[i - 1].off + f[i - 1].len, "fixes %d and %d touch",
+				  i - 1, i);
+	}
+	char *got = apply_fixes(f, nf, src);
+	cr_assert_str_eq(got, cur);
+	free(got);
+	kp_fixes_free(f, nf);
+	return cur;
+}
+
+Test(fixes, compose_two_stages)
+{
+	const char *src = "int a[32][32];\nfor (;;) { body; }\n";
+	kp_edits st[2] = {{0}, {0}};
+	kp_edits_add(&st[0], 5, 0, "[2]");        /* int a[2][32][32]; */
+	kp_edits_add(&st[0], 15, 18, "{ new; }"); /* the loop, replaced */
+	/* stage 2 on "int a[2][32][32];\n{ new; }\n": pad inside stage 1's
+	 * text and in source text, and add a line */
+	kp_edits_add(&st[1], 15, 0, " + 1");
+	kp_edits_add(&st[1], 24, 0, " more;");
+	kp_edits_add(&st[1], 0, 0, "// top\n");
+	char *out = compose_checked(st, 2, src);
+	cr_assert_str_eq(out, "// top\nint a[2][32][32 + 1];\n{ new; more; }\n");
+	free(out);
+	kp_edits_release(&st[0]);
+	kp_edits_release(&st[1]);
+}
+
+Test(fixes, compose_one_stage_and_none)
+{
+	const char *src = "abcdef";
+	kp_edits st[1] = {{0}};
+	kp_edits_add(&st[0], 2, 2, "XY");
+	kp_edits_add(&st[0], 4, 0, "!");
+	char *out = compose_checked(st, 1, src);
+	cr_assert_str_eq(out, "abXY!ef");
+	free(out);
+	kp_rw_fix *f = (kp_rw_fix *)1;
+	int n = 3;
+	cr_assert_eq(kp_fixes_compose(NULL, NULL, 0, src, 6, 0, &f, &n), 0);
+	cr_assert_null(f);
+	cr_assert_eq(n, 0);
+	kp_edits_release(&st[0]);
+}
+
+Test(fixes, compose_undo_and_ends)
+{
+	/* stage 2 deletes what stage 1 inserted, and edits both ends */
+	const char *src = "0123456789";
+	kp_edits st[3] = {{0}, {0}, {0}};
+	kp_edits_add(&st[0], 5, 0, "INS"); /* 01234INS56789 */
+	kp_edits_add(&st[1], 5, 3, "");    /* 0123456789 */
+	kp_edits_add(&st[1], 0, 1, "<");   /* <123456789 */
+	kp_edits_add(&st[1], 10, 0, ">");  /* <123456>789 */
+	kp_edits_add(&st[2], 11, 0, "$");  /* at the end */
+	char *out = compose_checked(st, 3, src);
+	cr_assert_str_eq(out, "<123456>789$");
+	free(out);
+	for (int k = 0; k < 3; k++)
+		kp_edits_release(&st[k]);
+}
+
+Test(fixes, compose_random_stages)
+{
+	srand(15);
+	for (int round = 0; round < 300; round++) {
+		char src[64];
+		int sl = rand() % 40;
+		for (int i = 0; i < sl; i++)
+			src[i] = (char)('a' + rand() % 26);
+		src[sl] = '\0';
+		int n = 1 + rand() % 4;
+		kp_edits st[4] = {{0}, {0}, {0}, {0}};
+		size_t len = (size_t)sl;
+		for (int k = 0; k < n; k++) {
+			/* non-overlapping edits over a text of `len` bytes */
+			size_t pos = 0, grow = 0;
+			while (pos <= len && rand() % 3) {
+				size_t off = pos + (size_t)rand() % (len - pos + 1);
+				size_t l = (size_t)rand() % (len - off + 1);
+				l = l > 5 ? 5 : l;
+				char t[4] = {(char)('A' + rand() % 26), (char)('0' + k), 0, 0};
+				t[rand() % 3] = '\0';
+				kp_edits_add(&st[k], (unsigned)off, (unsigned)l, t);
+				grow += strlen(t);
+				grow -= l;
+				pos = off + l + 1;
+			}
+			len += grow;
+		}
+		free(compose_checked(st, n, src));
+		for (int k = 0; k < n; k++)
+			kp_edits_release(&st[k]);
+	}
 }
 
 static kp_rw_result sample_result(void)

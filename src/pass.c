@@ -1,0 +1,81 @@
+/*
+ * pass.c - the registry of passes (pass.h) and what every pass uses to
+ * report: diagnostics at a model's positions, refusals, owned edits.
+ */
+#include "pass.h"
+
+#include <string.h>
+
+static const kp_pass *const builtin[] = {
+	&kp_pass_pipeline,
+};
+
+static const kp_pass *const default_list[] = {
+	&kp_pass_pipeline,
+};
+
+#define KP_MAX_REGISTERED 8
+static const kp_pass *registered[KP_MAX_REGISTERED];
+static int nregistered;
+
+const kp_pass *kp_pass_find(const char *name)
+{
+	for (size_t i = 0; i < KP_ARRAY_LEN(builtin); i++)
+		if (!strcmp(builtin[i]->name, name))
+			return builtin[i];
+	for (int i = 0; i < nregistered; i++)
+		if (!strcmp(registered[i]->name, name))
+			return registered[i];
+	return NULL;
+}
+
+const kp_pass *const *kp_pass_default(int *n)
+{
+	*n = (int)KP_ARRAY_LEN(default_list);
+	return default_list;
+}
+
+int kp_pass_register(const kp_pass *p)
+{
+	if (kp_pass_find(p->name) || nregistered == KP_MAX_REGISTERED)
+		return -1;
+	registered[nregistered++] = p;
+	return 0;
+}
+
+long kp_text_offset(const char *src, size_t len, int line, int col)
+{
+	if (line <= 0)
+		return -1;
+	size_t i = 0;
+	for (int l = 1; l < line; l++) {
+		const char *nl = memchr(src + i, '\n', len - i);
+		if (!nl)
+			return -1;
+		i = (size_t)(nl - src) + 1;
+	}
+	i += (size_t)(col > 0 ? col - 1 : 0);
+	return i <= len ? (long)i : -1;
+}
+
+int kp_pass_diag(kp_pass_ctx *c, int line, int col, const char *level, const char *id,
+		 const char *msg)
+{
+	const kp_file *f = c->f;
+	return kp_rw_diag_add(c->r, f->path, line, col, kp_text_offset(f->src, f->len, line, col),
+			      level, id, msg);
+}
+
+void kp_pass_refuse(kp_pass_ctx *c, int line, int col, const char *id, const char *msg)
+{
+	kp_pass_diag(c, line, col, "warning", id, msg);
+	c->r->refused++;
+	kp_counts_add(&c->r->by_reason, id, 1);
+}
+
+void kp_pass_edit(kp_pass_ctx *c, unsigned off, unsigned len, const char *text, int diag)
+{
+	kp_edits_add(&c->ed, off, len, text);
+	c->owner = kp_xrealloc(c->owner, sizeof(*c->owner) * (size_t)c->ed.n);
+	c->owner[c->ed.n - 1] = diag;
+}

@@ -1,0 +1,66 @@
+/*
+ * pass.h - the passes of the rewrite driver (rewrite.c).  A pass looks at
+ * one model of a parse (the main file, or a project header with kernels)
+ * and appends edits to that model's text, with the diagnostic each edit
+ * belongs to, and diagnostics and counts to the file's kp_rw_result.  The
+ * driver runs a list of passes in order over every model of the unit and
+ * parses the unit again, with the new texts, between a pass that changed a
+ * file and the next one (docs/design.md, "Passes").  The registry finds
+ * the passes by name: the built-in ones ("pipeline", the default list)
+ * and those a test registers.
+ *
+ * Ownership: a pass owns nothing it is given.  What it appends belongs to
+ * the context (its edits and owners, which the driver takes) and to the
+ * result; the registry keeps pointers to static descriptors.
+ */
+#ifndef KPIPE_PASS_H
+#define KPIPE_PASS_H
+
+#include "edit.h"
+#include "model.h"
+#include "rewrite.h"
+#include "rw_result.h"
+
+/* What a pass works on, and where it puts what it finds. */
+typedef struct {
+	const kp_rw_opts *o;
+	const kp_file *tu; /* the main file's model of this parse (its path, diagnostics) */
+	kp_file *f;        /* the model to work on: tu itself, or one of tu->headers */
+	kp_rw_result *r;   /* the result of f's file: diagnostics, counts */
+	kp_edits ed;       /* the pass's edits, in offsets of f->src */
+	int *owner;        /* owner[i]: the index in r->diags of edit i's diagnostic, or -1 */
+} kp_pass_ctx;
+
+typedef struct kp_pass {
+	const char *name; /* "pipeline" */
+	const char *summary;
+	/* Appends edits, owners, diagnostics and counts for c->f; never
+	 * prints, opens files or exits. */
+	void (*run)(kp_pass_ctx *c);
+} kp_pass;
+
+/* The pass that pipelines K-loops (pass_pipeline.c). */
+extern const kp_pass kp_pass_pipeline;
+
+/* Byte offset of a 1-based line and (byte) column in src, -1 when out of
+ * range. */
+long kp_text_offset(const char *src, size_t len, int line, int col);
+
+/* A diagnostic at (line, col) of c->f (0, 0: none); its index in c->r. */
+int kp_pass_diag(kp_pass_ctx *c, int line, int col, const char *level, const char *id,
+		 const char *msg);
+/* A warning that refuses something (a loop): counted in c->r->refused and
+ * c->r->by_reason. */
+void kp_pass_refuse(kp_pass_ctx *c, int line, int col, const char *id, const char *msg);
+/* An edit of c->f->src (text copied), owned by diagnostic `diag` (or -1). */
+void kp_pass_edit(kp_pass_ctx *c, unsigned off, unsigned len, const char *text, int diag);
+
+/* The pass called `name`, built in or registered, or NULL. */
+const kp_pass *kp_pass_find(const char *name);
+/* The default list (kp_rw_opts.passes NULL): pipeline. */
+const kp_pass *const *kp_pass_default(int *n);
+/* Tests only: makes p known to kp_pass_find() (it joins no default list).
+ * Returns -1 when its name is taken or the registry is full. */
+int kp_pass_register(const kp_pass *p);
+
+#endif

@@ -1,0 +1,119 @@
+/*
+ * pass_pipeline.c - the "pipeline" pass (pass.h): analyse the K-loops of
+ * one model, plan each, and let its transform produce the edits, one
+ * kpipe-pipelined note per loop owning them; every loop not pipelined gets
+ * its reasons.  The driver (rewrite.c) applies the edits and checks them.
+ */
+#include "pass.h"
+
+#include "plan.h"
+#include "transform.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The loops of one model so far: the tiles already pipelined (a tile two
+ * loops load is pipelined in the first only). */
+typedef struct {
+	kp_decl **done;
+	int ndone;
+} pipeline_state;
+
+/* Whether a tile loop l loads was pipelined in an earlier loop. */
+static int tile_clash(const pipeline_state *s, const kp_loop *l)
+{
+	for (int t = 0; t < l->ntiles; t++)
+		for (int d = 0; d < s->ndone; d++)
+			if (l->tiles[t].loaded && s->done[d] == l->tiles[t].arr)
+				return 1;
+	return 0;
+}
+
+/* Plans and transforms one eligible loop: its edits, owned by its note. */
+static void pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
+{
+	const kp_rw_opts *o = c->o;
+	kp_file *f = c->f;
+	kp_rw_result *r = c->r;
+	int line = l->node->line, col = l->node->col;
+	if (tile_clash(s, l)) {
+		kp_pass_refuse(c, line, col, "kpipe-tile-shared-by-loops",
+			       "a tile of this loop was already pipelined in an earlier loop");
+		return;
+	}
+	kp_plan p;
+	kp_plan_loop(&p, f, l, o->arch, o->variant, o->stages);
+	if (!p.xform) {
+		kp_pass_refuse(c, line, col, p.refuse_id, p.refuse_msg);
+		return;
+	}
+	kp_xform_opts xo = {o->arch, p.stages, p.why};
+	const char *xerr = NULL;
+	kp_edits mine = {0};
+	if (p.xform->apply(f, l, &xo, &mine, &xerr)) {
+		kp_pass_refuse(c, line, col, "kpipe-transform-failed",
+			       xerr ? xerr : "the transform failed");
+		kp_edits_release(&mine);
+		return;
+	}
+	kp_strbuf note = KP_STRBUF_INIT;
+	kp_strbuf_addf(&note, "pipelined with %s (%d stages): %s", p.xform->name, p.stages, p.why);
+	int di = kp_pass_diag(c, line, col, "note", "kpipe-pipelined", kp_strbuf_str(&note));
+	kp_strbuf_release(&note);
+	for (int e = 0; e < mine.n; e++) {
+		/* one #include per file */
+		const kp_edit *m = &mine.v[e];
+		int dup = 0;
+		for (int k = 0; k < c->ed.n; k++)
+			if (c->ed.v[k].off == m->off && c->ed.v[k].len == m->len &&
+			    !strcmp(c->ed.v[k].text, m->text) && m->len == 0 &&
+			    strstr(m->text, "#include"))
+				dup = 1;
+		if (!dup)
+			kp_pass_edit(c, m->off, m->len, m->text, di);
+	}
+	kp_edits_release(&mine);
+	for (int t = 0; t < l->ntiles; t++)
+		if (l->tiles[t].loaded) {
+			s->done = kp_xrealloc(s->done, sizeof(*s->done) * (size_t)(s->ndone + 1));
+			s->done[s->ndone++] = l->tiles[t].arr;
+		}
+	r->pipelined++;
+	kp_counts_add(&r->by_variant, p.xform->name, 1);
+}
+
+static void pipeline_run(kp_pass_ctx *c)
+{
+	kp_rw_result *r = c->r;
+	kp_analyze_opts ao;
+	char *sk;
+	kp_rw_analyze_opts(c->o, c->tu->path, &ao, &sk);
+	kp_analysis an;
+	kp_analyze(&an, c->f, &ao);
+	r->kernels += an.nkernels;
+	pipeline_state s = {0};
+	for (int i = 0; i < an.nloops; i++) {
+		kp_loop *l = an.loops[i];
+		r->loops++;
+		if (l->eligible) {
+			pipeline_loop(c, &s, l);
+			continue;
+		}
+		for (int k = 0; k < l->nreasons; k++) {
+			const kp_reason *x = &l->reasons[k];
+			int remark = !strcmp(x->id, "kpipe-already-pipelined");
+			kp_pass_diag(c, x->line, x->col, remark ? "remark" : "warning", x->id,
+				     x->message);
+			kp_counts_add(&r->by_reason, x->id, 1);
+		}
+		r->refused++;
+	}
+	free(s.done);
+	free(sk);
+}
+
+const kp_pass kp_pass_pipeline = {
+	"pipeline",
+	"pipelines the K-loops of every kernel (cp.async or register staging)",
+	pipeline_run,
+};
