@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # setup.sh - install what kpipe needs to build and test, when it is missing.
 #
-# Debian packages: libclang-19-dev clang-19 clang-tools-19 (libclang's C API,
+# Debian packages: libclang-19-dev clang-19 clang-tools-19 clang-format-19 (libclang's C API,
 # the matching clang, clang-apply-replacements-19, libclang-rt-19-dev for
-# the libFuzzer runtime of tests/fuzz), libcriterion-dev,
+# the libFuzzer runtime of tests/fuzz; clang-format-19 for the format check),
+# libcriterion-dev,
 # libcjson-dev, cmake, pkg-config, valgrind, perl (golden tests) and python3;
 # for the editor and report tests: neovim (tests/cli/editor_nvim.sh runs it
 # headless) and python3-jsonschema (SARIF checked against the schema).
@@ -18,7 +19,7 @@
 # as another user it uses sudo when there is one.
 set -euo pipefail
 
-apt_packages=(libclang-19-dev clang-19 clang-tools-19 libclang-rt-19-dev libcriterion-dev libcjson-dev
+apt_packages=(libclang-19-dev clang-19 clang-tools-19 clang-format-19 libclang-rt-19-dev libcriterion-dev libcjson-dev
 	cmake pkg-config valgrind perl python3 neovim python3-jsonschema)
 pip_packages=(nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)
 

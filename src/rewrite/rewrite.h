@@ -11,27 +11,9 @@
 
 #include "analyze.h"
 #include "parse.h"
+#include "rw_opts.h"
 #include "rw_result.h"
 
-struct kp_pass;
-
-/* How every file is rewritten. */
-typedef struct {
-	const kp_arch *arch;     /* the target: budget, plan, and what libclang parses as */
-	const char *cuda_path;   /* NULL: clang finds the toolkit */
-	const char *const *args; /* compiler arguments (the user's, after the database's) */
-	int nargs;
-	const char *build_dir;     /* -p: directory of compile_commands.json */
-	const char *header_filter; /* kernels in headers (parse.h); NULL: the default */
-	const char *kernel;        /* only this kernel, or NULL */
-	int threads;               /* threads per block, 0: from the launch description */
-	const char *spec;          /* launch description; NULL: NAME.launch.json beside the file */
-	const char *variant;       /* "auto" or a transform's name */
-	int stages;                /* 2 for double buffering */
-	/* the passes to run, in order (pass.h); NULL: the default list */
-	const struct kp_pass *const *passes;
-	int npasses;
-} kp_rw_opts;
 
 /* What kp_rewrite_buffer() rewrites: one file's text with the flags of its
  * batch (a compilation database's, a precompiled header), and where the

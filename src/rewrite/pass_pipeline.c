@@ -7,6 +7,7 @@
 #include "pass.h"
 
 #include "plan.h"
+#include "rewrite.h"
 #include "transform.h"
 
 #include <stdlib.h>

@@ -18,7 +18,7 @@
 
 #include "edit.h"
 #include "model.h"
-#include "rewrite.h"
+#include "rw_opts.h"
 #include "rw_result.h"
 
 /* What a pass works on, and where it puts what it finds. */

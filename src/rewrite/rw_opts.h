@@ -1,0 +1,33 @@
+/*
+ * rw_opts.h - how the rewrite driver rewrites every file (kp_rw_opts): the
+ * target, the compiler's arguments, the analysis's inputs, the plan's
+ * choices and the passes to run.  Its own header so that the driver
+ * (rewrite.h) and the passes (pass.h) share it without including each
+ * other.
+ */
+#ifndef KPIPE_RW_OPTS_H
+#define KPIPE_RW_OPTS_H
+
+#include "arch.h"
+
+struct kp_pass;
+
+/* How every file is rewritten. */
+typedef struct {
+	const kp_arch *arch;     /* the target: budget, plan, and what libclang parses as */
+	const char *cuda_path;   /* NULL: clang finds the toolkit */
+	const char *const *args; /* compiler arguments (the user's, after the database's) */
+	int nargs;
+	const char *build_dir;     /* -p: directory of compile_commands.json */
+	const char *header_filter; /* kernels in headers (parse.h); NULL: the default */
+	const char *kernel;        /* only this kernel, or NULL */
+	int threads;               /* threads per block, 0: from the launch description */
+	const char *spec;          /* launch description; NULL: NAME.launch.json beside the file */
+	const char *variant;       /* "auto" or a transform's name */
+	int stages;                /* 2 for double buffering */
+	/* the passes to run, in order (pass.h); NULL: the default list */
+	const struct kp_pass *const *passes;
+	int npasses;
+} kp_rw_opts;
+
+#endif
