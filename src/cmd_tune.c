@@ -1,8 +1,9 @@
 /*
  * cmd_tune.c - `kpipe tune FILE.cu [--spec LAUNCH] [-o OUT | -i]`: builds
- * every legal variant of the file (register staging: two buffers, plain
- * and with the prefetch through __ldca, and the one-buffer two-barrier
- * form; cp.async rings of 2, 3 and 4 stages), validates each one's
+ * every legal variant of the file (the registered transforms' tune
+ * candidates, transform.h: register staging with two buffers, plain and
+ * with the prefetch through __ldca, and the one-buffer two-barrier form;
+ * cp.async rings of 2, 3 and 4 stages), validates each one's
  * compile and SASS (validate.c), runs the original and all that passed in
  * one harness run (gpu_run.c: every size checked element by element, the
  * 'target' size timed in rounds), prints the table, and writes the fastest
@@ -34,6 +35,7 @@
 #include "cuda_env.h"
 #include "gpu_gen.h"
 #include "gpu_run.h"
+#include "transform.h"
 #include "tune.h"
 #include "validate.h"
 
@@ -46,19 +48,9 @@ static const char *const tune_opts[] = {
 	"--sizes", "--gpu-dir",       "--no-sanitize", NULL,
 };
 
-/* The variants tried, in the order of the table. */
-static const struct {
-	const char *name, *variant;
-	int stages;
-} kinds[] = {
-	{"register", "register", 2},
-	{"register-ca", "register-ca", 2},
-	{"register-2bar", "register-2bar", 2},
-	{"cp-async", "cp-async", 2},
-	{"cp-async-s3", "cp-async", 3},
-	{"cp-async-s4", "cp-async", 4},
-};
-enum { NKINDS = KP_ARRAY_LEN(kinds) };
+/* The most variants tried (kp_transform_tune_list gives them, in the
+ * order of the table). */
+enum { NKINDS_MAX = 32 };
 
 typedef struct {
 	const char *name;
@@ -321,7 +313,10 @@ int cmd_tune(int argc, char **argv)
 	o.arch_name = fs.arch_name;
 	/* the table goes to stdout when the code does not */
 	FILE *tfp = o.output || o.in_place ? stdout : stderr;
-	cand c[NKINDS];
+	const kp_tune_cand *kinds[NKINDS_MAX];
+	const kp_transform *kind_xf[NKINDS_MAX];
+	int nk = kp_transform_tune_list(kinds, kind_xf, NKINDS_MAX);
+	cand c[NKINDS_MAX];
 	memset(c, 0, sizeof(c));
 	kp_tune_run run = {0};
 	kp_tune_choice ch = {.winner = -1, .best = -1};
@@ -334,11 +329,11 @@ int cmd_tune(int argc, char **argv)
 
 	/* 1. every variant, as `rewrite --variant V --stages N` writes it */
 	int built = 0;
-	for (int i = 0; i < NKINDS; i++) {
+	for (int i = 0; i < nk; i++) {
 		kp_cli a = o;
-		a.variant = kinds[i].variant;
-		a.stages = kinds[i].stages;
-		c[i].name = kinds[i].name;
+		a.variant = kind_xf[i]->name;
+		a.stages = kinds[i]->stages;
+		c[i].name = kinds[i]->name;
 		kp_rw_result r = {0};
 		r.path = kp_xstrdup(in);
 		kp_rw_input rin = {.path = in, .contents = src, .len = len};
@@ -361,15 +356,19 @@ int cmd_tune(int argc, char **argv)
 				if (c[k].text && c[k].len == c[i].len &&
 				    !memcmp(c[k].text, c[i].text, c[i].len))
 					c[i].same_as = c[k].name;
-			/* register-ca without a read through __ldca is register */
-			if (!strcmp(c[i].name, "register-ca") && !memmem(c[i].text, c[i].len, "__ldca(", 7) &&
-			    c[0].text)
-				c[i].same_as = c[0].name;
+			/* without its transform's marker a build is its base's
+			 * (register-ca without a read through __ldca is register) */
+			const kp_transform *t = kind_xf[i];
+			if (t->tune_marker &&
+			    !memmem(c[i].text, c[i].len, t->tune_marker, strlen(t->tune_marker)))
+				for (int k = 0; k < i; k++)
+					if (c[k].text && !strcmp(c[k].name, t->tune_base))
+						c[i].same_as = c[k].name;
 		}
 		kp_rw_result_release(&r);
 	}
 	if (!built) {
-		for (int i = 0; i < NKINDS; i++)
+		for (int i = 0; i < nk; i++)
 			fprintf(stderr, "%s: %s: %s\n", in, c[i].name, c[i].skip);
 		fprintf(stderr, "kpipe tune: nothing to pipeline in %s\n", in);
 		rc = KP_EXIT_NOTHING;
@@ -453,13 +452,13 @@ int cmd_tune(int argc, char **argv)
 	free(dup);
 	dir_flag = kp_strbuf_detach(&df);
 	flags = kp_cli_nvcc_flags(&o, dir_flag, &nflags);
-	const char *names[NKINDS];
-	int eligible[NKINDS];
-	kp_gpu_version vers[NKINDS + 1];
+	const char *names[NKINDS_MAX];
+	int eligible[NKINDS_MAX];
+	kp_gpu_version vers[NKINDS_MAX + 1];
 	int nv = 0;
 	char *abs_in = realpath(in, NULL);
 	vers[nv++] = (kp_gpu_version){"original", abs_in ? abs_in : in};
-	for (int i = 0; i < NKINDS; i++) {
+	for (int i = 0; i < nk; i++) {
 		names[i] = c[i].name;
 		eligible[i] = 0;
 		if (!c[i].text || c[i].same_as)
@@ -540,7 +539,7 @@ int cmd_tune(int argc, char **argv)
 		}
 	}
 	free(abs_in);
-	if (kp_tune_decide(&run, names, eligible, NKINDS, &ch) != 0 && nv > 1) {
+	if (kp_tune_decide(&run, names, eligible, nk, &ch) != 0 && nv > 1) {
 		fprintf(stderr, "kpipe tune: error: %s\n", ch.reason);
 		rc = KP_EXIT_VALIDATION;
 		goto out;
@@ -557,11 +556,11 @@ int cmd_tune(int argc, char **argv)
 		rc = KP_EXIT_VALIDATION;
 	const char *written = o.in_place ? in : o.output && strcmp(o.output, "-") ? o.output : NULL;
 	if (json) {
-		char *j = table_json(in, &o, c, NKINDS, &run, &ch, now() - t0, written, rc);
+		char *j = table_json(in, &o, c, nk, &run, &ch, now() - t0, written, rc);
 		fputs(j, stdout);
 		free(j);
 	} else {
-		print_table(tfp, in, &o, c, NKINDS, &run, &ch, now() - t0);
+		print_table(tfp, in, &o, c, nk, &run, &ch, now() - t0);
 		if (written)
 			fprintf(tfp, "wrote %s: %s\n", written,
 				ch.winner >= 0 ? c[ch.winner].name
@@ -570,7 +569,7 @@ int cmd_tune(int argc, char **argv)
 	}
 
 out:
-	for (int i = 0; i < NKINDS; i++) {
+	for (int i = 0; i < nk; i++) {
 		if (c[i].path && !keep_dir)
 			unlink(c[i].path);
 		free(c[i].text);
