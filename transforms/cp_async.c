@@ -20,22 +20,85 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cp_match(const kp_loop *l, const kp_arch *a, const char **why_not)
+extern const kp_transform kp_transform_cp_async;
+
+/* Every copy a plain 4-, 8- or 16-byte global load, into tiles that are
+ * not volatile. */
+static void cp_facts(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_xfacts *x)
 {
-	if (!l->eligible) {
-		*why_not = "the loop is not eligible";
-		return 0;
+	(void)f;
+	x->ok = l->nloads > 0;
+	x->why_not = NULL;
+	x->regs = 0;
+	x->regs_inst = NULL;
+	for (int i = 0; i < l->nloads; i++) {
+		const kp_load *ld = &l->loads[i];
+		/* a copy that is no global load says so, whatever came before */
+		if (!ld->src) {
+			x->ok = 0;
+			x->why_not = kp_arena_printf(
+				arena, "line %d: the stored value is not a plain global load",
+				ld->line);
+		} else if (x->ok && !ld->pure) {
+			x->ok = 0;
+			x->why_not = kp_arena_printf(
+				arena, "line %d: the copy converts or computes on its way in",
+				ld->line);
+		} else if (x->ok && ld->bytes != 4 && ld->bytes != 8 && ld->bytes != 16) {
+			x->ok = 0;
+			x->why_not = kp_arena_printf(
+				arena,
+				"line %d: %lld-byte copies; cp.async copies 4, 8 or 16 bytes",
+				ld->line, ld->bytes);
+		}
 	}
-	if (!a->has_cp_async) {
-		*why_not = "cp.async needs sm_80 or newer";
-		return 0;
+	for (int i = 0; i < l->ntiles && x->ok; i++) {
+		const kp_decl *d = l->tiles[i].arr;
+		if (l->tiles[i].loaded && d->type && strstr(d->type, "volatile")) {
+			x->ok = 0;
+			x->why_not = kp_arena_printf(
+				arena, "'%s' is volatile: cp.async writes it behind the compiler",
+				d->name);
+		}
 	}
-	if (!l->cp_async_ok) {
-		*why_not = l->cp_async_why_not ? l->cp_async_why_not : "not every copy is cp.async-able";
-		return 0;
-	}
-	return 1;
 }
+
+/* __pipeline_memcpy_async is written with one byte count per copy: the
+ * instantiations of a template loop must agree on it. */
+static void cp_facts_merged(const kp_loop *l, kp_arena *arena, kp_xfacts *x)
+{
+	const kp_loop *q = l->per_inst[0];
+	for (int i = 0; i < l->nloads && x->ok; i++)
+		for (int s = 1; s < l->nper_inst; s++) {
+			const kp_loop *p = l->per_inst[s];
+			if (p->nloads != l->nloads || q->nloads != l->nloads ||
+			    p->loads[i].bytes != q->loads[i].bytes) {
+				x->ok = 0;
+				x->why_not = kp_arena_printf(
+					arena,
+					"line %d: the copy is %lld B for instantiation <%s> and %lld B for "
+					"<%s>; the cp.async rewrite writes one byte count",
+					l->loads[i].line,
+					q->nloads == l->nloads ? q->loads[i].bytes : -1, q->inst,
+					p->nloads == l->nloads ? p->loads[i].bytes : -1, p->inst);
+				break;
+			}
+		}
+}
+
+static int cp_match(const kp_file *f, const kp_loop *l, const kp_arch *a, kp_arena *arena,
+		    const char **why_not)
+{
+	(void)a;
+	kp_xfacts x;
+	kp_transform_facts(&kp_transform_cp_async, f, l, arena, &x);
+	if (!x.ok)
+		*why_not = x.why_not ? x.why_not : "not every copy is cp.async-able";
+	return x.ok;
+}
+
+/* A ring of S buffers. */
+static int cp_buffers(int stages) { return stages; }
 
 /* The cp.async statement replacing one copy; subs already hold the tile
  * index and induction substitutions for this phase. */
@@ -221,9 +284,25 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 	return 0;
 }
 
+static const kp_tune_cand cp_tune[] = {
+	{"cp-async", 2, 40},
+	{"cp-async-s3", 3, 50},
+	{"cp-async-s4", 4, 60},
+};
+
 const kp_transform kp_transform_cp_async = {
-	"cp-async",
-	"double-buffered shared tiles filled with cp.async (LDGSTS), one barrier per iteration",
-	cp_match,
-	cp_apply,
+	.name = "cp-async",
+	.label = "cp.async",
+	.summary = "double-buffered shared tiles filled with cp.async (LDGSTS), one barrier per "
+		   "iteration",
+	.min_cc = 80,
+	.min_stages = 2,
+	.max_stages = 8,
+	.buffers = cp_buffers,
+	.facts = cp_facts,
+	.facts_merged = cp_facts_merged,
+	.match = cp_match,
+	.tune = cp_tune,
+	.ntune = KP_ARRAY_LEN(cp_tune),
+	.apply = cp_apply,
 };

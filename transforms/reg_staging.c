@@ -44,17 +44,98 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int reg_match(const kp_loop *l, const kp_arch *a, const char **why_not)
+extern const kp_transform kp_transform_register;
+
+/* Every copy a global load whose copy loops step with ++ or += a
+ * compile-time number of times (the staging arrays are indexed by their
+ * positions); one register per 4 bytes copied per thread. */
+static void reg_facts(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_xfacts *x)
+{
+	(void)f;
+	x->ok = l->nloads > 0;
+	x->why_not = NULL;
+	x->regs_inst = NULL;
+	int regs = 0, regs_known = 1;
+	for (int i = 0; i < l->nloads; i++) {
+		const kp_load *ld = &l->loads[i];
+		if (!ld->src) {
+			x->ok = 0;
+			x->why_not = kp_arena_printf(
+				arena, "line %d: the stored value is not a plain global load",
+				ld->line);
+			continue;
+		}
+		double slots = 1;
+		for (int d = 0; d < ld->depth && d < 4; d++) {
+			const kp_node *inc = ld->loops[d]->nkids >= 4 ? ld->loops[d]->kids[2]
+								      : NULL;
+			int simple_inc =
+				inc &&
+				((inc->kind == KP_N_UNOP && inc->op && !strcmp(inc->op, "++")) ||
+				 (inc->kind == KP_N_ASSIGNOP && inc->op && !strcmp(inc->op, "+=")));
+			if (!simple_inc && x->ok) {
+				x->ok = 0;
+				x->why_not = kp_arena_printf(
+					arena,
+					"line %d: the copy loop must step with ++ or += (staging registers "
+					"are indexed by its position)",
+					ld->line);
+			}
+			if (ld->trips[d] < 0) {
+				if (x->ok) {
+					x->ok = 0;
+					x->why_not = kp_arena_printf(
+						arena,
+						"line %d: the copy loop has no compile-time trip count "
+						"(staging registers must be indexed by constants)",
+						ld->line);
+				}
+				regs_known = 0;
+				slots = 0;
+				break;
+			}
+			slots *= ld->trips[d];
+		}
+		if (ld->bytes > 0)
+			regs += (int)(slots * (double)((ld->bytes + 3) / 4));
+		else
+			regs_known = 0;
+		if (ld->depth > 4 && x->ok) {
+			x->ok = 0;
+			x->why_not = "copies nested more than 4 loops deep";
+		}
+	}
+	/* symbolic template parameters: the copy loops' counts are guesses */
+	if (l->params_symbolic && x->ok)
+		for (int i = 0; i < l->nloads; i++)
+			if (l->loads[i].depth) {
+				regs_known = 0;
+				break;
+			}
+	x->regs = regs_known ? regs : -1;
+}
+
+static int reg_match(const kp_file *f, const kp_loop *l, const kp_arch *a, kp_arena *arena,
+		     const char **why_not)
 {
 	(void)a;
-	if (!l->eligible) {
-		*why_not = "the loop is not eligible";
-		return 0;
-	}
-	if (!l->reg_ok) {
-		*why_not = l->reg_why_not ? l->reg_why_not : "register staging does not apply";
-		return 0;
-	}
+	kp_xfacts x;
+	kp_transform_facts(&kp_transform_register, f, l, arena, &x);
+	if (!x.ok)
+		*why_not = x.why_not ? x.why_not : "register staging does not apply";
+	return x.ok;
+}
+
+/* Two buffers; the two-barrier form keeps one. */
+static int reg_buffers(int stages)
+{
+	(void)stages;
+	return 2;
+}
+
+static int reg_2bar_buffers(int stages)
+{
+	(void)stages;
 	return 1;
 }
 
@@ -566,28 +647,62 @@ static int reg_2bar_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, 
 	return reg_apply_common(f, l, o, out, err, 0, 1);
 }
 
+static const kp_tune_cand reg_tune[] = {{"register", 2, 10}};
+static const kp_tune_cand reg_ca_tune[] = {{"register-ca", 2, 20}};
+static const kp_tune_cand reg_2bar_tune[] = {{"register-2bar", 2, 30}};
+
 const kp_transform kp_transform_register = {
-	"register",
-	"double-buffered shared tiles filled from staging registers (LDG before the math, STS after)",
-	reg_match,
-	reg_apply,
+	.name = "register",
+	.label = "register staging",
+	.summary = "double-buffered shared tiles filled from staging registers (LDG before the "
+		   "math, STS after)",
+	.min_stages = 2,
+	.max_stages = 2,
+	.buffers = reg_buffers,
+	.reports_regs = 1,
+	.facts = reg_facts,
+	.match = reg_match,
+	.tune = reg_tune,
+	.ntune = KP_ARRAY_LEN(reg_tune),
+	.apply = reg_apply,
 };
 
 const kp_transform kp_transform_register_ca = {
-	"register-ca",
-	"register staging whose prefetch of read-only (const __restrict__) tiles goes through "
-	"__ldca, which ptxas keeps above the math",
-	reg_match,
-	reg_ca_apply,
+	.name = "register-ca",
+	.label = "register staging",
+	.summary = "register staging whose prefetch of read-only (const __restrict__) tiles goes "
+		   "through __ldca, which ptxas keeps above the math",
+	.usage = "register staging with the prefetch through __ldca",
+	.min_stages = 2,
+	.max_stages = 2,
+	.buffers = reg_buffers,
+	.reports_regs = 1,
+	.facts = reg_facts,
+	.match = reg_match,
+	.tune = reg_ca_tune,
+	.ntune = KP_ARRAY_LEN(reg_ca_tune),
+	/* without a tile read through __ldca the build is register's */
+	.tune_marker = "__ldca(",
+	.tune_base = "register",
+	.apply = reg_ca_apply,
 };
 
 /* The textbook form: the tiles stay single, the registers are stored
  * after a barrier that ends every read of the buffer, and a second barrier
  * publishes them.  No extra shared memory; two barriers per iteration. */
 const kp_transform kp_transform_register_2bar = {
-	"register-2bar",
-	"single shared tiles refilled from staging registers between two barriers (no extra "
-	"shared memory)",
-	reg_match,
-	reg_2bar_apply,
+	.name = "register-2bar",
+	.label = "register staging",
+	.summary = "single shared tiles refilled from staging registers between two barriers (no "
+		   "extra shared memory)",
+	.usage = "one shared buffer, two barriers per iteration",
+	.min_stages = 2,
+	.max_stages = 2,
+	.buffers = reg_2bar_buffers,
+	.reports_regs = 1,
+	.facts = reg_facts,
+	.match = reg_match,
+	.tune = reg_2bar_tune,
+	.ntune = KP_ARRAY_LEN(reg_2bar_tune),
+	.apply = reg_2bar_apply,
 };

@@ -3,8 +3,16 @@
  * the registry that lists them, and the rendering helpers they share
  * (substitution lists over source ranges, phase spans, indentation).
  *
+ * A transform's descriptor (kp_transform) is the one place that knows it:
+ * its name, the targets and stage counts it builds, the shared buffers it
+ * declares, its own feasibility facts and match, and the builds `kpipe
+ * tune` tries.  The plan, the command line's checks, --help, `analyze`
+ * and `tune` iterate the registry (kp_transform_all); only the --variant
+ * auto rule (src/plan/auto.c) names transforms.
+ *
  * Transforms produce edits only: they never open files, print or exit.
- * Text they return is malloc'd and owned by the caller (kp_edits copies).
+ * Text they return is malloc'd and owned by the caller (kp_edits copies);
+ * facts and reasons live in the arena they are given (the file's).
  */
 #ifndef KPIPE_TRANSFORM_H
 #define KPIPE_TRANSFORM_H
@@ -18,18 +26,85 @@ typedef struct {
 	const char *why;     /* the reason shown in the comment line */
 } kp_xform_opts;
 
+/* What a transform's own feasibility check finds for a loop. */
 typedef struct {
-	const char *name;    /* "cp-async", "register" */
-	const char *summary;
-	/* 1 when the transform applies; otherwise *why_not says why. */
-	int (*match)(const kp_loop *l, const kp_arch *a, const char **why_not);
+	int ok;                /* the copies allow the transform */
+	const char *why_not;   /* when not: why (arena text); NULL: there are no copies */
+	int regs;              /* staging registers per thread, -1 unknown, 0 none */
+	const char *regs_inst; /* a template loop: the instantiation needing the most */
+} kp_xfacts;
+
+/* One build `kpipe tune` tries: `rewrite --variant NAME --stages N`. */
+typedef struct {
+	const char *name; /* tune's name for it: "cp-async-s3" */
+	int stages;
+	int order; /* its row in tune's table, smallest first */
+} kp_tune_cand;
+
+typedef struct kp_transform kp_transform;
+struct kp_transform {
+	const char *name;    /* --variant NAME: "cp-async", "register" */
+	const char *label;   /* in messages and analyze: "cp.async", "register staging" */
+	const char *summary; /* one sentence: what the rewritten loop does */
+	const char *usage;   /* a few words for --help after the name, or NULL */
+	int min_cc;          /* oldest target, compute capability x 10 (80: sm_80); 0 any */
+	int min_stages, max_stages;
+	/* Shared buffers of every tile for `stages` (what the static
+	 * shared-memory limit is checked with). */
+	int (*buffers)(int stages);
+	int reports_regs; /* analyze prints kp_xfacts.regs */
+	/* Feasibility for one analysis (one instantiation of a template
+	 * kernel, or the loop).  Every field set; text from `arena`. */
+	void (*facts)(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_xfacts *out);
+	/* Optional: what must also agree between the instantiations of a
+	 * template loop (`l` the merged loop, `x` already merged and ok). */
+	void (*facts_merged)(const kp_loop *l, kp_arena *arena, kp_xfacts *x);
+	/* 1 when the transform applies to an eligible loop on a target it
+	 * supports; otherwise *why says why (static or arena text).  Called
+	 * through kp_transform_match, which checks those two first. */
+	int (*match)(const kp_file *f, const kp_loop *l, const kp_arch *a, kp_arena *arena,
+		     const char **why);
+	const kp_tune_cand *tune; /* the builds tune tries, ntune of them */
+	int ntune;
+	/* tune: a build whose text lacks tune_marker is the same as
+	 * tune_base's (register-ca that found no tile to read through
+	 * __ldca is register); NULL when not. */
+	const char *tune_marker, *tune_base;
 	/* Appends the edits for this loop; 0 or -1 with *err set (static text). */
 	int (*apply)(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edits *out,
 		     const char **err);
-} kp_transform;
+};
+
+/* ---- the registry (transforms.c) ---- */
 
 const kp_transform *kp_transform_find(const char *name);
+/* Every registered transform, in the registry's order. */
 const kp_transform *const *kp_transform_all(int *n);
+/* Tests only: adds a transform after the built-in ones (at most 4);
+ * 0, or -1 when full or the name is taken. */
+int kp_transform_register_for_test(const kp_transform *t);
+
+/* Every build `kpipe tune` tries, in the order of its table (the
+ * candidates' `order`, then the registry's): cand[i] and the transform
+ * it builds, xf[i].  Returns how many (at most max). */
+int kp_transform_tune_list(const kp_tune_cand **cand, const kp_transform **xf, int max);
+
+/* Whether the target is one the transform supports (min_cc). */
+int kp_transform_arch_ok(const kp_transform *t, const kp_arch *a);
+/* The transform's facts for the loop; for a template loop the merge of
+ * every instantiation's: ok only if ok for all, the first reason in
+ * kp_loop_inst_seq's order ("for instantiation <...>: " unless every one
+ * says the same), the most registers (-1 when one is unknown) and whose. */
+void kp_transform_facts(const kp_transform *t, const kp_file *f, const kp_loop *l, kp_arena *arena,
+			kp_xfacts *out);
+/* The loop is eligible, the target supported, and t->match agrees;
+ * otherwise *why says why. */
+int kp_transform_match(const kp_transform *t, const kp_file *f, const kp_loop *l, const kp_arch *a,
+		       kp_arena *arena, const char **why);
+/* Whether t is the first registered transform with its facts function:
+ * analyze reports each set of facts once, under that transform's label
+ * (register-ca and register-2bar share register's). */
+int kp_transform_reports_facts(const kp_transform *t);
 
 /* ---- generated names ----
  * The identifiers a rewrite declares.  Transforms never spell them: they

@@ -1,7 +1,10 @@
 /*
  * analyze.c - finds candidate K-loops and decides what can be said about
- * them: phases, induction, copies, math, shared-memory budget, and every
- * legality condition (with a stable diagnostic id) that pipelining needs.
+ * them: phases, induction, copies (with their copy loops' trip counts),
+ * math, shared-memory sizes, and every legality condition (with a stable
+ * diagnostic id) that pipelining needs.  What one transform needs beyond
+ * that (cp.async's copy widths, register staging's register count, the
+ * shared memory of its buffers) is decided by the transform and the plan.
  *
  * It never edits anything and never prints; cmd_analyze.c renders its
  * result and the transforms consume it.
@@ -1654,13 +1657,6 @@ static void check_tile_uses(actx *c)
 				c, lw.lambda, "kpipe-tile-escapes",
 				"a lambda uses '%s': kpipe cannot re-index uses inside a lambda body",
 				d->name);
-		if (d->type && strstr(d->type, "volatile") && l->cp_async_ok) {
-			l->cp_async_ok = 0;
-			l->cp_async_why_not = kp_arena_printf(
-				&c->f->arena,
-				"'%s' is volatile: cp.async writes it behind the compiler",
-				d->name);
-		}
 	}
 	self_walk sw = {l, NULL};
 	for (int i = l->load_b; i < l->load_e && !sw.read && !l->loads_in_helper; i++)
@@ -2123,82 +2119,19 @@ static void check_dependences(actx *c, const rw_set *lw, const rw_set *cw, const
 	}
 }
 
-/* Which copy mechanisms can move the loads: cp.async (plain 4/8/16-byte
- * copies) and register staging (constant trip counts), and the staging
- * registers per thread. */
-static void copy_feasibility(actx *c)
+/* The copy loops' trip counts (what register staging indexes by), and
+ * whether a template kernel's parameters were left symbolic.  Which copy
+ * mechanism can move the loads is the transforms' question
+ * (transforms/cp_async.c, transforms/reg_staging.c). */
+static void copy_trips(actx *c)
 {
 	kp_loop *l = c->l;
-	kp_file *f = c->f;
-	/* copies: cp.async and register staging feasibility */
-	l->cp_async_ok = l->nloads > 0;
-	l->reg_ok = l->nloads > 0;
-	int regs = 0, regs_known = 1;
 	for (int i = 0; i < l->nloads; i++) {
 		kp_load *ld = &l->loads[i];
-		if (!ld->src) {
-			l->cp_async_ok = 0;
-			l->cp_async_why_not = kp_arena_printf(&f->arena,
-				"line %d: the stored value is not a plain global load", ld->line);
-			l->reg_ok = 0;
-			l->reg_why_not = l->cp_async_why_not;
-			continue;
-		}
-		if (!ld->pure && l->cp_async_ok) {
-			l->cp_async_ok = 0;
-			l->cp_async_why_not = kp_arena_printf(&f->arena,
-				"line %d: the copy converts or computes on its way in", ld->line);
-		}
-		if (ld->bytes != 4 && ld->bytes != 8 && ld->bytes != 16 && l->cp_async_ok) {
-			l->cp_async_ok = 0;
-			l->cp_async_why_not = kp_arena_printf(&f->arena,
-				"line %d: %lld-byte copies; cp.async copies 4, 8 or 16 bytes",
-				ld->line, ld->bytes);
-		}
-		double slots = 1;
-		for (int d = 0; d < ld->depth && d < 4; d++) {
-			kp_node *inc = ld->loops[d]->nkids >= 4 ? ld->loops[d]->kids[2] : NULL;
-			int simple_inc = inc && ((inc->kind == KP_N_UNOP && inc->op && !strcmp(inc->op, "++")) ||
-						 (inc->kind == KP_N_ASSIGNOP && inc->op && !strcmp(inc->op, "+=")));
-			if (!simple_inc && l->reg_ok) {
-				l->reg_ok = 0;
-				l->reg_why_not = kp_arena_printf(&f->arena,
-					"line %d: the copy loop must step with ++ or += (staging registers "
-					"are indexed by its position)",
-					ld->line);
-			}
-			double t = trip_of(c, ld->loops[d]);
-			if (t < 0) {
-				if (l->reg_ok) {
-					l->reg_ok = 0;
-					l->reg_why_not = kp_arena_printf(&f->arena,
-						"line %d: the copy loop has no compile-time trip count "
-						"(staging registers must be indexed by constants)",
-						ld->line);
-				}
-				regs_known = 0;
-				slots = 0;
-				break;
-			}
-			slots *= t;
-		}
-		if (ld->bytes > 0)
-			regs += (int)(slots * (double)((ld->bytes + 3) / 4));
-		else
-			regs_known = 0;
-		if (ld->depth > 4 && l->reg_ok) {
-			l->reg_ok = 0;
-			l->reg_why_not = "copies nested more than 4 loops deep";
-		}
+		for (int d = 0; d < 4; d++)
+			ld->trips[d] = d < ld->depth ? trip_of(c, ld->loops[d]) : -1;
 	}
-	if (c->k->is_template && !c->iv && l->reg_ok) {
-		for (int i = 0; i < l->nloads; i++)
-			if (l->loads[i].depth) {
-				regs_known = 0;
-				break;
-			}
-	}
-	l->reg_per_thread = regs_known ? regs : -1;
+	l->params_symbolic = c->k->is_template && !c->iv;
 }
 
 /* The compute phase's math and FLOPs, and the bytes of the loaded tiles. */
@@ -2279,7 +2212,7 @@ static void analyze_loop(actx *c)
 	check_cond_pure(c);
 	check_stores(c);
 	check_hidden_induction(c, l->stmts[l->load_b]->begin, l->stmts[l->load_e - 1]->end);
-	copy_feasibility(c);
+	copy_trips(c);
 	check_tile_uses(c);
 	l->cond_monotone = cond_monotone(c);
 	find_exit_barrier(c);
@@ -2287,30 +2220,6 @@ static void analyze_loop(actx *c)
 	rw_release(&lw);
 	rw_release(&cw);
 	rw_release(&all);
-}
-
-static const char *seed_rule(double ratio, const char **why, kp_arena *a)
-{
-	if (ratio < 0) {
-		*why = "compute/load ratio unknown (threads per block or tile sizes not known)";
-		return "cp-async";
-	}
-	if (ratio < 5) {
-		*why = kp_arena_printf(a, "compute/load %.1f FLOP/B < 5: memory-bound tile, the seed "
-				       "prefers cp.async",
-				       ratio);
-		return "cp-async";
-	}
-	if (ratio <= 20) {
-		*why = kp_arena_printf(a, "compute/load %.1f FLOP/B in 5..20: the seed says build "
-				       "both and measure (register staging first)",
-				       ratio);
-		return "register";
-	}
-	*why = kp_arena_printf(a, "compute/load %.1f FLOP/B > 20: the seed expects little gain "
-			       "(warp interleaving already hides latency)",
-			       ratio);
-	return "none";
 }
 
 void kp_loop_budget(const kp_loop *l, const kp_arch *a, int stages, kp_budget *out)
@@ -2364,16 +2273,8 @@ static void finish_loop(actx *c, const kp_analyze_opts *o)
 	else
 		l->flops_tile = -1;
 	l->ratio = l->flops_tile >= 0 && l->tile_bytes > 0 ? l->flops_tile / (double)l->tile_bytes : -1;
-	l->seed_variant = seed_rule(l->ratio, &l->seed_reason, &c->f->arena);
-	/* budget: double buffering must fit the static limit */
-	if (l->tile_bytes > 0) {
-		long long dbl = l->tile_bytes * 2 + l->other_smem;
-		if (dbl > o->arch->smem_static_per_block)
-			add_reason(c, l->node, "kpipe-smem-over-limit",
-				   "double-buffered shared memory %lld B exceeds the %d B static limit of "
-				   "%s",
-				   dbl, o->arch->smem_static_per_block, o->arch->name);
-	}
+	/* the static shared-memory limit depends on the buffers of the
+	 * transform: plan.c checks it (kp_plan_smem) */
 	l->eligible = l->nreasons == 0;
 }
 
@@ -2518,9 +2419,10 @@ static int has_reason(const kp_loop *l, const char *id, const char *msg)
  * kernel's order) into the loop that is reported and rewritten: the
  * instantiation with the largest double-buffered shared memory gives the
  * sizes shown (and the copies the transforms read), the loop is eligible
- * only if it is for every instantiation, a reason or a "why not" that does
- * not hold for every instantiation names the one it comes from, and a
- * variant applies only if it applies to all of them. */
+ * only if it is for every instantiation, and a reason that does not hold
+ * for every instantiation names the one it comes from.  Whether a
+ * transform applies to all of them is the transform's question
+ * (kp_transform_facts). */
 static kp_loop *merge_insts(kp_file *f, kp_kernel *k, kp_loop **per)
 {
 	int n = k->ninst;
@@ -2549,8 +2451,11 @@ static kp_loop *merge_insts(kp_file *f, kp_kernel *k, kp_loop **per)
 	kp_loop *l = kp_arena_alloc(a, sizeof(*l));
 	*l = *per[w];
 	l->per_inst = kp_arena_alloc(a, sizeof(*l->per_inst) * (size_t)n);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		l->per_inst[i] = per[order[i]];
+		if (order[i] == w)
+			l->inst_shown = i;
+	}
 	l->nper_inst = n;
 	l->reasons = NULL;
 	l->nreasons = 0;
@@ -2577,56 +2482,6 @@ static kp_loop *merge_insts(kp_file *f, kp_kernel *k, kp_loop **per)
 		if (p->already_pipelined)
 			l->already_pipelined = 1;
 	}
-	/* a variant applies when it applies to every instantiation */
-	for (int v = 0; v < 2; v++) {
-		int ok = 1, same = 1;
-		const char *why = NULL;
-		int first = -1;
-		for (int s = 0; s < n; s++) {
-			const kp_loop *p = per[seq[s]];
-			int pok = v ? p->reg_ok : p->cp_async_ok;
-			const char *pwhy = v ? p->reg_why_not : p->cp_async_why_not;
-			if (pok) {
-				same = 0;
-				continue;
-			}
-			ok = 0;
-			if (first < 0) {
-				first = seq[s];
-				why = pwhy;
-			} else if (!why || !pwhy || strcmp(why, pwhy))
-				same = 0;
-		}
-		if (!ok && !same && why)
-			why = kp_arena_printf(a, "for instantiation <%s>: %s", k->inst_args[first],
-					      why);
-		if (v) {
-			l->reg_ok = ok;
-			l->reg_why_not = ok ? NULL : why;
-		} else {
-			l->cp_async_ok = ok;
-			l->cp_async_why_not = ok ? NULL : why;
-		}
-	}
-	/* __pipeline_memcpy_async is written with one byte count per copy */
-	for (int i = 0; i < l->nloads && l->cp_async_ok; i++)
-		for (int s = 1; s < n; s++) {
-			const kp_loop *p = per[order[s]], *q = per[order[0]];
-			if (p->nloads != l->nloads || q->nloads != l->nloads ||
-			    p->loads[i].bytes != q->loads[i].bytes) {
-				l->cp_async_ok = 0;
-				l->cp_async_why_not = kp_arena_printf(
-					a,
-					"line %d: the copy is %lld B for instantiation <%s> and %lld B for "
-					"<%s>; the cp.async rewrite writes one byte count",
-					l->loads[i].line,
-					q->nloads == l->nloads ? q->loads[i].bytes : -1,
-					k->inst_args[order[0]],
-					p->nloads == l->nloads ? p->loads[i].bytes : -1,
-					k->inst_args[order[s]]);
-				break;
-			}
-		}
 	/* one condition per tile only if monotone for every instantiation; a
 	 * barrier after the loop if any instantiation needs one */
 	for (int i = 0; i < n; i++) {
@@ -2637,20 +2492,17 @@ static kp_loop *merge_insts(kp_file *f, kp_kernel *k, kp_loop **per)
 			l->exit_barrier_why = per[i]->exit_barrier_why;
 		}
 	}
-	/* staging registers: the largest need, and whose it is */
-	l->reg_inst = k->inst_args[order[0]];
-	l->reg_per_thread = per[order[0]]->reg_per_thread;
-	for (int i = 1; i < n && l->reg_per_thread >= 0; i++) {
-		const kp_loop *p = per[order[i]];
-		if (p->reg_per_thread < 0 || p->reg_per_thread > l->reg_per_thread) {
-			l->reg_per_thread = p->reg_per_thread;
-			l->reg_inst = k->inst_args[order[i]];
-		}
-	}
 	l->eligible = l->nreasons == 0;
 	free(order);
 	free(seq);
 	return l;
+}
+
+int kp_loop_inst_seq(const kp_loop *l, int s)
+{
+	if (s == 0)
+		return l->inst_shown;
+	return s <= l->inst_shown ? s - 1 : s;
 }
 
 int kp_analyze(kp_analysis *out, kp_file *f, const kp_analyze_opts *o)

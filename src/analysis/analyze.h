@@ -2,8 +2,9 @@
  * analyze.h - finds the candidate K-loops of each kernel and checks them:
  * the load / barrier / compute partition, induction variables and pointer
  * bumps, each global->shared copy, the compute phase's math, the shared
- * memory budget against the target, and every legality condition of
- * docs/diagnostics.md with its stable id.
+ * memory per buffer and the budget rows for the target, and every
+ * legality condition of docs/diagnostics.md with its stable id (the
+ * static limit, which depends on the transform's buffers, is the plan's).
  *
  * Works on the model (model.h) only; allocations come from the file's
  * arena and live as long as the kp_file.
@@ -44,6 +45,7 @@ typedef struct {
 	int pure;             /* the stored value is the loaded value (or 0) */
 	int depth;            /* enclosing loops inside the load phase */
 	kp_node *loops[4];    /* those loops, outermost first */
+	double trips[4];      /* their compile-time trip counts, -1 unknown */
 	int line;
 } kp_load;
 
@@ -97,13 +99,9 @@ typedef struct kp_loop {
 	int threads;          /* threads per block used, 0 unknown */
 	const char *threads_from;
 	double ratio;         /* FLOP per loaded byte, <0 unknown */
-	const char *seed_variant; /* the seed's rule: "register" / "cp-async" / "benchmark both" / "none" */
-	const char *seed_reason;
-	int cp_async_ok;      /* every copy is a pure 4/8/16-byte copy */
-	const char *cp_async_why_not;
-	int reg_ok;           /* register staging possible */
-	const char *reg_why_not;
-	int reg_per_thread;   /* staging registers per thread, -1 unknown */
+	int params_symbolic;  /* a template kernel analysed with its parameters
+			       * left symbolic (no instantiation, or one whose
+			       * arguments are not all known) */
 	kp_reason *reasons;
 	int nreasons;
 	int already_pipelined;
@@ -113,11 +111,13 @@ typedef struct kp_loop {
 	 * loop is then the merge: sizes of the instantiation with the largest
 	 * double-buffered shared memory, eligible only if every one is,
 	 * reasons that do not hold for all of them prefixed "for instantiation
-	 * <...>: ", cp.async and register staging only if they apply to all,
-	 * reg_per_thread the largest.  NULL / 0 for other kernels. */
+	 * <...>: ".  What each transform needs (its feasibility, the shared
+	 * memory of its buffers) is decided per instantiation by the
+	 * transforms and the plan (transform.h, plan.h).  NULL / 0 for other
+	 * kernels. */
 	struct kp_loop **per_inst; /* per instantiation, in a fixed order (argument values) */
 	int nper_inst;
-	const char *reg_inst; /* the instantiation needing the most staging registers */
+	int inst_shown;       /* index in per_inst of the one whose sizes are shown */
 	int cond_monotone;    /* cond(t+d) implies cond(t+1) .. cond(t+d-1): one test per tile */
 	int exit_barrier;     /* code after the loop (or the next iteration of an
 			       * enclosing loop) touches shared memory: a pipelined
@@ -140,6 +140,11 @@ typedef struct {
 } kp_analysis;
 
 int kp_analyze(kp_analysis *out, kp_file *f, const kp_analyze_opts *o);
+
+/* The instantiations of a merged template loop in the order their
+ * findings are reported: the one whose sizes are shown first, then the
+ * others in per_inst order.  Returns the per_inst index of the s-th. */
+int kp_loop_inst_seq(const kp_loop *l, int s);
 
 /* Integer constant evaluation of an expression, with template arguments
  * of `inst_values` bound to the kernel's template parameters. */

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "transform.h"
 
 #include <cjson/cJSON.h>
 #include <regex.h>
@@ -319,11 +320,16 @@ static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const ch
 			sarif_ok ? ", json or sarif" : " or json");
 		return KP_EXIT_USAGE;
 	}
-	if (strcmp(o->variant, "auto") && strcmp(o->variant, "cp-async") &&
-	    strcmp(o->variant, "register") && strcmp(o->variant, "register-ca") &&
-	    strcmp(o->variant, "register-2bar")) {
-		fprintf(stderr, "kpipe %s: error: unknown variant '%s' (auto, cp-async, register, register-ca or register-2bar)\n",
-			cmd, o->variant);
+	if (strcmp(o->variant, "auto") && !kp_transform_find(o->variant)) {
+		int n;
+		const kp_transform *const *all = kp_transform_all(&n);
+		kp_strbuf known = KP_STRBUF_INIT;
+		kp_strbuf_adds(&known, "auto");
+		for (int i = 0; i < n; i++)
+			kp_strbuf_addf(&known, "%s%s", i == n - 1 ? " or " : ", ", all[i]->name);
+		fprintf(stderr, "kpipe %s: error: unknown variant '%s' (%s)\n", cmd, o->variant,
+			kp_strbuf_str(&known));
+		kp_strbuf_release(&known);
 		return KP_EXIT_USAGE;
 	}
 	return 0;

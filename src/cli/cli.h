@@ -25,7 +25,7 @@ typedef struct {
 	const char *cuda_path;
 	const char *build_dir;
 	const char *output;    /* -o */
-	const char *variant;   /* auto, cp-async, register, register-ca, register-2bar */
+	const char *variant;   /* "auto" or a registered transform's name (transform.h) */
 	const char *assume_filename;
 	const char *backup_suffix;
 	const char *spec;      /* launch description */

@@ -3,7 +3,8 @@
  * compile_commands.json entry's flags, and its target when --arch is not
  * given), analyses every candidate K-loop and prints what it found, as a
  * report for people (text) or as the stable JSON document described in
- * docs/json.md.
+ * docs/json.md.  Each registered transform with facts of its own gets a
+ * line (and a "variants" entry) from its descriptor (transform.h).
  */
 #include "cli.h"
 #include "cmd.h"
@@ -90,8 +91,10 @@ static void cliff_text(const kp_loop *l, const kp_arch *a, char *buf, size_t n)
 
 /* One line per instantiation of a template kernel's loop: what was
  * checked for each (the report below shows the worst case). */
-static void text_insts(const kp_loop *l)
+static void text_insts(kp_file *f, const kp_loop *l)
 {
+	int nx;
+	const kp_transform *const *xs = kp_transform_all(&nx);
 	for (int i = 0; i < l->nper_inst; i++) {
 		const kp_loop *p = l->per_inst[i];
 		printf("    instantiation <%s>: %s", p->inst,
@@ -104,15 +107,56 @@ static void text_insts(const kp_loop *l)
 			       p->tile_bytes * 2 + p->other_smem);
 		else
 			printf("tile sizes unknown");
-		printf("; cp.async %s; register staging ", p->cp_async_ok ? "possible" : "no");
-		if (!p->reg_ok)
-			printf("no\n");
-		else if (p->reg_per_thread >= 0)
-			printf("%d register%s per thread\n", p->reg_per_thread,
-			       p->reg_per_thread == 1 ? "" : "s");
-		else
-			printf("possible\n");
+		for (int t = 0; t < nx; t++) {
+			if (!kp_transform_reports_facts(xs[t]))
+				continue;
+			kp_xfacts x;
+			kp_transform_facts(xs[t], f, p, &f->arena, &x);
+			printf("; %s ", xs[t]->label);
+			if (!x.ok)
+				printf("no");
+			else if (xs[t]->reports_regs && x.regs >= 0)
+				printf("%d register%s per thread", x.regs, x.regs == 1 ? "" : "s");
+			else
+				printf("possible");
+		}
+		printf("\n");
 	}
+}
+
+/* One transform's facts: "    cp.async: possible", "    register staging:
+ * possible (2 registers per thread)", or why not. */
+static void text_facts(kp_file *f, const kp_loop *l, const kp_arch *a, const kp_transform *t)
+{
+	kp_xfacts x;
+	kp_transform_facts(t, f, l, &f->arena, &x);
+	if (x.ok && !kp_transform_arch_ok(t, a)) {
+		printf("    %s: not on %s (needs sm_%d or newer)\n", t->label, a->name, t->min_cc);
+		return;
+	}
+	if (!x.ok || !t->reports_regs) {
+		printf("    %s: %s\n", t->label,
+		       x.ok        ? "possible"
+		       : x.why_not ? x.why_not
+				   : "no copies");
+		return;
+	}
+	int regs_differ = 0;
+	for (int i = 1; i < l->nper_inst; i++) {
+		kp_xfacts x0, xi;
+		kp_transform_facts(t, f, l->per_inst[0], &f->arena, &x0);
+		kp_transform_facts(t, f, l->per_inst[i], &f->arena, &xi);
+		regs_differ |= xi.regs != x0.regs;
+	}
+	if (regs_differ && x.regs_inst)
+		printf("    %s: possible (%d registers per thread, the most of any "
+		       "instantiation: <%s>)\n",
+		       t->label, x.regs, x.regs_inst);
+	else if (l->nper_inst > 1)
+		printf("    %s: possible (%d registers per thread in every instantiation)\n",
+		       t->label, x.regs);
+	else
+		printf("    %s: possible (%d registers per thread)\n", t->label, x.regs);
 }
 
 static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
@@ -127,7 +171,7 @@ static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 	else if (l->inst)
 		printf("    sizes from instantiation <%s>\n", l->inst);
 	if (l->nper_inst > 1)
-		text_insts(l);
+		text_insts(f, l);
 	if (l->cond && l->inc) {
 		const char *it = l->init ? kp_node_text(f, l->init) : "";
 		size_t il = strlen(it);
@@ -212,30 +256,17 @@ static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 		printf("      occupancy cliff: %s%s\n", cl,
 		       l->threads ? "" : " (assuming 256 threads per block)");
 	}
+	const char *seed_why, *seed = kp_seed_rule(l, &f->arena, &seed_why);
 	if (l->ratio >= 0)
-		printf("    compute/load: %.1f FLOP/B; seed rule: %s (%s)\n", l->ratio, l->seed_variant,
-		       l->seed_reason);
+		printf("    compute/load: %.1f FLOP/B; seed rule: %s (%s)\n", l->ratio, seed,
+		       seed_why);
 	else
-		printf("    compute/load: unknown; seed rule: %s (%s)\n", l->seed_variant, l->seed_reason);
-	if (l->cp_async_ok && !a->has_cp_async)
-		printf("    cp.async: not on %s (needs sm_80 or newer)\n", a->name);
-	else
-		printf("    cp.async: %s\n", l->cp_async_ok ? "possible" : l->cp_async_why_not ? l->cp_async_why_not : "no copies");
-	int regs_differ = 0;
-	for (int i = 1; i < l->nper_inst; i++)
-		regs_differ |= l->per_inst[i]->reg_per_thread != l->per_inst[0]->reg_per_thread;
-	if (l->reg_ok && regs_differ && l->reg_inst)
-		printf("    register staging: possible (%d registers per thread, the most of any "
-		       "instantiation: <%s>)\n",
-		       l->reg_per_thread, l->reg_inst);
-	else if (l->reg_ok && l->nper_inst > 1)
-		printf("    register staging: possible (%d registers per thread in every "
-		       "instantiation)\n",
-		       l->reg_per_thread);
-	else if (l->reg_ok)
-		printf("    register staging: possible (%d registers per thread)\n", l->reg_per_thread);
-	else
-		printf("    register staging: %s\n", l->reg_why_not ? l->reg_why_not : "no copies");
+		printf("    compute/load: unknown; seed rule: %s (%s)\n", seed, seed_why);
+	int nx;
+	const kp_transform *const *xs = kp_transform_all(&nx);
+	for (int t = 0; t < nx; t++)
+		if (kp_transform_reports_facts(xs[t]))
+			text_facts(f, l, a, xs[t]);
 	if (l->eligible) {
 		kp_plan p;
 		kp_plan_loop(&p, f, l, a, o->variant, o->stages);
@@ -361,35 +392,49 @@ static void json_budget(cJSON *j, const kp_loop *l, const kp_arch *a)
 	cJSON_AddStringToObject(j, "occupancy_cliff", cl);
 }
 
-static void json_seed(cJSON *j, const kp_loop *l)
+static void json_seed(cJSON *j, kp_file *f, const kp_loop *l)
 {
 	cJSON *seed = cJSON_AddObjectToObject(j, "seed_rule");
 	if (l->ratio >= 0)
 		cJSON_AddNumberToObject(seed, "ratio", l->ratio);
 	else
 		cJSON_AddNullToObject(seed, "ratio");
-	cJSON_AddStringToObject(seed, "variant", l->seed_variant);
-	cJSON_AddStringToObject(seed, "reason", l->seed_reason);
+	const char *seed_why, *seed_variant = kp_seed_rule(l, &f->arena, &seed_why);
+	cJSON_AddStringToObject(seed, "variant", seed_variant);
+	cJSON_AddStringToObject(seed, "reason", seed_why);
 }
 
-/* The "variants" object of a loop (top: also the arch's own cp.async
- * limit and the instantiation the register count is of). */
-static void json_variants(cJSON *j, const kp_loop *l, const kp_arch *a, int top)
+/* The "variants" object of a loop: one object per registered transform
+ * with facts of its own (transform.h), under its name.  top: the loop as
+ * reported (also the target's verdict, and whose register count it is),
+ * else one instantiation's. */
+static void json_variants(cJSON *j, kp_file *f, const kp_loop *l, const kp_arch *a, int top)
 {
 	cJSON *var = cJSON_AddObjectToObject(j, "variants");
-	cJSON *cp = cJSON_AddObjectToObject(var, "cp-async");
-	cJSON_AddBoolToObject(cp, "possible", l->cp_async_ok && a->has_cp_async);
-	if (top && l->cp_async_ok && !a->has_cp_async)
-		cJSON_AddStringToObject(cp, "why_not", "cp.async needs sm_80 or newer");
-	if (!l->cp_async_ok && l->cp_async_why_not)
-		cJSON_AddStringToObject(cp, "why_not", l->cp_async_why_not);
-	cJSON *rg = cJSON_AddObjectToObject(var, "register");
-	cJSON_AddBoolToObject(rg, "possible", l->reg_ok);
-	cJSON_AddNumberToObject(rg, "registers_per_thread", l->reg_per_thread);
-	if (top && l->nper_inst > 0 && l->reg_inst)
-		cJSON_AddStringToObject(rg, "registers_instantiation", l->reg_inst);
-	if (!l->reg_ok && l->reg_why_not)
-		cJSON_AddStringToObject(rg, "why_not", l->reg_why_not);
+	int nx;
+	const kp_transform *const *xs = kp_transform_all(&nx);
+	for (int i = 0; i < nx; i++) {
+		const kp_transform *t = xs[i];
+		if (!kp_transform_reports_facts(t))
+			continue;
+		kp_xfacts x;
+		kp_transform_facts(t, f, l, &f->arena, &x);
+		int arch_ok = kp_transform_arch_ok(t, a);
+		cJSON *o = cJSON_AddObjectToObject(var, t->name);
+		cJSON_AddBoolToObject(o, "possible", x.ok && arch_ok);
+		if (t->reports_regs) {
+			cJSON_AddNumberToObject(o, "registers_per_thread", x.regs);
+			if (top && l->nper_inst > 0 && x.regs_inst)
+				cJSON_AddStringToObject(o, "registers_instantiation", x.regs_inst);
+		}
+		if (top && x.ok && !arch_ok)
+			cJSON_AddStringToObject(o, "why_not",
+						kp_arena_printf(&f->arena,
+								"%s needs sm_%d or newer", t->label,
+								t->min_cc));
+		if (!x.ok && x.why_not)
+			cJSON_AddStringToObject(o, "why_not", x.why_not);
+	}
 }
 
 static void json_plan(cJSON *j, kp_file *f, const kp_loop *l, const kp_cli *o)
@@ -425,7 +470,7 @@ static void json_reasons(cJSON *j, const kp_loop *l)
 	}
 }
 
-static void json_per_inst(cJSON *j, const kp_loop *l, const kp_arch *a)
+static void json_per_inst(cJSON *j, kp_file *f, const kp_loop *l, const kp_arch *a)
 {
 	if (l->nper_inst <= 0)
 		return;
@@ -444,7 +489,7 @@ static void json_per_inst(cJSON *j, const kp_loop *l, const kp_arch *a)
 			cJSON_AddNullToObject(x, "double_buffered_bytes");
 		}
 		cJSON_AddNumberToObject(x, "other_shared_bytes", (double)p->other_smem);
-		json_variants(x, p, a, 0);
+		json_variants(x, f, p, a, 0);
 		json_reasons(x, p);
 		cJSON_AddItemToArray(pi, x);
 	}
@@ -478,10 +523,10 @@ static cJSON *json_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 	json_compute(j, l);
 	json_shared(j, l);
 	json_budget(j, l, a);
-	json_seed(j, l);
-	json_variants(j, l, a, 1);
+	json_seed(j, f, l);
+	json_variants(j, f, l, a, 1);
 	json_plan(j, f, l, o);
-	json_per_inst(j, l, a);
+	json_per_inst(j, f, l, a);
 	json_reasons(j, l);
 	return j;
 }

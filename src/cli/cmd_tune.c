@@ -1,8 +1,9 @@
 /*
  * cmd_tune.c - `kpipe tune FILE.cu [--spec LAUNCH] [-o OUT | -i]`: builds
- * every legal variant of the file (register staging: two buffers, plain
- * and with the prefetch through __ldca, and the one-buffer two-barrier
- * form; cp.async rings of 2, 3 and 4 stages), validates each one's
+ * every legal variant of the file (the registered transforms' tune
+ * candidates, transform.h: register staging with two buffers, plain and
+ * with the prefetch through __ldca, and the one-buffer two-barrier form;
+ * cp.async rings of 2, 3 and 4 stages), validates each one's
  * compile and SASS (validate.c), runs the original and all that passed in
  * one harness run (gpu_run.c: every size checked element by element, the
  * 'target' size timed in rounds), prints the table, and writes the fastest
@@ -35,6 +36,7 @@
 #include "cuda_env.h"
 #include "gpu_gen.h"
 #include "gpu_run.h"
+#include "transform.h"
 #include "tune.h"
 #include "validate.h"
 
@@ -47,19 +49,9 @@ static const char *const tune_opts[] = {
 	"--sizes", "--gpu-dir",       "--no-sanitize", NULL,
 };
 
-/* The variants tried, in the order of the table. */
-static const struct {
-	const char *name, *variant;
-	int stages;
-} kinds[] = {
-	{"register", "register", 2},
-	{"register-ca", "register-ca", 2},
-	{"register-2bar", "register-2bar", 2},
-	{"cp-async", "cp-async", 2},
-	{"cp-async-s3", "cp-async", 3},
-	{"cp-async-s4", "cp-async", 4},
-};
-enum { NKINDS = KP_ARRAY_LEN(kinds) };
+/* The most variants tried (kp_transform_tune_list gives them, in the
+ * order of the table). */
+enum { NKINDS_MAX = 32 };
 
 typedef struct {
 	const char *name;
@@ -283,7 +275,12 @@ typedef struct {
 	const char *in;
 	char *src;
 	size_t len;
-	cand c[NKINDS];
+	/* the registered transforms' tune candidates (kp_transform_tune_list),
+	 * nk of them, in the order of the table */
+	const kp_tune_cand *kinds[NKINDS_MAX];
+	const kp_transform *kind_xf[NKINDS_MAX];
+	int nk;
+	cand c[NKINDS_MAX];
 	kp_tune_run run;
 	kp_tune_choice ch;
 	kp_cuda_env env;
@@ -295,9 +292,9 @@ typedef struct {
 	int keep_dir; /* --gpu-dir: the variants and the build stay */
 	const char *sizes[64];
 	int nsizes;
-	const char *names[NKINDS];
-	int eligible[NKINDS];
-	kp_gpu_version vers[NKINDS + 1]; /* the original, then every eligible variant */
+	const char *names[NKINDS_MAX];
+	int eligible[NKINDS_MAX];
+	kp_gpu_version vers[NKINDS_MAX + 1]; /* the original, then every eligible variant */
 	int nv;
 	kp_file_setup fs; /* the file's compile_commands.json entry (-p) */
 	int have_fs;
@@ -308,7 +305,7 @@ enum { TUNE_GO = -1 };
 
 static void tune_release(tune_state *t)
 {
-	for (int i = 0; i < NKINDS; i++) {
+	for (int i = 0; i < t->nk; i++) {
 		free(t->c[i].text);
 		free(t->c[i].skip);
 		free(t->c[i].path);
@@ -356,11 +353,11 @@ static int build_candidates(tune_state *t)
 {
 	cand *c = t->c;
 	int built = 0;
-	for (int i = 0; i < NKINDS; i++) {
+	for (int i = 0; i < t->nk; i++) {
 		kp_cli a = t->o;
-		a.variant = kinds[i].variant;
-		a.stages = kinds[i].stages;
-		c[i].name = kinds[i].name;
+		a.variant = t->kind_xf[i]->name;
+		a.stages = t->kinds[i]->stages;
+		c[i].name = t->kinds[i]->name;
 		kp_rw_result r = {0};
 		r.path = kp_xstrdup(t->in);
 		kp_rw_input rin = {.path = t->in, .contents = t->src, .len = t->len};
@@ -384,16 +381,20 @@ static int build_candidates(tune_state *t)
 				if (c[k].text && c[k].len == c[i].len &&
 				    !memcmp(c[k].text, c[i].text, c[i].len))
 					c[i].same_as = c[k].name;
-			/* register-ca without a read through __ldca is register */
-			if (!strcmp(c[i].name, "register-ca") &&
-			    !memmem(c[i].text, c[i].len, "__ldca(", 7) && c[0].text)
-				c[i].same_as = c[0].name;
+			/* without its transform's marker a build is its base's
+			 * (register-ca without a read through __ldca is register) */
+			const kp_transform *xf = t->kind_xf[i];
+			if (xf->tune_marker &&
+			    !memmem(c[i].text, c[i].len, xf->tune_marker, strlen(xf->tune_marker)))
+				for (int k = 0; k < i; k++)
+					if (c[k].text && !strcmp(c[k].name, xf->tune_base))
+						c[i].same_as = c[k].name;
 		}
 		kp_rw_result_release(&r);
 	}
 	if (built)
 		return TUNE_GO;
-	for (int i = 0; i < NKINDS; i++)
+	for (int i = 0; i < t->nk; i++)
 		fprintf(stderr, "%s: %s: %s\n", t->in, c[i].name, c[i].skip);
 	fprintf(stderr, "kpipe tune: nothing to pipeline in %s\n", t->in);
 	return KP_EXIT_NOTHING;
@@ -516,7 +517,7 @@ static int validate_candidates(tune_state *t)
 	t->flags = kp_cli_nvcc_flags(o, t->dir_flag, &t->nflags);
 	t->abs_in = realpath(t->in, NULL);
 	t->vers[t->nv++] = (kp_gpu_version){"original", t->abs_in ? t->abs_in : t->in};
-	for (int i = 0; i < NKINDS; i++) {
+	for (int i = 0; i < t->nk; i++) {
 		cand *c = &t->c[i];
 		t->names[i] = c->name;
 		t->eligible[i] = 0;
@@ -562,7 +563,7 @@ static int measure(tune_state *t)
 			return fall_back(o, t->in, t->src, t->len,
 					 t->gerr ? t->gerr : "the GPU run failed");
 	}
-	if (kp_tune_decide(&t->run, t->names, t->eligible, NKINDS, &t->ch) != 0 && t->nv > 1) {
+	if (kp_tune_decide(&t->run, t->names, t->eligible, t->nk, &t->ch) != 0 && t->nv > 1) {
 		fprintf(stderr, "kpipe tune: error: %s\n", t->ch.reason);
 		return KP_EXIT_VALIDATION;
 	}
@@ -587,13 +588,13 @@ static int report(tune_state *t, double t0)
 			      : o->output && strcmp(o->output, "-") ? o->output
 								    : NULL;
 	if (!strcmp(o->format, "json")) {
-		char *j = table_json(t->in, o, c, NKINDS, &t->run, ch, now() - t0, written, rc);
+		char *j = table_json(t->in, o, c, t->nk, &t->run, ch, now() - t0, written, rc);
 		fputs(j, stdout);
 		free(j);
 		return rc;
 	}
 	FILE *tfp = o->output || o->in_place ? stdout : stderr;
-	print_table(tfp, t->in, o, c, NKINDS, &t->run, ch, now() - t0);
+	print_table(tfp, t->in, o, c, t->nk, &t->run, ch, now() - t0);
 	if (written)
 		fprintf(tfp, "wrote %s: %s\n", written,
 			ch->winner >= 0 ? c[ch->winner].name
@@ -627,6 +628,7 @@ int cmd_tune(int argc, char **argv)
 	t.have_fs = 1;
 	t.o.arch = t.fs.arch;
 	t.o.arch_name = t.fs.arch_name;
+	t.nk = kp_transform_tune_list(t.kinds, t.kind_xf, NKINDS_MAX);
 	t.ch = (kp_tune_choice){.winner = -1, .best = -1};
 	t.env = (kp_cuda_env)KP_CUDA_ENV_INIT;
 	t.keep_dir = t.o.gpu_dir != NULL;

@@ -1,5 +1,6 @@
 /*
- * main.c - kpipe's entry point: the command table, --help and --version.
+ * main.c - kpipe's entry point: the command table, --help (its variant
+ * names and tune's builds from the transform registry) and --version.
  * Each command lives in its own cmd_*.c (cmd.h) and returns one of the exit
  * codes of util.h; only this layer and the commands print.
  */
@@ -7,6 +8,7 @@
 #include "cmd.h"
 #include "cuda_env.h"
 #include "safe_write.h"
+#include "transform.h"
 #include "validate.h"
 
 #include <stdio.h>
@@ -62,9 +64,7 @@ static const char usage[] =
 	"  -i, --in-place      rewrite the input file(s); --backup-suffix=.orig keeps a copy\n"
 	"  --diff              print a unified diff (git apply / patch -p1)\n"
 	"  --dry-run           write nothing; exit 1 when something would change\n"
-	"  --variant V         auto (default), cp-async, register, register-ca (register\n"
-	"                      staging with the prefetch through __ldca) or register-2bar\n"
-	"                      (one shared buffer, two barriers per iteration)\n"
+	"%s"
 	"  --stages N          pipeline depth, 2 (default) to 8; more than 2 uses cp.async\n"
 	"  --assume-filename P name of the buffer read from stdin (FILE = -)\n"
 	"  --export-fixes F    write the changes and refusals as clang-tidy fixes (YAML) for\n"
@@ -76,12 +76,7 @@ static const char usage[] =
 	"                      with --sizes a,b, --no-sanitize and --gpu-dir DIR as for validate\n"
 	"\n"
 	"tune FILE.cu [--spec LAUNCH] [-o OUT | -i] [--sizes a,b] [--gpu-dir DIR] [--no-sanitize]:\n"
-	"  builds the register variants and 2-, 3-, 4-stage cp.async, drops those that fail\n"
-	"  validation (compile, SASS), checks and times the rest against the original in\n"
-	"  one GPU run, drops those compute-sanitizer memcheck/racecheck/synccheck flags,\n"
-	"  and writes the fastest, or the original when none beats it by more\n"
-	"  than the spread; the table goes to stdout (stderr when the code does); without\n"
-	"  a GPU it writes the --variant auto rewrite and exits 6\n"
+	"%s"
 	"\n"
 	"many files (FILE is a directory, several files, or -p without FILE):\n"
 	"  --out-dir OUT       write the rewritten files under OUT, mirroring the tree (files with\n"
@@ -99,7 +94,7 @@ static const char usage[] =
 	"   kpipe rewrite --diff samples/matmul_32x32.cu          # preview\n"
 	"   kpipe rewrite samples/matmul_32x32.cu -o matmul_pipelined.cu\n"
 	"   kpipe rewrite -i --backup-suffix=.orig kernel.cu\n"
-	"   kpipe rewrite --variant cp-async kernel.cu -o out.cu\n"
+	"   kpipe rewrite --variant %s kernel.cu -o out.cu\n"
 	" rewrite a project\n"
 	"   kpipe rewrite src/ --out-dir pipelined/ -j 8 --exclude 'third_party/*'\n"
 	"   kpipe rewrite -p build/ --dry-run                   # what would change\n"
@@ -123,17 +118,78 @@ static const char usage[] =
 	"            6 validation incomplete\n"
 	"diagnostic ids are explained in docs/diagnostics.md; see also man kpipe (docs/kpipe.1)\n";
 
+/* Appends `text` word by word in lines of at most 80 columns: the first
+ * after `first`, the others after `indent`. */
+static void wrap(kp_strbuf *sb, const char *first, const char *indent, const char *text)
+{
+	size_t col = strlen(first);
+	kp_strbuf_adds(sb, first);
+	int fresh = 1;
+	for (const char *p = text; *p;) {
+		while (*p == ' ')
+			p++;
+		size_t w = strcspn(p, " ");
+		if (!w)
+			break;
+		if (!fresh && col + 1 + w > 80) {
+			kp_strbuf_addf(sb, "\n%s", indent);
+			col = strlen(indent);
+			fresh = 1;
+		}
+		if (!fresh) {
+			kp_strbuf_addc(sb, ' ');
+			col++;
+		}
+		kp_strbuf_add(sb, p, w);
+		col += w;
+		fresh = 0;
+		p += w;
+	}
+	kp_strbuf_addc(sb, '\n');
+}
+
 static int cmd_help(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	char list[2048] = "";
-	for (size_t i = 0; i < KP_ARRAY_LEN(commands); i++) {
-		char line[256];
-		snprintf(line, sizeof(line), "  %-10s %s\n", commands[i].name, commands[i].summary);
-		strncat(list, line, sizeof(list) - strlen(list) - 1);
-	}
-	printf(usage, list);
+	kp_strbuf list = KP_STRBUF_INIT, variants = KP_STRBUF_INIT, tune = KP_STRBUF_INIT;
+	for (size_t i = 0; i < KP_ARRAY_LEN(commands); i++)
+		kp_strbuf_addf(&list, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	/* the transforms' names, as --variant and tune know them */
+	int n;
+	const kp_transform *const *all = kp_transform_all(&n);
+	kp_strbuf text = KP_STRBUF_INIT;
+	kp_strbuf_adds(&text, "auto (default)");
+	for (int i = 0; i < n; i++)
+		kp_strbuf_addf(&text, "%s%s%s%s%s", i == n - 1 ? " or " : ", ", all[i]->name,
+			       all[i]->usage ? " (" : "", all[i]->usage ? all[i]->usage : "",
+			       all[i]->usage ? ")" : "");
+	wrap(&variants, "  --variant V         ", "                      ", kp_strbuf_str(&text));
+	const kp_tune_cand *cand[64];
+	const kp_transform *xf[64];
+	int nc = kp_transform_tune_list(cand, xf, (int)KP_ARRAY_LEN(cand));
+	kp_strbuf_release(&text);
+	kp_strbuf_adds(&text, "builds");
+	for (int i = 0; i < nc; i++)
+		kp_strbuf_addf(&text, "%s%s",
+			       !i            ? " "
+			       : i == nc - 1 ? " and "
+					     : ", ",
+			       cand[i]->name);
+	kp_strbuf_adds(&text,
+		       ", drops those that fail validation (compile, SASS), checks and times "
+		       "the rest against the original in one GPU run, drops those "
+		       "compute-sanitizer memcheck/racecheck/synccheck flags, and writes the "
+		       "fastest, or the original when none beats it by more than the spread; "
+		       "the table goes to stdout (stderr when the code does); without a GPU it "
+		       "writes the --variant auto rewrite and exits 6");
+	wrap(&tune, "  ", "  ", kp_strbuf_str(&text));
+	printf(usage, kp_strbuf_str(&list), kp_strbuf_str(&variants), kp_strbuf_str(&tune),
+	       all[0]->name);
+	kp_strbuf_release(&text);
+	kp_strbuf_release(&list);
+	kp_strbuf_release(&variants);
+	kp_strbuf_release(&tune);
 	return KP_EXIT_OK;
 }
 

@@ -1,14 +1,9 @@
 /*
- * plan.c - the variant decision.  auto picks register staging when the
- * copies allow it and staging costs at most 16 registers per thread, and
- * cp.async otherwise (where the copies and the architecture allow it).
- * The rule follows our H200 runs (docs/benchmarks.md): with <= 16 staging
- * registers, register staging matched or beat cp.async on every sample
- * (run of commit e88cb6a: 32x32 1.115x vs 0.969x, 128x128x8 1.123x vs
- * 1.102x, int8 0.995x vs 0.962x); with 64 (attention) it needed 245
- * registers, and cp.async is the choice that costs none.  The seed's compute/load
- * rule (measured on a GA104) is reported by analyze but did not predict
- * these.
+ * plan.c - the variant decision.  A forced --variant is checked against
+ * its descriptor: the stage counts it builds, the static shared memory of
+ * its buffers (kp_plan_smem: every instantiation of a template kernel),
+ * and its match.  --variant auto is src/plan/auto.c's rule, given the
+ * same checks.
  *
  * A loop with preprocessor conditionals is refused unless every #if group
  * sits whole in the compute phase (or after the closing barrier) and names
@@ -114,6 +109,71 @@ static const char *conditional_problem(kp_file *f, const kp_loop *l)
 	return depth ? unbalanced(f, line) : NULL;
 }
 
+int kp_plan_smem(const kp_loop *l, const kp_arch *a, int buffers, long long *need,
+		 const char **inst)
+{
+	*need = -1;
+	*inst = NULL;
+	if (l->nper_inst <= 0) {
+		*need = l->tile_bytes > 0 ? l->tile_bytes * buffers + l->other_smem : -1;
+		return *need <= a->smem_static_per_block;
+	}
+	int over = 0, same = 1;
+	for (int s = 0; s < l->nper_inst; s++) {
+		const kp_loop *q = l->per_inst[kp_loop_inst_seq(l, s)];
+		long long b = q->tile_bytes > 0 ? q->tile_bytes * buffers + q->other_smem : -1;
+		if (b <= a->smem_static_per_block) {
+			same = 0;
+			continue;
+		}
+		if (!over++) {
+			*need = b;
+			*inst = q->inst;
+		} else if (b != *need)
+			same = 0;
+	}
+	if (!over)
+		return 1;
+	if (same)
+		*inst = NULL;
+	return 0;
+}
+
+int kp_plan_fits(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, const kp_transform *t,
+		 int stages)
+{
+	long long need;
+	const char *inst;
+	int buffers = t->buffers(stages);
+	if (kp_plan_smem(l, a, buffers, &need, &inst))
+		return 1;
+	const char *pre = inst ? kp_arena_printf(&f->arena, "for instantiation <%s>: ", inst) : "";
+	const char *what = buffers == stages
+				   ? kp_arena_printf(&f->arena, "%d stages need", stages)
+				   : kp_arena_printf(&f->arena, "%d stages with %d buffer%s need",
+						     stages, buffers, buffers == 1 ? "" : "s");
+	p->refuse_id = "kpipe-smem-over-limit";
+	p->refuse_msg =
+		kp_arena_printf(&f->arena,
+				"%s%s %lld B of shared memory per block, over the %d B static "
+				"limit of %s (dynamic shared memory is not generated yet)",
+				pre, what, need, a->smem_static_per_block, a->name);
+	return 0;
+}
+
+/* Why t does not build `stages` stages. */
+static const char *stages_refusal(kp_file *f, const kp_transform *t)
+{
+	if (t->min_stages == t->max_stages && t->buffers(t->min_stages) == t->min_stages)
+		return kp_arena_printf(&f->arena, "%s uses exactly %d buffers", t->label,
+				       t->min_stages);
+	if (t->min_stages == t->max_stages)
+		return kp_arena_printf(&f->arena, "--variant %s builds %d stages only", t->name,
+				       t->min_stages);
+	return kp_arena_printf(&f->arena, "--variant %s builds %d to %d stages", t->name,
+			       t->min_stages, t->max_stages);
+}
+
 void kp_plan_loop(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, const char *requested,
 		  int stages)
 {
@@ -130,94 +190,30 @@ void kp_plan_loop(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, co
 		p->refuse_msg = cond;
 		return;
 	}
-	/* register-2bar keeps single tiles */
-	int buffers = !strcmp(requested, "register-2bar") ? 1 : stages;
-	if (l->tile_bytes > 0) {
-		long long need = l->tile_bytes * buffers + l->other_smem;
-		if (need > a->smem_static_per_block) {
-			p->refuse_id = "kpipe-smem-over-limit";
-			p->refuse_msg = kp_arena_printf(
-				&f->arena,
-				"%d stages need %lld B of shared memory per block, over the %d B static "
-				"limit of %s (dynamic shared memory is not generated yet)",
-				stages, need, a->smem_static_per_block, a->name);
-			return;
-		}
-	}
-	const kp_transform *cp = kp_transform_find("cp-async");
-	const kp_transform *rg = kp_transform_find("register");
-	const char *cp_no = NULL, *rg_no = NULL;
-	int cp_ok = cp->match(l, a, &cp_no);
-	int rg_ok = rg->match(l, a, &rg_no);
-	if (!strcmp(requested, "cp-async")) {
-		if (!cp_ok) {
-			p->refuse_id = "kpipe-variant-unavailable";
-			p->refuse_msg = kp_arena_printf(&f->arena, "cp.async was requested but %s", cp_no);
-			return;
-		}
-		p->xform = cp;
-		p->why = "requested with --variant cp-async";
+	if (!strcmp(requested, "auto")) {
+		kp_plan_auto(p, f, l, a, stages);
 		return;
 	}
-	if (!strcmp(requested, "register") || !strcmp(requested, "register-ca") ||
-	    !strcmp(requested, "register-2bar")) {
-		if (stages != 2) {
-			p->refuse_id = "kpipe-variant-unavailable";
-			p->refuse_msg = "register staging uses exactly 2 buffers";
-			return;
-		}
-		if (!rg_ok) {
-			p->refuse_id = "kpipe-variant-unavailable";
-			p->refuse_msg =
-				kp_arena_printf(&f->arena, "register staging was requested but %s", rg_no);
-			return;
-		}
-		if (strcmp(requested, "register")) {
-			p->xform = kp_transform_find(requested);
-			p->why = kp_arena_printf(&f->arena, "requested with --variant %s", requested);
-		} else {
-			p->xform = rg;
-			p->why = "requested with --variant register";
-		}
-		return;
-	}
-	if (stages > 2 && !cp_ok) {
+	const kp_transform *t = kp_transform_find(requested);
+	if (!t) {
 		p->refuse_id = "kpipe-variant-unavailable";
-		p->refuse_msg = kp_arena_printf(&f->arena, "%d stages need cp.async, but %s", stages, cp_no);
+		p->refuse_msg =
+			kp_arena_printf(&f->arena, "no transform is called '%s'", requested);
 		return;
 	}
-	if (!cp_ok && !rg_ok) {
+	if (stages < t->min_stages || stages > t->max_stages) {
 		p->refuse_id = "kpipe-variant-unavailable";
-		p->refuse_msg = kp_arena_printf(&f->arena, "no variant applies: cp.async: %s; register "
-					       "staging: %s",
-					       cp_no, rg_no);
+		p->refuse_msg = stages_refusal(f, t);
 		return;
 	}
-	int cheap_regs = l->reg_per_thread >= 0 && l->reg_per_thread <= 16;
-	if (rg_ok && stages == 2 && (!cp_ok || cheap_regs)) {
-		p->xform = rg;
-		p->why = !cp_ok ? kp_arena_printf(&f->arena, "cp.async does not apply (%s)", cp_no)
-				: l->ratio < 0
-				? kp_arena_printf(&f->arena,
-						  "%d staging register%s per thread (<= 16)",
-						  l->reg_per_thread, l->reg_per_thread == 1 ? "" : "s")
-				: kp_arena_printf(&f->arena,
-						  "%d staging register%s per thread (<= 16), compute/load "
-						  "%.1f FLOP/B",
-						  l->reg_per_thread, l->reg_per_thread == 1 ? "" : "s",
-						  l->ratio);
+	if (!kp_plan_fits(p, f, l, a, t, stages))
+		return;
+	const char *no = NULL;
+	if (!kp_transform_match(t, f, l, a, &f->arena, &no)) {
+		p->refuse_id = "kpipe-variant-unavailable";
+		p->refuse_msg = kp_arena_printf(&f->arena, "%s was requested but %s", t->label, no);
 		return;
 	}
-	p->xform = cp;
-	if (!rg_ok)
-		p->why = kp_arena_printf(&f->arena, "register staging does not apply (%s)", rg_no);
-	else if (stages != 2)
-		p->why = kp_arena_printf(&f->arena, "%d stages need cp.async", stages);
-	else if (l->reg_per_thread > 16)
-		p->why = kp_arena_printf(&f->arena,
-					 "staging would need %d registers per thread (> 16); cp.async "
-					 "needs none",
-					 l->reg_per_thread);
-	else
-		p->why = "staging register count unknown; cp.async needs none";
+	p->xform = t;
+	p->why = kp_arena_printf(&f->arena, "requested with --variant %s", t->name);
 }

@@ -1,7 +1,10 @@
 /*
- * plan.h - chooses how to pipeline an eligible loop: which transform
- * (cp.async or register staging), how many stages, and the reason shown
- * to the user.  The plan is plain data so it can be printed and tested.
+ * plan.h - chooses how to pipeline an eligible loop: which transform,
+ * how many stages, and the reason shown to the user, or why none.  A
+ * forced --variant is checked against its descriptor (stages, the shared
+ * memory of its buffers, its match); --variant auto follows the rule of
+ * src/plan/auto.c.  The plan is plain data so it can be printed and
+ * tested.
  */
 #ifndef KPIPE_PLAN_H
 #define KPIPE_PLAN_H
@@ -16,8 +19,33 @@ typedef struct {
 	const char *refuse_msg;
 } kp_plan;
 
-/* requested: "auto", "cp-async" or "register". Strings live in f's arena. */
+/* requested: "auto" or a registered transform's name.  Strings live in
+ * f's arena. */
 void kp_plan_loop(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, const char *requested,
 		  int stages);
+
+/* Whether `buffers` buffers of the loop's tiles, with the kernel's other
+ * static shared memory, fit the static limit of `a` for every
+ * instantiation (1 also when the sizes are unknown).  When they do not,
+ * *need gets the bytes per block of the first one over in
+ * kp_loop_inst_seq's order and *inst its arguments, or NULL when every
+ * instantiation is over by as much (or the kernel is no template). */
+int kp_plan_smem(const kp_loop *l, const kp_arch *a, int buffers, long long *need,
+		 const char **inst);
+/* 1 when t with `stages` fits the static shared-memory limit; otherwise
+ * p's refusal is set (kpipe-smem-over-limit) and 0 returned. */
+int kp_plan_fits(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, const kp_transform *t,
+		 int stages);
+
+/* ---- src/plan/auto.c ---- */
+
+/* --variant auto: fills p with the transform the rule picks for an
+ * eligible loop whose stage count and conditionals are already checked,
+ * or its refusal. */
+void kp_plan_auto(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, int stages);
+/* The compute/load rule of the manual procedure kpipe started from, which
+ * analyze prints for comparison ("register", "cp-async", "none"); *why in
+ * `arena`. */
+const char *kp_seed_rule(const kp_loop *l, kp_arena *arena, const char **why);
 
 #endif

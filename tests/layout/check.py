@@ -8,7 +8,8 @@
     below it);
   * no include cycle between modules (a module is NAME.c + NAME.h);
   * only the frontend includes clang-c/;
-  * transform names appear, quoted, only in transforms/;
+  * transform names appear, quoted, only in transforms/ and in the auto
+    rule (src/plan/auto.c), which weighs named transforms by measurements;
   * no function is longer than 150 lines, except the table-driven ones
     listed in ALLOWED_LONG.
 
@@ -101,7 +102,7 @@ def main():
         checks += 1
         if "clang-c/" in text and lay != "frontend":
             bad.append("%s: includes clang-c/ outside the frontend" % rel)
-        if lay != "transforms":
+        if lay != "transforms" and rel != os.path.join("src", "plan", "auto.c"):
             code = re.sub(r"/\*.*?\*/|//[^\n]*", "", text, flags=re.S)
             for n in sorted(names):
                 checks += 1

@@ -8,9 +8,10 @@
 #   - template <typename T, int TILE> for float and __half: the default
 #     (register staging: the __half copies are 2 bytes, too small for
 #     cp.async), and --variant cp-async refused naming <__half, 32>;
-#   - <32> and <64>, where <64> would need 64 KB of static shared memory:
-#     refused (nvcc would reject the rewrite: ptxas "uses too much shared
-#     data"), in either launch order.
+#   - <32> and <64>, where two buffers of <64> would need 64 KB of static
+#     shared memory: cp.async and two-buffer register staging refused
+#     (nvcc would reject the rewrite: ptxas "uses too much shared data");
+#     the default is register-2bar (one buffer), in either launch order.
 # The inputs are those of the golden cases tests/golden/cases/*template_*.
 # Exit 77 (skipped) when nvcc is missing.
 set -uo pipefail
@@ -73,10 +74,15 @@ else
 fi
 if grep -q "kpipe: register staging.*for instantiation <__half, 32>" "$tmp/typed-auto.cu"; then ok; else bad "typed-auto: the comment does not name <__half, 32>"; fi
 refused "$typed" typed-cp-async "for instantiation <__half, 32>: .*2-byte copies.*kpipe-variant-unavailable" --variant cp-async
-refused "$over" over "for instantiation <64>: double-buffered shared memory 65536 B.*kpipe-smem-over-limit"
-refused "$over_swapped" over-swapped "for instantiation <64>: double-buffered shared memory 65536 B.*kpipe-smem-over-limit"
-refused "$over" over-cp-async "for instantiation <64>: .*kpipe-smem-over-limit" --variant cp-async
-# the original of the over-budget kernel compiles: only the rewrite would not
+compiles "$over" over-auto
+compiles "$over_swapped" over-swapped-auto
+compiles "$over" over-register-2bar --variant register-2bar
+for v in over-auto over-swapped-auto; do
+	if grep -q "// kpipe: register staging, 1 buffer, 2 barriers: for instantiation <64>: two buffers" "$tmp/$v.cu"; then ok; else bad "$v: not register-2bar, or the comment does not name <64>"; fi
+done
+refused "$over" over-cp-async "for instantiation <64>: 2 stages need 65536 B.*kpipe-smem-over-limit" --variant cp-async
+refused "$over" over-register "for instantiation <64>: 2 stages need 65536 B.*kpipe-smem-over-limit" --variant register
+# the original of the over-budget kernel compiles: only a two-buffer rewrite would not
 if "$nvcc" -arch=sm_90 -c -o "$tmp/o.o" "$over" 2>"$tmp/nv"; then ok; else bad "over: the original does not compile: $(head -c 300 "$tmp/nv")"; fi
 
 kp_summary

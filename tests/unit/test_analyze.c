@@ -31,6 +31,8 @@
 #include "analyze.h"
 #include "arch.h"
 #include "parse.h"
+#include "plan.h"
+#include "transform.h"
 
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -72,6 +74,18 @@
 static kp_file F;
 static kp_analysis AN;
 static char *ERRMSG;
+
+/* A transform's facts for the loop, as analyze reports them. */
+static kp_xfacts facts(const kp_loop *l, const char *name)
+{
+	const kp_transform *t = kp_transform_find(name);
+	cr_assert_not_null(t, "no transform %s", name);
+	kp_xfacts x;
+	kp_transform_facts(t, &F, l, &F.arena, &x);
+	return x;
+}
+#define CP(l) facts((l), "cp-async")
+#define RG(l) facts((l), "register")
 
 static void release(void)
 {
@@ -203,9 +217,9 @@ static void check_eligible_16x16(const kp_loop *l, const char *kernel)
 	cr_expect_str_eq(kp_math_name(l->math), "FFMA");
 	cr_expect(l->flops_thread > 31.9 && l->flops_thread < 32.1, "flops %g", l->flops_thread);
 	/* variants */
-	cr_expect(l->cp_async_ok, "cp.async: %s", l->cp_async_why_not ? l->cp_async_why_not : "");
-	cr_expect(l->reg_ok, "register: %s", l->reg_why_not ? l->reg_why_not : "");
-	cr_expect_eq(l->reg_per_thread, 2);
+	cr_expect(CP(l).ok, "cp.async: %s", CP(l).why_not ? CP(l).why_not : "");
+	cr_expect(RG(l).ok, "register: %s", RG(l).why_not ? RG(l).why_not : "");
+	cr_expect_eq(RG(l).regs, 2);
 }
 
 Test(analyze, eligible_16x16)
@@ -338,9 +352,9 @@ static const char *const near_src[] = {
 		 "            As[ty][tx] = A[row * K + k0 + tx];\n" LOAD_B SYNC COMP SYNC END TAIL,
 	/* 9 kpipe-tile-read-after-loop */
 	HEAD FOR LOAD SYNC COMP SYNC END "    acc += As[0][tx];\n" TAIL,
-	/* 10 kpipe-smem-over-limit: two float[96][96] (72 KB, 144 KB doubled) */
+	/* 10 (eligible: the plan checks the limit) two float[96][96] (72 KB, 144 KB doubled) */
 	HEAD_X("", "const float", "[96][96]", "[96][96]", "") FOR LOAD SYNC COMP SYNC END TAIL,
-	/* 11 kpipe-smem-over-limit: two float[64][64] fit once (32 KB), not twice */
+	/* 11 (eligible: the plan checks the limit) two float[64][64] fit once (32 KB), not twice */
 	HEAD_X("", "const float", "[64][64]", "[64][64]", "") FOR LOAD SYNC COMP SYNC END TAIL,
 	/* 12 kpipe-load-in-helper */
 	HEAD_X("__device__ void fill(float (*t)[TILE], const float *p, int ty, int tx) "
@@ -404,8 +418,6 @@ ParameterizedTestParameters(analyze, near_miss)
 		{7, "kpipe-already-pipelined", 11, 9, "__pipeline_memcpy_async"},
 		{8, "kpipe-partial-tile-write", 10, 9, "'As'"},
 		{9, "kpipe-tile-read-after-loop", 17, 12, "'As'"},
-		{10, "kpipe-smem-over-limit", 9, 5, "147456 B"},
-		{11, "kpipe-smem-over-limit", 9, 5, "65536 B"},
 		{12, "kpipe-load-in-helper", 11, 9, "'fill'"},
 		{13, "kpipe-loop-shape", 10, 5, "for-loop"},
 		{14, "kpipe-load-decl-used-later", 9, 5, "'off'"},
@@ -448,6 +460,22 @@ ParameterizedTest(struct near_miss *p, analyze, near_miss, .fini = release)
 		for (int j = 0; j < i; j++)
 			cr_expect(strcmp(l->reasons[i].id, l->reasons[j].id), "[%s] twice",
 				  l->reasons[i].id);
+	}
+}
+
+/* Tiles over the static limit are legal: whether their buffers fit is the
+ * plan's question, which depends on the transform (test_plan.c). */
+Test(analyze, shared_memory_over_the_limit_is_no_legality_reason)
+{
+	static const long long tiles[] = {2 * 96 * 96 * 4, 2 * 64 * 64 * 4};
+	for (int i = 0; i < 2; i++) {
+		analyze_src(near_src[10 + i]);
+		kp_loop *l = only_loop();
+		log_reasons(l);
+		cr_expect(l->eligible, "case %d", 10 + i);
+		cr_expect_null(find_reason(l, "kpipe-smem-over-limit"));
+		cr_expect_eq(l->tile_bytes, tiles[i]);
+		release();
 	}
 }
 
@@ -637,15 +665,15 @@ Test(analyze, volatile_tile_is_not_cp_async)
 {
 	analyze_src(HEAD_X("", "const float", "[TILE][TILE]", "[TILE][TILE]", "")
 			    FOR LOAD SYNC COMP SYNC END TAIL);
-	cr_expect(only_loop()->cp_async_ok);
+	cr_expect(CP(only_loop()).ok);
 	release();
 	analyze_src(replace_once(ELIGIBLE, "__shared__ float As", "__shared__ volatile float As"));
 	kp_loop *l = only_loop();
 	log_reasons(l);
-	cr_expect_not(l->cp_async_ok);
-	cr_assert_not_null(l->cp_async_why_not);
-	cr_expect(strstr(l->cp_async_why_not, "volatile"), "%s", l->cp_async_why_not);
-	cr_expect(l->reg_ok);
+	cr_expect_not(CP(l).ok);
+	cr_assert_not_null(CP(l).why_not);
+	cr_expect(strstr(CP(l).why_not, "volatile"), "%s", CP(l).why_not);
+	cr_expect(RG(l).ok);
 }
 
 /* A const reference parameter is read, not written: passing tile elements to
@@ -715,7 +743,7 @@ Test(analyze, ternary_guard)
 	cr_assert_eq(l->nloads, 2);
 	cr_expect_eq(l->loads[0].guard, KP_G_TERNARY);
 	cr_expect(l->loads[0].pure);
-	cr_expect(l->cp_async_ok);
+	cr_expect(CP(l).ok);
 }
 
 Test(analyze, converting_copy_is_not_cp_async)
@@ -724,8 +752,8 @@ Test(analyze, converting_copy_is_not_cp_async)
 			END TAIL);
 	kp_loop *l = only_loop();
 	log_reasons(l);
-	cr_expect_not(l->cp_async_ok);
-	cr_expect_not_null(l->cp_async_why_not);
+	cr_expect_not(CP(l).ok);
+	cr_expect_not_null(CP(l).why_not);
 }
 
 Test(analyze, tile_declared_in_the_loop)
@@ -990,20 +1018,39 @@ static const char *const over_budget_src[] = {
 
 static void check_over_budget(kp_loop *l)
 {
-	cr_expect_not(l->eligible);
-	const kp_reason *r = find_reason(l, "kpipe-smem-over-limit");
-	cr_assert_not_null(r, "the <64> instantiation must be refused for its shared memory");
-	cr_expect_str_eq(r->message,
-			 "for instantiation <64>: double-buffered shared memory 65536 B "
-			 "exceeds the 49152 B static limit of sm_90");
-	cr_expect_eq(l->nreasons, 1);
+	/* legal everywhere: the shared memory is the plan's question */
+	log_reasons(l);
+	cr_expect(l->eligible);
+	cr_expect_eq(l->nreasons, 0);
 	cr_expect_str_eq(l->inst, "64");
 	cr_expect_eq(l->tile_bytes, 2 * 64 * 64 * 4);
 	cr_assert_eq(l->nper_inst, 2);
 	cr_expect_str_eq(l->per_inst[0]->inst, "32");
 	cr_expect(l->per_inst[0]->eligible);
 	cr_expect_str_eq(l->per_inst[1]->inst, "64");
-	cr_expect_not(l->per_inst[1]->eligible);
+	cr_expect(l->per_inst[1]->eligible);
+	/* two buffers of <64> do not fit, one does */
+	const kp_arch *a = kp_arch_find("sm_90");
+	long long need;
+	const char *inst;
+	cr_expect_not(kp_plan_smem(l, a, 2, &need, &inst));
+	cr_expect_eq(need, 65536);
+	cr_assert_not_null(inst);
+	cr_expect_str_eq(inst, "64");
+	cr_expect(kp_plan_smem(l, a, 1, &need, &inst));
+	kp_plan p;
+	kp_plan_loop(&p, &F, l, a, "cp-async", 2);
+	cr_expect_null(p.xform);
+	cr_assert_not_null(p.refuse_id);
+	cr_expect_str_eq(p.refuse_id, "kpipe-smem-over-limit");
+	cr_expect_str_eq(
+		p.refuse_msg,
+		"for instantiation <64>: 2 stages need 65536 B of shared memory per block, "
+		"over the 49152 B static limit of sm_90 (dynamic shared memory is not "
+		"generated yet)");
+	kp_plan_loop(&p, &F, l, a, "register-2bar", 2);
+	cr_assert_not_null(p.xform, "%s", p.refuse_msg);
+	cr_expect_str_eq(p.xform->name, "register-2bar");
 }
 
 Test(analyze_sizes, template_second_instantiation_over_budget)
@@ -1099,21 +1146,20 @@ static void check_typed(void)
 		cr_expect(fl->loads[i].pure, "load %d of <float, 32> is a pure copy", i);
 		cr_expect(h->loads[i].pure, "load %d of <__half, 32> is a pure copy", i);
 	}
-	cr_expect(fl->cp_async_ok, "%s", fl->cp_async_why_not ? fl->cp_async_why_not : "");
-	cr_expect_not(h->cp_async_ok);
-	cr_expect_eq(fl->reg_per_thread, 2);
-	cr_expect_eq(h->reg_per_thread, 2);
+	cr_expect(CP(fl).ok, "%s", CP(fl).why_not ? CP(fl).why_not : "");
+	cr_expect_not(CP(h).ok);
+	cr_expect_eq(RG(fl).regs, 2);
+	cr_expect_eq(RG(h).regs, 2);
 	/* the merge: worst-case sizes, cp.async refused naming __half */
 	cr_expect_str_eq(l->inst, "float, 32");
 	cr_expect_eq(l->tile_bytes, 2 * 32 * 32 * 4);
-	cr_expect_not(l->cp_async_ok);
-	cr_assert_not_null(l->cp_async_why_not);
-	cr_expect_str_eq(l->cp_async_why_not,
-			 "for instantiation <__half, 32>: line 11: 2-byte copies; "
-			 "cp.async copies 4, 8 or 16 bytes");
-	cr_expect_null(strstr(l->cp_async_why_not, "converts"));
-	cr_expect(l->reg_ok);
-	cr_expect_eq(l->reg_per_thread, 2);
+	cr_expect_not(CP(l).ok);
+	cr_assert_not_null(CP(l).why_not);
+	cr_expect_str_eq(CP(l).why_not, "for instantiation <__half, 32>: line 11: 2-byte copies; "
+					"cp.async copies 4, 8 or 16 bytes");
+	cr_expect_null(strstr(CP(l).why_not, "converts"));
+	cr_expect(RG(l).ok);
+	cr_expect_eq(RG(l).regs, 2);
 }
 
 Test(analyze_sizes, template_typename_float_then_half)
@@ -1138,7 +1184,7 @@ Test(analyze_sizes, template_typename_float_only_gets_cp_async)
 	cr_assert_eq(l->nloads, 2);
 	cr_expect_eq(l->loads[0].bytes, 4);
 	cr_expect(l->loads[0].pure);
-	cr_expect(l->cp_async_ok, "%s", l->cp_async_why_not ? l->cp_async_why_not : "");
+	cr_expect(CP(l).ok, "%s", CP(l).why_not ? CP(l).why_not : "");
 	cr_expect_eq(l->tile_bytes, 2 * 32 * 32 * 4);
 }
 
@@ -1153,19 +1199,19 @@ Test(analyze_sizes, template_typename_copy_size_differs_between_instantiations)
 	kp_loop *l = only_loop();
 	cr_expect(l->eligible);
 	cr_assert_eq(l->nper_inst, 2);
-	cr_expect(l->per_inst[0]->cp_async_ok);
-	cr_expect(l->per_inst[1]->cp_async_ok);
+	cr_expect(CP(l->per_inst[0]).ok);
+	cr_expect(CP(l->per_inst[1]).ok);
 	cr_expect_str_eq(l->inst, "double, 32");
 	cr_expect_eq(l->tile_bytes, 2 * 32 * 32 * 8);
-	cr_expect_not(l->cp_async_ok);
-	cr_assert_not_null(l->cp_async_why_not);
+	cr_expect_not(CP(l).ok);
+	cr_assert_not_null(CP(l).why_not);
 	cr_expect_str_eq(
-		l->cp_async_why_not,
+		CP(l).why_not,
 		"line 11: the copy is 8 B for instantiation <double, 32> and 4 B for <float, 32>; "
 		"the cp.async rewrite writes one byte count");
-	cr_expect(l->reg_ok);
-	cr_expect_eq(l->reg_per_thread, 4);
-	cr_expect_str_eq(l->reg_inst, "double, 32");
+	cr_expect(RG(l).ok);
+	cr_expect_eq(RG(l).regs, 4);
+	cr_expect_str_eq(RG(l).regs_inst, "double, 32");
 }
 
 /* A float source into a T tile converts for T = __half only. */
@@ -1194,10 +1240,9 @@ Test(analyze_sizes, template_typename_converting_copy_per_instantiation)
 	cr_expect_str_eq(fl->inst, "float");
 	cr_expect(fl->loads[0].pure);
 	cr_expect_not(h->loads[0].pure);
-	cr_expect_not(l->cp_async_ok);
-	cr_assert_not_null(l->cp_async_why_not);
-	cr_expect(strstr(l->cp_async_why_not, "for instantiation <__half>") != NULL, "%s",
-		  l->cp_async_why_not);
+	cr_expect_not(CP(l).ok);
+	cr_assert_not_null(CP(l).why_not);
+	cr_expect(strstr(CP(l).why_not, "for instantiation <__half>") != NULL, "%s", CP(l).why_not);
 }
 
 struct size_case {
@@ -1253,7 +1298,7 @@ ParameterizedTest(struct size_case *p, analyze_sizes, resolved, .fini = release)
 	cr_expect_eq(l->tile_bytes, 2048, "case %d: tile bytes %lld", p->src, l->tile_bytes);
 	for (int i = 0; i < l->ntiles; i++)
 		cr_expect_eq(l->tiles[i].elems, 256, "case %d", p->src);
-	cr_expect_eq(l->reg_per_thread, 2);
+	cr_expect_eq(RG(l).regs, 2);
 	cr_expect(l->flops_thread > 31.9 && l->flops_thread < 32.1, "case %d: flops %g", p->src,
 		  l->flops_thread);
 }
@@ -1277,6 +1322,14 @@ Test(analyze_sizes, arch_changes_the_budget)
 	log_reasons(l);
 	cr_expect_eq(l->tile_bytes, 2 * 64 * 48 * 4);
 	cr_expect_null(find_reason(l, "kpipe-smem-over-limit"), "48 KB doubled fits 48 KB");
+	long long need;
+	const char *inst;
+	cr_expect(kp_plan_smem(l, kp_arch_find("sm_90"), 2, &need, &inst),
+		  "48 KB doubled fits 48 KB");
+	cr_expect_eq(need, 48 * 1024);
+	cr_expect_not(kp_plan_smem(l, kp_arch_find("sm_90"), 3, &need, &inst));
+	cr_expect_eq(need, 72 * 1024);
+	cr_expect_null(inst);
 }
 
 /* --- the front end: what nvcc finds, kpipe finds ------------------------------ */

@@ -1,19 +1,28 @@
 /*
  * test_plan.c - kp_plan_loop on parsed snippets: which transform auto
  * picks (register staging for a few staging registers, cp.async above 16
- * per thread or for more than 2 stages), what an explicit --variant gets,
- * and the refusals (2-byte copies and cp.async, cp.async before sm_80,
- * register staging with 3 stages, a loop that is not eligible).
+ * per thread or for more than 2 stages, register-2bar when only one
+ * buffer of the tiles fits), what an explicit --variant gets, and the
+ * refusals (2-byte copies and cp.async, cp.async before sm_80, register
+ * staging with 3 stages, shared memory over the static limit for the
+ * transform's buffers, a loop that is not eligible); the registry's
+ * invariants, and a transform registered at run time that the plan, the
+ * command line, tune's list and analyze pick up.
  */
+#define _GNU_SOURCE
 #include "analyze.h"
 #include "arch.h"
+#include "cli.h"
 #include "parse.h"
+#include "transform.h"
 #include "plan.h"
 
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* --- snippets -------------------------------------------------------------- */
 
@@ -153,11 +162,48 @@ static const char refused_src[] =
 	"    C[row * N + col] = acc;\n"
 	"}\n";
 
+/* two float[64][64] tiles, 32 KB: they fit the 48 KB static limit once,
+ * not twice; 2 staging registers per thread */
+#define BIG_TILES_SRC(n)                                                                           \
+	"#define TILE " #n "\n"                                                                    \
+	"__global__ void mmb(const float *A, const float *B, float *C, int N, int K)\n"            \
+	"{\n"                                                                                      \
+	"    __shared__ float As[TILE][TILE];\n"                                                   \
+	"    __shared__ float Bs[TILE][TILE];\n"                                                   \
+	"    int tx = threadIdx.x, ty = threadIdx.y;\n"                                            \
+	"    int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;\n"                    \
+	"    float acc = 0.0f;\n"                                                                  \
+	"    for (int k0 = 0; k0 < K; k0 += TILE) {\n"                                             \
+	"        As[ty][tx] = A[row * K + k0 + tx];\n"                                             \
+	"        Bs[ty][tx] = B[(k0 + ty) * N + col];\n"                                           \
+	"        __syncthreads();\n"                                                               \
+	"        for (int kk = 0; kk < TILE; ++kk)\n"                                              \
+	"            acc += As[ty][kk] * Bs[kk][tx];\n"                                            \
+	"        __syncthreads();\n"                                                               \
+	"    }\n"                                                                                  \
+	"    C[row * N + col] = acc;\n"                                                            \
+	"}\n"
+static const char fits_once_src[] = BIG_TILES_SRC(64);
+/* two float[96][96] tiles, 72 KB: not even once */
+static const char fits_never_src[] = BIG_TILES_SRC(96);
+
 /* --- helpers ------------------------------------------------------------------ */
 
 static kp_file F;
 static kp_analysis AN;
 static char *ERRMSG;
+
+/* A transform's facts for the loop, as analyze reports them. */
+static kp_xfacts facts(const kp_loop *l, const char *name)
+{
+	const kp_transform *t = kp_transform_find(name);
+	cr_assert_not_null(t, "no transform %s", name);
+	kp_xfacts x;
+	kp_transform_facts(t, &F, l, &F.arena, &x);
+	return x;
+}
+#define CP(l) facts((l), "cp-async")
+#define RG(l) facts((l), "register")
 
 static void release(void)
 {
@@ -229,7 +275,7 @@ Test(plan, small_float_tiles_get_register_staging)
 {
 	kp_loop *l = loop_of(float_src, "sm_90");
 	cr_assert(l->eligible);
-	cr_expect_eq(l->reg_per_thread, 2);
+	cr_expect_eq(RG(l).regs, 2);
 	kp_plan p;
 	plan(&p, l, "sm_90", "auto", 2);
 	expect_xform(&p, "register");
@@ -241,7 +287,7 @@ Test(plan, sixteen_registers_are_still_register_staging)
 {
 	kp_loop *l = loop_of(sixteen_regs_src, "sm_90");
 	cr_assert(l->eligible);
-	cr_expect_eq(l->reg_per_thread, 16);
+	cr_expect_eq(RG(l).regs, 16);
 	kp_plan p;
 	plan(&p, l, "sm_90", "auto", 2);
 	expect_xform(&p, "register");
@@ -251,9 +297,9 @@ Test(plan, more_than_sixteen_registers_get_cp_async)
 {
 	kp_loop *l = loop_of(many_regs_src, "sm_90");
 	cr_assert(l->eligible);
-	cr_expect(l->reg_ok);
-	cr_expect(l->cp_async_ok);
-	cr_expect_eq(l->reg_per_thread, 20);
+	cr_expect(RG(l).ok);
+	cr_expect(CP(l).ok);
+	cr_expect_eq(RG(l).regs, 20);
 	kp_plan p;
 	plan(&p, l, "sm_90", "auto", 2);
 	expect_xform(&p, "cp-async");
@@ -287,8 +333,8 @@ Test(plan, runtime_copy_loop_gets_cp_async)
 {
 	kp_loop *l = loop_of(runtime_trip_src, "sm_90");
 	cr_assert(l->eligible);
-	cr_expect_not(l->reg_ok);
-	cr_expect_eq(l->reg_per_thread, -1);
+	cr_expect_not(RG(l).ok);
+	cr_expect_eq(RG(l).regs, -1);
 	kp_plan p;
 	plan(&p, l, "sm_90", "auto", 2);
 	expect_xform(&p, "cp-async");
@@ -305,7 +351,7 @@ Test(plan, half_copies_refuse_cp_async)
 	cr_assert(l->eligible);
 	cr_assert_eq(l->nloads, 2);
 	cr_expect_eq(l->loads[0].bytes, 2);
-	cr_expect_not(l->cp_async_ok);
+	cr_expect_not(CP(l).ok);
 	kp_plan p;
 	plan(&p, l, "sm_90", "cp-async", 2);
 	expect_refused(&p, "kpipe-variant-unavailable", "2-byte");
@@ -351,9 +397,11 @@ Test(plan, auto_never_plans_a_transform_that_does_not_match)
 				if (!p.xform)
 					continue;
 				const char *why = NULL;
-				cr_expect(p.xform->match(l, kp_arch_find(archs[a]), &why),
-					  "snippet %zu, %s, %d stages: planned %s, which does not match (%s)",
-					  i, archs[a], st, p.xform->name, why ? why : "");
+				cr_expect(
+					kp_transform_match(p.xform, &F, l, kp_arch_find(archs[a]),
+							   &F.arena, &why),
+					"snippet %zu, %s, %d stages: planned %s, which does not match (%s)",
+					i, archs[a], st, p.xform->name, why ? why : "");
 			}
 }
 
@@ -432,21 +480,276 @@ Test(plan, ineligible_loop_is_refused_by_every_variant)
 	expect_refused(&p, "kpipe-variant-unavailable", "not eligible");
 }
 
+/* --- shared memory: each transform's buffers ------------------------------------------- */
+
+/* Issue #15/#17: --variant register-2bar keeps one buffer, and was refused
+ * because two did not fit. */
+Test(plan, one_buffer_fits_where_two_do_not)
+{
+	kp_loop *l = loop_of(fits_once_src, "sm_90");
+	cr_assert(l->eligible, "legal: the shared memory is the plan's question");
+	cr_assert_eq(l->tile_bytes, 32768);
+	kp_plan p;
+	plan(&p, l, "sm_90", "register-2bar", 2);
+	expect_xform(&p, "register-2bar");
+	cr_expect_str_eq(p.why, "requested with --variant register-2bar");
+	static const char *const two[] = {"cp-async", "register", "register-ca"};
+	for (size_t i = 0; i < sizeof(two) / sizeof(two[0]); i++) {
+		plan(&p, l, "sm_90", two[i], 2);
+		expect_refused(&p, "kpipe-smem-over-limit", "2 stages need 65536 B");
+	}
+	/* auto: the only form that fits */
+	plan(&p, l, "sm_90", "auto", 2);
+	expect_xform(&p, "register-2bar");
+	cr_expect_str_eq(p.why, "two buffers of the tiles need 65536 B of shared memory, over the "
+				"49152 B static limit of sm_90; one fits");
+	/* more stages are cp.async's, and do not fit either */
+	plan(&p, l, "sm_90", "auto", 3);
+	expect_refused(&p, "kpipe-smem-over-limit", "3 stages need 98304 B");
+	plan(&p, l, "sm_90", "register-2bar", 3);
+	expect_refused(&p, "kpipe-variant-unavailable", "register-2bar builds 2 stages only");
+}
+
+Test(plan, one_buffer_on_sm75)
+{
+	/* no cp.async there: register-2bar all the same */
+	kp_loop *l = loop_of(fits_once_src, "sm_75");
+	kp_plan p;
+	plan(&p, l, "sm_75", "auto", 2);
+	expect_xform(&p, "register-2bar");
+}
+
+Test(plan, not_even_one_buffer_fits)
+{
+	kp_loop *l = loop_of(fits_never_src, "sm_90");
+	cr_assert(l->eligible);
+	kp_plan p;
+	plan(&p, l, "sm_90", "auto", 2);
+	expect_refused(&p, "kpipe-smem-over-limit", "2 stages need 147456 B");
+	plan(&p, l, "sm_90", "register-2bar", 2);
+	expect_refused(&p, "kpipe-smem-over-limit", "2 stages with 1 buffer need 73728 B");
+	plan(&p, l, "sm_90", "cp-async", 2);
+	expect_refused(&p, "kpipe-smem-over-limit", "147456 B");
+}
+
 /* --- the registry ------------------------------------------------------------------------ */
 
 Test(plan, registry)
 {
 	int n = 0;
 	const kp_transform *const *all = kp_transform_all(&n);
-	cr_expect_eq(n, 4);
-	cr_expect_eq(kp_transform_find("cp-async"), all[0]);
-	cr_expect_eq(kp_transform_find("register"), all[1]);
-	cr_expect_eq(kp_transform_find("register-ca"), all[2]);
-	cr_expect_eq(kp_transform_find("register-2bar"), all[3]);
+	cr_assert_geq(n, 4);
+	static const char *const builtin[] = {"cp-async", "register", "register-ca",
+					      "register-2bar"};
+	for (size_t i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++)
+		cr_expect_not_null(kp_transform_find(builtin[i]), "%s", builtin[i]);
 	cr_expect_null(kp_transform_find("bogus"));
+	cr_expect_null(kp_transform_find("auto"), "auto is the rule, not a transform");
 	for (int i = 0; i < n; i++) {
-		cr_expect_not_null(all[i]->match);
-		cr_expect_not_null(all[i]->apply);
-		cr_expect(all[i]->summary && all[i]->summary[0]);
+		const kp_transform *t = all[i];
+		cr_expect_eq(kp_transform_find(t->name), t, "%s: names are unique", t->name);
+		cr_expect(t->label && t->label[0], "%s", t->name);
+		cr_expect(t->summary && t->summary[0], "%s", t->name);
+		cr_expect_not_null(t->facts, "%s", t->name);
+		cr_expect_not_null(t->match, "%s", t->name);
+		cr_expect_not_null(t->apply, "%s", t->name);
+		cr_assert_not_null(t->buffers, "%s", t->name);
+		cr_expect(t->min_stages >= 2 && t->min_stages <= t->max_stages &&
+				  t->max_stages <= 8,
+			  "%s: stages %d..%d", t->name, t->min_stages, t->max_stages);
+		for (int s = t->min_stages; s <= t->max_stages; s++)
+			cr_expect(t->buffers(s) >= 1 && t->buffers(s) <= s,
+				  "%s: %d buffers for %d stages", t->name, t->buffers(s), s);
+		for (int k = 0; k < t->ntune; k++)
+			cr_expect(t->tune[k].stages >= t->min_stages &&
+					  t->tune[k].stages <= t->max_stages,
+				  "%s: tune candidate %s", t->name, t->tune[k].name);
+		if (t->tune_base) {
+			const kp_tune_cand *c[64];
+			const kp_transform *x[64];
+			int nc = kp_transform_tune_list(c, x, 64), found = 0;
+			for (int k = 0; k < nc; k++)
+				found |= !strcmp(c[k]->name, t->tune_base);
+			cr_expect(found, "%s: tune_base %s is no tune candidate", t->name,
+				  t->tune_base);
+		}
 	}
+	/* the facts analyze reports once each: cp.async's, register staging's */
+	int reported = 0;
+	for (int i = 0; i < n; i++)
+		reported += kp_transform_reports_facts(all[i]);
+	cr_expect_eq(reported, 2);
+	/* tune's table: register staging first, the deeper rings last */
+	const kp_tune_cand *c[64];
+	const kp_transform *x[64];
+	int nc = kp_transform_tune_list(c, x, 64);
+	static const char *const order[] = {"register", "register-ca", "register-2bar",
+					    "cp-async", "cp-async-s3", "cp-async-s4"};
+	cr_assert_eq(nc, 6);
+	for (int k = 0; k < nc; k++) {
+		cr_expect_str_eq(c[k]->name, order[k]);
+		cr_expect_eq(kp_transform_find(x[k]->name), x[k]);
+	}
+}
+
+/* --- a transform registered at run time ----------------------------------------------------- */
+
+/* The smallest transform there is: applies to every loop with copies,
+ * keeps one buffer, and marks the loop with a comment. */
+static void noop_facts(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_xfacts *x)
+{
+	(void)f;
+	(void)arena;
+	x->ok = l->nloads > 0;
+	x->why_not = NULL;
+	x->regs = 0;
+	x->regs_inst = NULL;
+}
+
+static int noop_match(const kp_file *f, const kp_loop *l, const kp_arch *a, kp_arena *arena,
+		      const char **why)
+{
+	(void)a;
+	kp_xfacts x;
+	noop_facts(f, l, arena, &x);
+	if (!x.ok)
+		*why = "no copies";
+	return x.ok;
+}
+
+static int noop_buffers(int stages)
+{
+	(void)stages;
+	return 1;
+}
+
+static int noop_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edits *out,
+		      const char **err)
+{
+	(void)f;
+	(void)o;
+	(void)err;
+	kp_edits_add(out, l->node->begin, 0, "/* noop */ ");
+	return 0;
+}
+
+static const kp_tune_cand noop_tune[] = {{"test-noop", 2, 35}};
+
+static const kp_transform noop = {
+	.name = "test-noop",
+	.label = "no-op",
+	.summary = "marks the loop and changes nothing",
+	.usage = "a test",
+	.min_stages = 2,
+	.max_stages = 2,
+	.buffers = noop_buffers,
+	.facts = noop_facts,
+	.match = noop_match,
+	.tune = noop_tune,
+	.ntune = 1,
+	.apply = noop_apply,
+};
+
+int cmd_analyze(int argc, char **argv);
+
+/* Runs fn with stdout (fd 1) and stderr (fd 2) going to `path`; returns
+ * fn's result. */
+static int captured(const char *path, int (*fn)(int, char **), int argc, char **argv)
+{
+	fflush(stdout);
+	fflush(stderr);
+	int o = dup(1), e = dup(2);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	cr_assert_geq(fd, 0);
+	dup2(fd, 1);
+	dup2(fd, 2);
+	close(fd);
+	int rc = fn(argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(o, 1);
+	dup2(e, 2);
+	close(o);
+	close(e);
+	return rc;
+}
+
+static int parse_rewrite(int argc, char **argv)
+{
+	static const char *const opts[] = {"--variant", NULL};
+	kp_cli o;
+	int rc = kp_cli_parse(&o, argc, argv, "rewrite", opts);
+	if (!rc)
+		kp_cli_release(&o);
+	return rc;
+}
+
+Test(plan, a_registered_transform_is_picked_up)
+{
+	int n0, n1;
+	kp_transform_all(&n0);
+	cr_assert_eq(kp_transform_register_for_test(&noop), 0);
+	cr_expect_eq(kp_transform_register_for_test(&noop), -1, "a name is registered once");
+	const kp_transform *const *all = kp_transform_all(&n1);
+	cr_assert_eq(n1, n0 + 1);
+	cr_expect_eq(all[n0], &noop);
+	cr_expect_eq(kp_transform_find("test-noop"), &noop);
+	/* the plan: --variant test-noop, its buffers, its stages; auto ignores it */
+	kp_loop *l = loop_of(float_src, "sm_90");
+	kp_plan p;
+	plan(&p, l, "sm_90", "test-noop", 2);
+	expect_xform(&p, "test-noop");
+	cr_expect_str_eq(p.why, "requested with --variant test-noop");
+	plan(&p, l, "sm_90", "test-noop", 3);
+	expect_refused(&p, "kpipe-variant-unavailable", "test-noop builds 2 stages only");
+	plan(&p, l, "sm_90", "auto", 2);
+	expect_xform(&p, "register");
+	release();
+	l = loop_of(fits_once_src, "sm_90");
+	plan(&p, l, "sm_90", "test-noop", 2);
+	expect_xform(&p, "test-noop");
+	release();
+	/* tune tries it, in its place */
+	const kp_tune_cand *c[64];
+	const kp_transform *x[64];
+	int nc = kp_transform_tune_list(c, x, 64);
+	cr_assert_eq(nc, 7);
+	cr_expect_str_eq(c[3]->name, "test-noop");
+	cr_expect_eq(x[3], &noop);
+	/* the command line takes the name, and lists it for a bad one */
+	char dir[] = "/tmp/kpipe-test-plan-XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	char out[128];
+	snprintf(out, sizeof(out), "%s/out", dir);
+	char *ok_argv[] = {"rewrite", "--variant", "test-noop", "x.cu", NULL};
+	cr_expect_eq(captured(out, parse_rewrite, 4, ok_argv), 0);
+	char *bad_argv[] = {"rewrite", "--variant", "bogus", "x.cu", NULL};
+	cr_expect_eq(captured(out, parse_rewrite, 4, bad_argv), 2);
+	char *text = NULL;
+	size_t len = 0;
+	cr_assert_eq(kp_read_file(out, &text, &len), 0);
+	cr_expect(strstr(text,
+			 "(auto, cp-async, register, register-ca, register-2bar or test-noop)"),
+		  "%s", text);
+	free(text);
+	/* analyze reports its facts under its label */
+	char src[128];
+	snprintf(src, sizeof(src), "%s/k.cu", dir);
+	FILE *fp = fopen(src, "w");
+	cr_assert_not_null(fp);
+	fputs(float_src, fp);
+	fclose(fp);
+	char *an_argv[] = {"analyze", "--variant", "test-noop", src, NULL};
+	cr_expect_eq(captured(out, cmd_analyze, 4, an_argv), 0);
+	cr_assert_eq(kp_read_file(out, &text, &len), 0);
+	cr_expect(strstr(text,
+			 "\n    cp.async: possible\n    register staging: possible (2 registers "
+			 "per thread)\n    no-op: possible\n"),
+		  "%s", text);
+	cr_expect(strstr(text, "plan: test-noop, 2 stages: requested with --variant test-noop"),
+		  "%s", text);
+	free(text);
+	unlink(src);
+	unlink(out);
+	rmdir(dir);
 }

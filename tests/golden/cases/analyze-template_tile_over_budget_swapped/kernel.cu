@@ -1,9 +1,9 @@
 // A `template <int TILE>` kernel launched as <64> and then <32>.  Each
 // instantiation is checked: <32> double-buffers 16384 B of tiles, <64>
-// would need 65536 B of static shared memory (over 48 KB), so the loop is
-// refused and the refusal names <64>.  The same file with the launch lines
-// swapped (analyze-template_tile_over_budget) gives the same
-// verdict.
+// would need 65536 B (over 48 KB), so only the one-buffer form fits:
+// auto is register-2bar, cp.async and register refused, naming <64>.
+// The same file with the launch lines swapped
+// (analyze-template_tile_over_budget) gives the same verdict.
 template <int TILE>
 __global__ void mm_tiled(const float *__restrict__ A, const float *__restrict__ B,
                          float *__restrict__ C, int N, int K)

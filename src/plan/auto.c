@@ -1,0 +1,144 @@
+/*
+ * auto.c - the --variant auto rule (the plan layer's policy), the one
+ * place outside transforms/ that names transforms: it weighs cp.async against register
+ * staging by measurements, so a new transform joins it only with
+ * measurements of its own (docs/design.md, "Adding a transform").  Also
+ * the seed's compute/load rule, which analyze prints for comparison.
+ *
+ * auto picks register staging when it applies and needs at most 16
+ * staging registers per thread, and cp.async otherwise (where the copies
+ * and the architecture allow it).  The rule follows our H200 runs
+ * (docs/benchmarks.md): with <= 16 staging registers, register staging
+ * matched or beat cp.async on every sample (run of commit e88cb6a: 32x32
+ * 1.115x vs 0.969x, 128x128x8 1.123x vs 1.102x, int8 0.995x vs 0.962x);
+ * with 64 (attention) it needed 245 registers, and cp.async is the choice
+ * that costs none.  The seed's compute/load rule (measured on a GA104) is
+ * reported by analyze but did not predict these.
+ *
+ * When two buffers of the tiles do not fit the static shared-memory limit
+ * but one does, auto picks register-2bar (single tiles, two barriers)
+ * where register staging applies (whatever its register count): it is
+ * the only form that fits, the alternative is leaving the loop alone, and
+ * on the H200 it was the fastest variant of 4 of the 12 samples
+ * (docs/benchmarks.md).  Otherwise the loop is refused with
+ * kpipe-smem-over-limit, as before.
+ */
+#include "plan.h"
+
+#include <string.h>
+
+/* Two buffers over the limit, one within it: register-2bar, or NULL. */
+static const char *single_buffer(kp_file *f, const kp_loop *l, const kp_arch *a,
+				 const kp_transform *two, const kp_transform *one)
+{
+	long long need1, need2;
+	const char *inst1, *inst2, *no = NULL;
+	if (!kp_plan_smem(l, a, one->buffers(2), &need1, &inst1) ||
+	    !kp_transform_match(one, f, l, a, &f->arena, &no))
+		return NULL;
+	kp_plan_smem(l, a, two->buffers(2), &need2, &inst2);
+	return kp_arena_printf(&f->arena,
+			       "%s%s%stwo buffers of the tiles need %lld B of shared memory, "
+			       "over the %d B static limit of %s; one fits",
+			       inst2 ? "for instantiation <" : "", inst2 ? inst2 : "",
+			       inst2 ? ">: " : "", need2, a->smem_static_per_block, a->name);
+}
+
+/* The old rule between cp.async and register staging, once S buffers fit. */
+static void pick(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, int stages,
+		 const kp_transform *cp, const kp_transform *rg)
+{
+	kp_arena *ar = &f->arena;
+	const char *cp_no = NULL, *rg_no = NULL;
+	int cp_ok = kp_transform_match(cp, f, l, a, ar, &cp_no);
+	int rg_ok = kp_transform_match(rg, f, l, a, ar, &rg_no);
+	if (stages > 2 && !cp_ok) {
+		p->refuse_id = "kpipe-variant-unavailable";
+		p->refuse_msg =
+			kp_arena_printf(ar, "%d stages need cp.async, but %s", stages, cp_no);
+		return;
+	}
+	if (!cp_ok && !rg_ok) {
+		p->refuse_id = "kpipe-variant-unavailable";
+		p->refuse_msg = kp_arena_printf(ar,
+						"no variant applies: cp.async: %s; register "
+						"staging: %s",
+						cp_no, rg_no);
+		return;
+	}
+	kp_xfacts rx;
+	kp_transform_facts(rg, f, l, ar, &rx);
+	int regs = rx.regs;
+	int cheap_regs = regs >= 0 && regs <= 16;
+	if (rg_ok && stages == 2 && (!cp_ok || cheap_regs)) {
+		p->xform = rg;
+		p->why = !cp_ok ? kp_arena_printf(ar, "cp.async does not apply (%s)", cp_no)
+			 : l->ratio < 0
+				 ? kp_arena_printf(ar, "%d staging register%s per thread (<= 16)",
+						   regs, regs == 1 ? "" : "s")
+				 : kp_arena_printf(ar,
+						   "%d staging register%s per thread (<= 16), "
+						   "compute/load %.1f FLOP/B",
+						   regs, regs == 1 ? "" : "s", l->ratio);
+		return;
+	}
+	p->xform = cp;
+	if (!rg_ok)
+		p->why = kp_arena_printf(ar, "register staging does not apply (%s)", rg_no);
+	else if (stages != 2)
+		p->why = kp_arena_printf(ar, "%d stages need cp.async", stages);
+	else if (regs > 16)
+		p->why = kp_arena_printf(
+			ar,
+			"staging would need %d registers per thread (> 16); cp.async "
+			"needs none",
+			regs);
+	else
+		p->why = "staging register count unknown; cp.async needs none";
+}
+
+void kp_plan_auto(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, int stages)
+{
+	const kp_transform *cp = kp_transform_find("cp-async");
+	const kp_transform *rg = kp_transform_find("register");
+	const kp_transform *r2 = kp_transform_find("register-2bar");
+	/* S buffers of the tiles: cp.async's ring, register staging's pair */
+	if (!kp_plan_fits(p, f, l, a, cp, stages)) {
+		const char *why = stages == 2 ? single_buffer(f, l, a, rg, r2) : NULL;
+		if (why) {
+			p->refuse_id = p->refuse_msg = NULL;
+			p->xform = r2;
+			p->why = why;
+		}
+		return;
+	}
+	pick(p, f, l, a, stages, cp, rg);
+}
+
+const char *kp_seed_rule(const kp_loop *l, kp_arena *arena, const char **why)
+{
+	double ratio = l->ratio;
+	if (ratio < 0) {
+		*why = "compute/load ratio unknown (threads per block or tile sizes not known)";
+		return "cp-async";
+	}
+	if (ratio < 5) {
+		*why = kp_arena_printf(arena,
+				       "compute/load %.1f FLOP/B < 5: memory-bound tile, the seed "
+				       "prefers cp.async",
+				       ratio);
+		return "cp-async";
+	}
+	if (ratio <= 20) {
+		*why = kp_arena_printf(arena,
+				       "compute/load %.1f FLOP/B in 5..20: the seed says build "
+				       "both and measure (register staging first)",
+				       ratio);
+		return "register";
+	}
+	*why = kp_arena_printf(arena,
+			       "compute/load %.1f FLOP/B > 20: the seed expects little gain "
+			       "(warp interleaving already hides latency)",
+			       ratio);
+	return "none";
+}
