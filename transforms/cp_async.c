@@ -112,10 +112,11 @@ static char *copy_stmt(kp_file *f, const kp_load *ld, const kp_subs *s)
 		kp_strbuf_addf(&sb, "__pipeline_memcpy_async(&%s, &%s, %lld)", dst, src, bytes);
 	} else {
 		char *cond = kp_render(f, ld->cond->begin, ld->cond->end, s);
-		kp_strbuf_addf(&sb,
-			       "__pipeline_memcpy_async(&%s, (%s) ? (const void *)&%s : (const void *)%s, "
-			       "%lld, (%s) ? 0 : %lld)",
-			       dst, cond, src, ld->src_base->name, bytes, cond, bytes);
+		kp_strbuf_addf(
+			&sb,
+			"__pipeline_memcpy_async(&%s, (%s) ? (const void *)&%s : (const void *)%s, "
+			"%lld, (%s) ? 0 : %lld)",
+			dst, cond, src, ld->src_base->name, bytes, cond, bytes);
 		free(cond);
 	}
 	free(dst);
@@ -125,7 +126,8 @@ static char *copy_stmt(kp_file *f, const kp_load *ld, const kp_subs *s)
 
 /* Renders the load phase for one tile slot (`idx`), `ahead` iterations
  * ahead of the current one. */
-static char *load_phase(kp_file *f, const kp_loop *l, const kp_spans *sp, const char *idx, int ahead)
+static char *load_phase(kp_file *f, const kp_loop *l, const kp_spans *sp, const char *idx,
+			int ahead)
 {
 	kp_subs s = {0};
 	kp_subs_tiles(&s, l, sp->load_b, sp->load_e, idx);
@@ -272,8 +274,8 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 
 	kp_edits_add(out, start, l->node->end - start, kp_strbuf_str(&sb));
 	if (!f->includes_pipeline)
-		kp_edits_add(out, f->last_include_end ? f->last_include_end : (f->has_bom ? 3 : 0), 0,
-			     "#include <cuda_pipeline.h>\n");
+		kp_edits_add(out, f->last_include_end ? f->last_include_end : (f->has_bom ? 3 : 0),
+			     0, "#include <cuda_pipeline.h>\n");
 	kp_strbuf_release(&sb);
 	kp_strbuf_release(&i1);
 	kp_strbuf_release(&i2);

@@ -144,10 +144,11 @@ static int loop_slot(kp_file *f, const kp_node *loop, char **count, char **index
 {
 	if (loop->nkids < 4)
 		return -1;
-	const kp_node *init = loop->kids[0], *cond = kp_node_strip(loop->kids[1]), *inc = loop->kids[2];
+	const kp_node *init = loop->kids[0], *cond = kp_node_strip(loop->kids[1]),
+		      *inc = loop->kids[2];
 	const kp_node *var = NULL, *lo = NULL;
-	if (init->kind == KP_N_DECLSTMT && init->nkids == 1 && init->kids[0]->kind == KP_N_VARDECL &&
-	    init->kids[0]->nkids >= 1) {
+	if (init->kind == KP_N_DECLSTMT && init->nkids == 1 &&
+	    init->kids[0]->kind == KP_N_VARDECL && init->kids[0]->nkids >= 1) {
 		var = init->kids[0];
 		lo = init->kids[0]->kids[init->kids[0]->nkids - 1];
 	}
@@ -388,7 +389,8 @@ static void drop_dead_decls(kp_file *f, const kp_loop *l, kp_subs *s, int store)
 		while (lb > 0 && (f->src[lb - 1] == ' ' || f->src[lb - 1] == '\t'))
 			lb--;
 		unsigned le = e;
-		while (le < f->len && (f->src[le] == ' ' || f->src[le] == '\t' || f->src[le] == '\r'))
+		while (le < f->len &&
+		       (f->src[le] == ' ' || f->src[le] == '\t' || f->src[le] == '\r'))
 			le++;
 		if ((lb == 0 || f->src[lb - 1] == '\n') && le < f->len && f->src[le] == '\n') {
 			b = lb;
@@ -405,15 +407,21 @@ static void drop_dead_decls(kp_file *f, const kp_loop *l, kp_subs *s, int store)
 /* Element types __ldca() has an overload for (sm_32_intrinsics.h,
  * cuda_fp16.h, cuda_bf16.h). */
 static const char *const ldca_types[] = {
-	"float",	  "double",	 "float2",	  "float4",	    "double2",
-	"int",		  "unsigned int", "unsigned",	  "int2",	    "int4",
-	"uint2",	  "uint4",	 "char",	  "signed char",    "unsigned char",
-	"short",	  "unsigned short", "long",	  "unsigned long",  "long long",
-	"unsigned long long", "char2",	 "char4",	  "uchar2",	    "uchar4",
-	"short2",	  "short4",	 "ushort2",	  "ushort4",	    "longlong2",
-	"ulonglong2",	  "__half",	 "half",	  "__half2",	    "half2",
-	"__nv_bfloat16",  "__nv_bfloat162", "int8_t",	  "uint8_t",	    "int16_t",
-	"uint16_t",	  "int32_t",	 "uint32_t",	  "int64_t",	    "uint64_t",
+	"float",          "double",         "float2",
+	"float4",         "double2",        "int",
+	"unsigned int",   "unsigned",       "int2",
+	"int4",           "uint2",          "uint4",
+	"char",           "signed char",    "unsigned char",
+	"short",          "unsigned short", "long",
+	"unsigned long",  "long long",      "unsigned long long",
+	"char2",          "char4",          "uchar2",
+	"uchar4",         "short2",         "short4",
+	"ushort2",        "ushort4",        "longlong2",
+	"ulonglong2",     "__half",         "half",
+	"__half2",        "half2",          "__nv_bfloat16",
+	"__nv_bfloat162", "int8_t",         "uint8_t",
+	"int16_t",        "uint16_t",       "int32_t",
+	"uint32_t",       "int64_t",        "uint64_t",
 };
 
 /*
@@ -432,7 +440,8 @@ static const kp_node *ldca_target(const kp_load *ld)
 {
 	const kp_decl *d = ld->src;
 	if (!d || d->kind != KP_D_PARM || !d->is_pointer || !d->type || !ld->rhs ||
-	    !strstr(d->type, "restrict") || strncmp(d->type, "const ", 6) || strstr(d->type, "volatile"))
+	    !strstr(d->type, "restrict") || strncmp(d->type, "const ", 6) ||
+	    strstr(d->type, "volatile"))
 		return NULL;
 	const kp_node *n = ld->rhs;
 	while (n && (n->kind == KP_N_PAREN || (n->kind == KP_N_OTHER && n->nkids == 1)))
@@ -478,14 +487,17 @@ static char *load_copy(kp_file *f, const kp_loop *l, const kp_spans *sp, const s
 				if (p >= f->len || f->src[p] != ';')
 					kp_strbuf_addc(&sb, ';');
 			}
-			kp_subs_add(&outer, ld->stmt->begin, e - ld->stmt->begin, kp_strbuf_str(&sb));
+			kp_subs_add(&outer, ld->stmt->begin, e - ld->stmt->begin,
+				    kp_strbuf_str(&sb));
 			kp_strbuf_release(&sb);
 			free(dst);
 		} else {
-			kp_subs_add(&outer, ld->lhs->begin, ld->lhs->end - ld->lhs->begin, kp_strbuf_str(&reg));
+			kp_subs_add(&outer, ld->lhs->begin, ld->lhs->end - ld->lhs->begin,
+				    kp_strbuf_str(&reg));
 			if (ld->zero_stmt) {
 				const kp_node *zl = ld->zero_stmt->kids[0];
-				kp_subs_add(&outer, zl->begin, zl->end - zl->begin, kp_strbuf_str(&reg));
+				kp_subs_add(&outer, zl->begin, zl->end - zl->begin,
+					    kp_strbuf_str(&reg));
 			}
 		}
 		kp_strbuf_release(&reg);
@@ -538,9 +550,9 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 		nca += ldca_target(&l->loads[i]) != NULL;
 	char *comment = kp_arena_printf(
 		&f->arena, "register staging%s, %s: %s",
-		!ldca	? ""
-		: nca	? " (prefetch of read-only tiles through __ldca)"
-			: " (no tile read from a const __restrict__ parameter: plain loads)",
+		!ldca ? ""
+		: nca ? " (prefetch of read-only tiles through __ldca)"
+		      : " (no tile read from a const __restrict__ parameter: plain loads)",
 		two_bar ? "1 buffer, 2 barriers" : "2 buffers", o->why);
 	kp_emit_open(&sb, f, l, start, ind, I1, comment, two_bar ? 1 : 2, out);
 	const char *stage = kp_fresh_name(f, KP_NAME_STAGE);

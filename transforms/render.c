@@ -102,10 +102,11 @@ static int walk_subs(kp_node *n, kp_node *parent, void *ud)
 		if (in) {
 			kp_strbuf sb = KP_STRBUF_INIT;
 			if (w->next == 1)
-				kp_strbuf_addf(&sb, "(%s %c %s)", n->name, in->sign < 0 ? '-' : '+', in->step);
+				kp_strbuf_addf(&sb, "(%s %c %s)", n->name, in->sign < 0 ? '-' : '+',
+					       in->step);
 			else
-				kp_strbuf_addf(&sb, "(%s %c %d * (%s))", n->name, in->sign < 0 ? '-' : '+',
-					       w->next, in->step);
+				kp_strbuf_addf(&sb, "(%s %c %d * (%s))", n->name,
+					       in->sign < 0 ? '-' : '+', w->next, in->step);
 			kp_subs_add(w->s, n->name_off, nl, kp_strbuf_str(&sb));
 			kp_strbuf_release(&sb);
 		}
@@ -191,7 +192,8 @@ void kp_loop_spans(const kp_file *f, const kp_loop *l, kp_spans *sp)
 		sp->load_b = before_stmt(f, first);
 		if (l->load_b == 0) {
 			unsigned p = body_open;
-			while (p < f->len && (f->src[p] == ' ' || f->src[p] == '\t' || f->src[p] == '\r'))
+			while (p < f->len &&
+			       (f->src[p] == ' ' || f->src[p] == '\t' || f->src[p] == '\r'))
 				p++;
 			if (p < f->len && f->src[p] == '\n' && p + 1 <= sp->load_b)
 				sp->load_b = p + 1 < sp->load_b ? p + 1 : sp->load_b;
@@ -292,7 +294,9 @@ char *kp_tile_decl_edits(kp_file *f, const kp_loop *l, int stages, kp_edits *out
 		kp_subs s = {0};
 		for (int j = 0; j < l->ntiles; j++)
 			if (l->tiles[j].decl_stmt == ds && l->tiles[j].loaded)
-				kp_subs_add(&s, l->tiles[j].arr->name_off + (unsigned)strlen(l->tiles[j].arr->name),
+				kp_subs_add(&s,
+					    l->tiles[j].arr->name_off +
+						    (unsigned)strlen(l->tiles[j].arr->name),
 					    0, sbuf);
 		char *txt = kp_render(f, ds->begin, ds->end, &s);
 		kp_strbuf_adds(&hoist, txt);

@@ -22,8 +22,8 @@
 
 typedef struct {
 	const kp_arch *arch;
-	int stages;          /* 2 for double buffering */
-	const char *why;     /* the reason shown in the comment line */
+	int stages;      /* 2 for double buffering */
+	const char *why; /* the reason shown in the comment line */
 } kp_xform_opts;
 
 /* What a transform's own feasibility check finds for a loop. */

@@ -36,8 +36,7 @@ static int eval_depth(const kp_node *n, const kp_kernel *k, const long long *iv,
 			return -1;
 		*out = n->ivalue;
 		return 0;
-	case KP_N_FLOATLIT:
-		return -1;
+	case KP_N_FLOATLIT: return -1;
 	case KP_N_PAREN:
 	case KP_N_CAST:
 	case KP_N_OTHER:
@@ -124,8 +123,7 @@ static int eval_depth(const kp_node *n, const kp_kernel *k, const long long *iv,
 			return -1;
 		*out = c;
 		return 0;
-	default:
-		return -1;
+	default: return -1;
 	}
 }
 
@@ -263,10 +261,7 @@ static void add_reason(actx *c, const kp_node *at, const char *id, const char *f
 	l->nreasons++;
 }
 
-static int is_barrier(const kp_node *n)
-{
-	return kp_node_is_call_to(n, "__syncthreads");
-}
+static int is_barrier(const kp_node *n) { return kp_node_is_call_to(n, "__syncthreads"); }
 
 /* Root declaration of an lvalue: As[i][j], *reinterpret_cast<T*>(&As[i][j]),
  * ((float4*)As)[i], p->x ... */
@@ -282,7 +277,8 @@ static kp_node *lvalue_root(kp_node *n)
 		case KP_N_MEMBER:
 			if (!n->nkids)
 				return NULL;
-			n = n->kind == KP_N_CAST || n->kind == KP_N_OTHER ? n->kids[n->nkids - 1] : n->kids[0];
+			n = n->kind == KP_N_CAST || n->kind == KP_N_OTHER ? n->kids[n->nkids - 1]
+									  : n->kids[0];
 			break;
 		case KP_N_UNOP:
 			if (!n->nkids || (strcmp(n->op, "*") && strcmp(n->op, "&")))
@@ -354,8 +350,8 @@ typedef struct {
 } scan_info;
 
 static const char *const pipeline_calls[] = {
-	"__pipeline_memcpy_async", "__pipeline_commit", "__pipeline_wait_prior",
-	"memcpy_async", "producer_acquire", "consumer_wait", "cp_async_wait",
+	"__pipeline_memcpy_async", "__pipeline_commit", "__pipeline_wait_prior", "memcpy_async",
+	"producer_acquire",        "consumer_wait",     "cp_async_wait",
 };
 
 static void scan_calls(kp_node *n, scan_info *s, int in_if, int in_loop)
@@ -590,8 +586,7 @@ static int pure_expr(const kp_node *n)
 	case KP_N_SUBSCRIPT:
 	case KP_N_CALL:
 	case KP_N_ASSIGNOP:
-	case KP_N_LAMBDA:
-		return 0;
+	case KP_N_LAMBDA: return 0;
 	case KP_N_UNOP:
 		if (n->op && (!strcmp(n->op, "*") || !strcmp(n->op, "++") || !strcmp(n->op, "--")))
 			return 0;
@@ -649,7 +644,8 @@ static const char *step_text_raw(actx *c, kp_node *n, int *sign)
 		if (rhs->kind == KP_N_BINOP && rhs->nkids == 2 && lhs->kind == KP_N_DECLREF &&
 		    (!strcmp(rhs->op, "+") || !strcmp(rhs->op, "-"))) {
 			kp_node *a = (kp_node *)kp_node_strip(rhs->kids[0]);
-			if (a->kind == KP_N_DECLREF && a->decl == lhs->decl && rhs->kids[1]->in_main) {
+			if (a->kind == KP_N_DECLREF && a->decl == lhs->decl &&
+			    rhs->kids[1]->in_main) {
 				if (!strcmp(rhs->op, "-"))
 					*sign = -1;
 				return kp_node_text(c->f, rhs->kids[1]);
@@ -728,7 +724,8 @@ static kp_node *assign_of(kp_node *stmt)
 	kp_node *s = stmt;
 	while (s && s->kind == KP_N_COMPOUND && s->nkids == 1)
 		s = s->kids[0];
-	if (s && (s->kind == KP_N_OTHER || s->kind == KP_N_PAREN) && s->nkids == 1 && is_assign(s->kids[0]))
+	if (s && (s->kind == KP_N_OTHER || s->kind == KP_N_PAREN) && s->nkids == 1 &&
+	    is_assign(s->kids[0]))
 		s = s->kids[0];
 	return is_assign(s) ? s : NULL;
 }
@@ -841,7 +838,8 @@ static int classify_store(actx *c, kp_node *stmt, kp_node **loops, int depth)
 	if (stmt->kind == KP_N_IF && stmt->nkids == 3) {
 		kp_node *a1 = assign_of(stmt->kids[1]), *a2 = assign_of(stmt->kids[2]);
 		kp_decl *t1 = NULL, *t2 = NULL;
-		if (a1 && a2 && shared_lhs(a1->kids[0], &t1) && shared_lhs(a2->kids[0], &t2) && t1 == t2 &&
+		if (a1 && a2 && shared_lhs(a1->kids[0], &t1) && shared_lhs(a2->kids[0], &t2) &&
+		    t1 == t2 &&
 		    !strcmp(kp_node_text(c->f, a1->kids[0]), kp_node_text(c->f, a2->kids[0]))) {
 			kp_load ld = {0};
 			ld.stmt = stmt;
@@ -887,10 +885,11 @@ static void scan_loads(actx *c, kp_node *n, kp_node **loops, int depth)
 		kp_node *a1 = n->nkids >= 2 ? assign_of(n->kids[1]) : NULL;
 		kp_decl *t = NULL;
 		if (a1 && shared_lhs(a1->kids[0], &t) && n->nkids == 2) {
-			add_reason(c, n, "kpipe-partial-tile-write",
-				   "'%s' is written under a guard with no else branch: the previous tile "
-				   "would stay observable",
-				   t->name);
+			add_reason(
+				c, n, "kpipe-partial-tile-write",
+				"'%s' is written under a guard with no else branch: the previous tile "
+				"would stay observable",
+				t->name);
 			return;
 		}
 	}
@@ -908,10 +907,11 @@ static void scan_loads(actx *c, kp_node *n, kp_node **loops, int depth)
 			kp_node *r = a ? lvalue_root(a) : NULL;
 			if (r && r->decl && r->decl->is_shared) {
 				c->l->loads_in_helper = 1;
-				add_reason(c, n, "kpipe-load-in-helper",
-					   "the tile '%s' is filled inside the helper '%s': kpipe does not "
-					   "rewrite helper bodies yet",
-					   r->decl->name, n->name);
+				add_reason(
+					c, n, "kpipe-load-in-helper",
+					"the tile '%s' is filled inside the helper '%s': kpipe does not "
+					"rewrite helper bodies yet",
+					r->decl->name, n->name);
 				return;
 			}
 		}
@@ -937,15 +937,16 @@ static double trip_of(actx *c, kp_node *loop)
 	kp_node *init = loop->kids[0], *cond = loop->kids[1], *inc = loop->kids[2];
 	long long a = 0, b, s = 1;
 	kp_node *vi = NULL;
-	if (init->kind == KP_N_DECLSTMT && init->nkids == 1 && init->kids[0]->kind == KP_N_VARDECL &&
-	    init->kids[0]->nkids >= 1)
+	if (init->kind == KP_N_DECLSTMT && init->nkids == 1 &&
+	    init->kids[0]->kind == KP_N_VARDECL && init->kids[0]->nkids >= 1)
 		vi = init->kids[0]->kids[init->kids[0]->nkids - 1];
 	else if (is_assign(init))
 		vi = init->kids[1];
 	if (!vi || kp_eval(vi, c->k, c->iv, &a))
 		return -1;
 	kp_node *cs = (kp_node *)kp_node_strip(cond);
-	if (!cs || cs->kind != KP_N_BINOP || cs->nkids != 2 || kp_eval(cs->kids[1], c->k, c->iv, &b))
+	if (!cs || cs->kind != KP_N_BINOP || cs->nkids != 2 ||
+	    kp_eval(cs->kids[1], c->k, c->iv, &b))
 		return -1;
 	int sign;
 	const char *st = step_text(c, inc, &sign);
@@ -964,10 +965,7 @@ static double trip_of(actx *c, kp_node *loop)
 	return -1;
 }
 
-static int is_float_type(const char *t)
-{
-	return t && (strstr(t, "float") || strstr(t, "double"));
-}
+static int is_float_type(const char *t) { return t && (strstr(t, "float") || strstr(t, "double")); }
 
 static void scan_math(math_scan *m, kp_node *n, double mult)
 {
@@ -1012,8 +1010,8 @@ static void scan_math(math_scan *m, kp_node *n, double mult)
 		if (r && r->kind == KP_N_BINOP && r->op && !strcmp(r->op, "*")) {
 			const char *t = n->kids[0]->type;
 			if (m->math == KP_MATH_NONE || m->math == KP_MATH_FFMA)
-				m->math = t && strstr(t, "double")   ? KP_MATH_DFMA
-					  : t && strstr(t, "half")   ? KP_MATH_HFMA
+				m->math = t && strstr(t, "double") ? KP_MATH_DFMA
+					  : t && strstr(t, "half") ? KP_MATH_HFMA
 					  : is_float_type(t) || !t ? KP_MATH_FFMA
 								   : m->math;
 			m->flops += mult * 2;
@@ -1183,8 +1181,8 @@ static kp_node *find_jump(kp_node *n, int in_inner)
 		return n;
 	if (n->kind == KP_N_LAMBDA)
 		return NULL;
-	int inner = in_inner || n->kind == KP_N_FOR || n->kind == KP_N_WHILE || n->kind == KP_N_DO ||
-		    n->kind == KP_N_SWITCH;
+	int inner = in_inner || n->kind == KP_N_FOR || n->kind == KP_N_WHILE ||
+		    n->kind == KP_N_DO || n->kind == KP_N_SWITCH;
 	for (int i = 0; i < n->nkids; i++) {
 		/* a break inside a switch leaves only the switch; continue does not */
 		kp_node *j = find_jump(n->kids[i], inner);
@@ -1832,12 +1830,14 @@ static int top_barriers(actx *c, const scan_info *si)
 		/* one of the two barriers is missing: either the compute reads
 		 * tiles other threads may still be writing, or the next copy
 		 * overwrites tiles other threads may still be reading */
-		add_reason(c, n, "kpipe-no-barrier",
-			   "only one __syncthreads() in the loop: the tile loads and the compute phase "
-			   "need one barrier between them and another before the next loads");
+		add_reason(
+			c, n, "kpipe-no-barrier",
+			"only one __syncthreads() in the loop: the tile loads and the compute phase "
+			"need one barrier between them and another before the next loads");
 	else if (ntop != 2 && !si->nested_barriers)
 		add_reason(c, n, "kpipe-loop-shape",
-			   "expected two top-level barriers (load; sync; compute; sync), found %d", ntop);
+			   "expected two top-level barriers (load; sync; compute; sync), found %d",
+			   ntop);
 	if (ntop < 1)
 		return 0;
 	if (si->atomics)
@@ -1889,9 +1889,10 @@ static int split_phases(actx *c, int ntop)
 				kp_decl *v = inc_var(l->stmts[i]);
 				int sign;
 				if (!v || !step_text(c, l->stmts[i], &sign))
-					add_reason(c, l->stmts[i], "kpipe-loop-shape",
-						   "statement after the closing barrier is not a pointer "
-						   "or counter bump");
+					add_reason(
+						c, l->stmts[i], "kpipe-loop-shape",
+						"statement after the closing barrier is not a pointer "
+						"or counter bump");
 			}
 	}
 	/* pointer or counter bumps closing the load phase move after the compute */
@@ -1943,20 +1944,23 @@ static void find_induction(actx *c)
 	/* control flow that leaves the body skips the buffer rotation */
 	kp_node *jump = find_jump(l->body, 0);
 	if (jump)
-		add_reason(c, jump, "kpipe-loop-shape",
-			   "'%s' leaves the loop body early; the rewrite rotates buffers at the end of "
-			   "every iteration",
-			   jump->kind == KP_N_RETURN ? "return" : jump->kind == KP_N_GOTO ? "goto"
-				   : jump->kind == KP_N_BREAK				 ? "break"
-											 : "continue");
+		add_reason(
+			c, jump, "kpipe-loop-shape",
+			"'%s' leaves the loop body early; the rewrite rotates buffers at the end of "
+			"every iteration",
+			jump->kind == KP_N_RETURN  ? "return"
+			: jump->kind == KP_N_GOTO  ? "goto"
+			: jump->kind == KP_N_BREAK ? "break"
+						   : "continue");
 	/* every induction variable advances exactly once per iteration */
 	for (int i = 0; i < l->nind; i++) {
 		int nw = count_writes(l->body, l->ind[i].var) + (l->ind[i].in_header ? 1 : 0);
 		if (nw != 1)
-			add_reason(c, l->ind[i].stmt, "kpipe-loop-shape",
-				   "'%s' is updated %d times per iteration; kpipe needs exactly one "
-				   "constant step",
-				   l->ind[i].var->name, nw);
+			add_reason(
+				c, l->ind[i].stmt, "kpipe-loop-shape",
+				"'%s' is updated %d times per iteration; kpipe needs exactly one "
+				"constant step",
+				l->ind[i].var->name, nw);
 	}
 }
 
@@ -1992,9 +1996,10 @@ static void check_tiles(actx *c, const rw_set *lw, const rw_set *cw)
 				   "'%s' is dynamic (extern) shared memory: its size is unknown",
 				   t->arr->name);
 		if (!t->arr->in_main)
-			add_reason(c, n, "kpipe-macro-array",
-				   "the declaration of '%s' comes from a macro and cannot be edited",
-				   t->arr->name);
+			add_reason(
+				c, n, "kpipe-macro-array",
+				"the declaration of '%s' comes from a macro and cannot be edited",
+				t->arr->name);
 		/* references spelled inside a macro body cannot be re-indexed */
 		void *mr[2] = {t->arr, NULL};
 		kp_node_walk(l->body, NULL, find_macro_ref, mr);
@@ -2009,9 +2014,10 @@ static void check_tiles(actx *c, const rw_set *lw, const rw_set *cw)
 			void *a[3] = {t->arr, &after, NULL};
 			kp_node_walk(c->k->body, NULL, refs_after, a);
 			if (a[2])
-				add_reason(c, a[2], "kpipe-tile-read-after-loop",
-					   "'%s' is read after the loop: the last tile would be observable",
-					   t->arr->name);
+				add_reason(
+					c, a[2], "kpipe-tile-read-after-loop",
+					"'%s' is read after the loop: the last tile would be observable",
+					t->arr->name);
 		}
 	}
 }
@@ -2037,10 +2043,11 @@ static void check_dependences(actx *c, const rw_set *lw, const rw_set *cw, const
 		if (rw_has(lw->decl, lw->nd, d) || is_ind(l, d) || d->is_shared)
 			continue;
 		if (rw_has(all->w, all->nw, d)) {
-			add_reason(c, n, "kpipe-load-depends-on-compute",
-				   "the tile loads read '%s', which the loop body modifies: the next "
-				   "tile's addresses are not known in advance",
-				   d->name);
+			add_reason(
+				c, n, "kpipe-load-depends-on-compute",
+				"the tile loads read '%s', which the loop body modifies: the next "
+				"tile's addresses are not known in advance",
+				d->name);
 			break;
 		}
 	}
@@ -2062,9 +2069,10 @@ static void check_dependences(actx *c, const rw_set *lw, const rw_set *cw, const
 	for (int i = l->bump_b; i < l->bump_e; i++) {
 		kp_decl *v = inc_var(l->stmts[i]);
 		if (v && rw_has(cw->r, cw->nr, v))
-			add_reason(c, l->stmts[i], "kpipe-loop-shape",
-				   "'%s' is bumped before the barrier and read by the compute phase",
-				   v->name);
+			add_reason(
+				c, l->stmts[i], "kpipe-loop-shape",
+				"'%s' is bumped before the barrier and read by the compute phase",
+				v->name);
 	}
 	/* declarations of the load phase used later */
 	for (int i = 0; i < lw->nd; i++)
@@ -2095,10 +2103,11 @@ static void check_dependences(actx *c, const rw_set *lw, const rw_set *cw, const
 		collect_rw(l->cond, &cr);
 		for (int i = 0; i < cr.nr; i++)
 			if (!is_ind(l, cr.r[i]) && rw_has(all->w, all->nw, cr.r[i])) {
-				add_reason(c, l->cond, "kpipe-loop-shape",
-					   "the loop condition reads '%s', which the body modifies: the "
-					   "next tile's existence is not known in advance",
-					   cr.r[i]->name);
+				add_reason(
+					c, l->cond, "kpipe-loop-shape",
+					"the loop condition reads '%s', which the body modifies: the "
+					"next tile's existence is not known in advance",
+					cr.r[i]->name);
 				break;
 			}
 		rw_release(&cr);
@@ -2115,7 +2124,8 @@ static void check_dependences(actx *c, const rw_set *lw, const rw_set *cw, const
 				   "'%s' is updated more than once per iteration", in->var->name);
 		if (in->in_header && rw_has(all->w, all->nw, in->var))
 			add_reason(c, n, "kpipe-loop-shape",
-				   "the loop counter '%s' is also modified inside the body", in->var->name);
+				   "the loop counter '%s' is also modified inside the body",
+				   in->var->name);
 	}
 }
 
@@ -2272,7 +2282,8 @@ static void finish_loop(actx *c, const kp_analyze_opts *o)
 		l->flops_tile = l->flops_thread * l->threads;
 	else
 		l->flops_tile = -1;
-	l->ratio = l->flops_tile >= 0 && l->tile_bytes > 0 ? l->flops_tile / (double)l->tile_bytes : -1;
+	l->ratio = l->flops_tile >= 0 && l->tile_bytes > 0 ? l->flops_tile / (double)l->tile_bytes
+							   : -1;
 	/* the static shared-memory limit depends on the buffers of the
 	 * transform: plan.c checks it (kp_plan_smem) */
 	l->eligible = l->nreasons == 0;
@@ -2328,7 +2339,8 @@ static void find_candidates(kp_node *n, node_vec *out)
 			for (int i = 0; i < inner.n; i++) {
 				if (out->n == out->cap) {
 					out->cap = out->cap ? out->cap * 2 : 8;
-					out->v = kp_xrealloc(out->v, sizeof(*out->v) * (size_t)out->cap);
+					out->v = kp_xrealloc(out->v,
+							     sizeof(*out->v) * (size_t)out->cap);
 				}
 				out->v[out->n++] = inner.v[i];
 			}

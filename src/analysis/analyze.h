@@ -19,9 +19,9 @@
  * per iteration (sign -1 for -= / --). */
 typedef struct {
 	kp_decl *var;
-	const char *step;    /* source text of the step, "1" for ++ */
+	const char *step; /* source text of the step, "1" for ++ */
 	int sign;
-	int in_header;       /* from the for-increment, else a body statement */
+	int in_header; /* from the for-increment, else a body statement */
 	int is_pointer;
 	kp_node *stmt;
 } kp_induct;
@@ -30,78 +30,86 @@ typedef enum { KP_G_NONE, KP_G_TERNARY, KP_G_IFELSE } kp_guard_kind;
 
 /* One global -> shared copy statement of the load phase. */
 typedef struct {
-	kp_node *stmt;        /* the assignment (for IFELSE: the if statement) */
-	kp_node *lhs, *rhs;   /* store target and loaded expression (load arm) */
-	kp_node *zero_stmt;   /* IFELSE: the else-arm assignment */
-	kp_decl *tile;        /* shared array written */
-	kp_decl *src;         /* global pointer read, NULL when unknown */
-	kp_node *src_base;    /* DECLREF of the global pointer */
-	const char *elem_type;/* type stored */
-	long long bytes;      /* bytes per copy (4, 8, 16; 2 for half...) */
-	int vector;           /* 1 scalar, else elements of the vector type */
+	kp_node *stmt;         /* the assignment (for IFELSE: the if statement) */
+	kp_node *lhs, *rhs;    /* store target and loaded expression (load arm) */
+	kp_node *zero_stmt;    /* IFELSE: the else-arm assignment */
+	kp_decl *tile;         /* shared array written */
+	kp_decl *src;          /* global pointer read, NULL when unknown */
+	kp_node *src_base;     /* DECLREF of the global pointer */
+	const char *elem_type; /* type stored */
+	long long bytes;       /* bytes per copy (4, 8, 16; 2 for half...) */
+	int vector;            /* 1 scalar, else elements of the vector type */
 	kp_guard_kind guard;
-	kp_node *cond;        /* guard condition */
-	const char *otherwise;/* text stored when the guard fails */
-	int pure;             /* the stored value is the loaded value (or 0) */
-	int depth;            /* enclosing loops inside the load phase */
-	kp_node *loops[4];    /* those loops, outermost first */
-	double trips[4];      /* their compile-time trip counts, -1 unknown */
+	kp_node *cond;         /* guard condition */
+	const char *otherwise; /* text stored when the guard fails */
+	int pure;              /* the stored value is the loaded value (or 0) */
+	int depth;             /* enclosing loops inside the load phase */
+	kp_node *loops[4];     /* those loops, outermost first */
+	double trips[4];       /* their compile-time trip counts, -1 unknown */
 	int line;
 } kp_load;
 
 typedef struct {
-	const char *id;       /* "kpipe-divergent-barrier" */
+	const char *id; /* "kpipe-divergent-barrier" */
 	const char *message;
 	int line, col;
 } kp_reason;
 
-typedef enum { KP_MATH_NONE, KP_MATH_FFMA, KP_MATH_HFMA, KP_MATH_HMMA, KP_MATH_IMMA, KP_MATH_DP4A, KP_MATH_DFMA } kp_math;
+typedef enum {
+	KP_MATH_NONE,
+	KP_MATH_FFMA,
+	KP_MATH_HFMA,
+	KP_MATH_HMMA,
+	KP_MATH_IMMA,
+	KP_MATH_DP4A,
+	KP_MATH_DFMA
+} kp_math;
 const char *kp_math_name(kp_math m);
 
 typedef enum { KP_FORM_BOTTOM, KP_FORM_TOP } kp_form;
 
 typedef struct {
 	kp_decl *arr;
-	long long elems;      /* -1 unknown */
-	long long bytes;      /* -1 unknown */
-	int in_loop;          /* declared inside the loop body */
-	kp_node *decl_stmt;   /* DECLSTMT when declared in the loop */
-	int loaded;           /* written by the load phase */
+	long long elems;    /* -1 unknown */
+	long long bytes;    /* -1 unknown */
+	int in_loop;        /* declared inside the loop body */
+	kp_node *decl_stmt; /* DECLSTMT when declared in the loop */
+	int loaded;         /* written by the load phase */
 } kp_tile;
 
 typedef struct kp_loop {
 	kp_kernel *kernel;
-	int index;            /* 1-based within the kernel */
-	kp_node *node;        /* the loop statement */
+	int index;     /* 1-based within the kernel */
+	kp_node *node; /* the loop statement */
 	kp_node *init, *cond, *inc, *body;
-	kp_node **stmts;      /* top-level statements of the body */
+	kp_node **stmts; /* top-level statements of the body */
 	int nstmts;
-	int bar1, bar2;       /* indices of the two top-level barriers, -1 */
+	int bar1, bar2; /* indices of the two top-level barriers, -1 */
 	kp_form form;
 	int load_b, load_e, comp_b, comp_e; /* [b, e) statement ranges */
-	int bump_b, bump_e;   /* bumps at the end of the load phase, moved after the compute */
-	int nbarriers;        /* all barriers in the body, nested included */
+	int bump_b, bump_e; /* bumps at the end of the load phase, moved after the compute */
+	int nbarriers;      /* all barriers in the body, nested included */
 	kp_induct *ind;
 	int nind;
-	int tile_count;       /* loop counts tiles (step 1) */
-	const char *trip_text;/* trip count expression, NULL when unknown */
+	int tile_count;        /* loop counts tiles (step 1) */
+	const char *trip_text; /* trip count expression, NULL when unknown */
 	kp_load *loads;
 	int nloads;
 	int loads_in_loops;
 	int loads_in_helper;
-	kp_tile *tiles;       /* shared arrays referenced by the loop */
+	kp_tile *tiles; /* shared arrays referenced by the loop */
 	int ntiles;
 	long long tile_bytes; /* bytes of the loaded arrays per stage, -1 unknown */
 	long long other_smem; /* other static shared memory of the kernel */
 	kp_math math;
-	double flops_thread;  /* per thread per tile, <0 unknown */
-	double flops_tile;    /* per block per tile, <0 unknown */
-	int threads;          /* threads per block used, 0 unknown */
+	double flops_thread; /* per thread per tile, <0 unknown */
+	double flops_tile;   /* per block per tile, <0 unknown */
+	int threads;         /* threads per block used, 0 unknown */
 	const char *threads_from;
-	double ratio;         /* FLOP per loaded byte, <0 unknown */
-	int params_symbolic;  /* a template kernel analysed with its parameters
-			       * left symbolic (no instantiation, or one whose
-			       * arguments are not all known) */
+	double ratio;        /* FLOP per loaded byte, <0 unknown */
+	int params_symbolic; /* a template kernel analysed with its parameters
+			      * left symbolic (no instantiation, or one whose
+			      * arguments are not all known) */
 	kp_reason *reasons;
 	int nreasons;
 	int already_pipelined;
@@ -117,26 +125,26 @@ typedef struct kp_loop {
 	 * kernels. */
 	struct kp_loop **per_inst; /* per instantiation, in a fixed order (argument values) */
 	int nper_inst;
-	int inst_shown;       /* index in per_inst of the one whose sizes are shown */
-	int cond_monotone;    /* cond(t+d) implies cond(t+1) .. cond(t+d-1): one test per tile */
-	int exit_barrier;     /* code after the loop (or the next iteration of an
-			       * enclosing loop) touches shared memory: a pipelined
-			       * form that ends without a barrier must add one */
+	int inst_shown;    /* index in per_inst of the one whose sizes are shown */
+	int cond_monotone; /* cond(t+d) implies cond(t+1) .. cond(t+d-1): one test per tile */
+	int exit_barrier;  /* code after the loop (or the next iteration of an
+			    * enclosing loop) touches shared memory: a pipelined
+			    * form that ends without a barrier must add one */
 	const char *exit_barrier_why;
 } kp_loop;
 
 typedef struct {
 	const kp_arch *arch;
-	int threads;           /* --threads, 0 = find out */
-	const char *kernel;    /* --kernel filter, NULL all */
-	int spec_threads;      /* threads from the launch description, 0 none */
+	int threads;        /* --threads, 0 = find out */
+	const char *kernel; /* --kernel filter, NULL all */
+	int spec_threads;   /* threads from the launch description, 0 none */
 	const char *spec_kernel;
 } kp_analyze_opts;
 
 typedef struct {
 	kp_loop **loops;
 	int nloops;
-	int nkernels;          /* kernels considered (after --kernel) */
+	int nkernels; /* kernels considered (after --kernel) */
 } kp_analysis;
 
 int kp_analyze(kp_analysis *out, kp_file *f, const kp_analyze_opts *o);
@@ -153,7 +161,7 @@ int kp_eval(const kp_node *n, const kp_kernel *k, const long long *inst_values, 
 /* Budget row for S stages. */
 typedef struct {
 	int stages;
-	long long bytes;       /* per block */
+	long long bytes; /* per block */
 	int fits_static;
 	int fits_optin;
 	kp_occupancy occ;

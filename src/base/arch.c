@@ -32,12 +32,21 @@
  */
 #define ARCH(nm, c, fam, smem_kb, optin_kb, reserved, threads, blocks)                             \
 	{                                                                                          \
-		.name = (nm), .cc = (c), .family = (fam), .smem_per_sm = KB * (smem_kb),           \
-		.smem_static_per_block = 48 * KB, .smem_optin_per_block = KB * (optin_kb),         \
-		.smem_reserved_per_block = (reserved), .max_threads_per_sm = (threads),            \
-		.max_threads_per_block = 1024, .max_blocks_per_sm = (blocks),                      \
-		.max_warps_per_sm = (threads) / WARP_SIZE, .regs_per_sm = 65536,                   \
-		.max_regs_per_thread = 255, .reg_alloc_unit = 256, .has_cp_async = (c) >= 80,      \
+		.name = (nm),                                                                      \
+		.cc = (c),                                                                         \
+		.family = (fam),                                                                   \
+		.smem_per_sm = KB * (smem_kb),                                                     \
+		.smem_static_per_block = 48 * KB,                                                  \
+		.smem_optin_per_block = KB * (optin_kb),                                           \
+		.smem_reserved_per_block = (reserved),                                             \
+		.max_threads_per_sm = (threads),                                                   \
+		.max_threads_per_block = 1024,                                                     \
+		.max_blocks_per_sm = (blocks),                                                     \
+		.max_warps_per_sm = (threads) / WARP_SIZE,                                         \
+		.regs_per_sm = 65536,                                                              \
+		.max_regs_per_thread = 255,                                                        \
+		.reg_alloc_unit = 256,                                                             \
+		.has_cp_async = (c) >= 80,                                                         \
 	}
 
 /* clang-format off */

@@ -9,12 +9,12 @@
 #define KPIPE_ARCH_H
 
 typedef struct {
-	const char *name;          /* "sm_90" */
-	int cc;                    /* 90 */
-	const char *family;        /* "Hopper" */
-	int smem_per_sm;           /* bytes of shared memory per SM (max carve-out) */
-	int smem_static_per_block; /* 48 KB static limit */
-	int smem_optin_per_block;  /* max dynamic per block with the opt-in attribute */
+	const char *name;            /* "sm_90" */
+	int cc;                      /* 90 */
+	const char *family;          /* "Hopper" */
+	int smem_per_sm;             /* bytes of shared memory per SM (max carve-out) */
+	int smem_static_per_block;   /* 48 KB static limit */
+	int smem_optin_per_block;    /* max dynamic per block with the opt-in attribute */
 	int smem_reserved_per_block; /* bytes the runtime reserves per block (1 KB on sm_80+) */
 	int max_threads_per_sm;
 	int max_threads_per_block;
@@ -22,8 +22,8 @@ typedef struct {
 	int max_warps_per_sm;
 	int regs_per_sm;
 	int max_regs_per_thread;
-	int reg_alloc_unit;        /* registers are allocated per warp in this granularity */
-	int has_cp_async;          /* sm_80+ */
+	int reg_alloc_unit; /* registers are allocated per warp in this granularity */
+	int has_cp_async;   /* sm_80+ */
 } kp_arch;
 
 /* Returns the entry, or NULL for an unknown name (caller reports
@@ -33,9 +33,9 @@ const kp_arch *kp_arch_find(const char *name);
 const kp_arch *kp_arch_all(int *n);
 
 typedef struct {
-	int blocks_per_sm;   /* resident blocks per SM */
+	int blocks_per_sm; /* resident blocks per SM */
 	int warps_per_sm;
-	int limiter;         /* which limit bound it */
+	int limiter; /* which limit bound it */
 } kp_occupancy;
 
 enum { KP_LIMIT_THREADS, KP_LIMIT_BLOCKS, KP_LIMIT_SMEM, KP_LIMIT_REGS, KP_LIMIT_NONE };

@@ -190,8 +190,8 @@ char *kp_diff(const char *label_a, const char *a, size_t alen, const char *label
 		for (int i = ma - 1; i >= 0; i--)
 			for (int j = mb - 1; j >= 0; j--)
 				T(i, j) = line_eq(la[pre + i], lb[pre + j]) ? T(i + 1, j + 1) + 1
-				  : T(i + 1, j) >= T(i, j + 1)		   ? T(i + 1, j)
-									   : T(i, j + 1);
+					  : T(i + 1, j) >= T(i, j + 1)      ? T(i + 1, j)
+									    : T(i, j + 1);
 		int i = 0, j = 0;
 		while (i < ma || j < mb) {
 			if (i < ma && j < mb && line_eq(la[pre + i], lb[pre + j])) {
@@ -260,7 +260,8 @@ char *kp_diff(const char *label_a, const char *a, size_t alen, const char *label
 			kp_strbuf_addf(&sb, "--- %s\n+++ %s\n", label_a, label_b);
 			header = 1;
 		}
-		kp_strbuf_addf(&sb, "@@ -%d,%d +%d,%d @@\n", ca ? ha + 1 : ha, ca, cb ? hb + 1 : hb, cb);
+		kp_strbuf_addf(&sb, "@@ -%d,%d +%d,%d @@\n", ca ? ha + 1 : ha, ca, cb ? hb + 1 : hb,
+			       cb);
 		int x = ha, y = hb;
 		for (int o = hs; o < he; o++) {
 			if (ops[o] == OP_EQ) {

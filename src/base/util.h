@@ -35,7 +35,7 @@ void kp_strbuf_addc(kp_strbuf *sb, char c);
 void kp_strbuf_addf(kp_strbuf *sb, const char *fmt, ...) KP_PRINTF(2, 3);
 void kp_strbuf_vaddf(kp_strbuf *sb, const char *fmt, va_list ap);
 const char *kp_strbuf_str(kp_strbuf *sb); /* never NULL */
-char *kp_strbuf_detach(kp_strbuf *sb);     /* caller frees */
+char *kp_strbuf_detach(kp_strbuf *sb);    /* caller frees */
 void kp_strbuf_release(kp_strbuf *sb);
 
 /* Per-run arena: bump allocation in chunks, freed all at once. */

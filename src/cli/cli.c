@@ -461,7 +461,8 @@ int kp_cli_print_parse_diags(const kp_file *f, int warnings_too)
 		const kp_parse_diag *d = &f->diags[i];
 		if (strcmp(d->severity, "error") && !warnings_too)
 			continue;
-		fprintf(stderr, "%s:%d:%d: %s: %s\n", d->file, d->line, d->col, d->severity, d->message);
+		fprintf(stderr, "%s:%d:%d: %s: %s\n", d->file, d->line, d->col, d->severity,
+			d->message);
 		n++;
 	}
 	return n;

@@ -21,14 +21,14 @@ typedef struct {
 	int arch_given; /* --arch, or a target among the compiler arguments:
 			   a database's target does not replace it */
 	const char *kernel;
-	const char *format;    /* text, json; sarif for rewrite */
+	const char *format; /* text, json; sarif for rewrite */
 	const char *cuda_path;
 	const char *build_dir;
-	const char *output;    /* -o */
-	const char *variant;   /* "auto" or a registered transform's name (transform.h) */
+	const char *output;  /* -o */
+	const char *variant; /* "auto" or a registered transform's name (transform.h) */
 	const char *assume_filename;
 	const char *backup_suffix;
-	const char *spec;      /* launch description */
+	const char *spec; /* launch description */
 	int stages;
 	int threads;
 	int in_place;
@@ -44,15 +44,15 @@ typedef struct {
 	int jobs;              /* -j N, 0 = one per core */
 	const char **excludes; /* --exclude GLOB (repeatable) */
 	int nexcludes;
-	int shard_i, shard_n;  /* --shard I/N; shard_n 0 = all files */
+	int shard_i, shard_n;     /* --shard I/N; shard_n 0 = all files */
 	const char *export_fixes; /* --export-fixes FILE.yaml */
-	int no_pch;            /* --no-pch: parse every file from scratch */
+	int no_pch;               /* --no-pch: parse every file from scratch */
 	/* validation of what was written (rewrite --validate, tune) */
-	int validate;          /* --validate */
+	int validate; /* --validate */
 	int sanitize; /* 1 --sanitize, -1 --no-sanitize, 0 neither: validate's step 5 runs unless -1
 		       */
-	const char *sizes;     /* --sizes a,b: the launch description's sizes to run */
-	const char *gpu_dir;   /* --gpu-dir DIR: keep the GPU harness there */
+	const char *sizes;   /* --sizes a,b: the launch description's sizes to run */
+	const char *gpu_dir; /* --gpu-dir DIR: keep the GPU harness there */
 	/* kernels in project headers (analyze, rewrite): --header-filter REGEX
 	 * (POSIX extended, searched in each header's real path; "" none),
 	 * NULL for the default, headers under the input's directory tree */
@@ -100,7 +100,8 @@ void kp_cli_batch_opts(const kp_cli *o, kp_batch_opts *b);
 /* Parse options for a file, with its launch description if one sits
  * beside it (NAME.launch.json) or was given with --spec. */
 void kp_cli_parse_opts(const kp_cli *o, kp_parse_opts *po);
-void kp_cli_analyze_opts(const kp_cli *o, const char *file, kp_analyze_opts *ao, char **spec_kernel);
+void kp_cli_analyze_opts(const kp_cli *o, const char *file, kp_analyze_opts *ao,
+			 char **spec_kernel);
 
 /* The -I/-D/-U flags among the parser's arguments (o->cargs), for nvcc,
  * after `first` when it is not NULL.  Returns a heap array (the strings

@@ -18,17 +18,17 @@ int cmd_validate(int argc, char **argv);
  * stderr) and returns the exit code of docs/validate.md. */
 typedef struct {
 	const char *original, *rewritten; /* the two files compared */
-	const char *original_name; /* shown in place of original, and whose NAME.launch.json is
-				      the default spec; NULL: original */
-	const char *spec;          /* --spec, or NULL */
-	const char *kernel;        /* --kernel, or NULL */
-	const char *arch;          /* NULL: sm_90 */
-	const char *cuda_path;     /* --cuda-path, or NULL */
-	const char *format;        /* "text" (NULL) or "json" */
-	const char *sizes;         /* --sizes list, or NULL: every size of the spec */
-	const char *gpu_dir;       /* --gpu-dir, or NULL */
-	int threads;               /* 0: the spec's block, else 256 */
-	int sanitize;              /* --sanitize */
+	const char *original_name;    /* shown in place of original, and whose NAME.launch.json is
+					 the default spec; NULL: original */
+	const char *spec;             /* --spec, or NULL */
+	const char *kernel;           /* --kernel, or NULL */
+	const char *arch;             /* NULL: sm_90 */
+	const char *cuda_path;        /* --cuda-path, or NULL */
+	const char *format;           /* "text" (NULL) or "json" */
+	const char *sizes;            /* --sizes list, or NULL: every size of the spec */
+	const char *gpu_dir;          /* --gpu-dir, or NULL */
+	int threads;                  /* 0: the spec's block, else 256 */
+	int sanitize;                 /* --sanitize */
 	const char *const *nvcc_args; /* -I, -D, after "--" */
 	int nnvcc_args;
 } kp_validate_request;

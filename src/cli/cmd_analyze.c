@@ -84,8 +84,8 @@ static void cliff_text(const kp_loop *l, const kp_arch *a, char *buf, size_t n)
 			 b1.occ.blocks_per_sm, b2.occ.blocks_per_sm, kp_limit_name(b2.occ.limiter));
 	else {
 		int cliff = kp_arch_smem_cliff(a, b1.occ.blocks_per_sm);
-		snprintf(buf, n, "not crossed: %d blocks/SM up to %d B per block", b2.occ.blocks_per_sm,
-			 cliff);
+		snprintf(buf, n, "not crossed: %d blocks/SM up to %d B per block",
+			 b2.occ.blocks_per_sm, cliff);
 	}
 }
 
@@ -163,7 +163,9 @@ static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 {
 	const kp_arch *a = o->arch;
 	printf("  loop %d at %s:%d:%d  [%s]\n", l->index, f->path, l->node->line, l->node->col,
-	       l->eligible ? "eligible" : l->already_pipelined ? "already pipelined" : "not eligible");
+	       l->eligible            ? "eligible"
+	       : l->already_pipelined ? "already pipelined"
+				      : "not eligible");
 	if (l->inst && l->nper_inst > 1)
 		printf("    sizes from instantiation <%s> (the largest shared-memory need of %d "
 		       "instantiations)\n",
@@ -175,20 +177,24 @@ static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 	if (l->cond && l->inc) {
 		const char *it = l->init ? kp_node_text(f, l->init) : "";
 		size_t il = strlen(it);
-		printf("    header: for (%.*s; %s; %s)\n", (int)(il && it[il - 1] == ';' ? il - 1 : il), it,
-		       kp_node_text(f, l->cond), kp_node_text(f, l->inc));
+		printf("    header: for (%.*s; %s; %s)\n",
+		       (int)(il && it[il - 1] == ';' ? il - 1 : il), it, kp_node_text(f, l->cond),
+		       kp_node_text(f, l->inc));
 	}
 	for (int i = 0; i < l->nind; i++) {
 		const kp_induct *in = &l->ind[i];
-		printf("    induction: %s %s= %s (%s)\n", in->var->name, in->sign < 0 ? "-" : "+", in->step,
-		       in->in_header ? "loop counter" : in->is_pointer ? "pointer bump in the body"
-								: "bump in the body");
+		printf("    induction: %s %s= %s (%s)\n", in->var->name, in->sign < 0 ? "-" : "+",
+		       in->step,
+		       in->in_header    ? "loop counter"
+		       : in->is_pointer ? "pointer bump in the body"
+					: "bump in the body");
 	}
 	if (l->nind)
-		printf("    tile-count loop: %s; trip count computable: %s\n", l->tile_count ? "yes" : "no",
+		printf("    tile-count loop: %s; trip count computable: %s\n",
+		       l->tile_count ? "yes" : "no",
 		       l->nind ? "yes (from the loop condition)" : "no");
 	printf("    barriers: %d (%s)\n", l->nbarriers,
-	       l->bar1 < 0 ? "none at top level"
+	       l->bar1 < 0              ? "none at top level"
 	       : l->form == KP_FORM_TOP ? "at the top of the body and after the loads"
 					: "after the loads and after the compute phase");
 	if (l->nloads) {
@@ -196,12 +202,14 @@ static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 		for (int i = 0; i < l->nloads; i++) {
 			const kp_load *ld = &l->loads[i];
 			printf("      line %d: %s <- %s  %s, %lld B, %s", ld->line, ld->tile->name,
-			       ld->src ? ld->src->name : "?", ld->elem_type, ld->bytes, vec_name(ld));
+			       ld->src ? ld->src->name : "?", ld->elem_type, ld->bytes,
+			       vec_name(ld));
 			if (ld->guard != KP_G_NONE)
 				printf(", guarded (%s, else %s)", guard_name(ld->guard),
 				       ld->otherwise ? ld->otherwise : "?");
 			if (ld->depth)
-				printf(", in %d nested loop%s", ld->depth, ld->depth > 1 ? "s" : "");
+				printf(", in %d nested loop%s", ld->depth,
+				       ld->depth > 1 ? "s" : "");
 			if (!ld->pure)
 				printf(", converting");
 			printf("\n");
@@ -215,7 +223,8 @@ static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 	if (l->flops_thread >= 0)
 		printf(", %.0f FLOP per thread per tile", l->flops_thread);
 	if (l->flops_tile >= 0)
-		printf(", %.0f per tile (%d threads from %s)", l->flops_tile, l->threads, l->threads_from);
+		printf(", %.0f per tile (%d threads from %s)", l->flops_tile, l->threads,
+		       l->threads_from);
 	printf("; reads");
 	for (int i = 0; i < reads.n; i++)
 		printf(" %s", reads.v[i]->name);
@@ -234,7 +243,8 @@ static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 				printf("  %lld elements, %lld B", t->elems, t->bytes);
 			else
 				printf("  size unknown");
-			printf("%s%s\n", t->loaded ? ", loaded tile" : "", t->in_loop ? ", declared in the loop" : "");
+			printf("%s%s\n", t->loaded ? ", loaded tile" : "",
+			       t->in_loop ? ", declared in the loop" : "");
 		}
 	}
 	if (l->tile_bytes > 0) {
@@ -247,9 +257,13 @@ static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 			kp_budget b;
 			kp_loop_budget(l, a, s, &b);
 			printf("      %-8s %10lld %8s %8s %12d %10d\n",
-			       s == 1 ? "single" : s == 2 ? "double" : s == 3 ? "3" : "4", b.bytes,
-			       b.fits_static ? "fits" : "over", b.fits_optin ? "fits" : "over",
-			       b.occ.blocks_per_sm, b.occ.warps_per_sm);
+			       s == 1   ? "single"
+			       : s == 2 ? "double"
+			       : s == 3 ? "3"
+					: "4",
+			       b.bytes, b.fits_static ? "fits" : "over",
+			       b.fits_optin ? "fits" : "over", b.occ.blocks_per_sm,
+			       b.occ.warps_per_sm);
 		}
 		char cl[200];
 		cliff_text(l, a, cl, sizeof(cl));
@@ -665,7 +679,8 @@ int cmd_analyze(int argc, char **argv)
 		}
 		if (prc == KP_PARSE_ERRORS) {
 			kp_cli_print_parse_diags(&f, 0);
-			fprintf(stderr, "%s: error: the file does not compile; nothing analysed\n", path);
+			fprintf(stderr, "%s: error: the file does not compile; nothing analysed\n",
+				path);
 			kp_file_release(&f);
 			kp_file_setup_release(&fs);
 			status = KP_EXIT_INPUT;

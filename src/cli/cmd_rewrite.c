@@ -64,7 +64,8 @@ static int write_out(const char *path, const char *data, size_t len, const char 
 	int e = like ? kp_write_file_atomic_like(path, data, len, like)
 		     : kp_write_file_atomic(path, data, len);
 	if (e) {
-		fprintf(stderr, "kpipe rewrite: error: cannot write '%s': %s\n", path, strerror(-e));
+		fprintf(stderr, "kpipe rewrite: error: cannot write '%s': %s\n", path,
+			strerror(-e));
 		return KP_EXIT_INPUT;
 	}
 	return 0;
@@ -141,8 +142,8 @@ static int write_reports(const kp_cli *o, kp_rw_result *r, int rc)
 		free(y);
 		free(cwd);
 		if (e) {
-			fprintf(stderr, "kpipe rewrite: error: cannot write '%s': %s\n", o->export_fixes,
-				strerror(-e));
+			fprintf(stderr, "kpipe rewrite: error: cannot write '%s': %s\n",
+				o->export_fixes, strerror(-e));
 			free(one);
 			return KP_EXIT_INPUT;
 		}
@@ -174,8 +175,10 @@ static int validate_written(const kp_cli *o, const char *in, const char *written
 			e = kp_write_file_atomic(t.buf, orig_src, orig_len);
 		}
 		if (e) {
-			fprintf(stderr, "kpipe rewrite: error: cannot keep a copy of the original for "
-					"--validate beside '%s': %s\n", in, strerror(-e));
+			fprintf(stderr,
+				"kpipe rewrite: error: cannot keep a copy of the original for "
+				"--validate beside '%s': %s\n",
+				in, strerror(-e));
 			if (fd >= 0)
 				unlink(t.buf);
 			kp_strbuf_release(&t);
@@ -207,18 +210,22 @@ static int validate_written(const kp_cli *o, const char *in, const char *written
 	if (rc == KP_EXIT_VALIDATION && orig_copy) {
 		int e = kp_write_file_atomic(in, orig_src, orig_len);
 		if (e)
-			fprintf(stderr, "kpipe rewrite: error: validation failed and '%s' could not be "
-					"restored (%s); the original is in '%s'\n", in, strerror(-e),
-				orig_copy);
+			fprintf(stderr,
+				"kpipe rewrite: error: validation failed and '%s' could not be "
+				"restored (%s); the original is in '%s'\n",
+				in, strerror(-e), orig_copy);
 		else
-			fprintf(stderr, "kpipe rewrite: validation failed: '%s' is back to the "
-					"original\n", in);
+			fprintf(stderr,
+				"kpipe rewrite: validation failed: '%s' is back to the "
+				"original\n",
+				in);
 		if (e) {
 			free(orig_copy);
 			orig_copy = NULL; /* keep it */
 		}
 	} else if (rc == KP_EXIT_VALIDATION)
-		fprintf(stderr, "kpipe rewrite: validation failed: '%s' was written but did not pass\n",
+		fprintf(stderr,
+			"kpipe rewrite: validation failed: '%s' was written but did not pass\n",
 			written);
 	if (orig_copy)
 		unlink(orig_copy);
@@ -388,8 +395,8 @@ static int rewrite_one(kp_cli *o)
 			first_header = r.headers[h].path;
 	}
 	if (rc == KP_EXIT_NOTHING && o->verbose)
-		fprintf(stderr, "%s: nothing to pipeline (%d loop%s found, %d refused)\n", path, r.loops,
-			r.loops == 1 ? "" : "s", r.refused);
+		fprintf(stderr, "%s: nothing to pipeline (%d loop%s found, %d refused)\n", path,
+			r.loops, r.loops == 1 ? "" : "s", r.refused);
 	if (rc == KP_EXIT_OK && nheaders_changed && !o->dry_run && !reports_only &&
 	    (o->validate || (!o->diff && !o->in_place))) {
 		fprintf(stderr,

@@ -60,7 +60,7 @@ typedef struct {
 	char *skip; /* why it was not built or not run */
 	char *path; /* where it was written for nvcc */
 	int static_ok;
-	char *static_note; /* step 1/2 verdict, one line */
+	char *static_note;   /* step 1/2 verdict, one line */
 	const char *same_as; /* identical to this earlier variant */
 } cand;
 
@@ -99,8 +99,8 @@ static int write_file(const char *path, const char *data, size_t len, const char
 
 /* Writes the chosen text where the options say: -o, -i (untouched when it
  * is the original), or stdout. */
-static int deliver(const kp_cli *o, const char *in, const char *src, size_t len,
-		   const char *text, size_t tlen)
+static int deliver(const kp_cli *o, const char *in, const char *src, size_t len, const char *text,
+		   size_t tlen)
 {
 	if (o->in_place) {
 		if (text == src)
@@ -241,8 +241,7 @@ static char *table_json(const char *in, const kp_cli *o, cand *c, int nc, const 
 }
 
 /* Cannot measure: the auto variant, as `rewrite` would write it. */
-static int fall_back(const kp_cli *o, const char *in, const char *src, size_t len,
-		     const char *why)
+static int fall_back(const kp_cli *o, const char *in, const char *src, size_t len, const char *why)
 {
 	fprintf(stderr, "kpipe tune: cannot tune: %s; writing what --variant auto gives\n", why);
 	kp_cli a = *o;

@@ -131,7 +131,8 @@ int kp_validate_files(const kp_validate_request *rq)
 	spec_path = rq->spec ? kp_xstrdup(rq->spec) : kp_launch_spec_default_path(shown);
 	if (!rq->spec && access(spec_path, F_OK) != 0) {
 		kp_strbuf sb = KP_STRBUF_INIT;
-		kp_strbuf_addf(&sb, "no launch description: %s not found (give one with --spec FILE)",
+		kp_strbuf_addf(&sb,
+			       "no launch description: %s not found (give one with --spec FILE)",
 			       spec_path);
 		spec_missing = kp_strbuf_detach(&sb);
 	} else if (kp_launch_spec_load(&spec, spec_path, err, sizeof(err)) != KP_SPEC_OK) {

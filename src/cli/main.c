@@ -24,8 +24,10 @@ static const struct {
 } commands[] = {
 	{"analyze", cmd_analyze, "report every tiled K-loop, its budget and eligibility"},
 	{"rewrite", cmd_rewrite, "pipeline the eligible K-loops (cp.async or register staging)"},
-	{"tune", cmd_tune, "build every legal variant, validate and time them on the GPU, keep the fastest"},
-	{"validate", cmd_validate, "prove a rewrite: resources, SASS overlap, GPU run, timing, sanitizers"},
+	{"tune", cmd_tune,
+	 "build every legal variant, validate and time them on the GPU, keep the fastest"},
+	{"validate", cmd_validate,
+	 "prove a rewrite: resources, SASS overlap, GPU run, timing, sanitizers"},
 	{"version", cmd_version, "print kpipe's, libclang's and CUDA's versions"},
 	{"help", cmd_help, "show this help"},
 };

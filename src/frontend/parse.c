@@ -378,10 +378,12 @@ static const char *op_token(pctx *c, CXCursor cur, kp_node *n, int binary)
 			continue;
 		unsigned off;
 		CXFile file;
-		clang_getExpansionLocation(clang_getTokenLocation(c->tu, toks[i]), &file, NULL, NULL, &off);
+		clang_getExpansionLocation(clang_getTokenLocation(c->tu, toks[i]), &file, NULL,
+					   NULL, &off);
 		CXString s = clang_getTokenSpelling(c->tu, toks[i]);
 		const char *sp = clang_getCString(s);
-		int paren = !strcmp(sp, "(") || !strcmp(sp, ")") || !strcmp(sp, "[") || !strcmp(sp, "]");
+		int paren = !strcmp(sp, "(") || !strcmp(sp, ")") || !strcmp(sp, "[") ||
+			    !strcmp(sp, "]");
 		if (binary) {
 			if (off >= after && !paren) {
 				res = kp_arena_strdup(&c->f->arena, sp);
@@ -404,7 +406,6 @@ static const char *op_token(pctx *c, CXCursor cur, kp_node *n, int binary)
 }
 
 static kp_node *convert(pctx *c, CXCursor cur);
-
 
 static void add_kid(kp_arena *a, kp_node *n, kp_node *k, int *cap)
 {
@@ -617,7 +618,8 @@ static void add_inst(pctx *c, kp_kernel *k, CXCursor spec)
 	for (int i = 0; i < 8; i++)
 		targs[i] = (kp_targ){NULL, -1, 0};
 	for (int i = 0; i < na; i++) {
-		enum CXTemplateArgumentKind ak = clang_Cursor_getTemplateArgumentKind(spec, (unsigned)i);
+		enum CXTemplateArgumentKind ak =
+			clang_Cursor_getTemplateArgumentKind(spec, (unsigned)i);
 		if (i)
 			kp_strbuf_adds(&sb, ", ");
 		if (ak == CXTemplateArgumentKind_Integral) {
@@ -779,7 +781,8 @@ static void scan_explicit_insts(kp_file *f)
 {
 	const char *s = f->src;
 	for (size_t i = 0; i + 9 < f->len; i++) {
-		if ((i && s[i - 1] != '\n' && s[i - 1] != ' ' && s[i - 1] != '\t' && s[i - 1] != ';') ||
+		if ((i && s[i - 1] != '\n' && s[i - 1] != ' ' && s[i - 1] != '\t' &&
+		     s[i - 1] != ';') ||
 		    strncmp(s + i, "template", 8))
 			continue;
 		size_t p = i + 8;
@@ -799,9 +802,10 @@ static void scan_explicit_insts(kp_file *f)
 				continue;
 			for (size_t q = p; q + nl < e; q++) {
 				if (strncmp(s + q, k->name, nl) || s[q + nl] != '<' ||
-				    (q > 0 && (s[q - 1] == '_' || (s[q - 1] >= 'a' && s[q - 1] <= 'z') ||
-					       (s[q - 1] >= 'A' && s[q - 1] <= 'Z') ||
-					       (s[q - 1] >= '0' && s[q - 1] <= '9'))))
+				    (q > 0 &&
+				     (s[q - 1] == '_' || (s[q - 1] >= 'a' && s[q - 1] <= 'z') ||
+				      (s[q - 1] >= 'A' && s[q - 1] <= 'Z') ||
+				      (s[q - 1] >= '0' && s[q - 1] <= '9'))))
 					continue;
 				size_t b = q + nl + 1, c = b;
 				int depth = 1;
@@ -880,7 +884,8 @@ static enum CXChildVisitResult find_insts(CXCursor cur, CXCursor parent, CXClien
 		spec = cur;
 	else if (k == CXCursor_DeclRefExpr || k == CXCursor_CallExpr) {
 		CXCursor ref = clang_getCursorReferenced(cur);
-		if (!clang_Cursor_isNull(ref) && clang_getCursorKind(ref) == CXCursor_FunctionDecl &&
+		if (!clang_Cursor_isNull(ref) &&
+		    clang_getCursorKind(ref) == CXCursor_FunctionDecl &&
 		    clang_Cursor_getNumTemplateArguments(ref) > 0)
 			spec = ref;
 	}
@@ -914,8 +919,10 @@ static void fill_kernel(kernel_scan *ks, CXCursor cur, int is_template)
 	kp_strbuf_adds(&disp, k->name);
 	for (int i = 0; i < l.n; i++) {
 		enum CXCursorKind kk = clang_getCursorKind(l.v[i]);
-		if (kk == CXCursor_NonTypeTemplateParameter || kk == CXCursor_TemplateTypeParameter) {
-			const char **nv = kp_arena_alloc(&f->arena, sizeof(char *) * (size_t)(k->ntparams + 1));
+		if (kk == CXCursor_NonTypeTemplateParameter ||
+		    kk == CXCursor_TemplateTypeParameter) {
+			const char **nv = kp_arena_alloc(
+				&f->arena, sizeof(char *) * (size_t)(k->ntparams + 1));
 			if (k->ntparams)
 				memcpy(nv, k->tparam_names, sizeof(char *) * (size_t)k->ntparams);
 			nv[k->ntparams++] = cx_dup(&f->arena, clang_getCursorSpelling(l.v[i]));
@@ -924,7 +931,8 @@ static void fill_kernel(kernel_scan *ks, CXCursor cur, int is_template)
 		} else if (kk == CXCursor_ParmDecl) {
 			if (k->nparams == capp) {
 				capp = capp ? capp * 2 : 8;
-				kp_decl **np = kp_arena_alloc(&f->arena, sizeof(*np) * (size_t)capp);
+				kp_decl **np =
+					kp_arena_alloc(&f->arena, sizeof(*np) * (size_t)capp);
 				if (k->nparams)
 					memcpy(np, k->params, sizeof(*np) * (size_t)k->nparams);
 				k->params = np;
@@ -1034,7 +1042,8 @@ static const char *stub_dir(const char *cuda_path)
 		return dir[0] ? dir : NULL;
 	done = 1;
 	char probe[4096];
-	snprintf(probe, sizeof(probe), "%s/include/texture_fetch_functions.h", cuda_root(cuda_path));
+	snprintf(probe, sizeof(probe), "%s/include/texture_fetch_functions.h",
+		 cuda_root(cuda_path));
 	if (exists_file(probe))
 		return NULL;
 	if (stub_file("texture_fetch_functions.h",
@@ -1477,14 +1486,15 @@ static const char *ldca_shim(void)
 	if (done)
 		return path[0] ? path : NULL;
 	done = 1;
-	if (stub_file("kpipe_ldca.h",
-		      "/* kpipe: declares __ldca for clang, whose CUDA wrapper does not include\n"
-		      " * sm_32_intrinsics.h; used only when kpipe parses a file (nvcc has its own). */\n"
-		      "#pragma once\n"
-		      "#if defined(__clang__) && defined(__CUDA__) && !defined(__NVCC__)\n"
-		      "template <typename T> __device__ T __ldca(const T *ptr);\n"
-		      "#endif\n",
-		      path, sizeof(path)) != 0)
+	if (stub_file(
+		    "kpipe_ldca.h",
+		    "/* kpipe: declares __ldca for clang, whose CUDA wrapper does not include\n"
+		    " * sm_32_intrinsics.h; used only when kpipe parses a file (nvcc has its own). */\n"
+		    "#pragma once\n"
+		    "#if defined(__clang__) && defined(__CUDA__) && !defined(__NVCC__)\n"
+		    "template <typename T> __device__ T __ldca(const T *ptr);\n"
+		    "#endif\n",
+		    path, sizeof(path)) != 0)
 		path[0] = '\0';
 	return path[0] ? path : NULL;
 }
@@ -1811,9 +1821,9 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 		free(uf);
 		free(argv);
 		kp_strbuf_release(&store);
-		const char *why = ec == CXError_Crashed	       ? "libclang crashed"
+		const char *why = ec == CXError_Crashed            ? "libclang crashed"
 				  : ec == CXError_InvalidArguments ? "invalid arguments"
-				  : ec == CXError_ASTReadError	   ? "AST read error"
+				  : ec == CXError_ASTReadError     ? "AST read error"
 								   : "libclang failed";
 		*errmsg = kp_xstrdup(why);
 		clang_disposeIndex(idx);

@@ -19,15 +19,15 @@ typedef struct {
 } kp_unsaved;
 
 typedef struct {
-	const char *arch;       /* "sm_90" */
-	const char *cuda_path;  /* --cuda-path, or NULL to let clang find it */
+	const char *arch;        /* "sm_90" */
+	const char *cuda_path;   /* --cuda-path, or NULL to let clang find it */
 	const char *const *args; /* extra compiler arguments (after --, -I, -D) */
 	int nargs;
-	const char *build_dir;  /* -p: directory holding compile_commands.json */
-	int no_compdb;          /* do not search compile_commands.json upward
-				   (callers that looked the flags up with
-				   kp_compdb_lookup pass them in args) */
-	const char *contents;   /* unsaved contents (stdin), or NULL */
+	const char *build_dir; /* -p: directory holding compile_commands.json */
+	int no_compdb;         /* do not search compile_commands.json upward
+				  (callers that looked the flags up with
+				  kp_compdb_lookup pass them in args) */
+	const char *contents;  /* unsaved contents (stdin), or NULL */
 	size_t contents_len;
 	int diags_only; /* fill only f->src and the diagnostics (a check
 			   that some text compiles): no kernels,

@@ -341,7 +341,9 @@ static int parse_root(parser *p, const cJSON *root)
 	if (req && !cJSON_IsArray(req))
 		return fail(p, "'requires': expected a list of expressions");
 	s->nrequires = cJSON_GetArraySize(req);
-	s->requires = kp_arena_alloc(&s->arena, sizeof(char *) * (size_t)(s->nrequires + 1));
+	s->
+		requires
+	= kp_arena_alloc(&s->arena, sizeof(char *) * (size_t)(s->nrequires + 1));
 	for (int i = 0; i < s->nrequires; i++)
 		if ((rc = expr_of(p, cJSON_GetArrayItem(req, i), "'requires'", &s->requires[i])))
 			return rc;
@@ -583,7 +585,7 @@ char *kp_gpu_gen_spec_header(const kp_launch_spec *s)
 	sym_decls(&sb, s);
 	for (int i = 0; i < s->nrequires; i++)
 		kp_strbuf_addf(&sb, "    if (!(%s))\n        return \"%s\";\n", s->requires[i],
-			       s -> requires[i]);
+			       s->requires[i]);
 	kp_strbuf_adds(&sb, "    return nullptr;\n}\n");
 	return kp_strbuf_detach(&sb);
 }

@@ -43,7 +43,8 @@ typedef struct {
 	const char *template_args; /* "" or "<32, 32, 32>" */
 	const char *block[3], *grid[3];
 	const char *dynamic_smem;
-	const char **requires;
+	const char **
+		requires;
 	int nrequires;
 	const char **symbols; /* size symbols, in the first size's order */
 	int nsymbols;

@@ -856,9 +856,9 @@ static const char *nvcc_arch(const kp_validate_result *r)
  * version (names[i] from files[i]) side by side.  Returns NULL, or why the
  * build failed (in g's arena; g->build_log holds nvcc's lines). */
 static const char *build_versions(kp_gpu_result *g, const kp_gpu_opts *o, workdir *w,
-				  const char *root, const char *arch_name,
-				  const char *const *names, const char *const *files, int n,
-				  const char **harness, const char **libs)
+				  const char *root, const char *arch_name, const char *const *names,
+				  const char *const *files, int n, const char **harness,
+				  const char **libs)
 {
 	const kp_launch_spec *spec = o->spec;
 	char err[512];
@@ -871,8 +871,7 @@ static const char *build_versions(kp_gpu_result *g, const kp_gpu_opts *o, workdi
 	if (rc == 0)
 		rc = write_text(w, "bench_main.cu", kp_gpu_harness_source(), &main_path);
 	if (rc)
-		why = kp_arena_printf(&g->arena, "cannot write into %s: %s", w->dir,
-				      strerror(-rc));
+		why = kp_arena_printf(&g->arena, "cannot write into %s: %s", w->dir, strerror(-rc));
 	for (int v = 0; v < n && !why; v++) {
 		char *abs = realpath(files[v], NULL);
 		char *text = NULL, *smem = NULL;
@@ -956,7 +955,8 @@ static const char *build_versions(kp_gpu_result *g, const kp_gpu_opts *o, workdi
 		g->build_log = log_excerpt(g, logs[i], 20);
 		const char *what =
 			i == 0 ? "the harness"
-			       : kp_arena_printf(&g->arena, "the launcher of the %s%s", names[i - 1],
+			       : kp_arena_printf(&g->arena, "the launcher of the %s%s",
+						 names[i - 1],
 						 i == 1 ? " (does the launch description match the "
 							  "kernel's signature?)"
 							: "");
@@ -1109,8 +1109,7 @@ static void nothing_to_run(kp_validate_result *r, int sanitize)
 	}
 }
 
-static const kp_gpu_hooks gpu_hooks = {kp_gpu_render_text, kp_gpu_render_json,
-					       kp_gpu_result_free};
+static const kp_gpu_hooks gpu_hooks = {kp_gpu_render_text, kp_gpu_render_json, kp_gpu_result_free};
 
 kp_gpu_result *kp_gpu_attach(kp_validate_result *r)
 {
@@ -1244,8 +1243,8 @@ static void sanitize_versions(kp_gpu_result *g, const kp_gpu_opts *o, workdir *w
 		int v = 1 + k / (int)T, t = k % (int)T;
 		outs[k] = wpath(w, kp_arena_printf(&g->arena, "sanitizer-%s-%s.txt", names[v],
 						   tune_sanitizers[t]));
-		sanitizer_argv(&a[k], &g->arena, san, tune_sanitizers[t], harness, "small", names[v],
-			       libs[v]);
+		sanitizer_argv(&a[k], &g->arena, san, tune_sanitizers[t], harness, "small",
+			       names[v], libs[v]);
 		kp_proc_opts po = {.out_path = outs[k],
 				   .stdin_null = 1,
 				   .timeout_s = o->sanitize_timeout_s > 0 ? o->sanitize_timeout_s

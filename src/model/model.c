@@ -34,7 +34,8 @@ void kp_file_linecol(const kp_file *cf, unsigned off, int *line, int *col)
 			if (f->src[i] == '\n') {
 				if (n == cap) {
 					cap *= 2;
-					f->line_starts = kp_xrealloc(f->line_starts, sizeof(unsigned) * (size_t)cap);
+					f->line_starts = kp_xrealloc(
+						f->line_starts, sizeof(unsigned) * (size_t)cap);
 				}
 				f->line_starts[n++] = (unsigned)i + 1;
 			}

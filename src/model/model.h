@@ -65,43 +65,43 @@ typedef struct kp_node kp_node;
 typedef struct kp_decl {
 	const char *name;
 	kp_decl_kind kind;
-	const char *type;       /* type spelling, e.g. "float[32][32]" */
-	const char *elem_type;  /* element type for arrays, else the type */
-	long long elem_size;    /* sizeof element, -1 unknown (dependent) */
+	const char *type;      /* type spelling, e.g. "float[32][32]" */
+	const char *elem_type; /* element type for arrays, else the type */
+	long long elem_size;   /* sizeof element, -1 unknown (dependent) */
 	int is_shared;
-	int is_const;           /* const-qualified or constexpr */
+	int is_const; /* const-qualified or constexpr */
 	int is_pointer;
 	int is_array;
 	int ndims;
 	long long dims[KP_MAX_DIMS];       /* -1 when not a constant */
 	const char *dim_text[KP_MAX_DIMS]; /* the source spelling of each bound */
 	kp_node *dim_expr[KP_MAX_DIMS];    /* the bound's expression when seen */
-	kp_node *init;          /* initialiser expression, if any */
-	unsigned begin, end;    /* extent of the whole declaration */
-	unsigned name_off;      /* offset of the name token */
-	unsigned name_end;      /* end of the declarator (after the last ']') */
-	int in_main;            /* declared in the main file */
+	kp_node *init;                     /* initialiser expression, if any */
+	unsigned begin, end;               /* extent of the whole declaration */
+	unsigned name_off;                 /* offset of the name token */
+	unsigned name_end;                 /* end of the declarator (after the last ']') */
+	int in_main;                       /* declared in the main file */
 	int line, col;
-	int align;              /* __align__ value, 0 when none */
-	int has_value;          /* integer constant with a known value */
+	int align;     /* __align__ value, 0 when none */
+	int has_value; /* integer constant with a known value */
 	long long value;
 } kp_decl;
 
 struct kp_node {
 	kp_node_kind kind;
-	unsigned begin, end;    /* expansion extent in the main file */
-	int in_main;            /* extent is in the main file */
-	int from_macro;         /* node comes from a macro expansion */
+	unsigned begin, end; /* expansion extent in the main file */
+	int in_main;         /* extent is in the main file */
+	int from_macro;      /* node comes from a macro expansion */
 	int line, col;
-	const char *op;         /* operator for BINOP/ASSIGNOP/UNOP ("=", "+=", "++") */
-	int postfix;            /* UNOP: postfix ++/-- */
-	const char *name;       /* DECLREF/MEMBER/CALL/VARDECL name */
-	const char *type;       /* expression or declaration type */
-	long long type_size;    /* sizeof(type), -1 unknown */
-	kp_decl *decl;          /* DECLREF, VARDECL, CALL (callee) */
-	unsigned name_off;      /* DECLREF: spelling offset of the name */
-	int name_editable;      /* DECLREF: name spelled in the main file */
-	int has_value;          /* INTLIT/FLOATLIT/SIZEOF: value known */
+	const char *op;      /* operator for BINOP/ASSIGNOP/UNOP ("=", "+=", "++") */
+	int postfix;         /* UNOP: postfix ++/-- */
+	const char *name;    /* DECLREF/MEMBER/CALL/VARDECL name */
+	const char *type;    /* expression or declaration type */
+	long long type_size; /* sizeof(type), -1 unknown */
+	kp_decl *decl;       /* DECLREF, VARDECL, CALL (callee) */
+	unsigned name_off;   /* DECLREF: spelling offset of the name */
+	int name_editable;   /* DECLREF: name spelled in the main file */
+	int has_value;       /* INTLIT/FLOATLIT/SIZEOF: value known */
 	long long ivalue;
 	double fvalue;
 	kp_node **kids;
@@ -116,17 +116,17 @@ typedef struct {
 } kp_targ;
 
 typedef struct {
-	const char *name;         /* "sgemm" */
-	const char *display;      /* "sgemm<BM, BN, BK>" */
+	const char *name;    /* "sgemm" */
+	const char *display; /* "sgemm<BM, BN, BK>" */
 	int is_template;
 	int ntparams;
 	const char **tparam_names;
-	int ninst;                /* instantiations seen in the file (launches, references,
-				     explicit instantiations), each once */
-	const char **inst_args;   /* "32, 32, 8" per instantiation */
+	int ninst;                   /* instantiations seen in the file (launches, references,
+					explicit instantiations), each once */
+	const char **inst_args;      /* "32, 32, 8" per instantiation */
 	long long (*inst_values)[8]; /* value arguments by parameter position (0 otherwise) */
 	kp_targ (*inst_targs)[8];    /* per instantiation, the first 8 arguments */
-	int launch_bounds;        /* __launch_bounds__ max threads, 0 none */
+	int launch_bounds;           /* __launch_bounds__ max threads, 0 none */
 	/* the first compiler error inside the kernel ("line 12: message"), or
 	 * NULL: such a kernel is analysed but never rewritten (the other
 	 * kernels of the file are; parse.c) */
@@ -143,19 +143,19 @@ typedef struct {
 	const char *severity; /* "error", "warning", "note" */
 	const char *file;
 	const char *message;
-	int semantic;         /* clang's "Semantic Issue" category (not a parse error) */
-	const char *kernel;   /* an error inside a kernel: its name (f->kernels or a
-			       * header's); NULL when outside every kernel */
+	int semantic;       /* clang's "Semantic Issue" category (not a parse error) */
+	const char *kernel; /* an error inside a kernel: its name (f->kernels or a
+			     * header's); NULL when outside every kernel */
 } kp_parse_diag;
 
 typedef struct kp_file {
 	kp_arena arena;
-	const char *path;   /* as given; for a header model, as clang found it */
-	char *src;          /* main file contents (owned, malloc) */
+	const char *path; /* as given; for a header model, as clang found it */
+	char *src;        /* main file contents (owned, malloc) */
 	size_t len;
 	kp_kernel **kernels;
 	int nkernels;
-	kp_decl **decls;    /* every declaration seen (for identity) */
+	kp_decl **decls; /* every declaration seen (for identity) */
 	int ndecls;
 	kp_parse_diag *diags;
 	int ndiags;
@@ -215,7 +215,7 @@ const char *kp_range_text(kp_file *f, unsigned begin, unsigned end);
 
 /* Helpers used by every stage. */
 int kp_node_is_call_to(const kp_node *n, const char *name);
-const kp_node *kp_node_strip(const kp_node *n); /* parens, casts */
+const kp_node *kp_node_strip(const kp_node *n);                    /* parens, casts */
 typedef int (*kp_visit_fn)(kp_node *n, kp_node *parent, void *ud); /* return 0 to skip kids */
 void kp_node_walk(kp_node *n, kp_node *parent, kp_visit_fn fn, void *ud);
 

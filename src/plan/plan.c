@@ -181,7 +181,8 @@ void kp_plan_loop(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, co
 	p->stages = stages;
 	if (stages < 2 || stages > 8) {
 		p->refuse_id = "kpipe-variant-unavailable";
-		p->refuse_msg = kp_arena_printf(&f->arena, "%d stages: kpipe builds 2 to 8", stages);
+		p->refuse_msg =
+			kp_arena_printf(&f->arena, "%d stages: kpipe builds 2 to 8", stages);
 		return;
 	}
 	const char *cond = conditional_problem(f, l);

@@ -14,8 +14,8 @@
 typedef struct {
 	const kp_transform *xform; /* NULL when refused */
 	int stages;
-	const char *why;           /* the reason for the choice */
-	const char *refuse_id;     /* when refused */
+	const char *why;       /* the reason for the choice */
+	const char *refuse_id; /* when refused */
 	const char *refuse_msg;
 } kp_plan;
 

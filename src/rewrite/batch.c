@@ -202,7 +202,7 @@ typedef struct {
 	int nargs;
 	const kp_arch *arch;   /* the target: --arch, the database's, or the default */
 	const char *arch_name; /* borrowed */
-	int group; /* precompiled-header group, -1 none */
+	int group;             /* precompiled-header group, -1 none */
 } bfile;
 
 typedef struct {

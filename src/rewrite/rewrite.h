@@ -14,7 +14,6 @@
 #include "rw_opts.h"
 #include "rw_result.h"
 
-
 /* What kp_rewrite_buffer() rewrites: one file's text with the flags of its
  * batch (a compilation database's, a precompiled header), and where the
  * project headers whose kernels it rewrites too may lie. */

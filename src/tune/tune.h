@@ -24,13 +24,13 @@
 /* What one harness run said about one version (the original or a variant). */
 typedef struct {
 	char *name;
-	int sizes_checked;  /* "check" events (variants only) */
-	int sizes_failed;   /* ... that were not ok */
-	char *first_failure; /* "size 'small': 3 mismatches, first C[17] ..." or NULL */
-	char *error;         /* the first "error" event for it, or NULL */
-	int sanitized;       /* "sanitize" events (one per compute-sanitizer tool) */
+	int sizes_checked;       /* "check" events (variants only) */
+	int sizes_failed;        /* ... that were not ok */
+	char *first_failure;     /* "size 'small': 3 mismatches, first C[17] ..." or NULL */
+	char *error;             /* the first "error" event for it, or NULL */
+	int sanitized;           /* "sanitize" events (one per compute-sanitizer tool) */
 	char *sanitizer_failure; /* "racecheck: 8 errors" for the first failing tool, or NULL */
-	int rounds;          /* "time" events at the timed size */
+	int rounds;              /* "time" events at the timed size */
 	double round_median[KP_TUNE_MAX_ROUNDS];
 	double *samples; /* every timed launch, ms */
 	int nsamples;
@@ -41,10 +41,10 @@ typedef struct {
 typedef struct {
 	kp_tune_version *v;
 	int n;
-	char *device;      /* "NVIDIA H200", or NULL */
-	char *timed_size;  /* "target" */
-	double work;       /* flops or bytes of one launch at the timed size */
-	char *work_kind;   /* "flops", "bytes" or NULL */
+	char *device;     /* "NVIDIA H200", or NULL */
+	char *timed_size; /* "target" */
+	double work;      /* flops or bytes of one launch at the timed size */
+	char *work_kind;  /* "flops", "bytes" or NULL */
 	int baseline_sizes, baseline_failed;
 	char *baseline_why; /* the original's own problem (unwritten or unstable output) */
 	int done;           /* the harness printed "done" */
@@ -64,11 +64,11 @@ const kp_tune_version *kp_tune_find(const kp_tune_run *run, const char *name);
 int kp_tune_qualifies(const kp_tune_version *v, char *why, size_t whysz);
 
 typedef struct {
-	int winner;        /* index into the candidate names, -1: keep the original */
-	double speedup;    /* original median / winner median (or best's, when kept) */
-	double spread_ms;  /* the spread the gain was compared with */
-	int best;          /* fastest qualifying candidate, -1 when none */
-	char reason[512];  /* one line: why this choice */
+	int winner;       /* index into the candidate names, -1: keep the original */
+	double speedup;   /* original median / winner median (or best's, when kept) */
+	double spread_ms; /* the spread the gain was compared with */
+	int best;         /* fastest qualifying candidate, -1 when none */
+	char reason[512]; /* one line: why this choice */
 } kp_tune_choice;
 
 /* Picks among the candidates (names[i], of those that passed the static

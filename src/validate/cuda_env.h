@@ -28,10 +28,7 @@ typedef struct {
 	char *error;       /* why nvcc was not found, lowercase, no full stop; or NULL */
 } kp_cuda_env;
 
-#define KP_CUDA_ENV_INIT                                                                           \
-	{                                                                                          \
-		NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL                                     \
-	}
+#define KP_CUDA_ENV_INIT {NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL}
 
 /*
  * Fills *out, overwriting it (release an earlier result first). cuda_path_opt

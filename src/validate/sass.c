@@ -579,10 +579,11 @@ int kp_sass_math_equal(const kp_sass_loop *orig, const kp_sass_loop *rew, char *
 	int lb = rew->counts[KP_SC_LDG] + rew->counts[KP_SC_LDGSTS];
 	if (a > 0 && b > 0 && la > 0 && lb > 0 && (long)a * lb == (long)b * la) {
 		if (msgsz)
-			snprintf(msg, msgsz,
-				 "math per tile equal: original %d per %d loads, rewritten %d per %d "
-				 "loads (one loop is unrolled %dx more)",
-				 a, la, b, lb, a > b ? a / b : b / a);
+			snprintf(
+				msg, msgsz,
+				"math per tile equal: original %d per %d loads, rewritten %d per %d "
+				"loads (one loop is unrolled %dx more)",
+				a, la, b, lb, a > b ? a / b : b / a);
 		return 1;
 	}
 	if (msgsz) {

@@ -60,11 +60,11 @@
 #define LOAD LOAD_A LOAD_B
 #define SYNC "        __syncthreads();\n"
 #define COMP                                                                                       \
-	"        for (int kk = 0; kk < TILE; ++kk)\n"                                               \
+	"        for (int kk = 0; kk < TILE; ++kk)\n"                                              \
 	"            acc += As[ty][kk] * Bs[kk][tx];\n"
 #define END "    }\n"
 #define TAIL                                                                                       \
-	"    C[row * N + col] = acc;\n"                                                             \
+	"    C[row * N + col] = acc;\n"                                                            \
 	"}\n"
 
 #define ELIGIBLE HEAD FOR LOAD SYNC COMP SYNC END TAIL
@@ -333,14 +333,16 @@ static const char *const near_src[] = {
 	HEAD FOR LOAD SYNC COMP "        As[ty][tx] = acc;\n" SYNC END TAIL,
 	/* 3 kpipe-smem-carried: a shared array the compute updates */
 	HEAD_X("", "const float", "[TILE][TILE]", "[TILE][TILE]",
-	       "    __shared__ float sum[TILE];\n") FOR LOAD SYNC COMP "        sum[tx] += acc;\n" SYNC END TAIL,
+	       "    __shared__ float sum[TILE];\n") FOR LOAD SYNC COMP
+	"        sum[tx] += acc;\n" SYNC END TAIL,
 	/* 4 kpipe-load-depends-on-compute: the address uses the accumulator */
-	HEAD FOR "        As[ty][tx] = A[row * K + k0 + tx + (int)acc];\n" LOAD_B SYNC COMP SYNC END TAIL,
+	HEAD FOR
+	"        As[ty][tx] = A[row * K + k0 + tx + (int)acc];\n" LOAD_B SYNC COMP SYNC END TAIL,
 	/* 5 kpipe-memory-order: atomicAdd in the loop */
 	HEAD FOR LOAD SYNC COMP "        atomicAdd(&C[row], acc);\n" SYNC END TAIL,
 	/* 6 kpipe-memory-order: a store through the pointer the loads read */
-	HEAD_X("", "float", "[TILE][TILE]", "[TILE][TILE]", "")
-		FOR LOAD SYNC COMP "        A[row * K + k0 + tx] = acc;\n" SYNC END TAIL,
+	HEAD_X("", "float", "[TILE][TILE]", "[TILE][TILE]", "") FOR LOAD SYNC COMP
+	"        A[row * K + k0 + tx] = acc;\n" SYNC END TAIL,
 	/* 7 kpipe-already-pipelined */
 	"#include <cuda_pipeline.h>\n" HEAD FOR
 	"        __pipeline_memcpy_async(&As[ty][tx], &A[row * K + k0 + tx], 4);\n"
@@ -359,8 +361,8 @@ static const char *const near_src[] = {
 	/* 12 kpipe-load-in-helper */
 	HEAD_X("__device__ void fill(float (*t)[TILE], const float *p, int ty, int tx) "
 	       "{ t[ty][tx] = p[tx]; }\n",
-	       "const float", "[TILE][TILE]", "[TILE][TILE]", "")
-		FOR "        fill(As, A + row * K + k0, ty, tx);\n" LOAD_B SYNC COMP SYNC END TAIL,
+	       "const float", "[TILE][TILE]", "[TILE][TILE]", "") FOR
+	"        fill(As, A + row * K + k0, ty, tx);\n" LOAD_B SYNC COMP SYNC END TAIL,
 	/* 13 kpipe-loop-shape: a while loop */
 	HEAD "    int k0 = 0;\n"
 	     "    while (k0 < K) {\n" LOAD SYNC COMP SYNC "        k0 += TILE;\n" END TAIL,
@@ -385,16 +387,16 @@ static const char *const near_src[] = {
 	HEAD FOR "        As[ty][tx] = row < N ? A[row * K + k0 + tx] : 0.0f;\n"
 		 "        Bs[ty][tx] = col < N ? B[(k0 + ty) * N + col] : 0.0f;\n" COMP END TAIL,
 	/* 21 kpipe-memory-order: the store to A comes after one to the output */
-	HEAD_X("", "float", "[TILE][TILE]", "[TILE][TILE]", "")
-		FOR LOAD SYNC COMP "        C[row * N + col] = acc;\n"
-				   "        A[row * K + k0 + tx] = acc;\n" SYNC END TAIL,
+	HEAD_X("", "float", "[TILE][TILE]", "[TILE][TILE]", "") FOR LOAD SYNC COMP
+	"        C[row * N + col] = acc;\n"
+	"        A[row * K + k0 + tx] = acc;\n" SYNC END TAIL,
 	/* 22 kpipe-load-depends-on-compute: the accumulator is written through a
 	 * reference parameter (as wmma::mma_sync writes its fragment) */
 	HEAD_X("__device__ void mac(float &s, float a, float b) { s += a * b; }\n", "const float",
-	       "[TILE][TILE]", "[TILE][TILE]", "")
-		FOR "        As[ty][tx] = A[row * K + k0 + tx + ((int)acc & 1)];\n" LOAD_B SYNC
-		"        for (int kk = 0; kk < TILE; ++kk)\n"
-		"            mac(acc, As[ty][kk], Bs[kk][tx]);\n" SYNC END TAIL,
+	       "[TILE][TILE]", "[TILE][TILE]", "") FOR
+	"        As[ty][tx] = A[row * K + k0 + tx + ((int)acc & 1)];\n" LOAD_B SYNC
+	"        for (int kk = 0; kk < TILE; ++kk)\n"
+	"            mac(acc, As[ty][kk], Bs[kk][tx]);\n" SYNC END TAIL,
 };
 
 /* Parameters are copied into a freshly exec'd worker: strings inline. */
@@ -449,8 +451,9 @@ ParameterizedTest(struct near_miss *p, analyze, near_miss, .fini = release)
 			     r->col, p->col);
 	}
 	if (p->msg[0])
-		cr_expect(strstr(r->message, p->msg) != NULL, "case %d [%s]: message '%s' lacks '%s'",
-			  p->src, p->id, r->message, p->msg);
+		cr_expect(strstr(r->message, p->msg) != NULL,
+			  "case %d [%s]: message '%s' lacks '%s'", p->src, p->id, r->message,
+			  p->msg);
 	/* every reason has a message and a position */
 	for (int i = 0; i < l->nreasons; i++) {
 		cr_expect(l->reasons[i].message && l->reasons[i].message[0]);
@@ -682,9 +685,9 @@ Test(analyze, const_reference_argument_is_not_a_write)
 {
 	analyze_src(HEAD_X("__device__ void mac(float &s, const float &a, const float &b) "
 			   "{ s += a * b; }\n",
-			   "const float", "[TILE][TILE]", "[TILE][TILE]", "")
-			    FOR LOAD SYNC "        for (int kk = 0; kk < TILE; ++kk)\n"
-					  "            mac(acc, As[ty][kk], Bs[kk][tx]);\n" SYNC END TAIL);
+			   "const float", "[TILE][TILE]", "[TILE][TILE]", "") FOR LOAD SYNC
+		    "        for (int kk = 0; kk < TILE; ++kk)\n"
+		    "            mac(acc, As[ty][kk], Bs[kk][tx]);\n" SYNC END TAIL);
 	kp_loop *l = only_loop();
 	log_reasons(l);
 	cr_expect(l->eligible);
@@ -694,8 +697,8 @@ Test(analyze, const_reference_argument_is_not_a_write)
 Test(analyze, tile_element_to_reference_parameter_is_a_write)
 {
 	analyze_src(HEAD_X("__device__ void bump(float &s) { s += 1.0f; }\n", "const float",
-			   "[TILE][TILE]", "[TILE][TILE]", "")
-			    FOR LOAD SYNC COMP "        bump(As[ty][tx]);\n" SYNC END TAIL);
+			   "[TILE][TILE]", "[TILE][TILE]", "") FOR LOAD SYNC COMP
+		    "        bump(As[ty][tx]);\n" SYNC END TAIL);
 	kp_loop *l = only_loop();
 	log_reasons(l);
 	cr_expect_not_null(find_reason(l, "kpipe-compute-writes-tile"));
@@ -735,8 +738,9 @@ Test(analyze, partial_write_with_else_is_a_guarded_copy)
 
 Test(analyze, ternary_guard)
 {
-	analyze_src(HEAD FOR "        As[ty][tx] = row < N ? A[row * K + k0 + tx] : 0.0f;\n" LOAD_B SYNC
-			COMP SYNC END TAIL);
+	analyze_src(HEAD FOR
+		    "        As[ty][tx] = row < N ? A[row * K + k0 + tx] : 0.0f;\n" LOAD_B SYNC COMP
+			    SYNC END TAIL);
 	kp_loop *l = only_loop();
 	log_reasons(l);
 	cr_expect(l->eligible);
@@ -748,8 +752,8 @@ Test(analyze, ternary_guard)
 
 Test(analyze, converting_copy_is_not_cp_async)
 {
-	analyze_src(HEAD FOR "        As[ty][tx] = 2.0f * A[row * K + k0 + tx];\n" LOAD_B SYNC COMP SYNC
-			END TAIL);
+	analyze_src(HEAD FOR "        As[ty][tx] = 2.0f * A[row * K + k0 + tx];\n" LOAD_B SYNC COMP
+			    SYNC END TAIL);
 	kp_loop *l = only_loop();
 	log_reasons(l);
 	cr_expect_not(CP(l).ok);
@@ -765,8 +769,8 @@ Test(analyze, tile_declared_in_the_loop)
 		    "    int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;\n"
 		    "    float acc = 0.0f;\n"
 		    "    for (int k0 = 0; k0 < K; k0 += TILE) {\n"
-		    "        __shared__ float As[TILE][TILE], Bs[TILE][TILE];\n" LOAD SYNC COMP SYNC END
-			    TAIL);
+		    "        __shared__ float As[TILE][TILE], Bs[TILE][TILE];\n" LOAD SYNC COMP SYNC
+			    END TAIL);
 	kp_loop *l = only_loop();
 	log_reasons(l);
 	cr_expect(l->eligible);
@@ -1317,7 +1321,8 @@ Test(analyze_sizes, define_from_args_overrides_nothing_in_the_file)
 Test(analyze_sizes, arch_changes_the_budget)
 {
 	/* 2 x float[64][48] = 24 KB, 48 KB doubled: exactly the static limit */
-	analyze_src(HEAD_X("", "const float", "[64][48]", "[64][48]", "") FOR LOAD SYNC COMP SYNC END TAIL);
+	analyze_src(HEAD_X("", "const float", "[64][48]", "[64][48]", "")
+			    FOR LOAD SYNC COMP SYNC END TAIL);
 	kp_loop *l = only_loop();
 	log_reasons(l);
 	cr_expect_eq(l->tile_bytes, 2 * 64 * 48 * 4);
@@ -1349,19 +1354,18 @@ Test(parse, cccl_headers_without_flags)
 {
 	if (!have_cccl())
 		cr_skip_test("no CUDA toolkit with include/cccl here");
-	static const char src[] =
-		"#include <cooperative_groups.h>\n"
-		"#include <cub/block/block_reduce.cuh>\n"
-		"#include <cuda/pipeline>\n"
-		"namespace cg = cooperative_groups;\n"
-		"__global__ void k(float *a)\n"
-		"{\n"
-		"    using R = cub::BlockReduce<float, 128>;\n"
-		"    __shared__ typename R::TempStorage t;\n"
-		"    float v = R(t).Sum(a[threadIdx.x]);\n"
-		"    cg::this_thread_block().sync();\n"
-		"    if (threadIdx.x == 0) a[0] = v;\n"
-		"}\n";
+	static const char src[] = "#include <cooperative_groups.h>\n"
+				  "#include <cub/block/block_reduce.cuh>\n"
+				  "#include <cuda/pipeline>\n"
+				  "namespace cg = cooperative_groups;\n"
+				  "__global__ void k(float *a)\n"
+				  "{\n"
+				  "    using R = cub::BlockReduce<float, 128>;\n"
+				  "    __shared__ typename R::TempStorage t;\n"
+				  "    float v = R(t).Sum(a[threadIdx.x]);\n"
+				  "    cg::this_thread_block().sync();\n"
+				  "    if (threadIdx.x == 0) a[0] = v;\n"
+				  "}\n";
 	int rc = parse_as("cccl.cu", src, "sm_90", NULL, 0);
 	if (rc != KP_PARSE_OK)
 		print_diags();
@@ -1394,8 +1398,8 @@ Test(parse, errors_outside_kernels_are_ignored)
 	cr_expect_eq(F.outside_errors, 1, "%d", F.outside_errors);
 	cr_expect(only_loop()->eligible);
 	release();
-	static const char inside[] = HEAD FOR LOAD SYNC COMP "        acc += (float)time(NULL);\n" SYNC
-		END TAIL;
+	static const char inside[] = HEAD FOR LOAD SYNC COMP
+		"        acc += (float)time(NULL);\n" SYNC END TAIL;
 	int rc = parse_as("snippet.cu", inside, "sm_90", NULL, 0);
 	cr_expect_eq(rc, KP_PARSE_ERRORS, "an error inside the only kernel must stop it: %d", rc);
 	cr_expect_eq(F.outside_errors, 0);

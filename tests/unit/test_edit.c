@@ -163,11 +163,11 @@ Test(edits_apply, replace_insert_delete)
 {
 	kp_edits e = {0};
 	const char *src = "0123456789";
-	kp_edits_add(&e, 1, 2, "AB");  /* replace "12" */
-	kp_edits_add(&e, 4, 0, "<");   /* insert before '4' */
-	kp_edits_add(&e, 6, 2, "");    /* delete "67" */
-	kp_edits_add(&e, 10, 0, "$");  /* append at the end */
-	kp_edits_add(&e, 0, 0, "^");   /* insert at the start */
+	kp_edits_add(&e, 1, 2, "AB"); /* replace "12" */
+	kp_edits_add(&e, 4, 0, "<");  /* insert before '4' */
+	kp_edits_add(&e, 6, 2, "");   /* delete "67" */
+	kp_edits_add(&e, 10, 0, "$"); /* append at the end */
+	kp_edits_add(&e, 0, 0, "^");  /* insert at the start */
 	char *out = apply_ok(&e, src);
 	cr_expect_str_eq(out, "^0AB3<4589$");
 	free(out);
@@ -612,7 +612,11 @@ Test(diff, two_far_changes_make_two_hunks)
 	{
 		kp_strbuf sb = KP_STRBUF_INIT;
 		for (int i = 1; i <= 30; i++)
-			kp_strbuf_addf(&sb, i == 2 ? "TWO\n" : i == 25 ? "TWENTY-FIVE\n" : "line %d\n", i);
+			kp_strbuf_addf(&sb,
+				       i == 2    ? "TWO\n"
+				       : i == 25 ? "TWENTY-FIVE\n"
+						 : "line %d\n",
+				       i);
 		b = kp_strbuf_detach(&sb);
 	}
 	char *d = diff_s(a, b);
@@ -808,7 +812,8 @@ static void fuzz_round_trips(const char *cmd)
 	char store[N][32];
 	for (int i = 0; i < N; i++) {
 		/* repeated lines make the LCS choices interesting */
-		snprintf(store[i], sizeof(store[i]), i % 7 == 0 ? "    }" : "    x%d += y;", i % 13);
+		snprintf(store[i], sizeof(store[i]), i % 7 == 0 ? "    }" : "    x%d += y;",
+			 i % 13);
 		lines[i] = store[i];
 	}
 	kp_strbuf sb = KP_STRBUF_INIT;

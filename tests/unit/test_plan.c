@@ -250,8 +250,9 @@ static void plan(kp_plan *p, kp_loop *l, const char *arch, const char *variant, 
 
 static void expect_xform(const kp_plan *p, const char *name)
 {
-	cr_assert_not_null(p->xform, "refused [%s]: %s, expected %s", p->refuse_id ? p->refuse_id : "",
-			   p->refuse_msg ? p->refuse_msg : "", name);
+	cr_assert_not_null(p->xform, "refused [%s]: %s, expected %s",
+			   p->refuse_id ? p->refuse_id : "", p->refuse_msg ? p->refuse_msg : "",
+			   name);
 	cr_expect_str_eq(p->xform->name, name);
 	cr_expect_not_null(p->why);
 	cr_expect(p->why && p->why[0]);
@@ -386,7 +387,8 @@ Test(plan, auto_never_plans_a_transform_that_does_not_match)
 	if (!p.xform)
 		cr_expect(strstr(p.refuse_msg, "sm_80") != NULL, "%s", p.refuse_msg);
 	/* whatever auto plans, its transform matches */
-	const char *srcs[] = {float_src, half_src, many_regs_src, sixteen_regs_src, runtime_trip_src};
+	const char *srcs[] = {float_src, half_src, many_regs_src, sixteen_regs_src,
+			      runtime_trip_src};
 	const char *archs[] = {"sm_75", "sm_80", "sm_90"};
 	for (size_t i = 0; i < sizeof(srcs) / sizeof(srcs[0]); i++)
 		for (size_t a = 0; a < sizeof(archs) / sizeof(archs[0]); a++)

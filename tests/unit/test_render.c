@@ -46,7 +46,8 @@ ParameterizedTestParameters(reindent, cases)
 		/* the empty prefix changes nothing */
 		{"a;\n  b;\n", "", "a;\n  b;\n"},
 	};
-	return cr_make_param_array(struct reindent_case, params, sizeof(params) / sizeof(params[0]));
+	return cr_make_param_array(struct reindent_case, params,
+				   sizeof(params) / sizeof(params[0]));
 }
 
 ParameterizedTest(struct reindent_case *c, reindent, cases)
@@ -131,8 +132,8 @@ Test(render, wider_substitution_wins)
 	kp_file f = file_of(SRC);
 	/* narrow first, wide second */
 	kp_subs s = {0};
-	kp_subs_add(&s, 7, 2, "NARROW");   /* As */
-	kp_subs_add(&s, 7, 10, "WIDE");    /* As[ty][kk] */
+	kp_subs_add(&s, 7, 2, "NARROW"); /* As */
+	kp_subs_add(&s, 7, 10, "WIDE");  /* As[ty][kk] */
 	char *got = kp_render(&f, 0, (unsigned)f.len, &s);
 	cr_expect_str_eq(got, "acc += WIDE * Bs[kk][tx];");
 	free(got);
@@ -140,8 +141,8 @@ Test(render, wider_substitution_wins)
 
 	/* wide first, narrow second, narrow one strictly inside */
 	kp_subs_add(&s, 7, 10, "WIDE");
-	kp_subs_add(&s, 10, 2, "inner");   /* ty */
-	kp_subs_add(&s, 14, 2, "inner2");  /* kk */
+	kp_subs_add(&s, 10, 2, "inner");  /* ty */
+	kp_subs_add(&s, 14, 2, "inner2"); /* kk */
 	got = kp_render(&f, 0, (unsigned)f.len, &s);
 	cr_expect_str_eq(got, "acc += WIDE * Bs[kk][tx];");
 	free(got);
@@ -149,7 +150,7 @@ Test(render, wider_substitution_wins)
 
 	/* three levels: the outermost wins */
 	kp_subs_add(&s, 10, 2, "L3");
-	kp_subs_add(&s, 9, 4, "L2");        /* [ty] */
+	kp_subs_add(&s, 9, 4, "L2"); /* [ty] */
 	kp_subs_add(&s, 0, (unsigned)f.len - 1, "L1");
 	got = kp_render(&f, 0, (unsigned)f.len, &s);
 	cr_expect_str_eq(got, "L1;");
@@ -161,7 +162,7 @@ Test(render, nested_substitution_and_a_disjoint_one)
 {
 	kp_file f = file_of(SRC);
 	kp_subs s = {0};
-	kp_subs_add(&s, 10, 2, "IGNORED");      /* inside the wide one */
+	kp_subs_add(&s, 10, 2, "IGNORED");       /* inside the wide one */
 	kp_subs_add(&s, 7, 10, "As[s][ty][kk]"); /* wide */
 	kp_subs_add(&s, 20, 2, "Bs[s]");         /* disjoint: applied */
 	char *got = kp_render(&f, 0, (unsigned)f.len, &s);

@@ -15,26 +15,29 @@
  * the given medians +- jitter. */
 static void add_time(kp_strbuf *sb, const char *ver, int round, double ms, double jitter)
 {
-	kp_strbuf_addf(sb,
-		       "{\"event\":\"time\",\"version\":\"%s\",\"size\":\"target\",\"round\":%d,"
-		       "\"reps\":3,\"warmup\":1,\"median_ms\":%g,\"work\":2e9,\"work_kind\":\"flops\","
-		       "\"all_ms\":[%g,%g,%g]}\n",
-		       ver, round, ms, ms - jitter, ms, ms + jitter);
+	kp_strbuf_addf(
+		sb,
+		"{\"event\":\"time\",\"version\":\"%s\",\"size\":\"target\",\"round\":%d,"
+		"\"reps\":3,\"warmup\":1,\"median_ms\":%g,\"work\":2e9,\"work_kind\":\"flops\","
+		"\"all_ms\":[%g,%g,%g]}\n",
+		ver, round, ms, ms - jitter, ms, ms + jitter);
 }
 
 static void add_check(kp_strbuf *sb, const char *ver, const char *size, int ok)
 {
 	if (ok)
-		kp_strbuf_addf(sb,
-			       "{\"event\":\"check\",\"version\":\"%s\",\"size\":\"%s\",\"ok\":true,"
-			       "\"elements\":100,\"mismatches\":0,\"first_mismatch\":null}\n",
-			       ver, size);
+		kp_strbuf_addf(
+			sb,
+			"{\"event\":\"check\",\"version\":\"%s\",\"size\":\"%s\",\"ok\":true,"
+			"\"elements\":100,\"mismatches\":0,\"first_mismatch\":null}\n",
+			ver, size);
 	else
-		kp_strbuf_addf(sb,
-			       "{\"event\":\"check\",\"version\":\"%s\",\"size\":\"%s\",\"ok\":false,"
-			       "\"elements\":100,\"mismatches\":3,\"first_mismatch\":{\"arg\":\"C\","
-			       "\"index\":17,\"got\":0.5,\"want\":0.25,\"unwritten\":false}}\n",
-			       ver, size);
+		kp_strbuf_addf(
+			sb,
+			"{\"event\":\"check\",\"version\":\"%s\",\"size\":\"%s\",\"ok\":false,"
+			"\"elements\":100,\"mismatches\":3,\"first_mismatch\":{\"arg\":\"C\","
+			"\"index\":17,\"got\":0.5,\"want\":0.25,\"unwritten\":false}}\n",
+			ver, size);
 }
 
 static const char *const names[] = {"register", "cp-async", "cp-async-s3", "cp-async-s4"};
@@ -162,8 +165,9 @@ Test(tune, error_event_excludes)
 	int bad[4] = {0}, elig[4] = {1, 1, 0, 0};
 	char *t = run_text(med, bad, 3, 0.001);
 	kp_strbuf sb = KP_STRBUF_INIT;
-	kp_strbuf_addf(&sb, "%s{\"event\":\"error\",\"version\":\"register\",\"size\":\"target\","
-			    "\"stage\":\"launch\",\"msg\":\"too many resources requested\"}\n",
+	kp_strbuf_addf(&sb,
+		       "%s{\"event\":\"error\",\"version\":\"register\",\"size\":\"target\","
+		       "\"stage\":\"launch\",\"msg\":\"too many resources requested\"}\n",
 		       t);
 	kp_tune_run run;
 	kp_tune_choice ch = decide(kp_strbuf_str(&sb), elig, &run);

@@ -37,18 +37,37 @@ struct uint3 {
 };
 struct dim3 {
 	unsigned int x, y, z;
-	__host__ __device__ constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1)
-		: x(vx), y(vy), z(vz) {}
+	__host__ __device__ constexpr dim3(unsigned int vx = 1, unsigned int vy = 1,
+					   unsigned int vz = 1)
+	    : x(vx), y(vy), z(vz)
+	{
+	}
 	__host__ __device__ constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
 };
-struct __align__(8) float2 { float x, y; };
-struct __align__(16) float4 { float x, y, z, w; };
-struct __align__(8) int2 { int x, y; };
-struct __align__(16) int4 { int x, y, z, w; };
-struct __align__(16) uint4 { unsigned int x, y, z, w; };
-struct __align__(16) double2 { double x, y; };
-struct __align__(2) __half { unsigned short x; };
-struct __align__(4) __half2 { __half x, y; };
+struct __align__(8) float2 {
+	float x, y;
+};
+struct __align__(16) float4 {
+	float x, y, z, w;
+};
+struct __align__(8) int2 {
+	int x, y;
+};
+struct __align__(16) int4 {
+	int x, y, z, w;
+};
+struct __align__(16) uint4 {
+	unsigned int x, y, z, w;
+};
+struct __align__(16) double2 {
+	double x, y;
+};
+struct __align__(2) __half {
+	unsigned short x;
+};
+struct __align__(4) __half2 {
+	__half x, y;
+};
 typedef __half half;
 typedef __half2 half2;
 
@@ -58,7 +77,8 @@ typedef struct CUstream_st *cudaStream_t;
 extern "C" __host__ cudaError_t cudaGetLastError(void);
 extern "C" __host__ int __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shmem = 0,
 						    void *stream = 0);
-extern "C" __host__ int cudaConfigureCall(dim3 grid, dim3 block, size_t shmem = 0, void *stream = 0);
+extern "C" __host__ int cudaConfigureCall(dim3 grid, dim3 block, size_t shmem = 0,
+					  void *stream = 0);
 
 extern "C" __device__ float expf(float);
 extern "C" __device__ float sqrtf(float);
