@@ -67,13 +67,8 @@ static void reg_facts(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_xf
 		}
 		double slots = 1;
 		for (int d = 0; d < ld->depth && d < 4; d++) {
-			const kp_node *inc = ld->loops[d]->nkids >= 4 ? ld->loops[d]->kids[2]
-								      : NULL;
-			int simple_inc =
-				inc &&
-				((inc->kind == KP_N_UNOP && inc->op && !strcmp(inc->op, "++")) ||
-				 (inc->kind == KP_N_ASSIGNOP && inc->op && !strcmp(inc->op, "+=")));
-			if (!simple_inc && x->ok) {
+			const kp_range *rg = &ld->ranges[d];
+			if (!rg->step_is_one && !rg->step_plus_assign && x->ok) {
 				x->ok = 0;
 				x->why_not = kp_arena_printf(
 					arena,
@@ -139,40 +134,29 @@ static int reg_2bar_buffers(int stages)
 	return 1;
 }
 
-/* for (init; i < b; i += s): count and index expressions as text. */
-static int loop_slot(kp_file *f, const kp_node *loop, char **count, char **index)
+/* The staging registers' count and index expressions (as text) of a copy
+ * loop for (int i = a; i < b; i += s), from the analysis's reading of it
+ * (kp_load.ranges, the one its trip count comes from). */
+static int loop_slot(kp_file *f, const kp_range *r, char **count, char **index)
 {
-	if (loop->nkids < 4)
-		return -1;
-	const kp_node *init = loop->kids[0], *cond = kp_node_strip(loop->kids[1]),
-		      *inc = loop->kids[2];
-	const kp_node *var = NULL, *lo = NULL;
-	if (init->kind == KP_N_DECLSTMT && init->nkids == 1 &&
-	    init->kids[0]->kind == KP_N_VARDECL && init->kids[0]->nkids >= 1) {
-		var = init->kids[0];
-		lo = init->kids[0]->kids[init->kids[0]->nkids - 1];
-	}
-	if (!var || !lo || !cond || cond->kind != KP_N_BINOP || cond->nkids != 2)
-		return -1;
-	const char *name = var->name;
-	const char *lot = kp_node_text(f, lo);
-	const char *hit = kp_node_text(f, cond->kids[1]);
-	const char *step = "1";
-	if (inc->kind == KP_N_ASSIGNOP && !strcmp(inc->op, "+=") && inc->nkids == 2)
-		step = kp_node_text(f, inc->kids[1]);
-	else if (!(inc->kind == KP_N_UNOP && !strcmp(inc->op, "++")))
-		return -1;
+	if (!r->var_decl || !r->lo || !r->hi || !r->op ||
+	    !(r->step_is_one || (r->step_plus_assign && r->step)))
+		return -1; /* the count needs the declared counter, ++ or += */
+	const char *name = r->var_decl->name;
+	const char *lot = kp_node_text(f, r->lo);
+	const char *hit = kp_node_text(f, r->hi);
+	const char *step = r->step ? kp_node_text(f, r->step) : "1";
 	kp_strbuf c = KP_STRBUF_INIT, x = KP_STRBUF_INIT;
-	if (!strcmp(cond->op, "<") && !strcmp(lot, "0") && !strcmp(step, "1")) {
+	if (!strcmp(r->op, "<") && !strcmp(lot, "0") && !strcmp(step, "1")) {
 		kp_strbuf_addf(&c, "(%s)", hit);
 		kp_strbuf_adds(&x, name);
 		*count = kp_strbuf_detach(&c);
 		*index = kp_strbuf_detach(&x);
 		return 0;
 	}
-	if (!strcmp(cond->op, "<"))
+	if (!strcmp(r->op, "<"))
 		kp_strbuf_addf(&c, "(((%s) - (%s) + (%s) - 1) / (%s))", hit, lot, step, step);
-	else if (!strcmp(cond->op, "<="))
+	else if (!strcmp(r->op, "<="))
 		kp_strbuf_addf(&c, "(((%s) - (%s)) / (%s) + 1)", hit, lot, step);
 	else {
 		kp_strbuf_release(&c);
@@ -203,7 +187,7 @@ static int plan_regs(kp_file *f, const kp_loop *l, stage_reg *r, const char **er
 		kp_strbuf_adds(&slot, "0");
 		for (int d = 0; d < ld->depth; d++) {
 			char *cnt, *idx;
-			if (loop_slot(f, ld->loops[d], &cnt, &idx)) {
+			if (loop_slot(f, &ld->ranges[d], &cnt, &idx)) {
 				kp_strbuf_release(&size);
 				kp_strbuf_release(&slot);
 				*err = "a copy loop is not of the form for (int i = a; i < b; i += s)";
@@ -309,7 +293,7 @@ static void gather(kp_node *n, load_nodes *g, int is_for_init)
 	if (n->kind == KP_N_FOR)
 		push_node(&g->headers, n);
 	for (int i = 0; i < n->nkids; i++)
-		gather(n->kids[i], g, n->kind == KP_N_FOR && i == 0);
+		gather(n->kids[i], g, n->kind == KP_N_FOR && n->kids[i] == n->for_init);
 }
 
 static int within(const kp_node *n, unsigned o) { return n && o >= n->begin && o < n->end; }
@@ -363,8 +347,8 @@ static void drop_dead_decls(kp_file *f, const kp_loop *l, kp_subs *s, int store)
 				int in_header = 0;
 				for (int h = 0; h < g.headers.n; h++) {
 					kp_node *fl = g.headers.v[h];
-					kp_node *body = fl->kids[fl->nkids - 1];
-					if (o >= fl->begin && o < body->begin)
+					kp_node *body = fl->for_body;
+					if (body && o >= fl->begin && o < body->begin)
 						in_header = 1;
 				}
 				if (in_decl >= 0)

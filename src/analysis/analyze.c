@@ -296,6 +296,15 @@ static kp_node *lvalue_root(kp_node *n)
 	return NULL;
 }
 
+/* The body of a loop statement: a for-statement's body slot (model.h),
+ * else the last child. */
+static kp_node *loop_body(const kp_node *n)
+{
+	if (n->kind == KP_N_FOR)
+		return n->for_body;
+	return n->nkids ? n->kids[n->nkids - 1] : NULL;
+}
+
 static int is_assign(const kp_node *n)
 {
 	return n && n->kind == KP_N_BINOP && n->op && !strcmp(n->op, "=");
@@ -898,7 +907,7 @@ static void scan_loads(actx *c, kp_node *n, kp_node **loops, int depth)
 			loops[depth] = n;
 		c->l->loads_in_loops = 1;
 		/* only the body holds copies */
-		scan_loads(c, n->nkids ? n->kids[n->nkids - 1] : NULL, loops, depth + 1);
+		scan_loads(c, n->for_body, loops, depth + 1);
 		return;
 	}
 	if (n->kind == KP_N_CALL && n->decl && n->decl->kind == KP_D_FUNC) {
@@ -929,40 +938,62 @@ typedef struct {
 	kp_math math;
 } math_scan;
 
-static double trip_of(actx *c, kp_node *loop)
+static kp_node *step_node(kp_node *stmt);
+
+/* Reads a for-statement as a counted loop (analyze.h): the counter's
+ * first value from the init (a declaration or an assignment), the bound
+ * from the condition, an upward constant step from the increment. */
+static void range_of(actx *c, const kp_node *loop, kp_range *r)
 {
-	/* for (int i = a; i < b; i += s) with constant a, b, s */
-	if (loop->kind != KP_N_FOR || loop->nkids < 4)
-		return -1;
-	kp_node *init = loop->kids[0], *cond = loop->kids[1], *inc = loop->kids[2];
-	long long a = 0, b, s = 1;
-	kp_node *vi = NULL;
-	if (init->kind == KP_N_DECLSTMT && init->nkids == 1 &&
-	    init->kids[0]->kind == KP_N_VARDECL && init->kids[0]->nkids >= 1)
-		vi = init->kids[0]->kids[init->kids[0]->nkids - 1];
-	else if (is_assign(init))
-		vi = init->kids[1];
-	if (!vi || kp_eval(vi, c->k, c->iv, &a))
-		return -1;
-	kp_node *cs = (kp_node *)kp_node_strip(cond);
-	if (!cs || cs->kind != KP_N_BINOP || cs->nkids != 2 ||
-	    kp_eval(cs->kids[1], c->k, c->iv, &b))
-		return -1;
-	int sign;
-	const char *st = step_text(c, inc, &sign);
-	if (!st)
-		return -1;
-	if (inc->kind == KP_N_ASSIGNOP) {
-		if (kp_eval(inc->kids[1], c->k, c->iv, &s))
-			return -1;
+	memset(r, 0, sizeof(*r));
+	if (!loop || loop->kind != KP_N_FOR)
+		return;
+	kp_node *init = loop->for_init, *inc = loop->for_inc;
+	if (init && init->kind == KP_N_DECLSTMT && init->nkids == 1 &&
+	    init->kids[0]->kind == KP_N_VARDECL && init->kids[0]->nkids >= 1) {
+		r->var_decl = init->kids[0];
+		r->lo = init->kids[0]->kids[init->kids[0]->nkids - 1];
+	} else if (init && is_assign(init))
+		r->lo = init->kids[1];
+	const kp_node *cs = kp_node_strip(loop->for_cond);
+	if (cs && cs->kind == KP_N_BINOP && cs->nkids == 2) {
+		r->op = cs->op;
+		r->hi = cs->kids[1];
 	}
-	if (s <= 0 || sign < 0)
+	if (!inc)
+		return;
+	int sign;
+	r->step_ok = step_text(c, inc, &sign) && sign > 0;
+	r->step_is_one = inc->kind == KP_N_UNOP && inc->op && !strcmp(inc->op, "++");
+	r->step_plus_assign = inc->kind == KP_N_ASSIGNOP && inc->op && !strcmp(inc->op, "+=");
+	r->step = step_node(inc);
+}
+
+/* The trip count of a counted loop whose bounds and step are
+ * compile-time constants, -1 otherwise. */
+static double range_trip(actx *c, const kp_range *r)
+{
+	long long a, b, s = 1;
+	if (!r->lo || !r->hi || !r->op || !r->step_ok || (!r->step_is_one && !r->step))
 		return -1;
-	if (!strcmp(cs->op, "<"))
+	if (kp_eval(r->lo, c->k, c->iv, &a) || kp_eval(r->hi, c->k, c->iv, &b))
+		return -1;
+	if (r->step && kp_eval(r->step, c->k, c->iv, &s))
+		return -1;
+	if (s <= 0)
+		return -1;
+	if (!strcmp(r->op, "<"))
 		return b > a ? (double)((b - a + s - 1) / s) : 0;
-	if (!strcmp(cs->op, "<="))
+	if (!strcmp(r->op, "<="))
 		return b >= a ? (double)((b - a) / s + 1) : 0;
 	return -1;
+}
+
+static double trip_of(actx *c, kp_node *loop)
+{
+	kp_range r;
+	range_of(c, loop, &r);
+	return range_trip(c, &r);
 }
 
 static int is_float_type(const char *t) { return t && (strstr(t, "float") || strstr(t, "double")); }
@@ -977,8 +1008,9 @@ static void scan_math(math_scan *m, kp_node *n, double mult)
 			m->unknown = 1;
 			t = 1;
 		}
+		kp_node *body = loop_body(n);
 		for (int i = 0; i < n->nkids; i++)
-			scan_math(m, n->kids[i], mult * (i == n->nkids - 1 ? t : 1));
+			scan_math(m, n->kids[i], mult * (n->kids[i] == body ? t : 1));
 		return;
 	}
 	if (n->kind == KP_N_CALL && n->name) {
@@ -1096,44 +1128,6 @@ static int find_macro_ref(kp_node *n, kp_node *parent, void *ud)
 	if (n->kind == KP_N_DECLREF && n->decl == a[0] && !n->name_editable)
 		a[1] = n;
 	return a[1] == NULL;
-}
-
-/* Splits a for-statement's children into init, condition and increment
- * by their position against the header's two ';' (libclang omits the
- * empty ones). */
-static void for_header(kp_file *f, kp_node *n, kp_node **init, kp_node **cond, kp_node **inc)
-{
-	*init = *cond = *inc = NULL;
-	kp_node *body = n->kids[n->nkids - 1];
-	unsigned semi[2] = {0, 0};
-	int ns = 0, depth = 0;
-	for (unsigned p = n->begin; n->in_main && p < body->begin && ns < 2; p++) {
-		char ch = f->src[p];
-		if (ch == '(' || ch == '[' || ch == '{')
-			depth++;
-		else if (ch == ')' || ch == ']' || ch == '}')
-			depth--;
-		else if (ch == ';' && depth == 1)
-			semi[ns++] = p;
-	}
-	for (int i = 0; i + 1 < n->nkids; i++) {
-		kp_node *k = n->kids[i];
-		if (ns < 2 || !k->in_main) {
-			/* fall back on the common full form */
-			if (n->nkids >= 4) {
-				*init = n->kids[0];
-				*cond = n->kids[n->nkids - 3];
-				*inc = n->kids[n->nkids - 2];
-			}
-			return;
-		}
-		if (k->end <= semi[0] + 1)
-			*init = k;
-		else if (k->begin > semi[0] && k->end <= semi[1])
-			*cond = k;
-		else if (k->begin > semi[1])
-			*inc = k;
-	}
 }
 
 /* kp_stage, or kp_stage_N: the names kp_fresh_name() gives the stage
@@ -2138,8 +2132,10 @@ static void copy_trips(actx *c)
 	kp_loop *l = c->l;
 	for (int i = 0; i < l->nloads; i++) {
 		kp_load *ld = &l->loads[i];
-		for (int d = 0; d < 4; d++)
-			ld->trips[d] = d < ld->depth ? trip_of(c, ld->loops[d]) : -1;
+		for (int d = 0; d < 4; d++) {
+			range_of(c, d < ld->depth ? ld->loops[d] : NULL, &ld->ranges[d]);
+			ld->trips[d] = range_trip(c, &ld->ranges[d]);
+		}
 	}
 	l->params_symbolic = c->k->is_template && !c->iv;
 }
@@ -2173,8 +2169,14 @@ static void analyze_loop(actx *c)
 			   "only for-loops are pipelined; rewrite this loop as a for-loop");
 		return;
 	}
-	l->body = n->kids[n->nkids - 1];
-	for_header(c->f, n, &l->init, &l->cond, &l->inc);
+	l->body = n->for_body;
+	l->init = n->for_init;
+	l->cond = n->for_cond;
+	l->inc = n->for_inc;
+	if (!l->body) {
+		add_reason(c, n, "kpipe-loop-shape", "the loop has no body kpipe can read");
+		return;
+	}
 	scan_info si = {0};
 	si.c = c;
 	scan_calls(l->body, &si, 0, 0);
@@ -2323,10 +2325,10 @@ static void find_candidates(kp_node *n, node_vec *out)
 {
 	if (!n)
 		return;
-	if (is_loop(n) && has_barrier_or_smem_store(n->kids[n->nkids - 1])) {
+	if (is_loop(n) && has_barrier_or_smem_store(loop_body(n))) {
 		/* prefer an inner loop that is itself a K-loop (has top-level barriers) */
 		node_vec inner = {0};
-		kp_node *body = n->kids[n->nkids - 1];
+		kp_node *body = loop_body(n);
 		int top_bar = 0;
 		if (body->kind == KP_N_COMPOUND)
 			for (int i = 0; i < body->nkids; i++)

@@ -28,6 +28,22 @@ typedef struct {
 
 typedef enum { KP_G_NONE, KP_G_TERNARY, KP_G_IFELSE } kp_guard_kind;
 
+/* A counted loop, for (int i = lo; i op hi; i += step), read once from
+ * the for-statement's slots (model.h): the analysis computes its trip
+ * count from it (kp_load.trips), register staging the count and the
+ * index of its staging registers (transforms/reg_staging.c).  A field is
+ * NULL (0) where the loop does not have that part in this form. */
+typedef struct {
+	const kp_node *var_decl; /* the counter's VARDECL when the init declares it */
+	const kp_node *lo;       /* the counter's first value (init) */
+	const kp_node *hi;       /* the bound: the condition's right operand */
+	const char *op;          /* the condition's operator ("<", "<=", ...) */
+	const kp_node *step;     /* s of `i += s` and of `i = i + s`; NULL for ++ */
+	int step_is_one;         /* the increment is ++ */
+	int step_plus_assign;    /* the increment is += */
+	int step_ok;             /* the increment adds a side-effect-free step (not --, -=) */
+} kp_range;
+
 /* One global -> shared copy statement of the load phase. */
 typedef struct {
 	kp_node *stmt;         /* the assignment (for IFELSE: the if statement) */
@@ -45,6 +61,7 @@ typedef struct {
 	int pure;              /* the stored value is the loaded value (or 0) */
 	int depth;             /* enclosing loops inside the load phase */
 	kp_node *loops[4];     /* those loops, outermost first */
+	kp_range ranges[4];    /* those loops read as counted loops */
 	double trips[4];       /* their compile-time trip counts, -1 unknown */
 	int line;
 } kp_load;

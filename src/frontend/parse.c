@@ -407,6 +407,80 @@ static const char *op_token(pctx *c, CXCursor cur, kp_node *n, int binary)
 
 static kp_node *convert(pctx *c, CXCursor cur);
 
+/* Offsets of the two ';' of a for-statement's header (at parenthesis
+ * depth 1, before the body), from libclang's tokens: a ';' in a comment
+ * or a string literal is not a punctuation token.  0 when found. */
+static int for_semis(pctx *c, CXCursor cur, CXCursor body, unsigned semi[2])
+{
+	CXSourceRange r = clang_getRange(clang_getRangeStart(clang_getCursorExtent(cur)),
+					 clang_getRangeStart(clang_getCursorExtent(body)));
+	CXToken *toks = NULL;
+	unsigned nt = 0;
+	clang_tokenize(c->tu, r, &toks, &nt);
+	int ns = 0, depth = 0;
+	for (unsigned i = 0; i < nt && ns < 2; i++) {
+		if (clang_getTokenKind(toks[i]) != CXToken_Punctuation)
+			continue;
+		CXString s = clang_getTokenSpelling(c->tu, toks[i]);
+		const char *sp = clang_getCString(s);
+		char ch = sp && sp[0] && !sp[1] ? sp[0] : 0;
+		clang_disposeString(s);
+		if (ch == '(' || ch == '[' || ch == '{')
+			depth++;
+		else if (ch == ')' || ch == ']' || ch == '}') {
+			if (--depth <= 0)
+				break; /* the header's closing parenthesis */
+		} else if (ch == ';' && depth == 1) {
+			long off = main_offset(c, clang_getTokenLocation(c->tu, toks[i]));
+			if (off < 0)
+				break;
+			semi[ns++] = (unsigned)off;
+		}
+	}
+	clang_disposeTokens(c->tu, toks, nt);
+	return ns == 2 ? 0 : -1;
+}
+
+/* Fills a for-statement's slots (model.h): the body is the last child;
+ * libclang leaves out the absent header parts, so each other child is
+ * placed by its extent against the header's two ';'.  Where that cannot
+ * be decided (the header comes from a macro), a header with all three
+ * parts keeps them in order and any other is left without slots. */
+static void for_slots(pctx *c, CXCursor cur, CXCursor body, kp_node *n)
+{
+	if (n->nkids == 0)
+		return;
+	n->for_body = n->kids[n->nkids - 1];
+	unsigned semi[2];
+	int ok = n->in_main && !n->from_macro && n->for_body->in_main &&
+		 !for_semis(c, cur, body, semi);
+	kp_node *part[3] = {NULL, NULL, NULL};
+	for (int i = 0; ok && i + 1 < n->nkids; i++) {
+		kp_node *k = n->kids[i];
+		if (!k->in_main)
+			ok = 0;
+		else if (k->end <= semi[0] + 1) /* a declaration's extent takes its ';' */
+			part[0] = k;
+		else if (k->begin > semi[0] && k->end <= semi[1])
+			part[1] = k;
+		else if (k->begin > semi[1])
+			part[2] = k;
+		else
+			ok = 0;
+	}
+	if (!ok) {
+		part[0] = part[1] = part[2] = NULL;
+		if (n->nkids >= 4) {
+			part[0] = n->kids[0];
+			part[1] = n->kids[n->nkids - 3];
+			part[2] = n->kids[n->nkids - 2];
+		}
+	}
+	n->for_init = part[0];
+	n->for_cond = part[1];
+	n->for_inc = part[2];
+}
+
 static void add_kid(kp_arena *a, kp_node *n, kp_node *k, int *cap)
 {
 	if (n->nkids == *cap) {
@@ -537,6 +611,8 @@ static kp_node *convert_node(pctx *c, CXCursor cur)
 			continue;
 		add_kid(&f->arena, n, convert(c, l.v[i]), &cap);
 	}
+	if (n->kind == KP_N_FOR && l.n > 0)
+		for_slots(c, cur, l.v[l.n - 1], n);
 	free(l.v);
 	if (n->kind == KP_N_CALL && n->name && n->nkids == 3 &&
 	    (!strcmp(n->name, "operator=") || !strcmp(n->name, "operator+=") ||

@@ -106,6 +106,11 @@ struct kp_node {
 	double fvalue;
 	kp_node **kids;
 	int nkids;
+	/* FOR: the header's parts and the body, each one of kids or NULL when
+	 * absent (for (;;) has none).  The parser decides them from the
+	 * header's tokens (parse.c), so no later stage re-derives them from
+	 * the number or the position of the kids. */
+	kp_node *for_init, *for_cond, *for_inc, *for_body;
 };
 
 /* One argument of a template instantiation (see kp_kernel.inst_targs). */

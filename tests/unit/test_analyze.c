@@ -4,7 +4,9 @@
  * copies, tiles, math, variants), one near miss per legality id with the
  * exact id and its position (and the shapes of tests/mutants that once
  * slipped through), parse errors, template instantiations, and
- * tile sizes from constexpr variables and -D.
+ * tile sizes from constexpr variables and -D, the for-statement slots
+ * (a ';' in a comment or string of the header, absent parts) and the copy
+ * loops read as counted loops (trip counts, register staging's text).
  *
  * Sources are parsed from memory (kp_parse_opts.contents) under a path
  * ending in .cu, for sm_90.  Every snippet is the same kernel with one
@@ -1435,4 +1437,189 @@ Test(parse, error_in_one_kernel_spares_the_others)
 	for (int i = 0; i < F.ndiags; i++)
 		in_kernel += F.diags[i].kernel && !strcmp(F.diags[i].kernel, "broken");
 	cr_expect_eq(in_kernel, 1);
+}
+
+/* --- for-statement slots: decided from the header's tokens --------------------- */
+
+/* The K-loop header FOR with one thing changed, else the eligible kernel. */
+#define WITH_FOR(hdr) HEAD hdr LOAD SYNC COMP SYNC END TAIL
+
+static const char *text_of(const kp_node *n) { return n ? kp_node_text(&F, n) : "(none)"; }
+
+static void expect_k_slots(const kp_loop *l, const char *init, const char *cond, const char *inc)
+{
+	cr_expect_str_eq(text_of(l->init), init);
+	cr_expect_str_eq(text_of(l->cond), cond);
+	cr_expect_str_eq(text_of(l->inc), inc);
+	cr_expect_eq(l->init, l->node->for_init);
+	cr_expect_eq(l->body, l->node->for_body);
+	cr_assert_not_null(l->body);
+	cr_expect_eq(l->body->kind, KP_N_COMPOUND);
+}
+
+/* A ';' in a comment or a string literal of the header is not one of its
+ * two ';': the verdict is the plain header's. */
+Test(analyze, for_header_semicolon_in_comment_or_string)
+{
+	static const char *const srcs[] = {
+		WITH_FOR("    for (int k0 = 0; /* ; */ k0 < K; k0 += TILE) {\n"),
+		WITH_FOR("    for (int k0 = 0; k0 < K /* ; ; */; k0 += TILE /* ; */) {\n"),
+		WITH_FOR("    for (int k0 = 0; k0 < K + (int)sizeof(\";\") - 2; k0 += TILE) {\n"),
+	};
+	static const char *const conds[] = {"k0 < K", "k0 < K", "k0 < K + (int)sizeof(\";\") - 2"};
+	for (int i = 0; i < 3; i++) {
+		analyze_src(srcs[i]);
+		kp_loop *l = only_loop();
+		log_reasons(l);
+		check_eligible_16x16(l, "mm");
+		expect_k_slots(l, "int k0 = 0;", conds[i], "k0 += TILE");
+		release();
+	}
+}
+
+/* Absent header parts leave their slot empty; the others keep theirs. */
+Test(analyze, for_header_missing_parts)
+{
+	/* the counter declared before the loop */
+	analyze_src(HEAD "    int k0 = 0;\n"
+			 "    for (; k0 < K; k0 += TILE) {\n" LOAD SYNC COMP SYNC END TAIL);
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	expect_k_slots(l, "(none)", "k0 < K", "k0 += TILE");
+	cr_expect(l->eligible);
+	cr_assert_eq(l->nind, 1);
+	cr_expect_str_eq(l->ind[0].var->name, "k0");
+	cr_expect_eq(l->ind[0].in_header, 1);
+	release();
+
+	/* the step in the body: no increment, and the loop says so */
+	analyze_src(WITH_FOR("    for (int k0 = 0; k0 < K;) {\n") "");
+	l = only_loop();
+	expect_k_slots(l, "int k0 = 0;", "k0 < K", "(none)");
+	cr_expect_not(l->eligible);
+	const kp_reason *r = find_reason(l, "kpipe-loop-shape");
+	cr_assert_not_null(r);
+	cr_expect(strstr(r->message, "needs a condition and an increment"), "%s", r->message);
+	release();
+
+	/* only an increment, only a condition, nothing */
+	static const struct {
+		const char *hdr, *init, *cond, *inc;
+	} cases[] = {
+		{"    for (;; k0 += TILE) {\n", "(none)", "(none)", "k0 += TILE"},
+		{"    for (; k0 < K;) {\n", "(none)", "k0 < K", "(none)"},
+		{"    for (;;) {\n", "(none)", "(none)", "(none)"},
+		{"    for (k0 = 0;;) {\n", "k0 = 0", "(none)", "(none)"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char src[4096];
+		snprintf(src, sizeof(src), "%s    int k0 = 0;\n%s" LOAD SYNC COMP SYNC END TAIL,
+			 HEAD, cases[i].hdr);
+		analyze_src(src);
+		l = only_loop();
+		expect_k_slots(l, cases[i].init, cases[i].cond, cases[i].inc);
+		cr_expect_not(l->eligible);
+		release();
+	}
+}
+
+/* A kernel whose tiles are filled by copy loops: As by rows 4 apart, Bs
+ * by a block-strided loop (line 15). */
+#define COPY_HEAD                                                                                  \
+	"#define TILE 16\n"                                                                        \
+	"__global__ void mm(const float *A, const float *B, float *C, int N, int K)\n"             \
+	"{\n"                                                                                      \
+	"    __shared__ float As[TILE][TILE];\n"                                                   \
+	"    __shared__ float Bs[TILE * TILE];\n"                                                  \
+	"    int tx = threadIdx.x, ty = threadIdx.y;\n"                                            \
+	"    int tid = ty * TILE + tx;\n"                                                          \
+	"    const int nthreads = 64;\n"                                                           \
+	"    int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;\n"                    \
+	"    float acc = 0.0f;\n"                                                                  \
+	"    for (int k0 = 0; k0 < K; k0 += TILE) {\n"                                             \
+	"        for (int r = 0; r < TILE /* ; */; r += 4)\n"                                      \
+	"            As[ty + r][tx] = A[(blockIdx.y * TILE + ty + r) * K + k0 + tx];\n"
+#define COPY_TAIL                                                                                  \
+	SYNC "        for (int kk = 0; kk < TILE; ++kk)\n"                                         \
+	     "            acc += As[ty][kk] * Bs[kk * TILE + tx];\n" SYNC END TAIL
+
+static void expect_range(const kp_range *r, const char *var, const char *lo, const char *op,
+			 const char *hi, const char *step)
+{
+	cr_assert_not_null(r->var_decl);
+	cr_expect_str_eq(r->var_decl->name, var);
+	cr_expect_str_eq(text_of(r->lo), lo);
+	cr_expect_str_eq(r->op, op);
+	cr_expect_str_eq(text_of(r->hi), hi);
+	cr_expect_str_eq(text_of(r->step), step);
+	cr_expect(r->step_ok);
+}
+
+/* The register transform's text for the only loop. */
+static char *register_text(const kp_loop *l)
+{
+	const kp_transform *t = kp_transform_find("register");
+	cr_assert_not_null(t);
+	kp_xform_opts xo = {kp_arch_find("sm_90"), 2, "test"};
+	kp_edits e = {0};
+	const char *err = NULL;
+	cr_assert_eq(t->apply(&F, l, &xo, &e, &err), 0, "%s", err ? err : "");
+	char *out = NULL;
+	size_t n = 0;
+	cr_assert_eq(kp_edits_apply(&e, F.src, F.len, &out, &n), 0);
+	kp_edits_release(&e);
+	return out;
+}
+
+/* A copy loop is read once (kp_load.ranges): its trip count and the
+ * staging registers' count and index come from the same reading. */
+Test(analyze, copy_loop_ranges)
+{
+	analyze_src(
+		COPY_HEAD
+		"        for (int i = 0; i < TILE * TILE / 64; i++)\n"
+		"            Bs[i * 64 + tid] = B[(k0 + i / TILE) * N + i % TILE];\n" COPY_TAIL);
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_assert(l->eligible);
+	cr_assert_eq(l->nloads, 2);
+	cr_assert_eq(l->loads[0].depth, 1);
+	expect_range(&l->loads[0].ranges[0], "r", "0", "<", "TILE", "4");
+	cr_expect(l->loads[0].trips[0] > 3.9 && l->loads[0].trips[0] < 4.1, "%g",
+		  l->loads[0].trips[0]);
+	cr_assert_eq(l->loads[1].depth, 1);
+	expect_range(&l->loads[1].ranges[0], "i", "0", "<", "TILE * TILE / 64", "(none)");
+	cr_expect(l->loads[1].ranges[0].step_is_one);
+	cr_expect(l->loads[1].trips[0] > 3.9 && l->loads[1].trips[0] < 4.1, "%g",
+		  l->loads[1].trips[0]);
+	cr_expect(RG(l).ok, "register: %s", RG(l).why_not ? RG(l).why_not : "");
+	cr_expect_eq(RG(l).regs, 8);
+	char *out = register_text(l);
+	cr_expect(strstr(out, "float kp_reg0[(((TILE) - (0) + (4) - 1) / (4))] = {};"), "%s", out);
+	cr_expect(strstr(out, "float kp_reg1[(TILE * TILE / 64)] = {};"), "%s", out);
+	cr_expect(strstr(out, "kp_reg0[((r - (0)) / (4))] = A["), "%s", out);
+	cr_expect(strstr(out, "Bs[kp_stage ^ 1][i * 64 + tid] = kp_reg1[i];"), "%s", out);
+	free(out);
+}
+
+/* A block-strided copy loop: read as before, no compile-time trip count,
+ * so no register staging. */
+Test(analyze, copy_loop_block_strided)
+{
+	analyze_src(COPY_HEAD "        for (int i = tid; i < TILE * TILE; i += nthreads)\n"
+			      "            Bs[i] = B[(k0 + i / TILE) * N + i % TILE];\n" COPY_TAIL);
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_assert(l->eligible);
+	cr_assert_eq(l->nloads, 2);
+	cr_assert_eq(l->loads[1].depth, 1);
+	expect_range(&l->loads[1].ranges[0], "i", "tid", "<", "TILE * TILE", "nthreads");
+	cr_expect(l->loads[1].ranges[0].step_plus_assign);
+	cr_expect(l->loads[1].trips[0] < 0, "%g", l->loads[1].trips[0]);
+	kp_xfacts x = RG(l);
+	cr_expect_not(x.ok);
+	cr_assert_not_null(x.why_not);
+	cr_expect(strstr(x.why_not, "line 15: the copy loop has no compile-time trip count"), "%s",
+		  x.why_not);
+	cr_expect(CP(l).ok, "cp.async: %s", CP(l).why_not ? CP(l).why_not : "");
 }
