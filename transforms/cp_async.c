@@ -90,11 +90,8 @@ static int cp_match(const kp_file *f, const kp_loop *l, const kp_arch *a, kp_are
 		    const char **why_not)
 {
 	(void)a;
-	kp_xfacts x;
-	kp_transform_facts(&kp_transform_cp_async, f, l, arena, &x);
-	if (!x.ok)
-		*why_not = x.why_not ? x.why_not : "not every copy is cp.async-able";
-	return x.ok;
+	return kp_transform_match_facts(&kp_transform_cp_async, f, l, arena, why_not,
+					"not every copy is cp.async-able");
 }
 
 /* A ring of S buffers. */

@@ -114,11 +114,8 @@ static int reg_match(const kp_file *f, const kp_loop *l, const kp_arch *a, kp_ar
 		     const char **why_not)
 {
 	(void)a;
-	kp_xfacts x;
-	kp_transform_facts(&kp_transform_register, f, l, arena, &x);
-	if (!x.ok)
-		*why_not = x.why_not ? x.why_not : "register staging does not apply";
-	return x.ok;
+	return kp_transform_match_facts(&kp_transform_register, f, l, arena, why_not,
+					"register staging does not apply");
 }
 
 /* Two buffers; the two-barrier form keeps one. */

@@ -154,3 +154,13 @@ int kp_transform_match(const kp_transform *t, const kp_file *f, const kp_loop *l
 	}
 	return t->match(f, l, a, arena, why);
 }
+
+int kp_transform_match_facts(const kp_transform *t, const kp_file *f, const kp_loop *l,
+			     kp_arena *arena, const char **why_not, const char *otherwise)
+{
+	kp_xfacts x;
+	kp_transform_facts(t, f, l, arena, &x);
+	if (!x.ok)
+		*why_not = x.why_not ? x.why_not : otherwise;
+	return x.ok;
+}

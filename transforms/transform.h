@@ -95,6 +95,10 @@ int kp_transform_arch_ok(const kp_transform *t, const kp_arch *a);
  * every instantiation's: ok only if ok for all, the first reason in
  * kp_loop_inst_seq's order ("for instantiation <...>: " unless every one
  * says the same), the most registers (-1 when one is unknown) and whose. */
+/* match() for a transform whose feasibility is its facts: t's facts for
+ * the loop, *why_not their reason (or `otherwise`) when they say no. */
+int kp_transform_match_facts(const kp_transform *t, const kp_file *f, const kp_loop *l,
+			     kp_arena *arena, const char **why_not, const char *otherwise);
 void kp_transform_facts(const kp_transform *t, const kp_file *f, const kp_loop *l, kp_arena *arena,
 			kp_xfacts *out);
 /* The loop is eligible, the target supported, and t->match agrees;

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1148,14 +1149,19 @@ const char *kp_parse_arch(const char *arch)
 	return arch ? arch : "sm_90";
 }
 
+void kp_clang_arg(kp_strbuf *store, int *nstore, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	kp_strbuf_vaddf(store, fmt, ap);
+	va_end(ap);
+	kp_strbuf_addc(store, '\0');
+	(*nstore)++;
+}
+
 void kp_clang_base_args(const char *arch, const char *cuda_path, kp_strbuf *store, int *nstore)
 {
-#define ADD_ARG(...)                                                                               \
-	do {                                                                                       \
-		kp_strbuf_addf(store, __VA_ARGS__);                                                \
-		kp_strbuf_addc(store, '\0');                                                       \
-		(*nstore)++;                                                                       \
-	} while (0)
+#define ADD_ARG(...) kp_clang_arg(store, nstore, __VA_ARGS__)
 	ADD_ARG("-x");
 	ADD_ARG("cuda");
 	ADD_ARG("--cuda-device-only");
@@ -1857,12 +1863,7 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 
 	kp_strbuf store = KP_STRBUF_INIT; /* NUL-separated argument strings */
 	int nstore = 0;
-#define ADD_ARG(...)                                                                               \
-	do {                                                                                       \
-		kp_strbuf_addf(&store, __VA_ARGS__);                                               \
-		kp_strbuf_addc(&store, '\0');                                                      \
-		nstore++;                                                                          \
-	} while (0)
+#define ADD_ARG(...) kp_clang_arg(&store, &nstore, __VA_ARGS__)
 	kp_clang_base_args(o->arch, o->cuda_path, &store, &nstore);
 	const char *shim = memmem(f->src, f->len, "__ldca", 6) ? ldca_shim() : NULL;
 	if (shim) {

@@ -58,6 +58,8 @@ int kp_parse(kp_file *f, const char *path, const kp_parse_opts *o, char **errmsg
  * and the toolkit's include/cccl.  Appended NUL-separated to store, *nstore
  * counting them. */
 void kp_clang_base_args(const char *arch, const char *cuda_path, kp_strbuf *store, int *nstore);
+/* Appends one argument (printf-style) to such a store. */
+void kp_clang_arg(kp_strbuf *store, int *nstore, const char *fmt, ...) KP_PRINTF(3, 4);
 
 /* The target libclang parses for: `arch` itself, or for a target newer
  * than this libclang knows (sm_100, sm_120 with libclang 19), the newest

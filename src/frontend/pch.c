@@ -45,12 +45,7 @@ int kp_pch_build(const char *arch, const char *cuda_path, const char *const *arg
 	fclose(fp);
 	kp_strbuf store = KP_STRBUF_INIT;
 	int nstore = 0;
-#define ADD_ARG(...)                                                                               \
-	do {                                                                                       \
-		kp_strbuf_addf(&store, __VA_ARGS__);                                               \
-		kp_strbuf_addc(&store, '\0');                                                      \
-		nstore++;                                                                          \
-	} while (0)
+#define ADD_ARG(...) kp_clang_arg(&store, &nstore, __VA_ARGS__)
 	kp_clang_base_args(arch, cuda_path, &store, &nstore);
 	for (int i = 0; i < nargs; i++)
 		ADD_ARG("%s", args[i]);

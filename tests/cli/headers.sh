@@ -9,21 +9,9 @@
 # adds goes below #pragma once and include guards.
 # Prints "N passed, N failed".
 set -uo pipefail
-root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-kpipe="${KPIPE:-$root/build/kpipe}"
-case "$kpipe" in /*) ;; *) kpipe="$PWD/$kpipe" ;; esac
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/kpipe-headers.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-check() { # description, then a command that must succeed
-	local what="$1"
-	shift
-	if "$@"; then pass=$((pass + 1)); else
-		fail=$((fail + 1))
-		echo "FAIL: $what"
-	fi
-}
+# shellcheck source=tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+kp_tmpdir headers
 fresh() { # a clean copy of the fixture project in $tmp/w
 	rm -rf "$tmp/w"
 	cp -r "$root/tests/fixtures/headers" "$tmp/w"
@@ -165,5 +153,4 @@ check "batch --shard: nothing would change" grep -q '^kpipe rewrite: 2 files: 0 
 check "batch --exclude: an excluded header is not rewritten through a .cu either" \
 	sh -c "! grep -q tiled.cuh '$tmp/out' && grep -q 'rowdot.cuh: would pipeline' '$tmp/out'"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+kp_summary

@@ -108,7 +108,7 @@ static void render_result(kp_rw_result *r, const char *src, size_t len, const ch
 		cJSON_Delete(back);
 	}
 	if (out) {
-		char *d = kp_batch_diff(r->path, src, len, out, outlen);
+		char *d = kp_rw_diff(r->path, src, len, out, outlen);
 		free(d);
 	}
 }
@@ -117,7 +117,10 @@ static int rewrite_once(const char *src, size_t len, char **out, size_t *outlen)
 {
 	kp_rw_result r = {0};
 	r.path = kp_xstrdup("fuzz.cu");
-	int rc = kp_rewrite_buffer(&rw_cli, "fuzz.cu", src, len, NULL, 0, 1, NULL, &r, out, outlen);
+	kp_rw_opts rwo;
+	kp_cli_rw_opts(&rw_cli, &rwo);
+	kp_rw_input in = {.path = "fuzz.cu", .contents = src, .len = len, .no_compdb = 1};
+	int rc = kp_rewrite_buffer(&rwo, &in, &r, out, outlen);
 	render_result(&r, src, len, *out, *outlen);
 	kp_rw_result_release(&r);
 	return rc;
