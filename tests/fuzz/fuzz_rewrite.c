@@ -65,6 +65,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		fprintf(stderr, "fuzz_rewrite: cannot set up the options\n");
 		abort();
 	}
+	free((void *)rw_cli.cargs); /* kp_cli_parse's (empty) translation */
 	rw_cli.cargs = (const char **)kp_xcalloc((size_t)ncargs + 1, sizeof(char *));
 	memcpy((void *)rw_cli.cargs, cargs, sizeof(char *) * (size_t)ncargs);
 	rw_cli.ncargs = ncargs;
