@@ -92,25 +92,14 @@ static int write_headers(const kp_cli *o, kp_rw_result *r)
 		kp_rw_result *x = &r->headers[h];
 		if (!x->text)
 			continue;
-		char *old = NULL;
-		size_t oldlen = 0;
-		int e = kp_read_file(x->abs_path, &old, &oldlen);
-		if (e) {
-			fprintf(stderr, "kpipe rewrite: error: cannot read '%s': %s\n", x->path,
-				strerror(-e));
-			bad = 1;
-			continue;
-		}
 		kp_rw_output wo = {o->diff, o->in_place, o->backup_suffix, NULL};
-		if (kp_rw_write(&wo, x, x->path, x->abs_path, old, oldlen, x->text, x->textlen,
-				"/"))
+		if (kp_rw_write_header(&wo, x, "/"))
 			bad = 1;
 		if (x->diff)
 			fputs(x->diff, stdout);
 		for (int i = 0; i < x->ndiags; i++)
 			if (!strcmp(x->diags[i].level, "error"))
 				fprintf(stderr, "%s: error: %s\n", x->path, x->diags[i].message);
-		free(old);
 	}
 	return bad;
 }

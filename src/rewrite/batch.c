@@ -303,14 +303,6 @@ static void walk(const kp_batch_opts *o, const char *dir, const char *rel, const
 
 /* A path from the compilation database, shown relative to the working
  * directory when it is below it. */
-static char *shown_path(const char *abs, const char *cwd)
-{
-	size_t n = cwd ? strlen(cwd) : 0;
-	if (n && !strncmp(abs, cwd, n) && abs[n] == '/')
-		return kp_xstrdup(abs + n + 1);
-	return kp_xstrdup(abs);
-}
-
 static int cmp_result_path(const void *a, const void *b)
 {
 	const kp_rw_result *x = *(const kp_rw_result *const *)a,
@@ -481,6 +473,24 @@ int kp_rw_write(const kp_rw_output *o, kp_rw_result *r, const char *path, const 
 	else
 		rc = -1;
 	free(dest);
+	return rc;
+}
+
+int kp_rw_write_header(const kp_rw_output *o, kp_rw_result *x, const char *root)
+{
+	char *old = NULL;
+	size_t oldlen = 0;
+	int e = kp_read_file(x->abs_path, &old, &oldlen);
+	if (e) {
+		kp_strbuf sb = KP_STRBUF_INIT;
+		kp_strbuf_addf(&sb, "cannot read: %s", strerror(-e));
+		kp_rw_diag_add(x, NULL, 0, 0, -1, "error", NULL, kp_strbuf_str(&sb));
+		kp_strbuf_release(&sb);
+		x->status = KP_EXIT_INPUT;
+		return -1;
+	}
+	int rc = kp_rw_write(o, x, x->path, x->abs_path, old, oldlen, x->text, x->textlen, root);
+	free(old);
 	return rc;
 }
 
@@ -704,22 +714,8 @@ static void own_headers(batch *b, kp_rw_result *r)
 			kp_rw_result_release(x);
 			continue;
 		}
-		if (x->text && !o->dry_run && !b->reports_only) {
-			char *old = NULL;
-			size_t oldlen = 0;
-			int e = kp_read_file(x->abs_path, &old, &oldlen);
-			if (e) {
-				kp_strbuf sb = KP_STRBUF_INIT;
-				kp_strbuf_addf(&sb, "cannot read: %s", strerror(-e));
-				kp_rw_diag_add(x, NULL, 0, 0, -1, "error", NULL,
-					       kp_strbuf_str(&sb));
-				kp_strbuf_release(&sb);
-				x->status = KP_EXIT_INPUT;
-			} else
-				kp_rw_write(&o->out, x, x->path, x->abs_path, old, oldlen, x->text,
-					    x->textlen, b->root);
-			free(old);
-		}
+		if (x->text && !o->dry_run && !b->reports_only)
+			kp_rw_write_header(&o->out, x, b->root);
 		r->headers[k++] = *x;
 	}
 	r->nheaders = k;
@@ -835,8 +831,8 @@ static void bfiles_release(bfiles *l)
  * the directories walked; sorted, each once, one shard of them.  *root
  * gets the inputs' common directory, *db the database's entries.
  * Returns KP_EXIT_OK or KP_EXIT_INPUT (after printing why). */
-static int list_inputs(const kp_batch_opts *o, const char *cwd, bfiles *files, char **root,
-		       kp_compdb_entry **db, int *ndb, char **db_json)
+static int list_inputs(const kp_batch_opts *o, bfiles *files, char **root, kp_compdb_entry **db,
+		       int *ndb, char **db_json)
 {
 	char *out_abs = o->out.out_dir ? realpath(o->out.out_dir, NULL) : NULL;
 	int rc = KP_EXIT_OK;
@@ -855,7 +851,7 @@ static int list_inputs(const kp_batch_opts *o, const char *cwd, bfiles *files, c
 		}
 		for (int i = 0; !o->nfiles && i < *ndb; i++) {
 			widen_root_file(root, (*db)[i].file);
-			char *shown = shown_path((*db)[i].file, cwd);
+			char *shown = kp_display_path((*db)[i].file);
 			if (!excluded(o, shown, shown))
 				bfiles_add(files, shown, (*db)[i].file);
 			free(shown);
@@ -1120,7 +1116,7 @@ int kp_batch_run(const kp_batch_opts *o)
 	kp_compdb_entry *db = NULL;
 	char *db_json = NULL, *root = NULL;
 	int ndb = 0;
-	int rc = list_inputs(o, cwd, &files, &root, &db, &ndb, &db_json);
+	int rc = list_inputs(o, &files, &root, &db, &ndb, &db_json);
 	if (rc == KP_EXIT_OK) {
 		batch b = {0};
 		b.o = o;

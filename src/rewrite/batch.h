@@ -56,6 +56,11 @@ typedef struct {
 int kp_rw_write(const kp_rw_output *o, kp_rw_result *r, const char *path, const char *abs,
 		const char *src, size_t len, const char *out, size_t outlen, const char *root);
 
+/* The outputs of a project header rewritten through a file (x->text, the
+ * header's new text): its text on disk is read again for the diff and the
+ * backup.  A read or write failure becomes an error in x; 0 or -1. */
+int kp_rw_write_header(const kp_rw_output *o, kp_rw_result *x, const char *root);
+
 /* The target of a file whose database flags are db: dflt when --arch was
  * given or the database names none, else the lowest real one it names (a
  * warning on stderr when kpipe's table lacks it).  Returns 1 when it is
