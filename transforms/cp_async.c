@@ -39,6 +39,13 @@ static void cp_facts(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_xfa
 			x->why_not = kp_arena_printf(
 				arena, "line %d: the stored value is not a plain global load",
 				ld->line);
+		} else if (x->ok && ld->via) {
+			x->ok = 0;
+			x->why_not = kp_arena_printf(
+				arena,
+				"line %d: '%s' is filled from the register '%s' (the source stages "
+				"the copy, e.g. to transpose it); cp.async copies memory unchanged",
+				ld->line, ld->tile->name, ld->via->name);
 		} else if (x->ok && !ld->pure) {
 			x->ok = 0;
 			x->why_not = kp_arena_printf(

@@ -385,6 +385,71 @@ static void drop_dead_decls(kp_file *f, const kp_loop *l, kp_subs *s, int store)
 	free(g.headers.v);
 }
 
+typedef struct {
+	const kp_file *f;
+	const kp_loop *l;
+	kp_subs *s;
+} scratch_drop;
+
+static int is_load_stmt(const kp_loop *l, const kp_node *n)
+{
+	for (int i = 0; i < l->nloads; i++)
+		if (l->loads[i].stmt == n)
+			return 1;
+	return 0;
+}
+
+static int stages_via(const kp_loop *l, const kp_decl *d)
+{
+	for (int i = 0; i < l->nloads; i++)
+		if (l->loads[i].via == d)
+			return 1;
+	return 0;
+}
+
+static int drop_staging_write(kp_node *n, kp_node *parent, void *ud)
+{
+	scratch_drop *w = ud;
+	if (n->kind != KP_N_BINOP || !n->op || strcmp(n->op, "=") || n->nkids != 2 ||
+	    is_load_stmt(w->l, n))
+		return 1;
+	kp_node *r = kp_lvalue_root(n->kids[0]);
+	if (!r || !stages_via(w->l, r->decl))
+		return 1;
+	const kp_file *f = w->f;
+	unsigned b = n->begin, e = n->end;
+	if (parent && parent->kind != KP_N_COMPOUND) {
+		/* the body of a braceless for/if: leave an empty statement */
+		kp_subs_add(w->s, b, e - b, "");
+		return 0;
+	}
+	while (e < f->len && (f->src[e] == ' ' || f->src[e] == '\t'))
+		e++;
+	if (e < f->len && f->src[e] == ';')
+		e++;
+	unsigned lb = b, le = e;
+	while (lb > 0 && (f->src[lb - 1] == ' ' || f->src[lb - 1] == '\t'))
+		lb--;
+	while (le < f->len && (f->src[le] == ' ' || f->src[le] == '\t' || f->src[le] == '\r'))
+		le++;
+	if ((lb == 0 || f->src[lb - 1] == '\n') && le < f->len && f->src[le] == '\n') {
+		b = lb;
+		e = le + 1;
+	}
+	kp_subs_add(w->s, b, e - b, "");
+	return 0;
+}
+
+/* The store copy keeps only the tile stores: a write to a register the
+ * source stages a copy in (`stage[r] = A4[i]`, the declaration's
+ * initialiser goes with drop_dead_decls) would load again, unguarded. */
+static void drop_staging_writes(kp_file *f, const kp_loop *l, kp_subs *s)
+{
+	scratch_drop w = {f, l, s};
+	for (int i = l->load_b; i < l->load_e; i++)
+		kp_node_walk(l->stmts[i], l->body, drop_staging_write, &w);
+}
+
 /* Element types __ldca() has an overload for (sm_32_intrinsics.h,
  * cuda_fp16.h, cuda_bf16.h). */
 static const char *const ldca_types[] = {
@@ -498,6 +563,8 @@ static char *load_copy(kp_file *f, const kp_loop *l, const kp_spans *sp, const s
 	}
 	for (int i = 0; i < s.n; i++)
 		kp_subs_add(&outer, s.v[i].off, s.v[i].len, s.v[i].text);
+	if (store)
+		drop_staging_writes(f, l, &outer);
 	drop_dead_decls(f, l, &outer, store);
 	add_unroll(f, l, &outer, NULL);
 	char *txt = kp_render(f, sp->load_b, sp->load_e, &outer);

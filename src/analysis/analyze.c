@@ -296,6 +296,8 @@ static kp_node *lvalue_root(kp_node *n)
 	return NULL;
 }
 
+kp_node *kp_lvalue_root(kp_node *n) { return lvalue_root(n); }
+
 /* The body of a loop statement: a for-statement's body slot (model.h),
  * else the last child. */
 static kp_node *loop_body(const kp_node *n)
@@ -764,6 +766,112 @@ static kp_node *find_global_load(kp_node *n)
 	return NULL;
 }
 
+/* The load phase's extent [*b, *e) in the file; 0 when it is empty. */
+static int load_extent(const kp_loop *l, unsigned *b, unsigned *e)
+{
+	if (l->load_e <= l->load_b)
+		return 0;
+	*b = l->stmts[l->load_b]->begin;
+	*e = l->stmts[l->load_e - 1]->end;
+	return 1;
+}
+
+typedef struct {
+	const kp_decl *d;
+	unsigned b, e;
+	int outside;
+} scratch_walk;
+
+static int use_outside(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	scratch_walk *w = ud;
+	if (n->kind == KP_N_DECLREF && n->decl == w->d && (n->begin < w->b || n->begin >= w->e))
+		w->outside = 1;
+	return !w->outside;
+}
+
+/* A scratch register of the load phase: a local of the kernel declared
+ * before the loop (`float ldg_a[4];`), not a reference, pointer or
+ * static, that the kernel names only inside this loop's load phase.
+ * Every rewritten form runs the load phase once per tile, in tile order,
+ * and nothing else touches the scratch register, so its values evolve as
+ * in the original. */
+int kp_is_scratch(const kp_file *f, const kp_kernel *k, const kp_loop *l, const kp_decl *d)
+{
+	unsigned b, e;
+	if (!d || d->kind != KP_D_VAR || d->is_shared || d->is_pointer || !d->type ||
+	    strchr(d->type, '&') || !k->body || !load_extent(l, &b, &e))
+		return 0;
+	if (d->begin < k->body->begin || d->end > l->node->begin)
+		return 0;
+	if (d->begin + 7 <= f->len && !strncmp(f->src + d->begin, "static ", 7))
+		return 0;
+	scratch_walk w = {d, b, e, 0};
+	/* the declaration itself names it outside: skip its statement */
+	for (int i = 0; i < k->body->nkids && !w.outside; i++) {
+		kp_node *st = k->body->kids[i];
+		if (st->begin <= d->begin && st->end >= d->end && st->kind == KP_N_DECLSTMT)
+			continue;
+		kp_node_walk(st, k->body, use_outside, &w);
+	}
+	return !w.outside;
+}
+
+typedef struct {
+	const kp_decl *d;
+	kp_node *load; /* the global load an assignment to d reads */
+} assign_walk;
+
+static int find_assign_load(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	assign_walk *w = ud;
+	if (w->load)
+		return 0;
+	if (is_assign(n) && n->nkids == 2) {
+		kp_node *r = lvalue_root(n->kids[0]);
+		if (r && r->decl == w->d)
+			w->load = find_global_load(n->kids[1]);
+	}
+	return !w->load;
+}
+
+/* The source's own register staging: the stored value reads a local of
+ * the load phase (declared in it, or a scratch register declared before
+ * the loop) whose initialiser or an assignment in the load phase loads
+ * from global memory (`float4 v = A4[i]; As[c + 0][r] = v.x; ...`, a tile
+ * transposed on its way in).  Returns that load's root and sets *via to
+ * the local. */
+static kp_node *staged_load(actx *c, kp_node *n, const kp_decl **via)
+{
+	if (!n)
+		return NULL;
+	const kp_loop *l = c->l;
+	kp_decl *d = n->kind == KP_N_DECLREF ? n->decl : NULL;
+	unsigned b, e;
+	if (d && d->kind == KP_D_VAR && !d->is_shared && load_extent(l, &b, &e)) {
+		int inside = d->begin >= b && d->end <= e;
+		kp_node *g = inside && d->init ? find_global_load(d->init) : NULL;
+		if (!g && (inside || kp_is_scratch(c->f, c->k, l, d))) {
+			assign_walk w = {d, NULL};
+			for (int i = l->load_b; i < l->load_e && !w.load; i++)
+				kp_node_walk(l->stmts[i], NULL, find_assign_load, &w);
+			g = w.load;
+		}
+		if (g) {
+			*via = d;
+			return g;
+		}
+	}
+	for (int i = 0; i < n->nkids; i++) {
+		kp_node *g = staged_load(c, n->kids[i], via);
+		if (g)
+			return g;
+	}
+	return NULL;
+}
+
 static void fill_copy(actx *c, kp_load *ld, kp_node *lhs, kp_node *rhs)
 {
 	ld->lhs = lhs;
@@ -783,6 +891,8 @@ static void fill_copy(actx *c, kp_load *ld, kp_node *lhs, kp_node *rhs)
 		/* a converting copy (__half2float(A[i]), 2.0f * A[i]): staged in
 		 * registers as computed, never a cp.async */
 		kp_node *g = find_global_load(rhs);
+		if (!g)
+			g = staged_load(c, rhs, &ld->via);
 		if (g) {
 			ld->src = g->decl;
 			ld->src_base = g;
@@ -2034,7 +2144,8 @@ static void check_dependences(actx *c, const rw_set *lw, const rw_set *cw, const
 	/* load addresses: only loop counter, bumps and invariants */
 	for (int i = 0; i < lw->nr; i++) {
 		kp_decl *d = lw->r[i];
-		if (rw_has(lw->decl, lw->nd, d) || is_ind(l, d) || d->is_shared)
+		if (rw_has(lw->decl, lw->nd, d) || is_ind(l, d) || d->is_shared ||
+		    kp_is_scratch(c->f, c->k, l, d))
 			continue;
 		if (rw_has(all->w, all->nw, d)) {
 			add_reason(
@@ -2053,7 +2164,7 @@ static void check_dependences(actx *c, const rw_set *lw, const rw_set *cw, const
 		}
 	for (int i = 0; i < lw->nw; i++) {
 		kp_decl *d = lw->w[i];
-		if (d->is_shared || rw_has(lw->decl, lw->nd, d))
+		if (d->is_shared || rw_has(lw->decl, lw->nd, d) || kp_is_scratch(c->f, c->k, l, d))
 			continue;
 		add_reason(c, lw->wat[i], "kpipe-load-side-effect",
 			   "the load phase modifies '%s', which lives outside it", d->name);

@@ -59,6 +59,8 @@ typedef struct {
 	kp_node *cond;         /* guard condition */
 	const char *otherwise; /* text stored when the guard fails */
 	int pure;              /* the stored value is the loaded value (or 0) */
+	const kp_decl *via;    /* staged by the source: the load-phase local the
+				* stored value reads (float4 v = A4[i]; As[..] = v.x) */
 	int depth;             /* enclosing loops inside the load phase */
 	kp_node *loops[4];     /* those loops, outermost first */
 	kp_range ranges[4];    /* those loops read as counted loops */
@@ -184,5 +186,14 @@ typedef struct {
 	kp_occupancy occ;
 } kp_budget;
 void kp_loop_budget(const kp_loop *l, const kp_arch *a, int stages, kp_budget *out);
+
+/* Whether d is a scratch register of l's load phase: a plain local of
+ * kernel k declared before the loop and named only in the load phase
+ * (the source's own staging array, `float ldg_a[4];`). */
+int kp_is_scratch(const kp_file *f, const kp_kernel *k, const kp_loop *l, const kp_decl *d);
+
+/* The variable an lvalue (or address) expression is rooted at: the
+ * DECLREF of `As` in `As[i][j]`, `*(float4 *)&As[i]`, `p + 4`; or NULL. */
+kp_node *kp_lvalue_root(kp_node *n);
 
 #endif

@@ -482,10 +482,8 @@ int kp_cli_print_ignored_errors(const kp_file *f)
 				"%s:%d:%d: warning: in kernel '%s', which is not rewritten: %s\n",
 				d->file, d->line, d->col, d->kernel, d->message);
 		else
-			fprintf(stderr,
-				"%s:%d:%d: warning: ignored, outside every kernel (host code nvcc may "
-				"accept): %s\n",
-				d->file, d->line, d->col, d->message);
+			fprintf(stderr, "%s:%d:%d: warning: %s: %s\n", d->file, d->line, d->col,
+				kp_parse_diag_note(d), d->message);
 		n++;
 	}
 	return n;

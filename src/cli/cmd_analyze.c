@@ -210,7 +210,9 @@ static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 			if (ld->depth)
 				printf(", in %d nested loop%s", ld->depth,
 				       ld->depth > 1 ? "s" : "");
-			if (!ld->pure)
+			if (ld->via)
+				printf(", staged in '%s'", ld->via->name);
+			else if (!ld->pure)
 				printf(", converting");
 			printf("\n");
 		}
@@ -329,6 +331,8 @@ static void json_loads(cJSON *j, const kp_loop *l)
 		if (ld->otherwise)
 			cJSON_AddStringToObject(x, "otherwise", ld->otherwise);
 		cJSON_AddBoolToObject(x, "pure_copy", ld->pure);
+		if (ld->via)
+			cJSON_AddStringToObject(x, "staged_in", ld->via->name);
 		cJSON_AddNumberToObject(x, "loop_depth", ld->depth);
 		cJSON_AddItemToArray(loads, x);
 	}

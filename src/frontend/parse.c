@@ -1170,7 +1170,7 @@ void kp_clang_base_args(const char *arch, const char *cuda_path, kp_strbuf *stor
 		ADD_ARG("--cuda-path=%s", cuda_path);
 	ADD_ARG("-std=c++17");
 	ADD_ARG("-Wno-unknown-cuda-version");
-	ADD_ARG("-ferror-limit=50");
+	ADD_ARG("-ferror-limit=0"); /* every error is placed: kernel or not */
 	const char *sd = stub_dir(cuda_path);
 	if (sd) {
 		ADD_ARG("-isystem");
@@ -1549,6 +1549,8 @@ static void add_diag(kp_file *f, CXDiagnostic d, pctx *c)
 	CXString cat = clang_getDiagnosticCategoryText(d);
 	const char *cs = clang_getCString(cat);
 	x->semantic = cs && !strcmp(cs, "Semantic Issue");
+	x->missing_include = cs && !strcmp(cs, "Lexical or Preprocessor Issue") &&
+			     strstr(x->message, "file not found");
 	clang_disposeString(cat);
 	f->diags = nd;
 	f->ndiags++;
@@ -1766,7 +1768,10 @@ static void build_header_models(pctx *c, const kp_parse_opts *o, const header_po
 
 /* Whether the translation unit's errors leave kernels to analyse: every
  * error a semantic one (not a parse error, which can change where a kernel
- * ends) in the main file or a project header (host code clang rejects and
+ * ends) or a header that is not found (torch/extension.h where PyTorch is
+ * not installed: the names it declares are then undeclared, semantic
+ * errors, and a kernel that uses one is marked) in the main file or a
+ * project header (host code clang rejects and
  * nvcc accepts: `time()` without <ctime>, host `max` on mixed types; a
  * `__shared__` object clang will not construct).  Parse errors and errors
  * in other headers stop the file. */
@@ -1776,7 +1781,7 @@ static int errors_tolerable(const kp_file *f, const header_policy *pol)
 		const kp_parse_diag *d = &f->diags[i];
 		if (strcmp(d->severity, "error"))
 			continue;
-		if (d->line <= 0 || !d->semantic)
+		if (d->line <= 0 || (!d->semantic && !d->missing_include))
 			return 0;
 		if (d->file == f->path)
 			continue;

@@ -136,3 +136,13 @@ void kp_node_walk(kp_node *n, kp_node *parent, kp_visit_fn fn, void *ud)
 	for (int i = 0; i < n->nkids; i++)
 		kp_node_walk(n->kids[i], n, fn, ud);
 }
+
+const char *kp_parse_diag_note(const kp_parse_diag *d)
+{
+	if (d->kernel)
+		return "in a kernel that is not rewritten";
+	if (d->missing_include)
+		return "kernels analysed without this header (a kernel that needs it is not "
+		       "rewritten; give its directory with -I after --, or use -p)";
+	return "ignored, outside every kernel (host code nvcc may accept)";
+}

@@ -148,9 +148,10 @@ typedef struct {
 	const char *severity; /* "error", "warning", "note" */
 	const char *file;
 	const char *message;
-	int semantic;       /* clang's "Semantic Issue" category (not a parse error) */
-	const char *kernel; /* an error inside a kernel: its name (f->kernels or a
-			     * header's); NULL when outside every kernel */
+	int semantic;        /* clang's "Semantic Issue" category (not a parse error) */
+	int missing_include; /* an #include clang could not find */
+	const char *kernel;  /* an error inside a kernel: its name (f->kernels or a
+			      * header's); NULL when outside every kernel */
 } kp_parse_diag;
 
 typedef struct kp_file {
@@ -223,5 +224,9 @@ int kp_node_is_call_to(const kp_node *n, const char *name);
 const kp_node *kp_node_strip(const kp_node *n);                    /* parens, casts */
 typedef int (*kp_visit_fn)(kp_node *n, kp_node *parent, void *ud); /* return 0 to skip kids */
 void kp_node_walk(kp_node *n, kp_node *parent, kp_visit_fn fn, void *ud);
+
+/* How a tolerated error (kp_file.outside_errors) is reported, as the
+ * warning's text before clang's message (static text). */
+const char *kp_parse_diag_note(const kp_parse_diag *d);
 
 #endif

@@ -622,12 +622,9 @@ static void report_outside_errors(kp_rw_result *r, kp_file *f)
 						       "in kernel '%s', which is not rewritten: %s",
 						       d->kernel, d->message));
 		else
-			kp_rw_diag_add(
-				r, d->file, d->line, d->col, off, "warning", NULL,
-				kp_arena_printf(&f->arena,
-						"ignored, outside every kernel (host code nvcc "
-						"may accept): %s",
-						d->message));
+			kp_rw_diag_add(r, d->file, d->line, d->col, off, "warning", NULL,
+				       kp_arena_printf(&f->arena, "%s: %s", kp_parse_diag_note(d),
+						       d->message));
 	}
 }
 

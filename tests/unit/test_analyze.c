@@ -1407,6 +1407,32 @@ Test(parse, errors_outside_kernels_are_ignored)
 	cr_expect_eq(F.outside_errors, 0);
 }
 
+/* A header clang cannot find (PyTorch's, where PyTorch is not installed):
+ * its names are undeclared in host code and its macros leave the binding
+ * block after the kernels unknown (semantic errors); the kernels are
+ * analysed, the missing header reported.  A parse error still stops the
+ * file. */
+Test(parse, missing_header_spares_the_kernels)
+{
+	static const char torch[] = "#include <kp_no_such_dir/extension.h>\n" ELIGIBLE
+				    "void bind(torch::Tensor a) { TORCH_CHECK(a.is_cuda()); }\n"
+				    "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n"
+				    "  m.def(\"mm\", &bind, \"mm\");\n"
+				    "}\n";
+	analyze_src(torch);
+	cr_expect(F.outside_errors > 2, "%d", F.outside_errors);
+	int missing = 0;
+	for (int i = 0; i < F.ndiags; i++)
+		missing += F.diags[i].missing_include;
+	cr_expect_eq(missing, 1);
+	cr_expect(only_loop()->eligible);
+	release();
+	static const char early[] = "#include <kp_no_such_dir/extension.h>\n"
+				    "int broken = ;\n" ELIGIBLE;
+	int rc = parse_as("snippet.cu", early, "sm_90", NULL, 0);
+	cr_expect_eq(rc, KP_PARSE_ERRORS, "a parse error must stop the file: %d", rc);
+}
+
 /* An error inside one kernel marks that kernel (never rewritten: its loop
  * is refused with kpipe-kernel-error); the file's other kernels are
  * analysed as usual. */
@@ -1622,4 +1648,119 @@ Test(analyze, copy_loop_block_strided)
 	cr_expect(strstr(x.why_not, "line 15: the copy loop has no compile-time trip count"), "%s",
 		  x.why_not);
 	cr_expect(CP(l).ok, "cp.async: %s", CP(l).why_not ? CP(l).why_not : "");
+}
+
+/* --- copies the source stages in registers itself (#16 item 3) --------------
+ * A is read as a float4 and stored down a column of As (transposed): one
+ * kernel, the staging register declared in the load phase (STAGED_LOCAL) or
+ * before the loop (STAGED_SCRATCH, with `extra` lines after the loop). */
+#define STAGED_HEAD(decl)                                                                          \
+	"__global__ void __launch_bounds__(64) st(const float *A, const float *B, float *C,\n"     \
+	"                                         int N, int K)\n"                                 \
+	"{\n"                                                                                      \
+	"    __shared__ float As[16 * 16];\n"                                                      \
+	"    __shared__ float Bs[16 * 16];\n"                                                      \
+	"    int t = threadIdx.x, r = t / 4, c = t % 4;\n"                                         \
+	"    float acc = 0.0f;\n" decl "    for (int k0 = 0; k0 < K; k0 += 16) {\n"
+#define STAGED_LOADS(first)                                                                        \
+	first "        As[(c * 4 + 0) * 16 + r] = v[0];\n"                                         \
+	      "        As[(c * 4 + 1) * 16 + r] = v[1];\n"                                         \
+	      "        As[(c * 4 + 2) * 16 + r] = v[2];\n"                                         \
+	      "        As[(c * 4 + 3) * 16 + r] = v[3];\n"                                         \
+	      "        reinterpret_cast<float4 *>(&Bs[t * 4])[0] =\n"                              \
+	      "            reinterpret_cast<const float4 *>(&B[(k0 + r) * N + c * 4])[0];\n"       \
+	      "        __syncthreads();\n"
+#define STAGED_TAIL(comp, after)                                                                   \
+	"        for (int kk = 0; kk < 16; ++kk)\n"                                                \
+	"            acc += As[kk * 16 + r] * Bs[kk * 16 + c] " comp ";\n"                         \
+	"        __syncthreads();\n"                                                               \
+	"    }\n"                                                                                  \
+	"    C[t] = acc" after ";\n"                                                               \
+	"}\n"
+#define STAGED_WRITE                                                                               \
+	"        reinterpret_cast<float4 *>(v)[0] =\n"                                             \
+	"            reinterpret_cast<const float4 *>(&A[r * K + k0 + c * 4])[0];\n"
+#define STAGED_SCRATCH(comp, after)                                                                \
+	STAGED_HEAD("    float v[4] = {};\n") STAGED_LOADS(STAGED_WRITE) STAGED_TAIL(comp, after)
+
+/* float4 v = ...; As[..] = v.x (here v[0] of a float array): register
+ * staging carries it, cp.async says why not, and the rewrite stores the
+ * staging registers, not the loads, after the math. */
+Test(analyze, staged_local_register)
+{
+	analyze_src(STAGED_HEAD("") STAGED_LOADS("        float v[4];\n" STAGED_WRITE)
+			    STAGED_TAIL("", ""));
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_assert(l->eligible);
+	cr_assert_eq(l->nloads, 5);
+	for (int i = 0; i < 4; i++) {
+		cr_assert_not_null(l->loads[i].via, "load %d", i);
+		cr_expect_str_eq(l->loads[i].via->name, "v");
+		cr_assert_not_null(l->loads[i].src);
+		cr_expect_str_eq(l->loads[i].src->name, "A");
+	}
+	cr_expect_null(l->loads[4].via);
+	kp_xfacts cp = CP(l);
+	cr_expect_not(cp.ok);
+	cr_assert_not_null(cp.why_not);
+	cr_expect(strstr(cp.why_not, "from the register 'v'"), "%s", cp.why_not);
+	cr_expect(RG(l).ok, "%s", RG(l).why_not ? RG(l).why_not : "");
+	char *out = register_text(l);
+	/* the fetch fills v from the next tile; the store writes no load */
+	cr_expect(strstr(out, "kp_reg0[0] = v[0];"), "%s", out);
+	cr_expect(strstr(out, "As[kp_stage ^ 1][(c * 4 + 3) * 16 + r] = kp_reg3[0];"), "%s", out);
+	const char *store = strstr(out, "As[kp_stage ^ 1]");
+	cr_assert_not_null(store);
+	cr_expect_null(strstr(store, "A[r * K"), "the store part loads again:\n%s", out);
+	free(out);
+}
+
+/* The staging array declared before the loop and named only in the load
+ * phase (a scratch register): the same, and the store part drops the
+ * write to it (it would load again, unguarded, on the last tile). */
+Test(analyze, staged_scratch_register)
+{
+	analyze_src(STAGED_SCRATCH("", ""));
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_assert(l->eligible);
+	cr_assert_not_null(l->loads[0].via);
+	cr_expect_str_eq(l->loads[0].via->name, "v");
+	cr_expect(RG(l).ok, "%s", RG(l).why_not ? RG(l).why_not : "");
+	char *out = register_text(l);
+	const char *store = strstr(out, "As[kp_stage ^ 1]");
+	cr_assert_not_null(store);
+	cr_expect_null(strstr(store, "reinterpret_cast<float4 *>(v)"),
+		       "the store part writes the scratch register:\n%s", out);
+	cr_expect(strstr(out, "reinterpret_cast<float4 *>(v)[0] =\n"), "%s", out);
+	free(out);
+}
+
+/* Near misses: the staging array is read by the compute phase or after
+ * the loop (it carries a value out of the load phase), or is filled from
+ * shared memory: refused, each with its reason. */
+Test(analyze, staged_near_misses)
+{
+	analyze_src(STAGED_SCRATCH("+ v[1]", ""));
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect_not(l->eligible);
+	cr_expect_not_null(find_reason(l, "kpipe-load-side-effect"));
+	release();
+
+	analyze_src(STAGED_SCRATCH("", " + v[0]"));
+	l = only_loop();
+	log_reasons(l);
+	cr_expect_not(l->eligible);
+	cr_expect_not_null(find_reason(l, "kpipe-load-side-effect"));
+	release();
+
+	analyze_src(STAGED_HEAD("    float v[4] = {};\n") STAGED_LOADS(
+		"        reinterpret_cast<float4 *>(v)[0] = reinterpret_cast<float4 *>(&Bs[t * 4])[0];\n")
+			    STAGED_TAIL("", ""));
+	l = only_loop();
+	log_reasons(l);
+	cr_expect_not(l->eligible);
+	cr_expect_not_null(find_reason(l, "kpipe-load-depends-on-compute"));
 }
