@@ -27,10 +27,15 @@ table() {
 siboehm_3|sg|src/kernels/3_kernel_shared_mem_blocking.cuh|src/runner.cu|sgemm_shared_mem_block|<32>|1024|CEIL(M,32);CEIL(N,32)|32|32
 siboehm_4|sg|src/kernels/4_kernel_1D_blocktiling.cuh|src/runner.cu|sgemm1DBlocktiling|<64, 64, 8, 8>|512|CEIL(N,64);CEIL(M,64)|64|64
 siboehm_5|sg|src/kernels/5_kernel_2D_blocktiling.cuh|src/runner.cu|sgemm2DBlocktiling|<128, 128, 8, 8, 8>|256|CEIL(N,128);CEIL(M,128)|128|128
+siboehm_6|sg|src/kernels/6_kernel_vectorize.cuh|src/runner.cu|sgemmVectorize|<128, 128, 8, 8, 8>|256|CEIL(N,128);CEIL(M,128)|128|128
+siboehm_7|sg|src/kernels/7_kernel_resolve_bank_conflicts.cuh|src/runner.cu|sgemmResolveBankConflicts|<128, 128, 8, 8, 8>|256|CEIL(N,128);CEIL(M,128)|128|128
+siboehm_8|sg|src/kernels/8_kernel_bank_extra_col.cuh|src/runner.cu|sgemmResolveBankExtraCol|<128, 128, 8, 8, 8>|256|CEIL(N,128);CEIL(M,128)|128|128
+siboehm_9|sg|src/kernels/9_kernel_autotuned.cuh|src/runner.cu|sgemmAutotuned|<128, 128, 16, 8, 8>|256|CEIL(N,128);CEIL(M,128)|128|128
 wangzyon_2|ws|src/kernel/kernel_2.cuh|src/utils.cu|mysgemm_v2|<32>|1024|CEIL(M,32);CEIL(N,32)|32|32
 wangzyon_3|ws|src/kernel/kernel_3.cuh|src/utils.cu|mysgemm_v3|<64, 64, 8, 8>|512|CEIL(M,64);CEIL(N,64)|64|64
 wangzyon_4|ws|src/kernel/kernel_4.cuh|src/utils.cu|mysgemm_v4|<128, 128, 8, 8, 8>|256|CEIL(M,128);CEIL(N,128)|128|128
 wangzyon_5|ws|src/kernel/kernel_5.cuh|src/utils.cu|mysgemm_v5|<128, 128, 8, 8, 8>|256|CEIL(M,128);CEIL(N,128)|128|128
+wangzyon_6|ws|src/kernel/kernel_6.cuh|src/utils.cu|mysgemm_v6|<128, 128, 8, 8, 8>|256|CEIL(M,128);CEIL(N,128)|128|128
 EOF
 }
 

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""bench/public_eval.py - what kpipe does with public CUDA code, as it comes.
+
+For every runner file of the manifest (bench/public_eval.tsv), runs
+`kpipe analyze --format json` with no flags but those the manifest gives
+(the include directories the project's own build passes), and prints one
+row per candidate K-loop: the repository key, the loop's file and line (in
+the checkout), the kernel, and the verdict:
+
+  rewritten: VARIANT[, N stages]   the plan kpipe would write
+  already pipelined               kpipe-already-pipelined
+  refused: ID, ID ...             the refusal ids, in kpipe's order
+  file not analysed: ...          kpipe's error for the whole file
+
+No code of the projects is kept in this repository: fetch them yourself
+(e.g. `git clone`), unpack each where KEY names it, and pass the folders:
+
+  python3 bench/public_eval.py --kpipe build/kpipe --tree sg=/path/SGEMM_CUDA \\
+      --tree ws=... --tree lc=... --tree cs=... --tree fam=... [--md]
+
+--md prints a Markdown table (docs/public-eval.md keeps one).  A key
+without a --tree is skipped with a note.  Standard library only.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+
+def read_manifest(path):
+    rows = []
+    for line in open(path, encoding="utf-8"):
+        line = line.rstrip("\n")
+        if not line or line.startswith("#"):
+            continue
+        key, runner, args = (line.split("|") + ["", ""])[:3]
+        rows.append((key, runner, args.split() if args else []))
+    return rows
+
+
+def verdict(loop):
+    plan = loop.get("plan") or {}
+    if plan.get("variant"):
+        st = plan.get("stages", 2)
+        return "rewritten: %s%s" % (plan["variant"], "" if st == 2 else ", %d stages" % st)
+    if loop.get("already_pipelined"):
+        return "already pipelined"
+    ids = []
+    for r in loop.get("reasons", []):
+        i = r.get("id")
+        if i and i not in ids:
+            ids.append(i)
+    if plan.get("refused") and plan["refused"] not in ids:
+        ids.append(plan["refused"])
+    return "refused: " + ", ".join(ids) if ids else "refused"
+
+
+def analyse(kpipe, tree, runner, args):
+    cmd = [kpipe, "analyze", "--format", "json", runner]
+    extra = [a.replace("{tree}", tree) for a in args]
+    if extra:
+        cmd += ["--"] + extra
+    p = subprocess.run(cmd, cwd=tree, capture_output=True, text=True, timeout=600)
+    err = [l for l in p.stderr.splitlines() if "error" in l]
+    err = err[-1] if err else "exit %d" % p.returncode
+    try:
+        data = json.loads(p.stdout)
+    except ValueError:
+        return None, err
+    return (data, None) if data.get("files") else (None, err)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kpipe", default="build/kpipe")
+    ap.add_argument("--manifest",
+                    default=os.path.join(os.path.dirname(__file__), "public_eval.tsv"))
+    ap.add_argument("--tree", action="append", default=[], help="KEY=DIR")
+    ap.add_argument("--md", action="store_true")
+    a = ap.parse_args()
+    kpipe = os.path.abspath(a.kpipe)
+    trees = dict(t.split("=", 1) for t in a.tree)
+    rows = []
+    for key, runner, args in read_manifest(a.manifest):
+        if key not in trees:
+            print("# %s: no --tree %s=DIR, skipped" % (runner, key), file=sys.stderr)
+            continue
+        tree = os.path.abspath(trees[key])
+        data, err = analyse(kpipe, tree, runner, args)
+        if err:
+            rows.append((key, runner, "", "", "file not analysed: " + err))
+            continue
+        for f in data.get("files", []):
+            for k in f.get("kernels", []):
+                for l in k.get("loops", []):
+                    path = l.get("file") or f.get("file")
+                    if os.path.isabs(path):
+                        path = os.path.relpath(path, tree)
+                    rows.append((key, path, l.get("line"), k.get("name"), verdict(l)))
+    seen = set()
+    out = []
+    for r in rows:  # a header kernel analysed through two runners: once
+        if r[:4] in seen and r[2] != "":
+            continue
+        seen.add(r[:4])
+        out.append(r)
+    if a.md:
+        print("| repo | file | line | kernel | verdict |")
+        print("|---|---|---|---|---|")
+        for key, path, line, kern, v in out:
+            print("| %s | `%s` | %s | `%s` | %s |" % (key, path, line, kern or "", v))
+    else:
+        for r in out:
+            print("\t".join(str(x) for x in r))
+    n = sum(1 for r in out if r[4].startswith("rewritten"))
+    print("# %d loops, %d rewritten" % (len(out), n), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
