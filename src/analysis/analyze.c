@@ -1880,6 +1880,12 @@ static void find_exit_barrier(actx *c)
 	if (!c->k->body || !l->node->in_main)
 		return;
 	count_enclosing(c->k->body, l->node, &depth);
+	if (c->k->is_device) {
+		l->exit_barrier = 1;
+		l->exit_barrier_why = "the loop is in a __device__ function, which its callers may "
+				      "call again";
+		return;
+	}
 	if (depth > 0) {
 		l->exit_barrier = 1;
 		l->exit_barrier_why = "the loop is nested in another loop";

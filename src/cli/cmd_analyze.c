@@ -575,14 +575,25 @@ static void analyze_model(const kp_cli *o, const kp_file_setup *fs, kp_file *f, 
 		}
 		jk = cJSON_AddArrayToObject(jf, "kernels");
 		cJSON_AddItemToArray(files, jf);
-	} else
-		printf("%s%s%s%s: %d kernel%s, %d candidate loop%s (target %s%s%s%s)\n", path,
-		       from ? " (included from " : "", from ? from : "", from ? ")" : "",
-		       an.nkernels, an.nkernels == 1 ? "" : "s", an.nloops,
-		       an.nloops == 1 ? "" : "s", an_arch,
+	} else {
+		int ndev = 0;
+		for (int ki = 0; ki < f->nkernels; ki++)
+			ndev += f->kernels[ki]->is_device;
+		int nk = an.nkernels - ndev;
+		printf("%s%s%s%s: %d kernel%s%s, %d candidate loop%s (target %s%s%s%s)\n", path,
+		       from ? " (included from " : "", from ? from : "", from ? ")" : "", nk,
+		       nk == 1 ? "" : "s",
+		       !ndev ? ""
+		       : ndev == 1
+			       ? ", 1 __device__ function with __shared__ arrays"
+			       : kp_arena_printf(&f->arena,
+						 ", %d __device__ functions with __shared__ arrays",
+						 ndev),
+		       an.nloops, an.nloops == 1 ? "" : "s", an_arch,
 		       fs->arch_from_db ? ", from compile_commands.json" : "",
 		       strcmp(ps_arch, an_arch) ? "; parsed as " : "",
 		       strcmp(ps_arch, an_arch) ? ps_arch : "");
+	}
 	for (int ki = 0; ki < f->nkernels; ki++) {
 		kp_kernel *k = f->kernels[ki];
 		if (o->kernel && strcmp(o->kernel, k->name))
@@ -598,10 +609,19 @@ static void analyze_model(const kp_cli *o, const kp_file_setup *fs, kp_file *f, 
 			for (int i = 0; i < k->ninst; i++)
 				cJSON_AddItemToArray(ins, cJSON_CreateString(k->inst_args[i]));
 			cJSON_AddNumberToObject(x, "launch_bounds", k->launch_bounds);
+			if (k->is_device) {
+				cJSON_AddBoolToObject(x, "device_function", 1);
+				if (k->callers)
+					cJSON_AddStringToObject(x, "called_from", k->callers);
+			}
 			jl = cJSON_AddArrayToObject(x, "loops");
 			cJSON_AddItemToArray(jk, x);
 		} else {
-			printf("kernel %s (line %d)", k->display, k->line);
+			printf("%s %s (line %d)", k->is_device ? "__device__ function" : "kernel",
+			       k->display, k->line);
+			if (k->is_device)
+				printf(", called from %s",
+				       k->callers ? k->callers : "no kernel of the file");
 			if (k->ninst) {
 				printf(", instantiated as");
 				for (int i = 0; i < k->ninst; i++)

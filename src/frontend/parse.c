@@ -230,6 +230,7 @@ typedef struct {
 	pctx *c;
 	int shared, global, is_const;
 	int align;
+	int device, host;
 } attr_scan;
 
 static enum CXChildVisitResult scan_attrs(CXCursor cur, CXCursor parent, CXClientData ud)
@@ -239,6 +240,8 @@ static enum CXChildVisitResult scan_attrs(CXCursor cur, CXCursor parent, CXClien
 	switch (clang_getCursorKind(cur)) {
 	case CXCursor_CUDASharedAttr: s->shared = 1; break;
 	case CXCursor_CUDAGlobalAttr: s->global = 1; break;
+	case CXCursor_CUDADeviceAttr: s->device = 1; break;
+	case CXCursor_CUDAHostAttr: s->host = 1; break;
 	case CXCursor_AlignedAttr: s->align = 1; break;
 	default: break;
 	}
@@ -289,7 +292,7 @@ static kp_decl *decl_for(pctx *c, CXCursor ref)
 			}
 		}
 	}
-	attr_scan as = {c, 0, 0, 0, 0};
+	attr_scan as = {c, 0, 0, 0, 0, 0, 0};
 	clang_visitChildren(canon, scan_attrs, &as);
 	d->is_shared = as.shared;
 	CXSourceRange r = clang_getCursorExtent(canon);
@@ -1050,6 +1053,57 @@ static void fill_kernel(kernel_scan *ks, CXCursor cur, int is_template)
 	ks->v[ks->n++] = k;
 }
 
+static int has_shared_decl(const kp_node *n)
+{
+	if (!n)
+		return 0;
+	if (n->kind == KP_N_VARDECL && n->decl && n->decl->is_shared && n->decl->is_array)
+		return 1;
+	for (int i = 0; i < n->nkids; i++)
+		if (has_shared_decl(n->kids[i]))
+			return 1;
+	return 0;
+}
+
+typedef struct {
+	const kp_kernel *callee;
+	int calls;
+} call_walk;
+
+static int find_call(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	call_walk *w = ud;
+	if (n->kind == KP_N_CALL && n->decl && n->decl->kind == KP_D_FUNC && n->name &&
+	    !strcmp(n->name, w->callee->name) && n->decl->line == w->callee->line)
+		w->calls++;
+	return 1;
+}
+
+/* A __device__ function's callers among the file's kernels, and their
+ * __launch_bounds__ when every caller has the same. */
+static void device_callers(kp_file *f, kp_kernel *d)
+{
+	kp_strbuf names = KP_STRBUF_INIT;
+	int bounds = -1;
+	for (int i = 0; i < f->nkernels; i++) {
+		kp_kernel *k = f->kernels[i];
+		if (k->is_device)
+			continue;
+		call_walk w = {d, 0};
+		kp_node_walk(k->body, NULL, find_call, &w);
+		if (!w.calls)
+			continue;
+		kp_strbuf_addf(&names, "%s%s", names.len ? ", " : "", k->name);
+		bounds = bounds < 0 || bounds == k->launch_bounds ? k->launch_bounds : 0;
+	}
+	if (names.len)
+		d->callers = kp_arena_strdup(&f->arena, kp_strbuf_str(&names));
+	if (!d->launch_bounds && bounds > 0)
+		d->launch_bounds = bounds;
+	kp_strbuf_release(&names);
+}
+
 static enum CXChildVisitResult find_kernels(CXCursor cur, CXCursor parent, CXClientData ud)
 {
 	(void)parent;
@@ -1065,11 +1119,21 @@ static enum CXChildVisitResult find_kernels(CXCursor cur, CXCursor parent, CXCli
 		return CXChildVisit_Continue;
 	if (k == CXCursor_FunctionDecl && clang_Cursor_getNumTemplateArguments(cur) > 0)
 		return CXChildVisit_Continue; /* explicit specialisation body: rare, skip */
-	attr_scan as = {ks->c, 0, 0, 0, 0};
+	attr_scan as = {ks->c, 0, 0, 0, 0, 0, 0};
 	clang_visitChildren(cur, scan_attrs, &as);
-	if (!as.global)
+	if (as.global) {
+		fill_kernel(ks, cur, k == CXCursor_FunctionTemplate);
+		return CXChildVisit_Continue;
+	}
+	/* a __device__ function with __shared__ arrays of its own: its
+	 * K-loops are candidates too (the kernels' launch bounds are its) */
+	if (!as.device || as.host)
 		return CXChildVisit_Continue;
 	fill_kernel(ks, cur, k == CXCursor_FunctionTemplate);
+	kp_kernel *dk = ks->v[ks->n - 1];
+	dk->is_device = 1;
+	if (!has_shared_decl(dk->body))
+		ks->n--;
 	return CXChildVisit_Continue;
 }
 
@@ -1603,6 +1667,9 @@ static void build_model(pctx *c, const char *const *argv, int nstore)
 		memcpy(f->kernels, ks.v, sizeof(kp_kernel *) * (size_t)ks.n);
 	f->nkernels = ks.n;
 	free(ks.v);
+	for (int i = 0; i < f->nkernels; i++)
+		if (f->kernels[i]->is_device)
+			device_callers(f, f->kernels[i]);
 	if (any_template) {
 		scan_explicit_insts(f);
 		/* the same list, in the same order, whatever the order of the
@@ -1682,7 +1749,7 @@ static enum CXChildVisitResult find_header_kernels(CXCursor cur, CXCursor parent
 	for (int i = 0; i < h->n; i++)
 		if (clang_File_isEqual(file, h->files[i]))
 			return CXChildVisit_Continue;
-	attr_scan as = {h->c, 0, 0, 0, 0};
+	attr_scan as = {h->c, 0, 0, 0, 0, 0, 0};
 	clang_visitChildren(cur, scan_attrs, &as);
 	if (!as.global)
 		return CXChildVisit_Continue;

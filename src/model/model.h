@@ -131,7 +131,14 @@ typedef struct {
 	const char **inst_args;      /* "32, 32, 8" per instantiation */
 	long long (*inst_values)[8]; /* value arguments by parameter position (0 otherwise) */
 	kp_targ (*inst_targs)[8];    /* per instantiation, the first 8 arguments */
-	int launch_bounds;           /* __launch_bounds__ max threads, 0 none */
+	int launch_bounds;           /* __launch_bounds__ max threads, 0 none; a
+					__device__ function: its calling kernels'
+					when they agree */
+	/* a __device__ function with __shared__ arrays of its own (its K-loops
+	 * are candidates like a kernel's), not a __global__ kernel */
+	int is_device;
+	const char *callers; /* is_device: the kernels of the file calling it,
+				"k1, k2" (NULL: none seen) */
 	/* the first compiler error inside the kernel ("line 12: message"), or
 	 * NULL: such a kernel is analysed but never rewritten (the other
 	 * kernels of the file are; parse.c) */

@@ -1764,3 +1764,56 @@ Test(analyze, staged_near_misses)
 	cr_expect_not(l->eligible);
 	cr_expect_not_null(find_reason(l, "kpipe-load-depends-on-compute"));
 }
+
+/* --- K-loops in __device__ functions (#16 item 5) ---------------------------
+ * A __device__ function with __shared__ arrays of its own is analysed like a
+ * kernel: its callers are named, their common __launch_bounds__ is its
+ * block size, and its pipelined loop always ends with a barrier (a caller
+ * may call it again).  A function without __shared__ arrays is no
+ * candidate. */
+#define DEVFN(bounds2)                                                                             \
+	"#define TILE 16\n"                                                                        \
+	"__device__ void part(const float *A, const float *B, float *C, int N, int K)\n"           \
+	"{\n"                                                                                      \
+	"    __shared__ float As[TILE][TILE];\n"                                                   \
+	"    __shared__ float Bs[TILE][TILE];\n"                                                   \
+	"    int tx = threadIdx.x % TILE, ty = threadIdx.x / TILE;\n"                              \
+	"    float acc = 0.0f;\n"                                                                  \
+	"    for (int k0 = 0; k0 < K; k0 += TILE) {\n"                                             \
+	"        As[ty][tx] = A[ty * K + k0 + tx];\n"                                              \
+	"        Bs[ty][tx] = B[(k0 + ty) * N + tx];\n"                                            \
+	"        __syncthreads();\n"                                                               \
+	"        for (int kk = 0; kk < TILE; ++kk)\n"                                              \
+	"            acc += As[ty][kk] * Bs[kk][tx];\n"                                            \
+	"        __syncthreads();\n"                                                               \
+	"    }\n"                                                                                  \
+	"    C[ty * N + tx] = acc;\n"                                                              \
+	"}\n"                                                                                      \
+	"__device__ float plain(const float *p) { return p[0]; }\n"                                \
+	"__global__ void __launch_bounds__(256) one(const float *A, const float *B, float *C,\n"   \
+	"                                           int N, int K) { part(A, B, C, N, K); }\n"      \
+	"__global__ void __launch_bounds__(" bounds2 ") two(const float *A, const float *B,\n"     \
+	"                  float *C, int N, int K) { C[0] = plain(A); part(A, B, C, N, K); }\n"
+
+Test(analyze, device_function_loop)
+{
+	analyze_src(DEVFN("256"));
+	cr_assert_eq(F.nkernels, 3, "part, one, two: %d", F.nkernels);
+	const kp_kernel *d = F.kernels[0];
+	cr_expect_str_eq(d->name, "part");
+	cr_expect(d->is_device);
+	cr_assert_not_null(d->callers);
+	cr_expect_str_eq(d->callers, "one, two");
+	cr_expect_eq(d->launch_bounds, 256);
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_assert(l->eligible);
+	cr_expect_eq(l->kernel, d);
+	cr_expect(l->exit_barrier);
+	cr_assert_not_null(l->exit_barrier_why);
+	cr_expect(strstr(l->exit_barrier_why, "__device__"), "%s", l->exit_barrier_why);
+	release();
+	/* callers that disagree: no block size from them */
+	analyze_src(DEVFN("128"));
+	cr_expect_eq(F.kernels[0]->launch_bounds, 0);
+}
