@@ -365,6 +365,34 @@ static const char *const pipeline_calls[] = {
 	"producer_acquire",        "consumer_wait",     "cp_async_wait",
 };
 
+/* Whether the macro an inline-asm statement comes from (the identifier its
+ * text starts with, `CP_ASYNC_CG(dst, src, 16)`) is #defined in the file
+ * with "cp.async" in its body. */
+static int asm_macro_is_cp_async(const kp_file *f, const kp_node *n)
+{
+	const char *t = kp_node_text((kp_file *)f, (kp_node *)n);
+	size_t len = 0;
+	while (t && kp_is_ident_char(t[len]))
+		len++;
+	if (!len)
+		return 0;
+	for (const char *p = f->src; (p = strstr(p, "#define")) != NULL; p += 7) {
+		const char *q = p + 7;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (strncmp(q, t, len) || kp_is_ident_char(q[len]))
+			continue;
+		/* the definition, continuation lines included */
+		const char *e = q;
+		while (*e && (*e != '\n' || e[-1] == '\\'))
+			e++;
+		for (const char *c = q; c + 8 <= e; c++)
+			if (!strncmp(c, "cp.async", 8))
+				return 1;
+	}
+	return 0;
+}
+
 static void scan_calls(kp_node *n, scan_info *s, int in_if, int in_loop)
 {
 	if (!n)
@@ -399,7 +427,8 @@ static void scan_calls(kp_node *n, scan_info *s, int in_if, int in_loop)
 	}
 	if (n->kind == KP_N_ASM) {
 		s->asm_stmt++;
-		if (n->in_main && strstr(kp_node_text(s->c->f, n), "cp.async")) {
+		if (n->in_main && (strstr(kp_node_text(s->c->f, n), "cp.async") ||
+				   (n->from_macro && asm_macro_is_cp_async(s->c->f, n)))) {
 			s->pipeline++;
 			if (!s->first_pipeline)
 				s->first_pipeline = n;
@@ -1267,6 +1296,53 @@ static int stage_ref(kp_node *n, kp_node *parent, void *ud)
 }
 
 /* A loop kpipe already rewrote (register staging leaves no cp.async). */
+typedef struct {
+	const kp_node *loop;
+	const kp_decl *tile; /* out: a tile filled before the loop and in it */
+	int ntiles;
+	const kp_decl *before[16];
+} hand_walk;
+
+/* A shared array of 2 to 8 buffers (its first extent) stored to. */
+static const kp_decl *buffered_store(const kp_node *n)
+{
+	if (!(is_assign(n) || n->kind == KP_N_ASSIGNOP) || n->nkids != 2)
+		return NULL;
+	kp_node *r = lvalue_root(n->kids[0]);
+	const kp_decl *d = r ? r->decl : NULL;
+	if (!d || !d->is_shared || !d->is_array || d->ndims < 2 || d->dims[0] < 2 || d->dims[0] > 8)
+		return NULL;
+	return d;
+}
+
+static int find_hand_buffers(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	hand_walk *w = ud;
+	const kp_decl *d = buffered_store(n);
+	if (!d || w->tile)
+		return !w->tile;
+	if (n->end <= w->loop->begin) {
+		if (w->ntiles < 16)
+			w->before[w->ntiles++] = d;
+	} else if (n->begin >= w->loop->begin && n->end <= w->loop->end) {
+		for (int i = 0; i < w->ntiles; i++)
+			if (w->before[i] == d)
+				w->tile = d;
+	}
+	return 1;
+}
+
+/* A loop pipelined by hand without cp.async: a shared array of 2 to 8
+ * buffers (`s_a[2][BK][BM]`) filled before the loop (the prologue) and
+ * again inside it (the next buffer). */
+static const kp_decl *hand_buffers(const kp_kernel *k, const kp_node *loop)
+{
+	hand_walk w = {loop, NULL, 0, {0}};
+	kp_node_walk(k->body, NULL, find_hand_buffers, &w);
+	return w.tile;
+}
+
 static int uses_kpipe_stage(kp_node *body)
 {
 	int found = 0;
@@ -2305,6 +2381,15 @@ static void analyze_loop(actx *c)
 			   si.first_pipeline && si.first_pipeline->name ? si.first_pipeline->name
 			   : si.first_pipeline                          ? "cp.async"
 									: "kp_stage");
+		return;
+	}
+	const kp_decl *hb = c->k->body ? hand_buffers(c->k, n) : NULL;
+	if (hb) {
+		l->already_pipelined = 1;
+		add_reason(c, n, "kpipe-already-pipelined",
+			   "'%s' has %lld buffers, filled before the loop and again inside it: the "
+			   "loop is pipelined by hand and is left alone",
+			   hb->name, hb->dims[0]);
 		return;
 	}
 	if (!l->cond || !l->inc) {

@@ -1817,3 +1817,52 @@ Test(analyze, device_function_loop)
 	analyze_src(DEVFN("128"));
 	cr_expect_eq(F.kernels[0]->launch_bounds, 0);
 }
+
+/* --- loops pipelined by hand (#16 item 9: the real reason) ------------------
+ * Double buffers filled before the loop and inside it, and cp.async written
+ * as inline asm behind a macro, are kpipe-already-pipelined, not a pile of
+ * shape and dependence ids. */
+#define HAND_HEAD                                                                                  \
+	"#define CP_ASYNC_CG(dst, src, bytes) \\\n"                                                \
+	"  asm volatile(\"cp.async.cg.shared.global [%0], [%1], %2;\\n\" ::\"r\"(dst), \\\n"       \
+	"               \"l\"(src), \"n\"(bytes))\n"                                               \
+	"__global__ void h(const float *A, float *C, int K)\n"                                     \
+	"{\n"                                                                                      \
+	"    __shared__ float s[2][64];\n"                                                         \
+	"    float acc = 0.0f, r;\n"                                                               \
+	"    int t = threadIdx.x;\n"
+Test(analyze, hand_pipelined_loops)
+{
+	analyze_src(HAND_HEAD "    s[0][t] = A[t];\n"
+			      "    __syncthreads();\n"
+			      "    for (int k = 1; k < K / 64; ++k) {\n"
+			      "        r = A[k * 64 + t];\n"
+			      "        acc += s[(k - 1) & 1][63 - t];\n"
+			      "        s[k & 1][t] = r;\n"
+			      "        __syncthreads();\n"
+			      "    }\n"
+			      "    C[t] = acc;\n"
+			      "}\n");
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect(l->already_pipelined);
+	const kp_reason *r = find_reason(l, "kpipe-already-pipelined");
+	cr_assert_not_null(r);
+	cr_expect(strstr(r->message, "'s' has 2 buffers"), "%s", r->message);
+	cr_expect_eq(l->nreasons, 1, "only the real reason: %d", l->nreasons);
+	release();
+	analyze_src(HAND_HEAD
+		    "    for (int k = 0; k < K / 64; ++k) {\n"
+		    "        unsigned d = (unsigned)__cvta_generic_to_shared(&s[k & 1][t]);\n"
+		    "        CP_ASYNC_CG(d, &A[k * 64 + t], 16);\n"
+		    "        __syncthreads();\n"
+		    "        acc += s[k & 1][63 - t];\n"
+		    "        __syncthreads();\n"
+		    "    }\n"
+		    "    C[t] = acc;\n"
+		    "}\n");
+	l = only_loop();
+	log_reasons(l);
+	cr_expect(l->already_pipelined);
+	cr_expect_not_null(find_reason(l, "kpipe-already-pipelined"));
+}
