@@ -7,7 +7,7 @@
 # kept in this repository: PREPARE copies the headers out of checkouts you
 # fetched yourself, into gpu-headers/ (git-ignored).
 #
-#   PREPARE=1 bash bench/gpu_headers.sh SGEMM_CUDA_DIR NVIDIA_SGEMM_PRACTICE_DIR [KPIPE]
+#   PREPARE=1 bash bench/gpu_headers.sh SGEMM_CUDA_DIR NVIDIA_SGEMM_PRACTICE_DIR LEETCUDA_DIR [KPIPE]
 #       here: for each kernel of the table below, gpu-headers/NAME/ gets
 #       orig/HDR (the header as published), the header as each variant
 #       kpipe accepts writes it (VARIANT/HDR, from `kpipe rewrite RUNNER
@@ -20,38 +20,58 @@ set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work="$root/gpu-headers"
 
-# name | repository key | header (in the repository) | runner | kernel | template args |
-# block | grid | BM (rows per block) | BN (columns per block)
+# name | repository key | file with the kernel (in the repository) | runner |
+# kernel | template args | block (X or X;Y) | grid | BM (rows per block) |
+# BN (columns per block) | argument style: sib (M, N, K, alpha, A, B, beta, C;
+# siboehm's and wangzyon's), f32 or f16 (a, b, c, M, N, K; LeetCUDA's, float
+# or half).  LeetCUDA's files are PyTorch extensions: kpipe rewrites them as
+# they are (the missing <torch/...> headers are tolerated), and the copies
+# built on the GPU machine lose the torch includes and the binding section
+# (strip_torch below).
 table() {
 	cat <<'EOF'
-siboehm_3|sg|src/kernels/3_kernel_shared_mem_blocking.cuh|src/runner.cu|sgemm_shared_mem_block|<32>|1024|CEIL(M,32);CEIL(N,32)|32|32
-siboehm_4|sg|src/kernels/4_kernel_1D_blocktiling.cuh|src/runner.cu|sgemm1DBlocktiling|<64, 64, 8, 8>|512|CEIL(N,64);CEIL(M,64)|64|64
-siboehm_5|sg|src/kernels/5_kernel_2D_blocktiling.cuh|src/runner.cu|sgemm2DBlocktiling|<128, 128, 8, 8, 8>|256|CEIL(N,128);CEIL(M,128)|128|128
-siboehm_6|sg|src/kernels/6_kernel_vectorize.cuh|src/runner.cu|sgemmVectorize|<128, 128, 8, 8, 8>|256|CEIL(N,128);CEIL(M,128)|128|128
-siboehm_7|sg|src/kernels/7_kernel_resolve_bank_conflicts.cuh|src/runner.cu|sgemmResolveBankConflicts|<128, 128, 8, 8, 8>|256|CEIL(N,128);CEIL(M,128)|128|128
-siboehm_8|sg|src/kernels/8_kernel_bank_extra_col.cuh|src/runner.cu|sgemmResolveBankExtraCol|<128, 128, 8, 8, 8>|256|CEIL(N,128);CEIL(M,128)|128|128
-siboehm_9|sg|src/kernels/9_kernel_autotuned.cuh|src/runner.cu|sgemmAutotuned|<128, 128, 16, 8, 8>|256|CEIL(N,128);CEIL(M,128)|128|128
-wangzyon_2|ws|src/kernel/kernel_2.cuh|src/utils.cu|mysgemm_v2|<32>|1024|CEIL(M,32);CEIL(N,32)|32|32
-wangzyon_3|ws|src/kernel/kernel_3.cuh|src/utils.cu|mysgemm_v3|<64, 64, 8, 8>|512|CEIL(M,64);CEIL(N,64)|64|64
-wangzyon_4|ws|src/kernel/kernel_4.cuh|src/utils.cu|mysgemm_v4|<128, 128, 8, 8, 8>|256|CEIL(M,128);CEIL(N,128)|128|128
-wangzyon_5|ws|src/kernel/kernel_5.cuh|src/utils.cu|mysgemm_v5|<128, 128, 8, 8, 8>|256|CEIL(M,128);CEIL(N,128)|128|128
-wangzyon_6|ws|src/kernel/kernel_6.cuh|src/utils.cu|mysgemm_v6|<128, 128, 8, 8, 8>|256|CEIL(M,128);CEIL(N,128)|128|128
+wangzyon_2|ws|src/kernel/kernel_2.cuh|src/utils.cu|mysgemm_v2|<32>|1024|CEIL(M,32);CEIL(N,32)|32|32|sib
+wangzyon_3|ws|src/kernel/kernel_3.cuh|src/utils.cu|mysgemm_v3|<64, 64, 8, 8>|512|CEIL(M,64);CEIL(N,64)|64|64|sib
+wangzyon_4|ws|src/kernel/kernel_4.cuh|src/utils.cu|mysgemm_v4|<128, 128, 8, 8, 8>|256|CEIL(M,128);CEIL(N,128)|128|128|sib
+wangzyon_5|ws|src/kernel/kernel_5.cuh|src/utils.cu|mysgemm_v5|<128, 128, 8, 8, 8>|256|CEIL(M,128);CEIL(N,128)|128|128|sib
+wangzyon_6|ws|src/kernel/kernel_6.cuh|src/utils.cu|mysgemm_v6|<128, 128, 8, 8, 8>|256|CEIL(M,128);CEIL(N,128)|128|128|sib
+siboehm_3|sg|src/kernels/3_kernel_shared_mem_blocking.cuh|src/runner.cu|sgemm_shared_mem_block|<32>|1024|CEIL(M,32);CEIL(N,32)|32|32|sib
+siboehm_4|sg|src/kernels/4_kernel_1D_blocktiling.cuh|src/runner.cu|sgemm1DBlocktiling|<64, 64, 8, 8>|512|CEIL(N,64);CEIL(M,64)|64|64|sib
+siboehm_5|sg|src/kernels/5_kernel_2D_blocktiling.cuh|src/runner.cu|sgemm2DBlocktiling|<128, 128, 8, 8, 8>|256|CEIL(N,128);CEIL(M,128)|128|128|sib
+siboehm_6|sg|src/kernels/6_kernel_vectorize.cuh|src/runner.cu|sgemmVectorize|<128, 128, 8, 8, 8>|256|CEIL(N,128);CEIL(M,128)|128|128|sib
+siboehm_7|sg|src/kernels/7_kernel_resolve_bank_conflicts.cuh|src/runner.cu|sgemmResolveBankConflicts|<128, 128, 8, 8, 8>|256|CEIL(N,128);CEIL(M,128)|128|128|sib
+siboehm_8|sg|src/kernels/8_kernel_bank_extra_col.cuh|src/runner.cu|sgemmResolveBankExtraCol|<128, 128, 8, 8, 8>|256|CEIL(N,128);CEIL(M,128)|128|128|sib
+siboehm_9|sg|src/kernels/9_kernel_autotuned.cuh|src/runner.cu|sgemmAutotuned|<128, 128, 16, 8, 8>|256|CEIL(N,128);CEIL(M,128)|128|128|sib
+leetcuda_sgemm_sliced_k|lc|kernels/sgemm/sgemm.cu|kernels/sgemm/sgemm.cu|sgemm_sliced_k_f32_kernel|<32, 32, 32>|32;32|CEIL(N,32);CEIL(M,32)|32|32|f32
+leetcuda_sgemm_f32x4|lc|kernels/sgemm/sgemm.cu|kernels/sgemm/sgemm.cu|sgemm_t_8x8_sliced_k_f32x4_kernel|<128, 128, 8, 8, 8>|16;16|CEIL(N,128);CEIL(M,128)|128|128|f32
+leetcuda_sgemm_f32x4_bcf|lc|kernels/sgemm/sgemm.cu|kernels/sgemm/sgemm.cu|sgemm_t_8x8_sliced_k_f32x4_bcf_kernel|<128, 128, 8, 8, 8, 0>|16;16|CEIL(N,128);CEIL(M,128)|128|128|f32
+leetcuda_hgemm_sliced_k|lc|kernels/hgemm/naive/hgemm.cu|kernels/hgemm/naive/hgemm.cu|hgemm_sliced_k_f16_kernel|<32, 32, 32>|32;32|CEIL(N,32);CEIL(M,32)|32|32|f16
+leetcuda_hgemm_f16x4|lc|kernels/hgemm/naive/hgemm.cu|kernels/hgemm/naive/hgemm.cu|hgemm_t_8x8_sliced_k_f16x4_kernel|<128, 128, 8, 8, 8>|16;16|CEIL(N,128);CEIL(M,128)|128|128|f16
 EOF
+}
+
+# strip_torch FILE: drops the <torch/...> includes and everything from the
+# binding section's first line (`#define STRINGFY`) on, in place.
+strip_torch() {
+	sed -i -e '/^#include <torch\//d' -e '/^#define STRINGFY/,$d' "$1"
 }
 
 ceil_expr() { # CEIL(M,32) -> (M + 31) / 32
 	sed -E 's/CEIL\(([A-Z]),([0-9]+)\)/(\1 + \2 - 1) \/ \2/g' <<<"$1"
 }
 
-spec() { # kernel targs block grid bm bn
-	local g0 g1
+spec() { # kernel targs block grid bm bn style
+	local g0 g1 b0 b1=1 ty=float
 	g0=$(ceil_expr "${4%%;*}")
 	g1=$(ceil_expr "${4#*;}")
+	b0=${3%%;*}
+	case "$3" in *\;*) b1=${3#*;} ;; esac
+	[ "$7" = f16 ] && ty=half
 	cat <<EOF
 {
   "kernel": "$1",
   "template_args": "$2",
-  "block": ["$3", "1", "1"],
+  "block": ["$b0", "$b1", "1"],
   "grid": ["$g0", "$g1", "1"],
   "requires": ["M == N", "M % $5 == 0", "M % $6 == 0", "K % 32 == 0"],
   "sizes": {
@@ -62,6 +82,9 @@ spec() { # kernel targs block grid bm bn
     "empty": {"M": 128, "N": 128, "K": 0},
     "target": {"M": 4096, "N": 4096, "K": 4096}
   },
+EOF
+	if [ "$7" = sib ]; then
+		cat <<EOF
   "args": [
     {"name": "M", "role": "scalar", "type": "int", "value": "M"},
     {"name": "N", "role": "scalar", "type": "int", "value": "N"},
@@ -72,40 +95,63 @@ spec() { # kernel targs block grid bm bn
     {"name": "beta", "role": "scalar", "type": "float", "value": "0.5"},
     {"name": "C", "role": "inout", "type": "float", "count": "M * N"}
   ],
+EOF
+	else
+		cat <<EOF
+  "args": [
+    {"name": "a", "role": "in", "type": "$ty", "count": "M * K"},
+    {"name": "b", "role": "in", "type": "$ty", "count": "K * N"},
+    {"name": "c", "role": "out", "type": "$ty", "count": "M * N"},
+    {"name": "M", "role": "scalar", "type": "int", "value": "M"},
+    {"name": "N", "role": "scalar", "type": "int", "value": "N"},
+    {"name": "K", "role": "scalar", "type": "int", "value": "K"}
+  ],
+EOF
+	fi
+	cat <<EOF
   "tolerance": {"abs": 0, "rel": 0},
   "work": {"flops": "2.0 * M * N * K"},
-  "note": "a kernel of a public SGEMM series, kept in a header; launched as its runner does (square matrices: the runners only use those, and one series swaps the grid's axes)"
+  "note": "a kernel of a public SGEMM collection; launched as its runner does (square matrices: the runners only use those, and one series swaps the grid's axes)"
 }
 EOF
 }
 
 if [ "${PREPARE:-0}" = 1 ]; then
-	sg="${1:?usage: PREPARE=1 gpu_headers.sh SGEMM_CUDA_DIR NVIDIA_SGEMM_PRACTICE_DIR [KPIPE]}"
-	ws="${2:?usage: PREPARE=1 gpu_headers.sh SGEMM_CUDA_DIR NVIDIA_SGEMM_PRACTICE_DIR [KPIPE]}"
-	kpipe="$(realpath "${3:-$root/build/kpipe}")"
+	use="usage: PREPARE=1 gpu_headers.sh SGEMM_CUDA_DIR NVIDIA_SGEMM_PRACTICE_DIR LEETCUDA_DIR [KPIPE]"
+	sg="${1:?$use}"
+	ws="${2:?$use}"
+	lc="${3:?$use}"
+	kpipe="$(realpath "${4:-$root/build/kpipe}")"
 	rm -rf "$work"
 	mkdir -p "$work"
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
-	while IFS='|' read -r name key hdr runner kernel targs block grid bm bn; do
-		src=$sg
-		[ "$key" = ws ] && src=$ws
+	while IFS='|' read -r name key hdr runner kernel targs block grid bm bn style; do
+		case "$key" in sg) src=$sg ;; ws) src=$ws ;; *) src=$lc ;; esac
 		d="$work/$name"
 		mkdir -p "$d/orig"
 		base=$(basename "$hdr")
 		cp "$src/$hdr" "$d/orig/$base"
+		[ "$key" = lc ] && strip_torch "$d/orig/$base"
 		printf '#include "orig/%s"\n' "$base" >"$d/kernel.cu"
-		spec "$kernel" "$targs" "$block" "$grid" "$bm" "$bn" >"$d/kernel.launch.json"
+		spec "$kernel" "$targs" "$block" "$grid" "$bm" "$bn" "$style" >"$d/kernel.launch.json"
 		for v in auto cp-async register register-ca register-2bar cp-async-s3 cp-async-s4; do
 			rm -rf "$tmp/tree"
-			cp -r "$src" "$tmp/tree"
 			args=(--variant "${v%-s[34]}")
 			case "$v" in *-s3) args+=(--stages 3) ;; *-s4) args+=(--stages 4) ;; esac
+			if [ "$key" = lc ]; then # one file, one kernel of it
+				mkdir -p "$tmp/tree/$(dirname "$hdr")"
+				cp "$src/$hdr" "$tmp/tree/$hdr"
+				args+=(--kernel "$kernel")
+			else
+				cp -r "$src" "$tmp/tree"
+			fi
 			(cd "$tmp/tree" && "$kpipe" rewrite "$runner" -i \
 				"${args[@]}" >/dev/null 2>"$d/$v.log")
 			if ! cmp -s "$src/$hdr" "$tmp/tree/$hdr"; then
 				mkdir -p "$d/$v"
 				cp "$tmp/tree/$hdr" "$d/$v/$base"
+				[ "$key" = lc ] && strip_torch "$d/$v/$base"
 				printf '#include "%s/%s"\n' "$v" "$base" >"$d/$v.cu"
 			fi
 		done

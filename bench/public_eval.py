@@ -18,8 +18,10 @@ No code of the projects is kept in this repository: fetch them yourself
   python3 bench/public_eval.py --kpipe build/kpipe --tree sg=/path/SGEMM_CUDA \\
       --tree ws=... --tree lc=... --tree cs=... --tree fam=... [--md]
 
---md prints a Markdown table (docs/public-eval.md keeps one).  A key
-without a --tree is skipped with a note.  Standard library only.
+--md prints a Markdown table (docs/public-eval.md keeps one); --before
+TSV (this script's plain output from another kpipe) adds a "before" column,
+matched by repository key, file, line and kernel.  A key without a --tree is
+skipped with a note.  Standard library only.
 """
 
 import argparse
@@ -79,6 +81,7 @@ def main():
                     default=os.path.join(os.path.dirname(__file__), "public_eval.tsv"))
     ap.add_argument("--tree", action="append", default=[], help="KEY=DIR")
     ap.add_argument("--md", action="store_true")
+    ap.add_argument("--before", help="TSV output of an earlier run")
     a = ap.parse_args()
     kpipe = os.path.abspath(a.kpipe)
     trees = dict(t.split("=", 1) for t in a.tree)
@@ -106,11 +109,22 @@ def main():
             continue
         seen.add(r[:4])
         out.append(r)
+    before = {}
+    if a.before:
+        for line in open(a.before, encoding="utf-8"):
+            f = line.rstrip("\n").split("\t")
+            if len(f) == 5 and not line.startswith("#"):
+                before[tuple(f[:4])] = f[4]
     if a.md:
-        print("| repo | file | line | kernel | verdict |")
-        print("|---|---|---|---|---|")
+        cols = "| repo | file | line | kernel |%s verdict |" % (" before |" if a.before else "")
+        print(cols)
+        print("|---" * (cols.count("|") - 1) + "|")
         for key, path, line, kern, v in out:
-            print("| %s | `%s` | %s | `%s` | %s |" % (key, path, line, kern or "", v))
+            b = ""
+            if a.before:
+                b = " %s |" % before.get((key, path, str(line), kern or ""),
+                                        before.get((key, path, "", ""), "not listed"))
+            print("| %s | `%s` | %s | `%s` |%s %s |" % (key, path, line, kern or "", b, v))
     else:
         for r in out:
             print("\t".join(str(x) for x in r))
