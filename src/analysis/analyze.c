@@ -296,7 +296,47 @@ static kp_node *lvalue_root(kp_node *n)
 	return NULL;
 }
 
+static int is_assign(const kp_node *n)
+{
+	return n && n->kind == KP_N_BINOP && n->op && !strcmp(n->op, "=");
+}
+
 kp_node *kp_lvalue_root(kp_node *n) { return lvalue_root(n); }
+
+typedef struct {
+	const kp_decl *d;
+	int assigned;
+} reassign_walk;
+
+static int find_reassign(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	reassign_walk *w = ud;
+	kp_node *t = NULL;
+	if ((is_assign(n) || n->kind == KP_N_ASSIGNOP) && n->nkids == 2)
+		t = n->kids[0];
+	else if (n->kind == KP_N_UNOP && n->nkids == 1 && n->op &&
+		 (!strcmp(n->op, "++") || !strcmp(n->op, "--") || !strcmp(n->op, "&")))
+		t = n->kids[0];
+	t = t ? (kp_node *)kp_node_strip(t) : NULL;
+	if (t && t->kind == KP_N_DECLREF && t->decl == w->d)
+		w->assigned = 1;
+	return !w->assigned;
+}
+
+/* A carve-out: a local pointer initialised into a shared array and never
+ * changed (`float *Kj = &sram[tile_size];`).  Returns the array, or NULL. */
+static const kp_decl *carve_out_of(const kp_kernel *k, const kp_decl *d)
+{
+	if (!d || d->kind != KP_D_VAR || !d->is_pointer || !d->init || !k || !k->body)
+		return NULL;
+	kp_node *r = lvalue_root(d->init);
+	if (!r || !r->decl || !r->decl->is_shared || !r->decl->is_array)
+		return NULL;
+	reassign_walk w = {d, 0};
+	kp_node_walk(k->body, NULL, find_reassign, &w);
+	return w.assigned ? NULL : r->decl;
+}
 
 /* The body of a loop statement: a for-statement's body slot (model.h),
  * else the last child. */
@@ -307,10 +347,6 @@ static kp_node *loop_body(const kp_node *n)
 	return n->nkids ? n->kids[n->nkids - 1] : NULL;
 }
 
-static int is_assign(const kp_node *n)
-{
-	return n && n->kind == KP_N_BINOP && n->op && !strcmp(n->op, "=");
-}
 
 static int is_zero_literal(const kp_node *n)
 {
@@ -1028,6 +1064,19 @@ static void scan_loads(actx *c, kp_node *n, kp_node **loops, int depth)
 		return;
 	if (classify_store(c, n, loops, depth))
 		return;
+	kp_node *as = assign_of(n);
+	kp_node *root = as ? lvalue_root(as->kids[0]) : NULL;
+	const kp_decl *arr = root ? carve_out_of(c->k, root->decl) : NULL;
+	if (arr) {
+		int dyn = arr->ndims == 0 || !arr->dim_text[0] || !arr->dim_text[0][0];
+		c->l->loads_carve_out = 1;
+		add_reason(c, n, dyn ? "kpipe-dynamic-smem" : "kpipe-tile-escapes",
+			   "the tile '%s' is a pointer into the %sshared array '%s' (a carve-out): "
+			   "kpipe pipelines tiles declared as __shared__ arrays%s",
+			   root->decl->name, dyn ? "dynamic (extern) " : "", arr->name,
+			   dyn ? " and does not double dynamic shared memory yet" : "");
+		return;
+	}
 	if (n->kind == KP_N_IF) {
 		/* an if without a complete else: a partial tile write */
 		kp_node *a1 = n->nkids >= 2 ? assign_of(n->kids[1]) : NULL;
@@ -1659,7 +1708,9 @@ static int unsafe_target(const store_walk *w, const kp_decl *d)
 	if (is_load_source(l, d))
 		return 1;
 	if (d->kind != KP_D_PARM)
-		return 1; /* a local pointer: where it points is not tracked */
+		/* a local pointer: where it points is not tracked, unless it is a
+		 * carve-out of shared memory */
+		return !carve_out_of(w->c->k, d);
 	return !(is_restrict(d) || w->ok_restrict);
 }
 
@@ -1837,7 +1888,8 @@ static void check_tile_uses(actx *c)
 				d->name);
 	}
 	self_walk sw = {l, NULL};
-	for (int i = l->load_b; i < l->load_e && !sw.read && !l->loads_in_helper; i++)
+	for (int i = l->load_b;
+	     i < l->load_e && !sw.read && !l->loads_in_helper && !l->loads_carve_out; i++)
 		kp_node_walk(l->stmts[i], NULL, find_tile_self_read, &sw);
 	if (sw.read)
 		add_reason(
@@ -2410,7 +2462,7 @@ static void analyze_loop(actx *c)
 	kp_node *loops[4] = {0};
 	for (int i = l->load_b; i < l->load_e; i++)
 		scan_loads(c, l->stmts[i], loops, 0);
-	if (l->nloads == 0 && !l->loads_in_helper)
+	if (l->nloads == 0 && !l->loads_in_helper && !l->loads_carve_out)
 		add_reason(c, n, "kpipe-no-tile-load",
 			   "the load phase copies nothing from global into __shared__ memory");
 

@@ -116,7 +116,8 @@ typedef struct kp_loop {
 	int nloads;
 	int loads_in_loops;
 	int loads_in_helper;
-	kp_tile *tiles; /* shared arrays referenced by the loop */
+	int loads_carve_out; /* copies into pointers carved out of a shared array */
+	kp_tile *tiles;      /* shared arrays referenced by the loop */
 	int ntiles;
 	long long tile_bytes; /* bytes of the loaded arrays per stage, -1 unknown */
 	long long other_smem; /* other static shared memory of the kernel */

@@ -1866,3 +1866,44 @@ Test(analyze, hand_pipelined_loops)
 	cr_expect(l->already_pipelined);
 	cr_expect_not_null(find_reason(l, "kpipe-already-pipelined"));
 }
+
+/* Tiles carved out of a shared array by pointers (`float *Kj = &sram[n];`):
+ * refused for that reason alone (kpipe-dynamic-smem for extern memory,
+ * kpipe-tile-escapes for a static array), not as "no tile load" or a
+ * store through an untracked pointer. */
+#define CARVE(decl, bs)                                                                            \
+	"__global__ void cv(const float *K, const float *V, float *O, int n, int d)\n"             \
+	"{\n" decl "    float *Kj = sram;\n"                                                       \
+	"    float *Vj = &sram[" bs "];\n"                                                         \
+	"    float acc = 0.0f;\n"                                                                  \
+	"    int t = threadIdx.x;\n"                                                               \
+	"    for (int j = 0; j < n; j++) {\n"                                                      \
+	"        Kj[t] = K[j * 64 + t];\n"                                                         \
+	"        Vj[t] = V[j * 64 + t];\n"                                                         \
+	"        __syncthreads();\n"                                                               \
+	"        for (int y = 0; y < 64; y++)\n"                                                   \
+	"            acc += Kj[y] * Vj[63 - y];\n"                                                 \
+	"        __syncthreads();\n"                                                               \
+	"    }\n"                                                                                  \
+	"    O[t] = acc;\n"                                                                        \
+	"}\n"
+Test(analyze, carve_out_tiles)
+{
+	analyze_src(CARVE("    extern __shared__ float sram[];\n", "64"));
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect_not(l->eligible);
+	const kp_reason *r = find_reason(l, "kpipe-dynamic-smem");
+	cr_assert_not_null(r);
+	cr_expect(strstr(r->message, "'Kj' is a pointer into the dynamic (extern) shared array"),
+		  "%s", r->message);
+	cr_expect_null(find_reason(l, "kpipe-no-tile-load"));
+	cr_expect_null(find_reason(l, "kpipe-memory-order"));
+	release();
+	analyze_src(CARVE("    __shared__ float sram[128];\n", "64"));
+	l = only_loop();
+	log_reasons(l);
+	cr_expect_not(l->eligible);
+	cr_expect_not_null(find_reason(l, "kpipe-tile-escapes"));
+	cr_expect_null(find_reason(l, "kpipe-no-tile-load"));
+}
