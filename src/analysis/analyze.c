@@ -347,7 +347,6 @@ static kp_node *loop_body(const kp_node *n)
 	return n->nkids ? n->kids[n->nkids - 1] : NULL;
 }
 
-
 static int is_zero_literal(const kp_node *n)
 {
 	n = kp_node_strip(n);
@@ -1058,6 +1057,20 @@ static int classify_store(actx *c, kp_node *stmt, kp_node **loops, int depth)
 	return 0;
 }
 
+/* A call's callee as spelled (`wt::loadFromGmem`): a dependent call in a
+ * template has no resolved name. */
+static const char *callee_name(kp_file *f, const kp_node *n)
+{
+	if (n->name && n->name[0])
+		return n->name;
+	const char *t = n->in_main ? kp_node_text(f, n) : NULL;
+	size_t len = 0;
+	while (t && (kp_is_ident_char(t[len]) || (t[len] == ':' && t[len + 1] == ':') ||
+		     (len && t[len] == ':' && t[len - 1] == ':')))
+		len++;
+	return len ? kp_arena_printf(&f->arena, "%.*s", (int)len, t) : "?";
+}
+
 static void scan_loads(actx *c, kp_node *n, kp_node **loops, int depth)
 {
 	if (!n)
@@ -1098,17 +1111,22 @@ static void scan_loads(actx *c, kp_node *n, kp_node **loops, int depth)
 		scan_loads(c, n->for_body, loops, depth + 1);
 		return;
 	}
-	if (n->kind == KP_N_CALL && n->decl && n->decl->kind == KP_D_FUNC) {
+	/* a call handed a shared array in the load phase: a helper that fills
+	 * it (a call in a template kernel may name no declaration yet:
+	 * `wt::loadFromGmem<BM, BN>(..., As, Bs, ...)` is resolved per
+	 * instantiation) */
+	if (n->kind == KP_N_CALL &&
+	    (!n->decl || n->decl->kind == KP_D_FUNC || n->decl->kind == KP_D_OTHER)) {
 		for (int i = 0; i < n->nkids; i++) {
 			kp_node *a = (kp_node *)kp_node_strip(n->kids[i]);
 			kp_node *r = a ? lvalue_root(a) : NULL;
-			if (r && r->decl && r->decl->is_shared) {
+			if (r && r->decl && r->decl->is_shared && r->decl->is_array) {
 				c->l->loads_in_helper = 1;
 				add_reason(
 					c, n, "kpipe-load-in-helper",
 					"the tile '%s' is filled inside the helper '%s': kpipe does not "
 					"rewrite helper bodies yet",
-					r->decl->name, n->name);
+					r->decl->name, callee_name(c->f, n));
 				return;
 			}
 		}
@@ -2290,7 +2308,7 @@ static void check_dependences(actx *c, const rw_set *lw, const rw_set *cw, const
 			break;
 		}
 	}
-	for (int i = 0; i < lw->nr; i++)
+	for (int i = 0; i < lw->nr && !l->loads_in_helper; i++)
 		if (lw->r[i]->is_shared && !rw_has(lw->w, lw->nw, lw->r[i])) {
 			add_reason(c, n, "kpipe-load-depends-on-compute",
 				   "the load phase reads the shared array '%s'", lw->r[i]->name);

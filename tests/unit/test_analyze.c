@@ -1907,3 +1907,35 @@ Test(analyze, carve_out_tiles)
 	cr_expect_not_null(find_reason(l, "kpipe-tile-escapes"));
 	cr_expect_null(find_reason(l, "kpipe-no-tile-load"));
 }
+
+/* Copies in a helper template, called from a template kernel (the call is
+ * dependent: no declaration yet): kpipe-load-in-helper naming the helper
+ * as spelled, and only that. */
+Test(analyze, load_in_template_helper)
+{
+	analyze_src("namespace h {\n"
+		    "template <int T> __device__ void fill(float *s, const float *g, int k)\n"
+		    "{ s[threadIdx.x] = g[k + threadIdx.x]; }\n"
+		    "}\n"
+		    "template <int T> __global__ void k(const float *A, float *C, int K)\n"
+		    "{\n"
+		    "    __shared__ float As[T];\n"
+		    "    float acc = 0.0f;\n"
+		    "    for (int k0 = 0; k0 < K; k0 += T) {\n"
+		    "        h::fill<T>(As, A, k0);\n"
+		    "        __syncthreads();\n"
+		    "        acc += As[T - 1 - threadIdx.x];\n"
+		    "        __syncthreads();\n"
+		    "    }\n"
+		    "    C[threadIdx.x] = acc;\n"
+		    "}\n"
+		    "template __global__ void k<64>(const float *, float *, int);\n");
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect_not(l->eligible);
+	const kp_reason *r = find_reason(l, "kpipe-load-in-helper");
+	cr_assert_not_null(r);
+	cr_expect(strstr(r->message, "helper 'h::fill'"), "%s", r->message);
+	cr_expect_null(find_reason(l, "kpipe-no-tile-load"));
+	cr_expect_null(find_reason(l, "kpipe-load-depends-on-compute"));
+}
