@@ -2386,6 +2386,46 @@ static void check_dependences(actx *c, const rw_set *lw, const rw_set *cw, const
 	}
 }
 
+static const kp_node *ref_to(const kp_node *n, const kp_decl *d)
+{
+	if (!n)
+		return NULL;
+	if (n->kind == KP_N_DECLREF && n->decl == d)
+		return n;
+	for (int i = 0; i < n->nkids; i++) {
+		const kp_node *r = ref_to(n->kids[i], d);
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
+/* Register staging stores the tile after the math, from its registers,
+ * with the address computed there: an address (or guard) that reads the
+ * register the source stages a copy in would see the value it holds at
+ * the end of the next tile's load phase, not the one it held at the
+ * store. */
+static void check_staged_addresses(actx *c)
+{
+	kp_loop *l = c->l;
+	for (int i = 0; i < l->nloads; i++) {
+		const kp_decl *v = l->loads[i].via;
+		for (int j = 0; v && j < l->nloads; j++) {
+			const kp_node *r = ref_to(l->loads[j].lhs, v);
+			if (!r && l->loads[j].guard != KP_G_NONE)
+				r = ref_to(l->loads[j].cond, v);
+			if (r) {
+				add_reason(
+					c, r, "kpipe-load-depends-on-compute",
+					"the address or guard of the copy on line %d reads '%s', "
+					"which the load phase itself fills from global memory",
+					l->loads[j].line, v->name);
+				return;
+			}
+		}
+	}
+}
+
 /* The copy loops' trip counts (what register staging indexes by), and
  * whether a template kernel's parameters were left symbolic.  Which copy
  * mechanism can move the loads is the transforms' question
@@ -2497,6 +2537,7 @@ static void analyze_loop(actx *c)
 	check_stores(c);
 	check_hidden_induction(c, l->stmts[l->load_b]->begin, l->stmts[l->load_e - 1]->end);
 	copy_trips(c);
+	check_staged_addresses(c);
 	check_tile_uses(c);
 	l->cond_monotone = cond_monotone(c);
 	find_exit_barrier(c);

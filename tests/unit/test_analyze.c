@@ -1939,3 +1939,19 @@ Test(analyze, load_in_template_helper)
 	cr_expect_null(find_reason(l, "kpipe-no-tile-load"));
 	cr_expect_null(find_reason(l, "kpipe-load-depends-on-compute"));
 }
+
+/* A copy whose address reads the staging register: refused (the store after
+ * the math would compute it from the next tile's register). */
+Test(analyze, staged_register_in_address)
+{
+	analyze_src(STAGED_HEAD("    int v[4] = {};\n") STAGED_LOADS(
+		"        reinterpret_cast<int4 *>(v)[0] =\n"
+		"            reinterpret_cast<const int4 *>(&A[r * K + k0 + c * 4])[0];\n"
+		"        As[v[0] & 255] = A[r * K + k0];\n") STAGED_TAIL("", ""));
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect_not(l->eligible);
+	const kp_reason *r = find_reason(l, "kpipe-load-depends-on-compute");
+	cr_assert_not_null(r);
+	cr_expect(strstr(r->message, "reads 'v'"), "%s", r->message);
+}
