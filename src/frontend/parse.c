@@ -1053,16 +1053,26 @@ static void fill_kernel(kernel_scan *ks, CXCursor cur, int is_template)
 	ks->v[ks->n++] = k;
 }
 
-static int has_shared_decl(const kp_node *n)
+static enum CXChildVisitResult find_shared_attr(CXCursor cur, CXCursor parent, CXClientData ud)
 {
-	if (!n)
-		return 0;
-	if (n->kind == KP_N_VARDECL && n->decl && n->decl->is_shared && n->decl->is_array)
-		return 1;
-	for (int i = 0; i < n->nkids; i++)
-		if (has_shared_decl(n->kids[i]))
-			return 1;
-	return 0;
+	(void)parent;
+	if (clang_getCursorKind(cur) != CXCursor_CUDASharedAttr)
+		return CXChildVisit_Continue;
+	*(int *)ud = 1;
+	return CXChildVisit_Break;
+}
+
+/* Whether a function body declares a __shared__ variable (a cheap look
+ * before converting it: a file may hold thousands of small __device__
+ * functions). */
+static enum CXChildVisitResult find_shared_var(CXCursor cur, CXCursor parent, CXClientData ud)
+{
+	(void)parent;
+	if (clang_getCursorKind(cur) == CXCursor_VarDecl) {
+		clang_visitChildren(cur, find_shared_attr, ud);
+		return *(int *)ud ? CXChildVisit_Break : CXChildVisit_Continue;
+	}
+	return CXChildVisit_Recurse;
 }
 
 typedef struct {
@@ -1129,11 +1139,12 @@ static enum CXChildVisitResult find_kernels(CXCursor cur, CXCursor parent, CXCli
 	 * K-loops are candidates too (the kernels' launch bounds are its) */
 	if (!as.device || as.host)
 		return CXChildVisit_Continue;
+	int shared = 0;
+	clang_visitChildren(cur, find_shared_var, &shared);
+	if (!shared)
+		return CXChildVisit_Continue; /* converted only when it has tiles */
 	fill_kernel(ks, cur, k == CXCursor_FunctionTemplate);
-	kp_kernel *dk = ks->v[ks->n - 1];
-	dk->is_device = 1;
-	if (!has_shared_decl(dk->body))
-		ks->n--;
+	ks->v[ks->n - 1]->is_device = 1;
 	return CXChildVisit_Continue;
 }
 
