@@ -338,12 +338,15 @@ static const kp_decl *carve_out_of(const kp_kernel *k, const kp_decl *d)
 	return w.assigned ? NULL : r->decl;
 }
 
-/* The body of a loop statement: a for-statement's body slot (model.h),
- * else the last child. */
+/* The body of a loop statement: a for-statement's body slot (model.h), a
+ * do-statement's first child (libclang gives the body, then the
+ * condition), else the last child. */
 static kp_node *loop_body(const kp_node *n)
 {
 	if (n->kind == KP_N_FOR)
 		return n->for_body;
+	if (n->kind == KP_N_DO)
+		return n->nkids ? n->kids[0] : NULL;
 	return n->nkids ? n->kids[n->nkids - 1] : NULL;
 }
 
@@ -1327,6 +1330,34 @@ static int refs_after(kp_node *n, kp_node *parent, void *ud)
 	return a[2] == NULL;
 }
 
+/* The innermost loop of the kernel around the K-loop that also holds `use`
+ * (a use of a tile outside the K-loop, in a loop that runs it again), or
+ * NULL. */
+typedef struct {
+	const kp_node *kloop, *use, *best;
+} around_walk;
+
+static int find_around(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	around_walk *w = ud;
+	if (n == w->kloop)
+		return 0;
+	if ((n->kind == KP_N_FOR || n->kind == KP_N_WHILE || n->kind == KP_N_DO) && n->in_main &&
+	    n->begin <= w->kloop->begin && w->kloop->end <= n->end && n->begin <= w->use->begin &&
+	    w->use->end <= n->end)
+		w->best = n;
+	return 1;
+}
+
+static const kp_node *loop_around(actx *c, const kp_node *use)
+{
+	around_walk w = {c->l->node, use, NULL};
+	if (c->k->body && use->in_main && c->l->node->in_main)
+		kp_node_walk(c->k->body, NULL, find_around, &w);
+	return w.best;
+}
+
 static int find_macro_ref(kp_node *n, kp_node *parent, void *ud)
 {
 	(void)parent;
@@ -1890,7 +1921,15 @@ static void check_tile_uses(actx *c)
 		tile_walk tw = {l, d, NULL};
 		if (k->body && l->node->in_main)
 			kp_node_walk(k->body, NULL, find_tile_outside, &tw);
-		if (tw.outside)
+		const kp_node *around = tw.outside ? loop_around(c, tw.outside) : NULL;
+		if (around)
+			add_reason(
+				c, tw.outside, "kpipe-tile-escapes",
+				"'%s' is used before the loop, in the loop around it at line %d: "
+				"what that loop leaves in it for the K-loop would be in one "
+				"buffer of the doubled tile",
+				d->name, around->line);
+		else if (tw.outside)
 			add_reason(
 				c, tw.outside, "kpipe-tile-escapes",
 				"'%s' is used before the loop: a pointer, reference, size or another "
@@ -2269,7 +2308,13 @@ static void check_tiles(actx *c, const rw_set *lw, const rw_set *cw)
 			unsigned after = n->end;
 			void *a[3] = {t->arr, &after, NULL};
 			kp_node_walk(c->k->body, NULL, refs_after, a);
-			if (a[2])
+			const kp_node *around = a[2] ? loop_around(c, a[2]) : NULL;
+			if (around)
+				add_reason(c, a[2], "kpipe-tile-read-after-loop",
+					   "'%s' is read after the loop, in the loop around it at "
+					   "line %d: the last tile would be observable there",
+					   t->arr->name, around->line);
+			else if (a[2])
 				add_reason(
 					c, a[2], "kpipe-tile-read-after-loop",
 					"'%s' is read after the loop: the last tile would be observable",
@@ -2463,10 +2508,28 @@ static void count_math(actx *c)
 		}
 }
 
+static kp_node *nested_kloop(kp_node *n);
+
 static void analyze_loop(actx *c)
 {
 	kp_loop *l = c->l;
 	kp_node *n = l->node;
+	/* a loop around K-loops (a persistent kernel's tile loop, a loop over
+	 * batches) is no K-loop itself, whatever barriers it has of its own:
+	 * its K-loops are candidates of their own (find_candidates) */
+	kp_node *inner = nested_kloop(loop_body(n));
+	if (inner) {
+		l->encloses_line = inner->line;
+		l->cond = n->kind == KP_N_FOR ? n->for_cond : NULL;
+		l->inc = n->kind == KP_N_FOR ? n->for_inc : NULL;
+		l->init = n->kind == KP_N_FOR ? n->for_init : NULL;
+		l->bar1 = l->bar2 = -1;
+		add_reason(c, n, "kpipe-loop-shape",
+			   "not a K-loop: the loop encloses the K-loop at line %d, which is "
+			   "analysed on its own",
+			   inner->line);
+		return;
+	}
 	if (n->kind != KP_N_FOR) {
 		add_reason(c, n, "kpipe-loop-shape",
 			   "only for-loops are pipelined; rewrite this loop as a for-loop");
@@ -2605,18 +2668,21 @@ static void finish_loop(actx *c, const kp_analyze_opts *o)
 }
 
 /* Candidate loops: loops whose body holds a barrier or a copy into shared
- * memory; the innermost such loop wins. */
+ * memory.  A loop with a barrier at the top level of its body is a
+ * candidate (the loops nested in it are part of it: copy loops, loops of
+ * the compute phase), unless it encloses K-loops of its own (nested_kloop):
+ * then it is reported as an enclosing loop and each K-loop in it is a
+ * candidate.  A loop without top-level barriers gives way to the candidates
+ * nested in it, and is one itself only when there are none. */
 typedef struct {
 	kp_node **v;
 	int n, cap;
 } node_vec;
 
-static int has_barrier_or_smem_store(kp_node *n)
+static int has_smem_copy(kp_node *n)
 {
 	if (!n)
 		return 0;
-	if (n->kind == KP_N_CALL && n->name && !strcmp(n->name, "__syncthreads"))
-		return 1;
 	if (is_assign(n) && n->nkids == 2) {
 		kp_decl *t;
 		/* a plain copy, or a converting or guarded one (c ? A[i] : 0) */
@@ -2624,54 +2690,96 @@ static int has_barrier_or_smem_store(kp_node *n)
 			return 1;
 	}
 	for (int i = 0; i < n->nkids; i++)
-		if (has_barrier_or_smem_store(n->kids[i]))
+		if (has_smem_copy(n->kids[i]))
 			return 1;
 	return 0;
 }
+
+static int has_barrier(kp_node *n)
+{
+	if (!n)
+		return 0;
+	if (n->kind == KP_N_CALL && n->name && !strcmp(n->name, "__syncthreads"))
+		return 1;
+	for (int i = 0; i < n->nkids; i++)
+		if (has_barrier(n->kids[i]))
+			return 1;
+	return 0;
+}
+
+static int has_barrier_or_smem_store(kp_node *n) { return has_barrier(n) || has_smem_copy(n); }
 
 static int is_loop(const kp_node *n)
 {
 	return n->kind == KP_N_FOR || n->kind == KP_N_WHILE || n->kind == KP_N_DO;
 }
 
+/* A barrier among the top-level statements of a loop's body. */
+static int top_level_barrier(const kp_node *loop)
+{
+	kp_node *body = loop_body(loop);
+	if (!body || body->kind != KP_N_COMPOUND)
+		return 0;
+	for (int i = 0; i < body->nkids; i++)
+		if (is_barrier(body->kids[i]))
+			return 1;
+	return 0;
+}
+
+/* A loop that is a K-loop of its own wherever it is nested: a barrier at
+ * the top level of its body and a copy from global into shared memory in
+ * it.  (A copy loop of a load phase has no barrier; a loop of a compute
+ * phase with a barrier in it copies nothing.) */
+static int kloop_like(const kp_node *n)
+{
+	return is_loop(n) && top_level_barrier(n) && has_smem_copy(loop_body(n));
+}
+
+/* The first K-loop nested in a subtree, in source order. */
+static kp_node *nested_kloop(kp_node *n)
+{
+	if (!n)
+		return NULL;
+	if (kloop_like(n))
+		return n;
+	for (int i = 0; i < n->nkids; i++) {
+		kp_node *r = nested_kloop(n->kids[i]);
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
+static void push_node(node_vec *v, kp_node *n)
+{
+	if (v->n == v->cap) {
+		v->cap = v->cap ? v->cap * 2 : 8;
+		v->v = kp_xrealloc(v->v, sizeof(*v->v) * (size_t)v->cap);
+	}
+	v->v[v->n++] = n;
+}
+
 static void find_candidates(kp_node *n, node_vec *out)
 {
 	if (!n)
 		return;
-	if (is_loop(n) && has_barrier_or_smem_store(loop_body(n))) {
-		/* prefer an inner loop that is itself a K-loop (has top-level barriers) */
-		node_vec inner = {0};
-		kp_node *body = loop_body(n);
-		int top_bar = 0;
-		if (body->kind == KP_N_COMPOUND)
-			for (int i = 0; i < body->nkids; i++)
-				top_bar |= is_barrier(body->kids[i]);
-		if (!top_bar) {
-			for (int i = 0; i < n->nkids; i++)
-				find_candidates(n->kids[i], &inner);
-		}
-		if (inner.n) {
-			for (int i = 0; i < inner.n; i++) {
-				if (out->n == out->cap) {
-					out->cap = out->cap ? out->cap * 2 : 8;
-					out->v = kp_xrealloc(out->v,
-							     sizeof(*out->v) * (size_t)out->cap);
-				}
-				out->v[out->n++] = inner.v[i];
-			}
-			free(inner.v);
-			return;
-		}
-		free(inner.v);
-		if (out->n == out->cap) {
-			out->cap = out->cap ? out->cap * 2 : 8;
-			out->v = kp_xrealloc(out->v, sizeof(*out->v) * (size_t)out->cap);
-		}
-		out->v[out->n++] = n;
+	if (!is_loop(n) || !has_barrier_or_smem_store(loop_body(n))) {
+		for (int i = 0; i < n->nkids; i++)
+			find_candidates(n->kids[i], out);
 		return;
 	}
+	node_vec inner = {0};
 	for (int i = 0; i < n->nkids; i++)
-		find_candidates(n->kids[i], out);
+		find_candidates(n->kids[i], &inner);
+	int encloses = 0;
+	for (int i = 0; i < inner.n && !encloses; i++)
+		encloses = kloop_like(inner.v[i]);
+	if (top_level_barrier(n) || !inner.n)
+		push_node(out, n);
+	if (!top_level_barrier(n) || encloses)
+		for (int i = 0; i < inner.n; i++)
+			push_node(out, inner.v[i]);
+	free(inner.v);
 }
 
 /* ---------------------------------------------------- instantiations */

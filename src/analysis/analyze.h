@@ -151,6 +151,8 @@ typedef struct kp_loop {
 			    * enclosing loop) touches shared memory: a pipelined
 			    * form that ends without a barrier must add one */
 	const char *exit_barrier_why;
+	int encloses_line; /* not a K-loop but a loop around one: the line of the
+			    * first K-loop nested in it (a candidate of its own) */
 } kp_loop;
 
 typedef struct {

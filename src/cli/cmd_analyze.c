@@ -159,9 +159,36 @@ static void text_facts(kp_file *f, const kp_loop *l, const kp_arch *a, const kp_
 		printf("    %s: possible (%d registers per thread)\n", t->label, x.regs);
 }
 
+static void text_reasons(kp_file *f, const kp_loop *l)
+{
+	for (int i = 0; i < l->nreasons; i++)
+		printf("    %s:%d:%d: not eligible: %s [%s]\n", f->path, l->reasons[i].line,
+		       l->reasons[i].col, l->reasons[i].message, l->reasons[i].id);
+}
+
+/* A loop around K-loops: its header, the K-loop it holds, its reason. */
+static void text_enclosing(kp_file *f, const kp_loop *l)
+{
+	printf("  loop %d at %s:%d:%d  [not a K-loop]\n", l->index, f->path, l->node->line,
+	       l->node->col);
+	if (l->cond && l->inc) {
+		const char *it = l->init ? kp_node_text(f, l->init) : "";
+		size_t il = strlen(it);
+		printf("    header: for (%.*s; %s; %s)\n",
+		       (int)(il && it[il - 1] == ';' ? il - 1 : il), it, kp_node_text(f, l->cond),
+		       kp_node_text(f, l->inc));
+	}
+	printf("    encloses: the K-loop at line %d (a candidate of its own)\n", l->encloses_line);
+	text_reasons(f, l);
+}
+
 static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 {
 	const kp_arch *a = o->arch;
+	if (l->encloses_line) {
+		text_enclosing(f, l);
+		return;
+	}
 	printf("  loop %d at %s:%d:%d  [%s]\n", l->index, f->path, l->node->line, l->node->col,
 	       l->eligible            ? "eligible"
 	       : l->already_pipelined ? "already pipelined"
@@ -291,9 +318,7 @@ static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 		else
 			printf("    plan: refused [%s] %s\n", p.refuse_id, p.refuse_msg);
 	}
-	for (int i = 0; i < l->nreasons; i++)
-		printf("    %s:%d:%d: not eligible: %s [%s]\n", f->path, l->reasons[i].line,
-		       l->reasons[i].col, l->reasons[i].message, l->reasons[i].id);
+	text_reasons(f, l);
 }
 
 static void json_induction(cJSON *j, const kp_loop *l)
@@ -522,6 +547,8 @@ static cJSON *json_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 	cJSON_AddNumberToObject(j, "column", l->node->col);
 	cJSON_AddBoolToObject(j, "eligible", l->eligible);
 	cJSON_AddBoolToObject(j, "already_pipelined", l->already_pipelined);
+	if (l->encloses_line) /* only on a loop around K-loops */
+		cJSON_AddNumberToObject(j, "encloses_line", l->encloses_line);
 	if (l->inst)
 		cJSON_AddStringToObject(j, "instantiation", l->inst);
 	else

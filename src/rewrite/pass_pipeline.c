@@ -14,11 +14,39 @@
 #include <string.h>
 
 /* The loops of one model so far: the tiles already pipelined (a tile two
- * loops load is pipelined in the first only). */
+ * loops load is pipelined in the first only), and the loops pipelined
+ * with the buffers their transform declared. */
 typedef struct {
 	kp_decl **done;
 	int ndone;
+	const kp_loop **piped;
+	int *bufs;
+	int npiped;
 } pipeline_state;
+
+/* The analysis counts the tiles of the kernel's other K-loops once, among
+ * a loop's other shared memory; a loop pipelined before it declared them
+ * `buffers` times.  Adds the difference (for each instantiation of a
+ * template kernel) so that the plan checks what the kernel will hold, and
+ * returns it (the shown instantiation's). */
+static long long add_earlier_buffers(const pipeline_state *s, kp_loop *l)
+{
+	long long added = 0;
+	for (int i = 0; i < s->npiped; i++) {
+		const kp_loop *p = s->piped[i];
+		long long more = s->bufs[i] - 1;
+		if (p->kernel != l->kernel || more <= 0)
+			continue;
+		if (p->tile_bytes > 0) {
+			l->other_smem += p->tile_bytes * more;
+			added += p->tile_bytes * more;
+		}
+		for (int q = 0; q < l->nper_inst && q < p->nper_inst; q++)
+			if (p->per_inst[q]->tile_bytes > 0)
+				l->per_inst[q]->other_smem += p->per_inst[q]->tile_bytes * more;
+	}
+	return added;
+}
 
 /* Whether a tile loop l loads was pipelined in an earlier loop. */
 static int tile_clash(const pipeline_state *s, const kp_loop *l)
@@ -42,10 +70,17 @@ static void pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 			       "a tile of this loop was already pipelined in an earlier loop");
 		return;
 	}
+	long long added = add_earlier_buffers(s, l);
 	kp_plan p;
 	kp_plan_loop(&p, f, l, o->arch, o->variant, o->stages);
 	if (!p.xform) {
-		kp_pass_refuse(c, line, col, p.refuse_id, p.refuse_msg);
+		const char *msg = p.refuse_msg;
+		if (added > 0 && !strcmp(p.refuse_id, "kpipe-smem-over-limit"))
+			msg = kp_arena_printf(&f->arena,
+					      "%s; this counts the %lld B the K-loops pipelined "
+					      "before it in the kernel added",
+					      msg, added);
+		kp_pass_refuse(c, line, col, p.refuse_id, msg);
 		return;
 	}
 	kp_xform_opts xo = {o->arch, p.stages, p.why};
@@ -79,6 +114,10 @@ static void pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 			s->done = kp_xrealloc(s->done, sizeof(*s->done) * (size_t)(s->ndone + 1));
 			s->done[s->ndone++] = l->tiles[t].arr;
 		}
+	s->piped = kp_xrealloc(s->piped, sizeof(*s->piped) * (size_t)(s->npiped + 1));
+	s->bufs = kp_xrealloc(s->bufs, sizeof(*s->bufs) * (size_t)(s->npiped + 1));
+	s->piped[s->npiped] = l;
+	s->bufs[s->npiped++] = p.xform->buffers(p.stages);
 	r->pipelined++;
 	kp_counts_add(&r->by_variant, p.xform->name, 1);
 }
@@ -102,7 +141,9 @@ static void pipeline_run(kp_pass_ctx *c)
 		}
 		for (int k = 0; k < l->nreasons; k++) {
 			const kp_reason *x = &l->reasons[k];
-			int remark = !strcmp(x->id, "kpipe-already-pipelined");
+			/* nothing is wrong with a loop kpipe leaves alone on
+			 * purpose: its own output, a loop around K-loops */
+			int remark = !strcmp(x->id, "kpipe-already-pipelined") || l->encloses_line;
 			kp_pass_diag(c, x->line, x->col, remark ? "remark" : "warning", x->id,
 				     x->message);
 			kp_counts_add(&r->by_reason, x->id, 1);
@@ -110,6 +151,8 @@ static void pipeline_run(kp_pass_ctx *c)
 		r->refused++;
 	}
 	free(s.done);
+	free(s.piped);
+	free(s.bufs);
 	free(sk);
 }
 

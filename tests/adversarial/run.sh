@@ -6,7 +6,7 @@
 # in its first lines); the big and the binary ones are generated here in a
 # temporary directory: an empty file, binary garbage, text garbage, CRLF
 # line endings, a UTF-8 BOM, tabs, very long lines, a 20 000-term sum, a
-# kernel with 50 K-loops and a 10 MB file.  For each input `kpipe analyze`
+# kernel with 50 K-loops, a K-loop 48 loops deep and a 10 MB file.  For each input `kpipe analyze`
 # and `kpipe rewrite -o` run under a timeout; the exit codes and a
 # diagnostic naming the problem are checked.  For the inputs that are
 # rewritten, the output must compile with nvcc (-arch=sm_90 -c; "SKIP:"
@@ -240,6 +240,51 @@ check "kloops50: all 50 loops pipelined" \
 	test "$(grep -c ': note: pipelined with ' "$tmp/kloops50.r.err")" = 50
 
 rewritten nested_templates "$in/nested_templates.cu"
+
+# --- K-loops inside other loops ------------------------------------------------------
+# an outer loop that carries shared state into its K-loop, and two K-loops
+# sharing a tile: refused with the ids that say so
+refused nested_outer_carry "$in/nested_outer_carry.cu" 0 1 \
+	"nested_outer_carry\.cu:19:9: warning: 'As' is used before the loop, in the loop around it at line 16: .*\[kpipe-tile-escapes\]"
+check "nested_outer_carry: the tile loop is a remark" \
+	has nested_outer_carry.r "nested_outer_carry\.cu:16:5: remark: not a K-loop: .*\[kpipe-loop-shape\]"
+refused nested_siblings_shared_tile "$in/nested_siblings_shared_tile.cu" 0 1 \
+	"'Ks' is read after the loop, in the loop around it at line 14: .*\[kpipe-tile-read-after-loop\]"
+check "nested_siblings_shared_tile: the second loop is refused too" \
+	has nested_siblings_shared_tile.r "nested_siblings_shared_tile\.cu:18:13: warning: .*\[kpipe-tile-escapes\]"
+# a K-loop 48 loops deep, each loop around it with a barrier of its own
+python3 - "$tmp/nested_deep.cu" <<'PY'
+import sys
+depth = 48
+out = ["#include <cuda_runtime.h>", "#define T 16",
+       "__global__ void deep(const float *__restrict__ A, const float *__restrict__ B,",
+       "                     float *__restrict__ C, int N, int K)", "{",
+       "    __shared__ float As[T][T];", "    __shared__ float Bs[T][T];",
+       "    const int tx = threadIdx.x, ty = threadIdx.y;", "    float acc = 0.0f;"]
+ind = "    "
+for d in range(depth):
+    out += [ind + "for (int i%d = 0; i%d < 1 + (N > %d); ++i%d) {" % (d, d, 1 << 20, d),
+            ind + "    __syncthreads();"]
+    ind += "    "
+out += [ind + "for (int k0 = 0; k0 < K; k0 += T) {",
+        ind + "    As[ty][tx] = A[(size_t)ty * K + k0 + tx];",
+        ind + "    Bs[ty][tx] = B[(size_t)(k0 + ty) * N + tx];",
+        ind + "    __syncthreads();",
+        ind + "    for (int kk = 0; kk < T; ++kk)",
+        ind + "        acc += As[ty][kk] * Bs[kk][tx];",
+        ind + "    __syncthreads();",
+        ind + "}"]
+for d in range(depth):
+    ind = ind[:-4]
+    out.append(ind + "}")
+out += ["    C[ty * N + tx] = acc;", "}", ""]
+open(sys.argv[1], "w").write("\n".join(out))
+PY
+rewritten nested_deep "$tmp/nested_deep.cu"
+check "nested_deep: the K-loop is pipelined" \
+	test "$(grep -c ': note: pipelined with ' "$tmp/nested_deep.r.err")" = 1
+check "nested_deep: the 48 loops around it are remarks" \
+	test "$(grep -c ': remark: not a K-loop: ' "$tmp/nested_deep.r.err")" = 48
 
 # --- a 10 MB file ------------------------------------------------------------------
 python3 - "$sample" "$tmp/big_10mb.cu" <<'PY'

@@ -4,8 +4,9 @@ eligible samples that kpipe must refuse, each with the refusal id expected.
 
 For every eligible sample (samples/*.cu except refused_*.cu) and every
 K-loop in it (a for loop whose body has two top-level __syncthreads() and
-copies into __shared__ arrays), the script writes one mutant per applicable
-mutation and variant:
+copies into __shared__ arrays, and that encloses no such loop: a persistent
+kernel's tile loop with barriers of its own is not one), the script writes
+one mutant per applicable mutation and variant:
 
   kind                 what changes                                  expected id
   divergent-barrier    a barrier moved under `if (threadIdx.x < 16)`  kpipe-divergent-barrier
@@ -24,6 +25,10 @@ mutation and variant:
   cond-side-effect     the loop condition counts its evaluations       kpipe-cond-side-effect
   store-alias          the compute phase stores through a local copy   kpipe-memory-order
                        of a tile source pointer
+  outer-tile-after     the enclosing loop reads the last tile after    kpipe-tile-read-after-loop
+                       the K-loop (nested K-loops only)
+  outer-tile-before    the enclosing loop writes a tile before the     kpipe-tile-escapes
+                       K-loop, every iteration (nested K-loops only)
 
 The edits are made on the source text (comments, strings and preprocessor
 lines are masked while scanning, so they are never matched); every mutant
@@ -57,6 +62,8 @@ EXPECTED = {
 	"tile-escape": "kpipe-tile-escapes",
 	"cond-side-effect": "kpipe-cond-side-effect",
 	"store-alias": "kpipe-memory-order",
+	"outer-tile-after": "kpipe-tile-read-after-loop",
+	"outer-tile-before": "kpipe-tile-escapes",
 }
 KINDS = list(EXPECTED)
 
@@ -235,31 +242,52 @@ def find_kernels(m):
 	return out
 
 
-class Loop:
-	"""The K-loop of a kernel, with its phases, tiles, sources and names."""
+def braced_loops(m, kb, ke):
+	"""(keyword position, body '{', body '}', top-level statements, indices
+	of the top-level barriers) of every for and while loop with a braced
+	body in [kb, ke), in source order."""
+	out = []
+	for mo in re.finditer(r"\b(for|while)\s*\(", m[kb:ke]):
+		f = kb + mo.start()
+		hp = m.index("(", f)
+		he = match(m, hp)
+		bb = skip_ws(m, he + 1)
+		if bb >= ke or m[bb] != "{":
+			continue
+		be = match(m, bb)
+		stmts = split_stmts(m, bb + 1, be)
+		bars = [k for k, s in enumerate(stmts) if is_barrier(m, s)]
+		out.append((f, bb, be, stmts, bars, mo.group(1)))
+	return out
 
-	def __init__(self, src, m, kern):
+
+def find_kloops(m, kern):
+	"""The K-loops of a kernel: for loops with two top-level
+	__syncthreads() that enclose no such loop (a loop around K-loops, with
+	barriers of its own or not, is not one), in source order."""
+	kb, ke = kern[3], kern[4]
+	loops = braced_loops(m, kb, ke)
+	cands = [lp for lp in loops if lp[5] == "for" and len(lp[4]) == 2]
+	return [lp for lp in cands
+		if not any(o is not lp and lp[1] < o[0] and o[2] < lp[2] for o in cands)]
+
+
+class Loop:
+	"""A K-loop of a kernel, with its phases, tiles, sources and names, and
+	the loop it is nested in (if any)."""
+
+	def __init__(self, src, m, kern, loop):
 		self.src, self.m = src, m
 		self.kernel, pb, pe, kb, ke = kern
 		self.kb, self.ke = kb, ke
-		loop = None
-		for mo in re.finditer(r"\bfor\s*\(", m[kb:ke]):
-			f = kb + mo.start()
-			hp = m.index("(", f)
-			he = match(m, hp)
-			bb = skip_ws(m, he + 1)
-			if m[bb] != "{":
-				continue
-			be = match(m, bb)
-			stmts = split_stmts(m, bb + 1, be)
-			bars = [k for k, s in enumerate(stmts) if is_barrier(m, s)]
-			if len(bars) == 2:
-				loop = (f, bb, be, stmts, bars)
-				break
-		if not loop:
-			raise Skip("no for loop with two top-level __syncthreads()")
-		self.for_pos, self.bb, self.be, self.stmts, bars = loop
+		self.for_pos, self.bb, self.be, self.stmts, bars, _ = loop
+		stmts = self.stmts
 		self.b1, self.b2 = bars
+		# the innermost loop around this one, and whether it has barriers
+		# of its own at its top level
+		around = [o for o in braced_loops(m, kb, ke) if o[1] < self.for_pos and self.be < o[2]]
+		self.outer = around[-1] if around else None
+		self.outer_barriers = bool(self.outer and self.outer[4])
 		# __shared__ arrays of the kernel and of file scope
 		self.shared = {}
 		for mo in re.finditer(r"__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s+)?"
@@ -450,6 +478,11 @@ def mut_removed(L):
 		return (s[0], s[1] - s[0], "/* barrier removed */")
 	yield "first", [rm(L.b1)]
 	yield "second", [rm(L.b2)]
+	if L.outer_barriers:
+		# without barriers the loop is one more copy loop of the enclosing
+		# loop, which is then the candidate: nothing is reported in it
+		print("skip %s barrier-removed: (both variant) the enclosing loop has barriers of its own" % L.kernel)
+		return
 	yield "both", [rm(L.b1), rm(L.b2)]
 
 
@@ -624,6 +657,33 @@ def mut_store_alias(L):
 			     L.at_compute_end("kp_mut_w[threadIdx.x] = %s();" % et)]
 
 
+def tile_element(L, t):
+	return t + "[0]" * L.shared[t][1]
+
+
+def mut_outer_after(L):
+	"""The enclosing loop reads the last tile after the K-loop (and carries
+	it into its next iteration)."""
+	if not L.outer:
+		raise Skip("the K-loop is not nested in another loop")
+	p = L.be + 1
+	ind = L.indent_at(L.for_pos)
+	for t in L.tiles:
+		yield t, [(p, 0, "\n" + ind + "{ auto kp_mut_last = %s; (void)kp_mut_last; }"
+			   % tile_element(L, t))]
+
+
+def mut_outer_before(L):
+	"""The enclosing loop writes a tile before the K-loop, every iteration."""
+	if not L.outer:
+		raise Skip("the K-loop is not nested in another loop")
+	decl_at = L.src.rfind("\n", 0, L.for_pos) + 1
+	ind = L.indent_at(L.for_pos)
+	for t in L.tiles:
+		elem = L.shared[t][0]
+		yield t, [(decl_at, 0, ind + "%s = %s;\n" % (tile_element(L, t), zero_of(elem)))]
+
+
 MUTATORS = {
 	"divergent-barrier": mut_divergent,
 	"barrier-removed": mut_removed,
@@ -637,6 +697,8 @@ MUTATORS = {
 	"tile-escape": mut_tile_escape,
 	"cond-side-effect": mut_cond_side_effect,
 	"store-alias": mut_store_alias,
+	"outer-tile-after": mut_outer_after,
+	"outer-tile-before": mut_outer_before,
 }
 
 
@@ -663,34 +725,40 @@ def main():
 			src = fh.read()
 		m = mask(src)
 		for kern in find_kernels(m):
+			loops = []
 			try:
-				L = Loop(src, m, kern)
+				kloops = find_kloops(m, kern)
+				if not kloops:
+					raise Skip("no for loop with two top-level __syncthreads()")
+				for lp in kloops:
+					loops.append(Loop(src, m, kern, lp))
 			except Skip as why:
 				print("skip %s %s: %s" % (sample, kern[0], why))
 				skips += 1
 				continue
-			for kind in KINDS:
-				try:
-					for variant, edits in MUTATORS[kind](L):
-						out = apply(src, edits)
-						# where the loop is in the mutant
-						shift = sum(ins.count("\n") - src[p:p + d].count("\n")
-							    for p, d, ins in edits if p < L.for_pos)
-						lb = line_of(src, L.for_pos) + shift
-						le = line_of(out, L.be + sum(len(ins) - d for p, d, ins in edits if p <= L.be))
-						name = "%03d-%s-%s-%s-%s.cu" % (len(manifest) + 1, sample, kern[0], kind,
-										 re.sub(r"\W", "_", variant))
-						with open(os.path.join(a.out, name), "w", encoding="utf-8") as fh:
-							fh.write(out)
-						manifest.append({"file": name, "sample": sample, "kernel": kern[0],
-								 "kind": kind, "variant": variant,
-								 "expected": EXPECTED[kind],
-								 "loop_line": lb, "loop_end_line": le})
-						counts[kind] += 1
-						print("mutant %s  expects %s" % (name, EXPECTED[kind]))
-				except Skip as why:
-					print("skip %s %s %s: %s" % (sample, kern[0], kind, why))
-					skips += 1
+			for L in loops:
+				for kind in KINDS:
+					try:
+						for variant, edits in MUTATORS[kind](L):
+							out = apply(src, edits)
+							# where the loop is in the mutant
+							shift = sum(ins.count("\n") - src[p:p + d].count("\n")
+								    for p, d, ins in edits if p < L.for_pos)
+							lb = line_of(src, L.for_pos) + shift
+							le = line_of(out, L.be + sum(len(ins) - d for p, d, ins in edits if p <= L.be))
+							name = "%03d-%s-%s-%s-%s.cu" % (len(manifest) + 1, sample, kern[0], kind,
+											 re.sub(r"\W", "_", variant))
+							with open(os.path.join(a.out, name), "w", encoding="utf-8") as fh:
+								fh.write(out)
+							manifest.append({"file": name, "sample": sample, "kernel": kern[0],
+									 "kind": kind, "variant": variant,
+									 "expected": EXPECTED[kind],
+									 "loop_line": lb, "loop_end_line": le})
+							counts[kind] += 1
+							print("mutant %s  expects %s" % (name, EXPECTED[kind]))
+					except Skip as why:
+						print("skip %s %s %s: %s" % (sample, kern[0], kind, why))
+						skips += 1
 	with open(os.path.join(a.out, "manifest.json"), "w", encoding="utf-8") as fh:
 		json.dump(manifest, fh, indent=1)
 	for k in KINDS:
