@@ -700,12 +700,21 @@ static void add_inst(pctx *c, kp_kernel *k, CXCursor spec)
 		if (i)
 			kp_strbuf_adds(&sb, ", ");
 		if (ak == CXTemplateArgumentKind_Integral) {
-			long long v = clang_Cursor_getTemplateArgumentValue(spec, (unsigned)i);
+			/* a bool argument's value is its one bit, sign-extended (true
+			 * is -1): read it unsigned, print it as written */
+			int is_bool = i < 8 && (k->tparam_bool >> i & 1u);
+			long long v =
+				is_bool ? clang_Cursor_getTemplateArgumentUnsignedValue(
+						  spec, (unsigned)i) != 0
+					: clang_Cursor_getTemplateArgumentValue(spec, (unsigned)i);
 			if (i < 8) {
 				vals[i] = v;
 				targs[i].known = 1;
 			}
-			kp_strbuf_addf(&sb, "%lld", v);
+			if (is_bool)
+				kp_strbuf_adds(&sb, v ? "true" : "false");
+			else
+				kp_strbuf_addf(&sb, "%lld", v);
 		} else {
 			CXType t = clang_Cursor_getTemplateArgumentType(spec, (unsigned)i);
 			CXString s = clang_getTypeSpelling(t);
@@ -827,10 +836,17 @@ static void add_inst_text(kp_file *f, kp_kernel *k, const char *args, size_t n)
 		int is_int = *arg && !*end;
 		if (!is_int)
 			is_int = define_value(f, arg, &v);
+		int is_bool = !strcmp(arg, "true") || !strcmp(arg, "false");
+		if (is_bool) {
+			v = arg[0] == 't';
+			is_int = 1;
+		}
 		long long sz = is_int ? -1 : builtin_type_size(arg);
 		if (i)
 			kp_strbuf_adds(&sb, ", ");
-		if (is_int)
+		if (is_bool)
+			kp_strbuf_adds(&sb, v ? "true" : "false");
+		else if (is_int)
 			kp_strbuf_addf(&sb, "%lld", v);
 		else
 			kp_strbuf_adds(&sb, arg);
@@ -1002,6 +1018,9 @@ static void fill_kernel(kernel_scan *ks, CXCursor cur, int is_template)
 				&f->arena, sizeof(char *) * (size_t)(k->ntparams + 1));
 			if (k->ntparams)
 				memcpy(nv, k->tparam_names, sizeof(char *) * (size_t)k->ntparams);
+			if (kk == CXCursor_NonTypeTemplateParameter && k->ntparams < 8 &&
+			    clang_getCursorType(l.v[i]).kind == CXType_Bool)
+				k->tparam_bool |= 1u << k->ntparams;
 			nv[k->ntparams++] = cx_dup(&f->arena, clang_getCursorSpelling(l.v[i]));
 			k->tparam_names = nv;
 			decl_for(c, l.v[i]);

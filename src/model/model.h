@@ -126,6 +126,7 @@ typedef struct {
 	int is_template;
 	int ntparams;
 	const char **tparam_names;
+	unsigned tparam_bool;        /* bit i: template parameter i (< 8) is a bool */
 	int ninst;                   /* instantiations seen in the file (launches, references,
 					explicit instantiations), each once */
 	const char **inst_args;      /* "32, 32, 8" per instantiation */

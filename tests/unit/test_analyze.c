@@ -1089,6 +1089,49 @@ Test(analyze_sizes, template_explicit_instantiation_through_a_macro_is_not_count
 	cr_expect_eq(l->tile_bytes, 2 * 16 * 16 * 4);
 }
 
+/* A bool template argument is printed as written and bound as 0 / 1 (it
+ * was shown as -1, the value of its sign-extended bit), and an explicit
+ * instantiation spelled with `true` is the same instantiation as the one
+ * libclang reports. */
+Test(analyze_sizes, template_bool_argument)
+{
+	static const char src[] =
+		"template <int T, bool GUARD>\n"
+		"__global__ void k(const float *A, const float *B, float *C, int N, int K)\n"
+		"{\n"
+		"    __shared__ float As[T][T];\n"
+		"    __shared__ float Bs[T][T];\n"
+		"    int tx = threadIdx.x, ty = threadIdx.y;\n"
+		"    int row = blockIdx.y * T + ty, col = blockIdx.x * T + tx;\n"
+		"    float acc = 0.0f;\n"
+		"    for (int k0 = 0; k0 < K; k0 += T) {\n"
+		"        As[ty][tx] = GUARD && row >= N ? 0.0f : A[row * K + k0 + tx];\n" LOAD_B SYNC
+		"        for (int kk = 0; kk < T; ++kk)\n"
+		"            acc += As[ty][kk] * Bs[kk][tx];\n" SYNC END TAIL
+		"template __global__ void k<32, true>(const float *, const float *, float *, int, "
+		"int);\n" LAUNCHER("    k<16, false><<<1, 1>>>(A, B, C, N, K);\n"
+				   "    k<16, true><<<1, 1>>>(A, B, C, N, K);\n");
+	analyze_src(src);
+	cr_assert_eq(F.nkernels, 1);
+	kp_kernel *k = F.kernels[0];
+	cr_expect_eq(k->tparam_bool, 2u);
+	cr_assert_eq(k->ninst, 3);
+	cr_expect_str_eq(k->inst_args[0], "16, false");
+	cr_expect_str_eq(k->inst_args[1], "16, true");
+	cr_expect_str_eq(k->inst_args[2], "32, true");
+	cr_expect_eq(k->inst_values[0][1], 0);
+	cr_expect_eq(k->inst_values[1][1], 1);
+	cr_expect_eq(k->inst_values[2][1], 1);
+	for (int i = 0; i < 3; i++)
+		cr_expect(k->inst_targs[i][1].known);
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect(l->eligible);
+	cr_assert_eq(l->nper_inst, 3);
+	cr_expect_str_eq(l->inst, "32, true");
+	cr_expect_eq(l->tile_bytes, 2 * 32 * 32 * 4);
+}
+
 /* template <typename T, int TILE> with T tiles, for float and __half. */
 #define TYPED_SRC(insts)                                                                           \
 	"#include <cuda_fp16.h>\n"                                                                 \
