@@ -13,6 +13,8 @@
 #define _GNU_SOURCE
 #include "parse.h"
 
+#include "consteval.h"
+
 #include <clang-c/CXCompilationDatabase.h>
 #include <clang-c/Index.h>
 #include <errno.h>
@@ -39,6 +41,8 @@ typedef struct {
 	CXCursor *dkeys;
 	kp_decl **dvals;
 	int nd, capd;
+	const char *const *argv; /* the compiler arguments (-D for consteval.c) */
+	int nargv;
 } pctx;
 
 static char *cx_dup(kp_arena *a, CXString s)
@@ -1049,16 +1053,11 @@ static void fill_kernel(kernel_scan *ks, CXCursor cur, int is_template)
 	}
 	k->display = kp_arena_strdup(&f->arena, kp_strbuf_str(&disp));
 	kp_strbuf_release(&disp);
-	/* __launch_bounds__(N) in the declaration text before the body */
+	/* __launch_bounds__(N) in the declaration text before the body: N
+	 * evaluated (a template parameter in it leaves it unknown) */
 	if (k->body && k->body->in_main) {
-		const char *lb = NULL;
-		for (unsigned p = k->begin; p + 18 < k->body->begin; p++)
-			if (!strncmp(f->src + p, "__launch_bounds__(", 18)) {
-				lb = f->src + p + 18;
-				break;
-			}
-		if (lb)
-			k->launch_bounds = atoi(lb);
+		kp_ceval_env env = {c->tu, f, c->argv, c->nargv, k->tparam_names, k->ntparams};
+		k->launch_bounds = kp_ceval_launch_bounds(&env, k->begin, k->body->begin);
 	}
 	if (!k->params) /* mark as kernel for template lookup even with no params */
 		k->params = kp_arena_alloc(&f->arena, sizeof(kp_decl *));
@@ -1606,6 +1605,8 @@ static const char *ldca_shim(void)
 static void build_model(pctx *c, const char *const *argv, int nstore)
 {
 	kp_file *f = c->f;
+	c->argv = argv;
+	c->nargv = nstore;
 	collect_names(c, argv, nstore);
 	kernel_scan ks = {0};
 	ks.c = c;

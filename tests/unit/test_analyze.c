@@ -270,6 +270,97 @@ Test(analyze, launch_bounds_give_the_threads)
 	cr_expect_str_eq(l->threads_from, "__launch_bounds__");
 }
 
+/* __launch_bounds__'s argument evaluated (it was read with atoi, so a
+ * name gave 0 and the analysis assumed 256 threads): constexpr and static
+ * constexpr variables, #defines, enumerators and -D; a template parameter,
+ * a name with two values or a call leave it unknown. */
+struct lb_case {
+	char defs[160]; /* before the kernel (after #define TILE 16) */
+	char bound[64]; /* the attribute's arguments */
+	char targ[24];  /* a -D argument, or "" */
+	int expected;   /* kp_kernel.launch_bounds */
+};
+
+ParameterizedTestParameters(analyze, launch_bounds_expressions)
+{
+	static struct lb_case params[] = {
+		{"constexpr int BLOCK = 16;\n", "BLOCK * BLOCK", "", 256},
+		{"constexpr int BLOCK = 32;\n", "BLOCK * BLOCK", "", 1024},
+		{"static constexpr int BLOCK = 32;\n", "BLOCK * BLOCK, 1", "", 1024},
+		{"#define T 32\n", "T * T", "", 1024},
+		{"#define T 16\n#define NT (T * T / 2)\n", "NT", "", 128},
+		{"namespace cfg { constexpr unsigned W = 8; }\nusing namespace cfg;\n", "W * 32u",
+		 "", 256},
+		{"enum { WARPS = 4 };\n", "WARPS << 5", "", 128},
+		{"", "NT", "-DNT=64", 64},
+		{"", "(256)", "", 256},
+		/* not known: two values, not a plain name */
+		{"#define NT 128\n", "NT", "-DNT=256", 0},
+		{"#ifdef BIG\n#define NT 512\n#else\n#define NT 128\n#endif\n", "NT", "", 0},
+		{"__host__ __device__ constexpr int nt() { return 128; }\n", "nt()", "", 0},
+		{"namespace a { constexpr int NT = 64; }\nnamespace b { constexpr int NT = 128; }\n"
+		 "using namespace b;\n",
+		 "b::NT", "", 0},
+	};
+	return cr_make_param_array(struct lb_case, params, sizeof(params) / sizeof(params[0]));
+}
+
+ParameterizedTest(struct lb_case *p, analyze, launch_bounds_expressions, .fini = release)
+{
+	char src[2048];
+	snprintf(src, sizeof(src),
+		 "#define TILE 16\n%s"
+		 "__global__ void __launch_bounds__(%s) mm(const float *A, const float *B, "
+		 "float *C, int N, int K)\n"
+		 "{\n"
+		 "    __shared__ float As[TILE][TILE];\n"
+		 "    __shared__ float Bs[TILE][TILE];\n"
+		 "    int tx = threadIdx.x, ty = threadIdx.y;\n"
+		 "    int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;\n"
+		 "    float acc = 0.0f;\n" FOR LOAD SYNC COMP SYNC END TAIL,
+		 p->defs, p->bound);
+	const char *args[] = {p->targ};
+	int rc = parse_as("snippet.cu", src, "sm_90", args, p->targ[0] ? 1 : 0);
+	if (rc != KP_PARSE_OK)
+		print_diags();
+	cr_assert_eq(rc, KP_PARSE_OK, "%s", src);
+	cr_assert_eq(F.nkernels, 1);
+	cr_expect_eq(F.kernels[0]->launch_bounds, p->expected,
+		     "__launch_bounds__(%s) with %s%s: %d", p->bound, p->defs, p->targ,
+		     F.kernels[0]->launch_bounds);
+	kp_analyze_opts ao;
+	memset(&ao, 0, sizeof(ao));
+	ao.arch = kp_arch_find("sm_90");
+	cr_assert_eq(kp_analyze(&AN, &F, &ao), 0);
+	kp_loop *l = only_loop();
+	cr_expect_eq(l->threads, p->expected);
+	if (p->expected)
+		cr_expect_str_eq(l->threads_from, "__launch_bounds__");
+}
+
+/* A template kernel's bound that names a parameter is not one number. */
+Test(analyze_sizes, template_launch_bounds_unknown)
+{
+	static const char src[] =
+		"template <int T>\n"
+		"__global__ void __launch_bounds__(T * T) k(const float *A, const float *B, float *C, "
+		"int N, int K)\n"
+		"{\n"
+		"    __shared__ float As[T][T];\n"
+		"    __shared__ float Bs[T][T];\n"
+		"    int tx = threadIdx.x, ty = threadIdx.y;\n"
+		"    int row = blockIdx.y * T + ty, col = blockIdx.x * T + tx;\n"
+		"    float acc = 0.0f;\n"
+		"    for (int k0 = 0; k0 < K; k0 += T) {\n" LOAD SYNC
+		"        for (int kk = 0; kk < T; ++kk)\n"
+		"            acc += As[ty][kk] * Bs[kk][tx];\n" SYNC END TAIL
+		"constexpr int T = 32;\n"
+		"template __global__ void k<16>(const float *, const float *, float *, int, int);\n";
+	analyze_src(src);
+	cr_assert_eq(F.nkernels, 1);
+	cr_expect_eq(F.kernels[0]->launch_bounds, 0);
+}
+
 Test(analyze, budget_rows)
 {
 	analyze_src(ELIGIBLE);
