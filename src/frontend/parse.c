@@ -506,6 +506,83 @@ static void add_kid(kp_arena *a, kp_node *n, kp_node *k, int *cap)
 
 static kp_node *convert_node(pctx *c, CXCursor cur);
 
+/* Whether a declaration lies in namespace cooperative_groups (through
+ * its inline namespace __v1, or nested deeper). */
+static int in_cg_namespace(CXCursor d)
+{
+	for (int i = 0; i < 16 && !clang_Cursor_isNull(d); i++) {
+		d = clang_getCursorSemanticParent(d);
+		enum CXCursorKind k = clang_getCursorKind(d);
+		if (k == CXCursor_TranslationUnit || clang_Cursor_isNull(d))
+			return 0;
+		if (k == CXCursor_Namespace) {
+			CXString s = clang_getCursorSpelling(d);
+			int hit = !strcmp(clang_getCString(s), "cooperative_groups");
+			clang_disposeString(s);
+			if (hit)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* The barrier a sync() on a cooperative-groups class is: the block's for
+ * thread_block, another (unmodelled) one for the grid, cluster and the
+ * type-erased thread_group (which may be any group), part of the block
+ * for everything else (tiles, their bases, coalesced groups). */
+static kp_sync_kind cg_class_sync(CXCursor cls)
+{
+	if (clang_Cursor_isNull(cls) || !in_cg_namespace(cls))
+		return KP_SYNC_OTHER;
+	static const char *const other[] = {"grid_group", "multi_grid_group", "cluster_group",
+					    "thread_group"};
+	CXString s = clang_getCursorSpelling(cls);
+	const char *name = clang_getCString(s);
+	kp_sync_kind k = KP_SYNC_PART;
+	if (!strcmp(name, "thread_block"))
+		k = KP_SYNC_BLOCK;
+	for (size_t i = 0; i < KP_ARRAY_LEN(other); i++)
+		if (!strcmp(name, other[i]))
+			k = KP_SYNC_OTHER;
+	clang_disposeString(s);
+	return k;
+}
+
+/* What a call to `name` (declared by `ref`, possibly null) synchronises. */
+static kp_sync_kind call_sync(const char *name, CXCursor ref)
+{
+	if (!name)
+		return KP_SYNC_NONE;
+	enum CXCursorKind rk = clang_Cursor_isNull(ref) ? CXCursor_NoDeclFound
+							: clang_getCursorKind(ref);
+	int cg = !clang_Cursor_isNull(ref) && in_cg_namespace(ref);
+	if (cg && rk == CXCursor_CXXMethod) {
+		if (!strcmp(name, "sync"))
+			return cg_class_sync(clang_getCursorSemanticParent(ref));
+		/* thread_block's barrier_arrive / barrier_wait: a split barrier */
+		return !strncmp(name, "barrier_", 8) ? KP_SYNC_OTHER : KP_SYNC_NONE;
+	}
+	if (cg && !strcmp(name, "sync")) { /* cg::sync(group) */
+		CXType t = clang_getArgType(clang_getCursorType(ref), 0);
+		if (t.kind == CXType_LValueReference || t.kind == CXType_RValueReference)
+			t = clang_getPointeeType(t);
+		return cg_class_sync(clang_getTypeDeclaration(clang_getCanonicalType(t)));
+	}
+	if (cg)
+		return KP_SYNC_NONE;
+	if (!strcmp(name, "__syncthreads"))
+		return KP_SYNC_BLOCK;
+	if (!strcmp(name, "__syncthreads_count") || !strcmp(name, "__syncthreads_and") ||
+	    !strcmp(name, "__syncthreads_or"))
+		return KP_SYNC_BLOCK_VALUE;
+	if (!strcmp(name, "__syncwarp"))
+		return KP_SYNC_PART;
+	if (!strncmp(name, "__syncthreads_", 14) || !strncmp(name, "__barrier_sync", 14) ||
+	    !strcmp(name, "sync"))
+		return KP_SYNC_OTHER;
+	return KP_SYNC_NONE;
+}
+
 static kp_node *convert(pctx *c, CXCursor cur)
 {
 	if (c->depth >= KP_MAX_NESTING) {
@@ -568,6 +645,8 @@ static kp_node *convert_node(pctx *c, CXCursor cur)
 		CXCursor ref = clang_getCursorReferenced(cur);
 		if (!clang_Cursor_isNull(ref))
 			n->decl = decl_for(c, ref);
+		if (n->kind == KP_N_CALL)
+			n->sync = call_sync(n->name, ref);
 		if (n->kind == KP_N_DECLREF) {
 			long so = file_offset(c, clang_getCursorLocation(cur));
 			size_t nl = strlen(n->name);

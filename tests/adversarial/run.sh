@@ -241,6 +241,11 @@ check "kloops50: all 50 loops pipelined" \
 
 rewritten nested_templates "$in/nested_templates.cu"
 
+# --- barriers written with cooperative groups -------------------------------------
+rewritten cg_barriers "$root/tests/cpudiff/kernels/cg_block_sync.cu"
+refused tile_sync_barrier "$in/tile_sync_barrier.cu" 0 1 \
+	"synchronises only part of the block\) \[kpipe-no-barrier\]"
+
 # --- a 10 MB file ------------------------------------------------------------------
 python3 - "$sample" "$tmp/big_10mb.cu" <<'PY'
 import sys

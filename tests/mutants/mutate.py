@@ -24,6 +24,10 @@ mutation and variant:
   cond-side-effect     the loop condition counts its evaluations       kpipe-cond-side-effect
   store-alias          the compute phase stores through a local copy   kpipe-memory-order
                        of a tile source pointer
+  partial-barrier      a barrier replaced by __syncwarp() or a tile's   kpipe-no-barrier
+                       sync() (cooperative groups): part of the block
+  unmodelled-barrier   the first barrier a __syncthreads_count whose    kpipe-extra-barrier
+                       count is used, or a grid sync in the compute
 
 The edits are made on the source text (comments, strings and preprocessor
 lines are masked while scanning, so they are never matched); every mutant
@@ -57,6 +61,8 @@ EXPECTED = {
 	"tile-escape": "kpipe-tile-escapes",
 	"cond-side-effect": "kpipe-cond-side-effect",
 	"store-alias": "kpipe-memory-order",
+	"partial-barrier": "kpipe-no-barrier",
+	"unmodelled-barrier": "kpipe-extra-barrier",
 }
 KINDS = list(EXPECTED)
 
@@ -624,6 +630,27 @@ def mut_store_alias(L):
 			     L.at_compute_end("kp_mut_w[threadIdx.x] = %s();" % et)]
 
 
+def cg_include(L):
+	return (after_includes(L.src), 0, "#include <cooperative_groups.h>\n")
+
+
+def mut_partial_barrier(L):
+	s = L.stmts[L.b2]
+	yield "warp", [(s[0], s[1] - s[0], "__syncwarp();")]
+	s = L.stmts[L.b1]
+	yield "tile", [cg_include(L), (s[0], s[1] - s[0], "cooperative_groups::tiled_partition<32>("
+				       "cooperative_groups::this_thread_block()).sync();")]
+
+
+def mut_unmodelled_barrier(L):
+	s = L.stmts[L.load_end_bar]
+	decl_at = L.src.rfind("\n", 0, L.for_pos) + 1
+	ind = L.indent_at(L.for_pos)
+	yield "count-used", [(decl_at, 0, ind + "int kp_mut_votes = 0;\n"),
+			     (s[0], s[1] - s[0], "kp_mut_votes += __syncthreads_count(1);")]
+	yield "grid", [cg_include(L), L.at_compute_end("cooperative_groups::this_grid().sync();")]
+
+
 MUTATORS = {
 	"divergent-barrier": mut_divergent,
 	"barrier-removed": mut_removed,
@@ -637,6 +664,8 @@ MUTATORS = {
 	"tile-escape": mut_tile_escape,
 	"cond-side-effect": mut_cond_side_effect,
 	"store-alias": mut_store_alias,
+	"partial-barrier": mut_partial_barrier,
+	"unmodelled-barrier": mut_unmodelled_barrier,
 }
 
 

@@ -1757,3 +1757,223 @@ Test(analyze, copy_loop_block_strided)
 		  x.why_not);
 	cr_expect(CP(l).ok, "cp.async: %s", CP(l).why_not ? CP(l).why_not : "");
 }
+
+/* --- barriers written another way ---------------------------------------------- */
+
+/* The kernel with cooperative groups in scope: `block` (the thread block),
+ * `t32` (a tile of 32), `grid` and `tg` (a type-erased thread_group); the
+ * loop starts on line 15. */
+#define CG_HEAD                                                                                    \
+	HEAD_X("#include <cooperative_groups.h>\n"                                                 \
+	       "namespace cg = cooperative_groups;\n",                                             \
+	       "const float", "[TILE][TILE]", "[TILE][TILE]",                                      \
+	       "    cg::thread_block block = cg::this_thread_block();\n"                           \
+	       "    cg::thread_block_tile<32> t32 = cg::tiled_partition<32>(block);\n"             \
+	       "    cg::grid_group grid = cg::this_grid();\n"                                      \
+	       "    cg::thread_group tg = cg::this_thread_block();\n")
+#define CG_SRC(b1, comp, b2) CG_HEAD FOR LOAD "        " b1 "\n" comp "        " b2 "\n" END TAIL
+
+/* What the parser records for each barrier-like call (kp_node.sync). */
+typedef struct {
+	const char *text;
+	kp_sync_kind sync;
+	int seen;
+} sync_expect;
+
+static int check_sync(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	sync_expect *e = ud;
+	if (n->kind != KP_N_CALL || !n->in_main)
+		return 1;
+	const char *t = kp_node_text(&F, n);
+	for (; e->text; e++)
+		if (!strcmp(t, e->text)) {
+			cr_expect_eq(n->sync, e->sync, "%s: sync %d, expected %d", t, n->sync,
+				     e->sync);
+			e->seen++;
+		}
+	return 1;
+}
+
+Test(parse, barrier_kinds)
+{
+	if (!have_cccl())
+		cr_skip_test("no CUDA toolkit with include/cccl here");
+	static const char src[] = "#include <cooperative_groups.h>\n"
+				  "namespace cg = cooperative_groups;\n"
+				  "using namespace cooperative_groups;\n"
+				  "struct mine { __device__ void sync() {} };\n"
+				  "__global__ void k(int *p)\n"
+				  "{\n"
+				  "    cg::thread_block block = cg::this_thread_block();\n"
+				  "    thread_block_tile<32> t32 = tiled_partition<32>(block);\n"
+				  "    cg::coalesced_group co = cg::coalesced_threads();\n"
+				  "    cg::thread_group tg = cg::tiled_partition(block, 16);\n"
+				  "    cg::grid_group grid = cg::this_grid();\n"
+				  "    mine m;\n"
+				  "    __syncthreads();\n"
+				  "    block.sync();\n"
+				  "    cg::sync(block);\n"
+				  "    sync(block);\n"
+				  "    cg::this_thread_block().sync();\n"
+				  "    p[0] = __syncthreads_count(p[1] > 0);\n"
+				  "    __syncthreads_and(1);\n"
+				  "    __syncthreads_or(0);\n"
+				  "    __syncwarp();\n"
+				  "    t32.sync();\n"
+				  "    cg::sync(t32);\n"
+				  "    co.sync();\n"
+				  "    cg::tiled_partition<16>(block).sync();\n"
+				  "    tg.sync();\n"
+				  "    cg::sync(tg);\n"
+				  "    grid.sync();\n"
+				  "    __barrier_sync(0);\n"
+				  "    block.barrier_wait(block.barrier_arrive());\n"
+				  "    m.sync();\n"
+				  "    p[2] = (int)block.thread_rank();\n"
+				  "}\n";
+	int rc = parse_as("kinds.cu", src, "sm_90", NULL, 0);
+	if (rc != KP_PARSE_OK)
+		print_diags();
+	cr_assert_eq(rc, KP_PARSE_OK);
+	cr_assert_eq(F.nkernels, 1);
+	sync_expect e[] = {
+		{"__syncthreads()", KP_SYNC_BLOCK, 0},
+		{"block.sync()", KP_SYNC_BLOCK, 0},
+		{"cg::sync(block)", KP_SYNC_BLOCK, 0},
+		{"sync(block)", KP_SYNC_BLOCK, 0},
+		{"cg::this_thread_block().sync()", KP_SYNC_BLOCK, 0},
+		{"__syncthreads_count(p[1] > 0)", KP_SYNC_BLOCK_VALUE, 0},
+		{"__syncthreads_and(1)", KP_SYNC_BLOCK_VALUE, 0},
+		{"__syncthreads_or(0)", KP_SYNC_BLOCK_VALUE, 0},
+		{"__syncwarp()", KP_SYNC_PART, 0},
+		{"t32.sync()", KP_SYNC_PART, 0},
+		{"cg::sync(t32)", KP_SYNC_PART, 0},
+		{"co.sync()", KP_SYNC_PART, 0},
+		{"cg::tiled_partition<16>(block).sync()", KP_SYNC_PART, 0},
+		{"tg.sync()", KP_SYNC_OTHER, 0},
+		{"cg::sync(tg)", KP_SYNC_OTHER, 0},
+		{"grid.sync()", KP_SYNC_OTHER, 0},
+		{"__barrier_sync(0)", KP_SYNC_OTHER, 0},
+		{"block.barrier_wait(block.barrier_arrive())", KP_SYNC_OTHER, 0},
+		{"m.sync()", KP_SYNC_OTHER, 0},
+		{"block.thread_rank()", KP_SYNC_NONE, 0},
+		{"cg::this_thread_block()", KP_SYNC_NONE, 0},
+		{NULL, KP_SYNC_NONE, 0},
+	};
+	kp_node_walk(F.kernels[0]->body, NULL, check_sync, e);
+	for (int i = 0; e[i].text; i++)
+		cr_expect(e[i].seen, "no call '%s' found", e[i].text);
+}
+
+/* Loops whose block barriers are written with cooperative groups or with
+ * __syncthreads_count/_and/_or whose result is dropped: the same loop. */
+ParameterizedTestParameters(analyze, cg_barriers_are_block_barriers)
+{
+	static char params[][2][64] = {
+		{"block.sync();", "block.sync();"},
+		{"cg::sync(block);", "cg::sync(block);"},
+		{"cg::this_thread_block().sync();", "__syncthreads();"},
+		{"__syncthreads_count(tx < 8);", "__syncthreads_or(acc > 0.0f);"},
+		{"__syncthreads_and(As[ty][tx] != 0.0f);", "cg::sync(block);"},
+	};
+	return cr_make_param_array(char[2][64], params, sizeof(params) / sizeof(params[0]));
+}
+
+ParameterizedTest(char (*p)[2][64], analyze, cg_barriers_are_block_barriers, .fini = release)
+{
+	if (!have_cccl())
+		cr_skip_test("no CUDA toolkit with include/cccl here");
+	char src[4096];
+	snprintf(src, sizeof(src), "%s", CG_HEAD FOR LOAD);
+	snprintf(src + strlen(src), sizeof(src) - strlen(src),
+		 "        %s\n" COMP "        %s\n" END TAIL, (*p)[0], (*p)[1]);
+	analyze_src(src);
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect(l->eligible, "%s ... %s", (*p)[0], (*p)[1]);
+	cr_expect_eq(l->nbarriers, 2);
+	cr_expect_eq(l->bar1, 2);
+	cr_expect_eq(l->bar2, 4);
+	cr_expect(CP(l).ok);
+	cr_expect(RG(l).ok);
+}
+
+/* A tile's, a warp's or a coalesced group's sync() is not the block's
+ * barrier: the loop has one barrier too few (and says where the partial
+ * one is); as an extra statement of the compute phase it changes nothing. */
+Test(analyze, tile_sync_is_not_a_block_barrier)
+{
+	if (!have_cccl())
+		cr_skip_test("no CUDA toolkit with include/cccl here");
+	analyze_src(CG_SRC("block.sync();", COMP, "t32.sync();"));
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect_not(l->eligible);
+	const kp_reason *r = find_reason(l, "kpipe-no-barrier");
+	cr_assert_not_null(r);
+	cr_expect(strstr(r->message, "only one __syncthreads()"), "%s", r->message);
+	cr_expect(strstr(r->message, "'t32.sync()' on line 21 synchronises only part of the block"),
+		  "%s", r->message);
+	release();
+	analyze_src(CG_SRC("cg::sync(block);", COMP "        if (tx < 4) t32.sync();\n",
+			   "__syncthreads();"));
+	l = only_loop();
+	log_reasons(l);
+	cr_expect(l->eligible);
+	cr_expect_eq(l->nbarriers, 2);
+}
+
+/* Barriers the rewrite cannot replace by its own __syncthreads(). */
+struct bar_case {
+	char b1[64], comp_extra[48], b2[48];
+	char msg[64];
+	int line, col;
+};
+
+ParameterizedTestParameters(analyze, barriers_kpipe_cannot_replace)
+{
+	static struct bar_case params[] = {
+		{"block.sync();", "        grid.sync();\n", "block.sync();",
+		 "'grid.sync()' is a barrier kpipe does not model", 21, 9},
+		{"tg.sync();", "", "block.sync();", "'tg.sync()' is a barrier kpipe does not model",
+		 18, 9},
+		{"cg::sync(tg);", "", "block.sync();", "'cg::sync(tg)' is a barrier kpipe does not",
+		 18, 9},
+		{"__barrier_sync(0);", "", "__syncthreads();",
+		 "'__barrier_sync(0)' is a barrier kpipe", 18, 9},
+		{"block.barrier_wait(block.barrier_arrive());", "", "__syncthreads();",
+		 "split barrier", 18, 9},
+		{"int nz = __syncthreads_count(As[ty][tx] != 0.0f);", "        acc += nz;\n",
+		 "__syncthreads();", "whose result the loop uses", 18, 18},
+		{"__syncthreads();", "", "if (__syncthreads_or(acc > 0.0f)) acc = 0.0f;",
+		 "'__syncthreads_or(acc > 0.0f)' inside conditional", 0, 0},
+		{"__syncthreads_count(tx++ < 8);", "", "__syncthreads();",
+		 "side effects in its operands", 18, 9},
+	};
+	return cr_make_param_array(struct bar_case, params, sizeof(params) / sizeof(params[0]));
+}
+
+ParameterizedTest(struct bar_case *p, analyze, barriers_kpipe_cannot_replace, .fini = release)
+{
+	if (!have_cccl())
+		cr_skip_test("no CUDA toolkit with include/cccl here");
+	char src[4096];
+	snprintf(src, sizeof(src), "%s", CG_HEAD FOR LOAD);
+	snprintf(src + strlen(src), sizeof(src) - strlen(src),
+		 "        %s\n" COMP "%s        %s\n" END TAIL, p->b1, p->comp_extra, p->b2);
+	analyze_src(src);
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect_not(l->eligible);
+	const kp_reason *r = find_reason(l, "kpipe-extra-barrier");
+	if (!r)
+		r = find_reason(l, "kpipe-divergent-barrier");
+	cr_assert_not_null(r, "%s / %s", p->b1, p->b2);
+	cr_expect(strstr(r->message, p->msg), "'%s' lacks '%s'", r->message, p->msg);
+	if (p->line) {
+		cr_expect_eq(r->line, p->line);
+		cr_expect_eq(r->col, p->col);
+	}
+}
