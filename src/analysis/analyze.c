@@ -1261,6 +1261,29 @@ static int count_writes(const kp_node *n, const kp_decl *d)
 	return w;
 }
 
+/* Whether the subtree names the declaration d. */
+static int names_decl(const kp_node *n, const kp_decl *d)
+{
+	if (!n)
+		return 0;
+	if (n->kind == KP_N_DECLREF && n->decl == d)
+		return 1;
+	for (int i = 0; i < n->nkids; i++)
+		if (names_decl(n->kids[i], d))
+			return 1;
+	return 0;
+}
+
+/* Whether the next tile's loads depend on d: the load phase (addresses,
+ * guards, its declarations) or the loop condition name it. */
+static int loads_or_cond_read(const kp_loop *l, const kp_decl *d)
+{
+	for (int i = l->load_b; i < l->load_e; i++)
+		if (names_decl(l->stmts[i], d))
+			return 1;
+	return names_decl(l->cond, d);
+}
+
 /* ------------------------------------------- what the rewrite must follow */
 
 /* The rewrite advances the loop by substituting, in the spelled source of
@@ -2050,14 +2073,21 @@ static int split_phases(actx *c, int ntop)
 static void find_induction(actx *c)
 {
 	kp_loop *l = c->l;
-	/* induction: header increments, then top-level bumps after the loads */
+	/* induction: header increments, then top-level bumps after the loads.
+	 * A bump is what the next tile's loads or the condition read: an
+	 * update the loads do not depend on (an accumulator, `acc += v;`
+	 * after a per-tile partial sum) is compute, which the rewrite keeps
+	 * in place, not an induction variable to advance.  The bumps that
+	 * close the load phase move after the compute: those stay induction
+	 * variables whatever reads them (each must advance once). */
 	gather_header_incs(c, l->inc);
 	for (int i = l->load_e; i < l->nstmts; i++) {
 		kp_node *s = l->stmts[i];
 		kp_decl *v = inc_var(s);
 		int sign;
 		const char *st = v ? step_text(c, s, &sign) : NULL;
-		if (v && st && !v->is_shared && !is_ind(l, v)) {
+		if (v && st && !v->is_shared && !is_ind(l, v) &&
+		    (i < l->bump_e || loads_or_cond_read(l, v))) {
 			/* only a bump when declared outside the loop */
 			if (l->node->in_main && v->in_main && v->name_off >= l->node->begin &&
 			    v->name_off < l->node->end)

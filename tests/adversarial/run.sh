@@ -246,6 +246,10 @@ rewritten cg_barriers "$root/tests/cpudiff/kernels/cg_block_sync.cu"
 refused tile_sync_barrier "$in/tile_sync_barrier.cu" 0 1 \
 	"synchronises only part of the block\) \[kpipe-no-barrier\]"
 
+# --- an accumulator the next tile's copy reads -------------------------------------
+refused partial_sum_in_loads "$in/partial_sum_in_loads.cu" 0 1 \
+	"the step of 'acc' uses 'part', which changes inside the loop \[kpipe-loop-shape\]"
+
 # --- a 10 MB file ------------------------------------------------------------------
 python3 - "$sample" "$tmp/big_10mb.cu" <<'PY'
 import sys

@@ -490,6 +490,19 @@ static const char *const near_src[] = {
 	"        As[ty][tx] = A[row * K + k0 + tx + ((int)acc & 1)];\n" LOAD_B SYNC
 	"        for (int kk = 0; kk < TILE; ++kk)\n"
 	"            mac(acc, As[ty][kk], Bs[kk][tx]);\n" SYNC END TAIL,
+	/* 23 kpipe-loop-shape: a per-tile partial sum whose accumulator the
+	 * loads read: then it is a bump, and its step changes */
+	HEAD FOR "        As[ty][tx] = A[row * K + k0 + tx + ((int)acc & 1)];\n" LOAD_B SYNC
+		 "        float v = 0.0f;\n"
+		 "        for (int kk = 0; kk < TILE; ++kk)\n"
+		 "            v += As[ty][kk] * Bs[kk][tx];\n"
+		 "        acc += v;\n" SYNC END TAIL,
+	/* 24 kpipe-loop-shape: the same accumulator read by the condition */
+	HEAD "    for (int k0 = 0; k0 < K && acc < 1e30f; k0 += TILE) {\n" LOAD SYNC
+	     "        float v = 0.0f;\n"
+	     "        for (int kk = 0; kk < TILE; ++kk)\n"
+	     "            v += As[ty][kk] * Bs[kk][tx];\n"
+	     "        acc += v;\n" SYNC END TAIL,
 };
 
 /* Parameters are copied into a freshly exec'd worker: strings inline. */
@@ -524,6 +537,8 @@ ParameterizedTestParameters(analyze, near_miss)
 		{20, "kpipe-no-barrier", 9, 5, "no __syncthreads()"},
 		{21, "kpipe-memory-order", 16, 9, "stores to 'A'"},
 		{22, "kpipe-load-depends-on-compute", 10, 5, "'acc'"},
+		{23, "kpipe-loop-shape", 16, 9, "the step of 'acc' uses 'v'"},
+		{24, "kpipe-loop-shape", 16, 9, "the step of 'acc' uses 'v'"},
 	};
 	return cr_make_param_array(struct near_miss, params, sizeof(params) / sizeof(params[0]));
 }
@@ -556,6 +571,34 @@ ParameterizedTest(struct near_miss *p, analyze, near_miss, .fini = release)
 		for (int j = 0; j < i; j++)
 			cr_expect(strcmp(l->reasons[i].id, l->reasons[j].id), "[%s] twice",
 				  l->reasons[i].id);
+	}
+}
+
+/* A per-tile partial sum added to the accumulator, in the compute phase or
+ * after the closing barrier, is compute: the loads do not read `acc`, so
+ * `acc += v` is no bump (it was taken for one, whose step `v` changes). */
+Test(analyze, partial_sum_is_not_a_bump)
+{
+	static const char *const srcs[] = {
+		HEAD FOR LOAD SYNC "        float v = 0.0f;\n"
+				   "        for (int kk = 0; kk < TILE; ++kk)\n"
+				   "            v += As[ty][kk] * Bs[kk][tx];\n"
+				   "        acc += v;\n" SYNC END TAIL,
+		HEAD FOR LOAD SYNC "        float v = 0.0f;\n"
+				   "        for (int kk = 0; kk < TILE; ++kk)\n"
+				   "            v += As[ty][kk] * Bs[kk][tx];\n" SYNC
+				   "        acc += v;\n" END TAIL,
+	};
+	for (size_t i = 0; i < KP_ARRAY_LEN(srcs); i++) {
+		analyze_src(srcs[i]);
+		kp_loop *l = only_loop();
+		log_reasons(l);
+		cr_expect(l->eligible, "case %zu", i);
+		cr_expect_eq(l->nind, 1, "case %zu: %d induction variables", i, l->nind);
+		cr_expect_str_eq(l->ind[0].var->name, "k0");
+		cr_expect(CP(l).ok);
+		cr_expect(RG(l).ok);
+		release();
 	}
 }
 
