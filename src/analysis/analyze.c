@@ -261,7 +261,57 @@ static void add_reason(actx *c, const kp_node *at, const char *id, const char *f
 	l->nreasons++;
 }
 
-static int is_barrier(const kp_node *n) { return kp_node_is_call_to(n, "__syncthreads"); }
+/* Whether a barrier call's operands (the group object, the predicate of
+ * __syncthreads_count) could be dropped with it: no assignment, ++/--,
+ * lambda, asm or call other than cg::this_thread_block(). */
+static int sync_operands_pure(const kp_node *n, const kp_node *call)
+{
+	if (!n)
+		return 1;
+	switch (n->kind) {
+	case KP_N_ASSIGNOP:
+	case KP_N_LAMBDA:
+	case KP_N_ASM: return 0;
+	case KP_N_BINOP:
+		if (n->op && !strcmp(n->op, "="))
+			return 0;
+		break;
+	case KP_N_UNOP:
+		if (n->op && (!strcmp(n->op, "++") || !strcmp(n->op, "--")))
+			return 0;
+		break;
+	case KP_N_CALL:
+		if (n != call && !(n->name && !strcmp(n->name, "this_thread_block")))
+			return 0;
+		break;
+	default: break;
+	}
+	for (int i = 0; i < n->nkids; i++)
+		if (!sync_operands_pure(n->kids[i], call))
+			return 0;
+	return 1;
+}
+
+/* A top-level statement that is one of the loop's two barriers: a block
+ * barrier (__syncthreads(), a cg::thread_block's sync(), cg::sync(block))
+ * or __syncthreads_count/_and/_or whose result is dropped, with operands
+ * the rewrite may drop when it replaces it by __syncthreads(). */
+static int is_barrier(const kp_node *n)
+{
+	return n && n->kind == KP_N_CALL &&
+	       (n->sync == KP_SYNC_BLOCK || n->sync == KP_SYNC_BLOCK_VALUE) &&
+	       sync_operands_pure(n, n);
+}
+
+/* How a message names a barrier call: as written when short. */
+static const char *call_label(actx *c, const kp_node *n)
+{
+	if (n->name && !strcmp(n->name, "__syncthreads"))
+		return "__syncthreads()";
+	if (n->in_main && n->end > n->begin && n->end - n->begin <= 64)
+		return kp_arena_printf(&c->f->arena, "'%s'", kp_node_text(c->f, n));
+	return kp_arena_printf(&c->f->arena, "'%s()'", n->name ? n->name : "?");
+}
 
 /* Root declaration of an lvalue: As[i][j], *reinterpret_cast<T*>(&As[i][j]),
  * ((float4*)As)[i], p->x ... */
@@ -395,6 +445,8 @@ typedef struct {
 	int barriers, nested_barriers, divergent_barriers;
 	int atomics, fences, pipeline, asm_stmt;
 	kp_node *first_barrier_nested, *first_atomic, *first_fence, *first_pipeline;
+	kp_node *first_other_sync; /* a barrier kpipe does not model (KP_SYNC_OTHER) */
+	kp_node *first_part_sync;  /* a sync of part of the block (KP_SYNC_PART) */
 	int depth_if, depth_loop;
 } scan_info;
 
@@ -435,10 +487,16 @@ static void scan_calls(kp_node *n, scan_info *s, int in_if, int in_loop)
 {
 	if (!n)
 		return;
-	if (n->kind == KP_N_CALL && n->name) {
-		if (!strcmp(n->name, "__syncthreads") || !strncmp(n->name, "__syncthreads_", 14) ||
-		    !strcmp(n->name, "__barrier_sync") || !strcmp(n->name, "sync")) {
+	if (n->kind == KP_N_CALL && n->sync == KP_SYNC_PART) {
+		/* a warp, a tile or a coalesced group: not the block's barrier,
+		 * and not counted as one */
+		if (!s->first_part_sync)
+			s->first_part_sync = n;
+	} else if (n->kind == KP_N_CALL && n->name) {
+		if (n->sync != KP_SYNC_NONE) {
 			s->barriers++;
+			if (n->sync == KP_SYNC_OTHER && !s->first_other_sync)
+				s->first_other_sync = n;
 			if (in_if || in_loop) {
 				s->nested_barriers++;
 				if (in_if)
@@ -1487,6 +1545,29 @@ static int count_writes(const kp_node *n, const kp_decl *d)
 	return w;
 }
 
+/* Whether the subtree names the declaration d. */
+static int names_decl(const kp_node *n, const kp_decl *d)
+{
+	if (!n)
+		return 0;
+	if (n->kind == KP_N_DECLREF && n->decl == d)
+		return 1;
+	for (int i = 0; i < n->nkids; i++)
+		if (names_decl(n->kids[i], d))
+			return 1;
+	return 0;
+}
+
+/* Whether the next tile's loads depend on d: the load phase (addresses,
+ * guards, its declarations) or the loop condition name it. */
+static int loads_or_cond_read(const kp_loop *l, const kp_decl *d)
+{
+	for (int i = l->load_b; i < l->load_e; i++)
+		if (names_decl(l->stmts[i], d))
+			return 1;
+	return names_decl(l->cond, d);
+}
+
 /* ------------------------------------------- what the rewrite must follow */
 
 /* The rewrite advances the loop by substituting, in the spelled source of
@@ -2088,6 +2169,70 @@ static void find_exit_barrier(actx *c)
 	}
 }
 
+/* A block barrier in a top-level statement that is not itself one of the
+ * loop's barriers (a result used: `int n = __syncthreads_count(p);`, or
+ * operands with a side effect), outside conditional code and nested loops
+ * (those have their own reasons). */
+typedef struct {
+	kp_node *hit;
+} kept_sync_walk;
+
+static int find_kept_sync(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	kept_sync_walk *w = ud;
+	if (w->hit)
+		return 0;
+	if (n->kind == KP_N_IF || n->kind == KP_N_SWITCH || n->kind == KP_N_CONDOP ||
+	    n->kind == KP_N_FOR || n->kind == KP_N_WHILE || n->kind == KP_N_DO ||
+	    (n->kind == KP_N_BINOP && n->op && (!strcmp(n->op, "&&") || !strcmp(n->op, "||"))))
+		return 0;
+	if (n->kind == KP_N_CALL && (n->sync == KP_SYNC_BLOCK || n->sync == KP_SYNC_BLOCK_VALUE)) {
+		w->hit = n;
+		return 0;
+	}
+	return 1;
+}
+
+/* The barriers the rewrite cannot replace by its own __syncthreads():
+ * one it does not model (a grid, cluster or thread-group sync ...), one
+ * whose result the loop uses, one with side effects in its operands.
+ * Returns 1 when there is such a barrier (the reason is added). */
+static int unmodelled_barriers(actx *c, const scan_info *si)
+{
+	kp_loop *l = c->l;
+	if (si->first_other_sync) {
+		add_reason(
+			c, si->first_other_sync, "kpipe-extra-barrier",
+			"%s is a barrier kpipe does not model (a grid, cluster, thread-group or "
+			"split barrier, or an unknown sync()): moving the copies across it could "
+			"break what it orders",
+			call_label(c, si->first_other_sync));
+		return 1;
+	}
+	for (int i = 0; i < l->nstmts; i++) {
+		if (is_barrier(l->stmts[i]))
+			continue;
+		kept_sync_walk w = {NULL};
+		kp_node_walk(l->stmts[i], NULL, find_kept_sync, &w);
+		if (!w.hit)
+			continue;
+		if (w.hit->sync == KP_SYNC_BLOCK_VALUE && w.hit != l->stmts[i])
+			add_reason(
+				c, w.hit, "kpipe-extra-barrier",
+				"%s is a barrier whose result the loop uses: the rewrite replaces "
+				"the loop's barriers by its own and cannot keep the result",
+				call_label(c, w.hit));
+		else
+			add_reason(c, w.hit, "kpipe-extra-barrier",
+				   "%s is a barrier with side effects in its operands: the rewrite "
+				   "replaces the loop's barriers by its own and would lose them",
+				   call_label(c, w.hit));
+		return 1;
+	}
+	return 0;
+}
+
 /* The top-level barriers (l->bar1, l->bar2) and what the barriers and
  * memory operations of the loop rule out; returns their number. */
 static int top_barriers(actx *c, const scan_info *si)
@@ -2107,33 +2252,47 @@ static int top_barriers(actx *c, const scan_info *si)
 			ntop++;
 		}
 	if (si->divergent_barriers)
-		add_reason(
-			c, si->first_barrier_nested, "kpipe-divergent-barrier",
-			"__syncthreads() inside conditional code: barriers must sit in block-uniform "
-			"control flow");
+		add_reason(c, si->first_barrier_nested, "kpipe-divergent-barrier",
+			   "%s inside conditional code: barriers must sit in block-uniform "
+			   "control flow",
+			   call_label(c, si->first_barrier_nested));
 	else if (si->nested_barriers)
 		add_reason(
 			c, si->first_barrier_nested, "kpipe-extra-barrier",
 			"a barrier inside a nested loop of the K-loop: another ordering is being "
 			"crossed");
+	int unmodelled = unmodelled_barriers(c, si);
+	int odd = si->nested_barriers || unmodelled;
+	/* a warp's or a tile's sync where a block barrier is missing */
+	const char *part =
+		si->first_part_sync
+			? kp_arena_printf(&c->f->arena,
+					  " (%s on line %d synchronises only part of the block)",
+					  call_label(c, si->first_part_sync),
+					  si->first_part_sync->line)
+			: "";
 	if (si->barriers == 0) {
 		add_reason(c, n, "kpipe-no-barrier",
-			   "no __syncthreads() separates the tile loads from the compute phase");
+			   "no __syncthreads() separates the tile loads from the compute phase%s",
+			   part);
 		return 0;
 	}
-	if (ntop == 1 && !si->nested_barriers)
+	if (ntop == 1 && !odd)
 		/* one of the two barriers is missing: either the compute reads
 		 * tiles other threads may still be writing, or the next copy
 		 * overwrites tiles other threads may still be reading */
 		add_reason(
 			c, n, "kpipe-no-barrier",
 			"only one __syncthreads() in the loop: the tile loads and the compute phase "
-			"need one barrier between them and another before the next loads");
-	else if (ntop != 2 && !si->nested_barriers)
+			"need one barrier between them and another before the next loads%s",
+			part);
+	else if (ntop != 2 && !odd)
 		add_reason(c, n, "kpipe-loop-shape",
 			   "expected two top-level barriers (load; sync; compute; sync), found %d",
 			   ntop);
-	if (ntop < 1)
+	/* with a barrier of its own in place of one of the two, the phases
+	 * cannot be told apart: nothing more to say about them */
+	if (ntop < 1 || (unmodelled && ntop != 2))
 		return 0;
 	if (si->atomics)
 		add_reason(c, si->first_atomic, "kpipe-memory-order",
@@ -2215,14 +2374,21 @@ static int split_phases(actx *c, int ntop)
 static void find_induction(actx *c)
 {
 	kp_loop *l = c->l;
-	/* induction: header increments, then top-level bumps after the loads */
+	/* induction: header increments, then top-level bumps after the loads.
+	 * A bump is what the next tile's loads or the condition read: an
+	 * update the loads do not depend on (an accumulator, `acc += v;`
+	 * after a per-tile partial sum) is compute, which the rewrite keeps
+	 * in place, not an induction variable to advance.  The bumps that
+	 * close the load phase move after the compute: those stay induction
+	 * variables whatever reads them (each must advance once). */
 	gather_header_incs(c, l->inc);
 	for (int i = l->load_e; i < l->nstmts; i++) {
 		kp_node *s = l->stmts[i];
 		kp_decl *v = inc_var(s);
 		int sign;
 		const char *st = v ? step_text(c, s, &sign) : NULL;
-		if (v && st && !v->is_shared && !is_ind(l, v)) {
+		if (v && st && !v->is_shared && !is_ind(l, v) &&
+		    (i < l->bump_e || loads_or_cond_read(l, v))) {
 			/* only a bump when declared outside the loop */
 			if (l->node->in_main && v->in_main && v->name_off >= l->node->begin &&
 			    v->name_off < l->node->end)
@@ -2699,7 +2865,7 @@ static int has_barrier(kp_node *n)
 {
 	if (!n)
 		return 0;
-	if (n->kind == KP_N_CALL && n->name && !strcmp(n->name, "__syncthreads"))
+	if (n->kind == KP_N_CALL && (n->sync == KP_SYNC_BLOCK || n->sync == KP_SYNC_BLOCK_VALUE))
 		return 1;
 	for (int i = 0; i < n->nkids; i++)
 		if (has_barrier(n->kids[i]))

@@ -13,6 +13,8 @@
 #define _GNU_SOURCE
 #include "parse.h"
 
+#include "consteval.h"
+
 #include <clang-c/CXCompilationDatabase.h>
 #include <clang-c/Index.h>
 #include <errno.h>
@@ -39,6 +41,8 @@ typedef struct {
 	CXCursor *dkeys;
 	kp_decl **dvals;
 	int nd, capd;
+	const char *const *argv; /* the compiler arguments (-D for consteval.c) */
+	int nargv;
 } pctx;
 
 static char *cx_dup(kp_arena *a, CXString s)
@@ -505,6 +509,83 @@ static void add_kid(kp_arena *a, kp_node *n, kp_node *k, int *cap)
 
 static kp_node *convert_node(pctx *c, CXCursor cur);
 
+/* Whether a declaration lies in namespace cooperative_groups (through
+ * its inline namespace __v1, or nested deeper). */
+static int in_cg_namespace(CXCursor d)
+{
+	for (int i = 0; i < 16 && !clang_Cursor_isNull(d); i++) {
+		d = clang_getCursorSemanticParent(d);
+		enum CXCursorKind k = clang_getCursorKind(d);
+		if (k == CXCursor_TranslationUnit || clang_Cursor_isNull(d))
+			return 0;
+		if (k == CXCursor_Namespace) {
+			CXString s = clang_getCursorSpelling(d);
+			int hit = !strcmp(clang_getCString(s), "cooperative_groups");
+			clang_disposeString(s);
+			if (hit)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* The barrier a sync() on a cooperative-groups class is: the block's for
+ * thread_block, another (unmodelled) one for the grid, cluster and the
+ * type-erased thread_group (which may be any group), part of the block
+ * for everything else (tiles, their bases, coalesced groups). */
+static kp_sync_kind cg_class_sync(CXCursor cls)
+{
+	if (clang_Cursor_isNull(cls) || !in_cg_namespace(cls))
+		return KP_SYNC_OTHER;
+	static const char *const other[] = {"grid_group", "multi_grid_group", "cluster_group",
+					    "thread_group"};
+	CXString s = clang_getCursorSpelling(cls);
+	const char *name = clang_getCString(s);
+	kp_sync_kind k = KP_SYNC_PART;
+	if (!strcmp(name, "thread_block"))
+		k = KP_SYNC_BLOCK;
+	for (size_t i = 0; i < KP_ARRAY_LEN(other); i++)
+		if (!strcmp(name, other[i]))
+			k = KP_SYNC_OTHER;
+	clang_disposeString(s);
+	return k;
+}
+
+/* What a call to `name` (declared by `ref`, possibly null) synchronises. */
+static kp_sync_kind call_sync(const char *name, CXCursor ref)
+{
+	if (!name)
+		return KP_SYNC_NONE;
+	enum CXCursorKind rk = clang_Cursor_isNull(ref) ? CXCursor_NoDeclFound
+							: clang_getCursorKind(ref);
+	int cg = !clang_Cursor_isNull(ref) && in_cg_namespace(ref);
+	if (cg && rk == CXCursor_CXXMethod) {
+		if (!strcmp(name, "sync"))
+			return cg_class_sync(clang_getCursorSemanticParent(ref));
+		/* thread_block's barrier_arrive / barrier_wait: a split barrier */
+		return !strncmp(name, "barrier_", 8) ? KP_SYNC_OTHER : KP_SYNC_NONE;
+	}
+	if (cg && !strcmp(name, "sync")) { /* cg::sync(group) */
+		CXType t = clang_getArgType(clang_getCursorType(ref), 0);
+		if (t.kind == CXType_LValueReference || t.kind == CXType_RValueReference)
+			t = clang_getPointeeType(t);
+		return cg_class_sync(clang_getTypeDeclaration(clang_getCanonicalType(t)));
+	}
+	if (cg)
+		return KP_SYNC_NONE;
+	if (!strcmp(name, "__syncthreads"))
+		return KP_SYNC_BLOCK;
+	if (!strcmp(name, "__syncthreads_count") || !strcmp(name, "__syncthreads_and") ||
+	    !strcmp(name, "__syncthreads_or"))
+		return KP_SYNC_BLOCK_VALUE;
+	if (!strcmp(name, "__syncwarp"))
+		return KP_SYNC_PART;
+	if (!strncmp(name, "__syncthreads_", 14) || !strncmp(name, "__barrier_sync", 14) ||
+	    !strcmp(name, "sync"))
+		return KP_SYNC_OTHER;
+	return KP_SYNC_NONE;
+}
+
 static kp_node *convert(pctx *c, CXCursor cur)
 {
 	if (c->depth >= KP_MAX_NESTING) {
@@ -567,6 +648,8 @@ static kp_node *convert_node(pctx *c, CXCursor cur)
 		CXCursor ref = clang_getCursorReferenced(cur);
 		if (!clang_Cursor_isNull(ref))
 			n->decl = decl_for(c, ref);
+		if (n->kind == KP_N_CALL)
+			n->sync = call_sync(n->name, ref);
 		if (n->kind == KP_N_DECLREF) {
 			long so = file_offset(c, clang_getCursorLocation(cur));
 			size_t nl = strlen(n->name);
@@ -703,12 +786,21 @@ static void add_inst(pctx *c, kp_kernel *k, CXCursor spec)
 		if (i)
 			kp_strbuf_adds(&sb, ", ");
 		if (ak == CXTemplateArgumentKind_Integral) {
-			long long v = clang_Cursor_getTemplateArgumentValue(spec, (unsigned)i);
+			/* a bool argument's value is its one bit, sign-extended (true
+			 * is -1): read it unsigned, print it as written */
+			int is_bool = i < 8 && (k->tparam_bool >> i & 1u);
+			long long v =
+				is_bool ? clang_Cursor_getTemplateArgumentUnsignedValue(
+						  spec, (unsigned)i) != 0
+					: clang_Cursor_getTemplateArgumentValue(spec, (unsigned)i);
 			if (i < 8) {
 				vals[i] = v;
 				targs[i].known = 1;
 			}
-			kp_strbuf_addf(&sb, "%lld", v);
+			if (is_bool)
+				kp_strbuf_adds(&sb, v ? "true" : "false");
+			else
+				kp_strbuf_addf(&sb, "%lld", v);
 		} else {
 			CXType t = clang_Cursor_getTemplateArgumentType(spec, (unsigned)i);
 			CXString s = clang_getTypeSpelling(t);
@@ -830,10 +922,17 @@ static void add_inst_text(kp_file *f, kp_kernel *k, const char *args, size_t n)
 		int is_int = *arg && !*end;
 		if (!is_int)
 			is_int = define_value(f, arg, &v);
+		int is_bool = !strcmp(arg, "true") || !strcmp(arg, "false");
+		if (is_bool) {
+			v = arg[0] == 't';
+			is_int = 1;
+		}
 		long long sz = is_int ? -1 : builtin_type_size(arg);
 		if (i)
 			kp_strbuf_adds(&sb, ", ");
-		if (is_int)
+		if (is_bool)
+			kp_strbuf_adds(&sb, v ? "true" : "false");
+		else if (is_int)
 			kp_strbuf_addf(&sb, "%lld", v);
 		else
 			kp_strbuf_adds(&sb, arg);
@@ -1005,6 +1104,9 @@ static void fill_kernel(kernel_scan *ks, CXCursor cur, int is_template)
 				&f->arena, sizeof(char *) * (size_t)(k->ntparams + 1));
 			if (k->ntparams)
 				memcpy(nv, k->tparam_names, sizeof(char *) * (size_t)k->ntparams);
+			if (kk == CXCursor_NonTypeTemplateParameter && k->ntparams < 8 &&
+			    clang_getCursorType(l.v[i]).kind == CXType_Bool)
+				k->tparam_bool |= 1u << k->ntparams;
 			nv[k->ntparams++] = cx_dup(&f->arena, clang_getCursorSpelling(l.v[i]));
 			k->tparam_names = nv;
 			decl_for(c, l.v[i]);
@@ -1033,16 +1135,11 @@ static void fill_kernel(kernel_scan *ks, CXCursor cur, int is_template)
 	}
 	k->display = kp_arena_strdup(&f->arena, kp_strbuf_str(&disp));
 	kp_strbuf_release(&disp);
-	/* __launch_bounds__(N) in the declaration text before the body */
+	/* __launch_bounds__(N) in the declaration text before the body: N
+	 * evaluated (a template parameter in it leaves it unknown) */
 	if (k->body && k->body->in_main) {
-		const char *lb = NULL;
-		for (unsigned p = k->begin; p + 18 < k->body->begin; p++)
-			if (!strncmp(f->src + p, "__launch_bounds__(", 18)) {
-				lb = f->src + p + 18;
-				break;
-			}
-		if (lb)
-			k->launch_bounds = atoi(lb);
+		kp_ceval_env env = {c->tu, f, c->argv, c->nargv, k->tparam_names, k->ntparams};
+		k->launch_bounds = kp_ceval_launch_bounds(&env, k->begin, k->body->begin);
 	}
 	if (!k->params) /* mark as kernel for template lookup even with no params */
 		k->params = kp_arena_alloc(&f->arena, sizeof(kp_decl *));
@@ -1664,6 +1761,8 @@ static const char *ldca_shim(void)
 static void build_model(pctx *c, const char *const *argv, int nstore)
 {
 	kp_file *f = c->f;
+	c->argv = argv;
+	c->nargv = nstore;
 	collect_names(c, argv, nstore);
 	kernel_scan ks = {0};
 	ks.c = c;

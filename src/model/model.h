@@ -60,6 +60,20 @@ typedef enum {
 
 #define KP_MAX_DIMS 4
 
+/* What a call synchronises.  The parser decides it from the callee's
+ * declaration (a cooperative-groups method or function is judged by its
+ * group's class), so no later stage looks at names for it. */
+typedef enum {
+	KP_SYNC_NONE,
+	KP_SYNC_BLOCK,       /* __syncthreads(), cg::thread_block's sync(), cg::sync(block) */
+	KP_SYNC_BLOCK_VALUE, /* __syncthreads_count / _and / _or: a block barrier with a result */
+	KP_SYNC_PART,        /* part of the block only: __syncwarp(), a tile's or a coalesced
+			      * group's sync(), cg::sync(tile) */
+	KP_SYNC_OTHER        /* a barrier kpipe does not model: grid, cluster or thread_group
+			      * sync, __barrier_sync, thread_block's split barrier, a sync()
+			      * outside cooperative groups */
+} kp_sync_kind;
+
 typedef struct kp_node kp_node;
 
 typedef struct kp_decl {
@@ -99,6 +113,7 @@ struct kp_node {
 	const char *type;    /* expression or declaration type */
 	long long type_size; /* sizeof(type), -1 unknown */
 	kp_decl *decl;       /* DECLREF, VARDECL, CALL (callee) */
+	kp_sync_kind sync;   /* CALL: the barrier it is, KP_SYNC_NONE for other calls */
 	unsigned name_off;   /* DECLREF: spelling offset of the name */
 	int name_editable;   /* DECLREF: name spelled in the main file */
 	int has_value;       /* INTLIT/FLOATLIT/SIZEOF: value known */
@@ -126,6 +141,7 @@ typedef struct {
 	int is_template;
 	int ntparams;
 	const char **tparam_names;
+	unsigned tparam_bool;        /* bit i: template parameter i (< 8) is a bool */
 	int ninst;                   /* instantiations seen in the file (launches, references,
 					explicit instantiations), each once */
 	const char **inst_args;      /* "32, 32, 8" per instantiation */

@@ -285,6 +285,14 @@ check "nested_deep: the K-loop is pipelined" \
 	test "$(grep -c ': note: pipelined with ' "$tmp/nested_deep.r.err")" = 1
 check "nested_deep: the 48 loops around it are remarks" \
 	test "$(grep -c ': remark: not a K-loop: ' "$tmp/nested_deep.r.err")" = 48
+# --- barriers written with cooperative groups -------------------------------------
+rewritten cg_barriers "$root/tests/cpudiff/kernels/cg_block_sync.cu"
+refused tile_sync_barrier "$in/tile_sync_barrier.cu" 0 1 \
+	"synchronises only part of the block\) \[kpipe-no-barrier\]"
+
+# --- an accumulator the next tile's copy reads -------------------------------------
+refused partial_sum_in_loads "$in/partial_sum_in_loads.cu" 0 1 \
+	"the step of 'acc' uses 'part', which changes inside the loop \[kpipe-loop-shape\]"
 
 # --- a 10 MB file ------------------------------------------------------------------
 python3 - "$sample" "$tmp/big_10mb.cu" <<'PY'

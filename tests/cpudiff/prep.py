@@ -13,7 +13,7 @@ tests/cpudiff/kp_cpu_cuda.h (the CPU checker, docs/cpudiff.md).
   static kp::ShmReg on the same line, so the emulator can fill it with
   poison at every block start;
 - constructs the emulator cannot run (warp shuffles and votes, inline PTX,
-  cooperative groups, textures, ...) are reported: exit status 77 and a line
+  cooperative groups beyond the thread block, textures, ...) are reported: exit status 77 and a line
   `SKIP: ...` on stdout.
 
 Line numbers are kept (#line and padding), so g++ errors and the emulator's
@@ -31,7 +31,12 @@ UNSUPPORTED = [
     (r"\b(__shfl\w*|__ballot\w*|__any_sync|__all_sync|__any|__all|__activemask|"
      r"__match_\w+_sync|__reduce_\w+_sync)\s*\(",
      "the warp-collective operation {0}"),
-    (r"\bcooperative_groups\b|\bthis_thread_block\s*\(|\btiled_partition\b",
+    # the block-level part (thread_block, this_thread_block(), its sync()
+    # and cg::sync(block)) is emulated by include/cooperative_groups.h
+    (r"\b(tiled_partition|thread_block_tile|coalesced_threads|coalesced_group|"
+     r"this_grid|grid_group|this_multi_grid|multi_grid_group|this_cluster|cluster_group|"
+     r"thread_group|labeled_partition|binary_partition|barrier_arrive|barrier_wait|"
+     r"invoke_one\w*)\b",
      "cooperative groups ({0})"),
     (r"\basm\b|\b__asm__\b|\b__asm\b", "inline PTX ({0})"),
     (r"\bcuda::(memcpy_async|pipeline\w*|barrier|ptx)\b|\b__pipeline_arrive_on\b|"
@@ -40,7 +45,7 @@ UNSUPPORTED = [
     (r"\btex[123]D\w*\s*\(|\btexture\s*<|\bsurf[123]D\w*\s*\(|\bcudaTextureObject_t\b",
      "texture or surface access ({0})"),
     (r"\b__nv_bfloat16\w*|\b__nv_fp8\w*|\bnv_bfloat16\b", "the type {0}"),
-    (r"#\s*include\s*[<\"](cuda_bf16\.h|cuda_fp8\.h|cooperative_groups[^>\"]*|cub/[^>\"]*|"
+    (r"#\s*include\s*[<\"](cuda_bf16\.h|cuda_fp8\.h|cooperative_groups/[^>\"]*|cub/[^>\"]*|"
      r"thrust/[^>\"]*|cuda/[^>\"]*|cuda_awbarrier\w*\.h|sm_\d+_intrinsics\.hpp)[>\"]",
      "the header {0}"),
     (r"\bwmma::(bf16|precision::b1|precision::s4|precision::u4|experimental)\b",

@@ -13,7 +13,8 @@
 # for the default variant, fails the test.
 #
 # CPUDIFF_SAMPLES="a b" limits the samples, CPUDIFF_JOBS the parallel checks
-# (default: the number of cores), CPUDIFF_SIZES="tiny,small" the sizes.
+# (default: the number of cores), CPUDIFF_SIZES="tiny,small" the sizes,
+# CPUDIFF_DIR another folder of kernels with launch specs (kernels.sh).
 set -euo pipefail
 root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 kpipe="${KPIPE:-$root/build/kpipe}"
@@ -43,7 +44,7 @@ start=$(date +%s)
 : >"$tmp/pairs"
 notrew=0
 fail=0
-for src in "$root"/samples/*.cu; do
+for src in "${CPUDIFF_DIR:-$root/samples}"/*.cu; do
 	name=$(basename "$src" .cu)
 	if [ -n "${CPUDIFF_SAMPLES:-}" ] && [[ " $CPUDIFF_SAMPLES " != *" $name "* ]]; then
 		continue
@@ -111,5 +112,5 @@ while IFS=$'\t' read -r name tag _ _; do
 	esac
 done <"$tmp/pairs"
 
-echo "cpudiff.samples: $pass passed, $fail failed, $skip skipped, $notrew not rewritten ($(($(date +%s) - start)) s)"
+echo "${CPUDIFF_LABEL:-cpudiff.samples}: $pass passed, $fail failed, $skip skipped, $notrew not rewritten ($(($(date +%s) - start)) s)"
 [ "$fail" -eq 0 ]

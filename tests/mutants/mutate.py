@@ -29,6 +29,10 @@ one mutant per applicable mutation and variant:
                        the K-loop (nested K-loops only)
   outer-tile-before    the enclosing loop writes a tile before the     kpipe-tile-escapes
                        K-loop, every iteration (nested K-loops only)
+  partial-barrier      a barrier replaced by __syncwarp() or a tile's   kpipe-no-barrier
+                       sync() (cooperative groups): part of the block
+  unmodelled-barrier   the first barrier a __syncthreads_count whose    kpipe-extra-barrier
+                       count is used, or a grid sync in the compute
 
 The edits are made on the source text (comments, strings and preprocessor
 lines are masked while scanning, so they are never matched); every mutant
@@ -64,6 +68,8 @@ EXPECTED = {
 	"store-alias": "kpipe-memory-order",
 	"outer-tile-after": "kpipe-tile-read-after-loop",
 	"outer-tile-before": "kpipe-tile-escapes",
+	"partial-barrier": "kpipe-no-barrier",
+	"unmodelled-barrier": "kpipe-extra-barrier",
 }
 KINDS = list(EXPECTED)
 
@@ -682,6 +688,25 @@ def mut_outer_before(L):
 	for t in L.tiles:
 		elem = L.shared[t][0]
 		yield t, [(decl_at, 0, ind + "%s = %s;\n" % (tile_element(L, t), zero_of(elem)))]
+def cg_include(L):
+	return (after_includes(L.src), 0, "#include <cooperative_groups.h>\n")
+
+
+def mut_partial_barrier(L):
+	s = L.stmts[L.b2]
+	yield "warp", [(s[0], s[1] - s[0], "__syncwarp();")]
+	s = L.stmts[L.b1]
+	yield "tile", [cg_include(L), (s[0], s[1] - s[0], "cooperative_groups::tiled_partition<32>("
+				       "cooperative_groups::this_thread_block()).sync();")]
+
+
+def mut_unmodelled_barrier(L):
+	s = L.stmts[L.load_end_bar]
+	decl_at = L.src.rfind("\n", 0, L.for_pos) + 1
+	ind = L.indent_at(L.for_pos)
+	yield "count-used", [(decl_at, 0, ind + "int kp_mut_votes = 0;\n"),
+			     (s[0], s[1] - s[0], "kp_mut_votes += __syncthreads_count(1);")]
+	yield "grid", [cg_include(L), L.at_compute_end("cooperative_groups::this_grid().sync();")]
 
 
 MUTATORS = {
@@ -699,6 +724,8 @@ MUTATORS = {
 	"store-alias": mut_store_alias,
 	"outer-tile-after": mut_outer_after,
 	"outer-tile-before": mut_outer_before,
+	"partial-barrier": mut_partial_barrier,
+	"unmodelled-barrier": mut_unmodelled_barrier,
 }
 
 

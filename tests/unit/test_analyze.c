@@ -270,6 +270,97 @@ Test(analyze, launch_bounds_give_the_threads)
 	cr_expect_str_eq(l->threads_from, "__launch_bounds__");
 }
 
+/* __launch_bounds__'s argument evaluated (it was read with atoi, so a
+ * name gave 0 and the analysis assumed 256 threads): constexpr and static
+ * constexpr variables, #defines, enumerators and -D; a template parameter,
+ * a name with two values or a call leave it unknown. */
+struct lb_case {
+	char defs[160]; /* before the kernel (after #define TILE 16) */
+	char bound[64]; /* the attribute's arguments */
+	char targ[24];  /* a -D argument, or "" */
+	int expected;   /* kp_kernel.launch_bounds */
+};
+
+ParameterizedTestParameters(analyze, launch_bounds_expressions)
+{
+	static struct lb_case params[] = {
+		{"constexpr int BLOCK = 16;\n", "BLOCK * BLOCK", "", 256},
+		{"constexpr int BLOCK = 32;\n", "BLOCK * BLOCK", "", 1024},
+		{"static constexpr int BLOCK = 32;\n", "BLOCK * BLOCK, 1", "", 1024},
+		{"#define T 32\n", "T * T", "", 1024},
+		{"#define T 16\n#define NT (T * T / 2)\n", "NT", "", 128},
+		{"namespace cfg { constexpr unsigned W = 8; }\nusing namespace cfg;\n", "W * 32u",
+		 "", 256},
+		{"enum { WARPS = 4 };\n", "WARPS << 5", "", 128},
+		{"", "NT", "-DNT=64", 64},
+		{"", "(256)", "", 256},
+		/* not known: two values, not a plain name */
+		{"#define NT 128\n", "NT", "-DNT=256", 0},
+		{"#ifdef BIG\n#define NT 512\n#else\n#define NT 128\n#endif\n", "NT", "", 0},
+		{"__host__ __device__ constexpr int nt() { return 128; }\n", "nt()", "", 0},
+		{"namespace a { constexpr int NT = 64; }\nnamespace b { constexpr int NT = 128; }\n"
+		 "using namespace b;\n",
+		 "b::NT", "", 0},
+	};
+	return cr_make_param_array(struct lb_case, params, sizeof(params) / sizeof(params[0]));
+}
+
+ParameterizedTest(struct lb_case *p, analyze, launch_bounds_expressions, .fini = release)
+{
+	char src[2048];
+	snprintf(src, sizeof(src),
+		 "#define TILE 16\n%s"
+		 "__global__ void __launch_bounds__(%s) mm(const float *A, const float *B, "
+		 "float *C, int N, int K)\n"
+		 "{\n"
+		 "    __shared__ float As[TILE][TILE];\n"
+		 "    __shared__ float Bs[TILE][TILE];\n"
+		 "    int tx = threadIdx.x, ty = threadIdx.y;\n"
+		 "    int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;\n"
+		 "    float acc = 0.0f;\n" FOR LOAD SYNC COMP SYNC END TAIL,
+		 p->defs, p->bound);
+	const char *args[] = {p->targ};
+	int rc = parse_as("snippet.cu", src, "sm_90", args, p->targ[0] ? 1 : 0);
+	if (rc != KP_PARSE_OK)
+		print_diags();
+	cr_assert_eq(rc, KP_PARSE_OK, "%s", src);
+	cr_assert_eq(F.nkernels, 1);
+	cr_expect_eq(F.kernels[0]->launch_bounds, p->expected,
+		     "__launch_bounds__(%s) with %s%s: %d", p->bound, p->defs, p->targ,
+		     F.kernels[0]->launch_bounds);
+	kp_analyze_opts ao;
+	memset(&ao, 0, sizeof(ao));
+	ao.arch = kp_arch_find("sm_90");
+	cr_assert_eq(kp_analyze(&AN, &F, &ao), 0);
+	kp_loop *l = only_loop();
+	cr_expect_eq(l->threads, p->expected);
+	if (p->expected)
+		cr_expect_str_eq(l->threads_from, "__launch_bounds__");
+}
+
+/* A template kernel's bound that names a parameter is not one number. */
+Test(analyze_sizes, template_launch_bounds_unknown)
+{
+	static const char src[] =
+		"template <int T>\n"
+		"__global__ void __launch_bounds__(T * T) k(const float *A, const float *B, float *C, "
+		"int N, int K)\n"
+		"{\n"
+		"    __shared__ float As[T][T];\n"
+		"    __shared__ float Bs[T][T];\n"
+		"    int tx = threadIdx.x, ty = threadIdx.y;\n"
+		"    int row = blockIdx.y * T + ty, col = blockIdx.x * T + tx;\n"
+		"    float acc = 0.0f;\n"
+		"    for (int k0 = 0; k0 < K; k0 += T) {\n" LOAD SYNC
+		"        for (int kk = 0; kk < T; ++kk)\n"
+		"            acc += As[ty][kk] * Bs[kk][tx];\n" SYNC END TAIL
+		"constexpr int T = 32;\n"
+		"template __global__ void k<16>(const float *, const float *, float *, int, int);\n";
+	analyze_src(src);
+	cr_assert_eq(F.nkernels, 1);
+	cr_expect_eq(F.kernels[0]->launch_bounds, 0);
+}
+
 Test(analyze, budget_rows)
 {
 	analyze_src(ELIGIBLE);
@@ -399,6 +490,19 @@ static const char *const near_src[] = {
 	"        As[ty][tx] = A[row * K + k0 + tx + ((int)acc & 1)];\n" LOAD_B SYNC
 	"        for (int kk = 0; kk < TILE; ++kk)\n"
 	"            mac(acc, As[ty][kk], Bs[kk][tx]);\n" SYNC END TAIL,
+	/* 23 kpipe-loop-shape: a per-tile partial sum whose accumulator the
+	 * loads read: then it is a bump, and its step changes */
+	HEAD FOR "        As[ty][tx] = A[row * K + k0 + tx + ((int)acc & 1)];\n" LOAD_B SYNC
+		 "        float v = 0.0f;\n"
+		 "        for (int kk = 0; kk < TILE; ++kk)\n"
+		 "            v += As[ty][kk] * Bs[kk][tx];\n"
+		 "        acc += v;\n" SYNC END TAIL,
+	/* 24 kpipe-loop-shape: the same accumulator read by the condition */
+	HEAD "    for (int k0 = 0; k0 < K && acc < 1e30f; k0 += TILE) {\n" LOAD SYNC
+	     "        float v = 0.0f;\n"
+	     "        for (int kk = 0; kk < TILE; ++kk)\n"
+	     "            v += As[ty][kk] * Bs[kk][tx];\n"
+	     "        acc += v;\n" SYNC END TAIL,
 };
 
 /* Parameters are copied into a freshly exec'd worker: strings inline. */
@@ -433,6 +537,8 @@ ParameterizedTestParameters(analyze, near_miss)
 		{20, "kpipe-no-barrier", 9, 5, "no __syncthreads()"},
 		{21, "kpipe-memory-order", 16, 9, "stores to 'A'"},
 		{22, "kpipe-load-depends-on-compute", 10, 5, "'acc'"},
+		{23, "kpipe-loop-shape", 16, 9, "the step of 'acc' uses 'v'"},
+		{24, "kpipe-loop-shape", 16, 9, "the step of 'acc' uses 'v'"},
 	};
 	return cr_make_param_array(struct near_miss, params, sizeof(params) / sizeof(params[0]));
 }
@@ -465,6 +571,34 @@ ParameterizedTest(struct near_miss *p, analyze, near_miss, .fini = release)
 		for (int j = 0; j < i; j++)
 			cr_expect(strcmp(l->reasons[i].id, l->reasons[j].id), "[%s] twice",
 				  l->reasons[i].id);
+	}
+}
+
+/* A per-tile partial sum added to the accumulator, in the compute phase or
+ * after the closing barrier, is compute: the loads do not read `acc`, so
+ * `acc += v` is no bump (it was taken for one, whose step `v` changes). */
+Test(analyze, partial_sum_is_not_a_bump)
+{
+	static const char *const srcs[] = {
+		HEAD FOR LOAD SYNC "        float v = 0.0f;\n"
+				   "        for (int kk = 0; kk < TILE; ++kk)\n"
+				   "            v += As[ty][kk] * Bs[kk][tx];\n"
+				   "        acc += v;\n" SYNC END TAIL,
+		HEAD FOR LOAD SYNC "        float v = 0.0f;\n"
+				   "        for (int kk = 0; kk < TILE; ++kk)\n"
+				   "            v += As[ty][kk] * Bs[kk][tx];\n" SYNC
+				   "        acc += v;\n" END TAIL,
+	};
+	for (size_t i = 0; i < KP_ARRAY_LEN(srcs); i++) {
+		analyze_src(srcs[i]);
+		kp_loop *l = only_loop();
+		log_reasons(l);
+		cr_expect(l->eligible, "case %zu", i);
+		cr_expect_eq(l->nind, 1, "case %zu: %d induction variables", i, l->nind);
+		cr_expect_str_eq(l->ind[0].var->name, "k0");
+		cr_expect(CP(l).ok);
+		cr_expect(RG(l).ok);
+		release();
 	}
 }
 
@@ -1087,6 +1221,49 @@ Test(analyze_sizes, template_explicit_instantiation_through_a_macro_is_not_count
 	kp_loop *l = only_loop();
 	cr_expect(l->eligible);
 	cr_expect_eq(l->tile_bytes, 2 * 16 * 16 * 4);
+}
+
+/* A bool template argument is printed as written and bound as 0 / 1 (it
+ * was shown as -1, the value of its sign-extended bit), and an explicit
+ * instantiation spelled with `true` is the same instantiation as the one
+ * libclang reports. */
+Test(analyze_sizes, template_bool_argument)
+{
+	static const char src[] =
+		"template <int T, bool GUARD>\n"
+		"__global__ void k(const float *A, const float *B, float *C, int N, int K)\n"
+		"{\n"
+		"    __shared__ float As[T][T];\n"
+		"    __shared__ float Bs[T][T];\n"
+		"    int tx = threadIdx.x, ty = threadIdx.y;\n"
+		"    int row = blockIdx.y * T + ty, col = blockIdx.x * T + tx;\n"
+		"    float acc = 0.0f;\n"
+		"    for (int k0 = 0; k0 < K; k0 += T) {\n"
+		"        As[ty][tx] = GUARD && row >= N ? 0.0f : A[row * K + k0 + tx];\n" LOAD_B SYNC
+		"        for (int kk = 0; kk < T; ++kk)\n"
+		"            acc += As[ty][kk] * Bs[kk][tx];\n" SYNC END TAIL
+		"template __global__ void k<32, true>(const float *, const float *, float *, int, "
+		"int);\n" LAUNCHER("    k<16, false><<<1, 1>>>(A, B, C, N, K);\n"
+				   "    k<16, true><<<1, 1>>>(A, B, C, N, K);\n");
+	analyze_src(src);
+	cr_assert_eq(F.nkernels, 1);
+	kp_kernel *k = F.kernels[0];
+	cr_expect_eq(k->tparam_bool, 2u);
+	cr_assert_eq(k->ninst, 3);
+	cr_expect_str_eq(k->inst_args[0], "16, false");
+	cr_expect_str_eq(k->inst_args[1], "16, true");
+	cr_expect_str_eq(k->inst_args[2], "32, true");
+	cr_expect_eq(k->inst_values[0][1], 0);
+	cr_expect_eq(k->inst_values[1][1], 1);
+	cr_expect_eq(k->inst_values[2][1], 1);
+	for (int i = 0; i < 3; i++)
+		cr_expect(k->inst_targs[i][1].known);
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect(l->eligible);
+	cr_assert_eq(l->nper_inst, 3);
+	cr_expect_str_eq(l->inst, "32, true");
+	cr_expect_eq(l->tile_bytes, 2 * 32 * 32 * 4);
 }
 
 /* template <typename T, int TILE> with T tiles, for float and __half. */
@@ -1954,4 +2131,224 @@ Test(analyze, staged_register_in_address)
 	const kp_reason *r = find_reason(l, "kpipe-load-depends-on-compute");
 	cr_assert_not_null(r);
 	cr_expect(strstr(r->message, "reads 'v'"), "%s", r->message);
+}
+
+/* --- barriers written another way ---------------------------------------------- */
+
+/* The kernel with cooperative groups in scope: `block` (the thread block),
+ * `t32` (a tile of 32), `grid` and `tg` (a type-erased thread_group); the
+ * loop starts on line 15. */
+#define CG_HEAD                                                                                    \
+	HEAD_X("#include <cooperative_groups.h>\n"                                                 \
+	       "namespace cg = cooperative_groups;\n",                                             \
+	       "const float", "[TILE][TILE]", "[TILE][TILE]",                                      \
+	       "    cg::thread_block block = cg::this_thread_block();\n"                           \
+	       "    cg::thread_block_tile<32> t32 = cg::tiled_partition<32>(block);\n"             \
+	       "    cg::grid_group grid = cg::this_grid();\n"                                      \
+	       "    cg::thread_group tg = cg::this_thread_block();\n")
+#define CG_SRC(b1, comp, b2) CG_HEAD FOR LOAD "        " b1 "\n" comp "        " b2 "\n" END TAIL
+
+/* What the parser records for each barrier-like call (kp_node.sync). */
+typedef struct {
+	const char *text;
+	kp_sync_kind sync;
+	int seen;
+} sync_expect;
+
+static int check_sync(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	sync_expect *e = ud;
+	if (n->kind != KP_N_CALL || !n->in_main)
+		return 1;
+	const char *t = kp_node_text(&F, n);
+	for (; e->text; e++)
+		if (!strcmp(t, e->text)) {
+			cr_expect_eq(n->sync, e->sync, "%s: sync %d, expected %d", t, n->sync,
+				     e->sync);
+			e->seen++;
+		}
+	return 1;
+}
+
+Test(parse, barrier_kinds)
+{
+	if (!have_cccl())
+		cr_skip_test("no CUDA toolkit with include/cccl here");
+	static const char src[] = "#include <cooperative_groups.h>\n"
+				  "namespace cg = cooperative_groups;\n"
+				  "using namespace cooperative_groups;\n"
+				  "struct mine { __device__ void sync() {} };\n"
+				  "__global__ void k(int *p)\n"
+				  "{\n"
+				  "    cg::thread_block block = cg::this_thread_block();\n"
+				  "    thread_block_tile<32> t32 = tiled_partition<32>(block);\n"
+				  "    cg::coalesced_group co = cg::coalesced_threads();\n"
+				  "    cg::thread_group tg = cg::tiled_partition(block, 16);\n"
+				  "    cg::grid_group grid = cg::this_grid();\n"
+				  "    mine m;\n"
+				  "    __syncthreads();\n"
+				  "    block.sync();\n"
+				  "    cg::sync(block);\n"
+				  "    sync(block);\n"
+				  "    cg::this_thread_block().sync();\n"
+				  "    p[0] = __syncthreads_count(p[1] > 0);\n"
+				  "    __syncthreads_and(1);\n"
+				  "    __syncthreads_or(0);\n"
+				  "    __syncwarp();\n"
+				  "    t32.sync();\n"
+				  "    cg::sync(t32);\n"
+				  "    co.sync();\n"
+				  "    cg::tiled_partition<16>(block).sync();\n"
+				  "    tg.sync();\n"
+				  "    cg::sync(tg);\n"
+				  "    grid.sync();\n"
+				  "    __barrier_sync(0);\n"
+				  "    block.barrier_wait(block.barrier_arrive());\n"
+				  "    m.sync();\n"
+				  "    p[2] = (int)block.thread_rank();\n"
+				  "}\n";
+	int rc = parse_as("kinds.cu", src, "sm_90", NULL, 0);
+	if (rc != KP_PARSE_OK)
+		print_diags();
+	cr_assert_eq(rc, KP_PARSE_OK);
+	cr_assert_eq(F.nkernels, 1);
+	sync_expect e[] = {
+		{"__syncthreads()", KP_SYNC_BLOCK, 0},
+		{"block.sync()", KP_SYNC_BLOCK, 0},
+		{"cg::sync(block)", KP_SYNC_BLOCK, 0},
+		{"sync(block)", KP_SYNC_BLOCK, 0},
+		{"cg::this_thread_block().sync()", KP_SYNC_BLOCK, 0},
+		{"__syncthreads_count(p[1] > 0)", KP_SYNC_BLOCK_VALUE, 0},
+		{"__syncthreads_and(1)", KP_SYNC_BLOCK_VALUE, 0},
+		{"__syncthreads_or(0)", KP_SYNC_BLOCK_VALUE, 0},
+		{"__syncwarp()", KP_SYNC_PART, 0},
+		{"t32.sync()", KP_SYNC_PART, 0},
+		{"cg::sync(t32)", KP_SYNC_PART, 0},
+		{"co.sync()", KP_SYNC_PART, 0},
+		{"cg::tiled_partition<16>(block).sync()", KP_SYNC_PART, 0},
+		{"tg.sync()", KP_SYNC_OTHER, 0},
+		{"cg::sync(tg)", KP_SYNC_OTHER, 0},
+		{"grid.sync()", KP_SYNC_OTHER, 0},
+		{"__barrier_sync(0)", KP_SYNC_OTHER, 0},
+		{"block.barrier_wait(block.barrier_arrive())", KP_SYNC_OTHER, 0},
+		{"m.sync()", KP_SYNC_OTHER, 0},
+		{"block.thread_rank()", KP_SYNC_NONE, 0},
+		{"cg::this_thread_block()", KP_SYNC_NONE, 0},
+		{NULL, KP_SYNC_NONE, 0},
+	};
+	kp_node_walk(F.kernels[0]->body, NULL, check_sync, e);
+	for (int i = 0; e[i].text; i++)
+		cr_expect(e[i].seen, "no call '%s' found", e[i].text);
+}
+
+/* Loops whose block barriers are written with cooperative groups or with
+ * __syncthreads_count/_and/_or whose result is dropped: the same loop. */
+ParameterizedTestParameters(analyze, cg_barriers_are_block_barriers)
+{
+	static char params[][2][64] = {
+		{"block.sync();", "block.sync();"},
+		{"cg::sync(block);", "cg::sync(block);"},
+		{"cg::this_thread_block().sync();", "__syncthreads();"},
+		{"__syncthreads_count(tx < 8);", "__syncthreads_or(acc > 0.0f);"},
+		{"__syncthreads_and(As[ty][tx] != 0.0f);", "cg::sync(block);"},
+	};
+	return cr_make_param_array(char[2][64], params, sizeof(params) / sizeof(params[0]));
+}
+
+ParameterizedTest(char (*p)[2][64], analyze, cg_barriers_are_block_barriers, .fini = release)
+{
+	if (!have_cccl())
+		cr_skip_test("no CUDA toolkit with include/cccl here");
+	char src[4096];
+	snprintf(src, sizeof(src), "%s", CG_HEAD FOR LOAD);
+	snprintf(src + strlen(src), sizeof(src) - strlen(src),
+		 "        %s\n" COMP "        %s\n" END TAIL, (*p)[0], (*p)[1]);
+	analyze_src(src);
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect(l->eligible, "%s ... %s", (*p)[0], (*p)[1]);
+	cr_expect_eq(l->nbarriers, 2);
+	cr_expect_eq(l->bar1, 2);
+	cr_expect_eq(l->bar2, 4);
+	cr_expect(CP(l).ok);
+	cr_expect(RG(l).ok);
+}
+
+/* A tile's, a warp's or a coalesced group's sync() is not the block's
+ * barrier: the loop has one barrier too few (and says where the partial
+ * one is); as an extra statement of the compute phase it changes nothing. */
+Test(analyze, tile_sync_is_not_a_block_barrier)
+{
+	if (!have_cccl())
+		cr_skip_test("no CUDA toolkit with include/cccl here");
+	analyze_src(CG_SRC("block.sync();", COMP, "t32.sync();"));
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect_not(l->eligible);
+	const kp_reason *r = find_reason(l, "kpipe-no-barrier");
+	cr_assert_not_null(r);
+	cr_expect(strstr(r->message, "only one __syncthreads()"), "%s", r->message);
+	cr_expect(strstr(r->message, "'t32.sync()' on line 21 synchronises only part of the block"),
+		  "%s", r->message);
+	release();
+	analyze_src(CG_SRC("cg::sync(block);", COMP "        if (tx < 4) t32.sync();\n",
+			   "__syncthreads();"));
+	l = only_loop();
+	log_reasons(l);
+	cr_expect(l->eligible);
+	cr_expect_eq(l->nbarriers, 2);
+}
+
+/* Barriers the rewrite cannot replace by its own __syncthreads(). */
+struct bar_case {
+	char b1[64], comp_extra[48], b2[48];
+	char msg[64];
+	int line, col;
+};
+
+ParameterizedTestParameters(analyze, barriers_kpipe_cannot_replace)
+{
+	static struct bar_case params[] = {
+		{"block.sync();", "        grid.sync();\n", "block.sync();",
+		 "'grid.sync()' is a barrier kpipe does not model", 21, 9},
+		{"tg.sync();", "", "block.sync();", "'tg.sync()' is a barrier kpipe does not model",
+		 18, 9},
+		{"cg::sync(tg);", "", "block.sync();", "'cg::sync(tg)' is a barrier kpipe does not",
+		 18, 9},
+		{"__barrier_sync(0);", "", "__syncthreads();",
+		 "'__barrier_sync(0)' is a barrier kpipe", 18, 9},
+		{"block.barrier_wait(block.barrier_arrive());", "", "__syncthreads();",
+		 "split barrier", 18, 9},
+		{"int nz = __syncthreads_count(As[ty][tx] != 0.0f);", "        acc += nz;\n",
+		 "__syncthreads();", "whose result the loop uses", 18, 18},
+		{"__syncthreads();", "", "if (__syncthreads_or(acc > 0.0f)) acc = 0.0f;",
+		 "'__syncthreads_or(acc > 0.0f)' inside conditional", 0, 0},
+		{"__syncthreads_count(tx++ < 8);", "", "__syncthreads();",
+		 "side effects in its operands", 18, 9},
+	};
+	return cr_make_param_array(struct bar_case, params, sizeof(params) / sizeof(params[0]));
+}
+
+ParameterizedTest(struct bar_case *p, analyze, barriers_kpipe_cannot_replace, .fini = release)
+{
+	if (!have_cccl())
+		cr_skip_test("no CUDA toolkit with include/cccl here");
+	char src[4096];
+	snprintf(src, sizeof(src), "%s", CG_HEAD FOR LOAD);
+	snprintf(src + strlen(src), sizeof(src) - strlen(src),
+		 "        %s\n" COMP "%s        %s\n" END TAIL, p->b1, p->comp_extra, p->b2);
+	analyze_src(src);
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect_not(l->eligible);
+	const kp_reason *r = find_reason(l, "kpipe-extra-barrier");
+	if (!r)
+		r = find_reason(l, "kpipe-divergent-barrier");
+	cr_assert_not_null(r, "%s / %s", p->b1, p->b2);
+	cr_expect(strstr(r->message, p->msg), "'%s' lacks '%s'", r->message, p->msg);
+	if (p->line) {
+		cr_expect_eq(r->line, p->line);
+		cr_expect_eq(r->col, p->col);
+	}
 }

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# kernels.sh - CTest cpudiff.kernels: samples.sh over tests/cpudiff/kernels/,
+# small kernels (each with its launch spec) for shapes the samples do not
+# have: cooperative-groups barriers, __syncthreads_count as a barrier, a
+# per-tile partial sum, copies through a temporary.  Every variant of every
+# kernel must match its original on the CPU emulator; the output and the
+# environment variables are those of samples.sh.
+set -euo pipefail
+root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+export CPUDIFF_DIR="$root/tests/cpudiff/kernels" CPUDIFF_LABEL=cpudiff.kernels
+exec bash "$root/tests/cpudiff/samples.sh" "$@"
