@@ -68,6 +68,14 @@ static void reg_facts(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_xf
 		double slots = 1;
 		for (int d = 0; d < ld->depth && d < 4; d++) {
 			const kp_range *rg = &ld->ranges[d];
+			if (ld->loops[d] && ld->loops[d]->kind != KP_N_FOR && x->ok) {
+				x->ok = 0;
+				x->why_not = kp_arena_printf(
+					arena,
+					"line %d: the copy is in a while or do loop (staging registers are "
+					"indexed by the position in a counted for loop)",
+					ld->line);
+			}
 			if (!rg->step_is_one && !rg->step_plus_assign && x->ok) {
 				x->ok = 0;
 				x->why_not = kp_arena_printf(
@@ -554,6 +562,12 @@ static char *load_copy(kp_file *f, const kp_loop *l, const kp_spans *sp, const s
 		const kp_node *n = ldca_target(&l->loads[i]);
 		if (!n)
 			continue;
+		/* a read from a macro expansion has no range of its own: the
+		 * loaded value around it (FLOAT4(B[i]), its parentheses and
+		 * implicit conversions) is the same lvalue, and is spelled
+		 * (analyze.c: check_copy_spelled) */
+		if (n->from_macro)
+			n = l->loads[i].rhs;
 		char *x = kp_render(f, n->begin, n->end, &s);
 		kp_strbuf w = KP_STRBUF_INIT;
 		kp_strbuf_addf(&w, "__ldca(&(%s))", x);

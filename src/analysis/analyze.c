@@ -428,10 +428,46 @@ static int is_zero_literal(const kp_node *n)
 	return 0;
 }
 
-/* A pure global load expression: P[i], *(T*)&P[i], *reinterpret_cast<const T*>(P + i) */
-static kp_node *global_load_root(kp_node *n)
+/* Whether a type spelling is `name` with cv-qualifiers at most
+ * ("const float4" is float4). */
+static int is_type_named(const char *type, const char *name)
+{
+	size_t nl = strlen(name);
+	for (;;) {
+		if (!strncmp(type, "const ", 6))
+			type += 6;
+		else if (!strncmp(type, "volatile ", 9))
+			type += 9;
+		else
+			break;
+	}
+	if (strncmp(type, name, nl))
+		return 0;
+	type += nl;
+	while (!strncmp(type, " const", 6) || !strncmp(type, " volatile", 9))
+		type += type[1] == 'c' ? 6 : 9;
+	return !*type;
+}
+
+/* A value copied as it is: the copy constructor that a ternary such as
+ * `c ? FLOAT4(p[i]) : make_float4(0.f, 0.f, 0.f, 0.f)` puts around the
+ * const float4 it reads (a call named as its type, of one argument of
+ * that type). */
+static kp_node *strip_copy_ctor(kp_node *n)
 {
 	n = (kp_node *)kp_node_strip(n);
+	while (n && n->kind == KP_N_CALL && n->nkids == 1 && n->name && n->name[0] && n->type &&
+	       n->kids[0]->type && is_type_named(n->type, n->name) &&
+	       is_type_named(n->kids[0]->type, n->name))
+		n = (kp_node *)kp_node_strip(n->kids[0]);
+	return n;
+}
+
+/* A pure global load expression: P[i], *(T*)&P[i], *reinterpret_cast<const T*>(P + i),
+ * FLOAT4(P[i]) (reinterpret_cast<float4 *>(&P[i])[0] from a macro) */
+static kp_node *global_load_root(kp_node *n)
+{
+	n = strip_copy_ctor(n);
 	if (!n || (n->kind != KP_N_SUBSCRIPT && !(n->kind == KP_N_UNOP && !strcmp(n->op, "*"))))
 		return NULL;
 	kp_node *r = lvalue_root(n);
@@ -1027,7 +1063,7 @@ static void fill_copy(actx *c, kp_load *ld, kp_node *lhs, kp_node *rhs)
 	if (root) {
 		ld->src = root->decl;
 		ld->src_base = root;
-		kp_node *sr = (kp_node *)kp_node_strip(rhs);
+		kp_node *sr = strip_copy_ctor(rhs);
 		ld->pure = sr->type && lhs->type && ld->bytes > 0 &&
 			   (sr->type_size == ld->bytes || sr->type_size < 0);
 		/* converting copies (half -> float ...) are not pure; a template
@@ -1048,7 +1084,167 @@ static void fill_copy(actx *c, kp_load *ld, kp_node *lhs, kp_node *rhs)
 	}
 }
 
-static int classify_store(actx *c, kp_node *stmt, kp_node **loops, int depth)
+/* ------------------------------------------------ copies through macros */
+
+/* A copy is rewritten through the text of its parts: the transforms
+ * replace its statement, the store target and the loaded value by their
+ * source ranges (cp.async: `&lhs`, `&rhs`; register staging: the target
+ * by a register, then `lhs = register`), and the guard's condition.  A
+ * part written outside any macro has its own range.  One that comes from
+ * a macro expansion has the range of the whole invocation (FLOAT4(p) in
+ * FLOAT4(s_a[r][c]) = FLOAT4(a[i]), whose text is the part), or of less
+ * or more than the part (a macro argument: the invocation's first
+ * character; a part of a macro body: the invocation around it).  Such a
+ * part is taken only where the tokens on either side of it are spelled
+ * in the source: the assignment's `=`, the ternary's `?` and `:`, the
+ * if's parentheses; everything between them is then the part. */
+
+/* Skips blanks and comments from p, up to e. */
+static unsigned skip_blank(const kp_file *f, unsigned p, unsigned e)
+{
+	while (p < e) {
+		char ch = f->src[p];
+		if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v')
+			p++;
+		else if (ch == '/' && p + 1 < e && f->src[p + 1] == '/') {
+			while (p < e && f->src[p] != '\n')
+				p++;
+		} else if (ch == '/' && p + 1 < e && f->src[p + 1] == '*') {
+			unsigned q = p + 2;
+			while (q + 1 < e && !(f->src[q] == '*' && f->src[q + 1] == '/'))
+				q++;
+			if (q + 1 >= e)
+				return p; /* an unterminated comment is no blank */
+			p = q + 2;
+		} else
+			break;
+	}
+	return p;
+}
+
+/* Whether [a, b) holds exactly the tokens `toks` (n of them), with blanks
+ * and comments around them: an operator spelled in the source. */
+static int only_tokens(const kp_file *f, unsigned a, unsigned b, const char *const *toks, int n)
+{
+	if (a > b || b > f->len)
+		return 0;
+	unsigned p = skip_blank(f, a, b);
+	for (int i = 0; i < n; i++) {
+		size_t tl = strlen(toks[i]);
+		if (p + tl > b || strncmp(f->src + p, toks[i], tl))
+			return 0;
+		if (kp_is_ident_char(toks[i][0]) && p + tl < b && kp_is_ident_char(f->src[p + tl]))
+			return 0; /* "if" is not the start of "iffy" */
+		p = skip_blank(f, (unsigned)(p + tl), b);
+	}
+	return p == b;
+}
+
+static int has_range(const kp_node *n) { return n && n->in_main && n->begin < n->end; }
+
+/* An assignment whose both sides are delimited by its `=` in the source. */
+static int spelled_assign(const kp_file *f, const kp_node *as)
+{
+	if (!as || as->nkids != 2 || !has_range(as))
+		return 0;
+	const kp_node *l = as->kids[0], *r = as->kids[1];
+	if (!has_range(l) || !has_range(r))
+		return 0;
+	if (!l->from_macro && !r->from_macro)
+		return 1;
+	static const char *const eq[] = {"="};
+	return l->begin == as->begin && r->end == as->end &&
+	       only_tokens(f, l->end, r->begin, eq, 1);
+}
+
+/* The guard and both values of `c ? x : v`, the right side of a spelled
+ * assignment `as`, delimited by its `?` and `:`. */
+static int spelled_ternary(const kp_file *f, const kp_node *as, const kp_node *t)
+{
+	if (t->nkids != 3 || !has_range(t))
+		return 0;
+	int macro = t->from_macro;
+	for (int i = 0; i < 3; i++) {
+		if (!has_range(t->kids[i]))
+			return 0;
+		macro |= t->kids[i]->from_macro;
+	}
+	if (!macro)
+		return 1;
+	static const char *const q[] = {"?"}, *const colon[] = {":"};
+	/* a ternary from a macro body is all of the right side, or nothing */
+	if (t->from_macro && (t->begin != as->kids[1]->begin || t->end != as->kids[1]->end))
+		return 0;
+	return t->kids[0]->begin == t->begin && t->kids[2]->end == t->end &&
+	       only_tokens(f, t->kids[0]->end, t->kids[1]->begin, q, 1) &&
+	       only_tokens(f, t->kids[1]->end, t->kids[2]->begin, colon, 1);
+}
+
+/* The condition of `if (c) ... else ...`, delimited by its parentheses. */
+static int spelled_if(const kp_file *f, const kp_node *stmt)
+{
+	const kp_node *cond = stmt->nkids ? stmt->kids[0] : NULL;
+	if (!has_range(stmt) || stmt->from_macro || !has_range(cond))
+		return 0;
+	if (!cond->from_macro)
+		return 1;
+	static const char *const open[] = {"if", "("}, *const close[] = {")"};
+	unsigned e = stmt->nkids > 1 && has_range(stmt->kids[1]) ? stmt->kids[1]->begin : stmt->end;
+	unsigned p = skip_blank(f, cond->end, e);
+	return only_tokens(f, stmt->begin, cond->begin, open, 2) && p < e && f->src[p] == ')' &&
+	       only_tokens(f, cond->end, p + 1, close, 1);
+}
+
+/* Every part of the copy the transforms rewrite is spelled in the source
+ * (see above); otherwise the copy is refused with kpipe-macro-array. */
+static void check_copy_spelled(actx *c, const kp_load *ld, kp_node *as, kp_node *rhs)
+{
+	int ok = spelled_assign(c->f, as);
+	if (ok && ld->guard == KP_G_TERNARY)
+		ok = spelled_ternary(c->f, as, rhs);
+	if (ok && ld->guard == KP_G_IFELSE)
+		ok = spelled_if(c->f, ld->stmt) && spelled_assign(c->f, ld->zero_stmt);
+	if (!ok)
+		add_reason(
+			c, ld->stmt, "kpipe-macro-array",
+			"the copy into '%s' is written inside a macro body: kpipe rewrites a copy "
+			"through its two sides, which need the '=' (and a guard's '?', ':' or "
+			"parentheses) spelled in the source; a macro around each side, as "
+			"FLOAT4(t[i]) = FLOAT4(p[j]), is fine",
+			ld->tile->name);
+}
+
+/* Where a statement of the load phase sits: its copy loops and the
+ * conditions around it (kp_load.loops, kp_load.under). */
+typedef struct {
+	kp_node *loops[4];
+	int depth;
+	kp_node *under[4];
+	int under_else[4];
+	int nunder;
+} load_scope;
+
+static void scope_copy(kp_file *f, kp_load *ld, const load_scope *sc)
+{
+	ld->depth = sc->depth;
+	for (int i = 0; i < sc->depth && i < 4; i++)
+		ld->loops[i] = sc->loops[i];
+	ld->nunder = sc->nunder;
+	kp_strbuf sb = KP_STRBUF_INIT;
+	for (int i = 0; i < sc->nunder && i < 4; i++) {
+		const kp_node *g = sc->under[i];
+		ld->under[i] = sc->under[i];
+		ld->under_else[i] = sc->under_else[i];
+		kp_strbuf_addf(&sb, "%s%s%s (%s)", i ? ", " : "",
+			       sc->under_else[i] ? "else of " : "",
+			       g->kind == KP_N_SWITCH ? "switch" : "if",
+			       g->nkids ? kp_node_text(f, g->kids[0]) : "?");
+	}
+	ld->under_text = sb.len ? kp_arena_strdup(&f->arena, kp_strbuf_str(&sb)) : NULL;
+	kp_strbuf_release(&sb);
+}
+
+static int classify_store(actx *c, kp_node *stmt, const load_scope *sc)
 {
 	kp_node *as = assign_of(stmt);
 	kp_decl *tile = NULL;
@@ -1057,9 +1253,7 @@ static int classify_store(actx *c, kp_node *stmt, kp_node **loops, int depth)
 		ld.stmt = as;
 		ld.tile = tile;
 		ld.line = as->line;
-		ld.depth = depth;
-		for (int i = 0; i < depth && i < 4; i++)
-			ld.loops[i] = loops[i];
+		scope_copy(c->f, &ld, sc);
 		kp_node *rhs = (kp_node *)kp_node_strip(as->kids[1]);
 		if (rhs->kind == KP_N_CONDOP && rhs->nkids == 3) {
 			kp_node *a = rhs->kids[1], *b = rhs->kids[2];
@@ -1076,6 +1270,7 @@ static int classify_store(actx *c, kp_node *stmt, kp_node **loops, int depth)
 		} else {
 			fill_copy(c, &ld, as->kids[0], as->kids[1]);
 		}
+		check_copy_spelled(c, &ld, as, rhs);
 		add_load(c, &ld);
 		return 1;
 	}
@@ -1089,9 +1284,7 @@ static int classify_store(actx *c, kp_node *stmt, kp_node **loops, int depth)
 			ld.stmt = stmt;
 			ld.tile = t1;
 			ld.line = stmt->line;
-			ld.depth = depth;
-			for (int i = 0; i < depth && i < 4; i++)
-				ld.loops[i] = loops[i];
+			scope_copy(c->f, &ld, sc);
 			ld.guard = KP_G_IFELSE;
 			ld.cond = stmt->kids[0];
 			if (is_zero_literal(a2->kids[1])) {
@@ -1109,11 +1302,10 @@ static int classify_store(actx *c, kp_node *stmt, kp_node **loops, int depth)
 				ld.pure = 0;
 				ld.otherwise = kp_node_text(c->f, a2->kids[1]);
 			}
+			check_copy_spelled(c, &ld, ld.zero_stmt == a2 ? a1 : a2, NULL);
 			add_load(c, &ld);
 			return 1;
 		}
-		if (a1 && stmt->kids[2] == NULL)
-			return 0;
 	}
 	return 0;
 }
@@ -1132,11 +1324,46 @@ static const char *callee_name(kp_file *f, const kp_node *n)
 	return len ? kp_arena_printf(&f->arena, "%.*s", (int)len, t) : "?";
 }
 
-static void scan_loads(actx *c, kp_node *n, kp_node **loops, int depth)
+/* A nested statement of the load phase: its copy loop or its condition
+ * joins the scope of the statements inside it. */
+static void scan_loads(actx *c, kp_node *n, load_scope sc);
+
+static void scan_nested(actx *c, kp_node *n, load_scope sc)
+{
+	if (n->kind == KP_N_FOR || n->kind == KP_N_WHILE || n->kind == KP_N_DO) {
+		/* a copy loop; a while or do loop has no counted range, so its
+		 * copies get no trip count (register staging refuses them: one
+		 * staging register per execution needs the count) */
+		if (sc.depth < 4)
+			sc.loops[sc.depth] = n;
+		sc.depth++;
+		c->l->loads_in_loops = 1;
+		if (n->kind == KP_N_FOR) /* only the body holds copies */
+			scan_loads(c, n->for_body, sc);
+		else
+			for (int i = 0; i < n->nkids; i++)
+				scan_loads(c, n->kids[i], sc);
+		return;
+	}
+	/* an if or a switch: the statements of its branches run under its
+	 * condition (kids[0]) */
+	scan_loads(c, n->nkids ? n->kids[0] : NULL, sc);
+	for (int i = 1; i < n->nkids; i++) {
+		load_scope in = sc;
+		if (in.nunder < 4) {
+			in.under[in.nunder] = n;
+			in.under_else[in.nunder] = n->kind == KP_N_IF && i == 2;
+		}
+		in.nunder++;
+		scan_loads(c, n->kids[i], in);
+	}
+}
+
+static void scan_loads(actx *c, kp_node *n, load_scope sc)
 {
 	if (!n)
 		return;
-	if (classify_store(c, n, loops, depth))
+	if (classify_store(c, n, &sc))
 		return;
 	kp_node *as = assign_of(n);
 	kp_node *root = as ? lvalue_root(as->kids[0]) : NULL;
@@ -1151,25 +1378,9 @@ static void scan_loads(actx *c, kp_node *n, kp_node **loops, int depth)
 			   dyn ? " and does not double dynamic shared memory yet" : "");
 		return;
 	}
-	if (n->kind == KP_N_IF) {
-		/* an if without a complete else: a partial tile write */
-		kp_node *a1 = n->nkids >= 2 ? assign_of(n->kids[1]) : NULL;
-		kp_decl *t = NULL;
-		if (a1 && shared_lhs(a1->kids[0], &t) && n->nkids == 2) {
-			add_reason(
-				c, n, "kpipe-partial-tile-write",
-				"'%s' is written under a guard with no else branch: the previous tile "
-				"would stay observable",
-				t->name);
-			return;
-		}
-	}
-	if (n->kind == KP_N_FOR) {
-		if (depth < 4)
-			loops[depth] = n;
-		c->l->loads_in_loops = 1;
-		/* only the body holds copies */
-		scan_loads(c, n->for_body, loops, depth + 1);
+	if (n->kind == KP_N_FOR || n->kind == KP_N_WHILE || n->kind == KP_N_DO ||
+	    n->kind == KP_N_IF || n->kind == KP_N_SWITCH) {
+		scan_nested(c, n, sc);
 		return;
 	}
 	/* a call handed a shared array in the load phase: a helper that fills
@@ -1193,7 +1404,7 @@ static void scan_loads(actx *c, kp_node *n, kp_node **loops, int depth)
 		}
 	}
 	for (int i = 0; i < n->nkids; i++)
-		scan_loads(c, n->kids[i], loops, depth);
+		scan_loads(c, n->kids[i], sc);
 }
 
 /* ------------------------------------------------------------- math */
@@ -2637,6 +2848,187 @@ static void check_staged_addresses(actx *c)
 	}
 }
 
+/* A condition a copy runs under (kp_load.under), and the header of each
+ * copy loop around it, must be the same in every iteration.  Where a
+ * condition fails (or a copy loop stops early) the original leaves the
+ * element as it was, the previous tile; with two buffers it would hold a
+ * tile from two iterations back.  Values fixed before the loop (thread
+ * and block indices, parameters, variables the loop never writes, locals
+ * of the loop computed from those) leave the same elements unwritten in
+ * every iteration, in both buffers alike, so the rewrite is the same. */
+typedef struct {
+	const kp_loop *l;
+	const rw_set *all;
+	const kp_decl *allow[4]; /* the counters of the copy loops around */
+	int nallow;
+	int depth;
+	const char *why; /* what the part found does */
+} vary_ctx;
+
+static const kp_node *varying_part(vary_ctx *v, const kp_node *n);
+
+static const kp_node *varying_ref(vary_ctx *v, const kp_node *n)
+{
+	const kp_decl *d = n->decl;
+	if (!d || (d->kind != KP_D_VAR && d->kind != KP_D_PARM))
+		return NULL;
+	for (int i = 0; i < v->nallow; i++)
+		if (v->allow[i] == d)
+			return NULL;
+	if (is_ind(v->l, d))
+		v->why = "advances every iteration";
+	else if (rw_has(v->all->w, v->all->nw, d))
+		v->why = "changes inside the loop";
+	else if (d->is_shared || (d->type && (strstr(d->type, "volatile") || strchr(d->type, '&'))))
+		v->why = "is memory other threads may write";
+	else if (rw_has(v->all->decl, v->all->nd, d)) {
+		/* a local of the loop: as fixed as what it is computed from */
+		if (!d->init || v->depth > 16) {
+			v->why = "is declared inside the loop";
+			return n;
+		}
+		v->depth++;
+		const kp_node *r = varying_part(v, d->init);
+		v->depth--;
+		if (!r)
+			return NULL;
+		v->why = "is computed from a value that may change from tile to tile";
+		return n;
+	} else
+		return NULL;
+	return n;
+}
+
+static const kp_node *varying_part(vary_ctx *v, const kp_node *n)
+{
+	if (!n)
+		return NULL;
+	switch (n->kind) {
+	case KP_N_DECLREF: return varying_ref(v, n);
+	case KP_N_MEMBER: /* threadIdx.x; p->x reads memory */
+		if (n->nkids && n->kids[0]->type && strchr(n->kids[0]->type, '*')) {
+			v->why = "reads memory";
+			return n;
+		}
+		break;
+	case KP_N_CALL:
+		if (!n->name || !pure_call(n->name) || !strcmp(n->name, "__ldg")) {
+			v->why = "is a call";
+			return n;
+		}
+		break;
+	case KP_N_SUBSCRIPT: v->why = "reads memory"; return n;
+	case KP_N_UNOP:
+		if (n->op &&
+		    (!strcmp(n->op, "*") || !strcmp(n->op, "++") || !strcmp(n->op, "--"))) {
+			v->why = !strcmp(n->op, "*") ? "reads memory" : "has a side effect";
+			return n;
+		}
+		break;
+	case KP_N_BINOP:
+		if (n->op && !strcmp(n->op, "=")) {
+			v->why = "has a side effect";
+			return n;
+		}
+		break;
+	case KP_N_ASSIGNOP:
+	case KP_N_LAMBDA:
+	case KP_N_ASM:
+	case KP_N_DECLSTMT:
+	case KP_N_VARDECL: v->why = "is not a plain expression"; return n;
+	default: break;
+	}
+	for (int i = 0; i < n->nkids; i++) {
+		const kp_node *r = varying_part(v, n->kids[i]);
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
+/* The header of a copy loop: its first value, its condition and its step
+ * fixed but for its own counter (added to v->allow).  A while or do loop
+ * has no counter of its own: its condition reads what the body changes. */
+static const kp_node *varying_loop(vary_ctx *v, const kp_node *lp)
+{
+	if (lp->kind != KP_N_FOR)
+		return varying_part(v, lp->kind == KP_N_DO ? lp->kids[lp->nkids - 1] : lp->kids[0]);
+	const kp_node *init = lp->for_init, *inc = lp->for_inc;
+	const kp_node *first = NULL;
+	if (init && init->kind == KP_N_DECLSTMT) {
+		for (int i = 0; i < init->nkids; i++) {
+			const kp_node *vd = init->kids[i];
+			if (vd->kind != KP_N_VARDECL || !vd->decl)
+				return init;
+			if (v->nallow < 4)
+				v->allow[v->nallow++] = vd->decl;
+			if (!first)
+				first = vd->decl->init;
+		}
+	} else if (init && is_assign(init)) {
+		const kp_node *t = kp_node_strip(init->kids[0]);
+		if (t->kind == KP_N_DECLREF && t->decl && v->nallow < 4)
+			v->allow[v->nallow++] = t->decl;
+		first = init->kids[1];
+	} else if (init) {
+		v->why = "is not a counted loop's start";
+		return init;
+	}
+	const kp_node *r = varying_part(v, first);
+	if (!r)
+		r = varying_part(v, lp->for_cond);
+	if (!r && inc && (inc->kind == KP_N_ASSIGNOP || is_assign(inc)))
+		r = varying_part(v, inc->kids[1]);
+	else if (!r && inc && inc->kind != KP_N_UNOP) {
+		v->why = "is not a counted loop's step";
+		r = inc;
+	}
+	return r;
+}
+
+static void check_guards(actx *c, const rw_set *all)
+{
+	kp_loop *l = c->l;
+	for (int i = 0; i < l->nloads; i++) {
+		const kp_load *ld = &l->loads[i];
+		if (ld->nunder > 4 || ld->depth > 4) {
+			add_reason(c, ld->stmt, "kpipe-partial-tile-write",
+				   "'%s' is written under more than 4 nested conditions or loops: "
+				   "kpipe does not follow them",
+				   ld->tile->name);
+			return;
+		}
+		vary_ctx v = {l, all, {NULL}, 0, 0, "may change"};
+		for (int d = 0; d < ld->depth; d++) {
+			const kp_node *bad = varying_loop(&v, ld->loops[d]);
+			if (!bad)
+				continue;
+			add_reason(
+				c, ld->loops[d], "kpipe-partial-tile-write",
+				"'%s' is written in a copy loop whose '%s' %s: the elements it writes "
+				"may change from one tile to the next, and one left out keeps the "
+				"previous tile, which the other buffer does not hold",
+				ld->tile->name, kp_node_text(c->f, bad), v.why);
+			return;
+		}
+		for (int u = 0; u < ld->nunder; u++) {
+			const kp_node *g = ld->under[u];
+			const kp_node *bad = g->nkids ? varying_part(&v, g->kids[0]) : g;
+			if (!bad)
+				continue;
+			add_reason(
+				c, g, "kpipe-partial-tile-write",
+				"'%s' is written under the condition '%s', whose '%s' %s: where the "
+				"condition fails the element keeps the previous tile, which the other "
+				"buffer does not hold; store 0 in an else branch, or guard with values "
+				"fixed before the loop",
+				ld->tile->name, g->nkids ? kp_node_text(c->f, g->kids[0]) : "?",
+				kp_node_text(c->f, bad), v.why);
+			return;
+		}
+	}
+}
+
 /* The copy loops' trip counts (what register staging indexes by), and
  * whether a template kernel's parameters were left symbolic.  Which copy
  * mechanism can move the loads is the transforms' question
@@ -2746,9 +3138,8 @@ static void analyze_loop(actx *c)
 	find_induction(c);
 
 	/* loads */
-	kp_node *loops[4] = {0};
 	for (int i = l->load_b; i < l->load_e; i++)
-		scan_loads(c, l->stmts[i], loops, 0);
+		scan_loads(c, l->stmts[i], (load_scope){0});
 	if (l->nloads == 0 && !l->loads_in_helper && !l->loads_carve_out)
 		add_reason(c, n, "kpipe-no-tile-load",
 			   "the load phase copies nothing from global into __shared__ memory");
@@ -2760,6 +3151,7 @@ static void analyze_loop(actx *c)
 	collect_rw(l->body, &all);
 	check_tiles(c, &lw, &cw);
 	check_dependences(c, &lw, &cw, &all);
+	check_guards(c, &all);
 	/* steps must be invariant: no variable written in the body */
 	check_steps(c, &all);
 	check_cond_pure(c);

@@ -65,6 +65,16 @@ typedef struct {
 	kp_node *loops[4];     /* those loops, outermost first */
 	kp_range ranges[4];    /* those loops read as counted loops */
 	double trips[4];       /* their compile-time trip counts, -1 unknown */
+	/* The conditions the copy runs under inside the load phase (an if
+	 * without the zero-storing else of KP_G_IFELSE, either branch of an if,
+	 * a switch), outermost first: each, like the header of each copy loop,
+	 * must be the same in every iteration (kpipe-partial-tile-write), and
+	 * the transforms keep them as written. */
+	kp_node *under[4];
+	int under_else[4];      /* the copy is in that if's else branch */
+	int nunder;             /* may exceed 4: then refused */
+	const char *under_text; /* "if (c)", "else of if (c)", "switch (v)", joined
+				 * with ", ", outermost first; NULL when none */
 	int line;
 } kp_load;
 

@@ -234,6 +234,8 @@ static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 			if (ld->guard != KP_G_NONE)
 				printf(", guarded (%s, else %s)", guard_name(ld->guard),
 				       ld->otherwise ? ld->otherwise : "?");
+			if (ld->under_text)
+				printf(", under %s", ld->under_text);
 			if (ld->depth)
 				printf(", in %d nested loop%s", ld->depth,
 				       ld->depth > 1 ? "s" : "");
@@ -355,6 +357,8 @@ static void json_loads(cJSON *j, const kp_loop *l)
 		cJSON_AddStringToObject(x, "guard", guard_name(ld->guard));
 		if (ld->otherwise)
 			cJSON_AddStringToObject(x, "otherwise", ld->otherwise);
+		if (ld->under_text)
+			cJSON_AddStringToObject(x, "under", ld->under_text);
 		cJSON_AddBoolToObject(x, "pure_copy", ld->pure);
 		if (ld->via)
 			cJSON_AddStringToObject(x, "staged_in", ld->via->name);

@@ -352,18 +352,46 @@ static enum CXChildVisitResult collect(CXCursor cur, CXCursor parent, CXClientDa
 	return CXChildVisit_Continue;
 }
 
+/* A prefix operator of a macro expansion, read where it is spelled (in
+ * the #define, or in the argument it came with): libclang places an
+ * operator expression at its first token, which for a prefix operator is
+ * the operator (the `&` of FLOAT4(p) = (reinterpret_cast<float4 *>(&(p))[0])).
+ * NULL for anything else there: a postfix or binary operator, whose first
+ * token is its operand's. */
+static const char *prefix_op_spelled(pctx *c, CXCursor cur)
+{
+	static const char *const ops[] = {"&", "*", "+", "-", "~", "!", "++", "--"};
+	CXFile file = NULL;
+	unsigned off = 0;
+	clang_getSpellingLocation(clang_getCursorLocation(cur), &file, NULL, NULL, &off);
+	if (!file)
+		return NULL;
+	CXToken *tok = clang_getToken(c->tu, clang_getLocationForOffset(c->tu, file, off));
+	if (!tok)
+		return NULL;
+	const char *res = NULL;
+	if (clang_getTokenKind(*tok) == CXToken_Punctuation) {
+		CXString s = clang_getTokenSpelling(c->tu, *tok);
+		const char *sp = clang_getCString(s);
+		for (size_t i = 0; sp && i < KP_ARRAY_LEN(ops) && !res; i++)
+			if (!strcmp(sp, ops[i]))
+				res = ops[i];
+		clang_disposeString(s);
+	}
+	clang_disposeTokens(c->tu, tok, 1);
+	return res;
+}
+
 /* Operator token of a unary/binary operator cursor. */
 static const char *op_token(pctx *c, CXCursor cur, kp_node *n, int binary)
 {
 #if KPIPE_LIBCLANG_MAJOR >= 17
 	/* Ask for the operator's kind: tokenizing the whole extent of every
 	 * operator is quadratic in a long chain such as 1 + 1 + ... + 1 (a
-	 * 20 000-term line took 24 s).  An operator from a macro keeps the
-	 * token answer below, which the analysis has always seen there (the
-	 * extent is then the macro's use, a few tokens). */
-	if (n->from_macro) {
-		/* below */
-	} else if (binary) {
+	 * 20 000-term line took 24 s), and inside a macro expansion the
+	 * extent's tokens are the macro's use, not the operator: the `&` of
+	 * FLOAT4(p) = (reinterpret_cast<float4 *>(&(p))[0]) read as `<`. */
+	if (binary) {
 		enum CXBinaryOperatorKind bk = clang_getCursorBinaryOperatorKind(cur);
 		if (bk != CXBinaryOperator_Invalid)
 			return cx_dup(&c->f->arena, clang_getBinaryOperatorKindSpelling(bk));
@@ -375,6 +403,14 @@ static const char *op_token(pctx *c, CXCursor cur, kp_node *n, int binary)
 		}
 	}
 #endif
+	if (n->from_macro && !binary) {
+		/* the extent's tokens below are the macro's use; a binary or
+		 * postfix operator from a macro keeps their answer, which can be
+		 * wrong (libclang 16: docs/design.md, "Known limitations") */
+		const char *sp = prefix_op_spelled(c, cur);
+		if (sp)
+			return sp;
+	}
 	CXSourceRange r = clang_getCursorExtent(cur);
 	CXToken *toks = NULL;
 	unsigned nt = 0;

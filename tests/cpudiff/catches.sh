@@ -22,6 +22,14 @@
 #   tile_pointer      a pointer to the tile taken before the loop stays on
 #                     buffer 0 (cp-async)
 #   name_collision    the user's `kp_has_next` shadowed by kpipe's (register)
+#   guard_block       a block of copies under a condition on the counter, no
+#                     else: the partial last tile kept an older tile (cp-async)
+#   macro_step        the counter also advanced by a macro, NEXT(k0) ->
+#                     (k0)++, whose `++` was not seen (cp-async)
+#   while_copy        a copy in a while loop run twice per tile: one staging
+#                     register for both executions (register)
+#   copy_loop_count   a copy loop whose count depends on the counter: the
+#                     partial last tile kept an older tile (cp-async)
 # For each: the original must PASS against itself, and the stored rewrite
 # must FAIL (exit 1 with a MISMATCH or ERROR run; a skip is a failure of
 # this test).  Then $KPIPE (the kpipe under test) is run with the same

@@ -33,6 +33,15 @@ one mutant per applicable mutation and variant:
                        sync() (cooperative groups): part of the block
   unmodelled-barrier   the first barrier a __syncthreads_count whose    kpipe-extra-barrier
                        count is used, or a grid sync in the compute
+  macro-tile-write     a macro of the compute phase stores into a      kpipe-compute-writes-tile
+                       tile passed to it as an argument
+  macro-counter-step   a macro of the compute phase updates the        kpipe-loop-shape
+                       counter passed to it
+  macro-copy           a tile copy's `=` moved into a macro body       kpipe-macro-array
+                       (COPY(lhs, rhs))
+  guard-varies         a tile copy (alone, or twice in a block) put     kpipe-partial-tile-write
+                       under a condition on the loop counter, or such
+                       a condition added to a copy's guard
 
 The edits are made on the source text (comments, strings and preprocessor
 lines are masked while scanning, so they are never matched); every mutant
@@ -70,6 +79,10 @@ EXPECTED = {
 	"outer-tile-before": "kpipe-tile-escapes",
 	"partial-barrier": "kpipe-no-barrier",
 	"unmodelled-barrier": "kpipe-extra-barrier",
+	"macro-tile-write": "kpipe-compute-writes-tile",
+	"macro-counter-step": "kpipe-loop-shape",
+	"macro-copy": "kpipe-macro-array",
+	"guard-varies": "kpipe-partial-tile-write",
 }
 KINDS = list(EXPECTED)
 
@@ -554,11 +567,9 @@ def mut_atomic(L):
 	yield "load", [decl, L.at_load_start("atomicAdd(&kp_mut_counter, 1u);")]
 
 
-def mut_cp_async(L):
-	bar = L.stmts[L.load_end_bar]
-	yield "asm", [L.before_stmt(L.load_end_bar, 'asm volatile("cp.async.wait_all;\\n" ::: "memory");')]
-	# a plain copy `TILE... = SRC[...]` turned into __pipeline_memcpy_async
-	copy = None
+def plain_copy(L):
+	"""The first unguarded plain copy `TILE... = SRC[...]` (or `*...SRC...`)
+	of the load phase: (start, end after ';', lhs, rhs), or None."""
 	for s, e in L.statements_with(L.tiles, L.load[0], L.load[1]):
 		t = L.m[s:e - 1]
 		if re.match(r"(if|else|for|while)\b", t) or "?" in t:
@@ -569,10 +580,18 @@ def mut_cp_async(L):
 		lhs, rhs = t[:eq[0]].strip(), t[eq[0] + 1:].strip()
 		if not any(re.search(r"\b%s\b" % x, lhs) for x in L.tiles):
 			continue
-		if not any(re.fullmatch(r"(\*.*\b%s\b.*|%s\s*\[.*\])" % (p, p), rhs, re.S) for p in L.sources):
+		if not any(re.fullmatch(r"(\*.*\b%s\b.*|%s\s*\[.*\]|\w+\s*\(\s*%s\s*\[.*\]\s*\))" % (p, p, p),
+					rhs, re.S) for p in L.sources):
 			continue
-		copy = (s, e, " ".join(L.src[s:s + eq[0]].split()), " ".join(L.src[s + eq[0] + 1:e - 1].split()))
-		break
+		return (s, e, " ".join(L.src[s:s + eq[0]].split()), " ".join(L.src[s + eq[0] + 1:e - 1].split()))
+	return None
+
+
+def mut_cp_async(L):
+	bar = L.stmts[L.load_end_bar]
+	yield "asm", [L.before_stmt(L.load_end_bar, 'asm volatile("cp.async.wait_all;\\n" ::: "memory");')]
+	# a plain copy `TILE... = SRC[...]` turned into __pipeline_memcpy_async
+	copy = plain_copy(L)
 	if not copy:
 		raise Skip("(pipeline variant) no unguarded plain copy in the load phase")
 	s, e, lhs, rhs = copy
@@ -707,6 +726,77 @@ def mut_unmodelled_barrier(L):
 	yield "count-used", [(decl_at, 0, ind + "int kp_mut_votes = 0;\n"),
 			     (s[0], s[1] - s[0], "kp_mut_votes += __syncthreads_count(1);")]
 	yield "grid", [cg_include(L), L.at_compute_end("cooperative_groups::this_grid().sync();")]
+def mut_macro_tile_write(L):
+	define = (after_includes(L.src), 0, "#define KP_MUT_SET(dst, v) (dst) = (v)\n")
+	for t in L.tiles:
+		elem, nd = L.shared[t]
+		lhs = t + "[0]" * nd
+		yield t, [define, L.at_compute_end("KP_MUT_SET(%s, %s);" % (lhs, zero_of(elem)))]
+
+
+def mut_macro_counter_step(L):
+	k = counter_of(L)
+	yield k, [(after_includes(L.src), 0, "#define KP_MUT_STEP(k) ((k) += 0)\n"),
+		  L.at_compute_end("KP_MUT_STEP(%s);" % k)]
+
+
+def guarded_copies(L):
+	"""`if (c) TILE... = ...;` statements of the load phase (no braces, no
+	else): (open paren, close paren, copy start, copy end after ';', lhs, rhs)."""
+	out = []
+	m = L.m
+	for mo in re.finditer(r"\bif\s*\(", m[L.load[0]:L.load[1]]):
+		p = L.load[0] + mo.end() - 1
+		q = match(m, p)
+		b = skip_ws(m, q + 1)
+		if m[b] == "{" or word_at(m, b) in ("if", "for", "while", "switch", "do"):
+			continue
+		e = parse_stmt(m, b, L.load[1])
+		if word_at(m, skip_ws(m, e, L.load[1])) == "else":
+			continue
+		t = m[b:e - 1]
+		eq = [x.start() for x in re.finditer(r"(?<![=!<>+\-*/%&|^])=(?!=)", t)]
+		if len(eq) != 1 or "?" in t:
+			continue
+		if not any(re.search(r"\b%s\b" % x, t[:eq[0]]) for x in L.tiles):
+			continue
+		out.append((p, q, b, e, " ".join(L.src[b:b + eq[0]].split()),
+			    " ".join(L.src[b + eq[0] + 1:e - 1].split())))
+	return out
+
+
+MUT_COPY = "#define KP_MUT_COPY(dst, ...) dst = __VA_ARGS__\n"
+
+
+def mut_macro_copy(L):
+	copy = plain_copy(L)
+	if copy:
+		s, e, lhs, rhs = copy
+		yield "copy", [(after_includes(L.src), 0, MUT_COPY), (s, e - s, "KP_MUT_COPY(%s, %s);" % (lhs, rhs))]
+	for p, q, b, e, lhs, rhs in guarded_copies(L)[:1]:
+		yield "guarded", [(after_includes(L.src), 0, MUT_COPY), (b, e - b, "KP_MUT_COPY(%s, %s);" % (lhs, rhs))]
+	if not copy and not guarded_copies(L):
+		raise Skip("no plain copy in the load phase, guarded or not")
+
+
+def mut_guard_varies(L):
+	k = counter_of(L)
+	# always true, but kpipe cannot know: where it failed, the element
+	# would keep the previous tile
+	cond = "(%s) + 1 != 0" % k
+	copy = plain_copy(L)
+	if copy:
+		s, e, lhs, rhs = copy
+		ind = L.indent_at(s)
+		yield "stmt", [(s, 0, "if (" + cond + ")\n" + ind + "    ")]
+		# a block of two statements (the copy twice): a lone copy in braces
+		# was always checked, a block was not
+		yield "block", [(s, 0, "if (" + cond + ") {\n" + ind + "    "),
+				(e, 0, "\n" + ind + "    " + L.src[s:e] + "\n" + ind + "}")]
+	for p, q, b, e, lhs, rhs in guarded_copies(L)[:1]:
+		yield "cond", [(p + 1, 0, "("), (q, 0, ") && " + cond)]
+	if not copy and not guarded_copies(L):
+		raise Skip("no plain copy in the load phase, guarded or not")
 
 
 MUTATORS = {
@@ -726,6 +816,10 @@ MUTATORS = {
 	"outer-tile-before": mut_outer_before,
 	"partial-barrier": mut_partial_barrier,
 	"unmodelled-barrier": mut_unmodelled_barrier,
+	"macro-tile-write": mut_macro_tile_write,
+	"macro-counter-step": mut_macro_counter_step,
+	"macro-copy": mut_macro_copy,
+	"guard-varies": mut_guard_varies,
 }
 
 

@@ -442,8 +442,9 @@ static const char *const near_src[] = {
 	"        __pipeline_memcpy_async(&Bs[ty][tx], &B[(k0 + ty) * N + col], 4);\n"
 	"        __pipeline_commit();\n"
 	"        __pipeline_wait_prior(0);\n" SYNC COMP SYNC END TAIL,
-	/* 8 kpipe-partial-tile-write: a guarded copy without else */
-	HEAD FOR "        if (row < N)\n"
+	/* 8 kpipe-partial-tile-write: a copy without else under a guard that
+	 * changes from tile to tile */
+	HEAD FOR "        if (k0 + tx < K)\n"
 		 "            As[ty][tx] = A[row * K + k0 + tx];\n" LOAD_B SYNC COMP SYNC END TAIL,
 	/* 9 kpipe-tile-read-after-loop */
 	HEAD FOR LOAD SYNC COMP SYNC END "    acc += As[0][tx];\n" TAIL,
