@@ -3088,6 +3088,15 @@ static void analyze_loop(actx *c)
 			   inner->line);
 		return;
 	}
+	const kp_decl *hb = c->k->body ? hand_buffers(c->k, n) : NULL;
+	if (hb) {
+		l->already_pipelined = 1;
+		add_reason(c, n, "kpipe-already-pipelined",
+			   "'%s' has %lld buffers, filled before the loop and again inside it: the "
+			   "loop is pipelined by hand and is left alone",
+			   hb->name, hb->dims[0]);
+		return;
+	}
 	if (n->kind != KP_N_FOR) {
 		add_reason(c, n, "kpipe-loop-shape",
 			   "only for-loops are pipelined; rewrite this loop as a for-loop");
@@ -3112,15 +3121,6 @@ static void analyze_loop(actx *c)
 			   si.first_pipeline && si.first_pipeline->name ? si.first_pipeline->name
 			   : si.first_pipeline                          ? "cp.async"
 									: "kp_stage");
-		return;
-	}
-	const kp_decl *hb = c->k->body ? hand_buffers(c->k, n) : NULL;
-	if (hb) {
-		l->already_pipelined = 1;
-		add_reason(c, n, "kpipe-already-pipelined",
-			   "'%s' has %lld buffers, filled before the loop and again inside it: the "
-			   "loop is pipelined by hand and is left alone",
-			   hb->name, hb->dims[0]);
 		return;
 	}
 	if (!l->cond || !l->inc) {
