@@ -472,6 +472,9 @@ static char *load_copy(kp_file *f, const kp_loop *l, const kp_spans *sp, const s
 				    kp_strbuf_str(&sb));
 			kp_strbuf_release(&sb);
 			free(dst);
+			/* a temporary's value was fetched into the register; its
+			 * declaration goes with the other dead ones */
+			kp_subs_drop_stmt(&outer, f, ld->tmp_set);
 		} else {
 			kp_subs_add(&outer, ld->lhs->begin, ld->lhs->end - ld->lhs->begin,
 				    kp_strbuf_str(&reg));

@@ -139,7 +139,9 @@ typedef struct {
 	kp_kernel *k;
 	const long long *iv; /* instantiation values or NULL */
 	kp_loop *l;
-	const kp_targ *targs; /* the instantiation's arguments (types) or NULL */
+	const kp_targ *targs;    /* the instantiation's arguments (types) or NULL */
+	struct copy_temp *temps; /* copies through a temporary (find_temps) */
+	int ntemps;
 } actx;
 
 /* ------------------------------------------------ template type arguments */
@@ -871,6 +873,143 @@ static void fill_copy(actx *c, kp_load *ld, kp_node *lhs, kp_node *rhs)
 	}
 }
 
+/* ------------------------------------------------ copies through a temporary */
+
+/* `T t = VALUE; ... TILE[...] = t;` or `T t; t = VALUE; ... TILE[...] = t;`
+ * in one block of the load phase, t named nowhere else in the loop: the
+ * copy of VALUE (a global load, possibly guarded) into the tile. */
+typedef struct copy_temp {
+	kp_decl *var;
+	kp_node *decl_stmt; /* the DECLSTMT declaring only t */
+	kp_node *set_stmt;  /* `t = VALUE;`, NULL when VALUE is the initialiser */
+	kp_node *value;
+	kp_node *copy; /* the assignment TILE[...] = t */
+} copy_temp;
+
+static int count_refs(const kp_node *n, const kp_decl *d)
+{
+	if (!n)
+		return 0;
+	int r = n->kind == KP_N_DECLREF && n->decl == d;
+	for (int i = 0; i < n->nkids; i++)
+		r += count_refs(n->kids[i], d);
+	return r;
+}
+
+/* Type spellings equal once const / volatile are dropped. */
+static int same_unqualified(const char *a, const char *b)
+{
+	if (!a || !b)
+		return 0;
+	for (;;) {
+		while (!strncmp(a, "const ", 6) || !strncmp(a, "volatile ", 9))
+			a += *a == 'c' ? 6 : 9;
+		while (!strncmp(b, "const ", 6) || !strncmp(b, "volatile ", 9))
+			b += *b == 'c' ? 6 : 9;
+		if (!*a || !*b || *a != *b)
+			return !*a && !*b;
+		a++;
+		b++;
+	}
+}
+
+/* Whether the statements v[from..to) leave what `value` reads alone (the
+ * cp.async form evaluates VALUE at the copy, not where it was written). */
+static int value_stable(kp_node *value, kp_node **v, int from, int to)
+{
+	rw_set r = {0};
+	collect_rw(value, &r);
+	int ok = 1;
+	for (int i = from; i < to && ok; i++) {
+		rw_set w = {0};
+		collect_rw(v[i], &w);
+		for (int j = 0; j < w.nw && ok; j++)
+			ok = !rw_has(r.r, r.nr, w.w[j]);
+		ok = ok && w.ngs == 0;
+		rw_release(&w);
+	}
+	rw_release(&r);
+	return ok;
+}
+
+static void temps_in_list(actx *c, kp_node **v, int n);
+
+static void temps_in_stmt(actx *c, kp_node *n)
+{
+	if (!n)
+		return;
+	if (n->kind == KP_N_COMPOUND)
+		temps_in_list(c, n->kids, n->nkids);
+	else if (n->kind == KP_N_FOR)
+		temps_in_stmt(c, n->for_body);
+}
+
+/* The copy through the temporary declared by v[i], if it is one. */
+static void temp_at(actx *c, kp_node **v, int n, int i)
+{
+	kp_node *ds = v[i];
+	if (ds->kind != KP_N_DECLSTMT || ds->nkids != 1 || ds->kids[0]->kind != KP_N_VARDECL)
+		return;
+	kp_decl *t = ds->kids[0]->decl;
+	if (!t || t->kind != KP_D_VAR || t->is_shared || t->is_array || t->is_pointer || !t->type ||
+	    strchr(t->type, '&'))
+		return;
+	copy_temp ct = {t, ds, NULL, t->init, NULL};
+	int j = i + 1;
+	if (!ct.value) { /* T t; t = VALUE; */
+		for (; j < n && !count_refs(v[j], t); j++)
+			;
+		kp_node *as = j < n ? assign_of(v[j]) : NULL;
+		const kp_node *lhs = as ? kp_node_strip(as->kids[0]) : NULL;
+		if (!lhs || lhs->kind != KP_N_DECLREF || lhs->decl != t || count_refs(v[j], t) != 1)
+			return;
+		ct.set_stmt = v[j];
+		ct.value = as->kids[1];
+		j++;
+	}
+	if (!find_global_load(ct.value))
+		return;
+	int from = j;
+	for (; j < n && !count_refs(v[j], t); j++)
+		;
+	kp_node *as = j < n ? assign_of(v[j]) : NULL;
+	kp_decl *tile;
+	const kp_node *rhs = as ? kp_node_strip(as->kids[1]) : NULL;
+	if (!rhs || rhs->kind != KP_N_DECLREF || rhs->decl != t ||
+	    !shared_lhs(as->kids[0], &tile) || count_refs(c->l->body, t) != (ct.set_stmt ? 2 : 1) ||
+	    !value_stable(ct.value, v, from, j))
+		return;
+	ct.copy = as;
+	copy_temp *nt = kp_arena_alloc(&c->f->arena, sizeof(*nt) * (size_t)(c->ntemps + 1));
+	if (c->ntemps)
+		memcpy(nt, c->temps, sizeof(*nt) * (size_t)c->ntemps);
+	nt[c->ntemps++] = ct;
+	c->temps = nt;
+}
+
+static void temps_in_list(actx *c, kp_node **v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		temp_at(c, v, n, i);
+		temps_in_stmt(c, v[i]);
+	}
+}
+
+/* Every copy through a temporary in the load phase. */
+static void find_temps(actx *c)
+{
+	kp_loop *l = c->l;
+	temps_in_list(c, l->stmts + l->load_b, l->load_e - l->load_b);
+}
+
+static const copy_temp *temp_of_copy(const actx *c, const kp_node *as)
+{
+	for (int i = 0; i < c->ntemps; i++)
+		if (c->temps[i].copy == as)
+			return &c->temps[i];
+	return NULL;
+}
+
 static int classify_store(actx *c, kp_node *stmt, kp_node **loops, int depth)
 {
 	kp_node *as = assign_of(stmt);
@@ -883,7 +1022,14 @@ static int classify_store(actx *c, kp_node *stmt, kp_node **loops, int depth)
 		ld.depth = depth;
 		for (int i = 0; i < depth && i < 4; i++)
 			ld.loops[i] = loops[i];
-		kp_node *rhs = (kp_node *)kp_node_strip(as->kids[1]);
+		/* through a temporary: the copy of the temporary's value */
+		const copy_temp *ct = temp_of_copy(c, as);
+		kp_node *val = ct ? ct->value : as->kids[1];
+		if (ct) {
+			ld.tmp_decl = ct->decl_stmt;
+			ld.tmp_set = ct->set_stmt;
+		}
+		kp_node *rhs = (kp_node *)kp_node_strip(val);
 		if (rhs->kind == KP_N_CONDOP && rhs->nkids == 3) {
 			kp_node *a = rhs->kids[1], *b = rhs->kids[2];
 			ld.guard = KP_G_TERNARY;
@@ -897,8 +1043,11 @@ static int classify_store(actx *c, kp_node *stmt, kp_node **loops, int depth)
 				ld.otherwise = kp_node_text(c->f, b);
 			}
 		} else {
-			fill_copy(c, &ld, as->kids[0], as->kids[1]);
+			fill_copy(c, &ld, as->kids[0], val);
 		}
+		/* a temporary of another type converts on the way */
+		if (ct && !same_unqualified(ct->var->type, kp_node_strip(val)->type))
+			ld.pure = 0;
 		add_load(c, &ld);
 		return 1;
 	}
@@ -2182,6 +2331,36 @@ static void check_tiles(actx *c, const rw_set *lw, const rw_set *cw)
 	}
 }
 
+/* Whether a variable of the load phase is given a value read from global
+ * memory there (its initialiser or an assignment). */
+typedef struct {
+	const kp_decl *d;
+	int hit;
+} loaded_walk;
+
+static int find_loaded_value(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	loaded_walk *w = ud;
+	if (n->kind == KP_N_VARDECL && n->decl == w->d && n->decl->init &&
+	    find_global_load(n->decl->init))
+		w->hit = 1;
+	if (is_assign(n) && n->nkids == 2) {
+		const kp_node *t = kp_node_strip(n->kids[0]);
+		if (t && t->kind == KP_N_DECLREF && t->decl == w->d && find_global_load(n->kids[1]))
+			w->hit = 1;
+	}
+	return !w->hit;
+}
+
+static int holds_loaded_value(const kp_loop *l, const kp_decl *d)
+{
+	loaded_walk w = {d, 0};
+	for (int i = l->load_b; i < l->load_e && !w.hit; i++)
+		kp_node_walk(l->stmts[i], NULL, find_loaded_value, &w);
+	return w.hit;
+}
+
 /* What the phases read and write: the next tile's loads must not depend on
  * this iteration, and the compute phase must not carry state through
  * shared memory or read what the load phase declares or bumps. */
@@ -2237,11 +2416,20 @@ static void check_dependences(actx *c, const rw_set *lw, const rw_set *cw, const
 	/* declarations of the load phase used later */
 	for (int i = 0; i < lw->nd; i++)
 		if (rw_has(cw->r, cw->nr, lw->decl[i])) {
-			add_reason(
-				c, n, "kpipe-load-decl-used-later",
-				"'%s' is declared in the load phase and used by the compute phase; "
-				"move its declaration before the loop",
-				lw->decl[i]->name);
+			if (holds_loaded_value(l, lw->decl[i]))
+				add_reason(
+					c, n, "kpipe-load-decl-used-later",
+					"'%s' holds a value the load phase reads from global memory, and "
+					"the compute phase uses it: pipelined, the load phase runs a tile "
+					"ahead and the compute would see the next tile's value; read it "
+					"from the tile instead",
+					lw->decl[i]->name);
+			else
+				add_reason(
+					c, n, "kpipe-load-decl-used-later",
+					"'%s' is declared in the load phase and used by the compute "
+					"phase; move its declaration before the loop",
+					lw->decl[i]->name);
 			break;
 		}
 	/* a global store to memory that the loads read (any store of the
@@ -2372,6 +2560,7 @@ static void analyze_loop(actx *c)
 
 	/* loads */
 	kp_node *loops[4] = {0};
+	find_temps(c);
 	for (int i = l->load_b; i < l->load_e; i++)
 		scan_loads(c, l->stmts[i], loops, 0);
 	if (l->nloads == 0 && !l->loads_in_helper)
@@ -2551,7 +2740,7 @@ static kp_loop *analyze_one(kp_file *f, kp_kernel *k, kp_node *node, int index, 
 	l->kernel = k;
 	l->index = index;
 	l->node = node;
-	actx c = {f, k, NULL, l, NULL};
+	actx c = {f, k, NULL, l, NULL, NULL, 0};
 	if (inst >= 0) {
 		l->inst = k->inst_args[inst];
 		if (inst_known(k, inst)) {
@@ -2707,7 +2896,7 @@ int kp_analyze(kp_analysis *out, kp_file *f, const kp_analyze_opts *o)
 			} else
 				l = analyze_one(f, k, cands.v[i], i + 1, -1, o);
 			if (k->error) { /* analysed for the report, never rewritten */
-				actx c = {f, k, NULL, l, NULL};
+				actx c = {f, k, NULL, l, NULL, NULL, 0};
 				add_reason(
 					&c, NULL, "kpipe-kernel-error",
 					"clang reports an error in this kernel (%s); kpipe does not "
