@@ -11,8 +11,11 @@
  *              commit; compute slot i % S
  *
  * Guarded copies (cond ? src : 0, or if/else 0) become zero-fill copies
- * from a valid address.  Does not apply to copies that convert values or
- * are not 4, 8 or 16 bytes wide; register staging handles those.
+ * from a valid address.  A copy through a temporary of the load phase
+ * (`float a = A[i]; As[..] = a;`) copies A[i] itself, evaluated where the
+ * tile store was (the analysis checked that nothing in between changes
+ * what it reads), and the temporary's statements are dropped.  Does not apply to copies that
+ * convert values or are not 4, 8 or 16 bytes wide; register staging handles those.
  */
 #include "transform.h"
 
@@ -156,6 +159,10 @@ static char *load_phase(kp_file *f, const kp_loop *l, const kp_spans *sp, const 
 		}
 		kp_subs_add(&outer, ld->stmt->begin, e - ld->stmt->begin, c);
 		free(c);
+		/* a copy through a temporary: the copy reads the value itself,
+		 * the temporary (a synchronous load) goes */
+		kp_subs_drop_stmt(&outer, f, ld->tmp_decl);
+		kp_subs_drop_stmt(&outer, f, ld->tmp_set);
 	}
 	for (int i = 0; i < s.n; i++)
 		kp_subs_add(&outer, s.v[i].off, s.v[i].len, s.v[i].text);

@@ -422,7 +422,7 @@ static int drop_staging_write(kp_node *n, kp_node *parent, void *ud)
 	    is_load_stmt(w->l, n))
 		return 1;
 	kp_node *r = kp_lvalue_root(n->kids[0]);
-	if (!r || !stages_via(w->l, r->decl))
+	if (!r || !(stages_via(w->l, r->decl) || kp_is_scratch(w->f, w->l->kernel, w->l, r->decl)))
 		return 1;
 	const kp_file *f = w->f;
 	unsigned b = n->begin, e = n->end;
@@ -545,6 +545,9 @@ static char *load_copy(kp_file *f, const kp_loop *l, const kp_spans *sp, const s
 				    kp_strbuf_str(&sb));
 			kp_strbuf_release(&sb);
 			free(dst);
+			/* a temporary's value was fetched into the register; its
+			 * declaration goes with the other dead ones */
+			kp_subs_drop_stmt(&outer, f, ld->tmp_set);
 		} else {
 			kp_subs_add(&outer, ld->lhs->begin, ld->lhs->end - ld->lhs->begin,
 				    kp_strbuf_str(&reg));

@@ -167,6 +167,27 @@ static unsigned before_stmt(const kp_file *f, unsigned begin)
 	return lb;
 }
 
+void kp_subs_drop_stmt(kp_subs *s, const kp_file *f, const kp_node *stmt)
+{
+	if (!stmt || !stmt->in_main)
+		return;
+	unsigned b = before_stmt(f, stmt->begin);
+	unsigned e = after_stmt(f, stmt->end);
+	/* the statement alone on its line goes with the line; otherwise only
+	 * the statement and its ';' */
+	if (b != line_begin(f, stmt->begin) || e == 0 || f->src[e - 1] != '\n') {
+		b = stmt->begin;
+		e = stmt->end;
+		while (e < f->len && (f->src[e] == ' ' || f->src[e] == '\t'))
+			e++;
+		if (e < f->len && f->src[e] == ';')
+			e++;
+		else
+			e = stmt->end;
+	}
+	kp_subs_add(s, b, e - b, "");
+}
+
 void kp_loop_spans(const kp_file *f, const kp_loop *l, kp_spans *sp)
 {
 	kp_node *body = l->body;

@@ -146,6 +146,9 @@ void kp_subs_tiles(kp_subs *s, const kp_loop *l, unsigned b, unsigned e, const c
 void kp_subs_ahead(kp_subs *s, const kp_loop *l, unsigned b, unsigned e, int steps);
 #define kp_subs_next(s, l, b, e) kp_subs_ahead((s), (l), (b), (e), 1)
 
+/* Removes a statement (with its ';', and its line when it is alone there). */
+void kp_subs_drop_stmt(kp_subs *s, const kp_file *f, const kp_node *stmt);
+
 /* Byte spans of the phases, whole lines where the code allows. */
 typedef struct {
 	unsigned load_b, load_e;

@@ -139,7 +139,9 @@ typedef struct {
 	kp_kernel *k;
 	const long long *iv; /* instantiation values or NULL */
 	kp_loop *l;
-	const kp_targ *targs; /* the instantiation's arguments (types) or NULL */
+	const kp_targ *targs;    /* the instantiation's arguments (types) or NULL */
+	struct copy_temp *temps; /* copies through a temporary (find_temps) */
+	int ntemps;
 } actx;
 
 /* ------------------------------------------------ template type arguments */
@@ -998,6 +1000,39 @@ static int find_assign_load(kp_node *n, kp_node *parent, void *ud)
 	return !w->load;
 }
 
+typedef struct {
+	const actx *c;
+	const kp_decl *via;
+	int other; /* a write the store after the math could not drop */
+} stage_writes;
+
+/* Writes in the load phase other than tile stores, plain `=` to the staging
+ * register and copy-loop headers: register staging's store part keeps
+ * them, which only the staging register's writes allow. */
+static int find_other_write(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	stage_writes *w = ud;
+	if (n->kind == KP_N_FOR) {
+		kp_node_walk(n->for_cond, n, find_other_write, w);
+		kp_node_walk(n->for_body, n, find_other_write, w);
+		return 0; /* its init and step are the copy loop's own */
+	}
+	kp_node *t = NULL;
+	int plain = 0;
+	if ((is_assign(n) || n->kind == KP_N_ASSIGNOP) && n->nkids == 2) {
+		t = n->kids[0];
+		plain = is_assign(n);
+	} else if (n->kind == KP_N_UNOP && n->nkids == 1 && n->op &&
+		   (!strcmp(n->op, "++") || !strcmp(n->op, "--")))
+		t = n->kids[0];
+	kp_node *r = t ? lvalue_root(t) : NULL;
+	if (r && r->decl && !r->decl->is_shared &&
+	    !(plain && (r->decl == w->via || kp_is_scratch(w->c->f, w->c->k, w->c->l, r->decl))))
+		w->other = 1;
+	return !w->other;
+}
+
 /* The source's own register staging: the stored value reads a local of
  * the load phase (declared in it, or a scratch register declared before
  * the loop) whose initialiser or an assignment in the load phase loads
@@ -1020,7 +1055,10 @@ static kp_node *staged_load(actx *c, kp_node *n, const kp_decl **via)
 				kp_node_walk(l->stmts[i], NULL, find_assign_load, &w);
 			g = w.load;
 		}
-		if (g) {
+		stage_writes sw = {c, d, 0};
+		for (int i = l->load_b; g && i < l->load_e && !sw.other; i++)
+			kp_node_walk(l->stmts[i], NULL, find_other_write, &sw);
+		if (g && !sw.other) {
 			*via = d;
 			return g;
 		}
@@ -1244,6 +1282,143 @@ static void scope_copy(kp_file *f, kp_load *ld, const load_scope *sc)
 	kp_strbuf_release(&sb);
 }
 
+/* ------------------------------------------------ copies through a temporary */
+
+/* `T t = VALUE; ... TILE[...] = t;` or `T t; t = VALUE; ... TILE[...] = t;`
+ * in one block of the load phase, t named nowhere else in the loop: the
+ * copy of VALUE (a global load, possibly guarded) into the tile. */
+typedef struct copy_temp {
+	kp_decl *var;
+	kp_node *decl_stmt; /* the DECLSTMT declaring only t */
+	kp_node *set_stmt;  /* `t = VALUE;`, NULL when VALUE is the initialiser */
+	kp_node *value;
+	kp_node *copy; /* the assignment TILE[...] = t */
+} copy_temp;
+
+static int count_refs(const kp_node *n, const kp_decl *d)
+{
+	if (!n)
+		return 0;
+	int r = n->kind == KP_N_DECLREF && n->decl == d;
+	for (int i = 0; i < n->nkids; i++)
+		r += count_refs(n->kids[i], d);
+	return r;
+}
+
+/* Type spellings equal once const / volatile are dropped. */
+static int same_unqualified(const char *a, const char *b)
+{
+	if (!a || !b)
+		return 0;
+	for (;;) {
+		while (!strncmp(a, "const ", 6) || !strncmp(a, "volatile ", 9))
+			a += *a == 'c' ? 6 : 9;
+		while (!strncmp(b, "const ", 6) || !strncmp(b, "volatile ", 9))
+			b += *b == 'c' ? 6 : 9;
+		if (!*a || !*b || *a != *b)
+			return !*a && !*b;
+		a++;
+		b++;
+	}
+}
+
+/* Whether the statements v[from..to) leave what `value` reads alone (the
+ * cp.async form evaluates VALUE at the copy, not where it was written). */
+static int value_stable(kp_node *value, kp_node **v, int from, int to)
+{
+	rw_set r = {0};
+	collect_rw(value, &r);
+	int ok = 1;
+	for (int i = from; i < to && ok; i++) {
+		rw_set w = {0};
+		collect_rw(v[i], &w);
+		for (int j = 0; j < w.nw && ok; j++)
+			ok = !rw_has(r.r, r.nr, w.w[j]);
+		ok = ok && w.ngs == 0;
+		rw_release(&w);
+	}
+	rw_release(&r);
+	return ok;
+}
+
+static void temps_in_list(actx *c, kp_node **v, int n);
+
+static void temps_in_stmt(actx *c, kp_node *n)
+{
+	if (!n)
+		return;
+	if (n->kind == KP_N_COMPOUND)
+		temps_in_list(c, n->kids, n->nkids);
+	else if (n->kind == KP_N_FOR)
+		temps_in_stmt(c, n->for_body);
+}
+
+/* The copy through the temporary declared by v[i], if it is one. */
+static void temp_at(actx *c, kp_node **v, int n, int i)
+{
+	kp_node *ds = v[i];
+	if (ds->kind != KP_N_DECLSTMT || ds->nkids != 1 || ds->kids[0]->kind != KP_N_VARDECL)
+		return;
+	kp_decl *t = ds->kids[0]->decl;
+	if (!t || t->kind != KP_D_VAR || t->is_shared || t->is_array || t->is_pointer || !t->type ||
+	    strchr(t->type, '&'))
+		return;
+	copy_temp ct = {t, ds, NULL, t->init, NULL};
+	int j = i + 1;
+	if (!ct.value) { /* T t; t = VALUE; */
+		for (; j < n && !count_refs(v[j], t); j++)
+			;
+		kp_node *as = j < n ? assign_of(v[j]) : NULL;
+		const kp_node *lhs = as ? kp_node_strip(as->kids[0]) : NULL;
+		if (!lhs || lhs->kind != KP_N_DECLREF || lhs->decl != t || count_refs(v[j], t) != 1)
+			return;
+		ct.set_stmt = v[j];
+		ct.value = as->kids[1];
+		j++;
+	}
+	if (!find_global_load(ct.value))
+		return;
+	int from = j;
+	for (; j < n && !count_refs(v[j], t); j++)
+		;
+	kp_node *as = j < n ? assign_of(v[j]) : NULL;
+	kp_decl *tile;
+	const kp_node *rhs = as ? kp_node_strip(as->kids[1]) : NULL;
+	if (!rhs || rhs->kind != KP_N_DECLREF || rhs->decl != t ||
+	    !shared_lhs(as->kids[0], &tile) || count_refs(c->l->body, t) != (ct.set_stmt ? 2 : 1) ||
+	    !value_stable(ct.value, v, from, j))
+		return;
+	ct.copy = as;
+	copy_temp *nt = kp_arena_alloc(&c->f->arena, sizeof(*nt) * (size_t)(c->ntemps + 1));
+	if (c->ntemps)
+		memcpy(nt, c->temps, sizeof(*nt) * (size_t)c->ntemps);
+	nt[c->ntemps++] = ct;
+	c->temps = nt;
+}
+
+static void temps_in_list(actx *c, kp_node **v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		temp_at(c, v, n, i);
+		temps_in_stmt(c, v[i]);
+	}
+}
+
+/* Every copy through a temporary in the load phase. */
+static void find_temps(actx *c)
+{
+	kp_loop *l = c->l;
+	temps_in_list(c, l->stmts + l->load_b, l->load_e - l->load_b);
+}
+
+static const copy_temp *temp_of_copy(const actx *c, const kp_node *as)
+{
+	for (int i = 0; i < c->ntemps; i++)
+		if (c->temps[i].copy == as)
+			return &c->temps[i];
+	return NULL;
+}
+
 static int classify_store(actx *c, kp_node *stmt, const load_scope *sc)
 {
 	kp_node *as = assign_of(stmt);
@@ -1254,7 +1429,14 @@ static int classify_store(actx *c, kp_node *stmt, const load_scope *sc)
 		ld.tile = tile;
 		ld.line = as->line;
 		scope_copy(c->f, &ld, sc);
-		kp_node *rhs = (kp_node *)kp_node_strip(as->kids[1]);
+		/* through a temporary: the copy of the temporary's value */
+		const copy_temp *ct = temp_of_copy(c, as);
+		kp_node *val = ct ? ct->value : as->kids[1];
+		if (ct) {
+			ld.tmp_decl = ct->decl_stmt;
+			ld.tmp_set = ct->set_stmt;
+		}
+		kp_node *rhs = (kp_node *)kp_node_strip(val);
 		if (rhs->kind == KP_N_CONDOP && rhs->nkids == 3) {
 			kp_node *a = rhs->kids[1], *b = rhs->kids[2];
 			ld.guard = KP_G_TERNARY;
@@ -1268,9 +1450,20 @@ static int classify_store(actx *c, kp_node *stmt, const load_scope *sc)
 				ld.otherwise = kp_node_text(c->f, b);
 			}
 		} else {
-			fill_copy(c, &ld, as->kids[0], as->kids[1]);
+			fill_copy(c, &ld, as->kids[0], val);
 		}
-		check_copy_spelled(c, &ld, as, rhs);
+		if (!ct)
+			check_copy_spelled(c, &ld, as, rhs);
+		else if (!spelled_assign(c->f, as) || ct->value->from_macro || rhs->from_macro)
+			/* the temporary's value is edited where it is written */
+			add_reason(
+				c, ld.stmt, "kpipe-macro-array",
+				"the copy into '%s' through the temporary '%s' is written inside a "
+				"macro body",
+				ld.tile->name, ct->var->name);
+		/* a temporary of another type converts on the way */
+		if (ct && !same_unqualified(ct->var->type, kp_node_strip(val)->type))
+			ld.pure = 0;
 		add_load(c, &ld);
 		return 1;
 	}
@@ -2700,6 +2893,36 @@ static void check_tiles(actx *c, const rw_set *lw, const rw_set *cw)
 	}
 }
 
+/* Whether a variable of the load phase is given a value read from global
+ * memory there (its initialiser or an assignment). */
+typedef struct {
+	const kp_decl *d;
+	int hit;
+} loaded_walk;
+
+static int find_loaded_value(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	loaded_walk *w = ud;
+	if (n->kind == KP_N_VARDECL && n->decl == w->d && n->decl->init &&
+	    find_global_load(n->decl->init))
+		w->hit = 1;
+	if (is_assign(n) && n->nkids == 2) {
+		const kp_node *t = kp_node_strip(n->kids[0]);
+		if (t && t->kind == KP_N_DECLREF && t->decl == w->d && find_global_load(n->kids[1]))
+			w->hit = 1;
+	}
+	return !w->hit;
+}
+
+static int holds_loaded_value(const kp_loop *l, const kp_decl *d)
+{
+	loaded_walk w = {d, 0};
+	for (int i = l->load_b; i < l->load_e && !w.hit; i++)
+		kp_node_walk(l->stmts[i], NULL, find_loaded_value, &w);
+	return w.hit;
+}
+
 /* What the phases read and write: the next tile's loads must not depend on
  * this iteration, and the compute phase must not carry state through
  * shared memory or read what the load phase declares or bumps. */
@@ -2756,11 +2979,20 @@ static void check_dependences(actx *c, const rw_set *lw, const rw_set *cw, const
 	/* declarations of the load phase used later */
 	for (int i = 0; i < lw->nd; i++)
 		if (rw_has(cw->r, cw->nr, lw->decl[i])) {
-			add_reason(
-				c, n, "kpipe-load-decl-used-later",
-				"'%s' is declared in the load phase and used by the compute phase; "
-				"move its declaration before the loop",
-				lw->decl[i]->name);
+			if (holds_loaded_value(l, lw->decl[i]))
+				add_reason(
+					c, n, "kpipe-load-decl-used-later",
+					"'%s' holds a value the load phase reads from global memory, and "
+					"the compute phase uses it: pipelined, the load phase runs a tile "
+					"ahead and the compute would see the next tile's value; read it "
+					"from the tile instead",
+					lw->decl[i]->name);
+			else
+				add_reason(
+					c, n, "kpipe-load-decl-used-later",
+					"'%s' is declared in the load phase and used by the compute "
+					"phase; move its declaration before the loop",
+					lw->decl[i]->name);
 			break;
 		}
 	/* a global store to memory that the loads read (any store of the
@@ -2827,9 +3059,70 @@ static const kp_node *ref_to(const kp_node *n, const kp_decl *d)
  * register the source stages a copy in would see the value it holds at
  * the end of the next tile's load phase, not the one it held at the
  * store. */
+typedef struct {
+	const actx *c;
+	const kp_node *hit;
+} scratch_ref_walk;
+
+typedef struct {
+	const kp_decl *d;
+	int hit;
+} written_walk;
+
+static int find_write_to(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	written_walk *w = ud;
+	kp_node *t = NULL;
+	if ((is_assign(n) || n->kind == KP_N_ASSIGNOP) && n->nkids == 2)
+		t = n->kids[0];
+	else if (n->kind == KP_N_UNOP && n->nkids == 1 && n->op &&
+		 (!strcmp(n->op, "++") || !strcmp(n->op, "--")))
+		t = n->kids[0];
+	kp_node *r = t ? lvalue_root(t) : NULL;
+	if (r && r->decl == w->d)
+		w->hit = 1;
+	return !w->hit;
+}
+
+/* A scratch register the load phase writes (not a constant of the thread
+ * that only the load phase happens to name). */
+static int written_scratch(const actx *c, const kp_decl *d)
+{
+	if (!kp_is_scratch(c->f, c->k, c->l, d))
+		return 0;
+	written_walk w = {d, 0};
+	for (int i = c->l->load_b; i < c->l->load_e && !w.hit; i++)
+		kp_node_walk(c->l->stmts[i], NULL, find_write_to, &w);
+	return w.hit;
+}
+
+static int find_scratch_ref(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	scratch_ref_walk *w = ud;
+	if (n->kind == KP_N_DECLREF && n->decl && written_scratch(w->c, n->decl))
+		w->hit = n;
+	return !w->hit;
+}
+
 static void check_staged_addresses(actx *c)
 {
 	kp_loop *l = c->l;
+	for (int j = 0; j < l->nloads; j++) {
+		scratch_ref_walk w = {c, NULL};
+		kp_node_walk(l->loads[j].lhs, NULL, find_scratch_ref, &w);
+		if (!w.hit && l->loads[j].guard != KP_G_NONE)
+			kp_node_walk(l->loads[j].cond, NULL, find_scratch_ref, &w);
+		if (w.hit) {
+			add_reason(
+				c, w.hit, "kpipe-load-depends-on-compute",
+				"the address or guard of the copy on line %d reads '%s', which the "
+				"load phase itself writes",
+				l->loads[j].line, w.hit->decl->name);
+			return;
+		}
+	}
 	for (int i = 0; i < l->nloads; i++) {
 		const kp_decl *v = l->loads[i].via;
 		for (int j = 0; v && j < l->nloads; j++) {
@@ -3088,7 +3381,9 @@ static void analyze_loop(actx *c)
 			   inner->line);
 		return;
 	}
-	const kp_decl *hb = c->k->body ? hand_buffers(c->k, n) : NULL;
+	/* kpipe's own output says so through kp_stage (below) */
+	const kp_decl *hb = c->k->body && !uses_kpipe_stage(loop_body(n)) ? hand_buffers(c->k, n)
+									  : NULL;
 	if (hb) {
 		l->already_pipelined = 1;
 		add_reason(c, n, "kpipe-already-pipelined",
@@ -3138,6 +3433,7 @@ static void analyze_loop(actx *c)
 	find_induction(c);
 
 	/* loads */
+	find_temps(c);
 	for (int i = l->load_b; i < l->load_e; i++)
 		scan_loads(c, l->stmts[i], (load_scope){0});
 	if (l->nloads == 0 && !l->loads_in_helper && !l->loads_carve_out)
@@ -3364,7 +3660,7 @@ static kp_loop *analyze_one(kp_file *f, kp_kernel *k, kp_node *node, int index, 
 	l->kernel = k;
 	l->index = index;
 	l->node = node;
-	actx c = {f, k, NULL, l, NULL};
+	actx c = {f, k, NULL, l, NULL, NULL, 0};
 	if (inst >= 0) {
 		l->inst = k->inst_args[inst];
 		if (inst_known(k, inst)) {
@@ -3520,7 +3816,7 @@ int kp_analyze(kp_analysis *out, kp_file *f, const kp_analyze_opts *o)
 			} else
 				l = analyze_one(f, k, cands.v[i], i + 1, -1, o);
 			if (k->error) { /* analysed for the report, never rewritten */
-				actx c = {f, k, NULL, l, NULL};
+				actx c = {f, k, NULL, l, NULL, NULL, 0};
 				add_reason(
 					&c, NULL, "kpipe-kernel-error",
 					"clang reports an error in this kernel (%s); kpipe does not "

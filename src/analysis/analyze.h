@@ -46,9 +46,15 @@ typedef struct {
 
 /* One global -> shared copy statement of the load phase. */
 typedef struct {
-	kp_node *stmt;         /* the assignment (for IFELSE: the if statement) */
-	kp_node *lhs, *rhs;    /* store target and loaded expression (load arm) */
-	kp_node *zero_stmt;    /* IFELSE: the else-arm assignment */
+	kp_node *stmt;      /* the assignment (for IFELSE: the if statement) */
+	kp_node *lhs, *rhs; /* store target and loaded expression (load arm) */
+	kp_node *zero_stmt; /* IFELSE: the else-arm assignment */
+	/* A copy through a temporary of the load phase (`T t = A[i]; ...
+	 * TILE[...] = t;`, or `T t; t = A[i];`): rhs is the temporary's value,
+	 * tmp_decl the temporary's declaration statement and tmp_set the
+	 * assignment of its value when separate (else NULL).  The temporary
+	 * is named nowhere else in the loop. */
+	kp_node *tmp_decl, *tmp_set;
 	kp_decl *tile;         /* shared array written */
 	kp_decl *src;          /* global pointer read, NULL when unknown */
 	kp_node *src_base;     /* DECLREF of the global pointer */

@@ -239,6 +239,9 @@ static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 			if (ld->depth)
 				printf(", in %d nested loop%s", ld->depth,
 				       ld->depth > 1 ? "s" : "");
+			if (ld->tmp_decl && ld->tmp_decl->nkids && ld->tmp_decl->kids[0]->decl)
+				printf(", through the temporary '%s'",
+				       ld->tmp_decl->kids[0]->decl->name);
 			if (ld->via)
 				printf(", staged in '%s'", ld->via->name);
 			else if (!ld->pure)
@@ -363,6 +366,8 @@ static void json_loads(cJSON *j, const kp_loop *l)
 		if (ld->via)
 			cJSON_AddStringToObject(x, "staged_in", ld->via->name);
 		cJSON_AddNumberToObject(x, "loop_depth", ld->depth);
+		if (ld->tmp_decl && ld->tmp_decl->nkids && ld->tmp_decl->kids[0]->decl)
+			cJSON_AddStringToObject(x, "temporary", ld->tmp_decl->kids[0]->decl->name);
 		cJSON_AddItemToArray(loads, x);
 	}
 }

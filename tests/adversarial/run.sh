@@ -302,6 +302,10 @@ rewritten cg_barriers "$root/tests/cpudiff/kernels/cg_block_sync.cu"
 refused tile_sync_barrier "$in/tile_sync_barrier.cu" 0 1 \
 	"synchronises only part of the block\) \[kpipe-no-barrier\]"
 
+# --- a copy's temporary that the compute phase reads --------------------------------
+refused temp_used_by_compute "$in/temp_used_by_compute.cu" 0 1 \
+	"'a' holds a value the load phase reads from global memory.*\[kpipe-load-decl-used-later\]"
+
 # --- an accumulator the next tile's copy reads -------------------------------------
 refused partial_sum_in_loads "$in/partial_sum_in_loads.cu" 0 1 \
 	"the step of 'acc' uses 'part', which changes inside the loop \[kpipe-loop-shape\]"

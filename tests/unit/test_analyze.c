@@ -504,6 +504,10 @@ static const char *const near_src[] = {
 	     "        for (int kk = 0; kk < TILE; ++kk)\n"
 	     "            v += As[ty][kk] * Bs[kk][tx];\n"
 	     "        acc += v;\n" SYNC END TAIL,
+	/* 25 kpipe-load-decl-used-later: a temporary holding A's element is
+	 * also read by the compute phase (which would see the next tile's) */
+	HEAD FOR "        float a = A[row * K + k0 + tx];\n"
+		 "        As[ty][tx] = a;\n" LOAD_B SYNC COMP "        acc += a;\n" SYNC END TAIL,
 };
 
 /* Parameters are copied into a freshly exec'd worker: strings inline. */
@@ -540,6 +544,7 @@ ParameterizedTestParameters(analyze, near_miss)
 		{22, "kpipe-load-depends-on-compute", 10, 5, "'acc'"},
 		{23, "kpipe-loop-shape", 16, 9, "the step of 'acc' uses 'v'"},
 		{24, "kpipe-loop-shape", 16, 9, "the step of 'acc' uses 'v'"},
+		{25, "kpipe-load-decl-used-later", 9, 5, "'a' holds a value the load phase reads"},
 	};
 	return cr_make_param_array(struct near_miss, params, sizeof(params) / sizeof(params[0]));
 }
@@ -599,6 +604,87 @@ Test(analyze, partial_sum_is_not_a_bump)
 		cr_expect_str_eq(l->ind[0].var->name, "k0");
 		cr_expect(CP(l).ok);
 		cr_expect(RG(l).ok);
+		release();
+	}
+}
+
+/* A copy through a temporary of the load phase is the copy of the
+ * temporary's value (it was "the stored value is not a plain global
+ * load"): initialised or assigned, guarded or not, with other statements
+ * in between that leave the value's inputs alone. */
+ParameterizedTestParameters(analyze, copy_through_a_temporary)
+{
+	static char params[][256] = {
+		"        float a = A[row * K + k0 + tx];\n"
+		"        As[ty][tx] = a;\n",
+		"        float a;\n"
+		"        a = A[row * K + k0 + tx];\n"
+		"        As[ty][tx] = a;\n",
+		"        const float a = row < N ? A[row * K + k0 + tx] : 0.0f;\n"
+		"        int unused = 0;\n"
+		"        As[ty][tx] = a;\n",
+		"        float a = A[row * K + k0 + tx];\n"
+		"        float b;\n"
+		"        b = B[(k0 + ty) * N + col];\n"
+		"        As[ty][tx] = a;\n"
+		"        Bs[ty][tx] = b;\n",
+	};
+	return cr_make_param_array(char[256], params, sizeof(params) / sizeof(params[0]));
+}
+
+ParameterizedTest(char (*p)[256], analyze, copy_through_a_temporary, .fini = release)
+{
+	char src[4096];
+	snprintf(src, sizeof(src), "%s%s%s", HEAD FOR, *p,
+		 strstr(*p, "Bs[") ? SYNC COMP SYNC END TAIL : LOAD_B SYNC COMP SYNC END TAIL);
+	analyze_src(src);
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect(l->eligible, "%s", *p);
+	cr_assert_eq(l->nloads, 2);
+	const kp_load *ld = &l->loads[0];
+	cr_assert_not_null(ld->src);
+	cr_expect_str_eq(ld->src->name, "A");
+	cr_expect(ld->pure);
+	cr_assert_not_null(ld->tmp_decl);
+	cr_expect_eq(ld->tmp_set != NULL, strstr(*p, "float a;\n") != NULL);
+	cr_expect_eq(ld->guard, strchr(*p, '?') ? KP_G_TERNARY : KP_G_NONE);
+	cr_expect(CP(l).ok, "cp.async: %s", CP(l).why_not ? CP(l).why_not : "");
+	cr_expect(RG(l).ok, "register: %s", RG(l).why_not ? RG(l).why_not : "");
+}
+
+/* Temporaries kpipe does not take for a copy's value: one of another type
+ * (the copy converts: register staging only), one changed before its copy
+ * or whose value's inputs change in between (neither transform). */
+Test(analyze, copy_through_a_temporary_near_misses)
+{
+	analyze_src(HEAD FOR "        double a = A[row * K + k0 + tx];\n"
+			     "        As[ty][tx] = a;\n" LOAD_B SYNC COMP SYNC END TAIL);
+	kp_loop *l = only_loop();
+	cr_expect(l->eligible);
+	cr_expect_not(l->loads[0].pure);
+	cr_expect_not(CP(l).ok);
+	cr_expect(strstr(CP(l).why_not, "line 11: the copy converts"), "%s", CP(l).why_not);
+	cr_expect(RG(l).ok);
+	release();
+	static const char *const not_temps[] = {
+		HEAD FOR "        float a = A[row * K + k0 + tx];\n"
+			 "        a *= 2.0f;\n"
+			 "        As[ty][tx] = a;\n" LOAD_B SYNC COMP SYNC END TAIL,
+		HEAD FOR "        int off = row * K + k0 + tx;\n"
+			 "        float a = A[off];\n"
+			 "        off += 1;\n"
+			 "        As[ty][tx] = a;\n" LOAD_B SYNC COMP SYNC END TAIL,
+	};
+	for (size_t i = 0; i < KP_ARRAY_LEN(not_temps); i++) {
+		analyze_src(not_temps[i]);
+		l = only_loop();
+		cr_expect_null(l->loads[0].src, "case %zu", i);
+		cr_expect_null(l->loads[0].tmp_decl, "case %zu", i);
+		cr_expect_not(CP(l).ok);
+		cr_expect_not(RG(l).ok);
+		cr_expect(strstr(RG(l).why_not, "the stored value is not a plain global load"),
+			  "%s", RG(l).why_not);
 		release();
 	}
 }
