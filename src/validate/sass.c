@@ -393,12 +393,14 @@ static int contains(const loop_span *outer, const loop_span *inner)
 /* From load li, walks forward through the loop [b, e], wrapping over the
  * backward branch, until a barrier or back at li.  Returns the math
  * instructions met; *first gets the first one (-1), *wraps whether the
- * walk wrapped before reaching it. */
-static int walk_from_load(const kp_sass_func *f, int b, int e, int li, int *first, int *wraps)
+ * walk wrapped before reaching it, *stop the barrier it stopped at (-1). */
+static int walk_from_load(const kp_sass_func *f, int b, int e, int li, int *first, int *wraps,
+			  int *stop)
 {
 	int nmath = 0, wrapped = 0;
 	*first = -1;
 	*wraps = 0;
+	*stop = -1;
 	for (int i = li + 1;; i++) {
 		if (i > e) {
 			i = b;
@@ -407,8 +409,10 @@ static int walk_from_load(const kp_sass_func *f, int b, int e, int li, int *firs
 		if (i == li)
 			break;
 		kp_sass_class c = f->insns[i].cls;
-		if (c == KP_SC_BAR)
+		if (c == KP_SC_BAR) {
+			*stop = i;
 			break;
+		}
 		if (c == KP_SC_MATH) {
 			if (*first < 0) {
 				*first = i;
@@ -420,44 +424,91 @@ static int walk_from_load(const kp_sass_func *f, int b, int e, int li, int *firs
 	return nmath;
 }
 
+/* The math instructions between load li and the barrier before it, walking
+ * backward with the same wrap-around (the loop holds a barrier). */
+static int math_before_load(const kp_sass_func *f, int b, int e, int li)
+{
+	int nmath = 0;
+	for (int i = li - 1;; i--) {
+		if (i < b)
+			i = e;
+		if (i == li || f->insns[i].cls == KP_SC_BAR)
+			break;
+		nmath += f->insns[i].cls == KP_SC_MATH;
+	}
+	return nmath;
+}
+
+/* One load: the math it is in flight over, the math of its barrier
+ * interval (the stretch between two barriers, the whole loop without
+ * one), and the barrier closing that interval. */
+typedef struct {
+	int i, n, m, first, wraps, stop;
+} load_walk;
+
+/* The overlap verdict.  ptxas unrolls the rewritten loop too, each copy
+ * with its barrier, so a load is judged against the math of its own
+ * barrier interval (one iteration as compiled): it overlaps when it is in
+ * flight over at least half of it.  Every interval that holds loads must
+ * have one that overlaps; the load reported is the best one of the first
+ * interval that has none, or else the one in flight over the most math. */
 static void judge(kp_sass_loop *l, const kp_sass_func *f)
 {
 	const kp_sass_insn *in = f->insns;
-	int best = -1, best_math = -1, best_n = 0, best_wraps = 0;
+	int nl = 0;
+	for (int i = l->begin; i <= l->end; i++)
+		nl += is_load(in[i].cls);
+	load_walk *w = kp_xcalloc((size_t)(nl ? nl : 1), sizeof(*w));
+	nl = 0;
 	for (int i = l->begin; i <= l->end; i++) {
 		if (!is_load(in[i].cls))
 			continue;
-		int first, wraps;
-		int n = walk_from_load(f, l->begin, l->end, i, &first, &wraps);
-		if (n > best_n) {
-			best = i;
-			best_math = first;
-			best_n = n;
-			best_wraps = wraps;
-		}
+		load_walk *x = &w[nl++];
+		x->i = i;
+		x->n = walk_from_load(f, l->begin, l->end, i, &x->first, &x->wraps, &x->stop);
+		x->m = l->nbars ? x->n + math_before_load(f, l->begin, l->end, i)
+				: l->counts[KP_SC_MATH];
 	}
-	/* Half the math at least: a load issued after most of the math (ptxas
-	 * sinks staged loads under register pressure) hides nothing. */
-	l->overlap = best >= 0 && best_n * 2 >= l->counts[KP_SC_MATH];
-	l->overlap_load = best;
-	l->overlap_math = best_math;
-	l->overlap_nmath = best_n;
-	l->overlap_wraps = best_wraps;
+	const load_walk *best = NULL, *bad = NULL;
+	for (int a = 0; a < nl; a++)
+		if (w[a].n > 0 && (!best || w[a].n > best->n))
+			best = &w[a];
+	for (int a = 0; a < nl && !bad; a++) {
+		const load_walk *ib = &w[a]; /* the best load of w[a]'s interval */
+		for (int c = 0; c < nl; c++)
+			if (w[c].stop == w[a].stop && w[c].n > ib->n)
+				ib = &w[c];
+		if (ib->n == 0 || ib->n * 2 < ib->m)
+			bad = ib;
+	}
+	const load_walk *r = bad ? bad : best;
+	l->overlap = best && !bad;
+	l->overlap_load = r ? r->i : -1;
+	l->overlap_math = r ? r->first : -1;
+	l->overlap_nmath = r ? r->n : 0;
+	l->overlap_wraps = r ? r->wraps : 0;
 
 	if (!l->has_loads) {
 		snprintf(l->reason, sizeof(l->reason),
 			 "the main loop /*%04x*/../*%04x*/ issues no LDG or LDGSTS", l->begin_addr,
 			 l->end_addr);
-	} else if (best >= 0) {
+	} else if (r && r->first >= 0) {
+		char of[96];
+		if (r->m != l->counts[KP_SC_MATH])
+			snprintf(of, sizeof(of),
+				 "%d math instructions between its barriers (%d in "
+				 "the loop)",
+				 r->m, l->counts[KP_SC_MATH]);
+		else
+			snprintf(of, sizeof(of), "%d math instructions", r->m);
 		snprintf(l->reason, sizeof(l->reason),
-			 "%s /*%04x*/ is in flight during %s%d of %d math instructions (first: %s "
-			 "/*%04x*/%s), no barrier between%s",
-			 in[best].opcode, in[best].addr, l->overlap ? "" : "only ", best_n,
-			 l->counts[KP_SC_MATH], in[best_math].opcode, in[best_math].addr,
-			 best_wraps ? ", next iteration" : "",
+			 "%s /*%04x*/ is in flight during %s%d of %s (first: %s /*%04x*/%s), no "
+			 "barrier between%s",
+			 in[r->i].opcode, in[r->i].addr, l->overlap ? "" : "only ", r->n, of,
+			 in[r->first].opcode, in[r->first].addr, r->wraps ? ", next iteration" : "",
 			 l->overlap ? "" : ": the loads are issued after most of the math");
 	} else {
-		int li = l->first_load;
+		int li = r ? r->i : l->first_load;
 		int bar = -1;
 		for (int k = 0; k < l->nbars && k < KP_SASS_MAX_BARS; k++)
 			if (l->bars[k] > li) {
@@ -476,6 +527,7 @@ static void judge(kp_sass_loop *l, const kp_sass_func *f)
 			snprintf(l->reason, sizeof(l->reason),
 				 "no math follows the loads in the loop");
 	}
+	free(w);
 }
 
 int kp_sass_main_loop(kp_sass_loop *out, const kp_sass_func *f)

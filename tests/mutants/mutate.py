@@ -261,6 +261,23 @@ def find_kernels(m):
 	return out
 
 
+def in_scope(m, b, e):
+	"""m[b:e] with every brace block that opens and closes inside it
+	blanked: what is declared there is out of scope at e (a sibling loop's
+	locals, say)."""
+	out = list(m[b:e])
+	stack = []
+	for j in range(b, e):
+		if m[j] == "{":
+			stack.append(j)
+		elif m[j] == "}" and stack:
+			o = stack.pop()
+			for k in range(o - b, j - b + 1):
+				if out[k] != "\n":
+					out[k] = " "
+	return "".join(out)
+
+
 def braced_loops(m, kb, ke):
 	"""(keyword position, body '{', body '}', top-level statements, indices
 	of the top-level barriers) of every for and while loop with a braced
@@ -407,7 +424,7 @@ class Loop:
 		"""Variables the compute phase writes that are declared before the
 		loop in the kernel: (name, declared type, number of dims)."""
 		ct = self.m[self.comp[0]:self.comp[1]]
-		pre = self.m[self.kb:self.for_pos]
+		pre = in_scope(self.m, self.kb, self.for_pos)
 		names = []
 		for mo in re.finditer(r"(?<![\w.])(\w+)\s*((?:\[[^\]=;]*\]\s*)*)(?:\+=|-=|\*=|=(?!=))", ct):
 			names.append(mo.group(1))

@@ -661,3 +661,71 @@ Test(validate, compile_failure_and_missing_nvcc)
 	cr_assert(strstr(r.steps[0].reason, "cannot run"), "%s", r.steps[0].reason);
 	kp_validate_result_release(&r);
 }
+
+/* ---- loops ptxas unrolled: one barrier interval per copy --------------- */
+
+/* A cp.async K-loop unrolled twice by ptxas, each copy with its barrier:
+ * every load is in flight over all the math of its interval (2 of the 4 in
+ * the loop), which is the overlap a pipelined loop gives. */
+static const char unrolled[] =
+	"\tFunction : unr\n"
+	"        /*0000*/  DEPBAR.LE SB0, 0x0 ;\n"
+	"        /*0010*/  BAR.SYNC.DEFER_BLOCKING 0x0 ;\n"
+	"        /*0020*/  @!P0 LDGSTS.E.BYPASS.128 [R1], desc[UR4][R2.64] ;\n"
+	"        /*0030*/  LDGDEPBAR ;\n"
+	"        /*0040*/  HMMA.16816.F32 R4, R8, R12, R4 ;\n"
+	"        /*0050*/  HMMA.16816.F32 R4, R8, R14, R4 ;\n"
+	"        /*0060*/  DEPBAR.LE SB0, 0x0 ;\n"
+	"        /*0070*/  BAR.SYNC.DEFER_BLOCKING 0x0 ;\n"
+	"        /*0080*/  @!P0 LDGSTS.E.BYPASS.128 [R1], desc[UR4][R2.64+0x40] ;\n"
+	"        /*0090*/  LDGDEPBAR ;\n"
+	"        /*00a0*/  HMMA.16816.F32 R4, R8, R12, R4 ;\n"
+	"        /*00b0*/  HMMA.16816.F32 R4, R8, R14, R4 ;\n"
+	"        /*00c0*/  @P1 BRA 0x0 ;\n"
+	"        /*00d0*/  EXIT ;\n";
+
+Test(sass_verdict, unrolled_loop_judged_per_barrier_interval)
+{
+	kp_sass s;
+	kp_sass_loop l;
+	parse_inline(&s, &l, unrolled);
+	cr_assert(l.found);
+	cr_assert_eq(l.counts[KP_SC_MATH], 4);
+	cr_assert_eq(l.nbars, 2);
+	cr_assert(l.overlap, "%s", l.reason);
+	cr_assert_eq(l.overlap_nmath, 2);
+	cr_assert(strstr(l.reason, "in flight during 2 of 2 math instructions between its "
+				   "barriers (4 in the loop)"),
+		  "%s", l.reason);
+	kp_sass_release(&s);
+}
+
+/* The same with the second copy's load sunk below its math: that interval
+ * hides nothing, so the loop fails although the first copy overlaps. */
+static const char unrolled_late[] = "\tFunction : unl\n"
+				    "        /*0000*/  BAR.SYNC.DEFER_BLOCKING 0x0 ;\n"
+				    "        /*0010*/  LDG.E R1, desc[UR4][R2.64] ;\n"
+				    "        /*0020*/  FFMA R4, R5, R6, R4 ;\n"
+				    "        /*0030*/  FFMA R4, R5, R6, R4 ;\n"
+				    "        /*0040*/  BAR.SYNC.DEFER_BLOCKING 0x0 ;\n"
+				    "        /*0050*/  FFMA R4, R5, R6, R4 ;\n"
+				    "        /*0060*/  FFMA R4, R5, R6, R4 ;\n"
+				    "        /*0070*/  FFMA R4, R5, R6, R4 ;\n"
+				    "        /*0080*/  LDG.E R1, desc[UR4][R2.64+0x40] ;\n"
+				    "        /*0090*/  FFMA R4, R5, R6, R4 ;\n"
+				    "        /*00a0*/  @P1 BRA 0x0 ;\n"
+				    "        /*00b0*/  EXIT ;\n";
+
+Test(sass_verdict, unrolled_loop_with_one_late_interval_fails)
+{
+	kp_sass s;
+	kp_sass_loop l;
+	parse_inline(&s, &l, unrolled_late);
+	cr_assert(l.found);
+	cr_assert_eq(l.overlap, 0);
+	cr_assert_eq(s.funcs[0].insns[l.overlap_load].addr, 0x80u);
+	cr_assert(strstr(l.reason, "only 1 of 4 math instructions between its barriers (6 in the "
+				   "loop)"),
+		  "%s", l.reason);
+	kp_sass_release(&s);
+}
