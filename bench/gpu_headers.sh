@@ -13,6 +13,8 @@
 #       kpipe accepts writes it (VARIANT/HDR, from `kpipe rewrite RUNNER
 #       --variant V -i` on a copy of the tree), a one-line .cu per version
 #       including it, and the launch description of the runner's launch.
+#       ONLY=REGEX prepares the kernels whose name matches (adding to what
+#       gpu-headers/ holds); VARIANTS="auto register" the versions written.
 #   bash bench/gpu_headers.sh
 #       on the GPU machine: gpu_bench.py on each, $OUT/NAME.{md,json},
 #       $OUT/summary.txt and $OUT/all.tgz.
@@ -47,6 +49,10 @@ leetcuda_sgemm_f32x4|lc|kernels/sgemm/sgemm.cu|kernels/sgemm/sgemm.cu|sgemm_t_8x
 leetcuda_sgemm_f32x4_bcf|lc|kernels/sgemm/sgemm.cu|kernels/sgemm/sgemm.cu|sgemm_t_8x8_sliced_k_f32x4_bcf_kernel|<128, 128, 8, 8, 8, 0>|16;16|CEIL(N,128);CEIL(M,128)|128|128|f32
 leetcuda_hgemm_sliced_k|lc|kernels/hgemm/naive/hgemm.cu|kernels/hgemm/naive/hgemm.cu|hgemm_sliced_k_f16_kernel|<32, 32, 32>|32;32|CEIL(N,32);CEIL(M,32)|32|32|f16
 leetcuda_hgemm_f16x4|lc|kernels/hgemm/naive/hgemm.cu|kernels/hgemm/naive/hgemm.cu|hgemm_t_8x8_sliced_k_f16x4_kernel|<128, 128, 8, 8, 8>|16;16|CEIL(N,128);CEIL(M,128)|128|128|f16
+leetcuda_hgemm_f16x4_pack|lc|kernels/hgemm/naive/hgemm.cu|kernels/hgemm/naive/hgemm.cu|hgemm_t_8x8_sliced_k_f16x4_pack_kernel|<128, 128, 8, 8, 8>|16;16|CEIL(N,128);CEIL(M,128)|128|128|f16
+leetcuda_hgemm_f16x4_bcf|lc|kernels/hgemm/naive/hgemm.cu|kernels/hgemm/naive/hgemm.cu|hgemm_t_8x8_sliced_k_f16x4_bcf_kernel|<128, 128, 8, 8, 8>|16;16|CEIL(N,128);CEIL(M,128)|128|128|f16
+leetcuda_hgemm_f16x4_pack_bcf|lc|kernels/hgemm/naive/hgemm.cu|kernels/hgemm/naive/hgemm.cu|hgemm_t_8x8_sliced_k_f16x4_pack_bcf_kernel|<128, 128, 8, 8, 8, 4>|16;16|CEIL(N,128);CEIL(M,128)|128|128|f16
+leetcuda_hgemm_f16x8_pack_bcf|lc|kernels/hgemm/naive/hgemm.cu|kernels/hgemm/naive/hgemm.cu|hgemm_t_8x8_sliced_k_f16x8_pack_bcf_kernel|<128, 128, 8, 8, 8, 8>|16;16|CEIL(N,128);CEIL(M,128)|128|128|f16
 EOF
 }
 
@@ -122,11 +128,12 @@ if [ "${PREPARE:-0}" = 1 ]; then
 	ws="${2:?$use}"
 	lc="${3:?$use}"
 	kpipe="$(realpath "${4:-$root/build/kpipe}")"
-	rm -rf "$work"
+	[ -n "${ONLY:-}" ] || rm -rf "$work"
 	mkdir -p "$work"
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	while IFS='|' read -r name key hdr runner kernel targs block grid bm bn style; do
+		[ -n "${ONLY:-}" ] && ! grep -qE "$ONLY" <<<"$name" && continue
 		case "$key" in sg) src=$sg ;; ws) src=$ws ;; *) src=$lc ;; esac
 		d="$work/$name"
 		mkdir -p "$d/orig"
@@ -135,7 +142,7 @@ if [ "${PREPARE:-0}" = 1 ]; then
 		[ "$key" = lc ] && strip_torch "$d/orig/$base"
 		printf '#include "orig/%s"\n' "$base" >"$d/kernel.cu"
 		spec "$kernel" "$targs" "$block" "$grid" "$bm" "$bn" "$style" >"$d/kernel.launch.json"
-		for v in auto cp-async register register-ca register-2bar cp-async-s3 cp-async-s4; do
+		for v in ${VARIANTS:-auto cp-async register register-ca register-2bar cp-async-s3 cp-async-s4}; do
 			rm -rf "$tmp/tree"
 			args=(--variant "${v%-s[34]}")
 			case "$v" in *-s3) args+=(--stages 3) ;; *-s4) args+=(--stages 4) ;; esac
