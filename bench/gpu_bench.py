@@ -96,7 +96,7 @@ def load_spec(path):
     where = lambda key: "%s: '%s'" % (path, key)
 
     known = {"kernel", "template_args", "block", "grid", "dynamic_smem", "requires", "sizes",
-             "args", "tolerance", "work", "eligible", "refusal", "note"}
+             "args", "tolerance", "work", "eligible", "refusal", "note", "variants_unavailable"}
     unknown = sorted(set(raw) - known)
     if unknown:
         raise SpecError("%s: unknown field '%s'" % (path, unknown[0]))

@@ -300,10 +300,13 @@ static int parse_args(parser *p, const cJSON *root)
 static int parse_root(parser *p, const cJSON *root)
 {
 	kp_launch_spec *s = p->s;
-	static const char *const known[] = {"kernel",       "template_args", "block",    "grid",
-					    "dynamic_smem", "requires",      "sizes",    "args",
-					    "tolerance",    "work",          "eligible", "refusal",
-					    "note"};
+	static const char *const known[] = {"kernel",       "template_args",
+					    "block",        "grid",
+					    "dynamic_smem", "requires",
+					    "sizes",        "args",
+					    "tolerance",    "work",
+					    "eligible",     "refusal",
+					    "note",         "variants_unavailable"};
 	if (!cJSON_IsObject(root))
 		return fail(p, "top level must be an object");
 	const cJSON *f;
