@@ -355,6 +355,21 @@ static int is_assign(const kp_node *n)
 
 kp_node *kp_lvalue_root(kp_node *n) { return lvalue_root(n); }
 
+/* What a write node writes: the target of an assignment (plain or
+ * compound; *plain says which) or of ++/--; NULL for other nodes. */
+static kp_node *write_target(const kp_node *n, int *plain)
+{
+	*plain = 0;
+	if ((is_assign(n) || n->kind == KP_N_ASSIGNOP) && n->nkids == 2) {
+		*plain = is_assign(n);
+		return n->kids[0];
+	}
+	if (n->kind == KP_N_UNOP && n->nkids == 1 && n->op &&
+	    (!strcmp(n->op, "++") || !strcmp(n->op, "--")))
+		return n->kids[0];
+	return NULL;
+}
+
 typedef struct {
 	const kp_decl *d;
 	int assigned;
@@ -364,12 +379,10 @@ static int find_reassign(kp_node *n, kp_node *parent, void *ud)
 {
 	(void)parent;
 	reassign_walk *w = ud;
-	kp_node *t = NULL;
-	if ((is_assign(n) || n->kind == KP_N_ASSIGNOP) && n->nkids == 2)
-		t = n->kids[0];
-	else if (n->kind == KP_N_UNOP && n->nkids == 1 && n->op &&
-		 (!strcmp(n->op, "++") || !strcmp(n->op, "--") || !strcmp(n->op, "&")))
-		t = n->kids[0];
+	int plain;
+	kp_node *t = write_target(n, &plain);
+	if (!t && n->kind == KP_N_UNOP && n->nkids == 1 && n->op && !strcmp(n->op, "&"))
+		t = n->kids[0]; /* its address taken: it may change */
 	t = t ? (kp_node *)kp_node_strip(t) : NULL;
 	if (t && t->kind == KP_N_DECLREF && t->decl == w->d)
 		w->assigned = 1;
@@ -1018,14 +1031,8 @@ static int find_other_write(kp_node *n, kp_node *parent, void *ud)
 		kp_node_walk(n->for_body, n, find_other_write, w);
 		return 0; /* its init and step are the copy loop's own */
 	}
-	kp_node *t = NULL;
-	int plain = 0;
-	if ((is_assign(n) || n->kind == KP_N_ASSIGNOP) && n->nkids == 2) {
-		t = n->kids[0];
-		plain = is_assign(n);
-	} else if (n->kind == KP_N_UNOP && n->nkids == 1 && n->op &&
-		   (!strcmp(n->op, "++") || !strcmp(n->op, "--")))
-		t = n->kids[0];
+	int plain;
+	kp_node *t = write_target(n, &plain);
 	kp_node *r = t ? lvalue_root(t) : NULL;
 	if (r && r->decl && !r->decl->is_shared &&
 	    !(plain && (r->decl == w->via || kp_is_scratch(w->c->f, w->c->k, w->c->l, r->decl))))
@@ -3073,12 +3080,8 @@ static int find_write_to(kp_node *n, kp_node *parent, void *ud)
 {
 	(void)parent;
 	written_walk *w = ud;
-	kp_node *t = NULL;
-	if ((is_assign(n) || n->kind == KP_N_ASSIGNOP) && n->nkids == 2)
-		t = n->kids[0];
-	else if (n->kind == KP_N_UNOP && n->nkids == 1 && n->op &&
-		 (!strcmp(n->op, "++") || !strcmp(n->op, "--")))
-		t = n->kids[0];
+	int plain;
+	kp_node *t = write_target(n, &plain);
 	kp_node *r = t ? lvalue_root(t) : NULL;
 	if (r && r->decl == w->d)
 		w->hit = 1;
