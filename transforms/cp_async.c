@@ -222,7 +222,7 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 	const char *stage = kp_fresh_name(f, KP_NAME_STAGE);
 	kp_strbuf sb = KP_STRBUF_INIT;
 	char *comment = kp_arena_printf(&f->arena, "cp.async, %d stages: %s", S, o->why);
-	kp_emit_open(&sb, f, l, start, ind, I1, comment, S, out);
+	kp_emit_open(&sb, f, l, start, ind, I1, comment, S, o->dynamic, out);
 
 	/* prologue: tiles 0 .. S-2 into slots 0 .. S-2, one group each */
 	char *c0 = cond_ahead(f, l, 0);

@@ -288,12 +288,183 @@ char *kp_init_stmt(kp_file *f, const kp_loop *l)
 	return kp_strbuf_detach(&sb);
 }
 
-char *kp_tile_decl_edits(kp_file *f, const kp_loop *l, int stages, kp_edits *out)
+/* ---- tiles in dynamic shared memory ---- */
+
+typedef struct {
+	const kp_decl *d;
+	kp_node *stmt;
+} declstmt_walk;
+
+static int find_declstmt(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	declstmt_walk *w = ud;
+	if (w->stmt)
+		return 0;
+	if (n->kind != KP_N_DECLSTMT)
+		return 1;
+	for (int i = 0; i < n->nkids; i++)
+		if (n->kids[i]->kind == KP_N_VARDECL && n->kids[i]->decl == w->d)
+			w->stmt = n;
+	return 0;
+}
+
+static kp_node *declstmt_of(const kp_loop *l, const kp_decl *d)
+{
+	declstmt_walk w = {d, NULL};
+	kp_node_walk(l->kernel->body, NULL, find_declstmt, &w);
+	return w.stmt;
+}
+
+static int tile_loaded(const kp_loop *l, const kp_decl *d)
+{
+	for (int i = 0; i < l->ntiles; i++)
+		if (l->tiles[i].arr == d && l->tiles[i].loaded)
+			return 1;
+	return 0;
+}
+
+static long long tile_align(const kp_decl *d) { return d->align > 16 ? d->align : 16; }
+
+const char *kp_dynamic_problem(kp_file *f, const kp_loop *l)
+{
+	for (int i = 0; i < l->ntiles; i++) {
+		const kp_tile *t = &l->tiles[i];
+		if (!t->loaded)
+			continue;
+		const kp_decl *d = t->arr;
+		if (t->in_loop)
+			return kp_arena_printf(&f->arena, "the tile '%s' is declared inside the loop",
+					       d->name);
+		kp_node *ds = declstmt_of(l, d);
+		if (!ds || !ds->in_main || !d->in_main)
+			return kp_arena_printf(&f->arena,
+					       "the declaration of '%s' is not a statement of the "
+					       "kernel spelled in this file",
+					       d->name);
+		for (int k = 0; k < ds->nkids; k++) {
+			const kp_node *v = ds->kids[k];
+			if (v->kind == KP_N_VARDECL && v->decl && !tile_loaded(l, v->decl))
+				return kp_arena_printf(&f->arena,
+						       "'%s' is declared with the tile '%s' in one "
+						       "statement but is no tile of the loop",
+						       v->decl->name, d->name);
+		}
+		if (d->init || d->elem_size <= 0 || !d->elem_type)
+			return kp_arena_printf(&f->arena,
+					       "the declaration of '%s' has an initialiser or an "
+					       "element type of unknown size",
+					       d->name);
+	}
+	return NULL;
+}
+
+long long kp_dynamic_bytes(const kp_loop *l, int buffers)
+{
+	long long off = 0;
+	for (int i = 0; i < l->ntiles; i++) {
+		const kp_tile *t = &l->tiles[i];
+		if (!t->loaded)
+			continue;
+		if (t->bytes <= 0)
+			return -1;
+		long long al = tile_align(t->arr);
+		off = (off + al - 1) / al * al + t->bytes * buffers;
+	}
+	return off;
+}
+
+/* `T (&As)[S][..] = *reinterpret_cast<T (*)[S][..]>(base + off);` for every
+ * tile of one declaration statement, each at the next multiple of 16 B
+ * (or its __align__) after the previous tile's end (*prev: the last tile
+ * laid out, NULL for the first). */
+static void dynamic_decls(kp_strbuf *sb, kp_file *f, const kp_loop *l, const kp_node *ds,
+			  const char *sbuf, const char *base, const char *ind,
+			  const kp_decl **prev, kp_strbuf *off)
+{
+	for (int k = 0; k < ds->nkids; k++) {
+		const kp_node *v = ds->kids[k];
+		if (v->kind != KP_N_VARDECL || !v->decl)
+			continue;
+		const kp_decl *d = v->decl;
+		unsigned ne = d->name_off + (unsigned)strlen(d->name);
+		const char *dims = kp_range_text(f, ne, d->name_end > ne ? d->name_end : ne);
+		long long al = tile_align(d);
+		if (*prev) {
+			char *o = kp_strbuf_detach(off);
+			kp_strbuf_addf(off, "(%s + sizeof(%s) + %lld) / %lld * %lld", o,
+				       (*prev)->name, al - 1, al, al);
+			free(o);
+		} else
+			kp_strbuf_adds(off, "0");
+		if (sb->len)
+			kp_strbuf_addf(sb, "\n%s", ind);
+		kp_strbuf_addf(sb, "%s (&%s)%s%s = *reinterpret_cast<%s (*)%s%s>(%s + %s);",
+			       d->elem_type, d->name, sbuf, dims, d->elem_type, sbuf, dims, base,
+			       kp_strbuf_str(off));
+		*prev = d;
+	}
+	(void)l;
+}
+
+/* The dynamic form of the tile declarations: the extern array after the
+ * kernel's opening brace, each tile's statement replaced by references
+ * into it. */
+static void dynamic_decl_edits(kp_file *f, const kp_loop *l, const char *sbuf, kp_edits *out)
+{
+	const char *base = kp_fresh_name(f, KP_NAME_DSMEM);
+	const kp_decl *prev = NULL;
+	kp_strbuf off = KP_STRBUF_INIT;
+	const kp_node *done[16];
+	int ndone = 0;
+	char *ind0 = NULL;
+	for (int i = 0; i < l->ntiles; i++) {
+		const kp_tile *t = &l->tiles[i];
+		if (!t->loaded)
+			continue;
+		const kp_node *ds = declstmt_of(l, t->arr);
+		int seen = 0;
+		for (int j = 0; j < ndone; j++)
+			seen |= done[j] == ds;
+		if (seen || !ds || ndone == 16)
+			continue;
+		done[ndone++] = ds;
+		char *ind = kp_line_indent(f, ds->begin);
+		if (!ind0)
+			ind0 = kp_xstrdup(ind);
+		kp_strbuf sb = KP_STRBUF_INIT;
+		dynamic_decls(&sb, f, l, ds, sbuf, base, ind, &prev, &off);
+		kp_edits_add(out, ds->begin, ds->end - ds->begin, kp_strbuf_str(&sb));
+		kp_strbuf_release(&sb);
+		free(ind);
+	}
+	long long al = 16;
+	for (int i = 0; i < l->ntiles; i++)
+		if (l->tiles[i].loaded && tile_align(l->tiles[i].arr) > al)
+			al = tile_align(l->tiles[i].arr);
+	kp_strbuf ext = KP_STRBUF_INIT;
+	kp_strbuf_addf(&ext,
+		       "\n%s// kpipe: the tiles below live in dynamic shared memory (every launch "
+		       "passes its size)\n%sextern __shared__ __align__(%lld) unsigned char %s[];",
+		       ind0 ? ind0 : "\t", ind0 ? ind0 : "\t", al, base);
+	kp_edits_add(out, l->kernel->body->begin + 1, 0, kp_strbuf_str(&ext));
+	kp_strbuf_release(&ext);
+	kp_strbuf_release(&off);
+	free(ind0);
+}
+
+char *kp_tile_decl_edits(kp_file *f, const kp_loop *l, int stages, int dynamic, kp_edits *out)
 {
 	kp_strbuf hoist = KP_STRBUF_INIT;
 	char sbuf[32] = ""; /* one stage: the declarations keep their shape */
 	if (stages > 1)
 		snprintf(sbuf, sizeof(sbuf), "[%d]", stages);
+	if (dynamic) {
+		/* kp_dynamic_problem() said every tile is declared outside the
+		 * loop, in statements of tiles only */
+		dynamic_decl_edits(f, l, sbuf, out);
+		return kp_strbuf_detach(&hoist);
+	}
 	for (int i = 0; i < l->ntiles; i++) {
 		const kp_tile *t = &l->tiles[i];
 		if (!t->loaded)
@@ -350,7 +521,7 @@ unsigned kp_loop_start(const kp_file *f, const kp_loop *l, char **pragma)
 }
 
 void kp_emit_open(kp_strbuf *sb, kp_file *f, const kp_loop *l, unsigned start, const char *ind,
-		  const char *I1, const char *comment, int stages, kp_edits *out)
+		  const char *I1, const char *comment, int stages, int dynamic, kp_edits *out)
 {
 	if (start != l->node->begin)
 		kp_strbuf_adds(sb, ind);
@@ -360,7 +531,7 @@ void kp_emit_open(kp_strbuf *sb, kp_file *f, const kp_loop *l, unsigned start, c
 	if (*init)
 		kp_strbuf_addf(sb, "%s%s\n", I1, init);
 	free(init);
-	char *hoist = kp_tile_decl_edits(f, l, stages, out);
+	char *hoist = kp_tile_decl_edits(f, l, stages, dynamic, out);
 	if (*hoist) {
 		char *h = kp_reindent(hoist, I1);
 		kp_strbuf_adds(sb, h);

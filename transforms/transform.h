@@ -24,6 +24,7 @@ typedef struct {
 	const kp_arch *arch;
 	int stages;      /* 2 for double buffering */
 	const char *why; /* the reason shown in the comment line */
+	int dynamic;     /* the tiles move to dynamic shared memory (plan.h) */
 } kp_xform_opts;
 
 /* What a transform's own feasibility check finds for a loop. */
@@ -120,6 +121,7 @@ int kp_transform_reports_facts(const kp_transform *t);
 #define KP_NAME_STAGE "kp_stage"       /* the buffer the current tile is in */
 #define KP_NAME_HAS_NEXT "kp_has_next" /* register staging: a next tile exists */
 #define KP_NAME_REG "kp_reg"           /* register staging: kp_reg0, kp_reg1, ... per copy */
+#define KP_NAME_DSMEM "kp_dsmem"       /* the extern array tiles moved to dynamic shared memory */
 
 /* ---- shared rendering helpers (render.c) ---- */
 
@@ -166,15 +168,30 @@ char *kp_reindent(const char *text, const char *prefix);
 /* The loop's init as a statement ("int k = 0;"), or "" when empty. */
 char *kp_init_stmt(kp_file *f, const kp_loop *l);
 /* Header edits shared by the pipelined forms: "[S]" on out-of-loop tile
- * declarations; the in-loop ones are returned as text to hoist. */
-char *kp_tile_decl_edits(kp_file *f, const kp_loop *l, int stages, kp_edits *out);
+ * declarations; the in-loop ones are returned as text to hoist.  With
+ * `dynamic`, the tiles move to dynamic shared memory instead: an `extern
+ * __shared__ __align__(16) unsigned char kp_dsmem[];` after the kernel's
+ * opening brace, and each tile's declaration becomes a reference to an
+ * array of the same type carved out of it (`float (&As)[2][32][32] =
+ * *reinterpret_cast<float (*)[2][32][32]>(kp_dsmem + 0);`), so no use of
+ * the tile changes. */
+char *kp_tile_decl_edits(kp_file *f, const kp_loop *l, int stages, int dynamic, kp_edits *out);
+/* Why the loop's tiles cannot move to dynamic shared memory, or NULL: each
+ * must be declared outside the loop, in a statement of the kernel (in this
+ * file) that declares tiles of the loop only, without initialiser. */
+const char *kp_dynamic_problem(kp_file *f, const kp_loop *l);
+/* The dynamic shared memory `buffers` buffers of l's tiles take as
+ * kp_tile_decl_edits() lays them out (each at a multiple of 16 B or of its
+ * __align__), or -1 when a size is unknown.  For one analysis (an
+ * instantiation of a template loop: its per_inst entry). */
+long long kp_dynamic_bytes(const kp_loop *l, int buffers);
 /* Opens the rewritten loop: the comment line, the wrapper block, the
  * loop's init, the hoisted tile declarations and `int kp_stage = 0;`
  * (KP_NAME_STAGE as kp_fresh_name() gives it).
  * `start` is kp_loop_start()'s offset; I1 the indentation inside the
  * wrapper. */
 void kp_emit_open(kp_strbuf *sb, kp_file *f, const kp_loop *l, unsigned start, const char *ind,
-		  const char *I1, const char *comment, int stages, kp_edits *out);
+		  const char *I1, const char *comment, int stages, int dynamic, kp_edits *out);
 /* Appends the bumps that closed the load phase and the statements after
  * the closing barrier, one level deeper (`iu`). */
 void kp_emit_tail(kp_strbuf *sb, const kp_file *f, const kp_spans *sp, const char *iu);

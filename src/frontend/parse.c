@@ -1115,6 +1115,127 @@ static enum CXChildVisitResult find_insts(CXCursor cur, CXCursor parent, CXClien
 	return CXChildVisit_Recurse;
 }
 
+/* The file's kernel a call's callee is (a template's specialisation: its
+ * template), by the definition's place in the main file; or NULL. */
+static kp_kernel *kernel_called(pctx *c, CXCursor call)
+{
+	CXCursor ref = clang_getCursorReferenced(call);
+	if (clang_Cursor_isNull(ref) || clang_getCursorKind(ref) != CXCursor_FunctionDecl)
+		return NULL;
+	CXCursor tmpl = clang_getSpecializedCursorTemplate(ref);
+	CXCursor def = clang_getCursorDefinition(clang_Cursor_isNull(tmpl) ? ref : tmpl);
+	if (clang_Cursor_isNull(def))
+		def = clang_Cursor_isNull(tmpl) ? ref : tmpl;
+	long off = main_offset(c, clang_getCursorLocation(def));
+	CXString nm = clang_getCursorSpelling(def);
+	const char *name = clang_getCString(nm);
+	kp_kernel *hit = NULL;
+	for (int i = 0; i < c->f->nkernels && off >= 0 && name; i++) {
+		kp_kernel *k = c->f->kernels[i];
+		if (!k->is_device && (unsigned)off >= k->begin && (unsigned)off < k->end &&
+		    !strcmp(k->name, name))
+			hit = k;
+	}
+	clang_disposeString(nm);
+	return hit;
+}
+
+/* Reads a launch's `<<<...>>>` from the call's tokens into *l; 0 when the
+ * call has none (a kernel called through a macro shows the macro's name). */
+static int launch_config(pctx *c, CXCursor call, kp_launch *l)
+{
+	CXToken *toks = NULL;
+	unsigned nt = 0;
+	clang_tokenize(c->tu, clang_getCursorExtent(call), &toks, &nt);
+	int found = 0, depth = 0;
+	l->editable = 1;
+	for (unsigned i = 0; i < nt && found < 2; i++) {
+		CXString sp = clang_getTokenSpelling(c->tu, toks[i]);
+		const char *t = clang_getCString(sp);
+		CXSourceRange r = clang_getTokenExtent(c->tu, toks[i]);
+		long b = main_offset(c, clang_getRangeStart(r));
+		long e = main_offset(c, clang_getRangeEnd(r));
+		if (b < 0 || is_from_macro(clang_getRangeStart(r)))
+			l->editable = 0;
+		if (!found && t && !strcmp(t, "<<<") && b >= 0) {
+			found = 1;
+			l->open = (unsigned)b;
+			l->arg_b[0] = (unsigned)e;
+			l->nconfig = 1;
+		} else if (found == 1 && t && depth == 0 && (!strcmp(t, ",") || !strcmp(t, ">>>")) &&
+			   b >= 0) {
+			l->arg_e[l->nconfig - 1] = (unsigned)b;
+			if (!strcmp(t, ">>>")) {
+				l->close = (unsigned)b;
+				found = 2;
+			} else if (l->nconfig < 4) {
+				l->arg_b[l->nconfig++] = (unsigned)e;
+			} else
+				l->editable = 0;
+		} else if (found == 1 && t && strchr("([{", t[0]) && !t[1])
+			depth++;
+		else if (found == 1 && t && strchr(")]}", t[0]) && !t[1])
+			depth--;
+		clang_disposeString(sp);
+	}
+	clang_disposeTokens(c->tu, toks, nt);
+	return found == 2;
+}
+
+typedef struct {
+	pctx *c;
+	kp_launch *v;
+	int n, cap;
+} launch_scan;
+
+static enum CXChildVisitResult find_launches(CXCursor cur, CXCursor parent, CXClientData ud)
+{
+	(void)parent;
+	launch_scan *ls = ud;
+	pctx *c = ls->c;
+	if (main_offset(c, clang_getCursorLocation(cur)) < 0)
+		return CXChildVisit_Continue;
+	if (clang_getCursorKind(cur) != CXCursor_CallExpr)
+		return CXChildVisit_Recurse;
+	kp_kernel *k = kernel_called(c, cur);
+	if (!k)
+		return CXChildVisit_Recurse;
+	kp_launch l = {0};
+	l.kernel = k;
+	CXSourceRange r = clang_getCursorExtent(cur);
+	long b = main_offset(c, clang_getRangeStart(r));
+	l.begin = b >= 0 ? (unsigned)b : 0;
+	kp_file_linecol(c->f, l.begin, &l.line, &l.col);
+	/* a kernel called without an editable <<<>>>: a launch written by a
+	 * macro, kept as not editable */
+	if (!launch_config(c, cur, &l) || l.nconfig < 2)
+		l.editable = 0;
+	if (ls->n == ls->cap) {
+		ls->cap = ls->cap ? 2 * ls->cap : 8;
+		ls->v = kp_xrealloc(ls->v, sizeof(*ls->v) * (size_t)ls->cap);
+	}
+	ls->v[ls->n++] = l;
+	return CXChildVisit_Recurse;
+}
+
+/* Every launch of the file's kernels in the main file (model.h). */
+static void scan_launches(pctx *c)
+{
+	int any = 0;
+	for (int i = 0; i < c->f->nkernels; i++)
+		any |= !c->f->kernels[i]->is_device;
+	if (!any)
+		return;
+	launch_scan ls = {c, NULL, 0, 0};
+	clang_visitChildren(clang_getTranslationUnitCursor(c->tu), find_launches, &ls);
+	kp_file *f = c->f;
+	f->launches = kp_arena_alloc(&f->arena, sizeof(kp_launch) * (size_t)(ls.n + 1));
+	if (ls.n)
+		memcpy(f->launches, ls.v, sizeof(kp_launch) * (size_t)ls.n);
+	f->nlaunches = ls.n;
+	free(ls.v);
+}
+
 static void fill_kernel(kernel_scan *ks, CXCursor cur, int is_template)
 {
 	pctx *c = ks->c;
@@ -1816,6 +1937,7 @@ static void build_model(pctx *c, const char *const *argv, int nstore)
 	for (int i = 0; i < f->nkernels; i++)
 		if (f->kernels[i]->is_device)
 			device_callers(f, f->kernels[i]);
+	scan_launches(c);
 	if (any_template) {
 		scan_explicit_insts(f);
 		/* the same list, in the same order, whatever the order of the

@@ -177,6 +177,21 @@ typedef struct {
 			      * header's); NULL when outside every kernel */
 } kp_parse_diag;
 
+/* A launch `name<<<grid, block[, smem[, stream]]>>>(...)` of one of the
+ * file's kernels, found in the main file (parse.c): what a rewrite that
+ * moves tiles to dynamic shared memory edits. */
+typedef struct {
+	kp_kernel *kernel;
+	unsigned begin;         /* the callee's first byte */
+	unsigned open, close;   /* offsets of "<<<" and ">>>" */
+	int nconfig;            /* configuration arguments, 2 to 4 */
+	unsigned arg_b[4], arg_e[4]; /* their extents */
+	int editable;           /* a <<<>>> with 2 to 4 arguments, every token spelled in
+				 * the main file, none by a macro (a kernel call written
+				 * by a macro is kept, not editable) */
+	int line, col;
+} kp_launch;
+
 typedef struct kp_file {
 	kp_arena arena;
 	const char *path; /* as given; for a header model, as clang found it */
@@ -194,6 +209,8 @@ typedef struct kp_file {
 			     * kp_parse returned OK; the diags keep them (those
 			     * inside a kernel name it, which is not rewritten) */
 	int has_bom;
+	kp_launch *launches; /* the <<<>>> launches of its kernels in the main file */
+	int nlaunches;
 	unsigned last_include_end; /* offset after the last #include line; without
 				    * one, after the leading comments, #pragma once
 				    * and include guard (0 when none) */

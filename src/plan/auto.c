@@ -20,8 +20,11 @@
  * where register staging applies (whatever its register count): it is
  * the only form that fits, the alternative is leaving the loop alone, and
  * on the H200 it was the fastest variant of 4 of the 12 samples
- * (docs/benchmarks.md).  Otherwise the loop is refused with
- * kpipe-smem-over-limit, as before.
+ * (docs/benchmarks.md), and it needs no change to the launches.  Where it
+ * does not apply (or for more than 2 stages), the S buffers move to
+ * dynamic shared memory when they fit the opt-in limit (plan.h,
+ * kp_plan_dynamic); otherwise the loop is refused with
+ * kpipe-smem-over-limit.
  */
 #include "plan.h"
 
@@ -102,15 +105,22 @@ void kp_plan_auto(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, in
 	const kp_transform *cp = kp_transform_find("cp-async");
 	const kp_transform *rg = kp_transform_find("register");
 	const kp_transform *r2 = kp_transform_find("register-2bar");
-	/* S buffers of the tiles: cp.async's ring, register staging's pair */
-	if (!kp_plan_fits(p, f, l, a, cp, stages)) {
+	/* S buffers of the tiles: cp.async's ring, register staging's pair;
+	 * in dynamic shared memory only when no single-buffer form applies
+	 * (that one needs no change to the launches, and its speed is
+	 * measured) */
+	int fits = kp_plan_fits(p, f, l, a, cp, stages);
+	if (!fits || p->dynamic) {
 		const char *why = stages == 2 ? single_buffer(f, l, a, rg, r2) : NULL;
 		if (why) {
 			p->refuse_id = p->refuse_msg = NULL;
+			p->dynamic = 0;
 			p->xform = r2;
 			p->why = why;
+			return;
 		}
-		return;
+		if (!fits)
+			return;
 	}
 	pick(p, f, l, a, stages, cp, rg);
 }

@@ -139,14 +139,122 @@ int kp_plan_smem(const kp_loop *l, const kp_arch *a, int buffers, long long *nee
 	return 0;
 }
 
+int kp_plan_launches(const kp_file *f, const kp_loop *l)
+{
+	int n = 0;
+	for (int i = 0; i < f->nlaunches; i++)
+		n += f->launches[i].kernel == l->kernel;
+	return n;
+}
+
+/* The dynamic shared memory (an extern __shared__ array) the kernel
+ * declares or uses, or NULL. */
+static int find_dynamic(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	const kp_decl **hit = ud;
+	const kp_decl *d = n->decl;
+	if (*hit)
+		return 0;
+	if ((n->kind == KP_N_DECLREF || n->kind == KP_N_VARDECL) && d && d->kind == KP_D_VAR &&
+	    d->is_shared && d->is_array &&
+	    (d->ndims == 0 || !d->dim_text[0] || !d->dim_text[0][0]))
+		*hit = d;
+	return 1;
+}
+
+static const kp_decl *own_dynamic(const kp_kernel *k)
+{
+	const kp_decl *hit = NULL;
+	kp_node_walk(k->body, NULL, find_dynamic, &hit);
+	return hit;
+}
+
+static int is_zero_text(const kp_file *f, unsigned b, unsigned e)
+{
+	while (b < e && strchr(" \t\r\n", f->src[b]))
+		b++;
+	while (e > b && strchr(" \t\r\n", f->src[e - 1]))
+		e--;
+	return e == b + 1 && f->src[b] == '0';
+}
+
+const char *kp_plan_dynamic(kp_file *f, const kp_loop *l, const kp_arch *a, int buffers,
+			    long long *bytes)
+{
+	kp_arena *ar = &f->arena;
+	const kp_kernel *k = l->kernel;
+	long long need1;
+	const char *inst1;
+	*bytes = -1;
+	if (a->smem_optin_per_block <= a->smem_static_per_block)
+		return kp_arena_printf(ar, "%s has no opt-in limit above the static one", a->name);
+	if (k->is_device)
+		return "the loop is in a __device__ function, whose callers' launches would change";
+	if (f->abs_path || !l->node->in_main)
+		return "the kernel is in a header: its launches are in other files";
+	if (!kp_plan_smem(l, a, 1, &need1, &inst1))
+		return "one buffer of the tiles is already over the static limit";
+	const kp_decl *dd = own_dynamic(k);
+	if (dd)
+		return kp_arena_printf(ar, "the kernel already uses dynamic shared memory ('%s')",
+				       dd->name);
+	const char *why = kp_dynamic_problem(f, l);
+	if (why)
+		return why;
+	for (int i = 0; i < f->nlaunches; i++) {
+		const kp_launch *x = &f->launches[i];
+		if (x->kernel != k)
+			continue;
+		if (!x->editable)
+			return kp_arena_printf(ar,
+					       "the call of '%s' at line %d is no <<<>>> launch kpipe "
+					       "can edit (written by a macro?)",
+					       k->name, x->line);
+		if (x->nconfig >= 3 && !is_zero_text(f, x->arg_b[2], x->arg_e[2]))
+			return kp_arena_printf(ar,
+					       "the launch at line %d passes dynamic shared memory "
+					       "of its own",
+					       x->line);
+	}
+	long long most = -1;
+	int n = l->nper_inst > 0 ? l->nper_inst : 1;
+	for (int q = 0; q < n; q++) {
+		const kp_loop *one = l->nper_inst > 0 ? l->per_inst[q] : l;
+		long long b = kp_dynamic_bytes(one, buffers);
+		if (b < 0)
+			return "the size of a tile is not known";
+		if (b + one->other_smem > a->smem_optin_per_block)
+			return kp_arena_printf(ar,
+					       "%s%s%s%lld B of tiles and %lld B of other shared "
+					       "memory exceed the %d B opt-in limit of %s",
+					       one->inst ? "for instantiation <" : "",
+					       one->inst ? one->inst : "", one->inst ? ">: " : "", b,
+					       one->other_smem, a->smem_optin_per_block, a->name);
+		if (b > most)
+			most = b;
+	}
+	*bytes = most;
+	return NULL;
+}
+
 int kp_plan_fits(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, const kp_transform *t,
 		 int stages)
 {
 	long long need;
 	const char *inst;
 	int buffers = t->buffers(stages);
+	p->dynamic = 0;
+	p->dyn_bytes = 0;
 	if (kp_plan_smem(l, a, buffers, &need, &inst))
 		return 1;
+	long long dyn;
+	const char *no_dyn = kp_plan_dynamic(f, l, a, buffers, &dyn);
+	if (!no_dyn) {
+		p->dynamic = 1;
+		p->dyn_bytes = dyn;
+		return 1;
+	}
 	const char *pre = inst ? kp_arena_printf(&f->arena, "for instantiation <%s>: ", inst) : "";
 	const char *what = buffers == stages
 				   ? kp_arena_printf(&f->arena, "%d stages need", stages)
@@ -156,8 +264,8 @@ int kp_plan_fits(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, con
 	p->refuse_msg =
 		kp_arena_printf(&f->arena,
 				"%s%s %lld B of shared memory per block, over the %d B static "
-				"limit of %s (dynamic shared memory is not generated yet)",
-				pre, what, need, a->smem_static_per_block, a->name);
+				"limit of %s, and the tiles cannot move to dynamic shared memory: %s",
+				pre, what, need, a->smem_static_per_block, a->name, no_dyn);
 	return 0;
 }
 

@@ -17,6 +17,12 @@ typedef struct {
 	const char *why;       /* the reason for the choice */
 	const char *refuse_id; /* when refused */
 	const char *refuse_msg;
+	/* The transform's buffers exceed the static shared-memory limit but
+	 * fit the opt-in limit: the tiles move to dynamic shared memory
+	 * (transform.h, kp_tile_decl_edits) and every launch passes
+	 * dyn_bytes (the most any instantiation needs). */
+	int dynamic;
+	long long dyn_bytes;
 } kp_plan;
 
 /* requested: "auto" or a registered transform's name.  Strings live in
@@ -32,10 +38,26 @@ void kp_plan_loop(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, co
  * instantiation is over by as much (or the kernel is no template). */
 int kp_plan_smem(const kp_loop *l, const kp_arch *a, int buffers, long long *need,
 		 const char **inst);
-/* 1 when t with `stages` fits the static shared-memory limit; otherwise
- * p's refusal is set (kpipe-smem-over-limit) and 0 returned. */
+/* 1 when t with `stages` fits the static shared-memory limit, or fits
+ * the opt-in limit with the tiles in dynamic shared memory (then
+ * p->dynamic and p->dyn_bytes are set: kp_plan_dynamic); otherwise p's
+ * refusal is set (kpipe-smem-over-limit) and 0 returned. */
 int kp_plan_fits(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, const kp_transform *t,
 		 int stages);
+
+/* Whether `buffers` buffers of the loop's tiles can move to dynamic
+ * shared memory: the target has an opt-in limit they fit (with the
+ * kernel's other static shared memory, every instantiation), one buffer
+ * fits the static limit (the original builds), the kernel is a __global__
+ * kernel of the main file without dynamic shared memory of its own,
+ * kp_dynamic_problem() finds nothing, and every call of the kernel in the
+ * file is a <<<>>> launch kpipe can edit that passes no dynamic shared
+ * memory.  NULL when they can (*bytes: the most any instantiation needs),
+ * else why not (arena text). */
+const char *kp_plan_dynamic(kp_file *f, const kp_loop *l, const kp_arch *a, int buffers,
+			    long long *bytes);
+/* The number of <<<>>> launches of l's kernel in the file. */
+int kp_plan_launches(const kp_file *f, const kp_loop *l);
 
 /* ---- src/plan/auto.c ---- */
 

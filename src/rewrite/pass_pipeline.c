@@ -58,6 +58,60 @@ static int tile_clash(const pipeline_state *s, const kp_loop *l)
 	return 0;
 }
 
+/* The tiles moved to dynamic shared memory: every <<<>>> launch of the
+ * kernel in the file passes the bytes (raising the opt-in attribute first,
+ * in the same expression, so it works wherever the launch is written),
+ * and a `// kpipe-launch: dynamic_smem` line above the kernel tells kpipe
+ * validate and tune.  Without a launch in the file, a warning says what
+ * the callers must change.  Returns the launches edited. */
+static int dynamic_launch_edits(kp_pass_ctx *c, const kp_loop *l, long long bytes, int di)
+{
+	kp_file *f = c->f;
+	const kp_kernel *k = l->kernel;
+	int n = 0;
+	for (int i = 0; i < f->nlaunches; i++) {
+		const kp_launch *x = &f->launches[i];
+		if (x->kernel != k)
+			continue;
+		unsigned cb = x->begin, ce = x->open;
+		while (ce > cb && strchr(" \t\r\n", f->src[ce - 1]))
+			ce--;
+		kp_strbuf sb = KP_STRBUF_INIT;
+		kp_strbuf_addf(&sb,
+			       "(cudaFuncSetAttribute(%.*s, cudaFuncAttributeMaxDynamicSharedMemorySize, "
+			       "%lld), %lld)",
+			       (int)(ce - cb), f->src + cb, bytes, bytes);
+		if (x->nconfig == 2) {
+			char *t = kp_arena_printf(&f->arena, ", %s", kp_strbuf_str(&sb));
+			kp_pass_edit(c, x->arg_e[1], 0, t, di);
+		} else {
+			char *t = kp_arena_printf(&f->arena, " %s", kp_strbuf_str(&sb));
+			kp_pass_edit(c, x->arg_b[2], x->arg_e[2] - x->arg_b[2], t, di);
+		}
+		kp_strbuf_release(&sb);
+		n++;
+	}
+	unsigned kb = k->begin;
+	while (kb > 0 && f->src[kb - 1] != '\n')
+		kb--;
+	kp_pass_edit(c, kb, 0,
+		     kp_arena_printf(&f->arena,
+				     "// kpipe: the tiles of '%s' are in dynamic shared memory: every "
+				     "launch passes %lld bytes\n// kpipe-launch: dynamic_smem = %lld\n",
+				     k->name, bytes, bytes),
+		     di);
+	if (!n)
+		kp_pass_diag(c, l->node->line, l->node->col, "warning", "kpipe-dynamic-smem-launch",
+			     kp_arena_printf(&f->arena,
+					     "the tiles of '%s' are now in dynamic shared memory and no "
+					     "launch of it is in this file: every launch must pass %lld "
+					     "as its third <<<>>> argument, after "
+					     "cudaFuncSetAttribute(%s, "
+					     "cudaFuncAttributeMaxDynamicSharedMemorySize, %lld)",
+					     k->name, bytes, k->name, bytes));
+	return n;
+}
+
 /* Plans and transforms one eligible loop: its edits, owned by its note. */
 static void pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 {
@@ -83,7 +137,7 @@ static void pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 		kp_pass_refuse(c, line, col, p.refuse_id, msg);
 		return;
 	}
-	kp_xform_opts xo = {o->arch, p.stages, p.why};
+	kp_xform_opts xo = {o->arch, p.stages, p.why, p.dynamic};
 	const char *xerr = NULL;
 	kp_edits mine = {0};
 	if (p.xform->apply(f, l, &xo, &mine, &xerr)) {
@@ -94,8 +148,16 @@ static void pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 	}
 	kp_strbuf note = KP_STRBUF_INIT;
 	kp_strbuf_addf(&note, "pipelined with %s (%d stages): %s", p.xform->name, p.stages, p.why);
+	int nl = p.dynamic ? kp_plan_launches(f, l) : 0;
+	if (p.dynamic)
+		kp_strbuf_addf(&note,
+			       "; the tiles moved to dynamic shared memory (%lld B per block), %d "
+			       "launch%s in this file edited",
+			       p.dyn_bytes, nl, nl == 1 ? "" : "es");
 	int di = kp_pass_diag(c, line, col, "note", "kpipe-pipelined", kp_strbuf_str(&note));
 	kp_strbuf_release(&note);
+	if (p.dynamic)
+		dynamic_launch_edits(c, l, p.dyn_bytes, di);
 	for (int e = 0; e < mine.n; e++) {
 		/* one #include per file */
 		const kp_edit *m = &mine.v[e];

@@ -3,8 +3,12 @@
 # shared-memory limit once but not twice (two float[64][64] tiles, the
 # golden case tests/golden/cases/analyze-smem_one_buffer): register-2bar
 # keeps one buffer, so --variant register-2bar and --variant auto rewrite
-# it and the result compiles with nvcc for sm_80 and sm_90; cp.async and
-# two-buffer register staging are refused with kpipe-smem-over-limit.
+# it and the result compiles with nvcc for sm_80 and sm_90.  cp.async and
+# two-buffer register staging (and 3 and 4 stages) move the tiles to
+# dynamic shared memory: the file's launch is edited to pass the bytes and
+# raise the opt-in attribute, and the whole file (kernel and host code)
+# compiles.  4 stages on sm_86 (99 KB opt-in) are refused with
+# kpipe-smem-over-limit.
 # Exit 77 (skipped) when nvcc is missing.
 set -uo pipefail
 root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -40,15 +44,37 @@ for v in auto register-2bar; do
 		fi
 	done
 done
-for v in cp-async register register-ca; do
-	"$kpipe" rewrite --variant "$v" "$src" -o "$tmp/$v.cu" 2>"$tmp/err"
-	rc=$?
-	if [ $rc -eq 1 ] && [ ! -e "$tmp/$v.cu" ] && grep -q '2 stages need 65536 B.*\[kpipe-smem-over-limit\]' "$tmp/err"; then
+for v in "cp-async" "register" "register-ca" "cp-async --stages 3" "cp-async --stages 4"; do
+	out="$tmp/dyn.cu"
+	rm -f "$out"
+	# shellcheck disable=SC2086
+	if ! "$kpipe" rewrite --variant $v "$src" -o "$out" 2>"$tmp/err"; then
+		bad "$v: rewrite failed: $(head -c 300 "$tmp/err")"
+		continue
+	fi
+	if grep -q 'extern __shared__ __align__(16) unsigned char kp_dsmem\[\];' "$out" &&
+		grep -q 'float (&As)\[[0-9]\]\[BM\]\[BK\] = \*reinterpret_cast<float (\*)\[[0-9]\]\[BM\]\[BK\]>(kp_dsmem + 0);' "$out" &&
+		grep -q 'dim3(32, 32), (cudaFuncSetAttribute(mm_big_tiles, cudaFuncAttributeMaxDynamicSharedMemorySize, [0-9]*), [0-9]*)>>>' "$out" &&
+		grep -q '^// kpipe-launch: dynamic_smem = [0-9]*$' "$out"; then
 		ok
 	else
-		bad "$v: expected kpipe-smem-over-limit (rc=$rc): $(head -c 300 "$tmp/err")"
+		bad "$v: not the dynamic form: $(grep -n 'kp_dsmem\|<<<' "$out" | head -c 400)"
 	fi
+	for arch in sm_80 sm_90; do
+		if "$nvcc" -arch=$arch -c -o "$tmp/o.o" "$out" 2>"$tmp/nv"; then
+			ok
+		else
+			bad "$v $arch: nvcc failed: $(head -c 400 "$tmp/nv")"
+		fi
+	done
 done
+"$kpipe" rewrite --stages 4 --arch sm_86 "$src" -o "$tmp/s4.cu" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 1 ] && [ ! -e "$tmp/s4.cu" ] && grep -q '4 stages need 131072 B.*opt-in limit of sm_86 \[kpipe-smem-over-limit\]' "$tmp/err"; then
+	ok
+else
+	bad "sm_86 4 stages: expected kpipe-smem-over-limit (rc=$rc): $(head -c 300 "$tmp/err")"
+fi
 # the original compiles: 32 KB of static shared memory
 if "$nvcc" -arch=sm_90 -c -o "$tmp/o.o" "$src" 2>"$tmp/nv"; then ok; else bad "the original does not compile: $(head -c 300 "$tmp/nv")"; fi
 

@@ -184,6 +184,36 @@ static const char refused_src[] =
 	"    C[row * N + col] = acc;\n"                                                            \
 	"}\n"
 static const char fits_once_src[] = BIG_TILES_SRC(64);
+/* the 64x64 kernel with other tile declarations (`decls`) and host code
+ * after it (`host`); static storage, one at a time */
+static const char *big_src(const char *decls, const char *host)
+{
+	static char buf[4096];
+	snprintf(buf, sizeof(buf),
+		 "#define TILE 64\n"
+		 "extern __shared__ float ext_other[];\n"
+		 "__global__ void mmb(const float *A, const float *B, float *C, int N, int K)\n"
+		 "{\n"
+		 "%s"
+		 "    int tx = threadIdx.x, ty = threadIdx.y;\n"
+		 "    int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;\n"
+		 "    float acc = 0.0f;\n"
+		 "    for (int k0 = 0; k0 < K; k0 += TILE) {\n"
+		 "        As[ty][tx] = A[row * K + k0 + tx];\n"
+		 "        Bs[ty][tx] = B[(k0 + ty) * N + col];\n"
+		 "        __syncthreads();\n"
+		 "        for (int kk = 0; kk < TILE; ++kk)\n"
+		 "            acc += As[ty][kk] * Bs[kk][tx];\n"
+		 "        __syncthreads();\n"
+		 "    }\n"
+		 "    C[row * N + col] = acc;\n"
+		 "}\n"
+		 "__global__ void other(float *o) { o[threadIdx.x] = ext_other[threadIdx.x]; }\n"
+		 "%s",
+		 decls, host);
+	return buf;
+}
+#define BIG_DECLS "    __shared__ float As[TILE][TILE];\n    __shared__ float Bs[TILE][TILE];\n"
 /* two float[96][96] tiles, 72 KB: not even once */
 static const char fits_never_src[] = BIG_TILES_SRC(96);
 
@@ -426,8 +456,14 @@ Test(plan, stages_that_overflow_shared_memory_are_refused)
 	kp_plan p;
 	plan(&p, l, "sm_90", "auto", 3);
 	expect_xform(&p, "cp-async");
+	/* 4 stages move the tiles to dynamic shared memory (64 KB) */
 	plan(&p, l, "sm_90", "auto", 4);
-	expect_refused(&p, "kpipe-smem-over-limit", "65536");
+	expect_xform(&p, "cp-async");
+	cr_expect(p.dynamic);
+	cr_expect_eq(p.dyn_bytes, 65536);
+	/* sm_86's opt-in limit is 99 KB: 8 stages of 16 KB are over it */
+	plan(&p, l, "sm_86", "auto", 8);
+	expect_refused(&p, "kpipe-smem-over-limit", "opt-in limit of sm_86");
 }
 
 /* --- architecture -------------------------------------------------------------------- */
@@ -495,19 +531,28 @@ Test(plan, one_buffer_fits_where_two_do_not)
 	plan(&p, l, "sm_90", "register-2bar", 2);
 	expect_xform(&p, "register-2bar");
 	cr_expect_str_eq(p.why, "requested with --variant register-2bar");
+	/* two buffers go to dynamic shared memory */
 	static const char *const two[] = {"cp-async", "register", "register-ca"};
 	for (size_t i = 0; i < sizeof(two) / sizeof(two[0]); i++) {
 		plan(&p, l, "sm_90", two[i], 2);
-		expect_refused(&p, "kpipe-smem-over-limit", "2 stages need 65536 B");
+		expect_xform(&p, two[i]);
+		cr_expect(p.dynamic);
+		cr_expect_eq(p.dyn_bytes, 65536);
 	}
-	/* auto: the only form that fits */
+	/* auto: the only static form that fits, whose launches need no change */
 	plan(&p, l, "sm_90", "auto", 2);
 	expect_xform(&p, "register-2bar");
+	cr_expect_not(p.dynamic);
 	cr_expect_str_eq(p.why, "two buffers of the tiles need 65536 B of shared memory, over the "
 				"49152 B static limit of sm_90; one fits");
-	/* more stages are cp.async's, and do not fit either */
+	/* more stages are cp.async's, in dynamic shared memory */
 	plan(&p, l, "sm_90", "auto", 3);
-	expect_refused(&p, "kpipe-smem-over-limit", "3 stages need 98304 B");
+	expect_xform(&p, "cp-async");
+	cr_expect(p.dynamic);
+	cr_expect_eq(p.dyn_bytes, 98304);
+	/* sm_75 has an opt-in limit of 64 KB: the same bytes do not fit */
+	plan(&p, l, "sm_75", "register", 2);
+	cr_expect(p.xform == NULL || !p.dynamic || p.dyn_bytes <= 65536);
 	plan(&p, l, "sm_90", "register-2bar", 3);
 	expect_refused(&p, "kpipe-variant-unavailable", "register-2bar builds 2 stages only");
 }
@@ -532,6 +577,92 @@ Test(plan, not_even_one_buffer_fits)
 	expect_refused(&p, "kpipe-smem-over-limit", "2 stages with 1 buffer need 73728 B");
 	plan(&p, l, "sm_90", "cp-async", 2);
 	expect_refused(&p, "kpipe-smem-over-limit", "147456 B");
+}
+
+/* --- dynamic shared memory: when the tiles may move -------------------------------------- */
+
+static void expect_no_dynamic(const char *src, const char *why_part)
+{
+	kp_loop *l = loop_of(src, "sm_90");
+	cr_assert(l->eligible);
+	kp_plan p;
+	plan(&p, l, "sm_90", "cp-async", 2);
+	expect_refused(&p, "kpipe-smem-over-limit", why_part);
+}
+
+Test(plan, dynamic_counts_the_launches_of_the_kernel)
+{
+	kp_loop *l = loop_of(big_src(BIG_DECLS, "void run(const float *A, const float *B, float *C, "
+						"int N, int K, cudaStream_t s)\n{\n"
+						"    mmb<<<dim3(N / 64, N / 64), dim3(64, 64)>>>(A, B, C, "
+						"N, K);\n"
+						"    mmb<<<1, dim3(64, 64), 0, s>>>(A, B, C, N, K);\n"
+						"    other<<<1, 32, 4096>>>(C);\n}\n"),
+			     "sm_90");
+	cr_assert_eq(F.nlaunches, 3);
+	cr_expect_eq(kp_plan_launches(&F, l), 2);
+	cr_expect_eq(F.launches[0].nconfig, 2);
+	cr_expect_eq(F.launches[1].nconfig, 4);
+	cr_expect(F.launches[0].editable && F.launches[1].editable);
+	cr_expect_eq(F.launches[0].line, 23);
+	kp_plan p;
+	plan(&p, l, "sm_90", "cp-async", 2);
+	expect_xform(&p, "cp-async");
+	cr_expect(p.dynamic);
+	cr_expect_eq(p.dyn_bytes, 65536);
+}
+
+Test(plan, dynamic_refused_for_a_launch_written_by_a_macro)
+{
+	expect_no_dynamic(big_src(BIG_DECLS, "#define LAUNCH(k, ...) k<<<1, 256>>>(__VA_ARGS__)\n"
+					     "void run(const float *A, const float *B, float *C, int N, "
+					     "int K) { LAUNCH(mmb, A, B, C, N, K); }\n"),
+			  "no <<<>>> launch kpipe can edit");
+}
+
+Test(plan, dynamic_refused_for_a_launch_with_its_own_dynamic_memory)
+{
+	expect_no_dynamic(big_src(BIG_DECLS, "void run(const float *A, const float *B, float *C, "
+					     "int N, int K) { mmb<<<1, 256, 1024>>>(A, B, C, N, K); }\n"),
+			  "passes dynamic shared memory of its own");
+}
+
+Test(plan, dynamic_refused_when_the_kernel_has_extern_shared_memory)
+{
+	expect_no_dynamic(big_src(BIG_DECLS "    extern __shared__ float dyn[];\n"
+					    "    if (threadIdx.x == 999) dyn[0] = 1.0f;\n",
+				  ""),
+			  "already uses dynamic shared memory ('dyn')");
+}
+
+Test(plan, dynamic_refused_for_a_declaration_shared_with_another_array)
+{
+	expect_no_dynamic(big_src("    __shared__ float As[TILE][TILE], flag[4];\n"
+				  "    __shared__ float Bs[TILE][TILE];\n"
+				  "    if (threadIdx.x == 999) flag[0] = 1.0f;\n",
+				  ""),
+			  "'flag' is declared with the tile 'As' in one statement");
+}
+
+Test(plan, dynamic_refused_for_a_tile_declared_in_the_loop)
+{
+	const char *src = "#define TILE 64\n"
+			  "__global__ void mmb(const float *A, float *C, int K)\n"
+			  "{\n"
+			  "    float acc = 0.0f;\n"
+			  "    for (int k0 = 0; k0 < K; k0 += TILE) {\n"
+			  "        __shared__ float As[TILE][TILE];\n"
+			  "        __shared__ float Bs[TILE][TILE];\n"
+			  "        As[threadIdx.y][threadIdx.x] = A[k0 + threadIdx.x];\n"
+			  "        Bs[threadIdx.y][threadIdx.x] = A[k0 + threadIdx.y];\n"
+			  "        __syncthreads();\n"
+			  "        for (int kk = 0; kk < TILE; ++kk)\n"
+			  "            acc += As[threadIdx.y][kk] * Bs[kk][threadIdx.x];\n"
+			  "        __syncthreads();\n"
+			  "    }\n"
+			  "    C[threadIdx.x] = acc;\n"
+			  "}\n";
+	expect_no_dynamic(src, "the tile 'As' is declared inside the loop");
 }
 
 /* --- the registry ------------------------------------------------------------------------ */
