@@ -20,11 +20,15 @@
  * where register staging applies (whatever its register count): it is
  * the only form that fits, the alternative is leaving the loop alone, and
  * on the H200 it was the fastest variant of 4 of the 12 samples
- * (docs/benchmarks.md), and it needs no change to the launches.  Where it
- * does not apply (or for more than 2 stages), the S buffers move to
- * dynamic shared memory when they fit the opt-in limit (plan.h,
- * kp_plan_dynamic); otherwise the loop is refused with
- * kpipe-smem-over-limit.
+ * (docs/benchmarks.md), and it needs no change to the callers.  When
+ * every launch of the kernel is in the file, or register-2bar does not
+ * apply (or for more than 2 stages), the S buffers move to dynamic shared
+ * memory instead, where they fit the opt-in limit (plan.h,
+ * kp_plan_dynamic): kpipe edits those launches itself, and on the H200
+ * two buffers in dynamic shared memory beat one static buffer
+ * (wmma_fp16_128x128x64: cp.async 1.717x, register staging 1.471x,
+ * register-2bar 1.437x; bench/results/2026-12-01-h200-dynamic).
+ * Otherwise the loop is refused with kpipe-smem-over-limit.
  */
 #include "plan.h"
 
@@ -106,11 +110,10 @@ void kp_plan_auto(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, in
 	const kp_transform *rg = kp_transform_find("register");
 	const kp_transform *r2 = kp_transform_find("register-2bar");
 	/* S buffers of the tiles: cp.async's ring, register staging's pair;
-	 * in dynamic shared memory only when no single-buffer form applies
-	 * (that one needs no change to the launches, and its speed is
-	 * measured) */
+	 * in dynamic shared memory when kpipe edits every launch (they are in
+	 * the file) or no single-buffer form applies */
 	int fits = kp_plan_fits(p, f, l, a, cp, stages);
-	if (!fits || p->dynamic) {
+	if (!fits || (p->dynamic && !kp_plan_launches(f, l))) {
 		const char *why = stages == 2 ? single_buffer(f, l, a, rg, r2) : NULL;
 		if (why) {
 			p->refuse_id = p->refuse_msg = NULL;

@@ -610,6 +610,11 @@ Test(plan, dynamic_counts_the_launches_of_the_kernel)
 	expect_xform(&p, "cp-async");
 	cr_expect(p.dynamic);
 	cr_expect_eq(p.dyn_bytes, 65536);
+	/* auto: kpipe edits both launches, so two buffers in dynamic shared
+	 * memory rather than register-2bar's one static buffer */
+	plan(&p, l, "sm_90", "auto", 2);
+	expect_xform(&p, "register");
+	cr_expect(p.dynamic);
 }
 
 Test(plan, dynamic_refused_for_a_launch_written_by_a_macro)

@@ -1,9 +1,9 @@
 // 64x64 fp32 tiles of A and B, 32 KB of static shared memory: they fit the
 // 48 KB limit once, not twice.  register-2bar (one buffer, two barriers)
-// is the only static form that fits: --variant auto picks it.  --variant
-// cp-async and --variant register move the tiles to dynamic shared memory
-// and edit the launch below; 4 stages on sm_86 (99 KB opt-in) are refused
-// with kpipe-smem-over-limit.
+// is the only static form that fits (--variant register-2bar).  The launch
+// is in the file, so --variant auto, cp-async and register move the tiles
+// to dynamic shared memory and edit the launch below; 4 stages on sm_86
+// (99 KB opt-in) are refused with kpipe-smem-over-limit.
 // 32x32 threads, each copying 2x2 elements of each tile (8 staging
 // registers) and computing 2x2 outputs.
 #define BM 64
