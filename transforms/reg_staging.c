@@ -619,8 +619,7 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 		: nca ? " (prefetch of read-only tiles through __ldca)"
 		      : " (no tile read from a const __restrict__ parameter: plain loads)",
 		two_bar ? "1 buffer, 2 barriers" : "2 buffers", o->why);
-	kp_emit_open(&sb, f, l, start, ind, I1, comment, two_bar ? 1 : 2, o->dynamic,
-		     out);
+	kp_emit_open(&sb, f, l, start, ind, I1, comment, two_bar ? 1 : 2, o->dynamic, out);
 	const char *stage = kp_fresh_name(f, KP_NAME_STAGE);
 	const char *has_next = kp_fresh_name(f, KP_NAME_HAS_NEXT);
 	for (int i = 0; i < l->nloads; i++)

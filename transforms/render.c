@@ -334,8 +334,8 @@ const char *kp_dynamic_problem(kp_file *f, const kp_loop *l)
 			continue;
 		const kp_decl *d = t->arr;
 		if (t->in_loop)
-			return kp_arena_printf(&f->arena, "the tile '%s' is declared inside the loop",
-					       d->name);
+			return kp_arena_printf(
+				&f->arena, "the tile '%s' is declared inside the loop", d->name);
 		kp_node *ds = declstmt_of(l, d);
 		if (!ds || !ds->in_main || !d->in_main)
 			return kp_arena_printf(&f->arena,
@@ -379,8 +379,8 @@ long long kp_dynamic_bytes(const kp_loop *l, int buffers)
  * (or its __align__) after the previous tile's end (*prev: the last tile
  * laid out, NULL for the first). */
 static void dynamic_decls(kp_strbuf *sb, kp_file *f, const kp_loop *l, const kp_node *ds,
-			  const char *sbuf, const char *base, const char *ind,
-			  const kp_decl **prev, kp_strbuf *off)
+			  const char *sbuf, const char *base, const char *ind, const kp_decl **prev,
+			  kp_strbuf *off)
 {
 	for (int k = 0; k < ds->nkids; k++) {
 		const kp_node *v = ds->kids[k];

@@ -1162,8 +1162,8 @@ static int launch_config(pctx *c, CXCursor call, kp_launch *l)
 			l->open = (unsigned)b;
 			l->arg_b[0] = (unsigned)e;
 			l->nconfig = 1;
-		} else if (found == 1 && t && depth == 0 && (!strcmp(t, ",") || !strcmp(t, ">>>")) &&
-			   b >= 0) {
+		} else if (found == 1 && t && depth == 0 &&
+			   (!strcmp(t, ",") || !strcmp(t, ">>>")) && b >= 0) {
 			l->arg_e[l->nconfig - 1] = (unsigned)b;
 			if (!strcmp(t, ">>>")) {
 				l->close = (unsigned)b;

@@ -182,13 +182,13 @@ typedef struct {
  * moves tiles to dynamic shared memory edits. */
 typedef struct {
 	kp_kernel *kernel;
-	unsigned begin;         /* the callee's first byte */
-	unsigned open, close;   /* offsets of "<<<" and ">>>" */
-	int nconfig;            /* configuration arguments, 2 to 4 */
+	unsigned begin;              /* the callee's first byte */
+	unsigned open, close;        /* offsets of "<<<" and ">>>" */
+	int nconfig;                 /* configuration arguments, 2 to 4 */
 	unsigned arg_b[4], arg_e[4]; /* their extents */
-	int editable;           /* a <<<>>> with 2 to 4 arguments, every token spelled in
-				 * the main file, none by a macro (a kernel call written
-				 * by a macro is kept, not editable) */
+	int editable;                /* a <<<>>> with 2 to 4 arguments, every token spelled in
+				      * the main file, none by a macro (a kernel call written
+				      * by a macro is kept, not editable) */
 	int line, col;
 } kp_launch;
 

@@ -157,8 +157,7 @@ static int find_dynamic(kp_node *n, kp_node *parent, void *ud)
 	if (*hit)
 		return 0;
 	if ((n->kind == KP_N_DECLREF || n->kind == KP_N_VARDECL) && d && d->kind == KP_D_VAR &&
-	    d->is_shared && d->is_array &&
-	    (d->ndims == 0 || !d->dim_text[0] || !d->dim_text[0][0]))
+	    d->is_shared && d->is_array && (d->ndims == 0 || !d->dim_text[0] || !d->dim_text[0][0]))
 		*hit = d;
 	return 1;
 }
@@ -207,10 +206,11 @@ const char *kp_plan_dynamic(kp_file *f, const kp_loop *l, const kp_arch *a, int 
 		if (x->kernel != k)
 			continue;
 		if (!x->editable)
-			return kp_arena_printf(ar,
-					       "the call of '%s' at line %d is no <<<>>> launch kpipe "
-					       "can edit (written by a macro?)",
-					       k->name, x->line);
+			return kp_arena_printf(
+				ar,
+				"the call of '%s' at line %d is no <<<>>> launch kpipe "
+				"can edit (written by a macro?)",
+				k->name, x->line);
 		if (x->nconfig >= 3 && !is_zero_text(f, x->arg_b[2], x->arg_e[2]))
 			return kp_arena_printf(ar,
 					       "the launch at line %d passes dynamic shared memory "
@@ -229,8 +229,9 @@ const char *kp_plan_dynamic(kp_file *f, const kp_loop *l, const kp_arch *a, int 
 					       "%s%s%s%lld B of tiles and %lld B of other shared "
 					       "memory exceed the %d B opt-in limit of %s",
 					       one->inst ? "for instantiation <" : "",
-					       one->inst ? one->inst : "", one->inst ? ">: " : "", b,
-					       one->other_smem, a->smem_optin_per_block, a->name);
+					       one->inst ? one->inst : "", one->inst ? ">: " : "",
+					       b, one->other_smem, a->smem_optin_per_block,
+					       a->name);
 		if (b > most)
 			most = b;
 	}
@@ -261,11 +262,11 @@ int kp_plan_fits(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, con
 				   : kp_arena_printf(&f->arena, "%d stages with %d buffer%s need",
 						     stages, buffers, buffers == 1 ? "" : "s");
 	p->refuse_id = "kpipe-smem-over-limit";
-	p->refuse_msg =
-		kp_arena_printf(&f->arena,
-				"%s%s %lld B of shared memory per block, over the %d B static "
-				"limit of %s, and the tiles cannot move to dynamic shared memory: %s",
-				pre, what, need, a->smem_static_per_block, a->name, no_dyn);
+	p->refuse_msg = kp_arena_printf(
+		&f->arena,
+		"%s%s %lld B of shared memory per block, over the %d B static "
+		"limit of %s, and the tiles cannot move to dynamic shared memory: %s",
+		pre, what, need, a->smem_static_per_block, a->name, no_dyn);
 	return 0;
 }
 

@@ -22,6 +22,8 @@ typedef struct {
 	const kp_loop **piped;
 	int *bufs;
 	int npiped;
+	const kp_kernel **dyn; /* kernels whose tiles a loop moved to dynamic shared memory */
+	int ndyn;
 } pipeline_state;
 
 /* The analysis counts the tiles of the kernel's other K-loops once, among
@@ -77,10 +79,11 @@ static int dynamic_launch_edits(kp_pass_ctx *c, const kp_loop *l, long long byte
 		while (ce > cb && strchr(" \t\r\n", f->src[ce - 1]))
 			ce--;
 		kp_strbuf sb = KP_STRBUF_INIT;
-		kp_strbuf_addf(&sb,
-			       "(cudaFuncSetAttribute(%.*s, cudaFuncAttributeMaxDynamicSharedMemorySize, "
-			       "%lld), %lld)",
-			       (int)(ce - cb), f->src + cb, bytes, bytes);
+		kp_strbuf_addf(
+			&sb,
+			"(cudaFuncSetAttribute(%.*s, cudaFuncAttributeMaxDynamicSharedMemorySize, "
+			"%lld), %lld)",
+			(int)(ce - cb), f->src + cb, bytes, bytes);
 		if (x->nconfig == 2) {
 			char *t = kp_arena_printf(&f->arena, ", %s", kp_strbuf_str(&sb));
 			kp_pass_edit(c, x->arg_e[1], 0, t, di);
@@ -94,21 +97,23 @@ static int dynamic_launch_edits(kp_pass_ctx *c, const kp_loop *l, long long byte
 	unsigned kb = k->begin;
 	while (kb > 0 && f->src[kb - 1] != '\n')
 		kb--;
-	kp_pass_edit(c, kb, 0,
-		     kp_arena_printf(&f->arena,
-				     "// kpipe: the tiles of '%s' are in dynamic shared memory: every "
-				     "launch passes %lld bytes\n// kpipe-launch: dynamic_smem = %lld\n",
-				     k->name, bytes, bytes),
-		     di);
+	kp_pass_edit(
+		c, kb, 0,
+		kp_arena_printf(&f->arena,
+				"// kpipe: the tiles of '%s' are in dynamic shared memory: every "
+				"launch passes %lld bytes\n// kpipe-launch: dynamic_smem = %lld\n",
+				k->name, bytes, bytes),
+		di);
 	if (!n)
-		kp_pass_diag(c, l->node->line, l->node->col, "warning", "kpipe-dynamic-smem-launch",
-			     kp_arena_printf(&f->arena,
-					     "the tiles of '%s' are now in dynamic shared memory and no "
-					     "launch of it is in this file: every launch must pass %lld "
-					     "as its third <<<>>> argument, after "
-					     "cudaFuncSetAttribute(%s, "
-					     "cudaFuncAttributeMaxDynamicSharedMemorySize, %lld)",
-					     k->name, bytes, k->name, bytes));
+		kp_pass_diag(
+			c, l->node->line, l->node->col, "warning", "kpipe-dynamic-smem-launch",
+			kp_arena_printf(&f->arena,
+					"the tiles of '%s' are now in dynamic shared memory and no "
+					"launch of it is in this file: every launch must pass %lld "
+					"as its third <<<>>> argument, after "
+					"cudaFuncSetAttribute(%s, "
+					"cudaFuncAttributeMaxDynamicSharedMemorySize, %lld)",
+					k->name, bytes, k->name, bytes));
 	return n;
 }
 
@@ -137,6 +142,20 @@ static void pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 		kp_pass_refuse(c, line, col, p.refuse_id, msg);
 		return;
 	}
+	/* one extern array per kernel: a second loop's tiles would alias the
+	 * first's (and its launches would be edited twice) */
+	for (int i = 0; p.dynamic && i < s->ndyn; i++)
+		if (s->dyn[i] == l->kernel) {
+			kp_pass_refuse(
+				c, line, col, "kpipe-smem-over-limit",
+				kp_arena_printf(&f->arena,
+						"%d stages need %lld B of shared memory beyond "
+						"the static limit, and an earlier K-loop of '%s' "
+						"already moved its tiles to dynamic shared memory "
+						"(kpipe moves one loop's per kernel)",
+						p.stages, p.dyn_bytes, l->kernel->name));
+			return;
+		}
 	kp_xform_opts xo = {o->arch, p.stages, p.why, p.dynamic};
 	const char *xerr = NULL;
 	kp_edits mine = {0};
@@ -156,8 +175,11 @@ static void pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 			       p.dyn_bytes, nl, nl == 1 ? "" : "es");
 	int di = kp_pass_diag(c, line, col, "note", "kpipe-pipelined", kp_strbuf_str(&note));
 	kp_strbuf_release(&note);
-	if (p.dynamic)
+	if (p.dynamic) {
 		dynamic_launch_edits(c, l, p.dyn_bytes, di);
+		s->dyn = kp_xrealloc(s->dyn, sizeof(*s->dyn) * (size_t)(s->ndyn + 1));
+		s->dyn[s->ndyn++] = l->kernel;
+	}
 	for (int e = 0; e < mine.n; e++) {
 		/* one #include per file */
 		const kp_edit *m = &mine.v[e];
@@ -215,6 +237,7 @@ static void pipeline_run(kp_pass_ctx *c)
 	free(s.done);
 	free(s.piped);
 	free(s.bufs);
+	free(s.dyn);
 	free(sk);
 }
 

@@ -1266,15 +1266,24 @@ static void check_over_budget(kp_loop *l)
 	cr_expect_str_eq(inst, "64");
 	cr_expect(kp_plan_smem(l, a, 1, &need, &inst));
 	kp_plan p;
+	/* both launches are in the file: the tiles move to dynamic shared
+	 * memory, sized for the largest instantiation */
 	kp_plan_loop(&p, &F, l, a, "cp-async", 2);
+	cr_assert_not_null(p.xform, "%s", p.refuse_msg);
+	cr_expect(p.dynamic);
+	cr_expect_eq(p.dyn_bytes, 65536);
+	cr_expect_eq(kp_plan_launches(&F, l), 2);
+	/* sm_86 holds 99 KB with the opt-in: 4 stages of <64> (128 KB) do not fit */
+	kp_plan_loop(&p, &F, l, kp_arch_find("sm_86"), "cp-async", 4);
 	cr_expect_null(p.xform);
 	cr_assert_not_null(p.refuse_id);
 	cr_expect_str_eq(p.refuse_id, "kpipe-smem-over-limit");
 	cr_expect_str_eq(
 		p.refuse_msg,
-		"for instantiation <64>: 2 stages need 65536 B of shared memory per block, "
-		"over the 49152 B static limit of sm_90 (dynamic shared memory is not "
-		"generated yet)");
+		"for instantiation <64>: 4 stages need 131072 B of shared memory per block, "
+		"over the 49152 B static limit of sm_86, and the tiles cannot move to "
+		"dynamic shared memory: for instantiation <64>: 131072 B of tiles and 0 B of "
+		"other shared memory exceed the 101376 B opt-in limit of sm_86");
 	kp_plan_loop(&p, &F, l, a, "register-2bar", 2);
 	cr_assert_not_null(p.xform, "%s", p.refuse_msg);
 	cr_expect_str_eq(p.xform->name, "register-2bar");

@@ -592,12 +592,13 @@ static void expect_no_dynamic(const char *src, const char *why_part)
 
 Test(plan, dynamic_counts_the_launches_of_the_kernel)
 {
-	kp_loop *l = loop_of(big_src(BIG_DECLS, "void run(const float *A, const float *B, float *C, "
-						"int N, int K, cudaStream_t s)\n{\n"
-						"    mmb<<<dim3(N / 64, N / 64), dim3(64, 64)>>>(A, B, C, "
-						"N, K);\n"
-						"    mmb<<<1, dim3(64, 64), 0, s>>>(A, B, C, N, K);\n"
-						"    other<<<1, 32, 4096>>>(C);\n}\n"),
+	kp_loop *l = loop_of(big_src(BIG_DECLS,
+				     "void run(const float *A, const float *B, float *C, "
+				     "int N, int K, cudaStream_t s)\n{\n"
+				     "    mmb<<<dim3(N / 64, N / 64), dim3(64, 64)>>>(A, B, C, "
+				     "N, K);\n"
+				     "    mmb<<<1, dim3(64, 64), 0, s>>>(A, B, C, N, K);\n"
+				     "    other<<<1, 32, 4096>>>(C);\n}\n"),
 			     "sm_90");
 	cr_assert_eq(F.nlaunches, 3);
 	cr_expect_eq(kp_plan_launches(&F, l), 2);
@@ -619,16 +620,18 @@ Test(plan, dynamic_counts_the_launches_of_the_kernel)
 
 Test(plan, dynamic_refused_for_a_launch_written_by_a_macro)
 {
-	expect_no_dynamic(big_src(BIG_DECLS, "#define LAUNCH(k, ...) k<<<1, 256>>>(__VA_ARGS__)\n"
-					     "void run(const float *A, const float *B, float *C, int N, "
-					     "int K) { LAUNCH(mmb, A, B, C, N, K); }\n"),
+	expect_no_dynamic(big_src(BIG_DECLS,
+				  "#define LAUNCH(k, ...) k<<<1, 256>>>(__VA_ARGS__)\n"
+				  "void run(const float *A, const float *B, float *C, int N, "
+				  "int K) { LAUNCH(mmb, A, B, C, N, K); }\n"),
 			  "no <<<>>> launch kpipe can edit");
 }
 
 Test(plan, dynamic_refused_for_a_launch_with_its_own_dynamic_memory)
 {
-	expect_no_dynamic(big_src(BIG_DECLS, "void run(const float *A, const float *B, float *C, "
-					     "int N, int K) { mmb<<<1, 256, 1024>>>(A, B, C, N, K); }\n"),
+	expect_no_dynamic(big_src(BIG_DECLS,
+				  "void run(const float *A, const float *B, float *C, "
+				  "int N, int K) { mmb<<<1, 256, 1024>>>(A, B, C, N, K); }\n"),
 			  "passes dynamic shared memory of its own");
 }
 
