@@ -318,7 +318,12 @@ static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 	if (l->eligible) {
 		kp_plan p;
 		kp_plan_loop(&p, f, l, a, o->variant, o->stages);
-		if (p.xform)
+		if (p.xform && p.dynamic)
+			printf("    plan: %s, %d stages: %s; tiles in dynamic shared memory, %lld B "
+			       "per block (%d launch%s in this file)\n",
+			       p.xform->name, p.stages, p.why, p.dyn_bytes, kp_plan_launches(f, l),
+			       kp_plan_launches(f, l) == 1 ? "" : "es");
+		else if (p.xform)
 			printf("    plan: %s, %d stages: %s\n", p.xform->name, p.stages, p.why);
 		else
 			printf("    plan: refused [%s] %s\n", p.refuse_id, p.refuse_msg);
@@ -502,6 +507,8 @@ static void json_plan(cJSON *j, kp_file *f, const kp_loop *l, const kp_cli *o)
 		cJSON_AddStringToObject(pl, "variant", p.xform->name);
 		cJSON_AddNumberToObject(pl, "stages", p.stages);
 		cJSON_AddStringToObject(pl, "why", p.why);
+		/* 0: static shared memory; else the bytes every launch passes */
+		cJSON_AddNumberToObject(pl, "dynamic_smem", p.dynamic ? (double)p.dyn_bytes : 0);
 	} else {
 		cJSON_AddNullToObject(pl, "variant");
 		cJSON_AddStringToObject(pl, "refused", p.refuse_id);
