@@ -137,7 +137,7 @@ static char *load_phase(kp_file *f, const kp_loop *l, const kp_spans *sp, const 
 			int ahead)
 {
 	kp_subs s = {0};
-	kp_subs_tiles(&s, l, sp->load_b, sp->load_e, idx);
+	kp_subs_tiles(&s, f, l, sp->load_b, sp->load_e, idx);
 	kp_subs_ahead(&s, l, sp->load_b, sp->load_e, ahead);
 	kp_subs outer = {0};
 	for (int i = 0; i < l->nloads; i++) {
@@ -262,7 +262,7 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 	free(cn);
 
 	kp_subs cs = {0};
-	kp_subs_tiles(&cs, l, sp.comp_b, sp.comp_e, stage);
+	kp_subs_tiles(&cs, f, l, sp.comp_b, sp.comp_e, stage);
 	char *comp = kp_render(f, sp.comp_b, sp.comp_e, &cs);
 	char *comp_i = kp_reindent(comp, iu);
 	kp_strbuf_adds(&sb, comp_i);

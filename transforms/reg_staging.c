@@ -522,7 +522,7 @@ static char *load_copy(kp_file *f, const kp_loop *l, const kp_spans *sp, const s
 {
 	kp_subs s = {0};
 	if (store && store_idx)
-		kp_subs_tiles(&s, l, sp->load_b, sp->load_e, store_idx);
+		kp_subs_tiles(&s, f, l, sp->load_b, sp->load_e, store_idx);
 	kp_subs_next(&s, l, sp->load_b, sp->load_e);
 	kp_subs outer = {0};
 	for (int i = 0; i < l->nloads; i++) {
@@ -629,7 +629,7 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 	char *c0 = kp_xstrndup(f->src + l->cond->begin, l->cond->end - l->cond->begin);
 	kp_subs ps = {0};
 	if (!two_bar)
-		kp_subs_tiles(&ps, l, sp.load_b, sp.load_e, "0");
+		kp_subs_tiles(&ps, f, l, sp.load_b, sp.load_e, "0");
 	char *pro = kp_render(f, sp.load_b, sp.load_e, &ps);
 	kp_subs_release(&ps);
 	char *pro_i = kp_reindent(pro, iu);
@@ -662,7 +662,7 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 
 	kp_subs cs = {0};
 	if (!two_bar)
-		kp_subs_tiles(&cs, l, sp.comp_b, sp.comp_e, stage);
+		kp_subs_tiles(&cs, f, l, sp.comp_b, sp.comp_e, stage);
 	char *comp = kp_render(f, sp.comp_b, sp.comp_e, &cs);
 	char *comp_i = kp_reindent(comp, iu);
 	kp_strbuf_adds(&sb, comp_i);

@@ -64,8 +64,15 @@ typedef struct {
 	kp_subs *s;
 	unsigned b, e;
 	const char *idx;
-	int next; /* steps ahead, 0 = tile indexing */
+	int next;	    /* steps ahead, 0 = tile indexing */
+	const char *sbytes; /* KP_NAME_STAGE_BYTES as the file names it */
 } sub_walk;
+
+int kp_tile_is_dynamic(const kp_decl *d)
+{
+	return d->dyn_base || (d->is_shared && d->is_array &&
+			       (d->ndims == 0 || !d->dim_text[0] || !d->dim_text[0][0]));
+}
 
 static int is_loaded_tile(const kp_loop *l, const kp_decl *d)
 {
@@ -94,7 +101,14 @@ static int walk_subs(kp_node *n, kp_node *parent, void *ud)
 		return 1;
 	if (!w->next && is_loaded_tile(w->l, n->decl)) {
 		kp_strbuf sb = KP_STRBUF_INIT;
-		kp_strbuf_addf(&sb, "%s[%s]", n->name, w->idx);
+		if (kp_tile_is_dynamic(n->decl))
+			/* stage s of dynamic shared memory: the region s times
+			 * kp_stage_bytes further (kp_emit_open) */
+			kp_strbuf_addf(&sb,
+				       "((decltype(&%s[0]))((unsigned char *)&%s[0] + (%s) * %s))",
+				       n->name, n->name, w->idx, w->sbytes);
+		else
+			kp_strbuf_addf(&sb, "%s[%s]", n->name, w->idx);
 		kp_subs_add(w->s, n->name_off, nl, kp_strbuf_str(&sb));
 		kp_strbuf_release(&sb);
 	} else if (w->next) {
@@ -114,9 +128,12 @@ static int walk_subs(kp_node *n, kp_node *parent, void *ud)
 	return 1;
 }
 
-void kp_subs_tiles(kp_subs *s, const kp_loop *l, unsigned b, unsigned e, const char *idx)
+void kp_subs_tiles(kp_subs *s, kp_file *f, const kp_loop *l, unsigned b, unsigned e,
+		   const char *idx)
 {
-	sub_walk w = {l, s, b, e, idx, 0};
+	sub_walk w = {l, s, b, e, idx, 0, NULL};
+	if (l->dyn_tiles)
+		w.sbytes = kp_fresh_name(f, KP_NAME_STAGE_BYTES);
 	kp_node_walk(l->body, NULL, walk_subs, &w);
 	if (l->cond)
 		kp_node_walk(l->cond, NULL, walk_subs, &w);
@@ -126,7 +143,7 @@ void kp_subs_ahead(kp_subs *s, const kp_loop *l, unsigned b, unsigned e, int ste
 {
 	if (steps <= 0)
 		return;
-	sub_walk w = {l, s, b, e, NULL, steps};
+	sub_walk w = {l, s, b, e, NULL, steps, NULL};
 	kp_node_walk(l->body, NULL, walk_subs, &w);
 	if (l->cond)
 		kp_node_walk(l->cond, NULL, walk_subs, &w);
@@ -467,8 +484,8 @@ char *kp_tile_decl_edits(kp_file *f, const kp_loop *l, int stages, int dynamic, 
 	}
 	for (int i = 0; i < l->ntiles; i++) {
 		const kp_tile *t = &l->tiles[i];
-		if (!t->loaded)
-			continue;
+		if (!t->loaded || kp_tile_is_dynamic(t->arr))
+			continue; /* dynamic: the stages are copies of the region */
 		unsigned at = t->arr->name_off + (unsigned)strlen(t->arr->name);
 		if (!t->in_loop) {
 			if (sbuf[0])
@@ -539,6 +556,15 @@ void kp_emit_open(kp_strbuf *sb, kp_file *f, const kp_loop *l, unsigned start, c
 	}
 	free(hoist);
 	kp_strbuf_addf(sb, "%sint %s = 0;\n", I1, kp_fresh_name(f, KP_NAME_STAGE));
+	if (l->dyn_tiles && stages > 1) {
+		/* every launch passes `stages` times the region (rounded up to 16
+		 * bytes): stage s of a dynamic tile is s copies further */
+		const char *sb_name = kp_fresh_name(f, KP_NAME_STAGE_BYTES);
+		kp_strbuf_addf(sb, "%sunsigned %s;\n", I1, sb_name);
+		kp_strbuf_addf(sb, "%sasm(\"mov.u32 %%0, %%%%dynamic_smem_size;\" : \"=r\"(%s));\n", I1,
+			       sb_name);
+		kp_strbuf_addf(sb, "%s%s /= %d;\n", I1, sb_name, stages);
+	}
 }
 
 void kp_emit_tail(kp_strbuf *sb, const kp_file *f, const kp_spans *sp, const char *iu)

@@ -122,6 +122,7 @@ int kp_transform_reports_facts(const kp_transform *t);
 #define KP_NAME_HAS_NEXT "kp_has_next" /* register staging: a next tile exists */
 #define KP_NAME_REG "kp_reg"           /* register staging: kp_reg0, kp_reg1, ... per copy */
 #define KP_NAME_DSMEM "kp_dsmem"       /* the extern array tiles moved to dynamic shared memory */
+#define KP_NAME_STAGE_BYTES "kp_stage_bytes" /* bytes between the stages of dynamic tiles */
 
 /* ---- shared rendering helpers (render.c) ---- */
 
@@ -141,8 +142,15 @@ void kp_subs_release(kp_subs *s);
  * (a substitution that contains another wins).  Caller frees. */
 char *kp_render(const kp_file *f, unsigned b, unsigned e, const kp_subs *s);
 
-/* Adds "[idx]" after every use of each loaded tile inside [b, e). */
-void kp_subs_tiles(kp_subs *s, const kp_loop *l, unsigned b, unsigned e, const char *idx);
+/* Adds "[idx]" after every use of each loaded tile inside [b, e); a tile
+ * in dynamic shared memory (kp_tile_is_dynamic) becomes the same pointer
+ * idx regions further: `((decltype(&As[0]))((unsigned char *)&As[0] +
+ * (idx) * kp_stage_bytes))`. */
+void kp_subs_tiles(kp_subs *s, kp_file *f, const kp_loop *l, unsigned b, unsigned e,
+		   const char *idx);
+/* Whether d is dynamic shared memory: an extern __shared__ array or a
+ * carve-out of one (model.h, kp_decl.dyn_base). */
+int kp_tile_is_dynamic(const kp_decl *d);
 /* Replaces every use of an induction variable in [b, e) with its value
  * `steps` iterations ahead (1 = the next iteration). */
 void kp_subs_ahead(kp_subs *s, const kp_loop *l, unsigned b, unsigned e, int steps);

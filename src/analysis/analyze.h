@@ -132,7 +132,10 @@ typedef struct kp_loop {
 	int nloads;
 	int loads_in_loops;
 	int loads_in_helper;
-	int loads_carve_out; /* copies into pointers carved out of a shared array */
+	int loads_carve_out; /* copies into pointers carved out of a static shared array */
+	int dyn_tiles;       /* loaded tiles in dynamic shared memory (extern arrays and
+				their carve-outs): each stage is a copy of the whole
+				region, kp_stage_bytes apart (transforms/render.c) */
 	kp_tile *tiles;      /* shared arrays referenced by the loop */
 	int ntiles;
 	long long tile_bytes; /* bytes of the loaded arrays per stage, -1 unknown */

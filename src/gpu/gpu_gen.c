@@ -619,9 +619,11 @@ char *kp_gpu_gen_launcher(const kp_launch_spec *s, const char *version_path, con
 		&geom,
 		"    const dim3 kpipe_grid((unsigned)(%s), (unsigned)(%s), (unsigned)(%s));\n"
 		"    const dim3 kpipe_block((unsigned)(%s), (unsigned)(%s), (unsigned)(%s));\n"
-		"    const size_t kpipe_smem = (size_t)(%s);\n",
+		"    const size_t kpipe_spec_smem = (size_t)(%s);\n"
+		"    const size_t kpipe_smem = (size_t)(%s);\n"
+		"    (void)kpipe_spec_smem;\n",
 		s->grid[0], s->grid[1], s->grid[2], s->block[0], s->block[1], s->block[2],
-		dynamic_smem ? dynamic_smem : s->dynamic_smem);
+		s->dynamic_smem, dynamic_smem ? dynamic_smem : s->dynamic_smem);
 	int b = 0;
 	for (int i = 0; i < s->nargs; i++) {
 		if (i)

@@ -97,6 +97,13 @@ typedef struct kp_decl {
 	int in_main;                       /* declared in the main file */
 	int line, col;
 	int align;     /* __align__ value, 0 when none */
+	/* A carve-out of dynamic shared memory (`float *Kj = &sram[ts];`,
+	 * never reassigned): the extern __shared__ array it points into, and
+	 * the offset (NULL: the array itself).  The analysis sets these and
+	 * marks the pointer is_shared / is_array with unknown bounds, so it is
+	 * a tile candidate like the array (analyze.c, mark_carve_outs). */
+	const struct kp_decl *dyn_base;
+	const kp_node *dyn_off;
 	int has_value; /* integer constant with a known value */
 	long long value;
 } kp_decl;

@@ -109,6 +109,7 @@ def harness_source(spec, prepped_path, dyn_smem):
     grd = list(spec["grid"]) + ["1"] * (3 - len(spec["grid"]))
     L.append("    const dim3 kp_grid((unsigned)(%s), (unsigned)(%s), (unsigned)(%s));" % tuple(grd))
     L.append("    const dim3 kp_block((unsigned)(%s), (unsigned)(%s), (unsigned)(%s));" % tuple(blk))
+    L.append("    const size_t kpipe_spec_smem = (size_t)(%s); (void)kpipe_spec_smem;" % (spec.get("dynamic_smem", "0") or "0"))
     L.append("    const size_t kp_smem = (size_t)(%s);" % (dyn_smem or spec.get("dynamic_smem", "0") or "0"))
     bufs = [a for a in spec["args"] if a["role"] != "scalar"]
     L.append("    const size_t kp_counts[] = {%s};" % (", ".join("(size_t)(%s)" % a["count"] for a in bufs) or "0"))

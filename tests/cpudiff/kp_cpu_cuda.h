@@ -346,6 +346,8 @@ struct ShmReg {
 };
 // dynamic shared memory (extern __shared__ arrays point here; prep.py)
 alignas(256) inline unsigned char dyn_smem_buf[256 * 1024];
+inline size_t dyn_smem_bytes; // what the running launch passed (%dynamic_smem_size)
+static inline unsigned dyn_smem_size() { return (unsigned)dyn_smem_bytes; }
 inline Runtime rt;
 
 static inline uint64_t next_rand()
@@ -508,6 +510,7 @@ template <class... P, class... A> static inline void launch(LaunchCfg c, void (*
     if (c.smem > sizeof dyn_smem_buf)
         fail("dynamic shared memory of %zu bytes is more than the emulator's %zu", c.smem, sizeof dyn_smem_buf);
     memset(dyn_smem_buf, 0xff, sizeof dyn_smem_buf);
+    dyn_smem_bytes = c.smem;
     rt.body = [&]() { std::apply(kernel, params); };
     gridDim = c.grid;
     blockDim = c.block;

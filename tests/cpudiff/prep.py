@@ -243,8 +243,15 @@ def register_shared(src, code):
     return "".join(out)
 
 
+# kpipe's read of the dynamic shared-memory size (transforms/render.c,
+# kp_emit_open), the one inline PTX the emulator knows: the bytes the launch
+# passed (kp::dyn_smem_size()).  Kept on one line, so positions line up.
+DYN_SMEM_SIZE = re.compile(r'\basm\s*\(\s*"mov\.u32 %0, %%dynamic_smem_size;"\s*:\s*"=r"\s*\(\s*(\w+)\s*\)\s*\)\s*;')
+
+
 def prep(src, path):
     """(text, None) or (None, [reasons]) when the kernel cannot be emulated."""
+    src = DYN_SMEM_SIZE.sub(lambda m: "%s = kp::dyn_smem_size();" % m.group(1), src)
     code = blank_comments_and_strings(src)
     reasons = unsupported_reasons(code)
     if reasons:

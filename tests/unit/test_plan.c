@@ -673,6 +673,104 @@ Test(plan, dynamic_refused_for_a_tile_declared_in_the_loop)
 	expect_no_dynamic(src, "the tile 'As' is declared inside the loop");
 }
 
+/* --- extern tiles: a copy of the region per stage --------------------------------------- */
+
+/* carve-outs of `extern __shared__ float sm[]` (decls), loaded as As and
+ * Bs; static storage, one at a time */
+static const char *extern_src(const char *decls, const char *host)
+{
+	static char buf[4096];
+	snprintf(buf, sizeof(buf),
+		 "#define T 16\n"
+		 "__global__ void mme(const float *A, const float *B, float *C, int N, int K)\n"
+		 "{\n"
+		 "    extern __shared__ float sm[];\n"
+		 "%s"
+		 "    int tx = threadIdx.x, ty = threadIdx.y;\n"
+		 "    float acc = 0.0f;\n"
+		 "    for (int k0 = 0; k0 < K; k0 += T) {\n"
+		 "        As[ty * T + tx] = A[ty * K + k0 + tx];\n"
+		 "        Bs[ty * T + tx] = B[(k0 + ty) * N + tx];\n"
+		 "        __syncthreads();\n"
+		 "        for (int kk = 0; kk < T; ++kk)\n"
+		 "            acc += As[ty * T + kk] * Bs[kk * T + tx];\n"
+		 "        __syncthreads();\n"
+		 "    }\n"
+		 "    C[ty * N + tx] = acc;\n"
+		 "}\n%s",
+		 decls, host);
+	return buf;
+}
+
+static const char *dyn_reason(const kp_loop *l)
+{
+	for (int i = 0; i < l->nreasons; i++)
+		if (!strcmp(l->reasons[i].id, "kpipe-dynamic-smem"))
+			return l->reasons[i].message;
+	return NULL;
+}
+
+Test(plan, extern_carve_outs_are_tiles)
+{
+	kp_loop *l = loop_of(extern_src("    float *As = sm;\n    float *Bs = &sm[T * T];\n", ""),
+			     "sm_90");
+	cr_expect(l->eligible, "%s", dyn_reason(l) ? dyn_reason(l) : "");
+	cr_expect_eq(l->dyn_tiles, 2);
+	kp_plan p;
+	plan(&p, l, "sm_90", "cp-async", 3);
+	expect_xform(&p, "cp-async");
+	cr_expect_not(p.dynamic, "the region is copied per stage, not moved");
+}
+
+Test(plan, extern_carve_outs_that_alias_are_refused)
+{
+	/* the same offset spelled twice, and 0 against the array itself */
+	const char *decls[] = {"    float *As = &sm[T];\n    float *Bs = &sm[T];\n",
+			       "    float *As = sm;\n    float *Bs = sm + 0;\n"};
+	for (int i = 0; i < 2; i++) {
+		kp_loop *l = loop_of(extern_src(decls[i], ""), "sm_90");
+		cr_expect_not(l->eligible);
+		const char *why = dyn_reason(l);
+		cr_assert_not_null(why);
+		cr_expect(strstr(why, "start at the same offset: they alias"), "%s", why);
+		release();
+	}
+}
+
+Test(plan, extern_region_used_besides_its_carve_outs_is_refused)
+{
+	kp_loop *l = loop_of(extern_src("    float *As = sm;\n    float *Bs = sm + T * T;\n"
+					"    if (threadIdx.x == 999) sm[5] = 1.0f;\n",
+					""),
+			     "sm_90");
+	cr_expect_not(l->eligible);
+	const char *why = dyn_reason(l);
+	cr_assert_not_null(why);
+	cr_expect(strstr(why, "'sm' is used at line 7 besides its carve-outs"), "%s", why);
+}
+
+Test(plan, two_extern_arrays_are_refused)
+{
+	kp_loop *l = loop_of(extern_src("    extern __shared__ float other[];\n"
+					"    float *As = sm;\n    float *Bs = other;\n",
+					""),
+			     "sm_90");
+	cr_expect_not(l->eligible);
+	const char *why = dyn_reason(l);
+	cr_assert_not_null(why);
+	cr_expect(strstr(why, "two extern __shared__ arrays"), "%s", why);
+}
+
+Test(plan, reassigned_carve_out_is_not_a_tile)
+{
+	/* As moves: no carve-out, and not rewritten */
+	kp_loop *l = loop_of(extern_src("    float *As = sm;\n    float *Bs = sm + T * T;\n"
+					"    if (threadIdx.x == 999) As = Bs;\n",
+					""),
+			     "sm_90");
+	cr_expect_not(l->eligible);
+}
+
 /* --- the registry ------------------------------------------------------------------------ */
 
 Test(plan, registry)
