@@ -1,10 +1,10 @@
 // attention_dynamic_smem.cu - single-pass attention forward, fp32, head
-// dimension 64, written the way minimal FlashAttention tutorials write it:
+// dimension 32, written the way minimal FlashAttention tutorials write it:
 // the K and V tiles are carved out of one `extern __shared__` array at
 // offsets known only at run time (`float *Vj = &sram[tile_size];` with
-// tile_size = Bc * 64, Bc a kernel argument), and the launch passes their
+// tile_size = Bc * 32, Bc a kernel argument), and the launch passes their
 // bytes.  O = softmax(scale * Q K^T) V for each of BH (batch, head) slices;
-// Q, K, V and O are [BH][S][64], row-major.  One thread per query row (its
+// Q, K, V and O are [BH][S][32], row-major.  One thread per query row (its
 // q and o in registers), Bc threads and Bc query rows per block; each
 // thread copies one row of the K and V tiles.  S must be a multiple of Bc.
 //
@@ -15,7 +15,7 @@
 // kpipe-launch line for validate and tune, and warns
 // (kpipe-dynamic-smem-launch).
 
-#define HEAD_DIM 64
+#define HEAD_DIM 32
 
 __global__ void attention_dynamic_smem(const float *__restrict__ Q,
                                        const float *__restrict__ K,

@@ -64,7 +64,7 @@ typedef struct {
 	kp_subs *s;
 	unsigned b, e;
 	const char *idx;
-	int next;	    /* steps ahead, 0 = tile indexing */
+	int next;           /* steps ahead, 0 = tile indexing */
 	const char *sbytes; /* KP_NAME_STAGE_BYTES as the file names it */
 } sub_walk;
 
@@ -561,8 +561,8 @@ void kp_emit_open(kp_strbuf *sb, kp_file *f, const kp_loop *l, unsigned start, c
 		 * bytes): stage s of a dynamic tile is s copies further */
 		const char *sb_name = kp_fresh_name(f, KP_NAME_STAGE_BYTES);
 		kp_strbuf_addf(sb, "%sunsigned %s;\n", I1, sb_name);
-		kp_strbuf_addf(sb, "%sasm(\"mov.u32 %%0, %%%%dynamic_smem_size;\" : \"=r\"(%s));\n", I1,
-			       sb_name);
+		kp_strbuf_addf(sb, "%sasm(\"mov.u32 %%0, %%%%dynamic_smem_size;\" : \"=r\"(%s));\n",
+			       I1, sb_name);
 		kp_strbuf_addf(sb, "%s%s /= %d;\n", I1, sb_name, stages);
 	}
 }

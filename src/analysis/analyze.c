@@ -506,40 +506,45 @@ static const char *dynamic_tile_problem(actx *c, const kp_tile *t)
 	kp_arena *a = &c->f->arena;
 	const kp_decl *d = t->arr, *base = d->dyn_base ? d->dyn_base : d;
 	if (c->k->is_device)
-		return kp_arena_printf(a,
-				       "'%s' is dynamic shared memory of a __device__ function: the "
-				       "launches of its callers would have to change",
-				       d->name);
+		return kp_arena_printf(
+			a,
+			"'%s' is dynamic shared memory of a __device__ function: the "
+			"launches of its callers would have to change",
+			d->name);
 	if (t->in_loop)
 		return kp_arena_printf(a, "'%s' is declared inside the loop", d->name);
 	dyn_walk w = {base, NULL, NULL, {0}, 0};
 	kp_node_walk(c->k->body, NULL, walk_dynamic, &w);
 	if (w.other)
-		return kp_arena_printf(a,
-				       "the kernel names two extern __shared__ arrays ('%s' and '%s'), "
-				       "which are one region",
-				       base->name, w.other->name);
+		return kp_arena_printf(
+			a,
+			"the kernel names two extern __shared__ arrays ('%s' and '%s'), "
+			"which are one region",
+			base->name, w.other->name);
 	if (w.ncarves >= 16)
 		return "more than 16 carve-outs of one dynamic array";
 	if (w.ncarves && w.direct)
-		return kp_arena_printf(a,
-				       "'%s' is used at line %d besides its carve-outs: kpipe cannot "
-				       "tell what else lives in the region",
-				       base->name, w.direct->line);
+		return kp_arena_printf(
+			a,
+			"'%s' is used at line %d besides its carve-outs: kpipe cannot "
+			"tell what else lives in the region",
+			base->name, w.direct->line);
 	for (int i = 0; i < w.ncarves; i++)
 		for (int j = i + 1; j < w.ncarves; j++) {
 			const kp_node *x = w.carves[i]->dyn_off, *y = w.carves[j]->dyn_off;
 			long long vx = 0, vy = 0;
 			int cx = !x || kp_eval(x, c->k, c->iv, &vx) == 0;
 			int cy = !y || kp_eval(y, c->k, c->iv, &vy) == 0;
-			int same = (cx && cy)	? vx == vy
-				   : (!cx && !cy) ? !strcmp(kp_node_text(c->f, x), kp_node_text(c->f, y))
-						  : 0;
+			int same = (cx && cy) ? vx == vy
+				   : (!cx && !cy)
+					   ? !strcmp(kp_node_text(c->f, x), kp_node_text(c->f, y))
+					   : 0;
 			if (same)
-				return kp_arena_printf(a,
-						       "the carve-outs '%s' and '%s' of '%s' start at the "
-						       "same offset: they alias",
-						       w.carves[i]->name, w.carves[j]->name, base->name);
+				return kp_arena_printf(
+					a,
+					"the carve-outs '%s' and '%s' of '%s' start at the "
+					"same offset: they alias",
+					w.carves[i]->name, w.carves[j]->name, base->name);
 		}
 	return NULL;
 }
@@ -1712,11 +1717,25 @@ static void scan_loads(actx *c, kp_node *n, load_scope sc)
 	if (arr) {
 		int dyn = arr->ndims == 0 || !arr->dim_text[0] || !arr->dim_text[0][0];
 		c->l->loads_carve_out = 1;
-		add_reason(c, n, dyn ? "kpipe-dynamic-smem" : "kpipe-tile-escapes",
-			   "the tile '%s' is a pointer into the %sshared array '%s' (a carve-out): "
-			   "kpipe pipelines tiles declared as __shared__ arrays%s",
-			   root->decl->name, dyn ? "dynamic (extern) " : "", arr->name,
-			   dyn ? " and does not double dynamic shared memory yet" : "");
+		if (arr->dyn_base)
+			add_reason(
+				c, n, "kpipe-dynamic-smem",
+				"the tile '%s' is carved out of '%s', itself a carve-out of '%s': "
+				"kpipe places carve-outs of the extern array itself, each at its "
+				"own offset",
+				root->decl->name, arr->name, arr->dyn_base->name);
+		else if (dyn)
+			add_reason(
+				c, n, "kpipe-dynamic-smem",
+				"the tile '%s' is a pointer into the dynamic (extern) shared array "
+				"'%s' that kpipe cannot place (declared in the loop or changed)",
+				root->decl->name, arr->name);
+		else
+			add_reason(
+				c, n, "kpipe-tile-escapes",
+				"the tile '%s' is a pointer into the shared array '%s' (a "
+				"carve-out): kpipe pipelines tiles declared as __shared__ arrays",
+				root->decl->name, arr->name);
 		return;
 	}
 	if (n->kind == KP_N_FOR || n->kind == KP_N_WHILE || n->kind == KP_N_DO ||

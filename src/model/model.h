@@ -96,7 +96,7 @@ typedef struct kp_decl {
 	unsigned name_end;                 /* end of the declarator (after the last ']') */
 	int in_main;                       /* declared in the main file */
 	int line, col;
-	int align;     /* __align__ value, 0 when none */
+	int align; /* __align__ value, 0 when none */
 	/* A carve-out of dynamic shared memory (`float *Kj = &sram[ts];`,
 	 * never reassigned): the extern __shared__ array it points into, and
 	 * the offset (NULL: the array itself).  The analysis sets these and

@@ -143,17 +143,19 @@ static const char *stage_major_problem(kp_file *f, const kp_loop *l)
 		if (x->kernel != l->kernel)
 			continue;
 		if (!x->editable)
-			return kp_arena_printf(&f->arena,
-					       "the call of '%s' at line %d is no <<<>>> launch kpipe "
-					       "can edit (written by a macro?)",
-					       l->kernel->name, x->line);
+			return kp_arena_printf(
+				&f->arena,
+				"the call of '%s' at line %d is no <<<>>> launch kpipe "
+				"can edit (written by a macro?)",
+				l->kernel->name, x->line);
 		if (x->nconfig < 3 || !side_effect_free(f, x->arg_b[2], x->arg_e[2]))
-			return kp_arena_printf(&f->arena,
-					       "the launch at line %d passes %s: kpipe must multiply "
-					       "the bytes it passes",
-					       x->line,
-					       x->nconfig < 3 ? "no dynamic shared memory"
-							      : "bytes computed with a side effect");
+			return kp_arena_printf(
+				&f->arena,
+				"the launch at line %d passes %s: kpipe must multiply "
+				"the bytes it passes",
+				x->line,
+				x->nconfig < 3 ? "no dynamic shared memory"
+					       : "bytes computed with a side effect");
 	}
 	if (f->abs_path)
 		return "the kernel is in a header: its launches are in other files";
@@ -182,35 +184,40 @@ static void stage_major_edits(kp_pass_ctx *c, const kp_loop *l, int buffers, int
 			ab++;
 		while (ae > ab && strchr(" \t\r\n", f->src[ae - 1]))
 			ae--;
-		const char *bytes = kp_arena_printf(&f->arena, "(size_t)%d * (((%.*s) + 15) / 16 * 16)",
+		const char *bytes = kp_arena_printf(&f->arena,
+						    "(size_t)%d * (((%.*s) + 15) / 16 * 16)",
 						    buffers, (int)(ae - ab), f->src + ab);
 		kp_pass_edit(c, ab, ae - ab,
-			     kp_arena_printf(&f->arena,
-					     "(cudaFuncSetAttribute(%.*s, "
-					     "cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(%s)), %s)",
-					     (int)(ce - cb), f->src + cb, bytes, bytes),
+			     kp_arena_printf(
+				     &f->arena,
+				     "(cudaFuncSetAttribute(%.*s, "
+				     "cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(%s)), %s)",
+				     (int)(ce - cb), f->src + cb, bytes, bytes),
 			     di);
 		n++;
 	}
 	unsigned kb = k->begin;
 	while (kb > 0 && f->src[kb - 1] != '\n')
 		kb--;
-	kp_pass_edit(c, kb, 0,
-		     kp_arena_printf(&f->arena,
-				     "// kpipe: '%s' keeps %d copies of its dynamic shared memory: every "
-				     "launch passes %d x its bytes, rounded up to 16\n"
-				     "// kpipe-launch: dynamic_smem = %d * ((kpipe_spec_smem + 15) / 16 * 16)\n",
-				     k->name, buffers, buffers, buffers),
-		     di);
+	kp_pass_edit(
+		c, kb, 0,
+		kp_arena_printf(
+			&f->arena,
+			"// kpipe: '%s' keeps %d copies of its dynamic shared memory: every "
+			"launch passes %d x its bytes, rounded up to 16\n"
+			"// kpipe-launch: dynamic_smem = %d * ((kpipe_spec_smem + 15) / 16 * 16)\n",
+			k->name, buffers, buffers, buffers),
+		di);
 	if (!n)
-		kp_pass_diag(c, l->node->line, l->node->col, "warning", "kpipe-dynamic-smem-launch",
-			     kp_arena_printf(&f->arena,
-					     "the dynamic shared memory of '%s' now holds %d copies of "
-					     "the region and no launch of it is in this file: every "
-					     "launch must pass %d x its bytes rounded up to 16 (%d * "
-					     "((bytes + 15) / 16 * 16)), after raising "
-					     "cudaFuncAttributeMaxDynamicSharedMemorySize to that",
-					     k->name, buffers, buffers, buffers));
+		kp_pass_diag(
+			c, l->node->line, l->node->col, "warning", "kpipe-dynamic-smem-launch",
+			kp_arena_printf(&f->arena,
+					"the dynamic shared memory of '%s' now holds %d copies of "
+					"the region and no launch of it is in this file: every "
+					"launch must pass %d x its bytes rounded up to 16 (%d * "
+					"((bytes + 15) / 16 * 16)), after raising "
+					"cudaFuncAttributeMaxDynamicSharedMemorySize to that",
+					k->name, buffers, buffers, buffers));
 }
 
 /* Plans and transforms one eligible loop: its edits, owned by its note. */
@@ -261,11 +268,12 @@ static void pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 				why = "an earlier K-loop of the kernel already has stages in dynamic "
 				      "shared memory";
 		if (why) {
-			kp_pass_refuse(c, line, col, "kpipe-dynamic-smem",
-				       kp_arena_printf(&f->arena,
-						       "the tiles are dynamic shared memory and %d "
-						       "buffers need %d copies of the region, but %s",
-						       buffers, buffers, why));
+			kp_pass_refuse(
+				c, line, col, "kpipe-dynamic-smem",
+				kp_arena_printf(&f->arena,
+						"the tiles are dynamic shared memory and %d "
+						"buffers need %d copies of the region, but %s",
+						buffers, buffers, why));
 			return;
 		}
 	}

@@ -264,6 +264,13 @@ refused nested_siblings_shared_tile "$in/nested_siblings_shared_tile.cu" 0 1 \
 	"'Ks' is read after the loop, in the loop around it at line 14: .*\[kpipe-tile-read-after-loop\]"
 check "nested_siblings_shared_tile: the second loop is refused too" \
 	has nested_siblings_shared_tile.r "nested_siblings_shared_tile\.cu:18:13: warning: .*\[kpipe-tile-escapes\]"
+# --- dynamic shared memory ----------------------------------------------------------
+# two extern carve-outs at one offset spelled two ways, and a carve-out of a
+# carve-out: refused, never placed
+refused extern_alias "$in/extern_alias.cu" 0 1 \
+	"extern_alias\.cu:18:5: warning: the carve-outs 'As' and 'Bs' of 'sm' start at the same offset: they alias \[kpipe-dynamic-smem\]"
+refused extern_carve_of_carve "$in/extern_carve_of_carve.cu" 0 1 \
+	"extern_carve_of_carve\.cu:19:9: warning: the tile 'Bs' is carved out of 'As', itself a carve-out of 'sm': .*\[kpipe-dynamic-smem\]"
 # a K-loop 48 loops deep, each loop around it with a barrier of its own
 python3 - "$tmp/nested_deep.cu" <<'PY'
 import sys

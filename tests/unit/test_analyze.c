@@ -2141,9 +2141,10 @@ Test(analyze, hand_pipelined_loops)
 }
 
 /* Tiles carved out of a shared array by pointers (`float *Kj = &sram[n];`):
- * refused for that reason alone (kpipe-dynamic-smem for extern memory,
- * kpipe-tile-escapes for a static array), not as "no tile load" or a
- * store through an untracked pointer. */
+ * of extern memory, they are tiles (one copy of the region per stage) unless
+ * two start at one offset (kpipe-dynamic-smem); of a static array, refused
+ * as kpipe-tile-escapes; never "no tile load" or a store through an
+ * untracked pointer. */
 #define CARVE(decl, bs)                                                                            \
 	"__global__ void cv(const float *K, const float *V, float *O, int n, int d)\n"             \
 	"{\n" decl "    float *Kj = sram;\n"                                                       \
@@ -2165,10 +2166,17 @@ Test(analyze, carve_out_tiles)
 	analyze_src(CARVE("    extern __shared__ float sram[];\n", "64"));
 	kp_loop *l = only_loop();
 	log_reasons(l);
+	cr_expect(l->eligible);
+	cr_expect_eq(l->dyn_tiles, 2);
+	release();
+	analyze_src(CARVE("    extern __shared__ float sram[];\n", "0"));
+	l = only_loop();
+	log_reasons(l);
 	cr_expect_not(l->eligible);
 	const kp_reason *r = find_reason(l, "kpipe-dynamic-smem");
 	cr_assert_not_null(r);
-	cr_expect(strstr(r->message, "'Kj' is a pointer into the dynamic (extern) shared array"),
+	cr_expect(strstr(r->message, "the carve-outs 'Kj' and 'Vj' of 'sram' start at the same "
+				     "offset: they alias"),
 		  "%s", r->message);
 	cr_expect_null(find_reason(l, "kpipe-no-tile-load"));
 	cr_expect_null(find_reason(l, "kpipe-memory-order"));
