@@ -851,6 +851,40 @@ static int param_is_out_ref(const char *type, int i)
 	return 0;
 }
 
+/* Whether parameter `i` (0-based) of a function type spelled by libclang
+ * only reads what it is given: a pointer or a reference to const, one level
+ * ("const float *", "const float (&)[16][16]", "const float *const"). */
+static int param_is_const_view(const char *type, int i)
+{
+	const char *p = type ? strchr(type, '(') : NULL;
+	if (!p)
+		return 0;
+	int depth = 0, idx = 0;
+	const char *start = p + 1;
+	for (p++; *p; p++) {
+		char ch = *p;
+		if (ch == '<' || ch == '(' || ch == '[')
+			depth++;
+		else if (ch == '>' || ch == ']' || (ch == ')' && depth > 0))
+			depth--;
+		else if (depth == 0 && (ch == ',' || ch == ')')) {
+			if (idx == i) {
+				while (*start == ' ')
+					start++;
+				int ind = 0;
+				for (const char *q = start; q < p; q++)
+					ind += *q == '*' || *q == '&';
+				return ind == 1 && !strncmp(start, "const ", 6);
+			}
+			if (ch == ')')
+				return 0;
+			idx++;
+			start = p + 1;
+		}
+	}
+	return 0;
+}
+
 static void collect_rw(kp_node *n, rw_set *s)
 {
 	if (!n)
@@ -877,11 +911,20 @@ static void collect_rw(kp_node *n, rw_set *s)
 			push_decl(&s->r, &s->nr, &s->capr, n->decl);
 		break;
 	case KP_N_CALL:
-		/* arrays passed to a call may be written by it */
+		/* arrays passed to a call may be written by it, unless the
+		 * callee's parameter is a pointer or reference to const (a
+		 * compute helper that reads the tiles); a call with no
+		 * declaration yet (dependent, in a template) may write them */
 		for (int i = 0; i < n->nkids; i++) {
 			kp_node *a = (kp_node *)kp_node_strip(n->kids[i]);
-			if (a && a->kind == KP_N_DECLREF && a->decl && a->decl->is_array &&
-			    n->decl && n->decl->kind == KP_D_FUNC)
+			if (!a || a->kind != KP_N_DECLREF || !a->decl || !a->decl->is_array)
+				continue;
+			if (n->decl && n->decl->kind == KP_D_FUNC) {
+				const kp_node *callee = kp_node_strip(n->kids[0]);
+				int arg = callee && callee->kind == KP_N_DECLREF ? i - 1 : -1;
+				if (arg < 0 || !param_is_const_view(n->decl->type, arg))
+					note_write(s, a, n);
+			} else if (!n->decl && i > 0)
 				note_write(s, a, n);
 		}
 		/* and so may lvalues bound to non-const reference parameters
@@ -2996,6 +3039,36 @@ static void find_induction(actx *c)
 	}
 }
 
+typedef struct {
+	const kp_decl *d;
+	const kp_node *call;
+} tile_call_walk;
+
+static int find_tile_call(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	tile_call_walk *w = ud;
+	if (w->call)
+		return 0;
+	if (n->kind == KP_N_CALL && n->sync == KP_SYNC_NONE)
+		for (int i = 1; i < n->nkids; i++) {
+			const kp_node *a = kp_node_strip(n->kids[i]);
+			if (a && a->kind == KP_N_DECLREF && a->decl == w->d)
+				w->call = n;
+		}
+	return 1;
+}
+
+/* The call of the compute phase that is handed the tile d, or NULL (the
+ * tile is written otherwise). */
+static const kp_node *tile_call(const kp_loop *l, const kp_decl *d)
+{
+	tile_call_walk w = {d, NULL};
+	for (int i = l->comp_b; i < l->comp_e && !w.call; i++)
+		kp_node_walk(l->stmts[i], NULL, find_tile_call, &w);
+	return w.call;
+}
+
 /* The shared tiles of the loop (written by the load phase, or used in the
  * body) and what keeps each from being multi-buffered. */
 static void check_tiles(actx *c, const rw_set *lw, const rw_set *cw)
@@ -3016,9 +3089,24 @@ static void check_tiles(actx *c, const rw_set *lw, const rw_set *cw)
 		kp_tile *t = &l->tiles[i];
 		if (!t->loaded)
 			continue;
-		if (rw_has(cw->w, cw->nw, t->arr))
-			add_reason(c, n, "kpipe-compute-writes-tile",
-				   "the compute phase writes the loaded tile '%s'", t->arr->name);
+		if (rw_has(cw->w, cw->nw, t->arr)) {
+			const kp_node *call = tile_call(l, t->arr);
+			if (call)
+				add_reason(c, call, "kpipe-compute-writes-tile",
+					   "the compute phase passes the loaded tile '%s' to '%s', "
+					   "which may write it: %s",
+					   t->arr->name, callee_name(c->f, call),
+					   call->decl
+						   ? "its parameter is not a pointer or reference "
+						     "to const"
+						   : "a call with no declaration yet (dependent, "
+						     "in a template) whose parameters kpipe "
+						     "cannot see");
+			else
+				add_reason(c, n, "kpipe-compute-writes-tile",
+					   "the compute phase writes the loaded tile '%s'",
+					   t->arr->name);
+		}
 		if (is_dynamic_tile(t->arr)) {
 			const char *why = dynamic_tile_problem(c, t);
 			if (why)

@@ -271,6 +271,12 @@ refused extern_alias "$in/extern_alias.cu" 0 1 \
 	"extern_alias\.cu:18:5: warning: the carve-outs 'As' and 'Bs' of 'sm' start at the same offset: they alias \[kpipe-dynamic-smem\]"
 refused extern_carve_of_carve "$in/extern_carve_of_carve.cu" 0 1 \
 	"extern_carve_of_carve\.cu:19:9: warning: the tile 'Bs' is carved out of 'As', itself a carve-out of 'sm': .*\[kpipe-dynamic-smem\]"
+# compute helpers that write the tile they read: a non-const reference, and
+# a dependent template call whose parameters kpipe cannot see
+refused helper_writes_tile "$in/helper_writes_tile.cu" 0 1 \
+	"helper_writes_tile\.cu:29:16: warning: the compute phase passes the loaded tile 'As' to 'scale_row', which may write it: .*\[kpipe-compute-writes-tile\]"
+check "helper_writes_tile: the dependent call is refused too" \
+	has helper_writes_tile.r "helper_writes_tile\.cu:43:16: warning: the compute phase passes the loaded tile 'Xs' to 'grab', which may write it: a call with no declaration yet .*\[kpipe-compute-writes-tile\]"
 # a K-loop 48 loops deep, each loop around it with a barrier of its own
 python3 - "$tmp/nested_deep.cu" <<'PY'
 import sys

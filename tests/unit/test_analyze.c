@@ -2189,6 +2189,44 @@ Test(analyze, carve_out_tiles)
 	cr_expect_null(find_reason(l, "kpipe-no-tile-load"));
 }
 
+/* A compute helper handed the tiles: a pointer or reference to const only
+ * reads them (eligible; the rewrite passes the stage at the call site); a
+ * non-const one may write them (kpipe-compute-writes-tile naming it). */
+#define COMPUTE_HELPER(params)                                                                     \
+	"__device__ float dot(" params ", int r)\n"                                                \
+	"{ float s = 0.0f; for (int k = 0; k < 16; ++k) s += a[r * 16 + k]; return s; }\n"         \
+	"__global__ void kh(const float *A, float *C, int K)\n"                                    \
+	"{\n"                                                                                      \
+	"    __shared__ float As[256];\n"                                                          \
+	"    float acc = 0.0f;\n"                                                                  \
+	"    for (int k0 = 0; k0 < K; k0 += 16) {\n"                                               \
+	"        As[threadIdx.x] = A[k0 * 16 + threadIdx.x];\n"                                    \
+	"        __syncthreads();\n"                                                               \
+	"        acc += dot(As, threadIdx.x % 16);\n"                                              \
+	"        __syncthreads();\n"                                                               \
+	"    }\n"                                                                                  \
+	"    C[threadIdx.x] = acc;\n"                                                              \
+	"}\n"
+Test(analyze, compute_helper_reading_the_tile)
+{
+	analyze_src(COMPUTE_HELPER("const float *a"));
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect(l->eligible);
+	release();
+	analyze_src(COMPUTE_HELPER("float *a"));
+	l = only_loop();
+	log_reasons(l);
+	cr_expect_not(l->eligible);
+	const kp_reason *r = find_reason(l, "kpipe-compute-writes-tile");
+	cr_assert_not_null(r);
+	cr_expect(strstr(r->message,
+			 "passes the loaded tile 'As' to 'dot', which may write it: its "
+			 "parameter is not a pointer or reference to const"),
+		  "%s", r->message);
+	cr_expect_eq(r->line, 10);
+}
+
 /* Copies in a helper template, called from a template kernel (the call is
  * dependent: no declaration yet): kpipe-load-in-helper naming the helper
  * as spelled, and only that. */
