@@ -139,6 +139,51 @@ static int reg_2bar_buffers(int stages)
 	return 1;
 }
 
+typedef struct {
+	kp_file *f;
+	kp_subs *s;
+	int depth;
+} const_walk;
+
+static char *const_text(kp_file *f, const kp_node *n, int depth);
+
+static int sub_locals(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	const_walk *w = ud;
+	const kp_decl *d = n->decl;
+	if (n->kind != KP_N_DECLREF || !d || !n->name_editable || d->kind != KP_D_VAR ||
+	    d->is_const || !d->init || d->is_array || d->is_pointer || d->is_shared)
+		return 1;
+	char *t = const_text(w->f, d->init, w->depth + 1);
+	if (!t)
+		return 1;
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_addf(&sb, "(%s)", t);
+	kp_subs_add(w->s, n->name_off, (unsigned)strlen(n->name), kp_strbuf_str(&sb));
+	kp_strbuf_release(&sb);
+	free(t);
+	return 1;
+}
+
+/* The text of n with every plain local it names replaced by its
+ * initialiser, recursively: the count of a copy loop whose step is such a
+ * local (`int stride = BM / rounds;`) becomes a constant expression (the
+ * analysis took the loop's trip count from the same initialisers, which
+ * it requires to be the locals' only values).  NULL when n is not in the
+ * main file.  Caller frees. */
+static char *const_text(kp_file *f, const kp_node *n, int depth)
+{
+	if (!n || !n->in_main || depth > 8)
+		return NULL;
+	kp_subs s = {0};
+	const_walk w = {f, &s, depth};
+	kp_node_walk((kp_node *)n, NULL, sub_locals, &w);
+	char *t = kp_render(f, n->begin, n->end, &s);
+	kp_subs_release(&s);
+	return t;
+}
+
 /* The staging registers' count and index expressions (as text) of a copy
  * loop for (int i = a; i < b; i += s), from the analysis's reading of it
  * (kp_load.ranges, the one its trip count comes from). */
@@ -148,9 +193,16 @@ static int loop_slot(kp_file *f, const kp_range *r, char **count, char **index)
 	    !(r->step_is_one || (r->step_plus_assign && r->step)))
 		return -1; /* the count needs the declared counter, ++ or += */
 	const char *name = r->var_decl->name;
-	const char *lot = kp_node_text(f, r->lo);
-	const char *hit = kp_node_text(f, r->hi);
-	const char *step = r->step ? kp_node_text(f, r->step) : "1";
+	char *lot_c = const_text(f, r->lo, 0), *hit_c = const_text(f, r->hi, 0);
+	char *step_c = r->step ? const_text(f, r->step, 0) : NULL;
+	const char *lot = lot_c ? kp_arena_strdup(&f->arena, lot_c) : kp_node_text(f, r->lo);
+	const char *hit = hit_c ? kp_arena_strdup(&f->arena, hit_c) : kp_node_text(f, r->hi);
+	const char *step = !r->step ? "1"
+			   : step_c ? kp_arena_strdup(&f->arena, step_c)
+				    : kp_node_text(f, r->step);
+	free(lot_c);
+	free(hit_c);
+	free(step_c);
 	kp_strbuf c = KP_STRBUF_INIT, x = KP_STRBUF_INIT;
 	if (!strcmp(r->op, "<") && !strcmp(lot, "0") && !strcmp(step, "1")) {
 		kp_strbuf_addf(&c, "(%s)", hit);

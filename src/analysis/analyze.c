@@ -23,6 +23,8 @@ const char *kp_math_name(kp_math m)
 
 /* ---------------------------------------------------------------- eval */
 
+static int assigned_in(const kp_kernel *k, const kp_decl *d);
+
 static int eval_depth(const kp_node *n, const kp_kernel *k, const long long *iv, long long *out,
 		      int depth)
 {
@@ -60,6 +62,12 @@ static int eval_depth(const kp_node *n, const kp_kernel *k, const long long *iv,
 			return 0;
 		}
 		if (d->kind == KP_D_VAR && d->is_const && d->init && !d->is_array)
+			return eval_depth(d->init, k, iv, out, depth + 1);
+		/* a local of the kernel that is never changed after its
+		 * initialiser (`int stride = BM / n;`) has that value */
+		if (d->kind == KP_D_VAR && d->init && !d->is_array && !d->is_pointer &&
+		    !d->is_shared && k && k->body && d->in_main && d->begin >= k->begin &&
+		    d->end <= k->end && !assigned_in(k, d))
 			return eval_depth(d->init, k, iv, out, depth + 1);
 		return -1;
 	}
@@ -387,6 +395,51 @@ static int find_reassign(kp_node *n, kp_node *parent, void *ud)
 	if (t && t->kind == KP_N_DECLREF && t->decl == w->d)
 		w->assigned = 1;
 	return !w->assigned;
+}
+
+static int param_is_out_ref(const char *type, int i);
+
+static int names_var(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	reassign_walk *w = ud;
+	if (n->kind == KP_N_DECLREF && n->decl == w->d)
+		w->assigned = 1;
+	return !w->assigned;
+}
+
+/* What else may change a variable: a call handed it where the callee's
+ * parameter is a non-const reference (or the callee is unknown), an asm
+ * statement or a lambda that names it. */
+static int find_hidden_write(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	reassign_walk *w = ud;
+	if (w->assigned)
+		return 0;
+	if (n->kind == KP_N_ASM || n->kind == KP_N_LAMBDA) {
+		kp_node_walk(n, NULL, names_var, w);
+		return 0;
+	}
+	if (n->kind == KP_N_CALL)
+		for (int i = 1; i < n->nkids; i++) {
+			const kp_node *a = kp_node_strip(n->kids[i]);
+			if (a && a->kind == KP_N_DECLREF && a->decl == w->d &&
+			    (!n->decl || param_is_out_ref(n->decl->type, i - 1)))
+				w->assigned = 1;
+		}
+	return 1;
+}
+
+/* Whether d is assigned, incremented, has its address taken, or is handed
+ * to something that may change it anywhere in k's body. */
+static int assigned_in(const kp_kernel *k, const kp_decl *d)
+{
+	reassign_walk w = {d, 0};
+	kp_node_walk(k->body, NULL, find_reassign, &w);
+	if (!w.assigned)
+		kp_node_walk(k->body, NULL, find_hidden_write, &w);
+	return w.assigned;
 }
 
 /* A carve-out: a local pointer initialised into a shared array and never

@@ -2189,6 +2189,51 @@ Test(analyze, carve_out_tiles)
 	cr_expect_null(find_reason(l, "kpipe-no-tile-load"));
 }
 
+/* A copy loop stepping by a plain local (`int stride = 256 / rounds;`):
+ * its value is the initialiser's when nothing else changes it (assignment,
+ * ++, its address, a non-const reference parameter, asm), so the trip
+ * count is known; otherwise unknown. */
+#define STRIDE_LOCAL(change)                                                                       \
+	"__device__ void bump(int &x) { x += 1; }\n"                                               \
+	"__global__ void ks(const float *A, float *C, int K)\n"                                    \
+	"{\n"                                                                                      \
+	"    __shared__ float As[256];\n"                                                          \
+	"    int rounds = 4;\n"                                                                    \
+	"    int stride = 256 / rounds;\n" change "    float acc = 0.0f;\n"                        \
+	"    for (int k0 = 0; k0 < K; k0 += 256) {\n"                                              \
+	"        for (int i = 0; i < 256; i += stride)\n"                                          \
+	"            As[i + threadIdx.x] = A[k0 + i + threadIdx.x];\n"                             \
+	"        __syncthreads();\n"                                                               \
+	"        acc += As[255 - threadIdx.x];\n"                                                  \
+	"        __syncthreads();\n"                                                               \
+	"    }\n"                                                                                  \
+	"    C[threadIdx.x] = acc;\n"                                                              \
+	"}\n"
+Test(analyze, copy_loop_step_from_a_plain_local)
+{
+	analyze_src(STRIDE_LOCAL(""));
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_assert_eq(l->nloads, 1);
+	cr_expect(l->loads[0].trips[0] > 3.9 && l->loads[0].trips[0] < 4.1, "%g",
+		  l->loads[0].trips[0]);
+	static const char *const changes[] = {"    if (K < 0) stride = 1;\n",
+					      "    if (K < 0) rounds++;\n", "    bump(stride);\n",
+					      "    int *p = &rounds; (void)p;\n"};
+	for (size_t i = 0; i < sizeof(changes) / sizeof(changes[0]); i++) {
+		release();
+		char src[2048];
+		snprintf(src, sizeof(src), "%s", STRIDE_LOCAL("%s"));
+		char full[2048];
+		snprintf(full, sizeof(full), src, changes[i]);
+		analyze_src(full);
+		l = only_loop();
+		cr_assert_eq(l->nloads, 1);
+		cr_expect(l->loads[0].trips[0] < 0, "%s: trips %g", changes[i],
+			  l->loads[0].trips[0]);
+	}
+}
+
 /* A compute helper handed the tiles: a pointer or reference to const only
  * reads them (eligible; the rewrite passes the stage at the call site); a
  * non-const one may write them (kpipe-compute-writes-tile naming it). */
