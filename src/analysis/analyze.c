@@ -3727,7 +3727,14 @@ static void analyze_loop(actx *c)
 		return;
 	}
 	if (l->body->kind != KP_N_COMPOUND) {
-		add_reason(c, n, "kpipe-loop-shape", "the loop body is not a braced block");
+		/* a one-statement loop has no barrier: that is what keeps it from
+		 * being a K-loop (a copy loop of a K-loop whose barriers are gone) */
+		if (si.barriers == 0)
+			add_reason(c, n, "kpipe-no-barrier",
+				   "no __syncthreads() separates the tile loads from the compute "
+				   "phase (the loop is one statement, not a braced block)");
+		else
+			add_reason(c, n, "kpipe-loop-shape", "the loop body is not a braced block");
 		return;
 	}
 	int ntop = top_barriers(c, &si);
