@@ -68,12 +68,6 @@ typedef struct {
 	const char *sbytes; /* KP_NAME_STAGE_BYTES as the file names it */
 } sub_walk;
 
-int kp_tile_is_dynamic(const kp_decl *d)
-{
-	return d->dyn_base || (d->is_shared && d->is_array &&
-			       (d->ndims == 0 || !d->dim_text[0] || !d->dim_text[0][0]));
-}
-
 static int is_loaded_tile(const kp_loop *l, const kp_decl *d)
 {
 	for (int i = 0; i < l->ntiles; i++)
@@ -101,7 +95,7 @@ static int walk_subs(kp_node *n, kp_node *parent, void *ud)
 		return 1;
 	if (!w->next && is_loaded_tile(w->l, n->decl)) {
 		kp_strbuf sb = KP_STRBUF_INIT;
-		if (kp_tile_is_dynamic(n->decl))
+		if (kp_decl_is_dynamic_smem(n->decl))
 			/* stage s of dynamic shared memory: the region s times
 			 * kp_stage_bytes further (kp_emit_open) */
 			kp_strbuf_addf(&sb,
@@ -484,7 +478,7 @@ char *kp_tile_decl_edits(kp_file *f, const kp_loop *l, int stages, int dynamic, 
 	}
 	for (int i = 0; i < l->ntiles; i++) {
 		const kp_tile *t = &l->tiles[i];
-		if (!t->loaded || kp_tile_is_dynamic(t->arr))
+		if (!t->loaded || kp_decl_is_dynamic_smem(t->arr))
 			continue; /* dynamic: the stages are copies of the region */
 		unsigned at = t->arr->name_off + (unsigned)strlen(t->arr->name);
 		if (!t->in_loop) {

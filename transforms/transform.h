@@ -143,14 +143,11 @@ void kp_subs_release(kp_subs *s);
 char *kp_render(const kp_file *f, unsigned b, unsigned e, const kp_subs *s);
 
 /* Adds "[idx]" after every use of each loaded tile inside [b, e); a tile
- * in dynamic shared memory (kp_tile_is_dynamic) becomes the same pointer
+ * in dynamic shared memory (kp_decl_is_dynamic_smem) becomes the same pointer
  * idx regions further: `((decltype(&As[0]))((unsigned char *)&As[0] +
  * (idx) * kp_stage_bytes))`. */
 void kp_subs_tiles(kp_subs *s, kp_file *f, const kp_loop *l, unsigned b, unsigned e,
 		   const char *idx);
-/* Whether d is dynamic shared memory: an extern __shared__ array or a
- * carve-out of one (model.h, kp_decl.dyn_base). */
-int kp_tile_is_dynamic(const kp_decl *d);
 /* Replaces every use of an induction variable in [b, e) with its value
  * `steps` iterations ahead (1 = the next iteration). */
 void kp_subs_ahead(kp_subs *s, const kp_loop *l, unsigned b, unsigned e, int steps);

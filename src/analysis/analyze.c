@@ -458,12 +458,6 @@ static const kp_decl *carve_out_of(const kp_kernel *k, const kp_decl *d)
 
 /* ---- dynamic (extern) shared memory ---- */
 
-static int is_extern_array(const kp_decl *d)
-{
-	return d && d->kind == KP_D_VAR && d->is_shared && d->is_array && !d->dyn_base &&
-	       (d->ndims == 0 || !d->dim_text[0] || !d->dim_text[0][0]);
-}
-
 /* `&base[X]`, `base + X` or `base` (casts and parentheses aside): X, or NULL
  * for the array itself; *ok 0 for any other form. */
 static const kp_node *carve_offset(const kp_node *init, const kp_decl *base, int *ok)
@@ -497,7 +491,7 @@ static int mark_carve(kp_node *n, kp_node *parent, void *ud)
 	if (!d || d->kind != KP_D_VAR || !d->is_pointer || d->is_shared || !d->init)
 		return 1;
 	kp_node *r = lvalue_root(d->init);
-	if (!r || !is_extern_array(r->decl))
+	if (!r || !kp_decl_is_extern_shared(r->decl))
 		return 1;
 	int ok;
 	const kp_node *off = carve_offset(d->init, r->decl, &ok);
@@ -521,9 +515,6 @@ static void mark_carve_outs(kp_kernel *k)
 		kp_node_walk(k->body, NULL, mark_carve, k);
 }
 
-/* Whether d is dynamic shared memory: an extern array or a carve-out. */
-static int is_dynamic_tile(const kp_decl *d) { return is_extern_array(d) || d->dyn_base; }
-
 typedef struct {
 	const kp_decl *base;
 	const kp_decl *other;  /* another extern array the kernel names */
@@ -546,7 +537,7 @@ static int walk_dynamic(kp_node *n, kp_node *parent, void *ud)
 	if (n->decl == w->base) {
 		if (!w->direct)
 			w->direct = n;
-	} else if (is_extern_array(n->decl) && !w->other)
+	} else if (kp_decl_is_extern_shared(n->decl) && !w->other)
 		w->other = n->decl;
 	return 1;
 }
@@ -1811,7 +1802,6 @@ static void scan_loads(actx *c, kp_node *n, load_scope sc)
 	kp_node *root = as ? lvalue_root(as->kids[0]) : NULL;
 	const kp_decl *arr = root ? carve_out_of(c->k, root->decl) : NULL;
 	if (arr) {
-		int dyn = arr->ndims == 0 || !arr->dim_text[0] || !arr->dim_text[0][0];
 		c->l->loads_carve_out = 1;
 		if (arr->dyn_base)
 			add_reason(
@@ -1820,7 +1810,7 @@ static void scan_loads(actx *c, kp_node *n, load_scope sc)
 				"kpipe places carve-outs of the extern array itself, each at its "
 				"own offset",
 				root->decl->name, arr->name, arr->dyn_base->name);
-		else if (dyn)
+		else if (kp_decl_is_extern_shared(arr))
 			add_reason(
 				c, n, "kpipe-dynamic-smem",
 				"the tile '%s' is a pointer into the dynamic (extern) shared array "
@@ -3160,7 +3150,7 @@ static void check_tiles(actx *c, const rw_set *lw, const rw_set *cw)
 					   "the compute phase writes the loaded tile '%s'",
 					   t->arr->name);
 		}
-		if (is_dynamic_tile(t->arr)) {
+		if (kp_decl_is_dynamic_smem(t->arr)) {
 			const char *why = dynamic_tile_problem(c, t);
 			if (why)
 				add_reason(c, n, "kpipe-dynamic-smem", "%s", why);

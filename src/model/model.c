@@ -66,6 +66,27 @@ int kp_file_uses_name(const kp_file *f, const char *name)
 	       bsearch(&name, f->idents, (size_t)f->nidents, sizeof(*f->idents), cmp_name) != NULL;
 }
 
+int kp_decl_is_extern_shared(const kp_decl *d)
+{
+	return d && d->kind == KP_D_VAR && d->is_shared && d->is_array && !d->dyn_base &&
+	       (d->ndims == 0 || !d->dim_text[0] || !d->dim_text[0][0]);
+}
+
+int kp_decl_is_dynamic_smem(const kp_decl *d)
+{
+	return d && (d->dyn_base || kp_decl_is_extern_shared(d));
+}
+
+void kp_launch_span(const kp_file *f, const kp_launch *x, int arg, unsigned *b, unsigned *e)
+{
+	*b = arg < 0 ? x->begin : x->arg_b[arg];
+	*e = arg < 0 ? x->open : x->arg_e[arg];
+	while (*b < *e && strchr(" \t\r\n", f->src[*b]))
+		(*b)++;
+	while (*e > *b && strchr(" \t\r\n", f->src[*e - 1]))
+		(*e)--;
+}
+
 static int name_taken(const kp_file *f, const char *name)
 {
 	if (kp_file_uses_name(f, name))

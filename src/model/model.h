@@ -272,6 +272,16 @@ const kp_node *kp_node_strip(const kp_node *n);                    /* parens, ca
 typedef int (*kp_visit_fn)(kp_node *n, kp_node *parent, void *ud); /* return 0 to skip kids */
 void kp_node_walk(kp_node *n, kp_node *parent, kp_visit_fn fn, void *ud);
 
+/* An extern __shared__ array (its bound unknown), not a carve-out of one. */
+int kp_decl_is_extern_shared(const kp_decl *d);
+/* Dynamic shared memory: an extern __shared__ array or a carve-out of one
+ * (kp_decl.dyn_base, set by the analysis). */
+int kp_decl_is_dynamic_smem(const kp_decl *d);
+
+/* A launch's callee (arg -1) or configuration argument arg (0..nconfig-1),
+ * without the white space around it: [*b, *e) in f->src. */
+void kp_launch_span(const kp_file *f, const kp_launch *x, int arg, unsigned *b, unsigned *e);
+
 /* How a tolerated error (kp_file.outside_errors) is reported, as the
  * warning's text before clang's message (static text). */
 const char *kp_parse_diag_note(const kp_parse_diag *d);

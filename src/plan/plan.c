@@ -156,8 +156,7 @@ static int find_dynamic(kp_node *n, kp_node *parent, void *ud)
 	const kp_decl *d = n->decl;
 	if (*hit)
 		return 0;
-	if ((n->kind == KP_N_DECLREF || n->kind == KP_N_VARDECL) && d && d->kind == KP_D_VAR &&
-	    d->is_shared && d->is_array && (d->ndims == 0 || !d->dim_text[0] || !d->dim_text[0][0]))
+	if ((n->kind == KP_N_DECLREF || n->kind == KP_N_VARDECL) && kp_decl_is_dynamic_smem(d))
 		*hit = d;
 	return 1;
 }
@@ -169,12 +168,14 @@ static const kp_decl *own_dynamic(const kp_kernel *k)
 	return hit;
 }
 
-static int is_zero_text(const kp_file *f, unsigned b, unsigned e)
+/* Whether launch x passes no dynamic shared memory: no third argument, or
+ * a literal 0. */
+static int passes_none(const kp_file *f, const kp_launch *x)
 {
-	while (b < e && strchr(" \t\r\n", f->src[b]))
-		b++;
-	while (e > b && strchr(" \t\r\n", f->src[e - 1]))
-		e--;
+	if (x->nconfig < 3)
+		return 1;
+	unsigned b, e;
+	kp_launch_span(f, x, 2, &b, &e);
 	return e == b + 1 && f->src[b] == '0';
 }
 
@@ -211,7 +212,7 @@ const char *kp_plan_dynamic(kp_file *f, const kp_loop *l, const kp_arch *a, int 
 				"the call of '%s' at line %d is no <<<>>> launch kpipe "
 				"can edit (written by a macro?)",
 				k->name, x->line);
-		if (x->nconfig >= 3 && !is_zero_text(f, x->arg_b[2], x->arg_e[2]))
+		if (!passes_none(f, x))
 			return kp_arena_printf(ar,
 					       "the launch at line %d passes dynamic shared memory "
 					       "of its own",
@@ -283,8 +284,75 @@ static const char *stages_refusal(kp_file *f, const kp_transform *t)
 			       t->min_stages, t->max_stages);
 }
 
+/* Whether the launch argument [b, e) may be evaluated twice: no
+ * assignment, ++ or --. */
+static int side_effect_free(const kp_file *f, unsigned b, unsigned e)
+{
+	for (unsigned i = b; i < e; i++) {
+		char ch = f->src[i], nx = i + 1 < e ? f->src[i + 1] : 0;
+		char pv = i > b ? f->src[i - 1] : 0;
+		if ((ch == '+' && nx == '+') || (ch == '-' && nx == '-'))
+			return 0;
+		if (ch == '=' && nx != '=' && !strchr("=!<>", pv))
+			return 0;
+	}
+	return 1;
+}
+
+/* Dynamic tiles (extern arrays, their carve-outs) get a copy of the whole
+ * region per buffer: every launch must pass that many times its bytes.
+ * Why the launches of the file do not allow it, or NULL. */
+static const char *copies_problem(kp_file *f, const kp_loop *l)
+{
+	for (int i = 0; i < f->nlaunches; i++) {
+		const kp_launch *x = &f->launches[i];
+		if (x->kernel != l->kernel)
+			continue;
+		if (!x->editable)
+			return kp_arena_printf(
+				&f->arena,
+				"the call of '%s' at line %d is no <<<>>> launch kpipe "
+				"can edit (written by a macro?)",
+				l->kernel->name, x->line);
+		if (x->nconfig < 3 || !side_effect_free(f, x->arg_b[2], x->arg_e[2]))
+			return kp_arena_printf(
+				&f->arena,
+				"the launch at line %d passes %s: kpipe must multiply "
+				"the bytes it passes",
+				x->line,
+				x->nconfig < 3 ? "no dynamic shared memory"
+					       : "bytes computed with a side effect");
+	}
+	if (f->abs_path)
+		return "the kernel is in a header: its launches are in other files";
+	return NULL;
+}
+
+static void plan_choice(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a,
+			const char *requested, int stages);
+
 void kp_plan_loop(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, const char *requested,
 		  int stages)
+{
+	plan_choice(p, f, l, a, requested, stages);
+	int buffers = p->xform ? p->xform->buffers(p->stages) : 0;
+	if (!l->dyn_tiles || buffers < 2)
+		return;
+	const char *why = copies_problem(f, l);
+	if (!why)
+		return;
+	p->xform = NULL;
+	p->why = NULL;
+	p->refuse_id = "kpipe-dynamic-smem";
+	p->refuse_msg =
+		kp_arena_printf(&f->arena,
+				"the tiles are dynamic shared memory and %d buffers need %d "
+				"copies of the region, but %s",
+				buffers, buffers, why);
+}
+
+static void plan_choice(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a,
+			const char *requested, int stages)
 {
 	memset(p, 0, sizeof(*p));
 	p->stages = stages;

@@ -25,8 +25,11 @@ typedef struct {
 	long long dyn_bytes;
 } kp_plan;
 
-/* requested: "auto" or a registered transform's name.  Strings live in
- * f's arena. */
+/* requested: "auto" or a registered transform's name.  A loop whose tiles
+ * are dynamic shared memory (kp_loop.dyn_tiles) and whose transform keeps
+ * more than one buffer gets a copy of the region per buffer: refused
+ * (kpipe-dynamic-smem) when a launch of the kernel in the file cannot pass
+ * that many times its bytes.  Strings live in f's arena. */
 void kp_plan_loop(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, const char *requested,
 		  int stages);
 

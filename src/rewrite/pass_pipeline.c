@@ -60,38 +60,46 @@ static int tile_clash(const pipeline_state *s, const kp_loop *l)
 	return 0;
 }
 
-/* The tiles moved to dynamic shared memory: every <<<>>> launch of the
- * kernel in the file passes the bytes (raising the opt-in attribute first,
- * in the same expression, so it works wherever the launch is written),
- * and a `// kpipe-launch: dynamic_smem` line above the kernel tells kpipe
- * validate and tune.  Without a launch in the file, a warning says what
- * the callers must change.  Returns the launches edited. */
-static int dynamic_launch_edits(kp_pass_ctx *c, const kp_loop *l, long long bytes, int di)
+/* The launches of a loop whose tiles use dynamic shared memory, in one of
+ * the plan's two forms: tiles moved there (`bytes` > 0: every launch
+ * passes that many) or extern tiles with a copy of the region per buffer
+ * (`copies` > 0: every launch passes copies x its own bytes, rounded up to
+ * 16 so that every copy keeps the alignment of the first).  Each <<<>>>
+ * launch of the kernel in the file gets the bytes as its third argument,
+ * in one expression that first raises the opt-in attribute, so it works
+ * wherever the launch is written; a `// kpipe-launch: dynamic_smem` line
+ * above the kernel tells kpipe validate and tune (in the launch spec's
+ * terms); without a launch in the file, a warning says what the callers
+ * must pass. */
+static void launch_edits(kp_pass_ctx *c, const kp_loop *l, long long bytes, int copies, int di)
 {
 	kp_file *f = c->f;
+	kp_arena *ar = &f->arena;
 	const kp_kernel *k = l->kernel;
 	int n = 0;
 	for (int i = 0; i < f->nlaunches; i++) {
 		const kp_launch *x = &f->launches[i];
 		if (x->kernel != k)
 			continue;
-		unsigned cb = x->begin, ce = x->open;
-		while (ce > cb && strchr(" \t\r\n", f->src[ce - 1]))
-			ce--;
-		kp_strbuf sb = KP_STRBUF_INIT;
-		kp_strbuf_addf(
-			&sb,
-			"(cudaFuncSetAttribute(%.*s, cudaFuncAttributeMaxDynamicSharedMemorySize, "
-			"%lld), %lld)",
-			(int)(ce - cb), f->src + cb, bytes, bytes);
-		if (x->nconfig == 2) {
-			char *t = kp_arena_printf(&f->arena, ", %s", kp_strbuf_str(&sb));
-			kp_pass_edit(c, x->arg_e[1], 0, t, di);
-		} else {
-			char *t = kp_arena_printf(&f->arena, " %s", kp_strbuf_str(&sb));
-			kp_pass_edit(c, x->arg_b[2], x->arg_e[2] - x->arg_b[2], t, di);
-		}
-		kp_strbuf_release(&sb);
+		unsigned cb, ce, ab = 0, ae = 0;
+		kp_launch_span(f, x, -1, &cb, &ce);
+		if (x->nconfig >= 3)
+			kp_launch_span(f, x, 2, &ab, &ae);
+		const char *pass, *attr;
+		if (copies) {
+			pass = kp_arena_printf(ar, "(size_t)%d * (((%.*s) + 15) / 16 * 16)", copies,
+					       (int)(ae - ab), f->src + ab);
+			attr = kp_arena_printf(ar, "(int)(%s)", pass);
+		} else
+			pass = attr = kp_arena_printf(ar, "%lld", bytes);
+		const char *e = kp_arena_printf(
+			ar,
+			"(cudaFuncSetAttribute(%.*s, cudaFuncAttributeMaxDynamicSharedMemorySize, %s), %s)",
+			(int)(ce - cb), f->src + cb, attr, pass);
+		if (x->nconfig == 2)
+			kp_pass_edit(c, x->arg_e[1], 0, kp_arena_printf(ar, ", %s", e), di);
+		else
+			kp_pass_edit(c, ab, ae - ab, e, di);
 		n++;
 	}
 	unsigned kb = k->begin;
@@ -99,125 +107,37 @@ static int dynamic_launch_edits(kp_pass_ctx *c, const kp_loop *l, long long byte
 		kb--;
 	kp_pass_edit(
 		c, kb, 0,
-		kp_arena_printf(&f->arena,
-				"// kpipe: the tiles of '%s' are in dynamic shared memory: every "
-				"launch passes %lld bytes\n// kpipe-launch: dynamic_smem = %lld\n",
-				k->name, bytes, bytes),
+		copies ? kp_arena_printf(
+				 ar,
+				 "// kpipe: '%s' keeps %d copies of its dynamic shared memory: "
+				 "every launch passes %d x its bytes, rounded up to 16\n"
+				 "// kpipe-launch: dynamic_smem = %d * ((kpipe_spec_smem + 15) / "
+				 "16 * 16)\n",
+				 k->name, copies, copies, copies)
+		       : kp_arena_printf(ar,
+					 "// kpipe: the tiles of '%s' are in dynamic shared memory: "
+					 "every launch passes %lld bytes\n"
+					 "// kpipe-launch: dynamic_smem = %lld\n",
+					 k->name, bytes, bytes),
 		di);
-	if (!n)
-		kp_pass_diag(
-			c, l->node->line, l->node->col, "warning", "kpipe-dynamic-smem-launch",
-			kp_arena_printf(&f->arena,
-					"the tiles of '%s' are now in dynamic shared memory and no "
-					"launch of it is in this file: every launch must pass %lld "
-					"as its third <<<>>> argument, after "
-					"cudaFuncSetAttribute(%s, "
-					"cudaFuncAttributeMaxDynamicSharedMemorySize, %lld)",
-					k->name, bytes, k->name, bytes));
-	return n;
-}
-
-/* Whether the launch argument [b, e) may be evaluated twice: no
- * assignment, ++ or --. */
-static int side_effect_free(const kp_file *f, unsigned b, unsigned e)
-{
-	for (unsigned i = b; i < e; i++) {
-		char ch = f->src[i], nx = i + 1 < e ? f->src[i + 1] : 0;
-		char pv = i > b ? f->src[i - 1] : 0;
-		if ((ch == '+' && nx == '+') || (ch == '-' && nx == '-'))
-			return 0;
-		if (ch == '=' && nx != '=' && !strchr("=!<>", pv))
-			return 0;
-	}
-	return 1;
-}
-
-/* Dynamic tiles (extern arrays, their carve-outs) get a copy of the whole
- * region per buffer: every launch must pass `buffers` times its bytes,
- * rounded up to 16.  Why the launches of the file do not allow it, or
- * NULL. */
-static const char *stage_major_problem(kp_file *f, const kp_loop *l)
-{
-	for (int i = 0; i < f->nlaunches; i++) {
-		const kp_launch *x = &f->launches[i];
-		if (x->kernel != l->kernel)
-			continue;
-		if (!x->editable)
-			return kp_arena_printf(
-				&f->arena,
-				"the call of '%s' at line %d is no <<<>>> launch kpipe "
-				"can edit (written by a macro?)",
-				l->kernel->name, x->line);
-		if (x->nconfig < 3 || !side_effect_free(f, x->arg_b[2], x->arg_e[2]))
-			return kp_arena_printf(
-				&f->arena,
-				"the launch at line %d passes %s: kpipe must multiply "
-				"the bytes it passes",
-				x->line,
-				x->nconfig < 3 ? "no dynamic shared memory"
-					       : "bytes computed with a side effect");
-	}
-	if (f->abs_path)
-		return "the kernel is in a header: its launches are in other files";
-	return NULL;
-}
-
-/* The launches of a loop whose dynamic tiles get `buffers` copies of the
- * region: each passes buffers x its bytes (rounded up to 16, so every
- * stage keeps the alignment of the first), raising the opt-in attribute
- * first; the kpipe-launch line says the same to validate and tune in the
- * launch spec's terms; a warning when no launch is in the file. */
-static void stage_major_edits(kp_pass_ctx *c, const kp_loop *l, int buffers, int di)
-{
-	kp_file *f = c->f;
-	const kp_kernel *k = l->kernel;
-	int n = 0;
-	for (int i = 0; i < f->nlaunches; i++) {
-		const kp_launch *x = &f->launches[i];
-		if (x->kernel != k)
-			continue;
-		unsigned cb = x->begin, ce = x->open;
-		while (ce > cb && strchr(" \t\r\n", f->src[ce - 1]))
-			ce--;
-		unsigned ab = x->arg_b[2], ae = x->arg_e[2];
-		while (ab < ae && strchr(" \t\r\n", f->src[ab]))
-			ab++;
-		while (ae > ab && strchr(" \t\r\n", f->src[ae - 1]))
-			ae--;
-		const char *bytes = kp_arena_printf(&f->arena,
-						    "(size_t)%d * (((%.*s) + 15) / 16 * 16)",
-						    buffers, (int)(ae - ab), f->src + ab);
-		kp_pass_edit(c, ab, ae - ab,
-			     kp_arena_printf(
-				     &f->arena,
-				     "(cudaFuncSetAttribute(%.*s, "
-				     "cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(%s)), %s)",
-				     (int)(ce - cb), f->src + cb, bytes, bytes),
-			     di);
-		n++;
-	}
-	unsigned kb = k->begin;
-	while (kb > 0 && f->src[kb - 1] != '\n')
-		kb--;
-	kp_pass_edit(
-		c, kb, 0,
-		kp_arena_printf(
-			&f->arena,
-			"// kpipe: '%s' keeps %d copies of its dynamic shared memory: every "
-			"launch passes %d x its bytes, rounded up to 16\n"
-			"// kpipe-launch: dynamic_smem = %d * ((kpipe_spec_smem + 15) / 16 * 16)\n",
-			k->name, buffers, buffers, buffers),
-		di);
-	if (!n)
-		kp_pass_diag(
-			c, l->node->line, l->node->col, "warning", "kpipe-dynamic-smem-launch",
-			kp_arena_printf(&f->arena,
-					"the dynamic shared memory of '%s' now holds %d copies of "
-					"the region and no launch of it is in this file: every "
-					"launch must pass %d x its bytes rounded up to 16 (%d * "
-					"((bytes + 15) / 16 * 16)), after raising "
-					"cudaFuncAttributeMaxDynamicSharedMemorySize to that",
-					k->name, buffers, buffers, buffers));
+	if (n)
+		return;
+	kp_pass_diag(
+		c, l->node->line, l->node->col, "warning", "kpipe-dynamic-smem-launch",
+		copies ? kp_arena_printf(ar,
+					 "the dynamic shared memory of '%s' now holds %d copies "
+					 "of the region and no launch of it is in this file: every "
+					 "launch must pass %d x its bytes rounded up to 16 (%d * "
+					 "((bytes + 15) / 16 * 16)), after raising "
+					 "cudaFuncAttributeMaxDynamicSharedMemorySize to that",
+					 k->name, copies, copies, copies)
+		       : kp_arena_printf(ar,
+					 "the tiles of '%s' are now in dynamic shared memory and "
+					 "no launch of it is in this file: every launch must pass "
+					 "%lld as its third <<<>>> argument, after "
+					 "cudaFuncSetAttribute(%s, "
+					 "cudaFuncAttributeMaxDynamicSharedMemorySize, %lld)",
+					 k->name, bytes, k->name, bytes));
 }
 
 /* Plans and transforms one eligible loop: its edits, owned by its note. */
@@ -247,35 +167,31 @@ static void pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 	}
 	/* one extern array per kernel: a second loop's tiles would alias the
 	 * first's (and its launches would be edited twice) */
-	for (int i = 0; p.dynamic && i < s->ndyn; i++)
-		if (s->dyn[i] == l->kernel) {
-			kp_pass_refuse(
-				c, line, col, "kpipe-smem-over-limit",
-				kp_arena_printf(&f->arena,
-						"%d stages need %lld B of shared memory beyond "
-						"the static limit, and an earlier K-loop of '%s' "
-						"already moved its tiles to dynamic shared memory "
-						"(kpipe moves one loop's per kernel)",
-						p.stages, p.dyn_bytes, l->kernel->name));
-			return;
-		}
 	int buffers = p.xform->buffers(p.stages);
-	int stage_major = l->dyn_tiles && buffers > 1;
-	if (stage_major) {
-		const char *why = stage_major_problem(f, l);
-		for (int i = 0; !why && i < s->ndyn; i++)
-			if (s->dyn[i] == l->kernel)
-				why = "an earlier K-loop of the kernel already has stages in dynamic "
-				      "shared memory";
-		if (why) {
-			kp_pass_refuse(
-				c, line, col, "kpipe-dynamic-smem",
-				kp_arena_printf(&f->arena,
-						"the tiles are dynamic shared memory and %d "
-						"buffers need %d copies of the region, but %s",
-						buffers, buffers, why));
-			return;
-		}
+	int stage_major = l->dyn_tiles && buffers > 1; /* the plan checked the launches */
+	int clash = 0;
+	for (int i = 0; (p.dynamic || stage_major) && i < s->ndyn; i++)
+		clash |= s->dyn[i] == l->kernel;
+	if (clash && p.dynamic) {
+		kp_pass_refuse(c, line, col, "kpipe-smem-over-limit",
+			       kp_arena_printf(&f->arena,
+					       "%d stages need %lld B of shared memory beyond "
+					       "the static limit, and an earlier K-loop of '%s' "
+					       "already moved its tiles to dynamic shared memory "
+					       "(kpipe moves one loop's per kernel)",
+					       p.stages, p.dyn_bytes, l->kernel->name));
+		return;
+	}
+	if (clash) {
+		kp_pass_refuse(
+			c, line, col, "kpipe-dynamic-smem",
+			kp_arena_printf(&f->arena,
+					"the tiles are dynamic shared memory and %d "
+					"buffers need %d copies of the region, but an earlier "
+					"K-loop of the kernel already has stages in dynamic "
+					"shared memory",
+					buffers, buffers));
+		return;
 	}
 	kp_xform_opts xo = {o->arch, p.stages, p.why, p.dynamic};
 	const char *xerr = NULL;
@@ -296,11 +212,8 @@ static void pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 			       p.dyn_bytes, nl, nl == 1 ? "" : "es");
 	int di = kp_pass_diag(c, line, col, "note", "kpipe-pipelined", kp_strbuf_str(&note));
 	kp_strbuf_release(&note);
-	if (stage_major)
-		stage_major_edits(c, l, buffers, di);
 	if (p.dynamic || stage_major) {
-		if (p.dynamic)
-			dynamic_launch_edits(c, l, p.dyn_bytes, di);
+		launch_edits(c, l, p.dynamic ? p.dyn_bytes : 0, stage_major ? buffers : 0, di);
 		s->dyn = kp_xrealloc(s->dyn, sizeof(*s->dyn) * (size_t)(s->ndyn + 1));
 		s->dyn[s->ndyn++] = l->kernel;
 	}
