@@ -451,9 +451,7 @@ static const kp_decl *carve_out_of(const kp_kernel *k, const kp_decl *d)
 	kp_node *r = lvalue_root(d->init);
 	if (!r || !r->decl || !r->decl->is_shared || !r->decl->is_array)
 		return NULL;
-	reassign_walk w = {d, 0};
-	kp_node_walk(k->body, NULL, find_reassign, &w);
-	return w.assigned ? NULL : r->decl;
+	return assigned_in(k, d) ? NULL : r->decl;
 }
 
 /* ---- dynamic (extern) shared memory ---- */
@@ -495,9 +493,7 @@ static int mark_carve(kp_node *n, kp_node *parent, void *ud)
 		return 1;
 	int ok;
 	const kp_node *off = carve_offset(d->init, r->decl, &ok);
-	reassign_walk w = {d, 0};
-	kp_node_walk(k->body, NULL, find_reassign, &w);
-	if (!ok || w.assigned)
+	if (!ok || assigned_in(k, d))
 		return 1;
 	d->dyn_base = r->decl;
 	d->dyn_off = off;
