@@ -26,7 +26,9 @@ work="$root/gpu-headers"
 # kernel | template args | block (X or X;Y) | grid | BM (rows per block) |
 # BN (columns per block) | argument style: sib (M, N, K, alpha, A, B, beta, C;
 # siboehm's and wangzyon's), f32 or f16 (a, b, c, M, N, K; LeetCUDA's, float
-# or half).  LeetCUDA's files are PyTorch extensions: kpipe rewrites them as
+# or half), cs (C, A, B, wA, wB; NVIDIA's matrixMulDrv, whose K-loop is in
+# a __device__ function template behind #define AS(i, j) As[i][j]; its
+# checkout is $CS_DIR).  LeetCUDA's files are PyTorch extensions: kpipe rewrites them as
 # they are (the missing <torch/...> headers are tolerated), and the copies
 # built on the GPU machine lose the torch includes and the binding section
 # (strip_torch below).
@@ -44,6 +46,8 @@ siboehm_6|sg|src/kernels/6_kernel_vectorize.cuh|src/runner.cu|sgemmVectorize|<12
 siboehm_7|sg|src/kernels/7_kernel_resolve_bank_conflicts.cuh|src/runner.cu|sgemmResolveBankConflicts|<128, 128, 8, 8, 8>|256|CEIL(N,128);CEIL(M,128)|128|128|sib
 siboehm_8|sg|src/kernels/8_kernel_bank_extra_col.cuh|src/runner.cu|sgemmResolveBankExtraCol|<128, 128, 8, 8, 8>|256|CEIL(N,128);CEIL(M,128)|128|128|sib
 siboehm_9|sg|src/kernels/9_kernel_autotuned.cuh|src/runner.cu|sgemmAutotuned|<128, 128, 16, 8, 8>|256|CEIL(N,128);CEIL(M,128)|128|128|sib
+siboehm_10|sg|src/kernels/10_kernel_warptiling.cuh|src/runner.cu|sgemmWarptiling|<128, 128, 16, 64, 64, 4, 8, 4, 128>|128|CEIL(N,128);CEIL(M,128)|128|128|sib
+cuda_samples_matrixMulDrv|cs|Samples/0_Introduction/matrixMulDrv/matrixMul_kernel.cu|Samples/0_Introduction/matrixMulDrv/matrixMul_kernel.cu|matrixMul_bs16_64bit||16;16|CEIL(N,16);CEIL(M,16)|16|16|cs
 leetcuda_sgemm_sliced_k|lc|kernels/sgemm/sgemm.cu|kernels/sgemm/sgemm.cu|sgemm_sliced_k_f32_kernel|<32, 32, 32>|32;32|CEIL(N,32);CEIL(M,32)|32|32|f32
 leetcuda_sgemm_f32x4|lc|kernels/sgemm/sgemm.cu|kernels/sgemm/sgemm.cu|sgemm_t_8x8_sliced_k_f32x4_kernel|<128, 128, 8, 8, 8>|16;16|CEIL(N,128);CEIL(M,128)|128|128|f32
 leetcuda_sgemm_f32x4_bcf|lc|kernels/sgemm/sgemm.cu|kernels/sgemm/sgemm.cu|sgemm_t_8x8_sliced_k_f32x4_bcf_kernel|<128, 128, 8, 8, 8, 0>|16;16|CEIL(N,128);CEIL(M,128)|128|128|f32
@@ -53,6 +57,8 @@ leetcuda_hgemm_f16x4_pack|lc|kernels/hgemm/naive/hgemm.cu|kernels/hgemm/naive/hg
 leetcuda_hgemm_f16x4_bcf|lc|kernels/hgemm/naive/hgemm.cu|kernels/hgemm/naive/hgemm.cu|hgemm_t_8x8_sliced_k_f16x4_bcf_kernel|<128, 128, 8, 8, 8>|16;16|CEIL(N,128);CEIL(M,128)|128|128|f16
 leetcuda_hgemm_f16x4_pack_bcf|lc|kernels/hgemm/naive/hgemm.cu|kernels/hgemm/naive/hgemm.cu|hgemm_t_8x8_sliced_k_f16x4_pack_bcf_kernel|<128, 128, 8, 8, 8, 4>|16;16|CEIL(N,128);CEIL(M,128)|128|128|f16
 leetcuda_hgemm_f16x8_pack_bcf|lc|kernels/hgemm/naive/hgemm.cu|kernels/hgemm/naive/hgemm.cu|hgemm_t_8x8_sliced_k_f16x8_pack_bcf_kernel|<128, 128, 8, 8, 8, 8>|16;16|CEIL(N,128);CEIL(M,128)|128|128|f16
+leetcuda_hgemm_wmma_mma4x2|lc|kernels/hgemm/wmma/hgemm_wmma.cu|kernels/hgemm/wmma/hgemm_wmma.cu|hgemm_wmma_m16n16k16_mma4x2_kernel|<16, 16, 16, 4, 2>|256|CEIL(N,32);CEIL(M,64)|64|32|f16
+leetcuda_hgemm_wmma_warp2x4|lc|kernels/hgemm/wmma/hgemm_wmma.cu|kernels/hgemm/wmma/hgemm_wmma.cu|hgemm_wmma_m16n16k16_mma4x2_warp2x4_kernel|<16, 16, 16, 4, 2, 2, 4>|256|CEIL(N,128);CEIL(M,128)|128|128|f16
 EOF
 }
 
@@ -89,7 +95,17 @@ spec() { # kernel targs block grid bm bn style
     "target": {"M": 4096, "N": 4096, "K": 4096}
   },
 EOF
-	if [ "$7" = sib ]; then
+	if [ "$7" = cs ]; then
+		cat <<EOF
+  "args": [
+    {"name": "C", "role": "out", "type": "float", "count": "M * N"},
+    {"name": "A", "role": "in", "type": "float", "count": "M * K"},
+    {"name": "B", "role": "in", "type": "float", "count": "K * N"},
+    {"name": "wA", "role": "scalar", "type": "int", "value": "K"},
+    {"name": "wB", "role": "scalar", "type": "int", "value": "N"}
+  ],
+EOF
+	elif [ "$7" = sib ]; then
 		cat <<EOF
   "args": [
     {"name": "M", "role": "scalar", "type": "int", "value": "M"},
@@ -134,7 +150,12 @@ if [ "${PREPARE:-0}" = 1 ]; then
 	trap 'rm -rf "$tmp"' EXIT
 	while IFS='|' read -r name key hdr runner kernel targs block grid bm bn style; do
 		[ -n "${ONLY:-}" ] && ! grep -qE "$ONLY" <<<"$name" && continue
-		case "$key" in sg) src=$sg ;; ws) src=$ws ;; *) src=$lc ;; esac
+		case "$key" in
+		sg) src=$sg ;;
+		ws) src=$ws ;;
+		cs) src=${CS_DIR:?CS_DIR: the cuda-samples checkout} ;;
+		*) src=$lc ;;
+		esac
 		d="$work/$name"
 		mkdir -p "$d/orig"
 		base=$(basename "$hdr")
@@ -146,10 +167,10 @@ if [ "${PREPARE:-0}" = 1 ]; then
 			rm -rf "$tmp/tree"
 			args=(--variant "${v%-s[34]}")
 			case "$v" in *-s3) args+=(--stages 3) ;; *-s4) args+=(--stages 4) ;; esac
-			if [ "$key" = lc ]; then # one file, one kernel of it
+			if [ "$key" = lc ] || [ "$key" = cs ]; then # one file (one kernel of it)
 				mkdir -p "$tmp/tree/$(dirname "$hdr")"
 				cp "$src/$hdr" "$tmp/tree/$hdr"
-				args+=(--kernel "$kernel")
+				[ "$key" = lc ] && args+=(--kernel "$kernel")
 			else
 				cp -r "$src" "$tmp/tree"
 			fi

@@ -8,6 +8,8 @@ row per candidate K-loop: the repository key, the loop's file and line (in
 the checkout), the kernel, and the verdict:
 
   rewritten: VARIANT[, N stages]   the plan kpipe would write
+  rewritten: ... (helper inlined)  the same after rewrite's inline pass (analyze
+                                  shows what it does: the loop's "inline")
   already pipelined               kpipe-already-pipelined
   refused: ID, ID ...             the refusal ids, in kpipe's order
   file not analysed: ...          kpipe's error for the whole file
@@ -49,6 +51,12 @@ def verdict(loop):
         return "rewritten: %s%s" % (plan["variant"], "" if st == 2 else ", %d stages" % st)
     if loop.get("already_pipelined"):
         return "already pipelined"
+    inl = loop.get("inline") or {}
+    if inl.get("pipelined"):  # rewrite's inline pass, then the plan
+        st = inl.get("stages", 2)
+        what = "helper inlined" if "helper" in inl.get("message", "") else "macros expanded"
+        return "rewritten: %s%s (%s)" % (inl["variant"], "" if st == 2 else ", %d stages" % st,
+                                         what)
     ids = []
     for r in loop.get("reasons", []):
         i = r.get("id")

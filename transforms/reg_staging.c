@@ -197,6 +197,12 @@ static int loop_slot(kp_file *f, const kp_range *r, char **count, char **index)
 	char *step_c = r->step ? const_text(f, r->step, 0) : NULL;
 	const char *lot = lot_c ? kp_arena_strdup(&f->arena, lot_c) : kp_node_text(f, r->lo);
 	const char *hit = hit_c ? kp_arena_strdup(&f->arena, hit_c) : kp_node_text(f, r->hi);
+	if (r->hi_off) { /* i + c < hi: the bound is hi - c */
+		char *off_c = const_text(f, r->hi_off, 0);
+		hit = kp_arena_printf(&f->arena, "(%s) - (%s)", hit,
+				      off_c ? off_c : kp_node_text(f, r->hi_off));
+		free(off_c);
+	}
 	const char *step = !r->step ? "1"
 			   : step_c ? kp_arena_strdup(&f->arena, step_c)
 				    : kp_node_text(f, r->step);

@@ -50,7 +50,7 @@ static int eval_depth(const kp_node *n, const kp_kernel *k, const long long *iv,
 		if (!d)
 			return -1;
 		if (d->kind == KP_D_TPARAM && k && iv) {
-			for (int i = 0; i < k->ntparams && i < 8; i++)
+			for (int i = 0; i < k->ntparams && i < KP_MAX_TARGS; i++)
 				if (!strcmp(k->tparam_names[i], d->name)) {
 					*out = iv[i];
 					return 0;
@@ -441,6 +441,8 @@ static int assigned_in(const kp_kernel *k, const kp_decl *d)
 		kp_node_walk(k->body, NULL, find_hidden_write, &w);
 	return w.assigned;
 }
+
+int kp_assigned_in(const kp_kernel *k, const kp_decl *d) { return assigned_in(k, d); }
 
 /* A carve-out: a local pointer initialised into a shared array and never
  * changed (`float *Kj = &sram[tile_size];`).  Returns the array, or NULL. */
@@ -971,12 +973,17 @@ static void collect_rw(kp_node *n, rw_set *s)
 		 * (kids[0] is the callee, the arguments follow) */
 		if (n->decl && n->decl->kind == KP_D_FUNC && n->nkids > 1) {
 			const kp_node *callee = kp_node_strip(n->kids[0]);
-			if (callee && callee->kind == KP_N_DECLREF && callee->decl &&
-			    callee->decl->kind == KP_D_FUNC)
+			/* (a dependent call's callee names the overload set) */
+			if (callee && callee->kind == KP_N_DECLREF && callee->decl)
 				for (int i = 1; i < n->nkids; i++)
 					if (param_is_out_ref(n->decl->type, i - 1))
 						note_write(s, n->kids[i], n);
-		}
+		} else if (!n->decl)
+			/* a call kpipe cannot see may take any of them by reference */
+			for (int i = 1; i < n->nkids; i++)
+				if (kp_node_strip(n->kids[i]) &&
+				    kp_node_strip(n->kids[i])->kind == KP_N_DECLREF)
+					note_write(s, n->kids[i], n);
 		break;
 	default: break;
 	}
@@ -1838,8 +1845,9 @@ static void scan_loads(actx *c, kp_node *n, load_scope sc)
 				c->l->loads_in_helper = 1;
 				add_reason(
 					c, n, "kpipe-load-in-helper",
-					"the tile '%s' is filled inside the helper '%s': kpipe does not "
-					"rewrite helper bodies yet",
+					"the tile '%s' is filled inside the helper '%s': the loop as "
+					"written has no copy to pipeline; kpipe rewrite inlines the "
+					"helper first where it can (a remark says why not)",
 					r->decl->name, callee_name(c->f, n));
 				return;
 			}
@@ -1875,10 +1883,30 @@ static void range_of(actx *c, const kp_node *loop, kp_range *r)
 		r->lo = init->kids[0]->kids[init->kids[0]->nkids - 1];
 	} else if (init && is_assign(init))
 		r->lo = init->kids[1];
+	const kp_decl *var = r->var_decl ? r->var_decl->decl : NULL;
+	if (!var && init && is_assign(init)) {
+		const kp_node *t = kp_node_strip(init->kids[0]);
+		var = t && t->kind == KP_N_DECLREF ? t->decl : NULL;
+	}
 	const kp_node *cs = kp_node_strip(loop->for_cond);
 	if (cs && cs->kind == KP_N_BINOP && cs->nkids == 2) {
+		/* `i op hi`, or `i + c op hi` (the bound is hi - c) */
+		const kp_node *lhs = kp_node_strip(cs->kids[0]);
+		const kp_node *a = lhs && lhs->kind == KP_N_BINOP && lhs->nkids == 2 &&
+						   !strcmp(lhs->op, "+")
+					   ? kp_node_strip(lhs->kids[0])
+					   : NULL;
+		const kp_node *b = a ? kp_node_strip(lhs->kids[1]) : NULL;
 		r->op = cs->op;
-		r->hi = cs->kids[1];
+		if (lhs && lhs->kind == KP_N_DECLREF && lhs->decl == var && var)
+			r->hi = cs->kids[1];
+		else if (var && a && a->kind == KP_N_DECLREF && a->decl == var) {
+			r->hi = cs->kids[1];
+			r->hi_off = lhs->kids[1];
+		} else if (var && b && b->kind == KP_N_DECLREF && b->decl == var) {
+			r->hi = cs->kids[1];
+			r->hi_off = lhs->kids[0];
+		}
 	}
 	if (!inc)
 		return;
@@ -1898,6 +1926,10 @@ static double range_trip(actx *c, const kp_range *r)
 		return -1;
 	if (kp_eval(r->lo, c->k, c->iv, &a) || kp_eval(r->hi, c->k, c->iv, &b))
 		return -1;
+	long long off = 0;
+	if (r->hi_off && kp_eval(r->hi_off, c->k, c->iv, &off))
+		return -1;
+	b -= off;
 	if (r->step && kp_eval(r->step, c->k, c->iv, &s))
 		return -1;
 	if (s <= 0)
@@ -3162,10 +3194,13 @@ static void check_tiles(actx *c, const rw_set *lw, const rw_set *cw)
 		void *mr[2] = {t->arr, NULL};
 		kp_node_walk(l->body, NULL, find_macro_ref, mr);
 		if (mr[1])
-			add_reason(c, mr[1], "kpipe-macro-array",
-				   "'%s' is used inside a macro body; kpipe can only re-index uses "
-				   "spelled in the source (macro arguments are fine)",
-				   t->arr->name);
+			add_reason(
+				c, mr[1], "kpipe-macro-array",
+				"'%s' is used inside a macro body; kpipe can only re-index uses "
+				"spelled in the source (macro arguments are fine); kpipe rewrite "
+				"expands such macros in the loop first where it can (a remark "
+				"says why not)",
+				t->arr->name);
 		/* read after the loop */
 		if (n->in_main && c->k->body) {
 			unsigned after = n->end;
@@ -3939,7 +3974,7 @@ static void find_candidates(kp_node *n, node_vec *out)
  * symbolic, as a template without instantiations. */
 static int inst_known(const kp_kernel *k, int i)
 {
-	if (!k->inst_targs || k->ntparams > 8)
+	if (!k->inst_targs || k->ntparams > KP_MAX_TARGS)
 		return 0;
 	for (int p = 0; p < k->ntparams; p++)
 		if (!k->inst_targs[i][p].known)
@@ -3974,7 +4009,7 @@ static kp_loop *analyze_one(kp_file *f, kp_kernel *k, kp_node *node, int index, 
  * by value, then the argument text. */
 static int inst_cmp(const kp_kernel *k, int a, int b)
 {
-	for (int p = 0; p < k->ntparams && p < 8 && k->inst_targs; p++) {
+	for (int p = 0; p < k->ntparams && p < KP_MAX_TARGS && k->inst_targs; p++) {
 		const kp_targ *x = &k->inst_targs[a][p], *y = &k->inst_targs[b][p];
 		if (x->type && y->type) {
 			int r = strcmp(x->type, y->type);

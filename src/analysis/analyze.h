@@ -37,6 +37,7 @@ typedef struct {
 	const kp_node *var_decl; /* the counter's VARDECL when the init declares it */
 	const kp_node *lo;       /* the counter's first value (init) */
 	const kp_node *hi;       /* the bound: the condition's right operand */
+	const kp_node *hi_off;   /* c of `i + c < hi` (the bound is then hi - c), or NULL */
 	const char *op;          /* the condition's operator ("<", "<=", ...) */
 	const kp_node *step;     /* s of `i += s` and of `i = i + s`; NULL for ++ */
 	int step_is_one;         /* the increment is ++ */
@@ -217,5 +218,10 @@ int kp_is_scratch(const kp_file *f, const kp_kernel *k, const kp_loop *l, const 
 /* The variable an lvalue (or address) expression is rooted at: the
  * DECLREF of `As` in `As[i][j]`, `*(float4 *)&As[i]`, `p + 4`; or NULL. */
 kp_node *kp_lvalue_root(kp_node *n);
+
+/* Whether d is assigned, incremented, has its address taken, or is handed
+ * to something that may change it (a non-const reference parameter, an
+ * unknown callee, asm, a lambda) anywhere in k's body. */
+int kp_assigned_in(const kp_kernel *k, const kp_decl *d);
 
 #endif

@@ -8,6 +8,7 @@
  */
 #include "cli.h"
 #include "cmd.h"
+#include "inline.h"
 #include "plan.h"
 
 #include <cjson/cJSON.h>
@@ -596,13 +597,73 @@ static cJSON *json_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
  * project header with kernels (f->headers) included from `from`.  The
  * launch description is looked up beside spec_path (the main file, which
  * launches the kernels). */
+/* kp_inline_env.reparse for analyze: the unit parsed again with f's text
+ * replaced. */
+typedef struct {
+	const kp_parse_opts *po;
+	const char *path;
+} an_reparse;
+
+static kp_file *an_reparse_with(void *env, const kp_file *f, const char *text, size_t len,
+				kp_file **tu)
+{
+	an_reparse *e = env;
+	kp_parse_opts p2 = *e->po;
+	kp_unsaved u = {f->abs_path, text, len};
+	*tu = kp_xcalloc(1, sizeof(**tu));
+	if (!f->abs_path) {
+		p2.contents = text;
+		p2.contents_len = len;
+	} else {
+		p2.unsaved = &u;
+		p2.nunsaved = 1;
+	}
+	char *err = NULL;
+	int prc = kp_parse(*tu, e->path, &p2, &err);
+	free(err);
+	if (prc != KP_PARSE_OK)
+		return NULL;
+	if (!f->abs_path)
+		return *tu;
+	for (int i = 0; i < (*tu)->nheaders; i++)
+		if (!strcmp((*tu)->headers[i]->abs_path, f->abs_path))
+			return (*tu)->headers[i];
+	return NULL;
+}
+
+/* What rewrite's inline pass does with a refused loop (inline.h), shown
+ * in both formats. */
+static void show_inline(const kp_inline_env *e, kp_file *f, const kp_loop *l, cJSON *jloop)
+{
+	kp_edits ed = {0};
+	kp_inline_result r;
+	kp_inline_loop(e, f, l, &ed, &r);
+	kp_edits_release(&ed);
+	if (!r.status)
+		return;
+	if (jloop) {
+		cJSON *x = cJSON_AddObjectToObject(jloop, "inline");
+		cJSON_AddBoolToObject(x, "pipelined", r.status > 0);
+		cJSON_AddStringToObject(x, "message", r.message);
+		if (r.status > 0) {
+			cJSON_AddStringToObject(x, "variant", r.variant);
+			cJSON_AddNumberToObject(x, "stages", r.stages);
+		}
+	} else if (r.status > 0)
+		printf("    rewrite: %s [kpipe-inlined]; then plan: %s, %d stages\n", r.message,
+		       r.variant, r.stages);
+	else
+		printf("    rewrite: %s [kpipe-inline-refused]\n", r.message);
+}
+
 static void analyze_model(const kp_cli *o, const kp_file_setup *fs, kp_file *f, const char *path,
 			  const char *from, const char *spec_path, int json, cJSON *files,
-			  int *any_loop)
+			  int *any_loop, const kp_file *tu, an_reparse *re)
 {
 	kp_analyze_opts ao;
 	char *sk;
 	kp_cli_analyze_opts(o, spec_path, &ao, &sk);
+	kp_inline_env ie = {o->arch, o->variant, o->stages, &ao, tu, an_reparse_with, re};
 	kp_analysis an;
 	kp_analyze(&an, f, &ao);
 	const char *an_arch = o->arch->name, *ps_arch = kp_parse_arch(an_arch);
@@ -680,10 +741,14 @@ static void analyze_model(const kp_cli *o, const kp_file_setup *fs, kp_file *f, 
 				continue;
 			nl++;
 			*any_loop = 1;
-			if (json)
-				cJSON_AddItemToArray(jl, json_loop(f, l, o));
-			else
+			if (json) {
+				cJSON *jlp = json_loop(f, l, o);
+				show_inline(&ie, f, l, jlp);
+				cJSON_AddItemToArray(jl, jlp);
+			} else {
 				text_loop(f, l, o);
+				show_inline(&ie, f, l, NULL);
+			}
 		}
 		if (!nl && !json)
 			printf("  no candidate K-loop (no loop that stages global data in __shared__ "
@@ -734,8 +799,11 @@ int cmd_analyze(int argc, char **argv)
 		po.header_root = root;
 		char *err = NULL;
 		int prc = kp_parse(&f, path, &po, &err);
-		free((void *)po.args);
-		free(root);
+		an_reparse re = {&po, path};
+		if (prc != KP_PARSE_OK) {
+			free((void *)po.args);
+			free(root);
+		}
 		if (prc == KP_PARSE_IO || prc == KP_PARSE_FAILED) {
 			fprintf(stderr, "%s: error: %s\n", path, err ? err : "cannot parse");
 			free(err);
@@ -754,11 +822,13 @@ int cmd_analyze(int argc, char **argv)
 			continue;
 		}
 		kp_cli_print_ignored_errors(&f);
-		analyze_model(&fo, &fs, &f, path, NULL, path, json, files, &any_loop);
+		analyze_model(&fo, &fs, &f, path, NULL, path, json, files, &any_loop, &f, &re);
 		for (int h = 0; h < f.nheaders; h++) {
 			analyze_model(&fo, &fs, f.headers[h], f.headers[h]->path, path, path, json,
-				      files, &any_loop);
+				      files, &any_loop, &f, &re);
 		}
+		free((void *)po.args);
+		free(root);
 		kp_file_release(&f);
 		kp_file_setup_release(&fs);
 	}

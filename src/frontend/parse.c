@@ -273,6 +273,8 @@ static kp_decl *decl_for(pctx *c, CXCursor ref)
 	case CXCursor_CXXMethod: d->kind = KP_D_FUNC; break;
 	default: d->kind = KP_D_OTHER; break;
 	}
+	d->in_namespace = clang_getCursorKind(clang_getCursorSemanticParent(canon)) ==
+			  CXCursor_Namespace;
 	CXType t = clang_getCursorType(canon);
 	fill_array_type(c, d, t);
 	if (d->kind == KP_D_ENUM || d->kind == KP_D_TPARAM)
@@ -622,6 +624,35 @@ static kp_sync_kind call_sync(const char *name, CXCursor ref)
 	return KP_SYNC_NONE;
 }
 
+static enum CXChildVisitResult find_overload(CXCursor cur, CXCursor parent, CXClientData ud)
+{
+	(void)parent;
+	if (clang_getCursorKind(cur) != CXCursor_OverloadedDeclRef)
+		return CXChildVisit_Recurse;
+	*(CXCursor *)ud = cur;
+	return CXChildVisit_Break;
+}
+
+/* The callee of a dependent call in a template (`wt::load<BM>(...)`, whose
+ * CallExpr names no declaration) when its name finds exactly one function
+ * or function template; NULL otherwise. */
+static kp_decl *single_overload(pctx *c, CXCursor call)
+{
+	cursor_list l = {0};
+	clang_visitChildren(call, collect, &l);
+	CXCursor o = clang_getNullCursor();
+	if (l.n)
+		clang_visitChildren(l.v[0], find_overload, &o);
+	free(l.v);
+	if (clang_Cursor_isNull(o) || clang_getNumOverloadedDecls(o) != 1)
+		return NULL;
+	CXCursor d = clang_getOverloadedDecl(o, 0);
+	enum CXCursorKind k = clang_getCursorKind(d);
+	if (k != CXCursor_FunctionDecl && k != CXCursor_FunctionTemplate)
+		return NULL;
+	return decl_for(c, d);
+}
+
 static kp_node *convert(pctx *c, CXCursor cur)
 {
 	if (c->depth >= KP_MAX_NESTING) {
@@ -686,6 +717,8 @@ static kp_node *convert_node(pctx *c, CXCursor cur)
 			n->decl = decl_for(c, ref);
 		if (n->kind == KP_N_CALL)
 			n->sync = call_sync(n->name, ref);
+		if (n->kind == KP_N_CALL && clang_Cursor_isNull(ref))
+			n->decl = single_overload(c, cur);
 		if (n->kind == KP_N_DECLREF) {
 			long so = file_offset(c, clang_getCursorLocation(cur));
 			size_t nl = strlen(n->name);
@@ -693,6 +726,15 @@ static kp_node *convert_node(pctx *c, CXCursor cur)
 			    !strncmp(f->src + so, n->name, nl)) {
 				n->name_off = (unsigned)so;
 				n->name_editable = 1;
+			}
+			if (n->from_macro) {
+				CXFile sf;
+				unsigned sp;
+				clang_getSpellingLocation(clang_getCursorLocation(cur), &sf, NULL,
+							  NULL, &sp);
+				if (sf && clang_File_isEqual(sf, c->main) && sp + nl <= f->len &&
+				    !strncmp(f->src + sp, n->name, nl) && sp != (unsigned)so)
+					n->macro_spell = sp + 1;
 			}
 		}
 		break;
@@ -775,20 +817,21 @@ typedef struct {
 	pctx *c;
 	kp_kernel **v;
 	int n, cap;
-	/* specialisations seen: template cursor + argument text */
+	CXCursor *helpers; /* __device__ definitions without __shared__ arrays */
+	int nhelpers;
 } kernel_scan;
 
 /* Appends an instantiation unless one with the same argument text is
  * there already. */
-static void push_inst(kp_arena *a, kp_kernel *k, const char *args, const long long vals[8],
-		      const kp_targ targs[8])
+static void push_inst(kp_arena *a, kp_kernel *k, const char *args,
+		      const long long vals[KP_MAX_TARGS], const kp_targ targs[KP_MAX_TARGS])
 {
 	for (int i = 0; i < k->ninst; i++)
 		if (!strcmp(k->inst_args[i], args))
 			return;
 	const char **na = kp_arena_alloc(a, sizeof(char *) * (size_t)(k->ninst + 1));
-	long long(*nv)[8] = kp_arena_alloc(a, sizeof(*nv) * (size_t)(k->ninst + 1));
-	kp_targ(*nt)[8] = kp_arena_alloc(a, sizeof(*nt) * (size_t)(k->ninst + 1));
+	long long(*nv)[KP_MAX_TARGS] = kp_arena_alloc(a, sizeof(*nv) * (size_t)(k->ninst + 1));
+	kp_targ(*nt)[KP_MAX_TARGS] = kp_arena_alloc(a, sizeof(*nt) * (size_t)(k->ninst + 1));
 	for (int i = 0; i < k->ninst; i++) {
 		na[i] = k->inst_args[i];
 		memcpy(nv[i], k->inst_values[i], sizeof(nv[i]));
@@ -812,9 +855,9 @@ static void add_inst(pctx *c, kp_kernel *k, CXCursor spec)
 	if (na <= 0)
 		return;
 	kp_strbuf sb = KP_STRBUF_INIT;
-	long long vals[8] = {0};
-	kp_targ targs[8];
-	for (int i = 0; i < 8; i++)
+	long long vals[KP_MAX_TARGS] = {0};
+	kp_targ targs[KP_MAX_TARGS];
+	for (int i = 0; i < KP_MAX_TARGS; i++)
 		targs[i] = (kp_targ){NULL, -1, 0};
 	for (int i = 0; i < na; i++) {
 		enum CXTemplateArgumentKind ak =
@@ -824,12 +867,12 @@ static void add_inst(pctx *c, kp_kernel *k, CXCursor spec)
 		if (ak == CXTemplateArgumentKind_Integral) {
 			/* a bool argument's value is its one bit, sign-extended (true
 			 * is -1): read it unsigned, print it as written */
-			int is_bool = i < 8 && (k->tparam_bool >> i & 1u);
+			int is_bool = i < KP_MAX_TARGS && (k->tparam_bool >> i & 1u);
 			long long v =
 				is_bool ? clang_Cursor_getTemplateArgumentUnsignedValue(
 						  spec, (unsigned)i) != 0
 					: clang_Cursor_getTemplateArgumentValue(spec, (unsigned)i);
-			if (i < 8) {
+			if (i < KP_MAX_TARGS) {
 				vals[i] = v;
 				targs[i].known = 1;
 			}
@@ -842,7 +885,7 @@ static void add_inst(pctx *c, kp_kernel *k, CXCursor spec)
 			CXString s = clang_getTypeSpelling(t);
 			const char *sp = clang_getCString(s);
 			kp_strbuf_adds(&sb, sp);
-			if (ak == CXTemplateArgumentKind_Type && i < 8) {
+			if (ak == CXTemplateArgumentKind_Type && i < KP_MAX_TARGS) {
 				targs[i].type = kp_arena_strdup(&c->f->arena, sp ? sp : "");
 				targs[i].size = safe_sizeof(c, t);
 				targs[i].known = targs[i].size > 0;
@@ -933,9 +976,9 @@ static void add_inst_text(kp_file *f, kp_kernel *k, const char *args, size_t n)
 	while (o && txt[o - 1] == ' ')
 		o--;
 	txt[o] = '\0';
-	long long vals[8] = {0};
-	kp_targ targs[8];
-	for (int i = 0; i < 8; i++)
+	long long vals[KP_MAX_TARGS] = {0};
+	kp_targ targs[KP_MAX_TARGS];
+	for (int i = 0; i < KP_MAX_TARGS; i++)
 		targs[i] = (kp_targ){NULL, -1, 0};
 	kp_strbuf sb = KP_STRBUF_INIT;
 	const char *p = txt;
@@ -972,7 +1015,7 @@ static void add_inst_text(kp_file *f, kp_kernel *k, const char *args, size_t n)
 			kp_strbuf_addf(&sb, "%lld", v);
 		else
 			kp_strbuf_adds(&sb, arg);
-		if (i < 8) {
+		if (i < KP_MAX_TARGS) {
 			if (is_int) {
 				vals[i] = v;
 				targs[i].known = 1;
@@ -1047,7 +1090,7 @@ static void scan_explicit_insts(kp_file *f)
  * values by value, then the argument text. */
 static int inst_before(const kp_kernel *k, int a, int b)
 {
-	for (int p = 0; p < k->ntparams && p < 8; p++) {
+	for (int p = 0; p < k->ntparams && p < KP_MAX_TARGS; p++) {
 		const kp_targ *x = &k->inst_targs[a][p], *y = &k->inst_targs[b][p];
 		if (x->type && y->type) {
 			int r = strcmp(x->type, y->type);
@@ -1067,11 +1110,11 @@ static void sort_insts(kp_kernel *k)
 			const char *ta = k->inst_args[j];
 			k->inst_args[j] = k->inst_args[j - 1];
 			k->inst_args[j - 1] = ta;
-			long long tv[8];
+			long long tv[KP_MAX_TARGS];
 			memcpy(tv, k->inst_values[j], sizeof(tv));
 			memcpy(k->inst_values[j], k->inst_values[j - 1], sizeof(tv));
 			memcpy(k->inst_values[j - 1], tv, sizeof(tv));
-			kp_targ tt[8];
+			kp_targ tt[KP_MAX_TARGS];
 			memcpy(tt, k->inst_targs[j], sizeof(tt));
 			memcpy(k->inst_targs[j], k->inst_targs[j - 1], sizeof(tt));
 			memcpy(k->inst_targs[j - 1], tt, sizeof(tt));
@@ -1236,9 +1279,11 @@ static void scan_launches(pctx *c)
 	free(ls.v);
 }
 
-static void fill_kernel(kernel_scan *ks, CXCursor cur, int is_template)
+/* A function definition (a kernel, a __device__ function with tiles, a
+ * helper) converted: name, template parameters, parameters, body, launch
+ * bounds. */
+static kp_kernel *make_function(pctx *c, CXCursor cur, int is_template)
 {
-	pctx *c = ks->c;
 	kp_file *f = c->f;
 	kp_kernel *k = kp_arena_alloc(&f->arena, sizeof(*k));
 	k->name = cx_dup(&f->arena, clang_getCursorSpelling(cur));
@@ -1261,7 +1306,7 @@ static void fill_kernel(kernel_scan *ks, CXCursor cur, int is_template)
 				&f->arena, sizeof(char *) * (size_t)(k->ntparams + 1));
 			if (k->ntparams)
 				memcpy(nv, k->tparam_names, sizeof(char *) * (size_t)k->ntparams);
-			if (kk == CXCursor_NonTypeTemplateParameter && k->ntparams < 8 &&
+			if (kk == CXCursor_NonTypeTemplateParameter && k->ntparams < KP_MAX_TARGS &&
 			    clang_getCursorType(l.v[i]).kind == CXType_Bool)
 				k->tparam_bool |= 1u << k->ntparams;
 			nv[k->ntparams++] = cx_dup(&f->arena, clang_getCursorSpelling(l.v[i]));
@@ -1300,6 +1345,12 @@ static void fill_kernel(kernel_scan *ks, CXCursor cur, int is_template)
 	}
 	if (!k->params) /* mark as kernel for template lookup even with no params */
 		k->params = kp_arena_alloc(&f->arena, sizeof(kp_decl *));
+	return k;
+}
+
+static void fill_kernel(kernel_scan *ks, CXCursor cur, int is_template)
+{
+	kp_kernel *k = make_function(ks->c, cur, is_template);
 	if (ks->n == ks->cap) {
 		ks->cap = ks->cap ? ks->cap * 2 : 8;
 		ks->v = kp_xrealloc(ks->v, sizeof(*ks->v) * (size_t)ks->cap);
@@ -1368,6 +1419,34 @@ static void device_callers(kp_file *f, kp_kernel *d)
 	kp_strbuf_release(&names);
 }
 
+static int calls_decl(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	void **w = ud;
+	if (n->kind == KP_N_CALL && n->decl == w[0])
+		w[1] = n;
+	return !w[1];
+}
+
+/* The helpers the kernels call, converted into their declarations'
+ * kp_decl.fn (the pass that inlines load helpers reads them). */
+static void add_helpers(pctx *c, kernel_scan *ks)
+{
+	kp_file *f = c->f;
+	for (int h = 0; h < ks->nhelpers; h++) {
+		kp_decl *d = decl_for(c, ks->helpers[h]);
+		if (!d || d->kind != KP_D_FUNC || d->fn)
+			continue;
+		void *w[2] = {d, NULL};
+		for (int i = 0; i < f->nkernels && !w[1]; i++)
+			kp_node_walk(f->kernels[i]->body, NULL, calls_decl, w);
+		if (w[1])
+			d->fn = make_function(c, ks->helpers[h],
+					      clang_getCursorKind(ks->helpers[h]) ==
+						      CXCursor_FunctionTemplate);
+	}
+}
+
 static enum CXChildVisitResult find_kernels(CXCursor cur, CXCursor parent, CXClientData ud)
 {
 	(void)parent;
@@ -1395,8 +1474,13 @@ static enum CXChildVisitResult find_kernels(CXCursor cur, CXCursor parent, CXCli
 		return CXChildVisit_Continue;
 	int shared = 0;
 	clang_visitChildren(cur, find_shared_var, &shared);
-	if (!shared)
-		return CXChildVisit_Continue; /* converted only when it has tiles */
+	if (!shared) {
+		/* a helper: converted only when a kernel calls it (add_helpers) */
+		ks->helpers =
+			kp_xrealloc(ks->helpers, sizeof(CXCursor) * (size_t)(ks->nhelpers + 1));
+		ks->helpers[ks->nhelpers++] = cur;
+		return CXChildVisit_Continue;
+	}
 	fill_kernel(ks, cur, k == CXCursor_FunctionTemplate);
 	ks->v[ks->n - 1]->is_device = 1;
 	return CXChildVisit_Continue;
@@ -1934,6 +2018,8 @@ static void build_model(pctx *c, const char *const *argv, int nstore)
 		memcpy(f->kernels, ks.v, sizeof(kp_kernel *) * (size_t)ks.n);
 	f->nkernels = ks.n;
 	free(ks.v);
+	add_helpers(c, &ks);
+	free(ks.helpers);
 	for (int i = 0; i < f->nkernels; i++)
 		if (f->kernels[i]->is_device)
 			device_callers(f, f->kernels[i]);

@@ -75,6 +75,7 @@ typedef enum {
 } kp_sync_kind;
 
 typedef struct kp_node kp_node;
+struct kp_kernel;
 
 typedef struct kp_decl {
 	const char *name;
@@ -106,6 +107,12 @@ typedef struct kp_decl {
 	const kp_node *dyn_off;
 	int has_value; /* integer constant with a known value */
 	long long value;
+	/* KP_D_FUNC: a __device__ helper defined in this model's file, with no
+	 * __shared__ array of its own, that a kernel calls handing it a shared
+	 * array: its definition, converted (parse.c), for the pass that inlines
+	 * it (pass_inline.c).  NULL otherwise. */
+	struct kp_kernel *fn;
+	int in_namespace; /* declared in a namespace (not the global scope) */
 } kp_decl;
 
 struct kp_node {
@@ -114,16 +121,18 @@ struct kp_node {
 	int in_main;         /* extent is in the main file */
 	int from_macro;      /* node comes from a macro expansion */
 	int line, col;
-	const char *op;      /* operator for BINOP/ASSIGNOP/UNOP ("=", "+=", "++") */
-	int postfix;         /* UNOP: postfix ++/-- */
-	const char *name;    /* DECLREF/MEMBER/CALL/VARDECL name */
-	const char *type;    /* expression or declaration type */
-	long long type_size; /* sizeof(type), -1 unknown */
-	kp_decl *decl;       /* DECLREF, VARDECL, CALL (callee) */
-	kp_sync_kind sync;   /* CALL: the barrier it is, KP_SYNC_NONE for other calls */
-	unsigned name_off;   /* DECLREF: spelling offset of the name */
-	int name_editable;   /* DECLREF: name spelled in the main file */
-	int has_value;       /* INTLIT/FLOATLIT/SIZEOF: value known */
+	const char *op;       /* operator for BINOP/ASSIGNOP/UNOP ("=", "+=", "++") */
+	int postfix;          /* UNOP: postfix ++/-- */
+	const char *name;     /* DECLREF/MEMBER/CALL/VARDECL name */
+	const char *type;     /* expression or declaration type */
+	long long type_size;  /* sizeof(type), -1 unknown */
+	kp_decl *decl;        /* DECLREF, VARDECL, CALL (callee) */
+	kp_sync_kind sync;    /* CALL: the barrier it is, KP_SYNC_NONE for other calls */
+	unsigned name_off;    /* DECLREF: spelling offset of the name */
+	int name_editable;    /* DECLREF: name spelled in the main file */
+	unsigned macro_spell; /* DECLREF from a macro body written in this file: the
+			       * offset of its spelling there, plus one (0: none) */
+	int has_value;        /* INTLIT/FLOATLIT/SIZEOF: value known */
 	long long ivalue;
 	double fvalue;
 	kp_node **kids;
@@ -135,6 +144,10 @@ struct kp_node {
 	kp_node *for_init, *for_cond, *for_inc, *for_body;
 };
 
+/* Template arguments kpipe reads per instantiation (a kernel with more is
+ * analysed with its parameters left symbolic). */
+#define KP_MAX_TARGS 16
+
 /* One argument of a template instantiation (see kp_kernel.inst_targs). */
 typedef struct {
 	const char *type; /* a type argument's spelling ("float", "__half"), NULL otherwise */
@@ -142,21 +155,23 @@ typedef struct {
 	int known;        /* a type with a known size, or a value in inst_values */
 } kp_targ;
 
-typedef struct {
+typedef struct kp_kernel {
 	const char *name;    /* "sgemm" */
 	const char *display; /* "sgemm<BM, BN, BK>" */
 	int is_template;
 	int ntparams;
 	const char **tparam_names;
-	unsigned tparam_bool;        /* bit i: template parameter i (< 8) is a bool */
-	int ninst;                   /* instantiations seen in the file (launches, references,
-					explicit instantiations), each once */
-	const char **inst_args;      /* "32, 32, 8" per instantiation */
-	long long (*inst_values)[8]; /* value arguments by parameter position (0 otherwise) */
-	kp_targ (*inst_targs)[8];    /* per instantiation, the first 8 arguments */
-	int launch_bounds;           /* __launch_bounds__ max threads, 0 none; a
-					__device__ function: its calling kernels'
-					when they agree */
+	unsigned tparam_bool;   /* bit i: template parameter i (< KP_MAX_TARGS) is a bool */
+	int ninst;              /* instantiations seen in the file (launches, references,
+				   explicit instantiations), each once */
+	const char **inst_args; /* "32, 32, 8" per instantiation */
+	long long (*inst_values)[KP_MAX_TARGS]; /* value arguments by parameter position
+						   (0 otherwise) */
+	kp_targ (*inst_targs)[KP_MAX_TARGS];    /* per instantiation, the first
+						   KP_MAX_TARGS arguments */
+	int launch_bounds;                      /* __launch_bounds__ max threads, 0 none; a
+						   __device__ function: its calling kernels'
+						   when they agree */
 	/* a __device__ function with __shared__ arrays of its own (its K-loops
 	 * are candidates like a kernel's), not a __global__ kernel */
 	int is_device;

@@ -7,10 +7,12 @@
 #include <string.h>
 
 static const kp_pass *const builtin[] = {
+	&kp_pass_inline,
 	&kp_pass_pipeline,
 };
 
 static const kp_pass *const default_list[] = {
+	&kp_pass_inline,
 	&kp_pass_pipeline,
 };
 

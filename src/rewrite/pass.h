@@ -6,7 +6,7 @@
  * driver runs a list of passes in order over every model of the unit and
  * parses the unit again, with the new texts, between a pass that changed a
  * file and the next one (docs/design.md, "Passes").  The registry finds
- * the passes by name: the built-in ones ("pipeline", the default list)
+ * the passes by name: the built-in ones ("inline", "pipeline": the default list)
  * and those a test registers.
  *
  * Ownership: a pass owns nothing it is given.  What it appends belongs to
@@ -29,6 +29,14 @@ typedef struct {
 	kp_rw_result *r;   /* the result of f's file: diagnostics, counts */
 	kp_edits ed;       /* the pass's edits, in offsets of f->src */
 	int *owner;        /* owner[i]: the index in r->diags of edit i's diagnostic, or -1 */
+	/* Parses the unit again with f's text replaced by `text` (the other
+	 * files as they stand) into *tu; returns the model of f's file in it
+	 * (*tu itself or one of its headers), NULL when it does not parse.
+	 * The caller releases *tu (kp_file_release, free).  For a pass that
+	 * tries a change before it makes it (pass_inline.c). */
+	kp_file *(*reparse)(void *env, const kp_file *f, const char *text, size_t len,
+			    kp_file **tu);
+	void *env;
 } kp_pass_ctx;
 
 typedef struct kp_pass {
@@ -41,6 +49,10 @@ typedef struct kp_pass {
 
 /* The pass that pipelines K-loops (pass_pipeline.c). */
 extern const kp_pass kp_pass_pipeline;
+/* The pass that prepares K-loops for it: inlines the load helpers they
+ * call and expands the macros that name their tiles, where the loop is
+ * then pipelined (pass_inline.c). */
+extern const kp_pass kp_pass_inline;
 
 /* Byte offset of a 1-based line and (byte) column in src, -1 when out of
  * range. */
@@ -57,7 +69,7 @@ void kp_pass_edit(kp_pass_ctx *c, unsigned off, unsigned len, const char *text, 
 
 /* The pass called `name`, built in or registered, or NULL. */
 const kp_pass *kp_pass_find(const char *name);
-/* The default list (kp_rw_opts.passes NULL): pipeline. */
+/* The default list (kp_rw_opts.passes NULL): inline, pipeline. */
 const kp_pass *const *kp_pass_default(int *n);
 /* Tests only: makes p known to kp_pass_find() (it joins no default list).
  * Returns -1 when its name is taken or the registry is full. */

@@ -362,18 +362,58 @@ static rw_file *file_of(rw_file *files, int nfiles, const kp_file *f)
 	return NULL; /* a header the input's parse had no model of */
 }
 
+static int reparse_texts(const kp_parse_opts *po, const char *path, const rw_file *files,
+			 int nfiles, kp_file *g, char **err);
+
+/* What kp_pass_ctx.reparse needs: the unit's parse options and files. */
+typedef struct {
+	const kp_parse_opts *po;
+	const char *path;
+	rw_file *files;
+	int nfiles;
+} reparse_env;
+
+/* kp_pass_ctx.reparse: the unit with f's file at `text`. */
+static kp_file *reparse_with(void *env, const kp_file *f, const char *text, size_t len,
+			     kp_file **tu)
+{
+	reparse_env *e = env;
+	rw_file *x = file_of(e->files, e->nfiles, f);
+	*tu = kp_xcalloc(1, sizeof(**tu));
+	if (!x)
+		return NULL;
+	char *keep = x->text;
+	size_t keeplen = x->len;
+	x->text = (char *)text;
+	x->len = len;
+	char *err = NULL;
+	int prc = reparse_texts(e->po, e->path, e->files, e->nfiles, *tu, &err);
+	x->text = keep;
+	x->len = keeplen;
+	free(err);
+	if (prc != KP_PARSE_OK)
+		return NULL;
+	if (!f->abs_path)
+		return *tu;
+	for (int i = 0; i < (*tu)->nheaders; i++)
+		if (!strcmp((*tu)->headers[i]->abs_path, f->abs_path))
+			return (*tu)->headers[i];
+	return NULL;
+}
+
 /* Runs one pass over every model of the parse tu (the main file's, then
  * each header's).  Returns whether it changed a file. */
-static int run_pass(const kp_rw_opts *o, const kp_pass *pass, kp_file *tu, rw_file *files,
-		    int nfiles)
+static int run_pass(const kp_rw_opts *o, const kp_pass *pass, kp_file *tu, reparse_env *env)
 {
+	rw_file *files = env->files;
+	int nfiles = env->nfiles;
 	int changed = 0;
 	for (int m = 0; m <= tu->nheaders; m++) {
 		kp_file *f = m ? tu->headers[m - 1] : tu;
 		rw_file *x = file_of(files, nfiles, f);
 		if (!x || x->bad)
 			continue;
-		kp_pass_ctx c = {o, tu, f, x->r, {0}, NULL};
+		kp_pass_ctx c = {o, tu, f, x->r, {0}, NULL, reparse_with, env};
 		int n0 = x->r->ndiags;
 		pass->run(&c);
 		if (x->nst)
@@ -420,8 +460,9 @@ static void run_passes(const kp_rw_opts *o, const kp_parse_opts *po, kp_file *f,
 	if (!passes)
 		passes = kp_pass_default(&np);
 	kp_file *cur = f;
+	reparse_env env = {po, f->path, files, nfiles};
 	for (int p = 0; p < np; p++) {
-		if (!run_pass(o, passes[p], cur, files, nfiles) || p + 1 == np)
+		if (!run_pass(o, passes[p], cur, &env) || p + 1 == np)
 			continue;
 		kp_file *g = kp_xcalloc(1, sizeof(*g));
 		char *err = NULL;

@@ -276,7 +276,24 @@ refused extern_carve_of_carve "$in/extern_carve_of_carve.cu" 0 1 \
 refused helper_writes_tile "$in/helper_writes_tile.cu" 0 1 \
 	"helper_writes_tile\.cu:29:16: warning: the compute phase passes the loaded tile 'As' to 'scale_row', which may write it: .*\[kpipe-compute-writes-tile\]"
 check "helper_writes_tile: the dependent call is refused too" \
-	has helper_writes_tile.r "helper_writes_tile\.cu:43:16: warning: the compute phase passes the loaded tile 'Xs' to 'grab', which may write it: a call with no declaration yet .*\[kpipe-compute-writes-tile\]"
+	has helper_writes_tile.r "helper_writes_tile\.cu:43:16: warning: the compute phase passes the loaded tile 'Xs' to 'grab', which may write it: its parameter is not a pointer or reference to const \[kpipe-compute-writes-tile\]"
+# load helpers the inline pass must leave alone, each for its own reason
+refused helper_unsafe_inline "$in/helper_unsafe_inline.cu" 0 1 \
+	"helper_unsafe_inline\.cu:48:5: remark: the load helper 'h_bump' is not inlined: the body changes its parameter 'r0' \[kpipe-inline-refused\]"
+for want in "60:5: remark: the load helper 'h_ret' is not inlined: its body returns early" \
+	"72:5: remark: the load helper 'h_expr' is not inlined: argument 2 \('A \+ 1'\) is an expression" \
+	"84:5: remark: the load helper 'h_shadow' is not inlined: its local 'k0' would hide a name of the call" \
+	"96:5: remark: the loop is refused even once kpipe inlined the load helper 'h_reads', so it is left as written: .*\[kpipe-load-depends-on-compute\]" \
+	"108:5: remark: the load helper 'ns::h_const' is not inlined: its body names 'kSkew' of a namespace"; do
+	check "helper_unsafe_inline: ${want%%:*}" has helper_unsafe_inline.r "helper_unsafe_inline\.cu:$want"
+done
+check "helper_unsafe_inline: six loops refused" has helper_unsafe_inline.r "nothing to pipeline \(6 loops found, 6 refused\)"
+# tile macros: one hides a write of the tile (expanded, still refused), one
+# stringifies (not expanded)
+refused macro_unsafe_expand "$in/macro_unsafe_expand.cu" 0 1 \
+	"macro_unsafe_expand\.cu:17:5: remark: the loop is refused even once kpipe expanded the macro BUMP, whose body names the tiles, so it is left as written: the compute phase writes the loaded tile 'As' \[kpipe-compute-writes-tile\]"
+check "macro_unsafe_expand: # is not expanded" has macro_unsafe_expand.r \
+	"macro_unsafe_expand\.cu:31:5: remark: the macro 'AT_LOGGED' is not expanded: its body has # or ## or a comment \[kpipe-inline-refused\]"
 # a K-loop 48 loops deep, each loop around it with a barrier of its own
 python3 - "$tmp/nested_deep.cu" <<'PY'
 import sys

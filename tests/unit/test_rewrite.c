@@ -544,3 +544,111 @@ Test(rewrite_passes, clang_apply_replacements, .init = kp_test_tmpdir_make,
 	free(path);
 	free(src);
 }
+
+/* --- the inline pass (pass_inline.c) ---------------------------------------- */
+
+/* How many times `needle` occurs in text. */
+static int count_of(const char *text, const char *needle)
+{
+	int n = 0;
+	for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+static const char inline_src[] =
+	"#define BK 16\n"
+	"template <int BM> __device__ void load_rows(int ld, const float *src, float *dst, int r)\n"
+	"{\n"
+	"    for (int i = 0; i + 4 <= BM; i += 4)\n"
+	"        dst[(i + r / BK) * BK + r % BK] = src[(i + r / BK) * ld + r % BK];\n"
+	"}\n"
+	"template <int BM>\n"
+	"__global__ void k(const float *__restrict__ A, float *__restrict__ C, int K)\n"
+	"{\n"
+	"    __shared__ float As[BM * BK];\n"
+	"    const unsigned t = threadIdx.x;\n"
+	"    float acc = 0.0f;\n"
+	"    for (int k0 = 0; k0 < K; k0 += BK) {\n"
+	"        load_rows<BM>(K, A, As, t);\n"
+	"        __syncthreads();\n"
+	"        for (int kk = 0; kk < BK; ++kk)\n"
+	"            acc += As[(t % BM) * BK + kk];\n"
+	"        A += BK;\n"
+	"        __syncthreads();\n"
+	"    }\n"
+	"    C[blockIdx.x * 64 + t] = acc;\n"
+	"}\n"
+	"template __global__ void k<64>(const float *__restrict__, float *__restrict__, int);\n";
+
+/* A template load helper, called with an unsigned where it takes an int:
+ * inlined with the argument converted, its copy loop (`i + 4 <= BM`, 16
+ * copies) staged in 16 registers, the helper kept; without the inline
+ * pass, nothing is pipelined. */
+Test(inline_pass, template_helper, .init = kp_test_tmpdir_make, .fini = kp_test_tmpdir_remove)
+{
+	char *path = kp_test_path("h.cu");
+	kp_test_write(path, inline_src, strlen(inline_src));
+	run_t x;
+	run_rewrite(&x, path, "register", NULL, NULL, 0);
+	cr_assert_eq(x.rc, KP_EXIT_OK);
+	cr_assert_not_null(x.out);
+	cr_assert_geq(diag_index(&x.r, "kpipe-inlined"), 0);
+	cr_assert_geq(diag_index(&x.r, "kpipe-pipelined"), 0);
+	cr_assert_eq(count_of(x.out, "__device__ void load_rows("), 1, "the helper is kept");
+	cr_assert_eq(count_of(x.out, "load_rows<BM>(K, A, As, t);"), 0, "the call is replaced");
+	/* the body's names: parameters replaced, the int one converted */
+	cr_assert_not_null(strstr(x.out, "static_cast<int>(t) / BK"), "%s", x.out);
+	cr_assert_not_null(strstr(x.out, "As[kp_stage ^ 1][(i + static_cast<int>(t) / BK) * BK"));
+	/* 64 / 4 = 16 copies: the bound is BM - 4 */
+	cr_assert_not_null(strstr(x.out, "(BM) - (4)"), "%s", x.out);
+	expect_fixes_give_text(&x.r, x.src, x.out);
+	run_release(&x);
+	run_rewrite(&x, path, "register", "pipeline", NULL, 0);
+	cr_assert_eq(x.rc, KP_EXIT_NOTHING);
+	cr_assert_geq(diag_index(&x.r, "kpipe-load-in-helper"), 0);
+	run_release(&x);
+	free(path);
+}
+
+static const char macro_src[] =
+	"#define T 16\n"
+	"#define NEG(i, j) -As[i][j]\n"
+	"#define AS(i, j) As[i][j]\n"
+	"__global__ void m(const float *__restrict__ A, float *__restrict__ C, int K)\n"
+	"{\n"
+	"    __shared__ float As[T][T];\n"
+	"    const int tx = threadIdx.x, ty = threadIdx.y;\n"
+	"    float acc = 0.0f;\n"
+	"    for (int k0 = 0; k0 < K; k0 += T) {\n"
+	"        AS( ty ,tx ) = A[ty * K + k0 + tx];\n"
+	"        __syncthreads();\n"
+	"        for (int k = 0; k < T; ++k)\n"
+	"            acc = acc-NEG(ty, k)*2.0f;\n"
+	"        __syncthreads();\n"
+	"    }\n"
+	"    C[ty * T + tx] = acc;\n"
+	"}\n";
+
+/* Macros that name a tile in their bodies are expanded as the
+ * preprocessor does (`acc-NEG(..)` keeps two minus tokens), then
+ * re-indexed; the definitions stay. */
+Test(inline_pass, tile_macros, .init = kp_test_tmpdir_make, .fini = kp_test_tmpdir_remove)
+{
+	char *path = kp_test_path("m.cu");
+	kp_test_write(path, macro_src, strlen(macro_src));
+	run_t x;
+	run_rewrite(&x, path, "cp-async", NULL, NULL, 0);
+	cr_assert_eq(x.rc, KP_EXIT_OK);
+	cr_assert_not_null(x.out);
+	int di = diag_index(&x.r, "kpipe-inlined");
+	cr_assert_geq(di, 0);
+	cr_assert_not_null(strstr(x.r.diags[di].message, "the macros AS, NEG"), "%s",
+			   x.r.diags[di].message);
+	cr_assert_not_null(strstr(x.out, "acc = acc- -As[kp_stage][ty][k]*2.0f;"), "%s", x.out);
+	cr_assert_eq(count_of(x.out, "#define NEG(i, j) -As[i][j]"), 1);
+	cr_assert_eq(count_of(x.out, "AS( ty ,tx )"), 0);
+	expect_fixes_give_text(&x.r, x.src, x.out);
+	run_release(&x);
+	free(path);
+}

@@ -1,4 +1,4 @@
-// refused_load_in_helper.naive.cu - naive reference for samples/refused_load_in_helper.cu: same kernel name and
+// matmul_load_helper.naive.cu - naive reference for samples/matmul_load_helper.cu: same kernel name and
 // signature, one grid-stride loop over C, products summed in increasing k.
 #include "naive_common.cuh"
 

@@ -1,0 +1,115 @@
+// adversarial input: load helpers kpipe must not inline, each K-loop
+// otherwise textbook.  h_bump changes its parameter (inlining would change
+// the caller's variable), h_ret returns early, h_expr is handed an
+// expression, h_shadow declares a local with the name of an argument,
+// h_reads reads the tile it fills (the inlined loop carries shared state),
+// and ns::h_const names a constant of its namespace.
+// Expected: every loop refused with kpipe-load-in-helper and a
+// kpipe-inline-refused remark that names the reason; nothing written.
+#include <cuda_runtime.h>
+#define T 16
+__device__ void h_bump(float (&dst)[T][T], const float *src, int ld, int r0)
+{
+    r0 += threadIdx.y;
+    dst[threadIdx.y][threadIdx.x] = src[r0 * ld + threadIdx.x];
+}
+__device__ void h_ret(float (&dst)[T][T], const float *src, int ld, int r0)
+{
+    if (ld == 0)
+        return;
+    dst[threadIdx.y][threadIdx.x] = src[(r0 + threadIdx.y) * ld + threadIdx.x];
+}
+__device__ void h_expr(float (&dst)[T][T], const float *src, int ld, int r0)
+{
+    dst[threadIdx.y][threadIdx.x] = src[(r0 + threadIdx.y) * ld + threadIdx.x];
+}
+__device__ void h_shadow(float (&dst)[T][T], const float *src, int ld, int r0)
+{
+    int k0 = threadIdx.y;
+    dst[k0][threadIdx.x] = src[(r0 + k0) * ld + threadIdx.x];
+}
+__device__ void h_reads(float (&dst)[T][T], const float *src, int ld, int r0)
+{
+    dst[threadIdx.y][threadIdx.x] =
+        src[(r0 + threadIdx.y) * ld + threadIdx.x] + dst[threadIdx.x][threadIdx.y];
+}
+namespace ns {
+constexpr int kSkew = 0;
+__device__ void h_const(float (&dst)[T][T], const float *src, int ld, int r0)
+{
+    dst[threadIdx.y][threadIdx.x] = src[(r0 + threadIdx.y + kSkew) * ld + threadIdx.x];
+}
+} // namespace ns
+
+__global__ void k_bump(const float *__restrict__ A, float *__restrict__ C, int K)
+{
+    __shared__ float As[T][T];
+    float acc = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += T) {
+        h_bump(As, A, K, k0);
+        __syncthreads();
+        acc += As[threadIdx.y][threadIdx.x] * 2.0f;
+        __syncthreads();
+    }
+    C[threadIdx.y * T + threadIdx.x] = acc;
+}
+__global__ void k_ret(const float *__restrict__ A, float *__restrict__ C, int K)
+{
+    __shared__ float As[T][T];
+    float acc = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += T) {
+        h_ret(As, A, K, k0);
+        __syncthreads();
+        acc += As[threadIdx.y][threadIdx.x] * 2.0f;
+        __syncthreads();
+    }
+    C[threadIdx.y * T + threadIdx.x] = acc;
+}
+__global__ void k_expr(const float *__restrict__ A, float *__restrict__ C, int K)
+{
+    __shared__ float As[T][T];
+    float acc = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += T) {
+        h_expr(As, A + 1, K, k0);
+        __syncthreads();
+        acc += As[threadIdx.y][threadIdx.x] * 2.0f;
+        __syncthreads();
+    }
+    C[threadIdx.y * T + threadIdx.x] = acc;
+}
+__global__ void k_shadow(const float *__restrict__ A, float *__restrict__ C, int K)
+{
+    __shared__ float As[T][T];
+    float acc = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += T) {
+        h_shadow(As, A, K, k0);
+        __syncthreads();
+        acc += As[threadIdx.y][threadIdx.x] * 2.0f;
+        __syncthreads();
+    }
+    C[threadIdx.y * T + threadIdx.x] = acc;
+}
+__global__ void k_reads(const float *__restrict__ A, float *__restrict__ C, int K)
+{
+    __shared__ float As[T][T];
+    float acc = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += T) {
+        h_reads(As, A, K, k0);
+        __syncthreads();
+        acc += As[threadIdx.y][threadIdx.x] * 2.0f;
+        __syncthreads();
+    }
+    C[threadIdx.y * T + threadIdx.x] = acc;
+}
+__global__ void k_const(const float *__restrict__ A, float *__restrict__ C, int K)
+{
+    __shared__ float As[T][T];
+    float acc = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += T) {
+        ns::h_const(As, A, K, k0);
+        __syncthreads();
+        acc += As[threadIdx.y][threadIdx.x] * 2.0f;
+        __syncthreads();
+    }
+    C[threadIdx.y * T + threadIdx.x] = acc;
+}
