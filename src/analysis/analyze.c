@@ -4131,7 +4131,7 @@ int kp_analyze(kp_analysis *out, kp_file *f, const kp_analyze_opts *o)
 	int cap = 0;
 	for (int ki = 0; ki < f->nkernels; ki++) {
 		kp_kernel *k = f->kernels[ki];
-		if (o->kernel && strcmp(o->kernel, k->name))
+		if (!kp_kernel_matches(k, o->kernel))
 			continue;
 		out->nkernels++;
 		mark_carve_outs(k);

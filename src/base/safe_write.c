@@ -288,3 +288,26 @@ int kp_write_file_atomic_like(const char *path, const char *data, size_t len, co
 		return write_atomic(path, data, len, NULL);
 	return write_atomic(path, data, len, &st);
 }
+
+int kp_make_parents(const char *path)
+{
+	char buf[4096];
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	char *slash = strrchr(buf, '/');
+	if (!slash || slash == buf)
+		return 0;
+	*slash = '\0';
+	for (char *p = buf + 1;; p++) {
+		int end = !*p;
+		if (*p == '/' || end) {
+			char keep = *p;
+			*p = '\0';
+			if (mkdir(buf, 0777) && errno != EEXIST)
+				return -errno;
+			*p = keep;
+		}
+		if (end)
+			return 0;
+	}
+}

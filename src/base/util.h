@@ -85,6 +85,9 @@ int kp_remove_tree(const char *dir);
 int kp_write_file_atomic(const char *path, const char *data, size_t len);
 /* The same, with the mode, owner and group of the file `like` (backups). */
 int kp_write_file_atomic_like(const char *path, const char *data, size_t len, const char *like);
+/* Creates the missing directories above `path` (mode 0777 less the umask),
+ * as `mkdir -p $(dirname path)`.  Returns 0 or -errno. */
+int kp_make_parents(const char *path);
 
 /* kpipe's exit statuses, one table for every command (README, man page):
  * every layer that reports an outcome uses them. */

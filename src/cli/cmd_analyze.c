@@ -700,7 +700,7 @@ static void analyze_model(const kp_cli *o, const kp_file_setup *fs, kp_file *f, 
 	}
 	for (int ki = 0; ki < f->nkernels; ki++) {
 		kp_kernel *k = f->kernels[ki];
-		if (o->kernel && strcmp(o->kernel, k->name))
+		if (!kp_kernel_matches(k, o->kernel))
 			continue;
 		cJSON *jl = NULL;
 		if (json) {
@@ -822,6 +822,12 @@ int cmd_analyze(int argc, char **argv)
 			continue;
 		}
 		kp_cli_print_ignored_errors(&f);
+		if (o.kernel && !kp_file_has_kernel(&f, o.kernel))
+			fprintf(stderr,
+				"%s: warning: --kernel %s names no kernel of this file or its project "
+				"headers (%s%s) [kpipe-no-such-kernel]\n",
+				path, o.kernel, *kp_kernel_names(&f) ? "they have: " : "none",
+				kp_kernel_names(&f));
 		analyze_model(&fo, &fs, &f, path, NULL, path, json, files, &any_loop, &f, &re);
 		for (int h = 0; h < f.nheaders; h++) {
 			analyze_model(&fo, &fs, f.headers[h], f.headers[h]->path, path, path, json,

@@ -127,7 +127,9 @@ static int write_reports(const kp_cli *o, kp_rw_result *r, int rc)
 	if (o->export_fixes) {
 		char *cwd = getcwd(NULL, 0);
 		char *y = kp_fixes_yaml(one, n, r->abs_path ? r->abs_path : r->path, cwd);
-		int e = kp_write_file_atomic(o->export_fixes, y, strlen(y));
+		int e = kp_make_parents(o->export_fixes);
+		if (!e)
+			e = kp_write_file_atomic(o->export_fixes, y, strlen(y));
 		free(y);
 		free(cwd);
 		if (e) {

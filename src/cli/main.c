@@ -4,6 +4,7 @@
  * Each command lives in its own cmd_*.c (cmd.h) and returns one of the exit
  * codes of util.h; only this layer and the commands print.
  */
+#include "kp_commit.h"
 #include "cli.h"
 #include "cmd.h"
 #include "cuda_env.h"
@@ -44,7 +45,7 @@ static const char usage[] =
 	"  --arch sm_XX        target architecture (default: the lowest of the file's\n"
 	"                      compile_commands.json entry, else sm_90); drives the\n"
 	"                      shared-memory budget\n"
-	"  --kernel NAME       only this kernel\n"
+	"  --kernel NAME       only this kernel (k, ns::k or k<32, 8>)\n"
 	"  --cuda-path DIR     CUDA toolkit (default: CUDA_HOME, PATH, /usr/local/cuda)\n"
 	"  -p BUILD_DIR        read compile flags from BUILD_DIR/compile_commands.json\n"
 	"                      (searched upward from the file when omitted); rewrite without\n"
@@ -201,7 +202,7 @@ static int cmd_version(int argc, char **argv)
 	for (int i = 1; i + 1 < argc; i++)
 		if (!strcmp(argv[i], "--cuda-path"))
 			cuda_path = argv[i + 1];
-	printf("kpipe %s\n", KPIPE_VERSION);
+	printf("kpipe %s (commit %s)\n", KPIPE_VERSION, KPIPE_COMMIT);
 	printf("libclang: %s\n", kp_libclang_version());
 	kp_cuda_env env = KP_CUDA_ENV_INIT;
 	if (kp_cuda_env_find(&env, cuda_path) == 0)

@@ -1336,6 +1336,20 @@ static kp_kernel *make_function(pctx *c, CXCursor cur, int is_template)
 		kp_strbuf_addc(&disp, '>');
 	}
 	k->display = kp_arena_strdup(&f->arena, kp_strbuf_str(&disp));
+	/* the enclosing namespaces, outermost first */
+	kp_strbuf qn = KP_STRBUF_INIT;
+	for (CXCursor p = clang_getCursorSemanticParent(cur);
+	     clang_getCursorKind(p) == CXCursor_Namespace; p = clang_getCursorSemanticParent(p)) {
+		CXString ns = clang_getCursorSpelling(p);
+		const char *nss = clang_getCString(ns);
+		char *prev = kp_strbuf_detach(&qn);
+		kp_strbuf_addf(&qn, "%s::%s", nss && *nss ? nss : "(anonymous namespace)", prev);
+		free(prev);
+		clang_disposeString(ns);
+	}
+	kp_strbuf_adds(&qn, k->name);
+	k->qualified = kp_arena_strdup(&f->arena, kp_strbuf_str(&qn));
+	kp_strbuf_release(&qn);
 	kp_strbuf_release(&disp);
 	/* __launch_bounds__(N) in the declaration text before the body: N
 	 * evaluated (a template parameter in it leaves it unknown) */

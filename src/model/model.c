@@ -4,6 +4,7 @@
  */
 #include "model.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +65,91 @@ int kp_file_uses_name(const kp_file *f, const char *name)
 {
 	return f->nidents &&
 	       bsearch(&name, f->idents, (size_t)f->nidents, sizeof(*f->idents), cmp_name) != NULL;
+}
+
+/* a and b equal once white space is left out of both */
+static int same_but_space(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a == ' ' || *a == '\t')
+			a++;
+		while (*b == ' ' || *b == '\t')
+			b++;
+		if (*a != *b)
+			return 0;
+		if (!*a)
+			return 1;
+		a++;
+		b++;
+	}
+}
+
+/* want[0, n) names k: its name, its qualified name, or the qualified
+ * name's tail after a `::` (`gemm::k` for `ops::gemm::k`). */
+static int names_kernel(const kp_kernel *k, const char *want, size_t n)
+{
+	const char *q = k->qualified ? k->qualified : k->name;
+	size_t ql = strlen(q);
+	if ((strlen(k->name) == n && !strncmp(want, k->name, n)) ||
+	    (ql == n && !strncmp(want, q, n)))
+		return 1;
+	return ql > n + 2 && !strncmp(q + ql - n, want, n) && !strncmp(q + ql - n - 2, "::", 2);
+}
+
+int kp_kernel_matches(const kp_kernel *k, const char *want)
+{
+	if (!want)
+		return 1;
+	if (names_kernel(k, want, strlen(want)))
+		return 1;
+	const char *lt = strchr(want, '<');
+	if (!lt || want[strlen(want) - 1] != '>')
+		return 0;
+	size_t n = (size_t)(lt - want);
+	while (n && want[n - 1] == ' ')
+		n--;
+	if (!names_kernel(k, want, n))
+		return 0;
+	char args[512];
+	snprintf(args, sizeof(args), "%.*s", (int)(strlen(lt + 1) - 1), lt + 1);
+	if (same_but_space(args, strchr(k->display, '<') ? strchr(k->display, '<') + 1 : ""))
+		return 1; /* the parameters' names, as `display` shows them */
+	for (int i = 0; i < k->ninst; i++)
+		if (same_but_space(args, k->inst_args[i]))
+			return 1;
+	return 0;
+}
+
+int kp_file_has_kernel(const kp_file *f, const char *want)
+{
+	for (int i = 0; i < f->nkernels; i++)
+		if (kp_kernel_matches(f->kernels[i], want))
+			return 1;
+	for (int h = 0; h < f->nheaders; h++)
+		if (kp_file_has_kernel(f->headers[h], want))
+			return 1;
+	return 0;
+}
+
+static void add_kernel_names(kp_strbuf *sb, const kp_file *f)
+{
+	for (int i = 0; i < f->nkernels; i++) {
+		const kp_kernel *k = f->kernels[i];
+		const char *lt = strchr(k->display, '<');
+		kp_strbuf_addf(sb, "%s%s%s", sb->len ? ", " : "",
+			       k->qualified ? k->qualified : k->name, lt ? lt : "");
+	}
+}
+
+const char *kp_kernel_names(kp_file *f)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	add_kernel_names(&sb, f);
+	for (int h = 0; h < f->nheaders; h++)
+		add_kernel_names(&sb, f->headers[h]);
+	const char *r = kp_arena_strdup(&f->arena, kp_strbuf_str(&sb));
+	kp_strbuf_release(&sb);
+	return r;
 }
 
 int kp_decl_is_extern_shared(const kp_decl *d)

@@ -156,8 +156,9 @@ typedef struct {
 } kp_targ;
 
 typedef struct kp_kernel {
-	const char *name;    /* "sgemm" */
-	const char *display; /* "sgemm<BM, BN, BK>" */
+	const char *name;      /* "sgemm" */
+	const char *display;   /* "sgemm<BM, BN, BK>" */
+	const char *qualified; /* "ns::sgemm" (the name when at global scope) */
 	int is_template;
 	int ntparams;
 	const char **tparam_names;
@@ -286,6 +287,16 @@ int kp_node_is_call_to(const kp_node *n, const char *name);
 const kp_node *kp_node_strip(const kp_node *n);                    /* parens, casts */
 typedef int (*kp_visit_fn)(kp_node *n, kp_node *parent, void *ud); /* return 0 to skip kids */
 void kp_node_walk(kp_node *n, kp_node *parent, kp_visit_fn fn, void *ud);
+
+/* Whether `--kernel want` names k: its name, its qualified name
+ * (`ns::k`), or one of its instantiations spelled as written
+ * (`k<32, 8>`, `ns::k<32,8>`; white space ignored). */
+int kp_kernel_matches(const kp_kernel *k, const char *want);
+/* The kernels of f and of its header models, as a user would name them
+ * ("k1, ns::k2<BM, BN>"), arena-owned; "" when none. */
+const char *kp_kernel_names(kp_file *f);
+/* Whether a kernel of f or of its header models matches `want`. */
+int kp_file_has_kernel(const kp_file *f, const char *want);
 
 /* An extern __shared__ array (its bound unknown), not a carve-out of one. */
 int kp_decl_is_extern_shared(const kp_decl *d);

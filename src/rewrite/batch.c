@@ -526,7 +526,8 @@ static void do_file(const batch *b, int i, kp_rw_result *r)
 			  .no_compdb = b->no_compdb,
 			  .pch = pch,
 			  .headers = 1,
-			  .header_root = b->root};
+			  .header_root = b->root,
+			  .in_batch = 1};
 	int rc = kp_rewrite_buffer(&fo, &in, r, &out, &outlen);
 	if (rc == KP_EXIT_OK && out && !o->dry_run && !b->reports_only)
 		kp_rw_write(&o->out, r, f->path, f->abs, src, len, out, outlen, b->root);

@@ -685,6 +685,14 @@ int kp_rewrite_buffer(const kp_rw_opts *o, const kp_rw_input *in, kp_rw_result *
 		return KP_EXIT_INPUT;
 	}
 	report_outside_errors(r, &f);
+	if (o->kernel && !in->in_batch && !kp_file_has_kernel(&f, o->kernel))
+		kp_rw_diag_add(r, f.path, 0, 0, -1, "warning", "kpipe-no-such-kernel",
+			       kp_arena_printf(&f.arena,
+					       "--kernel %s names no kernel of this file or its "
+					       "project headers (%s%s)",
+					       o->kernel,
+					       *kp_kernel_names(&f) ? "they have: " : "none",
+					       kp_kernel_names(&f)));
 	/* the main file, then each project header with kernels */
 	int nfiles = 1 + f.nheaders;
 	rw_file *files = kp_xcalloc((size_t)nfiles, sizeof(*files));

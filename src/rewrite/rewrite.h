@@ -28,6 +28,8 @@ typedef struct {
 	int headers;             /* rewrite kernels in project headers too (r->headers) */
 	const char *header_root; /* without --header-filter: headers under this real
 				    directory; NULL for the input's own */
+	int in_batch;            /* one file of a directory or database run: a --kernel that
+				    names none of its kernels is not worth a warning */
 } kp_rw_input;
 
 /* Rewrites one buffer with o's passes.  Fills r (diagnostics, counts,

@@ -372,6 +372,38 @@ test_rewrite_refused_in_place_untouched() {
 	expect_file_absent "$d/r.cu.orig"
 }
 
+test_kernel_filter_names_nothing() {
+	kp rewrite samples/matmul_template.cu --kernel nosuch -o "$work/nosuch.cu"
+	expect_rc $EX_NOTHING
+	expect_stderr_contains "samples/matmul_template.cu: warning: --kernel nosuch names no kernel of this file or its project headers (they have: matmul_tiled<BM, BN, BK>) [kpipe-no-such-kernel]"
+	expect_file_absent "$work/nosuch.cu"
+	kp analyze samples/matmul_template.cu --kernel nosuch
+	expect_stderr_contains "[kpipe-no-such-kernel]"
+}
+
+test_kernel_filter_instantiation_and_namespace() {
+	# an instantiation as written selects its template
+	kp rewrite samples/matmul_template.cu --kernel 'matmul_tiled<32, 32, 32>' -o "$work/inst.cu"
+	expect_rc $EX_OK
+	grep -q kp_stage "$work/inst.cu" || fail "$CMD: not pipelined"
+	printf 'namespace ops { namespace gemm {\n%s\n} }\n' \
+		"$(sed -n '/^__global__/,$p' "$KPIPE_SOURCE_DIR/samples/matmul_32x32.cu")" >"$work/ns.cu"
+	for kn in ops::gemm::matmul_32x32 gemm::matmul_32x32 matmul_32x32; do
+		kp rewrite "$work/ns.cu" --kernel "$kn" -o "$work/ns_out.cu"
+		expect_rc $EX_OK
+	done
+	kp rewrite "$work/ns.cu" --kernel other::matmul_32x32 -o "$work/ns_out2.cu"
+	expect_rc $EX_NOTHING
+	expect_stderr_contains "(they have: ops::gemm::matmul_32x32)"
+}
+
+test_export_fixes_makes_parents() {
+	rm -rf "$work/fixdir"
+	kp rewrite samples/matmul_32x32.cu --export-fixes "$work/fixdir/a/b.yaml" -o "$work/fx.cu"
+	expect_rc $EX_OK
+	[ -s "$work/fixdir/a/b.yaml" ] || fail "$CMD: no $work/fixdir/a/b.yaml"
+}
+
 test_rewrite_is_idempotent() {
 	reference
 	cp "$work/ref.cu" "$work/once.cu"
@@ -554,7 +586,8 @@ test_analyze_eligible_fixture() {
 test_version_lines() {
 	kp --version
 	expect_rc $EX_OK
-	grep -qE '^kpipe [0-9]+\.[0-9]+' "$OUT" || fail "$CMD: no 'kpipe X.Y' line"
+	grep -qE '^kpipe [0-9]+\.[0-9]+\.[0-9]+ \(commit ([0-9a-f]{7,}(-dirty)?|unknown)\)$' "$OUT" ||
+		fail "$CMD: no 'kpipe X.Y.Z (commit HASH)' line"
 	grep -qE '^libclang: .*clang' "$OUT" || fail "$CMD: no 'libclang: ...' line"
 	grep -qE '^CUDA: ' "$OUT" || fail "$CMD: no 'CUDA: ...' line"
 	kp version
