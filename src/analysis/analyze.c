@@ -3864,10 +3864,42 @@ typedef struct {
 	int n, cap;
 } node_vec;
 
+/* An assignment of something loaded from global memory (in a helper's
+ * body, whose destination is a parameter). */
+static int assigns_global_load(kp_node *n)
+{
+	if (!n)
+		return 0;
+	if ((is_assign(n) || n->kind == KP_N_ASSIGNOP) && n->nkids == 2 &&
+	    find_global_load(n->kids[1]))
+		return 1;
+	for (int i = 0; i < n->nkids; i++)
+		if (assigns_global_load(n->kids[i]))
+			return 1;
+	return 0;
+}
+
+/* A call of a load helper of the file (kp_decl.fn) handed a shared array:
+ * the loop copies into shared memory through it. */
+static int helper_copy(const kp_node *n)
+{
+	if (n->kind != KP_N_CALL || !n->decl || !n->decl->fn || !n->decl->fn->body)
+		return 0;
+	for (int i = 1; i < n->nkids; i++) {
+		kp_node *r = (kp_node *)kp_node_strip(n->kids[i]);
+		r = r ? lvalue_root(r) : NULL;
+		if (r && r->decl && r->decl->is_shared && r->decl->is_array)
+			return assigns_global_load(n->decl->fn->body);
+	}
+	return 0;
+}
+
 static int has_smem_copy(kp_node *n)
 {
 	if (!n)
 		return 0;
+	if (helper_copy(n))
+		return 1;
 	if (is_assign(n) && n->nkids == 2) {
 		kp_decl *t;
 		/* a plain copy, or a converting or guarded one (c ? A[i] : 0) */

@@ -57,9 +57,10 @@ typedef struct {
 	const char *name;
 	char *text; /* the rewritten file, NULL when not built */
 	size_t len;
-	char *skip; /* why it was not built or not run */
-	char *path; /* where it was written for nvcc */
-	int static_ok;
+	char *skip;          /* why it was not built or not run */
+	char *path;          /* where it was written for nvcc */
+	int static_ok;       /* compiled (step 1): run and timed */
+	int sass_failed;     /* step 2 found no overlap: shown, not a gate */
 	char *static_note;   /* step 1/2 verdict, one line */
 	const char *same_as; /* identical to this earlier variant */
 } cand;
@@ -125,37 +126,46 @@ static int deliver(const kp_cli *o, const char *in, const char *src, size_t len,
 static void print_table(FILE *fp, const char *in, const kp_cli *o, cand *c, int nc,
 			const kp_tune_run *run, const kp_tune_choice *ch, double secs)
 {
+	const kp_tune_version *orig = kp_tune_find(run, "original");
 	fprintf(fp, "kpipe tune: %s (%s%s%s, size '%s', %d rounds)\n", in, o->arch_name,
 		run->device ? ", " : "", run->device ? run->device : "",
-		run->timed_size ? run->timed_size : "target", TUNE_ROUNDS);
+		run->timed_size ? run->timed_size : "target", orig ? orig->rounds : 0);
 	const char *unit = run->work_kind && !strcmp(run->work_kind, "bytes") ? "GB/s" : "GFLOP/s";
-	fprintf(fp, "  %-12s %-8s %-8s %-9s %10s %10s %9s %8s\n", "version", "static", "check",
-		"sanitize", "median ms", "spread ms", unit, "speedup");
-	const kp_tune_version *orig = kp_tune_find(run, "original");
+	fprintf(fp, "  %-12s %-6s %-10s %-8s %-9s %10s %10s %9s %8s %s\n", "version", "build",
+		"sass", "check", "sanitize", "median ms", "spread ms", unit, "speedup",
+		"95% interval");
 	for (int i = -1; i < nc; i++) {
 		const char *name = i < 0 ? "original" : c[i].name;
 		const kp_tune_version *v = kp_tune_find(run, name);
 		const char *st = i < 0 ? "-" : c[i].text ? (c[i].static_ok ? "PASS" : "FAIL") : "-";
+		const char *sass = i < 0 || !c[i].text || !c[i].static_ok ? "-"
+				   : c[i].sass_failed                     ? "no overlap"
+									  : "overlap";
 		char why[512] = "";
 		const char *chk = "-";
 		if (i >= 0 && c[i].text && c[i].static_ok && !c[i].same_as)
 			chk = kp_tune_qualifies(v, why, sizeof(why)) ? "ok" : "FAIL";
-		char med[32] = "-", spr[32] = "-", rate[32] = "-", sp[32] = "-";
+		char med[32] = "-", spr[32] = "-", rate[32] = "-", sp[32] = "-", ci[48] = "";
 		if (v && v->nsamples) {
 			snprintf(med, sizeof(med), "%.4f", v->median_ms);
 			snprintf(spr, sizeof(spr), "%.4f", v->spread_ms);
 			if (run->work > 0 && v->median_ms > 0)
 				snprintf(rate, sizeof(rate), "%.1f",
 					 run->work / (v->median_ms * 1e-3) / 1e9);
-			if (orig && orig->nsamples)
-				snprintf(sp, sizeof(sp), "%.3fx", orig->median_ms / v->median_ms);
+			if (orig && orig->nsamples && i >= 0) {
+				kp_tune_cmp cmp;
+				kp_tune_compare(orig, v, &cmp);
+				snprintf(sp, sizeof(sp), "%.3fx", cmp.speedup);
+				snprintf(ci, sizeof(ci), "%.3f-%.3f", cmp.lo, cmp.hi);
+			}
 		}
 		/* compute-sanitizer memcheck, racecheck, synccheck at 'small' */
 		const char *san = !v || !v->sanitized    ? "-"
 				  : v->sanitizer_failure ? "FAIL"
 							 : "clean";
-		fprintf(fp, "  %-12s %-8s %-8s %-9s %10s %10s %9s %8s%s\n", name, st, chk, san, med,
-			spr, rate, sp, i >= 0 && ch->winner == i ? "  <- chosen" : "");
+		fprintf(fp, "  %-12s %-6s %-10s %-8s %-9s %10s %10s %9s %8s %-12s%s\n", name, st,
+			sass, chk, san, med, spr, rate, sp, ci,
+			i >= 0 && ch->winner == i ? "  <- chosen" : "");
 		if (i < 0)
 			continue;
 		if (!c[i].text)
@@ -180,7 +190,8 @@ static char *table_json(const char *in, const kp_cli *o, cand *c, int nc, const 
 	if (run->device)
 		cJSON_AddStringToObject(j, "device", run->device);
 	cJSON_AddStringToObject(j, "timed_size", run->timed_size ? run->timed_size : "target");
-	cJSON_AddNumberToObject(j, "rounds", TUNE_ROUNDS);
+	const kp_tune_version *orig = kp_tune_find(run, "original");
+	cJSON_AddNumberToObject(j, "rounds", orig ? orig->rounds : 0);
 	if (run->work_kind)
 		cJSON_AddStringToObject(j, "work_kind", run->work_kind);
 	cJSON_AddNumberToObject(j, "work", run->work);
@@ -198,6 +209,8 @@ static char *table_json(const char *in, const kp_cli *o, cand *c, int nc, const 
 				cJSON_AddStringToObject(x, "same_as", c[i].same_as);
 			if (c[i].text)
 				cJSON_AddBoolToObject(x, "static_ok", c[i].static_ok);
+			if (c[i].text && c[i].static_ok)
+				cJSON_AddBoolToObject(x, "sass_overlap", !c[i].sass_failed);
 			if (c[i].static_note)
 				cJSON_AddStringToObject(x, "static", c[i].static_note);
 			char why[512];
@@ -219,14 +232,27 @@ static char *table_json(const char *in, const kp_cli *o, cand *c, int nc, const 
 			cJSON_AddNumberToObject(x, "median_ms", v->median_ms);
 			cJSON_AddNumberToObject(x, "spread_ms", v->spread_ms);
 			cJSON_AddNumberToObject(x, "launches", v->nsamples);
+			cJSON_AddNumberToObject(x, "rounds", v->rounds);
+			if (i >= 0 && orig && orig->nsamples) {
+				kp_tune_cmp cmp;
+				kp_tune_compare(orig, v, &cmp);
+				cJSON_AddNumberToObject(x, "speedup", cmp.speedup);
+				cJSON *iv = cJSON_AddArrayToObject(x, "interval95");
+				cJSON_AddItemToArray(iv, cJSON_CreateNumber(cmp.lo));
+				cJSON_AddItemToArray(iv, cJSON_CreateNumber(cmp.hi));
+			}
 		}
 		cJSON_AddBoolToObject(x, "chosen", i >= 0 && ch->winner == i);
 		cJSON_AddItemToArray(arr, x);
 	}
 	cJSON_AddStringToObject(j, "chosen", ch->winner >= 0 ? c[ch->winner].name : "original");
 	cJSON_AddStringToObject(j, "reason", ch->reason);
-	if (ch->best >= 0)
+	if (ch->best >= 0) {
 		cJSON_AddNumberToObject(j, "speedup", ch->speedup);
+		cJSON *iv = cJSON_AddArrayToObject(j, "interval95");
+		cJSON_AddItemToArray(iv, cJSON_CreateNumber(ch->ci_lo));
+		cJSON_AddItemToArray(iv, cJSON_CreateNumber(ch->ci_hi));
+	}
 	cJSON_AddNumberToObject(j, "spread_ms", ch->spread_ms);
 	cJSON_AddNumberToObject(j, "seconds", secs);
 	if (written)
@@ -468,25 +494,10 @@ static void validate_candidate(tune_state *t, cand *c)
 	if (vo.threads <= 0 || vo.threads > 1024)
 		vo.threads = 256;
 	int vr = kp_validate_static(&res, &vo);
-	kp_strbuf note = KP_STRBUF_INIT;
-	if (vr != KP_VALIDATE_OK) {
-		kp_strbuf_addf(&note, "%s", res.steps[0].reason);
-	} else {
-		int failed = 0;
-		for (int s = 0; s < 2; s++)
-			if (res.steps[s].status == KP_STEP_FAILED) {
-				kp_strbuf_addf(&note, "%sstep %d %s: %s", failed ? "; " : "", s + 1,
-					       res.steps[s].name, res.steps[s].reason);
-				failed = 1;
-			}
-		if (!failed) {
-			c->static_ok = 1;
-			kp_strbuf_addf(&note, "step 1 %s, step 2 %s",
-				       kp_step_status_name(res.steps[0].status),
-				       kp_step_status_name(res.steps[1].status));
-		}
-	}
-	c->static_note = kp_strbuf_detach(&note);
+	char note[1200];
+	c->static_ok = kp_tune_runs_variant(&res, vr, note, sizeof(note));
+	c->sass_failed = vr == KP_VALIDATE_OK && res.steps[1].status == KP_STEP_FAILED;
+	c->static_note = kp_xstrdup(note);
 	kp_validate_result_release(&res);
 	if (o->verbose)
 		fprintf(stderr, "kpipe tune: %s: %s\n", c->name, c->static_note);
@@ -562,7 +573,33 @@ static int measure(tune_state *t)
 			return fall_back(o, t->in, t->src, t->len,
 					 t->gerr ? t->gerr : "the GPU run failed");
 	}
-	if (kp_tune_decide(&t->run, t->names, t->eligible, t->nk, &t->ch) != 0 && t->nv > 1) {
+	int bad = kp_tune_decide(&t->run, t->names, t->eligible, t->nk, &t->ch);
+	if (!bad && t->ch.more_rounds && t->nv > 1) {
+		/* the rounds disagree and the interval includes 1: as many
+		 * rounds again, timed only (every size was checked already) */
+		const char *only[1] = {t->run.timed_size ? t->run.timed_size : "target"};
+		kp_gpu_opts go = {
+			.spec = &t->spec,
+			.arch = o->arch_name,
+			.nvcc_args = t->flags,
+			.nnvcc_args = t->nflags,
+			.nvcc = t->env.nvcc,
+			.cuda_root = t->env.root,
+			.sizes = only,
+			.nsizes = 1,
+		};
+		char *ev = NULL, *gerr = NULL;
+		if (o->verbose)
+			fprintf(stderr, "kpipe tune: the rounds disagree (%s): %d more\n",
+				t->ch.reason, TUNE_ROUNDS);
+		kp_gpu_run_versions(&go, t->vers, t->nv, TUNE_ROUNDS, &ev, &gerr);
+		if (ev)
+			kp_tune_absorb(&t->run, ev);
+		free(ev);
+		free(gerr);
+		bad = kp_tune_decide(&t->run, t->names, t->eligible, t->nk, &t->ch);
+	}
+	if (bad && t->nv > 1) {
 		fprintf(stderr, "kpipe tune: error: %s\n", t->ch.reason);
 		return KP_EXIT_VALIDATION;
 	}

@@ -539,6 +539,7 @@ static const kp_opt opts[] = {
 	{"-target", A_VAL, K_CLANG, NULL},
 	{"--target", A_VAL, K_CLANG, NULL},
 	{"-include-pch", A_VAL, K_CLANG, NULL},
+	{"-resource-dir", A_VAL, K_CLANG, NULL},
 	{"-imacros", A_VALJ, K_CLANG, NULL},
 	{"-isysroot", A_VALJ, K_CLANG, NULL},
 	{"--sysroot", A_VAL, K_CLANG, NULL},

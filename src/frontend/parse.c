@@ -818,7 +818,7 @@ typedef struct {
 	kp_kernel **v;
 	int n, cap;
 	CXCursor *helpers; /* __device__ definitions without __shared__ arrays */
-	int nhelpers;
+	int nhelpers, caphelpers;
 } kernel_scan;
 
 /* Appends an instantiation unless one with the same argument text is
@@ -1433,32 +1433,58 @@ static void device_callers(kp_file *f, kp_kernel *d)
 	kp_strbuf_release(&names);
 }
 
-static int calls_decl(kp_node *n, kp_node *parent, void *ud)
+typedef struct {
+	kp_decl **v;
+	int n, cap;
+} callee_set;
+
+static int collect_callees(kp_node *n, kp_node *parent, void *ud)
 {
 	(void)parent;
-	void **w = ud;
-	if (n->kind == KP_N_CALL && n->decl == w[0])
-		w[1] = n;
-	return !w[1];
+	callee_set *cs = ud;
+	if (n->kind != KP_N_CALL || !n->decl || n->decl->kind != KP_D_FUNC || n->decl->fn)
+		return 1;
+	for (int i = 0; i < cs->n; i++)
+		if (cs->v[i] == n->decl)
+			return 1;
+	if (cs->n == cs->cap) {
+		cs->cap = cs->cap ? cs->cap * 2 : 16;
+		cs->v = kp_xrealloc(cs->v, sizeof(*cs->v) * (size_t)cs->cap);
+	}
+	cs->v[cs->n++] = n->decl;
+	return 1;
 }
 
 /* The helpers the kernels call, converted into their declarations'
- * kp_decl.fn (the pass that inlines load helpers reads them). */
+ * kp_decl.fn (the pass that inlines load helpers reads them).  Only a
+ * helper whose name a kernel calls is looked up: a file may hold
+ * thousands of small __device__ functions, and each lookup (decl_for)
+ * searches the declarations seen so far. */
 static void add_helpers(pctx *c, kernel_scan *ks)
 {
 	kp_file *f = c->f;
-	for (int h = 0; h < ks->nhelpers; h++) {
-		kp_decl *d = decl_for(c, ks->helpers[h]);
-		if (!d || d->kind != KP_D_FUNC || d->fn)
+	callee_set cs = {0};
+	for (int i = 0; i < f->nkernels; i++)
+		kp_node_walk(f->kernels[i]->body, NULL, collect_callees, &cs);
+	for (int h = 0; h < ks->nhelpers && cs.n; h++) {
+		CXString nm = clang_getCursorSpelling(ks->helpers[h]);
+		const char *name = clang_getCString(nm);
+		int called = 0;
+		for (int i = 0; i < cs.n && !called; i++)
+			called = name && !strcmp(cs.v[i]->name, name);
+		clang_disposeString(nm);
+		if (!called)
 			continue;
-		void *w[2] = {d, NULL};
-		for (int i = 0; i < f->nkernels && !w[1]; i++)
-			kp_node_walk(f->kernels[i]->body, NULL, calls_decl, w);
-		if (w[1])
+		kp_decl *d = decl_for(c, ks->helpers[h]);
+		int is_callee = 0;
+		for (int i = 0; i < cs.n && !is_callee; i++)
+			is_callee = cs.v[i] == d;
+		if (d && d->kind == KP_D_FUNC && !d->fn && is_callee)
 			d->fn = make_function(c, ks->helpers[h],
 					      clang_getCursorKind(ks->helpers[h]) ==
 						      CXCursor_FunctionTemplate);
 	}
+	free(cs.v);
 }
 
 static enum CXChildVisitResult find_kernels(CXCursor cur, CXCursor parent, CXClientData ud)
@@ -1490,8 +1516,11 @@ static enum CXChildVisitResult find_kernels(CXCursor cur, CXCursor parent, CXCli
 	clang_visitChildren(cur, find_shared_var, &shared);
 	if (!shared) {
 		/* a helper: converted only when a kernel calls it (add_helpers) */
-		ks->helpers =
-			kp_xrealloc(ks->helpers, sizeof(CXCursor) * (size_t)(ks->nhelpers + 1));
+		if (ks->nhelpers == ks->caphelpers) {
+			ks->caphelpers = ks->caphelpers ? ks->caphelpers * 2 : 16;
+			ks->helpers =
+				kp_xrealloc(ks->helpers, sizeof(CXCursor) * (size_t)ks->caphelpers);
+		}
 		ks->helpers[ks->nhelpers++] = cur;
 		return CXChildVisit_Continue;
 	}

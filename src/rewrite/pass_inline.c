@@ -608,6 +608,12 @@ static const char *expand_macro(kp_file *f, unsigned at, unsigned spell, unsigne
 			*why = "its body has # or ## or a comment";
 			return NULL;
 		}
+		if (ch == ';' || ch == '{' || ch == '}') {
+			kp_strbuf_release(&out);
+			*why = "its body is statements, not an expression (kpipe expands accessor "
+			       "macros such as #define AS(i, j) As[i][j])";
+			return NULL;
+		}
 		size_t j = skip_opaque(f->src, i, be);
 		if (j == i && ident_char(ch)) /* a name or a number, whole */
 			while (j < be && (ident_char(f->src[j]) || f->src[j] == '.'))

@@ -9,7 +9,7 @@
 #define _GNU_SOURCE
 #include "tune.h"
 
-#include <math.h> /* isnan only: no libm */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -249,6 +249,86 @@ int kp_tune_qualifies(const kp_tune_version *v, char *why, size_t whysz)
 	return w == NULL;
 }
 
+int kp_tune_runs_variant(const kp_validate_result *res, int static_rc, char *note, size_t notesz)
+{
+	if (static_rc != 0) {
+		snprintf(note, notesz, "%s", res->steps[0].reason);
+		return 0;
+	}
+	const kp_step *r = &res->steps[0], *x = &res->steps[1];
+	if (r->status == KP_STEP_FAILED) {
+		snprintf(note, notesz, "step 1 %s: %s", r->name, r->reason);
+		return 0;
+	}
+	if (x->status == KP_STEP_FAILED)
+		snprintf(note, notesz, "step 1 %s; SASS overlap: FAILED (%s), timed anyway",
+			 kp_step_status_name(r->status), x->reason);
+	else
+		snprintf(note, notesz, "step 1 %s, step 2 %s", kp_step_status_name(r->status),
+			 kp_step_status_name(x->status));
+	return 1;
+}
+
+/* xorshift64*: the bootstrap's resampling, seeded per comparison */
+static unsigned long long next_rand(unsigned long long *x)
+{
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return *x * 2685821657736338717ULL;
+}
+
+static double disagreement(const kp_tune_version *v)
+{
+	if (v->rounds < 2)
+		return 0;
+	double lo = v->round_median[0], hi = lo;
+	for (int r = 1; r < v->rounds; r++) {
+		lo = v->round_median[r] < lo ? v->round_median[r] : lo;
+		hi = v->round_median[r] > hi ? v->round_median[r] : hi;
+	}
+	return lo > 0 ? hi / lo - 1 : 0;
+}
+
+#define BOOTSTRAP 2000
+
+void kp_tune_compare(const kp_tune_version *o, const kp_tune_version *v, kp_tune_cmp *out)
+{
+	memset(out, 0, sizeof(*out));
+	double dv = disagreement(v), dori = disagreement(o);
+	out->disagreement = dv > dori ? dv : dori;
+	int n = o->rounds < v->rounds ? o->rounds : v->rounds;
+	if (n < KP_TUNE_MIN_PAIRED) {
+		/* one or two rounds: the medians of all launches, and the
+		 * larger spread as the noise */
+		double spread = o->spread_ms > v->spread_ms ? o->spread_ms : v->spread_ms;
+		out->speedup = v->median_ms > 0 ? o->median_ms / v->median_ms : 0;
+		out->lo = v->median_ms > 0 ? (o->median_ms - spread) / v->median_ms : 0;
+		out->hi = v->median_ms > 0 ? (o->median_ms + spread) / v->median_ms : 0;
+		return;
+	}
+	double logr[KP_TUNE_MAX_ROUNDS];
+	double sum = 0;
+	for (int r = 0; r < n; r++) {
+		logr[r] = log(o->round_median[r] / v->round_median[r]);
+		sum += logr[r];
+	}
+	out->paired = n;
+	out->speedup = exp(sum / n);
+	double *means = kp_xcalloc(BOOTSTRAP, sizeof(double));
+	unsigned long long x = 0x9E3779B97F4A7C15ULL ^ (unsigned long long)n;
+	for (int b = 0; b < BOOTSTRAP; b++) {
+		double s = 0;
+		for (int r = 0; r < n; r++)
+			s += logr[next_rand(&x) % (unsigned long long)n];
+		means[b] = s / n;
+	}
+	qsort(means, BOOTSTRAP, sizeof(double), cmp_double);
+	out->lo = exp(means[(int)(0.025 * BOOTSTRAP)]);
+	out->hi = exp(means[(int)(0.975 * BOOTSTRAP) - 1]);
+	free(means);
+}
+
 int kp_tune_decide(const kp_tune_run *run, const char *const *names, const int *eligible, int n,
 		   kp_tune_choice *out)
 {
@@ -267,36 +347,56 @@ int kp_tune_decide(const kp_tune_run *run, const char *const *names, const int *
 			 o && o->error ? ": " : "", o && o->error ? o->error : "");
 		return -1;
 	}
+	kp_tune_cmp best = {0}, win = {0};
 	for (int i = 0; i < n; i++) {
 		if (!eligible[i])
 			continue;
 		const kp_tune_version *v = kp_tune_find(run, names[i]);
 		if (!kp_tune_qualifies(v, NULL, 0))
 			continue;
-		if (out->best < 0 || v->median_ms < kp_tune_find(run, names[out->best])->median_ms)
+		kp_tune_cmp c;
+		kp_tune_compare(o, v, &c);
+		if (out->best < 0 || c.speedup > best.speedup) {
 			out->best = i;
+			best = c;
+		}
+		if (c.lo > 1.0 && (out->winner < 0 || c.speedup > win.speedup)) {
+			out->winner = i;
+			win = c;
+		}
 	}
 	if (out->best < 0) {
 		snprintf(out->reason, sizeof(out->reason),
 			 "no variant passed validation: the original is kept");
 		return 0;
 	}
-	const kp_tune_version *b = kp_tune_find(run, names[out->best]);
-	double spread = o->spread_ms > b->spread_ms ? o->spread_ms : b->spread_ms;
-	double gain = o->median_ms - b->median_ms;
-	out->spread_ms = spread;
-	out->speedup = b->median_ms > 0 ? o->median_ms / b->median_ms : 0;
-	if (gain > spread) {
-		out->winner = out->best;
+	int k = out->winner >= 0 ? out->winner : out->best;
+	const kp_tune_cmp *c = out->winner >= 0 ? &win : &best;
+	const kp_tune_version *b = kp_tune_find(run, names[k]);
+	out->speedup = c->speedup;
+	out->ci_lo = c->lo;
+	out->ci_hi = c->hi;
+	out->spread_ms = o->spread_ms > b->spread_ms ? o->spread_ms : b->spread_ms;
+	out->more_rounds = c->disagreement > KP_TUNE_DISAGREE && c->lo <= 1.0 && c->hi > 1.0;
+	const char *how = c->paired ? "paired over %d rounds" : "one round: launch spread";
+	char basis[64];
+	snprintf(basis, sizeof(basis), how, c->paired);
+	if (out->winner >= 0)
 		snprintf(out->reason, sizeof(out->reason),
-			 "%s is the fastest: %.3fx (median %.4f -> %.4f ms, %.4f ms faster, "
-			 "beyond the spread of %.4f ms)",
-			 names[out->best], out->speedup, o->median_ms, b->median_ms, gain, spread);
-	} else
+			 "%s is the fastest: %.3fx, 95%% interval %.3f-%.3f (%s; median %.4f -> "
+			 "%.4f ms)",
+			 names[k], c->speedup, c->lo, c->hi, basis, o->median_ms, b->median_ms);
+	else if (c->hi < 1.0)
 		snprintf(out->reason, sizeof(out->reason),
-			 "no variant beats the original by more than the spread: the fastest, "
-			 "%s, is %.3fx (median %.4f -> %.4f ms; the spread is %.4f ms): the "
-			 "original is kept",
-			 names[out->best], out->speedup, o->median_ms, b->median_ms, spread);
+			 "every variant is slower: the best, %s, is %.3fx with a 95%% interval of "
+			 "%.3f-%.3f (%s): the original is kept",
+			 names[k], c->speedup, c->lo, c->hi, basis);
+	else
+		snprintf(
+			out->reason, sizeof(out->reason),
+			"no variant is faster beyond the noise: the best, %s, is %.3fx with a 95%% "
+			"interval of %.3f-%.3f, which includes 1 (%s): a tie, the original is "
+			"kept",
+			names[k], c->speedup, c->lo, c->hi, basis);
 	return 0;
 }

@@ -4,7 +4,8 @@
  * variant side by side (gpu_run.h, kp_gpu_run_versions), and picks the
  * variant to write: the fastest one that compiled, passed the SASS check
  * and computed the original's numbers at every size, provided it beats the
- * original by more than the measured run-to-run spread.  Otherwise the
+ * original beyond the noise: a paired comparison round by round, with a
+ * bootstrap interval on the speedup (kp_tune_compare).  Otherwise the
  * original is kept.
  *
  * Pure: no files, no processes, nothing printed; the command (cmd_tune.c)
@@ -18,6 +19,8 @@
 #define KPIPE_TUNE_H
 
 #include <stddef.h>
+
+#include "validate_result.h"
 
 #define KP_TUNE_MAX_ROUNDS 64
 
@@ -63,17 +66,53 @@ const kp_tune_version *kp_tune_find(const kp_tune_run *run, const char *name);
  * NULL) gets the reason when not. */
 int kp_tune_qualifies(const kp_tune_version *v, char *why, size_t whysz);
 
+/* A variant against the original, round by round: the rounds time every
+ * version in turn, so round r of both ran under the same clocks and
+ * temperature.  The speedup is the geometric mean of the per-round ratios
+ * (original / variant), its 95% interval a bootstrap over the rounds
+ * (2000 resamples, a fixed seed: the same events give the same interval).
+ * With fewer than KP_TUNE_MIN_PAIRED rounds, ratio of the medians of all
+ * launches, and an interval from the larger launch spread. */
+#define KP_TUNE_MIN_PAIRED 3
 typedef struct {
-	int winner;       /* index into the candidate names, -1: keep the original */
-	double speedup;   /* original median / winner median (or best's, when kept) */
-	double spread_ms; /* the spread the gain was compared with */
-	int best;         /* fastest qualifying candidate, -1 when none */
-	char reason[512]; /* one line: why this choice */
+	double speedup;      /* point estimate */
+	double lo, hi;       /* 95% interval */
+	int paired;          /* rounds compared (0: the launch-spread fallback) */
+	double disagreement; /* the larger of the two versions' max/min round median - 1 */
+} kp_tune_cmp;
+
+/* Compares variant v with the original o (both timed). */
+void kp_tune_compare(const kp_tune_version *o, const kp_tune_version *v, kp_tune_cmp *out);
+
+/* A version's rounds disagree when its slowest round median is more than
+ * this much above its fastest: tune then runs more rounds (cmd_tune.c). */
+#define KP_TUNE_DISAGREE 0.02
+
+typedef struct {
+	int winner;          /* index into the candidate names, -1: keep the original */
+	double speedup;      /* the winner's (or, when kept, the best's) estimated speedup */
+	double ci_lo, ci_hi; /* its 95% interval */
+	double spread_ms;    /* the larger round spread of the original and that variant */
+	int best;            /* the qualifying candidate with the highest estimate, -1: none */
+	int more_rounds;     /* the decision rests on rounds that disagree (KP_TUNE_DISAGREE)
+				and an interval that includes 1: more rounds may settle it */
+	char reason[512];    /* one line: why this choice */
 } kp_tune_choice;
 
-/* Picks among the candidates (names[i], of those that passed the static
- * steps: eligible[i] non-zero) using run.  Returns 0, or -1 when the
- * original itself was not measured (reason says why; winner -1). */
+/* Whether a variant that the static steps of validate judged (res, steps
+ * 1 resources and 2 sass) is run and timed: when it compiled.  Step 1's
+ * failure (no build, new spills, a resource error) excludes it; the SASS
+ * verdict is evidence to show next to its time, not a gate (ptxas may
+ * move the loads after most of the math and the variant still be faster:
+ * tune measures).  note gets "resources PASSED, SASS overlap: PASSED"
+ * or the failure. */
+int kp_tune_runs_variant(const kp_validate_result *res, int static_rc, char *note, size_t notesz);
+
+/* Picks among the candidates (names[i], of those that compiled:
+ * eligible[i] non-zero) using run: among the qualifying variants whose
+ * interval lies above 1, the one with the highest estimate; none: the
+ * original is kept (a gain inside the noise is a tie).  Returns 0, or -1
+ * when the original itself was not measured (reason says why; winner -1). */
 int kp_tune_decide(const kp_tune_run *run, const char *const *names, const int *eligible, int n,
 		   kp_tune_choice *out);
 

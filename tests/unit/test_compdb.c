@@ -358,6 +358,17 @@ Test(user, clang_options_with_a_value_keep_it)
 	kp_flags_release(&f);
 }
 
+/* -resource-dir DIR (what bench/device_env.sh passes for libclang's
+ * builtin headers) keeps its value: the directory is not an input file. */
+Test(user, resource_dir_keeps_its_value)
+{
+	kp_flags f;
+	xlate("-resource-dir /r/clang/19 -resource-dir=/s", NULL, 1, &f);
+	EXPECT_LIST(f.keep, f.nkeep, "-resource-dir | /r/clang/19 | -resource-dir=/s");
+	cr_expect_eq(f.ndropped, 0);
+	kp_flags_release(&f);
+}
+
 Test(user, plain_define_is_unchanged)
 {
 	kp_flags f;
