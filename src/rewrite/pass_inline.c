@@ -1,10 +1,12 @@
 /*
  * pass_inline.c - the "inline" pass (pass.h): prepares K-loops that the
- * pipeline pass refuses only because their copies are out of its sight.
- * A load helper (`load_tile<BM, BK>(A, As, lda, k0);`, a __device__
+ * pipeline pass refuses only because their copies or tiles are out of its
+ * sight.  A load helper (`load_tile<BM, BK>(A, As, lda, k0);`, a __device__
  * function of the same file handed the tile) is replaced at the call by
  * its body, with the parameters and template parameters replaced by the
- * call's arguments.  The change is tried first: the unit is parsed again
+ * call's arguments; an accessor macro whose body names a tile
+ * (`#define AS(i, j) As[i][j]`) is expanded where the loop uses it, as the
+ * preprocessor would.  The change is tried first: the unit is parsed again
  * with it, and the edits are kept only when the loop is then eligible and
  * planned; otherwise the loop is left as it was and a remark says what the
  * inlined loop was refused for.  Helpers stay in place for their other
