@@ -444,6 +444,17 @@ static int assigned_in(const kp_kernel *k, const kp_decl *d)
 
 int kp_assigned_in(const kp_kernel *k, const kp_decl *d) { return assigned_in(k, d); }
 
+const kp_decl *kp_call_shared_arg(const kp_node *call)
+{
+	for (int i = 1; i < call->nkids; i++) {
+		kp_node *r = (kp_node *)kp_node_strip(call->kids[i]);
+		r = r ? lvalue_root(r) : NULL;
+		if (r && r->decl && r->decl->is_shared && r->decl->is_array)
+			return r->decl;
+	}
+	return NULL;
+}
+
 /* A carve-out: a local pointer initialised into a shared array and never
  * changed (`float *Kj = &sram[tile_size];`).  Returns the array, or NULL. */
 static const kp_decl *carve_out_of(const kp_kernel *k, const kp_decl *d)
@@ -3885,13 +3896,7 @@ static int helper_copy(const kp_node *n)
 {
 	if (n->kind != KP_N_CALL || !n->decl || !n->decl->fn || !n->decl->fn->body)
 		return 0;
-	for (int i = 1; i < n->nkids; i++) {
-		kp_node *r = (kp_node *)kp_node_strip(n->kids[i]);
-		r = r ? lvalue_root(r) : NULL;
-		if (r && r->decl && r->decl->is_shared && r->decl->is_array)
-			return assigns_global_load(n->decl->fn->body);
-	}
-	return 0;
+	return kp_call_shared_arg(n) && assigns_global_load(n->decl->fn->body);
 }
 
 static int has_smem_copy(kp_node *n)

@@ -224,4 +224,8 @@ kp_node *kp_lvalue_root(kp_node *n);
  * unknown callee, asm, a lambda) anywhere in k's body. */
 int kp_assigned_in(const kp_kernel *k, const kp_decl *d);
 
+/* The first argument of a call (kids[1..]) that is a __shared__ array, or
+ * an element or row of one: its declaration, or NULL. */
+const kp_decl *kp_call_shared_arg(const kp_node *call);
+
 #endif

@@ -621,14 +621,7 @@ static kp_file *an_reparse_with(void *env, const kp_file *f, const char *text, s
 	char *err = NULL;
 	int prc = kp_parse(*tu, e->path, &p2, &err);
 	free(err);
-	if (prc != KP_PARSE_OK)
-		return NULL;
-	if (!f->abs_path)
-		return *tu;
-	for (int i = 0; i < (*tu)->nheaders; i++)
-		if (!strcmp((*tu)->headers[i]->abs_path, f->abs_path))
-			return (*tu)->headers[i];
-	return NULL;
+	return prc == KP_PARSE_OK ? kp_file_model_in(*tu, f) : NULL;
 }
 
 /* What rewrite's inline pass does with a refused loop (inline.h), shown

@@ -547,24 +547,31 @@ static int validate_candidates(tune_state *t)
 	return TUNE_GO;
 }
 
+/* The harness options every run of a tune shares: the spec, the target,
+ * the flags and the toolkit. */
+static kp_gpu_opts gpu_opts(const tune_state *t)
+{
+	return (kp_gpu_opts){
+		.spec = &t->spec,
+		.arch = t->o.arch_name,
+		.nvcc_args = t->flags,
+		.nnvcc_args = t->nflags,
+		.nvcc = t->env.nvcc,
+		.cuda_root = t->env.root,
+	};
+}
+
 /* 4. one harness run: every size checked, 'target' timed in rounds; then
  * the choice */
 static int measure(tune_state *t)
 {
 	const kp_cli *o = &t->o;
 	if (t->nv > 1) {
-		kp_gpu_opts go = {
-			.spec = &t->spec,
-			.arch = o->arch_name,
-			.nvcc_args = t->flags,
-			.nnvcc_args = t->nflags,
-			.nvcc = t->env.nvcc,
-			.cuda_root = t->env.root,
-			.sizes = t->nsizes > 0 ? t->sizes : NULL,
-			.nsizes = t->nsizes,
-			.dir = t->keep_dir ? t->workdir : NULL,
-			.sanitize = o->sanitize >= 0,
-		};
+		kp_gpu_opts go = gpu_opts(t);
+		go.sizes = t->nsizes > 0 ? t->sizes : NULL;
+		go.nsizes = t->nsizes;
+		go.dir = t->keep_dir ? t->workdir : NULL;
+		go.sanitize = o->sanitize >= 0;
 		int gr =
 			kp_gpu_run_versions(&go, t->vers, t->nv, TUNE_ROUNDS, &t->events, &t->gerr);
 		if (t->events)
@@ -578,16 +585,9 @@ static int measure(tune_state *t)
 		/* the rounds disagree and the interval includes 1: as many
 		 * rounds again, timed only (every size was checked already) */
 		const char *only[1] = {t->run.timed_size ? t->run.timed_size : "target"};
-		kp_gpu_opts go = {
-			.spec = &t->spec,
-			.arch = o->arch_name,
-			.nvcc_args = t->flags,
-			.nnvcc_args = t->nflags,
-			.nvcc = t->env.nvcc,
-			.cuda_root = t->env.root,
-			.sizes = only,
-			.nsizes = 1,
-		};
+		kp_gpu_opts go = gpu_opts(t);
+		go.sizes = only;
+		go.nsizes = 1;
 		char *ev = NULL, *gerr = NULL;
 		if (o->verbose)
 			fprintf(stderr, "kpipe tune: the rounds disagree (%s): %d more\n",

@@ -120,6 +120,16 @@ int kp_kernel_matches(const kp_kernel *k, const char *want)
 	return 0;
 }
 
+kp_file *kp_file_model_in(kp_file *tu, const kp_file *f)
+{
+	if (!f->abs_path)
+		return tu;
+	for (int i = 0; i < tu->nheaders; i++)
+		if (!strcmp(tu->headers[i]->abs_path, f->abs_path))
+			return tu->headers[i];
+	return NULL;
+}
+
 int kp_file_has_kernel(const kp_file *f, const char *want)
 {
 	for (int i = 0; i < f->nkernels; i++)

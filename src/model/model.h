@@ -295,6 +295,11 @@ int kp_kernel_matches(const kp_kernel *k, const char *want);
 /* The kernels of f and of its header models, as a user would name them
  * ("k1, ns::k2<BM, BN>"), arena-owned; "" when none. */
 const char *kp_kernel_names(kp_file *f);
+/* The model in the parse tu of the same file as f (a model of another
+ * parse): tu itself for a main file, else the header model with f's real
+ * path; NULL when tu has none. */
+kp_file *kp_file_model_in(kp_file *tu, const kp_file *f);
+
 /* Whether a kernel of f or of its header models matches `want`. */
 int kp_file_has_kernel(const kp_file *f, const char *want);
 

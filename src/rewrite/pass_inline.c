@@ -730,22 +730,11 @@ typedef struct {
 	unsigned before; /* where the loop's first barrier begins: loads come before it */
 } call_list;
 
-static int shared_arg(const kp_node *call)
-{
-	for (int i = 1; i < call->nkids; i++) {
-		kp_node *r = (kp_node *)kp_node_strip(call->kids[i]);
-		r = r ? kp_lvalue_root(r) : NULL;
-		if (r && r->decl && r->decl->is_shared && r->decl->is_array)
-			return 1;
-	}
-	return 0;
-}
-
 static int find_helper_calls(kp_node *n, kp_node *parent, void *ud)
 {
 	call_list *cl = ud;
 	if (n->kind == KP_N_CALL && n->decl && n->decl->kind == KP_D_FUNC && n->decl->fn &&
-	    n->end <= cl->before && shared_arg(n) && cl->n < 8) {
+	    n->end <= cl->before && kp_call_shared_arg(n) && cl->n < 8) {
 		cl->calls[cl->n] = n;
 		cl->parents[cl->n++] = parent;
 		return 0;

@@ -391,14 +391,7 @@ static kp_file *reparse_with(void *env, const kp_file *f, const char *text, size
 	x->text = keep;
 	x->len = keeplen;
 	free(err);
-	if (prc != KP_PARSE_OK)
-		return NULL;
-	if (!f->abs_path)
-		return *tu;
-	for (int i = 0; i < (*tu)->nheaders; i++)
-		if (!strcmp((*tu)->headers[i]->abs_path, f->abs_path))
-			return (*tu)->headers[i];
-	return NULL;
+	return prc == KP_PARSE_OK ? kp_file_model_in(*tu, f) : NULL;
 }
 
 /* Runs one pass over every model of the parse tu (the main file's, then
