@@ -57,12 +57,13 @@ typedef struct {
 	const char *name;
 	char *text; /* the rewritten file, NULL when not built */
 	size_t len;
-	char *skip;          /* why it was not built or not run */
-	char *path;          /* where it was written for nvcc */
-	int static_ok;       /* compiled (step 1): run and timed */
-	int sass_failed;     /* step 2 found no overlap: shown, not a gate */
-	char *static_note;   /* step 1/2 verdict, one line */
-	const char *same_as; /* identical to this earlier variant */
+	char *skip;            /* why it was not built or not run */
+	char *path;            /* where it was written for nvcc */
+	int static_ok;         /* compiled (step 1): run and timed */
+	int sass_failed;       /* step 2 found no overlap: shown, not a gate */
+	char *static_note;     /* step 1/2 verdict, one line */
+	const char *same_as;   /* identical to this earlier variant */
+	kp_tune_features feat; /* ptxas before and after (step 1) */
 } cand;
 
 static double now(void)
@@ -70,6 +71,22 @@ static double now(void)
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* "ptxas": registers, resident warps per SM, static shared memory (original
+ * and variant) and the variant's spill bytes: the model's inputs. */
+static void add_features(cJSON *x, const kp_tune_features *f)
+{
+	cJSON *p = cJSON_AddObjectToObject(x, "ptxas");
+	const int pairs[3][2] = {
+		{f->regs_o, f->regs_v}, {f->warps_o, f->warps_v}, {f->smem_o, f->smem_v}};
+	const char *names[3] = {"registers", "warps_per_sm", "smem"};
+	for (int k = 0; k < 3; k++) {
+		cJSON *a = cJSON_AddArrayToObject(p, names[k]);
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(pairs[k][0]));
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(pairs[k][1]));
+	}
+	cJSON_AddNumberToObject(p, "spill_bytes", f->spills_v);
 }
 
 /* The first refusal of a rewrite result, as one line. */
@@ -213,6 +230,8 @@ static char *table_json(const char *in, const kp_cli *o, cand *c, int nc, const 
 				cJSON_AddBoolToObject(x, "sass_overlap", !c[i].sass_failed);
 			if (c[i].static_note)
 				cJSON_AddStringToObject(x, "static", c[i].static_note);
+			if (c[i].feat.known)
+				add_features(x, &c[i].feat);
 			char why[512];
 			if (c[i].text && c[i].static_ok && !c[i].same_as) {
 				int q = kp_tune_qualifies(v, why, sizeof(why));
@@ -498,6 +517,8 @@ static void validate_candidate(tune_state *t, cand *c)
 	c->static_ok = kp_tune_runs_variant(&res, vr, note, sizeof(note));
 	c->sass_failed = vr == KP_VALIDATE_OK && res.steps[1].status == KP_STEP_FAILED;
 	c->static_note = kp_xstrdup(note);
+	if (vr == KP_VALIDATE_OK)
+		kp_tune_features_of(&res, o->kernel, &c->feat);
 	kp_validate_result_release(&res);
 	if (o->verbose)
 		fprintf(stderr, "kpipe tune: %s: %s\n", c->name, c->static_note);
