@@ -38,6 +38,7 @@ static const char *const rewrite_opts[] = {
 	"--dry-run",
 	"--variant",
 	"--stages",
+	"--no-ptxas",
 	"-v",
 	"--assume-filename",
 	"--backup-suffix",

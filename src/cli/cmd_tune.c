@@ -291,7 +291,7 @@ static int fall_back(const kp_cli *o, const char *in, const char *src, size_t le
 	fprintf(stderr, "kpipe tune: cannot tune: %s; writing what --variant auto gives\n", why);
 	kp_cli a = *o;
 	a.variant = "auto";
-	a.stages = 2;
+	a.stages = 0; /* auto picks the depth */
 	kp_rw_result r = {0};
 	r.path = kp_xstrdup(in);
 	char *out = NULL;

@@ -70,7 +70,9 @@ int kp_pass_diag(kp_pass_ctx *c, int line, int col, const char *level, const cha
 
 void kp_pass_refuse(kp_pass_ctx *c, int line, int col, const char *id, const char *msg)
 {
-	kp_pass_diag(c, line, col, "warning", id, msg);
+	/* auto's prediction is advice, not a problem in the code */
+	kp_pass_diag(c, line, col, strcmp(id, "kpipe-no-predicted-gain") ? "warning" : "remark", id,
+		     msg);
 	c->r->refused++;
 	kp_counts_add(&c->r->by_reason, id, 1);
 }

@@ -24,7 +24,10 @@ typedef struct {
 	int threads;               /* threads per block, 0: from the launch description */
 	const char *spec;          /* launch description; NULL: NAME.launch.json beside the file */
 	const char *variant;       /* "auto" or a transform's name */
-	int stages;                /* 2 for double buffering */
+	int stages;                /* 0: not given (auto picks; else 2) */
+	/* ptxas's view of each original for --variant auto (plan.h), or NULL:
+	 * auto decides from the source alone */
+	const struct kp_auto_probe *auto_probe;
 	/* the passes to run, in order (pass.h); NULL: the default list */
 	const struct kp_pass *const *passes;
 	int npasses;
