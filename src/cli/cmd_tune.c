@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,6 +37,7 @@
 #include "cuda_env.h"
 #include "gpu_gen.h"
 #include "gpu_run.h"
+#include "safe_write.h"
 #include "transform.h"
 #include "tune.h"
 #include "validate.h"
@@ -524,6 +526,100 @@ static void validate_candidate(tune_state *t, cand *c)
 		fprintf(stderr, "kpipe tune: %s: %s\n", c->name, c->static_note);
 }
 
+/* One child per variant runs validate_candidate() and sends its verdict
+ * back as one line: static_ok sass_failed known regs_o regs_v warps_o
+ * warps_v smem_o smem_v spills TAB note.  The variants compile in
+ * parallel (two nvcc runs and two disassemblies each). */
+static void send_verdict(int fd, const cand *c)
+{
+	const kp_tune_features *f = &c->feat;
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_addf(&sb, "%d %d %d %d %d %d %d %d %d %d\t%s\n", c->static_ok, c->sass_failed,
+		       f->known, f->regs_o, f->regs_v, f->warps_o, f->warps_v, f->smem_o, f->smem_v,
+		       f->spills_v, c->static_note ? c->static_note : "");
+	const char *s = kp_strbuf_str(&sb);
+	size_t n = strlen(s), off = 0;
+	while (off < n) {
+		ssize_t w = write(fd, s + off, n - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	kp_strbuf_release(&sb);
+}
+
+static void read_verdict(int fd, cand *c)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	char buf[4096];
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		kp_strbuf_add(&sb, buf, (size_t)n);
+	}
+	const char *s = kp_strbuf_str(&sb);
+	kp_tune_features *f = &c->feat;
+	const char *tab = strchr(s, '\t');
+	if (!tab || sscanf(s, "%d %d %d %d %d %d %d %d %d %d", &c->static_ok, &c->sass_failed,
+			   &f->known, &f->regs_o, &f->regs_v, &f->warps_o, &f->warps_v, &f->smem_o,
+			   &f->smem_v, &f->spills_v) != 10) {
+		c->static_ok = 0;
+		c->static_note = kp_xstrdup("the static check did not finish");
+	} else {
+		size_t n = strlen(tab + 1);
+		c->static_note = kp_xstrndup(tab + 1, n && tab[n] == '\n' ? n - 1 : n);
+	}
+	kp_strbuf_release(&sb);
+}
+
+/* validate_candidate() for every variant written, in parallel. */
+static void validate_all(tune_state *t)
+{
+	int fds[NKINDS_MAX];
+	pid_t pids[NKINDS_MAX];
+	for (int i = 0; i < t->nk; i++) {
+		cand *c = &t->c[i];
+		fds[i] = -1;
+		pids[i] = -1;
+		if (!c->path)
+			continue;
+		int pp[2];
+		if (pipe(pp) == 0) {
+			fflush(NULL);
+			pids[i] = kp_guard_fork();
+			if (pids[i] == 0) {
+				close(pp[0]);
+				validate_candidate(t, c);
+				send_verdict(pp[1], c);
+				close(pp[1]);
+				_exit(0);
+			}
+			close(pp[1]);
+			if (pids[i] > 0) {
+				fds[i] = pp[0];
+				continue;
+			}
+			close(pp[0]);
+		}
+		validate_candidate(t, c); /* no pipe or no fork: here */
+	}
+	for (int i = 0; i < t->nk; i++) {
+		if (fds[i] < 0)
+			continue;
+		read_verdict(fds[i], &t->c[i]);
+		close(fds[i]);
+		int st;
+		kp_guard_forget_child(pids[i]);
+		while (waitpid(pids[i], &st, 0) < 0 && errno == EINTR)
+			;
+	}
+}
+
 /* 3. the variants on disk, and the static steps of validate for each */
 static int validate_candidates(tune_state *t)
 {
@@ -559,8 +655,11 @@ static int validate_candidates(tune_state *t)
 		c->path = kp_strbuf_detach(&p);
 		if (write_file(c->path, c->text, c->len, NULL))
 			return KP_EXIT_INPUT;
-		validate_candidate(t, c);
-		if (c->static_ok) {
+	}
+	validate_all(t);
+	for (int i = 0; i < t->nk; i++) {
+		cand *c = &t->c[i];
+		if (c->path && c->static_ok) {
 			t->eligible[i] = 1;
 			t->vers[t->nv++] = (kp_gpu_version){c->name, c->path};
 		}
