@@ -97,7 +97,9 @@ stand_in() { # NAME BODY: an executable $s/NAME running BODY with kpipe's argume
 	printf '#!/bin/sh\n%s\n' "$2" >"$s/$1"
 	chmod +x "$s/$1"
 }
+# shellcheck disable=SC2016 # the stand-ins' own arguments
 stand_in nothing 'echo "$@" >"$0.args"; exit 1'
+# shellcheck disable=SC2016
 stand_in unchanged 'cat "$2" >"$4"; echo "// kpipe wrote this" >>"$4"; exit 0'
 stand_in broken 'echo "error: boom" >&2; exit 3'
 run_step() { # KPIPE [-DNAME=VALUE...]

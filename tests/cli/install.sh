@@ -122,6 +122,7 @@ fi
 # fish: complete -C
 if command -v fish >/dev/null; then
 	fish_complete() {
+		# shellcheck disable=SC2016 # fish expands them
 		fish --no-config -c 'source $argv[1]; complete -C $argv[2]' \
 			"$p/share/fish/vendor_completions.d/kpipe.fish" "$1" | cut -f1
 	}
