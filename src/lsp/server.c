@@ -336,7 +336,9 @@ static const char *ref_read(const cJSON *j, loop_ref *r)
 static const char *choice_title(const kp_lsp_choice *c, const kp_lsp_choice *best, char *buf,
 				size_t n)
 {
-	if (!c)
+	if (!c && !best->xform)
+		snprintf(buf, n, "Pipeline this loop (kpipe's choice)");
+	else if (!c)
 		snprintf(buf, n, "Pipeline this loop: %s, %d stages (kpipe's choice)",
 			 best->xform->label, best->stages);
 	else
