@@ -38,6 +38,7 @@ static const char usage[] =
 	"usage: kpipe <command> [options] FILE... [-- compiler-args]\n"
 	"       kpipe rewrite DIR... --out-dir OUT [-j N] [--exclude GLOB] [--shard I/N]\n"
 	"       kpipe rewrite -p BUILD_DIR (-i | --out-dir OUT | --dry-run | --diff)\n"
+	"       kpipe lsp [--arch sm_XX] [-p BUILD_DIR] [-- compiler-args]   (editors)\n"
 	"\n"
 	"commands:\n"
 	"%s"
