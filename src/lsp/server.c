@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* An open buffer and its last analysis. */
 typedef struct {
@@ -522,6 +523,21 @@ static cJSON *code_actions(server *s, const cJSON *params, int *code, char **why
 
 /* ---- commands --------------------------------------------------------- */
 
+/* The name of a file in a diff's a/ and b/ labels: relative to the
+ * working directory (the editor's project) when under it, else its base
+ * name. */
+static const char *diff_label(const char *path)
+{
+	static char cwd[4096];
+	if (getcwd(cwd, sizeof(cwd))) {
+		size_t n = strlen(cwd);
+		if (!strncmp(path, cwd, n) && path[n] == '/')
+			return path + n + 1;
+	}
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
 /* workspace/executeCommand: kpipe.pipelineLoop sends the edit to the
  * client (workspace/applyEdit) and answers null; kpipe.preview answers
  * {title, diff} without changing anything.  Both take one loop_ref (a code
@@ -560,7 +576,7 @@ static cJSON *execute_command(server *s, const cJSON *params, int *code, char **
 		res = cJSON_CreateNull();
 	} else if (!*code) {
 		res = cJSON_CreateObject();
-		char *diff = kp_rw_diff(d->path, d->text, d->len, out, outlen);
+		char *diff = kp_rw_diff(diff_label(d->path), d->text, d->len, out, outlen);
 		cJSON_AddStringToObject(res, "title", title);
 		cJSON_AddStringToObject(res, "diff", diff);
 		cJSON_AddNumberToObject(res, "version", d->version);

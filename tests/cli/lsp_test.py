@@ -145,6 +145,22 @@ if cpa:
                           input=text.encode(), capture_output=True).stdout.decode()
     check("resolve: cp.async 3 stages == rewrite --variant cp-async --stages 3", apply_edits(text, e3) == out3)
 
+# two kernels: an action rewrites its own loop only (as --kernel would)
+mk = os.path.join(root, "samples", "multi_kernel_macros.cu")
+mk_uri = "file://" + os.path.join(tmp, "multi_kernel_macros.cu")
+mk_text = open(mk).read()
+c.notify("textDocument/didOpen", {"textDocument": {"uri": mk_uri, "languageId": "cuda", "version": 7, "text": mk_text}})
+d = c.wait_for("textDocument/publishDiagnostics", lambda m: m["params"]["uri"] == mk_uri)["params"]
+check("two kernels: two hints", [x["range"]["start"]["line"] for x in d["diagnostics"] if x["severity"] == 4] == [25, 53], d)
+r = c.request("textDocument/codeAction", {"textDocument": {"uri": mk_uri}, "range": whole(53, 53), "context": {"diagnostics": []}})
+a2 = (r.get("result") or [{}])[0]
+r = c.request("codeAction/resolve", a2)
+e2 = r.get("result", {}).get("edit", {}).get("documentChanges", [{}])[0].get("edits", [])
+only2 = subprocess.run([kpipe, "rewrite", "-", "--assume-filename", mk_uri[7:], "--kernel", "mk_rowscale"],
+                       input=mk_text.encode(), capture_output=True).stdout.decode()
+check("two kernels: the second loop's action == rewrite --kernel mk_rowscale",
+      e2 and apply_edits(mk_text, e2) == only2)
+
 # the user edits the buffer: the old action is stale
 c.notify("textDocument/didChange", {"textDocument": {"uri": mm_uri, "version": 2},
                                     "contentChanges": [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "// the user's edit\n"}]})
@@ -173,7 +189,7 @@ check("applyEdit: version 2", dc["textDocument"]["version"] == 2, ae)
 check("applyEdit: the same text", apply_edits(text2, dc["edits"]) == new2)
 r = c.request("workspace/executeCommand", {"command": "kpipe.preview", "arguments": [fresh.get("data")]})
 diff = r.get("result", {}).get("diff", "")
-check("preview: a unified diff", "+++ b/" in diff and "\n+" in diff and "kp_stage" in diff, r)
+check("preview: a unified diff, labelled relative to the server's directory", "+++ b/matmul_32x32.cu\n" in diff and "\n+" in diff and "kp_stage" in diff, r)
 r = c.request("workspace/executeCommand", {"command": "kpipe.nothing", "arguments": []})
 check("unknown command: InvalidParams", r.get("error", {}).get("code") == -32602, r)
 
