@@ -10,6 +10,7 @@
 #include "pass.h"
 
 #include <cjson/cJSON.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -46,10 +47,15 @@ static void send(server *s, cJSON *msg)
 	cJSON_Delete(msg);
 }
 
-static void logf_(server *s, const char *fmt, const char *a, double t)
+static void say(server *s, const char *fmt, ...) KP_PRINTF(2, 3);
+static void say(server *s, const char *fmt, ...)
 {
-	if (s->cfg->verbose)
-		fprintf(stderr, fmt, a, t);
+	if (!s->cfg->verbose)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 }
 
 static double now(void)
@@ -113,7 +119,7 @@ static int ensure_analysis(server *s, doc *d)
 	kp_lsp_analyze(&s->cfg->env, d->path, d->text, d->len, &d->an);
 	d->analysed = 1;
 	d->an_version = d->version;
-	logf_(s, "kpipe lsp: analysed %s in %.2f s\n", d->path, now() - t0);
+	say(s, "kpipe lsp: analysed %s in %.2f s\n", d->path, now() - t0);
 	return 1;
 }
 
@@ -396,7 +402,8 @@ static int ref_rewrite(server *s, doc *d, const loop_ref *ref, kp_rw_result *r, 
 	*why = NULL;
 	*out = NULL;
 	if (ref->version >= 0 && ref->version != d->version) {
-		ensure_analysis(s, d);
+		if (ensure_analysis(s, d))
+			publish(s, d);
 		int found = 0;
 		for (int i = 0; i < d->an.nloops; i++)
 			found |= d->an.loops[i].line == ref->line && d->an.loops[i].col == ref->col;
@@ -802,7 +809,7 @@ static void handle(server *s, const cJSON *msg)
 					     "a message without a method"));
 		return;
 	}
-	logf_(s, "kpipe lsp: %s\n", method, 0);
+	say(s, "kpipe lsp: %s\n", method);
 	if (!id) {
 		notification(s, method, params);
 		return;
@@ -811,7 +818,7 @@ static void handle(server *s, const cJSON *msg)
 	char *why;
 	double t0 = now();
 	cJSON *res = request(s, method, params, &code, &why);
-	logf_(s, "kpipe lsp: answered in %.2f s\n", "", now() - t0);
+	say(s, "kpipe lsp: %s answered in %.2f s\n", method, now() - t0);
 	cJSON *idc = cJSON_Duplicate(id, 1);
 	if (code)
 		send(s, kp_rpc_error(idc, code, why ? why : "failed"));
