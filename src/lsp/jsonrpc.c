@@ -2,11 +2,13 @@
  * jsonrpc.c - JSON-RPC 2.0 framing and messages for the language server
  * (jsonrpc.h).
  */
+#define _GNU_SOURCE
 #include "jsonrpc.h"
 
 #include "util.h"
 
 #include <cjson/cJSON.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -76,6 +78,12 @@ int kp_rpc_read(FILE *in, char **body, size_t *len, const char **err)
 	*body = b;
 	*len = (size_t)n;
 	return KP_RPC_OK;
+}
+
+int kp_rpc_ready(FILE *in, int ms)
+{
+	struct pollfd p = {.fd = fileno(in), .events = POLLIN};
+	return poll(&p, 1, ms) != 0; /* an error: let the read find out */
 }
 
 int kp_rpc_write(FILE *out, const cJSON *msg)

@@ -20,6 +20,11 @@ enum { KP_RPC_OK = 0, KP_RPC_EOF = 1, KP_RPC_BAD = -1 };
  * body): *err then says why (static text). */
 int kp_rpc_read(FILE *in, char **body, size_t *len, const char **err);
 
+/* Whether a message (or the end of the stream) arrives on `in` within ms
+ * milliseconds: 1 when it has, 0 when not.  Only exact for an unbuffered
+ * stream (setvbuf _IONBF), whose bytes all wait in the descriptor. */
+int kp_rpc_ready(FILE *in, int ms);
+
 /* Writes msg with its header and flushes.  Returns 0, or -1 when the
  * stream fails. */
 int kp_rpc_write(FILE *out, const struct cJSON *msg);

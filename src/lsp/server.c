@@ -16,6 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
+/* How long the input must stay quiet after a change before the changed
+ * buffers are analysed. */
+#define KP_LSP_DEBOUNCE_MS 500
+
 /* An open buffer and its last analysis. */
 typedef struct {
 	char *uri, *path;
@@ -24,6 +28,7 @@ typedef struct {
 	int version;
 	kp_lsp_analysis an;
 	int analysed, an_version;
+	int dirty;  /* changed since its diagnostics were published */
 	char **pub; /* the URIs its diagnostics were published to */
 	int npub;
 } doc;
@@ -257,6 +262,7 @@ static void publish_one(server *s, const char *uri, int version, cJSON *list)
  * URIs published last time and not now are cleared. */
 static void publish(server *s, doc *d)
 {
+	d->dirty = d->an_version != d->version;
 	uri_group *g = NULL;
 	int n = 0;
 	group_for(s, d, d->path, &g, &n);
@@ -684,6 +690,7 @@ static void did_change(server *s, const cJSON *params)
 		kp_lsp_splice(&d->text, &d->len, a, b, text, strlen(text));
 	}
 	d->version = int_item(td, "version", d->version + 1);
+	d->dirty = 1;
 }
 
 static void did_save(server *s, const cJSON *params)
@@ -829,10 +836,30 @@ static void handle(server *s, const cJSON *msg)
 	free(why);
 }
 
+/* Diagnostics while typing: the buffers changed since their last
+ * publication are analysed once no message has come for
+ * KP_LSP_DEBOUNCE_MS. */
+static void publish_changed(server *s)
+{
+	int any = 0;
+	for (int i = 0; i < s->ndocs; i++)
+		any |= s->docs[i].dirty;
+	if (!any || s->shut_down || kp_rpc_ready(s->in, KP_LSP_DEBOUNCE_MS))
+		return;
+	for (int i = 0; i < s->ndocs; i++)
+		if (s->docs[i].dirty) {
+			ensure_analysis(s, &s->docs[i]);
+			publish(s, &s->docs[i]);
+		}
+}
+
 int kp_lsp_serve(FILE *in, FILE *out, kp_lsp_config *cfg)
 {
 	server s = {.in = in, .out = out, .cfg = cfg};
+	/* unbuffered: kp_rpc_ready() sees every byte that waits */
+	setvbuf(in, NULL, _IONBF, 0);
 	while (!s.done) {
+		publish_changed(&s);
 		char *body;
 		size_t len;
 		const char *err;

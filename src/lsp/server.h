@@ -1,8 +1,8 @@
 /*
  * server.h - `kpipe lsp`: a Language Server Protocol server over two
  * streams (stdin and stdout for the command).  It keeps the text and
- * version of every open buffer, publishes kpipe's diagnostics on open and
- * save (refusals with their ids, a hint on every loop that can be
+ * version of every open buffer, publishes kpipe's diagnostics on open,
+ * save and, debounced, change (refusals with their ids, a hint on every loop that can be
  * pipelined, the compiler's errors; a project header's go to the header's
  * URI), answers textDocument/codeAction with one action per loop and
  * variant (resolved lazily into a WorkspaceEdit that names the version it

@@ -118,6 +118,12 @@ if w:
     check("refusal: link to its entry", w[0]["codeDescription"]["href"].endswith("diagnostics.md#kpipe-smem-carried"), w)
 r = c.request("textDocument/codeAction", {"textDocument": {"uri": "file://" + rs}, "range": whole(), "context": {"diagnostics": []}})
 check("refusal: no code action", r.get("result") == [], r)
+# while typing: a change is analysed once the input has been quiet for a while
+c.notify("textDocument/didChange", {"textDocument": {"uri": "file://" + rs, "version": 4},
+                                    "contentChanges": [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "\n"}]})
+d = c.wait_for("textDocument/publishDiagnostics", lambda m: m["params"]["uri"] == "file://" + rs)["params"]
+w = [x for x in d["diagnostics"] if x.get("code") == "kpipe-smem-carried"]
+check("didChange: diagnostics of the new version without a save", d.get("version") == 4 and w and w[0]["range"]["start"]["line"] == 45, d)
 
 # code actions: kpipe's choice first, resolved against version 1
 t0 = time.time()
@@ -211,13 +217,15 @@ c.notify("textDocument/didSave", {"textDocument": {"uri": mm_uri}})
 d = c.wait_for("textDocument/publishDiagnostics", lambda m: m["params"]["uri"] == mm_uri)["params"]
 check("didSave: diagnostics of version 2", d.get("version") == 2 and d["diagnostics"] and d["diagnostics"][0]["range"]["start"]["line"] == 27, d)
 c.notify("textDocument/didClose", {"textDocument": {"uri": mm_uri}})
-d = c.wait_for("textDocument/publishDiagnostics", lambda m: m["params"]["uri"] == mm_uri)["params"]
+d = c.wait_for("textDocument/publishDiagnostics", lambda m: m["params"]["uri"] == mm_uri and "version" not in m["params"])["params"]
 check("didClose: cleared", d["diagnostics"] == [], d)
 
 # a broken message gets an error, not a crash
 c.p.stdin.write(b"Content-Length: 5\r\n\r\n{nope")
 c.p.stdin.flush()
 m = c._next(30)
+while "method" in m:  # diagnostics still on their way
+    m = c._next(30)
 check("not JSON: a parse error", m.get("error", {}).get("code") == -32700, m)
 r = c.request("shutdown")
 check("shutdown: null", "result" in r and r["result"] is None, r)
