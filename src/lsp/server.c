@@ -762,10 +762,8 @@ static cJSON *request(server *s, const char *method, const cJSON *params, int *c
 	}
 	if (!strcmp(method, "textDocument/codeAction"))
 		return code_actions(s, params, code, why);
-	if (!strcmp(method, "codeAction/resolve")) {
-		cJSON *r = resolve_action(s, params, code, why);
-		return r;
-	}
+	if (!strcmp(method, "codeAction/resolve"))
+		return resolve_action(s, params, code, why);
 	if (!strcmp(method, "workspace/executeCommand"))
 		return execute_command(s, params, code, why);
 	*code = KP_RPC_METHOD_NOT_FOUND;
