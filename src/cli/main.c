@@ -29,6 +29,7 @@ static const struct {
 	 "build every legal variant, validate and time them on the GPU, keep the fastest"},
 	{"validate", cmd_validate,
 	 "prove a rewrite: resources, SASS overlap, GPU run, timing, sanitizers"},
+	{"lsp", cmd_lsp, "language server for editors (LSP over stdin/stdout; docs/editors.md)"},
 	{"version", cmd_version, "print kpipe's, libclang's and CUDA's versions"},
 	{"help", cmd_help, "show this help"},
 };
@@ -37,6 +38,7 @@ static const char usage[] =
 	"usage: kpipe <command> [options] FILE... [-- compiler-args]\n"
 	"       kpipe rewrite DIR... --out-dir OUT [-j N] [--exclude GLOB] [--shard I/N]\n"
 	"       kpipe rewrite -p BUILD_DIR (-i | --out-dir OUT | --dry-run | --diff)\n"
+	"       kpipe lsp [--arch sm_XX] [-p BUILD_DIR] [-- compiler-args]   (editors)\n"
 	"\n"
 	"commands:\n"
 	"%s"

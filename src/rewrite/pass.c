@@ -4,6 +4,8 @@
  */
 #include "pass.h"
 
+#include "analyze.h"
+
 #include <string.h>
 
 static const kp_pass *const builtin[] = {
@@ -19,6 +21,14 @@ static const kp_pass *const default_list[] = {
 #define KP_MAX_REGISTERED 8
 static const kp_pass *registered[KP_MAX_REGISTERED];
 static int nregistered;
+
+int kp_pass_loop_wanted(const kp_pass_ctx *c, const kp_loop *l)
+{
+	if (!c->o->loop_line)
+		return 1;
+	return c->f == c->tu && l->node->line == c->o->loop_line &&
+	       (!c->o->loop_col || l->node->col == c->o->loop_col);
+}
 
 const kp_pass *kp_pass_find(const char *name)
 {

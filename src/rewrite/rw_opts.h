@@ -31,6 +31,11 @@ typedef struct {
 	/* the passes to run, in order (pass.h); NULL: the default list */
 	const struct kp_pass *const *passes;
 	int npasses;
+	/* only the K-loop that starts at this 1-based line and column of the
+	 * main file (the inline and pipeline passes leave every other loop
+	 * alone, without a diagnostic); 0: every loop */
+	int loop_line, loop_col;
+	void *pass_data; /* for a pass the caller supplies; NULL otherwise */
 } kp_rw_opts;
 
 #endif
