@@ -606,9 +606,6 @@ static char *helpers(const bulk_names *n)
 	kp_strbuf_addf(&sb,
 		       "static __device__ __forceinline__ void %s(unsigned long long *bar, "
 		       "unsigned bytes)\n{\n"
-		       "\t// the slot's earlier plain stores (a fallback fill) before the async "
-		       "writes\n"
-		       "\tasm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");\n"
 		       "\tasm volatile(\"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%%0], "
 		       "%%1;\" :: \"r\"((unsigned)__cvta_generic_to_shared(bar)), \"r\"(bytes) : "
 		       "\"memory\");\n}\n",
@@ -639,15 +636,22 @@ static char *helpers(const bulk_names *n)
 		       n->rows_ok);
 	kp_strbuf_addf(
 		&sb,
-		"// rows rows of row_bytes each from row0, row1, ... (one copy when adjacent)\n"
+		"// rows rows of row_bytes each from row0, row1, ... (one copy when adjacent);\n"
+		"// every thread calls, lane 0 of each warp copies its share of the rows\n"
 		"static __device__ __forceinline__ void %s(void *dst, const void *row0, const "
 		"void *row1, unsigned row_bytes, unsigned rows, unsigned long long *bar)\n{\n"
+		"\tconst unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
+		"threadIdx.z);\n"
+		"\tif (tid %% 32)\n\t\treturn;\n"
+		"\tconst unsigned warps = (blockDim.x * blockDim.y * blockDim.z + 31) / 32;\n"
 		"\tconst long long stride = (const char *)row1 - (const char *)row0;\n"
 		"\tconst unsigned d = (unsigned)__cvta_generic_to_shared(dst);\n"
 		"\tconst unsigned b = (unsigned)__cvta_generic_to_shared(bar);\n"
 		"\tconst unsigned n = stride == (long long)row_bytes ? 1 : rows;\n"
 		"\tconst unsigned len = n == 1 ? row_bytes * rows : row_bytes;\n"
-		"\tfor (unsigned r = 0; r < n; ++r)\n"
+		"\t// the slot's earlier plain stores (a fallback fill) before the async writes\n"
+		"\tasm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");\n"
+		"\tfor (unsigned r = tid / 32; r < n; r += warps)\n"
 		"\t\tasm volatile(\"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
 		"bytes [%%0], [%%1], %%2, [%%3];\" :: \"r\"(d + r * row_bytes), "
 		"\"l\"((const char *)row0 + r * stride), \"r\"(len), \"r\"(b) : \"memory\");\n}\n",
@@ -696,7 +700,11 @@ static void emit_fill(kp_strbuf *sb, kp_file *f, const kp_loop *l, const kp_span
 		free(r0);
 		free(r1);
 	}
-	kp_strbuf_addf(sb, ") {\n%s%sif (" KP_ELECTED ") {\n", I, iu);
+	/* the elected thread arms the barrier with the stage's bytes; each
+	 * warp's lane 0 issues its share of the rows (a copy that completes
+	 * before the barrier is armed leaves its transaction count negative,
+	 * and the phase waits for the arrival) */
+	kp_strbuf_addf(sb, ") {\n%s%sif (" KP_ELECTED ")\n", I, iu);
 	kp_strbuf_addf(sb, "%s%s%s%s(&%s[%s], ", I, iu, iu, nm->expect, nm->bar, idx);
 	for (int i = 0; i < l->nloads; i++)
 		kp_strbuf_addf(sb, "%ssizeof(%s[0])", i ? " + " : "", cp[i].tile->name);
@@ -706,13 +714,13 @@ static void emit_fill(kp_strbuf *sb, kp_file *f, const kp_loop *l, const kp_span
 		char *r0 = row_src(f, l, &cp[i], "0u", ahead),
 		     *r1 = row_src(f, l, &cp[i], "1u", ahead);
 		kp_strbuf_addf(sb,
-			       "%s%s%s%s(&%s[%s][0][0], %s, %s, sizeof(%s[0][0]), sizeof(%s[0]) / "
+			       "%s%s%s(&%s[%s][0][0], %s, %s, sizeof(%s[0][0]), sizeof(%s[0]) / "
 			       "sizeof(%s[0][0]), &%s[%s]);\n",
-			       I, iu, iu, nm->copy, t, idx, r0, r1, t, t, t, nm->bar, idx);
+			       I, iu, nm->copy, t, idx, r0, r1, t, t, t, nm->bar, idx);
 		free(r0);
 		free(r1);
 	}
-	kp_strbuf_addf(sb, "%s%s}\n%s} else {\n", I, iu, I);
+	kp_strbuf_addf(sb, "%s} else {\n", I);
 	/* the load phase is indented as the loop body (the loop's indentation
 	 * and one unit); here it is one unit deeper than I */
 	char *plain = plain_phase(f, l, sp, idx, ahead);
