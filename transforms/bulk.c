@@ -47,6 +47,10 @@ typedef struct {
 	int ty;          /* threadIdx.y appears, with a uniform coefficient */
 	long long c0;    /* constant term */
 	int has_u;       /* uniform terms that are not constants */
+	int ind;         /* holds a counter or pointer the loop advances */
+	int ind_bad;     /* ... not as an affine term (k0 * k0, k0 / 2): each tile's
+			  * addresses must then be checked on their own */
+	int chg;         /* reads a variable that changes (the loop's or the kernel's) */
 } lin;
 
 typedef struct {
@@ -193,6 +197,8 @@ static lin lin_ref(lctx *c, const kp_node *n)
 				c->ar, "uses '%s', whose first value differs between threads",
 				d->name));
 		v.has_u = 1;
+		v.chg = 1;
+		v.ind = induct_of(c->l, d) != NULL;
 		return v;
 	}
 	if (d->kind == KP_D_PARM) {
@@ -205,6 +211,23 @@ static lin lin_ref(lctx *c, const kp_node *n)
 	c->depth++;
 	v = lin_of(c, d->init);
 	c->depth--;
+	/* a local holding a thread index is replaced by its initialiser in the
+	 * copies: which must mean the same there */
+	if (!v.bad && lin_threads(&v) && v.chg)
+		return lin_bad(kp_arena_printf(c->ar,
+					       "uses '%s', whose initialiser reads a variable that "
+					       "changes before the copies",
+					       d->name));
+	v.ind = v.ind_bad = v.chg = 0; /* its value is fixed */
+	return v;
+}
+
+/* The flags of a combination of a and b. */
+static lin lin_flags(lin v, const lin *a, const lin *b, int affine)
+{
+	v.ind = a->ind || b->ind;
+	v.ind_bad = a->ind_bad || b->ind_bad || (v.ind && !affine);
+	v.chg = a->chg || b->chg;
 	return v;
 }
 
@@ -220,7 +243,7 @@ static lin lin_add(lin a, lin b, int sign)
 	v.ty = a.ty || b.ty;
 	v.c0 = a.c0 + sign * b.c0;
 	v.has_u = a.has_u || b.has_u;
-	return v;
+	return lin_flags(v, &a, &b, 1);
 }
 
 static int lin_is_const(const lin *v) { return !v->bad && !lin_threads(v) && !v->has_u; }
@@ -246,12 +269,12 @@ static lin lin_mul(lin a, lin b)
 		v.ty = a.ty && b.c0;
 		v.c0 = a.c0 * b.c0;
 		v.has_u = a.has_u && b.c0;
-		return v;
+		return lin_flags(v, &a, &b, 1);
 	}
 	v.cx_sym = a.cx || a.cx_sym;
 	v.ty = a.ty;
 	v.has_u = 1;
-	return v;
+	return lin_flags(v, &a, &b, !(a.ind && b.ind));
 }
 
 /* An integer type kpipe can carry a linear index through. */
@@ -336,7 +359,7 @@ static lin lin_of(lctx *c, const kp_node *n)
 				v.c0 = x;
 			else
 				v.has_u = 1;
-			return v;
+			return lin_flags(v, &a, &b, 0);
 		}
 		break;
 	default: break;
@@ -351,6 +374,7 @@ typedef struct {
 	const kp_decl *tile;
 	const kp_node *base;  /* P */
 	const kp_node *index; /* e */
+	int affine;           /* P + e is affine in the loop's counters and pointers */
 } bulk_copy;
 
 static const kp_node *strip_all(const kp_node *n)
@@ -437,6 +461,7 @@ static const char *copy_problem(lctx *c, const kp_load *ld, bulk_copy *out)
 	out->tile = t;
 	out->base = rhs->kids[0];
 	out->index = rhs->kids[1];
+	out->affine = !b.ind_bad && !e.ind_bad;
 	return NULL;
 }
 
@@ -662,6 +687,17 @@ static char *helpers(const bulk_names *n)
 
 #define KP_ELECTED "threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0"
 
+/* Every copy's address affine in the loop's counters and pointers: the
+ * rows of every tile are aligned when those of tile 0 are and tile 1
+ * starts a multiple of 16 bytes further, which is checked once. */
+static int hoisted(const kp_loop *l, const bulk_copy *cp)
+{
+	for (int i = 0; i < l->nloads; i++)
+		if (!cp[i].affine)
+			return 0;
+	return 1;
+}
+
 /* The source address of row `row` (text) of a copy's tile, `ahead` tiles on. */
 static char *row_src(kp_file *f, const kp_loop *l, const bulk_copy *c, const char *row, int ahead)
 {
@@ -693,7 +729,7 @@ static void emit_fill(kp_strbuf *sb, kp_file *f, const kp_loop *l, const kp_span
 		      const char *I, const char *iu)
 {
 	kp_strbuf_addf(sb, "%sif (%s", I, nm->ok);
-	for (int i = 0; i < l->nloads; i++) {
+	for (int i = 0; i < l->nloads && !hoisted(l, cp); i++) {
 		char *r0 = row_src(f, l, &cp[i], "0u", ahead),
 		     *r1 = row_src(f, l, &cp[i], "1u", ahead);
 		kp_strbuf_addf(sb, " &&\n%s%s    %s(%s, %s)", I, iu, nm->rows_ok, r0, r1);
@@ -763,8 +799,8 @@ static char *tile_exists(kp_file *f, const kp_loop *l, int from, int d)
 }
 
 /* The barriers, the phase bits and the block-shape test, before the prologue. */
-static void emit_setup(kp_strbuf *sb, const kp_loop *l, const bulk_copy *cp, const bulk_names *nm,
-		       int S, const char *I1, const char *iu)
+static void emit_setup(kp_strbuf *sb, kp_file *f, const kp_loop *l, const bulk_copy *cp,
+		       const bulk_names *nm, int S, const char *I1, const char *iu)
 {
 	kp_strbuf_addf(sb, "%s__shared__ __align__(8) unsigned long long %s[%d];\n", I1, nm->bar,
 		       S);
@@ -779,6 +815,15 @@ static void emit_setup(kp_strbuf *sb, const kp_loop *l, const bulk_copy *cp, con
 			"blockDim.y == sizeof(%s[0]) / sizeof(%s[0][0]) &&\n%s%s%s(&%s[0][0][0], "
 			"&%s[0][0][0])",
 			I1, iu, t, t, t, t, I1, iu, nm->rows_ok, t, t);
+		if (!hoisted(l, cp))
+			continue; /* each tile is checked where it is copied */
+		char *r0 = row_src(f, l, &cp[i], "0u", 0), *r1 = row_src(f, l, &cp[i], "1u", 0);
+		char *n0 = row_src(f, l, &cp[i], "0u", 1);
+		kp_strbuf_addf(sb, " &&\n%s%s%s(%s, %s) &&\n%s%s%s(%s, %s)", I1, iu, nm->rows_ok,
+			       r0, r1, I1, iu, nm->rows_ok, r0, n0);
+		free(r0);
+		free(r1);
+		free(n0);
 	}
 	kp_strbuf_adds(sb, ";\n");
 	kp_strbuf_addf(sb, "%sif (" KP_ELECTED ") {\n", I1);
@@ -815,7 +860,7 @@ static int bulk_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_e
 	char *comment = kp_arena_printf(
 		&f->arena, "bulk copies (cp.async.bulk + mbarrier), %d stages: %s", S, o->why);
 	kp_emit_open(&sb, f, l, start, ind, I1, comment, S, 0, out);
-	emit_setup(&sb, l, cp, &nm, S, I1, iu);
+	emit_setup(&sb, f, l, cp, &nm, S, I1, iu);
 
 	/* prologue: tiles 0 .. S-2 into slots 0 .. S-2 */
 	char *c0 = cond_ahead(f, l, 0);
