@@ -205,6 +205,23 @@ Test(sass_verdict, cp_async_overlaps)
 	kp_sass_release(&s);
 }
 
+/* kpipe's bulk form of samples/matmul_bulk_float.cu (--variant bulk), sm_90,
+ * captured on an H200: the bulk copies of the next tile are in flight over
+ * the current tile's math. */
+Test(sass_verdict, bulk_copies_overlap)
+{
+	kp_sass s;
+	kp_sass_loop l;
+	load(&s, &l, "bulk.sass");
+	cr_assert(l.found);
+	cr_assert_gt(l.counts[KP_SC_BULK], 0);
+	cr_assert_gt(l.counts[KP_SC_SYNCS], 0);
+	cr_assert_eq(l.counts[KP_SC_LDGSTS], 0);
+	cr_assert_geq(l.counts[KP_SC_MATH], 32);
+	cr_assert(l.overlap, "%s", l.reason);
+	kp_sass_release(&s);
+}
+
 Test(sass_verdict, register_staging_overlaps)
 {
 	kp_sass s;
