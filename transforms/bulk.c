@@ -141,7 +141,8 @@ static int walk_updates(kp_node *n, kp_node *parent, void *ud)
 			   n->end <= st->end;
 	}
 	if (!everyone) {
-		w->bad = "is updated under a condition or in a nested statement";
+		w->bad = "is updated in a statement kpipe does not follow (it follows the "
+			 "kernel's own statements and the loop's steps)";
 		return 1;
 	}
 	if (value) {

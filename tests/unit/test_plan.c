@@ -596,6 +596,70 @@ Test(plan, bulk_rows_are_multiples_of_16_bytes)
 	free(src);
 }
 
+/* addresses affine in the counter: the rows' alignment is checked once,
+ * before the loop; k0 / 2 * 2 is not affine: each tile is checked */
+static char *bulk_text(const char *src, int stages)
+{
+	kp_loop *l = loop_of(src, "sm_90");
+	const kp_transform *t = kp_transform_find("bulk");
+	kp_xform_opts o = {kp_arch_find("sm_90"), stages, "test", 0};
+	kp_edits e = {0};
+	const char *err = NULL;
+	cr_assert_eq(t->apply(&F, l, &o, &e, &err), 0, "%s", err ? err : "");
+	char *out = NULL;
+	size_t len = 0;
+	cr_assert_eq(kp_edits_apply(&e, F.src, F.len, &out, &len), 0);
+	kp_edits_release(&e);
+	return out;
+}
+
+Test(plan, bulk_alignment_checked_once_when_affine)
+{
+	char *out = bulk_text(float_src, 2);
+	cr_expect(strstr(out, "if (kp_bulk_ok) {") != NULL, "%s", out);
+	/* tile 1's first row, checked before the loop */
+	cr_expect(strstr(out, "kp_bulk_rows_ok(&(A)[((int)(blockIdx.y * TILE + ((int)(0u)))) * K + "
+			      "k0 + ((int)(0u))], &(A)[((int)(blockIdx.y * TILE + ((int)(0u)))) * "
+			      "K + (k0 + TILE) + ((int)(0u))])") != NULL,
+		  "%s", out);
+	free(out);
+	release();
+	char *src = float_src_with("As[ty][tx] = A[row * K + k0 / 2 * 2 + tx];");
+	out = bulk_text(src, 2);
+	cr_expect(strstr(out, "if (kp_bulk_ok) {") == NULL, "%s", out);
+	cr_expect(strstr(out, "if (kp_bulk_ok &&\n") != NULL, "%s", out);
+	free(out);
+	free(src);
+}
+
+/* a local holding a thread index is inlined into the copies: one that reads
+ * a pointer changed after it would read the new value there */
+Test(plan, bulk_refuses_a_thread_local_of_a_changed_pointer)
+{
+	static const char src[] = "#define TILE 16\n"
+				  "__global__ void mm(const float *A, float *C, int K)\n"
+				  "{\n"
+				  "    __shared__ float As[TILE][TILE];\n"
+				  "    int tx = threadIdx.x, ty = threadIdx.y;\n"
+				  "    const float *q = A;\n"
+				  "    const float *p = q + ty * K;\n"
+				  "    q += TILE;\n"
+				  "    float acc = 0.0f;\n"
+				  "    for (int k0 = 0; k0 < K; k0 += TILE) {\n"
+				  "        As[ty][tx] = p[k0 + tx];\n"
+				  "        __syncthreads();\n"
+				  "        for (int kk = 0; kk < TILE; ++kk)\n"
+				  "            acc += As[ty][kk];\n"
+				  "        __syncthreads();\n"
+				  "    }\n"
+				  "    C[ty * TILE + tx] = acc + q[0];\n"
+				  "}\n";
+	kp_loop *l = loop_of(src, "sm_90");
+	kp_plan p;
+	plan(&p, l, "sm_90", "bulk", 2);
+	expect_refused(&p, "kpipe-bulk-unavailable", "uses 'p', whose initialiser reads");
+}
+
 /* The rewrite: barriers, the elected thread's copies with the row sources
  * of threadIdx.y = 0 and 1 (locals holding thread indices inlined), the
  * plain copies as the fallback, the three-stage ring. */
