@@ -937,7 +937,7 @@ static const kp_tune_cand bulk_tune[] = {
 
 const kp_transform kp_transform_bulk = {
 	.name = "bulk",
-	.label = "bulk copies",
+	.label = "cp.async.bulk",
 	.summary = "S-stage ring of shared tiles filled by one thread with cp.async.bulk row "
 		   "copies completing per-stage mbarriers (sm_90+)",
 	.usage = NULL,
