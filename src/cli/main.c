@@ -69,6 +69,7 @@ static const char usage[] =
 	"  --dry-run           write nothing; exit 1 when something would change\n"
 	"%s"
 	"  --stages N          pipeline depth, 2 (default) to 8; more than 2 uses cp.async\n"
+	"                      (or bulk copies with --variant bulk)\n"
 	"  --assume-filename P name of the buffer read from stdin (FILE = -)\n"
 	"  --export-fixes F    write the changes and refusals as clang-tidy fixes (YAML) for\n"
 	"                      clang-apply-replacements\n"
