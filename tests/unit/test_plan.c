@@ -1181,7 +1181,7 @@ Test(plan, a_registered_transform_is_picked_up)
 	cr_assert_eq(kp_read_file(out, &text, &len), 0);
 	cr_expect(strstr(text,
 			 "\n    cp.async: possible\n    register staging: possible (2 registers "
-			 "per thread)\n    no-op: possible\n"),
+			 "per thread)\n    cp.async.bulk: possible\n    no-op: possible\n"),
 		  "%s", text);
 	cr_expect(strstr(text, "plan: test-noop, 2 stages: requested with --variant test-noop"),
 		  "%s", text);
