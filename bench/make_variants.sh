@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make_variants.sh - runs kpipe on every sample for each variant (register,
-# register-ca, register-2bar, cp-async with 2, 3 and 4 stages) and writes OUTDIR/NAME.VARIANT.cu (the
+# register-ca, register-2bar, cp-async with 2, 3 and 4 stages, bulk with 2, 3
+# and 4 stages for sm_90) and writes OUTDIR/NAME.VARIANT.cu (the
 # layout bench/run_gpu.sh reads).  A refused
 # sample gets no file; kpipe's diagnostics go to OUTDIR/NAME.VARIANT.log.
 #
@@ -21,5 +22,12 @@ for src in "$root"/samples/*.cu; do
 	for n in 3 4; do
 		"$kpipe" rewrite --variant cp-async --stages $n "$src" -o "$out/$name.cp-async-s$n.cu" 2>"$out/$name.cp-async-s$n.log"
 		echo "$name cp-async-s$n rc=$?"
+	done
+	# bulk copies (sm_90+): refused, with no file, where the copies are not whole rows
+	for n in 2 3 4; do
+		v=bulk
+		[ $n = 2 ] || v=bulk-s$n
+		"$kpipe" rewrite --variant bulk --stages $n --arch sm_90 "$src" -o "$out/$name.$v.cu" 2>"$out/$name.$v.log"
+		echo "$name $v rc=$?"
 	done
 done

@@ -71,6 +71,9 @@ struct kp_transform {
 	 * tune_base's (register-ca that found no tile to read through
 	 * __ldca is register); NULL when not. */
 	const char *tune_marker, *tune_base;
+	/* The diagnostic id of its refusals under --variant NAME (its own
+	 * conditions or the target); NULL: kpipe-variant-unavailable. */
+	const char *refuse_id;
 	/* Appends the edits for this loop; 0 or -1 with *err set (static text). */
 	int (*apply)(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edits *out,
 		     const char **err);

@@ -392,7 +392,7 @@ static void plan_choice(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch 
 		return;
 	const char *no = NULL;
 	if (!kp_transform_match(t, f, l, a, &f->arena, &no)) {
-		p->refuse_id = "kpipe-variant-unavailable";
+		p->refuse_id = t->refuse_id ? t->refuse_id : "kpipe-variant-unavailable";
 		p->refuse_msg = kp_arena_printf(&f->arena, "%s was requested but %s", t->label, no);
 		return;
 	}

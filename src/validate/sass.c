@@ -20,6 +20,7 @@ static const char *const class_names[KP_SC_COUNT] = {
 	[KP_SC_MATH] = "MATH",     [KP_SC_LDL] = "LDL",
 	[KP_SC_STL] = "STL",       [KP_SC_LDS] = "LDS",
 	[KP_SC_STS] = "STS",       [KP_SC_BRA] = "BRA",
+	[KP_SC_BULK] = "BULK",     [KP_SC_SYNCS] = "SYNCS",
 };
 
 const char *kp_sass_class_name(kp_sass_class c)
@@ -103,6 +104,10 @@ kp_sass_class kp_sass_classify(const char *pred, const char *opcode, const char 
 		return KP_SC_LDG;
 	if (strcmp(base, "LDGDEPBAR") == 0)
 		return KP_SC_LDGDEPBAR;
+	if (strcmp(base, "UBLKCP") == 0 || strcmp(base, "UTMALDG") == 0)
+		return KP_SC_BULK;
+	if (strcmp(base, "SYNCS") == 0)
+		return KP_SC_SYNCS;
 	if (strcmp(base, "DEPBAR") == 0)
 		return KP_SC_DEPBAR;
 	if (strcmp(base, "BAR") == 0)
@@ -382,7 +387,12 @@ static int index_of_addr(const kp_sass_func *f, long addr)
 	return -1;
 }
 
-static int is_load(kp_sass_class c) { return c == KP_SC_LDGSTS || c == KP_SC_LDG; }
+/* The async loads the overlap is judged by: cp.async, plain loads, and
+ * the bulk copies (UBLKCP, UTMALDG) of sm_90+. */
+static int is_load(kp_sass_class c)
+{
+	return c == KP_SC_LDGSTS || c == KP_SC_LDG || c == KP_SC_BULK;
+}
 
 static int contains(const loop_span *outer, const loop_span *inner)
 {
@@ -490,8 +500,8 @@ static void judge(kp_sass_loop *l, const kp_sass_func *f)
 
 	if (!l->has_loads) {
 		snprintf(l->reason, sizeof(l->reason),
-			 "the main loop /*%04x*/../*%04x*/ issues no LDG or LDGSTS", l->begin_addr,
-			 l->end_addr);
+			 "the main loop /*%04x*/../*%04x*/ issues no LDG, LDGSTS or bulk copy",
+			 l->begin_addr, l->end_addr);
 	} else if (r && r->first >= 0) {
 		char of[96];
 		if (r->m != l->counts[KP_SC_MATH])
@@ -627,8 +637,8 @@ int kp_sass_math_equal(const kp_sass_loop *orig, const kp_sass_loop *rew, char *
 		return 1;
 	/* nvcc may unroll one loop and not the other: the comparison is per
 	 * tile, and the global loads per iteration count the tiles */
-	int la = orig->counts[KP_SC_LDG] + orig->counts[KP_SC_LDGSTS];
-	int lb = rew->counts[KP_SC_LDG] + rew->counts[KP_SC_LDGSTS];
+	int la = orig->counts[KP_SC_LDG] + orig->counts[KP_SC_LDGSTS] + orig->counts[KP_SC_BULK];
+	int lb = rew->counts[KP_SC_LDG] + rew->counts[KP_SC_LDGSTS] + rew->counts[KP_SC_BULK];
 	if (a > 0 && b > 0 && la > 0 && lb > 0 && (long)a * lb == (long)b * la) {
 		if (msgsz)
 			snprintf(
@@ -680,9 +690,11 @@ static const char *tag_of(kp_sass_class c)
 {
 	switch (c) {
 	case KP_SC_LDGSTS:
-	case KP_SC_LDG: return "LOAD";
+	case KP_SC_LDG:
+	case KP_SC_BULK: return "LOAD";
 	case KP_SC_LDGDEPBAR:
-	case KP_SC_DEPBAR: return "FENCE";
+	case KP_SC_DEPBAR:
+	case KP_SC_SYNCS: return "FENCE";
 	case KP_SC_BAR: return "BAR";
 	case KP_SC_MATH: return "MATH";
 	case KP_SC_LDL:

@@ -31,6 +31,8 @@ typedef enum {
 	KP_SC_LDS, /* LDS, LDSM */
 	KP_SC_STS,
 	KP_SC_BRA,
+	KP_SC_BULK,  /* bulk async copy global -> shared, sm_90+: UBLKCP, UTMALDG (TMA) */
+	KP_SC_SYNCS, /* mbarrier operation, sm_90+: SYNCS.ARRIVE / .PHASECHK / .EXCH ... */
 	KP_SC_COUNT
 } kp_sass_class;
 

@@ -435,7 +435,7 @@ void kp_validate_result_release(kp_validate_result *r)
 /* The classes shown in the per-iteration table, in order. */
 static const kp_sass_class shown[] = {KP_SC_LDGSTS, KP_SC_LDG,  KP_SC_LDGDEPBAR, KP_SC_DEPBAR,
 				      KP_SC_BAR,    KP_SC_MATH, KP_SC_LDS,       KP_SC_STS,
-				      KP_SC_LDL,    KP_SC_STL};
+				      KP_SC_LDL,    KP_SC_STL,  KP_SC_BULK,      KP_SC_SYNCS};
 
 /* The first max_lines lines of a compiler log, indented. */
 static void text_log(kp_strbuf *sb, const char *log, int max_lines)

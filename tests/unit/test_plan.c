@@ -9,7 +9,9 @@
  * rule on four samples (tensor-core tiles, 16-byte copies, compute/load
  * >= 8, and ptxas's resident warps through a fake probe); the registry's
  * invariants, and a transform registered at run time that the plan, the
- * command line, tune's list and analyze pick up.
+ * command line, tune's list and analyze pick up; the bulk-copy transform's
+ * conditions (sm_90, whole rows of 16-byte multiples, one copy per thread
+ * and tile, affine indices) and its text.
  */
 #define _GNU_SOURCE
 #include "analyze.h"
@@ -509,6 +511,200 @@ Test(plan, sm80_has_cp_async)
 	cr_expect_str_eq(p.why, "requested with --variant cp-async");
 }
 
+/* --- bulk copies (sm_90+) ------------------------------------------------------------ */
+
+/* float_src with one copy changed (`As[ty][tx] = A[...]` -> `stmt`) */
+static char *float_src_with(const char *stmt)
+{
+	const char *old = "As[ty][tx] = A[row * K + k0 + tx];";
+	const char *at = strstr(float_src, old);
+	cr_assert_not_null(at);
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_add(&sb, float_src, (size_t)(at - float_src));
+	kp_strbuf_adds(&sb, stmt);
+	kp_strbuf_adds(&sb, at + strlen(old));
+	return kp_strbuf_detach(&sb);
+}
+
+#define BK(l) facts((l), "bulk")
+
+Test(plan, bulk_applies_to_whole_rows_on_sm90)
+{
+	kp_loop *l = loop_of(float_src, "sm_90");
+	cr_expect(BK(l).ok, "%s", BK(l).why_not);
+	kp_plan p;
+	plan(&p, l, "sm_90", "bulk", 3);
+	expect_xform(&p, "bulk");
+	plan(&p, l, "sm_100", "bulk", 2);
+	expect_xform(&p, "bulk");
+	/* never chosen by auto */
+	plan(&p, l, "sm_90", "auto", 2);
+	expect_xform(&p, "register");
+}
+
+Test(plan, bulk_needs_sm90)
+{
+	kp_loop *l = loop_of(float_src, "sm_80");
+	kp_plan p;
+	plan(&p, l, "sm_80", "bulk", 2);
+	expect_refused(&p, "kpipe-bulk-unavailable", "needs sm_90 or newer");
+	plan(&p, l, "sm_80", "cp-async", 2);
+	expect_xform(&p, "cp-async");
+}
+
+/* each copy the bulk form cannot carry, and the reason given */
+Test(plan, bulk_refusals_name_the_copy)
+{
+	static const struct {
+		const char *stmt, *why;
+	} cases[] = {
+		{"As[ty][tx] = (row < N) ? A[row * K + k0 + tx] : 0.0f;", "guarded"},
+		{"As[ty][tx] = A[tx * K + k0 + ty];", "does not step by one element"},
+		{"As[tx][ty] = A[row * K + k0 + tx];",
+		 "does not store 'As[threadIdx.y][threadIdx.x]'"},
+		{"As[ty][tx] = A[row * K + k0 + 2 * tx];", "does not step by one element"},
+		{"As[ty][tx] = A[(row * K + k0 + tx) % 7];", "divides, shifts or masks"},
+	};
+	for (size_t i = 0; i < KP_ARRAY_LEN(cases); i++) {
+		char *src = float_src_with(cases[i].stmt);
+		kp_loop *l = loop_of(src, "sm_90");
+		cr_assert(l->eligible, "%s", cases[i].stmt);
+		kp_plan p;
+		plan(&p, l, "sm_90", "bulk", 2);
+		expect_refused(&p, "kpipe-bulk-unavailable", cases[i].why);
+		release();
+		free(src);
+	}
+	/* copy loops, and 2-byte copies (cp.async's conditions come first) */
+	kp_loop *l = loop_of(many_regs_src, "sm_90");
+	kp_plan p;
+	plan(&p, l, "sm_90", "bulk", 2);
+	expect_refused(&p, "kpipe-bulk-unavailable", "copy loop");
+	release();
+	l = loop_of(half_src, "sm_90");
+	plan(&p, l, "sm_90", "bulk", 2);
+	expect_refused(&p, "kpipe-bulk-unavailable", "2-byte copies");
+}
+
+/* rows of 16 floats are 64 bytes; rows of 2 floats (8 bytes) cannot be
+ * bulk-copied */
+Test(plan, bulk_rows_are_multiples_of_16_bytes)
+{
+	char *src = kp_xstrdup(float_src);
+	char *d = strstr(src, "#define TILE 16");
+	cr_assert_not_null(d);
+	d[14] = ' '; /* "#define TILE 1 " */
+	kp_loop *l = loop_of(src, "sm_90");
+	kp_plan p;
+	plan(&p, l, "sm_90", "bulk", 2);
+	expect_refused(&p, "kpipe-bulk-unavailable", "4 bytes; bulk copies move multiples of 16");
+	release();
+	free(src);
+}
+
+/* addresses affine in the counter: the rows' alignment is checked once,
+ * before the loop; k0 / 2 * 2 is not affine: each tile is checked */
+static char *bulk_text(const char *src, int stages)
+{
+	kp_loop *l = loop_of(src, "sm_90");
+	const kp_transform *t = kp_transform_find("bulk");
+	kp_xform_opts o = {kp_arch_find("sm_90"), stages, "test", 0};
+	kp_edits e = {0};
+	const char *err = NULL;
+	cr_assert_eq(t->apply(&F, l, &o, &e, &err), 0, "%s", err ? err : "");
+	char *out = NULL;
+	size_t len = 0;
+	cr_assert_eq(kp_edits_apply(&e, F.src, F.len, &out, &len), 0);
+	kp_edits_release(&e);
+	return out;
+}
+
+Test(plan, bulk_alignment_checked_once_when_affine)
+{
+	char *out = bulk_text(float_src, 2);
+	cr_expect(strstr(out, "if (kp_bulk_ok) {") != NULL, "%s", out);
+	/* tile 1's first row, checked before the loop */
+	cr_expect(strstr(out, "kp_bulk_rows_ok(&(A)[((int)(blockIdx.y * TILE + ((int)(0u)))) * K + "
+			      "k0 + ((int)(0u))], &(A)[((int)(blockIdx.y * TILE + ((int)(0u)))) * "
+			      "K + (k0 + TILE) + ((int)(0u))])") != NULL,
+		  "%s", out);
+	free(out);
+	release();
+	char *src = float_src_with("As[ty][tx] = A[row * K + k0 / 2 * 2 + tx];");
+	out = bulk_text(src, 2);
+	cr_expect(strstr(out, "if (kp_bulk_ok) {") == NULL, "%s", out);
+	cr_expect(strstr(out, "if (kp_bulk_ok &&\n") != NULL, "%s", out);
+	free(out);
+	free(src);
+}
+
+/* a local holding a thread index is inlined into the copies: one that reads
+ * a pointer changed after it would read the new value there */
+Test(plan, bulk_refuses_a_thread_local_of_a_changed_pointer)
+{
+	static const char src[] = "#define TILE 16\n"
+				  "__global__ void mm(const float *A, float *C, int K)\n"
+				  "{\n"
+				  "    __shared__ float As[TILE][TILE];\n"
+				  "    int tx = threadIdx.x, ty = threadIdx.y;\n"
+				  "    const float *q = A;\n"
+				  "    const float *p = q + ty * K;\n"
+				  "    q += TILE;\n"
+				  "    float acc = 0.0f;\n"
+				  "    for (int k0 = 0; k0 < K; k0 += TILE) {\n"
+				  "        As[ty][tx] = p[k0 + tx];\n"
+				  "        __syncthreads();\n"
+				  "        for (int kk = 0; kk < TILE; ++kk)\n"
+				  "            acc += As[ty][kk];\n"
+				  "        __syncthreads();\n"
+				  "    }\n"
+				  "    C[ty * TILE + tx] = acc + q[0];\n"
+				  "}\n";
+	kp_loop *l = loop_of(src, "sm_90");
+	kp_plan p;
+	plan(&p, l, "sm_90", "bulk", 2);
+	expect_refused(&p, "kpipe-bulk-unavailable", "uses 'p', whose initialiser reads");
+}
+
+/* The rewrite: barriers, the elected thread's copies with the row sources
+ * of threadIdx.y = 0 and 1 (locals holding thread indices inlined), the
+ * plain copies as the fallback, the three-stage ring. */
+Test(plan, bulk_rewrite_text)
+{
+	kp_loop *l = loop_of(float_src, "sm_90");
+	const kp_transform *t = kp_transform_find("bulk");
+	cr_assert_not_null(t);
+	kp_xform_opts o = {kp_arch_find("sm_90"), 3, "test", 0};
+	kp_edits e = {0};
+	const char *err = NULL;
+	cr_assert_eq(t->apply(&F, l, &o, &e, &err), 0, "%s", err ? err : "");
+	char *out = NULL;
+	size_t len = 0;
+	cr_assert_eq(kp_edits_apply(&e, F.src, F.len, &out, &len), 0);
+	static const char *const want[] = {
+		"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes",
+		"mbarrier.try_wait.parity.shared::cta.b64",
+		"mbarrier.arrive.expect_tx.shared::cta.b64",
+		"fence.mbarrier_init.release.cluster;",
+		"__shared__ __align__(8) unsigned long long kp_full[3];",
+		"kp_mbar_init(&kp_full[kp_s], 1);",
+		"kp_mbar_wait(&kp_full[kp_stage], (kp_phase >> kp_stage) & 1u);",
+		"kp_phase ^= 1u << kp_stage;",
+		"kp_mbar_expect_tx(&kp_full[(kp_stage + 2) % 3], sizeof(As[0]) + sizeof(Bs[0]));",
+		"kp_bulk_tile(&As[(kp_stage + 2) % 3][0][0], "
+		"&(A)[((int)(blockIdx.y * TILE + ((int)(0u)))) * K + (k0 + 2 * (TILE)) + ((int)(0u))], "
+		"&(A)[((int)(blockIdx.y * TILE + ((int)(1u)))) * K + (k0 + 2 * (TILE)) + ((int)(0u))]",
+		"As[(kp_stage + 2) % 3][ty][tx] = A[row * K + (k0 + 2 * (TILE)) + tx];",
+		"kp_mbar_arrive(&kp_full[(kp_stage + 2) % 3]);",
+		"blockDim.x == sizeof(As[0][0]) / sizeof(As[0][0][0])",
+		"__shared__ float As[3][TILE][TILE];",
+	};
+	for (size_t i = 0; i < KP_ARRAY_LEN(want); i++)
+		cr_expect(strstr(out, want[i]) != NULL, "no '%s' in\n%s", want[i], out);
+	free(out);
+	kp_edits_release(&e);
+}
+
 /* --- not eligible ---------------------------------------------------------------------- */
 
 Test(plan, ineligible_loop_is_refused_by_every_variant)
@@ -819,18 +1015,20 @@ Test(plan, registry)
 				  t->tune_base);
 		}
 	}
-	/* the facts analyze reports once each: cp.async's, register staging's */
+	/* the facts analyze reports once each: cp.async's, register staging's,
+	 * bulk copies' */
 	int reported = 0;
 	for (int i = 0; i < n; i++)
 		reported += kp_transform_reports_facts(all[i]);
-	cr_expect_eq(reported, 2);
+	cr_expect_eq(reported, 3);
 	/* tune's table: register staging first, the deeper rings last */
 	const kp_tune_cand *c[64];
 	const kp_transform *x[64];
 	int nc = kp_transform_tune_list(c, x, 64);
 	static const char *const order[] = {"register", "register-ca", "register-2bar",
-					    "cp-async", "cp-async-s3", "cp-async-s4"};
-	cr_assert_eq(nc, 6);
+					    "cp-async", "cp-async-s3", "cp-async-s4",
+					    "bulk",     "bulk-s3",     "bulk-s4"};
+	cr_assert_eq(nc, 9);
 	for (int k = 0; k < nc; k++) {
 		cr_expect_str_eq(c[k]->name, order[k]);
 		cr_expect_eq(kp_transform_find(x[k]->name), x[k]);
@@ -958,7 +1156,7 @@ Test(plan, a_registered_transform_is_picked_up)
 	const kp_tune_cand *c[64];
 	const kp_transform *x[64];
 	int nc = kp_transform_tune_list(c, x, 64);
-	cr_assert_eq(nc, 7);
+	cr_assert_eq(nc, 10);
 	cr_expect_str_eq(c[3]->name, "test-noop");
 	cr_expect_eq(x[3], &noop);
 	/* the command line takes the name, and lists it for a bad one */
@@ -973,8 +1171,8 @@ Test(plan, a_registered_transform_is_picked_up)
 	char *text = NULL;
 	size_t len = 0;
 	cr_assert_eq(kp_read_file(out, &text, &len), 0);
-	cr_expect(strstr(text,
-			 "(auto, cp-async, register, register-ca, register-2bar or test-noop)"),
+	cr_expect(strstr(text, "(auto, cp-async, register, register-ca, register-2bar, bulk or "
+			       "test-noop)"),
 		  "%s", text);
 	free(text);
 	/* analyze reports its facts under its label */
@@ -989,7 +1187,7 @@ Test(plan, a_registered_transform_is_picked_up)
 	cr_assert_eq(kp_read_file(out, &text, &len), 0);
 	cr_expect(strstr(text,
 			 "\n    cp.async: possible\n    register staging: possible (2 registers "
-			 "per thread)\n    no-op: possible\n"),
+			 "per thread)\n    cp.async.bulk: possible\n    no-op: possible\n"),
 		  "%s", text);
 	cr_expect(strstr(text, "plan: test-noop, 2 stages: requested with --variant test-noop"),
 		  "%s", text);

@@ -66,6 +66,15 @@ Test(sass_classify, opcodes)
 	cr_assert_eq(kp_sass_classify(NULL, "STS", "[R7], R24"), KP_SC_STS);
 	cr_assert_eq(kp_sass_classify("@!P0", "BRA", "0x770"), KP_SC_BRA);
 	cr_assert_eq(kp_sass_classify(NULL, "IMAD.WIDE", "R18, R3, 0x4, R18"), KP_SC_OTHER);
+	/* sm_90+: bulk copies (cp.async.bulk, TMA) load, mbarrier operations fence */
+	cr_assert_eq(kp_sass_classify("@P0", "UBLKCP.S.G", "[UR8], [UR4], UR6"), KP_SC_BULK);
+	cr_assert_eq(kp_sass_classify(NULL, "UTMALDG.2D", "[UR8], [UR4]"), KP_SC_BULK);
+	cr_assert_eq(kp_sass_classify(NULL, "SYNCS.ARRIVE.TRANS64.RED.A1T0", "RZ, [UR4], RZ"),
+		     KP_SC_SYNCS);
+	cr_assert_eq(kp_sass_classify(NULL, "SYNCS.PHASECHK.TRANS64.TRYWAIT", "P0, [R2+URZ], R3"),
+		     KP_SC_SYNCS);
+	cr_assert_str_eq(kp_sass_class_name(KP_SC_BULK), "BULK");
+	cr_assert_str_eq(kp_sass_class_name(KP_SC_SYNCS), "SYNCS");
 	cr_assert_str_eq(kp_sass_class_name(KP_SC_LDGSTS), "LDGSTS");
 	cr_assert_str_eq(kp_sass_class_name(KP_SC_MATH), "MATH");
 }
@@ -196,6 +205,23 @@ Test(sass_verdict, cp_async_overlaps)
 	kp_sass_release(&s);
 }
 
+/* kpipe's bulk form of samples/matmul_bulk_float.cu (--variant bulk), sm_90,
+ * captured on an H200: the bulk copies of the next tile are in flight over
+ * the current tile's math. */
+Test(sass_verdict, bulk_copies_overlap)
+{
+	kp_sass s;
+	kp_sass_loop l;
+	load(&s, &l, "bulk.sass");
+	cr_assert(l.found);
+	cr_assert_gt(l.counts[KP_SC_BULK], 0);
+	cr_assert_gt(l.counts[KP_SC_SYNCS], 0);
+	cr_assert_eq(l.counts[KP_SC_LDGSTS], 0);
+	cr_assert_geq(l.counts[KP_SC_MATH], 32);
+	cr_assert(l.overlap, "%s", l.reason);
+	kp_sass_release(&s);
+}
+
 Test(sass_verdict, register_staging_overlaps)
 {
 	kp_sass s;
@@ -280,6 +306,35 @@ Test(sass_verdict, rotated_loop_wraps)
 	cr_assert(l.overlap_wraps);
 	cr_assert_eq(l.overlap_nmath, 2);
 	cr_assert(strstr(l.reason, "next iteration"));
+	kp_sass_release(&s);
+}
+
+/* The bulk form's loop as sm_90 compiles it: wait on the mbarrier, barrier,
+ * the elected thread's bulk copy of the next tile, then the math. */
+static const char bulk_loop[] =
+	"\tFunction : bulk\n"
+	"        /*0000*/  MOV R1, R2 ;\n"
+	"        /*0010*/  SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [R2+URZ], R3 ;\n"
+	"        /*0020*/  BAR.SYNC.DEFER_BLOCKING 0x0 ;\n"
+	"        /*0030*/  SYNCS.ARRIVE.TRANS64.RED.A1T0 RZ, [UR4], RZ ;\n"
+	"        /*0040*/  @P1 UBLKCP.S.G [UR8], [UR10], UR6 ;\n"
+	"        /*0050*/  FFMA R3, R4, R5, R3 ;\n"
+	"        /*0060*/  FFMA R3, R6, R7, R3 ;\n"
+	"        /*0070*/  @P2 BRA 0x10 ;\n"
+	"        /*0080*/  EXIT ;\n";
+
+Test(sass_verdict, bulk_copy_overlaps)
+{
+	kp_sass s;
+	kp_sass_loop l;
+	parse_inline(&s, &l, bulk_loop);
+	cr_assert(l.found);
+	cr_assert_eq(l.counts[KP_SC_BULK], 1);
+	cr_assert_eq(l.counts[KP_SC_SYNCS], 2);
+	cr_assert(l.has_loads);
+	cr_assert(l.overlap, "%s", l.reason);
+	cr_assert_eq(l.overlap_nmath, 2);
+	cr_assert(strstr(l.reason, "UBLKCP.S.G"), "%s", l.reason);
 	kp_sass_release(&s);
 }
 
@@ -384,7 +439,7 @@ Test(sass_verdict, loop_without_loads)
 	cr_assert(l.found);
 	cr_assert_eq(l.has_loads, 0);
 	cr_assert_eq(l.overlap, 0);
-	cr_assert(strstr(l.reason, "no LDG or LDGSTS"));
+	cr_assert(strstr(l.reason, "no LDG, LDGSTS or bulk copy"));
 	kp_sass_release(&s);
 }
 

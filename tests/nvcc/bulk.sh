@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# bulk.sh - the bulk-copy transform's output compiles: samples/matmul_bulk_float.cu
+# (2 stages) and samples/sgemm_at_bulk.cu (3 stages) rewritten with
+# --variant bulk build with nvcc for sm_90 and sm_100 with no new warning,
+# and the PTX holds the bulk copy and the mbarrier wait; for sm_80 the
+# rewrite is refused (kpipe-bulk-unavailable) and nothing is written.
+# Six nvcc runs (the originals' warnings are the baseline).  Exit 77 (skipped) when nvcc is missing.
+set -uo pipefail
+# shellcheck source=tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+kp_find_nvcc
+kp_tmpdir nvcc-bulk
+
+warnings() { # file arch -> warnings without file/line prefixes
+	"$nvcc" -arch="$2" -c -o "$tmp/w.o" "$1" 2>&1 | grep -i warning | sed 's/^[^:]*([0-9]*): //' | sort
+}
+for job in "matmul_bulk_float 2 sm_90" "sgemm_at_bulk 3 sm_100"; do
+	read -r name stages arch <<<"$job"
+	src="$root/samples/$name.cu"
+	out="$tmp/$name.bulk.cu"
+	if ! "$kpipe" rewrite --variant bulk --stages "$stages" --arch sm_90 "$src" -o "$out" 2>"$tmp/err"; then
+		bad "$name: rewrite failed: $(head -c 300 "$tmp/err")"
+		continue
+	fi
+	# one compile to PTX (the instructions), one to an object (ptxas)
+	if "$nvcc" -arch="$arch" -ptx -o "$tmp/o.ptx" "$out" 2>"$tmp/nv"; then
+		check "$name $arch: cp.async.bulk in the PTX" grep -q 'cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes' "$tmp/o.ptx"
+		check "$name $arch: mbarrier wait in the PTX" grep -q 'mbarrier.try_wait.parity.shared::cta.b64' "$tmp/o.ptx"
+	else
+		bad "$name $arch: nvcc -ptx failed: $(head -c 400 "$tmp/nv")"
+	fi
+	other=$([ "$arch" = sm_90 ] && echo sm_100 || echo sm_90)
+	wsrc=$(warnings "$src" "$other")
+	rm -f "$tmp/w.o"
+	wout=$(warnings "$out" "$other")
+	if [ -s "$tmp/w.o" ]; then ok; else bad "$name $other: nvcc built no object"; fi
+	if [ "$wout" = "$wsrc" ]; then ok; else bad "$name $other: new nvcc warnings: $(echo "$wout" | head -3)"; fi
+done
+rm -f "$tmp/r.cu"
+"$kpipe" rewrite --variant bulk --arch sm_80 "$root/samples/matmul_bulk_float.cu" -o "$tmp/r.cu" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 1 ] && [ ! -e "$tmp/r.cu" ] && grep -q 'needs sm_90 or newer \[kpipe-bulk-unavailable\]' "$tmp/err"; then ok; else
+	bad "sm_80: expected a kpipe-bulk-unavailable refusal (rc=$rc): $(head -c 300 "$tmp/err")"
+fi
+kp_summary bulk

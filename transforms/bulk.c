@@ -1,0 +1,954 @@
+/*
+ * bulk.c - the bulk-copy transform for sm_90 and newer: shared tiles become
+ * [S][R][C], one "full" mbarrier per stage, and one elected thread fills a
+ * stage with cp.async.bulk copies (one per tile row, or one per tile when
+ * the rows are adjacent in global memory) that complete the barrier's
+ * transaction count; consumers wait on the stage's phase.
+ *
+ *   before:    thread 0 initialises S barriers (count 1), fences, barrier
+ *   prologue:  if (tile t exists) FILL(t, slot t)              (t < S-1)
+ *   loop:      wait(bar[i % S], its phase); __syncthreads();
+ *              if (tile i+S-1 exists) FILL(i+S-1, slot (i+S-1) % S)
+ *              compute slot i % S
+ *   FILL:      if (the block is R x C threads, every row 16-byte aligned)
+ *                  thread 0: arrive.expect_tx(bytes of the stage); bulk copies
+ *              else
+ *                  the original copies (plain loads) into the slot;
+ *                  thread 0: arrive
+ *
+ * The __syncthreads() after the wait releases the slot refilled next (its
+ * last readers computed in the previous iteration); there is no "empty"
+ * barrier per stage.  Applies when every copy is `TILE[ty][tx] = P[e]` for
+ * a two-dimensional tile, ty / tx threadIdx.y / .x (or locals holding
+ * them), e affine in them (tx with coefficient 1) and otherwise the same
+ * for every thread, rows a multiple of 16 bytes; the block shape and the
+ * alignment of each tile's rows are checked at run time, per tile, and a
+ * tile that fails takes the plain copies.  Guarded copies, copy loops and
+ * vector copies are refused (kpipe-bulk-unavailable); the tensor-map (TMA)
+ * form is not built.
+ */
+#include "transform.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const kp_transform kp_transform_bulk;
+extern const kp_transform kp_transform_cp_async;
+
+/* ---- the index analysis ---- */
+
+/* An integer expression as c0 + cx * threadIdx.x + (a uniform coefficient)
+ * * threadIdx.y + (uniform terms): what a copy's addresses must be. */
+typedef struct {
+	const char *bad; /* why it is not of that form (static text), or NULL */
+	long long cx;    /* constant coefficient of threadIdx.x */
+	int cx_sym;      /* threadIdx.x has a coefficient that is not a constant */
+	int ty;          /* threadIdx.y appears, with a uniform coefficient */
+	long long c0;    /* constant term */
+	int has_u;       /* uniform terms that are not constants */
+	int ind;         /* holds a counter or pointer the loop advances */
+	int ind_bad;     /* ... not as an affine term (k0 * k0, k0 / 2): each tile's
+			  * addresses must then be checked on their own */
+	int chg;         /* reads a variable that changes (the loop's or the kernel's) */
+} lin;
+
+typedef struct {
+	const kp_file *f;
+	const kp_loop *l;
+	kp_arena *ar;
+	int depth;
+} lctx;
+
+static int lin_threads(const lin *v) { return v->cx || v->cx_sym || v->ty; }
+
+static lin lin_bad(const char *why)
+{
+	lin v = {0};
+	v.bad = why;
+	return v;
+}
+
+static const kp_induct *induct_of(const kp_loop *l, const kp_decl *d)
+{
+	for (int i = 0; i < l->nind; i++)
+		if (l->ind[i].var == d)
+			return &l->ind[i];
+	return NULL;
+}
+
+/* "threadIdx", "blockIdx", ... of `threadIdx.x`, with its component in *c
+ * (read from the source: clang names the member of the builtin variable
+ * no way kpipe sees; 0 when it is not spelled `.x`, `.y` or `.z` in the
+ * main file, as in a macro). */
+static const char *builtin_of(const kp_file *f, const kp_node *n, char *c)
+{
+	if (n->kind != KP_N_MEMBER || !n->nkids)
+		return NULL;
+	const kp_node *b = kp_node_strip(n->kids[0]);
+	while (b && b->kind == KP_N_OTHER && b->nkids == 1)
+		b = kp_node_strip(b->kids[0]);
+	if (!b || b->kind != KP_N_DECLREF || !b->name)
+		return NULL;
+	*c = 0;
+	if (n->in_main && !n->from_macro && n->end >= n->begin + 2 && n->end <= f->len &&
+	    f->src[n->end - 2] == '.' && strchr("xyz", f->src[n->end - 1]))
+		*c = f->src[n->end - 1];
+	static const char *const names[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
+	for (size_t i = 0; i < KP_ARRAY_LEN(names); i++)
+		if (!strcmp(b->name, names[i]))
+			return names[i];
+	return NULL;
+}
+
+static lin lin_of(lctx *c, const kp_node *n);
+
+/* Every update of d: the assignments, increments and address-takings
+ * anywhere in the kernel (walk_updates). */
+typedef struct {
+	lctx *c;
+	const kp_decl *d;
+	int n;           /* updates found */
+	const char *bad; /* one that may differ between threads */
+} upd_walk;
+
+static int walk_updates(kp_node *n, kp_node *parent, void *ud)
+{
+	upd_walk *w = ud;
+	const kp_node *target = NULL, *value = NULL;
+	if ((n->kind == KP_N_BINOP && n->op && !strcmp(n->op, "=")) || n->kind == KP_N_ASSIGNOP) {
+		if (n->nkids == 2) {
+			target = n->kids[0];
+			value = n->kids[1];
+		}
+	} else if (n->kind == KP_N_UNOP && n->op && n->nkids == 1 &&
+		   (!strcmp(n->op, "++") || !strcmp(n->op, "--") || !strcmp(n->op, "&")))
+		target = n->kids[0];
+	target = target ? kp_node_strip(target) : NULL;
+	if (!target || target->kind != KP_N_DECLREF || target->decl != w->d)
+		return 1;
+	w->n++;
+	if (!strcmp(n->op ? n->op : "", "&")) {
+		w->bad = "has its address taken";
+		return 1;
+	}
+	/* executed by every thread: a statement of the kernel's body, or one
+	 * of the loop's own counter and pointer updates */
+	int everyone = parent == w->c->l->kernel->body;
+	for (int i = 0; i < w->c->l->nind && !everyone; i++) {
+		const kp_node *st = w->c->l->ind[i].stmt;
+		everyone = w->c->l->ind[i].var == w->d && st && n->begin >= st->begin &&
+			   n->end <= st->end;
+	}
+	if (!everyone) {
+		w->bad = "is updated in a statement kpipe does not follow (it follows the "
+			 "kernel's own statements and the loop's steps)";
+		return 1;
+	}
+	if (value) {
+		lin v = lin_of(w->c, value);
+		if (v.bad || lin_threads(&v))
+			w->bad = "is updated with a value that differs between threads";
+	}
+	return 1;
+}
+
+static lin lin_ref(lctx *c, const kp_node *n)
+{
+	const kp_decl *d = n->decl;
+	lin v = {0};
+	long long x;
+	if (!d)
+		return lin_bad("names something kpipe cannot see");
+	if (kp_eval(n, c->l->kernel, NULL, &x) == 0) {
+		v.c0 = x;
+		return v;
+	}
+	if (d->kind == KP_D_TPARAM || d->kind == KP_D_ENUM) {
+		v.has_u = 1;
+		return v;
+	}
+	if (d->kind != KP_D_VAR && d->kind != KP_D_PARM)
+		return lin_bad("names something that is not a variable");
+	if (d->is_shared)
+		return lin_bad("reads shared memory");
+	if (c->depth > 8)
+		return lin_bad("nests variables too deep");
+	int local_before = d->kind == KP_D_VAR && d->init && d->begin < c->l->node->begin;
+	int counter = d->kind == KP_D_VAR && d->init && induct_of(c->l, d) &&
+		      d->begin >= c->l->node->begin && d->begin < c->l->body->begin;
+	if (induct_of(c->l, d) || kp_assigned_in(c->l->kernel, d)) {
+		/* changes: the same in every thread when its first value and
+		 * every update are (it keeps its name in the copies) */
+		if (d->kind == KP_D_VAR && !local_before && !counter)
+			return lin_bad(kp_arena_printf(
+				c->ar, "uses '%s', which kpipe cannot follow to its first value",
+				d->name));
+		upd_walk w = {c, d, 0, NULL};
+		c->depth++;
+		kp_node_walk(c->l->kernel->body, NULL, walk_updates, &w);
+		lin i = d->kind == KP_D_VAR ? lin_of(c, d->init) : v;
+		c->depth--;
+		if (w.bad || !w.n)
+			return lin_bad(
+				kp_arena_printf(c->ar, "uses '%s', which %s", d->name,
+						w.bad ? w.bad : "changes through a reference"));
+		if (i.bad || lin_threads(&i))
+			return lin_bad(kp_arena_printf(
+				c->ar, "uses '%s', whose first value differs between threads",
+				d->name));
+		v.has_u = 1;
+		v.chg = 1;
+		v.ind = induct_of(c->l, d) != NULL;
+		return v;
+	}
+	if (d->kind == KP_D_PARM) {
+		v.has_u = 1;
+		return v;
+	}
+	if (!local_before)
+		return lin_bad(kp_arena_printf(c->ar, "uses '%s', not initialised before the loop",
+					       d->name));
+	c->depth++;
+	v = lin_of(c, d->init);
+	c->depth--;
+	/* a local holding a thread index is replaced by its initialiser in the
+	 * copies: which must mean the same there */
+	if (!v.bad && lin_threads(&v) && v.chg)
+		return lin_bad(kp_arena_printf(c->ar,
+					       "uses '%s', whose initialiser reads a variable that "
+					       "changes before the copies",
+					       d->name));
+	v.ind = v.ind_bad = v.chg = 0; /* its value is fixed */
+	return v;
+}
+
+/* The flags of a combination of a and b. */
+static lin lin_flags(lin v, const lin *a, const lin *b, int affine)
+{
+	v.ind = a->ind || b->ind;
+	v.ind_bad = a->ind_bad || b->ind_bad || (v.ind && !affine);
+	v.chg = a->chg || b->chg;
+	return v;
+}
+
+static lin lin_add(lin a, lin b, int sign)
+{
+	if (a.bad)
+		return a;
+	if (b.bad)
+		return b;
+	lin v = {0};
+	v.cx = a.cx + sign * b.cx;
+	v.cx_sym = a.cx_sym || b.cx_sym;
+	v.ty = a.ty || b.ty;
+	v.c0 = a.c0 + sign * b.c0;
+	v.has_u = a.has_u || b.has_u;
+	return lin_flags(v, &a, &b, 1);
+}
+
+static int lin_is_const(const lin *v) { return !v->bad && !lin_threads(v) && !v->has_u; }
+
+static lin lin_mul(lin a, lin b)
+{
+	if (a.bad)
+		return a;
+	if (b.bad)
+		return b;
+	if (lin_threads(&a) && lin_threads(&b))
+		return lin_bad("multiplies thread indices");
+	if (lin_threads(&b)) {
+		lin t = a;
+		a = b;
+		b = t;
+	}
+	/* a may hold thread terms, b holds none */
+	lin v = {0};
+	if (lin_is_const(&b)) {
+		v.cx = a.cx * b.c0;
+		v.cx_sym = a.cx_sym && b.c0;
+		v.ty = a.ty && b.c0;
+		v.c0 = a.c0 * b.c0;
+		v.has_u = a.has_u && b.c0;
+		return lin_flags(v, &a, &b, 1);
+	}
+	v.cx_sym = a.cx || a.cx_sym;
+	v.ty = a.ty;
+	v.has_u = 1;
+	return lin_flags(v, &a, &b, !(a.ind && b.ind));
+}
+
+/* An integer type kpipe can carry a linear index through. */
+static int int_type(const kp_node *n)
+{
+	const char *t = n->type ? n->type : "";
+	return n->type_size >= 4 && !strchr(t, '*') && !strstr(t, "float") &&
+	       !strstr(t, "double") && !strstr(t, "half") && !strstr(t, "bool");
+}
+
+static lin lin_of(lctx *c, const kp_node *n)
+{
+	char comp;
+	long long x;
+	if (!n)
+		return lin_bad("has a part kpipe cannot see");
+	switch (n->kind) {
+	case KP_N_PAREN: return n->nkids == 1 ? lin_of(c, n->kids[0]) : lin_bad("is not read");
+	case KP_N_CAST:
+	case KP_N_OTHER:
+		if (n->nkids != 1)
+			break;
+		if (n->kind == KP_N_CAST && !int_type(n))
+			return lin_bad("converts to a type that is not a wide integer");
+		return lin_of(c, n->kids[0]);
+	case KP_N_INTLIT:
+		if (n->has_value) {
+			lin v = {0};
+			v.c0 = n->ivalue;
+			return v;
+		}
+		break;
+	case KP_N_DECLREF: return lin_ref(c, n);
+	case KP_N_MEMBER: {
+		const char *b = builtin_of(c->f, n, &comp);
+		lin v = {0};
+		if (!b)
+			return lin_bad("reads a member");
+		if (!strcmp(b, "threadIdx")) {
+			if (!comp)
+				return lin_bad(
+					"names a threadIdx member kpipe cannot read (a macro?)");
+			if (comp == 'x')
+				v.cx = 1;
+			else if (comp == 'y')
+				v.ty = 1;
+			else
+				return lin_bad("uses threadIdx.z");
+		} else
+			v.has_u = 1;
+		return v;
+	}
+	case KP_N_UNOP:
+		if (n->nkids == 1 && n->op && !strcmp(n->op, "-"))
+			return lin_mul(lin_of(c, n->kids[0]), (lin){.c0 = -1});
+		if (n->nkids == 1 && n->op && !strcmp(n->op, "+"))
+			return lin_of(c, n->kids[0]);
+		break;
+	case KP_N_BINOP:
+		if (n->nkids != 2 || !n->op)
+			break;
+		if (!strcmp(n->op, "+") || !strcmp(n->op, "-"))
+			return lin_add(lin_of(c, n->kids[0]), lin_of(c, n->kids[1]),
+				       n->op[0] == '-' ? -1 : 1);
+		if (!strcmp(n->op, "*"))
+			return lin_mul(lin_of(c, n->kids[0]), lin_of(c, n->kids[1]));
+		if (!strcmp(n->op, "<<") && kp_eval(n->kids[1], c->l->kernel, NULL, &x) == 0 &&
+		    x >= 0 && x < 31)
+			return lin_mul(lin_of(c, n->kids[0]), (lin){.c0 = 1LL << x});
+		/* other arithmetic: fine on uniform values only */
+		if (!strcmp(n->op, "/") || !strcmp(n->op, "%") || !strcmp(n->op, ">>") ||
+		    !strcmp(n->op, "&") || !strcmp(n->op, "|") || !strcmp(n->op, "^")) {
+			lin a = lin_of(c, n->kids[0]), b = lin_of(c, n->kids[1]);
+			if (a.bad)
+				return a;
+			if (b.bad)
+				return b;
+			if (lin_threads(&a) || lin_threads(&b))
+				return lin_bad("divides, shifts or masks a thread index");
+			lin v = {0};
+			if (kp_eval(n, c->l->kernel, NULL, &x) == 0)
+				v.c0 = x;
+			else
+				v.has_u = 1;
+			return lin_flags(v, &a, &b, 0);
+		}
+		break;
+	default: break;
+	}
+	return lin_bad("is not an affine index kpipe can follow");
+}
+
+/* ---- the copies ---- */
+
+/* One copy `TILE[ty][tx] = P[e]` as the bulk form reads it. */
+typedef struct {
+	const kp_decl *tile;
+	const kp_node *base;  /* P */
+	const kp_node *index; /* e */
+	int affine;           /* P + e is affine in the loop's counters and pointers */
+} bulk_copy;
+
+static const kp_node *strip_all(const kp_node *n)
+{
+	for (;;) {
+		n = kp_node_strip(n);
+		if (n && n->kind == KP_N_OTHER && n->nkids == 1)
+			n = n->kids[0];
+		else
+			return n;
+	}
+}
+
+/* Why one copy has no bulk form, or NULL with *out filled. */
+static const char *copy_problem(lctx *c, const kp_load *ld, bulk_copy *out)
+{
+	kp_arena *ar = c->ar;
+	if (ld->guard != KP_G_NONE)
+		return kp_arena_printf(ar,
+				       "line %d: the copy is guarded; bulk copies cannot fill a "
+				       "partial tile with zeros (use cp-async)",
+				       ld->line);
+	if (ld->depth || ld->nunder)
+		return kp_arena_printf(ar,
+				       "line %d: the copy is in a copy loop or under a condition; "
+				       "the bulk form needs one copy per thread and tile",
+				       ld->line);
+	if (ld->tmp_decl)
+		return kp_arena_printf(ar, "line %d: the copy goes through a temporary", ld->line);
+	const kp_decl *t = ld->tile;
+	if (kp_decl_is_dynamic_smem(t))
+		return kp_arena_printf(
+			ar, "'%s' is dynamic shared memory (not done for bulk copies)", t->name);
+	if (t->ndims != 2)
+		return kp_arena_printf(ar,
+				       "'%s' is not a two-dimensional array; the bulk form copies "
+				       "rows of R x C tiles",
+				       t->name);
+	if (t->dims[0] <= 0 || t->dims[1] <= 0 || t->elem_size <= 0)
+		return kp_arena_printf(
+			ar,
+			"the bounds or the element size of '%s' are not constants (a "
+			"template parameter: not done for bulk copies)",
+			t->name);
+	if (t->dims[1] * t->elem_size % 16)
+		return kp_arena_printf(ar,
+				       "a row of '%s' is %lld bytes; bulk copies move multiples of "
+				       "16 bytes",
+				       t->name, t->dims[1] * t->elem_size);
+	const kp_node *lhs = strip_all(ld->lhs), *rhs = strip_all(ld->rhs);
+	const kp_node *row = lhs && lhs->kind == KP_N_SUBSCRIPT && lhs->nkids == 2
+				     ? strip_all(lhs->kids[0])
+				     : NULL;
+	lin ly = {0}, lx = {0};
+	if (row && row->kind == KP_N_SUBSCRIPT && row->nkids == 2) {
+		ly = lin_of(c, row->kids[1]);
+		lx = lin_of(c, lhs->kids[1]);
+	}
+	if (!row || row->kind != KP_N_SUBSCRIPT || ly.bad || lx.bad || ly.cx || ly.cx_sym ||
+	    !ly.ty || ly.has_u || ly.c0 || lx.cx != 1 || lx.cx_sym || lx.ty || lx.has_u || lx.c0)
+		return kp_arena_printf(
+			ar,
+			"line %d: the copy does not store '%s[threadIdx.y][threadIdx.x]' "
+			"(one element per thread of an R x C block)",
+			ld->line, t->name);
+	if (!rhs || rhs->kind != KP_N_SUBSCRIPT || rhs->nkids != 2 ||
+	    rhs->type_size != t->elem_size || t->elem_size != ld->bytes)
+		return kp_arena_printf(ar, "line %d: the copy does not read one element 'P[i]'",
+				       ld->line);
+	lin b = lin_of(c, rhs->kids[0]);
+	if (b.bad || lin_threads(&b))
+		return kp_arena_printf(ar,
+				       "line %d: the pointer read is not the same for every thread "
+				       "(it %s)",
+				       ld->line, b.bad ? b.bad : "depends on threadIdx");
+	lin e = lin_of(c, rhs->kids[1]);
+	if (e.bad)
+		return kp_arena_printf(ar, "line %d: the index read %s", ld->line, e.bad);
+	if (e.cx != 1 || e.cx_sym)
+		return kp_arena_printf(ar,
+				       "line %d: the index read does not step by one element with "
+				       "threadIdx.x (a tile row is not a contiguous global row)",
+				       ld->line);
+	out->tile = t;
+	out->base = rhs->kids[0];
+	out->index = rhs->kids[1];
+	out->affine = !b.ind_bad && !e.ind_bad;
+	return NULL;
+}
+
+/* Why the loop has no bulk form, or NULL; copies[] filled (l->nloads). */
+static const char *bulk_problem(const kp_file *f, const kp_loop *l, kp_arena *ar, bulk_copy *copies)
+{
+	lctx c = {f, l, ar, 0};
+	if (l->dyn_tiles)
+		return "the tiles are dynamic shared memory (not done for bulk copies)";
+	if (l->loads_in_helper || l->loads_carve_out)
+		return "the tiles are filled by a helper or through pointers";
+	for (int i = 0; i < l->nloads; i++) {
+		const char *why = copy_problem(&c, &l->loads[i], &copies[i]);
+		if (why)
+			return why;
+		for (int j = 0; j < i; j++)
+			if (copies[j].tile == copies[i].tile)
+				return kp_arena_printf(
+					ar, "line %d: '%s' is filled by more than one copy",
+					l->loads[i].line, copies[i].tile->name);
+	}
+	for (int i = 0; i < l->ntiles; i++) {
+		int n = 0;
+		for (int j = 0; j < l->nloads; j++)
+			n += copies[j].tile == l->tiles[i].arr;
+		if (l->tiles[i].loaded && !n)
+			return kp_arena_printf(ar, "'%s' is written by no plain copy",
+					       l->tiles[i].arr->name);
+	}
+	return NULL;
+}
+
+/* cp.async's conditions (plain pure copies of 4, 8 or 16 bytes, tiles not
+ * volatile), then the bulk form's. */
+static void bulk_facts(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_xfacts *x)
+{
+	kp_transform_cp_async.facts(f, l, arena, x);
+	if (!x->ok)
+		return;
+	bulk_copy *copies = kp_xcalloc((size_t)l->nloads + 1, sizeof(*copies));
+	const char *why = bulk_problem(f, l, arena, copies);
+	free(copies);
+	if (why) {
+		x->ok = 0;
+		x->why_not = why;
+	}
+}
+
+static int bulk_match(const kp_file *f, const kp_loop *l, const kp_arch *a, kp_arena *arena,
+		      const char **why_not)
+{
+	(void)a;
+	return kp_transform_match_facts(&kp_transform_bulk, f, l, arena, why_not,
+					"the copies have no bulk form");
+}
+
+static int bulk_buffers(int stages) { return stages; }
+
+/* ---- rendering ---- */
+
+typedef struct {
+	const kp_loop *l;
+	kp_subs *s;
+	kp_file *f;
+	const char *tx, *ty; /* what threadIdx.x / .y become */
+	int depth;
+} rctx;
+
+static char *render_index(rctx *r, const kp_node *n, int ahead);
+
+/* threadIdx.x / .y become r->tx / r->ty; a local holding a thread index
+ * becomes its initialiser, so rendered. */
+static int walk_render(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	rctx *r = ud;
+	char comp;
+	const char *b = builtin_of(r->f, n, &comp);
+	if (b && !strcmp(b, "threadIdx")) {
+		kp_subs_add(r->s, n->begin, n->end - n->begin, comp == 'x' ? r->tx : r->ty);
+		return 0;
+	}
+	const kp_decl *d = n->kind == KP_N_DECLREF ? n->decl : NULL;
+	if (!d || d->kind != KP_D_VAR || !d->init || !n->name_editable || induct_of(r->l, d))
+		return 1;
+	lctx c = {r->f, r->l, &r->f->arena, 0};
+	lin v = lin_of(&c, d->init);
+	if (v.bad || !lin_threads(&v) || r->depth > 8)
+		return 1;
+	r->depth++;
+	char *init = render_index(r, d->init, 0);
+	r->depth--;
+	kp_strbuf sb = KP_STRBUF_INIT;
+	/* the local's type, without the qualifiers a cast ignores */
+	const char *ty = d->type ? d->type : "int";
+	for (int again = 1; again;) {
+		again = 0;
+		if (!strncmp(ty, "const ", 6) || !strncmp(ty, "volatile ", 9)) {
+			ty = strchr(ty, ' ') + 1;
+			again = 1;
+		}
+	}
+	kp_strbuf_addf(&sb, "((%s)(%s))", ty, init);
+	kp_subs_add(r->s, n->name_off, (unsigned)strlen(n->name), kp_strbuf_str(&sb));
+	kp_strbuf_release(&sb);
+	free(init);
+	return 1;
+}
+
+/* The expression n (in the loop body when ahead > 0) for the tile `ahead`
+ * iterations further, with the thread indices replaced. */
+static char *render_index(rctx *r, const kp_node *n, int ahead)
+{
+	kp_subs s = {0};
+	kp_subs_ahead(&s, r->l, n->begin, n->end, ahead);
+	kp_subs *outer = r->s;
+	r->s = &s;
+	kp_node_walk((kp_node *)n, NULL, walk_render, r);
+	r->s = outer;
+	char *txt = kp_render(r->f, n->begin, n->end, &s);
+	kp_subs_release(&s);
+	return txt;
+}
+
+/* The generated names, fresh for the file. */
+typedef struct {
+	const char *stage, *bar, *phase, *ok, *init, *fence, *expect, *arrive, *wait, *rows_ok,
+		*copy, *guard;
+} bulk_names;
+
+static void names_of(kp_file *f, bulk_names *n)
+{
+	n->stage = kp_fresh_name(f, KP_NAME_STAGE);
+	n->bar = kp_fresh_name(f, "kp_full");
+	n->phase = kp_fresh_name(f, "kp_phase");
+	n->ok = kp_fresh_name(f, "kp_bulk_ok");
+	n->init = kp_fresh_name(f, "kp_mbar_init");
+	n->fence = kp_fresh_name(f, "kp_mbar_fence_init");
+	n->expect = kp_fresh_name(f, "kp_mbar_expect_tx");
+	n->arrive = kp_fresh_name(f, "kp_mbar_arrive");
+	n->wait = kp_fresh_name(f, "kp_mbar_wait");
+	n->rows_ok = kp_fresh_name(f, "kp_bulk_rows_ok");
+	n->copy = kp_fresh_name(f, "kp_bulk_tile");
+	n->guard = kp_fresh_name(f, "kp_bulk_helpers");
+}
+
+/* The device functions every bulk loop of the file calls, once per file
+ * (the #ifndef keeps a second loop's copy out). */
+static char *helpers(const bulk_names *n)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_addf(&sb, "#ifndef %s\n#define %s\n", n->guard, n->guard);
+	kp_strbuf_adds(&sb, "// kpipe: mbarrier and bulk-copy helpers (sm_90+), used by the "
+			    "loops rewritten with --variant bulk\n");
+	kp_strbuf_addf(&sb,
+		       "static __device__ __forceinline__ void %s(unsigned long long *bar, "
+		       "unsigned count)\n{\n"
+		       "\tasm volatile(\"mbarrier.init.shared::cta.b64 [%%0], %%1;\" :: "
+		       "\"r\"((unsigned)__cvta_generic_to_shared(bar)), \"r\"(count) : "
+		       "\"memory\");\n}\n",
+		       n->init);
+	kp_strbuf_addf(&sb,
+		       "static __device__ __forceinline__ void %s()\n{\n"
+		       "\tasm volatile(\"fence.mbarrier_init.release.cluster;\" ::: \"memory\");\n"
+		       "\tasm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");\n}\n",
+		       n->fence);
+	kp_strbuf_addf(&sb,
+		       "static __device__ __forceinline__ void %s(unsigned long long *bar, "
+		       "unsigned bytes)\n{\n"
+		       "\tasm volatile(\"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%%0], "
+		       "%%1;\" :: \"r\"((unsigned)__cvta_generic_to_shared(bar)), \"r\"(bytes) : "
+		       "\"memory\");\n}\n",
+		       n->expect);
+	kp_strbuf_addf(&sb,
+		       "static __device__ __forceinline__ void %s(unsigned long long *bar)\n{\n"
+		       "\tasm volatile(\"mbarrier.arrive.shared::cta.b64 _, [%%0];\" :: "
+		       "\"r\"((unsigned)__cvta_generic_to_shared(bar)) : \"memory\");\n}\n",
+		       n->arrive);
+	kp_strbuf_addf(&sb,
+		       "static __device__ __forceinline__ void %s(unsigned long long *bar, "
+		       "unsigned parity)\n{\n"
+		       "\tunsigned done;\n"
+		       "\tdo {\n"
+		       "\t\tasm volatile(\"{\\n\\t.reg .pred p;\\n\\t"
+		       "mbarrier.try_wait.parity.shared::cta.b64 p, [%%1], %%2;\\n\\t"
+		       "selp.u32 %%0, 1, 0, p;\\n\\t}\" : \"=r\"(done) : "
+		       "\"r\"((unsigned)__cvta_generic_to_shared(bar)), \"r\"(parity) : "
+		       "\"memory\");\n"
+		       "\t} while (!done);\n}\n",
+		       n->wait);
+	kp_strbuf_addf(&sb,
+		       "// every row of a tile 16-byte aligned: the first two rows' sources are\n"
+		       "static __device__ __forceinline__ bool %s(const void *row0, const void "
+		       "*row1)\n{\n"
+		       "\treturn (((unsigned long long)row0 | (unsigned long long)row1) & 15) == "
+		       "0;\n}\n",
+		       n->rows_ok);
+	kp_strbuf_addf(
+		&sb,
+		"// rows rows of row_bytes each from row0, row1, ... (one copy when adjacent);\n"
+		"// every thread calls, lane 0 of each warp copies its share of the rows\n"
+		"static __device__ __forceinline__ void %s(void *dst, const void *row0, const "
+		"void *row1, unsigned row_bytes, unsigned rows, unsigned long long *bar)\n{\n"
+		"\tconst unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
+		"threadIdx.z);\n"
+		"\tif (tid %% 32)\n\t\treturn;\n"
+		"\tconst unsigned warps = (blockDim.x * blockDim.y * blockDim.z + 31) / 32;\n"
+		"\tconst long long stride = (const char *)row1 - (const char *)row0;\n"
+		"\tconst unsigned d = (unsigned)__cvta_generic_to_shared(dst);\n"
+		"\tconst unsigned b = (unsigned)__cvta_generic_to_shared(bar);\n"
+		"\tconst unsigned n = stride == (long long)row_bytes ? 1 : rows;\n"
+		"\tconst unsigned len = n == 1 ? row_bytes * rows : row_bytes;\n"
+		"\t// the slot's earlier plain stores (a fallback fill) before the async writes\n"
+		"\tasm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");\n"
+		"\tfor (unsigned r = tid / 32; r < n; r += warps)\n"
+		"\t\tasm volatile(\"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
+		"bytes [%%0], [%%1], %%2, [%%3];\" :: \"r\"(d + r * row_bytes), "
+		"\"l\"((const char *)row0 + r * stride), \"r\"(len), \"r\"(b) : \"memory\");\n}\n",
+		n->copy);
+	kp_strbuf_addf(&sb, "#endif\n");
+	return kp_strbuf_detach(&sb);
+}
+
+#define KP_ELECTED "threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0"
+
+/* Every copy's address affine in the loop's counters and pointers: the
+ * rows of every tile are aligned when those of tile 0 are and tile 1
+ * starts a multiple of 16 bytes further, which is checked once. */
+static int hoisted(const kp_loop *l, const bulk_copy *cp)
+{
+	for (int i = 0; i < l->nloads; i++)
+		if (!cp[i].affine)
+			return 0;
+	return 1;
+}
+
+/* The source address of row `row` (text) of a copy's tile, `ahead` tiles on. */
+static char *row_src(kp_file *f, const kp_loop *l, const bulk_copy *c, const char *row, int ahead)
+{
+	rctx r = {l, NULL, f, "0u", row, 0};
+	char *p = render_index(&r, c->base, ahead);
+	char *e = render_index(&r, c->index, ahead);
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_addf(&sb, "&(%s)[%s]", p, e);
+	free(p);
+	free(e);
+	return kp_strbuf_detach(&sb);
+}
+
+/* The original copies of the load phase into slot `idx`, `ahead` on. */
+static char *plain_phase(kp_file *f, const kp_loop *l, const kp_spans *sp, const char *idx,
+			 int ahead)
+{
+	kp_subs s = {0};
+	kp_subs_tiles(&s, f, l, sp->load_b, sp->load_e, idx);
+	kp_subs_ahead(&s, l, sp->load_b, sp->load_e, ahead);
+	char *txt = kp_render(f, sp->load_b, sp->load_e, &s);
+	kp_subs_release(&s);
+	return txt;
+}
+
+/* FILL(tile `ahead` on, slot `idx`) at indentation I; iu one level. */
+static void emit_fill(kp_strbuf *sb, kp_file *f, const kp_loop *l, const kp_spans *sp,
+		      const bulk_copy *cp, const bulk_names *nm, const char *idx, int ahead,
+		      const char *I, const char *iu)
+{
+	kp_strbuf_addf(sb, "%sif (%s", I, nm->ok);
+	for (int i = 0; i < l->nloads && !hoisted(l, cp); i++) {
+		char *r0 = row_src(f, l, &cp[i], "0u", ahead),
+		     *r1 = row_src(f, l, &cp[i], "1u", ahead);
+		kp_strbuf_addf(sb, " &&\n%s%s    %s(%s, %s)", I, iu, nm->rows_ok, r0, r1);
+		free(r0);
+		free(r1);
+	}
+	/* the elected thread arms the barrier with the stage's bytes; each
+	 * warp's lane 0 issues its share of the rows (a copy that completes
+	 * before the barrier is armed leaves its transaction count negative,
+	 * and the phase waits for the arrival) */
+	kp_strbuf_addf(sb, ") {\n%s%sif (" KP_ELECTED ")\n", I, iu);
+	kp_strbuf_addf(sb, "%s%s%s%s(&%s[%s], ", I, iu, iu, nm->expect, nm->bar, idx);
+	for (int i = 0; i < l->nloads; i++)
+		kp_strbuf_addf(sb, "%ssizeof(%s[0])", i ? " + " : "", cp[i].tile->name);
+	kp_strbuf_adds(sb, ");\n");
+	for (int i = 0; i < l->nloads; i++) {
+		const char *t = cp[i].tile->name;
+		char *r0 = row_src(f, l, &cp[i], "0u", ahead),
+		     *r1 = row_src(f, l, &cp[i], "1u", ahead);
+		kp_strbuf_addf(sb,
+			       "%s%s%s(&%s[%s][0][0], %s, %s, sizeof(%s[0][0]), sizeof(%s[0]) / "
+			       "sizeof(%s[0][0]), &%s[%s]);\n",
+			       I, iu, nm->copy, t, idx, r0, r1, t, t, t, nm->bar, idx);
+		free(r0);
+		free(r1);
+	}
+	kp_strbuf_addf(sb, "%s} else {\n", I);
+	/* the load phase is indented as the loop body (the loop's indentation
+	 * and one unit); here it is one unit deeper than I */
+	char *plain = plain_phase(f, l, sp, idx, ahead);
+	char *ind = kp_line_indent(f, l->node->begin);
+	size_t il = strlen(ind);
+	kp_strbuf pre = KP_STRBUF_INIT;
+	kp_strbuf_adds(&pre, strlen(I) >= il ? I + il : "");
+	char *plain_i = kp_reindent(plain, kp_strbuf_str(&pre));
+	kp_strbuf_adds(sb, plain_i);
+	kp_strbuf_addf(sb, "%s%sif (" KP_ELECTED ")\n%s%s%s%s(&%s[%s]);\n%s}\n", I, iu, I, iu, iu,
+		       nm->arrive, nm->bar, idx, I);
+	free(plain_i);
+	free(ind);
+	kp_strbuf_release(&pre);
+	free(plain);
+}
+
+/* The loop condition with the induction variables advanced d times. */
+static char *cond_ahead(kp_file *f, const kp_loop *l, int d)
+{
+	kp_subs s = {0};
+	kp_subs_ahead(&s, l, l->cond->begin, l->cond->end, d);
+	char *c = kp_render(f, l->cond->begin, l->cond->end, &s);
+	kp_subs_release(&s);
+	return c;
+}
+
+/* "Tile i+d exists" where tile i+from-1 does (as cp_async.c reads it). */
+static char *tile_exists(kp_file *f, const kp_loop *l, int from, int d)
+{
+	if (l->cond_monotone || from >= d)
+		return cond_ahead(f, l, d);
+	kp_strbuf sb = KP_STRBUF_INIT;
+	for (int t = from; t <= d; t++) {
+		char *c = cond_ahead(f, l, t);
+		kp_strbuf_addf(&sb, "%s(%s)", t > from ? " && " : "", c);
+		free(c);
+	}
+	return kp_strbuf_detach(&sb);
+}
+
+/* The barriers, the phase bits and the block-shape test, before the prologue. */
+static void emit_setup(kp_strbuf *sb, kp_file *f, const kp_loop *l, const bulk_copy *cp,
+		       const bulk_names *nm, int S, const char *I1, const char *iu)
+{
+	kp_strbuf_addf(sb, "%s__shared__ __align__(8) unsigned long long %s[%d];\n", I1, nm->bar,
+		       S);
+	kp_strbuf_addf(sb, "%sunsigned %s = 0; // bit s: the phase stage s waits for\n", I1,
+		       nm->phase);
+	kp_strbuf_addf(sb, "%sconst bool %s = blockDim.z == 1", I1, nm->ok);
+	for (int i = 0; i < l->nloads; i++) {
+		const char *t = cp[i].tile->name;
+		kp_strbuf_addf(
+			sb,
+			" &&\n%s%sblockDim.x == sizeof(%s[0][0]) / sizeof(%s[0][0][0]) && "
+			"blockDim.y == sizeof(%s[0]) / sizeof(%s[0][0]) &&\n%s%s%s(&%s[0][0][0], "
+			"&%s[0][0][0])",
+			I1, iu, t, t, t, t, I1, iu, nm->rows_ok, t, t);
+		if (!hoisted(l, cp))
+			continue; /* each tile is checked where it is copied */
+		char *r0 = row_src(f, l, &cp[i], "0u", 0), *r1 = row_src(f, l, &cp[i], "1u", 0);
+		char *n0 = row_src(f, l, &cp[i], "0u", 1);
+		kp_strbuf_addf(sb, " &&\n%s%s%s(%s, %s) &&\n%s%s%s(%s, %s)", I1, iu, nm->rows_ok,
+			       r0, r1, I1, iu, nm->rows_ok, r0, n0);
+		free(r0);
+		free(r1);
+		free(n0);
+	}
+	kp_strbuf_adds(sb, ";\n");
+	kp_strbuf_addf(sb, "%sif (" KP_ELECTED ") {\n", I1);
+	kp_strbuf_addf(sb, "%s%sfor (int kp_s = 0; kp_s < %d; ++kp_s)\n%s%s%s%s(&%s[kp_s], 1);\n",
+		       I1, iu, S, I1, iu, iu, nm->init, nm->bar);
+	kp_strbuf_addf(sb, "%s%s%s();\n%s}\n%s__syncthreads();\n", I1, iu, nm->fence, I1, I1);
+}
+
+static int bulk_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edits *out,
+		      const char **err)
+{
+	int S = o->stages < 2 ? 2 : o->stages;
+	bulk_copy *cp = kp_xcalloc((size_t)l->nloads + 1, sizeof(*cp));
+	if (S > 8 || bulk_problem(f, l, &f->arena, cp)) {
+		*err = S > 8 ? "at most 8 stages" : "the copies have no bulk form";
+		free(cp);
+		return -1;
+	}
+	bulk_names nm;
+	names_of(f, &nm);
+	kp_spans sp;
+	kp_loop_spans(f, l, &sp);
+	char *pragma = NULL;
+	unsigned start = kp_loop_start(f, l, &pragma);
+	char *ind = kp_line_indent(f, l->node->begin);
+	char *iu = kp_indent_unit(f, l);
+	kp_strbuf i1 = KP_STRBUF_INIT, i2 = KP_STRBUF_INIT, i3 = KP_STRBUF_INIT;
+	kp_strbuf_addf(&i1, "%s%s", ind, iu);
+	kp_strbuf_addf(&i2, "%s%s%s", ind, iu, iu);
+	kp_strbuf_addf(&i3, "%s%s%s%s", ind, iu, iu, iu);
+	const char *I1 = kp_strbuf_str(&i1), *I2 = kp_strbuf_str(&i2), *I3 = kp_strbuf_str(&i3);
+
+	kp_strbuf sb = KP_STRBUF_INIT;
+	char *comment = kp_arena_printf(
+		&f->arena, "bulk copies (cp.async.bulk + mbarrier), %d stages: %s", S, o->why);
+	kp_emit_open(&sb, f, l, start, ind, I1, comment, S, 0, out);
+	emit_setup(&sb, f, l, cp, &nm, S, I1, iu);
+
+	/* prologue: tiles 0 .. S-2 into slots 0 .. S-2 */
+	char *c0 = cond_ahead(f, l, 0);
+	for (int t = 0; t < S - 1; t++) {
+		char slot[16];
+		snprintf(slot, sizeof(slot), "%d", t);
+		char *ct = tile_exists(f, l, 0, t);
+		kp_strbuf_addf(&sb, "%sif (%s) {\n", I1, ct);
+		emit_fill(&sb, f, l, &sp, cp, &nm, slot, t, I2, iu);
+		kp_strbuf_addf(&sb, "%s}\n", I1);
+		free(ct);
+	}
+
+	/* main loop */
+	if (pragma)
+		kp_strbuf_addf(&sb, "%s%s\n", I1, pragma);
+	char *inc = kp_render(f, l->inc->begin, l->inc->end, &(kp_subs){0});
+	kp_strbuf_addf(&sb, "%sfor (; %s; %s) {\n", I1, c0, inc);
+	free(inc);
+	kp_strbuf_addf(&sb, "%s%s(&%s[%s], (%s >> %s) & 1u);\n", I2, nm.wait, nm.bar, nm.stage,
+		       nm.phase, nm.stage);
+	kp_strbuf_addf(&sb, "%s%s ^= 1u << %s;\n", I2, nm.phase, nm.stage);
+	kp_strbuf_addf(&sb, "%s__syncthreads(); // and the slot refilled below is free\n", I2);
+	char *cn = tile_exists(f, l, 1, S - 1);
+	const char *refill =
+		S == 2 ? kp_arena_printf(&f->arena, "%s ^ 1", nm.stage)
+		       : kp_arena_printf(&f->arena, "(%s + %d) %% %d", nm.stage, S - 1, S);
+	kp_strbuf_addf(&sb, "%sif (%s) {\n", I2, cn);
+	emit_fill(&sb, f, l, &sp, cp, &nm, refill, S - 1, I3, iu);
+	kp_strbuf_addf(&sb, "%s}\n", I2);
+	free(cn);
+
+	kp_subs cs = {0};
+	kp_subs_tiles(&cs, f, l, sp.comp_b, sp.comp_e, nm.stage);
+	char *comp = kp_render(f, sp.comp_b, sp.comp_e, &cs);
+	char *comp_i = kp_reindent(comp, iu);
+	kp_strbuf_adds(&sb, comp_i);
+	free(comp);
+	free(comp_i);
+	kp_subs_release(&cs);
+	kp_emit_tail(&sb, f, &sp, iu);
+	if (S == 2)
+		kp_strbuf_addf(&sb, "%s%s ^= 1;\n", I2, nm.stage);
+	else
+		kp_strbuf_addf(&sb, "%s%s = %s == %d ? 0 : %s + 1;\n", I2, nm.stage, nm.stage,
+			       S - 1, nm.stage);
+	kp_strbuf_addf(&sb, "%s}\n", I1);
+	if (l->exit_barrier) /* the last tile's compute is not fenced otherwise */
+		kp_strbuf_addf(&sb, "%s__syncthreads(); // kpipe: %s\n", I1, l->exit_barrier_why);
+	kp_strbuf_addf(&sb, "%s}", ind);
+	free(c0);
+
+	kp_edits_add(out, start, l->node->end - start, kp_strbuf_str(&sb));
+	char *h = helpers(&nm);
+	kp_edits_add(out, f->last_include_end ? f->last_include_end : (f->has_bom ? 3 : 0), 0, h);
+	free(h);
+	kp_strbuf_release(&sb);
+	kp_strbuf_release(&i1);
+	kp_strbuf_release(&i2);
+	kp_strbuf_release(&i3);
+	free(ind);
+	free(iu);
+	free(pragma);
+	free(cp);
+	return 0;
+}
+
+static const kp_tune_cand bulk_tune[] = {
+	{"bulk", 2, 70},
+	{"bulk-s3", 3, 80},
+	{"bulk-s4", 4, 90},
+};
+
+const kp_transform kp_transform_bulk = {
+	.name = "bulk",
+	.label = "cp.async.bulk",
+	.summary = "S-stage ring of shared tiles filled by one thread with cp.async.bulk row "
+		   "copies completing per-stage mbarriers (sm_90+)",
+	.usage = NULL,
+	.min_cc = 90,
+	.min_stages = 2,
+	.max_stages = 8,
+	.buffers = bulk_buffers,
+	.facts = bulk_facts,
+	.match = bulk_match,
+	.tune = bulk_tune,
+	.ntune = KP_ARRAY_LEN(bulk_tune),
+	.refuse_id = "kpipe-bulk-unavailable",
+	.apply = bulk_apply,
+};
