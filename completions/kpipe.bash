@@ -23,14 +23,14 @@ _kpipe()
 		fi
 	fi
 
-	local commands="analyze rewrite tune validate version help"
-	local variants="auto cp-async register register-ca register-2bar"
+	local commands="analyze rewrite tune validate lsp version help"
+	local variants="auto cp-async register register-ca register-2bar bulk"
 	local archs="sm_70 sm_72 sm_75 sm_80 sm_86 sm_87 sm_89 sm_90 sm_100 sm_103 sm_120 sm_121"
 	local common="--arch --kernel --cuda-path -p --threads --spec --format --header-filter
 		-I -D -U -v --verbose --extra-arg --help"
 	local rewrite="-o --output -i --in-place --backup-suffix --diff --dry-run --variant --stages
 		--assume-filename --export-fixes --validate --sizes --gpu-dir --sanitize --no-sanitize
-		--out-dir -j --jobs --exclude --shard --no-pch"
+		--out-dir -j --jobs --exclude --shard --no-pch --no-ptxas"
 	local tune="-o --output -i --in-place --sizes --gpu-dir --sanitize --no-sanitize --variant"
 	local validate="--sizes --gpu-dir --sanitize --no-sanitize"
 

@@ -3,8 +3,8 @@
 # share/fish/vendor_completions.d/kpipe.fish; tests/cli/install.sh checks it
 # against `kpipe --help`.
 
-set -l commands analyze rewrite tune validate version help
-set -l variants auto cp-async register register-ca register-2bar
+set -l commands analyze rewrite tune validate lsp version help
+set -l variants auto cp-async register register-ca register-2bar bulk
 set -l archs sm_70 sm_72 sm_75 sm_80 sm_86 sm_87 sm_89 sm_90 sm_100 sm_103 sm_120 sm_121
 set -l files analyze rewrite tune validate
 
@@ -13,6 +13,7 @@ complete -c kpipe -n "not __fish_seen_subcommand_from $commands" -a analyze -d '
 complete -c kpipe -n "not __fish_seen_subcommand_from $commands" -a rewrite -d 'pipeline the eligible K-loops'
 complete -c kpipe -n "not __fish_seen_subcommand_from $commands" -a tune -d 'time every legal variant on the GPU, keep the fastest'
 complete -c kpipe -n "not __fish_seen_subcommand_from $commands" -a validate -d 'prove a rewrite: resources, SASS, GPU run, timing'
+complete -c kpipe -n "not __fish_seen_subcommand_from $commands" -a lsp -d 'language server for editors (LSP over stdin/stdout)'
 complete -c kpipe -n "not __fish_seen_subcommand_from $commands" -a version -d 'print the versions of kpipe, libclang and CUDA'
 complete -c kpipe -n "not __fish_seen_subcommand_from $commands" -a help -d 'show the help'
 complete -c kpipe -n "not __fish_seen_subcommand_from $commands" -l version -d 'print the versions'
@@ -64,3 +65,4 @@ complete -c kpipe -n $rw -x -s j -l jobs -d 'files at a time'
 complete -c kpipe -n $rw -x -l exclude -d 'skip matching files and directories'
 complete -c kpipe -n $rw -x -l shard -d 'only the files I, I+N, ... (I/N)'
 complete -c kpipe -n $rw -l no-pch -d 'do not share a precompiled CUDA header'
+complete -c kpipe -n $rw -l no-ptxas -d 'auto decides from the source alone (no nvcc run)'
