@@ -46,7 +46,15 @@ run_suite() {
 	fi
 	echo "=== $name tests"
 	local log="$dir/ctest.log"
-	(cd "$dir" && ctest --output-on-failure --timeout 1500 -j "$jobs" "${ctest_args[@]}") 2>&1 | tee "$log"
+	local extra=()
+	if [ "$name" = asan ]; then
+		# nvcc compiling kpipe's outputs takes 8 minutes and finds nothing
+		# ASan could: the outputs are the plain build's (the golden tests
+		# run kpipe on every sample and variant under ASan).  CI time.
+		extra=(-E '^nvcc[.]rewrite_samples$')
+		echo "[asan] not run here: nvcc.rewrite_samples (nvcc on the same outputs as the plain build)"
+	fi
+	(cd "$dir" && ctest --output-on-failure --timeout 1500 -j "$jobs" "${extra[@]}" "${ctest_args[@]}") 2>&1 | tee "$log"
 	local rc=${PIPESTATUS[0]}
 	[ "$rc" = 0 ] || status=1
 	# Skipped tests say why on their own output ("SKIP: ..."); show it.
