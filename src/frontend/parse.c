@@ -21,6 +21,7 @@
 #include <libgen.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,10 +38,16 @@ typedef struct {
 	int in_template; /* converting a template body: types may be dependent */
 	int depth;       /* convert()'s recursion depth */
 	int too_deep;    /* line of the first node past KP_MAX_NESTING, 0 if none */
-	/* declaration identity: clang canonical cursor -> kp_decl */
+	/* declaration identity: clang canonical cursor -> kp_decl, with an
+	 * open-addressing index (dindex[h] = entry + 1, 0 empty) hashed on
+	 * the cursor's declaration pointer: a file of thousands of kernels
+	 * has tens of thousands of declarations, and a scan per lookup made
+	 * it quadratic */
 	CXCursor *dkeys;
 	kp_decl **dvals;
 	int nd, capd;
+	int *dindex;
+	size_t dindex_cap;       /* a power of two, at least twice nd */
 	const char *const *argv; /* the compiler arguments (-D for consteval.c) */
 	int nargv;
 } pctx;
@@ -252,14 +259,47 @@ static enum CXChildVisitResult scan_attrs(CXCursor cur, CXCursor parent, CXClien
 	return CXChildVisit_Continue;
 }
 
+/* Equal cursors (clang_equalCursors) have the same data[0], the
+ * declaration: the hash reads that only. */
+static size_t decl_hash(CXCursor cur)
+{
+	uintptr_t v = (uintptr_t)cur.data[0];
+	v ^= v >> 17;
+	v *= (uintptr_t)0x9E3779B97F4A7C15ull;
+	return (size_t)(v ^ (v >> 29));
+}
+
+static void decl_index_put(pctx *c, int i)
+{
+	size_t h = decl_hash(c->dkeys[i]) & (c->dindex_cap - 1);
+	while (c->dindex[h])
+		h = (h + 1) & (c->dindex_cap - 1);
+	c->dindex[h] = i + 1;
+}
+
+/* Indexes entry i, growing the index when it would be half full. */
+static void decl_index_add(pctx *c, int i)
+{
+	if ((size_t)c->nd * 2 > c->dindex_cap) {
+		free(c->dindex);
+		c->dindex_cap = c->dindex_cap ? c->dindex_cap * 2 : 256;
+		c->dindex = kp_xcalloc(c->dindex_cap, sizeof(*c->dindex));
+		for (int k = 0; k < c->nd; k++)
+			decl_index_put(c, k);
+		return;
+	}
+	decl_index_put(c, i);
+}
+
 static kp_decl *decl_for(pctx *c, CXCursor ref)
 {
 	if (clang_Cursor_isNull(ref))
 		return NULL;
 	CXCursor canon = clang_getCanonicalCursor(ref);
-	for (int i = 0; i < c->nd; i++)
-		if (clang_equalCursors(c->dkeys[i], canon))
-			return c->dvals[i];
+	for (size_t h = decl_hash(canon) & (c->dindex_cap - 1); c->dindex_cap && c->dindex[h];
+	     h = (h + 1) & (c->dindex_cap - 1))
+		if (clang_equalCursors(c->dkeys[c->dindex[h] - 1], canon))
+			return c->dvals[c->dindex[h] - 1];
 	kp_file *f = c->f;
 	kp_decl *d = kp_arena_alloc(&f->arena, sizeof(*d));
 	d->name = cx_dup(&f->arena, clang_getCursorSpelling(canon));
@@ -334,6 +374,7 @@ static kp_decl *decl_for(pctx *c, CXCursor ref)
 	c->dkeys[c->nd] = canon;
 	c->dvals[c->nd] = d;
 	c->nd++;
+	decl_index_add(c, c->nd - 1);
 	return d;
 }
 
@@ -2215,6 +2256,7 @@ static void build_header_models(pctx *c, const kp_parse_opts *o, const header_po
 		build_model(&hc, argv, nstore);
 		free(hc.dkeys);
 		free(hc.dvals);
+		free(hc.dindex);
 		if (hc.too_deep || !m->nkernels) {
 			kp_file_release(m);
 			free(m);
@@ -2425,6 +2467,7 @@ cleanup:
 	kp_strbuf_release(&store);
 	free(c.dkeys);
 	free(c.dvals);
+	free(c.dindex);
 	clang_disposeTranslationUnit(tu);
 	clang_disposeIndex(idx);
 	return rc;
