@@ -1836,6 +1836,73 @@ static unsigned preamble_end(const kp_file *f)
 	return (unsigned)end;
 }
 
+/* The end of the preprocessor line at i (with its continuations). */
+static size_t directive_end(const char *s, size_t n, size_t i)
+{
+	while (i < n && s[i] != '\n')
+		i += s[i] == '\\' && i + 1 < n && s[i + 1] == '\n' ? 2 : 1;
+	return i;
+}
+
+/* Is the directive at s[p..e) (after the '#' and blanks) `word`? */
+static int directive_is(const char *s, size_t p, size_t e, const char *word)
+{
+	size_t k = strlen(word);
+	char next = e - p > k ? s[p + k] : ' ';
+	return e - p >= k && !strncmp(s + p, word, k) && next != '_' &&
+	       !(next >= 'a' && next <= 'z') && !(next >= 'A' && next <= 'Z') &&
+	       !(next >= '0' && next <= '9');
+}
+
+/*
+ * The offset after the last #include of the top of the file: the lines
+ * before its first line of code (blank, comments, directives), outside
+ * any #if but an include guard's; 0 when there is none.  An #include
+ * further down, below kernels, is no place for <cuda_pipeline.h>: the
+ * kernels above it would not see its declarations.
+ */
+static unsigned top_include_end(const kp_file *f)
+{
+	const char *s = f->src;
+	size_t n = f->len, i = f->has_bom ? 3 : 0;
+	int depth = 0, ndirectives = 0, guard = 0; /* 1: a first #ifndef, maybe a guard */
+	unsigned last = 0;
+	while (i < n) {
+		while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
+			i++;
+		if (i + 1 < n && s[i] == '/' && s[i + 1] == '/') {
+			i = directive_end(s, n, i);
+			continue;
+		}
+		if (i + 1 < n && s[i] == '/' && s[i + 1] == '*') {
+			const char *c = memmem(s + i + 2, n - i - 2, "*/", 2);
+			i = c ? (size_t)(c - s) + 2 : n;
+			continue;
+		}
+		if (i >= n || s[i] != '#')
+			break; /* code */
+		size_t e = directive_end(s, n, i), p = i + 1;
+		while (p < e && (s[p] == ' ' || s[p] == '\t'))
+			p++;
+		if (guard == 1 && !directive_is(s, p, e, "define"))
+			depth++; /* the #ifndef was not a guard */
+		if (guard == 1)
+			guard = 2;
+		if (directive_is(s, p, e, "include") && depth == 0)
+			last = (unsigned)(e < n ? e + 1 : e);
+		else if (directive_is(s, p, e, "ifndef") && !ndirectives && depth == 0)
+			guard = 1;
+		else if (directive_is(s, p, e, "if") || directive_is(s, p, e, "ifdef") ||
+			 directive_is(s, p, e, "ifndef"))
+			depth++;
+		else if (directive_is(s, p, e, "endif") && depth > 0)
+			depth--;
+		ndirectives++;
+		i = e;
+	}
+	return last;
+}
+
 static void scan_includes(kp_file *f)
 {
 	const char *s = f->src;
@@ -1851,14 +1918,13 @@ static void scan_includes(kp_file *f)
 			p++;
 			while (p < e && (s[p] == ' ' || s[p] == '\t'))
 				p++;
-			if (e - p >= 7 && !strncmp(s + p, "include", 7)) {
-				f->last_include_end = (unsigned)(e < f->len ? e + 1 : e);
-				if (memmem(s + p, e - p, "cuda_pipeline", 13))
-					f->includes_pipeline = 1;
-			}
+			if (e - p >= 7 && !strncmp(s + p, "include", 7) &&
+			    memmem(s + p, e - p, "cuda_pipeline", 13))
+				f->includes_pipeline = 1;
 		}
 		i = e + 1;
 	}
+	f->last_include_end = top_include_end(f);
 	if (!f->last_include_end)
 		f->last_include_end = preamble_end(f);
 }
