@@ -57,7 +57,8 @@ async function preview() {
   const path = doc.isUntitled ? 'buffer.cu' : doc.uri.fsPath;
   const r = await runKpipe(doc.getText(), path);
   diagnostics.set(doc.uri, parseDiagnostics(r.stderr));
-  if (r.code === 1) {
+  // nothing pipelined: exit 0 with the buffer unchanged on stdout
+  if (r.code === 0 && r.stdout === doc.getText()) {
     vscode.window.showInformationMessage('kpipe: nothing to pipeline (see Problems for the reasons)');
     return;
   }

@@ -211,6 +211,7 @@ static const cli_opt cli_opts[] = {
 	{"-i", "--in-place", 0, FLAG(in_place, 1)},
 	{"--diff", NULL, 0, FLAG(diff, 1)},
 	{"--dry-run", NULL, 0, FLAG(dry_run, 1)},
+	{"--Werror", NULL, 0, FLAG(werror, 1)},
 	{"-v", "--verbose", 0, FLAG(verbose, 1)},
 	{"--extra-arg", NULL, 1, FN(set_extra_arg)},
 	{"--out-dir", NULL, 1, STR(out_dir)},
@@ -441,6 +442,7 @@ void kp_cli_batch_opts(const kp_cli *o, kp_batch_opts *b)
 	b->out.backup_suffix = o->backup_suffix;
 	b->out.out_dir = o->out_dir;
 	b->dry_run = o->dry_run;
+	b->werror = o->werror;
 	b->files = o->files;
 	b->nfiles = o->nfiles;
 	b->excludes = o->excludes;

@@ -34,6 +34,7 @@ typedef struct {
 	int in_place;
 	int diff;
 	int dry_run;
+	int werror; /* --Werror: exit 1 when a warning was printed (rewrite) */
 	int verbose;
 	const char **cargs; /* compiler arguments (-I, -D, -U, --extra-arg, after --),
 			       translated: they point into cflags */

@@ -531,6 +531,11 @@ static void do_file(const batch *b, int i, kp_rw_result *r)
 	int rc = kp_rewrite_buffer(&fo, &in, r, &out, &outlen);
 	if (rc == KP_EXIT_OK && out && !o->dry_run && !b->reports_only)
 		kp_rw_write(&o->out, r, f->path, f->abs, src, len, out, outlen, b->root);
+	else if (rc == KP_EXIT_NOTHING && o->out.out_dir && !o->dry_run && !b->reports_only) {
+		/* --out-dir holds every file: one with nothing pipelined as it was */
+		kp_rw_output copy = {.out_dir = o->out.out_dir};
+		kp_rw_write(&copy, r, f->path, f->abs, src, len, src, len, b->root);
+	}
 	free(out);
 	free(src);
 	r->seconds = now() - t0;
@@ -1041,7 +1046,7 @@ static int report(const kp_batch_opts *o, const collect *c, int nres, double sec
 	for (int i = 0; i < nres; i++)
 		nall += c->results[i].nheaders;
 	const kp_rw_result **rp = kp_xcalloc((size_t)nall + 1, sizeof(*rp));
-	int any_ok = 0, any_err = 0, nrp = 0, rc;
+	int any_ok = 0, any_err = 0, any_warn = 0, nrp = 0, rc;
 	for (int i = 0; i < nres; i++) {
 		rp[nrp++] = &c->results[i];
 		for (int h = 0; h < c->results[i].nheaders; h++)
@@ -1051,13 +1056,17 @@ static int report(const kp_batch_opts *o, const collect *c, int nres, double sec
 	for (int i = 0; i < nrp; i++) {
 		any_ok |= rp[i]->status == KP_EXIT_OK;
 		any_err |= rp[i]->status == KP_EXIT_INPUT;
+		for (int d = 0; d < rp[i]->ndiags; d++)
+			any_warn |= !strcmp(rp[i]->diags[d].level, "warning");
 	}
+	/* as for one file: 0 however many files were pipelined; 1 when
+	 * --dry-run would change one, or --Werror saw a warning */
 	if (any_err)
 		rc = KP_EXIT_INPUT;
-	else if (o->dry_run)
-		rc = any_ok ? KP_EXIT_NOTHING : KP_EXIT_OK;
+	else if ((o->dry_run && any_ok) || (o->werror && any_warn))
+		rc = KP_EXIT_NOTHING;
 	else
-		rc = any_ok ? KP_EXIT_OK : KP_EXIT_NOTHING;
+		rc = KP_EXIT_OK;
 	if (!strcmp(o->format, "json")) {
 		char *j = kp_batch_report_json(rp, nrp, secs, jobs);
 		fputs(j, stdout);
@@ -1079,6 +1088,55 @@ static int report(const kp_batch_opts *o, const collect *c, int nres, double sec
 		}
 	}
 	free(rp);
+	return rc;
+}
+
+/* Is `p` the directory `dir` or below it? */
+static int inside(const char *p, const char *dir)
+{
+	size_t k = strlen(dir);
+	return !strcmp(dir, "/") || (!strncmp(p, dir, k) && (p[k] == '/' || !p[k]));
+}
+
+/*
+ * --out-dir among the inputs, before anything is written: inside a
+ * directory input (the rewritten files would land among the inputs, and
+ * the next run would take them as inputs), or the inputs' common
+ * directory itself, which --out-dir mirrors (each file would overwrite its
+ * input: `rewrite f.cu --out-dir .`).  Paths are compared resolved
+ * (realpath of the part that exists).  Returns KP_EXIT_USAGE after saying
+ * why, else 0.
+ */
+static int check_out_dir(const kp_batch_opts *o, const char *root)
+{
+	if (!o->out.out_dir)
+		return 0;
+	char *out = kp_rw_resolve_path(o->out.out_dir);
+	int rc = 0;
+	for (int i = 0; i < o->nfiles && !rc; i++) {
+		struct stat st;
+		if (stat(o->files[i], &st) || !S_ISDIR(st.st_mode))
+			continue;
+		char *d = realpath(o->files[i], NULL);
+		if (d && inside(out, d)) {
+			fprintf(stderr,
+				"kpipe rewrite: error: --out-dir '%s' %s the input directory '%s': "
+				"the rewritten files would land among the inputs; choose a "
+				"directory outside it (nothing was written)\n",
+				o->out.out_dir, strcmp(out, d) ? "lies inside" : "is", o->files[i]);
+			rc = KP_EXIT_USAGE;
+		}
+		free(d);
+	}
+	if (!rc && !strcmp(out, root)) {
+		fprintf(stderr,
+			"kpipe rewrite: error: --out-dir '%s' is the inputs' own directory '%s', "
+			"which it mirrors: each rewritten file would overwrite its input; use -i "
+			"to rewrite in place, or another directory (nothing was written)\n",
+			o->out.out_dir, root);
+		rc = KP_EXIT_USAGE;
+	}
+	free(out);
 	return rc;
 }
 
@@ -1118,6 +1176,8 @@ int kp_batch_run(const kp_batch_opts *o)
 	char *db_json = NULL, *root = NULL;
 	int ndb = 0;
 	int rc = list_inputs(o, &files, &root, &db, &ndb, &db_json);
+	if (rc == KP_EXIT_OK)
+		rc = check_out_dir(o, root);
 	if (rc == KP_EXIT_OK) {
 		batch b = {0};
 		b.o = o;

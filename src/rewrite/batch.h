@@ -36,6 +36,7 @@ typedef struct {
 	int arch_given;        /* --arch was given: it beats the database's */
 	kp_rw_output out;
 	int dry_run;
+	int werror;         /* --Werror: exit 1 when a warning was printed */
 	const char **files; /* files and directories; none with -p */
 	int nfiles;
 	const char **excludes; /* --exclude GLOB */

@@ -119,20 +119,18 @@ function M.preview(buf)
   local code, out, err = run(cmd, old)
   local items = M.parse_diagnostics(err)
   vim.fn.setqflist({}, " ", { title = "kpipe", items = items })
-  if code ~= 0 then
-    local why = code == 1 and "kpipe: nothing to pipeline"
+  -- nothing pipelined is exit 0 with the buffer unchanged on stdout
+  local nothing = code == 0 and out == old
+  if code ~= 0 or nothing then
+    local why = nothing and "kpipe: nothing to pipeline"
       or (code == -1 and err or ("kpipe failed (exit " .. code .. ")"))
     if #items > 0 then
       why = why .. "; see the quickfix list (:copen)"
     end
-    vim.notify(why, code == 1 and vim.log.levels.INFO or vim.log.levels.ERROR)
+    vim.notify(why, nothing and vim.log.levels.INFO or vim.log.levels.ERROR)
     return false
   end
   local new = out
-  if new == old then
-    vim.notify("kpipe: no change", vim.log.levels.INFO)
-    return false
-  end
   local pbuf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_lines(pbuf, 0, -1, false, split_lines(unified_diff(path, old, new)))
   vim.bo[pbuf].filetype = "diff"
