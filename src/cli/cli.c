@@ -147,6 +147,15 @@ static int set_jobs(kp_cli *o, const char *val, const char *cmd)
 	return 0;
 }
 
+static int set_timeout(kp_cli *o, const char *val, const char *cmd)
+{
+	long v = int_in(val, 0, 1000000);
+	if (v < 0)
+		return bad_value(cmd, "--timeout", val, " (seconds, 0 for none)");
+	o->timeout = (int)v;
+	return 0;
+}
+
 static int set_stages(kp_cli *o, const char *val, const char *cmd)
 {
 	long v = int_in(val, 2, 8);
@@ -216,6 +225,7 @@ static const cli_opt cli_opts[] = {
 	{"--extra-arg", NULL, 1, FN(set_extra_arg)},
 	{"--out-dir", NULL, 1, STR(out_dir)},
 	{"-j", "--jobs", 1, FN(set_jobs)},
+	{"--timeout", NULL, 1, FN(set_timeout)},
 	{"--exclude", NULL, 1, FN(set_exclude)},
 	{"--shard", NULL, 1, FN(set_shard)},
 	{"--export-fixes", NULL, 1, STR(export_fixes)},
@@ -281,6 +291,7 @@ static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const ch
 	o->format = "text";
 	o->variant = "auto";
 	o->stages = 2;
+	o->timeout = -1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--")) {
@@ -450,6 +461,7 @@ void kp_cli_batch_opts(const kp_cli *o, kp_batch_opts *b)
 	b->shard_i = o->shard_i;
 	b->shard_n = o->shard_n;
 	b->jobs = o->jobs;
+	b->timeout = o->timeout < 0 ? 600 : o->timeout;
 	b->no_pch = o->no_pch;
 	b->format = o->format;
 	b->export_fixes = o->export_fixes;

@@ -43,6 +43,7 @@ typedef struct {
 	/* rewrite over many files (batch.h) and its reports */
 	const char *out_dir;   /* --out-dir: mirrored tree of the rewritten files */
 	int jobs;              /* -j N, 0 = one per core */
+	int timeout;           /* --timeout SECONDS per file, -1 not given (600) */
 	const char **excludes; /* --exclude GLOB (repeatable) */
 	int nexcludes;
 	int shard_i, shard_n;     /* --shard I/N; shard_n 0 = all files */

@@ -46,6 +46,7 @@ static const char *const rewrite_opts[] = {
 	"--format",
 	"--out-dir",
 	"-j",
+	"--timeout",
 	"--exclude",
 	"--shard",
 	"--export-fixes",
@@ -262,8 +263,9 @@ static const char *usage_error(const kp_cli *o, int batch, char *buf, size_t buf
 	}
 	if (o->nfiles != 1)
 		return "no input file";
-	if (o->jobs || o->nexcludes || o->shard_n)
-		return "-j, --exclude and --shard apply to directories and several files";
+	if (o->jobs || o->nexcludes || o->shard_n || o->timeout >= 0)
+		return "-j, --exclude, --shard and --timeout apply to directories and several "
+		       "files";
 	if (!strcmp(o->files[0], "-") && o->in_place)
 		return "-i needs a file, not stdin";
 	return NULL;

@@ -43,6 +43,7 @@ typedef struct {
 	int nexcludes;
 	int shard_i, shard_n;     /* --shard I/N; shard_n 0: all */
 	int jobs;                 /* -j N, 0: one per core */
+	int timeout;              /* --timeout: seconds per file, 0 none */
 	int no_pch;               /* parse every file from scratch */
 	const char *format;       /* text, json or sarif */
 	const char *export_fixes; /* --export-fixes FILE.yaml, or NULL */
