@@ -9,7 +9,8 @@
 #   env.txt               date, GPU, kpipe and CUDA versions
 # Rerun: bash bench/gpu_tune.sh [KPIPE]   (docs/benchmarks.md has the figures)
 # PHASES="tune validate" (the default) selects the parts; SAMPLES="a b"
-# restricts the tune phase to those samples.
+# restricts the tune phase to those samples; TUNE_ARGS="--no-sanitize" adds
+# options to every tune call.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 kpipe="${1:-$root/build/kpipe}"
@@ -32,8 +33,9 @@ case " $phases " in *" tune "*) ;; *) false ;; esac && for spec in "$root"/sampl
 		case " $SAMPLES " in *" $name "*) ;; *) continue ;; esac
 	fi
 	t0=$(date +%s.%N)
+	# shellcheck disable=SC2086 # TUNE_ARGS is a list of options
 	"$kpipe" tune "$root/samples/$name.cu" -o "$out/tuned/$name.tuned.cu" --format json \
-		"${KPIPE_PARSE_ARGS[@]}" >"$out/tune/$name.json" 2>"$out/tune/$name.err"
+		${TUNE_ARGS:-} "${KPIPE_PARSE_ARGS[@]}" >"$out/tune/$name.json" 2>"$out/tune/$name.err"
 	rc=$?
 	t1=$(date +%s.%N)
 	python3 - "$name" "$rc" "$t0" "$t1" "$out/tune/$name.json" <<'PY' | tee -a "$out/tune/summary.txt"

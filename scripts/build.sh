@@ -6,6 +6,8 @@
 #   bash scripts/build.sh --clean    # wipe the build directory first
 #   bash scripts/build.sh -- -DKPIPE_WERROR=OFF   # extra CMake arguments
 #
+# Warnings are errors here (KPIPE_WERROR=ON: the tests and CI build through
+# this script); a plain `cmake -S . -B build` leaves them warnings for users.
 # JOBS (default: the number of cores) sets the parallel build width.
 # It does not install dependencies: scripts/setup.sh does.
 set -euo pipefail
@@ -13,16 +15,16 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dir=build
 clean=0
-cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
+cmake_args=(-DKPIPE_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo)
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--asan | --sanitize)
 		dir=build-asan
-		cmake_args=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g" -DKPIPE_SANITIZE=ON)
+		cmake_args=(-DKPIPE_WERROR=ON -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g" -DKPIPE_SANITIZE=ON)
 		;;
 	--clean) clean=1 ;;
 	-h | --help)
-		sed -n '2,11s/^# \{0,1\}//p' "$0"
+		sed -n '2,14s/^# \{0,1\}//p' "$0"
 		exit 0
 		;;
 	--)

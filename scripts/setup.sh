@@ -7,7 +7,10 @@
 # libcriterion-dev,
 # libcjson-dev, cmake, pkg-config, valgrind, perl (golden tests) and python3;
 # for the editor and report tests: neovim (tests/cli/editor_nvim.sh runs it
-# headless) and python3-jsonschema (SARIF checked against the schema).
+# headless) and python3-jsonschema (SARIF checked against the schema);
+# for the install and package tests: dpkg-dev (dpkg-shlibdeps, the Debian
+# package's Depends), man-db (man through MANPATH), zsh and fish (their
+# completions driven).
 # pip wheels: nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm, when no
 # cuobjdump/nvdisasm is found (CUDA 13's toolkit here ships neither).
 # The CUDA toolkit itself (nvcc) is not installed here: it comes with the
@@ -20,7 +23,7 @@
 set -euo pipefail
 
 apt_packages=(libclang-19-dev clang-19 clang-tools-19 clang-format-19 libclang-rt-19-dev libcriterion-dev libcjson-dev
-	cmake pkg-config valgrind perl python3 neovim python3-jsonschema)
+	cmake pkg-config valgrind perl python3 neovim python3-jsonschema dpkg-dev man-db zsh fish)
 pip_packages=(nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)
 
 log="$(mktemp "${TMPDIR:-/tmp}/kpipe-setup.XXXXXX")"

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "probe.h"
 #include "transform.h"
 
 #include <cjson/cJSON.h>
@@ -236,6 +237,7 @@ static const cli_opt cli_opts[] = {
 	{"--sizes", NULL, 1, STR(sizes)},
 	{"--gpu-dir", NULL, 1, STR(gpu_dir)},
 	{"--header-filter", NULL, 1, FN(set_header_filter)},
+	{"--no-ptxas", NULL, 0, FLAG(no_ptxas, 1)},
 };
 
 /* One option argv[*i] (its value from the next argument when needed). */
@@ -290,7 +292,7 @@ static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const ch
 	o->arch_name = "sm_90";
 	o->format = "text";
 	o->variant = "auto";
-	o->stages = 2;
+	o->stages = 0; /* not given: 2, or auto's choice (plan.h) */
 	o->timeout = -1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -408,6 +410,40 @@ const char **kp_cli_file_args(const kp_cli *o, const kp_file_setup *fs, int *n)
 	return v;
 }
 
+/* An environment variable set to something other than "" or "0". */
+static int getenv_flag(const char *name)
+{
+	const char *v = getenv(name);
+	return v && *v && strcmp(v, "0");
+}
+
+/* The process's ptxas probe for --variant auto (probe.h): made on first
+ * use when auto is asked for and neither --no-ptxas nor KPIPE_NO_PTXAS=1
+ * is given (it looks for nvcc when first asked); released at exit. */
+static kp_ptxas_probe *probe_made;
+static int probe_tried;
+
+static void probe_release(void)
+{
+	if (probe_made)
+		kp_ptxas_probe_release(probe_made);
+	free(probe_made);
+	probe_made = NULL;
+}
+
+static const kp_auto_probe *cli_probe(const kp_cli *o)
+{
+	if (o->no_ptxas || !o->variant || strcmp(o->variant, "auto"))
+		return NULL;
+	if (!probe_tried && !getenv_flag("KPIPE_NO_PTXAS")) {
+		probe_tried = 1;
+		probe_made = kp_xcalloc(1, sizeof(*probe_made));
+		kp_ptxas_probe_init(probe_made, o->cuda_path, o->cargs, o->ncargs);
+		atexit(probe_release);
+	}
+	return probe_made ? &probe_made->base : NULL;
+}
+
 void kp_cli_parse_opts(const kp_cli *o, kp_parse_opts *po)
 {
 	memset(po, 0, sizeof(*po));
@@ -417,6 +453,7 @@ void kp_cli_parse_opts(const kp_cli *o, kp_parse_opts *po)
 	po->nargs = o->ncargs;
 	po->build_dir = o->build_dir;
 	po->header_filter = o->header_filter;
+	po->auto_probe = cli_probe(o);
 }
 
 void kp_cli_analyze_opts(const kp_cli *o, const char *file, kp_analyze_opts *ao, char **spec_kernel)
@@ -440,6 +477,7 @@ void kp_cli_rw_opts(const kp_cli *o, kp_rw_opts *rw)
 	rw->spec = o->spec;
 	rw->variant = o->variant;
 	rw->stages = o->stages;
+	rw->auto_probe = cli_probe(o);
 }
 
 void kp_cli_batch_opts(const kp_cli *o, kp_batch_opts *b)

@@ -11,6 +11,7 @@ int cmd_analyze(int argc, char **argv);
 int cmd_rewrite(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_lsp(int argc, char **argv);
 
 /* Everything `kpipe validate` does after its option parsing, for another
  * command (`kpipe rewrite --validate`): finds the tools and the launch

@@ -40,6 +40,7 @@ static const char *const rewrite_opts[] = {
 	"--Werror",
 	"--variant",
 	"--stages",
+	"--no-ptxas",
 	"-v",
 	"--assume-filename",
 	"--backup-suffix",

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,6 +37,7 @@
 #include "cuda_env.h"
 #include "gpu_gen.h"
 #include "gpu_run.h"
+#include "safe_write.h"
 #include "transform.h"
 #include "tune.h"
 #include "validate.h"
@@ -57,12 +59,13 @@ typedef struct {
 	const char *name;
 	char *text; /* the rewritten file, NULL when not built */
 	size_t len;
-	char *skip;          /* why it was not built or not run */
-	char *path;          /* where it was written for nvcc */
-	int static_ok;       /* compiled (step 1): run and timed */
-	int sass_failed;     /* step 2 found no overlap: shown, not a gate */
-	char *static_note;   /* step 1/2 verdict, one line */
-	const char *same_as; /* identical to this earlier variant */
+	char *skip;            /* why it was not built or not run */
+	char *path;            /* where it was written for nvcc */
+	int static_ok;         /* compiled (step 1): run and timed */
+	int sass_failed;       /* step 2 found no overlap: shown, not a gate */
+	char *static_note;     /* step 1/2 verdict, one line */
+	const char *same_as;   /* identical to this earlier variant */
+	kp_tune_features feat; /* ptxas before and after (step 1) */
 } cand;
 
 static double now(void)
@@ -70,6 +73,22 @@ static double now(void)
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* "ptxas": registers, resident warps per SM, static shared memory (original
+ * and variant) and the variant's spill bytes: the model's inputs. */
+static void add_features(cJSON *x, const kp_tune_features *f)
+{
+	cJSON *p = cJSON_AddObjectToObject(x, "ptxas");
+	const int pairs[3][2] = {
+		{f->regs_o, f->regs_v}, {f->warps_o, f->warps_v}, {f->smem_o, f->smem_v}};
+	const char *names[3] = {"registers", "warps_per_sm", "smem"};
+	for (int k = 0; k < 3; k++) {
+		cJSON *a = cJSON_AddArrayToObject(p, names[k]);
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(pairs[k][0]));
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(pairs[k][1]));
+	}
+	cJSON_AddNumberToObject(p, "spill_bytes", f->spills_v);
 }
 
 /* The first refusal of a rewrite result, as one line. */
@@ -213,6 +232,8 @@ static char *table_json(const char *in, const kp_cli *o, cand *c, int nc, const 
 				cJSON_AddBoolToObject(x, "sass_overlap", !c[i].sass_failed);
 			if (c[i].static_note)
 				cJSON_AddStringToObject(x, "static", c[i].static_note);
+			if (c[i].feat.known)
+				add_features(x, &c[i].feat);
 			char why[512];
 			if (c[i].text && c[i].static_ok && !c[i].same_as) {
 				int q = kp_tune_qualifies(v, why, sizeof(why));
@@ -272,7 +293,7 @@ static int fall_back(const kp_cli *o, const char *in, const char *src, size_t le
 	fprintf(stderr, "kpipe tune: cannot tune: %s; writing what --variant auto gives\n", why);
 	kp_cli a = *o;
 	a.variant = "auto";
-	a.stages = 2;
+	a.stages = 0; /* auto picks the depth */
 	kp_rw_result r = {0};
 	r.path = kp_xstrdup(in);
 	char *out = NULL;
@@ -499,9 +520,105 @@ static void validate_candidate(tune_state *t, cand *c)
 	c->static_ok = kp_tune_runs_variant(&res, vr, note, sizeof(note));
 	c->sass_failed = vr == KP_VALIDATE_OK && res.steps[1].status == KP_STEP_FAILED;
 	c->static_note = kp_xstrdup(note);
+	if (vr == KP_VALIDATE_OK)
+		kp_tune_features_of(&res, o->kernel, &c->feat);
 	kp_validate_result_release(&res);
 	if (o->verbose)
 		fprintf(stderr, "kpipe tune: %s: %s\n", c->name, c->static_note);
+}
+
+/* One child per variant runs validate_candidate() and sends its verdict
+ * back as one line: static_ok sass_failed known regs_o regs_v warps_o
+ * warps_v smem_o smem_v spills TAB note.  The variants compile in
+ * parallel (two nvcc runs and two disassemblies each). */
+static void send_verdict(int fd, const cand *c)
+{
+	const kp_tune_features *f = &c->feat;
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_addf(&sb, "%d %d %d %d %d %d %d %d %d %d\t%s\n", c->static_ok, c->sass_failed,
+		       f->known, f->regs_o, f->regs_v, f->warps_o, f->warps_v, f->smem_o, f->smem_v,
+		       f->spills_v, c->static_note ? c->static_note : "");
+	const char *s = kp_strbuf_str(&sb);
+	size_t n = strlen(s), off = 0;
+	while (off < n) {
+		ssize_t w = write(fd, s + off, n - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	kp_strbuf_release(&sb);
+}
+
+static void read_verdict(int fd, cand *c)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	char buf[4096];
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		kp_strbuf_add(&sb, buf, (size_t)n);
+	}
+	const char *s = kp_strbuf_str(&sb);
+	kp_tune_features *f = &c->feat;
+	const char *tab = strchr(s, '\t');
+	if (!tab || sscanf(s, "%d %d %d %d %d %d %d %d %d %d", &c->static_ok, &c->sass_failed,
+			   &f->known, &f->regs_o, &f->regs_v, &f->warps_o, &f->warps_v, &f->smem_o,
+			   &f->smem_v, &f->spills_v) != 10) {
+		c->static_ok = 0;
+		c->static_note = kp_xstrdup("the static check did not finish");
+	} else {
+		size_t n = strlen(tab + 1);
+		c->static_note = kp_xstrndup(tab + 1, n && tab[n] == '\n' ? n - 1 : n);
+	}
+	kp_strbuf_release(&sb);
+}
+
+/* validate_candidate() for every variant written, in parallel. */
+static void validate_all(tune_state *t)
+{
+	int fds[NKINDS_MAX];
+	pid_t pids[NKINDS_MAX];
+	for (int i = 0; i < t->nk; i++) {
+		cand *c = &t->c[i];
+		fds[i] = -1;
+		pids[i] = -1;
+		if (!c->path)
+			continue;
+		int pp[2];
+		if (pipe(pp) == 0) {
+			fflush(NULL);
+			pids[i] = kp_guard_fork();
+			if (pids[i] == 0) {
+				close(pp[0]);
+				validate_candidate(t, c);
+				send_verdict(pp[1], c);
+				close(pp[1]);
+				_exit(0);
+			}
+			close(pp[1]);
+			if (pids[i] > 0) {
+				fds[i] = pp[0];
+				continue;
+			}
+			close(pp[0]);
+		}
+		validate_candidate(t, c); /* no pipe or no fork: here */
+	}
+	for (int i = 0; i < t->nk; i++) {
+		if (fds[i] < 0)
+			continue;
+		read_verdict(fds[i], &t->c[i]);
+		close(fds[i]);
+		int st;
+		kp_guard_forget_child(pids[i]);
+		while (waitpid(pids[i], &st, 0) < 0 && errno == EINTR)
+			;
+	}
 }
 
 /* 3. the variants on disk, and the static steps of validate for each */
@@ -539,8 +656,11 @@ static int validate_candidates(tune_state *t)
 		c->path = kp_strbuf_detach(&p);
 		if (write_file(c->path, c->text, c->len, NULL))
 			return KP_EXIT_INPUT;
-		validate_candidate(t, c);
-		if (c->static_ok) {
+	}
+	validate_all(t);
+	for (int i = 0; i < t->nk; i++) {
+		cand *c = &t->c[i];
+		if (c->path && c->static_ok) {
 			t->eligible[i] = 1;
 			t->vers[t->nv++] = (kp_gpu_version){c->name, c->path};
 		}

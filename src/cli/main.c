@@ -29,6 +29,7 @@ static const struct {
 	 "build every legal variant, validate and time them on the GPU, keep the fastest"},
 	{"validate", cmd_validate,
 	 "prove a rewrite: resources, SASS overlap, GPU run, timing, sanitizers"},
+	{"lsp", cmd_lsp, "language server for editors (LSP over stdin/stdout; docs/editors.md)"},
 	{"version", cmd_version, "print kpipe's, libclang's and CUDA's versions"},
 	{"help", cmd_help, "show this help"},
 };
@@ -37,6 +38,7 @@ static const char usage[] =
 	"usage: kpipe <command> [options] FILE... [-- compiler-args]\n"
 	"       kpipe rewrite DIR... --out-dir OUT [-j N] [--exclude GLOB] [--shard I/N]\n"
 	"       kpipe rewrite -p BUILD_DIR (-i | --out-dir OUT | --dry-run | --diff)\n"
+	"       kpipe lsp [--arch sm_XX] [-p BUILD_DIR] [-- compiler-args]   (editors)\n"
 	"\n"
 	"commands:\n"
 	"%s"
@@ -70,7 +72,10 @@ static const char usage[] =
 	"  --dry-run           write nothing; exit 1 when something would change\n"
 	"  --Werror            exit 1 when a warning was printed (a loop refused)\n"
 	"%s"
-	"  --stages N          pipeline depth, 2 (default) to 8; more than 2 uses cp.async\n"
+	"  --stages N          pipeline depth, 2 to 8 (more than 2 uses cp.async); default 2,\n"
+	"                      or auto's choice (up to 4 for tensor-core tiles)\n"
+	"  --no-ptxas          auto decides from the source alone: no nvcc run for loops of\n"
+	"                      >= 20 FLOP/B (also KPIPE_NO_PTXAS=1); the choice says it is a guess\n"
 	"  --assume-filename P name of the buffer read from stdin (FILE = -)\n"
 	"  --export-fixes F    write the changes and refusals as clang-tidy fixes (YAML) for\n"
 	"                      clang-apply-replacements\n"

@@ -2314,6 +2314,7 @@ static void build_header_models(pctx *c, const kp_parse_opts *o, const header_po
 			continue;
 		}
 		m->has_bom = m->len >= 3 && !memcmp(m->src, "\xEF\xBB\xBF", 3);
+		m->auto_probe = o->auto_probe;
 		scan_includes(m);
 		pctx hc = {0};
 		hc.f = m;
@@ -2419,6 +2420,7 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 	int rc = KP_PARSE_OK;
 	*errmsg = NULL;
 	f->path = path;
+	f->auto_probe = o->auto_probe;
 	if (o->contents) {
 		f->src = kp_xstrndup(o->contents, o->contents_len);
 		f->len = o->contents_len;

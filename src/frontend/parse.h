@@ -44,6 +44,8 @@ typedef struct {
 	 * of rewritten headers), each matched to a header by its real path */
 	const kp_unsaved *unsaved;
 	int nunsaved;
+	/* handed to every kp_file made (kp_file.auto_probe), not used here */
+	const struct kp_auto_probe *auto_probe;
 } kp_parse_opts;
 
 enum { KP_PARSE_OK = 0, KP_PARSE_IO = -1, KP_PARSE_FAILED = -2, KP_PARSE_ERRORS = -3 };

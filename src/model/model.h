@@ -238,7 +238,10 @@ typedef struct kp_file {
 				    * one, after the leading comments, #pragma once
 				    * and include guard (0 when none) */
 	int includes_pipeline;     /* main file includes <cuda_pipeline.h> */
-	unsigned *line_starts;     /* lazily built line table (malloc) */
+	/* ptxas's view of the original for --variant auto (plan.h), set by the
+	 * rewrite driver when nvcc can run; NULL otherwise.  Not owned. */
+	const struct kp_auto_probe *auto_probe;
+	unsigned *line_starts; /* lazily built line table (malloc) */
 	int nlines;
 	/* Names a rewrite must not declare (parse.c): every identifier-like
 	 * word of the main file, comments and strings included, and every one

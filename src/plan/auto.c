@@ -5,15 +5,25 @@
  * measurements of its own (docs/design.md, "Adding a transform").  Also
  * the seed's compute/load rule, which analyze prints for comparison.
  *
- * auto picks register staging when it applies and needs at most 16
- * staging registers per thread, and cp.async otherwise (where the copies
- * and the architecture allow it).  The rule follows our H200 runs
- * (docs/benchmarks.md): with <= 16 staging registers, register staging
- * matched or beat cp.async on every sample (run of commit e88cb6a: 32x32
- * 1.115x vs 0.969x, 128x128x8 1.123x vs 1.102x, int8 0.995x vs 0.962x);
- * with 64 (attention) it needed 245 registers, and cp.async is the choice
- * that costs none.  The seed's compute/load rule (measured on a GA104) is
- * reported by analyze but did not predict these.
+ * The rule is calibrated on every sample measured on the H200 (the table
+ * bench/calibration.tsv, made by bench/calibrate.py from the tune run in
+ * bench/results/2026-12-02-h200-tune-all; docs/tune.md, "What auto
+ * predicts"), in this order:
+ *  1. tensor-core math (wmma, mma) with cp.async possible: a cp.async ring,
+ *     the deepest of at most 4 stages that fits the static limit when
+ *     --stages is not given (wmma 64x64x32: s4 1.151x, register 1.109x);
+ *  2. every copy a 16-byte vector: cp.async, one LDGSTS.128 per copy
+ *     (float4 SGEMM: 1.093x; register staging held 4 registers per copy
+ *     and lost, 0.965x);
+ *  3. at most 16 staging registers: register staging, in its one-buffer
+ *     form (register-2bar) from compute/load 8 FLOP/B up (32x32: 1.127x
+ *     against 1.113x; below 8 the two-buffer form wins by 1-2%);
+ *  4. otherwise cp.async (attention, 64 staging registers: 1.136x, while
+ *     register staging needed 168 registers and lost, 0.750x).
+ * Then, from compute/load 20 FLOP/B up, ptxas decides (busy_kernel()):
+ * a kernel whose registers leave >= 32 warps resident per SM is left
+ * alone (kpipe-no-predicted-gain); without nvcc the choice stands and
+ * says it is a guess.
  *
  * When two buffers of the tiles do not fit the static shared-memory limit
  * but one does, auto picks register-2bar (single tiles, two barriers)
@@ -34,6 +44,10 @@
 
 #include <string.h>
 
+/* busy_kernel()'s thresholds, calibrated on the H200 (docs/tune.md) */
+#define KP_AUTO_BUSY_RATIO 20
+#define KP_AUTO_BUSY_WARPS 32
+
 /* Two buffers over the limit, one within it: register-2bar, or NULL. */
 static const char *single_buffer(kp_file *f, const kp_loop *l, const kp_arch *a,
 				 const kp_transform *two, const kp_transform *one)
@@ -51,12 +65,49 @@ static const char *single_buffer(kp_file *f, const kp_loop *l, const kp_arch *a,
 			       inst2 ? ">: " : "", need2, a->smem_static_per_block, a->name);
 }
 
-/* The old rule between cp.async and register staging, once S buffers fit. */
+/* The math runs on tensor cores (wmma, mma). */
+static int tensor_math(const kp_loop *l)
+{
+	return l->math == KP_MATH_HMMA || l->math == KP_MATH_IMMA;
+}
+
+/* Every global->shared copy moves a 16-byte vector (float4, int4, 8
+ * halves): one LDGSTS.128 each with cp.async, four staging registers
+ * each with register staging. */
+static int all_16_byte(const kp_loop *l)
+{
+	int n = 0;
+	for (int i = 0; i < l->nloads; i++) {
+		if (l->loads[i].bytes != 16)
+			return 0;
+		n++;
+	}
+	return n > 0;
+}
+
+/* Tensor-core tiles: the deepest cp.async ring of at most 4 stages whose
+ * buffers fit the static limit (2 when none deeper does). */
+static int tensor_stages(const kp_loop *l, const kp_arch *a, const kp_transform *cp)
+{
+	long long need;
+	const char *inst;
+	for (int s = 4; s > 2; s--)
+		if (kp_plan_smem(l, a, cp->buffers(s), &need, &inst))
+			return s;
+	return 2;
+}
+
+/* The rule between cp.async and the register forms once S buffers fit
+ * (the calibration behind each branch: docs/tune.md, "What auto
+ * predicts"). */
 static void pick(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, int stages,
-		 const kp_transform *cp, const kp_transform *rg)
+		 const kp_transform *cp, const kp_transform *rg, const kp_transform *r2)
 {
 	kp_arena *ar = &f->arena;
-	const char *cp_no = NULL, *rg_no = NULL;
+	const char *cp_no = NULL, *rg_no = NULL, *r2_no = NULL;
+	int chosen = stages > 0;
+	if (!chosen)
+		stages = p->stages = 2;
 	int cp_ok = kp_transform_match(cp, f, l, a, ar, &cp_no);
 	int rg_ok = kp_transform_match(rg, f, l, a, ar, &rg_no);
 	if (stages > 2 && !cp_ok) {
@@ -73,27 +124,50 @@ static void pick(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, int
 						cp_no, rg_no);
 		return;
 	}
+	p->xform = cp;
+	if (stages != 2) {
+		p->why = kp_arena_printf(ar, "%d stages need cp.async", stages);
+		return;
+	}
+	if (cp_ok && tensor_math(l)) {
+		if (!chosen)
+			p->stages = tensor_stages(l, a, cp);
+		p->why = kp_arena_printf(ar,
+					 "tensor-core tiles (%s): a cp.async ring, %d stages (the "
+					 "deepest of at most 4 that fits the static limit)",
+					 kp_math_name(l->math), p->stages);
+		return;
+	}
+	if (cp_ok && all_16_byte(l)) {
+		p->why = "every copy moves 16 bytes: one cp.async each, where register staging "
+			 "would hold four registers per copy";
+		return;
+	}
 	kp_xfacts rx;
 	kp_transform_facts(rg, f, l, ar, &rx);
 	int regs = rx.regs;
-	int cheap_regs = regs >= 0 && regs <= 16;
-	if (rg_ok && stages == 2 && (!cp_ok || cheap_regs)) {
+	if (rg_ok && (!cp_ok || (regs >= 0 && regs <= 16))) {
+		const char *base =
+			!cp_ok ? kp_arena_printf(ar, "cp.async does not apply (%s)", cp_no)
+			       : kp_arena_printf(ar, "%d staging register%s per thread (<= 16)",
+						 regs, regs == 1 ? "" : "s");
 		p->xform = rg;
-		p->why = !cp_ok ? kp_arena_printf(ar, "cp.async does not apply (%s)", cp_no)
-			 : l->ratio < 0
-				 ? kp_arena_printf(ar, "%d staging register%s per thread (<= 16)",
-						   regs, regs == 1 ? "" : "s")
-				 : kp_arena_printf(ar,
-						   "%d staging register%s per thread (<= 16), "
-						   "compute/load %.1f FLOP/B",
-						   regs, regs == 1 ? "" : "s", l->ratio);
+		if (l->ratio >= 8 && kp_transform_match(r2, f, l, a, ar, &r2_no)) {
+			p->xform = r2;
+			p->why =
+				kp_arena_printf(ar,
+						"%s, compute/load %.1f FLOP/B >= 8: the one-buffer "
+						"form, registers stored between two barriers",
+						base, l->ratio);
+		} else if (l->ratio >= 0)
+			p->why =
+				kp_arena_printf(ar, "%s, compute/load %.1f FLOP/B", base, l->ratio);
+		else
+			p->why = base;
 		return;
 	}
-	p->xform = cp;
 	if (!rg_ok)
 		p->why = kp_arena_printf(ar, "register staging does not apply (%s)", rg_no);
-	else if (stages != 2)
-		p->why = kp_arena_printf(ar, "%d stages need cp.async", stages);
 	else if (regs > 16)
 		p->why = kp_arena_printf(
 			ar,
@@ -104,6 +178,42 @@ static void pick(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, int
 		p->why = "staging register count unknown; cp.async needs none";
 }
 
+/* A compute-heavy tile (compute/load >= KP_AUTO_BUSY_RATIO FLOP/B) in a
+ * kernel whose warps already fill the SM (>= KP_AUTO_BUSY_WARPS resident,
+ * by ptxas's registers) gains nothing from pipelining: the warp scheduler
+ * already hides the loads behind other warps' math (measured: int8_dp4a,
+ * 31.5 FLOP/B, 48 warps: every variant 0.95-0.999x; sgemm_128x128x8, 32
+ * FLOP/B but 16 warps: 1.16x).  Without ptxas that cannot be told apart:
+ * the choice stands and says it is a guess. */
+static void busy_kernel(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a)
+{
+	kp_auto_facts fx;
+	const kp_auto_probe *pr = f->auto_probe;
+	if (!pr || !pr->facts(pr, f, l, a, &fx)) {
+		p->why = kp_arena_printf(&f->arena,
+					 "%s; a guess: compute/load is %.1f FLOP/B (>= %d), where "
+					 "only the kernel's resident warps tell whether pipelining "
+					 "gains, and ptxas could not be asked (%s)",
+					 p->why, l->ratio, KP_AUTO_BUSY_RATIO,
+					 pr ? fx.why : "nvcc not used");
+		return;
+	}
+	if (fx.warps < KP_AUTO_BUSY_WARPS) {
+		p->why = kp_arena_printf(&f->arena,
+					 "%s; ptxas: %d registers, %d resident warps per SM (< %d)",
+					 p->why, fx.regs, fx.warps, KP_AUTO_BUSY_WARPS);
+		return;
+	}
+	p->xform = NULL;
+	p->refuse_id = "kpipe-no-predicted-gain";
+	p->refuse_msg = kp_arena_printf(
+		&f->arena,
+		"no gain predicted: compute/load %.1f FLOP/B (>= %d) and ptxas gives the kernel %d "
+		"registers, %d resident warps per SM at %d threads (>= %d): other warps' math "
+		"already hides the loads; --variant NAME pipelines it anyway",
+		l->ratio, KP_AUTO_BUSY_RATIO, fx.regs, fx.warps, fx.threads, KP_AUTO_BUSY_WARPS);
+}
+
 void kp_plan_auto(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, int stages)
 {
 	const kp_transform *cp = kp_transform_find("cp-async");
@@ -112,20 +222,25 @@ void kp_plan_auto(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, in
 	/* S buffers of the tiles: cp.async's ring, register staging's pair;
 	 * in dynamic shared memory when kpipe edits every launch (they are in
 	 * the file) or no single-buffer form applies */
-	int fits = kp_plan_fits(p, f, l, a, cp, stages);
+	int fits = kp_plan_fits(p, f, l, a, cp, stages > 0 ? stages : 2);
 	if (!fits || (p->dynamic && !kp_plan_launches(f, l))) {
-		const char *why = stages == 2 ? single_buffer(f, l, a, rg, r2) : NULL;
+		const char *why = stages <= 2 ? single_buffer(f, l, a, rg, r2) : NULL;
 		if (why) {
 			p->refuse_id = p->refuse_msg = NULL;
 			p->dynamic = 0;
 			p->xform = r2;
+			p->stages = 2;
 			p->why = why;
 			return;
 		}
 		if (!fits)
 			return;
 	}
-	pick(p, f, l, a, stages, cp, rg);
+	if (p->dynamic && stages <= 0)
+		stages = 2; /* the dynamic ring was sized for 2 stages */
+	pick(p, f, l, a, stages, cp, rg, r2);
+	if (p->xform && l->ratio >= KP_AUTO_BUSY_RATIO)
+		busy_kernel(p, f, l, a);
 }
 
 const char *kp_seed_rule(const kp_loop *l, kp_arena *arena, const char **why)

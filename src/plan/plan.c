@@ -355,6 +355,10 @@ static void plan_choice(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch 
 			const char *requested, int stages)
 {
 	memset(p, 0, sizeof(*p));
+	/* 0: --stages not given; auto picks the depth, a named variant has 2 */
+	int unset = stages == 0;
+	if (unset)
+		stages = 2;
 	p->stages = stages;
 	if (stages < 2 || stages > 8) {
 		p->refuse_id = "kpipe-variant-unavailable";
@@ -369,7 +373,7 @@ static void plan_choice(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch 
 		return;
 	}
 	if (!strcmp(requested, "auto")) {
-		kp_plan_auto(p, f, l, a, stages);
+		kp_plan_auto(p, f, l, a, unset ? 0 : stages);
 		return;
 	}
 	const kp_transform *t = kp_transform_find(requested);

@@ -25,7 +25,8 @@ typedef struct {
 	long long dyn_bytes;
 } kp_plan;
 
-/* requested: "auto" or a registered transform's name.  A loop whose tiles
+/* requested: "auto" or a registered transform's name; stages 0 when the
+ * user gave none (auto then picks the depth, a named variant gets 2).  A loop whose tiles
  * are dynamic shared memory (kp_loop.dyn_tiles) and whose transform keeps
  * more than one buffer gets a copy of the region per buffer: refused
  * (kpipe-dynamic-smem) when a launch of the kernel in the file cannot pass
@@ -64,9 +65,27 @@ int kp_plan_launches(const kp_file *f, const kp_loop *l);
 
 /* ---- src/plan/auto.c ---- */
 
+/* What ptxas says about the original kernel of a loop (src/validate/
+ * probe.c fills it): the facts auto cannot know from the source. */
+typedef struct {
+	int regs;        /* registers per thread */
+	int warps;       /* resident warps per SM at `threads` per block */
+	int threads;     /* threads per block assumed */
+	const char *why; /* when unknown: why (nvcc failed, no such kernel) */
+} kp_auto_facts;
+
+/* Set on the file (kp_file.auto_probe) by the driver when nvcc can be
+ * run; NULL: auto decides from the source alone and says so where ptxas
+ * would have decided. */
+struct kp_auto_probe {
+	int (*facts)(const struct kp_auto_probe *self, const kp_file *f, const kp_loop *l,
+		     const kp_arch *a, kp_auto_facts *out); /* 1 known, 0 not (out->why) */
+};
+typedef struct kp_auto_probe kp_auto_probe;
+
 /* --variant auto: fills p with the transform the rule picks for an
  * eligible loop whose stage count and conditionals are already checked,
- * or its refusal. */
+ * or its refusal.  stages 0: auto picks the depth too. */
 void kp_plan_auto(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, int stages);
 /* The compute/load rule of the manual procedure kpipe started from, which
  * analyze prints for comparison ("register", "cp-async", "none"); *why in

@@ -4,6 +4,8 @@
  */
 #include "pass.h"
 
+#include "analyze.h"
+
 #include <string.h>
 
 static const kp_pass *const builtin[] = {
@@ -19,6 +21,14 @@ static const kp_pass *const default_list[] = {
 #define KP_MAX_REGISTERED 8
 static const kp_pass *registered[KP_MAX_REGISTERED];
 static int nregistered;
+
+int kp_pass_loop_wanted(const kp_pass_ctx *c, const kp_loop *l)
+{
+	if (!c->o->loop_line)
+		return 1;
+	return c->f == c->tu && l->node->line == c->o->loop_line &&
+	       (!c->o->loop_col || l->node->col == c->o->loop_col);
+}
 
 const kp_pass *kp_pass_find(const char *name)
 {
@@ -70,7 +80,9 @@ int kp_pass_diag(kp_pass_ctx *c, int line, int col, const char *level, const cha
 
 void kp_pass_refuse(kp_pass_ctx *c, int line, int col, const char *id, const char *msg)
 {
-	kp_pass_diag(c, line, col, "warning", id, msg);
+	/* auto's prediction is advice, not a problem in the code */
+	kp_pass_diag(c, line, col, strcmp(id, "kpipe-no-predicted-gain") ? "warning" : "remark", id,
+		     msg);
 	c->r->refused++;
 	kp_counts_add(&c->r->by_reason, id, 1);
 }

@@ -67,6 +67,11 @@ void kp_pass_refuse(kp_pass_ctx *c, int line, int col, const char *id, const cha
 /* An edit of c->f->src (text copied), owned by diagnostic `diag` (or -1). */
 void kp_pass_edit(kp_pass_ctx *c, unsigned off, unsigned len, const char *text, int diag);
 
+/* Whether the pass works on loop l of c->f: always, unless c->o names
+ * one loop (loop_line), which must then be l, in the main file. */
+struct kp_loop;
+int kp_pass_loop_wanted(const kp_pass_ctx *c, const struct kp_loop *l);
+
 /* The pass called `name`, built in or registered, or NULL. */
 const kp_pass *kp_pass_find(const char *name);
 /* The default list (kp_rw_opts.passes NULL): inline, pipeline. */

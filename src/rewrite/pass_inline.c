@@ -873,6 +873,8 @@ static void inline_run(kp_pass_ctx *c)
 	kp_analyze(&an, c->f, &ao);
 	for (int i = 0; i < an.nloops; i++) {
 		kp_loop *l = an.loops[i];
+		if (!kp_pass_loop_wanted(c, l))
+			continue;
 		kp_edits ed = {0};
 		kp_inline_result r;
 		kp_inline_loop(&e, c->f, l, &ed, &r);

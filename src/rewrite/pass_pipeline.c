@@ -255,6 +255,8 @@ static void pipeline_run(kp_pass_ctx *c)
 	pipeline_state s = {0};
 	for (int i = 0; i < an.nloops; i++) {
 		kp_loop *l = an.loops[i];
+		if (!kp_pass_loop_wanted(c, l))
+			continue;
 		r->loops++;
 		if (l->eligible) {
 			pipeline_loop(c, &s, l);

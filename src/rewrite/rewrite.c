@@ -28,6 +28,7 @@ void kp_rw_parse_opts(const kp_rw_opts *o, kp_parse_opts *po)
 	po->nargs = o->nargs;
 	po->build_dir = o->build_dir;
 	po->header_filter = o->header_filter;
+	po->auto_probe = o->auto_probe;
 }
 
 /* Threads per block and kernel name from a launch description. */

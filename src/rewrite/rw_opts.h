@@ -24,10 +24,18 @@ typedef struct {
 	int threads;               /* threads per block, 0: from the launch description */
 	const char *spec;          /* launch description; NULL: NAME.launch.json beside the file */
 	const char *variant;       /* "auto" or a transform's name */
-	int stages;                /* 2 for double buffering */
+	int stages;                /* 0: not given (auto picks; else 2) */
+	/* ptxas's view of each original for --variant auto (plan.h), or NULL:
+	 * auto decides from the source alone */
+	const struct kp_auto_probe *auto_probe;
 	/* the passes to run, in order (pass.h); NULL: the default list */
 	const struct kp_pass *const *passes;
 	int npasses;
+	/* only the K-loop that starts at this 1-based line and column of the
+	 * main file (the inline and pipeline passes leave every other loop
+	 * alone, without a diagnostic); 0: every loop */
+	int loop_line, loop_col;
+	void *pass_data; /* for a pass the caller supplies; NULL otherwise */
 } kp_rw_opts;
 
 #endif

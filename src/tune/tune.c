@@ -269,6 +269,27 @@ int kp_tune_runs_variant(const kp_validate_result *res, int static_rc, char *not
 	return 1;
 }
 
+void kp_tune_features_of(const kp_validate_result *res, const char *kernel, kp_tune_features *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < res->nkernels; i++) {
+		const kp_validate_kernel *k = &res->kernels[i];
+		if (!k->orig.present || !k->rew.present || !k->orig.res.is_entry)
+			continue;
+		if (kernel ? !kp_resources_name_matches(&k->rew.res, kernel) : k->unchanged)
+			continue;
+		out->known = 1;
+		out->regs_o = k->orig.res.registers;
+		out->regs_v = k->rew.res.registers;
+		out->warps_o = k->orig.occ.warps_per_sm;
+		out->warps_v = k->rew.occ.warps_per_sm;
+		out->smem_o = k->orig.res.smem;
+		out->smem_v = k->rew.res.smem;
+		out->spills_v = k->rew.res.spill_stores + k->rew.res.spill_loads;
+		return;
+	}
+}
+
 /* xorshift64*: the bootstrap's resampling, seeded per comparison */
 static unsigned long long next_rand(unsigned long long *x)
 {

@@ -108,6 +108,21 @@ typedef struct {
  * or the failure. */
 int kp_tune_runs_variant(const kp_validate_result *res, int static_rc, char *note, size_t notesz);
 
+/* What ptxas said about the pipelined kernel before and after, from the
+ * static steps of validate: the facts a model can use without a GPU
+ * (docs/tune.md, "What ptxas predicts"). */
+typedef struct {
+	int known;            /* ptxas reported the kernel on both sides */
+	int regs_o, regs_v;   /* registers per thread */
+	int warps_o, warps_v; /* resident warps per SM (0: arch not in the table) */
+	int smem_o, smem_v;   /* static shared memory per block, bytes */
+	int spills_v;         /* spill stores + loads of the variant, bytes */
+} kp_tune_features;
+
+/* The features of the kernel res judged (kernel: the --kernel name, or
+ * NULL for the first kernel whose code changed). */
+void kp_tune_features_of(const kp_validate_result *res, const char *kernel, kp_tune_features *out);
+
 /* Picks among the candidates (names[i], of those that compiled:
  * eligible[i] non-zero) using run: among the qualifying variants whose
  * interval lies above 1, the one with the highest estimate; none: the

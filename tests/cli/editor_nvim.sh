@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # editor_nvim.sh - the Neovim plugin (editors/nvim) in a real, headless
-# Neovim: open a sample, :KpipePreview shows a highlighted diff (split, and
-# floating), accepting replaces the buffer with exactly what
-# `kpipe rewrite -o` writes, rejecting leaves it alone, and a refused
-# kernel fills the quickfix list with its diagnostic id and opens no
-# preview.  Prints "SKIP: ..." and exits 77 without nvim (setup.sh
-# installs Debian's neovim).  Prints "N passed, N failed".
+# Neovim with its built-in LSP client and `kpipe lsp`: diagnostics (a hint
+# on the loop, a refusal with its id), then a code action against a buffer
+# the user edits after kpipe's answer: the edit resolved before the user's
+# change is refused by Neovim (its version is older), the stale action is
+# refused by kpipe (ContentModified), and the action taken afterwards
+# through vim.lsp.buf.code_action() leaves a buffer equal to `kpipe
+# rewrite` of the user's text: the user's edits are kept.  Prints "SKIP:
+# ..." and exits 77 without nvim (setup.sh installs Debian's neovim).
+# Prints "N passed, N failed".
 set -uo pipefail
 # shellcheck source=tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -18,94 +21,97 @@ kp_tmpdir nvim
 cp "$root/samples/matmul_guarded.cu" "$root/samples/matmul_guarded.launch.json" "$tmp/"
 cp "$root/samples/refused_smem_carry.cu" "$tmp/"
 cp "$tmp/matmul_guarded.cu" "$tmp/original.cu"
-(cd "$tmp" && "$kpipe" rewrite matmul_guarded.cu -o expected.cu) 2>/dev/null
 
-# The test drives the plugin through its commands and records what it sees
-# in $tmp/report, one "key=value" line each.
+# The test records what it sees in $tmp/report, one "key=value" line each.
 cat >"$tmp/test.lua" <<'LUA'
 local report = {}
 local function say(k, v) table.insert(report, k .. "=" .. tostring(v)) end
+local function finish()
+  local f = io.open(vim.env.KPIPE_TMP .. "/report", "w")
+  f:write(table.concat(report, "\n") .. "\n")
+  f:close()
+  vim.cmd("qall!")
+end
+local ok, err = pcall(function()
 local kp = require("kpipe")
-kp.setup({ cmd = vim.env.KPIPE_BIN, float = vim.env.KPIPE_FLOAT == "1" })
+kp.setup({ cmd = { vim.env.KPIPE_BIN, "lsp" } })
 vim.notify = function() end
 local dir = vim.env.KPIPE_TMP
--- preview, then accept
-vim.cmd("edit " .. dir .. "/matmul_guarded.cu")
-local src = vim.api.nvim_get_current_buf()
-vim.cmd("KpipePreview")
-local p = kp.pending
-say("preview", p ~= nil)
-if p then
-  local lines = vim.api.nvim_buf_get_lines(p.preview, 0, -1, false)
-  say("preview_ft", vim.bo[p.preview].filetype)
-  say("preview_header", lines[2])
-  say("preview_has_plus", #vim.tbl_filter(function(l) return l:match("^%+.*kp_stage") end, lines) > 0)
-  say("preview_current", vim.api.nvim_get_current_buf() == p.preview)
-  say("preview_float", vim.api.nvim_win_get_config(p.win).relative ~= "")
-  say("source_unchanged", table.concat(vim.api.nvim_buf_get_lines(src, 0, -1, false), "\n"):find("kp_stage") == nil)
-  vim.api.nvim_feedkeys("a", "x", false)  -- the preview's accept key
+local function diags(buf)
+  vim.wait(20000, function() return #vim.diagnostic.get(buf) > 0 end, 50)
+  return vim.diagnostic.get(buf)
 end
-say("pending_after_accept", kp.pending ~= nil)
-vim.api.nvim_set_current_buf(src)
-vim.cmd("write! " .. dir .. "/accepted.cu")
--- preview, then reject
-vim.cmd("edit! " .. dir .. "/original.cu")
-local orig = vim.api.nvim_get_current_buf()
-say("preview2", kp.preview(orig))
-vim.cmd("KpipeReject")
-say("pending_after_reject", kp.pending ~= nil)
-vim.api.nvim_set_current_buf(orig)
-say("rejected_modified", vim.bo[orig].modified)
--- a refused kernel: quickfix, no preview
 vim.cmd("edit " .. dir .. "/refused_smem_carry.cu")
-say("preview3", kp.preview())
-local qf = vim.fn.getqflist()
-say("qf_count", #qf)
-if qf[1] then
-  say("qf_text", qf[1].text)
-  say("qf_lnum", qf[1].lnum)
-  say("qf_type", qf[1].type)
-end
-local f = io.open(dir .. "/report", "w")
-f:write(table.concat(report, "\n") .. "\n")
-f:close()
-vim.cmd("qall!")
+local rbuf = vim.api.nvim_get_current_buf()
+say("filetype", vim.bo[rbuf].filetype)
+local rd = diags(rbuf)[1] or {}
+say("refused_code", rd.code)
+say("refused_lnum", rd.lnum)
+say("refused_warning", rd.severity == vim.diagnostic.severity.WARN)
+vim.cmd("edit " .. dir .. "/matmul_guarded.cu")
+local buf = vim.api.nvim_get_current_buf()
+local d = diags(buf)[1] or {}
+say("hint", d.severity == vim.diagnostic.severity.HINT)
+say("hint_lnum", d.lnum)
+say("hint_text", d.message)
+local client = vim.lsp.get_client_by_id(kp.client_id)
+-- the user's first edit, then kpipe's answer for that version
+vim.api.nvim_buf_set_lines(buf, 0, 0, false, { "// the user's first edit" })
+vim.wait(500)
+vim.api.nvim_win_set_cursor(0, { d.lnum + 2, 0 })
+local params = vim.lsp.util.make_range_params()
+params.context = { diagnostics = {} }
+local res = client.request_sync("textDocument/codeAction", params, 20000, buf)
+local stale = res and res.result and res.result[1]
+say("action", stale and stale.title)
+local resolved = client.request_sync("codeAction/resolve", stale, 20000, buf)
+local old_edit = resolved and resolved.result and resolved.result.edit
+say("resolved", old_edit ~= nil)
+-- the user edits again, after kpipe's answer
+vim.api.nvim_buf_set_lines(buf, 0, 0, false, { "// the user's second edit" })
+vim.wait(500)
+local before = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
+vim.lsp.util.apply_workspace_edit(old_edit, client.offset_encoding)
+say("old_edit_refused", table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n") == before)
+local again = client.request_sync("codeAction/resolve", stale, 20000, buf)
+say("stale_resolve_error", again and again.err and again.err.code)
+-- the action as a user takes it, answered for the current version
+vim.ui.select = function(items, _, on_choice) on_choice(items[1], 1) end
+vim.api.nvim_win_set_cursor(0, { d.lnum + 3, 0 })
+vim.lsp.buf.code_action()
+vim.wait(20000, function()
+  return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n"):find("kp_stage") ~= nil
+end, 50)
+vim.cmd("write! " .. dir .. "/accepted.cu")
+end)
+if not ok then say("error", err) end
+finish()
 LUA
 
-run_nvim() { # FLOAT
-	rm -f "$tmp/report" "$tmp/accepted.cu"
-	(cd "$tmp" && KPIPE_BIN="$kpipe" KPIPE_TMP="$tmp" KPIPE_FLOAT="$1" timeout 120 \
-		nvim --headless -u NONE -i NONE -n --cmd "set rtp^=$root/editors/nvim" \
-		--cmd "runtime plugin/kpipe.lua" -c "luafile $tmp/test.lua") >"$tmp/nvim.out" 2>&1
-	echo $? >"$tmp/nvim.rc"
-}
+(cd "$tmp" && KPIPE_BIN="$kpipe" KPIPE_TMP="$tmp" timeout 120 \
+	nvim --headless -u NONE -i NONE -n --cmd "set rtp^=$root/editors/nvim" \
+	--cmd "runtime plugin/kpipe.lua" --cmd "filetype on" -c "luafile $tmp/test.lua") >"$tmp/nvim.out" 2>&1
+rc=$?
 has() { grep -qxF -- "$1" "$tmp/report"; }
-
-for float in 0 1; do
-	run_nvim "$float"
-	w="split"
-	[ "$float" = 1 ] && w="float"
-	check "$w: nvim exited cleanly ($(head -c 300 "$tmp/nvim.out"))" test "$(cat "$tmp/nvim.rc")" -eq 0
-	check "$w: the test ran" test -s "$tmp/report"
-	[ -s "$tmp/report" ] || continue
-	check "$w: a preview opened" has "preview=true"
-	check "$w: the preview is a diff (highlighted as such)" has "preview_ft=diff"
-	check "$w: diff header" has "preview_header=+++ b/matmul_guarded.cu"
-	check "$w: added lines shown" has "preview_has_plus=true"
-	check "$w: the preview has the focus" has "preview_current=true"
-	check "$w: window kind" has "preview_float=$([ "$float" = 1 ] && echo true || echo false)"
-	check "$w: the buffer waits for accept" has "source_unchanged=true"
-	check "$w: accepted" has "pending_after_accept=false"
-	check "$w: accepted buffer == kpipe rewrite -o" cmp -s "$tmp/accepted.cu" "$tmp/expected.cu"
-	check "$w: second preview" has "preview2=true"
-	check "$w: rejected" has "pending_after_reject=false"
-	check "$w: rejected buffer unmodified" has "rejected_modified=false"
-	check "$w: refused: no preview" has "preview3=false"
-	check "$w: refused: one quickfix entry" has "qf_count=1"
-	check "$w: refused: quickfix text ends with the id" grep -qE '^qf_text=.*\[kpipe-smem-carried\]$' "$tmp/report"
-	check "$w: refused: quickfix line" has "qf_lnum=45"
-	check "$w: refused: a warning" has "qf_type=W"
-done
+check "nvim exited cleanly ($(head -c 300 "$tmp/nvim.out"))" test "$rc" -eq 0
+check "the test ran" test -s "$tmp/report"
+check "no Lua error ($(grep '^error=' "$tmp/report" 2>/dev/null))" sh -c "! grep -q '^error=' '$tmp/report'"
+check "a .cu buffer is cuda" has "filetype=cuda"
+check "refused: the id as the code" has "refused_code=kpipe-smem-carried"
+check "refused: its line" has "refused_lnum=44"
+check "refused: a warning" has "refused_warning=true"
+check "a hint on the loop" has "hint=true"
+check "the hint's line" has "hint_lnum=27"
+check "the hint names the variant" grep -q '^hint_text=this loop can be pipelined: register staging, 2 stages' "$tmp/report"
+check "a code action" grep -q "^action=Pipeline this loop: register staging, 2 stages (kpipe's choice)$" "$tmp/report"
+check "resolved into an edit" has "resolved=true"
+check "Neovim refuses the edit made before the user's second edit" has "old_edit_refused=true"
+check "kpipe refuses to resolve the stale action (ContentModified)" has "stale_resolve_error=-32801"
+{ printf '%s\n' "// the user's second edit" "// the user's first edit"; cat "$tmp/original.cu"; } >"$tmp/edited.cu"
+cp "$tmp/matmul_guarded.launch.json" "$tmp/edited.launch.json"
+(cd "$tmp" && "$kpipe" rewrite edited.cu -o expected.cu) 2>/dev/null
+check "the action taken afterwards: kpipe rewrite of the user's text" cmp -s "$tmp/accepted.cu" "$tmp/expected.cu"
+check "... which keeps both user edits" grep -q "the user's first edit" "$tmp/accepted.cu"
 check "the input file was not modified" cmp -s "$tmp/original.cu" "$root/samples/matmul_guarded.cu"
 
 kp_summary

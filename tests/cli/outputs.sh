@@ -219,30 +219,25 @@ else
 	echo "SKIP: man not installed: the man page was not rendered"
 fi
 
-# --- the VS Code extension: syntax, manifest, and its diagnostics parser ----------------
+# --- the VS Code extension: syntax, manifest, its server command line ------------------
+# (a client of `kpipe lsp`: the protocol itself is tests/cli/lsp.sh's)
 if command -v node >/dev/null; then
 	check "vscode: node --check extension.js" node --check editors/vscode/extension.js
-	check "vscode: package.json is JSON with both commands" node -e '
+	check "vscode: package.json: a language client with its command" node -e '
 const p = JSON.parse(require("fs").readFileSync("editors/vscode/package.json", "utf8"));
 const c = p.contributes.commands.map((x) => x.command).sort().join(",");
-if (c !== "kpipe.apply,kpipe.preview" || p.main !== "./extension.js") process.exit(1);'
-	# the parser, with a stand-in for the vscode module
+if (c !== "kpipe.showDiff" || p.main !== "./extension.js" ||
+    !p.dependencies["vscode-languageclient"] ||
+    p.activationEvents.join() !== "onLanguage:cuda-cpp") process.exit(1);'
+	# the server command line, with a stand-in for the vscode module
 	mkdir -p "$tmp/node_modules/vscode"
-	cat >"$tmp/node_modules/vscode/index.js" <<-'JS'
-		class Position { constructor(l, c) { this.line = l; this.character = c; } }
-		class Range { constructor(a, b) { this.start = a; this.end = b; } }
-		class Diagnostic { constructor(r, m, s) { this.range = r; this.message = m; this.severity = s; } }
-		class EventEmitter { constructor() { this.event = () => {}; } fire() {} }
-		module.exports = { Position, Range, Diagnostic, EventEmitter,
-		  DiagnosticSeverity: { Error: 0, Warning: 1, Information: 2, Hint: 3 } };
-	JS
-	"$kpipe" rewrite - --assume-filename samples/refused_smem_carry.cu <samples/refused_smem_carry.cu >/dev/null 2>"$tmp/refused.err"
-	check "vscode: diagnostics parsed from kpipe's stderr" env NODE_PATH="$tmp/node_modules" node -e '
+	echo 'module.exports = {};' >"$tmp/node_modules/vscode/index.js"
+	check "vscode: runs kpipe.path lsp kpipe.args" env NODE_PATH="$tmp/node_modules" node -e '
 const ext = require(process.argv[1]);
-const d = ext.parseDiagnostics(require("fs").readFileSync(process.argv[2], "utf8"));
-if (d.length !== 1 || d[0].code !== "kpipe-smem-carried" || d[0].range.start.line !== 44 ||
-    d[0].severity !== 1) { console.log(JSON.stringify(d)); process.exit(1); }' \
-		"$root/editors/vscode/extension.js" "$tmp/refused.err"
+const cfg = { get: (k, d) => ({ path: "/opt/kpipe", args: ["--arch", "sm_80"] })[k] ?? d };
+const c = ext.serverCommand(cfg);
+if (c.command !== "/opt/kpipe" || c.args.join(" ") !== "lsp --arch sm_80") {
+  console.log(JSON.stringify(c)); process.exit(1); }' "$root/editors/vscode/extension.js"
 else
 	echo "SKIP: node not installed: the VS Code extension was not checked"
 fi

@@ -5,7 +5,9 @@
  * buffer of the tiles fits), what an explicit --variant gets, and the
  * refusals (2-byte copies and cp.async, cp.async before sm_80, register
  * staging with 3 stages, shared memory over the static limit for the
- * transform's buffers, a loop that is not eligible); the registry's
+ * transform's buffers, a loop that is not eligible); auto's calibrated
+ * rule on four samples (tensor-core tiles, 16-byte copies, compute/load
+ * >= 8, and ptxas's resident warps through a fake probe); the registry's
  * invariants, and a transform registered at run time that the plan, the
  * command line, tune's list and analyze pick up.
  */
@@ -444,8 +446,12 @@ Test(plan, stage_count_out_of_range_is_refused)
 	plan(&p, l, "sm_90", "auto", 1);
 	cr_expect_null(p.xform);
 	cr_expect_str_eq(p.refuse_id, "kpipe-variant-unavailable");
-	plan(&p, l, "sm_90", "cp-async", 0);
+	plan(&p, l, "sm_90", "cp-async", 9);
 	cr_expect_null(p.xform);
+	/* 0: --stages not given; a named variant gets 2 */
+	plan(&p, l, "sm_90", "cp-async", 0);
+	cr_assert_not_null(p.xform);
+	cr_expect_eq(p.stages, 2);
 }
 
 Test(plan, stages_that_overflow_shared_memory_are_refused)
@@ -991,4 +997,132 @@ Test(plan, a_registered_transform_is_picked_up)
 	unlink(src);
 	unlink(out);
 	rmdir(dir);
+}
+
+/* --- auto's calibrated rule (src/plan/auto.c; docs/tune.md) ----------------- */
+
+static char SAMPLE_PATH[4096];
+
+/* The one K-loop of samples/NAME.cu, analysed with `threads` per block
+ * (the launch description's block). */
+static kp_loop *loop_of_sample(const char *name, int threads)
+{
+	const char *root = getenv("KPIPE_SOURCE_DIR");
+	release(); /* a second sample in the same test */
+	snprintf(SAMPLE_PATH, sizeof(SAMPLE_PATH), "%s/samples/%s.cu", root ? root : ".", name);
+	kp_parse_opts o;
+	memset(&o, 0, sizeof(o));
+	o.arch = "sm_90";
+	o.no_compdb = 1;
+	int rc = kp_parse(&F, SAMPLE_PATH, &o, &ERRMSG);
+	cr_assert_eq(rc, KP_PARSE_OK, "kp_parse %s: %d", SAMPLE_PATH, rc);
+	kp_analyze_opts ao;
+	memset(&ao, 0, sizeof(ao));
+	ao.arch = kp_arch_find("sm_90");
+	ao.threads = threads;
+	kp_analyze(&AN, &F, &ao);
+	cr_assert_geq(AN.nloops, 1, "%s: no loop", name);
+	return AN.loops[0];
+}
+
+/* A probe that answers without nvcc: what ptxas said on the H200 run. */
+typedef struct {
+	kp_auto_probe base;
+	int regs, warps, ok, asked;
+} fake_probe;
+
+static int fake_facts(const kp_auto_probe *self, const kp_file *f, const kp_loop *l,
+		      const kp_arch *a, kp_auto_facts *out)
+{
+	(void)f;
+	(void)l;
+	(void)a;
+	fake_probe *p = (fake_probe *)self;
+	p->asked++;
+	memset(out, 0, sizeof(*out));
+	out->regs = p->regs;
+	out->warps = p->warps;
+	out->threads = 256;
+	out->why = p->ok ? NULL : "nvcc: error: test";
+	return p->ok;
+}
+
+Test(plan, auto_tensor_core_tiles_get_the_deepest_cp_async_ring_that_fits)
+{
+	/* wmma 64x64x32: 4 stages (38912 B) fit the static limit; measured
+	 * cp-async-s4 1.151x, the best of six (register 1.109x) */
+	kp_loop *l = loop_of_sample("wmma_fp16_64x64x32", 128);
+	kp_plan p;
+	plan(&p, l, "sm_90", "auto", 0);
+	expect_xform(&p, "cp-async");
+	cr_expect_eq(p.stages, 4);
+	cr_expect(strstr(p.why, "tensor-core") != NULL, "%s", p.why);
+	/* --stages given: kept */
+	plan(&p, l, "sm_90", "auto", 2);
+	expect_xform(&p, "cp-async");
+	cr_expect_eq(p.stages, 2);
+}
+
+Test(plan, auto_sixteen_byte_copies_take_cp_async)
+{
+	/* every copy a float4: measured cp-async 1.093x, register 0.965x */
+	kp_loop *l = loop_of_sample("sgemm_float4_macro", 256);
+	kp_plan p;
+	plan(&p, l, "sm_90", "auto", 0);
+	expect_xform(&p, "cp-async");
+	cr_expect_eq(p.stages, 2);
+	cr_expect(strstr(p.why, "16 bytes") != NULL, "%s", p.why);
+}
+
+Test(plan, auto_compute_heavy_register_tiles_take_the_one_buffer_form)
+{
+	/* compute/load 8 FLOP/B: register-2bar 1.127x, register 1.113x */
+	kp_loop *l = loop_of_sample("matmul_32x32", 1024);
+	kp_plan p;
+	plan(&p, l, "sm_90", "auto", 0);
+	expect_xform(&p, "register-2bar");
+	cr_expect_eq(p.stages, 2);
+	/* compute/load 4 FLOP/B: register 1.020x, register-2bar 1.002x */
+	l = loop_of_sample("matmul_guarded", 256);
+	plan(&p, l, "sm_90", "auto", 0);
+	expect_xform(&p, "register");
+}
+
+Test(plan, auto_asks_ptxas_about_busy_kernels)
+{
+	/* int8 dp4a, 31.5 FLOP/B: ptxas's 48 resident warps -> no gain
+	 * predicted (measured: every variant 0.95-0.999x) */
+	kp_loop *l = loop_of_sample("int8_dp4a", 256);
+	kp_plan p;
+	fake_probe busy = {{fake_facts}, 40, 48, 1, 0};
+	F.auto_probe = &busy.base;
+	plan(&p, l, "sm_90", "auto", 0);
+	expect_refused(&p, "kpipe-no-predicted-gain", "48 resident warps");
+	cr_expect_eq(busy.asked, 1);
+	/* the same loop with 16 warps (sgemm_128x128x8's count): pipelined */
+	fake_probe few = {{fake_facts}, 119, 16, 1, 0};
+	F.auto_probe = &few.base;
+	plan(&p, l, "sm_90", "auto", 0);
+	expect_xform(&p, "register-2bar");
+	cr_expect(strstr(p.why, "ptxas: 119 registers, 16 resident warps") != NULL, "%s", p.why);
+	/* nvcc failed, or no probe: the rule's choice, called a guess */
+	fake_probe failed = {{fake_facts}, 0, 0, 0, 0};
+	F.auto_probe = &failed.base;
+	plan(&p, l, "sm_90", "auto", 0);
+	expect_xform(&p, "register-2bar");
+	cr_expect(strstr(p.why, "a guess") && strstr(p.why, "nvcc: error: test"), "%s", p.why);
+	F.auto_probe = NULL;
+	plan(&p, l, "sm_90", "auto", 0);
+	cr_expect(strstr(p.why, "a guess") && strstr(p.why, "nvcc not used"), "%s", p.why);
+	/* a named variant is never second-guessed, and a light loop never asks */
+	F.auto_probe = &busy.base;
+	plan(&p, l, "sm_90", "register", 0);
+	expect_xform(&p, "register");
+	l = loop_of_sample("matmul_guarded", 256);
+	F.auto_probe = &busy.base;
+	busy.asked = 0;
+	plan(&p, l, "sm_90", "auto", 0);
+	expect_xform(&p, "register");
+	cr_expect_eq(busy.asked, 0);
+	F.auto_probe = NULL;
 }

@@ -1,0 +1,43 @@
+/*
+ * cmd_lsp.c - `kpipe lsp`, the command: a language server on stdin and
+ * stdout (server.h) for editors, with the target, CUDA path, database
+ * and compiler arguments of the command line applied to every buffer.
+ * Takes no file; stdout carries only protocol messages, stderr the log.
+ */
+#include "cli.h"
+#include "cmd.h"
+#include "server.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char *const lsp_opts[] = {
+	"--arch",   "--cuda-path", "-p",       "--extra-arg", "--header-filter",
+	"--stages", "--threads",   "--no-pch", "-v",          NULL,
+};
+
+int cmd_lsp(int argc, char **argv)
+{
+	kp_cli o;
+	int rc = kp_cli_parse(&o, argc, argv, "lsp", lsp_opts);
+	if (rc)
+		return rc;
+	if (o.nfiles) {
+		fprintf(stderr, "kpipe lsp: error: takes no file (the editor sends the buffers "
+				"over stdin)\n");
+		kp_cli_release(&o);
+		return KP_EXIT_USAGE;
+	}
+	kp_lsp_config cfg = {0};
+	kp_cli_rw_opts(&o, &cfg.env.rw);
+	cfg.env.arch_name = o.arch_name;
+	cfg.env.arch_given = o.arch_given;
+	cfg.env.build_dir = o.build_dir;
+	cfg.env.no_pch = o.no_pch;
+	cfg.verbose = o.verbose;
+	const char *docs = getenv("KPIPE_DOCS_URL");
+	cfg.docs_url = docs && *docs ? docs : "file://" KPIPE_SOURCE_DIR "/docs/diagnostics.md";
+	rc = kp_lsp_serve(stdin, stdout, &cfg);
+	kp_cli_release(&o);
+	return rc;
+}

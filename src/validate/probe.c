@@ -1,0 +1,151 @@
+/*
+ * probe.c - compiles the original file once with nvcc (ptxas -v) and
+ * answers --variant auto's question: how many registers does the kernel
+ * of this loop use, and how many warps per SM stay resident (probe.h).
+ */
+#include "probe.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_env.h"
+#include "util.h"
+
+static unsigned long long fnv1a(const char *s, size_t n)
+{
+	unsigned long long h = 1469598103934665603ULL;
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+/* Compiles f's text (once per text) into p->res. */
+static int compile_once(kp_ptxas_probe *p, const kp_file *f, const kp_arch *a)
+{
+	if (!p->looked) {
+		p->looked = 1;
+		kp_cuda_env env = KP_CUDA_ENV_INIT;
+		if (kp_cuda_env_find(&env, p->cuda_path) == 0 && env.nvcc)
+			p->nvcc = kp_xstrdup(env.nvcc);
+		else
+			snprintf(p->error, sizeof(p->error), "%s",
+				 env.error ? env.error : "nvcc not found");
+		kp_cuda_env_release(&env);
+	}
+	if (!p->nvcc)
+		return 0;
+	unsigned long long h = fnv1a(f->src, f->len) ^ fnv1a(a->name, strlen(a->name));
+	if (p->compiled && p->hash == h)
+		return p->compiled > 0;
+	kp_resources_release(&p->res);
+	memset(&p->res, 0, sizeof(p->res));
+	p->hash = h;
+	p->compiled = -1;
+	char *dir = kp_tempdir("probe");
+	if (!dir) {
+		snprintf(p->error, sizeof(p->error), "no temporary directory");
+		return 0;
+	}
+	kp_strbuf src = KP_STRBUF_INIT, cubin = KP_STRBUF_INIT, inc = KP_STRBUF_INIT;
+	kp_strbuf_addf(&src, "%s/original.cu", dir);
+	kp_strbuf_addf(&cubin, "%s/original.cubin", dir);
+	char *fdir = kp_dir_of_real_path(f->path);
+	kp_strbuf_addf(&inc, "-I%s", fdir ? fdir : ".");
+	free(fdir);
+	FILE *fp = fopen(kp_strbuf_str(&src), "wb");
+	int ok = fp && fwrite(f->src, 1, f->len, fp) == f->len;
+	if (fp && fclose(fp) != 0)
+		ok = 0;
+	if (ok) {
+		const char **args = kp_xcalloc((size_t)p->nargs + 2, sizeof(char *));
+		args[0] = kp_strbuf_str(&inc);
+		for (int i = 0; i < p->nargs; i++)
+			args[i + 1] = p->args[i];
+		kp_compile_opts co = {p->nvcc, a->name, args, p->nargs + 1};
+		int rc = kp_resources_compile(&p->res, &co, kp_strbuf_str(&src),
+					      kp_strbuf_str(&cubin));
+		free(args);
+		if (rc == KP_RES_OK)
+			p->compiled = 1;
+		else
+			snprintf(p->error, sizeof(p->error), "nvcc: %.500s", p->res.error);
+	} else
+		snprintf(p->error, sizeof(p->error), "cannot write the text for nvcc");
+	kp_remove_tree(dir);
+	free(dir);
+	kp_strbuf_release(&src);
+	kp_strbuf_release(&cubin);
+	kp_strbuf_release(&inc);
+	return p->compiled > 0;
+}
+
+static int probe_warps(const kp_auto_probe *base, const kp_file *f, const kp_loop *l,
+		       const kp_arch *a, kp_auto_facts *out)
+{
+	kp_ptxas_probe *p = (kp_ptxas_probe *)base;
+	memset(out, 0, sizeof(*out));
+	if (!compile_once(p, f, a)) {
+		out->why = p->error;
+		return 0;
+	}
+	const char *name = l->kernel->name;
+	for (int i = 0; i < p->res.nkernels; i++) {
+		const kp_kernel_res *k = &p->res.kernels[i];
+		if (!k->is_entry || !kp_resources_name_matches(k, name))
+			continue;
+		int threads = l->threads > 0 ? l->threads : 256;
+		kp_occupancy occ = kp_arch_occupancy(a, threads, k->registers, k->smem);
+		out->regs = k->registers;
+		out->warps = occ.warps_per_sm;
+		out->threads = threads;
+		return 1;
+	}
+	snprintf(p->error, sizeof(p->error), "ptxas reported no kernel named '%s'", name);
+	out->why = p->error;
+	return 0;
+}
+
+/* The parse flags nvcc also takes. */
+static int nvcc_flag(const char *s)
+{
+	static const char *const pre[] = {"-I", "-D", "-U", "-std=", "-isystem", "-include", NULL};
+	for (int i = 0; pre[i]; i++)
+		if (!strncmp(s, pre[i], strlen(pre[i])))
+			return 1;
+	return 0;
+}
+
+void kp_ptxas_probe_init(kp_ptxas_probe *p, const char *cuda_path, const char *const *args,
+			 int nargs)
+{
+	memset(p, 0, sizeof(*p));
+	p->base.facts = probe_warps;
+	p->cuda_path = cuda_path ? kp_xstrdup(cuda_path) : NULL;
+	p->args = kp_xcalloc((size_t)nargs + 1, sizeof(char *));
+	for (int i = 0; i < nargs; i++) {
+		const char *s = args[i];
+		/* "-I" "dir" as two arguments */
+		int two = (!strcmp(s, "-I") || !strcmp(s, "-D") || !strcmp(s, "-U") ||
+			   !strcmp(s, "-isystem") || !strcmp(s, "-include")) &&
+			  i + 1 < nargs;
+		if (two) {
+			p->args[p->nargs++] = kp_xstrdup(s);
+			p->args[p->nargs++] = kp_xstrdup(args[++i]);
+		} else if (nvcc_flag(s))
+			p->args[p->nargs++] = kp_xstrdup(s);
+	}
+}
+
+void kp_ptxas_probe_release(kp_ptxas_probe *p)
+{
+	free(p->nvcc);
+	free(p->cuda_path);
+	for (int i = 0; i < p->nargs; i++)
+		free((char *)p->args[i]);
+	free(p->args);
+	kp_resources_release(&p->res);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,37 @@
+/*
+ * probe.h - what ptxas says about the original kernel, for --variant auto
+ * (src/plan/auto.c): its registers and resident warps per SM, from one
+ * nvcc compilation of the file as parsed.  The command layer creates a
+ * probe when nvcc is there and hands it to the rewrite driver as a
+ * kp_auto_probe (plan.h); the plan layer never starts a process itself.
+ *
+ * Ownership: a kp_ptxas_probe owns its strings and the compiled result
+ * (one per file, cached by the text's hash) until kp_ptxas_probe_release().
+ */
+#ifndef KPIPE_PROBE_H
+#define KPIPE_PROBE_H
+
+#include "plan.h"
+#include "resources.h"
+
+typedef struct {
+	kp_auto_probe base; /* what the plan layer calls */
+	char *cuda_path;    /* --cuda-path, or NULL */
+	char *nvcc;         /* found on the first compilation; NULL: not yet or none */
+	int looked;         /* nvcc was looked for */
+	const char **args;  /* -I, -D, -U, -std=, -include of the parse flags */
+	int nargs;
+	unsigned long long hash; /* of the text compiled last */
+	int compiled;            /* 1 ok, -1 failed, 0 not yet */
+	kp_resources res;
+	char error[512];
+} kp_ptxas_probe;
+
+/* A probe for files parsed with args (the parse flags; the ones nvcc
+ * understands are kept).  nvcc is looked for (cuda_path, or as
+ * cuda_env.h does) on the first question, not before. */
+void kp_ptxas_probe_init(kp_ptxas_probe *p, const char *cuda_path, const char *const *args,
+			 int nargs);
+void kp_ptxas_probe_release(kp_ptxas_probe *p);
+
+#endif

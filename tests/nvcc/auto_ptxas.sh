@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# auto_ptxas.sh - --variant auto asks ptxas about compute-heavy loops
+# (compute/load >= 20 FLOP/B, src/plan/auto.c): with nvcc, int8_dp4a
+# (40 registers, 48 resident warps per SM) is left alone with the remark
+# kpipe-no-predicted-gain, sgemm_128x128x8 (16 warps) is pipelined and says
+# what ptxas gave; --no-ptxas and KPIPE_NO_PTXAS=1 decide from the source
+# and say the choice is a guess; --variant NAME is never second-guessed.
+# Exit 77 (skipped) when nvcc is missing.
+set -uo pipefail
+root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
+kpipe="${KPIPE:-$root/build/kpipe}"
+nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
+if [ ! -x "$nvcc" ]; then
+	echo "SKIP: nvcc not found"
+	exit 77
+fi
+unset KPIPE_NO_PTXAS
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+check() { # check DESCRIPTION COMMAND...
+	local what="$1"
+	shift
+	if "$@"; then pass=$((pass + 1)); else
+		fail=$((fail + 1))
+		echo "FAIL: $what"
+	fi
+}
+
+s="$root/samples"
+"$kpipe" rewrite "$s/int8_dp4a.cu" -o "$tmp/int8.cu" 2>"$tmp/int8.err"
+check "int8_dp4a: kpipe-no-predicted-gain remark" grep -q 'remark: no gain predicted: .*ptxas gives the kernel 40 registers, 48 resident warps.*\[kpipe-no-predicted-gain\]' "$tmp/int8.err"
+check "int8_dp4a: no warning" bash -c "! grep -q warning: '$tmp/int8.err'"
+check "int8_dp4a: loop left alone" bash -c "! grep -q 'kp_stage\|kp_reg' '$tmp/int8.cu' 2>/dev/null"
+
+"$kpipe" rewrite --no-ptxas "$s/int8_dp4a.cu" -o "$tmp/int8-guess.cu" 2>"$tmp/int8-guess.err"
+check "int8_dp4a --no-ptxas: pipelined" grep -q 'kp_reg' "$tmp/int8-guess.cu"
+check "int8_dp4a --no-ptxas: says it is a guess" grep -q 'a guess: compute/load is 31.5 FLOP/B' "$tmp/int8-guess.cu"
+KPIPE_NO_PTXAS=1 "$kpipe" analyze "$s/int8_dp4a.cu" >"$tmp/int8-env.txt" 2>&1
+check "KPIPE_NO_PTXAS=1: a guess" grep -q 'plan: register-2bar.*a guess' "$tmp/int8-env.txt"
+
+"$kpipe" rewrite --variant register "$s/int8_dp4a.cu" -o "$tmp/int8-forced.cu" 2>/dev/null
+check "int8_dp4a --variant register: pipelined" grep -q 'kp_reg' "$tmp/int8-forced.cu"
+
+"$kpipe" rewrite "$s/sgemm_128x128x8.cu" -o "$tmp/sgemm.cu" 2>"$tmp/sgemm.err"
+check "sgemm_128x128x8: pipelined with ptxas's count" grep -q 'ptxas: [0-9]* registers, 16 resident warps per SM (< 32)' "$tmp/sgemm.cu"
+"$kpipe" analyze --format json "$s/sgemm_128x128x8.cu" >"$tmp/sgemm.json" 2>/dev/null
+check "analyze json: register-2bar" python3 -c "
+import json,sys
+d=json.load(open('$tmp/sgemm.json'))
+p=d['files'][0]['kernels'][0]['loops'][0]['plan']
+sys.exit(0 if p['variant']=='register-2bar' and 'ptxas' in p['why'] else 1)"
+
+echo "auto_ptxas: $pass passed, $fail failed"
+[ "$fail" = 0 ]
