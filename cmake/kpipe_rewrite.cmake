@@ -6,9 +6,9 @@
 #         -P kpipe_rewrite.cmake
 #
 # Lists are joined with "|" (one -D argument each).  `kpipe rewrite SRC -o DST`
-# exits 0 when it wrote DST, and 1 when there was nothing to pipeline or every
-# loop was refused; a kpipe that writes the unchanged text then, or one that
-# writes nothing, are both fine: DST is then a copy of SRC.  Exit 2 or more
+# exits 0 when it wrote DST, the unchanged text when there was nothing to
+# pipeline or every loop was refused; an older kpipe exited 1 and wrote
+# nothing then, which is fine too: DST is then a copy of SRC.  Exit 2 or more
 # (usage, parse error ...) fails the step with kpipe's messages, or with
 # ON_ERROR=COPY warns and copies SRC.  DST never keeps an earlier run's text.
 foreach(v KPIPE SRC DST)

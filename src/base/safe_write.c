@@ -60,6 +60,31 @@ static volatile sig_atomic_t path_is_dir[KP_GUARD_NPATHS];
 static volatile sig_atomic_t npaths;
 /* a batch's children; 0 is a free slot */
 static volatile sig_atomic_t children[KP_GUARD_NCHILD];
+/* what an interrupted batch says (kp_guard_set_note) */
+static char note[256];
+static volatile sig_atomic_t note_len;
+
+static void say(const char *s, size_t n)
+{
+	while (n) {
+		ssize_t w = write(2, s, n);
+		if (w <= 0)
+			return;
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+static const char *signal_name(int sig)
+{
+	switch (sig) {
+	case SIGINT: return "SIGINT";
+	case SIGTERM: return "SIGTERM";
+	case SIGHUP: return "SIGHUP";
+	case SIGQUIT: return "SIGQUIT";
+	default: return "a signal";
+	}
+}
 
 static void on_signal(int sig)
 {
@@ -78,6 +103,12 @@ static void on_signal(int sig)
 	for (int i = 0; i < npaths; i++)
 		if (path_is_dir[i])
 			rmdir(paths[i]);
+	if (note_len) {
+		const char *name = signal_name(sig);
+		say("kpipe: interrupted by ", 22);
+		say(name, strlen(name));
+		say(note, (size_t)note_len);
+	}
 	signal(sig, SIG_DFL);
 	raise(sig);
 	sigset_t s;
@@ -150,6 +181,7 @@ pid_t kp_guard_fork(void)
 			children[i] = 0;
 		npaths = 0;
 		write_armed = 0;
+		note_len = 0;
 	} else if (pid > 0) {
 		for (int i = 0; i < KP_GUARD_NCHILD; i++)
 			if (children[i] == 0) {
@@ -168,6 +200,18 @@ void kp_guard_forget_child(pid_t pid)
 	for (int i = 0; i < KP_GUARD_NCHILD; i++)
 		if (children[i] == pid)
 			children[i] = 0;
+	unblock(&old);
+}
+
+void kp_guard_set_note(const char *s)
+{
+	sigset_t old;
+	block(&old);
+	size_t n = s ? strlen(s) : 0;
+	if (n >= sizeof(note))
+		n = sizeof(note) - 1;
+	memcpy(note, s ? s : "", n);
+	note_len = (sig_atomic_t)n;
 	unblock(&old);
 }
 

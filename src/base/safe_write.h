@@ -34,5 +34,10 @@ void kp_guard_clear_paths(void);
 pid_t kp_guard_fork(void);
 /* The parent is about to reap this child: stop forwarding signals to it. */
 void kp_guard_forget_child(pid_t pid);
+/* What an interrupted run says on stderr after cleaning up: `kpipe:
+ * interrupted by SIGNAME` and then `note` (": 3 of 8 files done; nothing
+ * partial written\n"); NULL or "" says nothing.  Copied (truncated to
+ * 256 bytes); a forked child starts without one. */
+void kp_guard_set_note(const char *note);
 
 #endif

@@ -93,7 +93,9 @@ int kp_make_parents(const char *path);
  * every layer that reports an outcome uses them. */
 enum {
 	KP_EXIT_OK = 0,
-	KP_EXIT_NOTHING = 1, /* nothing to do, or every loop refused */
+	KP_EXIT_NOTHING = 1, /* the check says no: analyze found no candidate loop,
+			      * rewrite --dry-run would change a file, rewrite
+			      * --Werror printed a warning (docs/kpipe.1) */
 	KP_EXIT_USAGE = 2,
 	KP_EXIT_INPUT = 3, /* unreadable input or parse error */
 	KP_EXIT_VALIDATION = 4,

@@ -148,6 +148,15 @@ static int set_jobs(kp_cli *o, const char *val, const char *cmd)
 	return 0;
 }
 
+static int set_timeout(kp_cli *o, const char *val, const char *cmd)
+{
+	long v = int_in(val, 0, 1000000);
+	if (v < 0)
+		return bad_value(cmd, "--timeout", val, " (seconds, 0 for none)");
+	o->timeout = (int)v;
+	return 0;
+}
+
 static int set_stages(kp_cli *o, const char *val, const char *cmd)
 {
 	long v = int_in(val, 2, 8);
@@ -212,10 +221,12 @@ static const cli_opt cli_opts[] = {
 	{"-i", "--in-place", 0, FLAG(in_place, 1)},
 	{"--diff", NULL, 0, FLAG(diff, 1)},
 	{"--dry-run", NULL, 0, FLAG(dry_run, 1)},
+	{"--Werror", NULL, 0, FLAG(werror, 1)},
 	{"-v", "--verbose", 0, FLAG(verbose, 1)},
 	{"--extra-arg", NULL, 1, FN(set_extra_arg)},
 	{"--out-dir", NULL, 1, STR(out_dir)},
 	{"-j", "--jobs", 1, FN(set_jobs)},
+	{"--timeout", NULL, 1, FN(set_timeout)},
 	{"--exclude", NULL, 1, FN(set_exclude)},
 	{"--shard", NULL, 1, FN(set_shard)},
 	{"--export-fixes", NULL, 1, STR(export_fixes)},
@@ -282,6 +293,7 @@ static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const ch
 	o->format = "text";
 	o->variant = "auto";
 	o->stages = 0; /* not given: 2, or auto's choice (plan.h) */
+	o->timeout = -1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--")) {
@@ -479,6 +491,7 @@ void kp_cli_batch_opts(const kp_cli *o, kp_batch_opts *b)
 	b->out.backup_suffix = o->backup_suffix;
 	b->out.out_dir = o->out_dir;
 	b->dry_run = o->dry_run;
+	b->werror = o->werror;
 	b->files = o->files;
 	b->nfiles = o->nfiles;
 	b->excludes = o->excludes;
@@ -486,6 +499,7 @@ void kp_cli_batch_opts(const kp_cli *o, kp_batch_opts *b)
 	b->shard_i = o->shard_i;
 	b->shard_n = o->shard_n;
 	b->jobs = o->jobs;
+	b->timeout = o->timeout < 0 ? 600 : o->timeout;
 	b->no_pch = o->no_pch;
 	b->format = o->format;
 	b->export_fixes = o->export_fixes;

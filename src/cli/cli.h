@@ -34,6 +34,7 @@ typedef struct {
 	int in_place;
 	int diff;
 	int dry_run;
+	int werror; /* --Werror: exit 1 when a warning was printed (rewrite) */
 	int verbose;
 	const char **cargs; /* compiler arguments (-I, -D, -U, --extra-arg, after --),
 			       translated: they point into cflags */
@@ -42,6 +43,7 @@ typedef struct {
 	/* rewrite over many files (batch.h) and its reports */
 	const char *out_dir;   /* --out-dir: mirrored tree of the rewritten files */
 	int jobs;              /* -j N, 0 = one per core */
+	int timeout;           /* --timeout SECONDS per file, -1 not given (600) */
 	const char **excludes; /* --exclude GLOB (repeatable) */
 	int nexcludes;
 	int shard_i, shard_n;     /* --shard I/N; shard_n 0 = all files */

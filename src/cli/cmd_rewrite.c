@@ -5,7 +5,8 @@
  * entry under -p), then writes what came back (stdout, -o, -i, --diff or
  * --dry-run; the project headers it rewrote with -i or --diff), prints the
  * diagnostics and the reports, and runs --validate.  Nothing is written for
- * a file that failed or had nothing to pipeline.
+ * a file that failed; one with nothing pipelined goes to -o or stdout as
+ * it was (as clang-format does), and -i leaves it alone.
  */
 #define _GNU_SOURCE
 #include "batch.h"
@@ -36,6 +37,7 @@ static const char *const rewrite_opts[] = {
 	"-i",
 	"--diff",
 	"--dry-run",
+	"--Werror",
 	"--variant",
 	"--stages",
 	"--no-ptxas",
@@ -45,6 +47,7 @@ static const char *const rewrite_opts[] = {
 	"--format",
 	"--out-dir",
 	"-j",
+	"--timeout",
 	"--exclude",
 	"--shard",
 	"--export-fixes",
@@ -261,8 +264,9 @@ static const char *usage_error(const kp_cli *o, int batch, char *buf, size_t buf
 	}
 	if (o->nfiles != 1)
 		return "no input file";
-	if (o->jobs || o->nexcludes || o->shard_n)
-		return "-j, --exclude and --shard apply to directories and several files";
+	if (o->jobs || o->nexcludes || o->shard_n || o->timeout >= 0)
+		return "-j, --exclude, --shard and --timeout apply to directories and several "
+		       "files";
 	if (!strcmp(o->files[0], "-") && o->in_place)
 		return "-i needs a file, not stdin";
 	return NULL;
@@ -270,10 +274,10 @@ static const char *usage_error(const kp_cli *o, int batch, char *buf, size_t buf
 
 /* Writes what one file's rewrite gave, by the options: --dry-run's line,
  * the diff, the file in place (and the headers it changed) or at -o, or
- * stdout; an editor's unchanged buffer back.  Returns the exit code. */
-static int emit_one(const kp_cli *o, const char *in, int from_stdin, const char *src, size_t len,
-		    kp_rw_result *r, const char *out, size_t outlen, int rc, int reports_only,
-		    int nheaders_changed)
+ * stdout; with nothing pipelined, the text unchanged to -o or stdout.
+ * Returns the exit code. */
+static int emit_one(const kp_cli *o, const char *in, const char *src, size_t len, kp_rw_result *r,
+		    const char *out, size_t outlen, int rc, int reports_only, int nheaders_changed)
 {
 	int report_stdout = strcmp(o->format, "text") != 0;
 	const char *path = r->path;
@@ -319,13 +323,32 @@ static int emit_one(const kp_cli *o, const char *in, int from_stdin, const char 
 		if (!report_stdout)
 			printf("%s: nothing to pipeline\n", path);
 		rc = KP_EXIT_OK;
-	} else if (rc == KP_EXIT_NOTHING && from_stdin && !o->diff && !o->in_place &&
-		   !reports_only && (!o->output || !strcmp(o->output, "-"))) {
-		/* an editor piping its buffer gets it back unchanged (exit 1 still
-		 * says nothing was pipelined), as clang-format does */
-		fwrite(src, 1, len, stdout);
+	} else if (rc == KP_EXIT_NOTHING) {
+		/* nothing pipelined: the output is the input as it was, as
+		 * clang-format's is (stdout and -o get the full text, -i and
+		 * --diff have nothing to do); the reasons are on stderr */
+		rc = KP_EXIT_OK;
+		if (!reports_only && !o->diff && !o->in_place) {
+			if (o->output && strcmp(o->output, "-"))
+				rc = write_out(o->output, src, len, NULL);
+			else
+				fwrite(src, 1, len, stdout);
+		}
 	}
 	return rc;
+}
+
+/* Did the rewrite print a warning (a refused loop, --kernel naming
+ * nothing...)?  --Werror makes that exit 1. */
+static int any_warning(const kp_rw_result *r)
+{
+	for (int i = 0; i < r->ndiags; i++)
+		if (!strcmp(r->diags[i].level, "warning"))
+			return 1;
+	for (int h = 0; h < r->nheaders; h++)
+		if (any_warning(&r->headers[h]))
+			return 1;
+	return 0;
 }
 
 /* `kpipe rewrite FILE`: one file (or stdin) through the driver. */
@@ -402,12 +425,15 @@ static int rewrite_one(kp_cli *o)
 				    : "-i, --diff or --out-dir DIR");
 		rc = KP_EXIT_USAGE;
 	} else {
-		rc = emit_one(o, in, from_stdin, src, len, &r, out, outlen, rc, reports_only,
-			      nheaders_changed);
+		int changed = rc == KP_EXIT_OK;
+		rc = emit_one(o, in, src, len, &r, out, outlen, rc, reports_only, nheaders_changed);
+		if (rc == KP_EXIT_OK && o->werror && any_warning(&r))
+			rc = KP_EXIT_NOTHING;
 		int wr = write_reports(o, &r, rc);
 		if (wr)
 			rc = wr;
-		if (rc == KP_EXIT_OK && o->validate)
+		/* nothing to prove when the output is the input */
+		if (rc == KP_EXIT_OK && o->validate && changed)
 			rc = validate_written(&fo, in, o->in_place ? in : o->output, src, len);
 	}
 	kp_file_setup_release(&fs);

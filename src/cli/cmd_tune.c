@@ -442,8 +442,9 @@ static int build_candidates(tune_state *t)
 		return TUNE_GO;
 	for (int i = 0; i < t->nk; i++)
 		fprintf(stderr, "%s: %s: %s\n", t->in, c[i].name, c[i].skip);
-	fprintf(stderr, "kpipe tune: nothing to pipeline in %s\n", t->in);
-	return KP_EXIT_NOTHING;
+	/* as rewrite does: the output is the original, unchanged */
+	fprintf(stderr, "kpipe tune: nothing to pipeline in %s; the original is kept\n", t->in);
+	return deliver(&t->o, t->in, t->src, t->len, t->src, t->len);
 }
 
 /* fall_back() with a formatted reason. */

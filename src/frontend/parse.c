@@ -21,6 +21,7 @@
 #include <libgen.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,10 +38,16 @@ typedef struct {
 	int in_template; /* converting a template body: types may be dependent */
 	int depth;       /* convert()'s recursion depth */
 	int too_deep;    /* line of the first node past KP_MAX_NESTING, 0 if none */
-	/* declaration identity: clang canonical cursor -> kp_decl */
+	/* declaration identity: clang canonical cursor -> kp_decl, with an
+	 * open-addressing index (dindex[h] = entry + 1, 0 empty) hashed on
+	 * the cursor's declaration pointer: a file of thousands of kernels
+	 * has tens of thousands of declarations, and a scan per lookup made
+	 * it quadratic */
 	CXCursor *dkeys;
 	kp_decl **dvals;
 	int nd, capd;
+	int *dindex;
+	size_t dindex_cap;       /* a power of two, at least twice nd */
 	const char *const *argv; /* the compiler arguments (-D for consteval.c) */
 	int nargv;
 } pctx;
@@ -252,14 +259,47 @@ static enum CXChildVisitResult scan_attrs(CXCursor cur, CXCursor parent, CXClien
 	return CXChildVisit_Continue;
 }
 
+/* Equal cursors (clang_equalCursors) have the same data[0], the
+ * declaration: the hash reads that only. */
+static size_t decl_hash(CXCursor cur)
+{
+	uintptr_t v = (uintptr_t)cur.data[0];
+	v ^= v >> 17;
+	v *= (uintptr_t)0x9E3779B97F4A7C15ull;
+	return (size_t)(v ^ (v >> 29));
+}
+
+static void decl_index_put(pctx *c, int i)
+{
+	size_t h = decl_hash(c->dkeys[i]) & (c->dindex_cap - 1);
+	while (c->dindex[h])
+		h = (h + 1) & (c->dindex_cap - 1);
+	c->dindex[h] = i + 1;
+}
+
+/* Indexes entry i, growing the index when it would be half full. */
+static void decl_index_add(pctx *c, int i)
+{
+	if ((size_t)c->nd * 2 > c->dindex_cap) {
+		free(c->dindex);
+		c->dindex_cap = c->dindex_cap ? c->dindex_cap * 2 : 256;
+		c->dindex = kp_xcalloc(c->dindex_cap, sizeof(*c->dindex));
+		for (int k = 0; k < c->nd; k++)
+			decl_index_put(c, k);
+		return;
+	}
+	decl_index_put(c, i);
+}
+
 static kp_decl *decl_for(pctx *c, CXCursor ref)
 {
 	if (clang_Cursor_isNull(ref))
 		return NULL;
 	CXCursor canon = clang_getCanonicalCursor(ref);
-	for (int i = 0; i < c->nd; i++)
-		if (clang_equalCursors(c->dkeys[i], canon))
-			return c->dvals[i];
+	for (size_t h = decl_hash(canon) & (c->dindex_cap - 1); c->dindex_cap && c->dindex[h];
+	     h = (h + 1) & (c->dindex_cap - 1))
+		if (clang_equalCursors(c->dkeys[c->dindex[h] - 1], canon))
+			return c->dvals[c->dindex[h] - 1];
 	kp_file *f = c->f;
 	kp_decl *d = kp_arena_alloc(&f->arena, sizeof(*d));
 	d->name = cx_dup(&f->arena, clang_getCursorSpelling(canon));
@@ -334,6 +374,7 @@ static kp_decl *decl_for(pctx *c, CXCursor ref)
 	c->dkeys[c->nd] = canon;
 	c->dvals[c->nd] = d;
 	c->nd++;
+	decl_index_add(c, c->nd - 1);
 	return d;
 }
 
@@ -1795,6 +1836,73 @@ static unsigned preamble_end(const kp_file *f)
 	return (unsigned)end;
 }
 
+/* The end of the preprocessor line at i (with its continuations). */
+static size_t directive_end(const char *s, size_t n, size_t i)
+{
+	while (i < n && s[i] != '\n')
+		i += s[i] == '\\' && i + 1 < n && s[i + 1] == '\n' ? 2 : 1;
+	return i;
+}
+
+/* Is the directive at s[p..e) (after the '#' and blanks) `word`? */
+static int directive_is(const char *s, size_t p, size_t e, const char *word)
+{
+	size_t k = strlen(word);
+	char next = e - p > k ? s[p + k] : ' ';
+	return e - p >= k && !strncmp(s + p, word, k) && next != '_' &&
+	       !(next >= 'a' && next <= 'z') && !(next >= 'A' && next <= 'Z') &&
+	       !(next >= '0' && next <= '9');
+}
+
+/*
+ * The offset after the last #include of the top of the file: the lines
+ * before its first line of code (blank, comments, directives), outside
+ * any #if but an include guard's; 0 when there is none.  An #include
+ * further down, below kernels, is no place for <cuda_pipeline.h>: the
+ * kernels above it would not see its declarations.
+ */
+static unsigned top_include_end(const kp_file *f)
+{
+	const char *s = f->src;
+	size_t n = f->len, i = f->has_bom ? 3 : 0;
+	int depth = 0, ndirectives = 0, guard = 0; /* 1: a first #ifndef, maybe a guard */
+	unsigned last = 0;
+	while (i < n) {
+		while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
+			i++;
+		if (i + 1 < n && s[i] == '/' && s[i + 1] == '/') {
+			i = directive_end(s, n, i);
+			continue;
+		}
+		if (i + 1 < n && s[i] == '/' && s[i + 1] == '*') {
+			const char *c = memmem(s + i + 2, n - i - 2, "*/", 2);
+			i = c ? (size_t)(c - s) + 2 : n;
+			continue;
+		}
+		if (i >= n || s[i] != '#')
+			break; /* code */
+		size_t e = directive_end(s, n, i), p = i + 1;
+		while (p < e && (s[p] == ' ' || s[p] == '\t'))
+			p++;
+		if (guard == 1 && !directive_is(s, p, e, "define"))
+			depth++; /* the #ifndef was not a guard */
+		if (guard == 1)
+			guard = 2;
+		if (directive_is(s, p, e, "include") && depth == 0)
+			last = (unsigned)(e < n ? e + 1 : e);
+		else if (directive_is(s, p, e, "ifndef") && !ndirectives && depth == 0)
+			guard = 1;
+		else if (directive_is(s, p, e, "if") || directive_is(s, p, e, "ifdef") ||
+			 directive_is(s, p, e, "ifndef"))
+			depth++;
+		else if (directive_is(s, p, e, "endif") && depth > 0)
+			depth--;
+		ndirectives++;
+		i = e;
+	}
+	return last;
+}
+
 static void scan_includes(kp_file *f)
 {
 	const char *s = f->src;
@@ -1810,14 +1918,13 @@ static void scan_includes(kp_file *f)
 			p++;
 			while (p < e && (s[p] == ' ' || s[p] == '\t'))
 				p++;
-			if (e - p >= 7 && !strncmp(s + p, "include", 7)) {
-				f->last_include_end = (unsigned)(e < f->len ? e + 1 : e);
-				if (memmem(s + p, e - p, "cuda_pipeline", 13))
-					f->includes_pipeline = 1;
-			}
+			if (e - p >= 7 && !strncmp(s + p, "include", 7) &&
+			    memmem(s + p, e - p, "cuda_pipeline", 13))
+				f->includes_pipeline = 1;
 		}
 		i = e + 1;
 	}
+	f->last_include_end = top_include_end(f);
 	if (!f->last_include_end)
 		f->last_include_end = preamble_end(f);
 }
@@ -2216,6 +2323,7 @@ static void build_header_models(pctx *c, const kp_parse_opts *o, const header_po
 		build_model(&hc, argv, nstore);
 		free(hc.dkeys);
 		free(hc.dvals);
+		free(hc.dindex);
 		if (hc.too_deep || !m->nkernels) {
 			kp_file_release(m);
 			free(m);
@@ -2427,6 +2535,7 @@ cleanup:
 	kp_strbuf_release(&store);
 	free(c.dkeys);
 	free(c.dvals);
+	free(c.dindex);
 	clang_disposeTranslationUnit(tu);
 	clang_disposeIndex(idx);
 	return rc;

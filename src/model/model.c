@@ -24,7 +24,8 @@ void kp_file_release(kp_file *f)
 	f->line_starts = NULL;
 }
 
-void kp_file_linecol(const kp_file *cf, unsigned off, int *line, int *col)
+/* The line table, built on first use. */
+static void line_table(const kp_file *cf)
 {
 	kp_file *f = (kp_file *)cf; /* the line table is a cache */
 	if (!f->line_starts) {
@@ -42,6 +43,11 @@ void kp_file_linecol(const kp_file *cf, unsigned off, int *line, int *col)
 			}
 		f->nlines = n;
 	}
+}
+
+void kp_file_linecol(const kp_file *f, unsigned off, int *line, int *col)
+{
+	line_table(f);
 	int lo = 0, hi = f->nlines - 1;
 	while (lo < hi) {
 		int mid = (lo + hi + 1) / 2;
@@ -54,6 +60,17 @@ void kp_file_linecol(const kp_file *cf, unsigned off, int *line, int *col)
 		*line = lo + 1;
 	if (col)
 		*col = (int)(off - f->line_starts[lo]) + 1;
+}
+
+long kp_file_offset(const kp_file *f, int line, int col)
+{
+	if (line <= 0)
+		return -1;
+	line_table(f);
+	if (line > f->nlines)
+		return -1;
+	size_t i = (size_t)f->line_starts[line - 1] + (size_t)(col > 0 ? col - 1 : 0);
+	return i <= f->len ? (long)i : -1;
 }
 
 static int cmp_name(const void *a, const void *b)

@@ -271,6 +271,9 @@ void kp_file_release(kp_file *f);
 
 /* Line/column of an offset (1-based). */
 void kp_file_linecol(const kp_file *f, unsigned off, int *line, int *col);
+/* The offset of a 1-based line and column, -1 when the line is not in
+ * the file (kp_text_offset() over f->src, through the line table). */
+long kp_file_offset(const kp_file *f, int line, int col);
 
 /* 1 when `name` is one of f->idents. */
 int kp_file_uses_name(const kp_file *f, const char *name);

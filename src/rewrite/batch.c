@@ -12,8 +12,10 @@
  *
  * It does not parse or rewrite anything itself: each child calls
  * kp_rewrite_buffer() (rewrite.c) and sends its kp_rw_result back as one
- * JSON record through a pipe.  A child that crashes becomes an error for
- * its file only.
+ * JSON record through a pipe.  A child that crashes or runs past
+ * --timeout becomes an error for its file only.  A closed stdout (SIGPIPE
+ * is ignored) stops the batch after cleaning up; a signal says how many
+ * files were done (kp_guard_set_note).
  */
 #define _GNU_SOURCE
 #include "batch.h"
@@ -364,6 +366,10 @@ typedef struct {
 	char **owned;
 	int nowned;
 	int dropped_headers; /* headers not handled because the batch is sharded */
+	/* the parent's state while the children run */
+	int stop;        /* stdout was closed (EPIPE): start nothing more */
+	char *timed_out; /* per job of the running pool: killed by --timeout */
+	int ndone, ntotal;
 } batch;
 
 static double now(void)
@@ -531,6 +537,11 @@ static void do_file(const batch *b, int i, kp_rw_result *r)
 	int rc = kp_rewrite_buffer(&fo, &in, r, &out, &outlen);
 	if (rc == KP_EXIT_OK && out && !o->dry_run && !b->reports_only)
 		kp_rw_write(&o->out, r, f->path, f->abs, src, len, out, outlen, b->root);
+	else if (rc == KP_EXIT_NOTHING && o->out.out_dir && !o->dry_run && !b->reports_only) {
+		/* --out-dir holds every file: one with nothing pipelined as it was */
+		kp_rw_output copy = {.out_dir = o->out.out_dir};
+		kp_rw_write(&copy, r, f->path, f->abs, src, len, src, len, b->root);
+	}
 	free(out);
 	free(src);
 	r->seconds = now() - t0;
@@ -553,54 +564,89 @@ static void write_all(int fd, const char *s, size_t n)
 typedef void (*job_fn)(const batch *b, int i, int fd);
 typedef void (*done_fn)(batch *b, int i, const char *data, size_t len, int status, void *ud);
 
+typedef struct {
+	pid_t pid;
+	int fd, idx;
+	kp_strbuf buf;
+	double t0;     /* when it started */
+	double killed; /* when it was sent SIGTERM, 0 not yet */
+} slot;
+
+/* Starts job `next` in slot x; 0, or -1 when no process could be made. */
+static int start_job(batch *b, slot *s, int jobs, slot *x, int next, job_fn job)
+{
+	int p[2];
+	if (pipe(p))
+		return -1;
+	fflush(stdout);
+	fflush(stderr);
+	/* the child keeps the signal guard: it removes its own temporary file
+	 * when the parent passes a signal on */
+	pid_t pid = kp_guard_fork();
+	if (pid == 0) {
+		close(p[0]);
+		for (int m = 0; m < jobs; m++)
+			if (s[m].fd >= 0)
+				close(s[m].fd);
+		signal(SIGPIPE, SIG_DFL);
+		job(b, next, p[1]);
+		close(p[1]);
+		_exit(0);
+	}
+	close(p[1]);
+	if (pid < 0) {
+		close(p[0]);
+		return -1;
+	}
+	*x = (slot){pid, p[0], next, KP_STRBUF_INIT, now(), 0};
+	return 0;
+}
+
+/* --timeout and a closed stdout: SIGTERM to a child past its time (marked
+ * in b->timed_out) or to every child once b->stop is set, SIGKILL to one
+ * still there 5 s later.  Returns the milliseconds poll() may wait. */
+static int police(batch *b, slot *s, int jobs)
+{
+	int limit = b->o->timeout;
+	double t = now(), wait = -1;
+	for (int k = 0; k < jobs; k++) {
+		slot *x = &s[k];
+		if (x->fd < 0)
+			continue;
+		if (!x->killed && (b->stop || (limit > 0 && t - x->t0 >= limit))) {
+			if (!b->stop)
+				b->timed_out[x->idx] = 1;
+			kill(x->pid, SIGTERM);
+			x->killed = t;
+		} else if (x->killed && t - x->killed >= 5)
+			kill(x->pid, SIGKILL);
+		double left = x->killed ? x->killed + 5 - t : limit > 0 ? x->t0 + limit - t : -1;
+		if (left >= 0 && (wait < 0 || left < wait))
+			wait = left;
+	}
+	return wait < 0 ? -1 : (int)(wait * 1000) + 10;
+}
+
 /* Runs jobs 0..n-1, each in a child process, at most `jobs` at once;
- * done() gets what the child wrote to its pipe and its wait status. */
+ * done() gets what the child wrote to its pipe and its wait status.  Once
+ * b->stop is set nothing more starts and the running children are
+ * stopped. */
 static void run_pool(batch *b, int n, int jobs, job_fn job, done_fn done, void *ud)
 {
-	typedef struct {
-		pid_t pid;
-		int fd, idx;
-		kp_strbuf buf;
-	} slot;
 	slot *s = kp_xcalloc((size_t)jobs, sizeof(*s));
 	for (int k = 0; k < jobs; k++)
 		s[k].fd = -1;
+	b->timed_out = kp_xcalloc((size_t)n + 1, 1);
 	int next = 0, active = 0;
-	while (next < n || active) {
-		for (int k = 0; k < jobs && next < n; k++) {
+	while ((next < n && !b->stop) || active) {
+		for (int k = 0; k < jobs && next < n && !b->stop; k++) {
 			if (s[k].fd >= 0)
 				continue;
-			int p[2];
-			if (pipe(p)) {
-				done(b, next++, "", 0, -1, ud);
-				continue;
-			}
-			fflush(stdout);
-			fflush(stderr);
-			/* the child keeps the signal guard: it removes its own
-			 * temporary file when the parent passes a signal on */
-			pid_t pid = kp_guard_fork();
-			if (pid == 0) {
-				close(p[0]);
-				for (int m = 0; m < jobs; m++)
-					if (s[m].fd >= 0)
-						close(s[m].fd);
-				signal(SIGPIPE, SIG_DFL);
-				job(b, next, p[1]);
-				close(p[1]);
-				_exit(0);
-			}
-			close(p[1]);
-			if (pid < 0) {
-				close(p[0]);
-				done(b, next++, "", 0, -1, ud);
-				continue;
-			}
-			s[k].pid = pid;
-			s[k].fd = p[0];
-			s[k].idx = next++;
-			s[k].buf = (kp_strbuf)KP_STRBUF_INIT;
-			active++;
+			if (start_job(b, s, jobs, &s[k], next, job))
+				done(b, next, "", 0, -1, ud);
+			else
+				active++;
+			next++;
 		}
 		if (!active)
 			continue;
@@ -613,7 +659,7 @@ static void run_pool(batch *b, int n, int jobs, job_fn job, done_fn done, void *
 				pf[np].events = POLLIN;
 				map[np++] = k;
 			}
-		int pr = poll(pf, (nfds_t)np, -1);
+		int pr = poll(pf, (nfds_t)np, police(b, s, jobs));
 		if (pr < 0 && errno != EINTR) {
 			free(pf);
 			break;
@@ -641,7 +687,10 @@ static void run_pool(batch *b, int n, int jobs, job_fn job, done_fn done, void *
 			active--;
 		}
 		free(pf);
+		police(b, s, jobs);
 	}
+	free(b->timed_out);
+	b->timed_out = NULL;
 	free(s);
 }
 
@@ -654,6 +703,11 @@ static void file_job(const batch *b, int i, int fd)
 		signal(SIGSEGV, SIG_DFL);
 		raise(SIGSEGV);
 	}
+	/* and hang on this one, as a file that never ends would (--timeout) */
+	const char *hang = getenv("KPIPE_TEST_HANG");
+	if (hang && *hang && !strcmp(base ? base + 1 : b->files->v[i].path, hang))
+		for (;;)
+			pause();
 	kp_rw_result r = {0};
 	do_file(b, i, &r);
 	cJSON *j = kp_rw_result_to_json(&r, 1);
@@ -736,16 +790,29 @@ static void print_result(const batch *b, const kp_rw_result *r)
 
 static void flush_ordered(batch *b, collect *c)
 {
-	while (c->print_next < c->n && c->done[c->print_next]) {
+	/* once stdout is closed the batch stops silently: the children it
+	 * stopped are not failures to report */
+	while (!b->stop && c->print_next < c->n && c->done[c->print_next]) {
 		kp_rw_result *r = &c->results[c->print_next];
 		own_headers(b, r);
 		print_result(b, r);
 		for (int h = 0; h < r->nheaders; h++)
 			print_result(b, &r->headers[h]);
-		fflush(stdout);
+		/* stdout closed (`| head`): SIGPIPE is ignored, the batch stops */
+		if (fflush(stdout) == EOF || ferror(stdout))
+			b->stop = 1;
 		fflush(stderr);
 		c->print_next++;
 	}
+}
+
+/* What an interrupted batch says (kp_guard_set_note): how far it got. */
+static void progress_note(batch *b)
+{
+	char s[160];
+	snprintf(s, sizeof(s), ": %d of %d file%s done; nothing partial written\n", b->ndone,
+		 b->ntotal, b->ntotal == 1 ? "" : "s");
+	kp_guard_set_note(s);
 }
 
 static void file_done(batch *b, int i, const char *data, size_t len, int status, void *ud)
@@ -759,7 +826,12 @@ static void file_done(batch *b, int i, const char *data, size_t len, int status,
 		r->path = kp_xstrdup(f->path);
 		r->abs_path = kp_xstrdup(f->abs);
 		kp_strbuf sb = KP_STRBUF_INIT;
-		if (status >= 0 && WIFSIGNALED(status))
+		if (b->timed_out && b->timed_out[i])
+			kp_strbuf_addf(&sb,
+				       "gave up on this file after %d s (--timeout); nothing was "
+				       "written for it",
+				       b->o->timeout);
+		else if (status >= 0 && WIFSIGNALED(status))
 			kp_strbuf_addf(&sb,
 				       "kpipe crashed on this file (signal %d); other files "
 				       "are not affected",
@@ -773,6 +845,8 @@ static void file_done(batch *b, int i, const char *data, size_t len, int status,
 	}
 	cJSON_Delete(j);
 	c->done[i] = 1;
+	b->ndone++;
+	progress_note(b);
 	flush_ordered(b, c);
 }
 
@@ -1041,7 +1115,7 @@ static int report(const kp_batch_opts *o, const collect *c, int nres, double sec
 	for (int i = 0; i < nres; i++)
 		nall += c->results[i].nheaders;
 	const kp_rw_result **rp = kp_xcalloc((size_t)nall + 1, sizeof(*rp));
-	int any_ok = 0, any_err = 0, nrp = 0, rc;
+	int any_ok = 0, any_err = 0, any_warn = 0, nrp = 0, rc;
 	for (int i = 0; i < nres; i++) {
 		rp[nrp++] = &c->results[i];
 		for (int h = 0; h < c->results[i].nheaders; h++)
@@ -1051,13 +1125,17 @@ static int report(const kp_batch_opts *o, const collect *c, int nres, double sec
 	for (int i = 0; i < nrp; i++) {
 		any_ok |= rp[i]->status == KP_EXIT_OK;
 		any_err |= rp[i]->status == KP_EXIT_INPUT;
+		for (int d = 0; d < rp[i]->ndiags; d++)
+			any_warn |= !strcmp(rp[i]->diags[d].level, "warning");
 	}
+	/* as for one file: 0 however many files were pipelined; 1 when
+	 * --dry-run would change one, or --Werror saw a warning */
 	if (any_err)
 		rc = KP_EXIT_INPUT;
-	else if (o->dry_run)
-		rc = any_ok ? KP_EXIT_NOTHING : KP_EXIT_OK;
+	else if ((o->dry_run && any_ok) || (o->werror && any_warn))
+		rc = KP_EXIT_NOTHING;
 	else
-		rc = any_ok ? KP_EXIT_OK : KP_EXIT_NOTHING;
+		rc = KP_EXIT_OK;
 	if (!strcmp(o->format, "json")) {
 		char *j = kp_batch_report_json(rp, nrp, secs, jobs);
 		fputs(j, stdout);
@@ -1079,6 +1157,55 @@ static int report(const kp_batch_opts *o, const collect *c, int nres, double sec
 		}
 	}
 	free(rp);
+	return rc;
+}
+
+/* Is `p` the directory `dir` or below it? */
+static int inside(const char *p, const char *dir)
+{
+	size_t k = strlen(dir);
+	return !strcmp(dir, "/") || (!strncmp(p, dir, k) && (p[k] == '/' || !p[k]));
+}
+
+/*
+ * --out-dir among the inputs, before anything is written: inside a
+ * directory input (the rewritten files would land among the inputs, and
+ * the next run would take them as inputs), or the inputs' common
+ * directory itself, which --out-dir mirrors (each file would overwrite its
+ * input: `rewrite f.cu --out-dir .`).  Paths are compared resolved
+ * (realpath of the part that exists).  Returns KP_EXIT_USAGE after saying
+ * why, else 0.
+ */
+static int check_out_dir(const kp_batch_opts *o, const char *root)
+{
+	if (!o->out.out_dir)
+		return 0;
+	char *out = kp_rw_resolve_path(o->out.out_dir);
+	int rc = 0;
+	for (int i = 0; i < o->nfiles && !rc; i++) {
+		struct stat st;
+		if (stat(o->files[i], &st) || !S_ISDIR(st.st_mode))
+			continue;
+		char *d = realpath(o->files[i], NULL);
+		if (d && inside(out, d)) {
+			fprintf(stderr,
+				"kpipe rewrite: error: --out-dir '%s' %s the input directory '%s': "
+				"the rewritten files would land among the inputs; choose a "
+				"directory outside it (nothing was written)\n",
+				o->out.out_dir, strcmp(out, d) ? "lies inside" : "is", o->files[i]);
+			rc = KP_EXIT_USAGE;
+		}
+		free(d);
+	}
+	if (!rc && !strcmp(out, root)) {
+		fprintf(stderr,
+			"kpipe rewrite: error: --out-dir '%s' is the inputs' own directory '%s', "
+			"which it mirrors: each rewritten file would overwrite its input; use -i "
+			"to rewrite in place, or another directory (nothing was written)\n",
+			o->out.out_dir, root);
+		rc = KP_EXIT_USAGE;
+	}
+	free(out);
 	return rc;
 }
 
@@ -1118,6 +1245,8 @@ int kp_batch_run(const kp_batch_opts *o)
 	char *db_json = NULL, *root = NULL;
 	int ndb = 0;
 	int rc = list_inputs(o, &files, &root, &db, &ndb, &db_json);
+	if (rc == KP_EXIT_OK)
+		rc = check_out_dir(o, root);
 	if (rc == KP_EXIT_OK) {
 		batch b = {0};
 		b.o = o;
@@ -1134,10 +1263,23 @@ int kp_batch_run(const kp_batch_opts *o)
 		}
 		if (jobs > 1000)
 			jobs = 1000;
+		/* a closed stdout stops the batch (flush_ordered) instead of
+		 * killing it before it removes its temporary files */
+		struct sigaction ign = {0}, old_pipe;
+		ign.sa_handler = SIG_IGN;
+		sigemptyset(&ign.sa_mask);
+		sigaction(SIGPIPE, &ign, &old_pipe);
+		b.ntotal = files.n;
+		progress_note(&b);
 		char *tmpdir = build_pchs(&b, jobs);
 		collect c = {0};
 		int nres = run_files(&b, jobs, &c);
-		rc = report(o, &c, nres, now() - t0, jobs, cwd);
+		kp_guard_set_note(NULL);
+		if (b.stop)
+			rc = 128 + SIGPIPE; /* as if SIGPIPE had ended it, after cleaning up */
+		else
+			rc = report(o, &c, nres, now() - t0, jobs, cwd);
+		sigaction(SIGPIPE, &old_pipe, NULL);
 		for (int i = 0; i < nres; i++)
 			kp_rw_result_release(&c.results[i]);
 		free(c.results);

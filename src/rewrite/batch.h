@@ -36,12 +36,14 @@ typedef struct {
 	int arch_given;        /* --arch was given: it beats the database's */
 	kp_rw_output out;
 	int dry_run;
+	int werror;         /* --Werror: exit 1 when a warning was printed */
 	const char **files; /* files and directories; none with -p */
 	int nfiles;
 	const char **excludes; /* --exclude GLOB */
 	int nexcludes;
 	int shard_i, shard_n;     /* --shard I/N; shard_n 0: all */
 	int jobs;                 /* -j N, 0: one per core */
+	int timeout;              /* --timeout: seconds per file, 0 none */
 	int no_pch;               /* parse every file from scratch */
 	const char *format;       /* text, json or sarif */
 	const char *export_fixes; /* --export-fixes FILE.yaml, or NULL */

@@ -74,8 +74,8 @@ int kp_pass_diag(kp_pass_ctx *c, int line, int col, const char *level, const cha
 		 const char *msg)
 {
 	const kp_file *f = c->f;
-	return kp_rw_diag_add(c->r, f->path, line, col, kp_text_offset(f->src, f->len, line, col),
-			      level, id, msg);
+	return kp_rw_diag_add(c->r, f->path, line, col, kp_file_offset(f, line, col), level, id,
+			      msg);
 }
 
 void kp_pass_refuse(kp_pass_ctx *c, int line, int col, const char *id, const char *msg)

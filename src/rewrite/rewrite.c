@@ -228,7 +228,7 @@ static void remap_diags(const rw_file *x, const kp_file *f, int n0)
 		kp_rw_diag *d = &x->r->diags[i];
 		if (d->line <= 0 || strcmp(d->file, f->path))
 			continue;
-		long o = kp_text_offset(f->src, f->len, d->line, d->col);
+		long o = kp_file_offset(f, d->line, d->col);
 		if (o < 0)
 			continue;
 		size_t so = rw_origin(x, (size_t)o, NULL);
@@ -305,8 +305,8 @@ static void refuse_invalid(rw_file *x, const char *out, size_t outlen, int nnew,
 	kp_counts_release(&r->by_variant);
 	r->refused += r->pipelined;
 	r->pipelined = 0;
-	kp_rw_diag_add(r, f->path, line, col, line ? kp_text_offset(f->src, f->len, line, col) : -1,
-		       "warning", "kpipe-rewrite-invalid", kp_strbuf_str(&m));
+	kp_rw_diag_add(r, f->path, line, col, line ? kp_file_offset(f, line, col) : -1, "warning",
+		       "kpipe-rewrite-invalid", kp_strbuf_str(&m));
 	kp_counts_add(&r->by_reason, "kpipe-rewrite-invalid", 1);
 	kp_strbuf_release(&m);
 }
@@ -628,9 +628,7 @@ static int parse_input(const kp_rw_opts *o, const kp_rw_input *in, kp_rw_result 
 			const kp_parse_diag *d = &f->diags[i];
 			if (strcmp(d->severity, "error"))
 				continue;
-			long off = d->file == f->path
-					   ? kp_text_offset(f->src, f->len, d->line, d->col)
-					   : -1;
+			long off = d->file == f->path ? kp_file_offset(f, d->line, d->col) : -1;
 			kp_rw_diag_add(r, d->file, d->line, d->col, off, d->severity, NULL,
 				       d->message);
 		}
@@ -649,8 +647,7 @@ static void report_outside_errors(kp_rw_result *r, kp_file *f)
 		const kp_parse_diag *d = &f->diags[i];
 		if (strcmp(d->severity, "error"))
 			continue;
-		long off = d->file == f->path ? kp_text_offset(f->src, f->len, d->line, d->col)
-					      : -1;
+		long off = d->file == f->path ? kp_file_offset(f, d->line, d->col) : -1;
 		if (d->kernel)
 			kp_rw_diag_add(r, d->file, d->line, d->col, off, "warning", NULL,
 				       kp_arena_printf(&f->arena,

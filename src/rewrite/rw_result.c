@@ -117,16 +117,117 @@ char *kp_rw_abs_path(const char *path)
 	return kp_strbuf_detach(&sb);
 }
 
+char *kp_rw_resolve_path(const char *path)
+{
+	char *abs = kp_rw_abs_path(path);
+	if (access(abs, F_OK) == 0 || abs[0] != '/')
+		return abs;
+	/* the longest prefix that exists, resolved, then the rest of the
+	 * components, "." and ".." read as they stand */
+	char *real = NULL;
+	char *cut = abs + strlen(abs);
+	while (!real && cut > abs) {
+		while (cut > abs && cut[-1] != '/')
+			cut--;
+		char keep = *cut;
+		*cut = '\0';
+		real = realpath(cut == abs + 1 ? "/" : abs, NULL);
+		*cut = keep;
+		if (!real)
+			cut--;
+	}
+	kp_strbuf out = KP_STRBUF_INIT;
+	kp_strbuf_adds(&out, real && strcmp(real, "/") ? real : "");
+	for (char *p = real ? cut : abs + 1; *p;) {
+		size_t n = strcspn(p, "/");
+		if (n == 2 && !strncmp(p, "..", 2)) {
+			char *slash = strrchr(out.buf ? out.buf : "", '/');
+			if (slash)
+				out.len = (size_t)(slash - out.buf);
+			if (out.buf)
+				out.buf[out.len] = '\0';
+		} else if (n && !(n == 1 && p[0] == '.')) {
+			kp_strbuf_addc(&out, '/');
+			kp_strbuf_add(&out, p, n);
+		}
+		p += n + (p[n] == '/');
+	}
+	if (!out.len)
+		kp_strbuf_addc(&out, '/');
+	free(real);
+	free(abs);
+	return kp_strbuf_detach(&out);
+}
+
+/* The directory of the git work tree holding abs (a `.git` directory or
+ * file in it or above), NULL when there is none. */
+static char *git_root(const char *abs)
+{
+	char *d = kp_xstrdup(abs);
+	for (;;) {
+		char *slash = strrchr(d, '/');
+		if (!slash)
+			break;
+		*slash = '\0';
+		kp_strbuf g = KP_STRBUF_INIT;
+		kp_strbuf_addf(&g, "%s/.git", d);
+		int found = access(kp_strbuf_str(&g), F_OK) == 0;
+		kp_strbuf_release(&g);
+		if (found) {
+			if (!d[0]) {
+				free(d);
+				return kp_xstrdup("/");
+			}
+			return d;
+		}
+	}
+	free(d);
+	return NULL;
+}
+
+/* abs below dir: the rest, else NULL. */
+static const char *below(const char *abs, const char *dir)
+{
+	size_t k = strlen(dir);
+	if (!strcmp(dir, "/"))
+		return abs + 1;
+	return !strncmp(abs, dir, k) && abs[k] == '/' ? abs + k + 1 : NULL;
+}
+
+char *kp_rw_diff_path(const char *path)
+{
+	char *abs = kp_rw_resolve_path(path);
+	char *top = git_root(abs);
+	char *cwd = top ? NULL : getcwd(NULL, 0);
+	char *rcwd = cwd ? realpath(cwd, NULL) : NULL;
+	const char *rel = top ? below(abs, top) : rcwd ? below(abs, rcwd) : NULL;
+	char *r = NULL;
+	if (rel && *rel)
+		r = kp_xstrdup(rel);
+	else {
+		/* outside the working directory and any repository: the path
+		 * as given, less its leading "./" and "/" */
+		const char *lp = path;
+		while (lp[0] == '.' && lp[1] == '/')
+			lp += 2;
+		while (lp[0] == '/')
+			lp++;
+		r = kp_xstrdup(lp);
+	}
+	free(top);
+	free(cwd);
+	free(rcwd);
+	free(abs);
+	return r;
+}
+
 char *kp_rw_diff(const char *path, const char *a, size_t alen, const char *b, size_t blen)
 {
 	kp_strbuf la = KP_STRBUF_INIT, lb = KP_STRBUF_INIT;
-	const char *lp = path;
-	while (lp[0] == '.' && lp[1] == '/')
-		lp += 2;
-	while (lp[0] == '/')
-		lp++;
+	char *lp = kp_rw_diff_path(path);
 	kp_strbuf_addf(&la, "a/%s", lp);
 	kp_strbuf_addf(&lb, "b/%s", lp);
+	free(lp);
 	char *d = kp_diff(kp_strbuf_str(&la), a, alen, kp_strbuf_str(&lb), b, blen);
 	kp_strbuf_release(&la);
 	kp_strbuf_release(&lb);

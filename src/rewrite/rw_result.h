@@ -87,7 +87,16 @@ void kp_rw_print_diags(const kp_rw_result *r, int verbose, void *fp);
 
 /* realpath(), or the path made absolute when the file does not exist. */
 char *kp_rw_abs_path(const char *path);
-/* The unified diff of one file, labelled a/PATH and b/PATH. */
+/* The absolute path with its existing part resolved (realpath) and the
+ * rest read as it stands ("." dropped, ".." removing a component): the
+ * path of a file or directory that may not exist yet. */
+char *kp_rw_resolve_path(const char *path);
+/* The path a diff names the file by, as `git diff` would: relative to the
+ * root of the git work tree holding it, else to the working directory,
+ * else the path as given less its leading "./" and "/". */
+char *kp_rw_diff_path(const char *path);
+/* The unified diff of one file, labelled a/P and b/P, P its
+ * kp_rw_diff_path(). */
 char *kp_rw_diff(const char *path, const char *a, size_t alen, const char *b, size_t blen);
 
 /* The JSON object of one result (for --format json and the records the

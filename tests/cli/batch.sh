@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # batch.sh - `kpipe rewrite` over directories, several files and a
-# compilation database: the mirrored --out-dir tree (only rewritten files),
+# compilation database: the mirrored --out-dir tree (every file, unchanged ones as they were),
 # -i with backups, --diff through git apply, --dry-run, --exclude,
 # --shard, -j and the precompiled header giving the same bytes as
 # single-file runs, a file that fails to parse (or crashes) not stopping
@@ -46,11 +46,12 @@ check "dir: no crash" no_crash "$tmp/e"
 for f in src/gemm/matmul_32x32.cu src/gemm/matmul_guarded.cu src/gemm/sgemm.cuh src/attn/attention_kv.cu third_party/lib/vendored.cu; do
 	check "dir: $f mirrored, same as a single-file run" same "$tmp/out/$f" "$refs/$f"
 done
-check "dir: refused file not written" test ! -e "$tmp/out/src/attn/refused_smem_carry.cu"
-check "dir: file without kernels not written" test ! -e "$tmp/out/src/empty.cu"
+# --out-dir holds every file: one with nothing pipelined as it was
+check "dir: refused file copied unchanged" same "$tmp/out/src/attn/refused_smem_carry.cu" "$proj/src/attn/refused_smem_carry.cu"
+check "dir: file without kernels copied unchanged" same "$tmp/out/src/empty.cu" "$proj/src/empty.cu"
 check "dir: broken file not written" test ! -e "$tmp/out/src/broken.cu"
 check "dir: hidden folder skipped" test ! -e "$tmp/out/.cache"
-check "dir: only the 5 rewritten files" test "$(find "$tmp/out" -type f | wc -l)" -eq 5
+check "dir: the 5 rewritten files and the 2 unchanged ones" test "$(find "$tmp/out" -type f | wc -l)" -eq 7
 check "dir: stdout empty" test ! -s "$tmp/o"
 check "dir: the parse error, with its position" grep -q '^proj/src/broken.cu:5:16: error:' "$tmp/e"
 check "dir: the refusal, with its id" grep -q '^proj/src/attn/refused_smem_carry.cu:[0-9]*:[0-9]*: warning: .*\[kpipe-smem-carried\]$' "$tmp/e"
@@ -76,8 +77,12 @@ rm -rf "$tmp/out3"
 check "exclude the broken file: exit 0" test $? -eq 0
 check "exclude: broken file not mentioned" bash -c "! grep -q broken.cu '$tmp/e'"
 "$kpipe" rewrite "$proj/src/attn/refused_smem_carry.cu" "$proj/src/empty.cu" --out-dir "$tmp/out4" >/dev/null 2>"$tmp/e"
-check "refused and empty only: exit 1" test $? -eq 1
-check "refused and empty only: nothing written" test ! -e "$tmp/out4"
+check "refused and empty only: exit 0" test $? -eq 0
+check "refused and empty only: copied unchanged" same "$tmp/out4/attn/refused_smem_carry.cu" "$proj/src/attn/refused_smem_carry.cu"
+"$kpipe" rewrite "$proj/src/attn/refused_smem_carry.cu" "$proj/src/empty.cu" --out-dir "$tmp/out4" --Werror >/dev/null 2>"$tmp/e"
+check "refused and empty only, --Werror: exit 1 (a warning)" test $? -eq 1
+"$kpipe" rewrite "$proj/src/empty.cu" "$proj/src/gemm/matmul_32x32.cu" --out-dir "$tmp/out4" --Werror >/dev/null 2>"$tmp/e"
+check "no warning, --Werror: exit 0" test $? -eq 0
 
 # --- --exclude ----------------------------------------------------------------
 rm -rf "$tmp/out5"

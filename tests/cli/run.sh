@@ -349,12 +349,26 @@ test_rewrite_exclusive_outputs() {
 test_rewrite_refused_sample() {
 	cp "$KPIPE_SOURCE_DIR/$refused" "$work/refused.before"
 	rm -f "$work/refused_out.cu"
+	# nothing pipelined: -o gets the text unchanged (as clang-format
+	# writes its output), exit 0; the reason is on stderr
 	kp rewrite "$refused" -o "$work/refused_out.cu"
-	expect_rc $EX_NOTHING
+	expect_rc $EX_OK
 	expect_stdout_empty
 	expect_stderr_matches "^${refused//./\\.}:[0-9]+:[0-9]+: warning: .*\[kpipe-smem-carried\]$"
-	expect_file_absent "$work/refused_out.cu"
+	expect_same "$work/refused_out.cu" "$work/refused.before" "-o with nothing pipelined"
 	expect_same "$KPIPE_SOURCE_DIR/$refused" "$work/refused.before" "refused input"
+	# stdout likewise (`kpipe rewrite f.cu > out.cu` never leaves out.cu empty)
+	kp rewrite "$refused"
+	expect_rc $EX_OK
+	expect_same "$OUT" "$work/refused.before" "stdout with nothing pipelined"
+	# --Werror: the warning makes it exit 1, the output is still written
+	rm -f "$work/refused_out.cu"
+	kp rewrite "$refused" --Werror -o "$work/refused_out.cu"
+	expect_rc $EX_NOTHING
+	expect_same "$work/refused_out.cu" "$work/refused.before" "--Werror -o"
+	kp rewrite "$refused" --Werror --dry-run
+	expect_rc $EX_NOTHING
+	expect_stdout_contains 'nothing to pipeline'
 }
 
 test_rewrite_refused_in_place_untouched() {
@@ -365,7 +379,7 @@ test_rewrite_refused_in_place_untouched() {
 	local before
 	before="$(cksum <"$d/r.cu")"
 	kp rewrite -i --backup-suffix=.orig "$d/r.cu"
-	expect_rc $EX_NOTHING
+	expect_rc $EX_OK
 	expect_stdout_empty
 	expect_stderr_contains '[kpipe-smem-carried]'
 	[ "$(cksum <"$d/r.cu")" = "$before" ] || fail "$CMD: the refused input changed"
@@ -374,9 +388,11 @@ test_rewrite_refused_in_place_untouched() {
 
 test_kernel_filter_names_nothing() {
 	kp rewrite samples/matmul_template.cu --kernel nosuch -o "$work/nosuch.cu"
-	expect_rc $EX_NOTHING
+	expect_rc $EX_OK
 	expect_stderr_contains "samples/matmul_template.cu: warning: --kernel nosuch names no kernel of this file or its project headers (they have: matmul_tiled<BM, BN, BK>) [kpipe-no-such-kernel]"
-	expect_file_absent "$work/nosuch.cu"
+	expect_same "$work/nosuch.cu" "$KPIPE_SOURCE_DIR/samples/matmul_template.cu" "nothing selected: unchanged"
+	kp rewrite samples/matmul_template.cu --kernel nosuch --Werror -o "$work/nosuch.cu"
+	expect_rc $EX_NOTHING
 	kp analyze samples/matmul_template.cu --kernel nosuch
 	expect_stderr_contains "[kpipe-no-such-kernel]"
 }
@@ -393,7 +409,7 @@ test_kernel_filter_instantiation_and_namespace() {
 		expect_rc $EX_OK
 	done
 	kp rewrite "$work/ns.cu" --kernel other::matmul_32x32 -o "$work/ns_out2.cu"
-	expect_rc $EX_NOTHING
+	expect_rc $EX_OK
 	expect_stderr_contains "(they have: ops::gemm::matmul_32x32)"
 }
 
@@ -409,11 +425,14 @@ test_rewrite_is_idempotent() {
 	cp "$work/ref.cu" "$work/once.cu"
 	rm -f "$work/twice.cu"
 	kp rewrite "$work/once.cu" -o "$work/twice.cu"
-	expect_rc $EX_NOTHING
+	expect_rc $EX_OK
 	expect_stdout_empty
 	expect_stderr_contains '[kpipe-already-pipelined]'
-	expect_file_absent "$work/twice.cu"
+	expect_same "$work/twice.cu" "$work/ref.cu" "a second rewrite changes nothing"
 	expect_same "$work/once.cu" "$work/ref.cu" "pipelined input"
+	# a remark is no warning: --Werror passes a pipelined file
+	kp rewrite "$work/once.cu" --Werror -o "$work/twice.cu"
+	expect_rc $EX_OK
 }
 
 test_rewrite_dry_run() {
@@ -442,10 +461,10 @@ test_rewrite_dry_run_nothing_to_do() {
 test_rewrite_empty_file() {
 	kp rewrite "$fixtures/empty.cu"
 	expect_no_crash
-	expect_rc $EX_NOTHING
-	expect_stdout_empty
+	expect_rc $EX_OK
+	expect_same "$OUT" "$fixtures/empty.cu" "empty file through"
 	kp rewrite -v "$fixtures/empty.cu"
-	expect_rc $EX_NOTHING
+	expect_rc $EX_OK
 	expect_stderr_contains 'nothing to pipeline'
 	kp analyze "$fixtures/empty.cu"
 	expect_no_crash

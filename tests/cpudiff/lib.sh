@@ -7,8 +7,8 @@
 #       runs `KPIPE rewrite --variant ... SRC -o OUTDIR/NAME.TAG.cu` for the
 #       variant V ("cp-async:3" = --stages 3), its stderr in
 #       LOGDIR/NAME.TAG.kpipe; sets cpudiff_tag and cpudiff_out; returns 0
-#       when a rewrite was written, 1 when kpipe refused (exit 1, nothing
-#       written), 2 on anything else.
+#       when a rewrite was written, 1 when kpipe refused (exit 0, the input
+#       written unchanged), 2 on anything else.
 # shellcheck shell=bash
 
 # shellcheck disable=SC2034 # used by the scripts that source this
@@ -27,7 +27,8 @@ cpudiff_rewrite() {
 	fi
 	cpudiff_out="$outdir/$name.$cpudiff_tag.cu"
 	"$kpipe" rewrite "${args[@]}" "$src" -o "$cpudiff_out" 2>"$logdir/$name.$cpudiff_tag.kpipe" || rc=$?
-	if [ $rc -eq 1 ] && [ ! -e "$cpudiff_out" ]; then
+	# nothing pipelined: exit 0, the input written unchanged
+	if [ $rc -eq 0 ] && cmp -s "$cpudiff_out" "$src"; then
 		return 1
 	elif [ $rc -ne 0 ] || [ ! -s "$cpudiff_out" ]; then
 		return 2

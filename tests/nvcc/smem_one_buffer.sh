@@ -71,7 +71,7 @@ for v in "auto" "cp-async" "register" "register-ca" "cp-async --stages 3" "cp-as
 done
 "$kpipe" rewrite --stages 4 --arch sm_86 "$src" -o "$tmp/s4.cu" 2>"$tmp/err"
 rc=$?
-if [ $rc -eq 1 ] && [ ! -e "$tmp/s4.cu" ] && grep -q '4 stages need 131072 B.*opt-in limit of sm_86 \[kpipe-smem-over-limit\]' "$tmp/err"; then
+if [ $rc -eq 0 ] && cmp -s "$tmp/s4.cu" "$src" && grep -q '4 stages need 131072 B.*opt-in limit of sm_86 \[kpipe-smem-over-limit\]' "$tmp/err"; then
 	ok
 else
 	bad "sm_86 4 stages: expected kpipe-smem-over-limit (rc=$rc): $(head -c 300 "$tmp/err")"
