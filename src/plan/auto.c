@@ -3,7 +3,7 @@
  * place outside transforms/ that names transforms: it weighs cp.async against register
  * staging by measurements, so a new transform joins it only with
  * measurements of its own (docs/design.md, "Adding a transform").  Also
- * the seed's compute/load rule, which analyze prints for comparison.
+ * the compute/load rule of thumb, which analyze prints for comparison.
  *
  * auto picks register staging when it applies and needs at most 16
  * staging registers per thread, and cp.async otherwise (where the copies
@@ -12,8 +12,8 @@
  * matched or beat cp.async on every sample (run of commit e88cb6a: 32x32
  * 1.115x vs 0.969x, 128x128x8 1.123x vs 1.102x, int8 0.995x vs 0.962x);
  * with 64 (attention) it needed 245 registers, and cp.async is the choice
- * that costs none.  The seed's compute/load rule (measured on a GA104) is
- * reported by analyze but did not predict these.
+ * that costs none.  The compute/load rule of thumb (a tuning guide's,
+ * measured on a GA104) is reported by analyze but did not predict these.
  *
  * When two buffers of the tiles do not fit the static shared-memory limit
  * but one does, auto picks register-2bar (single tiles, two barriers)
@@ -128,7 +128,7 @@ void kp_plan_auto(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, in
 	pick(p, f, l, a, stages, cp, rg);
 }
 
-const char *kp_seed_rule(const kp_loop *l, kp_arena *arena, const char **why)
+const char *kp_ratio_rule(const kp_loop *l, kp_arena *arena, const char **why)
 {
 	double ratio = l->ratio;
 	if (ratio < 0) {
@@ -136,22 +136,20 @@ const char *kp_seed_rule(const kp_loop *l, kp_arena *arena, const char **why)
 		return "cp-async";
 	}
 	if (ratio < 5) {
-		*why = kp_arena_printf(arena,
-				       "compute/load %.1f FLOP/B < 5: memory-bound tile, the seed "
-				       "prefers cp.async",
-				       ratio);
+		*why = kp_arena_printf(
+			arena, "%.1f FLOP/B < 5: memory-bound tile, cp.async preferred", ratio);
 		return "cp-async";
 	}
 	if (ratio <= 20) {
 		*why = kp_arena_printf(arena,
-				       "compute/load %.1f FLOP/B in 5..20: the seed says build "
-				       "both and measure (register staging first)",
+				       "%.1f FLOP/B in 5..20: build both and measure (register "
+				       "staging first)",
 				       ratio);
 		return "register";
 	}
 	*why = kp_arena_printf(arena,
-			       "compute/load %.1f FLOP/B > 20: the seed expects little gain "
-			       "(warp interleaving already hides latency)",
+			       "%.1f FLOP/B > 20: little gain expected (warp interleaving "
+			       "already hides latency)",
 			       ratio);
 	return "none";
 }

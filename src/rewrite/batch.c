@@ -845,7 +845,7 @@ static int list_inputs(const kp_batch_opts *o, bfiles *files, char **root, kp_co
 		*db_json = kp_strbuf_detach(&js);
 		free(rdir);
 		if (kp_compdb_load(o->rw.build_dir, db, ndb, &err)) {
-			fprintf(stderr, "kpipe rewrite: error: %s\n", err);
+			fprintf(stderr, "kpipe: error: %s\n", err);
 			free(err);
 			free(out_abs);
 			return KP_EXIT_INPUT;
@@ -862,7 +862,7 @@ static int list_inputs(const kp_batch_opts *o, bfiles *files, char **root, kp_co
 		const char *in = o->files[i];
 		struct stat st;
 		if (stat(in, &st)) {
-			fprintf(stderr, "kpipe rewrite: error: cannot read '%s': %s\n", in,
+			fprintf(stderr, "kpipe: error: cannot read '%s': %s\n", in,
 				strerror(errno));
 			rc = KP_EXIT_INPUT;
 			break;
@@ -1073,8 +1073,8 @@ static int report(const kp_batch_opts *o, const collect *c, int nres, double sec
 		int e = kp_write_file_atomic(o->export_fixes, y, strlen(y));
 		free(y);
 		if (e) {
-			fprintf(stderr, "kpipe rewrite: error: cannot write '%s': %s\n",
-				o->export_fixes, strerror(-e));
+			fprintf(stderr, "kpipe: error: cannot write '%s': %s\n", o->export_fixes,
+				strerror(-e));
 			rc = KP_EXIT_INPUT;
 		}
 	}
@@ -1101,13 +1101,12 @@ int kp_batch_run(const kp_batch_opts *o)
 	int reports = strcmp(o->format, "text") || o->export_fixes;
 	if (!o->out.out_dir && !o->out.in_place && !o->out.diff && !o->dry_run && !reports) {
 		fprintf(stderr,
-			"kpipe rewrite: error: several files or a directory need --out-dir DIR, "
+			"kpipe: error: several files or a directory need --out-dir DIR, "
 			"-i, --diff or --dry-run (or --format json/sarif, --export-fixes)\n");
 		return KP_EXIT_USAGE;
 	}
 	if (o->out.diff && strcmp(o->format, "text")) {
-		fprintf(stderr,
-			"kpipe rewrite: error: --format %s and --diff both write to stdout\n",
+		fprintf(stderr, "kpipe: error: --format %s and --diff both write to stdout\n",
 			o->format);
 		return KP_EXIT_USAGE;
 	}

@@ -25,6 +25,7 @@ typedef struct {
 	const char *spec;          /* launch description; NULL: NAME.launch.json beside the file */
 	const char *variant;       /* "auto" or a transform's name */
 	int stages;                /* 2 for double buffering */
+	int no_comment;            /* --no-comment: no explanatory comments in the code */
 	/* the passes to run, in order (pass.h); NULL: the default list */
 	const struct kp_pass *const *passes;
 	int npasses;

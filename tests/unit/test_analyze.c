@@ -1859,7 +1859,7 @@ static char *register_text(const kp_loop *l)
 {
 	const kp_transform *t = kp_transform_find("register");
 	cr_assert_not_null(t);
-	kp_xform_opts xo = {kp_arch_find("sm_90"), 2, "test", 0};
+	kp_xform_opts xo = {kp_arch_find("sm_90"), 2, "test", 0, 0};
 	kp_edits e = {0};
 	const char *err = NULL;
 	cr_assert_eq(t->apply(&F, l, &xo, &e, &err), 0, "%s", err ? err : "");

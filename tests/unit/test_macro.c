@@ -112,7 +112,7 @@ static char *xform_text(const kp_loop *l, const char *name)
 {
 	const kp_transform *t = kp_transform_find(name);
 	cr_assert_not_null(t, "no transform %s", name);
-	kp_xform_opts xo = {kp_arch_find("sm_90"), 2, "test", 0};
+	kp_xform_opts xo = {kp_arch_find("sm_90"), 2, "test", 0, 0};
 	kp_edits e = {0};
 	const char *err = NULL;
 	cr_assert_eq(t->apply(&F, l, &xo, &e, &err), 0, "%s", err ? err : "");
