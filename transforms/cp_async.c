@@ -144,6 +144,20 @@ static int can_declare_before(const kp_file *f, const kp_loop *l, const kp_node 
 	return 1;
 }
 
+/* 1 when `t` is one parenthesised group: "(a && b)", not "(a) && (b)". */
+static int parenthesised(const char *t)
+{
+	int depth = 0;
+	if (*t != '(')
+		return 0;
+	for (const char *p = t; *p; p++)
+		if (*p == '(')
+			depth++;
+		else if (*p == ')' && --depth == 0)
+			return !p[1];
+	return 0;
+}
+
 /* The length of the kernel's longest line, at least 80. */
 static size_t kernel_width(const kp_file *f, const kp_loop *l)
 {
@@ -219,11 +233,12 @@ static char *copy_stmt(kp_file *f, const kp_loop *l, const kp_load *ld, const kp
 		free(cond);
 	} else {
 		char *cond = kp_render(f, ld->cond->begin, ld->cond->end, s);
+		const char *o = parenthesised(cond) ? "" : "(", *c = *o ? ")" : "";
 		kp_strbuf_addf(
 			&sb,
-			"__pipeline_memcpy_async(%s, (%s) ? (const void *)%s : (const void *)%s, "
-			"%lld, (%s) ? 0 : %lld)",
-			dst, cond, src, ld->src_base->name, bytes, cond, bytes);
+			"__pipeline_memcpy_async(%s, %s%s%s ? (const void *)%s : (const void "
+			"*)%s, %lld, %s%s%s ? 0 : %lld)",
+			dst, o, cond, c, src, ld->src_base->name, bytes, o, cond, c, bytes);
 		free(cond);
 	}
 	free(lhs);
