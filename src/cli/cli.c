@@ -475,6 +475,7 @@ void kp_cli_batch_opts(const kp_cli *o, kp_batch_opts *b)
 	b->format = o->format;
 	b->export_fixes = o->export_fixes;
 	b->verbose = o->verbose;
+	b->sarif_all = o->sarif_all;
 }
 
 /* "FILE:LINE:COL: " for a diagnostic with a position, "FILE: " without

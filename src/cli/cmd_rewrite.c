@@ -116,7 +116,7 @@ static int write_reports(const kp_cli *o, kp_rw_result *r, int rc)
 		one[1 + h] = &r->headers[h];
 	if (!strcmp(o->format, "sarif")) {
 		char *cwd = getcwd(NULL, 0);
-		char *log = kp_sarif_log(one, n, cwd, rc);
+		char *log = kp_sarif_log(one, n, cwd, rc, o->sarif_all);
 		fputs(log, stdout);
 		free(log);
 		free(cwd);

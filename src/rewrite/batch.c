@@ -21,6 +21,7 @@
 #include "compdb.h"
 #include "fixes.h"
 #include "pch.h"
+#include "progress.h"
 #include "safe_write.h"
 #include "sarif.h"
 
@@ -363,7 +364,8 @@ typedef struct {
 	 * by the first file (in order) whose translation unit reached it */
 	char **owned;
 	int nowned;
-	int dropped_headers; /* headers not handled because the batch is sharded */
+	int dropped_headers;  /* headers not handled because the batch is sharded */
+	kp_progress progress; /* the status line and -v's lines (progress.h) */
 } batch;
 
 static double now(void)
@@ -773,7 +775,9 @@ static void file_done(batch *b, int i, const char *data, size_t len, int status,
 	}
 	cJSON_Delete(j);
 	c->done[i] = 1;
+	kp_progress_clear(&b->progress);
 	flush_ordered(b, c);
+	kp_progress_file(&b->progress, r);
 }
 
 static void pch_job(const batch *b, int job, int fd)
@@ -1010,16 +1014,19 @@ static int run_files(batch *b, int jobs, collect *c)
 	c->n = n1;
 	c->results = kp_xcalloc((size_t)files->n + 1, sizeof(*c->results));
 	c->done = kp_xcalloc((size_t)files->n + 1, 1);
+	kp_progress_start(&b->progress, stderr, files->n, b->o->verbose, b->o->dry_run);
 	run_pool(b, n1, jobs, file_job, file_done, c);
 	int n2 = 0;
 	for (int i = 0; i < late.n; i++)
 		if (b->o->shard_n || !owned(b, late.v[i].abs))
 			late.v[n2++] = late.v[i];
+	b->progress.total -= late.n - n2;
 	late.n = n2;
 	collect c2 = {c->results + n1, c->done + n1, 0, n2};
 	b->files = &late;
 	run_pool(b, n2, jobs, file_job, file_done, &c2);
 	b->files = files;
+	kp_progress_clear(&b->progress);
 	free(late.v);
 	if (b->dropped_headers)
 		fprintf(stderr,
@@ -1063,7 +1070,7 @@ static int report(const kp_batch_opts *o, const collect *c, int nres, double sec
 		fputs(j, stdout);
 		free(j);
 	} else if (!strcmp(o->format, "sarif")) {
-		char *s = kp_sarif_log(rp, nrp, cwd, rc);
+		char *s = kp_sarif_log(rp, nrp, cwd, rc, o->sarif_all);
 		fputs(s, stdout);
 		free(s);
 	}

@@ -64,8 +64,11 @@ int kp_pass_diag(kp_pass_ctx *c, int line, int col, const char *level, const cha
 		 const char *msg)
 {
 	const kp_file *f = c->f;
-	return kp_rw_diag_add(c->r, f->path, line, col, kp_text_offset(f->src, f->len, line, col),
-			      level, id, msg);
+	int i = kp_rw_diag_add(c->r, f->path, line, col, kp_text_offset(f->src, f->len, line, col),
+			       level, id, msg);
+	c->r->diags[i].suppressed = id && (kp_rw_ignored(f->src, f->len, line, id) ||
+					   kp_rw_ignored(f->src, f->len, c->loop_line, id));
+	return i;
 }
 
 void kp_pass_refuse(kp_pass_ctx *c, int line, int col, const char *id, const char *msg)
