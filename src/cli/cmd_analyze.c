@@ -171,6 +171,18 @@ static void text_reasons(kp_file *f, const kp_loop *l)
 			       l->reasons[i].id);
 }
 
+/* The compute/load ratio and the rule of thumb, for comparison: the plan
+ * does not follow it. */
+static void text_rule_of_thumb(kp_file *f, const kp_loop *l)
+{
+	const char *why, *rule = kp_ratio_rule(l, &f->arena, &why);
+	if (l->ratio >= 0)
+		printf("    compute/load: %.1f FLOP/B; ", l->ratio);
+	else
+		printf("    compute/load: unknown; ");
+	printf("rule of thumb (not what kpipe picks): %s (%s)\n", rule, why);
+}
+
 /* A loop around K-loops: its header, the K-loop it holds, its reason. */
 static void text_enclosing(kp_file *f, const kp_loop *l)
 {
@@ -309,15 +321,7 @@ static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 		printf("      occupancy cliff: %s%s\n", cl,
 		       l->threads ? "" : " (assuming 256 threads per block)");
 	}
-	/* the rule of thumb, for comparison: the plan does not follow it */
-	const char *rule_why, *rule = kp_ratio_rule(l, &f->arena, &rule_why);
-	if (l->ratio >= 0)
-		printf("    compute/load: %.1f FLOP/B; rule of thumb (not what kpipe picks): %s "
-		       "(%s)\n",
-		       l->ratio, rule, rule_why);
-	else
-		printf("    compute/load: unknown; rule of thumb (not what kpipe picks): %s (%s)\n",
-		       rule, rule_why);
+	text_rule_of_thumb(f, l);
 	int nx;
 	const kp_transform *const *xs = kp_transform_all(&nx);
 	for (int t = 0; t < nx; t++)

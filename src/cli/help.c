@@ -21,7 +21,6 @@ static const char usage_lines[] =
 /* analyze, rewrite and tune share these (cli.c parses them); the value of
  * an option that takes one follows it as `--opt VALUE` or `--opt=VALUE`. */
 static const char common_opts[] =
-	"common options (--opt VALUE and --opt=VALUE both work):\n"
 	"  --arch sm_XX        target architecture (default: the lowest of the file's\n"
 	"                      compile_commands.json entry, else sm_90); drives the\n"
 	"                      shared-memory budget\n"
@@ -57,6 +56,7 @@ static const char analyze_text[] =
 	"copies, math, shared arrays, the shared-memory budget for 1 to 4 stages, which\n"
 	"fetch mechanisms apply, and the plan `kpipe rewrite` would follow.\n"
 	"\n"
+	"options (--opt VALUE and --opt=VALUE both work):\n"
 	"%s"
 	"%s"
 	"  --format F          text (default) or json, on stdout\n"
@@ -79,6 +79,7 @@ static const char rewrite_text[] =
 	"Pipelines the eligible K-loops (cp.async or register staging); a loop that\n"
 	"cannot be proven safe is left alone with a diagnostic.\n"
 	"\n"
+	"options (--opt VALUE and --opt=VALUE both work):\n"
 	"%s"
 	"  --format F          text (default), json or sarif: the report on stdout (the code\n"
 	"                      then needs -o, -i or --out-dir)\n"
@@ -145,6 +146,7 @@ static const char tune_text[] =
 	"\n"
 	"%s"
 	"\n"
+	"options (--opt VALUE and --opt=VALUE both work):\n"
 	"%s"
 	"  --format F          text (default) or json\n"
 	"\n"
@@ -275,6 +277,7 @@ void kp_help_overview(FILE *fp, const char *command_list)
 	fprintf(fp,
 		"%s\n"
 		"commands:\n%s\n"
+		"options analyze, rewrite and tune share (--opt VALUE and --opt=VALUE both work):\n"
 		"%s"
 		"\n"
 		"examples:\n"
