@@ -64,10 +64,11 @@ int kp_pass_diag(kp_pass_ctx *c, int line, int col, const char *level, const cha
 		 const char *msg)
 {
 	const kp_file *f = c->f;
-	int i = kp_rw_diag_add(c->r, f->path, line, col, kp_text_offset(f->src, f->len, line, col),
-			       level, id, msg);
-	c->r->diags[i].suppressed = id && (kp_rw_ignored(f->src, f->len, line, id) ||
-					   kp_rw_ignored(f->src, f->len, c->loop_line, id));
+	long off = kp_text_offset(f->src, f->len, line, col);
+	int i = kp_rw_diag_add(c->r, f->path, line, col, off, level, id, msg);
+	c->r->diags[i].suppressed =
+		id && ((off >= 0 && kp_rw_ignored(f->src, f->len, (size_t)off, id)) ||
+		       (c->loop_begin && kp_rw_ignored(f->src, f->len, c->loop_begin, id)));
 	return i;
 }
 

@@ -263,7 +263,7 @@ static void pipeline_run(kp_pass_ctx *c)
 	for (int i = 0; i < an.nloops; i++) {
 		kp_loop *l = an.loops[i];
 		r->loops++;
-		c->loop_line = l->node->line; /* "// kpipe: ignore" there counts */
+		c->loop_begin = l->node->begin; /* "// kpipe: ignore" there counts */
 		if (l->eligible) {
 			pipeline_loop(c, &s, l);
 			continue;
@@ -279,7 +279,7 @@ static void pipeline_run(kp_pass_ctx *c)
 		}
 		r->refused++;
 	}
-	c->loop_line = 0;
+	c->loop_begin = 0;
 	free(s.done);
 	free(s.piped);
 	free(s.bufs);

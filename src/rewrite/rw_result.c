@@ -294,17 +294,12 @@ int kp_rw_result_from_json(kp_rw_result *r, const cJSON *o)
 	return 0;
 }
 
-/* The start of 1-based line `line` of src, or NULL. */
-static const char *line_start(const char *src, size_t len, int line)
+/* The start of the line holding src[off]. */
+static size_t line_start(const char *src, size_t off)
 {
-	const char *p = src, *end = src + len;
-	for (int l = 1; l < line; l++) {
-		p = memchr(p, '\n', (size_t)(end - p));
-		if (!p)
-			return NULL;
-		p++;
-	}
-	return p < end || (line == 1 && p == end) ? p : NULL;
+	while (off > 0 && src[off - 1] != '\n')
+		off--;
+	return off;
 }
 
 /* Whether the line at p (up to end) holds a // comment "kpipe: ignore"
@@ -347,14 +342,12 @@ static int line_ignores(const char *p, const char *end, const char *id)
 	return 0;
 }
 
-int kp_rw_ignored(const char *src, size_t len, int line, const char *id)
+int kp_rw_ignored(const char *src, size_t len, size_t off, const char *id)
 {
-	if (!src || !id || line <= 0)
+	if (!src || !id || off > len)
 		return 0;
-	for (int l = line; l >= line - 1 && l >= 1; l--) {
-		const char *p = line_start(src, len, l);
-		if (p && line_ignores(p, src + len, id))
-			return 1;
-	}
-	return 0;
+	size_t here = line_start(src, off);
+	if (line_ignores(src + here, src + len, id))
+		return 1;
+	return here > 0 && line_ignores(src + line_start(src, here - 1), src + len, id);
 }

@@ -78,11 +78,12 @@ typedef struct kp_rw_result {
 /* Frees n fixes and their texts. */
 void kp_fixes_free(kp_rw_fix *v, int n);
 void kp_rw_result_release(kp_rw_result *r);
-/* 1 when a comment "// kpipe: ignore" on line `line` (1-based) of src or
- * on the line before suppresses diagnostic `id`: followed by no id, it
- * suppresses all; else by the ids it lists (separated by spaces or commas;
- * what follows the first word that is not a kpipe-* id is a reason). */
-int kp_rw_ignored(const char *src, size_t len, int line, const char *id);
+/* 1 when a comment "// kpipe: ignore" on the line of src that holds byte
+ * `off`, or on the line before, suppresses diagnostic `id`: followed by no
+ * id, it suppresses all; else by the ids it lists (separated by spaces or
+ * commas; what follows the first word that is not a kpipe-* id is a
+ * reason).  Reads those two lines only. */
+int kp_rw_ignored(const char *src, size_t len, size_t off, const char *id);
 
 /* Adds a diagnostic; `file` NULL means r->path.  Returns its index. */
 int kp_rw_diag_add(kp_rw_result *r, const char *file, int line, int col, long off,

@@ -126,6 +126,18 @@ Test(sarif, refusals_only_and_suppressions)
 	kp_rw_result_release(&r);
 }
 
+/* The offset of a point inside 1-based line `line` of src (its second
+ * byte), or one past the end for a line beyond it. */
+static size_t in_line(const char *src, int line)
+{
+	const char *p = src;
+	for (int l = 1; l < line && p; l++) {
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	return p ? (size_t)(p - src) + 1 : strlen(src) + 1;
+}
+
 /* kp_rw_ignored: the comment on the line or the line before, with no id
  * (all) or naming the id. */
 Test(sarif, ignore_comments)
@@ -138,14 +150,17 @@ Test(sarif, ignore_comments)
 			  "  s = \"//\"; // kpipe: ignore kpipe-a, kpipe-b\n"
 			  "}\n";
 	size_t n = strlen(src);
-	cr_assert(kp_rw_ignored(src, n, 3, "kpipe-smem-carried"));
-	cr_assert(kp_rw_ignored(src, n, 2, "kpipe-smem-carried"));
-	cr_assert(!kp_rw_ignored(src, n, 3, "kpipe-other"));
-	cr_assert(!kp_rw_ignored(src, n, 1, "kpipe-smem-carried"));
-	cr_assert(kp_rw_ignored(src, n, 4, "kpipe-anything"));
-	cr_assert(kp_rw_ignored(src, n, 5, "kpipe-anything"), "the line before says ignore");
-	cr_assert(!kp_rw_ignored(src, n, 6, "kpipe-c"), "'ignored' is no suppression");
-	cr_assert(kp_rw_ignored(src, n, 6, "kpipe-b"));
-	cr_assert(!kp_rw_ignored(src, n, 0, "kpipe-b"));
-	cr_assert(!kp_rw_ignored(src, n, 99, "kpipe-b"));
+	cr_assert(kp_rw_ignored(src, n, in_line(src, 3), "kpipe-smem-carried"));
+	cr_assert(kp_rw_ignored(src, n, in_line(src, 2), "kpipe-smem-carried"));
+	cr_assert(!kp_rw_ignored(src, n, in_line(src, 3), "kpipe-other"));
+	cr_assert(!kp_rw_ignored(src, n, in_line(src, 1), "kpipe-smem-carried"));
+	cr_assert(!kp_rw_ignored(src, n, 0, "kpipe-smem-carried"));
+	cr_assert(kp_rw_ignored(src, n, in_line(src, 4), "kpipe-anything"));
+	cr_assert(kp_rw_ignored(src, n, in_line(src, 5), "kpipe-anything"),
+		  "the line before says ignore");
+	cr_assert(!kp_rw_ignored(src, n, in_line(src, 6), "kpipe-c"),
+		  "'ignored' is no suppression");
+	cr_assert(kp_rw_ignored(src, n, in_line(src, 6), "kpipe-b"));
+	cr_assert(!kp_rw_ignored(src, n, n, "kpipe-b"), "the last line");
+	cr_assert(!kp_rw_ignored(src, n, n + 5, "kpipe-b"), "past the end");
 }
