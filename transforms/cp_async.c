@@ -11,7 +11,10 @@
  *              commit; compute slot i % S
  *
  * Guarded copies (cond ? src : 0, or if/else 0) become zero-fill copies
- * from a valid address.  A copy through a temporary of the load phase
+ * from a valid address, their guard and source named once (kp_in_As,
+ * kp_src_As) where the statement stands in a block.  The prologue's
+ * copies of the load phase after the first leave the source's comments
+ * out.  A copy through a temporary of the load phase
  * (`float a = A[i]; As[..] = a;`) copies A[i] itself, evaluated where the
  * tile store was (the analysis checked that nothing in between changes
  * what it reads), and the temporary's statements are dropped.  Does not apply to copies that

@@ -16,7 +16,9 @@
  * One barrier is enough: the buffer being stored was last read by the
  * previous iteration, before its barrier.  Staging arrays are indexed
  * only by compile-time expressions of the (unrolled) copy loops, so they
- * stay in registers.  Works on any architecture and for any copy.
+ * stay in registers; a copy outside any copy loop stages through a scalar
+ * (`float kp_reg0`).  The stores after the math leave the source's
+ * comments, which describe the loads, out.  Works on any architecture and for any copy.
  *
  * The guarded prefetch ends with __syncwarp().  Without it ptxas
  * predicates the small guarded block (if-conversion) and then schedules

@@ -2,7 +2,9 @@
  * render.c - helpers the transforms share: substitution lists applied to
  * source ranges (re-indexing tiles, advancing induction variables), the
  * byte spans of the load / compute phases, indentation, and the edits to
- * tile declarations.  Pure text work over the model; no libclang.
+ * tile declarations; comments left out of repeated copies of a phase and
+ * `&*reinterpret_cast` avoided.  Pure text work over the model; no
+ * libclang.
  */
 #include "transform.h"
 
