@@ -632,6 +632,20 @@ char *kp_strip_comments(const char *text)
 		/* a comment continued by a backslash runs into the next line */
 		if (cut && line[n - 1] == '\\')
 			cut = NULL;
+		/* a line holding only a block comment goes too */
+		const char *b = line;
+		while (b < line + n && (*b == ' ' || *b == '\t'))
+			b++;
+		const char *e = line + n;
+		while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+			e--;
+		if (!cut && e - b >= 4 && !strncmp(b, "/*", 2)) {
+			const char *close = strstr(b + 2, "*/");
+			if (close && close + 2 == e) {
+				line += n + (line[n] == '\n');
+				continue;
+			}
+		}
 		const char *end = cut ? cut : line + n;
 		while (cut && end > line && (end[-1] == ' ' || end[-1] == '\t'))
 			end--;

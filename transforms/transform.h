@@ -205,9 +205,9 @@ void kp_emit_open(kp_strbuf *sb, kp_file *f, const kp_loop *l, unsigned start, c
 void kp_emit_tail(kp_strbuf *sb, const kp_file *f, const kp_spans *sp, const char *iu);
 
 /* `text` without its // comments: a line holding only one goes, a
- * trailing one is cut (string and character literals respected; a line
- * with a block comment, a comment ending in a backslash and text with a
- * raw string stay as they are).  For the repeated copies of a phase, so
+ * trailing one is cut, a line holding only a block comment goes (string
+ * and character literals respected; other lines with a block comment, a
+ * comment ending in a backslash and text with a raw string stay).  For the repeated copies of a phase, so
  * that the source's comments appear once.  Caller frees. */
 char *kp_strip_comments(const char *text);
 /* "&lvalue", except that `*reinterpret_cast<T *>(p)` gives the cast itself

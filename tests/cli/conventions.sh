@@ -87,20 +87,19 @@ check "--arch=sm_80 taken" grep -q 'sm_80' "$tmp/a"
 check "-o=OUT writes OUT" test -s "$tmp/eq.cu"
 
 # --- --no-comment ----------------------------------------------------------------
-strip() { grep -v '^ *// kpipe:' "$1" | sed 's| *// kpipe:.*||'; }
-for f in "$sample" samples/matmul_guarded.cu samples/sgemm_128x128x8.cu; do
-	for v in "" "--stages 3"; do
-		# shellcheck disable=SC2086 # $v is two words or none
-		"$kpipe" rewrite $v "$f" >"$tmp/with.cu" 2>/dev/null
-		# shellcheck disable=SC2086
-		"$kpipe" rewrite $v --no-comment "$f" >"$tmp/without.cu" 2>/dev/null
-		check "--no-comment ($v $f): only the source's own kpipe comments" \
-			test "$(grep -c '// kpipe:' "$tmp/without.cu")" -eq "$(grep -c '// kpipe:' "$f")"
-		check "--no-comment ($v $f): some were left out" \
-			test "$(grep -c '// kpipe:' "$tmp/with.cu")" -gt "$(grep -c '// kpipe:' "$f")"
-		check "--no-comment ($v $f): the code is the same" \
-			cmp -s <(strip "$tmp/with.cu") <(strip "$tmp/without.cu")
-	done
+strip() { grep -vE '^ *(// kpipe:|/\* kpipe: .*\*/$)' "$1" | sed 's| *// kpipe:.*||'; }
+count() { grep -cE '(//|/\*) kpipe:' "$1"; }
+# register staging, cp.async with 3 stages and its exit barrier, an inlined helper
+for args in "$sample" "--stages 3 samples/matmul_guarded.cu" "samples/matmul_load_helper.cu"; do
+	f=${args##* }
+	# shellcheck disable=SC2086 # $args is several words
+	"$kpipe" rewrite $args >"$tmp/with.cu" 2>/dev/null
+	# shellcheck disable=SC2086
+	"$kpipe" rewrite --no-comment $args >"$tmp/without.cu" 2>/dev/null
+	check "--no-comment ($args): only the source's own kpipe comments" \
+		test "$(count "$tmp/without.cu")" -eq "$(count "$f")"
+	check "--no-comment ($args): some were left out" test "$(count "$tmp/with.cu")" -gt "$(count "$f")"
+	check "--no-comment ($args): the code is the same" cmp -s <(strip "$tmp/with.cu") <(strip "$tmp/without.cu")
 done
 
 # --- a batch's progress -------------------------------------------------------------

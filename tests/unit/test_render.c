@@ -307,7 +307,10 @@ Test(strip_comments, line_comments_go_code_stays)
 	/* inside string and character literals nothing is a comment */
 	expect_stripped("s = \"//x\"; // c\n", "s = \"//x\";\n");
 	expect_stripped("c = '/'; d = '\\''; // c\n", "c = '/'; d = '\\'';\n");
-	/* block comments, continued comments and raw strings stay */
+	/* a line of one block comment goes; other block comments, continued
+	 * comments and raw strings stay */
+	expect_stripped("  /* helper inlined */\n  a;\n", "  a;\n");
+	expect_stripped("  /* a */ b; /* c */\n", "  /* a */ b; /* c */\n");
 	expect_stripped("a; /* x */ // y\n", "a; /* x */ // y\n");
 	expect_stripped("// a \\\nb;\n", "// a \\\nb;\n");
 	expect_stripped("s = R\"(x)\"; // c\n", "s = R\"(x)\"; // c\n");
