@@ -207,8 +207,8 @@ void kp_emit_tail(kp_strbuf *sb, const kp_file *f, const kp_spans *sp, const cha
 /* `text` without its // comments: a line holding only one goes, a
  * trailing one is cut, a line holding only a block comment goes (string
  * and character literals respected; other lines with a block comment, a
- * comment ending in a backslash and text with a raw string stay).  For the repeated copies of a phase, so
- * that the source's comments appear once.  Caller frees. */
+ * comment ending in a backslash and text with a raw string stay).  For the repeated copies of a
+ * phase, so that the source's comments appear once.  Caller frees. */
 char *kp_strip_comments(const char *text);
 /* "&lvalue", except that `*reinterpret_cast<T *>(p)` gives the cast itself
  * rather than `&*reinterpret_cast<T *>(p)`.  Caller frees. */
