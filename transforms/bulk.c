@@ -858,8 +858,11 @@ static int bulk_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_e
 	const char *I1 = kp_strbuf_str(&i1), *I2 = kp_strbuf_str(&i2), *I3 = kp_strbuf_str(&i3);
 
 	kp_strbuf sb = KP_STRBUF_INIT;
-	char *comment = kp_arena_printf(
-		&f->arena, "bulk copies (cp.async.bulk + mbarrier), %d stages: %s", S, o->why);
+	char *comment = o->no_comment ? NULL
+				      : kp_arena_printf(&f->arena,
+							"bulk copies (cp.async.bulk + mbarrier), "
+							"%d stages: %s",
+							S, o->why);
 	kp_emit_open(&sb, f, l, start, ind, I1, comment, S, 0, out);
 	emit_setup(&sb, f, l, cp, &nm, S, I1, iu);
 
@@ -910,7 +913,9 @@ static int bulk_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_e
 			       S - 1, nm.stage);
 	kp_strbuf_addf(&sb, "%s}\n", I1);
 	if (l->exit_barrier) /* the last tile's compute is not fenced otherwise */
-		kp_strbuf_addf(&sb, "%s__syncthreads(); // kpipe: %s\n", I1, l->exit_barrier_why);
+		kp_strbuf_addf(&sb, "%s__syncthreads();%s%s\n", I1,
+			       o->no_comment ? "" : " // kpipe: ",
+			       o->no_comment ? "" : l->exit_barrier_why);
 	kp_strbuf_addf(&sb, "%s}", ind);
 	free(c0);
 

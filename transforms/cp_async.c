@@ -11,7 +11,10 @@
  *              commit; compute slot i % S
  *
  * Guarded copies (cond ? src : 0, or if/else 0) become zero-fill copies
- * from a valid address.  A copy through a temporary of the load phase
+ * from a valid address, their guard and source named once (kp_in_As,
+ * kp_src_As) where the statement stands in a block.  The prologue's
+ * copies of the load phase after the first leave the source's comments
+ * out.  A copy through a temporary of the load phase
  * (`float a = A[i]; As[..] = a;`) copies A[i] itself, evaluated where the
  * tile store was (the analysis checked that nothing in between changes
  * what it reads), and the temporary's statements are dropped.  Does not apply to copies that
@@ -107,25 +110,142 @@ static int cp_match(const kp_file *f, const kp_loop *l, const kp_arch *a, kp_are
 /* A ring of S buffers. */
 static int cp_buffers(int stages) { return stages; }
 
+/* The parent of `target` under `root` (kp_node_walk). */
+typedef struct {
+	const kp_node *target, *parent;
+} parent_find;
+
+static int find_parent(kp_node *n, kp_node *parent, void *ud)
+{
+	parent_find *p = ud;
+	if (n == p->target)
+		p->parent = parent;
+	return !p->parent;
+}
+
+static const kp_node *parent_of(const kp_loop *l, const kp_node *n)
+{
+	parent_find p = {n, NULL};
+	kp_node_walk(l->body, NULL, find_parent, &p);
+	return p.parent;
+}
+
+/* A guarded copy can name its guard when its statement stands in a block
+ * (the declarations go before it; not in a switch, whose case labels
+ * must not jump over them), on a line of its own, outside a macro. */
+static int can_declare_before(const kp_file *f, const kp_loop *l, const kp_node *stmt)
+{
+	const kp_node *p = parent_of(l, stmt);
+	if (!p || p->kind != KP_N_COMPOUND || stmt->from_macro)
+		return 0;
+	const kp_node *pp = parent_of(l, p);
+	if (pp && pp->kind == KP_N_SWITCH)
+		return 0;
+	for (unsigned b = stmt->begin; b > 0 && f->src[b - 1] != '\n'; b--)
+		if (f->src[b - 1] != ' ' && f->src[b - 1] != '\t')
+			return 0;
+	return 1;
+}
+
+/* 1 when `t` is one parenthesised group: "(a && b)", not "(a) && (b)". */
+static int parenthesised(const char *t)
+{
+	int depth = 0;
+	if (*t != '(')
+		return 0;
+	for (const char *p = t; *p; p++)
+		if (*p == '(')
+			depth++;
+		else if (*p == ')' && --depth == 0)
+			return !p[1];
+	return 0;
+}
+
+/* The length of the kernel's longest line, at least 80. */
+static size_t kernel_width(const kp_file *f, const kp_loop *l)
+{
+	const kp_node *b = l->kernel && l->kernel->body ? l->kernel->body : l->node;
+	size_t w = 80, col = 0;
+	for (unsigned i = b->begin; i < b->end && i < f->len; i++) {
+		col = f->src[i] == '\n' ? 0 : col + (f->src[i] == '\t' ? 8 : 1);
+		if (col > w)
+			w = col;
+	}
+	return w;
+}
+
+/* The names of a guarded copy's guard and source: kp_in_As and kp_src_As
+ * (a number after the tile when several copies fill it). */
+static void guard_names(kp_file *f, const kp_loop *l, const kp_load *ld, const char **in,
+			const char **src)
+{
+	int same = 0, nth = 0;
+	for (int i = 0; i < l->nloads; i++)
+		if (l->loads[i].tile == ld->tile) {
+			if (&l->loads[i] == ld)
+				nth = same;
+			same++;
+		}
+	char num[16] = "";
+	if (same > 1)
+		snprintf(num, sizeof(num), "%d", nth);
+	*in = kp_fresh_name(f, kp_arena_printf(&f->arena, "kp_in_%s%s", ld->tile->name, num));
+	*src = kp_fresh_name(f, kp_arena_printf(&f->arena, "kp_src_%s%s", ld->tile->name, num));
+}
+
 /* The cp.async statement replacing one copy; subs already hold the tile
- * index and induction substitutions for this phase. */
-static char *copy_stmt(kp_file *f, const kp_load *ld, const kp_subs *s)
+ * index and induction substitutions for this phase.  A guarded copy
+ * (cond ? src : 0) becomes a zero-fill copy from a valid address; where
+ * its statement allows, the guard and the source are named first:
+ *
+ *   const bool kp_in_As = cond;
+ *   const void *kp_src_As = kp_in_As ? (const void *)&src : (const void *)A;
+ *   __pipeline_memcpy_async(&As[..], kp_src_As, 4, kp_in_As ? 0 : 4)
+ *
+ * (cond evaluated once, as in the source), else it is written inline. */
+static char *copy_stmt(kp_file *f, const kp_loop *l, const kp_load *ld, const kp_subs *s)
 {
 	kp_strbuf sb = KP_STRBUF_INIT;
-	char *dst = kp_render(f, ld->lhs->begin, ld->lhs->end, s);
-	char *src = kp_render(f, ld->rhs->begin, ld->rhs->end, s);
+	char *lhs = kp_render(f, ld->lhs->begin, ld->lhs->end, s);
+	char *rhs = kp_render(f, ld->rhs->begin, ld->rhs->end, s);
+	char *dst = kp_addr_of(lhs), *src = kp_addr_of(rhs);
 	long long bytes = ld->bytes;
 	if (ld->guard == KP_G_NONE) {
-		kp_strbuf_addf(&sb, "__pipeline_memcpy_async(&%s, &%s, %lld)", dst, src, bytes);
+		kp_strbuf_addf(&sb, "__pipeline_memcpy_async(%s, %s, %lld)", dst, src, bytes);
+	} else if (can_declare_before(f, l, ld->stmt)) {
+		char *cond = kp_render(f, ld->cond->begin, ld->cond->end, s);
+		char *ind = kp_line_indent(f, ld->stmt->begin);
+		const char *in, *sv;
+		guard_names(f, l, ld, &in, &sv);
+		kp_strbuf_addf(&sb, "const bool %s = %s;\n", in, cond);
+		/* the ternary on two lines where one would pass the kernel's
+		 * widest line (the loop's block adds about two levels) */
+		kp_strbuf decl = KP_STRBUF_INIT;
+		kp_strbuf_addf(&decl, "const void *%s = %s ? (const void *)%s", sv, in, src);
+		const char *d = kp_strbuf_str(&decl), *base = ld->src_base->name;
+		size_t one = strlen(ind) + 8 + strlen(d) + strlen(base) + 18;
+		if (one > kernel_width(f, l) && !strchr(src, '\n'))
+			kp_strbuf_addf(&sb, "%s%s\n%s%*s: (const void *)%s;\n", ind, d, ind,
+				       (int)(strlen(sv) + strlen(in) + 16), "", base);
+		else
+			kp_strbuf_addf(&sb, "%s%s : (const void *)%s;\n", ind, d, base);
+		kp_strbuf_release(&decl);
+		kp_strbuf_addf(&sb, "%s__pipeline_memcpy_async(%s, %s, %lld, %s ? 0 : %lld)", ind,
+			       dst, sv, bytes, in, bytes);
+		free(ind);
+		free(cond);
 	} else {
 		char *cond = kp_render(f, ld->cond->begin, ld->cond->end, s);
+		const char *o = parenthesised(cond) ? "" : "(", *c = *o ? ")" : "";
 		kp_strbuf_addf(
 			&sb,
-			"__pipeline_memcpy_async(&%s, (%s) ? (const void *)&%s : (const void *)%s, "
-			"%lld, (%s) ? 0 : %lld)",
-			dst, cond, src, ld->src_base->name, bytes, cond, bytes);
+			"__pipeline_memcpy_async(%s, %s%s%s ? (const void *)%s : (const void "
+			"*)%s, %lld, %s%s%s ? 0 : %lld)",
+			dst, o, cond, c, src, ld->src_base->name, bytes, o, cond, c, bytes);
 		free(cond);
 	}
+	free(lhs);
+	free(rhs);
 	free(dst);
 	free(src);
 	return kp_strbuf_detach(&sb);
@@ -142,7 +262,7 @@ static char *load_phase(kp_file *f, const kp_loop *l, const kp_spans *sp, const 
 	kp_subs outer = {0};
 	for (int i = 0; i < l->nloads; i++) {
 		const kp_load *ld = &l->loads[i];
-		char *c = copy_stmt(f, ld, &s);
+		char *c = copy_stmt(f, l, ld, &s);
 		unsigned e = ld->stmt->end;
 		/* an if/else whose else branch is a block has no trailing ';' */
 		if (ld->guard == KP_G_IFELSE) {
@@ -221,7 +341,9 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 
 	const char *stage = kp_fresh_name(f, KP_NAME_STAGE);
 	kp_strbuf sb = KP_STRBUF_INIT;
-	char *comment = kp_arena_printf(&f->arena, "cp.async, %d stages: %s", S, o->why);
+	char *comment = o->no_comment
+				? NULL
+				: kp_arena_printf(&f->arena, "cp.async, %d stages: %s", S, o->why);
 	kp_emit_open(&sb, f, l, start, ind, I1, comment, S, o->dynamic, out);
 
 	/* prologue: tiles 0 .. S-2 into slots 0 .. S-2, one group each */
@@ -231,6 +353,11 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 		snprintf(slot, sizeof(slot), "%d", t);
 		char *ct = tile_exists(f, l, 0, t);
 		char *pro = load_phase(f, l, &sp, slot, t);
+		if (t > 0) { /* the source's comments once, with tile 0 */
+			char *bare = kp_strip_comments(pro);
+			free(pro);
+			pro = bare;
+		}
 		char *pro_i = kp_reindent(pro, iu);
 		kp_strbuf_addf(&sb, "%sif (%s) {\n%s%s}\n", I1, ct, pro_i, I1);
 		kp_strbuf_addf(&sb, "%s__pipeline_commit();\n", I1);
@@ -279,7 +406,9 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 	if (S > 2) /* drain: the last groups are empty, but leave none pending */
 		kp_strbuf_addf(&sb, "%s__pipeline_wait_prior(0);\n", I1);
 	if (l->exit_barrier) /* the last tile's compute is not fenced otherwise */
-		kp_strbuf_addf(&sb, "%s__syncthreads(); // kpipe: %s\n", I1, l->exit_barrier_why);
+		kp_strbuf_addf(&sb, "%s__syncthreads();%s%s\n", I1,
+			       o->no_comment ? "" : " // kpipe: ",
+			       o->no_comment ? "" : l->exit_barrier_why);
 	kp_strbuf_addf(&sb, "%s}", ind);
 	free(c0);
 

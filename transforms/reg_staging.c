@@ -16,7 +16,9 @@
  * One barrier is enough: the buffer being stored was last read by the
  * previous iteration, before its barrier.  Staging arrays are indexed
  * only by compile-time expressions of the (unrolled) copy loops, so they
- * stay in registers.  Works on any architecture and for any copy.
+ * stay in registers; a copy outside any copy loop stages through a scalar
+ * (`float kp_reg0`).  The stores after the math leave the source's
+ * comments, which describe the loads, out.  Works on any architecture and for any copy.
  *
  * The guarded prefetch ends with __syncwarp().  Without it ptxas
  * predicates the small guarded block (if-conversion) and then schedules
@@ -586,7 +588,10 @@ static char *load_copy(kp_file *f, const kp_loop *l, const kp_spans *sp, const s
 	for (int i = 0; i < l->nloads; i++) {
 		const kp_load *ld = &l->loads[i];
 		kp_strbuf reg = KP_STRBUF_INIT;
-		kp_strbuf_addf(&reg, "%s[%s]", r[i].name, r[i].slot);
+		if (!strcmp(r[i].size, "1")) /* one register: a scalar */
+			kp_strbuf_adds(&reg, r[i].name);
+		else
+			kp_strbuf_addf(&reg, "%s[%s]", r[i].name, r[i].slot);
 		if (store) {
 			char *dst = kp_render(f, ld->lhs->begin, ld->lhs->end, &s);
 			kp_strbuf sb = KP_STRBUF_INIT;
@@ -671,17 +676,24 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 	int nca = 0;
 	for (int i = 0; ldca && i < l->nloads; i++)
 		nca += ldca_target(&l->loads[i]) != NULL;
-	char *comment = kp_arena_printf(
-		&f->arena, "register staging%s, %s: %s",
-		!ldca ? ""
-		: nca ? " (prefetch of read-only tiles through __ldca)"
-		      : " (no tile read from a const __restrict__ parameter: plain loads)",
-		two_bar ? "1 buffer, 2 barriers" : "2 buffers", o->why);
+	char *comment =
+		o->no_comment
+			? NULL
+			: kp_arena_printf(
+				  &f->arena, "register staging%s, %s: %s",
+				  !ldca ? ""
+				  : nca ? " (prefetch of read-only tiles through __ldca)"
+					: " (no tile read from a const __restrict__ parameter: plain loads)",
+				  two_bar ? "1 buffer, 2 barriers" : "2 buffers", o->why);
 	kp_emit_open(&sb, f, l, start, ind, I1, comment, two_bar ? 1 : 2, o->dynamic, out);
 	const char *stage = kp_fresh_name(f, KP_NAME_STAGE);
 	const char *has_next = kp_fresh_name(f, KP_NAME_HAS_NEXT);
 	for (int i = 0; i < l->nloads; i++)
-		kp_strbuf_addf(&sb, "%s%s %s[%s] = {};\n", I1, r[i].type, r[i].name, r[i].size);
+		if (!strcmp(r[i].size, "1"))
+			kp_strbuf_addf(&sb, "%s%s %s = {};\n", I1, r[i].type, r[i].name);
+		else
+			kp_strbuf_addf(&sb, "%s%s %s[%s] = {};\n", I1, r[i].type, r[i].name,
+				       r[i].size);
 
 	/* prologue: the original copies into buffer 0 */
 	char *c0 = kp_xstrndup(f->src + l->cond->begin, l->cond->end - l->cond->begin);
@@ -712,8 +724,9 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 	char *fetch_ii = kp_reindent(fetch_i, iu);
 	/* __syncwarp() closes the prefetch, inside the guard: see the comment
 	 * at the top of this file. */
-	kp_strbuf_addf(&sb, "%sif (%s) {\n%s%s%s__syncwarp();\n%s}\n", I2, has_next, fetch_ii, I2,
-		       iu, I2);
+	kp_strbuf_addf(&sb, "%sif (%s) {\n%s%s%s__syncwarp();%s\n%s}\n", I2, has_next, fetch_ii, I2,
+		       iu, o->no_comment ? "" : " // kpipe: keeps the loads above the math (ptxas)",
+		       I2);
 	free(fetch);
 	free(fetch_i);
 	free(fetch_ii);
@@ -734,6 +747,10 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 	 * refilled */
 	if (two_bar)
 		kp_strbuf_addf(&sb, "%s__syncthreads();\n", I2);
+	/* the source's comments describe the loads: not repeated at the stores */
+	char *bare = kp_strip_comments(store);
+	free(store);
+	store = bare;
 	char *store_i = kp_reindent(store, I1 + strlen(ind));
 	char *store_ii = kp_reindent(store_i, iu);
 	/* The store runs unconditionally: on the last iteration it fills the

@@ -2,7 +2,9 @@
  * render.c - helpers the transforms share: substitution lists applied to
  * source ranges (re-indexing tiles, advancing induction variables), the
  * byte spans of the load / compute phases, indentation, and the edits to
- * tile declarations.  Pure text work over the model; no libclang.
+ * tile declarations; comments left out of repeated copies of a phase and
+ * `&*reinterpret_cast` avoided.  Pure text work over the model; no
+ * libclang.
  */
 #include "transform.h"
 
@@ -84,6 +86,21 @@ static const kp_induct *ind_of(const kp_loop *l, const kp_decl *d)
 	return NULL;
 }
 
+/* The value of a decimal literal without suffix (an int, as the product
+ * that replaces `n * (lit)` stays below 2^31), else -1. */
+static long long int_literal(const char *t)
+{
+	long long v = 0;
+	if (!*t || (t[0] == '0' && t[1]))
+		return -1;
+	for (; *t; t++) {
+		if (*t < '0' || *t > '9' || v > 100000000)
+			return -1;
+		v = v * 10 + (*t - '0');
+	}
+	return v;
+}
+
 static int walk_subs(kp_node *n, kp_node *parent, void *ud)
 {
 	(void)parent;
@@ -109,12 +126,16 @@ static int walk_subs(kp_node *n, kp_node *parent, void *ud)
 		const kp_induct *in = ind_of(w->l, n->decl);
 		if (in) {
 			kp_strbuf sb = KP_STRBUF_INIT;
+			char op = in->sign < 0 ? '-' : '+';
+			long long lit = int_literal(in->step);
 			if (w->next == 1)
-				kp_strbuf_addf(&sb, "(%s %c %s)", n->name, in->sign < 0 ? '-' : '+',
+				kp_strbuf_addf(&sb, "(%s %c %s)", n->name, op, in->step);
+			else if (lit >= 0 &&
+				 lit * w->next <= 2147483647LL) /* (k + 2 * (1)) reads (k + 2) */
+				kp_strbuf_addf(&sb, "(%s %c %lld)", n->name, op, lit * w->next);
+			else /* a name keeps its parentheses: it may be a macro */
+				kp_strbuf_addf(&sb, "(%s %c %d * (%s))", n->name, op, w->next,
 					       in->step);
-			else
-				kp_strbuf_addf(&sb, "(%s %c %d * (%s))", n->name,
-					       in->sign < 0 ? '-' : '+', w->next, in->step);
 			kp_subs_add(w->s, n->name_off, nl, kp_strbuf_str(&sb));
 			kp_strbuf_release(&sb);
 		}
@@ -421,7 +442,8 @@ static void dynamic_decls(kp_strbuf *sb, kp_file *f, const kp_loop *l, const kp_
 /* The dynamic form of the tile declarations: the extern array after the
  * kernel's opening brace, each tile's statement replaced by references
  * into it. */
-static void dynamic_decl_edits(kp_file *f, const kp_loop *l, const char *sbuf, kp_edits *out)
+static void dynamic_decl_edits(kp_file *f, const kp_loop *l, const char *sbuf, int comments,
+			       kp_edits *out)
 {
 	const char *base = kp_fresh_name(f, KP_NAME_DSMEM);
 	const kp_decl *prev = NULL;
@@ -454,17 +476,21 @@ static void dynamic_decl_edits(kp_file *f, const kp_loop *l, const char *sbuf, k
 		if (l->tiles[i].loaded && tile_align(l->tiles[i].arr) > al)
 			al = tile_align(l->tiles[i].arr);
 	kp_strbuf ext = KP_STRBUF_INIT;
-	kp_strbuf_addf(&ext,
-		       "\n%s// kpipe: the tiles below live in dynamic shared memory (every launch "
-		       "passes its size)\n%sextern __shared__ __align__(%lld) unsigned char %s[];",
-		       ind0 ? ind0 : "\t", ind0 ? ind0 : "\t", al, base);
+	if (comments)
+		kp_strbuf_addf(&ext,
+			       "\n%s// kpipe: the tiles below live in dynamic shared memory (every "
+			       "launch passes its size)",
+			       ind0 ? ind0 : "\t");
+	kp_strbuf_addf(&ext, "\n%sextern __shared__ __align__(%lld) unsigned char %s[];",
+		       ind0 ? ind0 : "\t", al, base);
 	kp_edits_add(out, l->kernel->body->begin + 1, 0, kp_strbuf_str(&ext));
 	kp_strbuf_release(&ext);
 	kp_strbuf_release(&off);
 	free(ind0);
 }
 
-char *kp_tile_decl_edits(kp_file *f, const kp_loop *l, int stages, int dynamic, kp_edits *out)
+char *kp_tile_decl_edits(kp_file *f, const kp_loop *l, int stages, int dynamic, int comments,
+			 kp_edits *out)
 {
 	kp_strbuf hoist = KP_STRBUF_INIT;
 	char sbuf[32] = ""; /* one stage: the declarations keep their shape */
@@ -473,7 +499,7 @@ char *kp_tile_decl_edits(kp_file *f, const kp_loop *l, int stages, int dynamic, 
 	if (dynamic) {
 		/* kp_dynamic_problem() said every tile is declared outside the
 		 * loop, in statements of tiles only */
-		dynamic_decl_edits(f, l, sbuf, out);
+		dynamic_decl_edits(f, l, sbuf, comments, out);
 		return kp_strbuf_detach(&hoist);
 	}
 	for (int i = 0; i < l->ntiles; i++) {
@@ -536,13 +562,15 @@ void kp_emit_open(kp_strbuf *sb, kp_file *f, const kp_loop *l, unsigned start, c
 {
 	if (start != l->node->begin)
 		kp_strbuf_adds(sb, ind);
-	kp_strbuf_addf(sb, "// kpipe: %s\n", comment);
-	kp_strbuf_addf(sb, "%s{\n", ind);
+	if (comment)
+		kp_strbuf_addf(sb, "// kpipe: %s\n%s{\n", comment, ind);
+	else /* --no-comment: the block opens where the loop began */
+		kp_strbuf_adds(sb, "{\n");
 	char *init = kp_init_stmt(f, l);
 	if (*init)
 		kp_strbuf_addf(sb, "%s%s\n", I1, init);
 	free(init);
-	char *hoist = kp_tile_decl_edits(f, l, stages, dynamic, out);
+	char *hoist = kp_tile_decl_edits(f, l, stages, dynamic, comment != NULL, out);
 	if (*hoist) {
 		char *h = kp_reindent(hoist, I1);
 		kp_strbuf_adds(sb, h);
@@ -573,4 +601,84 @@ void kp_emit_tail(kp_strbuf *sb, const kp_file *f, const kp_spans *sp, const cha
 		free(txt);
 		free(txt_i);
 	}
+}
+
+char *kp_strip_comments(const char *text)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	if (strstr(text, "R\"")) { /* a raw string literal: left as it is */
+		kp_strbuf_adds(&sb, text);
+		return kp_strbuf_detach(&sb);
+	}
+	const char *line = text;
+	while (*line) {
+		size_t n = strcspn(line, "\n");
+		const char *cut = NULL; /* where a // comment starts */
+		char quote = 0;
+		for (size_t i = 0; i < n && !cut; i++) {
+			char c = line[i];
+			if (quote) {
+				if (c == '\\' && i + 1 < n)
+					i++;
+				else if (c == quote)
+					quote = 0;
+			} else if (c == '"' || c == '\'')
+				quote = c;
+			else if (c == '/' && i + 1 < n && line[i + 1] == '/')
+				cut = line + i;
+			else if (c == '/' && i + 1 < n && line[i + 1] == '*')
+				break; /* a block comment: the line stays as it is */
+		}
+		/* a comment continued by a backslash runs into the next line */
+		if (cut && line[n - 1] == '\\')
+			cut = NULL;
+		/* a line holding only a block comment goes too */
+		const char *b = line;
+		while (b < line + n && (*b == ' ' || *b == '\t'))
+			b++;
+		const char *e = line + n;
+		while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+			e--;
+		if (!cut && e - b >= 4 && !strncmp(b, "/*", 2)) {
+			const char *close = strstr(b + 2, "*/");
+			if (close && close + 2 == e) {
+				line += n + (line[n] == '\n');
+				continue;
+			}
+		}
+		const char *end = cut ? cut : line + n;
+		while (cut && end > line && (end[-1] == ' ' || end[-1] == '\t'))
+			end--;
+		if (end > line || !cut) /* a line holding only a comment goes */
+			kp_strbuf_add(&sb, line, (size_t)(end - line));
+		if (line[n] == '\n' && (end > line || !cut))
+			kp_strbuf_addc(&sb, '\n');
+		line += n + (line[n] == '\n');
+	}
+	return kp_strbuf_detach(&sb);
+}
+
+/* The end of the parenthesised group that opens at t[0] == '(', or NULL. */
+static const char *close_paren(const char *t)
+{
+	int depth = 0;
+	for (; *t; t++)
+		if (*t == '(')
+			depth++;
+		else if (*t == ')' && --depth == 0)
+			return t;
+	return NULL;
+}
+
+char *kp_addr_of(const char *lvalue)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	static const char cast[] = "*reinterpret_cast<";
+	const char *open = !strncmp(lvalue, cast, sizeof(cast) - 1) ? strchr(lvalue, '(') : NULL;
+	const char *close = open ? close_paren(open) : NULL;
+	if (close && !close[1] && !strchr(lvalue, '"') && !strchr(lvalue, '\''))
+		kp_strbuf_adds(&sb, lvalue + 1); /* &*reinterpret_cast<T *>(p) is the cast */
+	else
+		kp_strbuf_addf(&sb, "&%s", lvalue);
+	return kp_strbuf_detach(&sb);
 }

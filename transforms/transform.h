@@ -25,6 +25,7 @@ typedef struct {
 	int stages;      /* 2 for double buffering */
 	const char *why; /* the reason shown in the comment line */
 	int dynamic;     /* the tiles move to dynamic shared memory (plan.h) */
+	int no_comment;  /* --no-comment: none of kpipe's explanatory comments */
 } kp_xform_opts;
 
 /* What a transform's own feasibility check finds for a loop. */
@@ -183,7 +184,8 @@ char *kp_init_stmt(kp_file *f, const kp_loop *l);
  * array of the same type carved out of it (`float (&As)[2][32][32] =
  * *reinterpret_cast<float (*)[2][32][32]>(kp_dsmem + 0);`), so no use of
  * the tile changes. */
-char *kp_tile_decl_edits(kp_file *f, const kp_loop *l, int stages, int dynamic, kp_edits *out);
+char *kp_tile_decl_edits(kp_file *f, const kp_loop *l, int stages, int dynamic, int comments,
+			 kp_edits *out);
 /* Why the loop's tiles cannot move to dynamic shared memory, or NULL: each
  * must be declared outside the loop, in a statement of the kernel (in this
  * file) that declares tiles of the loop only, without initialiser. */
@@ -193,7 +195,8 @@ const char *kp_dynamic_problem(kp_file *f, const kp_loop *l);
  * __align__), or -1 when a size is unknown.  For one analysis (an
  * instantiation of a template loop: its per_inst entry). */
 long long kp_dynamic_bytes(const kp_loop *l, int buffers);
-/* Opens the rewritten loop: the comment line, the wrapper block, the
+/* Opens the rewritten loop: the comment line (none when `comment` is
+ * NULL: --no-comment), the wrapper block, the
  * loop's init, the hoisted tile declarations and `int kp_stage = 0;`
  * (KP_NAME_STAGE as kp_fresh_name() gives it).
  * `start` is kp_loop_start()'s offset; I1 the indentation inside the
@@ -203,6 +206,16 @@ void kp_emit_open(kp_strbuf *sb, kp_file *f, const kp_loop *l, unsigned start, c
 /* Appends the bumps that closed the load phase and the statements after
  * the closing barrier, one level deeper (`iu`). */
 void kp_emit_tail(kp_strbuf *sb, const kp_file *f, const kp_spans *sp, const char *iu);
+
+/* `text` without its // comments: a line holding only one goes, a
+ * trailing one is cut, a line holding only a block comment goes (string
+ * and character literals respected; other lines with a block comment, a
+ * comment ending in a backslash and text with a raw string stay).  For the repeated copies of a
+ * phase, so that the source's comments appear once.  Caller frees. */
+char *kp_strip_comments(const char *text);
+/* "&lvalue", except that `*reinterpret_cast<T *>(p)` gives the cast itself
+ * rather than `&*reinterpret_cast<T *>(p)`.  Caller frees. */
+char *kp_addr_of(const char *lvalue);
 
 /* Offset where the loop replacement starts (a preceding "#pragma unroll"
  * line is taken along and returned in *pragma, caller frees). */

@@ -75,45 +75,42 @@ int kp_cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const char *
 
 /* ---- the options: one table, a setter where a value needs checking ---- */
 
-static int bad_value(const char *cmd, const char *name, const char *val, const char *how)
+static int bad_value(const char *name, const char *val, const char *how)
 {
-	fprintf(stderr, "kpipe %s: error: invalid value '%s' for '%s'%s\n", cmd, val, name, how);
+	fprintf(stderr, "kpipe: error: invalid value '%s' for '%s'%s\n", val, name, how);
 	return KP_EXIT_USAGE;
 }
 
-static int set_arch(kp_cli *o, const char *val, const char *cmd)
+static int set_arch(kp_cli *o, const char *val)
 {
-	(void)cmd;
 	o->arch_name = val;
 	o->arch_given = 1;
 	return 0;
 }
 
-static int set_output(kp_cli *o, const char *val, const char *cmd)
+static int set_output(kp_cli *o, const char *val)
 {
 	if (o->output) {
-		fprintf(stderr, "kpipe %s: error: '-o' given twice\n", cmd);
+		fprintf(stderr, "kpipe: error: '-o' given twice\n");
 		return KP_EXIT_USAGE;
 	}
 	o->output = val;
 	return 0;
 }
 
-static int set_extra_arg(kp_cli *o, const char *val, const char *cmd)
+static int set_extra_arg(kp_cli *o, const char *val)
 {
-	(void)cmd;
 	push(&o->cargs, &o->ncargs, val);
 	return 0;
 }
 
-static int set_exclude(kp_cli *o, const char *val, const char *cmd)
+static int set_exclude(kp_cli *o, const char *val)
 {
-	(void)cmd;
 	push(&o->excludes, &o->nexcludes, val);
 	return 0;
 }
 
-static int set_header_filter(kp_cli *o, const char *val, const char *cmd)
+static int set_header_filter(kp_cli *o, const char *val)
 {
 	regex_t re;
 	int e = regcomp(&re, val, REG_EXTENDED | REG_NOSUB);
@@ -121,9 +118,9 @@ static int set_header_filter(kp_cli *o, const char *val, const char *cmd)
 		char why[256];
 		regerror(e, &re, why, sizeof(why));
 		fprintf(stderr,
-			"kpipe %s: error: invalid regular expression '%s' for '--header-filter': "
+			"kpipe: error: invalid regular expression '%s' for '--header-filter': "
 			"%s\n",
-			cmd, val, why);
+			val, why);
 		return KP_EXIT_USAGE;
 	}
 	regfree(&re);
@@ -139,43 +136,43 @@ static long int_in(const char *val, long lo, long hi)
 	return *end || end == val || v < lo || v > hi ? -1 : v;
 }
 
-static int set_jobs(kp_cli *o, const char *val, const char *cmd)
+static int set_jobs(kp_cli *o, const char *val)
 {
 	long v = int_in(val, 1, 1024);
 	if (v < 0)
-		return bad_value(cmd, "-j", val, "");
+		return bad_value("-j", val, " (1..1024)");
 	o->jobs = (int)v;
 	return 0;
 }
 
-static int set_timeout(kp_cli *o, const char *val, const char *cmd)
+static int set_timeout(kp_cli *o, const char *val)
 {
 	long v = int_in(val, 0, 1000000);
 	if (v < 0)
-		return bad_value(cmd, "--timeout", val, " (seconds, 0 for none)");
+		return bad_value("--timeout", val, " (seconds, 0..1000000, 0 for none)");
 	o->timeout = (int)v;
 	return 0;
 }
 
-static int set_stages(kp_cli *o, const char *val, const char *cmd)
+static int set_stages(kp_cli *o, const char *val)
 {
 	long v = int_in(val, 2, 8);
 	if (v < 0)
-		return bad_value(cmd, "--stages", val, "");
+		return bad_value("--stages", val, " (2..8)");
 	o->stages = (int)v;
 	return 0;
 }
 
-static int set_threads(kp_cli *o, const char *val, const char *cmd)
+static int set_threads(kp_cli *o, const char *val)
 {
 	long v = int_in(val, 1, 4096);
 	if (v < 0)
-		return bad_value(cmd, "--threads", val, "");
+		return bad_value("--threads", val, " (1..4096)");
 	o->threads = (int)v;
 	return 0;
 }
 
-static int set_shard(kp_cli *o, const char *val, const char *cmd)
+static int set_shard(kp_cli *o, const char *val)
 {
 	char *end;
 	long i = strtol(val, &end, 10), m = -1;
@@ -186,7 +183,7 @@ static int set_shard(kp_cli *o, const char *val, const char *cmd)
 			m = -1;
 	}
 	if (*end || m <= 0 || m > 1000000 || i < 0 || i >= m)
-		return bad_value(cmd, "--shard", val, " (I/N with 0 <= I < N)");
+		return bad_value("--shard", val, " (I/N with 0 <= I < N)");
 	o->shard_i = (int)i;
 	o->shard_n = (int)m;
 	return 0;
@@ -198,7 +195,7 @@ typedef struct {
 	size_t off; /* with no setter: a `const char *` of kp_cli (takes), else an int set to `flag`
 		     */
 	int flag;
-	int (*set)(kp_cli *o, const char *val, const char *cmd);
+	int (*set)(kp_cli *o, const char *val);
 } cli_opt;
 
 #define STR(f) offsetof(kp_cli, f), 0, NULL
@@ -238,7 +235,27 @@ static const cli_opt cli_opts[] = {
 	{"--gpu-dir", NULL, 1, STR(gpu_dir)},
 	{"--header-filter", NULL, 1, FN(set_header_filter)},
 	{"--no-ptxas", NULL, 0, FLAG(no_ptxas, 1)},
+	{"--no-comment", NULL, 0, FLAG(no_comment, 1)},
+	{"--sarif-all", NULL, 0, FLAG(sarif_all, 1)},
 };
+
+/* Options that would otherwise be silently ignored: a usage error naming
+ * what they need (NULL: none). */
+static const char *ignored_combination(const kp_cli *o)
+{
+	int from_stdin = 0;
+	for (int i = 0; i < o->nfiles; i++)
+		from_stdin |= !strcmp(o->files[i], "-");
+	if (o->backup_suffix && !o->in_place)
+		return "--backup-suffix names the copy -i keeps: use it with -i";
+	if (o->assume_filename && !from_stdin)
+		return "--assume-filename names the buffer read from stdin: use it with FILE = -";
+	if (o->dry_run && (o->in_place || o->output || o->diff || o->out_dir))
+		return "--dry-run writes nothing: not with -i, -o, --diff or --out-dir";
+	if (o->sarif_all && strcmp(o->format, "sarif"))
+		return "--sarif-all goes with --format sarif";
+	return NULL;
+}
 
 /* One option argv[*i] (its value from the next argument when needed). */
 static int parse_option(kp_cli *o, int argc, char **argv, int *i, const char *cmd,
@@ -250,7 +267,7 @@ static int parse_option(kp_cli *o, int argc, char **argv, int *i, const char *cm
 	if (a[1] == 'j' && a[2] >= '0' && a[2] <= '9') { /* -j4 is -j 4 */
 		snprintf(name, sizeof(name), "-j");
 		val = a + 2;
-	} else if (strchr(a, '=') && a[1] == '-') {
+	} else if (strchr(a, '=')) { /* --opt=value, -p=DIR */
 		const char *eq = strchr(a, '=');
 		snprintf(name, sizeof(name), "%.*s", (int)(eq - a), a);
 		val = eq + 1;
@@ -262,23 +279,23 @@ static int parse_option(kp_cli *o, int argc, char **argv, int *i, const char *cm
 		    (cli_opts[k].alias && !strcmp(name, cli_opts[k].alias)))
 			opt = &cli_opts[k];
 	if (!opt || !allowed_opt(allowed, opt->name)) {
-		fprintf(stderr, "kpipe %s: error: unknown option '%s'\n", cmd, a);
+		fprintf(stderr, "kpipe: error: unknown option '%s'\n", a);
 		fprintf(stderr, "run 'kpipe %s --help' for usage\n", cmd);
 		return KP_EXIT_USAGE;
 	}
 	if (opt->takes && !val) {
 		if (*i + 1 >= argc) {
-			fprintf(stderr, "kpipe %s: error: option '%s' needs a value\n", cmd, a);
+			fprintf(stderr, "kpipe: error: option '%s' needs a value\n", a);
 			return KP_EXIT_USAGE;
 		}
 		val = argv[++*i];
 	}
 	if (!opt->takes && val) {
-		fprintf(stderr, "kpipe %s: error: option '%s' takes no value\n", cmd, name);
+		fprintf(stderr, "kpipe: error: option '%s' takes no value\n", name);
 		return KP_EXIT_USAGE;
 	}
 	if (opt->set)
-		return opt->set(o, val, cmd);
+		return opt->set(o, val);
 	if (opt->takes)
 		*(const char **)((char *)o + opt->off) = val;
 	else
@@ -321,7 +338,7 @@ static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const ch
 	if (!o->arch) {
 		int na = 0;
 		const kp_arch *all = kp_arch_all(&na);
-		fprintf(stderr, "kpipe %s: error: unknown target '%s'; known:", cmd, o->arch_name);
+		fprintf(stderr, "kpipe: error: unknown target '%s'; known:", o->arch_name);
 		for (int i = 0; i < na; i++)
 			fprintf(stderr, " %s", all[i].name);
 		fprintf(stderr, " (sm_XXa and sm_XXf suffixes accepted)\n");
@@ -330,7 +347,7 @@ static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const ch
 	int sarif_ok = !strcmp(cmd, "rewrite");
 	if (strcmp(o->format, "text") && strcmp(o->format, "json") &&
 	    (!sarif_ok || strcmp(o->format, "sarif"))) {
-		fprintf(stderr, "kpipe %s: error: unknown format '%s' (text%s)\n", cmd, o->format,
+		fprintf(stderr, "kpipe: error: unknown format '%s' (text%s)\n", o->format,
 			sarif_ok ? ", json or sarif" : " or json");
 		return KP_EXIT_USAGE;
 	}
@@ -341,9 +358,14 @@ static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const ch
 		kp_strbuf_adds(&known, "auto");
 		for (int i = 0; i < n; i++)
 			kp_strbuf_addf(&known, "%s%s", i == n - 1 ? " or " : ", ", all[i]->name);
-		fprintf(stderr, "kpipe %s: error: unknown variant '%s' (%s)\n", cmd, o->variant,
+		fprintf(stderr, "kpipe: error: unknown variant '%s' (%s)\n", o->variant,
 			kp_strbuf_str(&known));
 		kp_strbuf_release(&known);
+		return KP_EXIT_USAGE;
+	}
+	const char *bad = ignored_combination(o);
+	if (bad) {
+		fprintf(stderr, "kpipe: error: %s\n", bad);
 		return KP_EXIT_USAGE;
 	}
 	return 0;
@@ -478,6 +500,7 @@ void kp_cli_rw_opts(const kp_cli *o, kp_rw_opts *rw)
 	rw->variant = o->variant;
 	rw->stages = o->stages;
 	rw->auto_probe = cli_probe(o);
+	rw->no_comment = o->no_comment;
 }
 
 void kp_cli_batch_opts(const kp_cli *o, kp_batch_opts *b)
@@ -504,6 +527,19 @@ void kp_cli_batch_opts(const kp_cli *o, kp_batch_opts *b)
 	b->format = o->format;
 	b->export_fixes = o->export_fixes;
 	b->verbose = o->verbose;
+	b->sarif_all = o->sarif_all;
+}
+
+/* "FILE:LINE:COL: " for a diagnostic with a position, "FILE: " without
+ * one (never FILE:0:0), "kpipe: " without a file. */
+static void print_at(const kp_parse_diag *d)
+{
+	if (d->file && *d->file && d->line > 0)
+		fprintf(stderr, "%s:%d:%d: ", d->file, d->line, d->col);
+	else if (d->file && *d->file)
+		fprintf(stderr, "%s: ", d->file);
+	else
+		fputs("kpipe: ", stderr);
 }
 
 int kp_cli_print_parse_diags(const kp_file *f, int warnings_too)
@@ -513,8 +549,8 @@ int kp_cli_print_parse_diags(const kp_file *f, int warnings_too)
 		const kp_parse_diag *d = &f->diags[i];
 		if (strcmp(d->severity, "error") && !warnings_too)
 			continue;
-		fprintf(stderr, "%s:%d:%d: %s: %s\n", d->file, d->line, d->col, d->severity,
-			d->message);
+		print_at(d);
+		fprintf(stderr, "%s: %s\n", d->severity, d->message);
 		n++;
 	}
 	return n;
@@ -529,13 +565,12 @@ int kp_cli_print_ignored_errors(const kp_file *f)
 		const kp_parse_diag *d = &f->diags[i];
 		if (strcmp(d->severity, "error"))
 			continue;
+		print_at(d);
 		if (d->kernel)
-			fprintf(stderr,
-				"%s:%d:%d: warning: in kernel '%s', which is not rewritten: %s\n",
-				d->file, d->line, d->col, d->kernel, d->message);
+			fprintf(stderr, "warning: in kernel '%s', which is not rewritten: %s\n",
+				d->kernel, d->message);
 		else
-			fprintf(stderr, "%s:%d:%d: warning: %s: %s\n", d->file, d->line, d->col,
-				kp_parse_diag_note(d), d->message);
+			fprintf(stderr, "warning: %s: %s\n", kp_parse_diag_note(d), d->message);
 		n++;
 	}
 	return n;

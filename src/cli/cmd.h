@@ -7,6 +7,8 @@
 #ifndef KPIPE_CMD_H
 #define KPIPE_CMD_H
 
+#include <stdio.h>
+
 int cmd_analyze(int argc, char **argv);
 int cmd_rewrite(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
@@ -35,5 +37,13 @@ typedef struct {
 } kp_validate_request;
 
 int kp_validate_files(const kp_validate_request *rq);
+
+/* Help (help.c).  The overview, with the commands' one-line summaries
+ * (command_list, one "  name  summary" line each); a bare `kpipe`'s short
+ * usage; and one command's options and examples: returns -1 when `cmd`
+ * is no command with a help text. */
+void kp_help_overview(FILE *fp, const char *command_list);
+void kp_help_usage(FILE *fp);
+int kp_help_command(FILE *fp, const char *cmd);
 
 #endif

@@ -163,8 +163,24 @@ static void text_facts(kp_file *f, const kp_loop *l, const kp_arch *a, const kp_
 static void text_reasons(kp_file *f, const kp_loop *l)
 {
 	for (int i = 0; i < l->nreasons; i++)
-		printf("    %s:%d:%d: not eligible: %s [%s]\n", f->path, l->reasons[i].line,
-		       l->reasons[i].col, l->reasons[i].message, l->reasons[i].id);
+		if (l->reasons[i].line > 0)
+			printf("    %s:%d:%d: not eligible: %s [%s]\n", f->path, l->reasons[i].line,
+			       l->reasons[i].col, l->reasons[i].message, l->reasons[i].id);
+		else /* no position: never FILE:0:0 */
+			printf("    %s: not eligible: %s [%s]\n", f->path, l->reasons[i].message,
+			       l->reasons[i].id);
+}
+
+/* The compute/load ratio and the rule of thumb, for comparison: the plan
+ * does not follow it. */
+static void text_rule_of_thumb(kp_file *f, const kp_loop *l)
+{
+	const char *why, *rule = kp_ratio_rule(l, &f->arena, &why);
+	if (l->ratio >= 0)
+		printf("    compute/load: %.1f FLOP/B; ", l->ratio);
+	else
+		printf("    compute/load: unknown; ");
+	printf("rule of thumb (not what kpipe picks): %s (%s)\n", rule, why);
 }
 
 /* A loop around K-loops: its header, the K-loop it holds, its reason. */
@@ -305,12 +321,7 @@ static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 		printf("      occupancy cliff: %s%s\n", cl,
 		       l->threads ? "" : " (assuming 256 threads per block)");
 	}
-	const char *seed_why, *seed = kp_seed_rule(l, &f->arena, &seed_why);
-	if (l->ratio >= 0)
-		printf("    compute/load: %.1f FLOP/B; seed rule: %s (%s)\n", l->ratio, seed,
-		       seed_why);
-	else
-		printf("    compute/load: unknown; seed rule: %s (%s)\n", seed, seed_why);
+	text_rule_of_thumb(f, l);
 	int nx;
 	const kp_transform *const *xs = kp_transform_all(&nx);
 	for (int t = 0; t < nx; t++)
@@ -450,16 +461,17 @@ static void json_budget(cJSON *j, const kp_loop *l, const kp_arch *a)
 	cJSON_AddStringToObject(j, "occupancy_cliff", cl);
 }
 
-static void json_seed(cJSON *j, kp_file *f, const kp_loop *l)
+/* "rule_of_thumb" (called "seed_rule" before 0.2: CHANGELOG.md) */
+static void json_rule_of_thumb(cJSON *j, kp_file *f, const kp_loop *l)
 {
-	cJSON *seed = cJSON_AddObjectToObject(j, "seed_rule");
+	cJSON *rule = cJSON_AddObjectToObject(j, "rule_of_thumb");
 	if (l->ratio >= 0)
-		cJSON_AddNumberToObject(seed, "ratio", l->ratio);
+		cJSON_AddNumberToObject(rule, "ratio", l->ratio);
 	else
-		cJSON_AddNullToObject(seed, "ratio");
-	const char *seed_why, *seed_variant = kp_seed_rule(l, &f->arena, &seed_why);
-	cJSON_AddStringToObject(seed, "variant", seed_variant);
-	cJSON_AddStringToObject(seed, "reason", seed_why);
+		cJSON_AddNullToObject(rule, "ratio");
+	const char *why, *variant = kp_ratio_rule(l, &f->arena, &why);
+	cJSON_AddStringToObject(rule, "variant", variant);
+	cJSON_AddStringToObject(rule, "reason", why);
 }
 
 /* The "variants" object of a loop: one object per registered transform
@@ -585,7 +597,7 @@ static cJSON *json_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 	json_compute(j, l);
 	json_shared(j, l);
 	json_budget(j, l, a);
-	json_seed(j, f, l);
+	json_rule_of_thumb(j, f, l);
 	json_variants(j, f, l, a, 1);
 	json_plan(j, f, l, o);
 	json_per_inst(j, f, l, a);
@@ -656,7 +668,7 @@ static void analyze_model(const kp_cli *o, const kp_file_setup *fs, kp_file *f, 
 	kp_analyze_opts ao;
 	char *sk;
 	kp_cli_analyze_opts(o, spec_path, &ao, &sk);
-	kp_inline_env ie = {o->arch, o->variant, o->stages, &ao, tu, an_reparse_with, re};
+	kp_inline_env ie = {o->arch, o->variant, o->stages, &ao, tu, an_reparse_with, re, 0};
 	kp_analysis an;
 	kp_analyze(&an, f, &ao);
 	const char *an_arch = o->arch->name, *ps_arch = kp_parse_arch(an_arch);
@@ -757,7 +769,7 @@ int cmd_analyze(int argc, char **argv)
 	if (rc)
 		return rc;
 	if (o.nfiles == 0) {
-		fprintf(stderr, "kpipe analyze: error: no input files\n");
+		fprintf(stderr, "kpipe: error: no input files\n");
 		kp_cli_release(&o);
 		return KP_EXIT_USAGE;
 	}

@@ -23,13 +23,15 @@ int cmd_lsp(int argc, char **argv)
 	if (rc)
 		return rc;
 	if (o.nfiles) {
-		fprintf(stderr, "kpipe lsp: error: takes no file (the editor sends the buffers "
+		fprintf(stderr, "kpipe: error: lsp takes no file (the editor sends the buffers "
 				"over stdin)\n");
 		kp_cli_release(&o);
 		return KP_EXIT_USAGE;
 	}
 	kp_lsp_config cfg = {0};
 	kp_cli_rw_opts(&o, &cfg.env.rw);
+	/* no nvcc run while the user types: auto decides from the source */
+	cfg.env.rw.auto_probe = NULL;
 	cfg.env.arch_name = o.arch_name;
 	cfg.env.arch_given = o.arch_given;
 	cfg.env.build_dir = o.build_dir;

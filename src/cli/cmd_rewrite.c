@@ -58,6 +58,8 @@ static const char *const rewrite_opts[] = {
 	"--sizes",
 	"--gpu-dir",
 	"--header-filter",
+	"--no-comment",
+	"--sarif-all",
 	NULL,
 };
 
@@ -68,8 +70,7 @@ static int write_out(const char *path, const char *data, size_t len, const char 
 	int e = like ? kp_write_file_atomic_like(path, data, len, like)
 		     : kp_write_file_atomic(path, data, len);
 	if (e) {
-		fprintf(stderr, "kpipe rewrite: error: cannot write '%s': %s\n", path,
-			strerror(-e));
+		fprintf(stderr, "kpipe: error: cannot write '%s': %s\n", path, strerror(-e));
 		return KP_EXIT_INPUT;
 	}
 	return 0;
@@ -119,7 +120,7 @@ static int write_reports(const kp_cli *o, kp_rw_result *r, int rc)
 		one[1 + h] = &r->headers[h];
 	if (!strcmp(o->format, "sarif")) {
 		char *cwd = getcwd(NULL, 0);
-		char *log = kp_sarif_log(one, n, cwd, rc);
+		char *log = kp_sarif_log(one, n, cwd, rc, o->sarif_all);
 		fputs(log, stdout);
 		free(log);
 		free(cwd);
@@ -137,8 +138,8 @@ static int write_reports(const kp_cli *o, kp_rw_result *r, int rc)
 		free(y);
 		free(cwd);
 		if (e) {
-			fprintf(stderr, "kpipe rewrite: error: cannot write '%s': %s\n",
-				o->export_fixes, strerror(-e));
+			fprintf(stderr, "kpipe: error: cannot write '%s': %s\n", o->export_fixes,
+				strerror(-e));
 			free(one);
 			return KP_EXIT_INPUT;
 		}
@@ -171,7 +172,7 @@ static int validate_written(const kp_cli *o, const char *in, const char *written
 		}
 		if (e) {
 			fprintf(stderr,
-				"kpipe rewrite: error: cannot keep a copy of the original for "
+				"kpipe: error: cannot keep a copy of the original for "
 				"--validate beside '%s': %s\n",
 				in, strerror(-e));
 			if (fd >= 0)
@@ -206,12 +207,12 @@ static int validate_written(const kp_cli *o, const char *in, const char *written
 		int e = kp_write_file_atomic(in, orig_src, orig_len);
 		if (e)
 			fprintf(stderr,
-				"kpipe rewrite: error: validation failed and '%s' could not be "
+				"kpipe: error: validation failed and '%s' could not be "
 				"restored (%s); the original is in '%s'\n",
 				in, strerror(-e), orig_copy);
 		else
 			fprintf(stderr,
-				"kpipe rewrite: validation failed: '%s' is back to the "
+				"kpipe: error: validation failed: '%s' is back to the "
 				"original\n",
 				in);
 		if (e) {
@@ -220,7 +221,7 @@ static int validate_written(const kp_cli *o, const char *in, const char *written
 		}
 	} else if (rc == KP_EXIT_VALIDATION)
 		fprintf(stderr,
-			"kpipe rewrite: validation failed: '%s' was written but did not pass\n",
+			"kpipe: error: validation failed: '%s' was written but did not pass\n",
 			written);
 	if (orig_copy)
 		unlink(orig_copy);
@@ -362,7 +363,7 @@ static int rewrite_one(kp_cli *o)
 	size_t len = 0;
 	int e = from_stdin ? kp_read_stream(stdin, &src, &len) : kp_read_file(in, &src, &len);
 	if (e) {
-		fprintf(stderr, "kpipe rewrite: error: cannot read '%s': %s\n", in, strerror(-e));
+		fprintf(stderr, "kpipe: error: cannot read '%s': %s\n", in, strerror(-e));
 		return KP_EXIT_INPUT;
 	}
 	/* -o naming the input behaves like -i */
@@ -415,7 +416,7 @@ static int rewrite_one(kp_cli *o)
 	if (rc == KP_EXIT_OK && nheaders_changed && !o->dry_run && !reports_only &&
 	    (o->validate || (!o->diff && !o->in_place))) {
 		fprintf(stderr,
-			"kpipe rewrite: error: the rewrite changes %s%s too (kernels in a project "
+			"kpipe: error: the rewrite changes %s%s too (kernels in a project "
 			"header); %s: use %s, or --header-filter '' to leave headers alone; nothing "
 			"was written\n",
 			first_header, nheaders_changed > 1 ? " and other headers" : "",
@@ -454,7 +455,7 @@ int cmd_rewrite(int argc, char **argv)
 	char buf[512];
 	const char *bad = usage_error(&o, batch, buf, sizeof(buf));
 	if (bad) {
-		fprintf(stderr, "kpipe rewrite: error: %s\n", bad);
+		fprintf(stderr, "kpipe: error: %s\n", bad);
 		rc = KP_EXIT_USAGE;
 	} else if (batch) {
 		kp_batch_opts bo;

@@ -113,7 +113,7 @@ static int write_file(const char *path, const char *data, size_t len, const char
 	int e = like ? kp_write_file_atomic_like(path, data, len, like)
 		     : kp_write_file_atomic(path, data, len);
 	if (e)
-		fprintf(stderr, "kpipe tune: error: cannot write '%s': %s\n", path, strerror(-e));
+		fprintf(stderr, "kpipe: error: cannot write '%s': %s\n", path, strerror(-e));
 	return e ? KP_EXIT_INPUT : KP_EXIT_OK;
 }
 
@@ -390,7 +390,7 @@ static int usage_error(const kp_cli *o)
 		e = "--format json puts the table on stdout: the code needs -o OUT or -i";
 	if (!e)
 		return 0;
-	fprintf(stderr, "kpipe tune: error: %s\n", e);
+	fprintf(stderr, "kpipe: error: %s\n", e);
 	return KP_EXIT_USAGE;
 }
 
@@ -468,7 +468,7 @@ static int prepare_measuring(tune_state *t)
 		return fall_back_f(t, "no launch description (%s not found; give one with --spec)",
 				   t->spec_path);
 	if (kp_launch_spec_load(&t->spec, t->spec_path, err, sizeof(err)) != KP_SPEC_OK) {
-		fprintf(stderr, "kpipe tune: error: %s\n", err);
+		fprintf(stderr, "kpipe: error: %s\n", err);
 		return KP_EXIT_INPUT;
 	}
 	t->have_spec = 1;
@@ -476,7 +476,7 @@ static int prepare_measuring(tune_state *t)
 		t->nsizes = kp_gpu_parse_sizes(&t->spec, o->sizes, t->sizes,
 					       (int)KP_ARRAY_LEN(t->sizes), err, sizeof(err));
 		if (t->nsizes < 0) {
-			fprintf(stderr, "kpipe tune: error: --sizes: %s\n", err);
+			fprintf(stderr, "kpipe: error: --sizes: %s\n", err);
 			return KP_EXIT_USAGE;
 		}
 		int has_target = 0;
@@ -627,13 +627,13 @@ static int validate_candidates(tune_state *t)
 	const kp_cli *o = &t->o;
 	if (o->gpu_dir) {
 		if (mkdir(o->gpu_dir, 0755) != 0 && errno != EEXIST) {
-			fprintf(stderr, "kpipe tune: error: cannot create %s: %s\n", o->gpu_dir,
+			fprintf(stderr, "kpipe: error: cannot create %s: %s\n", o->gpu_dir,
 				strerror(errno));
 			return KP_EXIT_INPUT;
 		}
 		t->workdir = kp_xstrdup(o->gpu_dir);
 	} else if (!(t->workdir = kp_tempdir("tune-src"))) {
-		fprintf(stderr, "kpipe tune: error: cannot create a temporary directory\n");
+		fprintf(stderr, "kpipe: error: cannot create a temporary directory\n");
 		return KP_EXIT_INPUT;
 	}
 	/* -I for the input's directory: the variants are compiled from elsewhere */
@@ -721,7 +721,7 @@ static int measure(tune_state *t)
 		bad = kp_tune_decide(&t->run, t->names, t->eligible, t->nk, &t->ch);
 	}
 	if (bad && t->nv > 1) {
-		fprintf(stderr, "kpipe tune: error: %s\n", t->ch.reason);
+		fprintf(stderr, "kpipe: error: %s\n", t->ch.reason);
 		return KP_EXIT_VALIDATION;
 	}
 	if (t->nv == 1)
@@ -775,7 +775,7 @@ int cmd_tune(int argc, char **argv)
 	t.in = t.o.files[0];
 	int e = kp_read_file(t.in, &t.src, &t.len);
 	if (e) {
-		fprintf(stderr, "kpipe tune: error: cannot read '%s': %s\n", t.in, strerror(-e));
+		fprintf(stderr, "kpipe: error: cannot read '%s': %s\n", t.in, strerror(-e));
 		kp_cli_release(&t.o);
 		return KP_EXIT_INPUT;
 	}

@@ -37,38 +37,6 @@ enum {
 #define DEFAULT_ARCH "sm_90"
 #define DEFAULT_THREADS 256
 
-static const char usage[] =
-	"usage: kpipe validate ORIGINAL.cu REWRITTEN.cu [options] [-- nvcc args...]\n"
-	"\n"
-	"Compiles both files, checks the rewrite, and runs it on the GPU when there is one:\n"
-	"  step 1 resources  registers, shared memory, spills, occupancy, warnings (ptxas -v)\n"
-	"  step 2 sass       next-tile loads overlap the math in the main loop (cuobjdump)\n"
-	"  step 3 gpu-run    both kernels on the same random inputs, every element compared\n"
-	"  step 4 benchmark  median time of both at the 'target' size, speedup or noise\n"
-	"  step 5 sanitizer  compute-sanitizer memcheck, racecheck, synccheck, initcheck\n"
-	"                    on the rewritten kernel at the 'small' size (a race can\n"
-	"                    compute the right numbers in a plain run; --no-sanitize skips it)\n"
-	"\n"
-	"options:\n"
-	"  --spec FILE        launch description (default: ORIGINAL with .cu -> .launch.json)\n"
-	"  --sizes a,b        sizes of the launch description to run (default: all)\n"
-	"  --no-sanitize      skip step 5 (--sanitize, the default, runs it)\n"
-	"  --gpu-dir DIR      build the GPU harness in DIR and keep it (also without a GPU)\n"
-	"  --kernel NAME      only this kernel (mangled, demangled or plain name)\n"
-	"  --arch sm_XX       target (default " DEFAULT_ARCH ")\n"
-	"  --threads N        threads per block for occupancy (default: the launch\n"
-	"                     description's block, else 256)\n"
-	"  --cuda-path DIR    CUDA toolkit root\n"
-	"  --format text|json report format (default text)\n"
-	"  -I DIR, -D NAME[=V] passed to nvcc, as is everything after --\n"
-	"\n"
-	"exit: 0 passed, 2 usage, 3 input missing, 4 a step failed, 5 nvcc missing,\n"
-	"      6 incomplete (a step was skipped: no GPU, no launch description, ...)\n"
-	"\n"
-	"examples:\n"
-	"  kpipe validate matmul.cu matmul.pipelined.cu --arch sm_90 --threads 1024\n"
-	"  kpipe validate samples/matmul_32x32.cu out.cu --sizes small,target\n";
-
 /* "--name VALUE" or "--name=VALUE": returns the value (advancing *i), or
  * NULL when argv[*i] is not this option.  *missing is set when the option
  * has no value. */
@@ -95,10 +63,10 @@ static int usage_error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("kpipe validate: ", stderr);
+	fputs("kpipe: error: ", stderr);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\n%s", usage);
+	fputs("\nrun 'kpipe validate --help' for usage\n", stderr);
 	return EXIT_VALIDATE_USAGE;
 }
 
@@ -120,7 +88,7 @@ int kp_validate_files(const kp_validate_request *rq)
 
 	for (int f = 0; f < 2; f++) {
 		if (access(files[f], R_OK) != 0) {
-			fprintf(stderr, "kpipe validate: cannot read '%s': %s\n",
+			fprintf(stderr, "kpipe: error: cannot read '%s': %s\n",
 				f == 0 ? shown : files[f], strerror(errno));
 			rc = EXIT_VALIDATE_INPUT;
 			goto cleanup;
@@ -136,7 +104,7 @@ int kp_validate_files(const kp_validate_request *rq)
 			       spec_path);
 		spec_missing = kp_strbuf_detach(&sb);
 	} else if (kp_launch_spec_load(&spec, spec_path, err, sizeof(err)) != KP_SPEC_OK) {
-		fprintf(stderr, "kpipe validate: %s\n", err);
+		fprintf(stderr, "kpipe: error: %s\n", err);
 		rc = EXIT_VALIDATE_INPUT;
 		goto cleanup;
 	} else
@@ -145,7 +113,7 @@ int kp_validate_files(const kp_validate_request *rq)
 		nsizes = kp_gpu_parse_sizes(&spec, rq->sizes, sizes, (int)KP_ARRAY_LEN(sizes), err,
 					    sizeof(err));
 		if (nsizes < 0) {
-			fprintf(stderr, "kpipe validate: --sizes: %s\n", err);
+			fprintf(stderr, "kpipe: error: --sizes: %s\n", err);
 			rc = EXIT_VALIDATE_USAGE;
 			goto cleanup;
 		}
@@ -157,7 +125,7 @@ int kp_validate_files(const kp_validate_request *rq)
 		threads = DEFAULT_THREADS;
 
 	if (kp_cuda_env_find(&env, rq->cuda_path) != 0) {
-		fprintf(stderr, "kpipe validate: %s\n", env.error ? env.error : "nvcc not found");
+		fprintf(stderr, "kpipe: error: %s\n", env.error ? env.error : "nvcc not found");
 		rc = EXIT_VALIDATE_NO_TOOL;
 		goto cleanup;
 	}
@@ -177,12 +145,12 @@ int kp_validate_files(const kp_validate_request *rq)
 	int vr = kp_validate_static(&res, &o);
 	have_res = 1;
 	if (vr == KP_VALIDATE_ENOTOOL) {
-		fprintf(stderr, "kpipe validate: %s\n", res.steps[0].reason);
+		fprintf(stderr, "kpipe: error: %s\n", res.steps[0].reason);
 		rc = EXIT_VALIDATE_NO_TOOL;
 		goto cleanup;
 	}
 	if (vr == KP_VALIDATE_ETEMP) {
-		fprintf(stderr, "kpipe validate: %s\n", res.steps[0].reason);
+		fprintf(stderr, "kpipe: error: %s\n", res.steps[0].reason);
 		rc = EXIT_VALIDATE_INPUT;
 		goto cleanup;
 	}
@@ -241,7 +209,7 @@ int cmd_validate(int argc, char **argv)
 			break;
 		}
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			fputs(usage, stdout);
+			kp_help_command(stdout, "validate");
 			rc = EXIT_VALIDATE_OK;
 			goto cleanup;
 		}

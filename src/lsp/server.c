@@ -271,6 +271,8 @@ static void publish(server *s, doc *d)
 		const kp_rw_result *x = h < 0 ? r : &r->headers[h];
 		for (int i = 0; i < x->ndiags; i++) {
 			const kp_rw_diag *di = &x->diags[i];
+			if (di->suppressed) /* "// kpipe: ignore ID" in the source */
+				continue;
 			uri_group *u = group_for(s, d, di->file ? di->file : x->path, &g, &n);
 			cJSON_AddItemToArray(u->list, diag_json(s, di, u->buf, u->buflen));
 		}
@@ -512,7 +514,13 @@ static cJSON *code_actions(server *s, const cJSON *params, int *code, char **why
 		const kp_lsp_loop *l = &d->an.loops[i];
 		if (l->line - 1 < first || l->line - 1 > last)
 			continue;
-		kp_rw_diag hint = {d->path, l->line, l->col, -1, "note", "kpipe-pipelined", ""};
+		kp_rw_diag hint = {.file = (char *)d->path,
+				   .line = l->line,
+				   .col = l->col,
+				   .off = -1,
+				   .level = (char *)"note",
+				   .id = (char *)"kpipe-pipelined",
+				   .message = (char *)""};
 		cJSON *diags = NULL;
 		if (l->best.xform) {
 			char msg[256];

@@ -3,7 +3,7 @@
  * place outside transforms/ that names transforms: it weighs cp.async against register
  * staging by measurements, so a new transform joins it only with
  * measurements of its own (docs/design.md, "Adding a transform").  Also
- * the seed's compute/load rule, which analyze prints for comparison.
+ * the compute/load rule of thumb, which analyze prints for comparison.
  *
  * The rule is calibrated on every sample measured on the H200 (the table
  * bench/calibration.tsv, made by bench/calibrate.py from the tune run in
@@ -243,7 +243,7 @@ void kp_plan_auto(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, in
 		busy_kernel(p, f, l, a);
 }
 
-const char *kp_seed_rule(const kp_loop *l, kp_arena *arena, const char **why)
+const char *kp_ratio_rule(const kp_loop *l, kp_arena *arena, const char **why)
 {
 	double ratio = l->ratio;
 	if (ratio < 0) {
@@ -251,22 +251,20 @@ const char *kp_seed_rule(const kp_loop *l, kp_arena *arena, const char **why)
 		return "cp-async";
 	}
 	if (ratio < 5) {
-		*why = kp_arena_printf(arena,
-				       "compute/load %.1f FLOP/B < 5: memory-bound tile, the seed "
-				       "prefers cp.async",
-				       ratio);
+		*why = kp_arena_printf(
+			arena, "%.1f FLOP/B < 5: memory-bound tile, cp.async preferred", ratio);
 		return "cp-async";
 	}
 	if (ratio <= 20) {
 		*why = kp_arena_printf(arena,
-				       "compute/load %.1f FLOP/B in 5..20: the seed says build "
-				       "both and measure (register staging first)",
+				       "%.1f FLOP/B in 5..20: build both and measure (register "
+				       "staging first)",
 				       ratio);
 		return "register";
 	}
 	*why = kp_arena_printf(arena,
-			       "compute/load %.1f FLOP/B > 20: the seed expects little gain "
-			       "(warp interleaving already hides latency)",
+			       "%.1f FLOP/B > 20: little gain expected (warp interleaving "
+			       "already hides latency)",
 			       ratio);
 	return "none";
 }

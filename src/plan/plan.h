@@ -87,9 +87,9 @@ typedef struct kp_auto_probe kp_auto_probe;
  * eligible loop whose stage count and conditionals are already checked,
  * or its refusal.  stages 0: auto picks the depth too. */
 void kp_plan_auto(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, int stages);
-/* The compute/load rule of the manual procedure kpipe started from, which
- * analyze prints for comparison ("register", "cp-async", "none"); *why in
- * `arena`. */
-const char *kp_seed_rule(const kp_loop *l, kp_arena *arena, const char **why);
+/* The compute/load rule of thumb (FLOP per loaded byte; from a tuning
+ * guide measured on a GA104), which analyze prints for comparison and the
+ * plan does not follow ("register", "cp-async", "none"); *why in `arena`. */
+const char *kp_ratio_rule(const kp_loop *l, kp_arena *arena, const char **why);
 
 #endif

@@ -23,6 +23,7 @@
 #include "compdb.h"
 #include "fixes.h"
 #include "pch.h"
+#include "progress.h"
 #include "safe_write.h"
 #include "sarif.h"
 
@@ -370,6 +371,7 @@ typedef struct {
 	int stop;        /* stdout was closed (EPIPE): start nothing more */
 	char *timed_out; /* per job of the running pool: killed by --timeout */
 	int ndone, ntotal;
+	kp_progress progress; /* the status line and -v's lines (progress.h) */
 } batch;
 
 static double now(void)
@@ -847,7 +849,9 @@ static void file_done(batch *b, int i, const char *data, size_t len, int status,
 	c->done[i] = 1;
 	b->ndone++;
 	progress_note(b);
+	kp_progress_clear(&b->progress);
 	flush_ordered(b, c);
+	kp_progress_file(&b->progress, r);
 }
 
 static void pch_job(const batch *b, int job, int fd)
@@ -919,7 +923,7 @@ static int list_inputs(const kp_batch_opts *o, bfiles *files, char **root, kp_co
 		*db_json = kp_strbuf_detach(&js);
 		free(rdir);
 		if (kp_compdb_load(o->rw.build_dir, db, ndb, &err)) {
-			fprintf(stderr, "kpipe rewrite: error: %s\n", err);
+			fprintf(stderr, "kpipe: error: %s\n", err);
 			free(err);
 			free(out_abs);
 			return KP_EXIT_INPUT;
@@ -936,7 +940,7 @@ static int list_inputs(const kp_batch_opts *o, bfiles *files, char **root, kp_co
 		const char *in = o->files[i];
 		struct stat st;
 		if (stat(in, &st)) {
-			fprintf(stderr, "kpipe rewrite: error: cannot read '%s': %s\n", in,
+			fprintf(stderr, "kpipe: error: cannot read '%s': %s\n", in,
 				strerror(errno));
 			rc = KP_EXIT_INPUT;
 			break;
@@ -1084,16 +1088,19 @@ static int run_files(batch *b, int jobs, collect *c)
 	c->n = n1;
 	c->results = kp_xcalloc((size_t)files->n + 1, sizeof(*c->results));
 	c->done = kp_xcalloc((size_t)files->n + 1, 1);
+	kp_progress_start(&b->progress, stderr, files->n, b->o->verbose, b->o->dry_run);
 	run_pool(b, n1, jobs, file_job, file_done, c);
 	int n2 = 0;
 	for (int i = 0; i < late.n; i++)
 		if (b->o->shard_n || !owned(b, late.v[i].abs))
 			late.v[n2++] = late.v[i];
+	b->progress.total -= late.n - n2;
 	late.n = n2;
 	collect c2 = {c->results + n1, c->done + n1, 0, n2};
 	b->files = &late;
 	run_pool(b, n2, jobs, file_job, file_done, &c2);
 	b->files = files;
+	kp_progress_clear(&b->progress);
 	free(late.v);
 	if (b->dropped_headers)
 		fprintf(stderr,
@@ -1141,7 +1148,7 @@ static int report(const kp_batch_opts *o, const collect *c, int nres, double sec
 		fputs(j, stdout);
 		free(j);
 	} else if (!strcmp(o->format, "sarif")) {
-		char *s = kp_sarif_log(rp, nrp, cwd, rc);
+		char *s = kp_sarif_log(rp, nrp, cwd, rc, o->sarif_all);
 		fputs(s, stdout);
 		free(s);
 	}
@@ -1151,8 +1158,8 @@ static int report(const kp_batch_opts *o, const collect *c, int nres, double sec
 		int e = kp_write_file_atomic(o->export_fixes, y, strlen(y));
 		free(y);
 		if (e) {
-			fprintf(stderr, "kpipe rewrite: error: cannot write '%s': %s\n",
-				o->export_fixes, strerror(-e));
+			fprintf(stderr, "kpipe: error: cannot write '%s': %s\n", o->export_fixes,
+				strerror(-e));
 			rc = KP_EXIT_INPUT;
 		}
 	}
@@ -1228,13 +1235,12 @@ int kp_batch_run(const kp_batch_opts *o)
 	int reports = strcmp(o->format, "text") || o->export_fixes;
 	if (!o->out.out_dir && !o->out.in_place && !o->out.diff && !o->dry_run && !reports) {
 		fprintf(stderr,
-			"kpipe rewrite: error: several files or a directory need --out-dir DIR, "
+			"kpipe: error: several files or a directory need --out-dir DIR, "
 			"-i, --diff or --dry-run (or --format json/sarif, --export-fixes)\n");
 		return KP_EXIT_USAGE;
 	}
 	if (o->out.diff && strcmp(o->format, "text")) {
-		fprintf(stderr,
-			"kpipe rewrite: error: --format %s and --diff both write to stdout\n",
+		fprintf(stderr, "kpipe: error: --format %s and --diff both write to stdout\n",
 			o->format);
 		return KP_EXIT_USAGE;
 	}

@@ -48,6 +48,7 @@ typedef struct {
 	const char *format;       /* text, json or sarif */
 	const char *export_fixes; /* --export-fixes FILE.yaml, or NULL */
 	int verbose;
+	int sarif_all; /* --sarif-all: notes and remarks in the SARIF log too */
 } kp_batch_opts;
 
 /* The outputs of one rewritten file, by the options: --diff into r->diff,

@@ -192,7 +192,12 @@ char *kp_fixes_yaml(const kp_rw_result *const *r, int n, const char *main_file,
 		const char *fp = x->abs_path ? x->abs_path : x->path;
 		for (int d = 0; d < x->ndiags; d++) {
 			const kp_rw_diag *g = &x->diags[d];
-			if (!g->id)
+			/* a refusal suppressed in the source ("// kpipe: ignore")
+			 * is left out; a pipelined loop keeps its replacements */
+			int owns = 0;
+			for (int k = 0; k < x->nfixes; k++)
+				owns |= x->fixes[k].diag == d;
+			if (!g->id || (g->suppressed && !owns))
 				continue;
 			any = 1;
 			kp_strbuf_adds(&sb, "\n  - DiagnosticName:  ");

@@ -26,6 +26,7 @@ typedef struct {
 	kp_file *(*reparse)(void *env, const kp_file *f, const char *text, size_t len,
 			    kp_file **tu);
 	void *env;
+	int no_comment; /* --no-comment: no "kpipe: ... inlined here" comment */
 } kp_inline_env;
 
 typedef struct {

@@ -74,8 +74,12 @@ int kp_pass_diag(kp_pass_ctx *c, int line, int col, const char *level, const cha
 		 const char *msg)
 {
 	const kp_file *f = c->f;
-	return kp_rw_diag_add(c->r, f->path, line, col, kp_file_offset(f, line, col), level, id,
-			      msg);
+	long off = kp_file_offset(f, line, col);
+	int i = kp_rw_diag_add(c->r, f->path, line, col, off, level, id, msg);
+	c->r->diags[i].suppressed =
+		id && ((off >= 0 && kp_rw_ignored(f->src, f->len, (size_t)off, id)) ||
+		       (c->loop_begin && kp_rw_ignored(f->src, f->len, c->loop_begin, id)));
+	return i;
 }
 
 void kp_pass_refuse(kp_pass_ctx *c, int line, int col, const char *id, const char *msg)

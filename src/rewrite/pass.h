@@ -37,6 +37,10 @@ typedef struct {
 	kp_file *(*reparse)(void *env, const kp_file *f, const char *text, size_t len,
 			    kp_file **tu);
 	void *env;
+	/* the offset in f->src of the loop whose diagnostics are being added
+	 * (0: none): a "// kpipe: ignore" comment on its line also suppresses
+	 * them */
+	unsigned loop_begin;
 } kp_pass_ctx;
 
 typedef struct kp_pass {
@@ -58,7 +62,10 @@ extern const kp_pass kp_pass_inline;
  * range. */
 long kp_text_offset(const char *src, size_t len, int line, int col);
 
-/* A diagnostic at (line, col) of c->f (0, 0: none); its index in c->r. */
+/* A diagnostic at (line, col) of c->f (0, 0: none); its index in c->r.
+ * Marked suppressed when a "// kpipe: ignore [ID...]" comment on its
+ * line, on c->loop_begin's or on the line before either names its id (or
+ * no id: all). */
 int kp_pass_diag(kp_pass_ctx *c, int line, int col, const char *level, const char *id,
 		 const char *msg);
 /* A warning that refuses something (a loop): counted in c->r->refused and

@@ -419,7 +419,7 @@ static int top_decl(kp_node *n)
 /* The edit that inlines `call` (a statement of its own, in k): appended to
  * ed, or a reason in *why. */
 static void inline_call(kp_file *f, const kp_kernel *k, const kp_node *call, kp_edits *ed,
-			const char **why)
+			int no_comment, const char **why)
 {
 	kp_kernel *h = call->decl->fn;
 	inliner in = {f, h, NULL, NULL, k};
@@ -457,12 +457,14 @@ static void inline_call(kp_file *f, const kp_kernel *k, const kp_node *call, kp_
 	}
 	const char *indent = kp_range_text(f, (unsigned)ls, call->begin);
 	const char *body = body_text(&in, indent, top_decl(h->body));
-	const char *text = kp_arena_printf(&f->arena,
-					   "/* kpipe: %s inlined here, so that its copies are "
-					   "pipelined with the loop */\n%s%s",
-					   one_line(f, f->src + call->kids[0]->begin,
-						    call->kids[0]->end - call->kids[0]->begin),
-					   indent, body);
+	const char *text =
+		no_comment ? kp_arena_printf(&f->arena, "%s", body)
+			   : kp_arena_printf(&f->arena,
+					     "/* kpipe: %s inlined here, so that its copies are "
+					     "pipelined with the loop */\n%s%s",
+					     one_line(f, f->src + call->kids[0]->begin,
+						      call->kids[0]->end - call->kids[0]->begin),
+					     indent, body);
 	kp_edits_add(ed, call->begin, (unsigned)(semi + 1 - call->begin), text);
 }
 
@@ -825,7 +827,7 @@ void kp_inline_loop(const kp_inline_env *e, kp_file *f, const kp_loop *l, kp_edi
 			if (!cl.parents[i] || cl.parents[i]->kind != KP_N_COMPOUND)
 				why = "the call is not a statement of its own";
 			else
-				inline_call(f, l->kernel, cl.calls[i], ed, &why);
+				inline_call(f, l->kernel, cl.calls[i], ed, e->no_comment, &why);
 			if (why)
 				why = kp_arena_printf(&f->arena,
 						      "the load helper '%s' is not inlined: %s",
@@ -868,7 +870,8 @@ static void inline_run(kp_pass_ctx *c)
 	kp_analyze_opts ao;
 	char *sk;
 	kp_rw_analyze_opts(c->o, c->tu->path, &ao, &sk);
-	kp_inline_env e = {c->o->arch, c->o->variant, c->o->stages, &ao, c->tu, c->reparse, c->env};
+	kp_inline_env e = {c->o->arch, c->o->variant, c->o->stages, &ao,
+			   c->tu,      c->reparse,    c->env,       c->o->no_comment};
 	kp_analysis an;
 	kp_analyze(&an, c->f, &ao);
 	for (int i = 0; i < an.nloops; i++) {

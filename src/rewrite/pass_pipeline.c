@@ -105,21 +105,28 @@ static void launch_edits(kp_pass_ctx *c, const kp_loop *l, long long bytes, int 
 	unsigned kb = k->begin;
 	while (kb > 0 && f->src[kb - 1] != '\n')
 		kb--;
-	kp_pass_edit(
-		c, kb, 0,
-		copies ? kp_arena_printf(
-				 ar,
-				 "// kpipe: '%s' keeps %d copies of its dynamic shared memory: "
-				 "every launch passes %d x its bytes, rounded up to 16\n"
-				 "// kpipe-launch: dynamic_smem = %d * ((kpipe_spec_smem + 15) / "
-				 "16 * 16)\n",
-				 k->name, copies, copies, copies)
-		       : kp_arena_printf(ar,
-					 "// kpipe: the tiles of '%s' are in dynamic shared memory: "
-					 "every launch passes %lld bytes\n"
-					 "// kpipe-launch: dynamic_smem = %lld\n",
-					 k->name, bytes, bytes),
-		di);
+	/* the kpipe-launch line is read by kpipe validate: --no-comment keeps it */
+	const char *why =
+		c->o->no_comment ? ""
+		: copies         ? kp_arena_printf(
+                                   ar,
+                                   "// kpipe: '%s' keeps %d copies of its dynamic shared memory: "
+					   "every launch passes %d x its bytes, rounded up to 16\n",
+                                   k->name, copies, copies)
+			 : kp_arena_printf(
+				   ar,
+				   "// kpipe: the tiles of '%s' are in dynamic shared memory: "
+				   "every launch passes %lld bytes\n",
+				   k->name, bytes);
+	kp_pass_edit(c, kb, 0,
+		     copies ? kp_arena_printf(
+				      ar,
+				      "%s// kpipe-launch: dynamic_smem = %d * ((kpipe_spec_smem + "
+				      "15) / 16 * 16)\n",
+				      why, copies)
+			    : kp_arena_printf(ar, "%s// kpipe-launch: dynamic_smem = %lld\n", why,
+					      bytes),
+		     di);
 	if (n)
 		return;
 	kp_pass_diag(
@@ -193,7 +200,7 @@ static void pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 					buffers, buffers));
 		return;
 	}
-	kp_xform_opts xo = {o->arch, p.stages, p.why, p.dynamic};
+	kp_xform_opts xo = {o->arch, p.stages, p.why, p.dynamic, o->no_comment};
 	const char *xerr = NULL;
 	kp_edits mine = {0};
 	if (p.xform->apply(f, l, &xo, &mine, &xerr)) {
@@ -258,6 +265,7 @@ static void pipeline_run(kp_pass_ctx *c)
 		if (!kp_pass_loop_wanted(c, l))
 			continue;
 		r->loops++;
+		c->loop_begin = l->node->begin; /* "// kpipe: ignore" there counts */
 		if (l->eligible) {
 			pipeline_loop(c, &s, l);
 			continue;
@@ -273,6 +281,7 @@ static void pipeline_run(kp_pass_ctx *c)
 		}
 		r->refused++;
 	}
+	c->loop_begin = 0;
 	free(s.done);
 	free(s.piped);
 	free(s.bufs);

@@ -407,7 +407,7 @@ static int run_pass(const kp_rw_opts *o, const kp_pass *pass, kp_file *tu, repar
 		rw_file *x = file_of(files, nfiles, f);
 		if (!x || x->bad)
 			continue;
-		kp_pass_ctx c = {o, tu, f, x->r, {0}, NULL, reparse_with, env};
+		kp_pass_ctx c = {o, tu, f, x->r, {0}, NULL, reparse_with, env, 0};
 		int n0 = x->r->ndiags;
 		pass->run(&c);
 		if (x->nst)

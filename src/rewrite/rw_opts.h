@@ -28,6 +28,7 @@ typedef struct {
 	/* ptxas's view of each original for --variant auto (plan.h), or NULL:
 	 * auto decides from the source alone */
 	const struct kp_auto_probe *auto_probe;
+	int no_comment; /* --no-comment: no explanatory comments in the code */
 	/* the passes to run, in order (pass.h); NULL: the default list */
 	const struct kp_pass *const *passes;
 	int npasses;

@@ -72,6 +72,7 @@ int kp_rw_diag_add(kp_rw_result *r, const char *file, int line, int col, long of
 {
 	r->diags = kp_xrealloc(r->diags, sizeof(*r->diags) * (size_t)(r->ndiags + 1));
 	kp_rw_diag *d = &r->diags[r->ndiags];
+	memset(d, 0, sizeof(*d));
 	d->file = kp_xstrdup(file ? file : r->path ? r->path : "");
 	d->line = line;
 	d->col = col;
@@ -88,7 +89,7 @@ void kp_rw_print_diags(const kp_rw_result *r, int verbose, void *out)
 	for (int i = 0; i < r->ndiags; i++) {
 		const kp_rw_diag *d = &r->diags[i];
 		int pipelined = d->id && !strcmp(d->id, "kpipe-pipelined");
-		if (pipelined && !verbose)
+		if ((pipelined || d->suppressed) && !verbose)
 			continue;
 		if (d->line > 0)
 			fprintf(fp, "%s:%d:%d: %s: %s", d->file, d->line, d->col, d->level,
@@ -96,7 +97,8 @@ void kp_rw_print_diags(const kp_rw_result *r, int verbose, void *out)
 		else
 			fprintf(fp, "%s: %s: %s", d->file, d->level, d->message);
 		if (d->id && !pipelined)
-			fprintf(fp, " [%s]", d->id);
+			fprintf(fp, " [%s%s]", d->id,
+				d->suppressed ? ", suppressed in the source" : "");
 		fputc('\n', fp);
 	}
 }
@@ -296,6 +298,8 @@ cJSON *kp_rw_result_to_json(const kp_rw_result *r, int internal)
 		cJSON_AddStringToObject(x, "level", d->level);
 		add_str_or_null(x, "id", d->id);
 		cJSON_AddStringToObject(x, "message", d->message);
+		if (d->suppressed) /* only when true: "// kpipe: ignore" in the source */
+			cJSON_AddTrueToObject(x, "suppressed");
 		cJSON_AddItemToArray(ds, x);
 	}
 	if (internal) {
@@ -356,10 +360,12 @@ int kp_rw_result_from_json(kp_rw_result *r, const cJSON *o)
 	const cJSON *e;
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(o, "diagnostics"))
 	{
-		kp_rw_diag_add(r, jstr(e, "file"), (int)jnum(e, "line"), (int)jnum(e, "col"),
-			       (long)jnum(e, "offset"),
-			       jstr(e, "level") ? jstr(e, "level") : "error", jstr(e, "id"),
-			       jstr(e, "message"));
+		int di = kp_rw_diag_add(r, jstr(e, "file"), (int)jnum(e, "line"),
+					(int)jnum(e, "col"), (long)jnum(e, "offset"),
+					jstr(e, "level") ? jstr(e, "level") : "error",
+					jstr(e, "id"), jstr(e, "message"));
+		r->diags[di].suppressed =
+			cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "suppressed"));
 	}
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(o, "fixes"))
 	{
@@ -387,4 +393,62 @@ int kp_rw_result_from_json(kp_rw_result *r, const cJSON *o)
 		}
 	}
 	return 0;
+}
+
+/* The start of the line holding src[off]. */
+static size_t line_start(const char *src, size_t off)
+{
+	while (off > 0 && src[off - 1] != '\n')
+		off--;
+	return off;
+}
+
+/* Whether the line at p (up to end) holds a // comment "kpipe: ignore"
+ * that covers id. */
+static int line_ignores(const char *p, const char *end, const char *id)
+{
+	const char *eol = memchr(p, '\n', (size_t)(end - p));
+	if (!eol)
+		eol = end;
+	static const char key[] = "kpipe: ignore";
+	for (const char *c = p; c + 2 <= eol; c++) {
+		if (c[0] != '/' || c[1] != '/')
+			continue;
+		const char *t = c + 2;
+		while (t < eol && (*t == ' ' || *t == '\t'))
+			t++;
+		if ((size_t)(eol - t) < sizeof(key) - 1 || strncmp(t, key, sizeof(key) - 1))
+			continue; /* another comment, or // in a string */
+		t += sizeof(key) - 1;
+		if (t < eol && *t != ' ' && *t != '\t' && *t != ',' && *t != '\r')
+			return 0; /* "kpipe: ignored" is no suppression */
+		int nids = 0;
+		size_t idn = strlen(id);
+		while (t < eol) {
+			while (t < eol && (*t == ' ' || *t == '\t' || *t == ',' || *t == '\r'))
+				t++;
+			const char *w = t;
+			while (t < eol && *t != ' ' && *t != '\t' && *t != ',' && *t != '\r')
+				t++;
+			if (t == w)
+				break;
+			if (t - w < 7 || strncmp(w, "kpipe-", 6))
+				break; /* a reason follows */
+			nids++;
+			if ((size_t)(t - w) == idn && !strncmp(w, id, idn))
+				return 1;
+		}
+		return nids == 0;
+	}
+	return 0;
+}
+
+int kp_rw_ignored(const char *src, size_t len, size_t off, const char *id)
+{
+	if (!src || !id || off > len)
+		return 0;
+	size_t here = line_start(src, off);
+	if (line_ignores(src + here, src + len, id))
+		return 1;
+	return here > 0 && line_ignores(src + line_start(src, here - 1), src + len, id);
 }

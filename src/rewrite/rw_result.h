@@ -25,6 +25,7 @@ typedef struct {
 	char *level;   /* "error", "warning", "remark" or "note" */
 	char *id;      /* "kpipe-smem-carried"; NULL for the compiler's own */
 	char *message;
+	int suppressed; /* "// kpipe: ignore ID" in the source (kp_rw_ignored) */
 } kp_rw_diag;
 
 /* One replacement of the rewrite, in input bytes: the edit list after
@@ -77,6 +78,13 @@ typedef struct kp_rw_result {
 /* Frees n fixes and their texts. */
 void kp_fixes_free(kp_rw_fix *v, int n);
 void kp_rw_result_release(kp_rw_result *r);
+/* 1 when a comment "// kpipe: ignore" on the line of src that holds byte
+ * `off`, or on the line before, suppresses diagnostic `id`: followed by no
+ * id, it suppresses all; else by the ids it lists (separated by spaces or
+ * commas; what follows the first word that is not a kpipe-* id is a
+ * reason).  Reads those two lines only. */
+int kp_rw_ignored(const char *src, size_t len, size_t off, const char *id);
+
 /* Adds a diagnostic; `file` NULL means r->path.  Returns its index. */
 int kp_rw_diag_add(kp_rw_result *r, const char *file, int line, int col, long off,
 		   const char *level, const char *id, const char *message);

@@ -1,8 +1,11 @@
 /*
  * sarif.c - SARIF 2.1.0 output for `kpipe rewrite --format sarif`: the
- * refusals, compiler errors and pipelined loops of every file, each with
- * a rule whose helpUri points at its entry in docs/diagnostics.md, and the
- * rewrite of each pipelined loop as a fix.  Built with cJSON.
+ * refusals and compiler errors of every file (with --sarif-all also the
+ * notes and remarks: the pipelined loops, each with its rewrite as a fix),
+ * each with a rule whose helpUri is the absolute URL of its entry in
+ * docs/diagnostics.md (KPIPE_DOCS_URL, a build setting); a diagnostic
+ * suppressed by a "// kpipe: ignore" comment carries an inSource
+ * suppression.  Built with cJSON.
  */
 #include "sarif.h"
 
@@ -53,9 +56,9 @@ static char *help_uri(const char *rule)
 {
 	kp_strbuf sb = KP_STRBUF_INIT;
 	if (!strncmp(rule, "kpipe-", 6) && strcmp(rule, "kpipe-error"))
-		kp_strbuf_addf(&sb, "docs/diagnostics.md#%s", rule);
+		kp_strbuf_addf(&sb, "%sdiagnostics.md#%s", KPIPE_DOCS_URL, rule);
 	else
-		kp_strbuf_adds(&sb, "docs/diagnostics.md#where-diagnostics-appear");
+		kp_strbuf_addf(&sb, "%sdiagnostics.md#where-diagnostics-appear", KPIPE_DOCS_URL);
 	return kp_strbuf_detach(&sb);
 }
 
@@ -77,7 +80,7 @@ static cJSON *artifact_location(const char *path)
 	return a;
 }
 
-char *kp_sarif_log(const kp_rw_result *const *r, int n, const char *cwd, int exit_code)
+char *kp_sarif_log(const kp_rw_result *const *r, int n, const char *cwd, int exit_code, int all)
 {
 	cJSON *log = cJSON_CreateObject();
 	cJSON_AddStringToObject(
@@ -118,6 +121,10 @@ char *kp_sarif_log(const kp_rw_result *const *r, int n, const char *cwd, int exi
 		const kp_rw_result *x = r[i];
 		for (int d = 0; d < x->ndiags; d++) {
 			const kp_rw_diag *g = &x->diags[d];
+			/* a note or remark (a pipelined loop, a loop left alone on
+			 * purpose) is no finding: only with --sarif-all */
+			if (!all && strcmp(g->level, "error") && strcmp(g->level, "warning"))
+				continue;
 			const char *rid = kp_sarif_rule_id(g);
 			int ri = -1;
 			for (int k = 0; k < nrules; k++)
@@ -141,6 +148,12 @@ char *kp_sarif_log(const kp_rw_result *const *r, int n, const char *cwd, int exi
 			cJSON_AddNumberToObject(res, "ruleIndex", ri);
 			cJSON_AddStringToObject(res, "level", sarif_level(g->level));
 			cJSON_AddItemToObject(res, "message", text_obj(g->message));
+			if (g->suppressed) {
+				cJSON *sup = cJSON_CreateObject();
+				cJSON_AddStringToObject(sup, "kind", "inSource");
+				cJSON_AddItemToArray(cJSON_AddArrayToObject(res, "suppressions"),
+						     sup);
+			}
 			cJSON *locs = cJSON_AddArrayToObject(res, "locations");
 			cJSON *loc = cJSON_CreateObject();
 			cJSON_AddItemToArray(locs, loc);

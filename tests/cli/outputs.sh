@@ -75,13 +75,23 @@ else
 fi
 
 # --- SARIF ----------------------------------------------------------------------
-"$kpipe" rewrite --format sarif samples/matmul_guarded.cu >"$tmp/one.sarif" 2>"$tmp/e"
+"$kpipe" rewrite --format sarif --sarif-all samples/matmul_guarded.cu >"$tmp/one.sarif" 2>"$tmp/e"
 check "sarif (one file): exit 0" test $? -eq 0
 check "sarif (one file): stderr empty" test ! -s "$tmp/e"
-"$kpipe" rewrite --format sarif samples tests/fixtures/cu --dry-run >"$tmp/all.sarif" 2>"$tmp/e"
+"$kpipe" rewrite --format sarif --sarif-all samples tests/fixtures/cu --dry-run >"$tmp/all.sarif" 2>"$tmp/e"
 check "sarif (dirs): exit 3 (a fixture does not compile)" test $? -eq 3
+# by default refusals only; "// kpipe: ignore ID" above the loop suppresses one
+mkdir -p "$tmp/sup"
+cp samples/matmul_32x32.cu samples/refused_divergent_barrier.cu "$tmp/sup/"
+awk '/for \(int k0/ && !done { print "    // kpipe: ignore kpipe-smem-carried -- a running sum on purpose"; done = 1 } { print }' \
+	samples/refused_smem_carry.cu >"$tmp/sup/carry.cu"
+"$kpipe" rewrite --format sarif "$tmp/sup" >"$tmp/ref.sarif" 2>"$tmp/e"
+check "sarif (refusals): exit 0 (one file rewritten)" test $? -eq 0
+"$kpipe" rewrite "$tmp/sup" --dry-run >/dev/null 2>"$tmp/e"
+check "text: a suppressed refusal is not printed" test "$(grep -c '\[kpipe-smem-carried' "$tmp/e")" -eq 0
+check "text: the others are" grep -q 'kpipe-divergent-barrier' "$tmp/e"
 if [ -n "$py" ]; then
-	for s in one all; do
+	for s in one all ref; do
 		check "sarif ($s): valid against the SARIF 2.1.0 schema" "$py" - "$tmp/$s.sarif" <<-'PY'
 			import json, sys, jsonschema
 			schema = json.load(open("tests/fixtures/sarif/sarif-schema-2.1.0.json"))
@@ -109,7 +119,7 @@ if [ -n "$py" ]; then
 		pending = {"kpipe-pipelined"}   # section to be added to docs/diagnostics.md
 		for rule in rules:
 		    uri = rule["helpUri"]
-		    assert uri.startswith("docs/diagnostics.md#"), uri
+		    assert uri.startswith("https://") and "/docs/diagnostics.md#" in uri, uri
 		    a = uri.split("#", 1)[1]
 		    if a in pending and a not in anchors:
 		        print("  note: docs/diagnostics.md has no section '%s' yet" % a)
@@ -120,6 +130,16 @@ if [ -n "$py" ]; then
 		rep = fixed[0]["fixes"][0]["artifactChanges"][0]["replacements"][0]
 		assert "byteOffset" in rep["deletedRegion"] and "text" in rep["insertedContent"]
 		assert run["invocations"][0]["exitCode"] == 3
+	PY
+	check "sarif (refusals): no notes, the suppressed refusal marked inSource" "$py" - "$tmp/ref.sarif" <<-'PY'
+		import json, sys
+		results = json.load(open(sys.argv[1]))["runs"][0]["results"]
+		assert all(r["level"] in ("warning", "error") for r in results), results
+		assert not any(r.get("fixes") for r in results)
+		by_id = {r["ruleId"]: r for r in results}
+		assert "kpipe-pipelined" not in by_id, by_id.keys()
+		assert by_id["kpipe-smem-carried"]["suppressions"] == [{"kind": "inSource"}]
+		assert "suppressions" not in by_id["kpipe-divergent-barrier"]
 	PY
 	check "sarif: fixes reproduce the rewrite" "$py" - "$tmp/one.sarif" "$tmp/guarded.sarif.cu" <<-'PY'
 		import json, sys
@@ -202,11 +222,12 @@ check "--format sarif with --diff: usage error" test $? -eq 2 -a ! -s "$tmp/o"
 check "analyze --format sarif: usage error" test $? -eq 2
 
 # --- --help and the man page -----------------------------------------------------------
-"$kpipe" --help >"$tmp/help"
-for g in "understand a kernel" "rewrite one file" "rewrite a project" "review and CI" "editors"; do
-	check "--help: workflow '$g'" grep -q "^ $g" "$tmp/help"
+"$kpipe" rewrite --help >"$tmp/help"
+for g in "one file" "a project" "review and CI" "editors" "check the result"; do
+	check "rewrite --help: workflow '$g'" grep -q "^ $g" "$tmp/help"
 done
-for opt in --out-dir --exclude --shard --export-fixes "--format F" "-j N"; do
+for opt in --out-dir --exclude --shard --export-fixes "--format F" "-j N" --no-comment --sarif-all \
+	--backup-suffix --assume-filename; do
 	check "--help: $opt" grep -q -- "$opt" "$tmp/help"
 	check "man page: $opt" grep -q -- "$(printf '%s' "$opt" | sed 's/-/\\\\-/g; s/ .*//')" docs/kpipe.1
 done

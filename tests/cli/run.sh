@@ -436,20 +436,23 @@ test_rewrite_is_idempotent() {
 }
 
 test_rewrite_dry_run() {
-	rm -f "$work/dry.cu"
-	kp rewrite --dry-run "$sample" -o "$work/dry.cu"
-	expect_rc $EX_NOTHING
-	expect_stdout_contains 'would pipeline'
-	expect_file_absent "$work/dry.cu"
-	# and in place: the file stays as it is
 	local d="$work/dry"
 	rm -rf "$d"
 	copy_sample "$d"
-	kp rewrite --dry-run -i "$d/matmul_32x32.cu"
+	kp rewrite --dry-run "$d/matmul_32x32.cu"
 	expect_rc $EX_NOTHING
 	expect_stdout_contains 'would pipeline'
-	expect_same "$d/matmul_32x32.cu" "$KPIPE_SOURCE_DIR/$sample" "dry-run -i"
+	expect_same "$d/matmul_32x32.cu" "$KPIPE_SOURCE_DIR/$sample" "dry-run"
 	[ "$(find "$d" -type f | wc -l)" -eq 2 ] || fail "$CMD: files written in $d: $(ls -A "$d")"
+	# --dry-run writes nothing: with -o or -i it is a usage error, not ignored
+	rm -f "$work/dry.cu"
+	kp rewrite --dry-run "$sample" -o "$work/dry.cu"
+	expect_rc $EX_USAGE
+	expect_stderr_contains 'kpipe: error: --dry-run writes nothing'
+	expect_file_absent "$work/dry.cu"
+	kp rewrite --dry-run -i "$d/matmul_32x32.cu"
+	expect_rc $EX_USAGE
+	expect_same "$d/matmul_32x32.cu" "$KPIPE_SOURCE_DIR/$sample" "dry-run -i"
 }
 
 test_rewrite_dry_run_nothing_to_do() {

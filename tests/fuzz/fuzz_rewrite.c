@@ -92,7 +92,7 @@ static void render_result(kp_rw_result *r, const char *src, size_t len, const ch
 	kp_rw_print_diags(r, 1, devnull);
 	char *j = kp_batch_report_json(one, 1, 0, 0);
 	free(j);
-	char *s = kp_sarif_log(one, 1, "/tmp", r->status);
+	char *s = kp_sarif_log(one, 1, "/tmp", r->status, 1);
 	free(s);
 	char *y = kp_fixes_yaml(one, 1, r->path, "/tmp");
 	free(y);

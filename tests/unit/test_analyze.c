@@ -1859,7 +1859,7 @@ static char *register_text(const kp_loop *l)
 {
 	const kp_transform *t = kp_transform_find("register");
 	cr_assert_not_null(t);
-	kp_xform_opts xo = {kp_arch_find("sm_90"), 2, "test", 0};
+	kp_xform_opts xo = {kp_arch_find("sm_90"), 2, "test", 0, 0};
 	kp_edits e = {0};
 	const char *err = NULL;
 	cr_assert_eq(t->apply(&F, l, &xo, &e, &err), 0, "%s", err ? err : "");
@@ -1981,8 +1981,8 @@ Test(analyze, staged_local_register)
 	cr_expect(RG(l).ok, "%s", RG(l).why_not ? RG(l).why_not : "");
 	char *out = register_text(l);
 	/* the fetch fills v from the next tile; the store writes no load */
-	cr_expect(strstr(out, "kp_reg0[0] = v[0];"), "%s", out);
-	cr_expect(strstr(out, "As[kp_stage ^ 1][(c * 4 + 3) * 16 + r] = kp_reg3[0];"), "%s", out);
+	cr_expect(strstr(out, "kp_reg0 = v[0];"), "%s", out);
+	cr_expect(strstr(out, "As[kp_stage ^ 1][(c * 4 + 3) * 16 + r] = kp_reg3;"), "%s", out);
 	const char *store = strstr(out, "As[kp_stage ^ 1]");
 	cr_assert_not_null(store);
 	cr_expect_null(strstr(store, "A[r * K"), "the store part loads again:\n%s", out);

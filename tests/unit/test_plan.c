@@ -608,7 +608,7 @@ static char *bulk_text(const char *src, int stages)
 {
 	kp_loop *l = loop_of(src, "sm_90");
 	const kp_transform *t = kp_transform_find("bulk");
-	kp_xform_opts o = {kp_arch_find("sm_90"), stages, "test", 0};
+	kp_xform_opts o = {kp_arch_find("sm_90"), stages, "test", 0, 0};
 	kp_edits e = {0};
 	const char *err = NULL;
 	cr_assert_eq(t->apply(&F, l, &o, &e, &err), 0, "%s", err ? err : "");
@@ -674,7 +674,7 @@ Test(plan, bulk_rewrite_text)
 	kp_loop *l = loop_of(float_src, "sm_90");
 	const kp_transform *t = kp_transform_find("bulk");
 	cr_assert_not_null(t);
-	kp_xform_opts o = {kp_arch_find("sm_90"), 3, "test", 0};
+	kp_xform_opts o = {kp_arch_find("sm_90"), 3, "test", 0, 0};
 	kp_edits e = {0};
 	const char *err = NULL;
 	cr_assert_eq(t->apply(&F, l, &o, &e, &err), 0, "%s", err ? err : "");

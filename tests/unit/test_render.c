@@ -4,7 +4,9 @@
  * lines untouched) and kp_render over a source range with substitution
  * lists (order, nesting: the wider substitution wins, ranges outside
  * [b, e) ignored, inserts at the boundaries), and kp_fresh_name (the names
- * a rewrite declares avoid those of the translation unit).
+ * a rewrite declares avoid those of the translation unit), kp_strip_comments
+ * (the repeated prologue copies keep no comment) and kp_addr_of (no
+ * &*reinterpret_cast).
  */
 #include "transform.h"
 #include "util.h"
@@ -286,4 +288,55 @@ Test(fresh_name, two_bases_never_share_a_name)
 	cr_expect_str_eq(kp_fresh_name(&f, "kp_reg1"), "kp_reg1_1");
 	cr_expect_str_eq(kp_fresh_name(&f, "kp_reg1_1"), "kp_reg1_1_1");
 	kp_arena_release(&f.arena);
+}
+
+/* --- kp_strip_comments: the repeated copies of a load phase ---------------- */
+
+static void expect_stripped(const char *text, const char *want)
+{
+	char *got = kp_strip_comments(text);
+	cr_assert_str_eq(got, want, "kp_strip_comments(\"%s\")", text);
+	free(got);
+}
+
+Test(strip_comments, line_comments_go_code_stays)
+{
+	/* a line holding only a comment goes, a trailing one is cut */
+	expect_stripped("  // load A\n  As[t] = A[i]; // coalesced\n", "  As[t] = A[i];\n");
+	expect_stripped("a;\n\nb;\n", "a;\n\nb;\n");
+	/* inside string and character literals nothing is a comment */
+	expect_stripped("s = \"//x\"; // c\n", "s = \"//x\";\n");
+	expect_stripped("c = '/'; d = '\\''; // c\n", "c = '/'; d = '\\'';\n");
+	/* a line of one block comment goes; other block comments, continued
+	 * comments and raw strings stay */
+	expect_stripped("  /* helper inlined */\n  a;\n", "  a;\n");
+	expect_stripped("  /* a */ b; /* c */\n", "  /* a */ b; /* c */\n");
+	expect_stripped("a; /* x */ // y\n", "a; /* x */ // y\n");
+	expect_stripped("// a \\\nb;\n", "// a \\\nb;\n");
+	expect_stripped("s = R\"(x)\"; // c\n", "s = R\"(x)\"; // c\n");
+	/* no newline at the end */
+	expect_stripped("a; // c", "a;");
+}
+
+/* --- kp_addr_of: &*reinterpret_cast<T *>(p) is the cast ------------------- */
+
+static void expect_addr(const char *lvalue, const char *want)
+{
+	char *got = kp_addr_of(lvalue);
+	cr_assert_str_eq(got, want, "kp_addr_of(\"%s\")", lvalue);
+	free(got);
+}
+
+Test(addr_of, dereferenced_cast_gives_the_pointer)
+{
+	expect_addr("*reinterpret_cast<float4 *>(&As[0][r][c])",
+		    "reinterpret_cast<float4 *>(&As[0][r][c])");
+	expect_addr("*reinterpret_cast<const float4 *>(\n    &K[(k + 1) * d])",
+		    "reinterpret_cast<const float4 *>(\n    &K[(k + 1) * d])");
+	/* anything else keeps its & */
+	expect_addr("As[t][i]", "&As[t][i]");
+	expect_addr("*reinterpret_cast<float4 *>(p) + 0", "&*reinterpret_cast<float4 *>(p) + 0");
+	expect_addr("*reinterpret_cast<float (*)[4]>(p)[1]",
+		    "&*reinterpret_cast<float (*)[4]>(p)[1]");
+	expect_addr("*p", "&*p");
 }

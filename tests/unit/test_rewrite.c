@@ -188,7 +188,8 @@ static char *replace_all(const char *s, const char *from, const char *to)
 
 /* The export-fixes YAML of r and its headers, the checkout's path as
  * @SRC@, equals tests/fixtures/passes/<fixture> (what kpipe wrote before
- * the passes: `kpipe rewrite ... --export-fixes`, run in build_sub). */
+ * the passes: `kpipe rewrite ... --export-fixes`, run in build_sub);
+ * KP_BLESS_FIXTURES=1 in the environment writes them anew. */
 static void expect_yaml(const kp_rw_result *r, const char *build_sub, const char *fixture)
 {
 	char *src = realpath(KPIPE_SOURCE_DIR, NULL);
@@ -201,8 +202,18 @@ static void expect_yaml(const kp_rw_result *r, const char *build_sub, const char
 		one[1 + h] = &r->headers[h];
 	char *y = kp_fixes_yaml(one, 1 + r->nheaders, r->abs_path, kp_strbuf_str(&bd));
 	char *got = replace_all(y, src, "@SRC@");
+	if (getenv("KP_BLESS_FIXTURES")) { /* re-bless: write what kpipe gives now */
+		kp_strbuf fp = KP_STRBUF_INIT;
+		kp_strbuf_addf(&fp, "%s/tests/fixtures/passes/%s", src, fixture);
+		FILE *w = fopen(kp_strbuf_str(&fp), "w");
+		cr_assert_not_null(w);
+		fputs(got, w);
+		fclose(w);
+		kp_strbuf_release(&fp);
+	}
 	char *want = kp_test_fixture("passes", fixture);
-	cr_assert_str_eq(got, want, "the fixes differ from %s", fixture);
+	cr_assert_str_eq(got, want, "the fixes differ from %s (KP_BLESS_FIXTURES=1 re-blesses)",
+			 fixture);
 	free(want);
 	free(got);
 	free(y);
