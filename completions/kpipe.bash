@@ -30,7 +30,8 @@ _kpipe()
 		-I -D -U -v --verbose --extra-arg --help"
 	local rewrite="-o --output -i --in-place --backup-suffix --diff --dry-run --variant --stages
 		--assume-filename --export-fixes --validate --sizes --gpu-dir --sanitize --no-sanitize
-		--out-dir -j --jobs --exclude --shard --no-pch --no-ptxas"
+		--out-dir -j --jobs --exclude --shard --no-pch --no-ptxas --Werror --timeout
+		--no-comment --sarif-all"
 	local tune="-o --output -i --in-place --sizes --gpu-dir --sanitize --no-sanitize --variant"
 	local validate="--sizes --gpu-dir --sanitize --no-sanitize"
 

@@ -66,3 +66,7 @@ complete -c kpipe -n $rw -x -l exclude -d 'skip matching files and directories'
 complete -c kpipe -n $rw -x -l shard -d 'only the files I, I+N, ... (I/N)'
 complete -c kpipe -n $rw -l no-pch -d 'do not share a precompiled CUDA header'
 complete -c kpipe -n $rw -l no-ptxas -d 'auto decides from the source alone (no nvcc run)'
+complete -c kpipe -n $rw -o Werror -d 'exit 1 when a warning was printed (a loop refused)'
+complete -c kpipe -n $rw -x -l timeout -d 'give up on a file after S seconds'
+complete -c kpipe -n $rw -l no-comment -d "leave out kpipe's explanatory comments"
+complete -c kpipe -n $rw -l sarif-all -d 'with --format sarif: the pipelined loops too'

@@ -67,8 +67,10 @@ commands=$(awk '/^commands:/ { on = 1; next } on && /^$/ { exit } on { print $1 
 	tr '\n' ' ')
 variants=$("$kpipe" rewrite --variant bogus "$tmp/m.cu" 2>&1 |
 	sed -n "s/.*unknown variant 'bogus' (\(.*\))$/\1/p" | sed 's/,/ /g; s/ or / /')
-# --check is git apply's, in an example
-options=$(grep -o -- '--[a-z][a-z-]*' "$tmp/help" | sort -u | grep -vx -- --check | tr '\n' ' ')
+# rewrite's options, from its own help; --check is git apply's (in an example),
+# --opt the help's "--opt VALUE and --opt=VALUE both work"
+"$kpipe" rewrite --help >"$tmp/rhelp" 2>&1
+options=$(grep -o -- '--[a-z][a-z-]*' "$tmp/rhelp" | sort -u | grep -vx -e --check -e --opt | tr '\n' ' ')
 check "kpipe --help lists the commands" test -n "$commands"
 check "kpipe lists its variants" test -n "$variants"
 

@@ -3,7 +3,8 @@
 # (2 stages) and samples/sgemm_at_bulk.cu (3 stages) rewritten with
 # --variant bulk build with nvcc for sm_90 and sm_100 with no new warning,
 # and the PTX holds the bulk copy and the mbarrier wait; for sm_80 the
-# rewrite is refused (kpipe-bulk-unavailable) and nothing is written.
+# loop is refused (kpipe-bulk-unavailable): the file is written unchanged,
+# exit 0, and exit 1 with --Werror.
 # Six nvcc runs (the originals' warnings are the baseline).  Exit 77 (skipped) when nvcc is missing.
 set -uo pipefail
 # shellcheck source=tests/lib.sh
@@ -39,7 +40,11 @@ done
 rm -f "$tmp/r.cu"
 "$kpipe" rewrite --variant bulk --arch sm_80 "$root/samples/matmul_bulk_float.cu" -o "$tmp/r.cu" 2>"$tmp/err"
 rc=$?
-if [ $rc -eq 1 ] && [ ! -e "$tmp/r.cu" ] && grep -q 'needs sm_90 or newer \[kpipe-bulk-unavailable\]' "$tmp/err"; then ok; else
-	bad "sm_80: expected a kpipe-bulk-unavailable refusal (rc=$rc): $(head -c 300 "$tmp/err")"
+if [ $rc -eq 0 ] && cmp -s "$root/samples/matmul_bulk_float.cu" "$tmp/r.cu" &&
+	grep -q 'needs sm_90 or newer \[kpipe-bulk-unavailable\]' "$tmp/err"; then ok; else
+	bad "sm_80: expected a kpipe-bulk-unavailable refusal, the file unchanged (rc=$rc): $(head -c 300 "$tmp/err")"
 fi
+"$kpipe" rewrite --Werror --variant bulk --arch sm_80 "$root/samples/matmul_bulk_float.cu" -o "$tmp/r.cu" 2>/dev/null
+rc=$?
+if [ $rc -eq 1 ]; then ok; else bad "sm_80 with --Werror: exit $rc, expected 1"; fi
 kp_summary bulk
