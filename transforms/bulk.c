@@ -775,30 +775,6 @@ static void emit_fill(kp_strbuf *sb, kp_file *f, const kp_loop *l, const kp_span
 	free(plain);
 }
 
-/* The loop condition with the induction variables advanced d times. */
-static char *cond_ahead(kp_file *f, const kp_loop *l, int d)
-{
-	kp_subs s = {0};
-	kp_subs_ahead(&s, l, l->cond->begin, l->cond->end, d);
-	char *c = kp_render(f, l->cond->begin, l->cond->end, &s);
-	kp_subs_release(&s);
-	return c;
-}
-
-/* "Tile i+d exists" where tile i+from-1 does (as cp_async.c reads it). */
-static char *tile_exists(kp_file *f, const kp_loop *l, int from, int d)
-{
-	if (l->cond_monotone || from >= d)
-		return cond_ahead(f, l, d);
-	kp_strbuf sb = KP_STRBUF_INIT;
-	for (int t = from; t <= d; t++) {
-		char *c = cond_ahead(f, l, t);
-		kp_strbuf_addf(&sb, "%s(%s)", t > from ? " && " : "", c);
-		free(c);
-	}
-	return kp_strbuf_detach(&sb);
-}
-
 /* The barriers, the phase bits and the block-shape test, before the prologue. */
 static void emit_setup(kp_strbuf *sb, kp_file *f, const kp_loop *l, const bulk_copy *cp,
 		       const bulk_names *nm, int S, const char *I1, const char *iu)
@@ -867,11 +843,11 @@ static int bulk_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_e
 	emit_setup(&sb, f, l, cp, &nm, S, I1, iu);
 
 	/* prologue: tiles 0 .. S-2 into slots 0 .. S-2 */
-	char *c0 = cond_ahead(f, l, 0);
+	char *c0 = kp_cond_ahead(f, l, 0);
 	for (int t = 0; t < S - 1; t++) {
 		char slot[16];
 		snprintf(slot, sizeof(slot), "%d", t);
-		char *ct = tile_exists(f, l, 0, t);
+		char *ct = kp_tile_exists(f, l, 0, t);
 		kp_strbuf_addf(&sb, "%sif (%s) {\n", I1, ct);
 		emit_fill(&sb, f, l, &sp, cp, &nm, slot, t, I2, iu);
 		kp_strbuf_addf(&sb, "%s}\n", I1);
@@ -888,7 +864,7 @@ static int bulk_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_e
 		       nm.phase, nm.stage);
 	kp_strbuf_addf(&sb, "%s%s ^= 1u << %s;\n", I2, nm.phase, nm.stage);
 	kp_strbuf_addf(&sb, "%s__syncthreads(); // and the slot refilled below is free\n", I2);
-	char *cn = tile_exists(f, l, 1, S - 1);
+	char *cn = kp_tile_exists(f, l, 1, S - 1);
 	const char *refill =
 		S == 2 ? kp_arena_printf(&f->arena, "%s ^ 1", nm.stage)
 		       : kp_arena_printf(&f->arena, "(%s + %d) %% %d", nm.stage, S - 1, S);

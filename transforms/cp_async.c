@@ -292,34 +292,6 @@ static char *load_phase(kp_file *f, const kp_loop *l, const kp_spans *sp, const 
 	return txt;
 }
 
-/* The loop condition with the induction variables advanced d times. */
-static char *cond_ahead(kp_file *f, const kp_loop *l, int d)
-{
-	kp_subs s = {0};
-	kp_subs_ahead(&s, l, l->cond->begin, l->cond->end, d);
-	char *c = kp_render(f, l->cond->begin, l->cond->end, &s);
-	kp_subs_release(&s);
-	return c;
-}
-
-/* "Tile i+d exists" where tile i+from-1 is known to exist: the original
- * loop stops at its first false condition, so this is cond(from) && ...
- * && cond(d), evaluated left to right in the counter's own type (a
- * count-down never wraps past a false step).  A monotone condition
- * (k < K with k growing) implies the earlier ones: cond(d) alone. */
-static char *tile_exists(kp_file *f, const kp_loop *l, int from, int d)
-{
-	if (l->cond_monotone || from >= d)
-		return cond_ahead(f, l, d);
-	kp_strbuf sb = KP_STRBUF_INIT;
-	for (int t = from; t <= d; t++) {
-		char *c = cond_ahead(f, l, t);
-		kp_strbuf_addf(&sb, "%s(%s)", t > from ? " && " : "", c);
-		free(c);
-	}
-	return kp_strbuf_detach(&sb);
-}
-
 static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edits *out,
 		    const char **err)
 {
@@ -347,11 +319,11 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 	kp_emit_open(&sb, f, l, start, ind, I1, comment, S, o->dynamic, out);
 
 	/* prologue: tiles 0 .. S-2 into slots 0 .. S-2, one group each */
-	char *c0 = cond_ahead(f, l, 0);
+	char *c0 = kp_cond_ahead(f, l, 0);
 	for (int t = 0; t < S - 1; t++) {
 		char slot[16];
 		snprintf(slot, sizeof(slot), "%d", t);
-		char *ct = tile_exists(f, l, 0, t);
+		char *ct = kp_tile_exists(f, l, 0, t);
 		char *pro = load_phase(f, l, &sp, slot, t);
 		if (t > 0) { /* the source's comments once, with tile 0 */
 			char *bare = kp_strip_comments(pro);
@@ -374,7 +346,7 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 	free(inc);
 	kp_strbuf_addf(&sb, "%s__pipeline_wait_prior(%d);\n", I2, S - 2);
 	kp_strbuf_addf(&sb, "%s__syncthreads();\n", I2);
-	char *cn = tile_exists(f, l, 1, S - 1);
+	char *cn = kp_tile_exists(f, l, 1, S - 1);
 	const char *refill =
 		S == 2 ? kp_arena_printf(&f->arena, "%s ^ 1", stage)
 		       : kp_arena_printf(&f->arena, "(%s + %d) %% %d", stage, S - 1, S);

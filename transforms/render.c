@@ -682,3 +682,31 @@ char *kp_addr_of(const char *lvalue)
 		kp_strbuf_addf(&sb, "&%s", lvalue);
 	return kp_strbuf_detach(&sb);
 }
+
+/* The loop condition with the induction variables advanced d times. */
+char *kp_cond_ahead(kp_file *f, const kp_loop *l, int d)
+{
+	kp_subs s = {0};
+	kp_subs_ahead(&s, l, l->cond->begin, l->cond->end, d);
+	char *c = kp_render(f, l->cond->begin, l->cond->end, &s);
+	kp_subs_release(&s);
+	return c;
+}
+
+/* "Tile i+d exists" where tile i+from-1 is known to exist: the original
+ * loop stops at its first false condition, so this is cond(from) && ...
+ * && cond(d), evaluated left to right in the counter's own type (a
+ * count-down never wraps past a false step).  A monotone condition
+ * (k < K with k growing) implies the earlier ones: cond(d) alone. */
+char *kp_tile_exists(kp_file *f, const kp_loop *l, int from, int d)
+{
+	if (l->cond_monotone || from >= d)
+		return kp_cond_ahead(f, l, d);
+	kp_strbuf sb = KP_STRBUF_INIT;
+	for (int t = from; t <= d; t++) {
+		char *c = kp_cond_ahead(f, l, t);
+		kp_strbuf_addf(&sb, "%s(%s)", t > from ? " && " : "", c);
+		free(c);
+	}
+	return kp_strbuf_detach(&sb);
+}

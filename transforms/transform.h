@@ -212,6 +212,11 @@ void kp_emit_tail(kp_strbuf *sb, const kp_file *f, const kp_spans *sp, const cha
  * and character literals respected; other lines with a block comment, a
  * comment ending in a backslash and text with a raw string stay).  For the repeated copies of a
  * phase, so that the source's comments appear once.  Caller frees. */
+/* The loop condition with the induction variables advanced d times, and
+ * "tile i+d exists" where tile i+from-1 is known to exist (render.c; the
+ * cp.async and bulk rings' guards).  Caller frees. */
+char *kp_cond_ahead(kp_file *f, const kp_loop *l, int d);
+char *kp_tile_exists(kp_file *f, const kp_loop *l, int from, int d);
 char *kp_strip_comments(const char *text);
 /* "&lvalue", except that `*reinterpret_cast<T *>(p)` gives the cast itself
  * rather than `&*reinterpret_cast<T *>(p)`.  Caller frees. */
