@@ -82,10 +82,17 @@ static void child(char *const argv[], const kp_proc_opts *o, const int pipefd[2]
 	if (o->timeout_s > 0)
 		setpgid(0, 0);
 	if (o->stdin_null) {
-		int in = open("/dev/null", O_RDONLY);
-		if (in < 0)
+		/* a pipe whose writer is closed: end of file at once.  Not
+		 * /dev/null, which some containers have as a regular file that
+		 * everyone's "2>/dev/null" writes into. */
+		int e[2];
+		if (pipe(e) != 0)
 			_exit(127);
-		dup2(in, 0);
+		close(e[1]);
+		if (e[0] != 0) {
+			dup2(e[0], 0);
+			close(e[0]);
+		}
 	}
 	int fo = pipefd[1];
 	if (o->out_path)

@@ -22,7 +22,7 @@
 typedef struct {
 	const char *out_path; /* stdout to this file (created, truncated); NULL: captured */
 	const char *err_path; /* stderr to this file; NULL: wherever stdout goes */
-	int stdin_null;       /* stdin from /dev/null; 0: kpipe's own */
+	int stdin_null;       /* an empty stdin (end of file at once); 0: kpipe's own */
 	int timeout_s;        /* > 0: killed (SIGKILL) after this many seconds, in a
 				 process group of its own so that its children go too */
 } kp_proc_opts;
