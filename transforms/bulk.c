@@ -821,17 +821,9 @@ static int bulk_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_e
 	}
 	bulk_names nm;
 	names_of(f, &nm);
-	kp_spans sp;
-	kp_loop_spans(f, l, &sp);
-	char *pragma = NULL;
-	unsigned start = kp_loop_start(f, l, &pragma);
-	char *ind = kp_line_indent(f, l->node->begin);
-	char *iu = kp_indent_unit(f, l);
-	kp_strbuf i1 = KP_STRBUF_INIT, i2 = KP_STRBUF_INIT, i3 = KP_STRBUF_INIT;
-	kp_strbuf_addf(&i1, "%s%s", ind, iu);
-	kp_strbuf_addf(&i2, "%s%s%s", ind, iu, iu);
-	kp_strbuf_addf(&i3, "%s%s%s%s", ind, iu, iu, iu);
-	const char *I1 = kp_strbuf_str(&i1), *I2 = kp_strbuf_str(&i2), *I3 = kp_strbuf_str(&i3);
+	kp_frame fr;
+	kp_frame_open(&fr, f, l);
+	const char *ind = fr.ind, *iu = fr.iu, *I1 = fr.I1, *I2 = fr.I2, *I3 = fr.I3;
 
 	kp_strbuf sb = KP_STRBUF_INIT;
 	char *comment = o->no_comment ? NULL
@@ -839,7 +831,7 @@ static int bulk_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_e
 							"bulk copies (cp.async.bulk + mbarrier), "
 							"%d stages: %s",
 							S, o->why);
-	kp_emit_open(&sb, f, l, start, ind, I1, comment, S, 0, out);
+	kp_emit_open(&sb, f, l, fr.start, ind, I1, comment, S, 0, out);
 	emit_setup(&sb, f, l, cp, &nm, S, I1, iu);
 
 	/* prologue: tiles 0 .. S-2 into slots 0 .. S-2 */
@@ -849,14 +841,14 @@ static int bulk_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_e
 		snprintf(slot, sizeof(slot), "%d", t);
 		char *ct = kp_tile_exists(f, l, 0, t);
 		kp_strbuf_addf(&sb, "%sif (%s) {\n", I1, ct);
-		emit_fill(&sb, f, l, &sp, cp, &nm, slot, t, I2, iu);
+		emit_fill(&sb, f, l, &fr.sp, cp, &nm, slot, t, I2, iu);
 		kp_strbuf_addf(&sb, "%s}\n", I1);
 		free(ct);
 	}
 
 	/* main loop */
-	if (pragma)
-		kp_strbuf_addf(&sb, "%s%s\n", I1, pragma);
+	if (fr.pragma)
+		kp_strbuf_addf(&sb, "%s%s\n", I1, fr.pragma);
 	char *inc = kp_render(f, l->inc->begin, l->inc->end, &(kp_subs){0});
 	kp_strbuf_addf(&sb, "%sfor (; %s; %s) {\n", I1, c0, inc);
 	free(inc);
@@ -869,43 +861,28 @@ static int bulk_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_e
 		S == 2 ? kp_arena_printf(&f->arena, "%s ^ 1", nm.stage)
 		       : kp_arena_printf(&f->arena, "(%s + %d) %% %d", nm.stage, S - 1, S);
 	kp_strbuf_addf(&sb, "%sif (%s) {\n", I2, cn);
-	emit_fill(&sb, f, l, &sp, cp, &nm, refill, S - 1, I3, iu);
+	emit_fill(&sb, f, l, &fr.sp, cp, &nm, refill, S - 1, I3, iu);
 	kp_strbuf_addf(&sb, "%s}\n", I2);
 	free(cn);
 
 	kp_subs cs = {0};
-	kp_subs_tiles(&cs, f, l, sp.comp_b, sp.comp_e, nm.stage);
-	char *comp = kp_render(f, sp.comp_b, sp.comp_e, &cs);
+	kp_subs_tiles(&cs, f, l, fr.sp.comp_b, fr.sp.comp_e, nm.stage);
+	char *comp = kp_render(f, fr.sp.comp_b, fr.sp.comp_e, &cs);
 	char *comp_i = kp_reindent(comp, iu);
 	kp_strbuf_adds(&sb, comp_i);
 	free(comp);
 	free(comp_i);
 	kp_subs_release(&cs);
-	kp_emit_tail(&sb, f, &sp, iu);
-	if (S == 2)
-		kp_strbuf_addf(&sb, "%s%s ^= 1;\n", I2, nm.stage);
-	else
-		kp_strbuf_addf(&sb, "%s%s = %s == %d ? 0 : %s + 1;\n", I2, nm.stage, nm.stage,
-			       S - 1, nm.stage);
-	kp_strbuf_addf(&sb, "%s}\n", I1);
-	if (l->exit_barrier) /* the last tile's compute is not fenced otherwise */
-		kp_strbuf_addf(&sb, "%s__syncthreads();%s%s\n", I1,
-			       o->no_comment ? "" : " // kpipe: ",
-			       o->no_comment ? "" : l->exit_barrier_why);
-	kp_strbuf_addf(&sb, "%s}", ind);
+	kp_emit_tail(&sb, f, &fr.sp, iu);
+	kp_emit_ring_close(&sb, &fr, l, o, nm.stage, S, NULL);
 	free(c0);
 
-	kp_edits_add(out, start, l->node->end - start, kp_strbuf_str(&sb));
+	kp_edits_add(out, fr.start, l->node->end - fr.start, kp_strbuf_str(&sb));
 	char *h = helpers(&nm);
 	kp_edits_add(out, f->last_include_end ? f->last_include_end : (f->has_bom ? 3 : 0), 0, h);
 	free(h);
 	kp_strbuf_release(&sb);
-	kp_strbuf_release(&i1);
-	kp_strbuf_release(&i2);
-	kp_strbuf_release(&i3);
-	free(ind);
-	free(iu);
-	free(pragma);
+	kp_frame_release(&fr);
 	free(cp);
 	return 0;
 }

@@ -300,23 +300,16 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 		*err = "at most 8 stages";
 		return -1;
 	}
-	kp_spans sp;
-	kp_loop_spans(f, l, &sp);
-	char *pragma = NULL;
-	unsigned start = kp_loop_start(f, l, &pragma);
-	char *ind = kp_line_indent(f, l->node->begin);
-	char *iu = kp_indent_unit(f, l);
-	kp_strbuf i1 = KP_STRBUF_INIT, i2 = KP_STRBUF_INIT;
-	kp_strbuf_addf(&i1, "%s%s", ind, iu);
-	kp_strbuf_addf(&i2, "%s%s%s", ind, iu, iu);
-	const char *I1 = kp_strbuf_str(&i1), *I2 = kp_strbuf_str(&i2);
+	kp_frame fr;
+	kp_frame_open(&fr, f, l);
+	const char *ind = fr.ind, *iu = fr.iu, *I1 = fr.I1, *I2 = fr.I2;
 
 	const char *stage = kp_fresh_name(f, KP_NAME_STAGE);
 	kp_strbuf sb = KP_STRBUF_INIT;
 	char *comment = o->no_comment
 				? NULL
 				: kp_arena_printf(&f->arena, "cp.async, %d stages: %s", S, o->why);
-	kp_emit_open(&sb, f, l, start, ind, I1, comment, S, o->dynamic, out);
+	kp_emit_open(&sb, f, l, fr.start, ind, I1, comment, S, o->dynamic, out);
 
 	/* prologue: tiles 0 .. S-2 into slots 0 .. S-2, one group each */
 	char *c0 = kp_cond_ahead(f, l, 0);
@@ -324,7 +317,7 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 		char slot[16];
 		snprintf(slot, sizeof(slot), "%d", t);
 		char *ct = kp_tile_exists(f, l, 0, t);
-		char *pro = load_phase(f, l, &sp, slot, t);
+		char *pro = load_phase(f, l, &fr.sp, slot, t);
 		if (t > 0) { /* the source's comments once, with tile 0 */
 			char *bare = kp_strip_comments(pro);
 			free(pro);
@@ -339,8 +332,8 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 	}
 
 	/* main loop */
-	if (pragma)
-		kp_strbuf_addf(&sb, "%s%s\n", I1, pragma);
+	if (fr.pragma)
+		kp_strbuf_addf(&sb, "%s%s\n", I1, fr.pragma);
 	char *inc = kp_render(f, l->inc->begin, l->inc->end, &(kp_subs){0});
 	kp_strbuf_addf(&sb, "%sfor (; %s; %s) {\n", I1, c0, inc);
 	free(inc);
@@ -350,8 +343,8 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 	const char *refill =
 		S == 2 ? kp_arena_printf(&f->arena, "%s ^ 1", stage)
 		       : kp_arena_printf(&f->arena, "(%s + %d) %% %d", stage, S - 1, S);
-	char *nxt = load_phase(f, l, &sp, refill, S - 1);
-	char *nxt_i = kp_reindent(nxt, kp_strbuf_str(&i1) + strlen(ind));
+	char *nxt = load_phase(f, l, &fr.sp, refill, S - 1);
+	char *nxt_i = kp_reindent(nxt, I1 + strlen(ind));
 	char *nxt_ii = kp_reindent(nxt_i, iu);
 	kp_strbuf_addf(&sb, "%sif (%s) {\n%s%s}\n", I2, cn, nxt_ii, I2);
 	kp_strbuf_addf(&sb, "%s__pipeline_commit();\n", I2);
@@ -361,39 +354,24 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 	free(cn);
 
 	kp_subs cs = {0};
-	kp_subs_tiles(&cs, f, l, sp.comp_b, sp.comp_e, stage);
-	char *comp = kp_render(f, sp.comp_b, sp.comp_e, &cs);
+	kp_subs_tiles(&cs, f, l, fr.sp.comp_b, fr.sp.comp_e, stage);
+	char *comp = kp_render(f, fr.sp.comp_b, fr.sp.comp_e, &cs);
 	char *comp_i = kp_reindent(comp, iu);
 	kp_strbuf_adds(&sb, comp_i);
 	free(comp);
 	free(comp_i);
 	kp_subs_release(&cs);
-	kp_emit_tail(&sb, f, &sp, iu);
-	if (S == 2)
-		kp_strbuf_addf(&sb, "%s%s ^= 1;\n", I2, stage);
-	else
-		kp_strbuf_addf(&sb, "%s%s = %s == %d ? 0 : %s + 1;\n", I2, stage, stage, S - 1,
-			       stage);
-	kp_strbuf_addf(&sb, "%s}\n", I1);
-	if (S > 2) /* drain: the last groups are empty, but leave none pending */
-		kp_strbuf_addf(&sb, "%s__pipeline_wait_prior(0);\n", I1);
-	if (l->exit_barrier) /* the last tile's compute is not fenced otherwise */
-		kp_strbuf_addf(&sb, "%s__syncthreads();%s%s\n", I1,
-			       o->no_comment ? "" : " // kpipe: ",
-			       o->no_comment ? "" : l->exit_barrier_why);
-	kp_strbuf_addf(&sb, "%s}", ind);
+	kp_emit_tail(&sb, f, &fr.sp, iu);
+	/* drain: the last groups are empty, but leave none pending */
+	kp_emit_ring_close(&sb, &fr, l, o, stage, S, S > 2 ? "__pipeline_wait_prior(0);" : NULL);
 	free(c0);
 
-	kp_edits_add(out, start, l->node->end - start, kp_strbuf_str(&sb));
+	kp_edits_add(out, fr.start, l->node->end - fr.start, kp_strbuf_str(&sb));
 	if (!f->includes_pipeline)
 		kp_edits_add(out, f->last_include_end ? f->last_include_end : (f->has_bom ? 3 : 0),
 			     0, "#include <cuda_pipeline.h>\n");
 	kp_strbuf_release(&sb);
-	kp_strbuf_release(&i1);
-	kp_strbuf_release(&i2);
-	free(ind);
-	free(iu);
-	free(pragma);
+	kp_frame_release(&fr);
 	(void)err;
 	return 0;
 }

@@ -661,16 +661,9 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 		free_regs(r, l->nloads);
 		return -1;
 	}
-	kp_spans sp;
-	kp_loop_spans(f, l, &sp);
-	char *pragma = NULL;
-	unsigned start = kp_loop_start(f, l, &pragma);
-	char *ind = kp_line_indent(f, l->node->begin);
-	char *iu = kp_indent_unit(f, l);
-	kp_strbuf i1 = KP_STRBUF_INIT, i2 = KP_STRBUF_INIT;
-	kp_strbuf_addf(&i1, "%s%s", ind, iu);
-	kp_strbuf_addf(&i2, "%s%s%s", ind, iu, iu);
-	const char *I1 = kp_strbuf_str(&i1), *I2 = kp_strbuf_str(&i2);
+	kp_frame fr;
+	kp_frame_open(&fr, f, l);
+	const char *ind = fr.ind, *iu = fr.iu, *I1 = fr.I1, *I2 = fr.I2;
 
 	kp_strbuf sb = KP_STRBUF_INIT;
 	int nca = 0;
@@ -685,7 +678,7 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 				  : nca ? " (prefetch of read-only tiles through __ldca)"
 					: " (no tile read from a const __restrict__ parameter: plain loads)",
 				  two_bar ? "1 buffer, 2 barriers" : "2 buffers", o->why);
-	kp_emit_open(&sb, f, l, start, ind, I1, comment, two_bar ? 1 : 2, o->dynamic, out);
+	kp_emit_open(&sb, f, l, fr.start, ind, I1, comment, two_bar ? 1 : 2, o->dynamic, out);
 	const char *stage = kp_fresh_name(f, KP_NAME_STAGE);
 	const char *has_next = kp_fresh_name(f, KP_NAME_HAS_NEXT);
 	for (int i = 0; i < l->nloads; i++)
@@ -699,8 +692,8 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 	char *c0 = kp_xstrndup(f->src + l->cond->begin, l->cond->end - l->cond->begin);
 	kp_subs ps = {0};
 	if (!two_bar)
-		kp_subs_tiles(&ps, f, l, sp.load_b, sp.load_e, "0");
-	char *pro = kp_render(f, sp.load_b, sp.load_e, &ps);
+		kp_subs_tiles(&ps, f, l, fr.sp.load_b, fr.sp.load_e, "0");
+	char *pro = kp_render(f, fr.sp.load_b, fr.sp.load_e, &ps);
 	kp_subs_release(&ps);
 	char *pro_i = kp_reindent(pro, iu);
 	kp_strbuf_addf(&sb, "%sif (%s) {\n%s%s}\n", I1, c0, pro_i, I1);
@@ -708,8 +701,8 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 	free(pro);
 	free(pro_i);
 
-	if (pragma)
-		kp_strbuf_addf(&sb, "%s%s\n", I1, pragma);
+	if (fr.pragma)
+		kp_strbuf_addf(&sb, "%s%s\n", I1, fr.pragma);
 	char *inc = kp_render(f, l->inc->begin, l->inc->end, &(kp_subs){0});
 	kp_strbuf_addf(&sb, "%sfor (; %s; %s) {\n", I1, c0, inc);
 	free(inc);
@@ -719,7 +712,7 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 	kp_subs_release(&cn);
 	kp_strbuf_addf(&sb, "%sconst bool %s = %s;\n", I2, has_next, c1);
 	free(c1);
-	char *fetch = load_copy(f, l, &sp, r, 0, ldca, NULL);
+	char *fetch = load_copy(f, l, &fr.sp, r, 0, ldca, NULL);
 	char *fetch_i = kp_reindent(fetch, I1 + strlen(ind));
 	char *fetch_ii = kp_reindent(fetch_i, iu);
 	/* __syncwarp() closes the prefetch, inside the guard: see the comment
@@ -733,15 +726,15 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 
 	kp_subs cs = {0};
 	if (!two_bar)
-		kp_subs_tiles(&cs, f, l, sp.comp_b, sp.comp_e, stage);
-	char *comp = kp_render(f, sp.comp_b, sp.comp_e, &cs);
+		kp_subs_tiles(&cs, f, l, fr.sp.comp_b, fr.sp.comp_e, stage);
+	char *comp = kp_render(f, fr.sp.comp_b, fr.sp.comp_e, &cs);
 	char *comp_i = kp_reindent(comp, iu);
 	kp_strbuf_adds(&sb, comp_i);
 	free(comp);
 	free(comp_i);
 	kp_subs_release(&cs);
 
-	char *store = load_copy(f, l, &sp, r, 1, 0,
+	char *store = load_copy(f, l, &fr.sp, r, 1, 0,
 				two_bar ? NULL : kp_arena_printf(&f->arena, "%s ^ 1", stage));
 	/* one buffer: every thread has finished reading it before it is
 	 * refilled */
@@ -761,7 +754,7 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 	free(store);
 	free(store_i);
 	free(store_ii);
-	kp_emit_tail(&sb, f, &sp, iu);
+	kp_emit_tail(&sb, f, &fr.sp, iu);
 	kp_strbuf_addf(&sb, "%s__syncthreads();\n", I2);
 	/* with one buffer kp_stage indexes nothing; it stays as the mark
 	 * kpipe-already-pipelined looks for */
@@ -770,13 +763,9 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 	kp_strbuf_addf(&sb, "%s}", ind);
 	free(c0);
 
-	kp_edits_add(out, start, l->node->end - start, kp_strbuf_str(&sb));
+	kp_edits_add(out, fr.start, l->node->end - fr.start, kp_strbuf_str(&sb));
 	kp_strbuf_release(&sb);
-	kp_strbuf_release(&i1);
-	kp_strbuf_release(&i2);
-	free(ind);
-	free(iu);
-	free(pragma);
+	kp_frame_release(&fr);
 	free_regs(r, l->nloads);
 	return 0;
 }

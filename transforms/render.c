@@ -710,3 +710,48 @@ char *kp_tile_exists(kp_file *f, const kp_loop *l, int from, int d)
 	}
 	return kp_strbuf_detach(&sb);
 }
+
+void kp_frame_open(kp_frame *fr, const kp_file *f, const kp_loop *l)
+{
+	memset(fr, 0, sizeof(*fr));
+	kp_loop_spans(f, l, &fr->sp);
+	fr->start = kp_loop_start(f, l, &fr->pragma);
+	fr->ind = kp_line_indent(f, l->node->begin);
+	fr->iu = kp_indent_unit(f, l);
+	for (int i = 0; i < 3; i++) {
+		kp_strbuf_adds(&fr->lv[i], fr->ind);
+		for (int k = 0; k <= i; k++)
+			kp_strbuf_adds(&fr->lv[i], fr->iu);
+	}
+	fr->I1 = kp_strbuf_str(&fr->lv[0]);
+	fr->I2 = kp_strbuf_str(&fr->lv[1]);
+	fr->I3 = kp_strbuf_str(&fr->lv[2]);
+}
+
+void kp_frame_release(kp_frame *fr)
+{
+	for (int i = 0; i < 3; i++)
+		kp_strbuf_release(&fr->lv[i]);
+	free(fr->ind);
+	free(fr->iu);
+	free(fr->pragma);
+	memset(fr, 0, sizeof(*fr));
+}
+
+void kp_emit_ring_close(kp_strbuf *sb, const kp_frame *fr, const kp_loop *l, const kp_xform_opts *o,
+			const char *stage, int S, const char *drain)
+{
+	if (S == 2)
+		kp_strbuf_addf(sb, "%s%s ^= 1;\n", fr->I2, stage);
+	else
+		kp_strbuf_addf(sb, "%s%s = %s == %d ? 0 : %s + 1;\n", fr->I2, stage, stage, S - 1,
+			       stage);
+	kp_strbuf_addf(sb, "%s}\n", fr->I1);
+	if (drain)
+		kp_strbuf_addf(sb, "%s%s\n", fr->I1, drain);
+	if (l->exit_barrier) /* the last tile's compute is not fenced otherwise */
+		kp_strbuf_addf(sb, "%s__syncthreads();%s%s\n", fr->I1,
+			       o->no_comment ? "" : " // kpipe: ",
+			       o->no_comment ? "" : l->exit_barrier_why);
+	kp_strbuf_addf(sb, "%s}", fr->ind);
+}

@@ -222,6 +222,27 @@ char *kp_strip_comments(const char *text);
  * rather than `&*reinterpret_cast<T *>(p)`.  Caller frees. */
 char *kp_addr_of(const char *lvalue);
 
+/* Where every transform writes its replacement of loop l: the phases'
+ * spans, the offset it starts at (kp_loop_start(), and the "#pragma"
+ * line it takes along, or NULL), the loop line's indentation `ind`, the
+ * body's indent unit `iu`, and one (I1), two (I2) and three (I3) levels
+ * inside the wrapper block.  kp_frame_release() frees it. */
+typedef struct {
+	kp_spans sp;
+	unsigned start;
+	char *pragma;
+	char *ind, *iu;
+	const char *I1, *I2, *I3;
+	kp_strbuf lv[3];
+} kp_frame;
+void kp_frame_open(kp_frame *fr, const kp_file *f, const kp_loop *l);
+void kp_frame_release(kp_frame *fr);
+/* Closes a ring's main loop: the stage index `stage` advances (S stages),
+ * `drain` (a statement, or NULL) and the loop's exit barrier follow the
+ * loop, then the wrapper block closes. */
+void kp_emit_ring_close(kp_strbuf *sb, const kp_frame *fr, const kp_loop *l, const kp_xform_opts *o,
+			const char *stage, int S, const char *drain);
+
 /* Offset where the loop replacement starts (a preceding "#pragma unroll"
  * line is taken along and returned in *pragma, caller frees). */
 unsigned kp_loop_start(const kp_file *f, const kp_loop *l, char **pragma);
