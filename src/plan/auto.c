@@ -20,7 +20,13 @@
  *     against 1.113x; below 8 the two-buffer form wins by 1-2%);
  *  4. otherwise cp.async (attention, 64 staging registers: 1.136x, while
  *     register staging needed 168 registers and lost, 0.750x).
- * Then, from compute/load 20 FLOP/B up, ptxas decides (busy_kernel()):
+ * Then ptxas checks register staging where cp.async would also do
+ * (staging_occupancy()): a rewrite whose registers halve the resident
+ * warps per SM takes cp.async instead (wangzyon's kernels 4 and 5, 16 ->
+ * 8 warps: register 0.953x, cp.async 1.123x; sgemm_float4_macro, 16 -> 8:
+ * 0.965x against 1.093x; smaller drops, such as matmul_ptr_bump's 48 ->
+ * 40, lose nothing: 1.032x against cp.async's 0.985x).
+ * From compute/load 20 FLOP/B up, ptxas decides (busy_kernel()):
  * a kernel whose registers leave >= 32 warps resident per SM is left
  * alone (kpipe-no-predicted-gain); without nvcc the choice stands and
  * says it is a guess.
@@ -214,6 +220,36 @@ static void busy_kernel(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch 
 		l->ratio, KP_AUTO_BUSY_RATIO, fx.regs, fx.warps, fx.threads, KP_AUTO_BUSY_WARPS);
 }
 
+/* Register staging that halves the kernel's resident warps per SM, by
+ * ptxas on the rewrite, where cp.async (which holds no staging registers)
+ * applies and fits: cp.async.  Without a probe the choice stands. */
+static void staging_occupancy(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a,
+			      const kp_transform *cp)
+{
+	const kp_auto_probe *pr = f->auto_probe;
+	const char *no = NULL;
+	kp_auto_facts o, v;
+	if (!pr || !pr->variant || p->dynamic || p->stages != 2 ||
+	    !kp_transform_match(cp, f, l, a, &f->arena, &no) || !pr->facts(pr, f, l, a, &o) ||
+	    !pr->variant(pr, f, l, a, p->xform, 2, &v) || o.warps <= 0)
+		return;
+	if (v.warps * 2 > o.warps) {
+		p->why = kp_arena_printf(
+			&f->arena,
+			"%s; ptxas: %d -> %d registers, %d -> %d resident warps per "
+			"SM",
+			p->why, o.regs, v.regs, o.warps, v.warps);
+		return;
+	}
+	p->why = kp_arena_printf(
+		&f->arena,
+		"%s would halve the resident warps (ptxas: %d -> %d registers, %d "
+		"-> %d warps per SM at %d threads): cp.async, which holds no staging "
+		"registers",
+		p->xform->name, o.regs, v.regs, o.warps, v.warps, v.threads);
+	p->xform = cp;
+}
+
 void kp_plan_auto(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, int stages)
 {
 	const kp_transform *cp = kp_transform_find("cp-async");
@@ -239,6 +275,8 @@ void kp_plan_auto(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, in
 	if (p->dynamic && stages <= 0)
 		stages = 2; /* the dynamic ring was sized for 2 stages */
 	pick(p, f, l, a, stages, cp, rg, r2);
+	if (p->xform == rg || p->xform == r2)
+		staging_occupancy(p, f, l, a, cp);
 	if (p->xform && l->ratio >= KP_AUTO_BUSY_RATIO)
 		busy_kernel(p, f, l, a);
 }

@@ -80,6 +80,10 @@ typedef struct {
 struct kp_auto_probe {
 	int (*facts)(const struct kp_auto_probe *self, const kp_file *f, const kp_loop *l,
 		     const kp_arch *a, kp_auto_facts *out); /* 1 known, 0 not (out->why) */
+	/* The same for l's kernel once transform t (stages) has rewritten l
+	 * alone: ptxas on the rewrite.  NULL: not offered. */
+	int (*variant)(const struct kp_auto_probe *self, kp_file *f, const kp_loop *l,
+		       const kp_arch *a, const kp_transform *t, int stages, kp_auto_facts *out);
 };
 typedef struct kp_auto_probe kp_auto_probe;
 

@@ -1,7 +1,8 @@
 /*
  * probe.c - compiles the original file once with nvcc (ptxas -v) and
- * answers --variant auto's question: how many registers does the kernel
- * of this loop use, and how many warps per SM stay resident (probe.h).
+ * answers --variant auto's questions: how many registers does the kernel
+ * of this loop use, and how many warps per SM stay resident; and the same
+ * once a transform has rewritten the loop (probe.h).
  */
 #include "probe.h"
 
@@ -22,8 +23,8 @@ static unsigned long long fnv1a(const char *s, size_t n)
 	return h;
 }
 
-/* Compiles f's text (once per text) into p->res. */
-static int compile_once(kp_ptxas_probe *p, const kp_file *f, const kp_arch *a)
+/* nvcc, looked for once. */
+static int have_nvcc(kp_ptxas_probe *p)
 {
 	if (!p->looked) {
 		p->looked = 1;
@@ -35,15 +36,23 @@ static int compile_once(kp_ptxas_probe *p, const kp_file *f, const kp_arch *a)
 				 env.error ? env.error : "nvcc not found");
 		kp_cuda_env_release(&env);
 	}
-	if (!p->nvcc)
+	return p->nvcc != NULL;
+}
+
+/* Compiles `text` (f's file, or a rewrite of it: its includes are found
+ * next to f) into b, once per text. */
+static int compile_once(kp_ptxas_probe *p, kp_probe_build *b, const kp_file *f, const char *text,
+			size_t len, const kp_arch *a)
+{
+	if (!have_nvcc(p))
 		return 0;
-	unsigned long long h = fnv1a(f->src, f->len) ^ fnv1a(a->name, strlen(a->name));
-	if (p->compiled && p->hash == h)
-		return p->compiled > 0;
-	kp_resources_release(&p->res);
-	memset(&p->res, 0, sizeof(p->res));
-	p->hash = h;
-	p->compiled = -1;
+	unsigned long long h = fnv1a(text, len) ^ fnv1a(a->name, strlen(a->name));
+	if (b->compiled && b->hash == h)
+		return b->compiled > 0;
+	kp_resources_release(&b->res);
+	memset(&b->res, 0, sizeof(b->res));
+	b->hash = h;
+	b->compiled = -1;
 	char *dir = kp_tempdir("probe");
 	if (!dir) {
 		snprintf(p->error, sizeof(p->error), "no temporary directory");
@@ -56,7 +65,7 @@ static int compile_once(kp_ptxas_probe *p, const kp_file *f, const kp_arch *a)
 	kp_strbuf_addf(&inc, "-I%s", fdir ? fdir : ".");
 	free(fdir);
 	FILE *fp = fopen(kp_strbuf_str(&src), "wb");
-	int ok = fp && fwrite(f->src, 1, f->len, fp) == f->len;
+	int ok = fp && fwrite(text, 1, len, fp) == len;
 	if (fp && fclose(fp) != 0)
 		ok = 0;
 	if (ok) {
@@ -65,13 +74,13 @@ static int compile_once(kp_ptxas_probe *p, const kp_file *f, const kp_arch *a)
 		for (int i = 0; i < p->nargs; i++)
 			args[i + 1] = p->args[i];
 		kp_compile_opts co = {p->nvcc, a->name, args, p->nargs + 1};
-		int rc = kp_resources_compile(&p->res, &co, kp_strbuf_str(&src),
+		int rc = kp_resources_compile(&b->res, &co, kp_strbuf_str(&src),
 					      kp_strbuf_str(&cubin));
 		free(args);
 		if (rc == KP_RES_OK)
-			p->compiled = 1;
+			b->compiled = 1;
 		else
-			snprintf(p->error, sizeof(p->error), "nvcc: %.500s", p->res.error);
+			snprintf(p->error, sizeof(p->error), "nvcc: %.500s", b->res.error);
 	} else
 		snprintf(p->error, sizeof(p->error), "cannot write the text for nvcc");
 	kp_remove_tree(dir);
@@ -79,21 +88,39 @@ static int compile_once(kp_ptxas_probe *p, const kp_file *f, const kp_arch *a)
 	kp_strbuf_release(&src);
 	kp_strbuf_release(&cubin);
 	kp_strbuf_release(&inc);
-	return p->compiled > 0;
+	return b->compiled > 0;
 }
 
-static int probe_warps(const kp_auto_probe *base, const kp_file *f, const kp_loop *l,
-		       const kp_arch *a, kp_auto_facts *out)
+/* What is compiled for f's text: the text itself; for a project header,
+ * which no file compiles alone, also a reference to every instantiation
+ * of its kernel templates the translation unit made (their arguments as
+ * spelled there), which makes nvcc compile them.  Caller frees. */
+static char *unit_text(const kp_file *f, const char *text, size_t len, size_t *outlen)
 {
-	kp_ptxas_probe *p = (kp_ptxas_probe *)base;
-	memset(out, 0, sizeof(*out));
-	if (!compile_once(p, f, a)) {
-		out->why = p->error;
-		return 0;
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_add(&sb, text, len);
+	int n = 0;
+	for (int i = 0; f->abs_path && i < f->nkernels; i++) {
+		const kp_kernel *k = f->kernels[i];
+		if (!k->is_template || k->is_device)
+			continue;
+		for (int j = 0; j < k->ninst; j++)
+			kp_strbuf_addf(&sb, "\nstatic void *kp_probe_ref_%d = (void *)&%s<%s>;",
+				       n++, k->qualified ? k->qualified : k->name, k->inst_args[j]);
 	}
+	if (n)
+		kp_strbuf_adds(&sb, "\n");
+	*outlen = sb.len;
+	return kp_strbuf_detach(&sb);
+}
+
+/* l's kernel in build b: its registers and resident warps. */
+static int kernel_facts(kp_ptxas_probe *p, const kp_probe_build *b, const kp_loop *l,
+			const kp_arch *a, kp_auto_facts *out)
+{
 	const char *name = l->kernel->name;
-	for (int i = 0; i < p->res.nkernels; i++) {
-		const kp_kernel_res *k = &p->res.kernels[i];
+	for (int i = 0; i < b->res.nkernels; i++) {
+		const kp_kernel_res *k = &b->res.kernels[i];
 		if (!k->is_entry || !kp_resources_name_matches(k, name))
 			continue;
 		int threads = l->threads > 0 ? l->threads : 256;
@@ -106,6 +133,56 @@ static int probe_warps(const kp_auto_probe *base, const kp_file *f, const kp_loo
 	snprintf(p->error, sizeof(p->error), "ptxas reported no kernel named '%s'", name);
 	out->why = p->error;
 	return 0;
+}
+
+static int probe_warps(const kp_auto_probe *base, const kp_file *f, const kp_loop *l,
+		       const kp_arch *a, kp_auto_facts *out)
+{
+	kp_ptxas_probe *p = (kp_ptxas_probe *)base;
+	memset(out, 0, sizeof(*out));
+	size_t n;
+	char *text = unit_text(f, f->src, f->len, &n);
+	int ok = compile_once(p, &p->orig, f, text, n, a);
+	free(text);
+	if (!ok) {
+		out->why = p->error;
+		return 0;
+	}
+	return kernel_facts(p, &p->orig, l, a, out);
+}
+
+/* The same once t has rewritten l alone (no comments: they change
+ * nothing ptxas sees). */
+static int probe_variant(const kp_auto_probe *base, kp_file *f, const kp_loop *l, const kp_arch *a,
+			 const kp_transform *t, int stages, kp_auto_facts *out)
+{
+	kp_ptxas_probe *p = (kp_ptxas_probe *)base;
+	memset(out, 0, sizeof(*out));
+	kp_xform_opts xo = {a, stages, "probe", 0, 1};
+	kp_edits ed = {0};
+	const char *err = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	int ok = !t->apply(f, l, &xo, &ed, &err) &&
+		 !kp_edits_apply(&ed, f->src, f->len, &text, &len);
+	kp_edits_release(&ed);
+	if (!ok) {
+		snprintf(p->error, sizeof(p->error), "the %s rewrite failed: %s", t->name,
+			 err ? err : "overlapping edits");
+		out->why = p->error;
+		free(text);
+		return 0;
+	}
+	size_t n;
+	char *unit = unit_text(f, text, len, &n);
+	ok = compile_once(p, &p->var, f, unit, n, a);
+	free(unit);
+	free(text);
+	if (!ok) {
+		out->why = p->error;
+		return 0;
+	}
+	return kernel_facts(p, &p->var, l, a, out);
 }
 
 /* The parse flags nvcc also takes. */
@@ -123,6 +200,7 @@ void kp_ptxas_probe_init(kp_ptxas_probe *p, const char *cuda_path, const char *c
 {
 	memset(p, 0, sizeof(*p));
 	p->base.facts = probe_warps;
+	p->base.variant = probe_variant;
 	p->cuda_path = cuda_path ? kp_xstrdup(cuda_path) : NULL;
 	p->args = kp_xcalloc((size_t)nargs + 1, sizeof(char *));
 	for (int i = 0; i < nargs; i++) {
@@ -146,6 +224,7 @@ void kp_ptxas_probe_release(kp_ptxas_probe *p)
 	for (int i = 0; i < p->nargs; i++)
 		free((char *)p->args[i]);
 	free(p->args);
-	kp_resources_release(&p->res);
+	kp_resources_release(&p->orig.res);
+	kp_resources_release(&p->var.res);
 	memset(p, 0, sizeof(*p));
 }

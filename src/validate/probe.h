@@ -1,18 +1,27 @@
 /*
  * probe.h - what ptxas says about the original kernel, for --variant auto
  * (src/plan/auto.c): its registers and resident warps per SM, from one
- * nvcc compilation of the file as parsed.  The command layer creates a
+ * nvcc compilation of the file as parsed; and the same for the file with
+ * one loop rewritten by a given transform.  The command layer creates a
  * probe when nvcc is there and hands it to the rewrite driver as a
  * kp_auto_probe (plan.h); the plan layer never starts a process itself.
  *
  * Ownership: a kp_ptxas_probe owns its strings and the compiled result
- * (one per file, cached by the text's hash) until kp_ptxas_probe_release().
+ * (the original's and the last rewrite's, each cached by its text's hash)
+ * until kp_ptxas_probe_release().
  */
 #ifndef KPIPE_PROBE_H
 #define KPIPE_PROBE_H
 
 #include "plan.h"
 #include "resources.h"
+
+/* One compilation, cached by the hash of its text and architecture. */
+typedef struct {
+	unsigned long long hash;
+	int compiled; /* 1 ok, -1 failed, 0 not yet */
+	kp_resources res;
+} kp_probe_build;
 
 typedef struct {
 	kp_auto_probe base; /* what the plan layer calls */
@@ -21,9 +30,8 @@ typedef struct {
 	int looked;         /* nvcc was looked for */
 	const char **args;  /* -I, -D, -U, -std=, -include of the parse flags */
 	int nargs;
-	unsigned long long hash; /* of the text compiled last */
-	int compiled;            /* 1 ok, -1 failed, 0 not yet */
-	kp_resources res;
+	kp_probe_build orig; /* the file as parsed */
+	kp_probe_build var;  /* the last rewrite asked about */
 	char error[512];
 } kp_ptxas_probe;
 

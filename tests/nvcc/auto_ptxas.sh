@@ -4,7 +4,9 @@
 # (40 registers, 48 resident warps per SM) is left alone with the remark
 # kpipe-no-predicted-gain, sgemm_128x128x8 (16 warps) is pipelined and says
 # what ptxas gave; --no-ptxas and KPIPE_NO_PTXAS=1 decide from the source
-# and say the choice is a guess; --variant NAME is never second-guessed.
+# and say the choice is a guess; --variant NAME is never second-guessed;
+# register staging is compiled and its resident warps compared (also for a
+# kernel template in a project header).
 # Exit 77 (skipped) when nvcc is missing.
 set -uo pipefail
 root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -51,6 +53,14 @@ import json,sys
 d=json.load(open('$tmp/sgemm.json'))
 p=d['files'][0]['kernels'][0]['loops'][0]['plan']
 sys.exit(0 if p['variant']=='register-2bar' and 'ptxas' in p['why'] else 1)"
+
+# register staging is checked by ptxas on the rewrite (a halved count of
+# resident warps takes cp.async; unit-tested in test_plan.c), also for a
+# kernel template in a project header, which no file compiles alone: the
+# probe compiles the header with the runner's instantiation
+cp -r "$root/tests/fixtures/headers/proj" "$tmp/proj"
+(cd "$tmp/proj" && "$kpipe" rewrite src/runner.cu -i 2>"$tmp/proj.err")
+check "header template: ptxas on original and rewrite" grep -q 'register staging, 2 buffers: .*; ptxas: [0-9]* -> [0-9]* registers, [0-9]* -> [0-9]* resident warps per SM' "$tmp/proj/src/kernels/tiled.cuh"
 
 echo "auto_ptxas: $pass passed, $fail failed"
 [ "$fail" = 0 ]

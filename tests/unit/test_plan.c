@@ -1286,25 +1286,81 @@ Test(plan, auto_compute_heavy_register_tiles_take_the_one_buffer_form)
 	expect_xform(&p, "register");
 }
 
+/* ptxas on the register-staged rewrite: `vwarps` resident warps */
+typedef struct {
+	fake_probe fp;
+	int vregs, vwarps, vasked;
+	const char *vname;
+} fake_probe2;
+
+static int fake_variant(const kp_auto_probe *self, kp_file *f, const kp_loop *l, const kp_arch *a,
+			const kp_transform *t, int stages, kp_auto_facts *out)
+{
+	(void)f;
+	(void)l;
+	(void)a;
+	fake_probe2 *p = (fake_probe2 *)self;
+	p->vasked++;
+	p->vname = t->name;
+	cr_expect_eq(stages, 2);
+	memset(out, 0, sizeof(*out));
+	out->regs = p->vregs;
+	out->warps = p->vwarps;
+	out->threads = 256;
+	return 1;
+}
+
+Test(plan, auto_register_staging_that_halves_the_resident_warps_takes_cp_async)
+{
+	/* wangzyon's kernels 4 and 5: register staging 128 -> 148 registers,
+	 * 16 -> 8 warps per SM, measured 0.953x; cp.async 1.123x */
+	kp_loop *l = loop_of_sample("matmul_guarded", 256);
+	kp_plan p;
+	fake_probe2 halves = {{{fake_facts, fake_variant}, 128, 16, 1, 0}, 148, 8, 0, NULL};
+	F.auto_probe = &halves.fp.base;
+	plan(&p, l, "sm_90", "auto", 0);
+	expect_xform(&p, "cp-async");
+	cr_expect_eq(halves.vasked, 1);
+	cr_expect_str_eq(halves.vname, "register");
+	cr_expect(strstr(p.why, "register would halve the resident warps (ptxas: 128 -> 148 "
+				"registers, 16 -> 8 warps per SM") != NULL,
+		  "%s", p.why);
+	/* a smaller drop (matmul_ptr_bump: 48 -> 40, register 1.032x against
+	 * cp.async's 0.985x) keeps register staging, and says what ptxas said */
+	fake_probe2 keeps = {{{fake_facts, fake_variant}, 40, 48, 1, 0}, 44, 40, 0, NULL};
+	F.auto_probe = &keeps.fp.base;
+	plan(&p, l, "sm_90", "auto", 0);
+	expect_xform(&p, "register");
+	cr_expect(strstr(p.why, "ptxas: 40 -> 44 registers, 48 -> 40 resident warps") != NULL, "%s",
+		  p.why);
+	/* a named variant is never second-guessed */
+	halves.vasked = 0;
+	F.auto_probe = &halves.fp.base;
+	plan(&p, l, "sm_90", "register", 0);
+	expect_xform(&p, "register");
+	cr_expect_eq(halves.vasked, 0);
+	F.auto_probe = NULL;
+}
+
 Test(plan, auto_asks_ptxas_about_busy_kernels)
 {
 	/* int8 dp4a, 31.5 FLOP/B: ptxas's 48 resident warps -> no gain
 	 * predicted (measured: every variant 0.95-0.999x) */
 	kp_loop *l = loop_of_sample("int8_dp4a", 256);
 	kp_plan p;
-	fake_probe busy = {{fake_facts}, 40, 48, 1, 0};
+	fake_probe busy = {{fake_facts, NULL}, 40, 48, 1, 0};
 	F.auto_probe = &busy.base;
 	plan(&p, l, "sm_90", "auto", 0);
 	expect_refused(&p, "kpipe-no-predicted-gain", "48 resident warps");
 	cr_expect_eq(busy.asked, 1);
 	/* the same loop with 16 warps (sgemm_128x128x8's count): pipelined */
-	fake_probe few = {{fake_facts}, 119, 16, 1, 0};
+	fake_probe few = {{fake_facts, NULL}, 119, 16, 1, 0};
 	F.auto_probe = &few.base;
 	plan(&p, l, "sm_90", "auto", 0);
 	expect_xform(&p, "register-2bar");
 	cr_expect(strstr(p.why, "ptxas: 119 registers, 16 resident warps") != NULL, "%s", p.why);
 	/* nvcc failed, or no probe: the rule's choice, called a guess */
-	fake_probe failed = {{fake_facts}, 0, 0, 0, 0};
+	fake_probe failed = {{fake_facts, NULL}, 0, 0, 0, 0};
 	F.auto_probe = &failed.base;
 	plan(&p, l, "sm_90", "auto", 0);
 	expect_xform(&p, "register-2bar");
