@@ -11,6 +11,7 @@
  */
 #include "analyze.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1961,6 +1962,34 @@ static double trip_of(actx *c, kp_node *loop)
 
 static int is_float_type(const char *t) { return t && (strstr(t, "float") || strstr(t, "double")); }
 
+/* A pointer or an integer (index and pointer arithmetic, not math); an
+ * unknown or dependent type is not. */
+static int is_int_or_ptr(const char *t)
+{
+	static const char *const words[] = {"int",       "unsigned", "long",    "short",
+					    "char",      "bool",     "size_t",  "uint",
+					    "int64_t",   "uint32_t", "int32_t", "uint64_t",
+					    "ptrdiff_t", NULL};
+	if (!t)
+		return 0;
+	if (strchr(t, '*'))
+		return 1;
+	if (strstr(t, "float") || strstr(t, "double") || strstr(t, "half") || strstr(t, "bf16"))
+		return 0;
+	for (const char *p = t; *p;) {
+		while (*p && !isalnum((unsigned char)*p) && *p != '_')
+			p++;
+		const char *w = p;
+		while (*p && (isalnum((unsigned char)*p) || *p == '_'))
+			p++;
+		for (int i = 0; words[i] && p > w; i++)
+			if (strlen(words[i]) == (size_t)(p - w) &&
+			    !strncmp(w, words[i], (size_t)(p - w)))
+				return 1;
+	}
+	return 0;
+}
+
 static void scan_math(math_scan *m, kp_node *n, double mult)
 {
 	if (!n)
@@ -2000,15 +2029,16 @@ static void scan_math(math_scan *m, kp_node *n, double mult)
 		}
 	}
 	if (n->kind == KP_N_ASSIGNOP && n->op && (!strcmp(n->op, "+=") || !strcmp(n->op, "-=")) &&
-	    n->nkids == 2) {
+	    n->nkids == 2 && !is_int_or_ptr(n->kids[0]->type)) {
 		const kp_node *r = kp_node_strip(n->kids[1]);
 		if (r && r->kind == KP_N_BINOP && r->op && !strcmp(r->op, "*")) {
 			const char *t = n->kids[0]->type;
 			if (m->math == KP_MATH_NONE || m->math == KP_MATH_FFMA)
 				m->math = t && strstr(t, "double") ? KP_MATH_DFMA
 					  : t && strstr(t, "half") ? KP_MATH_HFMA
-					  : is_float_type(t) || !t ? KP_MATH_FFMA
-								   : m->math;
+					  : is_float_type(t) || !t || strstr(t, "dependent")
+						  ? KP_MATH_FFMA
+						  : m->math;
 			m->flops += mult * 2;
 		} else if (r && is_float_type(n->kids[0]->type)) {
 			m->flops += mult * 1;

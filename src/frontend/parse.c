@@ -694,6 +694,46 @@ static kp_decl *single_overload(pctx *c, CXCursor call)
 	return decl_for(c, d);
 }
 
+/* An operator call clang left unresolved in a template (an overload set
+ * in scope, an operand of dependent type) has no spelling: its name is
+ * the operator token, where its callee (lhs, callee, rhs) stands. */
+static void name_unresolved_operator(kp_file *f, kp_node *n)
+{
+	const kp_node *cal = n->nkids == 3 ? n->kids[1] : NULL;
+	if (!cal || cal->kind != KP_N_DECLREF || !cal->in_main || cal->end <= cal->begin ||
+	    cal->end > f->len || cal->end - cal->begin > 2)
+		return;
+	n->name = kp_arena_printf(&f->arena, "operator%.*s", (int)(cal->end - cal->begin),
+				  f->src + cal->begin);
+}
+
+/* A call of a binary operator function (`operator*=`, `operator*`),
+ * written as an operator: two operands, and the callee between them when
+ * clang resolved it (a reference to the operator itself). */
+static int binary_operator_call(const kp_node *n)
+{
+	static const char *const ops[] = {"=", "+=", "-=", "*=", "/=", "+", "-", "*", "/", NULL};
+	if (n->kind != KP_N_CALL || !n->name || strncmp(n->name, "operator", 8))
+		return 0;
+	int known = 0;
+	for (int i = 0; ops[i]; i++)
+		known |= !strcmp(n->name + 8, ops[i]);
+	if (!known)
+		return 0;
+	if (n->nkids == 3) /* an assignment's callee may be wrapped (a cast) */
+		return (n->kids[1]->kind == KP_N_DECLREF && n->kids[1]->name &&
+			(!strcmp(n->kids[1]->name, n->name) || !*n->kids[1]->name)) ||
+		       !strcmp(n->name + 8, "=") || !strcmp(n->name + 8, "+=") ||
+		       !strcmp(n->name + 8, "-=");
+	if (n->nkids != 2)
+		return 0;
+	for (int i = 0; i < 2; i++)
+		if (n->kids[i]->kind == KP_N_DECLREF && n->kids[i]->name &&
+		    !strcmp(n->kids[i]->name, n->name))
+			return 0; /* a unary operator: callee, operand */
+	return 1;
+}
+
 static kp_node *convert(pctx *c, CXCursor cur)
 {
 	if (c->depth >= KP_MAX_NESTING) {
@@ -820,14 +860,19 @@ static kp_node *convert_node(pctx *c, CXCursor cur)
 	if (n->kind == KP_N_FOR && l.n > 0)
 		for_slots(c, cur, l.v[l.n - 1], n);
 	free(l.v);
-	if (n->kind == KP_N_CALL && n->name && n->nkids == 3 &&
-	    (!strcmp(n->name, "operator=") || !strcmp(n->name, "operator+=") ||
-	     !strcmp(n->name, "operator-="))) {
-		/* a class-type assignment (float4, half2 ...): lhs, callee, rhs */
-		n->kind = !strcmp(n->name, "operator=") ? KP_N_BINOP : KP_N_ASSIGNOP;
+	if (n->kind == KP_N_CALL && n->name && !*n->name)
+		name_unresolved_operator(f, n);
+	if (binary_operator_call(n)) {
+		/* a class-type operator (float4, half2 ...; or in a template, an
+		 * operator clang leaves unresolved because an overload is in
+		 * scope): lhs, callee, rhs, or lhs, rhs when the callee is an
+		 * overload set */
+		if (n->nkids == 3) {
+			n->kids[1] = n->kids[2];
+			n->nkids = 2;
+		}
 		n->op = n->name + 8;
-		n->kids[1] = n->kids[2];
-		n->nkids = 2;
+		n->kind = !strcmp(n->op, "=") || strlen(n->op) == 1 ? KP_N_BINOP : KP_N_ASSIGNOP;
 		n->name = NULL;
 		n->decl = NULL;
 	} else if (n->kind == KP_N_BINOP || n->kind == KP_N_ASSIGNOP)

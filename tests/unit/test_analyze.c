@@ -2539,3 +2539,49 @@ ParameterizedTest(struct bar_case *p, analyze, barriers_kpipe_cannot_replace, .f
 		cr_expect_eq(r->col, p->col);
 	}
 }
+
+/* FLOPs of a template's compute phase: the pointer and integer bumps
+ * between the barrier and the math are not math, and a multiply-add
+ * clang leaves unresolved (an operator overload in scope, operands of a
+ * dependent-size array) counts like a resolved one: TM * TN * BK = 8 * 8 *
+ * 8 multiply-adds, 2 FLOP each (siboehm's sgemmVectorize had 3). */
+Test(analyze, template_math_behind_unresolved_operators_and_bumps_is_counted)
+{
+	analyze_src("struct cplx { float re, im; };\n"
+		    "__device__ cplx operator*(cplx a, cplx b);\n"
+		    "__device__ cplx &operator+=(cplx &a, cplx b);\n"
+		    "template <int BM, int BN, int BK, int TM, int TN>\n"
+		    "__global__ void __launch_bounds__(256) k(int K, float *A, float *B, float *C)\n"
+		    "{\n"
+		    "\t__shared__ float As[BM * BK];\n"
+		    "\t__shared__ float Bs[BK * BN];\n"
+		    "\tfloat acc[TM * TN] = {0.0f};\n"
+		    "\tfloat rm[TM], rn[TN];\n"
+		    "\tint idx = 0;\n"
+		    "\tfor (int k0 = 0; k0 < K; k0 += BK) {\n"
+		    "\t\tfor (int o = threadIdx.x; o < BM * BK; o += 256)\n"
+		    "\t\t\tAs[o] = A[o];\n"
+		    "\t\tfor (int o = threadIdx.x; o < BN * BK; o += 256)\n"
+		    "\t\t\tBs[o] = B[o];\n"
+		    "\t\t__syncthreads();\n"
+		    "\t\tA += BK;\n"
+		    "\t\tB += BK * K;\n"
+		    "\t\tidx += BK * 2;\n"
+		    "\t\tfor (int d = 0; d < BK; ++d) {\n"
+		    "\t\t\tfor (int i = 0; i < TM; ++i)\n"
+		    "\t\t\t\trm[i] = As[d * BM + i];\n"
+		    "\t\t\tfor (int i = 0; i < TN; ++i)\n"
+		    "\t\t\t\trn[i] = Bs[d * BN + i];\n"
+		    "\t\t\tfor (int m = 0; m < TM; ++m)\n"
+		    "\t\t\t\tfor (int n = 0; n < TN; ++n)\n"
+		    "\t\t\t\t\tacc[m * TN + n] += rm[m] * rn[n];\n"
+		    "\t\t}\n"
+		    "\t\t__syncthreads();\n"
+		    "\t}\n"
+		    "\tC[threadIdx.x + idx] = acc[0];\n"
+		    "}\n"
+		    "template __global__ void k<128, 128, 8, 8, 8>(int, float *, float *, float *);\n");
+	kp_loop *l = only_loop();
+	cr_expect(l->flops_thread > 1023.9 && l->flops_thread < 1024.1, "flops %g", l->flops_thread);
+	cr_expect_eq(l->math, KP_MATH_FFMA, "math %s", kp_math_name(l->math));
+}
