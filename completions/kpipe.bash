@@ -32,8 +32,8 @@ _kpipe()
 		--assume-filename --export-fixes --validate --sizes --gpu-dir --sanitize --no-sanitize
 		--out-dir -j --jobs --exclude --shard --no-pch --no-ptxas --Werror --timeout
 		--no-comment --sarif-all"
-	local tune="-o --output -i --in-place --sizes --gpu-dir --sanitize --no-sanitize --variant"
-	local validate="--sizes --gpu-dir --sanitize --no-sanitize"
+	local tune="-o --output -i --in-place --sizes --gpu-dir --sanitize --no-sanitize --profile --variant"
+	local validate="--sizes --gpu-dir --sanitize --no-sanitize --profile"
 
 	# the command: the first word that is not an option
 	local cmd="" i

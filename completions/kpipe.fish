@@ -50,6 +50,7 @@ complete -c kpipe -n $rtv -x -l sizes -a 'tiny small target' -d 'sizes of the la
 complete -c kpipe -n $rtv -x -l gpu-dir -a '(__fish_complete_directories)' -d 'build the GPU harness here'
 complete -c kpipe -n $rtv -l sanitize -d 'run compute-sanitizer (default)'
 complete -c kpipe -n $rtv -l no-sanitize -d 'skip compute-sanitizer'
+complete -c kpipe -n "__fish_seen_subcommand_from tune validate" -l profile -d 'Nsight Compute on both kernels'
 
 # rewrite alone
 set -l rw "__fish_seen_subcommand_from rewrite"

@@ -9,7 +9,10 @@
 //
 // It does not decide anything: it prints one JSON object per line on stdout
 // (events "device", "attrs", "begin", "baseline", "check", "time", "error")
-// and gpu_bench.py turns them into the report.  Exit codes: 0 finished,
+// and gpu_bench.py turns them into the report.  With --copy, the timed size
+// also times a plain copy kernel over the bytes one launch moves (event
+// "copy"): the yardstick `kpipe validate --profile` measures a memory-bound
+// kernel's bandwidth against.  Exit codes: 0 finished,
 // 2 usage, 3 a launch left the CUDA context unusable (the last "begin" names
 // the culprit; run again without it), 4 setup failed.
 
@@ -252,16 +255,84 @@ static bool download(const Buffers &b, std::vector<std::vector<unsigned char>> &
     return true;
 }
 
+// ---------------------------------------------------------------- copy
+
+// The yardstick for memory-bound kernels: every thread copies 16-byte
+// words, grid-stride, from one buffer to another.
+__global__ void kpipe_copy_kernel(const float4 *__restrict__ src, float4 *__restrict__ dst, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        dst[i] = src[i];
+}
+
+// Bytes one launch moves: the spec's "bytes" work, or without work every
+// buffer once (an inout buffer twice: read and written).  0 for "flops".
+static double moved_bytes(const long *sz, const std::vector<size_t> &bytes)
+{
+    if (!strcmp(kWorkKind, "bytes"))
+        return work_amount(sz);
+    if (kWorkKind[0])
+        return 0.0;
+    double total = 0.0;
+    for (int i = 0; i < kNumBufs; ++i)
+        total += (double)bytes[i] * (kBufs[i].role == R_INOUT ? 2 : 1);
+    return total;
+}
+
+// Times the copy kernel over `moved` bytes (half read, half written) as the
+// versions are timed and prints a "copy" event.
+static void time_copy(const char *size, double moved, int reps, int warmup)
+{
+    const size_t n = (size_t)(moved / 2 / sizeof(float4));
+    if (n == 0)
+        return;
+    float4 *src = nullptr, *dst = nullptr;
+    if (!check(cudaMalloc(&src, n * sizeof(float4)), "cudaMalloc", size) ||
+        !check(cudaMalloc(&dst, n * sizeof(float4)), "cudaMalloc", size)) {
+        cudaFree(src);
+        return;
+    }
+    cudaMemset(src, 0, n * sizeof(float4));
+    int sms = 1;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    const unsigned blocks = (unsigned)std::min<size_t>((n + 255) / 256, (size_t)sms * 32);
+    std::vector<cudaEvent_t> ev(2 * reps);
+    for (auto &e : ev)
+        cudaEventCreate(&e);
+    for (int w = 0; w < warmup; ++w)
+        kpipe_copy_kernel<<<blocks, 256>>>(src, dst, n);
+    for (int r = 0; r < reps; ++r) {
+        cudaEventRecord(ev[2 * r], 0);
+        kpipe_copy_kernel<<<blocks, 256>>>(src, dst, n);
+        cudaEventRecord(ev[2 * r + 1], 0);
+    }
+    if (check(cudaDeviceSynchronize(), "copy", size)) {
+        std::vector<float> ms(reps);
+        for (int r = 0; r < reps; ++r)
+            cudaEventElapsedTime(&ms[r], ev[2 * r], ev[2 * r + 1]);
+        std::sort(ms.begin(), ms.end());
+        const double median = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+        emit("{\"event\":\"copy\",\"size\":%s,\"bytes\":%s,\"reps\":%d,\"warmup\":%d,\"median_ms\":%s}",
+             jstr(size).c_str(), jnum(2.0 * n * sizeof(float4), 17).c_str(), reps, warmup,
+             jnum(median).c_str());
+    }
+    for (auto &e : ev)
+        cudaEventDestroy(e);
+    cudaFree(src);
+    cudaFree(dst);
+}
+
 // ---------------------------------------------------------------- main
 
 static void usage()
 {
     fprintf(stderr,
             "usage: harness --lib NAME=PATH [--lib NAME=PATH ...] [--sizes a,b,c] [--time SIZE]\n"
-            "               [--reps N] [--warmup N] [--rounds N] [--seed N] [--single]\n"
+            "               [--reps N] [--warmup N] [--rounds N] [--seed N] [--single] [--copy]\n"
             "  the first --lib is the reference (the original kernel); --single launches\n"
             "  the first library once at the first size and compares nothing; --rounds N\n"
-            "  times the versions N times in turn (one \"time\" event per version and round)\n");
+            "  times the versions N times in turn (one \"time\" event per version and round);\n"
+            "  --copy also times a copy kernel over the bytes one launch moves (\"copy\")\n");
     exit(2);
 }
 
@@ -305,7 +376,7 @@ int main(int argc, char **argv)
     std::vector<std::string> time_sizes;
     int reps = 21, warmup = 3, rounds = 1;
     uint64_t seed = 20261129;
-    bool single = false;
+    bool single = false, copy = false;
 
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
@@ -338,6 +409,8 @@ int main(int argc, char **argv)
             seed = strtoull(next().c_str(), nullptr, 10);
         } else if (a == "--single") {
             single = true;
+        } else if (a == "--copy") {
+            copy = true;
         } else {
             usage();
         }
@@ -588,6 +661,8 @@ int main(int argc, char **argv)
             }
             for (auto &e : ev)
                 cudaEventDestroy(e);
+            if (copy)
+                time_copy(size, moved_bytes(sz, b.bytes), reps, warmup);
         }
         free_all();
     }

@@ -233,6 +233,7 @@ static const cli_opt cli_opts[] = {
 	{"--no-sanitize", NULL, 0, FLAG(sanitize, -1)},
 	{"--sizes", NULL, 1, STR(sizes)},
 	{"--gpu-dir", NULL, 1, STR(gpu_dir)},
+	{"--profile", NULL, 0, FLAG(profile, 1)},
 	{"--header-filter", NULL, 1, FN(set_header_filter)},
 	{"--no-ptxas", NULL, 0, FLAG(no_ptxas, 1)},
 	{"--no-comment", NULL, 0, FLAG(no_comment, 1)},

@@ -55,6 +55,7 @@ typedef struct {
 		       */
 	const char *sizes;   /* --sizes a,b: the launch description's sizes to run */
 	const char *gpu_dir; /* --gpu-dir DIR: keep the GPU harness there */
+	int profile;         /* tune --profile: Nsight Compute on the original and the choice */
 	/* kernels in project headers (analyze, rewrite): --header-filter REGEX
 	 * (POSIX extended, searched in each header's real path; "" none),
 	 * NULL for the default, headers under the input's directory tree */

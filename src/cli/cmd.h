@@ -32,6 +32,7 @@ typedef struct {
 	const char *gpu_dir;          /* --gpu-dir, or NULL */
 	int threads;                  /* 0: the spec's block, else 256 */
 	int sanitize;                 /* --sanitize */
+	int profile;                  /* --profile: Nsight Compute on both kernels */
 	const char *const *nvcc_args; /* -I, -D, after "--" */
 	int nnvcc_args;
 } kp_validate_request;

@@ -45,10 +45,10 @@
 #define TUNE_ROUNDS 5
 
 static const char *const tune_opts[] = {
-	"--arch",  "--kernel",        "--cuda-path",   "-p",
-	"--spec",  "--threads",       "--extra-arg",   "-o",
-	"-i",      "--backup-suffix", "--format",      "-v",
-	"--sizes", "--gpu-dir",       "--no-sanitize", NULL,
+	"--arch",    "--kernel",    "--cuda-path", "-p",        "--spec",
+	"--threads", "--extra-arg", "-o",          "-i",        "--backup-suffix",
+	"--format",  "-v",          "--sizes",     "--gpu-dir", "--no-sanitize",
+	"--profile", NULL,
 };
 
 /* The most variants tried (kp_transform_tune_list gives them, in the
@@ -201,7 +201,8 @@ static void print_table(FILE *fp, const char *in, const kp_cli *o, cand *c, int 
 }
 
 static char *table_json(const char *in, const kp_cli *o, cand *c, int nc, const kp_tune_run *run,
-			const kp_tune_choice *ch, double secs, const char *written, int rc)
+			const kp_tune_choice *ch, double secs, const char *written, int rc,
+			const kp_gpu_result *prof)
 {
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddStringToObject(j, "file", in);
@@ -279,6 +280,10 @@ static char *table_json(const char *in, const kp_cli *o, cand *c, int nc, const 
 	if (written)
 		cJSON_AddStringToObject(j, "written", written);
 	cJSON_AddNumberToObject(j, "exit_code", rc);
+	if (prof)
+		cJSON_AddItemToObject(j, "profile", (cJSON *)kp_ncu_render_json(&prof->profile));
+	else
+		cJSON_AddNullToObject(j, "profile");
 	char *s = cJSON_Print(j);
 	cJSON_Delete(j);
 	kp_strbuf sb = KP_STRBUF_INIT;
@@ -344,6 +349,7 @@ typedef struct {
 	int nv;
 	kp_file_setup fs; /* the file's compile_commands.json entry (-p) */
 	int have_fs;
+	kp_gpu_result *prof; /* --profile: the original and the choice under ncu */
 } tune_state;
 
 /* A step's "go on" (every other value is the exit code). */
@@ -359,6 +365,7 @@ static void tune_release(tune_state *t)
 	}
 	if (t->workdir && !t->keep_dir)
 		kp_remove_tree(t->workdir);
+	kp_gpu_result_free(t->prof);
 	free(t->workdir);
 	free(t->dir_flag);
 	free(t->flags);
@@ -730,6 +737,27 @@ static int measure(tune_state *t)
 	return TUNE_GO;
 }
 
+/* 4b. --profile: ncu on the original and the chosen variant */
+static void profile_choice(tune_state *t)
+{
+	if (!t->o.profile)
+		return;
+	const kp_tune_choice *ch = &t->ch;
+	if (ch->winner < 0 || !t->c[ch->winner].path) {
+		t->prof = kp_gpu_result_new();
+		t->prof->profile.requested = 1;
+		t->prof->profile.skip =
+			"no variant was chosen: nothing to compare with the original";
+		return;
+	}
+	if (t->o.verbose)
+		fprintf(stderr, "kpipe tune: profiling the original and %s with ncu\n",
+			t->c[ch->winner].name);
+	kp_gpu_opts go = gpu_opts(t);
+	kp_gpu_version v[2] = {t->vers[0], {t->c[ch->winner].name, t->c[ch->winner].path}};
+	t->prof = kp_gpu_profile_pair(&go, v);
+}
+
 /* 5. the file and the table (on stdout when the code does not go there) */
 static int report(tune_state *t, double t0)
 {
@@ -745,13 +773,20 @@ static int report(tune_state *t, double t0)
 			      : o->output && strcmp(o->output, "-") ? o->output
 								    : NULL;
 	if (!strcmp(o->format, "json")) {
-		char *j = table_json(t->in, o, c, t->nk, &t->run, ch, now() - t0, written, rc);
+		char *j = table_json(t->in, o, c, t->nk, &t->run, ch, now() - t0, written, rc,
+				     t->prof);
 		fputs(j, stdout);
 		free(j);
 		return rc;
 	}
 	FILE *tfp = o->output || o->in_place ? stdout : stderr;
 	print_table(tfp, t->in, o, c, t->nk, &t->run, ch, now() - t0);
+	if (t->prof) {
+		kp_strbuf sb = KP_STRBUF_INIT;
+		kp_ncu_render_text(&sb, &t->prof->profile);
+		fputs(kp_strbuf_str(&sb), tfp);
+		kp_strbuf_release(&sb);
+	}
 	if (written)
 		fprintf(tfp, "wrote %s: %s\n", written,
 			ch->winner >= 0 ? c[ch->winner].name
@@ -790,8 +825,11 @@ int cmd_tune(int argc, char **argv)
 	t.env = (kp_cuda_env)KP_CUDA_ENV_INIT;
 	t.keep_dir = t.o.gpu_dir != NULL;
 	if ((rc = build_candidates(&t)) == TUNE_GO && (rc = prepare_measuring(&t)) == TUNE_GO &&
-	    (rc = validate_candidates(&t)) == TUNE_GO && (rc = measure(&t)) == TUNE_GO)
+	    (rc = validate_candidates(&t)) == TUNE_GO && (rc = measure(&t)) == TUNE_GO) {
+		profile_choice(&t);
 		rc = report(&t, t0);
+	} else if (t.o.profile)
+		fprintf(stderr, "kpipe tune: profile: SKIPPED: nothing was measured (see above)\n");
 	tune_release(&t);
 	return rc;
 }

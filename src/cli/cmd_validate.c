@@ -171,6 +171,7 @@ int kp_validate_files(const kp_validate_request *rq)
 		.sanitize = rq->sanitize,
 		.kernel = rq->kernel,
 		.dir = rq->gpu_dir,
+		.profile = rq->profile,
 	};
 	kp_validate_gpu(&res, &go);
 
@@ -217,6 +218,8 @@ int cmd_validate(int argc, char **argv)
 			rq.sanitize = 1;
 		else if (strcmp(a, "--no-sanitize") == 0)
 			rq.sanitize = 0;
+		else if (strcmp(a, "--profile") == 0)
+			rq.profile = 1;
 		else if ((v = opt_value(argc, argv, &i, "--kernel", &missing)))
 			rq.kernel = v;
 		else if ((v = opt_value(argc, argv, &i, "--arch", &missing)))

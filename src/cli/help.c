@@ -169,7 +169,7 @@ static const char lsp_text[] =
 
 static const char tune_text[] =
 	"usage: kpipe tune FILE.cu [--spec LAUNCH] [-o OUT | -i] [--sizes a,b] [--gpu-dir DIR]\n"
-	"                  [--no-sanitize] [options] [-- compiler-args]\n"
+	"                  [--no-sanitize] [--profile] [options] [-- compiler-args]\n"
 	"\n"
 	"%s"
 	"\n"
@@ -183,6 +183,8 @@ static const char tune_text[] =
 	"  --sizes a,b         the launch description's sizes to run (default: all)\n"
 	"  --gpu-dir DIR       build the GPU harness in DIR and keep it\n"
 	"  --no-sanitize       skip compute-sanitizer\n"
+	"  --profile           then Nsight Compute (ncu) on one launch of the original and the\n"
+	"                      choice: bank conflicts, DRAM %%, occupancy, stalls, %% of copy\n"
 	"\n"
 	"examples:\n"
 	"  kpipe tune kernel.cu --spec kernel.launch.json -o out.cu\n"
@@ -191,7 +193,7 @@ static const char tune_text[] =
 	"%s%s";
 
 static const char validate_text[] =
-	"usage: kpipe validate ORIGINAL.cu REWRITTEN.cu [options] [-- nvcc args...]\n"
+	"usage: kpipe validate ORIGINAL.cu REWRITTEN.cu [--profile] [options] [-- nvcc args...]\n"
 	"\n"
 	"Compiles both files, checks the rewrite, and runs it on the GPU when there is one:\n"
 	"  step 1 resources  registers, shared memory, spills, occupancy, warnings (ptxas -v)\n"
@@ -206,6 +208,9 @@ static const char validate_text[] =
 	"  --spec FILE        launch description (default: ORIGINAL with .cu -> .launch.json)\n"
 	"  --sizes a,b        sizes of the launch description to run (default: all)\n"
 	"  --no-sanitize      skip step 5 (--sanitize, the default, runs it)\n"
+	"  --profile          Nsight Compute (ncu) on one launch of each kernel at the timed\n"
+	"                     size, shown under step 4: shared-memory bank conflicts, DRAM\n"
+	"                     throughput, occupancy, warp stalls, % of a copy kernel's GB/s\n"
 	"  --gpu-dir DIR      build the GPU harness in DIR and keep it (also without a GPU)\n"
 	"  --kernel NAME      only this kernel (mangled, demangled or plain name)\n"
 	"  --arch sm_XX       target (default sm_90)\n"

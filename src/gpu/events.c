@@ -22,6 +22,7 @@ static const struct {
 	{"error", KP_EV_ERROR},       {"fatal", KP_EV_FATAL},
 	{"single", KP_EV_SINGLE},     {"done", KP_EV_DONE},
 	{"sanitize", KP_EV_SANITIZE}, {"sanitize-skip", KP_EV_SANITIZE_SKIP},
+	{"copy", KP_EV_COPY},
 };
 
 static const char *str(const cJSON *o, const char *key)
@@ -158,6 +159,7 @@ int kp_event_next(kp_event_reader *r, kp_event *e)
 	e->mean_ms = num(j, "mean_ms", 0);
 	e->work = num(j, "work", NAN);
 	e->work_kind = str(j, "work_kind");
+	e->bytes = num(j, "bytes", 0);
 	decode_all_ms(r, e, j);
 	e->stage = str(j, "stage");
 	e->msg = str(j, "msg");

@@ -1,7 +1,7 @@
 /*
  * events.h - the one decoder of the GPU harness's event stream: the JSON
  * lines bench/harness/bench_main.cu prints (device, attrs, begin, baseline,
- * check, time, error, fatal, single, done) and the sanitize and
+ * check, time, copy, error, fatal, single, done) and the sanitize and
  * sanitize-skip lines `kpipe tune` adds to them (gpu_run.c).  Each line
  * becomes a kp_event with every member the harness prints in a typed
  * field; lines that are not a JSON object with a string "event" member are
@@ -29,6 +29,7 @@ typedef enum {
 	KP_EV_DONE,
 	KP_EV_SANITIZE,
 	KP_EV_SANITIZE_SKIP,
+	KP_EV_COPY, /* --copy: the copy kernel's median over "bytes" */
 } kp_event_kind;
 
 /* One event.  Where the line does not have a member as a string or a
@@ -58,6 +59,7 @@ typedef struct {
 	int reps, warmup, round;
 	double median_ms, min_ms, max_ms, mean_ms, work;
 	const char *work_kind;
+	double bytes;         /* copy */
 	const double *all_ms; /* the numbers of "all_ms", one per timed launch */
 	int nall_ms;
 	int all_entries; /* the entries of "all_ms", numbers or not */

@@ -257,6 +257,10 @@ void kp_gpu_absorb_events(kp_gpu_result *g, const char *text)
 		case KP_EV_ERROR:
 		case KP_EV_FATAL: add_error(g, &e); break;
 		case KP_EV_DONE: g->done = 1; break;
+		case KP_EV_COPY:
+			g->profile.copy_bytes = e.bytes;
+			g->profile.copy_ms = e.median_ms;
+			break;
 		default: break;
 		}
 	}
@@ -1014,6 +1018,8 @@ static void run_harness(kp_validate_result *r, const kp_gpu_opts *o, workdir *w,
 		arg(&a, "--time");
 		arg(&a, g->timed_size);
 	}
+	if (o->profile)
+		arg(&a, "--copy");
 	kp_strbuf_release(&sizes);
 	const char *out = wpath(w, "harness.events"), *err = wpath(w, "harness.stderr");
 	kp_proc p;
@@ -1040,6 +1046,18 @@ static void run_harness(kp_validate_result *r, const kp_gpu_opts *o, workdir *w,
 	free(text);
 }
 
+/* The harness launching `lib` (as `name`) once at `size`. */
+static void single_argv(args *a, kp_arena *ar, const char *harness, const char *size,
+			const char *name, const char *lib)
+{
+	arg(a, harness);
+	arg(a, "--single");
+	arg(a, "--sizes");
+	arg(a, size);
+	arg(a, "--lib");
+	arg(a, kp_arena_printf(ar, "%s=%s", name, lib));
+}
+
 /* compute-sanitizer `tool` on one launch (--single) of the harness at
  * `size`, with the library `lib` under the harness name `name`. */
 static void sanitizer_argv(args *a, kp_arena *ar, const char *san, const char *tool,
@@ -1052,12 +1070,7 @@ static void sanitizer_argv(args *a, kp_arena *ar, const char *san, const char *t
 	arg(a, "86");
 	arg(a, "--print-limit");
 	arg(a, "20");
-	arg(a, harness);
-	arg(a, "--single");
-	arg(a, "--sizes");
-	arg(a, size);
-	arg(a, "--lib");
-	arg(a, kp_arena_printf(ar, "%s=%s", name, lib));
+	single_argv(a, ar, harness, size, name, lib);
 }
 
 static void run_sanitizers(kp_validate_result *r, const kp_gpu_opts *o, workdir *w,
@@ -1097,6 +1110,139 @@ static void run_sanitizers(kp_validate_result *r, const kp_gpu_opts *o, workdir 
 	}
 }
 
+/* ---- Nsight Compute (--profile) ---------------------------------------- */
+
+static const char *find_ncu(kp_arena *a, const kp_gpu_opts *o, const char *root)
+{
+	if (o->ncu)
+		return kp_is_executable(o->ncu) ? o->ncu : NULL;
+	const char *slash = strrchr(o->nvcc, '/');
+	const char *cands[3] = {
+		slash ? kp_arena_printf(a, "%.*s/ncu", (int)(slash - o->nvcc), o->nvcc) : NULL,
+		root ? kp_arena_printf(a, "%s/bin/ncu", root) : NULL,
+		root ? kp_arena_printf(a, "%s/nsight-compute/ncu", root) : NULL,
+	};
+	for (int i = 0; i < 3; i++)
+		if (kp_is_executable(cands[i]))
+			return cands[i];
+	char *p = kp_find_on_path("ncu");
+	const char *found = p ? kp_arena_strdup(a, p) : NULL;
+	free(p);
+	return found;
+}
+
+/* ncu over one --single launch of the harness at `size` with the library
+ * `lib` as `name`, kernels whose name contains `kernel` (the first one). */
+static void ncu_argv(args *a, kp_arena *ar, const char *ncu, const char *metrics,
+		     const char *kernel, const char *harness, const char *size, const char *name,
+		     const char *lib)
+{
+	arg(a, ncu);
+	arg(a, "--csv");
+	arg(a, "--page");
+	arg(a, "raw");
+	arg(a, "--print-units");
+	arg(a, "base");
+	arg(a, "--metrics");
+	arg(a, metrics);
+	arg(a, "-k");
+	arg(a, kp_arena_printf(ar, "regex:%s", kernel));
+	arg(a, "-c");
+	arg(a, "1");
+	single_argv(a, ar, harness, size, name, lib);
+}
+
+/* Profiles version v; returns 0, or -1 when the counters are not
+ * accessible (p->skip is then set). */
+static int profile_one(kp_gpu_result *g, workdir *w, const char *ncu, const char *kernel,
+		       const char *harness, const char *lib, int v, int use[KP_NCU_NMETRICS],
+		       int timeout_s)
+{
+	kp_ncu_profile *p = &g->profile;
+	for (;;) {
+		char *metrics = kp_ncu_metric_list(use);
+		args a = {0};
+		const char *out = wpath(w, kp_arena_printf(&g->arena, "ncu-%s.csv", p->names[v]));
+		ncu_argv(&a, &g->arena, ncu, metrics, kernel, harness, p->size, p->names[v], lib);
+		kp_proc pr;
+		kp_proc_opts po = {.out_path = out, .stdin_null = 1, .timeout_s = timeout_s};
+		kp_proc_run(&pr, argv_of(&a), &po);
+		free(a.v);
+		free(metrics);
+		char *text = NULL, msg[512];
+		if (kp_read_file(out, &text, NULL) != 0)
+			text = kp_xstrdup("");
+		int bad;
+		kp_ncu_status st = kp_ncu_parse(text, &p->v[v], &bad, &g->arena, msg, sizeof(msg));
+		free(text);
+		if (st == KP_NCU_BAD_METRIC && use[bad]) {
+			use[bad] = 0;
+			p->dropped =
+				kp_arena_printf(&g->arena, "%s%s%s", p->dropped ? p->dropped : "",
+						p->dropped ? ", " : "", kp_ncu_metrics[bad].metric);
+			continue;
+		}
+		if (st == KP_NCU_NOPERM) {
+			p->skip =
+				"ncu may not read the GPU performance counters (ERR_NVGPUCTRPERM): "
+				"run as root or load the driver with "
+				"NVreg_RestrictProfilingToAdminUsers=0";
+			return -1;
+		}
+		if (st == KP_NCU_OK)
+			p->ran[v] = 1;
+		else if (pr.timed_out)
+			p->error[v] =
+				kp_arena_printf(&g->arena, "ncu timed out after %d s", timeout_s);
+		else
+			p->error[v] = kp_arena_printf(&g->arena, "%s (exit %d)%s%s",
+						      st == KP_NCU_NO_KERNEL
+							      ? "ncu profiled no kernel"
+							      : "ncu gave no report",
+						      pr.status, msg[0] ? ": " : "", msg);
+		return 0;
+	}
+}
+
+/* --profile: ncu on one launch of both versions at the timed size, and the
+ * copy comparison from the harness's "copy" event. */
+static void run_profile(kp_gpu_result *g, const kp_gpu_opts *o, workdir *w, const char *root,
+			const char *harness, const char *const *names, const char *const *libs)
+{
+	kp_ncu_profile *p = &g->profile;
+	p->names[0] = names[0];
+	p->names[1] = names[1];
+	p->size = g->timed_size ? g->timed_size
+		  : g->nsizes   ? g->sizes[g->nsizes - 1].name
+				: "small";
+	p->ncu = find_ncu(&g->arena, o, root);
+	if (!p->ncu) {
+		p->skip = "ncu (Nsight Compute) not found (looked beside nvcc, in the toolkit's "
+			  "bin/ and nsight-compute/, and on $PATH)";
+		return;
+	}
+	p->skip = NULL;
+	const char *kernel = strrchr(o->spec->kernel, ':');
+	kernel = kernel ? kernel + 1 : o->spec->kernel;
+	int use[KP_NCU_NMETRICS];
+	for (int m = 0; m < KP_NCU_NMETRICS; m++)
+		use[m] = 1;
+	int timeout_s = o->run_timeout_s > 0 ? o->run_timeout_s : 300;
+	for (int v = 0; v < 2; v++)
+		if (profile_one(g, w, p->ncu, kernel, harness, libs[v], v, use, timeout_s) != 0)
+			return;
+	const char *kind = o->spec->work_kind;
+	for (int v = 0; v < 2; v++)
+		p->ms[v] = g->time[v].have ? g->time[v].median_ms : 0;
+	if (!strcmp(kind, "flops"))
+		p->copy_skip = "the launch description gives the work in flops (compute-bound): "
+			       "not compared with a copy kernel";
+	else if (!g->timed_size)
+		p->copy_skip = "no size was timed ('target' not among --sizes)";
+	else if (p->copy_ms <= 0)
+		p->copy_skip = "the harness did not time the copy kernel";
+}
+
 /* Step 3 failed before the harness ran: steps 4 and 5 cannot run either. */
 static void nothing_to_run(kp_validate_result *r, int sanitize)
 {
@@ -1122,6 +1268,8 @@ int kp_validate_gpu(kp_validate_result *r, const kp_gpu_opts *o)
 {
 	kp_gpu_result *g = kp_gpu_attach(r);
 	const kp_launch_spec *spec = o->spec;
+	g->profile.requested = o->profile;
+	g->profile.skip = "the GPU steps did not run (see step 3)";
 	g->run_timeout_s = o->run_timeout_s > 0 ? o->run_timeout_s : 300;
 	g->sanitize_timeout_s = o->sanitize_timeout_s > 0 ? o->sanitize_timeout_s : 300;
 	for (int s = 2; s < 5; s++)
@@ -1174,8 +1322,10 @@ int kp_validate_gpu(kp_validate_result *r, const kp_gpu_opts *o)
 
 	char why[256];
 	int dev = kp_gpu_probe(why, sizeof(why));
-	if (!dev)
+	if (!dev) {
 		g->no_device = kp_arena_strdup(&g->arena, why);
+		g->profile.skip = kp_arena_printf(&g->arena, "no CUDA device (%s)", why);
+	}
 	if (!dev && !o->dir) {
 		kp_gpu_judge(r, o->sanitize);
 		return 0;
@@ -1198,6 +1348,9 @@ int kp_validate_gpu(kp_validate_result *r, const kp_gpu_opts *o)
 		run_harness(r, o, &w, harness, libs);
 		if (o->sanitize && g->have_device)
 			run_sanitizers(r, o, &w, root, harness, libs[1]);
+		static const char *const names[2] = {KP_GPU_ORIGINAL, KP_GPU_REWRITTEN};
+		if (o->profile && g->have_device)
+			run_profile(g, o, &w, root, harness, names, libs);
 		kp_gpu_judge(r, o->sanitize);
 	} else
 		nothing_to_run(r, o->sanitize);
@@ -1419,6 +1572,64 @@ int kp_gpu_run_versions(const kp_gpu_opts *o, const kp_gpu_version *v, int n, in
 	return rc;
 }
 
+/* `kpipe tune --profile`: the original and the chosen variant again, timed
+ * at 'target' beside the copy kernel, then ncu on one launch of each. */
+static void profile_pair_run(kp_gpu_result *g, const kp_gpu_opts *o, workdir *w, const char *root,
+			     const kp_gpu_version *v)
+{
+	static const char *const hnames[2] = {KP_GPU_ORIGINAL, KP_GPU_REWRITTEN};
+	const char *files[2] = {v[0].path, v[1].path}, *libs[2], *harness = NULL;
+	const char *bw = build_versions(g, o, w, root, o->arch, hnames, files, 2, &harness, libs);
+	if (bw) {
+		g->profile.skip = kp_arena_printf(&g->arena, "the profiling build failed: %s", bw);
+		return;
+	}
+	const kp_gpu_opts one = {.spec = o->spec,
+				 .reps = o->reps,
+				 .warmup = o->warmup,
+				 .run_timeout_s = o->run_timeout_s,
+				 .profile = 1};
+	g->timed_size = "target";
+	find_size(g, "target", 1);
+	kp_validate_result r = {.gpu = g};
+	run_harness(&r, &one, w, harness, libs);
+	if (!g->time[0].have || !g->time[1].have) {
+		g->profile.skip = kp_arena_printf(
+			&g->arena,
+			"the harness did not time both versions at 'target' (exit %d)%s%s",
+			g->harness_rc, g->harness_err ? ": " : "",
+			g->harness_err ? first_line(&g->arena, g->harness_err) : "");
+		return;
+	}
+	const char *names[2] = {v[0].name, v[1].name};
+	run_profile(g, o, w, root, harness, names, libs);
+}
+
+kp_gpu_result *kp_gpu_profile_pair(const kp_gpu_opts *o, const kp_gpu_version *v)
+{
+	kp_gpu_result *g = kp_gpu_result_new();
+	g->profile.requested = 1;
+	g->profile.names[0] = kp_arena_strdup(&g->arena, v[0].name);
+	g->profile.names[1] = kp_arena_strdup(&g->arena, v[1].name);
+	g->run_timeout_s = o->run_timeout_s > 0 ? o->run_timeout_s : 300;
+	char why[256];
+	if (!kp_gpu_probe(why, sizeof(why))) {
+		g->profile.skip = kp_arena_printf(&g->arena, "no CUDA device (%s)", why);
+		return g;
+	}
+	workdir w = {.g = g};
+	if (workdir_open(&w, NULL, "profile", why, sizeof(why)) != 0) {
+		g->profile.skip = kp_arena_strdup(&g->arena, why);
+		return g;
+	}
+	char *root_buf;
+	const char *root = cuda_root_of(o, &root_buf);
+	profile_pair_run(g, o, &w, root, v);
+	free(root_buf);
+	workdir_release(&w);
+	return g;
+}
+
 /* ---- rendering -------------------------------------------------------- */
 
 static void size_values(kp_strbuf *sb, const kp_gpu_result *g, const kp_gpu_size *z)
@@ -1568,9 +1779,10 @@ void kp_gpu_render_text(kp_strbuf *sb, const kp_validate_result *r, int step)
 		return;
 	if (step == KP_STEP_GPU_RUN)
 		text_run(sb, g);
-	else if (step == KP_STEP_BENCHMARK)
+	else if (step == KP_STEP_BENCHMARK) {
 		text_benchmark(sb, g);
-	else if (step == KP_STEP_SANITIZER)
+		kp_ncu_render_text(sb, &g->profile);
+	} else if (step == KP_STEP_SANITIZER)
 		text_sanitizer(sb, g);
 }
 
@@ -1706,5 +1918,9 @@ void *kp_gpu_render_json(const kp_validate_result *r)
 	} else
 		cJSON_AddNullToObject(o, "harness");
 	add_str_or_null(o, "build_log", g->build_log);
+	if (g->profile.requested)
+		cJSON_AddItemToObject(o, "profile", (cJSON *)kp_ncu_render_json(&g->profile));
+	else
+		cJSON_AddNullToObject(o, "profile");
 	return o;
 }

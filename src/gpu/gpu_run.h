@@ -22,6 +22,7 @@
 #define KPIPE_GPU_RUN_H
 
 #include "gpu_gen.h"
+#include "ncu.h"
 #include "util.h"
 #include "validate_result.h"
 
@@ -119,6 +120,7 @@ typedef struct kp_gpu_result {
 	int nsan;
 	const char *san_skip; /* why step 5 could not run, or NULL */
 	int sanitize_timeout_s;
+	kp_ncu_profile profile; /* --profile */
 } kp_gpu_result;
 
 typedef struct {
@@ -138,6 +140,8 @@ typedef struct {
 	const char *dir;    /* build here and keep it; also builds and runs without a device */
 	int reps, warmup;   /* 0: 21 and 3 */
 	int run_timeout_s, sanitize_timeout_s; /* 0: 300 each */
+	int profile;     /* --profile: ncu on both versions, copy kernel timed */
+	const char *ncu; /* NULL: looked for beside nvcc, in the toolkit, then $PATH */
 } kp_gpu_opts;
 
 /* Runs steps 3-5 for a result of kp_validate_static() and records them in
@@ -195,6 +199,15 @@ typedef struct {
  * heap strings the caller frees. */
 int kp_gpu_run_versions(const kp_gpu_opts *o, const kp_gpu_version *v, int n, int rounds,
 			char **events, char **err);
+
+/* `kpipe tune --profile`: builds v[0] (the original) and v[1] (the chosen
+ * variant) with o's spec, arch, nvcc, nvcc_args and cuda_root in a
+ * temporary directory, times both at 'target' beside a copy kernel over the
+ * same bytes, and runs ncu on one launch of each.  Returns a result whose
+ * profile member holds the outcome (skip says why nothing was profiled:
+ * no device, no ncu, no permission, a failed build); free it with
+ * kp_gpu_result_free(). */
+kp_gpu_result *kp_gpu_profile_pair(const kp_gpu_opts *o, const kp_gpu_version *v);
 
 /* The host program, embedded at build time from bench/harness/bench_main.cu. */
 const char *kp_gpu_harness_source(void);

@@ -630,6 +630,69 @@ Test(verdict, static_only_keeps_the_old_contract)
 	kp_validate_result_release(&r);
 }
 
+/* ---- --profile -------------------------------------------------------- */
+
+Test(profile, copy_event_is_absorbed)
+{
+	kp_validate_result r;
+	fake_setup(&r,
+		   DEVICE "{\"event\":\"copy\",\"size\":\"target\",\"bytes\":536870912,"
+			  "\"reps\":21,\"warmup\":3,\"median_ms\":0.25}\n",
+		   0);
+	cr_expect_eq(r.gpu->profile.copy_bytes, 536870912.0);
+	cr_expect_eq(r.gpu->profile.copy_ms, 0.25);
+	kp_validate_result_release(&r);
+}
+
+Test(profile, said_when_skipped_and_null_when_not_asked)
+{
+	char why[256];
+	if (kp_gpu_probe(why, sizeof(why)))
+		cr_skip_test("a CUDA device is present: this test is for a machine without one");
+	kp_launch_spec spec;
+	char err[512];
+	cr_assert_eq(kp_launch_spec_load(&spec,
+					 KPIPE_SOURCE_DIR "/samples/transpose_shared.launch.json",
+					 err, sizeof(err)),
+		     0, "%s", err);
+	for (int profile = 0; profile < 2; profile++) {
+		kp_validate_result r;
+		memset(&r, 0, sizeof(r));
+		r.original = "a.cu";
+		r.rewritten = "b.cu";
+		r.arch = "sm_90";
+		for (int i = 0; i < 5; i++) {
+			r.steps[i].name = step_names[i];
+			kp_validate_set_step(&r.steps[i], i < 2 ? KP_STEP_PASSED : KP_STEP_SKIPPED,
+					     "x");
+		}
+		kp_gpu_opts o = {.spec = &spec,
+				 .original = "a.cu",
+				 .rewritten = "b.cu",
+				 .arch = "sm_90",
+				 .nvcc = "nvcc",
+				 .profile = profile};
+		cr_assert_eq(kp_validate_gpu(&r, &o), 0);
+		char *text = kp_validate_render_text(&r);
+		char *json = kp_validate_render_json(&r);
+		cJSON *j = cJSON_Parse(json);
+		cJSON *p = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "gpu"), "profile");
+		if (profile) {
+			cr_expect(strstr(text, "    profile: SKIPPED: no CUDA device ("), "%s",
+				  text);
+			cr_expect(cJSON_IsString(cJSON_GetObjectItem(p, "skipped")), "%s", json);
+		} else {
+			cr_expect(!strstr(text, "profile"), "%s", text);
+			cr_expect(cJSON_IsNull(p), "%s", json);
+		}
+		cJSON_Delete(j);
+		free(json);
+		free(text);
+		kp_validate_result_release(&r);
+	}
+	kp_launch_spec_release(&spec);
+}
+
 /* ---- compute-sanitizer ------------------------------------------------ */
 
 #define SINGLE "{\"event\":\"single\",\"version\":\"rewritten\",\"size\":\"small\",\"ok\":true}\n"

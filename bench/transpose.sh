@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# transpose.sh - issue #20's memory-order benchmark on a GPU (the lead runs it
+# on the H200; it needs nvcc, a device, and for the counters ncu).
+#
+#  1. builds bench/transpose/transpose_bench.cu (nvcc -O3 -arch=sm_90) and
+#     times a tiled copy and the three transpose samples (naive, shared
+#     tile[32][32], padded tile[32][33]) at N x N floats: warm-up, median of
+#     REPS cudaEvent-timed launches, GB/s and % of the copy; every kernel is
+#     checked against a host transpose first (exit 1 when one is wrong);
+#  2. with ncu: shared-memory bank conflicts (loads, stores) and DRAM
+#     throughput of one launch of each kernel;
+#  3. kpipe validate --profile on samples/matmul_column_read.cu against its
+#     pipelined rewrite, and on transpose_shared against transpose_padded
+#     (renamed so the launch description applies): the side-by-side profile.
+#
+# Everything goes to stdout as markdown for docs/benchmarks.md and into
+# $OUT (or a temporary directory): table.md, ncu-*.csv, validate-*.txt.
+#
+# usage: bench/transpose.sh [N] [REPS]     (defaults 8192 and 51)
+# env:   KPIPE (default build-dev/kpipe, else build/kpipe), NVCC, NCU, ARCH (sm_90)
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
+n="${1:-8192}"
+reps="${2:-51}"
+arch="${ARCH:-sm_90}"
+out="${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/kpipe-transpose-XXXXXX")}"
+mkdir -p "$out"
+nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
+ncu="${NCU:-$(command -v ncu || { [ -x "$(dirname "$nvcc")/ncu" ] && echo "$(dirname "$nvcc")/ncu"; } || true)}"
+kpipe="${KPIPE:-}"
+[ -n "$kpipe" ] || for k in build-dev/kpipe build/kpipe; do [ -x "$k" ] && { kpipe="$k"; break; }; done
+status=0
+
+if [ ! -x "$nvcc" ]; then
+	echo "transpose.sh: nvcc not found (set NVCC)" >&2
+	exit 2
+fi
+echo "## Transpose: coalescing and bank conflicts (issue #20)"
+echo
+"$nvcc" -O3 -arch="$arch" -lineinfo -o "$out/transpose_bench" bench/transpose/transpose_bench.cu ||
+	{ echo "transpose.sh: the build failed" >&2; exit 2; }
+"$out/transpose_bench" "$n" "$reps" | tee "$out/table.md"
+rc=${PIPESTATUS[0]}
+[ "$rc" -eq 0 ] || { echo; echo "**transpose_bench exit $rc: a kernel is wrong or CUDA failed (see stderr)**"; status=1; }
+echo
+
+metrics=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum
+if [ -z "$ncu" ] || [ ! -x "$ncu" ]; then
+	echo "ncu (Nsight Compute) not found: bank-conflict counts SKIPPED (set NCU)"
+else
+	echo "Nsight Compute ($("$ncu" --version | tail -1)), one launch each:"
+	echo
+	echo "| kernel | shared ld bank conflicts | shared st bank conflicts | DRAM % of peak | duration us |"
+	echo "|---|---:|---:|---:|---:|"
+	for k in copy transpose_naive transpose_shared transpose_padded; do
+		regex="$k"
+		[ "$k" = copy ] && regex=copy_tiled
+		"$ncu" --csv --page raw --print-units base --metrics "$metrics" -k "regex:^$regex" -c 1 \
+			"$out/transpose_bench" "$n" 1 --once "$k" >"$out/ncu-$k.csv" 2>&1
+		if grep -q ERR_NVGPUCTRPERM "$out/ncu-$k.csv"; then
+			echo
+			echo "ncu may not read the performance counters (ERR_NVGPUCTRPERM): counts SKIPPED"
+			break
+		fi
+		python3 - "$out/ncu-$k.csv" "$k" <<'PY'
+import csv, sys
+lines = open(sys.argv[1], errors="replace").read().splitlines()
+start = next((i for i, l in enumerate(lines) if l.startswith('"ID",')), None)
+if start is None:
+    print("| %s | ncu gave no report (see %s) | | | |" % (sys.argv[2], sys.argv[1]))
+    sys.exit(0)
+rows = list(csv.reader(lines[start:start + 3]))
+head, units, row = rows[0], rows[1], rows[2] if len(rows) > 2 else []
+def get(m, scale=1.0):
+    if m not in head or not row:
+        return "n/a"
+    v = row[head.index(m)].replace(",", "")
+    try:
+        x = float(v)
+    except ValueError:
+        return "n/a"
+    if units[head.index(m)] in ("nsecond", "ns"):
+        x *= scale
+    return "%.0f" % x if x == int(x) and scale == 1.0 else "%.2f" % x
+print("| %s | %s | %s | %s | %s |" % (sys.argv[2],
+      get("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"),
+      get("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"),
+      get("dram__throughput.avg.pct_of_peak_sustained_elapsed"),
+      get("gpu__time_duration.sum", 1e-3)))
+PY
+	done
+fi
+echo
+
+if [ -z "$kpipe" ] || [ ! -x "$kpipe" ]; then
+	echo "kpipe not found (set KPIPE): kpipe validate --profile SKIPPED"
+	exit "$status"
+fi
+echo "### kpipe validate --profile"
+echo
+"$kpipe" rewrite samples/matmul_column_read.cu -o "$out/matmul_column_read.pipelined.cu" 2>"$out/rewrite.err" ||
+	{ echo "kpipe rewrite failed: $(head -3 "$out/rewrite.err")"; status=1; }
+sed 's/transpose_padded/transpose_shared/g' samples/transpose_padded.cu >"$out/transpose_shared.padded.cu"
+run_validate() { # label original result
+	echo "#### $1"
+	echo
+	echo '```'
+	"$kpipe" validate "$2" "$3" --profile --no-sanitize --sizes tiny,small,target \
+		--spec "${2%.cu}.launch.json" >"$out/validate-$1.txt" 2>&1
+	echo "(kpipe validate exit $?)" >>"$out/validate-$1.txt"
+	sed -n '/^step 4/,/^step 5/p' "$out/validate-$1.txt" | sed '$d'
+	tail -1 "$out/validate-$1.txt"
+	echo '```'
+	echo
+}
+[ -s "$out/matmul_column_read.pipelined.cu" ] &&
+	run_validate matmul_column_read samples/matmul_column_read.cu "$out/matmul_column_read.pipelined.cu"
+run_validate transpose_shared-vs-padded samples/transpose_shared.cu "$out/transpose_shared.padded.cu"
+echo "(files in $out)"
+exit "$status"
