@@ -19,7 +19,7 @@
 static const char *const analyze_opts[] = {
 	"--arch",   "--kernel",        "--format",    "--cuda-path", "-p",
 	"--spec",   "--threads",       "--extra-arg", "-v",          "--variant",
-	"--stages", "--header-filter", "--no-ptxas",  NULL,
+	"--stages", "--header-filter", "--no-ptxas",  "--block",     NULL,
 };
 
 static const char *guard_name(kp_guard_kind g)
