@@ -711,3 +711,44 @@ void kp_bk_block_of(kp_file *f, const kp_kernel *k, const kp_analyze_opts *o, kp
 	else if (k->launch_bounds > 0)
 		*b = (kp_bk_block){k->launch_bounds, 1, 1, "__launch_bounds__ (1-D)"};
 }
+
+/* ------------------------------------------------------------ findings */
+
+const char *kp_bk_finding(kp_file *f, const kp_bk_access *x, const char **id)
+{
+	if (x->not_analysed)
+		return NULL;
+	const char *what = x->node->in_main ? kp_node_text(f, x->node) : NULL;
+	if (!what || !*what || x->node->from_macro)
+		what = kp_arena_printf(&f->arena, "%s[...]", x->arr->name);
+	if (x->space == KP_BK_SHARED && x->degree > 1) {
+		*id = "kpipe-bank-conflict";
+		kp_strbuf sb = KP_STRBUF_INIT;
+		int n = 0;
+		for (int L = 0; L < 32; L++)
+			if (x->lanes & (1u << L)) {
+				if (n++ == 8) {
+					kp_strbuf_adds(&sb, ",...");
+					break;
+				}
+				kp_strbuf_addf(&sb, "%s%d", n > 1 ? "," : "", L);
+			}
+		const char *r = kp_arena_printf(
+			&f->arena,
+			"`%s` (%s shared `%s`, %d bytes per lane): lanes %s hit bank %d: %d-way bank "
+			"conflict",
+			what, x->store ? "store to" : "load of", x->arr->name, x->width,
+			kp_strbuf_str(&sb), x->bank, x->degree);
+		kp_strbuf_release(&sb);
+		return r;
+	}
+	if (x->space == KP_BK_GLOBAL && x->sectors > x->ideal) {
+		*id = "kpipe-uncoalesced";
+		return kp_arena_printf(&f->arena,
+				       "`%s` (%s `%s`, %d bytes per lane): %d sectors of 32 bytes "
+				       "per warp request, %d would do",
+				       what, x->store ? "store through" : "load through",
+				       x->arr->name, x->width, x->sectors, x->ideal);
+	}
+	return NULL;
+}

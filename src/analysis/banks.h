@@ -62,6 +62,11 @@ void kp_bk_block_of(kp_file *f, const kp_kernel *k, const kp_analyze_opts *o, kp
 void kp_bk_analyze(kp_file *f, const kp_kernel *k, const kp_bk_block *b, const kp_decl *pad_arr,
 		   long long pad, kp_bk_result *out);
 
+/* The finding of an analysed access, or NULL when there is none (no
+ * conflict, coalesced, not analysed): its message (arena-owned) and its
+ * id ("kpipe-bank-conflict", "kpipe-uncoalesced") in *id. */
+const char *kp_bk_finding(kp_file *f, const kp_bk_access *x, const char **id);
+
 /* "0,1,2,...,31" style list of the lanes of a mask (arena-owned). */
 const char *kp_bk_lanes_text(kp_file *f, unsigned lanes);
 
