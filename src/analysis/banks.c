@@ -373,13 +373,34 @@ static int is_store(acc_walk *w, const kp_node *x)
 	return p->kind == KP_N_UNOP && p->op && (!strcmp(p->op, "++") || !strcmp(p->op, "--"));
 }
 
+const kp_node *kp_bk_dim_expr(const kp_decl *d, int i)
+{
+	/* the parser records them in the order clang visits them, which is
+	 * not always the order of the source */
+	const kp_node *v[KP_MAX_DIMS];
+	int n = 0;
+	for (int j = 0; j < d->ndims && j < KP_MAX_DIMS; j++)
+		if (d->dim_expr[j])
+			v[n++] = d->dim_expr[j];
+	if (n != d->ndims || i < 0 || i >= n)
+		return NULL;
+	for (int a = 1; a < n; a++)
+		for (int b = a; b > 0 && v[b]->begin < v[b - 1]->begin; b--) {
+			const kp_node *t = v[b];
+			v[b] = v[b - 1];
+			v[b - 1] = t;
+		}
+	return v[i];
+}
+
 /* The bound of dimension i of d for instantiation iv, -1 unknown. */
 static long long dim_of(const kp_kernel *k, const kp_decl *d, int i, const long long *iv)
 {
 	long long v;
 	if (d->dims[i] > 0)
 		return d->dims[i];
-	if (d->dim_expr[i] && !kp_eval(d->dim_expr[i], k, iv, &v) && v > 0)
+	const kp_node *e = kp_bk_dim_expr(d, i);
+	if (e && !kp_eval(e, k, iv, &v) && v > 0)
 		return v;
 	return -1;
 }
@@ -569,6 +590,30 @@ void kp_bk_analyze(kp_file *f, const kp_kernel *k, const kp_bk_block *b, const k
 
 /* ------------------------------------------------------------ block shape */
 
+/* The value of `#define name N` in f (an object-like macro whose body is
+ * one number; the last definition wins), -1 when none. */
+static int define_value(const kp_file *f, const char *name, int *out)
+{
+	int found = -1;
+	size_t n = strlen(name);
+	for (const char *p = f->src; (p = strstr(p, "#define")); p += 7) {
+		const char *q = p + 7;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (strncmp(q, name, n) || (q[n] != ' ' && q[n] != '\t'))
+			continue;
+		char *end;
+		long v = strtol(q + n, &end, 10);
+		while (*end == ' ' || *end == '\t' || *end == 'u' || *end == 'U')
+			end++;
+		if (end != q + n && (*end == '\n' || !*end) && v > 0 && v <= 1024) {
+			*out = (int)v;
+			found = 0;
+		}
+	}
+	return found;
+}
+
 /* The value of one dim3 component's text: a number or a named constant. */
 static int dim_value(const kp_file *f, const char *s, size_t n, int *out)
 {
@@ -601,7 +646,7 @@ static int dim_value(const kp_file *f, const char *s, size_t n, int *out)
 			return 0;
 		}
 	}
-	return -1;
+	return define_value(f, buf, out);
 }
 
 /* "dim3(a, b, c)", "(a, b)", "{a}" or "a" into x y z (1 when absent). */

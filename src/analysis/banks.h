@@ -62,6 +62,10 @@ void kp_bk_block_of(kp_file *f, const kp_kernel *k, const kp_analyze_opts *o, kp
 void kp_bk_analyze(kp_file *f, const kp_kernel *k, const kp_bk_block *b, const kp_decl *pad_arr,
 		   long long pad, kp_bk_result *out);
 
+/* The bound expression of dimension i (0 outermost) of array d, by its
+ * place in the source; NULL when not every bound was seen. */
+const kp_node *kp_bk_dim_expr(const kp_decl *d, int i);
+
 /* The finding of an analysed access, or NULL when there is none (no
  * conflict, coalesced, not analysed): its message (arena-owned) and its
  * id ("kpipe-bank-conflict", "kpipe-uncoalesced") in *id. */

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "pass.h"
 #include "probe.h"
 #include "transform.h"
 
@@ -528,6 +529,8 @@ void kp_cli_rw_opts(const kp_cli *o, kp_rw_opts *rw)
 	rw->stages = o->stages;
 	rw->auto_probe = cli_probe(o);
 	rw->no_comment = o->no_comment;
+	if (o->pad)
+		rw->passes = kp_pass_pad_list(o->pad == 2, &rw->npasses);
 }
 
 void kp_cli_batch_opts(const kp_cli *o, kp_batch_opts *b)
