@@ -421,7 +421,8 @@ static void eval_access(acc_walk *w, kp_bk_access *x, const kp_node *const *idx,
 		long long s = 1;
 		for (int i = nidx - 1; i >= 0; i--) {
 			stride[i] = s;
-			long long dv = dim_of(w->k, x->arr, i, iv);
+			long long dv = i ? dim_of(w->k, x->arr, i, iv) : 1; /* the outermost bound
+									      is not needed */
 			if (dv < 0 || esz <= 0) {
 				x->not_analysed = "its bounds or element size are not known";
 				return;
@@ -525,13 +526,20 @@ static void subscript(acc_walk *w, const kp_node *n)
 	}
 	int width = 0, escapes;
 	const kp_node *call;
-	if (d->is_shared && d->is_array && !kp_decl_is_dynamic_smem(d) && nidx == d->ndims) {
+	if (d->is_shared && d->is_array && nidx == d->ndims && nidx) {
 		width = (int)d->elem_size;
 		const kp_node *at = access_context(w, n, &width, &call, &escapes);
 		kp_bk_access *x = new_access(w, at, d, KP_BK_SHARED);
 		x->width = width;
 		x->store = is_store(w, at);
-		if (call && call->name && strstr(call->name, "_matrix_sync")) {
+		long long cw;
+		if (call && call->name && strstr(call->name, "memcpy_async") && call->nkids > 3 &&
+		    !kp_eval(call->kids[3], w->k, NULL, &cw) && cw > 0 && cw <= 16) {
+			/* cp.async: a store of the copy's width */
+			x->width = (int)cw;
+			x->store = 1;
+			eval_all(w, x, idx, nidx);
+		} else if (call && call->name && strstr(call->name, "_matrix_sync")) {
 			x->wmma = 1;
 			x->not_analysed = "a wmma fragment load or store (not analysed)";
 		} else if (call)
