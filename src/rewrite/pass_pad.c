@@ -162,17 +162,31 @@ static void walk_uses(use_walk *w, const kp_node *n)
 	w->nanc--;
 }
 
+/* Whether the extent of bound b is the whole text between a `[` and a
+ * `]` of the file (not a macro's invocation that declares the array). */
+static int bracketed(const kp_file *f, const kp_node *b)
+{
+	long i = (long)b->begin - 1;
+	size_t j = b->end;
+	while (i >= 0 && isspace((unsigned char)f->src[i]))
+		i--;
+	while (j < f->len && isspace((unsigned char)f->src[j]))
+		j++;
+	return i >= 0 && f->src[i] == '[' && j < f->len && f->src[j] == ']';
+}
+
 /* Why array d of kernel k cannot be padded, or NULL. */
 static const char *cannot_pad(kp_file *f, const kp_kernel *k, const kp_decl *d, use_walk *w)
 {
-	if (kp_decl_is_dynamic_smem(d))
+	/* (an array a macro declares has no bound text either, but its bounds) */
+	if (d->dyn_base || (kp_decl_is_extern_shared(d) && d->dims[0] <= 0))
 		return "it is dynamic (extern) shared memory, whose layout kpipe does not own";
 	if (d->ndims < 2)
 		return "it is a 1-D array indexed by hand: padding would change what its "
 		       "indexes mean";
 	const kp_node *b = kp_bk_dim_expr(d, d->ndims - 1);
-	if (!b || !b->in_main || b->end <= b->begin || !d->in_main)
-		return "its innermost bound is not spelled in this file";
+	if (!b || !b->in_main || b->end <= b->begin || !d->in_main || !bracketed(f, b))
+		return "its innermost bound is not spelled in this file (a macro declares it)";
 	memset(w, 0, sizeof(*w));
 	w->f = f;
 	w->d = d;

@@ -77,3 +77,13 @@ __global__ void ok(float *out)
 	__syncthreads();
 	out[threadIdx.x] = *reinterpret_cast<float *>(&s9[0][threadIdx.x]);
 }
+
+#define DECLARE_TILE(name) __shared__ float name[32][32]
+
+__global__ void macro_declared(float *out)
+{
+	DECLARE_TILE(s10);
+	s10[threadIdx.x][0] = 1.0f;
+	__syncthreads();
+	out[threadIdx.x] = s10[0][threadIdx.x];
+}
