@@ -216,7 +216,9 @@ static int lane_binop(lane_ev *e, const kp_node *n, long long *out)
 	else if ((!strcmp(op, "/") || !strcmp(op, "%")) && b)
 		*out = *op == '/' ? a / b : a % b;
 	else if (!strcmp(op, "<<") || !strcmp(op, ">>"))
-		*out = b < 0 || b > 62 ? 0 : *op == '<' ? a << b : a >> b;
+		*out = b < 0 || b > 62 ? 0
+		       : *op == '<'    ? (long long)((unsigned long long)a << b)
+				       : a >> b;
 	else if (!strcmp(op, "&"))
 		*out = a & b;
 	else if (!strcmp(op, "|"))
