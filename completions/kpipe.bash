@@ -31,7 +31,8 @@ _kpipe()
 	local rewrite="-o --output -i --in-place --backup-suffix --diff --dry-run --variant --stages
 		--assume-filename --export-fixes --validate --sizes --gpu-dir --sanitize --no-sanitize
 		--out-dir -j --jobs --exclude --shard --no-pch --no-ptxas --Werror --timeout
-		--no-comment --sarif-all"
+		--no-comment --sarif-all --pad --pad-only --block"
+	local analyze="--block"
 	local tune="-o --output -i --in-place --sizes --gpu-dir --sanitize --no-sanitize --profile --variant"
 	local validate="--sizes --gpu-dir --sanitize --no-sanitize --profile"
 
@@ -97,7 +98,7 @@ _kpipe()
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return 0
 		;;
-	--kernel | --threads | --backup-suffix | -j | --jobs | --exclude | --shard | \
+	--kernel | --threads | --block | --backup-suffix | -j | --jobs | --exclude | --shard | \
 		--header-filter | --extra-arg | -D | -U)
 		return 0 # a value kpipe cannot guess
 		;;
@@ -106,6 +107,7 @@ _kpipe()
 	if [[ "$cur" == -* ]]; then
 		local opts="$common"
 		case "$cmd" in
+		analyze) opts="$common $analyze" ;;
 		rewrite) opts="$common $rewrite" ;;
 		tune) opts="$common $tune" ;;
 		validate) opts="$common $validate" ;;

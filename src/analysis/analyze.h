@@ -181,6 +181,8 @@ typedef struct {
 	const char *kernel; /* --kernel filter, NULL all */
 	int spec_threads;   /* threads from the launch description, 0 none */
 	const char *spec_kernel;
+	int block[3];      /* --block X,Y,Z (banks.h), 0 0 0: not given */
+	int spec_block[3]; /* the launch description's block when all three are numbers */
 } kp_analyze_opts;
 
 typedef struct {

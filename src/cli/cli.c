@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "pass.h"
 #include "probe.h"
 #include "transform.h"
 
@@ -172,6 +173,29 @@ static int set_threads(kp_cli *o, const char *val)
 	return 0;
 }
 
+static int set_block(kp_cli *o, const char *val)
+{
+	const char *p = val;
+	int xyz[3] = {1, 1, 1}, n = 0;
+	while (n < 3) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		if (end == p || v < 1 || v > 1024)
+			break;
+		xyz[n++] = (int)v;
+		if (!*end) {
+			if ((long)xyz[0] * xyz[1] * xyz[2] > 1024)
+				break;
+			memcpy(o->block, xyz, sizeof(xyz));
+			return 0;
+		}
+		if (*end != ',')
+			break;
+		p = end + 1;
+	}
+	return bad_value("--block", val, " (X[,Y[,Z]], at most 1024 threads)");
+}
+
 static int set_shard(kp_cli *o, const char *val)
 {
 	char *end;
@@ -215,6 +239,9 @@ static const cli_opt cli_opts[] = {
 	{"--spec", NULL, 1, STR(spec)},
 	{"--stages", NULL, 1, FN(set_stages)},
 	{"--threads", NULL, 1, FN(set_threads)},
+	{"--block", NULL, 1, FN(set_block)},
+	{"--pad", NULL, 0, FLAG(pad, 1)},
+	{"--pad-only", NULL, 0, FLAG(pad, 2)},
 	{"-i", "--in-place", 0, FLAG(in_place, 1)},
 	{"--diff", NULL, 0, FLAG(diff, 1)},
 	{"--dry-run", NULL, 0, FLAG(dry_run, 1)},
@@ -497,11 +524,14 @@ void kp_cli_rw_opts(const kp_cli *o, kp_rw_opts *rw)
 	rw->header_filter = o->header_filter;
 	rw->kernel = o->kernel;
 	rw->threads = o->threads;
+	memcpy(rw->block, o->block, sizeof(rw->block));
 	rw->spec = o->spec;
 	rw->variant = o->variant;
 	rw->stages = o->stages;
 	rw->auto_probe = cli_probe(o);
 	rw->no_comment = o->no_comment;
+	if (o->pad)
+		rw->passes = kp_pass_pad_list(o->pad == 2, &rw->npasses);
 }
 
 void kp_cli_batch_opts(const kp_cli *o, kp_batch_opts *b)

@@ -31,6 +31,8 @@ typedef struct {
 	const char *spec; /* launch description */
 	int stages;
 	int threads;
+	int block[3]; /* --block X[,Y[,Z]] (bank analysis), 0: not given */
+	int pad;      /* rewrite --pad 1 (pad, then pipeline), --pad-only 2 */
 	int in_place;
 	int diff;
 	int dry_run;

@@ -6,6 +6,7 @@
  * docs/json.md.  Each registered transform with facts of its own gets a
  * line (and a "variants" entry) from its descriptor (transform.h).
  */
+#include "banks.h"
 #include "cli.h"
 #include "cmd.h"
 #include "inline.h"
@@ -19,7 +20,7 @@
 static const char *const analyze_opts[] = {
 	"--arch",   "--kernel",        "--format",    "--cuda-path", "-p",
 	"--spec",   "--threads",       "--extra-arg", "-v",          "--variant",
-	"--stages", "--header-filter", "--no-ptxas",  NULL,
+	"--stages", "--header-filter", "--no-ptxas",  "--block",     NULL,
 };
 
 static const char *guard_name(kp_guard_kind g)
@@ -661,6 +662,90 @@ static void show_inline(const kp_inline_env *e, kp_file *f, const kp_loop *l, cJ
 		printf("    rewrite: %s [kpipe-inline-refused]\n", r.message);
 }
 
+/* The bank conflicts and uncoalesced accesses of kernel k (banks.h):
+ * text lines for the findings only; in JSON (jk, the kernel's object) the
+ * block shape, the counts, the findings and what was not analysed. */
+static void report_memory(kp_file *f, const kp_kernel *k, const kp_analyze_opts *ao, cJSON *jk)
+{
+	kp_bk_block b;
+	kp_bk_block_of(f, k, ao, &b);
+	kp_bk_result r;
+	kp_bk_analyze(f, k, &b, NULL, 0, &r);
+	cJSON *jm = jk ? cJSON_AddObjectToObject(jk, "memory") : NULL, *jfind = NULL, *jna = NULL;
+	if (jm) {
+		if (!b.x) {
+			cJSON_AddNullToObject(jm, "block");
+			cJSON_AddStringToObject(
+				jm, "note",
+				"no block shape known (--block, a launch "
+				"description, a <<<>>> launch with a constant block, "
+				"--threads or __launch_bounds__)");
+			return;
+		}
+		cJSON *jb = cJSON_AddArrayToObject(jm, "block");
+		cJSON_AddItemToArray(jb, cJSON_CreateNumber(b.x));
+		cJSON_AddItemToArray(jb, cJSON_CreateNumber(b.y));
+		cJSON_AddItemToArray(jb, cJSON_CreateNumber(b.z));
+		cJSON_AddStringToObject(jm, "block_from", b.from);
+		jfind = cJSON_AddArrayToObject(jm, "findings");
+		jna = cJSON_AddArrayToObject(jm, "not_analysed");
+	}
+	int nsh = 0, nconf = 0, ngl = 0, nunc = 0, nna = 0;
+	kp_strbuf lines = KP_STRBUF_INIT;
+	for (int i = 0; i < r.n; i++) {
+		const kp_bk_access *x = &r.acc[i];
+		const char *id = NULL, *msg = kp_bk_finding(f, x, &id);
+		nsh += x->space == KP_BK_SHARED;
+		ngl += x->space == KP_BK_GLOBAL;
+		nna += x->not_analysed != NULL;
+		if (x->not_analysed && jna) {
+			cJSON *y = cJSON_CreateObject();
+			cJSON_AddStringToObject(y, "access", kp_node_text(f, x->node));
+			cJSON_AddNumberToObject(y, "line", x->line);
+			cJSON_AddNumberToObject(y, "column", x->col);
+			cJSON_AddStringToObject(y, "reason", x->not_analysed);
+			cJSON_AddItemToArray(jna, y);
+		}
+		if (!msg)
+			continue;
+		nconf += x->space == KP_BK_SHARED;
+		nunc += x->space == KP_BK_GLOBAL;
+		if (!jm) {
+			kp_strbuf_addf(&lines, "    %s:%d:%d: warning: %s [%s]\n", f->path, x->line,
+				       x->col, msg, id);
+			continue;
+		}
+		cJSON *y = cJSON_CreateObject();
+		cJSON_AddStringToObject(y, "id", id);
+		cJSON_AddStringToObject(y, "message", msg);
+		cJSON_AddNumberToObject(y, "line", x->line);
+		cJSON_AddNumberToObject(y, "column", x->col);
+		cJSON_AddStringToObject(y, "array", x->arr->name);
+		cJSON_AddBoolToObject(y, "store", x->store);
+		cJSON_AddNumberToObject(y, "bytes_per_lane", x->width);
+		if (x->space == KP_BK_SHARED) {
+			cJSON_AddNumberToObject(y, "degree", x->degree);
+			cJSON_AddNumberToObject(y, "bank", x->bank);
+			cJSON_AddStringToObject(y, "lanes", kp_bk_lanes_text(f, x->lanes));
+		} else {
+			cJSON_AddNumberToObject(y, "sectors", x->sectors);
+			cJSON_AddNumberToObject(y, "ideal_sectors", x->ideal);
+		}
+		cJSON_AddItemToArray(jfind, y);
+	}
+	if (jm) {
+		cJSON_AddNumberToObject(jm, "shared_accesses", nsh);
+		cJSON_AddNumberToObject(jm, "conflicted", nconf);
+		cJSON_AddNumberToObject(jm, "global_accesses", ngl);
+		cJSON_AddNumberToObject(jm, "uncoalesced", nunc);
+	} else if (nconf || nunc)
+		printf("  memory: block %dx%dx%d from %s; %d of %d shared accesses conflict, %d of "
+		       "%d global accesses uncoalesced, %d not analysed\n",
+		       b.x, b.y, b.z, b.from, nconf, nsh, nunc, ngl, nna);
+	fputs(kp_strbuf_str(&lines), stdout);
+	kp_strbuf_release(&lines);
+}
+
 static void analyze_model(const kp_cli *o, const kp_file_setup *fs, kp_file *f, const char *path,
 			  const char *from, const char *spec_path, int json, cJSON *files,
 			  int *any_loop, const kp_file *tu, an_reparse *re)
@@ -758,6 +843,8 @@ static void analyze_model(const kp_cli *o, const kp_file_setup *fs, kp_file *f, 
 		if (!nl && !json)
 			printf("  no candidate K-loop (no loop that stages global data in __shared__ "
 			       "memory behind a barrier)\n");
+		report_memory(f, k, &ao,
+			      json ? cJSON_GetArrayItem(jk, cJSON_GetArraySize(jk) - 1) : NULL);
 	}
 	free(sk);
 }

@@ -11,6 +11,13 @@
 static const kp_pass *const builtin[] = {
 	&kp_pass_inline,
 	&kp_pass_pipeline,
+	&kp_pass_pad,
+};
+
+static const kp_pass *const pad_list[] = {
+	&kp_pass_inline,
+	&kp_pass_pad,
+	&kp_pass_pipeline,
 };
 
 static const kp_pass *const default_list[] = {
@@ -45,6 +52,13 @@ const kp_pass *const *kp_pass_default(int *n)
 {
 	*n = (int)KP_ARRAY_LEN(default_list);
 	return default_list;
+}
+
+const kp_pass *const *kp_pass_pad_list(int pad_only, int *n)
+{
+	static const kp_pass *const only[] = {&kp_pass_pad};
+	*n = pad_only ? 1 : (int)KP_ARRAY_LEN(pad_list);
+	return pad_only ? only : pad_list;
 }
 
 int kp_pass_register(const kp_pass *p)

@@ -58,6 +58,14 @@ extern const kp_pass kp_pass_pipeline;
  * then pipelined (pass_inline.c). */
 extern const kp_pass kp_pass_inline;
 
+/* The pass that pads the rows of shared arrays against bank conflicts
+ * (pass_pad.c): in the list of `rewrite --pad` (inline, pad, pipeline)
+ * and alone for --pad-only. */
+extern const kp_pass kp_pass_pad;
+/* The list of `rewrite --pad` (pad_only 0: inline, pad, pipeline) or of
+ * --pad-only (pad). */
+const kp_pass *const *kp_pass_pad_list(int pad_only, int *n);
+
 /* Byte offset of a 1-based line and (byte) column in src, -1 when out of
  * range. */
 long kp_text_offset(const char *src, size_t len, int line, int col);

@@ -31,8 +31,9 @@ void kp_rw_parse_opts(const kp_rw_opts *o, kp_parse_opts *po)
 	po->auto_probe = o->auto_probe;
 }
 
-/* Threads per block and kernel name from a launch description. */
-static int read_spec(const char *path, int *threads, char **kernel)
+/* Threads per block, the block's shape when every component is a number
+ * (else block[0] 0) and kernel name from a launch description. */
+static int read_spec(const char *path, int *threads, int block3[3], char **kernel)
 {
 	char *txt;
 	size_t len;
@@ -43,18 +44,29 @@ static int read_spec(const char *path, int *threads, char **kernel)
 	if (!j)
 		return -1;
 	cJSON *block = cJSON_GetObjectItemCaseSensitive(j, "block");
-	int t = 1;
+	int t = 1, i = 0, exact = 1;
 	if (cJSON_IsArray(block)) {
 		cJSON *e;
 		cJSON_ArrayForEach(e, block)
 		{
+			char *end = NULL;
 			long v = cJSON_IsNumber(e)   ? (long)e->valuedouble
-				 : cJSON_IsString(e) ? strtol(e->valuestring, NULL, 10)
+				 : cJSON_IsString(e) ? strtol(e->valuestring, &end, 10)
 						     : 0;
 			if (v > 0)
 				t *= (int)v;
+			if (v <= 0 || v > 1024 || (end && *end) || i >= 3)
+				exact = 0;
+			else
+				block3[i] = (int)v;
+			i++;
 		}
 	}
+	if (!exact || !i)
+		block3[0] = block3[1] = block3[2] = 0;
+	else
+		for (; i < 3; i++)
+			block3[i] = 1;
 	cJSON *k = cJSON_GetObjectItemCaseSensitive(j, "kernel");
 	if (cJSON_IsString(k))
 		*kernel = kp_xstrdup(k->valuestring);
@@ -69,6 +81,7 @@ void kp_rw_analyze_opts(const kp_rw_opts *o, const char *file, kp_analyze_opts *
 	memset(ao, 0, sizeof(*ao));
 	ao->arch = o->arch;
 	ao->threads = o->threads;
+	memcpy(ao->block, o->block, sizeof(ao->block));
 	ao->kernel = o->kernel;
 	*spec_kernel = NULL;
 	char *spec = NULL;
@@ -84,7 +97,7 @@ void kp_rw_analyze_opts(const kp_rw_opts *o, const char *file, kp_analyze_opts *
 		kp_strbuf_adds(&sb, ".launch.json");
 		spec = kp_strbuf_detach(&sb);
 	}
-	if (spec && read_spec(spec, &ao->spec_threads, spec_kernel) == 0)
+	if (spec && read_spec(spec, &ao->spec_threads, ao->spec_block, spec_kernel) == 0)
 		ao->spec_kernel = *spec_kernel;
 	free(spec);
 }

@@ -22,6 +22,7 @@ typedef struct {
 	const char *header_filter; /* kernels in headers (parse.h); NULL: the default */
 	const char *kernel;        /* only this kernel, or NULL */
 	int threads;               /* threads per block, 0: from the launch description */
+	int block[3];              /* --block X,Y,Z for the bank analysis (banks.h); 0: not given */
 	const char *spec;          /* launch description; NULL: NAME.launch.json beside the file */
 	const char *variant;       /* "auto" or a transform's name */
 	int stages;                /* 0: not given (auto picks; else 2) */

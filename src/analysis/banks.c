@@ -1,0 +1,809 @@
+/*
+ * banks.c - bank conflicts of shared-memory accesses and sectors of
+ * global ones, per warp (banks.h): the block shape, the accesses of a
+ * kernel, each index evaluated per lane, and the two memory models.
+ */
+#include "banks.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ the models */
+
+int kp_bk_degree(const long long *addr, int nlanes, int width, int *bank, unsigned *lanes)
+{
+	int per = width <= 4 ? 32 : width >= 16 ? 8 : 128 / width;
+	int worst = 0;
+	*bank = 0;
+	*lanes = 0;
+	for (int p0 = 0; p0 < nlanes; p0 += per) {
+		long long words[32][128];
+		int nw[32] = {0};
+		unsigned who[32] = {0};
+		for (int L = p0; L < nlanes && L < p0 + per; L++) {
+			long long w0 = addr[L] / 4,
+				  w1 = (addr[L] + (width > 4 ? width : 1) - 1) / 4;
+			for (long long w = w0; w <= w1; w++) {
+				int b = (int)(((w % 32) + 32) % 32), seen = 0;
+				who[b] |= 1u << L;
+				for (int i = 0; i < nw[b]; i++)
+					seen |= words[b][i] == w;
+				if (!seen && nw[b] < 128)
+					words[b][nw[b]++] = w;
+			}
+		}
+		for (int b = 0; b < 32; b++)
+			if (nw[b] > worst) {
+				worst = nw[b];
+				*bank = b;
+				*lanes = who[b];
+			}
+	}
+	return worst;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+	return x < y ? -1 : x > y;
+}
+
+int kp_bk_sectors(const long long *addr, int nlanes, int width, int *ideal)
+{
+	long long s[32];
+	int n = nlanes > 32 ? 32 : nlanes;
+	memcpy(s, addr, sizeof(*s) * (size_t)n);
+	qsort(s, (size_t)n, sizeof(*s), cmp_ll);
+	long long bytes = 0, end = 0, last_sector = 0;
+	int sectors = 0;
+	for (int i = 0; i < n; i++) {
+		long long b = s[i], e = s[i] + width;
+		if (!i || b >= end)
+			bytes += e - b;
+		else if (e > end)
+			bytes += e - end;
+		if (!i || e > end)
+			end = e;
+		for (long long q = b / 32; q <= (e - 1) / 32; q++)
+			if (!sectors || q > last_sector) {
+				sectors++;
+				last_sector = q;
+			}
+	}
+	*ideal = (int)((bytes + 31) / 32);
+	return sectors;
+}
+
+const char *kp_bk_lanes_text(kp_file *f, unsigned lanes)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	for (int L = 0; L < 32; L++)
+		if (lanes & (1u << L))
+			kp_strbuf_addf(&sb, "%s%d", sb.len ? "," : "", L);
+	const char *r = kp_arena_strdup(&f->arena, kp_strbuf_str(&sb));
+	kp_strbuf_release(&sb);
+	return r;
+}
+
+/* ------------------------------------------------------- lane evaluation */
+
+typedef struct {
+	const kp_file *f;
+	const kp_kernel *k;
+	const long long *iv;
+	int tid[3], bdim[3];
+	long long u; /* the value of every warp-uniform unknown */
+	const char *why;
+	int depth;
+} lane_ev;
+
+/* "threadIdx", "blockIdx", "blockDim" or "gridDim" of a builtin member,
+ * with its component (0, 1, 2) in *c, -1 when not spelled .x/.y/.z. */
+static const char *builtin_of(const kp_file *f, const kp_node *n, int *c)
+{
+	if (n->kind != KP_N_MEMBER || !n->nkids)
+		return NULL;
+	const kp_node *b = kp_node_strip(n->kids[0]);
+	while (b && b->kind == KP_N_OTHER && b->nkids == 1)
+		b = kp_node_strip(b->kids[0]);
+	if (!b || b->kind != KP_N_DECLREF || !b->name)
+		return NULL;
+	*c = -1;
+	if (n->in_main && !n->from_macro && n->end >= n->begin + 2 && n->end <= f->len &&
+	    f->src[n->end - 2] == '.' && strchr("xyz", f->src[n->end - 1]))
+		*c = f->src[n->end - 1] - 'x';
+	else if (n->name && *n->name && strchr("xyz", n->name[strlen(n->name) - 1]))
+		*c = n->name[strlen(n->name) - 1] - 'x';
+	static const char *const names[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
+	for (size_t i = 0; i < KP_ARRAY_LEN(names); i++)
+		if (!strcmp(b->name, names[i]))
+			return names[i];
+	return NULL;
+}
+
+static int indep(const kp_file *f, const kp_kernel *k, const kp_node *n, int depth);
+
+typedef struct {
+	const kp_file *f;
+	const kp_kernel *k;
+	const kp_decl *d;
+	int depth, ok;
+} upd_walk;
+
+static int is_ref_to(const kp_node *n, const kp_decl *d)
+{
+	n = kp_node_strip(n);
+	return n && n->kind == KP_N_DECLREF && n->decl == d;
+}
+
+static int walk_upd(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	upd_walk *w = ud;
+	if (!w->ok)
+		return 0;
+	if ((n->kind == KP_N_ASSIGNOP || (n->kind == KP_N_BINOP && n->op && !strcmp(n->op, "="))) &&
+	    n->nkids == 2 && is_ref_to(n->kids[0], w->d))
+		w->ok = indep(w->f, w->k, n->kids[1], w->depth + 1);
+	else if (n->kind == KP_N_UNOP && n->op && !strcmp(n->op, "&") && n->nkids &&
+		 is_ref_to(n->kids[0], w->d))
+		w->ok = 0;
+	return 1;
+}
+
+/* Whether every thread of a warp sees the same value of n. */
+static int indep(const kp_file *f, const kp_kernel *k, const kp_node *n, int depth)
+{
+	if (!n || depth > 24)
+		return 0;
+	int c;
+	switch (n->kind) {
+	case KP_N_INTLIT:
+	case KP_N_FLOATLIT:
+	case KP_N_SIZEOF: return 1;
+	case KP_N_SUBSCRIPT:
+	case KP_N_CALL:
+	case KP_N_ASM:
+	case KP_N_LAMBDA: return 0;
+	case KP_N_MEMBER: {
+		const char *b = builtin_of(f, n, &c);
+		return b && strcmp(b, "threadIdx");
+	}
+	case KP_N_UNOP:
+		if (n->op && !strcmp(n->op, "*"))
+			return 0;
+		break;
+	case KP_N_DECLREF: {
+		const kp_decl *d = n->decl;
+		if (!d)
+			return 0;
+		if (d->kind == KP_D_TPARAM || d->kind == KP_D_ENUM || d->has_value ||
+		    d->kind == KP_D_PARM)
+			return 1;
+		if (d->kind != KP_D_VAR || d->is_shared)
+			return 0;
+		if (!kp_assigned_in(k, d))
+			return d->init ? indep(f, k, d->init, depth + 1) : 0;
+		upd_walk w = {f, k, d, depth, 1};
+		if (d->init && !indep(f, k, d->init, depth + 1))
+			return 0;
+		kp_node_walk(k->body, NULL, walk_upd, &w);
+		return w.ok;
+	}
+	default: break;
+	}
+	for (int i = 0; i < n->nkids; i++)
+		if (!indep(f, k, n->kids[i], depth + 1))
+			return 0;
+	return 1;
+}
+
+static int lane_eval(lane_ev *e, const kp_node *n, long long *out);
+
+static int lane_binop(lane_ev *e, const kp_node *n, long long *out)
+{
+	long long a, b;
+	if (n->nkids != 2 || lane_eval(e, n->kids[0], &a) || lane_eval(e, n->kids[1], &b))
+		return -1;
+	const char *op = n->op ? n->op : "";
+	if (!strcmp(op, "+"))
+		*out = a + b;
+	else if (!strcmp(op, "-"))
+		*out = a - b;
+	else if (!strcmp(op, "*"))
+		*out = a * b;
+	else if ((!strcmp(op, "/") || !strcmp(op, "%")) && b)
+		*out = *op == '/' ? a / b : a % b;
+	else if (!strcmp(op, "<<") || !strcmp(op, ">>"))
+		*out = b < 0 || b > 62 ? 0
+		       : *op == '<'    ? (long long)((unsigned long long)a << b)
+				       : a >> b;
+	else if (!strcmp(op, "&"))
+		*out = a & b;
+	else if (!strcmp(op, "|"))
+		*out = a | b;
+	else if (!strcmp(op, "^"))
+		*out = a ^ b;
+	else if (!strcmp(op, "<"))
+		*out = a < b;
+	else if (!strcmp(op, ">"))
+		*out = a > b;
+	else if (!strcmp(op, "<="))
+		*out = a <= b;
+	else if (!strcmp(op, ">="))
+		*out = a >= b;
+	else if (!strcmp(op, "=="))
+		*out = a == b;
+	else if (!strcmp(op, "!="))
+		*out = a != b;
+	else {
+		e->why = "uses an operator kpipe does not evaluate";
+		return -1;
+	}
+	return 0;
+}
+
+static int lane_ref(lane_ev *e, const kp_node *n, long long *out)
+{
+	const kp_decl *d = n->decl;
+	if (d && d->kind == KP_D_VAR && !d->is_shared && !d->is_array && !d->is_pointer &&
+	    d->init && !kp_assigned_in(e->k, d)) {
+		if (e->depth > 24)
+			return -1;
+		e->depth++;
+		int r = lane_eval(e, d->init, out);
+		e->depth--;
+		return r;
+	}
+	if (d && !d->is_pointer && !d->is_array && indep(e->f, e->k, n, 0)) {
+		*out = e->u;
+		return 0;
+	}
+	e->why = kp_arena_printf((kp_arena *)&e->f->arena, "depends on `%s`, not known per lane",
+				 n->name ? n->name : "?");
+	return -1;
+}
+
+/* The value of n for the lane of e. */
+static int lane_eval(lane_ev *e, const kp_node *n, long long *out)
+{
+	if (!n)
+		return -1;
+	if (!kp_eval(n, e->k, e->iv, out))
+		return 0;
+	int c;
+	switch (n->kind) {
+	case KP_N_PAREN:
+	case KP_N_CAST: return n->nkids ? lane_eval(e, n->kids[0], out) : -1;
+	case KP_N_OTHER: return n->nkids == 1 ? lane_eval(e, n->kids[0], out) : -1;
+	case KP_N_MEMBER: {
+		const char *b = builtin_of(e->f, n, &c);
+		if (!b || c < 0) {
+			e->why = "reads a member kpipe does not evaluate";
+			return -1;
+		}
+		*out = !strcmp(b, "threadIdx")  ? e->tid[c]
+		       : !strcmp(b, "blockDim") ? e->bdim[c]
+						: e->u;
+		return 0;
+	}
+	case KP_N_DECLREF: return lane_ref(e, n, out);
+	case KP_N_UNOP: {
+		long long a;
+		if (!n->nkids || !n->op || lane_eval(e, n->kids[0], &a))
+			return -1;
+		if (!strcmp(n->op, "-") || !strcmp(n->op, "+") || !strcmp(n->op, "~")) {
+			*out = *n->op == '-' ? -a : *n->op == '+' ? a : ~a;
+			return 0;
+		}
+		break;
+	}
+	case KP_N_BINOP: return lane_binop(e, n, out);
+	case KP_N_CONDOP: {
+		long long a;
+		if (n->nkids != 3 || lane_eval(e, n->kids[0], &a))
+			return -1;
+		return lane_eval(e, n->kids[a ? 1 : 2], out);
+	}
+	default: break;
+	}
+	if (!e->why)
+		e->why = "holds an expression kpipe does not evaluate per lane";
+	return -1;
+}
+
+/* ------------------------------------------------------------ the accesses */
+
+typedef struct {
+	kp_file *f;
+	const kp_kernel *k;
+	const kp_bk_block *b;
+	const kp_decl *pad_arr;
+	long long pad;
+	kp_bk_access *acc;
+	int n, cap;
+	const kp_node *anc[256]; /* the ancestors of the node visited */
+	int nanc;
+} acc_walk;
+
+/* The element access's context: the vector dereference of its address
+ * (*w set), a call it is handed to (*call set), or neither. */
+static const kp_node *access_context(acc_walk *w, const kp_node *n, int *width,
+				     const kp_node **call, int *escapes)
+{
+	*call = NULL;
+	*escapes = 0;
+	int i = w->nanc - 1;
+	while (i >= 0 && (w->anc[i]->kind == KP_N_PAREN || w->anc[i]->kind == KP_N_CAST))
+		i--;
+	if (i < 0 || w->anc[i]->kind != KP_N_UNOP || !w->anc[i]->op || strcmp(w->anc[i]->op, "&"))
+		return n;
+	for (i--; i >= 0; i--) {
+		const kp_node *p = w->anc[i];
+		if (p->kind == KP_N_PAREN || p->kind == KP_N_CAST ||
+		    (p->kind == KP_N_OTHER && p->nkids == 1))
+			continue;
+		if (p->kind == KP_N_UNOP && p->op && !strcmp(p->op, "*") && p->type_size > 0) {
+			*width = (int)p->type_size;
+			return p;
+		}
+		if (p->kind == KP_N_CALL) {
+			*call = p;
+			return n;
+		}
+		break;
+	}
+	*escapes = 1;
+	return n;
+}
+
+static int is_store(acc_walk *w, const kp_node *x)
+{
+	int i = w->nanc - 1;
+	while (i >= 0 && w->anc[i] == x)
+		i--;
+	const kp_node *c = x;
+	while (i >= 0 && w->anc[i]->kind == KP_N_PAREN)
+		c = w->anc[i--];
+	if (i < 0)
+		return 0;
+	const kp_node *p = w->anc[i];
+	if ((p->kind == KP_N_ASSIGNOP || (p->kind == KP_N_BINOP && p->op && !strcmp(p->op, "="))) &&
+	    p->nkids && p->kids[0] == c)
+		return 1;
+	return p->kind == KP_N_UNOP && p->op && (!strcmp(p->op, "++") || !strcmp(p->op, "--"));
+}
+
+const kp_node *kp_bk_dim_expr(const kp_decl *d, int i)
+{
+	/* the parser records them in the order clang visits them, which is
+	 * not always the order of the source */
+	const kp_node *v[KP_MAX_DIMS];
+	int n = 0;
+	for (int j = 0; j < d->ndims && j < KP_MAX_DIMS; j++)
+		if (d->dim_expr[j])
+			v[n++] = d->dim_expr[j];
+	if (n != d->ndims || i < 0 || i >= n)
+		return NULL;
+	for (int a = 1; a < n; a++)
+		for (int b = a; b > 0 && v[b]->begin < v[b - 1]->begin; b--) {
+			const kp_node *t = v[b];
+			v[b] = v[b - 1];
+			v[b - 1] = t;
+		}
+	return v[i];
+}
+
+/* The bound of dimension i of d for instantiation iv, -1 unknown. */
+static long long dim_of(const kp_kernel *k, const kp_decl *d, int i, const long long *iv)
+{
+	long long v;
+	if (d->dims[i] > 0)
+		return d->dims[i];
+	const kp_node *e = kp_bk_dim_expr(d, i);
+	if (e && !kp_eval(e, k, iv, &v) && v > 0)
+		return v;
+	return -1;
+}
+
+static const long long *const uniforms_shared = (const long long[]){0, 1, 5};
+
+/* Evaluates the lanes of one access (idx: its subscripts, outermost
+ * first) for instantiation iv into x. */
+static void eval_access(acc_walk *w, kp_bk_access *x, const kp_node *const *idx, int nidx,
+			const long long *iv)
+{
+	const kp_bk_block *b = w->b;
+	int nl = b->x * b->y * b->z;
+	if (nl > 32)
+		nl = 32;
+	long long stride[KP_MAX_DIMS], esz = x->arr->elem_size;
+	if (x->space == KP_BK_SHARED) {
+		long long s = 1;
+		for (int i = nidx - 1; i >= 0; i--) {
+			stride[i] = s;
+			long long dv = i ? dim_of(w->k, x->arr, i, iv) : 1; /* the outermost bound
+									      is not needed */
+			if (dv < 0 || esz <= 0) {
+				x->not_analysed = "its bounds or element size are not known";
+				return;
+			}
+			s *= dv + (i == nidx - 1 && x->arr == w->pad_arr ? w->pad : 0);
+		}
+	} else {
+		stride[0] = 1;
+		esz = x->width;
+	}
+	int nu = x->space == KP_BK_SHARED ? 3 : 1;
+	for (int ui = 0; ui < nu; ui++) {
+		long long addr[32];
+		lane_ev e = {w->f,
+			     w->k,
+			     iv,
+			     {0, 0, 0},
+			     {b->x, b->y, b->z},
+			     x->space == KP_BK_SHARED ? uniforms_shared[ui] : 1024,
+			     NULL,
+			     0};
+		for (int L = 0; L < nl; L++) {
+			e.tid[0] = L % b->x;
+			e.tid[1] = (L / b->x) % b->y;
+			e.tid[2] = L / (b->x * b->y);
+			long long off = 0, v;
+			for (int i = 0; i < nidx; i++) {
+				if (lane_eval(&e, idx[i], &v)) {
+					x->not_analysed = kp_arena_printf(
+						&w->f->arena, "its index `%s` %s",
+						kp_node_text(w->f, idx[i]),
+						e.why ? e.why : "is not known per lane");
+					return;
+				}
+				off += v * stride[i];
+			}
+			addr[L] = off * esz;
+		}
+		if (x->space == KP_BK_SHARED) {
+			int bank;
+			unsigned lanes;
+			int d = kp_bk_degree(addr, nl, x->width, &bank, &lanes);
+			if (d > x->degree) {
+				x->degree = d;
+				x->bank = bank;
+				x->lanes = lanes;
+			}
+		} else {
+			int ideal, s = kp_bk_sectors(addr, nl, x->width, &ideal);
+			if (s - ideal >= x->sectors - x->ideal) {
+				x->sectors = s;
+				x->ideal = ideal;
+			}
+		}
+	}
+}
+
+static kp_bk_access *new_access(acc_walk *w, const kp_node *n, const kp_decl *d, kp_bk_space sp)
+{
+	if (w->n == w->cap) {
+		w->cap = w->cap ? 2 * w->cap : 16;
+		w->acc = kp_xrealloc(w->acc, sizeof(*w->acc) * (size_t)w->cap);
+	}
+	kp_bk_access *x = &w->acc[w->n++];
+	memset(x, 0, sizeof(*x));
+	x->node = n;
+	x->arr = d;
+	x->space = sp;
+	x->line = n->line;
+	x->col = n->col;
+	return x;
+}
+
+static void eval_all(acc_walk *w, kp_bk_access *x, const kp_node *const *idx, int nidx)
+{
+	if (!w->k->ninst || w->k->is_device) {
+		eval_access(w, x, idx, nidx, NULL);
+		return;
+	}
+	for (int i = 0; i < w->k->ninst && !x->not_analysed; i++)
+		eval_access(w, x, idx, nidx, w->k->inst_values[i]);
+}
+
+/* An element access n (a subscript chain) of a shared array or a pointer
+ * parameter. */
+static void subscript(acc_walk *w, const kp_node *n)
+{
+	const kp_node *idx[KP_MAX_DIMS + 1], *base = n;
+	int nidx = 0;
+	while (base && base->kind == KP_N_SUBSCRIPT && base->nkids == 2 && nidx <= KP_MAX_DIMS) {
+		idx[nidx++] = base->kids[1];
+		base = kp_node_strip(base->kids[0]);
+	}
+	if (!base || base->kind != KP_N_DECLREF || !base->decl)
+		return;
+	const kp_decl *d = base->decl;
+	for (int i = 0; i < nidx / 2; i++) { /* outermost first */
+		const kp_node *t = idx[i];
+		idx[i] = idx[nidx - 1 - i];
+		idx[nidx - 1 - i] = t;
+	}
+	int width = 0, escapes;
+	const kp_node *call;
+	if (d->is_shared && d->is_array && nidx == d->ndims && nidx) {
+		width = (int)d->elem_size;
+		const kp_node *at = access_context(w, n, &width, &call, &escapes);
+		kp_bk_access *x = new_access(w, at, d, KP_BK_SHARED);
+		x->width = width;
+		x->store = is_store(w, at);
+		long long cw;
+		if (call && call->name && strstr(call->name, "memcpy_async") && call->nkids > 3 &&
+		    !kp_eval(call->kids[3], w->k, NULL, &cw) && cw > 0 && cw <= 16) {
+			/* cp.async: a store of the copy's width */
+			x->width = (int)cw;
+			x->store = 1;
+			eval_all(w, x, idx, nidx);
+		} else if (call && call->name && strstr(call->name, "_matrix_sync")) {
+			x->wmma = 1;
+			x->not_analysed = "a wmma fragment load or store (not analysed)";
+		} else if (call)
+			x->not_analysed = "its address is handed to a function";
+		else if (escapes)
+			x->not_analysed = "its address is taken";
+		else
+			eval_all(w, x, idx, nidx);
+	} else if (d->kind == KP_D_PARM && d->is_pointer && nidx == 1 && n->type_size > 0) {
+		const kp_node *p = w->nanc ? w->anc[w->nanc - 1] : NULL;
+		if (p && p->kind == KP_N_UNOP && p->op && !strcmp(p->op, "&"))
+			return;
+		kp_bk_access *x = new_access(w, n, d, KP_BK_GLOBAL);
+		x->width = (int)n->type_size;
+		x->store = is_store(w, n);
+		eval_all(w, x, idx, nidx);
+	}
+}
+
+static void walk(acc_walk *w, const kp_node *n)
+{
+	if (!n || w->nanc >= 256)
+		return;
+	int chain = n->kind == KP_N_SUBSCRIPT;
+	if (chain)
+		subscript(w, n);
+	w->anc[w->nanc++] = n;
+	if (chain) { /* the indexes of the chain, not its inner subscripts */
+		const kp_node *b = n;
+		while (b && b->kind == KP_N_SUBSCRIPT && b->nkids == 2) {
+			walk(w, b->kids[1]);
+			b = kp_node_strip(b->kids[0]);
+		}
+		if (b && b->kind != KP_N_DECLREF)
+			walk(w, b);
+	} else
+		for (int i = 0; i < n->nkids; i++)
+			walk(w, n->kids[i]);
+	w->nanc--;
+}
+
+void kp_bk_analyze(kp_file *f, const kp_kernel *k, const kp_bk_block *b, const kp_decl *pad_arr,
+		   long long pad, kp_bk_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!b->x || !k->body)
+		return;
+	acc_walk w = {.f = f, .k = k, .b = b, .pad_arr = pad_arr, .pad = pad};
+	walk(&w, k->body);
+	out->n = w.n;
+	out->acc = kp_arena_alloc(&f->arena, sizeof(*out->acc) * (size_t)(w.n ? w.n : 1));
+	if (w.n)
+		memcpy(out->acc, w.acc, sizeof(*w.acc) * (size_t)w.n);
+	free(w.acc);
+}
+
+/* ------------------------------------------------------------ block shape */
+
+/* The value of `#define name N` in f (an object-like macro whose body is
+ * one number; the last definition wins), -1 when none. */
+static int define_value(const kp_file *f, const char *name, int *out)
+{
+	int found = -1;
+	size_t n = strlen(name);
+	for (const char *p = f->src; (p = strstr(p, "#define")); p += 7) {
+		const char *q = p + 7;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (strncmp(q, name, n) || (q[n] != ' ' && q[n] != '\t'))
+			continue;
+		char *end;
+		long v = strtol(q + n, &end, 10);
+		while (*end == ' ' || *end == '\t' || *end == 'u' || *end == 'U')
+			end++;
+		if (end != q + n && (*end == '\n' || !*end) && v > 0 && v <= 1024) {
+			*out = (int)v;
+			found = 0;
+		}
+	}
+	return found;
+}
+
+/* The value of one dim3 component's text: a number or a named constant. */
+static int dim_value(const kp_file *f, const char *s, size_t n, int *out)
+{
+	while (n && isspace((unsigned char)*s))
+		s++, n--;
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	if (!n)
+		return -1;
+	char buf[64];
+	if (n >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	char *end;
+	long v = strtol(buf, &end, 10);
+	if (end != buf) {
+		while (*end == 'u' || *end == 'U')
+			end++;
+		if (*end || v <= 0 || v > 1024)
+			return -1;
+		*out = (int)v;
+		return 0;
+	}
+	for (int i = 0; i < f->ndecls; i++) {
+		const kp_decl *d = f->decls[i];
+		if (d->name && !strcmp(d->name, buf) && d->has_value && d->value > 0 &&
+		    d->value <= 1024) {
+			*out = (int)d->value;
+			return 0;
+		}
+	}
+	return define_value(f, buf, out);
+}
+
+/* "dim3(a, b, c)", "(a, b)", "{a}" or "a" into x y z (1 when absent). */
+static int parse_dim3(const kp_file *f, const char *s, int xyz[3])
+{
+	xyz[0] = xyz[1] = xyz[2] = 1;
+	const char *o = strpbrk(s, "({");
+	if (!o)
+		return dim_value(f, s, strlen(s), &xyz[0]);
+	const char *c = strpbrk(o + 1, ")}");
+	if (!c)
+		return -1;
+	const char *p = o + 1;
+	for (int i = 0; i < 3; i++) {
+		const char *e = memchr(p, ',', (size_t)(c - p));
+		if (!e)
+			e = c;
+		if (dim_value(f, p, (size_t)(e - p), &xyz[i]))
+			return -1;
+		if (e == c)
+			return 0;
+		p = e + 1;
+	}
+	return -1;
+}
+
+/* The text after `dim3 name` of the last declaration of the dim3 variable
+ * `name` before offset `before` in f (host locals are not in the model),
+ * or NULL. */
+static const char *dim3_decl(kp_file *f, const char *name, unsigned before)
+{
+	const char *found = NULL;
+	size_t n = strlen(name);
+	for (const char *p = f->src; (p = strstr(p, "dim3")) && p < f->src + before; p += 4) {
+		if (p > f->src && kp_is_ident_char(p[-1]))
+			continue;
+		const char *q = p + 4;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (q == p + 4 || strncmp(q, name, n) || kp_is_ident_char(q[n]))
+			continue;
+		q += n;
+		while (*q == ' ' || *q == '\t' || *q == '=')
+			q++;
+		const char *e = strpbrk(q, ";\n");
+		if (e)
+			found = kp_range_text(f, (unsigned)(q - f->src), (unsigned)(e - f->src));
+	}
+	return found;
+}
+
+/* The block of a launch: its text, or the dim3 variable it names. */
+static int launch_block(kp_file *f, const kp_launch *x, int xyz[3])
+{
+	unsigned b, e;
+	kp_launch_span(f, x, 1, &b, &e);
+	const char *t = kp_range_text(f, b, e);
+	if (kp_is_ident(t) && strcmp(t, "dim3")) {
+		const char *d = dim3_decl(f, t, x->begin);
+		if (d)
+			return parse_dim3(f, d, xyz);
+		return dim_value(f, t, strlen(t), &xyz[0]) ? -1 : (xyz[1] = xyz[2] = 1, 0);
+	}
+	return parse_dim3(f, t, xyz);
+}
+
+void kp_bk_block_of(kp_file *f, const kp_kernel *k, const kp_analyze_opts *o, kp_bk_block *b)
+{
+	memset(b, 0, sizeof(*b));
+	if (o->block[0] > 0) {
+		*b = (kp_bk_block){o->block[0], o->block[1] > 0 ? o->block[1] : 1,
+				   o->block[2] > 0 ? o->block[2] : 1, "--block"};
+		return;
+	}
+	if (o->spec_block[0] > 0 && (!o->spec_kernel || !strcmp(o->spec_kernel, k->name))) {
+		*b = (kp_bk_block){o->spec_block[0], o->spec_block[1], o->spec_block[2],
+				   "launch description"};
+		return;
+	}
+	int seen = 0, bad = 0, xyz[3], line = 0;
+	for (int i = 0; i < f->nlaunches; i++) {
+		const kp_launch *x = &f->launches[i];
+		if (x->kernel != k || x->nconfig < 2)
+			continue;
+		if (launch_block(f, x, xyz)) {
+			bad = 1;
+			break;
+		}
+		if (seen && (xyz[0] != b->x || xyz[1] != b->y || xyz[2] != b->z)) {
+			bad = 1;
+			break;
+		}
+		if (!seen)
+			line = x->line;
+		b->x = xyz[0], b->y = xyz[1], b->z = xyz[2];
+		seen = 1;
+	}
+	if (seen && !bad) {
+		b->from = kp_arena_printf(&f->arena, "launch at line %d", line);
+		return;
+	}
+	memset(b, 0, sizeof(*b));
+	if (o->threads > 0)
+		*b = (kp_bk_block){o->threads, 1, 1, "--threads (1-D)"};
+	else if (o->spec_threads > 0 && (!o->spec_kernel || !strcmp(o->spec_kernel, k->name)))
+		*b = (kp_bk_block){o->spec_threads, 1, 1, "launch description (1-D)"};
+	else if (k->launch_bounds > 0)
+		*b = (kp_bk_block){k->launch_bounds, 1, 1, "__launch_bounds__ (1-D)"};
+}
+
+/* ------------------------------------------------------------ findings */
+
+const char *kp_bk_finding(kp_file *f, const kp_bk_access *x, const char **id)
+{
+	if (x->not_analysed)
+		return NULL;
+	const char *what = x->node->in_main ? kp_node_text(f, x->node) : NULL;
+	if (!what || !*what || x->node->from_macro)
+		what = kp_arena_printf(&f->arena, "%s[...]", x->arr->name);
+	if (x->space == KP_BK_SHARED && x->degree > 1) {
+		*id = "kpipe-bank-conflict";
+		kp_strbuf sb = KP_STRBUF_INIT;
+		int n = 0;
+		for (int L = 0; L < 32; L++)
+			if (x->lanes & (1u << L)) {
+				if (n++ == 8) {
+					kp_strbuf_adds(&sb, ",...");
+					break;
+				}
+				kp_strbuf_addf(&sb, "%s%d", n > 1 ? "," : "", L);
+			}
+		const char *r = kp_arena_printf(
+			&f->arena,
+			"`%s` (%s shared `%s`, %d bytes per lane): lanes %s hit bank %d: %d-way bank "
+			"conflict",
+			what, x->store ? "store to" : "load of", x->arr->name, x->width,
+			kp_strbuf_str(&sb), x->bank, x->degree);
+		kp_strbuf_release(&sb);
+		return r;
+	}
+	if (x->space == KP_BK_GLOBAL && x->sectors > x->ideal) {
+		*id = "kpipe-uncoalesced";
+		return kp_arena_printf(&f->arena,
+				       "`%s` (%s `%s`, %d bytes per lane): %d sectors of 32 bytes "
+				       "per warp request, %d would do",
+				       what, x->store ? "store through" : "load through",
+				       x->arr->name, x->width, x->sectors, x->ideal);
+	}
+	return NULL;
+}

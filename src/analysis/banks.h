@@ -1,0 +1,84 @@
+/*
+ * banks.h - shared-memory bank conflicts and global-memory coalescing of
+ * a kernel's accesses, per warp (issue #20): every access to a static
+ * __shared__ array and every access through a kernel's pointer parameter
+ * is evaluated lane by lane for warp 0 of a known block shape, and gets
+ * its bank-conflict degree (sm_70+: 32 banks of 4 bytes, 8-byte accesses
+ * in 2 phases of 16 lanes, 16-byte ones in 4 phases of 8) or its 32-byte
+ * sectors against the ideal.  An index that depends on something not
+ * known per lane leaves the access "not analysed", with the reason.
+ *
+ * Works on the model only; what it returns lives in the file's arena.
+ */
+#ifndef KPIPE_BANKS_H
+#define KPIPE_BANKS_H
+
+#include "analyze.h"
+
+/* The threads of a block, and where the shape came from ("--block",
+ * "launch description", "launch at line 12", "--threads (1-D)",
+ * "__launch_bounds__ (1-D)"); x 0: not known. */
+typedef struct {
+	int x, y, z;
+	const char *from;
+} kp_bk_block;
+
+typedef enum { KP_BK_SHARED, KP_BK_GLOBAL } kp_bk_space;
+
+/* One access of a warp. */
+typedef struct {
+	const kp_node *node; /* the element access (a subscript, or the dereference
+				of a vector cast of its address) */
+	const kp_decl *arr;  /* the shared array, or the pointer parameter */
+	kp_bk_space space;
+	int store;                /* written (also for compound assignments) */
+	int width;                /* bytes per lane */
+	int wmma;                 /* a wmma fragment load or store from the array */
+	const char *not_analysed; /* why the access is not analysed, or NULL */
+	/* shared: the worst conflict degree over the uniform values tried
+	 * (1: none), its bank and the lanes that reach it (bit L: lane L) */
+	int degree, bank;
+	unsigned lanes;
+	/* global: 32-byte sectors of the warp's request, and the fewest that
+	 * the bytes it touches need */
+	int sectors, ideal;
+	int line, col;
+} kp_bk_access;
+
+typedef struct {
+	kp_bk_access *acc;
+	int n;
+} kp_bk_result;
+
+/* The block shape of kernel k: --block (o->block), the launch
+ * description's block (o->spec_block, for its kernel), the file's
+ * <<<grid, block>>> launches of k when they all give the same constant
+ * block, else --threads or __launch_bounds__ as 1-D. */
+void kp_bk_block_of(kp_file *f, const kp_kernel *k, const kp_analyze_opts *o, kp_bk_block *b);
+
+/* The accesses of kernel k for block b, with the innermost dimension of
+ * `pad_arr` (may be NULL) widened by `pad` elements.  A template kernel
+ * is evaluated for each instantiation, and keeps the worst. */
+void kp_bk_analyze(kp_file *f, const kp_kernel *k, const kp_bk_block *b, const kp_decl *pad_arr,
+		   long long pad, kp_bk_result *out);
+
+/* The bound expression of dimension i (0 outermost) of array d, by its
+ * place in the source; NULL when not every bound was seen. */
+const kp_node *kp_bk_dim_expr(const kp_decl *d, int i);
+
+/* The finding of an analysed access, or NULL when there is none (no
+ * conflict, coalesced, not analysed): its message (arena-owned) and its
+ * id ("kpipe-bank-conflict", "kpipe-uncoalesced") in *id. */
+const char *kp_bk_finding(kp_file *f, const kp_bk_access *x, const char **id);
+
+/* "0,1,2,...,31" style list of the lanes of a mask (arena-owned). */
+const char *kp_bk_lanes_text(kp_file *f, unsigned lanes);
+
+/* The degree of a warp's shared access from its lanes' byte addresses
+ * (addr[0..nlanes-1]) and width: the worst phase's largest number of
+ * distinct 4-byte words in one bank; its bank and lanes in *bank, *lanes. */
+int kp_bk_degree(const long long *addr, int nlanes, int width, int *bank, unsigned *lanes);
+/* 32-byte sectors of a warp's global request, and the ideal in *ideal. */
+int kp_bk_sectors(const long long *addr, int nlanes, int width, int *ideal);
+
+#endif

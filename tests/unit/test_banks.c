@@ -1,0 +1,301 @@
+/*
+ * test_banks.c - the bank and sector analysis (banks.h) on small kernels
+ * with known answers: row and column reads of 32- and 33-float rows,
+ * float4, 2-byte and 8-byte elements, 2-D blocks, broadcast, a rotated
+ * index `(k + tx) % 32`, indexes not known per lane, padding evaluated
+ * without an edit, global sectors, and where the block shape comes from.
+ *
+ * Every snippet is the kernel below; its statements begin on line 4:
+ *   1 __global__ void k(const float *in, float *out, int N, const int *idx)
+ *   2 {
+ *   3     int tx = threadIdx.x, ty = threadIdx.y; float acc = 0;
+ *   4     (the statements of the test, one access per line)
+ */
+#include "banks.h"
+#include "parse.h"
+
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KERNEL(decls, body)                                                                        \
+	"__global__ void k(const float *in, float *out, int N, const int *idx)\n"                  \
+	"{\n"                                                                                      \
+	"    int tx = threadIdx.x, ty = threadIdx.y; float acc = 0;\n" body "    out[0] = acc;\n"  \
+	"    (void)sizeof(" decls ");\n"                                                           \
+	"}\n"
+
+static kp_file F;
+static kp_bk_result R;
+
+static void release(void)
+{
+	kp_file_release(&F);
+	memset(&F, 0, sizeof(F));
+}
+
+static void parse_src(const char *src)
+{
+	memset(&F, 0, sizeof(F));
+	kp_parse_opts o;
+	memset(&o, 0, sizeof(o));
+	o.arch = "sm_90";
+	o.contents = src;
+	o.contents_len = strlen(src);
+	o.no_compdb = 1;
+	char *err = NULL;
+	int rc = kp_parse(&F, "snippet.cu", &o, &err);
+	for (int i = 0; rc != KP_PARSE_OK && i < F.ndiags; i++)
+		cr_log_info("%d:%d: %s", F.diags[i].line, F.diags[i].col, F.diags[i].message);
+	cr_assert_eq(rc, KP_PARSE_OK, "kp_parse: %d (%s)", rc, err ? err : "compile errors");
+	free(err);
+	cr_assert(F.nkernels >= 1);
+}
+
+/* Parses src and analyses its first kernel for a bx x by block, with
+ * `pad` more elements in the rows of the array called pad_name. */
+static void run_pad(const char *src, int bx, int by, const char *pad_name, long long pad)
+{
+	parse_src(src);
+	const kp_decl *pd = NULL;
+	for (int i = 0; pad_name && i < F.ndecls; i++)
+		if (F.decls[i]->name && !strcmp(F.decls[i]->name, pad_name) &&
+		    F.decls[i]->is_shared)
+			pd = F.decls[i];
+	cr_assert(!pad_name || pd, "no shared array %s", pad_name);
+	kp_bk_block b = {bx, by, 1, "test"};
+	kp_bk_analyze(&F, F.kernels[0], &b, pd, pad, &R);
+}
+#define run(src, bx, by) run_pad((src), (bx), (by), NULL, 0)
+
+/* The access of `space` on `line` (the only one). */
+static const kp_bk_access *at(int line, kp_bk_space space)
+{
+	const kp_bk_access *r = NULL;
+	for (int i = 0; i < R.n; i++)
+		if (R.acc[i].line == line && R.acc[i].space == space) {
+			cr_assert_null(r, "two accesses on line %d", line);
+			r = &R.acc[i];
+		}
+	cr_assert_not_null(r, "no access on line %d", line);
+	return r;
+}
+
+static int degree(int line)
+{
+	const kp_bk_access *x = at(line, KP_BK_SHARED);
+	cr_assert_null(x->not_analysed, "line %d not analysed: %s", line, x->not_analysed);
+	return x->degree;
+}
+
+TestSuite(banks, .fini = release);
+
+/* --- the models alone ----------------------------------------------------- */
+
+Test(banks, degree_model)
+{
+	long long a[32];
+	int bank;
+	unsigned lanes;
+	for (int L = 0; L < 32; L++)
+		a[L] = L * 128; /* a column of float[32][32] */
+	cr_expect_eq(kp_bk_degree(a, 32, 4, &bank, &lanes), 32);
+	cr_expect_eq(bank, 0);
+	cr_expect_eq(lanes, 0xffffffffu);
+	for (int L = 0; L < 32; L++)
+		a[L] = 0; /* broadcast: one word */
+	cr_expect_eq(kp_bk_degree(a, 32, 4, &bank, &lanes), 1);
+	for (int L = 0; L < 32; L++)
+		a[L] = L * 2; /* 2-byte elements: two lanes per word */
+	cr_expect_eq(kp_bk_degree(a, 32, 2, &bank, &lanes), 1);
+	for (int L = 0; L < 32; L++)
+		a[L] = L * 16; /* float4 in a row: 4 phases of 8 lanes */
+	cr_expect_eq(kp_bk_degree(a, 32, 16, &bank, &lanes), 1);
+	for (int L = 0; L < 32; L++)
+		a[L] = (L % 2) * 128; /* two words of bank 0 */
+	cr_expect_eq(kp_bk_degree(a, 32, 4, &bank, &lanes), 2);
+	cr_expect_eq(kp_bk_degree(a, 16, 4, &bank, &lanes), 2);
+	cr_expect_str_eq(kp_bk_lanes_text(&F, 0x7), "0,1,2");
+}
+
+Test(banks, sector_model)
+{
+	long long a[32];
+	int ideal;
+	for (int L = 0; L < 32; L++)
+		a[L] = L * 4;
+	cr_expect_eq(kp_bk_sectors(a, 32, 4, &ideal), 4);
+	cr_expect_eq(ideal, 4);
+	for (int L = 0; L < 32; L++)
+		a[L] = L * 4096 * 4;
+	cr_expect_eq(kp_bk_sectors(a, 32, 4, &ideal), 32);
+	cr_expect_eq(ideal, 4);
+	for (int L = 0; L < 32; L++)
+		a[L] = 4 + L * 4; /* misaligned by one float */
+	cr_expect_eq(kp_bk_sectors(a, 32, 4, &ideal), 5);
+	cr_expect_eq(ideal, 4);
+	for (int L = 0; L < 32; L++)
+		a[L] = 0;
+	cr_expect_eq(kp_bk_sectors(a, 32, 4, &ideal), 1);
+	cr_expect_eq(ideal, 1);
+}
+
+/* --- shared accesses from source ------------------------------------------ */
+
+Test(banks, row_and_column)
+{
+	run(KERNEL("s[0][0] + p[0][0]",
+		   "    __shared__ float s[32][32]; __shared__ float p[32][33];\n"
+		   "    s[0][tx] = in[tx];\n" /* 5 */
+		   "    acc += s[tx][0];\n"   /* 6 */
+		   "    acc += p[tx][0];\n"   /* 7 */
+		   "    acc += s[0][0] + s[ty][1];\n" /* 8: broadcast */),
+	    32, 1);
+	cr_expect_eq(degree(5), 1);
+	cr_expect(at(5, KP_BK_SHARED)->store);
+	const kp_bk_access *c = at(6, KP_BK_SHARED);
+	cr_expect_eq(degree(6), 32);
+	cr_expect_not(c->store);
+	cr_expect_eq(c->bank, 0);
+	cr_expect_eq(c->lanes, 0xffffffffu);
+	cr_expect_eq(degree(7), 1);
+	for (int i = 0; i < R.n; i++)
+		if (R.acc[i].line == 8)
+			cr_expect_eq(R.acc[i].degree, 1);
+}
+
+Test(banks, padding_evaluated)
+{
+	run_pad(KERNEL("s[0][0]", "    __shared__ float s[32][32];\n"
+				  "    acc += s[tx][0];\n" /* 5 */),
+		32, 1, "s", 1);
+	cr_expect_eq(degree(5), 1);
+}
+
+Test(banks, float4)
+{
+	run(KERNEL("s[0][0] + q[0][0]",
+		   "    __shared__ float s[32][32]; __shared__ float q[32][36];\n"
+		   "    float4 a = *reinterpret_cast<float4 *>(&s[tx][0]);\n"     /* 5 */
+		   "    float4 b = *reinterpret_cast<float4 *>(&q[tx][0]);\n"     /* 6 */
+		   "    float4 c = *reinterpret_cast<float4 *>(&s[0][tx * 4]);\n" /* 7 */
+		   "    acc += a.x + b.x + c.x;\n"),
+	    32, 1);
+	cr_expect_eq(at(5, KP_BK_SHARED)->width, 16);
+	cr_expect_eq(degree(5), 8);
+	cr_expect_eq(degree(6), 1);
+	cr_expect_eq(degree(7), 1);
+}
+
+Test(banks, two_and_eight_bytes)
+{
+	run(KERNEL("h[0][0] + d[0][0]",
+		   "    __shared__ unsigned short h[32][64]; __shared__ double d[32][32];\n"
+		   "    acc += h[0][tx];\n" /* 5: two lanes in one word */
+		   "    acc += h[tx][0];\n" /* 6 */
+		   "    acc += d[0][tx];\n" /* 7: two phases of 16 lanes */
+		   "    acc += d[tx][0];\n" /* 8 */),
+	    32, 1);
+	cr_expect_eq(degree(5), 1);
+	cr_expect_eq(degree(6), 32);
+	cr_expect_eq(degree(7), 1);
+	cr_expect_eq(degree(8), 16);
+}
+
+Test(banks, two_d_block)
+{
+	run(KERNEL("s[0][0]", "    __shared__ float s[16][16];\n"
+			      "    acc += s[ty][tx];\n" /* 5: a warp spans two rows */
+			      "    acc += s[tx][ty];\n" /* 6 */),
+	    16, 16);
+	cr_expect_eq(degree(5), 1);
+	cr_expect_eq(degree(6), 8);
+}
+
+Test(banks, rotated_index_and_loop_counter)
+{
+	run(KERNEL("s[0][0]", "    __shared__ float s[32][32];\n"
+			      "    for (int k = 0; k < 32; ++k) {\n"
+			      "        acc += s[tx][(k + tx) % 32];\n" /* 6 */
+			      "        acc += s[tx][k];\n"             /* 7 */
+			      "        acc += s[k][tx];\n"             /* 8 */
+			      "    }\n"),
+	    32, 1);
+	cr_expect_eq(degree(6), 1);
+	cr_expect_eq(degree(7), 32);
+	cr_expect_eq(degree(8), 1);
+}
+
+Test(banks, not_known_per_lane)
+{
+	run(KERNEL("s[0][0]", "    __shared__ float s[32][32];\n"
+			      "    acc += s[idx[tx]][0];\n" /* 5 */
+			      "    int r = tx; if (acc > 0) r = idx[0];\n"
+			      "    acc += s[r][0];\n" /* 7 */),
+	    32, 1);
+	cr_expect_not_null(at(5, KP_BK_SHARED)->not_analysed);
+	cr_expect_not_null(at(7, KP_BK_SHARED)->not_analysed);
+	cr_expect_eq(at(7, KP_BK_SHARED)->degree, 0);
+}
+
+/* --- global accesses -------------------------------------------------------- */
+
+Test(banks, global_sectors)
+{
+	run(KERNEL("0", "    out[blockIdx.x * 32 + tx] = 1;\n" /* 4 */
+			"    out[tx * N + blockIdx.y] = 2;\n"  /* 5 */
+			"    acc += reinterpret_cast<const float4 *>(in)[tx].x;\n" /* 6 */),
+	    32, 1);
+	const kp_bk_access *a = at(4, KP_BK_GLOBAL), *b = at(5, KP_BK_GLOBAL),
+			   *c = at(6, KP_BK_GLOBAL);
+	cr_expect(a->store);
+	cr_expect_eq(a->sectors, 4);
+	cr_expect_eq(a->ideal, 4);
+	cr_expect_eq(b->sectors, 32);
+	cr_expect_eq(b->ideal, 4);
+	cr_expect_eq(c->width, 16);
+	cr_expect_eq(c->sectors, 16);
+	cr_expect_eq(c->ideal, 16);
+}
+
+/* --- block shape ------------------------------------------------------------ */
+
+#define LAUNCHED(launch)                                                                           \
+	"__global__ void k(float *out) { out[threadIdx.x] = 0; }\n"                                \
+	"void host(float *o)\n"                                                                    \
+	"{\n"                                                                                      \
+	"    dim3 blk(32, 8);\n" launch "}\n"
+
+Test(banks, block_from_launch)
+{
+	kp_analyze_opts o;
+	memset(&o, 0, sizeof(o));
+	kp_bk_block b;
+	parse_src(LAUNCHED("    k<<<1, dim3(16, 16)>>>(o);\n"));
+	kp_bk_block_of(&F, F.kernels[0], &o, &b);
+	cr_expect_eq(b.x, 16);
+	cr_expect_eq(b.y, 16);
+	cr_expect_eq(b.z, 1);
+	cr_expect_str_eq(b.from, "launch at line 5");
+	release();
+	parse_src(LAUNCHED("    k<<<1, blk>>>(o);\n"));
+	kp_bk_block_of(&F, F.kernels[0], &o, &b);
+	cr_expect_eq(b.x, 32);
+	cr_expect_eq(b.y, 8);
+	release();
+	/* two launches that disagree: no shape, unless --threads gives one */
+	parse_src(LAUNCHED("    k<<<1, blk>>>(o); k<<<1, 64>>>(o);\n"));
+	kp_bk_block_of(&F, F.kernels[0], &o, &b);
+	cr_expect_eq(b.x, 0);
+	o.threads = 128;
+	kp_bk_block_of(&F, F.kernels[0], &o, &b);
+	cr_expect_eq(b.x, 128);
+	cr_expect_eq(b.y, 1);
+	cr_expect_str_eq(b.from, "--threads (1-D)");
+	o.block[0] = 8, o.block[1] = 4;
+	kp_bk_block_of(&F, F.kernels[0], &o, &b);
+	cr_expect_eq(b.x, 8);
+	cr_expect_eq(b.y, 4);
+	cr_expect_eq(b.z, 1);
+	cr_expect_str_eq(b.from, "--block");
+}
