@@ -1323,9 +1323,9 @@ static char *harness_failure(const kp_proc *p, const char *events, const char *s
 	return kp_strbuf_detach(&sb);
 }
 
-/* Runs tune's harness on the built libraries: every size checked, 'target'
- * timed `rounds` times.  Returns 0 with its events in *events, or -1 with
- * *err too (heap strings). */
+/* Runs tune's harness on the built libraries: every size checked, each of
+ * o->time_sizes (NULL: 'target') timed `rounds` times.  Returns 0 with its events in *events, or -1
+ * with *err too (heap strings). */
 static int run_versions_harness(kp_gpu_result *g, const kp_gpu_opts *o, workdir *w,
 				const char *harness, const char *const *names,
 				const char *const *libs, int n, int rounds, char **events,
@@ -1352,7 +1352,14 @@ static int run_versions_harness(kp_gpu_result *g, const kp_gpu_opts *o, workdir 
 		kp_strbuf_release(&sz);
 	}
 	arg(&a, "--time");
-	arg(&a, "target");
+	if (o->time_sizes && o->ntime_sizes > 0) {
+		kp_strbuf tz = KP_STRBUF_INIT;
+		for (int i = 0; i < o->ntime_sizes; i++)
+			kp_strbuf_addf(&tz, "%s%s", i ? "," : "", o->time_sizes[i]);
+		arg(&a, kp_arena_strdup(&g->arena, kp_strbuf_str(&tz)));
+		kp_strbuf_release(&tz);
+	} else
+		arg(&a, "target");
 	for (int i = 0; i < n; i++) {
 		arg(&a, "--lib");
 		arg(&a, kp_arena_printf(&g->arena, "%s=%s", names[i], libs[i]));
