@@ -5,8 +5,9 @@
  * variant to write: the fastest one that compiled, passed the SASS check
  * and computed the original's numbers at every size, provided it beats the
  * original beyond the noise: a paired comparison round by round, with a
- * bootstrap interval on the speedup (kp_tune_compare).  Otherwise the
- * original is kept.
+ * bootstrap interval on the speedup (kp_tune_compare); with several timed
+ * sizes (`tune --sizes`), on the geometric mean of the per-size speedups.
+ * Otherwise the original is kept.
  *
  * Pure: no files, no processes, nothing printed; the command (cmd_tune.c)
  * builds the candidates, runs the tools and prints.  So the rules are
