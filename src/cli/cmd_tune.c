@@ -141,14 +141,95 @@ static int deliver(const kp_cli *o, const char *in, const char *src, size_t len,
 	return KP_EXIT_OK;
 }
 
-/* The table, on fp. */
-static void print_table(FILE *fp, const char *in, const kp_cli *o, cand *c, int nc,
-			const kp_tune_run *run, const kp_tune_choice *ch, double secs)
+/* The instantiation the launch description launches: "matmul_tiled<32,
+ * 32, 32>" (the kernel's name alone when it is no template). */
+static char *instantiation(const kp_launch_spec *spec)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_addf(&sb, "%s%s", spec->kernel ? spec->kernel : "?",
+		       spec->template_args ? spec->template_args : "");
+	return kp_strbuf_detach(&sb);
+}
+
+/* With several timed sizes: each version's median at each size and its
+ * speedup there, on fp. */
+static void print_sizes(FILE *fp, cand *c, int nc, const kp_tune_run *run)
 {
 	const kp_tune_version *orig = kp_tune_find(run, "original");
-	fprintf(fp, "kpipe tune: %s (%s%s%s, size '%s', %d rounds)\n", in, o->arch_name,
-		run->device ? ", " : "", run->device ? run->device : "",
-		run->timed_size ? run->timed_size : "target", orig ? orig->rounds : 0);
+	fprintf(fp, "  per size: median ms (speedup)\n  %-12s", "version");
+	for (int k = 0; k < run->nsizes; k++)
+		fprintf(fp, " %20s", run->sizes[k]);
+	fputc('\n', fp);
+	for (int i = -1; i < nc; i++) {
+		const char *name = i < 0 ? "original" : c[i].name;
+		const kp_tune_version *v = kp_tune_find(run, name);
+		if (!v || (i >= 0 && c[i].same_as))
+			continue;
+		kp_tune_cmp cmp = {0};
+		int cmp_ok = i >= 0 && orig && kp_tune_qualifies(run, v, NULL, 0);
+		if (cmp_ok)
+			kp_tune_compare(run, orig, v, &cmp);
+		fprintf(fp, "  %-12s", name);
+		for (int k = 0; k < run->nsizes; k++) {
+			char cell[48] = "-";
+			if (v->t[k].nsamples && cmp_ok)
+				snprintf(cell, sizeof(cell), "%.4f (%.3fx)", v->t[k].median_ms,
+					 cmp.size_speedup[k]);
+			else if (v->t[k].nsamples)
+				snprintf(cell, sizeof(cell), "%.4f", v->t[k].median_ms);
+			fprintf(fp, " %20s", cell);
+		}
+		fputc('\n', fp);
+	}
+}
+
+/* Whether a and b are the same but for white space ("k<32,32>", "k<32, 32>"). */
+static int same_spelling(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a == ' ' || *a == '\t')
+			a++;
+		while (*b == ' ' || *b == '\t')
+			b++;
+		if (*a != *b)
+			return 0;
+		if (!*a)
+			return 1;
+		a++;
+		b++;
+	}
+}
+
+/* The table's first line: file, target, device, instantiation, timed sizes. */
+static void print_head(FILE *fp, const char *in, const kp_cli *o, const kp_tune_run *run,
+		       const char *inst)
+{
+	const kp_tune_version *orig = kp_tune_find(run, "original");
+	fprintf(fp, "kpipe tune: %s (%s%s%s, kernel %s, size%s ", in, o->arch_name,
+		run->device ? ", " : "", run->device ? run->device : "", inst,
+		run->nsizes > 1 ? "s" : "");
+	for (int k = 0; k < (run->nsizes ? run->nsizes : 1); k++)
+		fprintf(fp, "%s'%s'", k ? ", " : "", run->nsizes ? run->sizes[k] : "target");
+	fprintf(fp, ", %d rounds)\n", orig ? orig->t[0].rounds : 0);
+	if (o->kernel && !same_spelling(o->kernel, inst))
+		fprintf(fp,
+			"  --kernel %s chose the kernel checked statically; the GPU timed %s, the "
+			"launch description's\n",
+			o->kernel, inst);
+	if (run->nsizes > 1)
+		fprintf(fp,
+			"  median, spread and rate at '%s'; speedup: geometric mean over the %d "
+			"sizes\n",
+			run->sizes[0], run->nsizes);
+}
+
+/* The table, on fp. */
+static void print_table(FILE *fp, const char *in, const kp_cli *o, cand *c, int nc,
+			const kp_tune_run *run, const kp_tune_choice *ch, double secs,
+			const char *inst)
+{
+	const kp_tune_version *orig = kp_tune_find(run, "original");
+	print_head(fp, in, o, run, inst);
 	const char *unit = run->work_kind && !strcmp(run->work_kind, "bytes") ? "GB/s" : "GFLOP/s";
 	fprintf(fp, "  %-12s %-6s %-10s %-8s %-9s %10s %10s %9s %8s %s\n", "version", "build",
 		"sass", "check", "sanitize", "median ms", "spread ms", unit, "speedup",
@@ -162,18 +243,21 @@ static void print_table(FILE *fp, const char *in, const kp_cli *o, cand *c, int 
 									  : "overlap";
 		char why[512] = "";
 		const char *chk = "-";
-		if (i >= 0 && c[i].text && c[i].static_ok && !c[i].same_as)
-			chk = kp_tune_qualifies(v, why, sizeof(why)) ? "ok" : "FAIL";
+		int ok = 0;
+		if (i >= 0 && c[i].text && c[i].static_ok && !c[i].same_as) {
+			ok = kp_tune_qualifies(run, v, why, sizeof(why));
+			chk = ok ? "ok" : "FAIL";
+		}
 		char med[32] = "-", spr[32] = "-", rate[32] = "-", sp[32] = "-", ci[48] = "";
-		if (v && v->nsamples) {
-			snprintf(med, sizeof(med), "%.4f", v->median_ms);
-			snprintf(spr, sizeof(spr), "%.4f", v->spread_ms);
-			if (run->work > 0 && v->median_ms > 0)
+		if (v && v->t[0].nsamples) {
+			snprintf(med, sizeof(med), "%.4f", v->t[0].median_ms);
+			snprintf(spr, sizeof(spr), "%.4f", v->t[0].spread_ms);
+			if (run->work[0] > 0 && v->t[0].median_ms > 0)
 				snprintf(rate, sizeof(rate), "%.1f",
-					 run->work / (v->median_ms * 1e-3) / 1e9);
-			if (orig && orig->nsamples && i >= 0) {
+					 run->work[0] / (v->t[0].median_ms * 1e-3) / 1e9);
+			if (orig && orig->t[0].nsamples && i >= 0 && (ok || run->nsizes <= 1)) {
 				kp_tune_cmp cmp;
-				kp_tune_compare(orig, v, &cmp);
+				kp_tune_compare(run, orig, v, &cmp);
 				snprintf(sp, sizeof(sp), "%.3fx", cmp.speedup);
 				snprintf(ci, sizeof(ci), "%.3f-%.3f", cmp.lo, cmp.hi);
 			}
@@ -196,31 +280,84 @@ static void print_table(FILE *fp, const char *in, const kp_cli *o, cand *c, int 
 		else if (why[0])
 			fprintf(fp, "      failed validation: %s\n", why);
 	}
+	if (run->nsizes > 1)
+		print_sizes(fp, c, nc, run);
 	fprintf(fp, "result: %s\n", ch->reason);
 	fprintf(fp, "tuned in %.1f s\n", secs);
 }
 
+/* "sizes": the version's timing at every timed size, and its speedup there
+ * (cmp: NULL for the original). */
+static void add_sizes(cJSON *x, const kp_tune_run *run, const kp_tune_version *v,
+		      const kp_tune_cmp *cmp)
+{
+	cJSON *arr = cJSON_AddArrayToObject(x, "sizes");
+	for (int k = 0; k < run->nsizes; k++) {
+		const kp_tune_timing *tm = &v->t[k];
+		cJSON *s = cJSON_CreateObject();
+		cJSON_AddStringToObject(s, "size", run->sizes[k]);
+		if (tm->nsamples) {
+			cJSON_AddNumberToObject(s, "median_ms", tm->median_ms);
+			cJSON_AddNumberToObject(s, "spread_ms", tm->spread_ms);
+			cJSON_AddNumberToObject(s, "launches", tm->nsamples);
+			cJSON_AddNumberToObject(s, "rounds", tm->rounds);
+			if (run->work[k] > 0)
+				cJSON_AddNumberToObject(s, "work", run->work[k]);
+			if (cmp && cmp->speedup > 0)
+				cJSON_AddNumberToObject(s, "speedup", cmp->size_speedup[k]);
+		}
+		cJSON_AddItemToArray(arr, s);
+	}
+}
+
+/* The timing members of one version's JSON entry (i < 0: the original). */
+static void json_timing(cJSON *x, const kp_tune_run *run, const kp_tune_version *v, int i, int ok)
+{
+	const kp_tune_version *orig = kp_tune_find(run, "original");
+	if (!v || !v->t[0].nsamples)
+		return;
+	cJSON_AddNumberToObject(x, "median_ms", v->t[0].median_ms);
+	cJSON_AddNumberToObject(x, "spread_ms", v->t[0].spread_ms);
+	cJSON_AddNumberToObject(x, "launches", v->t[0].nsamples);
+	cJSON_AddNumberToObject(x, "rounds", v->t[0].rounds);
+	kp_tune_cmp cmp = {0};
+	int have = i >= 0 && orig && orig->t[0].nsamples && (ok || run->nsizes <= 1);
+	if (have) {
+		kp_tune_compare(run, orig, v, &cmp);
+		cJSON_AddNumberToObject(x, "speedup", cmp.speedup);
+		cJSON *iv = cJSON_AddArrayToObject(x, "interval95");
+		cJSON_AddItemToArray(iv, cJSON_CreateNumber(cmp.lo));
+		cJSON_AddItemToArray(iv, cJSON_CreateNumber(cmp.hi));
+	}
+	add_sizes(x, run, v, have ? &cmp : NULL);
+}
+
 static char *table_json(const char *in, const kp_cli *o, cand *c, int nc, const kp_tune_run *run,
 			const kp_tune_choice *ch, double secs, const char *written, int rc,
-			const kp_gpu_result *prof)
+			const kp_gpu_result *prof, const char *inst)
 {
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddStringToObject(j, "file", in);
 	cJSON_AddStringToObject(j, "arch", o->arch_name);
 	if (run->device)
 		cJSON_AddStringToObject(j, "device", run->device);
-	cJSON_AddStringToObject(j, "timed_size", run->timed_size ? run->timed_size : "target");
+	cJSON_AddStringToObject(j, "kernel", inst);
+	cJSON_AddStringToObject(j, "timed_size", run->nsizes ? run->sizes[0] : "target");
+	cJSON *ts = cJSON_AddArrayToObject(j, "timed_sizes");
+	for (int k = 0; k < run->nsizes; k++)
+		cJSON_AddItemToArray(ts, cJSON_CreateString(run->sizes[k]));
 	const kp_tune_version *orig = kp_tune_find(run, "original");
-	cJSON_AddNumberToObject(j, "rounds", orig ? orig->rounds : 0);
+	cJSON_AddNumberToObject(j, "rounds", orig ? orig->t[0].rounds : 0);
 	if (run->work_kind)
 		cJSON_AddStringToObject(j, "work_kind", run->work_kind);
-	cJSON_AddNumberToObject(j, "work", run->work);
+	cJSON_AddNumberToObject(j, "work", run->work[0]);
 	cJSON *arr = cJSON_AddArrayToObject(j, "versions");
 	for (int i = -1; i < nc; i++) {
 		const char *name = i < 0 ? "original" : c[i].name;
 		const kp_tune_version *v = kp_tune_find(run, name);
 		cJSON *x = cJSON_CreateObject();
 		cJSON_AddStringToObject(x, "name", name);
+		int ok = 0;
 		if (i >= 0) {
 			cJSON_AddBoolToObject(x, "built", c[i].text != NULL);
 			if (c[i].skip)
@@ -237,9 +374,9 @@ static char *table_json(const char *in, const kp_cli *o, cand *c, int nc, const 
 				add_features(x, &c[i].feat);
 			char why[512];
 			if (c[i].text && c[i].static_ok && !c[i].same_as) {
-				int q = kp_tune_qualifies(v, why, sizeof(why));
-				cJSON_AddBoolToObject(x, "checked_ok", q);
-				if (!q)
+				ok = kp_tune_qualifies(run, v, why, sizeof(why));
+				cJSON_AddBoolToObject(x, "checked_ok", ok);
+				if (!ok)
 					cJSON_AddStringToObject(x, "failure", why);
 			}
 		}
@@ -250,20 +387,7 @@ static char *table_json(const char *in, const kp_cli *o, cand *c, int nc, const 
 				cJSON_AddStringToObject(x, "sanitizer_failure",
 							v->sanitizer_failure);
 		}
-		if (v && v->nsamples) {
-			cJSON_AddNumberToObject(x, "median_ms", v->median_ms);
-			cJSON_AddNumberToObject(x, "spread_ms", v->spread_ms);
-			cJSON_AddNumberToObject(x, "launches", v->nsamples);
-			cJSON_AddNumberToObject(x, "rounds", v->rounds);
-			if (i >= 0 && orig && orig->nsamples) {
-				kp_tune_cmp cmp;
-				kp_tune_compare(orig, v, &cmp);
-				cJSON_AddNumberToObject(x, "speedup", cmp.speedup);
-				cJSON *iv = cJSON_AddArrayToObject(x, "interval95");
-				cJSON_AddItemToArray(iv, cJSON_CreateNumber(cmp.lo));
-				cJSON_AddItemToArray(iv, cJSON_CreateNumber(cmp.hi));
-			}
-		}
+		json_timing(x, run, v, i, ok);
 		cJSON_AddBoolToObject(x, "chosen", i >= 0 && ch->winner == i);
 		cJSON_AddItemToArray(arr, x);
 	}
@@ -338,11 +462,14 @@ typedef struct {
 	kp_launch_spec spec;
 	int have_spec;
 	char *spec_path, *workdir, *dir_flag, *events, *gerr, *abs_in;
+	char *cache_dir; /* workdir/cache: nvcc's outputs by content, this run only */
 	const char **flags;
 	int nflags;
-	int keep_dir; /* --gpu-dir: the variants and the build stay */
-	const char *sizes[64];
+	int keep_dir;          /* --gpu-dir: the variants and the build stay */
+	const char *sizes[64]; /* --sizes: checked and timed */
 	int nsizes;
+	const char *timed[KP_TUNE_MAX_SIZES]; /* the sizes timed: --sizes, else target */
+	int ntimed;
 	const char *names[NKINDS_MAX];
 	int eligible[NKINDS_MAX];
 	kp_gpu_version vers[NKINDS_MAX + 1]; /* the original, then every eligible variant */
@@ -367,6 +494,7 @@ static void tune_release(tune_state *t)
 		kp_remove_tree(t->workdir);
 	kp_gpu_result_free(t->prof);
 	free(t->workdir);
+	free(t->cache_dir);
 	free(t->dir_flag);
 	free(t->flags);
 	free(t->events);
@@ -486,12 +614,16 @@ static int prepare_measuring(tune_state *t)
 			fprintf(stderr, "kpipe: error: --sizes: %s\n", err);
 			return KP_EXIT_USAGE;
 		}
-		int has_target = 0;
+		if (t->nsizes > KP_TUNE_MAX_SIZES) {
+			fprintf(stderr, "kpipe: error: --sizes: at most %d sizes are timed\n",
+				KP_TUNE_MAX_SIZES);
+			return KP_EXIT_USAGE;
+		}
+		/* every size named is checked and timed */
 		for (int i = 0; i < t->nsizes; i++)
-			has_target |= !strcmp(t->sizes[i], "target");
-		if (!has_target && t->nsizes < (int)KP_ARRAY_LEN(t->sizes))
-			t->sizes[t->nsizes++] = "target"; /* the timed one */
-	}
+			t->timed[t->ntimed++] = t->sizes[i];
+	} else
+		t->timed[t->ntimed++] = "target"; /* the default: one timed size */
 	char why[256];
 	if (!kp_gpu_probe(why, sizeof(why)) && !o->gpu_dir)
 		return fall_back_f(t, "no CUDA device (%s)", why);
@@ -502,15 +634,13 @@ static int prepare_measuring(tune_state *t)
 	return TUNE_GO;
 }
 
-/* Steps 1 and 2 of validate on variant c (written to c->path); sets
- * c->static_ok and c->static_note. */
-static void validate_candidate(tune_state *t, cand *c)
+/* The options of validate's static steps on the variant at path. */
+static kp_validate_opts static_opts(const tune_state *t, const char *path)
 {
 	const kp_cli *o = &t->o;
-	kp_validate_result res;
 	kp_validate_opts vo = {
 		.original = t->in,
-		.rewritten = c->path,
+		.rewritten = path,
 		.arch = o->arch_name,
 		.threads = o->threads > 0 ? o->threads : kp_launch_spec_threads(&t->spec),
 		.kernel = o->kernel,
@@ -519,9 +649,20 @@ static void validate_candidate(tune_state *t, cand *c)
 		.nvcc = t->env.nvcc,
 		.cuobjdump = t->env.cuobjdump,
 		.nvdisasm = t->env.nvdisasm,
+		.cache_dir = t->cache_dir,
 	};
 	if (vo.threads <= 0 || vo.threads > 1024)
 		vo.threads = 256;
+	return vo;
+}
+
+/* Steps 1 and 2 of validate on variant c (written to c->path); sets
+ * c->static_ok and c->static_note. */
+static void validate_candidate(tune_state *t, cand *c)
+{
+	const kp_cli *o = &t->o;
+	kp_validate_result res;
+	kp_validate_opts vo = static_opts(t, c->path);
 	int vr = kp_validate_static(&res, &vo);
 	char note[1200];
 	c->static_ok = kp_tune_runs_variant(&res, vr, note, sizeof(note));
@@ -643,6 +784,12 @@ static int validate_candidates(tune_state *t)
 		fprintf(stderr, "kpipe: error: cannot create a temporary directory\n");
 		return KP_EXIT_INPUT;
 	}
+	/* a fresh cache: one kept by --gpu-dir from an earlier run could
+	 * predate a change to a header the key does not cover */
+	kp_strbuf cd = KP_STRBUF_INIT;
+	kp_strbuf_addf(&cd, "%s/cache", t->workdir);
+	t->cache_dir = kp_strbuf_detach(&cd);
+	kp_remove_tree(t->cache_dir);
 	/* -I for the input's directory: the variants are compiled from elsewhere */
 	char *dup = kp_xstrdup(t->in);
 	kp_strbuf df = KP_STRBUF_INIT;
@@ -664,6 +811,14 @@ static int validate_candidates(tune_state *t)
 		if (write_file(c->path, c->text, c->len, NULL))
 			return KP_EXIT_INPUT;
 	}
+	/* the original once, here; the variants' checks find it in the cache */
+	double w0 = now();
+	kp_validate_opts vo = static_opts(t, NULL);
+	kp_validate_warm_cache(&vo);
+	if (o->verbose)
+		fprintf(stderr,
+			"kpipe tune: the original compiled in %.1f s (cached for the variants)\n",
+			now() - w0);
 	validate_all(t);
 	for (int i = 0; i < t->nk; i++) {
 		cand *c = &t->c[i];
@@ -686,6 +841,7 @@ static kp_gpu_opts gpu_opts(const tune_state *t)
 		.nnvcc_args = t->nflags,
 		.nvcc = t->env.nvcc,
 		.cuda_root = t->env.root,
+		.cache_dir = t->cache_dir,
 	};
 }
 
@@ -698,6 +854,8 @@ static int measure(tune_state *t)
 		kp_gpu_opts go = gpu_opts(t);
 		go.sizes = t->nsizes > 0 ? t->sizes : NULL;
 		go.nsizes = t->nsizes;
+		go.time_sizes = t->timed;
+		go.ntime_sizes = t->ntimed;
 		go.dir = t->keep_dir ? t->workdir : NULL;
 		go.sanitize = o->sanitize >= 0;
 		int gr =
@@ -711,11 +869,13 @@ static int measure(tune_state *t)
 	int bad = kp_tune_decide(&t->run, t->names, t->eligible, t->nk, &t->ch);
 	if (!bad && t->ch.more_rounds && t->nv > 1) {
 		/* the rounds disagree and the interval includes 1: as many
-		 * rounds again, timed only (every size was checked already) */
-		const char *only[1] = {t->run.timed_size ? t->run.timed_size : "target"};
+		 * rounds again, at the timed sizes only (every size was checked
+		 * already) */
 		kp_gpu_opts go = gpu_opts(t);
-		go.sizes = only;
-		go.nsizes = 1;
+		go.sizes = t->timed;
+		go.nsizes = t->ntimed;
+		go.time_sizes = t->timed;
+		go.ntime_sizes = t->ntimed;
 		char *ev = NULL, *gerr = NULL;
 		if (o->verbose)
 			fprintf(stderr, "kpipe tune: the rounds disagree (%s): %d more\n",
@@ -772,15 +932,18 @@ static int report(tune_state *t, double t0)
 	const char *written = o->in_place                           ? t->in
 			      : o->output && strcmp(o->output, "-") ? o->output
 								    : NULL;
+	char *inst = instantiation(&t->spec);
 	if (!strcmp(o->format, "json")) {
 		char *j = table_json(t->in, o, c, t->nk, &t->run, ch, now() - t0, written, rc,
-				     t->prof);
+				     t->prof, inst);
 		fputs(j, stdout);
 		free(j);
+		free(inst);
 		return rc;
 	}
 	FILE *tfp = o->output || o->in_place ? stdout : stderr;
-	print_table(tfp, t->in, o, c, t->nk, &t->run, ch, now() - t0);
+	print_table(tfp, t->in, o, c, t->nk, &t->run, ch, now() - t0, inst);
+	free(inst);
 	if (t->prof) {
 		kp_strbuf sb = KP_STRBUF_INIT;
 		kp_ncu_render_text(&sb, &t->prof->profile);

@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #endif
 #include "gpu_run.h"
+#include "build_cache.h"
 #include "events.h"
 #include "proc.h"
 
@@ -859,6 +860,45 @@ static const char *nvcc_arch(const kp_validate_result *r)
 /* Writes the harness sources and builds the harness and one library per
  * version (names[i] from files[i]) side by side.  Returns NULL, or why the
  * build failed (in g's arena; g->build_log holds nvcc's lines). */
+/* The cache key of build a (build_cache.h), NULL without a cache: its
+ * arguments, those in the work directory taken relative to it (a second
+ * tune harness run builds in another directory), and the contents of
+ * files[0..nfiles). */
+static char *build_key(const kp_gpu_opts *o, const workdir *w, const args *a,
+		       const char *const *files, int nfiles)
+{
+	if (!o->cache_dir)
+		return NULL;
+	size_t dl = strlen(w->dir);
+	const char **k = kp_xcalloc((size_t)a->n + 1, sizeof(char *));
+	for (int i = 0; i < a->n; i++)
+		k[i] = strncmp(a->v[i], w->dir, dl) ? a->v[i] : a->v[i] + dl;
+	char *key = kp_build_key(k, a->n, files, nfiles);
+	free(k);
+	return key;
+}
+
+/* Starts the builds a[0..n) (a[0] the harness, a[v + 1] the library of
+ * version v) but those whose output the cache holds (keys[i]: copied from
+ * it, status 0), and waits for them. */
+static void start_builds(const kp_gpu_opts *o, args *a, kp_proc *p, const char **logs, char **keys,
+			 int n, const char *harness, const char *const *libs)
+{
+	for (int i = 0; i < n; i++) {
+		const char *out = i ? libs[i - 1] : harness;
+		if (keys[i] &&
+		    kp_build_cache_get(o->cache_dir, keys[i], i ? "so" : "harness", out)) {
+			p[i] = (kp_proc){.started = 1, .fd = -1};
+			free(keys[i]); /* in the cache already */
+			keys[i] = NULL;
+			continue;
+		}
+		kp_proc_opts po = {.out_path = logs[i], .stdin_null = 1, .timeout_s = 900};
+		kp_proc_start(&p[i], argv_of(&a[i]), &po);
+	}
+	kp_proc_wait(p, n);
+}
+
 static const char *build_versions(kp_gpu_result *g, const kp_gpu_opts *o, workdir *w,
 				  const char *root, const char *arch_name, const char *const *names,
 				  const char *const *files, int n, const char **harness,
@@ -946,13 +986,20 @@ static const char *build_versions(kp_gpu_result *g, const kp_gpu_opts *o, workdi
 		arg(x, libs[v]);
 		arg(x, src[v]);
 	}
+	char **keys = kp_xcalloc((size_t)n + 1, sizeof(char *));
+	keys[0] = build_key(o, w, &a[0], (const char *[]){main_path, hdr_path}, 2);
+	for (int v = 0; v < n; v++)
+		keys[v + 1] =
+			build_key(o, w, &a[v + 1], (const char *[]){hdr_path, src[v], files[v]}, 3);
+	start_builds(o, a, p, logs, keys, n + 1, *harness, libs);
 	for (int i = 0; i <= n; i++) {
-		kp_proc_opts po = {.out_path = logs[i], .stdin_null = 1, .timeout_s = 900};
-		kp_proc_start(&p[i], argv_of(&a[i]), &po);
-	}
-	kp_proc_wait(p, n + 1);
-	for (int i = 0; i <= n; i++)
 		free(a[i].v);
+		if (keys[i] && p[i].status == 0)
+			kp_build_cache_put(o->cache_dir, keys[i], i ? "so" : "harness",
+					   i ? libs[i - 1] : *harness);
+		free(keys[i]);
+	}
+	free(keys);
 	for (int i = 0; i <= n && !why; i++) {
 		if (p[i].status == 0)
 			continue;
@@ -1476,9 +1523,9 @@ static char *harness_failure(const kp_proc *p, const char *events, const char *s
 	return kp_strbuf_detach(&sb);
 }
 
-/* Runs tune's harness on the built libraries: every size checked, 'target'
- * timed `rounds` times.  Returns 0 with its events in *events, or -1 with
- * *err too (heap strings). */
+/* Runs tune's harness on the built libraries: every size checked, each of
+ * o->time_sizes (NULL: 'target') timed `rounds` times.  Returns 0 with its events in *events, or -1
+ * with *err too (heap strings). */
 static int run_versions_harness(kp_gpu_result *g, const kp_gpu_opts *o, workdir *w,
 				const char *harness, const char *const *names,
 				const char *const *libs, int n, int rounds, char **events,
@@ -1505,7 +1552,14 @@ static int run_versions_harness(kp_gpu_result *g, const kp_gpu_opts *o, workdir 
 		kp_strbuf_release(&sz);
 	}
 	arg(&a, "--time");
-	arg(&a, "target");
+	if (o->time_sizes && o->ntime_sizes > 0) {
+		kp_strbuf tz = KP_STRBUF_INIT;
+		for (int i = 0; i < o->ntime_sizes; i++)
+			kp_strbuf_addf(&tz, "%s%s", i ? "," : "", o->time_sizes[i]);
+		arg(&a, kp_arena_strdup(&g->arena, kp_strbuf_str(&tz)));
+		kp_strbuf_release(&tz);
+	} else
+		arg(&a, "target");
 	for (int i = 0; i < n; i++) {
 		arg(&a, "--lib");
 		arg(&a, kp_arena_printf(&g->arena, "%s=%s", names[i], libs[i]));

@@ -135,6 +135,8 @@ typedef struct {
 	const char *sanitizer;    /* compute-sanitizer; NULL: looked for beside nvcc, then $PATH */
 	const char *const *sizes; /* requested sizes (names in the spec); NULL: all */
 	int nsizes;
+	const char *const *time_sizes; /* kp_gpu_run_versions: the sizes timed; NULL: target */
+	int ntime_sizes;
 	int sanitize;       /* run step 5 */
 	const char *kernel; /* --kernel: steps are skipped when it is not the spec's kernel */
 	const char *dir;    /* build here and keep it; also builds and runs without a device */
@@ -142,6 +144,8 @@ typedef struct {
 	int run_timeout_s, sanitize_timeout_s; /* 0: 300 each */
 	int profile;     /* --profile: ncu on both versions, copy kernel timed */
 	const char *ncu; /* NULL: looked for beside nvcc, in the toolkit, then $PATH */
+	const char *cache_dir; /* kp_gpu_run_versions: NULL, or where the harness and
+				  the libraries are kept by content (build_cache.h) */
 } kp_gpu_opts;
 
 /* Runs steps 3-5 for a result of kp_validate_static() and records them in
@@ -189,7 +193,8 @@ typedef struct {
  * (v[0] is the reference the others are compared with) using o's spec,
  * arch, nvcc, nvcc_args, cuda_root, sizes (NULL: all), dir (NULL: a
  * temporary directory, removed), reps, warmup and run_timeout_s; runs
- * every size once and times at 'target' `rounds` times in turn; with
+ * every size once and times at each of time_sizes (NULL: 'target')
+ * `rounds` times in turn; with
  * o->sanitize, then runs compute-sanitizer memcheck, racecheck and
  * synccheck on one launch of every variant (v[1..n-1]) at 'small' and adds
  * a "sanitize" event per variant and tool to *events.  Returns

@@ -77,26 +77,39 @@ static void absorb_check(kp_tune_version *v, const kp_event *e)
 	v->first_failure = kp_strbuf_detach(&sb);
 }
 
+/* The index of size in run->sizes, added when new; -1 when full. */
+static int timed_index(kp_tune_run *run, const char *size)
+{
+	for (int k = 0; k < run->nsizes; k++)
+		if (!strcmp(run->sizes[k], size))
+			return k;
+	if (run->nsizes == KP_TUNE_MAX_SIZES)
+		return -1;
+	run->sizes[run->nsizes] = kp_xstrdup(size);
+	return run->nsizes++;
+}
+
+/* A "time" event: its launches and its round median join the version's
+ * timing at the event's size (rounds in the order they come, so a second
+ * harness run's rounds follow the first's). */
 static void absorb_time(kp_tune_run *run, kp_tune_version *v, const kp_event *e)
 {
-	if (!run->timed_size)
-		run->timed_size = kp_xstrdup(e->size);
-	if (strcmp(run->timed_size, e->size))
+	int k = timed_index(run, e->size);
+	if (k < 0 || e->all_entries <= 0)
 		return;
-	if (e->all_entries <= 0)
-		return;
+	kp_tune_timing *tm = &v->t[k];
 	int n = e->nall_ms;
-	v->samples = kp_xrealloc(v->samples, sizeof(double) * (size_t)(v->nsamples + n));
-	memcpy(v->samples + v->nsamples, e->all_ms, sizeof(double) * (size_t)n);
-	v->nsamples += n;
-	if (v->rounds < KP_TUNE_MAX_ROUNDS && n > 0) {
+	tm->samples = kp_xrealloc(tm->samples, sizeof(double) * (size_t)(tm->nsamples + n));
+	memcpy(tm->samples + tm->nsamples, e->all_ms, sizeof(double) * (size_t)n);
+	tm->nsamples += n;
+	if (tm->rounds < KP_TUNE_MAX_ROUNDS && n > 0) {
 		double *round = kp_xcalloc((size_t)n, sizeof(double));
 		memcpy(round, e->all_ms, sizeof(double) * (size_t)n);
-		v->round_median[v->rounds++] = median(round, n);
+		tm->round_median[tm->rounds++] = median(round, n);
 		free(round);
 	}
 	if (!isnan(e->work))
-		run->work = e->work;
+		run->work[k] = e->work;
 	if (e->work_kind && !run->work_kind)
 		run->work_kind = kp_xstrdup(e->work_kind);
 }
@@ -142,7 +155,7 @@ static void absorb_error(kp_tune_version *v, const kp_event *e)
 
 /* The median of every launch, and the spread: max - min of the round
  * medians (of the launches with one round). */
-static void summarise(kp_tune_version *v)
+static void summarise(kp_tune_timing *v)
 {
 	if (!v->nsamples)
 		return;
@@ -196,7 +209,8 @@ void kp_tune_absorb(kp_tune_run *run, const char *events)
 		}
 	}
 	for (int i = 0; i < run->n; i++)
-		summarise(&run->v[i]);
+		for (int k = 0; k < run->nsizes; k++)
+			summarise(&run->v[i].t[k]);
 }
 
 void kp_tune_run_release(kp_tune_run *run)
@@ -206,11 +220,13 @@ void kp_tune_run_release(kp_tune_run *run)
 		free(run->v[i].first_failure);
 		free(run->v[i].error);
 		free(run->v[i].sanitizer_failure);
-		free(run->v[i].samples);
+		for (int k = 0; k < KP_TUNE_MAX_SIZES; k++)
+			free(run->v[i].t[k].samples);
 	}
 	free(run->v);
 	free(run->device);
-	free(run->timed_size);
+	for (int k = 0; k < run->nsizes; k++)
+		free(run->sizes[k]);
 	free(run->work_kind);
 	free(run->baseline_why);
 	memset(run, 0, sizeof(*run));
@@ -224,9 +240,21 @@ const kp_tune_version *kp_tune_find(const kp_tune_run *run, const char *name)
 	return NULL;
 }
 
-int kp_tune_qualifies(const kp_tune_version *v, char *why, size_t whysz)
+/* The first timed size at which v has no launch, or NULL (none timed at
+ * all: "target"). */
+static const char *untimed_size(const kp_tune_run *run, const kp_tune_version *v)
 {
-	const char *w = NULL;
+	if (!run->nsizes)
+		return "target";
+	for (int k = 0; k < run->nsizes; k++)
+		if (!v->t[k].nsamples)
+			return run->sizes[k];
+	return NULL;
+}
+
+int kp_tune_qualifies(const kp_tune_run *run, const kp_tune_version *v, char *why, size_t whysz)
+{
+	const char *w = NULL, *untimed = v ? untimed_size(run, v) : NULL;
 	char buf[512];
 	if (!v)
 		w = "not run";
@@ -242,7 +270,10 @@ int kp_tune_qualifies(const kp_tune_version *v, char *why, size_t whysz)
 		w = buf;
 	} else if (!v->sizes_checked)
 		w = "not checked against the original";
-	else if (!v->nsamples)
+	else if (untimed && run->nsizes > 1) {
+		snprintf(buf, sizeof(buf), "not timed at size '%s'", untimed);
+		w = buf;
+	} else if (untimed)
 		w = "not timed";
 	if (w && why)
 		snprintf(why, whysz, "%s", w);
@@ -299,7 +330,7 @@ static unsigned long long next_rand(unsigned long long *x)
 	return *x * 2685821657736338717ULL;
 }
 
-static double disagreement(const kp_tune_version *v)
+static double disagreement(const kp_tune_timing *v)
 {
 	if (v->rounds < 2)
 		return 0;
@@ -311,38 +342,84 @@ static double disagreement(const kp_tune_version *v)
 	return lo > 0 ? hi / lo - 1 : 0;
 }
 
+double kp_tune_geomean(const double *x, int n)
+{
+	if (n <= 0)
+		return 0;
+	double s = 0;
+	for (int i = 0; i < n; i++)
+		s += log(x[i]);
+	return exp(s / n);
+}
+
 #define BOOTSTRAP 2000
 
-void kp_tune_compare(const kp_tune_version *o, const kp_tune_version *v, kp_tune_cmp *out)
+/* Fewer than KP_TUNE_MIN_PAIRED rounds at some size: at every size the
+ * medians of all launches, and the larger spread as the noise; the ratios
+ * and their bounds combined over the sizes by geometric mean. */
+static void compare_unpaired(const kp_tune_version *o, const kp_tune_version *v, int ns,
+			     kp_tune_cmp *out)
+{
+	double sp[KP_TUNE_MAX_SIZES], lo[KP_TUNE_MAX_SIZES], hi[KP_TUNE_MAX_SIZES];
+	for (int k = 0; k < ns; k++) {
+		const kp_tune_timing *a = &o->t[k], *b = &v->t[k];
+		double spread = a->spread_ms > b->spread_ms ? a->spread_ms : b->spread_ms;
+		if (b->median_ms <= 0 || a->median_ms <= 0 || a->median_ms - spread <= 0) {
+			out->speedup = out->lo = out->hi = 0;
+			return;
+		}
+		sp[k] = out->size_speedup[k] = a->median_ms / b->median_ms;
+		lo[k] = (a->median_ms - spread) / b->median_ms;
+		hi[k] = (a->median_ms + spread) / b->median_ms;
+	}
+	out->speedup = kp_tune_geomean(sp, ns);
+	out->lo = kp_tune_geomean(lo, ns);
+	out->hi = kp_tune_geomean(hi, ns);
+}
+
+void kp_tune_compare(const kp_tune_run *run, const kp_tune_version *o, const kp_tune_version *v,
+		     kp_tune_cmp *out)
 {
 	memset(out, 0, sizeof(*out));
-	double dv = disagreement(v), dori = disagreement(o);
-	out->disagreement = dv > dori ? dv : dori;
-	int n = o->rounds < v->rounds ? o->rounds : v->rounds;
-	if (n < KP_TUNE_MIN_PAIRED) {
-		/* one or two rounds: the medians of all launches, and the
-		 * larger spread as the noise */
-		double spread = o->spread_ms > v->spread_ms ? o->spread_ms : v->spread_ms;
-		out->speedup = v->median_ms > 0 ? o->median_ms / v->median_ms : 0;
-		out->lo = v->median_ms > 0 ? (o->median_ms - spread) / v->median_ms : 0;
-		out->hi = v->median_ms > 0 ? (o->median_ms + spread) / v->median_ms : 0;
+	int ns = run->nsizes > 0 ? run->nsizes : 1;
+	out->nsizes = ns;
+	int n[KP_TUNE_MAX_SIZES], fewest = KP_TUNE_MAX_ROUNDS;
+	for (int k = 0; k < ns; k++) {
+		double dv = disagreement(&v->t[k]), dori = disagreement(&o->t[k]);
+		double d = dv > dori ? dv : dori;
+		out->disagreement = d > out->disagreement ? d : out->disagreement;
+		n[k] = o->t[k].rounds < v->t[k].rounds ? o->t[k].rounds : v->t[k].rounds;
+		fewest = n[k] < fewest ? n[k] : fewest;
+	}
+	if (fewest < KP_TUNE_MIN_PAIRED) {
+		compare_unpaired(o, v, ns, out);
 		return;
 	}
-	double logr[KP_TUNE_MAX_ROUNDS];
-	double sum = 0;
-	for (int r = 0; r < n; r++) {
-		logr[r] = log(o->round_median[r] / v->round_median[r]);
-		sum += logr[r];
+	/* per size: the log ratios of the rounds and their mean */
+	double logr[KP_TUNE_MAX_SIZES][KP_TUNE_MAX_ROUNDS];
+	double total = 0;
+	for (int k = 0; k < ns; k++) {
+		double sum = 0;
+		for (int r = 0; r < n[k]; r++) {
+			logr[k][r] = log(o->t[k].round_median[r] / v->t[k].round_median[r]);
+			sum += logr[k][r];
+		}
+		out->size_speedup[k] = exp(sum / n[k]);
+		total += sum / n[k];
 	}
-	out->paired = n;
-	out->speedup = exp(sum / n);
+	out->paired = fewest;
+	out->speedup = exp(total / ns);
 	double *means = kp_xcalloc(BOOTSTRAP, sizeof(double));
-	unsigned long long x = 0x9E3779B97F4A7C15ULL ^ (unsigned long long)n;
+	unsigned long long x = 0x9E3779B97F4A7C15ULL ^ (unsigned long long)fewest;
 	for (int b = 0; b < BOOTSTRAP; b++) {
-		double s = 0;
-		for (int r = 0; r < n; r++)
-			s += logr[next_rand(&x) % (unsigned long long)n];
-		means[b] = s / n;
+		double m = 0;
+		for (int k = 0; k < ns; k++) {
+			double s = 0;
+			for (int r = 0; r < n[k]; r++)
+				s += logr[k][next_rand(&x) % (unsigned long long)n[k]];
+			m += s / n[k];
+		}
+		means[b] = m / ns;
 	}
 	qsort(means, BOOTSTRAP, sizeof(double), cmp_double);
 	out->lo = exp(means[(int)(0.025 * BOOTSTRAP)]);
@@ -363,9 +440,12 @@ int kp_tune_decide(const kp_tune_run *run, const char *const *names, const int *
 			 run->baseline_why ? run->baseline_why : "baseline failed");
 		return -1;
 	}
-	if (!o || !o->nsamples) {
-		snprintf(out->reason, sizeof(out->reason), "the original was not timed%s%s",
-			 o && o->error ? ": " : "", o && o->error ? o->error : "");
+	const char *untimed = o ? untimed_size(run, o) : "target";
+	if (!o || untimed) {
+		snprintf(out->reason, sizeof(out->reason), "the original was not timed%s%s%s%s%s",
+			 run->nsizes > 1 ? " at size '" : "", run->nsizes > 1 ? untimed : "",
+			 run->nsizes > 1 ? "'" : "", o && o->error ? ": " : "",
+			 o && o->error ? o->error : "");
 		return -1;
 	}
 	kp_tune_cmp best = {0}, win = {0};
@@ -373,10 +453,10 @@ int kp_tune_decide(const kp_tune_run *run, const char *const *names, const int *
 		if (!eligible[i])
 			continue;
 		const kp_tune_version *v = kp_tune_find(run, names[i]);
-		if (!kp_tune_qualifies(v, NULL, 0))
+		if (!kp_tune_qualifies(run, v, NULL, 0))
 			continue;
 		kp_tune_cmp c;
-		kp_tune_compare(o, v, &c);
+		kp_tune_compare(run, o, v, &c);
 		if (out->best < 0 || c.speedup > best.speedup) {
 			out->best = i;
 			best = c;
@@ -397,16 +477,24 @@ int kp_tune_decide(const kp_tune_run *run, const char *const *names, const int *
 	out->speedup = c->speedup;
 	out->ci_lo = c->lo;
 	out->ci_hi = c->hi;
-	out->spread_ms = o->spread_ms > b->spread_ms ? o->spread_ms : b->spread_ms;
+	out->spread_ms = o->t[0].spread_ms > b->t[0].spread_ms ? o->t[0].spread_ms
+							       : b->t[0].spread_ms;
 	out->more_rounds = c->disagreement > KP_TUNE_DISAGREE && c->lo <= 1.0 && c->hi > 1.0;
-	const char *how = c->paired ? "paired over %d rounds" : "one round: launch spread";
-	char basis[64];
-	snprintf(basis, sizeof(basis), how, c->paired);
+	char basis[96];
+	int m = snprintf(basis, sizeof(basis),
+			 c->paired ? "paired over %d rounds" : "one round: launch spread",
+			 c->paired);
+	if (run->nsizes > 1)
+		snprintf(basis + m, sizeof(basis) - (size_t)m, ", geometric mean over %d sizes",
+			 run->nsizes);
+	char medians[96] = "";
+	if (run->nsizes <= 1)
+		snprintf(medians, sizeof(medians), "; median %.4f -> %.4f ms", o->t[0].median_ms,
+			 b->t[0].median_ms);
 	if (out->winner >= 0)
 		snprintf(out->reason, sizeof(out->reason),
-			 "%s is the fastest: %.3fx, 95%% interval %.3f-%.3f (%s; median %.4f -> "
-			 "%.4f ms)",
-			 names[k], c->speedup, c->lo, c->hi, basis, o->median_ms, b->median_ms);
+			 "%s is the fastest: %.3fx, 95%% interval %.3f-%.3f (%s%s)", names[k],
+			 c->speedup, c->lo, c->hi, basis, medians);
 	else if (c->hi < 1.0)
 		snprintf(out->reason, sizeof(out->reason),
 			 "every variant is slower: the best, %s, is %.3fx with a 95%% interval of "

@@ -5,8 +5,9 @@
  * variant to write: the fastest one that compiled, passed the SASS check
  * and computed the original's numbers at every size, provided it beats the
  * original beyond the noise: a paired comparison round by round, with a
- * bootstrap interval on the speedup (kp_tune_compare).  Otherwise the
- * original is kept.
+ * bootstrap interval on the speedup (kp_tune_compare); with several timed
+ * sizes (`tune --sizes`), on the geometric mean of the per-size speedups.
+ * Otherwise the original is kept.
  *
  * Pure: no files, no processes, nothing printed; the command (cmd_tune.c)
  * builds the candidates, runs the tools and prints.  So the rules are
@@ -23,6 +24,18 @@
 #include "validate_result.h"
 
 #define KP_TUNE_MAX_ROUNDS 64
+/* The most timed sizes (`tune --sizes a,b,...`). */
+#define KP_TUNE_MAX_SIZES 16
+
+/* One version's timing at one timed size. */
+typedef struct {
+	int rounds; /* "time" events at this size */
+	double round_median[KP_TUNE_MAX_ROUNDS];
+	double *samples; /* every timed launch, ms */
+	int nsamples;
+	double median_ms; /* of all samples; 0 when not timed */
+	double spread_ms; /* max - min of the round medians (of the samples with one round) */
+} kp_tune_timing;
 
 /* What one harness run said about one version (the original or a variant). */
 typedef struct {
@@ -33,21 +46,21 @@ typedef struct {
 	char *error;             /* the first "error" event for it, or NULL */
 	int sanitized;           /* "sanitize" events (one per compute-sanitizer tool) */
 	char *sanitizer_failure; /* "racecheck: 8 errors" for the first failing tool, or NULL */
-	int rounds;              /* "time" events at the timed size */
-	double round_median[KP_TUNE_MAX_ROUNDS];
-	double *samples; /* every timed launch, ms */
-	int nsamples;
-	double median_ms; /* of all samples; 0 when not timed */
-	double spread_ms; /* max - min of the round medians (of the samples with one round) */
+	/* t[k]: the timing at the run's timed size k (kp_tune_run.sizes[k]) */
+	kp_tune_timing t[KP_TUNE_MAX_SIZES];
 } kp_tune_version;
 
 typedef struct {
 	kp_tune_version *v;
 	int n;
-	char *device;     /* "NVIDIA H200", or NULL */
-	char *timed_size; /* "target" */
-	double work;      /* flops or bytes of one launch at the timed size */
-	char *work_kind;  /* "flops", "bytes" or NULL */
+	char *device; /* "NVIDIA H200", or NULL */
+	/* the timed sizes, in the order of their first "time" event ("target";
+	 * with `--sizes small,target` both); time events at more sizes than
+	 * KP_TUNE_MAX_SIZES are ignored */
+	char *sizes[KP_TUNE_MAX_SIZES];
+	int nsizes;
+	double work[KP_TUNE_MAX_SIZES]; /* flops or bytes of one launch at sizes[k] */
+	char *work_kind;                /* "flops", "bytes" or NULL */
 	int baseline_sizes, baseline_failed;
 	char *baseline_why; /* the original's own problem (unwritten or unstable output) */
 	int done;           /* the harness printed "done" */
@@ -62,27 +75,41 @@ void kp_tune_run_release(kp_tune_run *run);
 const kp_tune_version *kp_tune_find(const kp_tune_run *run, const char *name);
 
 /* Whether a variant qualifies: checked at one size at least, every check
- * ok, no error, no compute-sanitizer tool failed, timed.  why (may be
- * NULL) gets the reason when not. */
-int kp_tune_qualifies(const kp_tune_version *v, char *why, size_t whysz);
+ * ok, no error, no compute-sanitizer tool failed, timed at every timed
+ * size of the run.  why (may be NULL) gets the reason when not. */
+int kp_tune_qualifies(const kp_tune_run *run, const kp_tune_version *v, char *why, size_t whysz);
 
 /* A variant against the original, round by round: the rounds time every
  * version in turn, so round r of both ran under the same clocks and
- * temperature.  The speedup is the geometric mean of the per-round ratios
- * (original / variant), its 95% interval a bootstrap over the rounds
- * (2000 resamples, a fixed seed: the same events give the same interval).
- * With fewer than KP_TUNE_MIN_PAIRED rounds, ratio of the medians of all
- * launches, and an interval from the larger launch spread. */
+ * temperature.  At each timed size the speedup is the geometric mean of
+ * the per-round ratios (original / variant); over several sizes the
+ * speedup is the geometric mean of the per-size speedups.  Its 95%
+ * interval is a bootstrap: each resample draws every size's rounds anew
+ * (with replacement, the sizes independently) and takes the geometric
+ * mean over the sizes of the resampled per-size means; 2000 resamples, a
+ * fixed seed: the same events give the same interval.  When a size has
+ * fewer than KP_TUNE_MIN_PAIRED rounds of both versions: at every size the
+ * ratio of the medians of all launches and an interval from the larger
+ * launch spread, both combined over the sizes by geometric mean. */
 #define KP_TUNE_MIN_PAIRED 3
 typedef struct {
-	double speedup;      /* point estimate */
+	double speedup;      /* point estimate (the geometric mean over sizes) */
 	double lo, hi;       /* 95% interval */
-	int paired;          /* rounds compared (0: the launch-spread fallback) */
-	double disagreement; /* the larger of the two versions' max/min round median - 1 */
+	int paired;          /* rounds compared (the fewest of any size; 0: the launch-spread
+				fallback) */
+	double disagreement; /* the larger of the two versions' max/min round median - 1,
+				at any size */
+	double size_speedup[KP_TUNE_MAX_SIZES]; /* per timed size */
+	int nsizes;
 } kp_tune_cmp;
 
-/* Compares variant v with the original o (both timed). */
-void kp_tune_compare(const kp_tune_version *o, const kp_tune_version *v, kp_tune_cmp *out);
+/* Compares variant v with the original o (both timed) over the run's
+ * timed sizes. */
+void kp_tune_compare(const kp_tune_run *run, const kp_tune_version *o, const kp_tune_version *v,
+		     kp_tune_cmp *out);
+
+/* The geometric mean of the n values (each > 0), 0 when n is 0. */
+double kp_tune_geomean(const double *x, int n);
 
 /* A version's rounds disagree when its slowest round median is more than
  * this much above its fastest: tune then runs more rounds (cmd_tune.c). */
@@ -92,7 +119,8 @@ typedef struct {
 	int winner;          /* index into the candidate names, -1: keep the original */
 	double speedup;      /* the winner's (or, when kept, the best's) estimated speedup */
 	double ci_lo, ci_hi; /* its 95% interval */
-	double spread_ms;    /* the larger round spread of the original and that variant */
+	double spread_ms;    /* the larger round spread of the original and that variant
+				(at the first timed size) */
 	int best;            /* the qualifying candidate with the highest estimate, -1: none */
 	int more_rounds;     /* the decision rests on rounds that disagree (KP_TUNE_DISAGREE)
 				and an interval that includes 1: more rounds may settle it */

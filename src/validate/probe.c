@@ -73,7 +73,7 @@ static int compile_once(kp_ptxas_probe *p, kp_probe_build *b, const kp_file *f, 
 		args[0] = kp_strbuf_str(&inc);
 		for (int i = 0; i < p->nargs; i++)
 			args[i + 1] = p->args[i];
-		kp_compile_opts co = {p->nvcc, a->name, args, p->nargs + 1};
+		kp_compile_opts co = {p->nvcc, a->name, args, p->nargs + 1, NULL};
 		int rc = kp_resources_compile(&b->res, &co, kp_strbuf_str(&src),
 					      kp_strbuf_str(&cubin));
 		free(args);

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #endif
 #include "resources.h"
+#include "build_cache.h"
 #include "proc.h"
 
 #include <ctype.h>
@@ -265,9 +266,27 @@ int kp_resources_compile(kp_resources *out, const kp_compile_opts *o, const char
 	argv[argc++] = source;
 	argv[argc] = NULL;
 
-	char *log = NULL;
+	/* the key: the command without its output, and the source */
+	char *key = o->cache_dir ? kp_build_key((const char *const *)argv, argc - 3,
+						(const char *const *)&source, 1)
+				 : NULL;
+	char *log = key ? kp_build_cache_get_text(o->cache_dir, key, "log") : NULL;
+	if (log && kp_build_cache_get(o->cache_dir, key, "cubin", cubin_path)) {
+		free(argv);
+		free(key);
+		out->log = kp_arena_strdup(&out->arena, log);
+		free(log);
+		out->status = 0;
+		kp_resources_parse(out, out->log);
+		return KP_RES_OK;
+	}
+	free(log);
+	log = NULL;
 	int rc = kp_run_capture((char *const *)argv, &log);
 	free(argv);
+	if (key && rc == 0 && kp_build_cache_put(o->cache_dir, key, "cubin", cubin_path) == 0)
+		kp_build_cache_put_text(o->cache_dir, key, "log", log ? log : "");
+	free(key);
 	out->log = kp_arena_strdup(&out->arena, log ? log : "");
 	free(log);
 	out->status = rc;

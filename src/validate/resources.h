@@ -55,6 +55,9 @@ typedef struct {
 	const char *arch;        /* passed as -arch=ARCH ("sm_90") */
 	const char *const *args; /* extra nvcc arguments (-I, -D, ...) */
 	int nargs;
+	const char *cache_dir; /* NULL, or where cubins and nvcc's output are kept by
+				  content (build_cache.h): a second compilation of the
+				  same source with the same command is a copy */
 } kp_compile_opts;
 
 /* Compiles source with `nvcc -arch=ARCH -cubin -O3 -Xptxas -v ARGS -o

@@ -352,6 +352,13 @@ cleanup:
 
 /* ---- driver ----------------------------------------------------------- */
 
+/* nvcc wants sm_XX; "90" or "compute_90" name the table's entry. */
+static const char *nvcc_arch_of(const kp_validate_opts *o)
+{
+	const kp_arch *a = kp_arch_find(o->arch);
+	return strncmp(o->arch, "sm_", 3) == 0 ? o->arch : a ? a->name : o->arch;
+}
+
 int kp_validate_static(kp_validate_result *out, const kp_validate_opts *o)
 {
 	memset(out, 0, sizeof(*out));
@@ -368,9 +375,8 @@ int kp_validate_static(kp_validate_result *out, const kp_validate_opts *o)
 				     i < 2 ? "not run" : KP_VALIDATE_GPU_SKIP);
 	}
 
-	const kp_arch *a = r->target = kp_arch_find(o->arch);
-	/* nvcc wants sm_XX; "90" or "compute_90" name the table's entry. */
-	const char *nvcc_arch = strncmp(o->arch, "sm_", 3) == 0 ? o->arch : a ? a->name : o->arch;
+	r->target = kp_arch_find(o->arch);
+	const char *nvcc_arch = nvcc_arch_of(o);
 
 	char *dir = kp_tempdir("validate");
 	if (!dir) {
@@ -382,8 +388,11 @@ int kp_validate_static(kp_validate_result *out, const kp_validate_opts *o)
 	char *cubin_o = kp_arena_printf(&r->arena, "%s/original.cubin", dir);
 	char *cubin_r = kp_arena_printf(&r->arena, "%s/rewritten.cubin", dir);
 
-	kp_compile_opts co = {
-		.nvcc = o->nvcc, .arch = nvcc_arch, .args = o->nvcc_args, .nargs = o->nnvcc_args};
+	kp_compile_opts co = {.nvcc = o->nvcc,
+			      .arch = nvcc_arch,
+			      .args = o->nvcc_args,
+			      .nargs = o->nnvcc_args,
+			      .cache_dir = o->cache_dir};
 	kp_resources ro, rr;
 	memset(&rr, 0, sizeof(rr));
 	int rc = KP_VALIDATE_OK;
@@ -418,6 +427,28 @@ cleanup:
 	kp_remove_tree(dir);
 	free(dir);
 	return rc;
+}
+
+int kp_validate_warm_cache(const kp_validate_opts *o)
+{
+	const char *nvcc_arch = nvcc_arch_of(o);
+	char *dir = kp_tempdir("validate");
+	if (!dir)
+		return KP_VALIDATE_ETEMP;
+	kp_strbuf cubin = KP_STRBUF_INIT;
+	kp_strbuf_addf(&cubin, "%s/original.cubin", dir);
+	kp_compile_opts co = {.nvcc = o->nvcc,
+			      .arch = nvcc_arch,
+			      .args = o->nvcc_args,
+			      .nargs = o->nnvcc_args,
+			      .cache_dir = o->cache_dir};
+	kp_resources ro;
+	int e = kp_resources_compile(&ro, &co, o->original, kp_strbuf_str(&cubin));
+	kp_resources_release(&ro);
+	kp_strbuf_release(&cubin);
+	kp_remove_tree(dir);
+	free(dir);
+	return e == KP_RES_ENOTOOL ? KP_VALIDATE_ENOTOOL : KP_VALIDATE_OK;
 }
 
 void kp_validate_result_release(kp_validate_result *r)

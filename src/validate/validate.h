@@ -30,8 +30,10 @@ typedef struct {
 	const char *nvcc;      /* required */
 	const char *cuobjdump; /* either may be NULL; cuobjdump first */
 	const char *nvdisasm;
-	const char *cxxfilt; /* NULL: cu++filt beside nvcc, else c++filt */
-	int excerpt_lines;   /* 0: 40 */
+	const char *cxxfilt;   /* NULL: cu++filt beside nvcc, else c++filt */
+	int excerpt_lines;     /* 0: 40 */
+	const char *cache_dir; /* NULL, or where compilations are kept by content
+				  (build_cache.h): tune's variants share one original */
 } kp_validate_opts;
 
 enum {
@@ -47,6 +49,13 @@ enum {
 int kp_validate_static(kp_validate_result *out, const kp_validate_opts *o);
 
 void kp_validate_result_release(kp_validate_result *r);
+
+/* Compiles o->original into o->cache_dir as kp_validate_static() would, so
+ * that the runs after it (tune's parallel checks of each variant) find it
+ * there instead of compiling it once each.  Returns KP_VALIDATE_OK, or
+ * KP_VALIDATE_ENOTOOL / KP_VALIDATE_ETEMP (nothing cached: each run then
+ * compiles and reports for itself). */
+int kp_validate_warm_cache(const kp_validate_opts *o);
 
 /* The reason printed for steps 3-5 when only the static steps were run. */
 #define KP_VALIDATE_GPU_SKIP "GPU steps not run (static steps only)"

@@ -4,7 +4,9 @@
 # either the original or exactly one of the variants `rewrite` makes, never
 # choose a variant that is slower than the original or failed a check, and
 # finish within 60 s (KPIPE_TUNE_LIMIT_S: scripts/valgrind.sh raises it,
-# as kpipe runs about 100 times slower under valgrind).  Prints
+# as kpipe runs about 100 times slower under valgrind); with --sizes
+# small,target both sizes are timed and the speedup is the geometric mean
+# of the two.  Prints
 # "SKIP: ..." and exits 77 without a GPU.
 set -uo pipefail
 # shellcheck source=tests/lib.sh
@@ -54,5 +56,35 @@ if d["chosen"] != "original":
 print("%s: chose %s (%s)" % (sys.argv[1], d["chosen"], d["reason"]))
 PY
 done
+# --sizes: every named size timed; the speedup is the geometric mean of the
+# per-size ones; the instantiation measured is named
+"$kpipe" tune "$tmp/matmul_32x32.cu" -o "$tmp/sizes.tuned.cu" --sizes small,target --no-sanitize \
+	--format json >"$tmp/sizes.json" 2>"$tmp/sizes.err"
+rc=$?
+if [ $rc != 0 ]; then
+	echo "FAIL: --sizes small,target: tune exit $rc"
+	cat "$tmp/sizes.err"
+	fail=1
+else
+	python3 - "$tmp/sizes.json" <<'PY' || fail=1
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+assert d["timed_sizes"] == ["small", "target"], d["timed_sizes"]
+assert d["kernel"] == "matmul_32x32", d["kernel"]
+n = 0
+for v in d["versions"]:
+    if v["name"] == "original" or not v.get("checked_ok"):
+        continue
+    sz = v["sizes"]
+    assert [s["size"] for s in sz] == ["small", "target"], sz
+    g = math.exp(sum(math.log(s["speedup"]) for s in sz) / len(sz))
+    assert abs(g / v["speedup"] - 1) < 1e-9, (v["name"], g, v["speedup"])
+    lo, hi = v["interval95"]
+    assert lo <= v["speedup"] <= hi, v
+    n += 1
+assert n > 0, "no variant timed at both sizes"
+print("--sizes small,target: %d variants, chose %s (%s)" % (n, d["chosen"], d["reason"]))
+PY
+fi
 [ $fail = 0 ] && echo "tune on the GPU: passed"
 exit $fail

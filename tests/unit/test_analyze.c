@@ -1981,8 +1981,8 @@ Test(analyze, staged_local_register)
 	cr_expect(RG(l).ok, "%s", RG(l).why_not ? RG(l).why_not : "");
 	char *out = register_text(l);
 	/* the fetch fills v from the next tile; the store writes no load */
-	cr_expect(strstr(out, "kp_reg0 = v[0];"), "%s", out);
-	cr_expect(strstr(out, "As[kp_stage ^ 1][(c * 4 + 3) * 16 + r] = kp_reg3;"), "%s", out);
+	cr_expect(strstr(out, "kp_reg0[0] = v[0];"), "%s", out);
+	cr_expect(strstr(out, "As[kp_stage ^ 1][(c * 4 + 3) * 16 + r] = kp_reg3[0];"), "%s", out);
 	const char *store = strstr(out, "As[kp_stage ^ 1]");
 	cr_assert_not_null(store);
 	cr_expect_null(strstr(store, "A[r * K"), "the store part loads again:\n%s", out);

@@ -173,13 +173,13 @@ ParameterizedTestParameters(macro_copy, spellings)
 		{"        " G "ST4(As[ty][tx * 4]) = LD4(A[row * K + k0 + tx * 4]);\n", 1,
 		 G "__pipeline_memcpy_async(&ST4(As[kp_stage ^ 1][ty][tx * 4]), "
 		   "&LD4(A[row * K + (k0 + TILE) + tx * 4]), 16);",
-		 G "kp_reg0 = LD4(A[row * K + (k0 + TILE) + tx * 4]);",
-		 G "ST4(As[kp_stage ^ 1][ty][tx * 4]) = kp_reg0;"},
+		 G "kp_reg0[0] = LD4(A[row * K + (k0 + TILE) + tx * 4]);",
+		 G "ST4(As[kp_stage ^ 1][ty][tx * 4]) = kp_reg0[0];"},
 		{"        " G "LDST128(As[ty][tx * 4]) = LD4(A[row * K + k0 + tx * 4]);\n", 1,
 		 G "__pipeline_memcpy_async(&LDST128(As[kp_stage ^ 1][ty][tx * 4]), "
 		   "&LD4(A[row * K + (k0 + TILE) + tx * 4]), 16);",
-		 G "kp_reg0 = LD4(A[row * K + (k0 + TILE) + tx * 4]);",
-		 G "LDST128(As[kp_stage ^ 1][ty][tx * 4]) = kp_reg0;"},
+		 G "kp_reg0[0] = LD4(A[row * K + (k0 + TILE) + tx * 4]);",
+		 G "LDST128(As[kp_stage ^ 1][ty][tx * 4]) = kp_reg0[0];"},
 		/* a macro around one side only */
 		{"        " G
 		 "ST4(As[ty][tx * 4]) = *reinterpret_cast<const float4 *>(&A[row * K + k0 "
@@ -187,9 +187,9 @@ ParameterizedTestParameters(macro_copy, spellings)
 		 1,
 		 G "__pipeline_memcpy_async(&ST4(As[kp_stage ^ 1][ty][tx * 4]), "
 		   "reinterpret_cast<const float4 *>(&A[row * K + (k0 + TILE) + tx * 4]), 16);",
-		 G "kp_reg0 = *reinterpret_cast<const float4 *>(&A[row * K + (k0 + TILE) + tx * "
+		 G "kp_reg0[0] = *reinterpret_cast<const float4 *>(&A[row * K + (k0 + TILE) + tx * "
 		   "4]);",
-		 G "ST4(As[kp_stage ^ 1][ty][tx * 4]) = kp_reg0;"},
+		 G "ST4(As[kp_stage ^ 1][ty][tx * 4]) = kp_reg0[0];"},
 		/* no macro: the [0] form and the * form */
 		{"        " G
 		 "reinterpret_cast<float4 *>(&As[ty][tx * 4])[0] = reinterpret_cast<const "
@@ -198,9 +198,9 @@ ParameterizedTestParameters(macro_copy, spellings)
 		 G "__pipeline_memcpy_async(&reinterpret_cast<float4 *>(&As[kp_stage ^ 1][ty][tx * "
 		   "4])[0], &reinterpret_cast<const float4 *>(&A[row * K + (k0 + TILE) + tx * "
 		   "4])[0], 16);",
-		 G "kp_reg0 = reinterpret_cast<const float4 *>(&A[row * K + (k0 + TILE) + tx * "
+		 G "kp_reg0[0] = reinterpret_cast<const float4 *>(&A[row * K + (k0 + TILE) + tx * "
 		   "4])[0];",
-		 G "reinterpret_cast<float4 *>(&As[kp_stage ^ 1][ty][tx * 4])[0] = kp_reg0;"},
+		 G "reinterpret_cast<float4 *>(&As[kp_stage ^ 1][ty][tx * 4])[0] = kp_reg0[0];"},
 		{"        " G
 		 "*reinterpret_cast<float4 *>(&As[ty][tx * 4]) = *reinterpret_cast<const "
 		 "float4 *>(&A[row * K + k0 + tx * 4]);\n",
@@ -208,15 +208,15 @@ ParameterizedTestParameters(macro_copy, spellings)
 		 G "__pipeline_memcpy_async(reinterpret_cast<float4 *>(&As[kp_stage ^ 1][ty][tx * "
 		   "4]), reinterpret_cast<const float4 *>(&A[row * K + (k0 + TILE) + tx * 4]), "
 		   "16);",
-		 G "kp_reg0 = *reinterpret_cast<const float4 *>(&A[row * K + (k0 + TILE) + tx * "
+		 G "kp_reg0[0] = *reinterpret_cast<const float4 *>(&A[row * K + (k0 + TILE) + tx * "
 		   "4]);",
-		 G "*reinterpret_cast<float4 *>(&As[kp_stage ^ 1][ty][tx * 4]) = kp_reg0;"},
+		 G "*reinterpret_cast<float4 *>(&As[kp_stage ^ 1][ty][tx * 4]) = kp_reg0[0];"},
 		/* unguarded (every thread copies a quarter row, four times over) */
 		{"        ST4(As[ty][tx / 4 * 4]) = LD4(A[row * K + k0 + tx / 4 * 4]);\n", 0,
 		 "__pipeline_memcpy_async(&ST4(As[kp_stage ^ 1][ty][tx / 4 * 4]), "
 		 "&LD4(A[row * K + (k0 + TILE) + tx / 4 * 4]), 16);",
-		 "kp_reg0 = LD4(A[row * K + (k0 + TILE) + tx / 4 * 4]);",
-		 "ST4(As[kp_stage ^ 1][ty][tx / 4 * 4]) = kp_reg0;"},
+		 "kp_reg0[0] = LD4(A[row * K + (k0 + TILE) + tx / 4 * 4]);",
+		 "ST4(As[kp_stage ^ 1][ty][tx / 4 * 4]) = kp_reg0[0];"},
 	};
 	return cr_make_param_array(struct spelling, params, sizeof(params) / sizeof(params[0]));
 }
@@ -247,7 +247,7 @@ ParameterizedTest(struct spelling *p, macro_copy, spellings, .fini = release)
 	cr_expect(strstr(out, p->cp), "cp.async lacks\n%s\nin\n%s", p->cp, out);
 	free(out);
 	out = xform_text(l, "register");
-	cr_expect(strstr(out, "float4 kp_reg0 = {};"), "%s", out);
+	cr_expect(strstr(out, "float4 kp_reg0[1] = {};"), "%s", out);
 	cr_expect(strstr(out, p->fetch), "register lacks\n%s\nin\n%s", p->fetch, out);
 	cr_expect(strstr(out, p->store), "register lacks\n%s\nin\n%s", p->store, out);
 	/* the macros are left as they were */
@@ -311,7 +311,7 @@ Test(macro_copy, register_ca_wraps_the_spelled_value)
 		       "K + k0 + tx * 4]));\n"));
 	cr_expect(l->eligible);
 	char *out = xform_text(l, "register-ca");
-	cr_expect(strstr(out, "kp_reg0 = __ldca(&(ID(LD4(A[row * K + (k0 + TILE) + tx * "
+	cr_expect(strstr(out, "kp_reg0[0] = __ldca(&(ID(LD4(A[row * K + (k0 + TILE) + tx * "
 			      "4]))));"),
 		  "%s", out);
 	free(out);
@@ -436,9 +436,9 @@ Test(macro_copy, if_else_between_two_tiles)
 	char *out = xform_text(l, "register");
 	cr_expect(strstr(out,
 			 "                if (ty < TILE / 2)\n"
-			 "                    As[kp_stage ^ 1][ty * 2][tx] = kp_reg0;\n"
+			 "                    As[kp_stage ^ 1][ty * 2][tx] = kp_reg0[0];\n"
 			 "                else\n"
-			 "                    Bs[kp_stage ^ 1][ty * 2 - TILE][tx] = kp_reg1;\n"),
+			 "                    Bs[kp_stage ^ 1][ty * 2 - TILE][tx] = kp_reg1[0];\n"),
 		  "%s", out);
 	free(out);
 }

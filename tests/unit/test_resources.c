@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "arch.h"
+#include "build_cache.h"
 #include "resources.h"
 #include "util.h"
 
@@ -273,4 +275,85 @@ Test(resources_demangle, missing_filter_leaves_names)
 	cr_assert_eq(kp_resources_demangle(&r, "/nonexistent/c++filt"), -1);
 	cr_assert_null(r.kernels[0].demangled);
 	kp_resources_release(&r);
+}
+
+/* With a cache directory the same source and command compile once: the
+ * second call copies the cubin and replays nvcc's report; another source
+ * text, or another flag, compiles again. */
+Test(resources_compile, cache_compiles_a_source_once, .init = kp_test_tmpdir_make,
+     .fini = kp_test_tmpdir_remove)
+{
+	char *count = kp_test_path("count");
+	char *cubin = kp_test_path("out.cubin");
+	char *cache = kp_test_path("cache");
+	char *src = kp_test_path("k.cu");
+	kp_strbuf body = KP_STRBUF_INIT;
+	kp_strbuf_addf(&body,
+		       "#!/bin/sh\necho x >>%s\nwhile [ $# -gt 1 ]; do [ \"$1\" = -o ] && "
+		       "out=$2; shift; done\necho \"cubin of $1\" >\"$out\"\ncat " FIXTURES
+		       "naive.ptxas.txt\n",
+		       count);
+	char *nvcc = script("nvcc", kp_strbuf_str(&body));
+	cr_assert_eq(kp_write_file_atomic(src, "__global__ void k() {}\n", 23), 0);
+	const char *flag[] = {"-DTILE=32"};
+	kp_compile_opts o = {
+		.nvcc = nvcc, .arch = "sm_90", .args = flag, .nargs = 1, .cache_dir = cache};
+	for (int i = 0; i < 2; i++) {
+		kp_resources r;
+		unlink(cubin);
+		cr_assert_eq(kp_resources_compile(&r, &o, src, cubin), KP_RES_OK, "%s", r.error);
+		cr_assert_eq(r.nkernels, 1);
+		cr_assert_eq(r.kernels[0].registers, 32);
+		kp_resources_release(&r);
+		char *c = NULL;
+		cr_assert_eq(kp_read_file(cubin, &c, NULL), 0, "no cubin on call %d", i);
+		cr_assert(strstr(c, "cubin of "), "%s", c);
+		free(c);
+	}
+	char *n = NULL;
+	cr_assert_eq(kp_read_file(count, &n, NULL), 0);
+	cr_assert_str_eq(n, "x\n", "nvcc ran more than once");
+	free(n);
+	/* another flag, then another text: compiled again */
+	const char *flag2[] = {"-DTILE=64"};
+	o.args = flag2;
+	kp_resources r;
+	cr_assert_eq(kp_resources_compile(&r, &o, src, cubin), KP_RES_OK, "%s", r.error);
+	kp_resources_release(&r);
+	cr_assert_eq(kp_write_file_atomic(src, "__global__ void k(int) {}\n", 26), 0);
+	cr_assert_eq(kp_resources_compile(&r, &o, src, cubin), KP_RES_OK, "%s", r.error);
+	kp_resources_release(&r);
+	cr_assert_eq(kp_read_file(count, &n, NULL), 0);
+	cr_assert_str_eq(n, "x\nx\nx\n");
+	free(n);
+	kp_strbuf_release(&body);
+	free(nvcc);
+	free(src);
+	free(cache);
+	free(cubin);
+	free(count);
+}
+
+/* The key covers the arguments and the files' contents, in order. */
+Test(resources_compile, build_key, .init = kp_test_tmpdir_make, .fini = kp_test_tmpdir_remove)
+{
+	char *f = kp_test_path("a.cu");
+	cr_assert_eq(kp_write_file_atomic(f, "one", 3), 0);
+	const char *const a1[] = {"nvcc", "-O3"}, *const a2[] = {"nvcc-O3", ""};
+	const char *const files[] = {f};
+	char *k1 = kp_build_key(a1, 2, files, 1), *k2 = kp_build_key(a2, 2, files, 1);
+	char *k3 = kp_build_key(a1, 2, files, 1);
+	cr_assert_eq(strlen(k1), 32);
+	cr_assert_str_neq(k1, k2);
+	cr_assert_str_eq(k1, k3);
+	cr_assert_eq(kp_write_file_atomic(f, "two", 3), 0);
+	char *k4 = kp_build_key(a1, 2, files, 1);
+	cr_assert_str_neq(k1, k4);
+	const char *const missing[] = {"/nonexistent/kpipe/x.cu"};
+	cr_assert_null(kp_build_key(a1, 2, missing, 1));
+	free(k1);
+	free(k2);
+	free(k3);
+	free(k4);
+	free(f);
 }

@@ -8,6 +8,7 @@
  * broken baseline stops the choice.
  */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -93,13 +94,14 @@ Test(tune, fastest_beyond_spread_wins)
 	cr_assert_eq(ch.winner, 0, "%s", ch.reason);
 	cr_assert_float_eq(ch.speedup, 1.25, 1e-3);
 	cr_assert_str_eq(run.device, "NVIDIA H200");
-	cr_assert_str_eq(run.timed_size, "target");
+	cr_assert_eq(run.nsizes, 1);
+	cr_assert_str_eq(run.sizes[0], "target");
 	cr_assert_str_eq(run.work_kind, "flops");
 	const kp_tune_version *o = kp_tune_find(&run, "original");
-	cr_assert_eq(o->rounds, 5);
-	cr_assert_eq(o->nsamples, 15);
+	cr_assert_eq(o->t[0].rounds, 5);
+	cr_assert_eq(o->t[0].nsamples, 15);
 	/* round medians 0.99 and 1.01: spread 0.02 ms, not the launch jitter */
-	cr_assert_float_eq(o->spread_ms, 0.02, 1e-9);
+	cr_assert_float_eq(o->t[0].spread_ms, 0.02, 1e-9);
 	cr_assert(strstr(ch.reason, "register is the fastest"), "%s", ch.reason);
 	kp_tune_run_release(&run);
 	free(t);
@@ -184,7 +186,7 @@ Test(tune, noisy_original_does_not_hide_a_real_gain)
 	/* the old rule's numbers: the gain is inside the original's spread */
 	const kp_tune_version *o = kp_tune_find(&run, "original");
 	const kp_tune_version *s4 = kp_tune_find(&run, "cp-async-s4");
-	cr_assert_lt(o->median_ms - s4->median_ms, o->spread_ms);
+	cr_assert_lt(o->t[0].median_ms - s4->t[0].median_ms, o->t[0].spread_ms);
 	kp_tune_run_release(&run);
 	free(t);
 }
@@ -241,7 +243,7 @@ Test(tune, disagreeing_rounds_ask_for_more)
 				   {0.990, 0.991, 0.989, 0.990, 0.992}};
 	char *t2 = rounds_text(more, 2, 5);
 	kp_tune_absorb(&run, t2);
-	cr_assert_eq(kp_tune_find(&run, "original")->rounds, 10);
+	cr_assert_eq(kp_tune_find(&run, "original")->t[0].rounds, 10);
 	cr_assert_eq(kp_tune_decide(&run, names, elig, 4, &ch), 0);
 	cr_assert_eq(ch.winner, 0, "%s", ch.reason);
 	kp_tune_run_release(&run);
@@ -259,8 +261,8 @@ Test(tune, interval_is_reproducible)
 	kp_tune_absorb(&a, t);
 	kp_tune_absorb(&b, t);
 	kp_tune_cmp x, y;
-	kp_tune_compare(kp_tune_find(&a, "original"), kp_tune_find(&a, "register"), &x);
-	kp_tune_compare(kp_tune_find(&b, "original"), kp_tune_find(&b, "register"), &y);
+	kp_tune_compare(&a, kp_tune_find(&a, "original"), kp_tune_find(&a, "register"), &x);
+	kp_tune_compare(&b, kp_tune_find(&b, "original"), kp_tune_find(&b, "register"), &y);
 	cr_assert_eq(x.lo, y.lo);
 	cr_assert_eq(x.hi, y.hi);
 	cr_assert_eq(x.paired, 5);
@@ -294,7 +296,7 @@ Test(tune, wrong_result_excluded_even_when_fastest)
 	kp_tune_choice ch = decide(t, elig, &run);
 	cr_assert_eq(ch.winner, 2, "%s", ch.reason);
 	char why[512];
-	cr_assert_not(kp_tune_qualifies(kp_tune_find(&run, "register"), why, sizeof(why)));
+	cr_assert_not(kp_tune_qualifies(&run, kp_tune_find(&run, "register"), why, sizeof(why)));
 	cr_assert(strstr(why, "wrong results: size 'small': 3 mismatches, first C[17] = 0.5, "
 			      "expected 0.25"),
 		  "%s", why);
@@ -328,7 +330,7 @@ Test(tune, error_event_excludes)
 	kp_tune_choice ch = decide(kp_strbuf_str(&sb), elig, &run);
 	cr_assert_eq(ch.winner, 1, "%s", ch.reason);
 	char why[512];
-	kp_tune_qualifies(kp_tune_find(&run, "register"), why, sizeof(why));
+	kp_tune_qualifies(&run, kp_tune_find(&run, "register"), why, sizeof(why));
 	cr_assert_str_eq(why, "launch at size 'target': too many resources requested");
 	kp_tune_run_release(&run);
 	kp_strbuf_release(&sb);
@@ -357,7 +359,7 @@ Test(tune, one_round_uses_launch_spread)
 	kp_tune_run run;
 	kp_tune_choice ch = decide(t, elig, &run);
 	/* launches 0.79..1.19 and 0.691..1.091: spread 0.4 ms > gain 0.099 */
-	cr_assert_float_eq(kp_tune_find(&run, "original")->spread_ms, 0.4, 1e-9);
+	cr_assert_float_eq(kp_tune_find(&run, "original")->t[0].spread_ms, 0.4, 1e-9);
 	cr_assert_eq(ch.winner, -1, "%s", ch.reason);
 	kp_tune_run_release(&run);
 	free(t);
@@ -413,10 +415,133 @@ Test(tune, sanitizer_failure_excluded_even_when_fastest)
 	const kp_tune_version *r = kp_tune_find(&run, "register");
 	cr_assert_eq(r->sanitized, 3);
 	char why[512];
-	cr_assert_not(kp_tune_qualifies(r, why, sizeof(why)));
+	cr_assert_not(kp_tune_qualifies(&run, r, why, sizeof(why)));
 	cr_assert(strstr(why, "racecheck: 8 errors"), "%s", why);
-	cr_assert(kp_tune_qualifies(kp_tune_find(&run, "cp-async"), why, sizeof(why)), "%s", why);
+	cr_assert(kp_tune_qualifies(&run, kp_tune_find(&run, "cp-async"), why, sizeof(why)), "%s",
+		  why);
 	kp_tune_run_release(&run);
 	kp_strbuf_release(&sb);
+	free(t);
+}
+
+/* Events of a run timed at several sizes, in the harness's order (every
+ * round of every version at one size, then the next size): ms[v][z] is the
+ * median of version v (0 the original, else names[v - 1]) at sizes[z];
+ * the rounds drift by +-0.5% alike for every version, with a little noise
+ * of each version's own.  A variant with ms 0 at a size is not timed
+ * there. */
+static char *sizes_text(const char *const *sizes, int nz, const double ms[][4], int nv, int nr)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	for (int z = 0; z < nz; z++) {
+		kp_strbuf_addf(&sb,
+			       "{\"event\":\"baseline\",\"size\":\"%s\",\"ok\":true,"
+			       "\"elements\":100,\"unwritten\":0,\"nondeterministic\":0}\n",
+			       sizes[z]);
+		for (int v = 1; v < nv; v++)
+			add_check(&sb, names[v - 1], sizes[z], 1);
+	}
+	for (int z = 0; z < nz; z++)
+		for (int r = 0; r < nr; r++)
+			for (int v = 0; v < nv; v++) {
+				if (ms[v][z] <= 0)
+					continue;
+				double d = (r % 2 ? 1.005 : 0.995) +
+					   ((r * 7 + v * 3) % 5 - 2) * 0.0005;
+				double m = ms[v][z] * d;
+				kp_strbuf_addf(
+					&sb,
+					"{\"event\":\"time\",\"version\":\"%s\",\"size\":\"%s\","
+					"\"round\":%d,\"reps\":3,\"warmup\":1,\"median_ms\":%g,"
+					"\"work\":%g,\"work_kind\":\"flops\",\"all_ms\":[%g,%g,%g]}\n",
+					v ? names[v - 1] : "original", sizes[z], r, m,
+					1e6 * (z + 1), m, m, m);
+			}
+	kp_strbuf_addf(&sb, "{\"event\":\"done\"}\n");
+	return kp_strbuf_detach(&sb);
+}
+
+/* Every timed size is kept, in the order of its first time event, each
+ * with its own rounds, launches, median and work. */
+Test(tune, absorbs_every_timed_size)
+{
+	const char *sizes[3] = {"small", "target", "large"};
+	const double ms[2][4] = {{0.10, 1.00, 4.00}, {0.09, 0.80, 3.00}};
+	char *t = sizes_text(sizes, 3, ms, 2, 5);
+	kp_tune_run run = {0};
+	kp_tune_absorb(&run, t);
+	cr_assert_eq(run.nsizes, 3);
+	for (int z = 0; z < 3; z++) {
+		cr_assert_str_eq(run.sizes[z], sizes[z]);
+		cr_assert_float_eq(run.work[z], 1e6 * (z + 1), 1e-6);
+		for (int v = 0; v < 2; v++) {
+			const kp_tune_timing *tm =
+				&kp_tune_find(&run, v ? "register" : "original")->t[z];
+			cr_assert_eq(tm->rounds, 5);
+			cr_assert_eq(tm->nsamples, 15);
+			cr_assert_float_eq(tm->median_ms, ms[v][z], ms[v][z] * 0.01);
+		}
+	}
+	kp_tune_run_release(&run);
+	free(t);
+}
+
+/* Over several sizes the decision is the geometric mean of the per-size
+ * paired speedups: a variant 1.30x at one size and 0.95x at the other
+ * (1.111x) beats one 1.05x at both; its interval brackets the estimate. */
+Test(tune, geomean_over_sizes_decides)
+{
+	const char *sizes[2] = {"small", "target"};
+	const double ms[3][4] = {{1.0, 2.0}, {1.0 / 1.30, 2.0 / 0.95}, {1.0 / 1.05, 2.0 / 1.05}};
+	char *t = sizes_text(sizes, 2, ms, 3, 5);
+	int elig[4] = {1, 1, 0, 0};
+	kp_tune_run run;
+	kp_tune_choice ch = decide(t, elig, &run);
+	cr_assert_eq(ch.winner, 0, "%s", ch.reason);
+	cr_assert_float_eq(ch.speedup, sqrt(1.30 * 0.95), 2e-3);
+	cr_assert_lt(ch.ci_lo, ch.speedup);
+	cr_assert_gt(ch.ci_hi, ch.speedup);
+	cr_assert_gt(ch.ci_lo, 1.0);
+	cr_assert(strstr(ch.reason, "geometric mean over 2 sizes"), "%s", ch.reason);
+	kp_tune_cmp c;
+	kp_tune_compare(&run, kp_tune_find(&run, "original"), kp_tune_find(&run, "register"), &c);
+	cr_assert_eq(c.nsizes, 2);
+	cr_assert_float_eq(c.size_speedup[0], 1.30, 3e-3);
+	cr_assert_float_eq(c.size_speedup[1], 0.95, 3e-3);
+	cr_assert_float_eq(kp_tune_geomean(c.size_speedup, 2), c.speedup, 1e-9);
+	kp_tune_run_release(&run);
+	free(t);
+}
+
+/* Faster at one size, as much slower at the other: the geometric mean is
+ * about 1 and the original is kept. */
+Test(tune, gain_at_one_size_offset_by_a_loss_is_a_tie)
+{
+	const char *sizes[2] = {"small", "target"};
+	const double ms[2][4] = {{1.0, 1.0}, {1.0 / 1.20, 1.20}};
+	char *t = sizes_text(sizes, 2, ms, 2, 5);
+	int elig[4] = {1, 0, 0, 0};
+	kp_tune_run run;
+	kp_tune_choice ch = decide(t, elig, &run);
+	cr_assert_eq(ch.winner, -1, "%s", ch.reason);
+	cr_assert_float_eq(ch.speedup, 1.0, 2e-3);
+	kp_tune_run_release(&run);
+	free(t);
+}
+
+/* A variant not timed at one of the timed sizes does not qualify. */
+Test(tune, untimed_at_one_size_excluded)
+{
+	const char *sizes[2] = {"small", "target"};
+	const double ms[3][4] = {{1.0, 1.0}, {0.5, 0}, {0.9, 0.9}};
+	char *t = sizes_text(sizes, 2, ms, 3, 5);
+	int elig[4] = {1, 1, 0, 0};
+	kp_tune_run run;
+	kp_tune_choice ch = decide(t, elig, &run);
+	cr_assert_eq(ch.winner, 1, "%s", ch.reason);
+	char why[512];
+	cr_assert_not(kp_tune_qualifies(&run, kp_tune_find(&run, "register"), why, sizeof(why)));
+	cr_assert_str_eq(why, "not timed at size 'target'");
+	kp_tune_run_release(&run);
 	free(t);
 }
