@@ -77,28 +77,14 @@ static const kp_induct *induct_of(const kp_loop *l, const kp_decl *d)
 	return NULL;
 }
 
-/* "threadIdx", "blockIdx", ... of `threadIdx.x`, with its component in *c
- * (read from the source: clang names the member of the builtin variable
- * no way kpipe sees; 0 when it is not spelled `.x`, `.y` or `.z` in the
- * main file, as in a macro). */
+/* kp_node_builtin() with the component as spelled in the main file:
+ * 'x', 'y', 'z', or 0 (a macro's: nothing kpipe can edit). */
 static const char *builtin_of(const kp_file *f, const kp_node *n, char *c)
 {
-	if (n->kind != KP_N_MEMBER || !n->nkids)
-		return NULL;
-	const kp_node *b = kp_node_strip(n->kids[0]);
-	while (b && b->kind == KP_N_OTHER && b->nkids == 1)
-		b = kp_node_strip(b->kids[0]);
-	if (!b || b->kind != KP_N_DECLREF || !b->name)
-		return NULL;
-	*c = 0;
-	if (n->in_main && !n->from_macro && n->end >= n->begin + 2 && n->end <= f->len &&
-	    f->src[n->end - 2] == '.' && strchr("xyz", f->src[n->end - 1]))
-		*c = f->src[n->end - 1];
-	static const char *const names[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
-	for (size_t i = 0; i < KP_ARRAY_LEN(names); i++)
-		if (!strcmp(b->name, names[i]))
-			return names[i];
-	return NULL;
+	int k;
+	const char *b = kp_node_builtin(f, n, 0, &k);
+	*c = b && k >= 0 ? (char)('x' + k) : 0;
+	return b;
 }
 
 static lin lin_of(lctx *c, const kp_node *n);

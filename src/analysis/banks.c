@@ -98,30 +98,6 @@ typedef struct {
 	int depth;
 } lane_ev;
 
-/* "threadIdx", "blockIdx", "blockDim" or "gridDim" of a builtin member,
- * with its component (0, 1, 2) in *c, -1 when not spelled .x/.y/.z. */
-static const char *builtin_of(const kp_file *f, const kp_node *n, int *c)
-{
-	if (n->kind != KP_N_MEMBER || !n->nkids)
-		return NULL;
-	const kp_node *b = kp_node_strip(n->kids[0]);
-	while (b && b->kind == KP_N_OTHER && b->nkids == 1)
-		b = kp_node_strip(b->kids[0]);
-	if (!b || b->kind != KP_N_DECLREF || !b->name)
-		return NULL;
-	*c = -1;
-	if (n->in_main && !n->from_macro && n->end >= n->begin + 2 && n->end <= f->len &&
-	    f->src[n->end - 2] == '.' && strchr("xyz", f->src[n->end - 1]))
-		*c = f->src[n->end - 1] - 'x';
-	else if (n->name && *n->name && strchr("xyz", n->name[strlen(n->name) - 1]))
-		*c = n->name[strlen(n->name) - 1] - 'x';
-	static const char *const names[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
-	for (size_t i = 0; i < KP_ARRAY_LEN(names); i++)
-		if (!strcmp(b->name, names[i]))
-			return names[i];
-	return NULL;
-}
-
 static int indep(const kp_file *f, const kp_kernel *k, const kp_node *n, int depth);
 
 typedef struct {
@@ -167,7 +143,7 @@ static int indep(const kp_file *f, const kp_kernel *k, const kp_node *n, int dep
 	case KP_N_ASM:
 	case KP_N_LAMBDA: return 0;
 	case KP_N_MEMBER: {
-		const char *b = builtin_of(f, n, &c);
+		const char *b = kp_node_builtin(f, n, 1, &c);
 		return b && strcmp(b, "threadIdx");
 	}
 	case KP_N_UNOP:
@@ -278,7 +254,7 @@ static int lane_eval(lane_ev *e, const kp_node *n, long long *out)
 	case KP_N_CAST: return n->nkids ? lane_eval(e, n->kids[0], out) : -1;
 	case KP_N_OTHER: return n->nkids == 1 ? lane_eval(e, n->kids[0], out) : -1;
 	case KP_N_MEMBER: {
-		const char *b = builtin_of(e->f, n, &c);
+		const char *b = kp_node_builtin(e->f, n, 1, &c);
 		if (!b || c < 0) {
 			e->why = "reads a member kpipe does not evaluate";
 			return -1;

@@ -294,3 +294,19 @@ int kp_mentions_ident(const char *s, size_t b, size_t e, const char *name)
 			return 1;
 	return 0;
 }
+
+int kp_str_eq_but_space(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a == ' ' || *a == '\t')
+			a++;
+		while (*b == ' ' || *b == '\t')
+			b++;
+		if (*a != *b)
+			return 0;
+		if (!*a)
+			return 1;
+		a++;
+		b++;
+	}
+}

@@ -103,4 +103,8 @@ enum {
 	KP_EXIT_INCOMPLETE = 6,
 };
 
+/* Whether a and b are equal once blanks and tabs are left out of both
+ * ("k<32,32>" and "k<32, 32>"). */
+int kp_str_eq_but_space(const char *a, const char *b);
+
 #endif

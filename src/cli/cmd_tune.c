@@ -183,23 +183,6 @@ static void print_sizes(FILE *fp, cand *c, int nc, const kp_tune_run *run)
 	}
 }
 
-/* Whether a and b are the same but for white space ("k<32,32>", "k<32, 32>"). */
-static int same_spelling(const char *a, const char *b)
-{
-	for (;;) {
-		while (*a == ' ' || *a == '\t')
-			a++;
-		while (*b == ' ' || *b == '\t')
-			b++;
-		if (*a != *b)
-			return 0;
-		if (!*a)
-			return 1;
-		a++;
-		b++;
-	}
-}
-
 /* The table's first line: file, target, device, instantiation, timed sizes. */
 static void print_head(FILE *fp, const char *in, const kp_cli *o, const kp_tune_run *run,
 		       const char *inst)
@@ -211,7 +194,7 @@ static void print_head(FILE *fp, const char *in, const kp_cli *o, const kp_tune_
 	for (int k = 0; k < (run->nsizes ? run->nsizes : 1); k++)
 		fprintf(fp, "%s'%s'", k ? ", " : "", run->nsizes ? run->sizes[k] : "target");
 	fprintf(fp, ", %d rounds)\n", orig ? orig->t[0].rounds : 0);
-	if (o->kernel && !same_spelling(o->kernel, inst))
+	if (o->kernel && !kp_str_eq_but_space(o->kernel, inst))
 		fprintf(fp,
 			"  --kernel %s chose the kernel checked statically; the GPU timed %s, the "
 			"launch description's\n",

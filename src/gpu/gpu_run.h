@@ -142,8 +142,8 @@ typedef struct {
 	const char *dir;    /* build here and keep it; also builds and runs without a device */
 	int reps, warmup;   /* 0: 21 and 3 */
 	int run_timeout_s, sanitize_timeout_s; /* 0: 300 each */
-	int profile;     /* --profile: ncu on both versions, copy kernel timed */
-	const char *ncu; /* NULL: looked for beside nvcc, in the toolkit, then $PATH */
+	int profile;           /* --profile: ncu on both versions, copy kernel timed */
+	const char *ncu;       /* NULL: looked for beside nvcc, in the toolkit, then $PATH */
 	const char *cache_dir; /* kp_gpu_run_versions: NULL, or where the harness and
 				  the libraries are kept by content (build_cache.h) */
 } kp_gpu_opts;

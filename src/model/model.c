@@ -84,23 +84,6 @@ int kp_file_uses_name(const kp_file *f, const char *name)
 	       bsearch(&name, f->idents, (size_t)f->nidents, sizeof(*f->idents), cmp_name) != NULL;
 }
 
-/* a and b equal once white space is left out of both */
-static int same_but_space(const char *a, const char *b)
-{
-	for (;;) {
-		while (*a == ' ' || *a == '\t')
-			a++;
-		while (*b == ' ' || *b == '\t')
-			b++;
-		if (*a != *b)
-			return 0;
-		if (!*a)
-			return 1;
-		a++;
-		b++;
-	}
-}
-
 /* want[0, n) names k: its name, its qualified name, or the qualified
  * name's tail after a `::` (`gemm::k` for `ops::gemm::k`). */
 static int names_kernel(const kp_kernel *k, const char *want, size_t n)
@@ -129,10 +112,10 @@ int kp_kernel_matches(const kp_kernel *k, const char *want)
 		return 0;
 	char args[512];
 	snprintf(args, sizeof(args), "%.*s", (int)(strlen(lt + 1) - 1), lt + 1);
-	if (same_but_space(args, strchr(k->display, '<') ? strchr(k->display, '<') + 1 : ""))
+	if (kp_str_eq_but_space(args, strchr(k->display, '<') ? strchr(k->display, '<') + 1 : ""))
 		return 1; /* the parameters' names, as `display` shows them */
 	for (int i = 0; i < k->ninst; i++)
-		if (same_but_space(args, k->inst_args[i]))
+		if (kp_str_eq_but_space(args, k->inst_args[i]))
 			return 1;
 	return 0;
 }
@@ -279,4 +262,26 @@ const char *kp_parse_diag_note(const kp_parse_diag *d)
 		return "kernels analysed without this header (a kernel that needs it is not "
 		       "rewritten; give its directory with -I after --, or use -p)";
 	return "ignored, outside every kernel (host code nvcc may accept)";
+}
+
+const char *kp_node_builtin(const kp_file *f, const kp_node *n, int by_name, int *comp)
+{
+	static const char *const names[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
+	if (n->kind != KP_N_MEMBER || !n->nkids)
+		return NULL;
+	const kp_node *b = kp_node_strip(n->kids[0]);
+	while (b && b->kind == KP_N_OTHER && b->nkids == 1)
+		b = kp_node_strip(b->kids[0]);
+	if (!b || b->kind != KP_N_DECLREF || !b->name)
+		return NULL;
+	*comp = -1;
+	if (n->in_main && !n->from_macro && n->end >= n->begin + 2 && n->end <= f->len &&
+	    f->src[n->end - 2] == '.' && strchr("xyz", f->src[n->end - 1]))
+		*comp = f->src[n->end - 1] - 'x';
+	else if (by_name && n->name && *n->name && strchr("xyz", n->name[strlen(n->name) - 1]))
+		*comp = n->name[strlen(n->name) - 1] - 'x';
+	for (size_t i = 0; i < KP_ARRAY_LEN(names); i++)
+		if (!strcmp(b->name, names[i]))
+			return names[i];
+	return NULL;
 }

@@ -309,6 +309,12 @@ kp_file *kp_file_model_in(kp_file *tu, const kp_file *f);
 /* Whether a kernel of f or of its header models matches `want`. */
 int kp_file_has_kernel(const kp_file *f, const char *want);
 
+/* "threadIdx", "blockIdx", "blockDim" or "gridDim" when n is a member of
+ * that builtin variable (`threadIdx.x`), else NULL.  *comp: 0, 1, 2 for
+ * .x/.y/.z as spelled in the main file; with by_name, else from the
+ * member's name (a macro's expansion); -1 when neither tells. */
+const char *kp_node_builtin(const kp_file *f, const kp_node *n, int by_name, int *comp);
+
 /* An extern __shared__ array (its bound unknown), not a carve-out of one. */
 int kp_decl_is_extern_shared(const kp_decl *d);
 /* Dynamic shared memory: an extern __shared__ array or a carve-out of one
