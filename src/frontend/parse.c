@@ -703,6 +703,9 @@ static void name_unresolved_operator(kp_file *f, kp_node *n)
 	if (!cal || cal->kind != KP_N_DECLREF || !cal->in_main || cal->end <= cal->begin ||
 	    cal->end > f->len || cal->end - cal->begin > 2)
 		return;
+	for (unsigned i = cal->begin; i < cal->end; i++)
+		if (!strchr("=+-*/%&|^<>!", f->src[i]) || !f->src[i])
+			return; /* a call `grab(Xs, ...)` whose callee is a name */
 	n->name = kp_arena_printf(&f->arena, "operator%.*s", (int)(cal->end - cal->begin),
 				  f->src + cal->begin);
 }
