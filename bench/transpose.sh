@@ -11,13 +11,21 @@
 #     throughput of one launch of each kernel;
 #  3. kpipe validate --profile on samples/matmul_column_read.cu against its
 #     pipelined rewrite, and on transpose_shared against transpose_padded
-#     (renamed so the launch description applies): the side-by-side profile.
+#     (renamed so the launch description applies): the side-by-side profile;
+#  4. padding and pipelining alone and together on the K-loop sample
+#     (matmul_column_read): `rewrite --pad-only`, the rewrite without and
+#     with `--pad` (auto's choice, and cp.async forced so that both sides
+#     use the same transform), checked at every size of the launch
+#     description, timed at the target size and run under compute-sanitizer
+#     by bench/gpu_bench.py in one harness (the same inputs, paired).
 #
 # Everything goes to stdout as markdown for docs/benchmarks.md and into
 # $OUT (or a temporary directory): table.md, ncu-*.csv, validate-*.txt.
 #
 # usage: bench/transpose.sh [N] [REPS]     (defaults 8192 and 51)
 # env:   KPIPE (default build-dev/kpipe, else build/kpipe), NVCC, NCU, ARCH (sm_90)
+#        (a kpipe built on Debian runs on the GPU machine through
+#        bench/device_env.sh and the packages in .debs/)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 n="${1:-8192}"
@@ -96,9 +104,12 @@ if [ -z "$kpipe" ] || [ ! -x "$kpipe" ]; then
 	echo "kpipe not found (set KPIPE): kpipe validate --profile SKIPPED"
 	exit "$status"
 fi
+# shellcheck source=bench/device_env.sh
+source bench/device_env.sh "$kpipe" || exit 2
 echo "### kpipe validate --profile"
 echo
-"$kpipe" rewrite samples/matmul_column_read.cu -o "$out/matmul_column_read.pipelined.cu" 2>"$out/rewrite.err" ||
+"$kpipe" rewrite samples/matmul_column_read.cu -o "$out/matmul_column_read.pipelined.cu" \
+	"${KPIPE_PARSE_ARGS[@]}" 2>"$out/rewrite.err" ||
 	{ echo "kpipe rewrite failed: $(head -3 "$out/rewrite.err")"; status=1; }
 sed 's/transpose_padded/transpose_shared/g' samples/transpose_padded.cu >"$out/transpose_shared.padded.cu"
 run_validate() { # label original result
@@ -106,7 +117,7 @@ run_validate() { # label original result
 	echo
 	echo '```'
 	"$kpipe" validate "$2" "$3" --profile --no-sanitize --sizes tiny,small,target \
-		--spec "${2%.cu}.launch.json" >"$out/validate-$1.txt" 2>&1
+		--spec "${2%.cu}.launch.json" "${KPIPE_PARSE_ARGS[@]}" >"$out/validate-$1.txt" 2>&1
 	echo "(kpipe validate exit $?)" >>"$out/validate-$1.txt"
 	sed -n '/^step 4/,/^step 5/p' "$out/validate-$1.txt" | sed '$d'
 	tail -1 "$out/validate-$1.txt"
@@ -116,5 +127,28 @@ run_validate() { # label original result
 [ -s "$out/matmul_column_read.pipelined.cu" ] &&
 	run_validate matmul_column_read samples/matmul_column_read.cu "$out/matmul_column_read.pipelined.cu"
 run_validate transpose_shared-vs-padded samples/transpose_shared.cu "$out/transpose_shared.padded.cu"
+
+echo "### Padding and pipelining, alone and together (matmul_column_read)"
+echo
+pp=(--spec samples/matmul_column_read.launch.json --baseline samples/matmul_column_read.cu)
+for v in "pad-only:--pad-only" "pipelined:" "pad-pipelined:--pad" \
+	"cp-async:--variant cp-async" "pad-cp-async:--pad --variant cp-async"; do
+	name="${v%%:*}"
+	# shellcheck disable=SC2086 # the options are a list
+	if "$kpipe" rewrite samples/matmul_column_read.cu ${v#*:} -o "$out/mcr.$name.cu" \
+		"${KPIPE_PARSE_ARGS[@]}" 2>"$out/mcr.$name.err"; then
+		pp+=(--variant "$name=$out/mcr.$name.cu")
+		echo "- $name: \`kpipe rewrite ${v#*:}\`: $(grep -m1 -o '// kpipe: \(register\|cp.async\)[^:]*' "$out/mcr.$name.cu" | sed 's,// kpipe: ,,' | grep . || echo padded only)"
+	else
+		echo "- $name: kpipe rewrite failed: $(head -2 "$out/mcr.$name.err")"
+		status=1
+	fi
+done
+echo
+python3 bench/gpu_bench.py "${pp[@]}" --arch "$arch" --sanitize --no-hand --no-ref \
+	--json "$out/padpipe.json" --report "$out/padpipe.md" --quiet >"$out/padpipe.log" 2>&1 ||
+	{ echo "**gpu_bench.py failed (exit $?): see padpipe.log**"; status=1; }
+[ -s "$out/padpipe.md" ] && cat "$out/padpipe.md"
+echo
 echo "(files in $out)"
 exit "$status"
