@@ -117,7 +117,7 @@ run_validate() { # label original result
 	echo
 	echo '```'
 	"$kpipe" validate "$2" "$3" --profile --no-sanitize --sizes tiny,small,target \
-		--spec "${2%.cu}.launch.json" "${KPIPE_PARSE_ARGS[@]}" >"$out/validate-$1.txt" 2>&1
+		--spec "${2%.cu}.launch.json" >"$out/validate-$1.txt" 2>&1
 	echo "(kpipe validate exit $?)" >>"$out/validate-$1.txt"
 	sed -n '/^step 4/,/^step 5/p' "$out/validate-$1.txt" | sed '$d'
 	tail -1 "$out/validate-$1.txt"
