@@ -7,6 +7,13 @@
 #     that measured best on the H200 (docs/benchmarks.md, "Bulk copies") and
 #     the bulk variant(s) of $BULK ("bulk" by default; e.g.
 #     BULK="bulk bulk:--release mbarrier" adds a form by its options);
+#     EDITS="hint nofence" adds, for the first bulk form, copies edited by
+#     hand to test a remedy before kpipe writes it: `hint` gives the
+#     mbarrier wait a suspend-time hint (try_wait.parity ..., 0x989680, as
+#     CUTLASS's waits do) instead of spinning; `nofence` drops the copy
+#     helper's fence.proxy.async (only sound when no fallback fill ran: the
+#     check against the original says whether the results still agree);
+#     `hint-nofence` both;
 #  2. bench/gpu_bench.py builds them into one harness, checks every version
 #     against the original at every size of the launch description and
 #     times them at the target size (median of 21 launches);
@@ -65,6 +72,22 @@ for sv in "${samples[@]}"; do
 			vs+=(--variant "$name=$out/$s.$name.cu")
 		else
 			echo "- $name: not written: $(grep -m1 -o '\[kpipe-[a-z-]*\]' "$out/$s.$name.err" || head -1 "$out/$s.$name.err")"
+		fi
+	done
+	first="${bulks[0]%%:*}"
+	for e in ${EDITS:-}; do
+		[ -s "$out/$s.$first.cu" ] || break
+		sedx=()
+		if [[ "$e" == hint* ]]; then
+			sedx+=(-e 's/b64 p, \[%1\], %2;/b64 p, [%1], %2, %3;/')
+			sedx+=(-e 's/"r"(parity) : "memory"/"r"(parity), "r"(0x989680u) : "memory"/')
+		fi
+		[[ "$e" == *nofence* ]] && sedx+=(-e '/the slot.s earlier plain stores/{n;d}')
+		sed "${sedx[@]}" "$out/$s.$first.cu" >"$out/$s.$first-$e.cu"
+		if cmp -s "$out/$s.$first.cu" "$out/$s.$first-$e.cu"; then
+			echo "- $first-$e: the edit changed nothing"
+		else
+			vs+=(--variant "$first-$e=$out/$s.$first-$e.cu")
 		fi
 	done
 	python3 bench/gpu_bench.py --spec "samples/$s.launch.json" --baseline "samples/$s.cu" "${vs[@]}" \
