@@ -230,9 +230,20 @@ static void staging_occupancy(kp_plan *p, kp_file *f, const kp_loop *l, const kp
 	const char *no = NULL;
 	kp_auto_facts o, v;
 	if (!pr || !pr->variant || p->dynamic || p->stages != 2 ||
-	    !kp_transform_match(cp, f, l, a, &f->arena, &no) || !pr->facts(pr, f, l, a, &o) ||
-	    !pr->variant(pr, f, l, a, p->xform, 2, &v) || o.warps <= 0)
+	    !kp_transform_match(cp, f, l, a, &f->arena, &no))
 		return;
+	memset(&o, 0, sizeof(o));
+	memset(&v, 0, sizeof(v));
+	if (!pr->facts(pr, f, l, a, &o) || !pr->variant(pr, f, l, a, p->xform, 2, &v) ||
+	    o.warps <= 0) {
+		const char *why = o.why ? o.why : v.why;
+		if (why)
+			p->why = kp_arena_printf(&f->arena,
+						 "%s; whether it costs resident warps is not "
+						 "checked: ptxas could not be asked (%s)",
+						 p->why, why);
+		return;
+	}
 	if (v.warps * 2 > o.warps) {
 		p->why = kp_arena_printf(
 			&f->arena,

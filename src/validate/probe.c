@@ -39,8 +39,35 @@ static int have_nvcc(kp_ptxas_probe *p)
 	return p->nvcc != NULL;
 }
 
+/* Whether the budget allows compiling f (a rewrite of it when `rewrite`);
+ * p->error says why not. */
+static int within_budget(kp_ptxas_probe *p, const kp_file *f, int rewrite)
+{
+	const char *path = f->path ? f->path : "";
+	if (!p->budget_path || strcmp(p->budget_path, path) != 0) {
+		free(p->budget_path);
+		p->budget_path = kp_xstrdup(path);
+		p->nrewrites = 0;
+	}
+	if (f->nkernels > KP_PROBE_MAX_KERNELS) {
+		snprintf(p->error, sizeof(p->error),
+			 "the file has %d kernels and ptxas is asked only about files of up "
+			 "to %d",
+			 f->nkernels, KP_PROBE_MAX_KERNELS);
+		return 0;
+	}
+	if (rewrite && p->nrewrites >= KP_PROBE_MAX_REWRITES) {
+		snprintf(p->error, sizeof(p->error),
+			 "ptxas was already asked about %d rewrites of this file, the most "
+			 "it is asked per file",
+			 KP_PROBE_MAX_REWRITES);
+		return 0;
+	}
+	return 1;
+}
+
 /* Compiles `text` (f's file, or a rewrite of it: its includes are found
- * next to f) into b, once per text. */
+ * next to f) into b, once per text, within the budget. */
 static int compile_once(kp_ptxas_probe *p, kp_probe_build *b, const kp_file *f, const char *text,
 			size_t len, const kp_arch *a)
 {
@@ -49,6 +76,10 @@ static int compile_once(kp_ptxas_probe *p, kp_probe_build *b, const kp_file *f, 
 	unsigned long long h = fnv1a(text, len) ^ fnv1a(a->name, strlen(a->name));
 	if (b->compiled && b->hash == h)
 		return b->compiled > 0;
+	if (!within_budget(p, f, b == &p->var))
+		return 0;
+	if (b == &p->var)
+		p->nrewrites++;
 	kp_resources_release(&b->res);
 	memset(&b->res, 0, sizeof(b->res));
 	b->hash = h;
@@ -140,6 +171,10 @@ static int probe_warps(const kp_auto_probe *base, const kp_file *f, const kp_loo
 {
 	kp_ptxas_probe *p = (kp_ptxas_probe *)base;
 	memset(out, 0, sizeof(*out));
+	if (!within_budget(p, f, 0)) { /* before the text: it is the whole file */
+		out->why = p->error;
+		return 0;
+	}
 	size_t n;
 	char *text = unit_text(f, f->src, f->len, &n);
 	int ok = compile_once(p, &p->orig, f, text, n, a);
@@ -158,6 +193,10 @@ static int probe_variant(const kp_auto_probe *base, kp_file *f, const kp_loop *l
 {
 	kp_ptxas_probe *p = (kp_ptxas_probe *)base;
 	memset(out, 0, sizeof(*out));
+	if (!within_budget(p, f, 1)) {
+		out->why = p->error;
+		return 0;
+	}
 	kp_xform_opts xo = {a, stages, "probe", 0, 1};
 	kp_edits ed = {0};
 	const char *err = NULL;
@@ -220,6 +259,7 @@ void kp_ptxas_probe_init(kp_ptxas_probe *p, const char *cuda_path, const char *c
 void kp_ptxas_probe_release(kp_ptxas_probe *p)
 {
 	free(p->nvcc);
+	free(p->budget_path);
 	free(p->cuda_path);
 	for (int i = 0; i < p->nargs; i++)
 		free((char *)p->args[i]);

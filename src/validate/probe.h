@@ -32,8 +32,19 @@ typedef struct {
 	int nargs;
 	kp_probe_build orig; /* the file as parsed */
 	kp_probe_build var;  /* the last rewrite asked about */
+	/* The budget (ptxas's time grows with the file): the file it counts for
+	 * (its path, owned) and the rewrites compiled for it so far. */
+	char *budget_path;
+	int nrewrites;
 	char error[512];
 } kp_ptxas_probe;
+
+/* ptxas is not asked about files of more kernels than this, nor about more
+ * rewrites of one file than KP_PROBE_MAX_REWRITES: auto then decides from
+ * the source and says so.  A file of 100 kernels took 8 minutes of CPU
+ * when every loop's rewrite was compiled. */
+#define KP_PROBE_MAX_KERNELS 64
+#define KP_PROBE_MAX_REWRITES 8
 
 /* A probe for files parsed with args (the parse flags; the ones nvcc
  * understands are kept).  nvcc is looked for (cuda_path, or as

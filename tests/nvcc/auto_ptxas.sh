@@ -6,7 +6,7 @@
 # what ptxas gave; --no-ptxas and KPIPE_NO_PTXAS=1 decide from the source
 # and say the choice is a guess; --variant NAME is never second-guessed;
 # register staging is compiled and its resident warps compared (also for a
-# kernel template in a project header).
+# kernel template in a project header); ptxas's budget per file.
 # Exit 77 (skipped) when nvcc is missing.
 set -uo pipefail
 root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -61,6 +61,46 @@ sys.exit(0 if p['variant']=='register-2bar' and 'ptxas' in p['why'] else 1)"
 cp -r "$root/tests/fixtures/headers/proj" "$tmp/proj"
 (cd "$tmp/proj" && "$kpipe" rewrite src/runner.cu -i 2>"$tmp/proj.err")
 check "header template: ptxas on original and rewrite" grep -q 'register staging, 2 buffers: .*; ptxas: [0-9]* -> [0-9]* registers, [0-9]* -> [0-9]* resident warps per SM' "$tmp/proj/src/kernels/tiled.cuh"
+
+# ptxas's budget (src/validate/probe.h): a file of more than 64 kernels is
+# not compiled (100 kernels took 8 minutes of CPU when every loop's
+# rewrite was), and at most 8 rewrites of one file are; past it, auto says
+# what was not checked
+gen_kernels() { # gen_kernels N > FILE
+	echo '#include <cuda_runtime.h>'
+	for ((i = 0; i < $1; i++)); do
+		cat <<K
+__global__ void mm$i(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int N, int K)
+{
+    __shared__ float As[16][16];
+    __shared__ float Bs[16][16];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int row = blockIdx.y * 16 + ty, col = blockIdx.x * 16 + tx;
+    float acc = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += 16) {
+        As[ty][tx] = A[row * K + k0 + tx];
+        Bs[ty][tx] = B[(k0 + ty) * N + col];
+        __syncthreads();
+        for (int kk = 0; kk < 16; ++kk)
+            acc += As[ty][kk] * Bs[kk][tx];
+        __syncthreads();
+    }
+    C[row * N + col] = acc;
+}
+K
+	done
+}
+gen_kernels 65 >"$tmp/k65.cu"
+t0=$(date +%s)
+"$kpipe" rewrite "$tmp/k65.cu" -o "$tmp/k65.out.cu" 2>/dev/null
+t1=$(date +%s)
+check "65 kernels: every loop pipelined" test "$(grep -c 'kp_stage ^= 1' "$tmp/k65.out.cu")" = 65
+check "65 kernels: ptxas not asked, and said" grep -q 'the file has 65 kernels and ptxas is asked only about files of up to 64' "$tmp/k65.out.cu"
+check "65 kernels: no nvcc time (took $((t1 - t0)) s)" test $((t1 - t0)) -lt 60
+gen_kernels 10 >"$tmp/k10.cu"
+"$kpipe" rewrite "$tmp/k10.cu" -o "$tmp/k10.out.cu" 2>/dev/null
+check "10 kernels: 8 rewrites checked by ptxas" test "$(grep -c 'ptxas: 3[0-9] -> 3[0-9] registers' "$tmp/k10.out.cu")" = 8
+check "10 kernels: the last 2 say the budget is spent" test "$(grep -c 'already asked about 8 rewrites of this file' "$tmp/k10.out.cu")" = 2
 
 echo "auto_ptxas: $pass passed, $fail failed"
 [ "$fail" = 0 ]
