@@ -683,8 +683,15 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 	kp_emit_open(&sb, f, l, fr.start, ind, I1, comment, two_bar ? 1 : 2, o->dynamic, out);
 	const char *stage = kp_fresh_name(f, KP_NAME_STAGE);
 	const char *has_next = kp_fresh_name(f, KP_NAME_HAS_NEXT);
-	for (int i = 0; i < l->nloads; i++)
-		kp_strbuf_addf(&sb, "%s%s %s[%s] = {};\n", I1, r[i].type, r[i].name, r[i].size);
+	int said = o->no_comment;
+	for (int i = 0; i < l->nloads; i++) {
+		int one = !strcmp(r[i].size, "1") && !said;
+		said |= one;
+		kp_strbuf_addf(&sb, "%s%s %s[%s] = {};%s\n", I1, r[i].type, r[i].name, r[i].size,
+			       one ? " // kpipe: one-element arrays, not scalars: fewer "
+				     "registers (docs/design.md)"
+				   : "");
+	}
 
 	/* prologue: the original copies into buffer 0 */
 	char *c0 = kp_xstrndup(f->src + l->cond->begin, l->cond->end - l->cond->begin);
