@@ -264,6 +264,7 @@ static const cli_opt cli_opts[] = {
 	{"--header-filter", NULL, 1, FN(set_header_filter)},
 	{"--no-ptxas", NULL, 0, FLAG(no_ptxas, 1)},
 	{"--no-comment", NULL, 0, FLAG(no_comment, 1)},
+	{"--format-style", NULL, 1, STR(format_style)},
 	{"--sarif-all", NULL, 0, FLAG(sarif_all, 1)},
 };
 
@@ -530,6 +531,7 @@ void kp_cli_rw_opts(const kp_cli *o, kp_rw_opts *rw)
 	rw->stages = o->stages;
 	rw->auto_probe = cli_probe(o);
 	rw->no_comment = o->no_comment;
+	rw->format_style = o->format_style;
 	if (o->pad)
 		rw->passes = kp_pass_pad_list(o->pad == 2, &rw->npasses);
 }

@@ -62,9 +62,10 @@ typedef struct {
 	 * (POSIX extended, searched in each header's real path; "" none),
 	 * NULL for the default, headers under the input's directory tree */
 	const char *header_filter;
-	int no_ptxas;   /* --no-ptxas: auto decides from the source alone (no nvcc run) */
-	int no_comment; /* rewrite --no-comment: no explanatory comments in the code */
-	int sarif_all;  /* rewrite --sarif-all: pipelined loops as SARIF notes too */
+	int no_ptxas;             /* --no-ptxas: auto decides from the source alone (no nvcc run) */
+	int no_comment;           /* rewrite --no-comment: no explanatory comments in the code */
+	const char *format_style; /* rewrite --format-style (rw_opts.h) */
+	int sarif_all;            /* rewrite --sarif-all: pipelined loops as SARIF notes too */
 } kp_cli;
 
 /* Parses argv[1..] (argv[0] is the command); flags a command does not take

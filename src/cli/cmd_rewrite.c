@@ -44,6 +44,7 @@ static const char *const rewrite_opts[] = {
 	"--variant",
 	"--stages",
 	"--no-ptxas",
+	"--format-style",
 	"-v",
 	"--assume-filename",
 	"--backup-suffix",

@@ -12,6 +12,7 @@
 #include "rewrite.h"
 
 #include "fixes.h"
+#include "format.h"
 #include "pass.h"
 
 #include <cjson/cJSON.h>
@@ -502,6 +503,55 @@ static void run_passes(const kp_rw_opts *o, const kp_parse_opts *po, kp_file *f,
 	}
 }
 
+/* The last stage of a file the passes changed: the changed lines through
+ * clang-format in the project's style (format.h; --format-style).  When
+ * the project has a style but clang-format cannot be run, a remark says
+ * the code keeps kpipe's layout. */
+static void format_file(const kp_rw_opts *o, rw_file *x)
+{
+	const char *want = o->format_style ? o->format_style : "file";
+	if (!x->nst || x->bad || !strcmp(want, "none"))
+		return;
+	const kp_file *f = x->orig;
+	char *style = strcmp(want, "file")
+			      ? kp_xstrdup(want)
+			      : kp_format_style_file(f->abs_path ? f->abs_path : f->path);
+	if (!style)
+		return;
+	char *tool = kp_format_tool(), *err = NULL, *out = NULL;
+	kp_edits ed = {0};
+	size_t outlen = 0;
+	if (!tool)
+		err = kp_xstrdup("no clang-format on PATH (KPIPE_CLANG_FORMAT names one)");
+	else if (!kp_format_edits(tool, style, f->src, f->len, x->text, x->len, &ed, &err) &&
+		 ed.n && kp_edits_apply(&ed, x->text, x->len, &out, &outlen))
+		err = kp_xstrdup("its replacements overlap");
+	if (err) {
+		kp_strbuf m = KP_STRBUF_INIT;
+		kp_strbuf_addf(&m,
+			       "not formatted in the style of %s: %s; the rewritten code keeps "
+			       "kpipe's layout",
+			       style, err);
+		kp_rw_diag_add(x->r, f->path, 0, 0, -1, "remark", "kpipe-not-formatted",
+			       kp_strbuf_str(&m));
+		kp_strbuf_release(&m);
+		kp_edits_release(&ed);
+	} else if (out) {
+		int *owner = kp_xcalloc((size_t)ed.n, sizeof(int));
+		for (int e = 0; e < ed.n; e++)
+			owner[e] = -1;
+		x->st = kp_xrealloc(x->st, sizeof(*x->st) * (size_t)(x->nst + 1));
+		x->st[x->nst++] = (rw_stage){ed, owner, x->len};
+		free(x->text);
+		x->text = out;
+		x->len = outlen;
+	} else
+		kp_edits_release(&ed);
+	free(err);
+	free(tool);
+	free(style);
+}
+
 /* The diagnostic that owns the fixes of a file several passes changed:
  * its first kpipe-pipelined note, else the first diagnostic that owns an
  * edit, else the first with an id; -1 when none. */
@@ -712,6 +762,8 @@ int kp_rewrite_buffer(const kp_rw_opts *o, const kp_rw_input *in, kp_rw_result *
 		files[1 + h] = (rw_file){.orig = hf, .r = hr};
 	}
 	run_passes(o, &po, &f, files, nfiles);
+	for (int i = 0; i < nfiles; i++)
+		format_file(o, &files[i]);
 	int rc = finish_file(&po, &f, &files[0], out, outlen); /* sets r->status */
 	for (int h = 0; h < f.nheaders; h++) {
 		kp_rw_result *hr = &r->headers[h];

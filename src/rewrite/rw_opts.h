@@ -30,6 +30,9 @@ typedef struct {
 	 * auto decides from the source alone */
 	const struct kp_auto_probe *auto_probe;
 	int no_comment; /* --no-comment: no explanatory comments in the code */
+	/* --format-style: "file" (NULL: the .clang-format above the file, when
+	 * there is one), "none", or a clang-format style (format.h) */
+	const char *format_style;
 	/* the passes to run, in order (pass.h); NULL: the default list */
 	const struct kp_pass *const *passes;
 	int npasses;
