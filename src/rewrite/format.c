@@ -42,6 +42,21 @@ char *kp_format_style_file(const char *path)
 	return NULL;
 }
 
+int kp_format_disabled(const char *style_file)
+{
+	char *text = NULL;
+	if (kp_read_file(style_file, &text, NULL) != 0)
+		return 0;
+	int off = 0;
+	for (const char *p = text; (p = strstr(p, "DisableFormat:")); p++) {
+		const char *v = p + strlen("DisableFormat:");
+		v += strspn(v, " \t");
+		off = !strncmp(v, "true", 4);
+	}
+	free(text);
+	return off;
+}
+
 char *kp_format_tool(void)
 {
 	const char *env = getenv("KPIPE_CLANG_FORMAT");

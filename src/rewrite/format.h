@@ -21,6 +21,10 @@
  * first), or NULL. */
 char *kp_format_style_file(const char *path);
 
+/* Whether the style file says `DisableFormat: true` (then there is
+ * nothing to format, and clang-format is not needed). */
+int kp_format_disabled(const char *style_file);
+
 /* clang-format: $KPIPE_CLANG_FORMAT, else clang-format, clang-format-19
  * ... -14 on PATH; NULL when none. */
 char *kp_format_tool(void);

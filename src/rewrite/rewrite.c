@@ -516,8 +516,10 @@ static void format_file(const kp_rw_opts *o, rw_file *x)
 	char *style = strcmp(want, "file")
 			      ? kp_xstrdup(want)
 			      : kp_format_style_file(f->abs_path ? f->abs_path : f->path);
-	if (!style)
+	if (!style || (!strcmp(want, "file") && kp_format_disabled(style))) {
+		free(style);
 		return;
+	}
 	char *tool = kp_format_tool(), *err = NULL, *out = NULL;
 	kp_edits ed = {0};
 	size_t outlen = 0;

@@ -9,6 +9,7 @@
 #   - --format-style=llvm formats without a .clang-format;
 #   - the replacements of --export-fixes carry the formatted code: applied
 #     to the input they give the same text as -o;
+#   - DisableFormat: true: nothing formatted, no clang-format needed;
 #   - no clang-format to run (KPIPE_CLANG_FORMAT names a missing one): the
 #     remark kpipe-not-formatted, and the unformatted rewrite is written.
 # Exit 77 when no clang-format is installed.  Prints "N passed, N failed".
@@ -65,5 +66,14 @@ check "--format-style=llvm: clean in LLVM style" "$cf" --style=llvm --dry-run --
 check "no clang-format: exit 0" test $? -eq 0
 check "no clang-format: remark kpipe-not-formatted" grep -q "remark: not formatted in the style of .*/proj/.clang-format: no clang-format on PATH.*\[kpipe-not-formatted\]" "$tmp/e"
 check "no clang-format: the unformatted rewrite" cmp -s "$p/src/missing.cu" "$p/src/none.cu"
+
+# DisableFormat: true (as in the repository's own CUDA folders): nothing
+# to format, so no clang-format is needed and no remark is made
+mkdir -p "$tmp/off"
+printf 'DisableFormat: true\n' >"$tmp/off/.clang-format"
+cp "$p/src/k.cu" "$tmp/off/k.cu"
+(cd "$tmp/off" && KPIPE_CLANG_FORMAT="$tmp/no-such-clang-format" "$kpipe" rewrite k.cu -o out.cu) 2>"$tmp/e"
+check "DisableFormat: no remark" bash -c "! grep -q kpipe-not-formatted '$tmp/e'"
+check "DisableFormat: kpipe's layout" cmp -s "$tmp/off/out.cu" "$p/src/none.cu"
 
 kp_summary format
