@@ -10,8 +10,13 @@
 #  2. with ncu: shared-memory bank conflicts (loads, stores) and DRAM
 #     throughput of one launch of each kernel;
 #  3. kpipe validate --profile on samples/matmul_column_read.cu against its
-#     pipelined rewrite, and on transpose_shared against transpose_padded
-#     (renamed so the launch description applies): the side-by-side profile.
+#     pipelined rewrite, on transpose_shared against transpose_padded
+#     (renamed so the launch description applies), and on
+#     samples/wmma_column_conflict.cu against its --pad-only rewrite and,
+#     pipelined with cp.async, against --pad --variant cp-async (the wmma
+#     fragment loads' 8-way conflicts, padded to [64][72]): the side-by-side
+#     profile.  (validate's SASS step fails on a padding without pipelining,
+#     as expected; its step 4 runs all the same.)
 #
 # Everything goes to stdout as markdown for docs/benchmarks.md and into
 # $OUT (or a temporary directory): table.md, ncu-*.csv, validate-*.txt.
@@ -116,5 +121,17 @@ run_validate() { # label original result
 [ -s "$out/matmul_column_read.pipelined.cu" ] &&
 	run_validate matmul_column_read samples/matmul_column_read.cu "$out/matmul_column_read.pipelined.cu"
 run_validate transpose_shared-vs-padded samples/transpose_shared.cu "$out/transpose_shared.padded.cu"
+w=samples/wmma_column_conflict
+if "$kpipe" rewrite --pad-only "$w.cu" -o "$out/wmma_column_conflict.padded.cu" 2>>"$out/rewrite.err" &&
+	"$kpipe" rewrite --variant cp-async "$w.cu" -o "$out/wmma_cc.pipelined.cu" 2>>"$out/rewrite.err" &&
+	"$kpipe" rewrite --pad --variant cp-async "$w.cu" -o "$out/wmma_cc.padded-pipelined.cu" 2>>"$out/rewrite.err"; then
+	cp "$w.launch.json" "$out/wmma_cc.pipelined.launch.json"
+	run_validate wmma_column_conflict-vs-padded "$w.cu" "$out/wmma_column_conflict.padded.cu"
+	run_validate wmma_column_conflict-pipelined-vs-padded-pipelined "$out/wmma_cc.pipelined.cu" \
+		"$out/wmma_cc.padded-pipelined.cu"
+else
+	echo "kpipe rewrite of $w.cu failed: $(tail -3 "$out/rewrite.err")"
+	status=1
+fi
 echo "(files in $out)"
 exit "$status"

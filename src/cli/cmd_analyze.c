@@ -743,6 +743,12 @@ static void report_memory(kp_file *f, const kp_kernel *k, const kp_analyze_opts 
 			cJSON_AddNumberToObject(y, "degree", x->degree);
 			cJSON_AddNumberToObject(y, "bank", x->bank);
 			cJSON_AddStringToObject(y, "lanes", kp_bk_lanes_text(f, x->lanes));
+			if (x->wmma && x->frag) { /* read as ldmatrix phases */
+				cJSON_AddStringToObject(y, "wmma_fragment", x->frag);
+				cJSON_AddNumberToObject(y, "row_stride", (double)x->row_stride);
+			}
+			if (x->ldmatrix)
+				cJSON_AddNumberToObject(y, "ldmatrix", x->ldmatrix);
 		} else {
 			cJSON_AddNumberToObject(y, "sectors", x->sectors);
 			cJSON_AddNumberToObject(y, "ideal_sectors", x->ideal);
