@@ -10,14 +10,20 @@
 #  2. with ncu: shared-memory bank conflicts (loads, stores) and DRAM
 #     throughput of one launch of each kernel;
 #  3. kpipe validate --profile on samples/matmul_column_read.cu against its
-#     pipelined rewrite, and on transpose_shared against transpose_padded
-#     (renamed so the launch description applies): the side-by-side profile;
-#  4. padding and pipelining alone and together on the K-loop sample
-#     (matmul_column_read): `rewrite --pad-only`, the rewrite without and
-#     with `--pad` (auto's choice, and cp.async forced so that both sides
-#     use the same transform), checked at every size of the launch
-#     description, timed at the target size and run under compute-sanitizer
-#     by bench/gpu_bench.py in one harness (the same inputs, paired).
+#     pipelined rewrite, on transpose_shared against transpose_padded
+#     (renamed so the launch description applies), and on
+#     samples/wmma_column_conflict.cu against its --pad-only rewrite and,
+#     pipelined with cp.async, against --pad --variant cp-async (the wmma
+#     fragment loads' 8-way conflicts, padded to [64][72]): the side-by-side
+#     profile.  (validate's SASS step fails on a padding without pipelining,
+#     as expected; its step 4 runs all the same.)
+#  4. padding and pipelining alone and together on the K-loop samples
+#     (matmul_column_read, wmma_column_conflict): `rewrite --pad-only`, the
+#     rewrite without and with `--pad` (auto's choice, and cp.async forced
+#     so that both sides use the same transform), checked at every size of
+#     the launch description, timed at the target size and run under
+#     compute-sanitizer by bench/gpu_bench.py in one harness (the same
+#     inputs, paired).
 #
 # Everything goes to stdout as markdown for docs/benchmarks.md and into
 # $OUT (or a temporary directory): table.md, ncu-*.csv, validate-*.txt.
@@ -127,28 +133,42 @@ run_validate() { # label original result
 [ -s "$out/matmul_column_read.pipelined.cu" ] &&
 	run_validate matmul_column_read samples/matmul_column_read.cu "$out/matmul_column_read.pipelined.cu"
 run_validate transpose_shared-vs-padded samples/transpose_shared.cu "$out/transpose_shared.padded.cu"
+w=samples/wmma_column_conflict
+if "$kpipe" rewrite --pad-only "$w.cu" -o "$out/wmma_column_conflict.padded.cu" "${KPIPE_PARSE_ARGS[@]}" 2>>"$out/rewrite.err" &&
+	"$kpipe" rewrite --variant cp-async "$w.cu" -o "$out/wmma_cc.pipelined.cu" "${KPIPE_PARSE_ARGS[@]}" 2>>"$out/rewrite.err" &&
+	"$kpipe" rewrite --pad --variant cp-async "$w.cu" -o "$out/wmma_cc.padded-pipelined.cu" "${KPIPE_PARSE_ARGS[@]}" 2>>"$out/rewrite.err"; then
+	cp "$w.launch.json" "$out/wmma_cc.pipelined.launch.json"
+	run_validate wmma_column_conflict-vs-padded "$w.cu" "$out/wmma_column_conflict.padded.cu"
+	run_validate wmma_column_conflict-pipelined-vs-padded-pipelined "$out/wmma_cc.pipelined.cu" \
+		"$out/wmma_cc.padded-pipelined.cu"
+else
+	echo "kpipe rewrite of $w.cu failed: $(tail -3 "$out/rewrite.err")"
+	status=1
+fi
 
-echo "### Padding and pipelining, alone and together (matmul_column_read)"
-echo
-pp=(--spec samples/matmul_column_read.launch.json --baseline samples/matmul_column_read.cu)
-for v in "pad-only:--pad-only" "pipelined:" "pad-pipelined:--pad" \
-	"cp-async:--variant cp-async" "pad-cp-async:--pad --variant cp-async"; do
-	name="${v%%:*}"
-	# shellcheck disable=SC2086 # the options are a list
-	if "$kpipe" rewrite samples/matmul_column_read.cu ${v#*:} -o "$out/mcr.$name.cu" \
-		"${KPIPE_PARSE_ARGS[@]}" 2>"$out/mcr.$name.err"; then
-		pp+=(--variant "$name=$out/mcr.$name.cu")
-		echo "- $name: \`kpipe rewrite ${v#*:}\`: $(grep -m1 -o '// kpipe: \(register\|cp.async\)[^:]*' "$out/mcr.$name.cu" | sed 's,// kpipe: ,,' | grep . || echo padded only)"
-	else
-		echo "- $name: kpipe rewrite failed: $(head -2 "$out/mcr.$name.err")"
-		status=1
-	fi
+for smp in matmul_column_read wmma_column_conflict; do
+	echo "### Padding and pipelining, alone and together ($smp)"
+	echo
+	pp=(--spec samples/$smp.launch.json --baseline samples/$smp.cu)
+	for v in "pad-only:--pad-only" "pipelined:" "pad-pipelined:--pad" \
+		"cp-async:--variant cp-async" "pad-cp-async:--pad --variant cp-async"; do
+		name="${v%%:*}"
+		# shellcheck disable=SC2086 # the options are a list
+		if "$kpipe" rewrite samples/$smp.cu ${v#*:} -o "$out/$smp.$name.cu" \
+			"${KPIPE_PARSE_ARGS[@]}" 2>"$out/$smp.$name.err"; then
+			pp+=(--variant "$name=$out/$smp.$name.cu")
+			echo "- $name: \`kpipe rewrite ${v#*:}\`: $(grep -m1 -o '// kpipe: \(register\|cp.async\)[^:]*' "$out/$smp.$name.cu" | sed 's,// kpipe: ,,' | grep . || echo padded only)"
+		else
+			echo "- $name: kpipe rewrite failed: $(head -2 "$out/$smp.$name.err")"
+			status=1
+		fi
+	done
+	echo
+	python3 bench/gpu_bench.py "${pp[@]}" --arch "$arch" --sanitize --no-hand --no-ref \
+		--json "$out/padpipe-$smp.json" --report "$out/padpipe-$smp.md" --quiet >"$out/padpipe-$smp.log" 2>&1 ||
+		{ echo "**gpu_bench.py failed (exit $?): see padpipe-$smp.log**"; status=1; }
+	[ -s "$out/padpipe-$smp.md" ] && cat "$out/padpipe-$smp.md"
+	echo
 done
-echo
-python3 bench/gpu_bench.py "${pp[@]}" --arch "$arch" --sanitize --no-hand --no-ref \
-	--json "$out/padpipe.json" --report "$out/padpipe.md" --quiet >"$out/padpipe.log" 2>&1 ||
-	{ echo "**gpu_bench.py failed (exit $?): see padpipe.log**"; status=1; }
-[ -s "$out/padpipe.md" ] && cat "$out/padpipe.md"
-echo
 echo "(files in $out)"
 exit "$status"

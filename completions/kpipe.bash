@@ -72,7 +72,7 @@ _kpipe()
 		;;
 	--format)
 		case "$cmd" in
-		rewrite) mapfile -t COMPREPLY < <(compgen -W "text json sarif" -- "$cur") ;;
+		rewrite | analyze) mapfile -t COMPREPLY < <(compgen -W "text json sarif" -- "$cur") ;;
 		*) mapfile -t COMPREPLY < <(compgen -W "text json" -- "$cur") ;;
 		esac
 		return 0

@@ -36,8 +36,8 @@ complete -c kpipe -n $src -x -s D -d 'macro for the parser'
 complete -c kpipe -n $src -x -s U -d 'undefine a macro'
 complete -c kpipe -n $src -x -l extra-arg -d 'argument for the parser'
 complete -c kpipe -n $src -s v -l verbose -d 'say what was chosen and why'
-complete -c kpipe -n "__fish_seen_subcommand_from rewrite" -x -l format -a 'text json sarif' -d 'report format'
-complete -c kpipe -n "__fish_seen_subcommand_from analyze validate" -x -l format -a 'text json' -d 'report format'
+complete -c kpipe -n "__fish_seen_subcommand_from rewrite analyze" -x -l format -a 'text json sarif' -d 'report format'
+complete -c kpipe -n "__fish_seen_subcommand_from validate" -x -l format -a 'text json' -d 'report format'
 
 # rewrite and tune
 set -l rt "__fish_seen_subcommand_from rewrite tune"

@@ -382,6 +382,7 @@ static kp_node *write_target(const kp_node *n, int *plain)
 typedef struct {
 	const kp_decl *d;
 	int assigned;
+	const kp_file *f; /* when set: an asm statement changes its outputs only */
 } reassign_walk;
 
 static int find_reassign(kp_node *n, kp_node *parent, void *ud)
@@ -418,6 +419,16 @@ static int find_hidden_write(kp_node *n, kp_node *parent, void *ud)
 	reassign_walk *w = ud;
 	if (w->assigned)
 		return 0;
+	if (n->kind == KP_N_ASM && w->f && n->in_main && n->end <= w->f->len) {
+		/* its output operands come first, each constraint "=..." or "+..." */
+		int nout = 0;
+		for (unsigned i = n->begin; i + 1 < n->end; i++)
+			nout += w->f->src[i] == '"' &&
+				(w->f->src[i + 1] == '=' || w->f->src[i + 1] == '+');
+		for (int i = 0; i < nout && i < n->nkids; i++)
+			kp_node_walk(n->kids[i], NULL, names_var, w);
+		return 0;
+	}
 	if (n->kind == KP_N_ASM || n->kind == KP_N_LAMBDA) {
 		kp_node_walk(n, NULL, names_var, w);
 		return 0;
@@ -436,7 +447,7 @@ static int find_hidden_write(kp_node *n, kp_node *parent, void *ud)
  * to something that may change it anywhere in k's body. */
 static int assigned_in(const kp_kernel *k, const kp_decl *d)
 {
-	reassign_walk w = {d, 0};
+	reassign_walk w = {d, 0, NULL};
 	kp_node_walk(k->body, NULL, find_reassign, &w);
 	if (!w.assigned)
 		kp_node_walk(k->body, NULL, find_hidden_write, &w);
@@ -444,6 +455,15 @@ static int assigned_in(const kp_kernel *k, const kp_decl *d)
 }
 
 int kp_assigned_in(const kp_kernel *k, const kp_decl *d) { return assigned_in(k, d); }
+
+int kp_changed_in(const kp_file *f, const kp_kernel *k, const kp_decl *d)
+{
+	reassign_walk w = {d, 0, f};
+	kp_node_walk(k->body, NULL, find_reassign, &w);
+	if (!w.assigned)
+		kp_node_walk(k->body, NULL, find_hidden_write, &w);
+	return w.assigned;
+}
 
 const kp_decl *kp_call_shared_arg(const kp_node *call)
 {

@@ -225,6 +225,9 @@ kp_node *kp_lvalue_root(kp_node *n);
  * to something that may change it (a non-const reference parameter, an
  * unknown callee, asm, a lambda) anywhere in k's body. */
 int kp_assigned_in(const kp_kernel *k, const kp_decl *d);
+/* kp_assigned_in(), but an asm statement of f's text changes only its
+ * output operands (an input "r"(addr) leaves addr as it is). */
+int kp_changed_in(const kp_file *f, const kp_kernel *k, const kp_decl *d);
 
 /* The first argument of a call (kids[1..]) that is a __shared__ array, or
  * an element or row of one: its declaration, or NULL. */

@@ -6,6 +6,7 @@
 #include "banks.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,14 +89,29 @@ const char *kp_bk_lanes_text(kp_file *f, unsigned lanes)
 
 /* ------------------------------------------------------- lane evaluation */
 
+/* A for-loop counter with a constant start and step (induction()). */
+typedef struct {
+	const kp_decl *d;
+	const long long *iv;
+	int ok;
+	long long c0, step;
+} ind_entry;
+
+typedef struct {
+	ind_entry v[32];
+	int n;
+} ind_cache;
+
 typedef struct {
 	const kp_file *f;
 	const kp_kernel *k;
 	const long long *iv;
 	int tid[3], bdim[3];
-	long long u; /* the value of every warp-uniform unknown */
+	long long u; /* the value of every warp-uniform unknown (a loop counter's
+			index, below) */
 	const char *why;
 	int depth;
+	ind_cache *ind; /* may be NULL */
 } lane_ev;
 
 static int indep(const kp_file *f, const kp_kernel *k, const kp_node *n, int depth);
@@ -177,6 +193,65 @@ static int indep(const kp_file *f, const kp_kernel *k, const kp_node *n, int dep
 
 static int lane_eval(lane_ev *e, const kp_node *n, long long *out);
 
+typedef struct {
+	const kp_kernel *k;
+	const long long *iv;
+	ind_entry *x;
+} ind_walk;
+
+/* The step of inc when it moves d by a constant (d++, ++d, d--, d += c,
+ * d -= c), 0 otherwise. */
+static long long step_of(const ind_walk *w, const kp_node *inc)
+{
+	long long v;
+	inc = kp_node_strip(inc);
+	if (!inc || !inc->op || !inc->nkids || !is_ref_to(inc->kids[0], w->x->d))
+		return 0;
+	if (inc->kind == KP_N_UNOP)
+		return !strcmp(inc->op, "++") ? 1 : !strcmp(inc->op, "--") ? -1 : 0;
+	if (inc->kind != KP_N_ASSIGNOP || inc->nkids != 2 || kp_eval(inc->kids[1], w->k, w->iv, &v))
+		return 0;
+	return !strcmp(inc->op, "+=") ? v : !strcmp(inc->op, "-=") ? -v : 0;
+}
+
+static int walk_ind(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	ind_walk *w = ud;
+	if (n->kind != KP_N_FOR || !n->for_init || !n->for_inc || w->x->ok)
+		return 1;
+	const kp_node *init = n->for_init;
+	if (init->kind == KP_N_DECLSTMT && init->nkids == 1)
+		init = init->kids[0];
+	long long c0, step = step_of(w, n->for_inc);
+	if (init->kind == KP_N_VARDECL && init->decl == w->x->d && w->x->d->init && step &&
+	    !kp_eval(w->x->d->init, w->k, w->iv, &c0)) {
+		w->x->ok = 1;
+		w->x->c0 = c0;
+		w->x->step = step;
+	}
+	return 1;
+}
+
+/* Whether d is the counter of a for loop declared in its header with a
+ * constant start (*c0) and step (*step). */
+static int induction(lane_ev *e, const kp_decl *d, long long *c0, long long *step)
+{
+	ind_entry *x = NULL, tmp;
+	for (int i = 0; e->ind && i < e->ind->n && !x; i++)
+		if (e->ind->v[i].d == d && e->ind->v[i].iv == e->iv)
+			x = &e->ind->v[i];
+	if (!x) {
+		x = e->ind && e->ind->n < 32 ? &e->ind->v[e->ind->n++] : &tmp;
+		*x = (ind_entry){d, e->iv, 0, 0, 0};
+		ind_walk w = {e->k, e->iv, x};
+		kp_node_walk(e->k->body, NULL, walk_ind, &w);
+	}
+	*c0 = x->c0;
+	*step = x->step;
+	return x->ok;
+}
+
 static int lane_binop(lane_ev *e, const kp_node *n, long long *out)
 {
 	long long a, b;
@@ -224,7 +299,7 @@ static int lane_ref(lane_ev *e, const kp_node *n, long long *out)
 {
 	const kp_decl *d = n->decl;
 	if (d && d->kind == KP_D_VAR && !d->is_shared && !d->is_array && !d->is_pointer &&
-	    d->init && !kp_assigned_in(e->k, d)) {
+	    d->init && !kp_changed_in(e->f, e->k, d)) {
 		if (e->depth > 24)
 			return -1;
 		e->depth++;
@@ -233,7 +308,8 @@ static int lane_ref(lane_ev *e, const kp_node *n, long long *out)
 		return r;
 	}
 	if (d && !d->is_pointer && !d->is_array && indep(e->f, e->k, n, 0)) {
-		*out = e->u;
+		long long c0, step;
+		*out = induction(e, d, &c0, &step) ? c0 + e->u * step : e->u;
 		return 0;
 	}
 	e->why = kp_arena_printf((kp_arena *)&e->f->arena, "depends on `%s`, not known per lane",
@@ -301,6 +377,7 @@ typedef struct {
 	int n, cap;
 	const kp_node *anc[256]; /* the ancestors of the node visited */
 	int nanc;
+	ind_cache ind;
 } acc_walk;
 
 /* The element access's context: the vector dereference of its address
@@ -334,11 +411,16 @@ static const kp_node *access_context(acc_walk *w, const kp_node *n, int *width,
 	return n;
 }
 
+/* Whether x (the element access, or the vector dereference of its address
+ * among its ancestors) is written. */
 static int is_store(acc_walk *w, const kp_node *x)
 {
 	int i = w->nanc - 1;
-	while (i >= 0 && w->anc[i] == x)
-		i--;
+	for (int j = w->nanc - 1; j >= 0; j--)
+		if (w->anc[j] == x) { /* a dereference: its parent decides */
+			i = j - 1;
+			break;
+		}
 	const kp_node *c = x;
 	while (i >= 0 && w->anc[i]->kind == KP_N_PAREN)
 		c = w->anc[i--];
@@ -385,6 +467,42 @@ static long long dim_of(const kp_kernel *k, const kp_decl *d, int i, const long 
 
 static const long long *const uniforms_shared = (const long long[]){0, 1, 5};
 
+/* The strides in elements of the dimensions of shared array d for
+ * instantiation iv, the innermost bound widened by w->pad when d is
+ * w->pad_arr; -1 when a bound (but the outermost) or the element size is
+ * not known. */
+static int array_strides(const acc_walk *w, const kp_decl *d, const long long *iv,
+			 long long *stride)
+{
+	long long s = 1;
+	if (d->elem_size <= 0 || d->ndims < 1 || d->ndims > KP_MAX_DIMS)
+		return -1;
+	for (int i = d->ndims - 1; i >= 0; i--) {
+		stride[i] = s;
+		long long dv = i ? dim_of(w->k, d, i, iv) : 1;
+		if (dv < 0)
+			return -1;
+		s *= dv + (i == d->ndims - 1 && d == w->pad_arr ? w->pad : 0);
+	}
+	return 0;
+}
+
+/* The lane evaluator of lane L of warp 0 for instantiation iv. */
+static lane_ev lane_at(acc_walk *w, const long long *iv, int L, long long u)
+{
+	const kp_bk_block *b = w->b;
+	lane_ev e = {w->f,
+		     w->k,
+		     iv,
+		     {L % b->x, (L / b->x) % b->y, L / (b->x * b->y)},
+		     {b->x, b->y, b->z},
+		     u,
+		     NULL,
+		     0,
+		     &w->ind};
+	return e;
+}
+
 /* Evaluates the lanes of one access (idx: its subscripts, outermost
  * first) for instantiation iv into x. */
 static void eval_access(acc_walk *w, kp_bk_access *x, const kp_node *const *idx, int nidx,
@@ -396,16 +514,9 @@ static void eval_access(acc_walk *w, kp_bk_access *x, const kp_node *const *idx,
 		nl = 32;
 	long long stride[KP_MAX_DIMS], esz = x->arr->elem_size;
 	if (x->space == KP_BK_SHARED) {
-		long long s = 1;
-		for (int i = nidx - 1; i >= 0; i--) {
-			stride[i] = s;
-			long long dv = i ? dim_of(w->k, x->arr, i, iv) : 1; /* the outermost bound
-									      is not needed */
-			if (dv < 0 || esz <= 0) {
-				x->not_analysed = "its bounds or element size are not known";
-				return;
-			}
-			s *= dv + (i == nidx - 1 && x->arr == w->pad_arr ? w->pad : 0);
+		if (nidx != x->arr->ndims || array_strides(w, x->arr, iv, stride)) {
+			x->not_analysed = "its bounds or element size are not known";
+			return;
 		}
 	} else {
 		stride[0] = 1;
@@ -414,18 +525,9 @@ static void eval_access(acc_walk *w, kp_bk_access *x, const kp_node *const *idx,
 	int nu = x->space == KP_BK_SHARED ? 3 : 1;
 	for (int ui = 0; ui < nu; ui++) {
 		long long addr[32];
-		lane_ev e = {w->f,
-			     w->k,
-			     iv,
-			     {0, 0, 0},
-			     {b->x, b->y, b->z},
-			     x->space == KP_BK_SHARED ? uniforms_shared[ui] : 1024,
-			     NULL,
-			     0};
 		for (int L = 0; L < nl; L++) {
-			e.tid[0] = L % b->x;
-			e.tid[1] = (L / b->x) % b->y;
-			e.tid[2] = L / (b->x * b->y);
+			lane_ev e = lane_at(w, iv, L,
+					    x->space == KP_BK_SHARED ? uniforms_shared[ui] : 1024);
 			long long off = 0, v;
 			for (int i = 0; i < nidx; i++) {
 				if (lane_eval(&e, idx[i], &v)) {
@@ -484,6 +586,440 @@ static void eval_all(acc_walk *w, kp_bk_access *x, const kp_node *const *idx, in
 		eval_access(w, x, idx, nidx, w->k->inst_values[i]);
 }
 
+/* ------------------------------------------------------- fragment loads */
+
+/* The instantiation values of evaluation i (of ninst_of()); NULL for a
+ * kernel evaluated once. */
+static int ninst_of(const acc_walk *w) { return !w->k->ninst || w->k->is_device ? 1 : w->k->ninst; }
+
+static const long long *inst_iv(const acc_walk *w, int i)
+{
+	return !w->k->ninst || w->k->is_device ? NULL : w->k->inst_values[i];
+}
+
+/* A pointer into a shared array: its element offset from the array's
+ * start, what +1 adds to it (elements), the array and its strides, the
+ * element access whose address it is (NULL: none), and whether bytes were
+ * added by hand to its conversion to a shared address. */
+typedef struct {
+	const kp_decl *arr;
+	const kp_node *elem;
+	long long off, unit, st[KP_MAX_DIMS];
+	int nidx; /* subscripts applied */
+	int hand;
+} ptr_val;
+
+/* t without qualifiers, spaces and leading underscores of its words
+ * ("const __half" -> "half"). */
+static void norm_type(const char *t, char *buf, size_t n)
+{
+	size_t k = 0;
+	while (*t && k + 1 < n) {
+		while (*t == ' ' || *t == '\t')
+			t++;
+		const char *w = t;
+		while (*t && *t != ' ' && *t != '\t')
+			t++;
+		size_t len = (size_t)(t - w);
+		if ((len == 5 && !strncmp(w, "const", 5)) ||
+		    (len == 8 && !strncmp(w, "volatile", 8)) ||
+		    (len >= 8 && !strncmp(w, "__restrict", 10 < len ? 10 : len)))
+			continue;
+		while (len && *w == '_')
+			w++, len--;
+		for (size_t i = 0; i < len && k + 1 < n; i++)
+			buf[k++] = w[i];
+	}
+	buf[k] = 0;
+}
+
+static int same_elem(const kp_decl *d, const char *pointee)
+{
+	char a[128], b[128];
+	norm_type(d->elem_type ? d->elem_type : "", a, sizeof(a));
+	norm_type(pointee, b, sizeof(b));
+	return *a && !strcmp(a, b);
+}
+
+static int ptr_eval(acc_walk *w, lane_ev *e, const kp_node *n, int depth, ptr_val *p);
+
+/* A subscript chain of a shared array, or part of one (T[r] of T[][]). */
+static int ptr_subscript(acc_walk *w, lane_ev *e, const kp_node *n, ptr_val *p)
+{
+	const kp_node *idx[KP_MAX_DIMS + 1], *base = n;
+	int nidx = 0;
+	while (base && base->kind == KP_N_SUBSCRIPT && base->nkids == 2 && nidx <= KP_MAX_DIMS) {
+		idx[nidx++] = base->kids[1];
+		base = kp_node_strip(base->kids[0]);
+	}
+	const kp_decl *d = base && base->kind == KP_N_DECLREF ? base->decl : NULL;
+	if (!d || !d->is_shared || !d->is_array || nidx > d->ndims) {
+		e->why = "is not an element of a shared array";
+		return -1;
+	}
+	if (array_strides(w, d, e->iv, p->st)) {
+		e->why = "indexes an array whose bounds or element size are not known";
+		return -1;
+	}
+	p->arr = d;
+	p->off = 0;
+	for (int i = 0; i < nidx; i++) { /* idx[] is innermost first */
+		long long v;
+		if (lane_eval(e, idx[nidx - 1 - i], &v))
+			return -1;
+		p->off += v * p->st[i];
+	}
+	p->nidx = nidx;
+	p->elem = nidx == d->ndims ? n : NULL;
+	p->unit = nidx < d->ndims ? p->st[nidx] : 1;
+	return 0;
+}
+
+/* p + v or v + p, p - v (a pointer and an integer). */
+static int ptr_arith(acc_walk *w, lane_ev *e, const kp_node *n, int depth, ptr_val *p)
+{
+	long long v;
+	int minus = !strcmp(n->op, "-");
+	for (int side = 0; side < (minus ? 1 : 2); side++) {
+		const char *why = e->why;
+		if (ptr_eval(w, e, n->kids[side], depth + 1, p)) {
+			e->why = why;
+			continue;
+		}
+		if (lane_eval(e, n->kids[1 - side], &v))
+			return -1;
+		p->off += (minus ? -v : v) * p->unit;
+		return 0;
+	}
+	if (!e->why)
+		e->why = "is arithmetic kpipe does not follow";
+	return -1;
+}
+
+/* The pointer n for the lane of e (ptr_val). */
+static int ptr_eval(acc_walk *w, lane_ev *e, const kp_node *n, int depth, ptr_val *p)
+{
+	if (!n || depth > 16)
+		return -1;
+	if (n->kind == KP_N_PAREN || (n->kind == KP_N_OTHER && n->nkids == 1))
+		return n->nkids ? ptr_eval(w, e, n->kids[0], depth + 1, p) : -1;
+	if (n->kind == KP_N_CAST && n->nkids) {
+		if (ptr_eval(w, e, n->kids[0], depth + 1, p))
+			return -1;
+		const char *t = n->type ? n->type : "";
+		size_t tl = strlen(t);
+		while (tl && t[tl - 1] == ' ')
+			tl--;
+		const char *pointee =
+			kp_arena_printf(&w->f->arena, "%.*s", (int)(tl ? tl - 1 : 0), t);
+		if (!tl || t[tl - 1] != '*' || !same_elem(p->arr, pointee)) {
+			e->why = kp_arena_printf(&w->f->arena, "is cast to `%s`", t);
+			return -1;
+		}
+		p->unit = 1;
+		return 0;
+	}
+	if (n->kind == KP_N_DECLREF && n->decl) {
+		const kp_decl *d = n->decl;
+		if (d->is_shared && d->is_array) {
+			if (array_strides(w, d, e->iv, p->st)) {
+				e->why = "is an array whose bounds or element size are not known";
+				return -1;
+			}
+			p->arr = d;
+			p->elem = NULL;
+			p->off = 0;
+			p->unit = p->st[0];
+			p->nidx = 0;
+			return 0;
+		}
+		if (d->kind == KP_D_VAR && d->is_pointer && d->init &&
+		    !kp_changed_in(w->f, e->k, d))
+			return ptr_eval(w, e, d->init, depth + 1, p);
+	} else if (n->kind == KP_N_SUBSCRIPT)
+		return ptr_subscript(w, e, n, p);
+	else if (n->kind == KP_N_UNOP && n->op && !strcmp(n->op, "&") && n->nkids) {
+		const kp_node *s = kp_node_strip(n->kids[0]);
+		if (!s || s->kind != KP_N_SUBSCRIPT || ptr_subscript(w, e, s, p))
+			return -1;
+		p->unit = p->nidx == p->arr->ndims ? 1 : p->st[p->nidx - 1];
+		return 0;
+	} else if (n->kind == KP_N_BINOP && n->op && n->nkids == 2 &&
+		   (!strcmp(n->op, "+") || !strcmp(n->op, "-")))
+		return ptr_arith(w, e, n, depth, p);
+	if (!e->why)
+		e->why = kp_arena_printf(&w->f->arena,
+					 "goes through `%s`, which kpipe does not follow",
+					 kp_node_text(w->f, n));
+	return -1;
+}
+
+/* The shared address (bytes from the array's start) of an inline-asm
+ * operand n: __cvta_generic_to_shared() of a pointer into a shared array,
+ * through integer variables and casts, plus or minus bytes. */
+static int u32_eval(acc_walk *w, lane_ev *e, const kp_node *n, int depth, ptr_val *p,
+		    long long *bytes)
+{
+	while (n && (n->kind == KP_N_PAREN || n->kind == KP_N_CAST ||
+		     (n->kind == KP_N_OTHER && n->nkids == 1)))
+		n = n->nkids ? n->kids[0] : NULL;
+	if (!n || depth > 16)
+		return -1;
+	const kp_decl *d = n->kind == KP_N_DECLREF ? n->decl : NULL;
+	if (d && d->kind == KP_D_VAR && !d->is_pointer && !d->is_array && d->init &&
+	    !kp_changed_in(w->f, e->k, d))
+		return u32_eval(w, e, d->init, depth + 1, p, bytes);
+	if (n->kind == KP_N_CALL && n->name && strstr(n->name, "cvta_generic_to_shared") &&
+	    n->nkids >= 2) {
+		if (ptr_eval(w, e, n->kids[n->nkids - 1], depth + 1, p))
+			return -1;
+		*bytes = p->off * p->arr->elem_size;
+		return 0;
+	}
+	if (n->kind == KP_N_BINOP && n->op && n->nkids == 2 &&
+	    (!strcmp(n->op, "+") || !strcmp(n->op, "-"))) {
+		int minus = *n->op == '-';
+		long long v;
+		for (int side = 0; side < (minus ? 1 : 2); side++) {
+			const char *why = e->why;
+			if (u32_eval(w, e, n->kids[side], depth + 1, p, bytes)) {
+				e->why = why;
+				continue;
+			}
+			if (lane_eval(e, n->kids[1 - side], &v))
+				return -1;
+			*bytes += minus ? -v : v;
+			p->hand = 1;
+			return 0;
+		}
+	}
+	if (!e->why)
+		e->why = "is not a __cvta_generic_to_shared() of a shared array kpipe follows";
+	return -1;
+}
+
+/* The shared array a pointer or address expression n points into, found
+ * by its spelling (through the initialisers of the variables it names),
+ * and in *elem its element access when n takes one's address. */
+static const kp_decl *shared_base(const kp_node *n, const kp_node **elem, int depth)
+{
+	if (!n || depth > 16)
+		return NULL;
+	if (n->kind == KP_N_SUBSCRIPT) {
+		const kp_node *b = n;
+		int nidx = 0;
+		while (b && b->kind == KP_N_SUBSCRIPT && b->nkids == 2) {
+			nidx++;
+			b = kp_node_strip(b->kids[0]);
+		}
+		const kp_decl *d = b && b->kind == KP_N_DECLREF ? b->decl : NULL;
+		if (d && d->is_shared && d->is_array) {
+			if (nidx == d->ndims)
+				*elem = n;
+			return d;
+		}
+	}
+	if (n->kind == KP_N_DECLREF && n->decl) {
+		const kp_decl *d = n->decl;
+		if (d->is_shared && d->is_array)
+			return d;
+		return d->kind == KP_D_VAR && !d->is_array && d->init
+			       ? shared_base(d->init, elem, depth + 1)
+			       : NULL;
+	}
+	for (int i = 0; i < n->nkids; i++) {
+		const kp_decl *d = shared_base(n->kids[i], elem, depth + 1);
+		if (d)
+			return d;
+	}
+	return NULL;
+}
+
+/* The rows and the elements of a row in memory of a wmma matrix_a or
+ * matrix_b fragment of type t; -1 for another (an accumulator: *acc set)
+ * or a type kpipe does not read. */
+static int frag_shape(const char *t, int *rows, int *cols, int *acc)
+{
+	int m, n, k;
+	const char *f = t ? strstr(t, "fragment<") : NULL, *c = f ? strchr(f, ',') : NULL;
+	*acc = f && strstr(f, "accumulator");
+	if (!c || sscanf(c + 1, "%d , %d , %d", &m, &n, &k) != 3 || m <= 0 || n <= 0 || k <= 0)
+		return -1;
+	int col = strstr(f, "col_major") != NULL;
+	if (strstr(f, "matrix_a")) {
+		*rows = col ? k : m;
+		*cols = col ? m : k;
+	} else if (strstr(f, "matrix_b")) {
+		*rows = col ? n : k;
+		*cols = col ? k : n;
+	} else
+		return -1;
+	return 0;
+}
+
+/* The type of a fragment argument: its own, or its variable's. */
+static const char *frag_type(const kp_node *n)
+{
+	if (n && n->type && strstr(n->type, "fragment<"))
+		return n->type;
+	while (n && (n->kind == KP_N_SUBSCRIPT || n->kind == KP_N_PAREN) && n->nkids)
+		n = n->kids[0];
+	return n && n->kind == KP_N_DECLREF && n->decl ? n->decl->type : NULL;
+}
+
+/* A wmma load (rows > 0: its rows x cols elements in memory read as
+ * ldmatrix phases; 0: only the alignment of its pointer) through pointer
+ * ptr with leading dimension ld, for instantiation iv. */
+static void eval_fragment(acc_walk *w, kp_bk_access *x, const kp_node *ptr, const kp_node *ldn,
+			  int rows, int cols, const long long *iv)
+{
+	long long esz = x->arr->elem_size;
+	for (int ui = 0; ui < 3 && !x->not_analysed; ui++) {
+		lane_ev e = lane_at(w, iv, 0, uniforms_shared[ui]);
+		ptr_val p = {0};
+		long long ld;
+		if (ptr_eval(w, &e, ptr, 0, &p) || p.arr != x->arr) {
+			x->not_analysed = kp_arena_printf(&w->f->arena, "its pointer `%s` %s",
+							  kp_node_text(w->f, ptr),
+							  e.why ? e.why : "is not known");
+		} else if (lane_eval(&e, ldn, &ld) || ld <= 0)
+			x->not_analysed = kp_arena_printf(&w->f->arena,
+							  "its leading dimension `%s` is not known",
+							  kp_node_text(w->f, ldn));
+		if (x->not_analysed) {
+			x->misaligned = -1;
+			return;
+		}
+		/* a leading dimension that is the row's length follows the padding */
+		if (x->arr == w->pad_arr && ld == dim_of(w->k, x->arr, x->arr->ndims - 1, iv))
+			ld += w->pad;
+		x->row_stride = ld * esz;
+		if (x->misaligned >= 0 && (((p.off * esz) % 32) || ((ld * esz) % 16)))
+			x->misaligned = 1;
+		int chunks = (int)((cols * esz + 15) / 16), groups = (rows + 7) / 8;
+		for (int c = 0; c < chunks; c++)
+			for (int g = 0; g < groups; g++) {
+				long long addr[8];
+				int n8 = 0, bank;
+				unsigned lanes;
+				for (; n8 < 8 && g * 8 + n8 < rows; n8++)
+					addr[n8] = (p.off + (g * 8 + n8) * ld) * esz + 16 * c;
+				int d = kp_bk_degree(addr, n8, 16, &bank, &lanes);
+				if (d > x->degree) { /* lanes 8m..8m+7 give matrix m's rows */
+					x->degree = d;
+					x->bank = bank;
+					x->lanes = lanes << (8 * ((c * groups + g) % 4));
+				}
+			}
+	}
+}
+
+/* A wmma::load_matrix_sync or store_matrix_sync call of a shared array. */
+static void fragment_call(acc_walk *w, const kp_node *call)
+{
+	const char *name = call->name ? call->name : "";
+	int load = strstr(name, "load_matrix_sync") != NULL;
+	if ((!load && !strstr(name, "store_matrix_sync")) || call->nkids < 4)
+		return;
+	const kp_node *ptr = call->kids[load ? 2 : 1], *frag = call->kids[load ? 1 : 2],
+		      *ld = call->kids[3], *elem = NULL;
+	const kp_decl *d = shared_base(ptr, &elem, 0);
+	if (!d)
+		return;
+	kp_bk_access *x = new_access(w, elem ? elem : ptr, d, KP_BK_SHARED);
+	x->wmma = 1;
+	x->store = !load;
+	x->width = 16;
+	x->align = 32;
+	int rows = 0, cols = 0, acc;
+	const char *t = frag_type(frag);
+	if (frag_shape(t, &rows, &cols, &acc) || !load) {
+		rows = 0;
+		x->not_analysed = acc || !load ? "a wmma accumulator load or store (not an "
+						 "ldmatrix: not analysed)"
+					       : kp_arena_printf(&w->f->arena,
+								 "a wmma load of a fragment whose "
+								 "shape kpipe does not read (`%s`)",
+								 t ? t : "?");
+	} else
+		x->frag = kp_arena_printf(&w->f->arena, "%s %dx%d",
+					  strstr(t, "matrix_a") ? "matrix_a" : "matrix_b", rows,
+					  cols);
+	const char *why = x->not_analysed;
+	x->not_analysed = NULL; /* the pointer's alignment is checked all the same */
+	for (int i = 0; i < ninst_of(w) && !x->not_analysed; i++)
+		eval_fragment(w, x, ptr, ld, rows, cols, inst_iv(w, i));
+	if (why && !x->not_analysed)
+		x->not_analysed = why;
+	if (x->not_analysed)
+		x->degree = 0;
+}
+
+/* An inline-asm ldmatrix whose row addresses are in a shared array: lane
+ * L gives row L % 8 of matrix L / 8; each matrix is one phase. */
+static void eval_ldmatrix(acc_walk *w, kp_bk_access *x, const kp_node *opnd, const long long *iv)
+{
+	const kp_bk_block *b = w->b;
+	int nl = b->x * b->y * b->z;
+	if (nl > 8 * x->ldmatrix)
+		nl = 8 * x->ldmatrix;
+	for (int ui = 0; ui < 3; ui++) {
+		long long addr[32];
+		for (int L = 0; L < nl; L++) {
+			lane_ev e = lane_at(w, iv, L, uniforms_shared[ui]);
+			ptr_val p = {0};
+			if (u32_eval(w, &e, opnd, 0, &p, &addr[L]) || p.arr != x->arr) {
+				x->not_analysed = kp_arena_printf(&w->f->arena,
+								  "its row address `%s` %s",
+								  kp_node_text(w->f, opnd),
+								  e.why ? e.why : "is not known");
+				x->misaligned = -1;
+				return;
+			}
+			x->hand_offset |= p.hand;
+			if (addr[L] % 16 && x->misaligned >= 0)
+				x->misaligned = 1;
+		}
+		int bank;
+		unsigned lanes;
+		int d = kp_bk_degree(addr, nl, 16, &bank, &lanes);
+		if (d > x->degree) {
+			x->degree = d;
+			x->bank = bank;
+			x->lanes = lanes;
+		}
+	}
+}
+
+/* An asm statement: an ldmatrix of a shared array's rows. */
+static void ldmatrix_asm(acc_walk *w, const kp_node *n)
+{
+	const char *t = kp_node_text(w->f, n), *lm = t ? strstr(t, "ldmatrix") : NULL;
+	const char *op = lm ? strstr(lm, "[%") : NULL;
+	char *end = NULL;
+	long k = op ? strtol(op + 2, &end, 10) : -1;
+	if (!op || end == op + 2 || *end != ']' || k < 0 || k >= n->nkids)
+		return;
+	const kp_node *elem = NULL;
+	const kp_decl *d = shared_base(n->kids[k], &elem, 0);
+	if (!d)
+		return;
+	for (int i = 0; elem && i < w->n; i++) /* its address converted before, as a call */
+		if (w->acc[i].node == elem && !w->acc[i].ldmatrix && !w->acc[i].wmma) {
+			memmove(&w->acc[i], &w->acc[i + 1],
+				sizeof(*w->acc) * (size_t)(w->n - i - 1));
+			w->n--;
+			i--;
+		}
+	kp_bk_access *x = new_access(w, n, d, KP_BK_SHARED);
+	x->ldmatrix = strstr(lm, ".x4") ? 4 : strstr(lm, ".x2") ? 2 : 1;
+	x->addr = elem;
+	x->width = 16;
+	x->align = 16;
+	for (int i = 0; i < ninst_of(w) && !x->not_analysed; i++)
+		eval_ldmatrix(w, x, n->kids[k], inst_iv(w, i));
+}
+
 /* An element access n (a subscript chain) of a shared array or a pointer
  * parameter. */
 static void subscript(acc_walk *w, const kp_node *n)
@@ -507,6 +1043,9 @@ static void subscript(acc_walk *w, const kp_node *n)
 	if (d->is_shared && d->is_array && nidx == d->ndims && nidx) {
 		width = (int)d->elem_size;
 		const kp_node *at = access_context(w, n, &width, &call, &escapes);
+		for (int i = 0; i < w->n; i++)
+			if (w->acc[i].node == at || w->acc[i].addr == n)
+				return; /* a wmma or ldmatrix access, seen first */
 		kp_bk_access *x = new_access(w, at, d, KP_BK_SHARED);
 		x->width = width;
 		x->store = is_store(w, at);
@@ -544,6 +1083,10 @@ static void walk(acc_walk *w, const kp_node *n)
 	int chain = n->kind == KP_N_SUBSCRIPT;
 	if (chain)
 		subscript(w, n);
+	else if (n->kind == KP_N_CALL && n->name && strstr(n->name, "_matrix_sync"))
+		fragment_call(w, n);
+	else if (n->kind == KP_N_ASM)
+		ldmatrix_asm(w, n);
 	w->anc[w->nanc++] = n;
 	if (chain) { /* the indexes of the chain, not its inner subscripts */
 		const kp_node *b = n;
@@ -749,8 +1292,9 @@ const char *kp_bk_finding(kp_file *f, const kp_bk_access *x, const char **id)
 {
 	if (x->not_analysed)
 		return NULL;
-	const char *what = x->node->in_main ? kp_node_text(f, x->node) : NULL;
-	if (!what || !*what || x->node->from_macro)
+	const kp_node *wn = x->ldmatrix ? x->addr : x->node;
+	const char *what = wn && wn->in_main ? kp_node_text(f, wn) : NULL;
+	if (!what || !*what || !wn || wn->from_macro)
 		what = kp_arena_printf(&f->arena, "%s[...]", x->arr->name);
 	if (x->space == KP_BK_SHARED && x->degree > 1) {
 		*id = "kpipe-bank-conflict";
@@ -764,12 +1308,22 @@ const char *kp_bk_finding(kp_file *f, const kp_bk_access *x, const char **id)
 				}
 				kp_strbuf_addf(&sb, "%s%d", n > 1 ? "," : "", L);
 			}
+		const char *how =
+			x->ldmatrix ? kp_arena_printf(&f->arena,
+						      "ldmatrix.x%d of shared `%s`, 8 rows of 16 "
+						      "bytes per phase",
+						      x->ldmatrix, x->arr->name)
+			: x->wmma   ? kp_arena_printf(&f->arena,
+						      "wmma load of a %s fragment from shared `%s`, "
+							"rows %lld bytes apart read as 8 rows of 16 "
+							"bytes per phase",
+						      x->frag, x->arr->name, x->row_stride)
+				  : kp_arena_printf(&f->arena, "%s shared `%s`, %d bytes per lane",
+						    x->store ? "store to" : "load of", x->arr->name,
+						    x->width);
 		const char *r = kp_arena_printf(
-			&f->arena,
-			"`%s` (%s shared `%s`, %d bytes per lane): lanes %s hit bank %d: %d-way bank "
-			"conflict",
-			what, x->store ? "store to" : "load of", x->arr->name, x->width,
-			kp_strbuf_str(&sb), x->bank, x->degree);
+			&f->arena, "`%s` (%s): lanes %s hit bank %d: %d-way bank conflict", what,
+			how, kp_strbuf_str(&sb), x->bank, x->degree);
 		kp_strbuf_release(&sb);
 		return r;
 	}

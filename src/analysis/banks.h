@@ -5,8 +5,13 @@
  * is evaluated lane by lane for warp 0 of a known block shape, and gets
  * its bank-conflict degree (sm_70+: 32 banks of 4 bytes, 8-byte accesses
  * in 2 phases of 16 lanes, 16-byte ones in 4 phases of 8) or its 32-byte
- * sectors against the ideal.  An index that depends on something not
- * known per lane leaves the access "not analysed", with the reason.
+ * sectors against the ideal.  A wmma fragment load (matrix_a/matrix_b)
+ * and an inline-asm ldmatrix are read as ldmatrix phases: 8 rows of 16
+ * bytes each, whose degree is the most distinct 16-byte row segments in
+ * one group of 4 banks.  An index that depends on something not known per
+ * lane leaves the access "not analysed", with the reason.  A warp-uniform
+ * unknown takes the values 0, 1 and 5 (a for-loop counter with a constant
+ * start and step: its 1st, 2nd and 6th value).
  *
  * Works on the model only; what it returns lives in the file's arena.
  */
@@ -34,7 +39,19 @@ typedef struct {
 	int store;                /* written (also for compound assignments) */
 	int width;                /* bytes per lane */
 	int wmma;                 /* a wmma fragment load or store from the array */
+	int ldmatrix;             /* an inline-asm ldmatrix: its matrices (1, 2, 4) */
+	const char *frag;         /* wmma: "matrix_a 16x16" (rows x elements of the
+				     fragment in memory), NULL when not known */
+	long long row_stride;     /* wmma: bytes between the fragment's rows */
+	const kp_node *addr;      /* ldmatrix: the element whose address the rows
+				     come from (node is the asm statement) */
 	const char *not_analysed; /* why the access is not analysed, or NULL */
+	/* wmma and ldmatrix: the alignment in bytes their pointer (wmma: 32,
+	 * and its row stride a multiple of 16) or every row address
+	 * (ldmatrix: 16) needs, and whether one value tried misses it (1), or
+	 * the pointer is not known (-1).  Padding must not add a miss. */
+	int align, misaligned;
+	int hand_offset; /* ldmatrix: bytes added by hand to the converted address */
 	/* shared: the worst conflict degree over the uniform values tried
 	 * (1: none), its bank and the lanes that reach it (bit L: lane L) */
 	int degree, bank;

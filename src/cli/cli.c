@@ -373,7 +373,7 @@ static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const ch
 		fprintf(stderr, " (sm_XXa and sm_XXf suffixes accepted)\n");
 		return KP_EXIT_USAGE;
 	}
-	int sarif_ok = !strcmp(cmd, "rewrite");
+	int sarif_ok = !strcmp(cmd, "rewrite") || !strcmp(cmd, "analyze");
 	if (strcmp(o->format, "text") && strcmp(o->format, "json") &&
 	    (!sarif_ok || strcmp(o->format, "sarif"))) {
 		fprintf(stderr, "kpipe: error: unknown format '%s' (text%s)\n", o->format,

@@ -9,13 +9,16 @@
 #include "banks.h"
 #include "cli.h"
 #include "cmd.h"
+#include "findings.h"
 #include "inline.h"
 #include "plan.h"
+#include "sarif.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const analyze_opts[] = {
 	"--arch",   "--kernel",        "--format",    "--cuda-path", "-p",
@@ -662,9 +665,20 @@ static void show_inline(const kp_inline_env *e, kp_file *f, const kp_loop *l, cJ
 		printf("    rewrite: %s [kpipe-inline-refused]\n", r.message);
 }
 
+/* "none of 4 shared accesses conflict", "1 of 3 global accesses
+ * uncoalesced", "no shared access" */
+static const char *found_text(kp_file *f, int found, int of, const char *space, const char *what)
+{
+	if (!of)
+		return kp_arena_printf(&f->arena, "no %s access", space);
+	if (!found)
+		return kp_arena_printf(&f->arena, "none of %d %s accesses %s", of, space, what);
+	return kp_arena_printf(&f->arena, "%d of %d %s accesses %s", found, of, space, what);
+}
+
 /* The bank conflicts and uncoalesced accesses of kernel k (banks.h):
- * text lines for the findings only; in JSON (jk, the kernel's object) the
- * block shape, the counts, the findings and what was not analysed. */
+ * in text a summary line (also when nothing is found) and the findings; in JSON (jk, the kernel's
+ * object) the block shape, the counts, the findings and what was not analysed. */
 static void report_memory(kp_file *f, const kp_kernel *k, const kp_analyze_opts *ao, cJSON *jk)
 {
 	kp_bk_block b;
@@ -672,16 +686,18 @@ static void report_memory(kp_file *f, const kp_kernel *k, const kp_analyze_opts 
 	kp_bk_result r;
 	kp_bk_analyze(f, k, &b, NULL, 0, &r);
 	cJSON *jm = jk ? cJSON_AddObjectToObject(jk, "memory") : NULL, *jfind = NULL, *jna = NULL;
-	if (jm) {
-		if (!b.x) {
+	static const char no_block[] = "no block shape known (--block, a launch description, a "
+				       "<<<>>> launch with a constant block, --threads or "
+				       "__launch_bounds__)";
+	if (!b.x) {
+		if (jm) {
 			cJSON_AddNullToObject(jm, "block");
-			cJSON_AddStringToObject(
-				jm, "note",
-				"no block shape known (--block, a launch "
-				"description, a <<<>>> launch with a constant block, "
-				"--threads or __launch_bounds__)");
-			return;
-		}
+			cJSON_AddStringToObject(jm, "note", no_block);
+		} else
+			printf("  memory: not analysed: %s\n", no_block);
+		return;
+	}
+	if (jm) {
 		cJSON *jb = cJSON_AddArrayToObject(jm, "block");
 		cJSON_AddItemToArray(jb, cJSON_CreateNumber(b.x));
 		cJSON_AddItemToArray(jb, cJSON_CreateNumber(b.y));
@@ -727,6 +743,12 @@ static void report_memory(kp_file *f, const kp_kernel *k, const kp_analyze_opts 
 			cJSON_AddNumberToObject(y, "degree", x->degree);
 			cJSON_AddNumberToObject(y, "bank", x->bank);
 			cJSON_AddStringToObject(y, "lanes", kp_bk_lanes_text(f, x->lanes));
+			if (x->wmma && x->frag) { /* read as ldmatrix phases */
+				cJSON_AddStringToObject(y, "wmma_fragment", x->frag);
+				cJSON_AddNumberToObject(y, "row_stride", (double)x->row_stride);
+			}
+			if (x->ldmatrix)
+				cJSON_AddNumberToObject(y, "ldmatrix", x->ldmatrix);
 		} else {
 			cJSON_AddNumberToObject(y, "sectors", x->sectors);
 			cJSON_AddNumberToObject(y, "ideal_sectors", x->ideal);
@@ -738,10 +760,10 @@ static void report_memory(kp_file *f, const kp_kernel *k, const kp_analyze_opts 
 		cJSON_AddNumberToObject(jm, "conflicted", nconf);
 		cJSON_AddNumberToObject(jm, "global_accesses", ngl);
 		cJSON_AddNumberToObject(jm, "uncoalesced", nunc);
-	} else if (nconf || nunc)
-		printf("  memory: block %dx%dx%d from %s; %d of %d shared accesses conflict, %d of "
-		       "%d global accesses uncoalesced, %d not analysed\n",
-		       b.x, b.y, b.z, b.from, nconf, nsh, nunc, ngl, nna);
+	} else /* always, "none" when nothing is found */
+		printf("  memory: block %dx%dx%d from %s; %s, %s, %d not analysed\n", b.x, b.y, b.z,
+		       b.from, found_text(f, nconf, nsh, "shared", "conflict"),
+		       found_text(f, nunc, ngl, "global", "uncoalesced"), nna);
 	fputs(kp_strbuf_str(&lines), stdout);
 	kp_strbuf_release(&lines);
 }
@@ -849,6 +871,83 @@ static void analyze_model(const kp_cli *o, const kp_file_setup *fs, kp_file *f, 
 	free(sk);
 }
 
+/* --format sarif: the findings of one file's model (as analyze_model
+ * sees it) as diagnostics of *r: the refusals of its loops (the reasons of
+ * a loop that is not eligible, the plan's refusal of an eligible one) and
+ * its kernels' bank conflicts and uncoalesced accesses. */
+static void sarif_model(const kp_cli *o, kp_file *f, const char *path, const char *from,
+			const char *spec_path, kp_rw_result *r, int *any_loop)
+{
+	kp_analyze_opts ao;
+	char *sk;
+	kp_cli_analyze_opts(o, spec_path, &ao, &sk);
+	kp_analysis an;
+	kp_analyze(&an, f, &ao);
+	memset(r, 0, sizeof(*r));
+	r->path = kp_xstrdup(path);
+	r->abs_path = kp_rw_abs_path(path);
+	r->included_from = from ? kp_xstrdup(from) : NULL;
+	r->kernels = an.nkernels;
+	for (int ki = 0; ki < f->nkernels; ki++) {
+		kp_kernel *k = f->kernels[ki];
+		if (!kp_kernel_matches(k, o->kernel))
+			continue;
+		for (int li = 0; li < an.nloops; li++) {
+			kp_loop *l = an.loops[li];
+			if (l->kernel != k)
+				continue;
+			*any_loop = 1;
+			r->loops++;
+			if (!l->eligible) {
+				kp_rw_loop_refusals(r, f, l);
+				r->refused++;
+				continue;
+			}
+			kp_plan p;
+			kp_plan_loop(&p, f, l, o->arch, o->variant, o->stages);
+			if (p.xform)
+				continue;
+			kp_rw_diag_at(r, f, NULL, l->node->line, l->node->col,
+				      kp_rw_refusal_level(p.refuse_id), p.refuse_id, p.refuse_msg,
+				      l->node->begin);
+			kp_counts_add(&r->by_reason, p.refuse_id, 1);
+			r->refused++;
+		}
+		kp_rw_memory_findings(r, f, k, &ao);
+	}
+	free(sk);
+}
+
+/* A file's SARIF result when it cannot be analysed: its errors. */
+static void sarif_failed(kp_rw_result *r, const kp_file *f, const char *path, const char *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->path = kp_xstrdup(path);
+	r->abs_path = kp_rw_abs_path(path);
+	r->status = KP_EXIT_INPUT;
+	if (err)
+		kp_rw_diag_add(r, path, 0, 0, -1, "error", NULL, err);
+	else
+		kp_rw_parse_errors(r, f, path, "the file does not compile; nothing analysed");
+}
+
+/* Prints the SARIF log of the n results and frees them. */
+static void sarif_print(kp_rw_result *v, int n, int status)
+{
+	const kp_rw_result **p = kp_xcalloc((size_t)n + 1, sizeof(*p));
+	for (int i = 0; i < n; i++)
+		p[i] = &v[i];
+	char *cwd = getcwd(NULL, 0);
+	char *log = kp_sarif_log(p, n, cwd, status, 0);
+	fputs(log, stdout);
+	free(log);
+	free(cwd);
+	free(p);
+	for (int i = 0; i < n; i++)
+		kp_rw_result_release(&v[i]);
+	free(v);
+}
+
 int cmd_analyze(int argc, char **argv)
 {
 	kp_cli o;
@@ -860,7 +959,8 @@ int cmd_analyze(int argc, char **argv)
 		kp_cli_release(&o);
 		return KP_EXIT_USAGE;
 	}
-	int json = !strcmp(o.format, "json");
+	int json = !strcmp(o.format, "json"), sarif = !strcmp(o.format, "sarif"), nsr = 0;
+	kp_rw_result *sr = NULL; /* --format sarif: one result per file and header */
 	cJSON *root = json ? cJSON_CreateObject() : NULL;
 	cJSON *files = NULL;
 	if (json) {
@@ -896,6 +996,13 @@ int cmd_analyze(int argc, char **argv)
 			free((void *)po.args);
 			free(root);
 		}
+		if (sarif && prc != KP_PARSE_OK) {
+			sr = kp_xrealloc(sr, sizeof(*sr) * (size_t)(nsr + 1));
+			sarif_failed(&sr[nsr++], &f, path,
+				     prc == KP_PARSE_ERRORS ? NULL
+				     : err                  ? err
+							    : "cannot parse");
+		}
 		if (prc == KP_PARSE_IO || prc == KP_PARSE_FAILED) {
 			fprintf(stderr, "%s: error: %s\n", path, err ? err : "cannot parse");
 			free(err);
@@ -920,10 +1027,18 @@ int cmd_analyze(int argc, char **argv)
 				"headers (%s%s) [kpipe-no-such-kernel]\n",
 				path, o.kernel, *kp_kernel_names(&f) ? "they have: " : "none",
 				kp_kernel_names(&f));
-		analyze_model(&fo, &fs, &f, path, NULL, path, json, files, &any_loop, &f, &re);
-		for (int h = 0; h < f.nheaders; h++) {
-			analyze_model(&fo, &fs, f.headers[h], f.headers[h]->path, path, path, json,
-				      files, &any_loop, &f, &re);
+		if (sarif) {
+			sr = kp_xrealloc(sr, sizeof(*sr) * (size_t)(nsr + 1 + f.nheaders));
+			sarif_model(&fo, &f, path, NULL, path, &sr[nsr++], &any_loop);
+			for (int h = 0; h < f.nheaders; h++)
+				sarif_model(&fo, f.headers[h], f.headers[h]->path, path, path,
+					    &sr[nsr++], &any_loop);
+		} else {
+			analyze_model(&fo, &fs, &f, path, NULL, path, json, files, &any_loop, &f,
+				      &re);
+			for (int h = 0; h < f.nheaders; h++)
+				analyze_model(&fo, &fs, f.headers[h], f.headers[h]->path, path,
+					      path, json, files, &any_loop, &f, &re);
 		}
 		free((void *)po.args);
 		free(root);
@@ -936,8 +1051,10 @@ int cmd_analyze(int argc, char **argv)
 		free(s);
 		cJSON_Delete(root);
 	}
-	kp_cli_release(&o);
 	if (status == KP_EXIT_OK && !any_loop)
 		status = KP_EXIT_NOTHING;
+	if (sarif)
+		sarif_print(sr, nsr, status);
+	kp_cli_release(&o);
 	return status;
 }

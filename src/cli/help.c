@@ -68,7 +68,8 @@ static const char analyze_text[] =
 	"options (--opt VALUE and --opt=VALUE both work):\n"
 	"%s"
 	"%s"
-	"  --format F          text (default) or json, on stdout\n"
+	"  --format F          text (default), json or sarif (the refusals, bank conflicts\n"
+	"                      and uncoalesced accesses as a SARIF 2.1.0 log), on stdout\n"
 	"  --stages N          plan for this pipeline depth, 2 to 8 (default: 2, or auto's)\n"
 	"  --no-ptxas          auto decides from the source alone (no nvcc run)\n"
 	"  --block X[,Y[,Z]]   block shape for the bank and coalescing analysis (default:\n"
@@ -80,6 +81,7 @@ static const char analyze_text[] =
 	"  kpipe analyze samples/matmul_32x32.cu\n"
 	"  kpipe analyze --block 32,8 transpose.cu\n"
 	"  kpipe analyze --format json samples/sgemm_128x128x8.cu\n"
+	"  kpipe analyze --format sarif samples/matmul_column_read.cu > memory.sarif\n"
 	"  kpipe analyze --kernel sgemm -p build/ src/gemm.cu\n"
 	"\n"
 	"%s%s";

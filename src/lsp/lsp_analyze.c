@@ -2,12 +2,13 @@
  * lsp_analyze.c - a buffer's analysis and one loop's rewrite for the
  * language server (lsp_analyze.h): the rewrite driver on the buffer's
  * text with the file's compile_commands.json flags and a shared
- * precompiled header, plus the "lsp-variants" pass.
+ * precompiled header, plus the "lsp-variants" and "lsp-memory" passes.
  */
 #define _GNU_SOURCE
 #include "lsp_analyze.h"
 
 #include "batch.h"
+#include "findings.h"
 #include "pass.h"
 #include "pch.h"
 #include "plan.h"
@@ -180,6 +181,30 @@ static const kp_pass variants_pass = {
 	variants_run,
 };
 
+/* The "lsp-memory" pass: the bank conflicts and uncoalesced global
+ * accesses of every kernel of every model (the main file's and its
+ * headers'), as warnings at their accesses (findings.h).  It runs before
+ * any pass edits the text, so their positions are the buffer's.  Edits
+ * nothing. */
+static void memory_run(kp_pass_ctx *c)
+{
+	kp_analyze_opts ao;
+	char *sk;
+	kp_rw_analyze_opts(c->o, c->tu->path, &ao, &sk);
+	for (int i = 0; i < c->f->nkernels; i++) {
+		const kp_kernel *k = c->f->kernels[i];
+		if (!c->o->kernel || kp_kernel_matches(k, c->o->kernel))
+			kp_rw_memory_findings(c->r, c->f, k, &ao);
+	}
+	free(sk);
+}
+
+static const kp_pass memory_pass = {
+	"lsp-memory",
+	"reports the bank conflicts and uncoalesced global accesses of each kernel",
+	memory_run,
+};
+
 int kp_lsp_note_choice(const char *message, kp_lsp_choice *c)
 {
 	char name[64];
@@ -197,13 +222,14 @@ void kp_lsp_analyze(kp_lsp_env *e, const char *path, const char *text, size_t le
 	memset(out, 0, sizeof(*out));
 	int nd;
 	const kp_pass *const *dflt = kp_pass_default(&nd);
-	const kp_pass **passes = kp_xcalloc((size_t)nd + 1, sizeof(*passes));
+	const kp_pass **passes = kp_xcalloc((size_t)nd + 2, sizeof(*passes));
 	passes[0] = &variants_pass;
+	passes[1] = &memory_pass;
 	for (int i = 0; i < nd; i++)
-		passes[1 + i] = dflt[i];
+		passes[2 + i] = dflt[i];
 	kp_rw_opts o = e->rw;
 	o.passes = passes;
-	o.npasses = nd + 1;
+	o.npasses = nd + 2;
 	o.pass_data = out;
 	char *text_out = NULL;
 	size_t outlen = 0;

@@ -5,6 +5,7 @@
 #include "pass.h"
 
 #include "analyze.h"
+#include "findings.h"
 
 #include <string.h>
 
@@ -87,20 +88,12 @@ long kp_text_offset(const char *src, size_t len, int line, int col)
 int kp_pass_diag(kp_pass_ctx *c, int line, int col, const char *level, const char *id,
 		 const char *msg)
 {
-	const kp_file *f = c->f;
-	long off = kp_file_offset(f, line, col);
-	int i = kp_rw_diag_add(c->r, f->path, line, col, off, level, id, msg);
-	c->r->diags[i].suppressed =
-		id && ((off >= 0 && kp_rw_ignored(f->src, f->len, (size_t)off, id)) ||
-		       (c->loop_begin && kp_rw_ignored(f->src, f->len, c->loop_begin, id)));
-	return i;
+	return kp_rw_diag_at(c->r, c->f, NULL, line, col, level, id, msg, c->loop_begin);
 }
 
 void kp_pass_refuse(kp_pass_ctx *c, int line, int col, const char *id, const char *msg)
 {
-	/* auto's prediction is advice, not a problem in the code */
-	kp_pass_diag(c, line, col, strcmp(id, "kpipe-no-predicted-gain") ? "warning" : "remark", id,
-		     msg);
+	kp_pass_diag(c, line, col, kp_rw_refusal_level(id), id, msg);
 	c->r->refused++;
 	kp_counts_add(&c->r->by_reason, id, 1);
 }

@@ -3,9 +3,11 @@
  * (`kpipe rewrite --pad`, issue #20): for each static __shared__ array of
  * a kernel with a conflicted access (banks.h), the innermost bound grows
  * by the smallest padding that minimises the worst conflict over all its
- * accesses and keeps their vector alignment.  Only the declaration
- * changes (and a wmma leading dimension spelled as the bound); an array
- * whose uses depend on its exact layout is refused with the reason.
+ * accesses and keeps their vector alignment: 16-byte rows for wmma and
+ * ldmatrix, every wmma fragment pointer 32-byte aligned and every ldmatrix
+ * row address 16-byte aligned where it was.  Only the declaration changes
+ * (and a wmma leading dimension spelled as the bound); an array whose uses
+ * depend on its exact layout is refused with the reason.
  */
 #include "banks.h"
 #include "pass.h"
@@ -19,10 +21,11 @@
 typedef struct {
 	kp_file *f;
 	const kp_decl *d;
-	const char *why;  /* the first use that depends on the layout, or NULL */
-	int why_line;     /* its line */
-	int align;        /* bytes every padded row must stay a multiple of */
-	unsigned ldm[16]; /* wmma leading-dimension arguments to rewrite: their offsets */
+	const kp_bk_result *acc; /* the kernel's accesses, unpadded */
+	const char *why;         /* the first use that depends on the layout, or NULL */
+	int why_line;            /* its line */
+	int align;               /* bytes every padded row must stay a multiple of */
+	unsigned ldm[16];        /* wmma leading-dimension arguments to rewrite: their offsets */
 	unsigned ldm_e[16];
 	int nldm;
 	const kp_node *anc[256];
@@ -45,10 +48,23 @@ static void refuse_use(use_walk *w, const kp_node *n, const char *why)
 	w->why_line = n->line;
 }
 
-/* The element address of the array handed to call p (its argument
- * `arg`, kids index): a wmma load/store, whose ldm must be spelled as the
- * bound, or an asynchronous copy with a constant size. */
-static void address_to_call(use_walk *w, const kp_node *p, const kp_node *n)
+/* The analysed ldmatrix of the array at node `at` (its asm statement, or
+ * the element whose address gives its rows), or NULL. */
+static const kp_bk_access *ldmatrix_at(const use_walk *w, const kp_node *at)
+{
+	for (int i = 0; i < w->acc->n; i++) {
+		const kp_bk_access *x = &w->acc->acc[i];
+		if (x->arr == w->d && x->ldmatrix && (x->node == at || x->addr == at))
+			return x;
+	}
+	return NULL;
+}
+
+/* The element address of the array handed to call p (elem: the element,
+ * n: the array's reference): a wmma load/store, whose ldm must be spelled
+ * as the bound; an asynchronous copy with a constant size; the conversion
+ * to a shared address of an ldmatrix's row that kpipe analysed. */
+static void address_to_call(use_walk *w, const kp_node *p, const kp_node *elem, const kp_node *n)
 {
 	const char *name = p->name ? p->name : "";
 	const kp_decl *d = w->d;
@@ -70,9 +86,25 @@ static void address_to_call(use_walk *w, const kp_node *p, const kp_node *n)
 			w->ldm[w->nldm] = ldm->begin;
 			w->ldm_e[w->nldm++] = ldm->end;
 		}
-		if (w->align < 32)
-			w->align = 32; /* wmma wants 256-bit aligned rows */
+		/* ldm a multiple of 16 bytes; its fragment pointers stay 32-byte
+		 * aligned (checked per padding, pad_array) */
+		if (w->align < 16)
+			w->align = 16;
 		return;
+	}
+	if (strstr(name, "cvta_generic_to_shared")) {
+		const kp_bk_access *x = ldmatrix_at(w, kp_node_strip(elem));
+		if (x && !x->not_analysed && !x->hand_offset && x->misaligned >= 0) {
+			if (w->align < 16)
+				w->align = 16; /* ldmatrix rows are 16 bytes */
+			return;
+		}
+		if (x && x->hand_offset) {
+			refuse_use(w, n,
+				   "an ldmatrix adds bytes by hand to the shared address of one of "
+				   "its elements");
+			return;
+		}
 	}
 	if (strstr(name, "memcpy_async")) {
 		long long v;
@@ -138,7 +170,7 @@ static void use_of(use_walk *w, const kp_node *n)
 			return;
 		}
 		if (q->kind == KP_N_CALL) {
-			address_to_call(w, q, n);
+			address_to_call(w, q, cur, n);
 			return;
 		}
 		break;
@@ -154,8 +186,11 @@ static void walk_uses(use_walk *w, const kp_node *n)
 		return;
 	if (n->kind == KP_N_DECLREF && n->decl == w->d)
 		use_of(w, n);
-	if (n->kind == KP_N_ASM && kp_mentions_ident(w->f->src, n->begin, n->end, w->d->name))
-		refuse_use(w, n, "inline asm (ldmatrix, cp.async) addresses it");
+	if (n->kind == KP_N_ASM && kp_mentions_ident(w->f->src, n->begin, n->end, w->d->name)) {
+		const kp_bk_access *x = ldmatrix_at(w, n);
+		if (!x || x->not_analysed || x->hand_offset || x->misaligned < 0)
+			refuse_use(w, n, "inline asm (ldmatrix, cp.async) addresses it");
+	}
 	w->anc[w->nanc++] = n;
 	for (int i = 0; i < n->nkids; i++)
 		walk_uses(w, n->kids[i]);
@@ -175,9 +210,11 @@ static int bracketed(const kp_file *f, const kp_node *b)
 	return i >= 0 && f->src[i] == '[' && j < f->len && f->src[j] == ']';
 }
 
-/* Why array d of kernel k cannot be padded, or NULL. */
-static const char *cannot_pad(kp_file *f, const kp_kernel *k, const kp_decl *d, use_walk *w)
+/* Why array d of kernel k (its accesses: acc) cannot be padded, or NULL. */
+static const char *cannot_pad(kp_file *f, const kp_kernel *k, const kp_decl *d,
+			      const kp_bk_result *acc, use_walk *w)
 {
+	memset(w, 0, sizeof(*w));
 	/* (an array a macro declares has no bound text either, but its bounds) */
 	if (d->dyn_base || (kp_decl_is_extern_shared(d) && d->dims[0] <= 0))
 		return "it is dynamic (extern) shared memory, whose layout kpipe does not own";
@@ -187,28 +224,46 @@ static const char *cannot_pad(kp_file *f, const kp_kernel *k, const kp_decl *d, 
 	const kp_node *b = kp_bk_dim_expr(d, d->ndims - 1);
 	if (!b || !b->in_main || b->end <= b->begin || !d->in_main || !bracketed(f, b))
 		return "its innermost bound is not spelled in this file (a macro declares it)";
-	memset(w, 0, sizeof(*w));
 	w->f = f;
 	w->d = d;
+	w->acc = acc;
 	w->align = (int)d->elem_size;
 	walk_uses(w, k->body);
+	for (int i = 0; i < acc->n; i++)
+		if (acc->acc[i].arr == d && acc->acc[i].wmma && acc->acc[i].misaligned < 0 &&
+		    w->align < 32)
+			w->align = 32; /* a fragment pointer kpipe cannot follow: whole
+					  256-bit rows keep it aligned */
 	return w->why;
 }
 
-/* The worst degree and the sum of degrees of d's accesses with pad P. */
+/* The score of padding d by P elements: the worst degree and the sum of
+ * degrees of d's accesses; the first wmma or ldmatrix access that P
+ * leaves misaligned where `base` (d unpadded) was not, or NULL. */
+typedef struct {
+	int worst, sum;
+	const kp_bk_access *misaligned;
+} pad_score;
+
 static void score(kp_file *f, const kp_kernel *k, const kp_bk_block *b, const kp_decl *d,
-		  long long pad, int *worst, int *sum)
+		  long long pad, const kp_bk_result *base, pad_score *s)
 {
 	kp_bk_result r;
 	kp_bk_analyze(f, k, b, d, pad, &r);
-	*worst = 0;
-	*sum = 0;
-	for (int i = 0; i < r.n; i++)
-		if (r.acc[i].arr == d && !r.acc[i].not_analysed) {
-			*sum += r.acc[i].degree;
-			if (r.acc[i].degree > *worst)
-				*worst = r.acc[i].degree;
-		}
+	memset(s, 0, sizeof(*s));
+	for (int i = 0; i < r.n; i++) {
+		const kp_bk_access *x = &r.acc[i];
+		if (x->arr != d)
+			continue;
+		if (!s->misaligned && x->misaligned > 0 && i < base->n &&
+		    base->acc[i].node == x->node && base->acc[i].misaligned <= 0)
+			s->misaligned = x;
+		if (x->not_analysed)
+			continue;
+		s->sum += x->degree;
+		if (x->degree > s->worst)
+			s->worst = x->degree;
+	}
 }
 
 /* The new spelling of the bound b for P more elements. */
@@ -225,11 +280,11 @@ static const char *padded_bound(kp_file *f, const kp_node *b, long long pad)
 }
 
 static void pad_array(kp_pass_ctx *c, const kp_kernel *k, const kp_bk_block *b, const kp_decl *d,
-		      int degree)
+		      int degree, const kp_bk_result *acc)
 {
 	kp_file *f = c->f;
 	use_walk w;
-	const char *why = cannot_pad(f, k, d, &w);
+	const char *why = cannot_pad(f, k, d, acc, &w);
 	if (why) {
 		kp_pass_diag(c, d->line, d->col, "warning", "kpipe-pad-refused",
 			     kp_arena_printf(
@@ -242,31 +297,51 @@ static void pad_array(kp_pass_ctx *c, const kp_kernel *k, const kp_bk_block *b, 
 		return;
 	}
 	const kp_node *bn = kp_bk_dim_expr(d, d->ndims - 1);
-	int w0, s0, best_w, best_s;
-	long long best = 0, esz = d->elem_size;
-	score(f, k, b, d, 0, &w0, &s0);
-	best_w = w0;
+	pad_score s0, best_s, rej = {0};
+	long long best = 0, rej_p = 0, esz = d->elem_size;
+	score(f, k, b, d, 0, acc, &s0);
 	best_s = s0;
 	for (long long p = 1; esz > 0 && p * esz <= 128; p++) {
 		if ((p * esz) % w.align)
 			continue;
-		int pw, ps;
-		score(f, k, b, d, p, &pw, &ps);
-		if (pw < best_w || (pw == best_w && ps < best_s)) {
+		pad_score ps;
+		score(f, k, b, d, p, acc, &ps);
+		int better = ps.worst < best_s.worst ||
+			     (ps.worst == best_s.worst && ps.sum < best_s.sum);
+		if (better && ps.misaligned) { /* a fragment pointer or row off its boundary */
+			if (!rej_p && ps.worst < s0.worst) {
+				rej = ps;
+				rej_p = p;
+			}
+			continue;
+		}
+		if (better) {
 			best = p;
-			best_w = pw;
 			best_s = ps;
 		}
 	}
 	if (!best) {
+		const kp_bk_access *m = rej.misaligned;
 		kp_pass_diag(
 			c, d->line, d->col, "warning", "kpipe-pad-refused",
-			kp_arena_printf(&f->arena,
-					"`%s` is not padded: no padding of its rows that keeps "
-					"%d-byte alignment lowers its %d-way bank conflict",
-					d->name, w.align, w0));
+			m ? kp_arena_printf(
+				    &f->arena,
+				    "`%s` is not padded: no padding of its rows that keeps "
+				    "its %s %d-byte aligned lowers its %d-way bank conflict "
+				    "(%lld element%s would move the %s at line %d off its "
+				    "%d-byte boundary)",
+				    d->name,
+				    m->wmma ? "wmma fragment pointers" : "ldmatrix row addresses",
+				    m->align, s0.worst, rej_p, rej_p == 1 ? "" : "s",
+				    m->wmma ? "wmma fragment pointer" : "ldmatrix row address",
+				    m->line, m->align)
+			  : kp_arena_printf(&f->arena,
+					    "`%s` is not padded: no padding of its rows that keeps "
+					    "%d-byte alignment lowers its %d-way bank conflict",
+					    d->name, w.align, s0.worst));
 		return;
 	}
+	int w0 = s0.worst, best_w = best_s.worst;
 	const char *nb = padded_bound(f, bn, best);
 	int di = kp_pass_diag(
 		c, d->line, d->col, "note", "kpipe-padded",
@@ -318,7 +393,7 @@ static void pad_kernel(kp_pass_ctx *c, const kp_kernel *k, const kp_analyze_opts
 		for (int j = 0; j < r.n; j++)
 			if (r.acc[j].arr == x->arr && r.acc[j].degree > worst)
 				worst = r.acc[j].degree;
-		pad_array(c, k, &b, x->arr, worst);
+		pad_array(c, k, &b, x->arr, worst, &r);
 	}
 }
 

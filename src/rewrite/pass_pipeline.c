@@ -6,6 +6,7 @@
  */
 #include "pass.h"
 
+#include "findings.h"
 #include "plan.h"
 #include "rewrite.h"
 #include "transform.h"
@@ -270,15 +271,7 @@ static void pipeline_run(kp_pass_ctx *c)
 			pipeline_loop(c, &s, l);
 			continue;
 		}
-		for (int k = 0; k < l->nreasons; k++) {
-			const kp_reason *x = &l->reasons[k];
-			/* nothing is wrong with a loop kpipe leaves alone on
-			 * purpose: its own output, a loop around K-loops */
-			int remark = !strcmp(x->id, "kpipe-already-pipelined") || l->encloses_line;
-			kp_pass_diag(c, x->line, x->col, remark ? "remark" : "warning", x->id,
-				     x->message);
-			kp_counts_add(&r->by_reason, x->id, 1);
-		}
+		kp_rw_loop_refusals(r, c->f, l);
 		r->refused++;
 	}
 	c->loop_begin = 0;

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include "rewrite.h"
 
+#include "findings.h"
 #include "fixes.h"
 #include "format.h"
 #include "pass.h"
@@ -689,16 +690,7 @@ static int parse_input(const kp_rw_opts *o, const kp_rw_input *in, kp_rw_result 
 		return KP_EXIT_INPUT;
 	}
 	if (prc == KP_PARSE_ERRORS) {
-		for (int i = 0; i < f->ndiags; i++) {
-			const kp_parse_diag *d = &f->diags[i];
-			if (strcmp(d->severity, "error"))
-				continue;
-			long off = d->file == f->path ? kp_file_offset(f, d->line, d->col) : -1;
-			kp_rw_diag_add(r, d->file, d->line, d->col, off, d->severity, NULL,
-				       d->message);
-		}
-		kp_rw_diag_add(r, path, 0, 0, -1, "error", NULL,
-			       "the file does not compile; nothing was rewritten");
+		kp_rw_parse_errors(r, f, path, "the file does not compile; nothing was rewritten");
 		r->status = KP_EXIT_INPUT;
 		return KP_EXIT_INPUT;
 	}

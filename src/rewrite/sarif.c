@@ -1,5 +1,6 @@
 /*
- * sarif.c - SARIF 2.1.0 output for `kpipe rewrite --format sarif`: the
+ * sarif.c - SARIF 2.1.0 output for `kpipe rewrite --format sarif` and
+ * `kpipe analyze --format sarif` (its findings as results, findings.h): the
  * refusals and compiler errors of every file (with --sarif-all also the
  * notes and remarks: the pipelined loops, each with its rewrite as a fix),
  * each with a rule whose helpUri is the absolute URL of its entry in

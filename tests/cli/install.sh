@@ -98,6 +98,10 @@ bash_complete kpipe rewrite --variant = reg >"$tmp/c"
 check "bash: --variant=reg" test "$(sort "$tmp/c" | tr '\n' ' ')" = "register register-2bar register-ca "
 bash_complete kpipe rewrite --format "" >"$tmp/c"
 check "bash: rewrite --format: text json sarif" has "text json sarif" "$tmp/c"
+bash_complete kpipe analyze --format "" >"$tmp/c"
+check "bash: analyze --format: text json sarif" has "text json sarif" "$tmp/c"
+bash_complete kpipe validate --format "" >"$tmp/c"
+check "bash: validate --format: no sarif" bash -c "! grep -qw sarif \"\$1\"" _ "$tmp/c"
 bash_complete kpipe rewrite - >"$tmp/c"
 check "bash: rewrite offers every option of --help" has "$options" "$tmp/c"
 (cd "$tmp" && bash_complete kpipe rewrite m >"$tmp/c")
@@ -107,6 +111,7 @@ check "bash: files" has "m.cu m.out.cu" "$tmp/c"
 if command -v zsh >/dev/null; then
 	timeout 60 zsh -f "$root/tests/cli/zsh_complete.zsh" "$p/share/zsh/site-functions" \
 		"kpipe " "kpipe rewrite --variant=" "kpipe rewrite --format=" "kpipe rewrite --" \
+		"kpipe analyze --format=" \
 		2>&1 | sed 's/\x1b\[[0-9;?]*[A-Za-z]/ /g' | tr -d '\r' >"$tmp/z"
 	block() { awk -v b="== $1" '$0 == b { on = 1; next } /^== / { on = 0 } on' "$tmp/z" >"$tmp/c"; }
 	block "kpipe "
@@ -117,6 +122,8 @@ if command -v zsh >/dev/null; then
 	check "zsh: rewrite --format: text json sarif" has "text json sarif" "$tmp/c"
 	block "kpipe rewrite --"
 	check "zsh: rewrite offers every option of --help" has "$options" "$tmp/c"
+	block "kpipe analyze --format="
+	check "zsh: analyze --format: text json sarif" has "text json sarif" "$tmp/c"
 else
 	echo "note: zsh is not installed: its completion was not driven"
 fi
@@ -136,6 +143,8 @@ if command -v fish >/dev/null; then
 	check "fish: rewrite --format: text json sarif" has "text json sarif" "$tmp/c"
 	fish_complete "kpipe rewrite --" >"$tmp/c"
 	check "fish: rewrite offers every option of --help" has "$options" "$tmp/c"
+	fish_complete "kpipe analyze --format " >"$tmp/c"
+	check "fish: analyze --format: text json sarif" has "text json sarif" "$tmp/c"
 else
 	echo "note: fish is not installed: its completion was not driven"
 fi

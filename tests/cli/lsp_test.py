@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """lsp_test.py - `kpipe lsp` driven over its protocol (run by tests/cli/lsp.sh):
 initialize, diagnostics on open (a hint per pipelinable loop, refusals with
-their ids and links, a project header's on the header's URI), code actions
+their ids and links, bank conflicts and uncoalesced accesses at the access
+and their suppression, a project header's on the header's URI), code actions
 resolved into versioned edits that give exactly what `kpipe rewrite` gives,
 a stale action refused after didChange and a fresh one computed against the
 new text, kpipe.pipelineLoop through workspace/applyEdit, kpipe.preview,
@@ -65,7 +66,7 @@ def whole(line0=0, line1=10000):
     return {"start": {"line": line0, "character": 0}, "end": {"line": line1, "character": 0}}
 
 
-for f in ("matmul_32x32", "refused_smem_carry"):
+for f in ("matmul_32x32", "refused_smem_carry", "matmul_column_read"):
     for ext in (".cu", ".launch.json"):
         if os.path.exists(os.path.join(root, "samples", f + ext)):
             shutil.copy(os.path.join(root, "samples", f + ext), tmp)
@@ -124,6 +125,34 @@ c.notify("textDocument/didChange", {"textDocument": {"uri": "file://" + rs, "ver
 d = c.wait_for("textDocument/publishDiagnostics", lambda m: m["params"]["uri"] == "file://" + rs)["params"]
 w = [x for x in d["diagnostics"] if x.get("code") == "kpipe-smem-carried"]
 check("didChange: diagnostics of the new version without a save", d.get("version") == 4 and w and w[0]["range"]["start"]["line"] == 45, d)
+
+# bank conflicts and uncoalesced accesses: warnings at the access; a
+# "// kpipe: ignore kpipe-bank-conflict" above it silences that one only
+cr = os.path.join(tmp, "matmul_column_read.cu")
+cr_uri = "file://" + cr
+cr_text = open(cr).read()
+c.notify("textDocument/didOpen", {"textDocument": {"uri": cr_uri, "languageId": "cuda", "version": 1, "text": cr_text}})
+d = c.wait_for("textDocument/publishDiagnostics", lambda m: m["params"]["uri"] == cr_uri)["params"]
+bk = [x for x in d["diagnostics"] if x.get("code") == "kpipe-bank-conflict"]
+un = [x for x in d["diagnostics"] if x.get("code") == "kpipe-uncoalesced"]
+check("memory: one bank conflict", len(bk) == 1, d)
+check("memory: one uncoalesced access", len(un) == 1, d)
+if bk:
+    check("bank conflict: a warning", bk[0]["severity"] == 2, bk)
+    check("bank conflict: at the access As[tx][kk]", bk[0]["range"]["start"] == {"line": 44, "character": 19}, bk)
+    check("bank conflict: the degree and the lanes", "32-way bank conflict" in bk[0]["message"] and "lanes 0,1,2," in bk[0]["message"], bk)
+    check("bank conflict: link to its entry", bk[0]["codeDescription"]["href"].endswith("diagnostics.md#kpipe-bank-conflict"), bk)
+if un:
+    check("uncoalesced: a warning at the store to C", un[0]["severity"] == 2 and un[0]["range"]["start"] == {"line": 49, "character": 8}, un)
+    check("uncoalesced: the sectors", "32 sectors of 32 bytes per warp request, 4 would do" in un[0]["message"], un)
+c.notify("textDocument/didChange", {"textDocument": {"uri": cr_uri, "version": 2},
+                                    "contentChanges": [{"range": {"start": {"line": 44, "character": 0}, "end": {"line": 44, "character": 0}},
+                                                        "text": "            // kpipe: ignore kpipe-bank-conflict\n"}]})
+d = c.wait_for("textDocument/publishDiagnostics", lambda m: m["params"]["uri"] == cr_uri and m["params"].get("version") == 2)["params"]
+codes = [x.get("code") for x in d["diagnostics"]]
+check("memory: suppressed by // kpipe: ignore, the other kept", "kpipe-bank-conflict" not in codes and "kpipe-uncoalesced" in codes, d)
+c.notify("textDocument/didClose", {"textDocument": {"uri": cr_uri}})
+c.wait_for("textDocument/publishDiagnostics", lambda m: m["params"]["uri"] == cr_uri and "version" not in m["params"])
 
 # code actions: kpipe's choice first, resolved against version 1
 t0 = time.time()

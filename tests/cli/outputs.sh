@@ -166,6 +166,83 @@ else
 	echo "SKIP: no python3 with jsonschema (package python3-jsonschema): SARIF not validated"
 fi
 
+# --- analyze --format sarif: bank conflicts, uncoalesced accesses, refusals -----------
+for f in transpose_shared matmul_column_read transpose_padded refused_smem_carry; do
+	"$kpipe" analyze --format sarif "samples/$f.cu" >"$tmp/an-$f.sarif" 2>"$tmp/e"
+	check "analyze sarif ($f): exit 0, stderr empty" test $? -eq 0 -a ! -s "$tmp/e"
+done
+# "// kpipe: ignore kpipe-bank-conflict" on the line above the access
+awk 'NR == 45 { print "            // kpipe: ignore kpipe-bank-conflict -- measured, it does not matter" } { print }' \
+	samples/matmul_column_read.cu >"$tmp/sup/column.cu"
+cp samples/matmul_column_read.launch.json "$tmp/sup/column.launch.json"
+"$kpipe" analyze --format sarif "$tmp/sup/column.cu" tests/fixtures/cu/syntax_error.cu >"$tmp/an-sup.sarif" 2>"$tmp/e"
+check "analyze sarif (a file does not compile): exit 3" test $? -eq 3
+if [ -n "$py" ]; then
+	for s in transpose_shared matmul_column_read transpose_padded refused_smem_carry sup; do
+		check "analyze sarif ($s): valid against the SARIF 2.1.0 schema" "$py" - "$tmp/an-$s.sarif" <<-'PY'
+			import json, sys, jsonschema
+			schema = json.load(open("tests/fixtures/sarif/sarif-schema-2.1.0.json"))
+			log = json.load(open(sys.argv[1]))
+			v = jsonschema.Draft4Validator(schema, format_checker=jsonschema.FormatChecker())
+			errors = sorted(v.iter_errors(log), key=lambda e: list(e.path))
+			for e in errors[:5]:
+			    print("  schema:", list(e.path), e.message[:200])
+			sys.exit(1 if errors else 0)
+		PY
+	done
+fi
+if command -v python3 >/dev/null; then
+	check "analyze sarif: the findings, their rules, levels and places" python3 - "$tmp" <<-'PY'
+		import json, re, sys
+		tmp = sys.argv[1]
+		def run(name):
+		    log = json.load(open("%s/an-%s.sarif" % (tmp, name)))
+		    assert log["version"] == "2.1.0", log
+		    run = log["runs"][0]
+		    rules = run["tool"]["driver"]["rules"]
+		    for r in run["results"]:
+		        assert rules[r["ruleIndex"]]["id"] == r["ruleId"], r
+		        assert r["ruleId"] == "clang-diagnostic-error" or rules[r["ruleIndex"]]["helpUri"].endswith("diagnostics.md#" + r["ruleId"]), r
+		    return run
+		def where(r):
+		    p = r["locations"][0]["physicalLocation"]
+		    return (p["artifactLocation"]["uri"], p["region"]["startLine"], p["region"].get("startColumn"))
+		def memory(run):
+		    return [r for r in run["results"] if r["ruleId"] in ("kpipe-bank-conflict", "kpipe-uncoalesced")]
+		# the transpose through shared memory: the column read, 32-way
+		run = run("transpose_shared")
+		m = memory(run)
+		assert len(m) == 1 and m[0]["ruleId"] == "kpipe-bank-conflict" and m[0]["level"] == "warning", m
+		assert where(m[0]) == ("samples/transpose_shared.cu", 33, 43), where(m[0])
+		t = m[0]["message"]["text"]
+		assert "`tile[threadIdx.x][threadIdx.y + j]`" in t and "32-way bank conflict" in t and "lanes 0,1,2,3," in t, t
+		assert run["invocations"][0]["exitCode"] == 0
+		# matmul_column_read: As[tx][kk] 32-way, the store to C uncoalesced
+		run_c = json.load(open(tmp + "/an-matmul_column_read.sarif"))["runs"][0]
+		m = {r["ruleId"]: r for r in memory(run_c)}
+		assert set(m) == {"kpipe-bank-conflict", "kpipe-uncoalesced"}, m
+		assert where(m["kpipe-bank-conflict"]) == ("samples/matmul_column_read.cu", 45, 20)
+		assert "`As[tx][kk]`" in m["kpipe-bank-conflict"]["message"]["text"] and "32-way" in m["kpipe-bank-conflict"]["message"]["text"]
+		assert where(m["kpipe-uncoalesced"]) == ("samples/matmul_column_read.cu", 50, 9)
+		assert "32 sectors of 32 bytes per warp request, 4 would do" in m["kpipe-uncoalesced"]["message"]["text"]
+		assert not any("suppressions" in r for r in run_c["results"])
+		# the padded transpose: nothing
+		assert memory(json.load(open(tmp + "/an-transpose_padded.sarif"))["runs"][0]) == []
+		# a refusal of analyze's own
+		ref = json.load(open(tmp + "/an-refused_smem_carry.sarif"))["runs"][0]["results"]
+		assert [r["ruleId"] for r in ref if r["ruleId"] == "kpipe-smem-carried"] and all(r["level"] == "warning" for r in ref), ref
+		# suppressed in the source: marked inSource, the other finding not; a
+		# file that does not compile: its compiler error, exit 3
+		sup = json.load(open(tmp + "/an-sup.sarif"))["runs"][0]
+		m = {r["ruleId"]: r for r in memory(sup)}
+		assert m["kpipe-bank-conflict"]["suppressions"] == [{"kind": "inSource"}], m
+		assert "suppressions" not in m["kpipe-uncoalesced"], m
+		assert any(r["ruleId"] == "clang-diagnostic-error" and r["level"] == "error" for r in sup["results"]), sup["results"]
+		assert sup["invocations"][0]["exitCode"] == 3 and not sup["invocations"][0]["executionSuccessful"]
+		assert len(sup["artifacts"]) == 2, sup["artifacts"]
+	PY
+fi
+
 # --- every printed diagnostic names a documented id ------------------------------
 : >"$tmp/diags"
 for f in samples/*.cu; do
@@ -219,8 +296,8 @@ fi
 # --- usage -------------------------------------------------------------------------
 "$kpipe" rewrite --format sarif --diff samples/matmul_32x32.cu >"$tmp/o" 2>"$tmp/e"
 check "--format sarif with --diff: usage error" test $? -eq 2 -a ! -s "$tmp/o"
-"$kpipe" analyze --format sarif samples/matmul_32x32.cu >"$tmp/o" 2>"$tmp/e"
-check "analyze --format sarif: usage error" test $? -eq 2
+"$kpipe" analyze --format sarif --sarif-all samples/matmul_32x32.cu >"$tmp/o" 2>"$tmp/e"
+check "analyze --sarif-all: usage error (rewrite's only)" test $? -eq 2 -a ! -s "$tmp/o"
 
 # --- --help and the man page -----------------------------------------------------------
 "$kpipe" rewrite --help >"$tmp/help"

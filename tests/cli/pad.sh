@@ -11,6 +11,10 @@
 #     same [2][TILE][TILE + 1] tile;
 #   - every refusal reason leaves its array as written; a wmma leading
 #     dimension spelled as the bound moves with it;
+#   - wmma fragment loads and inline-asm ldmatrix (fragments.cu and
+#     samples/wmma_column_conflict.cu) are read as ldmatrix phases, and
+#     padded by the least that keeps wmma fragment pointers 32-byte and
+#     ldmatrix rows 16-byte aligned, or refused with the reason;
 #   - the pipeline pass's budget sees the padded tiles (dynamic shared
 #     memory of 49408 bytes instead of 48 KB static);
 #   - --block: a bad value is a usage error; no block shape is a remark.
@@ -80,9 +84,50 @@ for x in "s1\` is not padded (a 32-way bank conflict stays): it is a 1-D array i
 done
 diff "$d/refusals.cu" "$tmp/r.cu" >"$tmp/r.diff"
 check "refusals: only w7 (and its ldm) and s9 change" test "$(grep -c '^>' "$tmp/r.diff")" -eq 3
-check "refusals: w7 padded to 32-byte rows" has "__shared__ float w7\[16\]\[40\];" "$tmp/r.cu"
-check "refusals: w7's wmma ldm follows" has "load_matrix_sync(fc, &w7\[0\]\[0\], 40, " "$tmp/r.cu"
+check "refusals: w7 padded to 16-byte rows (its one fragment pointer stays 32-byte aligned)" has "__shared__ float w7\[16\]\[36\];" "$tmp/r.cu"
+check "refusals: w7's wmma ldm follows" has "load_matrix_sync(fc, &w7\[0\]\[0\], 36, " "$tmp/r.cu"
+check "refusals: no line number where the reason has none" hasnt "dynamic (extern) shared memory, whose layout kpipe does not own (line" "$tmp/r.err"
 check "refusals: s9 (a scalar read through a cast) padded" has "__shared__ float s9\[32\]\[33\];" "$tmp/r.cu"
+
+# wmma and ldmatrix (fragments.cu): ldmatrix phases, the padding that keeps
+# fragment pointers 32-byte and ldmatrix rows 16-byte aligned
+"$kpipe" analyze --block 32 "$d/fragments.cu" >"$tmp/fr" 2>/dev/null
+check "fragments: a wmma load of 128-byte rows is an 8-way conflict" \
+	has "fragments.cu:23:31: warning: \`w8\[r\]\[0\]\` (wmma load of a matrix_a 16x16 fragment from shared \`w8\`, rows 128 bytes apart read as 8 rows of 16 bytes per phase): lanes 0,1,2,3,4,5,6,7 hit bank 0: 8-way bank conflict \[kpipe-bank-conflict\]" "$tmp/fr"
+check "fragments: 160-byte rows, 2-way" has "\`w9\[r\]\[0\]\` (wmma load .*rows 160 bytes apart.*: lanes 0,4 hit bank 0: 2-way" "$tmp/fr"
+check "fragments: an ldmatrix.x4 at the asm statement" \
+	has "fragments.cu:42:2: warning: \`l1\[threadIdx.x % 16\]\[(threadIdx.x / 16) \* 8\]\` (ldmatrix.x4 of shared \`l1\`, 8 rows of 16 bytes per phase): lanes 0,1,2,3,4,5,6,7 hit bank 0: 8-way bank conflict" "$tmp/fr"
+"$kpipe" rewrite --pad-only --block 32 "$d/fragments.cu" -o "$tmp/f.cu" 2>"$tmp/f.err"
+check "fragments: exit 0" test $? -eq 0
+check "fragments: w8 by 16 halfs, not 8 (row 1 stays 32-byte aligned)" has "__shared__ __align__(32) half w8\[32\]\[80\];" "$tmp/f.cu"
+check "fragments: w8's ldm follows" has "load_matrix_sync(fa, &w8\[r\]\[0\], 80);" "$tmp/f.cu"
+check "fragments: the note" has "\`w8\` padded by 16 elements per row (innermost bound \`64\` -> \`80\`): worst bank conflict 8-way -> 2-way \[kpipe-padded\]" "$tmp/f.err"
+check "fragments: w9 refused for the alignment of its fragment pointers" \
+	has "warning: \`w9\` is not padded: no padding of its rows that keeps its wmma fragment pointers 32-byte aligned lowers its 2-way bank conflict (8 elements would move the wmma fragment pointer at line 25 off its 32-byte boundary) \[kpipe-pad-refused\]" "$tmp/f.err"
+check "fragments: the ldmatrix array l1 padded by 8 halfs" has "__shared__ __align__(128) half l1\[64\]\[72\];" "$tmp/f.cu"
+check "fragments: l2, its byte offsets added by hand, refused" \
+	has "\`l2\` is not padded (a 8-way bank conflict stays): an ldmatrix adds bytes by hand to the shared address of one of its elements (line 46) \[kpipe-pad-refused\]" "$tmp/f.err"
+diff "$d/fragments.cu" "$tmp/f.cu" >"$tmp/f.diff"
+check "fragments: only w8 (and its ldm) and l1 change" test "$(grep -c '^>' "$tmp/f.diff")" -eq 3
+"$kpipe" analyze --block 32 "$tmp/f.cu" >"$tmp/fr2" 2>/dev/null
+check "fragments: l1 conflict-free once padded" hasnt "\`l1\[" "$tmp/fr2"
+
+# the sample: a wmma K-loop with unpadded [..][64] half tiles
+s=samples/wmma_column_conflict.cu
+"$kpipe" analyze "$s" >"$tmp/w" 2>/dev/null
+check "wmma sample: both fragment loads 8-way" test "$(grep -c '8-way bank conflict \[kpipe-bank-conflict\]' "$tmp/w")" -eq 2
+"$kpipe" rewrite --pad-only "$s" -o "$tmp/w1.cu" 2>"$tmp/w1.err"
+check "wmma sample: As padded by 8 halfs" has "__shared__ __align__(32) half As\[WC_BM\]\[WC_BK + 8\];" "$tmp/w1.cu"
+check "wmma sample: Bs padded by 8 halfs" has "__shared__ __align__(32) half Bs\[WC_BK\]\[WC_BN + 8\];" "$tmp/w1.cu"
+check "wmma sample: the leading dimensions follow" test "$(grep -cE '^ +WC_B[KN] \+ 8\);$' "$tmp/w1.cu")" -eq 2
+check "wmma sample: 8-way -> 1-way" test "$(grep -c 'worst bank conflict 8-way -> 1-way \[kpipe-padded\]' "$tmp/w1.err")" -eq 2
+"$kpipe" analyze "$tmp/w1.cu" --spec "${s%.cu}.launch.json" >"$tmp/w2" 2>/dev/null
+check "wmma sample padded: the summary says none" has "memory: block 128x1x1 from launch description; none of 4 shared accesses conflict" "$tmp/w2"
+"$kpipe" rewrite --pad --variant cp-async "$s" -o "$tmp/w3.cu" 2>/dev/null
+check "wmma sample: --pad pads and pipelines" has "__shared__ __align__(32) half As\[2\]\[WC_BM\]\[WC_BK + 8\];" "$tmp/w3.cu"
+"$kpipe" rewrite --variant cp-async "$s" -o "$tmp/w4.cu" 2>/dev/null
+"$kpipe" rewrite --pad-only "$tmp/w4.cu" --spec "${s%.cu}.launch.json" -o "$tmp/w5.cu" 2>/dev/null
+check "wmma sample: pipelined, then padded: the same" cmp -s "$tmp/w3.cu" "$tmp/w5.cu"
 
 # the budget sees the padding
 "$kpipe" rewrite -v --variant cp-async --stages 2 "$d/budget.cu" -o "$tmp/b0.cu" 2>"$tmp/b0.err"

@@ -3,7 +3,9 @@
  * with known answers: row and column reads of 32- and 33-float rows,
  * float4, 2-byte and 8-byte elements, 2-D blocks, broadcast, a rotated
  * index `(k + tx) % 32`, indexes not known per lane, padding evaluated
- * without an edit, global sectors, and where the block shape comes from.
+ * without an edit, wmma fragment loads and inline-asm ldmatrix read as
+ * ldmatrix phases (their degree, padding, the alignment of their
+ * pointers), global sectors, and where the block shape comes from.
  *
  * Every snippet is the kernel below; its statements begin on line 4:
  *   1 __global__ void k(const float *in, float *out, int N, const int *idx)
@@ -187,6 +189,18 @@ Test(banks, float4)
 	cr_expect_eq(degree(7), 1);
 }
 
+Test(banks, vector_store)
+{
+	run(KERNEL("s[0][0]",
+		   "    __shared__ float s[32][32]; float4 v = reinterpret_cast<const float4 *>(in)[tx];\n"
+		   "    *reinterpret_cast<float4 *>(&s[tx][0]) = v;\n" /* 5 */
+		   "    acc += (*reinterpret_cast<float4 *>(&s[0][tx * 4])).x;\n" /* 6 */),
+	    32, 1);
+	cr_expect(at(5, KP_BK_SHARED)->store);
+	cr_expect_eq(at(5, KP_BK_SHARED)->width, 16);
+	cr_expect_not(at(6, KP_BK_SHARED)->store);
+}
+
 Test(banks, two_and_eight_bytes)
 {
 	run(KERNEL("h[0][0] + d[0][0]",
@@ -236,6 +250,139 @@ Test(banks, not_known_per_lane)
 	cr_expect_not_null(at(5, KP_BK_SHARED)->not_analysed);
 	cr_expect_not_null(at(7, KP_BK_SHARED)->not_analysed);
 	cr_expect_eq(at(7, KP_BK_SHARED)->degree, 0);
+}
+
+/* --- wmma and ldmatrix fragment loads: ldmatrix phases of 8 rows of 16 B ------ */
+
+/* Lines 1-7 below, the statements of the test from line 8 on. */
+#define FRAGMENTS(body)                                                                            \
+	"#include <mma.h>\n"                                                                       \
+	"using namespace nvcuda;\n"                                                                \
+	"__global__ void k(float *out)\n"                                                          \
+	"{\n"                                                                                      \
+	"    int tx = threadIdx.x; float acc = 0; unsigned r0, r1, r2, r3;\n"                      \
+	"    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;\n"              \
+	"    wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;\n" body         \
+	"    out[0] = acc + (float)fa.x[0] + (float)fb.x[0] + r0 + r1 + r2 + r3;\n"                \
+	"}\n"
+#define LDMATRIX(addr)                                                                             \
+	"    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\" : " \
+	"\"=r\"(r0), \"=r\"(r1), \"=r\"(r2), \"=r\"(r3) : \"r\"(" addr "));\n"
+
+static const char *const wmma_src = FRAGMENTS(
+	"    __shared__ __align__(32) half a[64][64], b[64][72], c[32][40], d[64][64];\n" /* 8 */
+	"    wmma::load_matrix_sync(fa, &a[16][0], 64);\n"                     /* 9: 128 B rows */
+	"    wmma::load_matrix_sync(fa, &b[16][0], 72);\n"                     /* 10: 144 B */
+	"    wmma::load_matrix_sync(fa, &c[0][8], 40);\n"                      /* 11: 80 B */
+	"    wmma::load_matrix_sync(fa, a[0] + 16, 64);\n"                     /* 12: T + off */
+	"    wmma::load_matrix_sync(fb, (half *)d + 16 * 64, 64);\n"           /* 13: col_major */
+	"    for (int kk = 0; kk < 64; kk += 16)\n"                            /* 14 */
+	"        wmma::load_matrix_sync(fb, &d[kk][0], 64);\n"                 /* 15 */
+	"    for (int r = 0; r < 16; ++r)\n"                                   /* 16 */
+	"        wmma::load_matrix_sync(fa, &c[r][0], 40);\n"                  /* 17: odd rows */
+	"    __shared__ __align__(32) float f[16][32];\n"                      /* 18 */
+	"    wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;\n"       /* 19 */
+	"    wmma::load_matrix_sync(fc, &f[0][0], 32, wmma::mem_row_major);\n" /* 20 */
+	"    acc += fc.x[0];\n");
+
+Test(banks, wmma_fragment_loads)
+{
+	run(wmma_src, 32, 4);
+	const kp_bk_access *x = at(9, KP_BK_SHARED);
+	cr_expect(x->wmma);
+	cr_expect_str_eq(x->frag, "matrix_a 16x16");
+	cr_expect_eq(x->row_stride, 128);
+	cr_expect_eq(degree(9), 8); /* the 8 rows of a phase in banks 0-3 */
+	cr_expect_eq(x->lanes, 0xffu);
+	cr_expect_eq(x->misaligned, 0);
+	cr_expect_eq(degree(10), 1);                       /* padded by 8 halfs */
+	cr_expect_eq(degree(11), 1);                       /* 80-byte rows: 8 groups of 4 banks */
+	cr_expect_eq(at(11, KP_BK_SHARED)->misaligned, 1); /* &c[0][8]: 16 bytes in */
+	cr_expect_eq(degree(12), 8);
+	cr_expect_str_eq(at(13, KP_BK_SHARED)->frag, "matrix_b 16x16");
+	cr_expect_eq(degree(13), 8);
+	cr_expect_eq(degree(15), 8);
+	/* rows 1 and 5 (r: 0, 1, 5) of 80-byte rows: 80 and 400 bytes in */
+	cr_expect_eq(at(17, KP_BK_SHARED)->misaligned, 1);
+	const kp_bk_access *acc = at(20, KP_BK_SHARED);
+	cr_expect_not_null(acc->not_analysed);
+	cr_expect(strstr(acc->not_analysed, "accumulator"), "%s", acc->not_analysed);
+	cr_expect_eq(acc->misaligned, 0);
+	const char *id = NULL, *msg = kp_bk_finding(&F, x, &id);
+	cr_assert_not_null(msg);
+	cr_expect_str_eq(id, "kpipe-bank-conflict");
+	cr_expect(strstr(msg, "wmma load of a matrix_a 16x16 fragment from shared `a`, rows 128 "
+			      "bytes apart") &&
+			  strstr(msg, "8-way bank conflict"),
+		  "%s", msg);
+}
+
+Test(banks, wmma_padding_and_alignment)
+{
+	/* 8 halfs more: 144-byte rows, conflict-free; the ld spelled 64 is the
+	 * row's length and follows; rows 16 and 80 (kk: 0, 16, 80) stay 32-byte
+	 * aligned; rows 1 and 5 of c only with 32-byte rows */
+	run_pad(wmma_src, 32, 4, "a", 8);
+	cr_expect_eq(degree(9), 1);
+	cr_expect_eq(at(9, KP_BK_SHARED)->row_stride, 144);
+	cr_expect_eq(at(9, KP_BK_SHARED)->misaligned, 0);
+	release();
+	run_pad(wmma_src, 32, 4, "d", 8);
+	cr_expect_eq(degree(15), 1);
+	cr_expect_eq(at(15, KP_BK_SHARED)->misaligned, 0);
+	release();
+	run_pad(wmma_src, 32, 4, "c", 8); /* 96-byte rows: every row 32-byte aligned */
+	cr_expect_eq(at(17, KP_BK_SHARED)->misaligned, 0);
+	cr_expect_eq(degree(17), 2); /* rows 0 and 4 in one group: 4 x 96 = 3 x 128 */
+	release();
+	run_pad(wmma_src, 32, 4, "c", 16); /* 112 bytes: 16-byte rows, not 32 */
+	cr_expect_eq(at(17, KP_BK_SHARED)->misaligned, 1);
+}
+
+Test(banks, ldmatrix_rows)
+{
+	run(FRAGMENTS(
+		    "    __shared__ __align__(128) half a[64][64], b[64][72];\n" /* 8 */
+		    "    unsigned sa = static_cast<unsigned>(\n"
+		    "        __cvta_generic_to_shared(&a[tx % 16][(tx / 16) * 8]));\n"
+		    "    unsigned sb = static_cast<unsigned>(\n"
+		    "        __cvta_generic_to_shared(&b[tx % 16][(tx / 16) * 8]));\n"
+		    "    unsigned sh = static_cast<unsigned>(__cvta_generic_to_shared(&a[0][0])) +\n"
+		    "        (tx % 16) * 128 + (tx / 16) * 16;\n" /* 14 */
+		    LDMATRIX("sa")                                /* 15 */
+		    LDMATRIX("sb")                                /* 16 */
+		    LDMATRIX("sh")                                /* 17 */
+		    LDMATRIX(
+			    "static_cast<unsigned>(__cvta_generic_to_shared(&b[tx][0]))") /* 18 */),
+	    32, 1);
+	const kp_bk_access *x = at(15, KP_BK_SHARED);
+	cr_expect_eq(x->ldmatrix, 4);
+	cr_expect_eq(degree(15), 8); /* lanes 0-7 give rows 0-7 of matrix 0: 128 B apart */
+	cr_expect_eq(x->lanes, 0xffu);
+	cr_expect_eq(x->misaligned, 0);
+	cr_expect_not(x->hand_offset);
+	cr_expect_not_null(x->addr);
+	cr_expect_eq(degree(16), 1);
+	cr_expect_eq(degree(17), 8);
+	cr_expect(at(17, KP_BK_SHARED)->hand_offset);
+	cr_expect_eq(degree(18), 1); /* 32 rows 144 B apart */
+	/* the conversions of the addresses are the ldmatrix's, not accesses of their own */
+	for (int i = 0; i < R.n; i++)
+		cr_expect(R.acc[i].space != KP_BK_SHARED || R.acc[i].ldmatrix, "line %d",
+			  R.acc[i].line);
+	const char *id = NULL, *msg = kp_bk_finding(&F, x, &id);
+	cr_assert_not_null(msg);
+	cr_expect(strstr(msg, "`a[tx % 16][(tx / 16) * 8]` (ldmatrix.x4 of shared `a`") &&
+			  strstr(msg, "8-way bank conflict"),
+		  "%s", msg);
+	release();
+	run_pad(FRAGMENTS("    __shared__ __align__(128) half a[64][64];\n"
+			  "    unsigned sa = static_cast<unsigned>(\n"
+			  "        __cvta_generic_to_shared(&a[tx % 16][(tx / 16) * 8]));\n"
+			  "    a[0][tx] = 0;\n" LDMATRIX("sa") /* 12 */),
+		32, 1, "a", 8);
+	cr_expect_eq(degree(12), 1);
+	cr_expect_eq(at(12, KP_BK_SHARED)->misaligned, 0);
 }
 
 /* --- global accesses -------------------------------------------------------- */
