@@ -16,6 +16,8 @@
 #                      /usr/local/cuda/bin/nvcc), or prints "SKIP: nvcc not
 #                      found" and exits 77
 #   kp_have_gpu        whether nvidia-smi lists a GPU
+#   kp_gen_kernels N   prints a file of N small tiled matmul kernels (mm0,
+#                      mm1, ...), each with one pipelinable K-loop
 #
 # The counters are pass and fail.  Scripts keep their own `set` options.
 # shellcheck shell=bash
@@ -65,4 +67,29 @@ kp_find_nvcc() {
 
 kp_have_gpu() {
 	command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'
+}
+
+kp_gen_kernels() {
+	echo '#include <cuda_runtime.h>'
+	for ((i = 0; i < $1; i++)); do
+		cat <<K
+__global__ void mm$i(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int N, int K)
+{
+    __shared__ float As[16][16];
+    __shared__ float Bs[16][16];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int row = blockIdx.y * 16 + ty, col = blockIdx.x * 16 + tx;
+    float acc = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += 16) {
+        As[ty][tx] = A[row * K + k0 + tx];
+        Bs[ty][tx] = B[(k0 + ty) * N + col];
+        __syncthreads();
+        for (int kk = 0; kk < 16; ++kk)
+            acc += As[ty][kk] * Bs[kk][tx];
+        __syncthreads();
+    }
+    C[row * N + col] = acc;
+}
+K
+	done
 }

@@ -11,34 +11,9 @@ set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 kp_tmpdir scale
 
-gen() {
-	echo '#include <cuda_runtime.h>'
-	for ((i = 0; i < $1; i++)); do
-		cat <<K
-__global__ void mm$i(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int N, int K)
-{
-    __shared__ float As[16][16];
-    __shared__ float Bs[16][16];
-    int tx = threadIdx.x, ty = threadIdx.y;
-    int row = blockIdx.y * 16 + ty, col = blockIdx.x * 16 + tx;
-    float acc = 0.0f;
-    for (int k0 = 0; k0 < K; k0 += 16) {
-        As[ty][tx] = A[row * K + k0 + tx];
-        Bs[ty][tx] = B[(k0 + ty) * N + col];
-        __syncthreads();
-        for (int kk = 0; kk < 16; ++kk)
-            acc += As[ty][kk] * Bs[kk][tx];
-        __syncthreads();
-    }
-    C[row * N + col] = acc;
-}
-K
-	done
-}
-
 # cpu N: rewrites the N-kernel file; sets secs (CPU seconds) and rc
 cpu() {
-	gen "$1" >"$tmp/k$1.cu"
+	kp_gen_kernels "$1" >"$tmp/k$1.cu"
 	local TIMEFORMAT='%U %S'
 	local t
 	t=$({ time "$kpipe" rewrite "$tmp/k$1.cu" -o "$tmp/o$1.cu" 2>"$tmp/e$1" >/dev/null; } 2>&1)

@@ -9,26 +9,11 @@
 # kernel template in a project header); ptxas's budget per file.
 # Exit 77 (skipped) when nvcc is missing.
 set -uo pipefail
-root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-kpipe="${KPIPE:-$root/build/kpipe}"
-nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
-if [ ! -x "$nvcc" ]; then
-	echo "SKIP: nvcc not found"
-	exit 77
-fi
+# shellcheck source=tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+kp_find_nvcc
 unset KPIPE_NO_PTXAS
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-check() { # check DESCRIPTION COMMAND...
-	local what="$1"
-	shift
-	if "$@"; then pass=$((pass + 1)); else
-		fail=$((fail + 1))
-		echo "FAIL: $what"
-	fi
-}
+kp_tmpdir auto-ptxas
 
 s="$root/samples"
 "$kpipe" rewrite "$s/int8_dp4a.cu" -o "$tmp/int8.cu" 2>"$tmp/int8.err"
@@ -66,41 +51,16 @@ check "header template: ptxas on original and rewrite" grep -q 'register staging
 # not compiled (100 kernels took 8 minutes of CPU when every loop's
 # rewrite was), and at most 8 rewrites of one file are; past it, auto says
 # what was not checked
-gen_kernels() { # gen_kernels N > FILE
-	echo '#include <cuda_runtime.h>'
-	for ((i = 0; i < $1; i++)); do
-		cat <<K
-__global__ void mm$i(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int N, int K)
-{
-    __shared__ float As[16][16];
-    __shared__ float Bs[16][16];
-    int tx = threadIdx.x, ty = threadIdx.y;
-    int row = blockIdx.y * 16 + ty, col = blockIdx.x * 16 + tx;
-    float acc = 0.0f;
-    for (int k0 = 0; k0 < K; k0 += 16) {
-        As[ty][tx] = A[row * K + k0 + tx];
-        Bs[ty][tx] = B[(k0 + ty) * N + col];
-        __syncthreads();
-        for (int kk = 0; kk < 16; ++kk)
-            acc += As[ty][kk] * Bs[kk][tx];
-        __syncthreads();
-    }
-    C[row * N + col] = acc;
-}
-K
-	done
-}
-gen_kernels 65 >"$tmp/k65.cu"
+kp_gen_kernels 65 >"$tmp/k65.cu"
 t0=$(date +%s)
 "$kpipe" rewrite "$tmp/k65.cu" -o "$tmp/k65.out.cu" 2>/dev/null
 t1=$(date +%s)
 check "65 kernels: every loop pipelined" test "$(grep -c 'kp_stage ^= 1' "$tmp/k65.out.cu")" = 65
 check "65 kernels: ptxas not asked, and said" grep -q 'the file has 65 kernels and ptxas is asked only about files of up to 64' "$tmp/k65.out.cu"
 check "65 kernels: no nvcc time (took $((t1 - t0)) s)" test $((t1 - t0)) -lt 60
-gen_kernels 10 >"$tmp/k10.cu"
+kp_gen_kernels 10 >"$tmp/k10.cu"
 "$kpipe" rewrite "$tmp/k10.cu" -o "$tmp/k10.out.cu" 2>/dev/null
 check "10 kernels: 8 rewrites checked by ptxas" test "$(grep -c 'ptxas: 3[0-9] -> 3[0-9] registers' "$tmp/k10.out.cu")" = 8
 check "10 kernels: the last 2 say the budget is spent" test "$(grep -c 'already asked about 8 rewrites of this file' "$tmp/k10.out.cu")" = 2
 
-echo "auto_ptxas: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+kp_summary auto_ptxas
