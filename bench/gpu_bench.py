@@ -108,10 +108,26 @@ def load_spec(path):
     if not isinstance(kernel, str) or not KERNEL_NAME.match(kernel):
         raise SpecError("%s: expected a kernel name" % where("kernel"))
     spec["kernel"] = kernel
-    targs = raw.get("template_args", "") or ""
-    if not isinstance(targs, str) or (targs and not (targs.strip().startswith("<") and targs.strip().endswith(">"))):
-        raise SpecError("%s: expected \"\" or \"<...>\"" % where("template_args"))
-    spec["template_args"] = targs.strip()
+    targs = raw.get("template_args", "")
+    targs = "" if targs is None else targs
+    is_list = lambda t: isinstance(t, str) and t.strip().startswith("<") and t.strip().endswith(">")
+    if isinstance(targs, list):
+        # one instantiation per entry: each is run as a sample of its own
+        # (per_instantiation), compared with the original's same instantiation
+        if not targs:
+            raise SpecError("%s: an empty list names no instantiation (\"\" is the form for a "
+                            "kernel that is no template)" % where("template_args"))
+        for i, t in enumerate(targs):
+            if not is_list(t) or any(c in t for c in ";{}\n\"'\\#"):
+                raise SpecError("%s[%d]: expected \"<...>\"" % (where("template_args"), i))
+            if t.replace(" ", "") in [u.replace(" ", "") for u in targs[:i]]:
+                raise SpecError("%s[%d]: %s is given twice" % (where("template_args"), i, t.strip()))
+        spec["instantiations"] = [t.strip() for t in targs]
+    elif not isinstance(targs, str) or (targs and not is_list(targs)):
+        raise SpecError("%s: expected \"\" or \"<...>\", or a list of \"<...>\"" % where("template_args"))
+    else:
+        spec["instantiations"] = [targs.strip()]
+    spec["template_args"] = spec["instantiations"][0]
 
     for key in ("block", "grid"):
         dims = raw.get(key)
@@ -200,6 +216,16 @@ def load_spec(path):
     spec["refusal"] = raw.get("refusal", "")
     spec["note"] = raw.get("note", "")
     return spec
+
+
+def per_instantiation(spec):
+    """The spec once per instantiation it names: itself when it names one,
+    else copies named NAME@<args> that each launch one of them."""
+    insts = spec["instantiations"]
+    if len(insts) == 1:
+        return [spec]
+    return [dict(spec, name="%s@%s" % (spec["name"], t), template_args=t, instantiations=[t])
+            for t in insts]
 
 
 # ---------------------------------------------------------------- code generation
@@ -485,14 +511,15 @@ def discover(args):
                 continue
         variants = []
         for p in produced:
-            variants.append(Version(os.path.basename(p)[len(name) + 1: -3], p, "variant"))
+            variants.append((os.path.basename(p)[len(name) + 1: -3], p, "variant"))
         if not args.no_hand:
             for p in sorted(glob.glob(os.path.join(args.hand_dir, glob.escape(name) + ".*.cu"))):
-                variants.append(Version("hand-" + os.path.basename(p)[len(name) + 1: -3], p, "hand"))
+                variants.append(("hand-" + os.path.basename(p)[len(name) + 1: -3], p, "hand"))
         if not args.no_ref:
             for p in sorted(glob.glob(os.path.join(args.ref_dir, glob.escape(name) + ".*.cu"))):
-                variants.append(Version(os.path.basename(p)[len(name) + 1: -3], p, "ref"))
-        samples.append(Sample(spec, base, variants))
+                variants.append((os.path.basename(p)[len(name) + 1: -3], p, "ref"))
+        for one in per_instantiation(spec):
+            samples.append(Sample(one, base, [Version(*v) for v in variants]))
     if os.path.isdir(outdir):
         for p in sorted(glob.glob(os.path.join(outdir, "*.cu"))):
             if os.path.basename(p).split(".")[0] not in names:
@@ -504,7 +531,7 @@ def build_all(samples, args, build_root):
     builder = Builder(args)
     tasks = []
     for si, s in enumerate(samples):
-        d = os.path.join(build_root, "%02d_%s" % (si, s.spec["name"]))
+        d = os.path.join(build_root, "%02d_%s" % (si, re.sub(r"[^A-Za-z0-9_.@-]", "_", s.spec["name"])))
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "kpipe_bench_spec.h"), "w") as f:
             f.write(gen_spec_header(s.spec))
@@ -1033,11 +1060,12 @@ def main(argv=None):
                     nm, path = item.split("=", 1)
                     if not IDENT.match(nm.replace("-", "_")) or nm == "baseline":
                         raise SpecError("'%s': bad version name" % nm)
-                    vers.append(Version(nm, path, kind))
-            for path in [base] + [v.path for v in vers]:
+                    vers.append((nm, path, kind))
+            for path in [base] + [v[1] for v in vers]:
                 if not os.path.isfile(path):
                     raise SpecError("'%s': no such file" % path)
-            samples, notes, problems = [Sample(spec, base, vers)], [], []
+            samples = [Sample(one, base, [Version(*v) for v in vers]) for one in per_instantiation(spec)]
+            notes, problems = [], []
     except SpecError as e:
         print("gpu_bench: %s" % e, file=sys.stderr)
         return 2

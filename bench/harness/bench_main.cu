@@ -9,7 +9,13 @@
 //
 // It does not decide anything: it prints one JSON object per line on stdout
 // (events "device", "attrs", "begin", "baseline", "check", "time", "error")
-// and gpu_bench.py turns them into the report.  With --copy, the timed size
+// and gpu_bench.py turns them into the report.  A launch description that
+// names several instantiations of a template kernel makes the header define
+// KPIPE_BENCH_NUM_INSTS and kInstNames: each library then exports one
+// launcher pair per instantiation (kpipe_bench_launch_I, kpipe_bench_attrs_I),
+// every size runs every instantiation in turn, each compared with the
+// original's same instantiation, and the events of one instantiation carry
+// "inst": its template arguments.  With --copy, the timed size
 // also times a plain copy kernel over the bytes one launch moves (event
 // "copy"): the yardstick `kpipe validate --profile` measures a memory-bound
 // kernel's bandwidth against.  Exit codes: 0 finished,
@@ -32,16 +38,27 @@
 #include <string>
 #include <vector>
 
+#ifndef KPIPE_BENCH_NUM_INSTS
+// one instantiation (or no template): kpipe_bench_launch, kpipe_bench_attrs
+#define KPIPE_BENCH_NUM_INSTS 1
+static const char *const kInstNames[] = {""};
+#endif
+static const int kNumInsts = KPIPE_BENCH_NUM_INSTS;
+
 typedef int (*launch_fn)(void *const *bufs, const long *sz, cudaStream_t stream);
 typedef int (*attrs_fn)(const long *sz, int *out);
 
 struct Version {
     std::string name;
     std::string path;
-    launch_fn launch = nullptr;
-    attrs_fn attrs = nullptr;
-    bool failed = false; // no further sizes for this one
+    launch_fn launch[KPIPE_BENCH_NUM_INSTS] = {};
+    attrs_fn attrs[KPIPE_BENCH_NUM_INSTS] = {};
+    bool failed[KPIPE_BENCH_NUM_INSTS] = {}; // no further sizes for this instantiation
 };
+
+// The instantiation being run, as the member the events of a size carry:
+// `,"inst":"<64>"`, or nothing with one instantiation.
+static std::string g_inst;
 
 // ---------------------------------------------------------------- output
 
@@ -87,8 +104,8 @@ __attribute__((format(printf, 1, 2))) static void emit(const char *fmt, ...)
 static void emit_error(const char *version, const char *size, const char *stage,
                        const std::string &msg)
 {
-    emit("{\"event\":\"error\",\"version\":%s,\"size\":%s,\"stage\":%s,\"msg\":%s}",
-         jstr(version).c_str(), jstr(size ? size : "").c_str(), jstr(stage).c_str(),
+    emit("{\"event\":\"error\",\"version\":%s,\"size\":%s%s,\"stage\":%s,\"msg\":%s}",
+         jstr(version).c_str(), jstr(size ? size : "").c_str(), g_inst.c_str(), jstr(stage).c_str(),
          jstr(msg).c_str());
 }
 
@@ -202,9 +219,11 @@ static bool context_is_dead()
     return e != cudaSuccess;
 }
 
-// Uploads the inputs, poisons the outputs with `poison`, launches once and
-// waits.  Returns false (after reporting) when the launch failed.
-static bool run_once(Version &v, Buffers &b, const long *sz, const char *size, unsigned char poison)
+// Uploads the inputs, poisons the outputs with `poison`, launches
+// instantiation k once and waits.  Returns false (after reporting) when the
+// launch failed.
+static bool run_once(Version &v, int k, Buffers &b, const long *sz, const char *size,
+                     unsigned char poison)
 {
     for (int i = 0; i < kNumBufs; ++i) {
         if (kBufs[i].role == R_OUT) {
@@ -218,8 +237,9 @@ static bool run_once(Version &v, Buffers &b, const long *sz, const char *size, u
     }
     if (!check(cudaDeviceSynchronize(), "sync before launch", size))
         return false;
-    emit("{\"event\":\"begin\",\"version\":%s,\"size\":%s}", jstr(v.name).c_str(), jstr(size).c_str());
-    cudaError_t e = (cudaError_t)v.launch(b.dev.data(), sz, 0);
+    emit("{\"event\":\"begin\",\"version\":%s,\"size\":%s%s}", jstr(v.name).c_str(), jstr(size).c_str(),
+         g_inst.c_str());
+    cudaError_t e = (cudaError_t)v.launch[k](b.dev.data(), sz, 0);
     const char *stage = "launch";
     if (e == cudaSuccess) {
         e = cudaDeviceSynchronize();
@@ -231,10 +251,10 @@ static bool run_once(Version &v, Buffers &b, const long *sz, const char *size, u
     }
     if (e != cudaSuccess) {
         emit_error(v.name.c_str(), size, stage, cuda_msg(e));
-        v.failed = true;
+        v.failed[k] = true;
         if (context_is_dead()) {
-            emit("{\"event\":\"fatal\",\"version\":%s,\"size\":%s,\"msg\":%s}", jstr(v.name).c_str(),
-                 jstr(size).c_str(), jstr(cuda_msg(e)).c_str());
+            emit("{\"event\":\"fatal\",\"version\":%s,\"size\":%s%s,\"msg\":%s}", jstr(v.name).c_str(),
+                 jstr(size).c_str(), g_inst.c_str(), jstr(cuda_msg(e)).c_str());
             exit(3);
         }
         return false;
@@ -330,8 +350,9 @@ static void usage()
             "usage: harness --lib NAME=PATH [--lib NAME=PATH ...] [--sizes a,b,c] [--time SIZE]\n"
             "               [--reps N] [--warmup N] [--rounds N] [--seed N] [--single] [--copy]\n"
             "  the first --lib is the reference (the original kernel); --single launches\n"
-            "  the first library once at the first size and compares nothing; --rounds N\n"
-            "  times the versions N times in turn (one \"time\" event per version and round);\n"
+            "  the first library once (each instantiation once) at the first size and\n"
+            "  compares nothing; --rounds N times the versions N times in turn (one\n"
+            "  \"time\" event per version and round);\n"
             "  --copy also times a copy kernel over the bytes one launch moves (\"copy\")\n");
     exit(2);
 }
@@ -369,15 +390,17 @@ static void device_info()
          mem_khz / 1000, p.l2CacheSize, p.sharedMemPerMultiprocessor, drv, rt);
 }
 
-int main(int argc, char **argv)
-{
-    std::vector<Version> versions;
-    std::vector<std::string> sizes;
-    std::vector<std::string> time_sizes;
+
+struct Opts {
+    std::vector<std::string> sizes, time_sizes;
     int reps = 21, warmup = 3, rounds = 1;
     uint64_t seed = 20261129;
     bool single = false, copy = false;
+};
 
+static Opts parse_options(int argc, char **argv, std::vector<Version> &versions)
+{
+    Opts o;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         auto next = [&]() -> std::string {
@@ -395,53 +418,290 @@ int main(int argc, char **argv)
             v.path = s.substr(eq + 1);
             versions.push_back(v);
         } else if (a == "--sizes") {
-            sizes = split(next());
+            o.sizes = split(next());
         } else if (a == "--time") {
             for (auto &t : split(next()))
-                time_sizes.push_back(t);
+                o.time_sizes.push_back(t);
         } else if (a == "--reps") {
-            reps = atoi(next().c_str());
+            o.reps = atoi(next().c_str());
         } else if (a == "--warmup") {
-            warmup = atoi(next().c_str());
+            o.warmup = atoi(next().c_str());
         } else if (a == "--rounds") {
-            rounds = atoi(next().c_str());
+            o.rounds = atoi(next().c_str());
         } else if (a == "--seed") {
-            seed = strtoull(next().c_str(), nullptr, 10);
+            o.seed = strtoull(next().c_str(), nullptr, 10);
         } else if (a == "--single") {
-            single = true;
+            o.single = true;
         } else if (a == "--copy") {
-            copy = true;
+            o.copy = true;
         } else {
             usage();
         }
     }
-    if (versions.empty() || reps < 1 || warmup < 0 || rounds < 1)
+    if (versions.empty() || o.reps < 1 || o.warmup < 0 || o.rounds < 1)
         usage();
-    if (sizes.empty())
+    if (o.sizes.empty())
         for (int s = 0; s < kNumSizes; ++s)
-            sizes.push_back(kSizeNames[s]);
+            o.sizes.push_back(kSizeNames[s]);
+    return o;
+}
 
+// dlopen()s every version and finds its launchers (one pair per instantiation).
+static void load_versions(std::vector<Version> &versions)
+{
     for (auto &v : versions) {
         void *h = dlopen(v.path.c_str(), RTLD_NOW | RTLD_LOCAL);
         if (!h) {
             emit_error(v.name.c_str(), "", "dlopen", dlerror());
             exit(4);
         }
-        v.launch = (launch_fn)dlsym(h, "kpipe_bench_launch");
-        v.attrs = (attrs_fn)dlsym(h, "kpipe_bench_attrs");
-        if (!v.launch || !v.attrs) {
-            emit_error(v.name.c_str(), "", "dlsym", "kpipe_bench_launch/kpipe_bench_attrs not exported");
-            exit(4);
+        for (int k = 0; k < kNumInsts; ++k) {
+            std::string suffix = kNumInsts > 1 ? "_" + std::to_string(k) : "";
+            v.launch[k] = (launch_fn)dlsym(h, ("kpipe_bench_launch" + suffix).c_str());
+            v.attrs[k] = (attrs_fn)dlsym(h, ("kpipe_bench_attrs" + suffix).c_str());
+            if (!v.launch[k] || !v.attrs[k]) {
+                emit_error(v.name.c_str(), "", "dlsym",
+                           "kpipe_bench_launch" + suffix + "/kpipe_bench_attrs" + suffix +
+                               " not exported");
+                exit(4);
+            }
         }
     }
+}
 
+static void emit_attrs(std::vector<Version> &versions, int k, const long *sz, const char *size)
+{
+    for (auto &v : versions) {
+        int a[6] = {0, 0, 0, 0, 0, 0};
+        cudaError_t e = (cudaError_t)v.attrs[k](sz, a);
+        if (e != cudaSuccess) {
+            emit_error(v.name.c_str(), size, "attributes", cuda_msg(e));
+            cudaGetLastError();
+            continue;
+        }
+        emit("{\"event\":\"attrs\",\"version\":%s,\"size\":%s%s,\"regs\":%d,\"smem_static\":%d,"
+             "\"local_bytes\":%d,\"max_threads\":%d,\"blocks_per_sm\":%d,\"threads\":%d}",
+             jstr(v.name).c_str(), jstr(size).c_str(), g_inst.c_str(), a[0], a[1], a[2], a[3], a[4],
+             a[5]);
+    }
+}
+
+// The buffers of one size, inputs filled; false (reported) when one cannot be made.
+static bool alloc_buffers(Buffers &b, const long *sz, const char *size, uint64_t seed)
+{
+    b.count.resize(kNumBufs);
+    b.bytes.resize(kNumBufs);
+    b.dev.assign(kNumBufs, nullptr);
+    b.init.resize(kNumBufs);
+    for (int i = 0; i < kNumBufs; ++i) {
+        b.count[i] = buf_count(i, sz);
+        if (b.count[i] < 0) {
+            emit_error("harness", size, "count", std::string("negative element count for ") + kBufs[i].name);
+            return false;
+        }
+        b.bytes[i] = (size_t)b.count[i] * elem_size(kBufs[i].type);
+        if (!check(cudaMalloc(&b.dev[i], std::max<size_t>(b.bytes[i], 256)), "cudaMalloc", size))
+            return false;
+        if (kBufs[i].role != R_OUT) {
+            b.init[i].resize(b.bytes[i]);
+            fill_random(b.init[i].data(), kBufs[i].type, b.count[i], seed + 7919u * (uint64_t)(i + 1));
+        }
+    }
+    return true;
+}
+
+static void free_buffers(Buffers &b)
+{
+    for (void *p : b.dev)
+        if (p)
+            cudaFree(p);
+}
+
+// --single: one launch of instantiation k of v, nothing compared.
+static void run_single(Version &v, int k, Buffers &b, const long *sz, const char *size)
+{
+    if (!run_once(v, k, b, sz, size, 0xFF))
+        return;
+    std::vector<std::vector<unsigned char>> got;
+    if (!download(b, got, size))
+        return;
+    long poisoned = 0;
+    for (int i = 0; i < kNumBufs; ++i)
+        if (kBufs[i].role == R_OUT)
+            for (long e = 0; e < b.count[i]; ++e)
+                poisoned += bits_at(got[i].data(), kBufs[i].type, e) == poison_bits(kBufs[i].type, 0xFF);
+    emit("{\"event\":\"single\",\"version\":%s,\"size\":%s%s,\"ok\":true,\"poisoned\":%ld}",
+         jstr(v.name).c_str(), jstr(size).c_str(), g_inst.c_str(), poisoned);
+}
+
+// Reference: the original, run twice with two different poisons.  An
+// element holding the poison after both runs was never written; an element
+// that differs between the runs is not deterministic.  False when it failed.
+static bool run_baseline(Version &base, int k, Buffers &b, const long *sz, const char *size,
+                         std::vector<std::vector<unsigned char>> &ref)
+{
+    std::vector<std::vector<unsigned char>> ref2;
+    if (base.failed[k] || !run_once(base, k, b, sz, size, 0xFF) || !download(b, ref, size) ||
+        !run_once(base, k, b, sz, size, 0x7F) || !download(b, ref2, size)) {
+        emit("{\"event\":\"baseline\",\"size\":%s%s,\"ok\":false}", jstr(size).c_str(), g_inst.c_str());
+        return false;
+    }
+    long unwritten = 0, unstable = 0, elements = 0;
+    for (int i = 0; i < kNumBufs; ++i) {
+        if (kBufs[i].role == R_IN)
+            continue;
+        const int t = kBufs[i].type;
+        for (long e = 0; e < b.count[i]; ++e) {
+            const uint32_t x = bits_at(ref[i].data(), t, e), y = bits_at(ref2[i].data(), t, e);
+            ++elements;
+            if (x == poison_bits(t, 0xFF) && y == poison_bits(t, 0x7F))
+                ++unwritten;
+            else if (x != y)
+                ++unstable;
+        }
+    }
+    emit("{\"event\":\"baseline\",\"size\":%s%s,\"ok\":%s,\"elements\":%ld,\"unwritten\":%ld,"
+         "\"nondeterministic\":%ld}",
+         jstr(size).c_str(), g_inst.c_str(), unwritten || unstable ? "false" : "true", elements, unwritten,
+         unstable);
+    return true;
+}
+
+// Instantiation k of v against the original's (ref), element by element.
+static void check_version(Version &v, int k, Buffers &b, const long *sz, const char *size,
+                          const std::vector<std::vector<unsigned char>> &ref)
+{
+    std::vector<std::vector<unsigned char>> got;
+    if (v.failed[k] || !run_once(v, k, b, sz, size, 0xFF) || !download(b, got, size))
+        return;
+    long elements = 0, mismatches = 0, unwritten = 0, differ = 0, clobbered = 0;
+    double max_abs = 0.0, max_rel = 0.0;
+    std::string first;
+    for (int i = 0; i < kNumBufs; ++i) {
+        const int t = kBufs[i].type;
+        if (kBufs[i].role == R_IN) {
+            if (b.count[i] > 0 && memcmp(got[i].data(), b.init[i].data(), b.bytes[i]) != 0)
+                ++clobbered;
+            continue;
+        }
+        const uint32_t pz = poison_bits(t, 0xFF);
+        for (long e = 0; e < b.count[i]; ++e) {
+            ++elements;
+            const uint32_t gb = bits_at(got[i].data(), t, e), rb = bits_at(ref[i].data(), t, e);
+            if (gb == rb)
+                continue;
+            ++differ;
+            const double g = value_at(got[i].data(), t, e), r = value_at(ref[i].data(), t, e);
+            const double d = std::fabs(g - r);
+            const bool never_written = gb == pz;
+            bool bad = never_written || !(d <= kTolAbs + kTolRel * std::fabs(r));
+            if (std::isnan(d) || never_written) {
+                max_abs = INFINITY;
+                max_rel = INFINITY;
+            } else {
+                max_abs = std::max(max_abs, d);
+                max_rel = std::max(max_rel, r != 0.0 ? d / std::fabs(r) : INFINITY);
+            }
+            unwritten += never_written;
+            if (bad) {
+                if (mismatches == 0) {
+                    char buf[256];
+                    snprintf(buf, sizeof buf,
+                             "{\"arg\":%s,\"index\":%ld,\"got\":%s,\"want\":%s,\"unwritten\":%s}",
+                             jstr(kBufs[i].name).c_str(), e, jnum(g).c_str(), jnum(r).c_str(),
+                             never_written ? "true" : "false");
+                    first = buf;
+                }
+                ++mismatches;
+            }
+        }
+    }
+    emit("{\"event\":\"check\",\"version\":%s,\"size\":%s%s,\"ok\":%s,\"elements\":%ld,"
+         "\"mismatches\":%ld,\"unwritten\":%ld,\"differ\":%ld,\"max_abs\":%s,\"max_rel\":%s,"
+         "\"clobbered_inputs\":%ld,\"first_mismatch\":%s}",
+         jstr(v.name).c_str(), jstr(size).c_str(), g_inst.c_str(), mismatches || clobbered ? "false" : "true",
+         elements, mismatches, unwritten, differ, jnum(max_abs).c_str(), jnum(max_rel).c_str(), clobbered,
+         first.empty() ? "null" : first.c_str());
+}
+
+// Timing: every version that ran cleanly at this size, one after the other,
+// each launch between its own pair of events; with --rounds, the whole
+// sequence again, so slow drift (clocks, temperature) shows up as
+// round-to-round spread instead of favouring a version.
+static void time_versions(std::vector<Version> &versions, int k, Buffers &b, const long *sz,
+                          const char *size, const Opts &o)
+{
+    const int reps = o.reps, warmup = o.warmup;
+    const double work = work_amount(sz);
+    std::vector<cudaEvent_t> ev(2 * reps);
+    for (auto &e : ev)
+        check(cudaEventCreate(&e), "cudaEventCreate", size);
+    for (int round = 0; round < o.rounds; ++round)
+        for (auto &v : versions) {
+            if (v.failed[k])
+                continue;
+            emit("{\"event\":\"begin\",\"version\":%s,\"size\":%s%s,\"timing\":true}", jstr(v.name).c_str(),
+                 jstr(size).c_str(), g_inst.c_str());
+            cudaError_t e = cudaSuccess;
+            for (int w = 0; w < warmup && e == cudaSuccess; ++w)
+                e = (cudaError_t)v.launch[k](b.dev.data(), sz, 0);
+            for (int r = 0; r < reps && e == cudaSuccess; ++r) {
+                cudaEventRecord(ev[2 * r], 0);
+                e = (cudaError_t)v.launch[k](b.dev.data(), sz, 0);
+                cudaEventRecord(ev[2 * r + 1], 0);
+            }
+            if (e == cudaSuccess)
+                e = cudaDeviceSynchronize();
+            if (e != cudaSuccess) {
+                emit_error(v.name.c_str(), size, "timing", cuda_msg(e));
+                v.failed[k] = true;
+                if (context_is_dead())
+                    exit(3);
+                continue;
+            }
+            std::vector<float> ms(reps);
+            for (int r = 0; r < reps; ++r)
+                cudaEventElapsedTime(&ms[r], ev[2 * r], ev[2 * r + 1]);
+            std::vector<float> sorted = ms;
+            std::sort(sorted.begin(), sorted.end());
+            const double median = reps % 2 ? sorted[reps / 2] : 0.5 * (sorted[reps / 2 - 1] + sorted[reps / 2]);
+            double mean = 0.0;
+            std::string all = "[";
+            for (int r = 0; r < reps; ++r) {
+                mean += ms[r];
+                all += (r ? "," : "") + jnum(ms[r]);
+            }
+            mean /= reps;
+            all += "]";
+            emit("{\"event\":\"time\",\"version\":%s,\"size\":%s%s,\"round\":%d,\"reps\":%d,\"warmup\":%d,"
+                 "\"median_ms\":%s,\"min_ms\":%s,\"max_ms\":%s,\"mean_ms\":%s,\"work\":%s,"
+                 "\"work_kind\":%s,\"all_ms\":%s}",
+                 jstr(v.name).c_str(), jstr(size).c_str(), g_inst.c_str(), round, reps, warmup,
+                 jnum(median).c_str(), jnum(sorted.front()).c_str(), jnum(sorted.back()).c_str(),
+                 jnum(mean).c_str(), jnum(work, 17).c_str(), jstr(kWorkKind).c_str(), all.c_str());
+        }
+    for (auto &e : ev)
+        cudaEventDestroy(e);
+}
+
+static std::string inst_member(int k)
+{
+    return kNumInsts > 1 ? ",\"inst\":" + jstr(kInstNames[k]) : "";
+}
+
+int main(int argc, char **argv)
+{
+    std::vector<Version> versions;
+    const Opts o = parse_options(argc, argv, versions);
+    load_versions(versions);
     device_info();
 
-    for (size_t si = 0; si < sizes.size(); ++si) {
-        const char *size = sizes[si].c_str();
+    for (size_t si = 0; si < o.sizes.size(); ++si) {
+        const char *size = o.sizes[si].c_str();
+        g_inst.clear();
         int sidx = -1;
         for (int s = 0; s < kNumSizes; ++s)
-            if (sizes[si] == kSizeNames[s])
+            if (o.sizes[si] == kSizeNames[s])
                 sidx = s;
         if (sidx < 0) {
             emit_error("harness", size, "sizes", "no such size in the launch spec");
@@ -452,219 +712,42 @@ int main(int argc, char **argv)
             emit_error("harness", size, "requires", std::string("size violates `") + why + "`");
             continue;
         }
-
-        if (si == 0 || (!time_sizes.empty() && sizes[si] == time_sizes[0]))
-            for (auto &v : versions) {
-                int a[6] = {0, 0, 0, 0, 0, 0};
-                cudaError_t e = (cudaError_t)v.attrs(sz, a);
-                if (e != cudaSuccess) {
-                    emit_error(v.name.c_str(), size, "attributes", cuda_msg(e));
-                    cudaGetLastError();
-                    continue;
-                }
-                emit("{\"event\":\"attrs\",\"version\":%s,\"size\":%s,\"regs\":%d,\"smem_static\":%d,"
-                     "\"local_bytes\":%d,\"max_threads\":%d,\"blocks_per_sm\":%d,\"threads\":%d}",
-                     jstr(v.name).c_str(), jstr(size).c_str(), a[0], a[1], a[2], a[3], a[4], a[5]);
+        const bool timed = std::find(o.time_sizes.begin(), o.time_sizes.end(), o.sizes[si]) != o.time_sizes.end();
+        if (si == 0 || (!o.time_sizes.empty() && o.sizes[si] == o.time_sizes[0]))
+            for (int k = 0; k < kNumInsts; ++k) {
+                g_inst = inst_member(k);
+                emit_attrs(versions, k, sz, size);
             }
-
-        // Buffers for this size.
+        g_inst.clear();
         Buffers b;
-        b.count.resize(kNumBufs);
-        b.bytes.resize(kNumBufs);
-        b.dev.assign(kNumBufs, nullptr);
-        b.init.resize(kNumBufs);
-        bool ok = true;
-        for (int i = 0; i < kNumBufs && ok; ++i) {
-            b.count[i] = buf_count(i, sz);
-            if (b.count[i] < 0) {
-                emit_error("harness", size, "count", std::string("negative element count for ") + kBufs[i].name);
-                ok = false;
-                break;
-            }
-            b.bytes[i] = (size_t)b.count[i] * elem_size(kBufs[i].type);
-            ok = check(cudaMalloc(&b.dev[i], std::max<size_t>(b.bytes[i], 256)), "cudaMalloc", size);
-            if (ok && kBufs[i].role != R_OUT) {
-                b.init[i].resize(b.bytes[i]);
-                fill_random(b.init[i].data(), kBufs[i].type, b.count[i], seed + 7919u * (uint64_t)(i + 1));
-            }
-        }
-        auto free_all = [&]() {
-            for (void *p : b.dev)
-                if (p)
-                    cudaFree(p);
-        };
-        if (!ok) {
-            free_all();
+        if (!alloc_buffers(b, sz, size, o.seed)) {
+            free_buffers(b);
             continue;
         }
-
-        if (single) {
-            Version &v = versions[0];
-            if (run_once(v, b, sz, size, 0xFF)) {
-                std::vector<std::vector<unsigned char>> got;
-                if (download(b, got, size)) {
-                    long poisoned = 0;
-                    for (int i = 0; i < kNumBufs; ++i)
-                        if (kBufs[i].role == R_OUT)
-                            for (long k = 0; k < b.count[i]; ++k)
-                                poisoned += bits_at(got[i].data(), kBufs[i].type, k) ==
-                                            poison_bits(kBufs[i].type, 0xFF);
-                    emit("{\"event\":\"single\",\"version\":%s,\"size\":%s,\"ok\":true,\"poisoned\":%ld}",
-                         jstr(v.name).c_str(), jstr(size).c_str(), poisoned);
-                }
-            }
-            free_all();
-            break; // one launch, one size
-        }
-
-        // Reference: the original, run twice with two different poisons.  An
-        // element holding the poison after both runs was never written; an
-        // element that differs between the runs is not deterministic.
-        std::vector<std::vector<unsigned char>> ref, ref2, got;
-        Version &base = versions[0];
-        if (base.failed || !run_once(base, b, sz, size, 0xFF) || !download(b, ref, size) ||
-            !run_once(base, b, sz, size, 0x7F) || !download(b, ref2, size)) {
-            emit("{\"event\":\"baseline\",\"size\":%s,\"ok\":false}", jstr(size).c_str());
-            free_all();
-            continue;
-        }
-        {
-            long unwritten = 0, unstable = 0, elements = 0;
-            for (int i = 0; i < kNumBufs; ++i) {
-                if (kBufs[i].role == R_IN)
-                    continue;
-                const int t = kBufs[i].type;
-                for (long k = 0; k < b.count[i]; ++k) {
-                    const uint32_t x = bits_at(ref[i].data(), t, k), y = bits_at(ref2[i].data(), t, k);
-                    ++elements;
-                    if (x == poison_bits(t, 0xFF) && y == poison_bits(t, 0x7F))
-                        ++unwritten;
-                    else if (x != y)
-                        ++unstable;
-                }
-            }
-            emit("{\"event\":\"baseline\",\"size\":%s,\"ok\":%s,\"elements\":%ld,\"unwritten\":%ld,"
-                 "\"nondeterministic\":%ld}",
-                 jstr(size).c_str(), unwritten || unstable ? "false" : "true", elements, unwritten,
-                 unstable);
-        }
-
-        for (size_t vi = 1; vi < versions.size(); ++vi) {
-            Version &v = versions[vi];
-            if (v.failed)
+        // Every instantiation in turn on the same buffers (run_once uploads
+        // the inputs and poisons the outputs before each launch).
+        bool any_timed = false;
+        for (int k = 0; k < kNumInsts; ++k) {
+            g_inst = inst_member(k);
+            if (o.single) {
+                run_single(versions[0], k, b, sz, size);
                 continue;
-            if (!run_once(v, b, sz, size, 0xFF) || !download(b, got, size))
+            }
+            std::vector<std::vector<unsigned char>> ref;
+            if (!run_baseline(versions[0], k, b, sz, size, ref))
                 continue;
-            long elements = 0, mismatches = 0, unwritten = 0, differ = 0, clobbered = 0;
-            double max_abs = 0.0, max_rel = 0.0;
-            std::string first;
-            for (int i = 0; i < kNumBufs; ++i) {
-                const int t = kBufs[i].type;
-                if (kBufs[i].role == R_IN) {
-                    if (b.count[i] > 0 && memcmp(got[i].data(), b.init[i].data(), b.bytes[i]) != 0)
-                        ++clobbered;
-                    continue;
-                }
-                const uint32_t pz = poison_bits(t, 0xFF);
-                for (long k = 0; k < b.count[i]; ++k) {
-                    ++elements;
-                    const uint32_t gb = bits_at(got[i].data(), t, k), rb = bits_at(ref[i].data(), t, k);
-                    if (gb == rb)
-                        continue;
-                    ++differ;
-                    const double g = value_at(got[i].data(), t, k), r = value_at(ref[i].data(), t, k);
-                    const double d = std::fabs(g - r);
-                    const bool never_written = gb == pz;
-                    bool bad = never_written || !(d <= kTolAbs + kTolRel * std::fabs(r));
-                    if (std::isnan(d) || never_written) {
-                        max_abs = INFINITY;
-                        max_rel = INFINITY;
-                    } else {
-                        max_abs = std::max(max_abs, d);
-                        max_rel = std::max(max_rel, r != 0.0 ? d / std::fabs(r) : INFINITY);
-                    }
-                    unwritten += never_written;
-                    if (bad) {
-                        if (mismatches == 0) {
-                            char buf[256];
-                            snprintf(buf, sizeof buf,
-                                     "{\"arg\":%s,\"index\":%ld,\"got\":%s,\"want\":%s,\"unwritten\":%s}",
-                                     jstr(kBufs[i].name).c_str(), k, jnum(g).c_str(), jnum(r).c_str(),
-                                     never_written ? "true" : "false");
-                            first = buf;
-                        }
-                        ++mismatches;
-                    }
-                }
-            }
-            emit("{\"event\":\"check\",\"version\":%s,\"size\":%s,\"ok\":%s,\"elements\":%ld,"
-                 "\"mismatches\":%ld,\"unwritten\":%ld,\"differ\":%ld,\"max_abs\":%s,\"max_rel\":%s,"
-                 "\"clobbered_inputs\":%ld,\"first_mismatch\":%s}",
-                 jstr(v.name).c_str(), jstr(size).c_str(), mismatches || clobbered ? "false" : "true",
-                 elements, mismatches, unwritten, differ, jnum(max_abs).c_str(), jnum(max_rel).c_str(),
-                 clobbered, first.empty() ? "null" : first.c_str());
+            for (size_t vi = 1; vi < versions.size(); ++vi)
+                check_version(versions[vi], k, b, sz, size, ref);
+            if (timed)
+                time_versions(versions, k, b, sz, size, o);
+            any_timed |= timed;
         }
-
-        // Timing: every version that ran cleanly at this size, one after the
-        // other, each launch between its own pair of events; with --rounds,
-        // the whole sequence again, so slow drift (clocks, temperature)
-        // shows up as round-to-round spread instead of favouring a version.
-        if (std::find(time_sizes.begin(), time_sizes.end(), sizes[si]) != time_sizes.end()) {
-            const double work = work_amount(sz);
-            std::vector<cudaEvent_t> ev(2 * reps);
-            for (auto &e : ev)
-                check(cudaEventCreate(&e), "cudaEventCreate", size);
-            for (int round = 0; round < rounds; ++round)
-            for (auto &v : versions) {
-                if (v.failed)
-                    continue;
-                emit("{\"event\":\"begin\",\"version\":%s,\"size\":%s,\"timing\":true}", jstr(v.name).c_str(),
-                     jstr(size).c_str());
-                cudaError_t e = cudaSuccess;
-                for (int w = 0; w < warmup && e == cudaSuccess; ++w)
-                    e = (cudaError_t)v.launch(b.dev.data(), sz, 0);
-                for (int r = 0; r < reps && e == cudaSuccess; ++r) {
-                    cudaEventRecord(ev[2 * r], 0);
-                    e = (cudaError_t)v.launch(b.dev.data(), sz, 0);
-                    cudaEventRecord(ev[2 * r + 1], 0);
-                }
-                if (e == cudaSuccess)
-                    e = cudaDeviceSynchronize();
-                if (e != cudaSuccess) {
-                    emit_error(v.name.c_str(), size, "timing", cuda_msg(e));
-                    v.failed = true;
-                    if (context_is_dead())
-                        exit(3);
-                    continue;
-                }
-                std::vector<float> ms(reps);
-                for (int r = 0; r < reps; ++r)
-                    cudaEventElapsedTime(&ms[r], ev[2 * r], ev[2 * r + 1]);
-                std::vector<float> sorted = ms;
-                std::sort(sorted.begin(), sorted.end());
-                const double median = reps % 2 ? sorted[reps / 2]
-                                               : 0.5 * (sorted[reps / 2 - 1] + sorted[reps / 2]);
-                double mean = 0.0;
-                std::string all = "[";
-                for (int r = 0; r < reps; ++r) {
-                    mean += ms[r];
-                    all += (r ? "," : "") + jnum(ms[r]);
-                }
-                mean /= reps;
-                all += "]";
-                emit("{\"event\":\"time\",\"version\":%s,\"size\":%s,\"round\":%d,\"reps\":%d,\"warmup\":%d,"
-                     "\"median_ms\":%s,\"min_ms\":%s,\"max_ms\":%s,\"mean_ms\":%s,\"work\":%s,"
-                     "\"work_kind\":%s,\"all_ms\":%s}",
-                     jstr(v.name).c_str(), jstr(size).c_str(), round, reps, warmup, jnum(median).c_str(),
-                     jnum(sorted.front()).c_str(), jnum(sorted.back()).c_str(), jnum(mean).c_str(),
-                     jnum(work, 17).c_str(), jstr(kWorkKind).c_str(), all.c_str());
-            }
-            for (auto &e : ev)
-                cudaEventDestroy(e);
-            if (copy)
-                time_copy(size, moved_bytes(sz, b.bytes), reps, warmup);
-        }
-        free_all();
+        g_inst.clear();
+        if (any_timed && o.copy)
+            time_copy(size, moved_bytes(sz, b.bytes), o.reps, o.warmup);
+        free_buffers(b);
+        if (o.single)
+            break; // one launch (per instantiation), one size
     }
     emit("{\"event\":\"done\"}");
     return 0;

@@ -6,7 +6,9 @@
  * cp.async rings of 2, 3 and 4 stages), validates each one's
  * compile and SASS (validate.c), runs the original and all that passed in
  * one harness run (gpu_run.c: every size checked element by element, the
- * 'target' size timed in rounds), prints the table, and writes the fastest
+ * 'target' size timed in rounds; every instantiation the launch
+ * description lists, each (instantiation, size) a cell of its own),
+ * prints the table, and writes the fastest
  * variant, or the original when none is faster by more than the spread
  * (tune.c decides).
  *
@@ -142,23 +144,43 @@ static int deliver(const kp_cli *o, const char *in, const char *src, size_t len,
 }
 
 /* The instantiation the launch description launches: "matmul_tiled<32,
- * 32, 32>" (the kernel's name alone when it is no template). */
+ * 32, 32>" (the kernel's name alone when it is no template); the kernel's
+ * name alone when it names several (spec->insts). */
 static char *instantiation(const kp_launch_spec *spec)
 {
 	kp_strbuf sb = KP_STRBUF_INIT;
 	kp_strbuf_addf(&sb, "%s%s", spec->kernel ? spec->kernel : "?",
-		       spec->template_args ? spec->template_args : "");
+		       spec->ninsts > 1 || !spec->template_args ? "" : spec->template_args);
 	return kp_strbuf_detach(&sb);
 }
 
-/* With several timed sizes: each version's median at each size and its
- * speedup there, on fp. */
+/* Whether --kernel names what the GPU timed: the one instantiation of the
+ * launch description (spaces aside). */
+static int kernel_is_timed(const char *kernel, const kp_launch_spec *spec, const char *inst)
+{
+	return spec->ninsts <= 1 && kp_str_eq_but_space(kernel, inst);
+}
+
+/* With several timed cells: each version's median in each cell and its
+ * speedup there, on fp; a column per size, or per instantiation and size
+ * (two header lines) when the launch description names several. */
 static void print_sizes(FILE *fp, cand *c, int nc, const kp_tune_run *run)
 {
 	const kp_tune_version *orig = kp_tune_find(run, "original");
-	fprintf(fp, "  per size: median ms (speedup)\n  %-12s", "version");
+	int multi = kp_tune_ninsts(run) > 1, w[KP_TUNE_MAX_SIZES];
+	for (int k = 0; k < run->nsizes; k++) {
+		int n = multi ? (int)strlen(run->insts[k]) : 0;
+		w[k] = n > 20 ? n : 20;
+	}
+	if (multi) {
+		fprintf(fp, "  per instantiation and size: median ms (speedup)\n  %-12s", "");
+		for (int k = 0; k < run->nsizes; k++)
+			fprintf(fp, " %*s", w[k], run->insts[k]);
+		fprintf(fp, "\n  %-12s", "version");
+	} else
+		fprintf(fp, "  per size: median ms (speedup)\n  %-12s", "version");
 	for (int k = 0; k < run->nsizes; k++)
-		fprintf(fp, " %20s", run->sizes[k]);
+		fprintf(fp, " %*s", w[k], run->sizes[k]);
 	fputc('\n', fp);
 	for (int i = -1; i < nc; i++) {
 		const char *name = i < 0 ? "original" : c[i].name;
@@ -177,29 +199,46 @@ static void print_sizes(FILE *fp, cand *c, int nc, const kp_tune_run *run)
 					 cmp.size_speedup[k]);
 			else if (v->t[k].nsamples)
 				snprintf(cell, sizeof(cell), "%.4f", v->t[k].median_ms);
-			fprintf(fp, " %20s", cell);
+			fprintf(fp, " %*s", w[k], cell);
 		}
 		fputc('\n', fp);
 	}
 }
 
-/* The table's first line: file, target, device, instantiation, timed sizes. */
+/* The table's first line: file, target, device, instantiation (or the
+ * instantiations), timed sizes. */
 static void print_head(FILE *fp, const char *in, const kp_cli *o, const kp_tune_run *run,
-		       const char *inst)
+		       const kp_launch_spec *spec, const char *inst)
 {
 	const kp_tune_version *orig = kp_tune_find(run, "original");
-	fprintf(fp, "kpipe tune: %s (%s%s%s, kernel %s, size%s ", in, o->arch_name,
-		run->device ? ", " : "", run->device ? run->device : "", inst,
-		run->nsizes > 1 ? "s" : "");
-	for (int k = 0; k < (run->nsizes ? run->nsizes : 1); k++)
-		fprintf(fp, "%s'%s'", k ? ", " : "", run->nsizes ? run->sizes[k] : "target");
+	int multi = spec->ninsts > 1, nz = multi ? kp_tune_nsizes(run) : run->nsizes;
+	fprintf(fp, "kpipe tune: %s (%s%s%s, kernel %s, ", in, o->arch_name,
+		run->device ? ", " : "", run->device ? run->device : "", inst);
+	for (int i = 0; multi && i < spec->ninsts; i++)
+		fprintf(fp, "%s%s", i ? ", " : "instantiations ", spec->insts[i]);
+	fprintf(fp, "%ssize%s ", multi ? ", " : "", nz > 1 ? "s" : "");
+	for (int k = 0, n = 0; k < (run->nsizes ? run->nsizes : 1); k++) {
+		/* with several instantiations each size is a cell of each */
+		int seen = 0;
+		for (int j = 0; j < k; j++)
+			seen |= !strcmp(run->sizes[j], run->sizes[k]);
+		if (!seen)
+			fprintf(fp, "%s'%s'", n++ ? ", " : "",
+				run->nsizes ? run->sizes[k] : "target");
+	}
 	fprintf(fp, ", %d rounds)\n", orig ? orig->t[0].rounds : 0);
-	if (o->kernel && !kp_str_eq_but_space(o->kernel, inst))
+	if (o->kernel && !kernel_is_timed(o->kernel, spec, inst))
 		fprintf(fp,
-			"  --kernel %s chose the kernel checked statically; the GPU timed %s, the "
+			"  --kernel %s chose the kernel checked statically; the GPU timed %s%s, the "
 			"launch description's\n",
-			o->kernel, inst);
-	if (run->nsizes > 1)
+			o->kernel, multi ? "every instantiation of " : "", inst);
+	char at[256];
+	if (multi && run->nsizes > 1)
+		fprintf(fp,
+			"  median, spread and rate at %s; speedup: geometric mean over the %d "
+			"(instantiation, size) cells\n",
+			kp_tune_cell(run, 0, at, sizeof(at)), run->nsizes);
+	else if (run->nsizes > 1)
 		fprintf(fp,
 			"  median, spread and rate at '%s'; speedup: geometric mean over the %d "
 			"sizes\n",
@@ -209,10 +248,10 @@ static void print_head(FILE *fp, const char *in, const kp_cli *o, const kp_tune_
 /* The table, on fp. */
 static void print_table(FILE *fp, const char *in, const kp_cli *o, cand *c, int nc,
 			const kp_tune_run *run, const kp_tune_choice *ch, double secs,
-			const char *inst)
+			const kp_launch_spec *spec, const char *inst)
 {
 	const kp_tune_version *orig = kp_tune_find(run, "original");
-	print_head(fp, in, o, run, inst);
+	print_head(fp, in, o, run, spec, inst);
 	const char *unit = run->work_kind && !strcmp(run->work_kind, "bytes") ? "GB/s" : "GFLOP/s";
 	fprintf(fp, "  %-12s %-6s %-10s %-8s %-9s %10s %10s %9s %8s %s\n", "version", "build",
 		"sass", "check", "sanitize", "median ms", "spread ms", unit, "speedup",
@@ -278,6 +317,8 @@ static void add_sizes(cJSON *x, const kp_tune_run *run, const kp_tune_version *v
 	for (int k = 0; k < run->nsizes; k++) {
 		const kp_tune_timing *tm = &v->t[k];
 		cJSON *s = cJSON_CreateObject();
+		if (run->insts[k])
+			cJSON_AddStringToObject(s, "instantiation", run->insts[k]);
 		cJSON_AddStringToObject(s, "size", run->sizes[k]);
 		if (tm->nsamples) {
 			cJSON_AddNumberToObject(s, "median_ms", tm->median_ms);
@@ -317,7 +358,7 @@ static void json_timing(cJSON *x, const kp_tune_run *run, const kp_tune_version 
 
 static char *table_json(const char *in, const kp_cli *o, cand *c, int nc, const kp_tune_run *run,
 			const kp_tune_choice *ch, double secs, const char *written, int rc,
-			const kp_gpu_result *prof, const char *inst)
+			const kp_gpu_result *prof, const kp_launch_spec *spec, const char *inst)
 {
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddStringToObject(j, "file", in);
@@ -325,10 +366,20 @@ static char *table_json(const char *in, const kp_cli *o, cand *c, int nc, const 
 	if (run->device)
 		cJSON_AddStringToObject(j, "device", run->device);
 	cJSON_AddStringToObject(j, "kernel", inst);
+	if (spec->ninsts > 1) {
+		cJSON *is = cJSON_AddArrayToObject(j, "instantiations");
+		for (int i = 0; i < spec->ninsts; i++)
+			cJSON_AddItemToArray(is, cJSON_CreateString(spec->insts[i]));
+	}
 	cJSON_AddStringToObject(j, "timed_size", run->nsizes ? run->sizes[0] : "target");
 	cJSON *ts = cJSON_AddArrayToObject(j, "timed_sizes");
-	for (int k = 0; k < run->nsizes; k++)
-		cJSON_AddItemToArray(ts, cJSON_CreateString(run->sizes[k]));
+	for (int k = 0; k < run->nsizes; k++) {
+		int seen = 0; /* each size once (a cell of every instantiation) */
+		for (int i = 0; i < k; i++)
+			seen |= !strcmp(run->sizes[i], run->sizes[k]);
+		if (!seen)
+			cJSON_AddItemToArray(ts, cJSON_CreateString(run->sizes[k]));
+	}
 	const kp_tune_version *orig = kp_tune_find(run, "original");
 	cJSON_AddNumberToObject(j, "rounds", orig ? orig->t[0].rounds : 0);
 	if (run->work_kind)
@@ -600,6 +651,13 @@ static int prepare_measuring(tune_state *t)
 		if (t->nsizes > KP_TUNE_MAX_SIZES) {
 			fprintf(stderr, "kpipe: error: --sizes: at most %d sizes are timed\n",
 				KP_TUNE_MAX_SIZES);
+			return KP_EXIT_USAGE;
+		}
+		if (t->nsizes * t->spec.ninsts > KP_TUNE_MAX_SIZES) {
+			fprintf(stderr,
+				"kpipe: error: --sizes: %d sizes of %d instantiations: at most %d "
+				"(instantiation, size) cells are timed\n",
+				t->nsizes, t->spec.ninsts, KP_TUNE_MAX_SIZES);
 			return KP_EXIT_USAGE;
 		}
 		/* every size named is checked and timed */
@@ -918,14 +976,14 @@ static int report(tune_state *t, double t0)
 	char *inst = instantiation(&t->spec);
 	if (!strcmp(o->format, "json")) {
 		char *j = table_json(t->in, o, c, t->nk, &t->run, ch, now() - t0, written, rc,
-				     t->prof, inst);
+				     t->prof, &t->spec, inst);
 		fputs(j, stdout);
 		free(j);
 		free(inst);
 		return rc;
 	}
 	FILE *tfp = o->output || o->in_place ? stdout : stderr;
-	print_table(tfp, t->in, o, c, t->nk, &t->run, ch, now() - t0, inst);
+	print_table(tfp, t->in, o, c, t->nk, &t->run, ch, now() - t0, &t->spec, inst);
 	free(inst);
 	if (t->prof) {
 		kp_strbuf sb = KP_STRBUF_INIT;

@@ -586,6 +586,37 @@ static void add_kid(kp_arena *a, kp_node *n, kp_node *k, int *cap)
  * (a 100 000-term sum on one line did, and overflowed it). */
 #define KP_MAX_NESTING 2000
 
+/* A declaration's initialiser and its array bounds' expressions, from the
+ * children of its node n. */
+static void decl_init_and_bounds(kp_node *n)
+{
+	kp_node *last = n->kids[n->nkids - 1];
+	/* the initialiser is the last child that starts after the name */
+	if (last->in_main && n->decl->in_main && last->begin > n->decl->name_end)
+		n->decl->init = last;
+	else if (!n->decl->in_main || !last->in_main)
+		n->decl->init = last;
+	int di = 0;
+	for (int i = 0; i < n->nkids && di < n->decl->ndims; i++) {
+		kp_node *k = n->kids[i];
+		if (k->in_main && n->decl->in_main && k->begin > n->decl->name_off &&
+		    k->end <= n->decl->name_end)
+			n->decl->dim_expr[di++] = k;
+	}
+	if (n->decl->init && n->decl->init == (di ? n->decl->dim_expr[di - 1] : NULL))
+		n->decl->init = NULL;
+	/* clang visits an array's element type before its own bound
+	 * (`[32][BK]` gives BK, then 32): the source order is the
+	 * dimensions' */
+	kp_node **de = n->decl->dim_expr;
+	for (int a = 1; a < di; a++)
+		for (int b = a; b > 0 && de[b]->begin < de[b - 1]->begin; b--) {
+			kp_node *t = de[b];
+			de[b] = de[b - 1];
+			de[b - 1] = t;
+		}
+}
+
 static kp_node *convert_node(pctx *c, CXCursor cur);
 
 /* Whether a declaration lies in namespace cooperative_groups (through
@@ -882,23 +913,8 @@ static kp_node *convert_node(pctx *c, CXCursor cur)
 		n->op = op_token(c, cur, n, 1);
 	else if (n->kind == KP_N_UNOP)
 		n->op = op_token(c, cur, n, 0);
-	if (n->kind == KP_N_VARDECL && n->decl && n->nkids > 0) {
-		kp_node *last = n->kids[n->nkids - 1];
-		/* the initialiser is the last child that starts after the name */
-		if (last->in_main && n->decl->in_main && last->begin > n->decl->name_end)
-			n->decl->init = last;
-		else if (!n->decl->in_main || !last->in_main)
-			n->decl->init = last;
-		int di = 0;
-		for (int i = 0; i < n->nkids && di < n->decl->ndims; i++) {
-			kp_node *k = n->kids[i];
-			if (k->in_main && n->decl->in_main && k->begin > n->decl->name_off &&
-			    k->end <= n->decl->name_end)
-				n->decl->dim_expr[di++] = k;
-		}
-		if (n->decl->init && n->decl->init == (di ? n->decl->dim_expr[di - 1] : NULL))
-			n->decl->init = NULL;
-	}
+	if (n->kind == KP_N_VARDECL && n->decl && n->nkids > 0)
+		decl_init_and_bounds(n);
 	return n;
 }
 

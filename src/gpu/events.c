@@ -128,6 +128,7 @@ int kp_event_next(kp_event_reader *r, kp_event *e)
 			e->kind = kinds[i].kind;
 	e->version = str(j, "version");
 	e->size = str(j, "size");
+	e->inst = str(j, "inst");
 	e->ok = is_true(j, "ok");
 	e->device_name = str(j, "name");
 	e->cc = str(j, "cc");

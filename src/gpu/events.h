@@ -41,6 +41,7 @@ typedef struct {
 	const char *name;    /* the "event" member */
 	const char *version; /* "original", "rewritten", "cp-async-s3", "harness" */
 	const char *size;    /* the size's name in the launch description */
+	const char *inst;    /* the instantiation ("<64>") when the description names several */
 	int ok;              /* "ok": true */
 	/* device */
 	const char *device_name, *cc;

@@ -297,6 +297,60 @@ static int parse_args(parser *p, const cJSON *root)
 	return 0;
 }
 
+/* "<...>" as the launch pastes it after the kernel's name (blanks around
+ * it dropped), or NULL.  empty_ok: "" too. */
+static const char *template_arg_list(parser *p, const cJSON *v, int empty_ok)
+{
+	const char *t = cJSON_IsString(v) ? strip(&p->s->arena, v->valuestring) : NULL;
+	size_t n = t ? strlen(t) : 0;
+	if (!t || (!n && !empty_ok) || (n && (t[0] != '<' || t[n - 1] != '>')) ||
+	    (n && kp_gpu_check_expr(t) != 0))
+		return NULL;
+	return t;
+}
+
+/* "template_args": one string ("" or "<...>"), or a list of "<...>", one
+ * per instantiation to launch. */
+static int parse_template_args(parser *p, const cJSON *root)
+{
+	kp_launch_spec *s = p->s;
+	const cJSON *ta = cJSON_GetObjectItemCaseSensitive(root, "template_args");
+	s->template_args = "";
+	if (cJSON_IsArray(ta)) {
+		int n = cJSON_GetArraySize(ta);
+		if (n == 0)
+			return fail(p, "'template_args': an empty list names no instantiation "
+				       "(\"\" is the form for a kernel that is no template)");
+		if (n > KP_LAUNCH_MAX_INSTS)
+			return fail(p, "'template_args': %d instantiations, at most %d", n,
+				    KP_LAUNCH_MAX_INSTS);
+		s->insts = kp_arena_alloc(&s->arena, sizeof(char *) * (size_t)n);
+		for (int i = 0; i < n; i++) {
+			const char *t = template_arg_list(p, cJSON_GetArrayItem(ta, i), 0);
+			if (!t)
+				return fail(p, "'template_args'[%d]: expected \"<...>\"", i);
+			for (int k = 0; k < i; k++)
+				if (kp_str_eq_but_space(s->insts[k], t))
+					return fail(p, "'template_args'[%d]: %s is given twice", i,
+						    t);
+			s->insts[s->ninsts++] = t;
+		}
+		s->template_args = s->insts[0];
+		return 0;
+	}
+	if (ta && !cJSON_IsNull(ta)) {
+		const char *t = template_arg_list(p, ta, 1);
+		if (!t)
+			return fail(p, "'template_args': expected \"\" or \"<...>\", or a list "
+				       "of \"<...>\"");
+		s->template_args = t;
+	}
+	s->insts = kp_arena_alloc(&s->arena, sizeof(char *));
+	s->insts[0] = s->template_args;
+	s->ninsts = 1;
+	return 0;
+}
+
 static int parse_root(parser *p, const cJSON *root)
 {
 	kp_launch_spec *s = p->s;
@@ -322,17 +376,9 @@ static int parse_root(parser *p, const cJSON *root)
 	if (!cJSON_IsString(k) || !is_kernel_name(k->valuestring))
 		return fail(p, "'kernel': expected a kernel name");
 	s->kernel = kp_arena_strdup(&s->arena, k->valuestring);
-	const cJSON *ta = cJSON_GetObjectItemCaseSensitive(root, "template_args");
-	s->template_args = "";
-	if (ta && !cJSON_IsNull(ta)) {
-		const char *t = cJSON_IsString(ta) ? strip(&s->arena, ta->valuestring) : NULL;
-		size_t n = t ? strlen(t) : 0;
-		if (!t || (n && (t[0] != '<' || t[n - 1] != '>')) ||
-		    (n && kp_gpu_check_expr(t) != 0))
-			return fail(p, "'template_args': expected \"\" or \"<...>\"");
-		s->template_args = t;
-	}
 	int rc;
+	if ((rc = parse_template_args(p, root)))
+		return rc;
 	if ((rc = parse_dims(p, root, "block", s->block)) ||
 	    (rc = parse_dims(p, root, "grid", s->grid)))
 		return rc;
@@ -590,6 +636,14 @@ char *kp_gpu_gen_spec_header(const kp_launch_spec *s)
 		kp_strbuf_addf(&sb, "    if (!(%s))\n        return \"%s\";\n", s->requires[i],
 			       s->requires[i]);
 	kp_strbuf_adds(&sb, "    return nullptr;\n}\n");
+	if (s->ninsts > 1) {
+		/* several instantiations: the harness runs each (bench_main.cu) */
+		kp_strbuf_addf(&sb, "#define KPIPE_BENCH_NUM_INSTS %d\n", s->ninsts);
+		kp_strbuf_adds(&sb, "static const char *const kInstNames[] = {");
+		for (int i = 0; i < s->ninsts; i++)
+			kp_strbuf_addf(&sb, "%s\"%s\"", i ? ", " : "", s->insts[i]);
+		kp_strbuf_adds(&sb, "};\n");
+	}
 	return kp_strbuf_detach(&sb);
 }
 
@@ -601,59 +655,21 @@ static void scalar_arg(kp_strbuf *sb, const kp_launch_arg *a)
 		kp_strbuf_addf(sb, "(%s)(%s)", types[a->type].ctype, a->expr);
 }
 
-char *kp_gpu_gen_launcher(const kp_launch_spec *s, const char *version_path, const char *label,
-			  const char *dynamic_smem, char *err, size_t errsz)
+/* The two exported functions of one instantiation, whose kernel is named k
+ * ("ns::scale<64>"): kpipe_bench_launch and kpipe_bench_attrs plus suffix
+ * ("" or "_1"); sy, g and args are the shared symbol declarations,
+ * geometry and argument list. */
+static void gen_functions(kp_strbuf *sb, const char *k, const char *suffix, const char *sy,
+			  const char *g, const char *args)
 {
-	if (version_path[0] != '/' || strpbrk(version_path, "\"\n\r")) {
-		snprintf(err, errsz,
-			 "cannot #include '%s': the path must be absolute, without '\"' "
-			 "or line breaks",
-			 version_path);
-		return NULL;
-	}
-	kp_strbuf kfn = KP_STRBUF_INIT, syms = KP_STRBUF_INIT, geom = KP_STRBUF_INIT,
-		  args = KP_STRBUF_INIT, sb = KP_STRBUF_INIT;
-	kp_strbuf_addf(&kfn, "%s%s", s->kernel, s->template_args);
-	sym_decls(&syms, s);
+	kp_strbuf_addf(sb,
+		       "KPIPE_BENCH_EXPORT int kpipe_bench_launch%s(void *const *kpipe_bufs, "
+		       "const long *kpipe_sz,\n"
+		       "                                          %*scudaStream_t kpipe_stream)\n"
+		       "{\n",
+		       suffix, (int)strlen(suffix), "");
 	kp_strbuf_addf(
-		&geom,
-		"    const dim3 kpipe_grid((unsigned)(%s), (unsigned)(%s), (unsigned)(%s));\n"
-		"    const dim3 kpipe_block((unsigned)(%s), (unsigned)(%s), (unsigned)(%s));\n"
-		"    const size_t kpipe_spec_smem = (size_t)(%s);\n"
-		"    const size_t kpipe_smem = (size_t)(%s);\n"
-		"    (void)kpipe_spec_smem;\n",
-		s->grid[0], s->grid[1], s->grid[2], s->block[0], s->block[1], s->block[2],
-		s->dynamic_smem, dynamic_smem ? dynamic_smem : s->dynamic_smem);
-	int b = 0;
-	for (int i = 0; i < s->nargs; i++) {
-		if (i)
-			kp_strbuf_adds(&args, ",\n        ");
-		if (s->args[i].role == KP_ROLE_SCALAR)
-			scalar_arg(&args, &s->args[i]);
-		else
-			kp_strbuf_addf(&args, "(%s *)kpipe_bufs[%d]", types[s->args[i].type].ctype,
-				       b++);
-	}
-	const char *k = kp_strbuf_str(&kfn), *sy = kp_strbuf_str(&syms), *g = kp_strbuf_str(&geom);
-	kp_strbuf_addf(
-		&sb,
-		"// generated by kpipe validate: launcher for %s - do not edit\n"
-		"#include <cstddef>\n"
-		"#include <cstdint>\n"
-		"#include <cuda_fp16.h>\n"
-		"#include <cuda_runtime.h>\n"
-		"\n"
-		"#include \"%s\"\n"
-		"\n"
-		"#define KPIPE_BENCH_EXPORT extern \"C\" __attribute__((visibility(\"default\")))\n"
-		"\n"
-		"KPIPE_BENCH_EXPORT int kpipe_bench_launch(void *const *kpipe_bufs, const long "
-		"*kpipe_sz,\n"
-		"                                          cudaStream_t kpipe_stream)\n"
-		"{\n",
-		label, version_path);
-	kp_strbuf_addf(
-		&sb,
+		sb,
 		"%s%s    if (kpipe_smem > 48 * 1024) {\n"
 		"        const cudaError_t kpipe_e = cudaFuncSetAttribute(\n"
 		"            %s, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kpipe_smem);\n"
@@ -665,11 +681,11 @@ char *kp_gpu_gen_launcher(const kp_launch_spec *s, const char *version_path, con
 		"    return (int)cudaPeekAtLastError();\n"
 		"}\n"
 		"\n",
-		sy, g, k, k, kp_strbuf_str(&args));
+		sy, g, k, k, args);
 	kp_strbuf_addf(
-		&sb,
+		sb,
 		"// regs, static smem, local bytes, max threads, resident blocks per SM, threads\n"
-		"KPIPE_BENCH_EXPORT int kpipe_bench_attrs(const long *kpipe_sz, int *kpipe_out)\n"
+		"KPIPE_BENCH_EXPORT int kpipe_bench_attrs%s(const long *kpipe_sz, int *kpipe_out)\n"
 		"{\n"
 		"%s%s    (void)kpipe_grid;\n"
 		"    cudaFuncAttributes kpipe_a;\n"
@@ -694,8 +710,70 @@ char *kp_gpu_gen_launcher(const kp_launch_spec *s, const char *version_path, con
 		"    kpipe_out[5] = kpipe_threads;\n"
 		"    return (int)kpipe_e;\n"
 		"}\n",
-		sy, g, k, k, k);
-	kp_strbuf_release(&kfn);
+		suffix, sy, g, k, k, k);
+}
+
+char *kp_gpu_gen_launcher(const kp_launch_spec *s, const char *version_path, const char *label,
+			  const char *dynamic_smem, char *err, size_t errsz)
+{
+	if (version_path[0] != '/' || strpbrk(version_path, "\"\n\r")) {
+		snprintf(err, errsz,
+			 "cannot #include '%s': the path must be absolute, without '\"' "
+			 "or line breaks",
+			 version_path);
+		return NULL;
+	}
+	kp_strbuf syms = KP_STRBUF_INIT, geom = KP_STRBUF_INIT, args = KP_STRBUF_INIT,
+		  sb = KP_STRBUF_INIT;
+	sym_decls(&syms, s);
+	kp_strbuf_addf(
+		&geom,
+		"    const dim3 kpipe_grid((unsigned)(%s), (unsigned)(%s), (unsigned)(%s));\n"
+		"    const dim3 kpipe_block((unsigned)(%s), (unsigned)(%s), (unsigned)(%s));\n"
+		"    const size_t kpipe_spec_smem = (size_t)(%s);\n"
+		"    const size_t kpipe_smem = (size_t)(%s);\n"
+		"    (void)kpipe_spec_smem;\n",
+		s->grid[0], s->grid[1], s->grid[2], s->block[0], s->block[1], s->block[2],
+		s->dynamic_smem, dynamic_smem ? dynamic_smem : s->dynamic_smem);
+	int b = 0;
+	for (int i = 0; i < s->nargs; i++) {
+		if (i)
+			kp_strbuf_adds(&args, ",\n        ");
+		if (s->args[i].role == KP_ROLE_SCALAR)
+			scalar_arg(&args, &s->args[i]);
+		else
+			kp_strbuf_addf(&args, "(%s *)kpipe_bufs[%d]", types[s->args[i].type].ctype,
+				       b++);
+	}
+	kp_strbuf_addf(
+		&sb,
+		"// generated by kpipe validate: launcher for %s - do not edit\n"
+		"#include <cstddef>\n"
+		"#include <cstdint>\n"
+		"#include <cuda_fp16.h>\n"
+		"#include <cuda_runtime.h>\n"
+		"\n"
+		"#include \"%s\"\n"
+		"\n"
+		"#define KPIPE_BENCH_EXPORT extern \"C\" __attribute__((visibility(\"default\")))\n"
+		"\n",
+		label, version_path);
+	/* one instantiation: kpipe_bench_launch and kpipe_bench_attrs; several:
+	 * the same pair per instantiation i, suffixed _i */
+	int n = s->ninsts > 1 ? s->ninsts : 1;
+	for (int i = 0; i < n; i++) {
+		char suffix[16] = "";
+		kp_strbuf kfn = KP_STRBUF_INIT;
+		kp_strbuf_addf(&kfn, "%s%s", s->kernel, n > 1 ? s->insts[i] : s->template_args);
+		if (n > 1) {
+			snprintf(suffix, sizeof(suffix), "_%d", i);
+			kp_strbuf_addf(&sb, "%s// instantiation %d: %s\n", i ? "\n" : "", i,
+				       kp_strbuf_str(&kfn));
+		}
+		gen_functions(&sb, kp_strbuf_str(&kfn), suffix, kp_strbuf_str(&syms),
+			      kp_strbuf_str(&geom), kp_strbuf_str(&args));
+		kp_strbuf_release(&kfn);
+	}
 	kp_strbuf_release(&syms);
 	kp_strbuf_release(&geom);
 	kp_strbuf_release(&args);

@@ -40,7 +40,12 @@ typedef struct {
 	const char *path;          /* as given */
 	const char *name;          /* NAME of NAME.launch.json */
 	const char *kernel;        /* "matmul_32x32", "ns::k" */
-	const char *template_args; /* "" or "<32, 32, 32>" */
+	const char *template_args; /* "" or "<32, 32, 32>": the first instantiation's */
+	/* every instantiation the description names ("template_args" as a
+	 * list), in its order; one ("" for a kernel that is no template)
+	 * with the single-string form */
+	const char **insts;
+	int ninsts;
 	const char *block[3], *grid[3];
 	const char *dynamic_smem;
 	const char **
@@ -57,6 +62,9 @@ typedef struct {
 	const char *work;      /* expression, "0" without work */
 	int eligible;
 } kp_launch_spec;
+
+/* The most instantiations one description names. */
+#define KP_LAUNCH_MAX_INSTS 8
 
 enum {
 	KP_SPEC_OK = 0,
@@ -84,14 +92,18 @@ int kp_launch_spec_threads(const kp_launch_spec *s);
  * the suffix appended).  Caller frees. */
 char *kp_launch_spec_default_path(const char *source);
 
-/* The header kpipe_bench_spec.h for the spec; caller frees. */
+/* The header kpipe_bench_spec.h for the spec; with several instantiations
+ * it ends with KPIPE_BENCH_NUM_INSTS and kInstNames for the harness.
+ * Caller frees. */
 char *kp_gpu_gen_spec_header(const kp_launch_spec *s);
 
 /* A launcher translation unit: includes version_path (which must be
  * absolute and free of '"' and newlines), launches the spec's kernel with
  * dynamic_smem bytes (NULL: the spec's) and exports kpipe_bench_launch and
- * kpipe_bench_attrs.  label goes into the first comment line.  Returns NULL
- * (err set) for a path that cannot be #included.  Caller frees. */
+ * kpipe_bench_attrs; with several instantiations, the pair for each
+ * instantiation i as kpipe_bench_launch_i and kpipe_bench_attrs_i.  label
+ * goes into the first comment line.  Returns NULL (err set) for a path
+ * that cannot be #included.  Caller frees. */
 char *kp_gpu_gen_launcher(const kp_launch_spec *s, const char *version_path, const char *label,
 			  const char *dynamic_smem, char *err, size_t errsz);
 

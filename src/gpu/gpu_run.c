@@ -47,7 +47,12 @@ static const char *const sanitizer_tools[] = {"memcheck", "racecheck", "syncchec
 
 /* ---- result ----------------------------------------------------------- */
 
-kp_gpu_result *kp_gpu_result_new(void) { return kp_xcalloc(1, sizeof(kp_gpu_result)); }
+kp_gpu_result *kp_gpu_result_new(void)
+{
+	kp_gpu_result *g = kp_xcalloc(1, sizeof(kp_gpu_result));
+	g->ninsts = 1;
+	return g;
+}
 
 void kp_gpu_result_free(kp_gpu_result *g)
 {
@@ -59,10 +64,35 @@ void kp_gpu_result_free(kp_gpu_result *g)
 	free(g);
 }
 
-static kp_gpu_size *find_size(kp_gpu_result *g, const char *name, int add)
+/* The index of instantiation inst ("<64>") in g->insts, added when new
+ * (while there is room); 0 for NULL (one instantiation) or when full. */
+static int inst_index(kp_gpu_result *g, const char *inst)
 {
+	if (!inst)
+		return 0;
+	int i = 0;
+	while (i < g->ninsts && (!g->insts[i] || strcmp(g->insts[i], inst)))
+		i++;
+	if (i < g->ninsts)
+		return i;
+	if (g->ninsts == 1 && !g->insts[0])
+		i = g->ninsts = 0; /* the first named one replaces the unnamed */
+	if (g->ninsts == KP_LAUNCH_MAX_INSTS)
+		return 0;
+	g->insts[g->ninsts] = kp_arena_strdup(&g->arena, inst);
+	return g->ninsts++;
+}
+
+/* The (size, instantiation) cell, added when new and add is set; inst
+ * NULL with one instantiation. */
+static kp_gpu_size *find_size(kp_gpu_result *g, const char *name, const char *inst, int add)
+{
+	if (inst)
+		inst = g->insts[inst_index(g, inst)];
 	for (int i = 0; i < g->nsizes; i++)
-		if (!strcmp(g->sizes[i].name, name))
+		if (!strcmp(g->sizes[i].name, name) &&
+		    (inst ? g->sizes[i].inst && !strcmp(g->sizes[i].inst, inst)
+			  : !g->sizes[i].inst))
 			return &g->sizes[i];
 	if (!add)
 		return NULL;
@@ -73,6 +103,7 @@ static kp_gpu_size *find_size(kp_gpu_result *g, const char *name, int add)
 	kp_gpu_size *z = &g->sizes[g->nsizes++];
 	memset(z, 0, sizeof(*z));
 	z->name = kp_arena_strdup(&g->arena, name);
+	z->inst = inst;
 	return z;
 }
 
@@ -124,6 +155,14 @@ int kp_gpu_probe(char *why, size_t whysz)
 
 /* ---- harness events --------------------------------------------------- */
 
+/* "size 'small'", or with several instantiations "size 'small' of
+ * instantiation <64>" (in g's arena). */
+static const char *cell_label(kp_gpu_result *g, const char *size, const char *inst)
+{
+	return inst ? kp_arena_printf(&g->arena, "size '%s' of instantiation %s", size, inst)
+		    : kp_arena_printf(&g->arena, "size '%s'", size);
+}
+
 static const char *adup(kp_gpu_result *g, const char *s)
 {
 	return s ? kp_arena_strdup(&g->arena, s) : NULL;
@@ -144,6 +183,7 @@ static void add_error(kp_gpu_result *g, const kp_event *e)
 	x->fatal = e->kind == KP_EV_FATAL;
 	x->version = e->version ? adup(g, e->version) : "";
 	x->size = e->size ? adup(g, e->size) : "";
+	x->inst = adup(g, e->inst);
 	x->stage = x->fatal ? "fatal" : e->stage ? adup(g, e->stage) : "";
 	x->msg = e->msg ? adup(g, e->msg) : "";
 }
@@ -227,19 +267,21 @@ void kp_gpu_absorb_events(kp_gpu_result *g, const char *text)
 	kp_event_reader_init(&rd, text);
 	while (kp_event_next(&rd, &e)) {
 		int vi = version_index(e.version);
+		int ii = e.kind == KP_EV_ATTRS || e.kind == KP_EV_TIME ? inst_index(g, e.inst) : 0;
 		switch (e.kind) {
 		case KP_EV_DEVICE: absorb_device(g, &e); break;
 		case KP_EV_ATTRS:
 			if (vi >= 0)
-				absorb_attrs(&g->attrs[vi], &e);
+				absorb_attrs(&g->attrs[ii][vi], &e);
 			break;
 		case KP_EV_BEGIN:
 			g->last_begin_version = adup(g, e.version);
 			g->last_begin_size = adup(g, e.size);
+			g->last_begin_inst = adup(g, e.inst);
 			break;
 		case KP_EV_BASELINE:
 			if (e.size) {
-				kp_gpu_baseline *b = &find_size(g, e.size, 1)->base;
+				kp_gpu_baseline *b = &find_size(g, e.size, e.inst, 1)->base;
 				b->have = 1;
 				b->ok = e.ok;
 				b->elements = e.elements;
@@ -249,11 +291,11 @@ void kp_gpu_absorb_events(kp_gpu_result *g, const char *text)
 			break;
 		case KP_EV_CHECK:
 			if (e.size && vi == 1)
-				absorb_check(g, &e, &find_size(g, e.size, 1)->check);
+				absorb_check(g, &e, &find_size(g, e.size, e.inst, 1)->check);
 			break;
 		case KP_EV_TIME:
 			if (vi >= 0)
-				absorb_time(g, &g->time[vi], &e);
+				absorb_time(g, &g->time[ii][vi], &e);
 			break;
 		case KP_EV_ERROR:
 		case KP_EV_FATAL: add_error(g, &e); break;
@@ -395,12 +437,20 @@ static const kp_gpu_error *device_error(const kp_gpu_result *g)
 	return NULL;
 }
 
-static int size_mentioned(const kp_validate_result *r, const char *size)
+/* Whether a finding of step 3 names cell z (its cell_label()), or the
+ * harness reported an error at its size for every instantiation (a
+ * `requires` the size violates) or for its own. */
+static int cell_mentioned(const kp_validate_result *r, kp_gpu_result *g, const kp_gpu_size *z)
 {
-	char key[128];
-	snprintf(key, sizeof(key), "'%s'", size);
+	for (int i = 0; i < g->nerrors; i++) {
+		const kp_gpu_error *e = &g->errors[i];
+		if (!strcmp(e->size, z->name) &&
+		    (!e->inst || (z->inst && !strcmp(e->inst, z->inst))))
+			return 1;
+	}
+	const char *label = cell_label(g, z->name, z->inst);
 	for (int i = 0; i < r->nfindings; i++)
-		if (r->findings[i].step == KP_STEP_GPU_RUN && strstr(r->findings[i].message, key))
+		if (r->findings[i].step == KP_STEP_GPU_RUN && strstr(r->findings[i].message, label))
 			return 1;
 	return 0;
 }
@@ -415,46 +465,46 @@ static void judge_run(kp_validate_result *r, kp_gpu_result *g)
 			fatal = 1;
 			continue;
 		}
+		const char *at = cell_label(g, e->size, e->inst);
 		if (!strcmp(e->version, KP_GPU_REWRITTEN))
 			kp_validate_finding(r, KP_FIND_ERROR, S, NULL,
-					    "the rewritten kernel failed at size '%s' (%s): %s",
-					    e->size, e->stage, e->msg);
+					    "the rewritten kernel failed at %s (%s): %s", at,
+					    e->stage, e->msg);
 		else if (!strcmp(e->version, KP_GPU_ORIGINAL))
 			kp_validate_finding(r, KP_FIND_ERROR, S, NULL,
-					    "the original kernel failed at size '%s' (%s): %s",
-					    e->size, e->stage, e->msg);
+					    "the original kernel failed at %s (%s): %s", at,
+					    e->stage, e->msg);
 		else if (!strcmp(e->stage, "requires"))
 			kp_validate_finding(r, KP_FIND_ERROR, S, NULL,
-					    "size '%s' not run: %s (launch description)", e->size,
-					    e->msg);
+					    "%s not run: %s (launch description)", at, e->msg);
 		else
 			kp_validate_finding(r, KP_FIND_ERROR, S, NULL,
-					    "harness error at size '%s' (%s): %s", e->size,
-					    e->stage, e->msg);
+					    "harness error at %s (%s): %s", at, e->stage, e->msg);
 	}
 	for (int i = 0; i < g->nsizes; i++) {
 		const kp_gpu_size *z = &g->sizes[i];
 		const kp_gpu_baseline *b = &z->base;
+		const char *at = cell_label(g, z->name, z->inst);
 		if (b->have && !b->ok && b->elements > 0) {
 			if (b->unwritten)
 				kp_validate_finding(
 					r, KP_FIND_ERROR, S, NULL,
-					"size '%s': the original kernel never wrote %ld of %ld output "
+					"%s: the original kernel never wrote %ld of %ld output "
 					"elements: the launch description's counts or grid do not "
 					"match the kernel",
-					z->name, b->unwritten, b->elements);
+					at, b->unwritten, b->elements);
 			if (b->nondeterministic)
 				kp_validate_finding(
 					r, KP_FIND_ERROR, S, NULL,
-					"size '%s': %ld output elements of the original differ between "
+					"%s: %ld output elements of the original differ between "
 					"two runs (a race in the original?): the comparison is "
 					"unreliable",
-					z->name, b->nondeterministic);
+					at, b->nondeterministic);
 		}
 		const kp_gpu_check *c = &z->check;
 		if (c->have && !c->ok) {
 			kp_strbuf sb = KP_STRBUF_INIT;
-			kp_strbuf_addf(&sb, "size '%s': ", z->name);
+			kp_strbuf_addf(&sb, "%s: ", at);
 			if (c->mismatches)
 				kp_strbuf_addf(&sb, "%ld of %ld elements wrong", c->mismatches,
 					       c->elements);
@@ -473,31 +523,32 @@ static void judge_run(kp_validate_result *r, kp_gpu_result *g)
 			kp_strbuf_release(&sb);
 		}
 	}
+	const char *last =
+		cell_label(g, g->last_begin_size ? g->last_begin_size : "?", g->last_begin_inst);
 	if (g->timed_out)
 		kp_validate_finding(r, KP_FIND_ERROR, S, NULL,
 				    "the harness did not finish within %d s (last started: the %s "
-				    "kernel at size '%s'; a deadlock?)",
+				    "kernel at %s; a deadlock?)",
 				    g->run_timeout_s,
-				    g->last_begin_version ? g->last_begin_version : "?",
-				    g->last_begin_size ? g->last_begin_size : "?");
+				    g->last_begin_version ? g->last_begin_version : "?", last);
 	else if (fatal)
-		kp_validate_finding(
-			r, KP_FIND_ERROR, S, NULL,
-			"the CUDA context was lost after the %s kernel at size '%s': the "
-			"rest of the run was abandoned",
-			g->last_begin_version ? g->last_begin_version : "?",
-			g->last_begin_size ? g->last_begin_size : "?");
+		kp_validate_finding(r, KP_FIND_ERROR, S, NULL,
+				    "the CUDA context was lost after the %s kernel at %s: the "
+				    "rest of the run was abandoned",
+				    g->last_begin_version ? g->last_begin_version : "?", last);
 	else if (g->harness_rc != 0 && !kp_validate_first_error(r, S))
 		kp_validate_finding(r, KP_FIND_ERROR, S, NULL,
 				    "the harness exited with status %d%s%s", g->harness_rc,
 				    g->harness_err ? ": " : "",
 				    g->harness_err ? g->harness_err : "");
 	if (!g->timed_out && !fatal)
-		for (int i = 0; i < g->nsizes; i++)
-			if (!g->sizes[i].check.have && !size_mentioned(r, g->sizes[i].name))
+		for (int i = 0; i < g->nsizes; i++) {
+			const kp_gpu_size *z = &g->sizes[i];
+			if (!z->check.have && !cell_mentioned(r, g, z))
 				kp_validate_finding(r, KP_FIND_ERROR, S, NULL,
-						    "size '%s': no result from the harness",
-						    g->sizes[i].name);
+						    "%s: no result from the harness",
+						    cell_label(g, z->name, z->inst));
+		}
 
 	kp_step *st = &r->steps[S - 1];
 	const kp_finding *e = kp_validate_first_error(r, S);
@@ -513,28 +564,79 @@ static void judge_run(kp_validate_result *r, kp_gpu_result *g)
 		const kp_gpu_check *c = &g->sizes[i].check;
 		if (!c->have)
 			continue;
-		kp_strbuf_addf(&names, "%s%s", n++ ? ", " : "", g->sizes[i].name);
+		int seen = 0; /* the size of another instantiation's cell */
+		for (int j = 0; j < i; j++)
+			seen |= g->sizes[j].check.have &&
+				!strcmp(g->sizes[j].name, g->sizes[i].name);
+		if (!seen)
+			kp_strbuf_addf(&names, "%s%s", n++ ? ", " : "", g->sizes[i].name);
 		differ += c->differ;
 		max_abs = dmax(max_abs, c->max_abs);
 		max_rel = dmax(max_rel, c->max_rel);
 	}
+	/* every cell was compared (a missing one is an error above) */
+	kp_strbuf insts = KP_STRBUF_INIT;
+	for (int i = 0; g->ninsts > 1 && i < g->ninsts; i++)
+		kp_strbuf_addf(&insts, "%s%s", i ? ", " : " for each of ", g->insts[i]);
 	if (n == 0)
 		kp_validate_set_step(st, KP_STEP_FAILED, "no size was compared");
 	else if (differ == 0)
 		kp_validate_set_step(
 			st, KP_STEP_PASSED,
 			"the rewritten kernel's output is bit-identical to the original's "
-			"at %d size%s (%s)",
-			n, n == 1 ? "" : "s", kp_strbuf_str(&names));
+			"at %d size%s (%s)%s",
+			n, n == 1 ? "" : "s", kp_strbuf_str(&names), kp_strbuf_str(&insts));
 	else
 		kp_validate_set_step(
 			st, KP_STEP_PASSED,
 			"the rewritten kernel's output matches the original's at %d size%s "
-			"(%s): max abs error %.3g, max rel error %.3g (tolerance abs %g, "
+			"(%s)%s: max abs error %.3g, max rel error %.3g (tolerance abs %g, "
 			"rel %g)",
-			n, n == 1 ? "" : "s", kp_strbuf_str(&names), max_abs, max_rel, g->tol_abs,
-			g->tol_rel);
+			n, n == 1 ? "" : "s", kp_strbuf_str(&names), kp_strbuf_str(&insts), max_abs,
+			max_rel, g->tol_abs, g->tol_rel);
 	kp_strbuf_release(&names);
+	kp_strbuf_release(&insts);
+}
+
+/* The rewritten kernel against the original at the timed size, for
+ * instantiation i: its speedup, the medians' difference and the larger
+ * spread; -1 slower beyond the spread, 0 within it (noise), 1 faster. */
+static int bench_compare(const kp_gpu_result *g, int i, double *speedup, double *diff,
+			 double *spread)
+{
+	const kp_gpu_time *o = &g->time[i][0], *n = &g->time[i][1];
+	*speedup = n->median_ms > 0 ? o->median_ms / n->median_ms : 0;
+	*diff = dabs(o->median_ms - n->median_ms);
+	*spread = dmax(o->max_ms - o->min_ms, n->max_ms - n->min_ms);
+	return *diff < *spread ? 0 : *speedup >= 1 ? 1 : -1;
+}
+
+/* Step 4 with several instantiations: failed when one is slower beyond
+ * the spread, else every instantiation's speedup. */
+static void judge_benchmark_insts(kp_step *st, kp_gpu_result *g)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	for (int i = 0; i < g->ninsts; i++) {
+		const kp_gpu_time *o = &g->time[i][0], *n = &g->time[i][1];
+		double speedup, diff, spread;
+		int c = bench_compare(g, i, &speedup, &diff, &spread);
+		if (c < 0) {
+			kp_validate_set_step(
+				st, KP_STEP_FAILED,
+				"the rewritten kernel is slower: %.3fx at %s (median %.4f -> %.4f ms, "
+				"beyond the spread of %.4f ms)",
+				speedup, cell_label(g, g->timed_size, g->insts[i]), o->median_ms,
+				n->median_ms, spread);
+			kp_strbuf_release(&sb);
+			return;
+		}
+		kp_strbuf_addf(&sb, "%s%.3fx for %s (median %.4f -> %.4f ms%s)", i ? ", " : "",
+			       speedup, g->insts[i], o->median_ms, n->median_ms,
+			       c ? "" : ", within the spread: noise");
+	}
+	kp_validate_set_step(st, KP_STEP_PASSED, "the rewritten kernel at size '%s': %s",
+			     g->timed_size, kp_strbuf_str(&sb));
+	kp_strbuf_release(&sb);
 }
 
 static void judge_benchmark(kp_validate_result *r, kp_gpu_result *g)
@@ -546,28 +648,35 @@ static void judge_benchmark(kp_validate_result *r, kp_gpu_result *g)
 		st->not_requested = 1;
 		return;
 	}
-	const kp_gpu_time *o = &g->time[0], *n = &g->time[1];
-	if (!o->have || !n->have) {
-		kp_validate_set_step(st, KP_STEP_SKIPPED,
-				     "the %s kernel was not timed at size '%s' (see step 3)",
-				     !n->have ? "rewritten" : "original", g->timed_size);
-		return;
+	for (int i = 0; i < g->ninsts; i++) {
+		const kp_gpu_time *o = &g->time[i][0], *n = &g->time[i][1];
+		if (!o->have || !n->have) {
+			kp_validate_set_step(st, KP_STEP_SKIPPED,
+					     "the %s kernel was not timed at %s (see step 3)",
+					     !n->have ? "rewritten" : "original",
+					     cell_label(g, g->timed_size, g->insts[i]));
+			return;
+		}
 	}
 	if (r->steps[KP_STEP_GPU_RUN - 1].status == KP_STEP_FAILED)
 		kp_validate_finding(
 			r, KP_FIND_WARNING, KP_STEP_BENCHMARK, NULL,
 			"step 3 failed: the timings are of a kernel whose output is wrong "
 			"or unchecked");
-	double speedup = n->median_ms > 0 ? o->median_ms / n->median_ms : 0;
-	double diff = dabs(o->median_ms - n->median_ms);
-	double spread = dmax(o->max_ms - o->min_ms, n->max_ms - n->min_ms);
-	if (diff < spread)
+	if (g->ninsts > 1) {
+		judge_benchmark_insts(st, g);
+		return;
+	}
+	const kp_gpu_time *o = &g->time[0][0], *n = &g->time[0][1];
+	double speedup, diff, spread;
+	int c = bench_compare(g, 0, &speedup, &diff, &spread);
+	if (c == 0)
 		kp_validate_set_step(
 			st, KP_STEP_PASSED,
 			"no difference beyond the spread at size '%s': %.3fx (medians "
 			"%.4f -> %.4f ms differ by %.4f ms, the spread is %.4f ms): noise",
 			g->timed_size, speedup, o->median_ms, n->median_ms, diff, spread);
-	else if (speedup >= 1)
+	else if (c > 0)
 		kp_validate_set_step(
 			st, KP_STEP_PASSED,
 			"the rewritten kernel is %.3fx as fast at size '%s' (median %.4f -> "
@@ -593,6 +702,21 @@ static const char *san_status_name(kp_san_status s)
 	}
 }
 
+/* " (instantiations <32>, <64>)" with several, else "" (in g's arena):
+ * one sanitizer run launches each of them once. */
+static const char *insts_note(kp_gpu_result *g)
+{
+	if (g->ninsts < 2)
+		return "";
+	kp_strbuf sb = KP_STRBUF_INIT;
+	for (int i = 0; i < g->ninsts; i++)
+		kp_strbuf_addf(&sb, "%s%s", i ? ", " : " (instantiations ", g->insts[i]);
+	kp_strbuf_addc(&sb, ')');
+	const char *out = kp_arena_strdup(&g->arena, kp_strbuf_str(&sb));
+	kp_strbuf_release(&sb);
+	return out;
+}
+
 static void judge_sanitizer(kp_validate_result *r, kp_gpu_result *g, int sanitize)
 {
 	const int S = KP_STEP_SANITIZER;
@@ -614,9 +738,9 @@ static void judge_sanitizer(kp_validate_result *r, kp_gpu_result *g, int sanitiz
 		switch (s->status) {
 		case KP_SAN_FAIL:
 			kp_validate_finding(r, KP_FIND_ERROR, S, NULL,
-					    "%s: %d error%s on the rewritten kernel at size '%s'",
+					    "%s: %d error%s on the rewritten kernel at size '%s'%s",
 					    s->tool, s->errors, s->errors == 1 ? "" : "s",
-					    g->sanitize_size);
+					    g->sanitize_size, insts_note(g));
 			break;
 		case KP_SAN_ERROR:
 			kp_validate_finding(
@@ -650,8 +774,8 @@ static void judge_sanitizer(kp_validate_result *r, kp_gpu_result *g, int sanitiz
 		kp_validate_set_step(st, KP_STEP_SKIPPED, "no sanitizer tool is supported here");
 	else
 		kp_validate_set_step(st, KP_STEP_PASSED,
-				     "%s: no errors on the rewritten kernel at size '%s'%s",
-				     kp_strbuf_str(&tools), g->sanitize_size,
+				     "%s: no errors on the rewritten kernel at size '%s'%s%s",
+				     kp_strbuf_str(&tools), g->sanitize_size, insts_note(g),
 				     warnings ? " (warnings below)" : "");
 	kp_strbuf_release(&tools);
 }
@@ -1049,7 +1173,8 @@ static void run_harness(kp_validate_result *r, const kp_gpu_opts *o, workdir *w,
 	snprintf(warm, sizeof(warm), "%d", o->warmup > 0 ? o->warmup : 3);
 	kp_strbuf sizes = KP_STRBUF_INIT;
 	for (int i = 0; i < g->nsizes; i++)
-		kp_strbuf_addf(&sizes, "%s%s", i ? "," : "", g->sizes[i].name);
+		if (i == 0 || strcmp(g->sizes[i - 1].name, g->sizes[i].name)) /* once per size */
+			kp_strbuf_addf(&sizes, "%s%s", i ? "," : "", g->sizes[i].name);
 	arg(&a, harness);
 	arg(&a, "--reps");
 	arg(&a, reps);
@@ -1280,7 +1405,7 @@ static void run_profile(kp_gpu_result *g, const kp_gpu_opts *o, workdir *w, cons
 			return;
 	const char *kind = o->spec->work_kind;
 	for (int v = 0; v < 2; v++)
-		p->ms[v] = g->time[v].have ? g->time[v].median_ms : 0;
+		p->ms[v] = g->time[0][v].have ? g->time[0][v].median_ms : 0;
 	if (!strcmp(kind, "flops"))
 		p->copy_skip = "the launch description gives the work in flops (compute-bound): "
 			       "not compared with a copy kernel";
@@ -1300,6 +1425,53 @@ static void nothing_to_run(kp_validate_result *r, int sanitize)
 				     "not requested (--no-sanitize)");
 		r->steps[4].not_requested = 1;
 	}
+}
+
+/* What the result keeps of the spec: its path, kernel, instantiations,
+ * tolerance, work and size symbols. */
+static void gpu_setup(kp_gpu_result *g, const kp_launch_spec *spec)
+{
+	g->spec_path = kp_arena_strdup(&g->arena, spec->path);
+	if (spec->ninsts > 1) {
+		g->kernel = kp_arena_strdup(&g->arena, spec->kernel);
+		for (int i = 0; i < spec->ninsts && i < KP_LAUNCH_MAX_INSTS; i++)
+			g->insts[i] = kp_arena_strdup(&g->arena, spec->insts[i]);
+		g->ninsts = spec->ninsts < KP_LAUNCH_MAX_INSTS ? spec->ninsts : KP_LAUNCH_MAX_INSTS;
+	} else
+		g->kernel = kp_arena_printf(&g->arena, "%s%s", spec->kernel, spec->template_args);
+	g->tol_abs = spec->tol_abs;
+	g->tol_rel = spec->tol_rel;
+	g->work_kind = spec->work_kind;
+	g->nsymbols = spec->nsymbols;
+	g->symbols = kp_arena_alloc(&g->arena, sizeof(char *) * (size_t)(spec->nsymbols + 1));
+	for (int i = 0; i < spec->nsymbols; i++)
+		g->symbols[i] = kp_arena_strdup(&g->arena, spec->symbols[i]);
+}
+
+/* The requested sizes in the spec's order, the timed one last, each once
+ * per instantiation (the harness's order). */
+static void gpu_sizes(kp_gpu_result *g, const kp_gpu_opts *o)
+{
+	const kp_launch_spec *spec = o->spec;
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < spec->nsizes; i++) {
+			const kp_launch_size *z = &spec->sizes[i];
+			int wanted = !o->sizes;
+			for (int k = 0; k < o->nsizes && !wanted; k++)
+				wanted = !strcmp(o->sizes[k], z->name);
+			if (!wanted || (pass == 0) == !strcmp(z->name, "target"))
+				continue;
+			long *vals = kp_arena_alloc(&g->arena,
+						    sizeof(long) * (size_t)(spec->nsymbols + 1));
+			memcpy(vals, z->vals, sizeof(long) * (size_t)spec->nsymbols);
+			for (int k = 0; k < g->ninsts; k++) {
+				kp_gpu_size *gz = find_size(g, z->name, g->insts[k], 1);
+				gz->vals = vals;
+				if (pass == 1)
+					g->timed_size = gz->name;
+			}
+		}
+	g->sanitize_size = "small";
 }
 
 static const kp_gpu_hooks gpu_hooks = {kp_gpu_render_text, kp_gpu_render_json, kp_gpu_result_free};
@@ -1331,15 +1503,7 @@ int kp_validate_gpu(kp_validate_result *r, const kp_gpu_opts *o)
 			       o->spec_missing ? o->spec_missing : "no launch description");
 		return 0;
 	}
-	g->spec_path = kp_arena_strdup(&g->arena, spec->path);
-	g->kernel = kp_arena_printf(&g->arena, "%s%s", spec->kernel, spec->template_args);
-	g->tol_abs = spec->tol_abs;
-	g->tol_rel = spec->tol_rel;
-	g->work_kind = spec->work_kind;
-	g->nsymbols = spec->nsymbols;
-	g->symbols = kp_arena_alloc(&g->arena, sizeof(char *) * (size_t)(spec->nsymbols + 1));
-	for (int i = 0; i < spec->nsymbols; i++)
-		g->symbols[i] = kp_arena_strdup(&g->arena, spec->symbols[i]);
+	gpu_setup(g, spec);
 	if (o->kernel && !spec_kernel_selected(r, spec)) {
 		char *why = kp_arena_printf(&g->arena,
 					    "the launch description %s is for kernel '%s', which "
@@ -1348,24 +1512,7 @@ int kp_validate_gpu(kp_validate_result *r, const kp_gpu_opts *o)
 		skip_gpu_steps(r, o->sanitize, "not run", why);
 		return 0;
 	}
-	/* Sizes in the spec's order, the timed one last. */
-	for (int pass = 0; pass < 2; pass++)
-		for (int i = 0; i < spec->nsizes; i++) {
-			const kp_launch_size *z = &spec->sizes[i];
-			int wanted = !o->sizes;
-			for (int k = 0; k < o->nsizes && !wanted; k++)
-				wanted = !strcmp(o->sizes[k], z->name);
-			if (!wanted || (pass == 0) == !strcmp(z->name, "target"))
-				continue;
-			kp_gpu_size *gz = find_size(g, z->name, 1);
-			long *vals = kp_arena_alloc(&g->arena,
-						    sizeof(long) * (size_t)(spec->nsymbols + 1));
-			memcpy(vals, z->vals, sizeof(long) * (size_t)spec->nsymbols);
-			gz->vals = vals;
-			if (pass == 1)
-				g->timed_size = gz->name;
-		}
-	g->sanitize_size = "small";
+	gpu_sizes(g, o);
 
 	char why[256];
 	int dev = kp_gpu_probe(why, sizeof(why));
@@ -1644,10 +1791,10 @@ static void profile_pair_run(kp_gpu_result *g, const kp_gpu_opts *o, workdir *w,
 				 .run_timeout_s = o->run_timeout_s,
 				 .profile = 1};
 	g->timed_size = "target";
-	find_size(g, "target", 1);
+	find_size(g, "target", NULL, 1);
 	kp_validate_result r = {.gpu = g};
 	run_harness(&r, &one, w, harness, libs);
-	if (!g->time[0].have || !g->time[1].have) {
+	if (!g->time[0][0].have || !g->time[0][1].have) {
 		g->profile.skip = kp_arena_printf(
 			&g->arena,
 			"the harness did not time both versions at 'target' (exit %d)%s%s",
@@ -1709,9 +1856,24 @@ static void text_indented(kp_strbuf *sb, const char *text, const char *prefix)
 	}
 }
 
+/* The width of the instantiation column: 0 with one instantiation. */
+static int inst_width(const kp_gpu_result *g)
+{
+	int iw = 0;
+	for (int i = 0; g->ninsts > 1 && i < g->ninsts; i++)
+		iw = (int)strlen(g->insts[i]) > iw ? (int)strlen(g->insts[i]) : iw;
+	return iw && iw < 13 ? 13 : iw;
+}
+
 static void text_run(kp_strbuf *sb, const kp_gpu_result *g)
 {
-	if (g->spec_path)
+	if (g->spec_path && g->ninsts > 1) {
+		kp_strbuf_addf(sb, "  launch: %s, kernel %s, instantiations ", g->spec_path,
+			       g->kernel);
+		for (int i = 0; i < g->ninsts; i++)
+			kp_strbuf_addf(sb, "%s%s", i ? ", " : "", g->insts[i]);
+		kp_strbuf_addf(sb, ", tolerance abs %g, rel %g\n", g->tol_abs, g->tol_rel);
+	} else if (g->spec_path)
 		kp_strbuf_addf(sb, "  launch: %s, kernel %s, tolerance abs %g, rel %g\n",
 			       g->spec_path, g->kernel, g->tol_abs, g->tol_rel);
 	if (g->build_log)
@@ -1731,14 +1893,22 @@ static void text_run(kp_strbuf *sb, const kp_gpu_result *g)
 				width = (int)v.len;
 			kp_strbuf_release(&v);
 		}
-		kp_strbuf_addf(sb, "    %-8s %-*s %10s  %s\n", "size", width, "problem", "elements",
+		/* with several instantiations, a first column names the cell's */
+		int iw = inst_width(g);
+		kp_strbuf_adds(sb, "    ");
+		if (iw)
+			kp_strbuf_addf(sb, "%-*s ", iw, "instantiation");
+		kp_strbuf_addf(sb, "%-8s %-*s %10s  %s\n", "size", width, "problem", "elements",
 			       "rewritten vs original");
 		for (int i = 0; i < g->nsizes; i++) {
 			const kp_gpu_size *z = &g->sizes[i];
 			const kp_gpu_check *c = &z->check;
 			kp_strbuf v = KP_STRBUF_INIT;
 			size_values(&v, g, z);
-			kp_strbuf_addf(sb, "    %-8s %-*s ", z->name, width, kp_strbuf_str(&v));
+			kp_strbuf_adds(sb, "    ");
+			if (iw)
+				kp_strbuf_addf(sb, "%-*s ", iw, z->inst ? z->inst : "");
+			kp_strbuf_addf(sb, "%-8s %-*s ", z->name, width, kp_strbuf_str(&v));
 			kp_strbuf_release(&v);
 			if (!c->have) {
 				kp_strbuf_addf(sb, "%10s  not compared\n", "-");
@@ -1768,34 +1938,51 @@ static void rate(char *buf, size_t sz, const kp_gpu_result *g, const kp_gpu_time
 		snprintf(buf, sz, "-");
 }
 
-static void text_benchmark(kp_strbuf *sb, const kp_gpu_result *g)
+/* The rows of instantiation i: the original and the rewritten kernel. */
+static void text_times(kp_strbuf *sb, const kp_gpu_result *g, int i, int iw)
 {
-	if (!g->time[0].have && !g->time[1].have)
-		return;
-	const char *unit = g->work_kind && !strcmp(g->work_kind, "bytes") ? "GB/s" : "GFLOP/s";
-	kp_strbuf_addf(sb, "    %-10s %10s  %-19s %8s  %8s  %5s  %9s\n", "version", "median ms",
-		       "min-max ms", unit, "speedup", "regs", "blocks/SM");
 	static const char *const names[] = {"original", "rewritten"};
 	for (int v = 0; v < 2; v++) {
-		const kp_gpu_time *t = &g->time[v];
-		const kp_gpu_attrs *a = &g->attrs[v];
+		const kp_gpu_time *t = &g->time[i][v];
+		const kp_gpu_attrs *a = &g->attrs[i][v];
+		kp_strbuf_adds(sb, "    ");
+		if (iw)
+			kp_strbuf_addf(sb, "%-*s ", iw, g->insts[i]);
 		if (!t->have) {
-			kp_strbuf_addf(sb, "    %-10s %10s\n", names[v], "-");
+			kp_strbuf_addf(sb, "%-10s %10s\n", names[v], "-");
 			continue;
 		}
 		char mm[48], r[32], sp[16] = "-", regs[16] = "-", blk[16] = "-";
 		snprintf(mm, sizeof(mm), "%.4f-%.4f", t->min_ms, t->max_ms);
 		rate(r, sizeof(r), g, t);
-		if (g->time[0].have && t->median_ms > 0)
-			snprintf(sp, sizeof(sp), "%.3fx", g->time[0].median_ms / t->median_ms);
+		if (g->time[i][0].have && t->median_ms > 0)
+			snprintf(sp, sizeof(sp), "%.3fx", g->time[i][0].median_ms / t->median_ms);
 		if (a->have) {
 			snprintf(regs, sizeof(regs), "%d", a->regs);
 			snprintf(blk, sizeof(blk), "%d", a->blocks_per_sm);
 		}
-		kp_strbuf_addf(sb, "    %-10s %10.4f  %-19s %8s  %8s  %5s  %9s\n", names[v],
+		kp_strbuf_addf(sb, "%-10s %10.4f  %-19s %8s  %8s  %5s  %9s\n", names[v],
 			       t->median_ms, mm, r, sp, regs, blk);
 	}
-	const kp_gpu_time *t = g->time[1].have ? &g->time[1] : &g->time[0];
+}
+
+static void text_benchmark(kp_strbuf *sb, const kp_gpu_result *g)
+{
+	int timed = 0;
+	for (int i = 0; i < g->ninsts; i++)
+		timed |= g->time[i][0].have || g->time[i][1].have;
+	if (!timed)
+		return;
+	const char *unit = g->work_kind && !strcmp(g->work_kind, "bytes") ? "GB/s" : "GFLOP/s";
+	int iw = inst_width(g);
+	kp_strbuf_adds(sb, "    ");
+	if (iw)
+		kp_strbuf_addf(sb, "%-*s ", iw, "instantiation");
+	kp_strbuf_addf(sb, "%-10s %10s  %-19s %8s  %8s  %5s  %9s\n", "version", "median ms",
+		       "min-max ms", unit, "speedup", "regs", "blocks/SM");
+	for (int i = 0; i < g->ninsts; i++)
+		text_times(sb, g, i, iw);
+	const kp_gpu_time *t = g->time[0][1].have ? &g->time[0][1] : &g->time[0][0];
 	const kp_gpu_size *z = NULL;
 	for (int i = 0; i < g->nsizes; i++)
 		if (g->timed_size && !strcmp(g->sizes[i].name, g->timed_size))
@@ -1856,9 +2043,9 @@ static void add_str_or_null(cJSON *o, const char *key, const char *v)
 		cJSON_AddNullToObject(o, key);
 }
 
-static cJSON *json_time(const kp_gpu_result *g, int v)
+static cJSON *json_time(const kp_gpu_result *g, int i, int v)
 {
-	const kp_gpu_time *t = &g->time[v];
+	const kp_gpu_time *t = &g->time[i][v];
 	if (!t->have)
 		return cJSON_CreateNull();
 	cJSON *o = cJSON_CreateObject();
@@ -1871,7 +2058,7 @@ static cJSON *json_time(const kp_gpu_result *g, int v)
 	if (t->work > 0 && t->median_ms > 0 && g->work_kind && g->work_kind[0])
 		cJSON_AddNumberToObject(o, !strcmp(g->work_kind, "bytes") ? "gbps" : "gflops",
 					t->work / (t->median_ms * 1e-3) / 1e9);
-	const kp_gpu_attrs *a = &g->attrs[v];
+	const kp_gpu_attrs *a = &g->attrs[i][v];
 	if (a->have) {
 		cJSON_AddNumberToObject(o, "regs", a->regs);
 		cJSON_AddNumberToObject(o, "smem_static", a->smem_static);
@@ -1881,32 +2068,16 @@ static cJSON *json_time(const kp_gpu_result *g, int v)
 	return o;
 }
 
-void *kp_gpu_render_json(const kp_validate_result *r)
+/* "sizes": one object per size (per instantiation and size with several). */
+static void json_sizes(cJSON *o, const kp_gpu_result *g)
 {
-	const kp_gpu_result *g = r->gpu;
-	cJSON *o = cJSON_CreateObject();
-	add_str_or_null(o, "spec", g->spec_path);
-	add_str_or_null(o, "kernel", g->kernel);
-	add_str_or_null(o, "dir", g->dir);
-	add_str_or_null(o, "no_device", g->no_device);
-	if (g->have_device) {
-		cJSON *d = cJSON_AddObjectToObject(o, "device");
-		add_str_or_null(d, "name", g->device_name);
-		add_str_or_null(d, "cc", g->device_cc);
-		cJSON_AddNumberToObject(d, "sms", g->device_sms);
-		cJSON_AddNumberToObject(d, "clock_mhz", g->device_clock_mhz);
-		cJSON_AddNumberToObject(d, "driver", g->driver);
-		cJSON_AddNumberToObject(d, "runtime", g->runtime);
-	} else
-		cJSON_AddNullToObject(o, "device");
-	cJSON *tol = cJSON_AddObjectToObject(o, "tolerance");
-	cJSON_AddNumberToObject(tol, "abs", g->tol_abs);
-	cJSON_AddNumberToObject(tol, "rel", g->tol_rel);
 	cJSON *sizes = cJSON_AddArrayToObject(o, "sizes");
 	for (int i = 0; i < g->nsizes; i++) {
 		const kp_gpu_size *z = &g->sizes[i];
 		cJSON *s = cJSON_CreateObject();
 		cJSON_AddStringToObject(s, "name", z->name);
+		if (z->inst)
+			cJSON_AddStringToObject(s, "instantiation", z->inst);
 		cJSON *vals = cJSON_AddObjectToObject(s, "values");
 		for (int k = 0; z->vals && k < g->nsymbols; k++)
 			cJSON_AddNumberToObject(vals, g->symbols[k], (double)z->vals[k]);
@@ -1935,22 +2106,77 @@ void *kp_gpu_render_json(const kp_validate_result *r)
 			cJSON_AddNullToObject(s, "check");
 		cJSON_AddItemToArray(sizes, s);
 	}
-	if (g->time[0].have || g->time[1].have) {
-		cJSON *b = cJSON_AddObjectToObject(o, "benchmark");
-		add_str_or_null(b, "size", g->timed_size);
-		cJSON_AddStringToObject(b, "work_kind", g->work_kind ? g->work_kind : "");
-		cJSON_AddItemToObject(b, "original", json_time(g, 0));
-		cJSON_AddItemToObject(b, "rewritten", json_time(g, 1));
-		if (g->time[0].have && g->time[1].have && g->time[1].median_ms > 0) {
-			const kp_gpu_time *t0 = &g->time[0], *t1 = &g->time[1];
-			double spread = dmax(t0->max_ms - t0->min_ms, t1->max_ms - t1->min_ms);
-			cJSON_AddNumberToObject(b, "speedup", t0->median_ms / t1->median_ms);
-			cJSON_AddNumberToObject(b, "spread_ms", spread);
-			cJSON_AddBoolToObject(b, "noise",
-					      dabs(t0->median_ms - t1->median_ms) < spread);
-		}
-	} else
+}
+
+/* The two versions' times of instantiation i and their comparison, into b. */
+static void json_pair(cJSON *b, const kp_gpu_result *g, int i)
+{
+	cJSON_AddItemToObject(b, "original", json_time(g, i, 0));
+	cJSON_AddItemToObject(b, "rewritten", json_time(g, i, 1));
+	const kp_gpu_time *t0 = &g->time[i][0], *t1 = &g->time[i][1];
+	if (t0->have && t1->have && t1->median_ms > 0) {
+		double spread = dmax(t0->max_ms - t0->min_ms, t1->max_ms - t1->min_ms);
+		cJSON_AddNumberToObject(b, "speedup", t0->median_ms / t1->median_ms);
+		cJSON_AddNumberToObject(b, "spread_ms", spread);
+		cJSON_AddBoolToObject(b, "noise", dabs(t0->median_ms - t1->median_ms) < spread);
+	}
+}
+
+/* "benchmark": the times at the timed size (per instantiation with
+ * several: "instantiations"), or null. */
+static void json_benchmark(cJSON *o, const kp_gpu_result *g)
+{
+	int timed = 0;
+	for (int i = 0; i < g->ninsts; i++)
+		timed |= g->time[i][0].have || g->time[i][1].have;
+	if (!timed) {
 		cJSON_AddNullToObject(o, "benchmark");
+		return;
+	}
+	cJSON *b = cJSON_AddObjectToObject(o, "benchmark");
+	add_str_or_null(b, "size", g->timed_size);
+	cJSON_AddStringToObject(b, "work_kind", g->work_kind ? g->work_kind : "");
+	if (g->ninsts < 2) {
+		json_pair(b, g, 0);
+		return;
+	}
+	cJSON *arr = cJSON_AddArrayToObject(b, "instantiations");
+	for (int i = 0; i < g->ninsts; i++) {
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "instantiation", g->insts[i]);
+		json_pair(x, g, i);
+		cJSON_AddItemToArray(arr, x);
+	}
+}
+
+void *kp_gpu_render_json(const kp_validate_result *r)
+{
+	const kp_gpu_result *g = r->gpu;
+	cJSON *o = cJSON_CreateObject();
+	add_str_or_null(o, "spec", g->spec_path);
+	add_str_or_null(o, "kernel", g->kernel);
+	if (g->ninsts > 1) {
+		cJSON *in = cJSON_AddArrayToObject(o, "instantiations");
+		for (int i = 0; i < g->ninsts; i++)
+			cJSON_AddItemToArray(in, cJSON_CreateString(g->insts[i]));
+	}
+	add_str_or_null(o, "dir", g->dir);
+	add_str_or_null(o, "no_device", g->no_device);
+	if (g->have_device) {
+		cJSON *d = cJSON_AddObjectToObject(o, "device");
+		add_str_or_null(d, "name", g->device_name);
+		add_str_or_null(d, "cc", g->device_cc);
+		cJSON_AddNumberToObject(d, "sms", g->device_sms);
+		cJSON_AddNumberToObject(d, "clock_mhz", g->device_clock_mhz);
+		cJSON_AddNumberToObject(d, "driver", g->driver);
+		cJSON_AddNumberToObject(d, "runtime", g->runtime);
+	} else
+		cJSON_AddNullToObject(o, "device");
+	cJSON *tol = cJSON_AddObjectToObject(o, "tolerance");
+	cJSON_AddNumberToObject(tol, "abs", g->tol_abs);
+	cJSON_AddNumberToObject(tol, "rel", g->tol_rel);
+	json_sizes(o, g);
+	json_benchmark(o, g);
 	cJSON *san = cJSON_AddArrayToObject(o, "sanitizer");
 	for (int i = 0; i < g->nsan; i++) {
 		const kp_gpu_sanitizer *s = &g->san[i];

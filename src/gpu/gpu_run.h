@@ -7,6 +7,10 @@
  * at the `target` size (step 4, benchmark), and run compute-sanitizer on
  * the rewritten kernel at the `small` size (step 5, sanitizer).
  *
+ * A launch description that names several instantiations has each one
+ * run, checked, timed and sanitized; the results are kept per
+ * (instantiation, size).
+ *
  * Without a CUDA device the steps are SKIPPED with the reason.  The harness
  * speaks JSON lines (events: device, attrs, begin, baseline, check, time,
  * error, fatal, single, done; decoded by events.c);
@@ -66,6 +70,7 @@ typedef struct {
 
 typedef struct {
 	const char *name; /* the size's name in the spec */
+	const char *inst; /* the instantiation ("<64>") when the spec names several, else NULL */
 	const long *vals; /* the spec's values for its symbols, or NULL */
 	kp_gpu_baseline base;
 	kp_gpu_check check;
@@ -83,13 +88,19 @@ typedef struct {
 
 typedef struct {
 	const char *version, *size, *stage, *msg; /* an "error" or "fatal" event */
+	const char *inst;                         /* its instantiation, or NULL */
 	int fatal;
 } kp_gpu_error;
 
 typedef struct kp_gpu_result {
 	kp_arena arena;
 	const char *spec_path; /* launch description used, or NULL */
-	const char *kernel;    /* "matmul_tiled<32, 32, 32>" */
+	const char *kernel;    /* "matmul_tiled<32, 32, 32>"; with several instantiations the
+				  name alone ("matmul_ktile") */
+	/* the instantiations run: ninsts > 1 when the spec names several
+	 * (insts[i] "<64>"); else 1, insts[0] NULL */
+	const char *insts[KP_LAUNCH_MAX_INSTS];
+	int ninsts;
 	const char *dir;       /* the build directory when kept (--gpu-dir), else NULL */
 	const char *no_device; /* why no device was used, or NULL */
 	const char *work_kind; /* "flops", "bytes" or "" */
@@ -101,15 +112,16 @@ typedef struct kp_gpu_result {
 	int have_device;
 	const char *device_name, *device_cc;
 	int device_sms, device_clock_mhz, driver, runtime;
-	kp_gpu_size *sizes; /* requested, in run order */
+	kp_gpu_size *sizes; /* requested, in run order (each size once per instantiation) */
 	int nsizes, scap;
 	const char **symbols; /* the spec's size symbols */
 	int nsymbols;
-	kp_gpu_time time[2];   /* [0] original, [1] rewritten */
-	kp_gpu_attrs attrs[2]; /* likewise */
+	/* per instantiation i (0 with one): [i][0] original, [i][1] rewritten */
+	kp_gpu_time time[KP_LAUNCH_MAX_INSTS][2];
+	kp_gpu_attrs attrs[KP_LAUNCH_MAX_INSTS][2];
 	kp_gpu_error *errors;
 	int nerrors, ecap;
-	const char *last_begin_version, *last_begin_size;
+	const char *last_begin_version, *last_begin_size, *last_begin_inst;
 	int harness_ran;         /* the harness was started */
 	int harness_rc;          /* its exit status */
 	int timed_out;           /* it was killed after the time limit */

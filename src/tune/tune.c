@@ -48,6 +48,16 @@ static double median(double *v, int n)
 /* null (NaN) in the event: printed as 0 */
 static double or0(double x) { return isnan(x) ? 0 : x; }
 
+/* "size 'small'", or "size 'small' of instantiation <64>" (in buf). */
+static const char *cell(char *buf, size_t sz, const char *size, const char *inst)
+{
+	if (inst)
+		snprintf(buf, sz, "size '%s' of instantiation %s", size ? size : "?", inst);
+	else
+		snprintf(buf, sz, "size '%s'", size ? size : "?");
+	return buf;
+}
+
 static void absorb_check(kp_tune_version *v, const kp_event *e)
 {
 	v->sizes_checked++;
@@ -58,7 +68,8 @@ static void absorb_check(kp_tune_version *v, const kp_event *e)
 		return;
 	kp_strbuf sb = KP_STRBUF_INIT;
 	long mism = e->mismatches, clob = e->clobbered_inputs;
-	kp_strbuf_addf(&sb, "size '%s': ", e->size);
+	char at[256];
+	kp_strbuf_addf(&sb, "%s: ", cell(at, sizeof(at), e->size, e->inst));
 	if (mism)
 		kp_strbuf_addf(&sb, "%ld mismatch%s", mism, mism == 1 ? "" : "es");
 	if (clob)
@@ -77,15 +88,18 @@ static void absorb_check(kp_tune_version *v, const kp_event *e)
 	v->first_failure = kp_strbuf_detach(&sb);
 }
 
-/* The index of size in run->sizes, added when new; -1 when full. */
-static int timed_index(kp_tune_run *run, const char *size)
+/* The index of the cell (size, inst) in run->sizes and run->insts, added
+ * when new; -1 when full. */
+static int timed_index(kp_tune_run *run, const char *size, const char *inst)
 {
 	for (int k = 0; k < run->nsizes; k++)
-		if (!strcmp(run->sizes[k], size))
+		if (!strcmp(run->sizes[k], size) &&
+		    (inst ? run->insts[k] && !strcmp(run->insts[k], inst) : !run->insts[k]))
 			return k;
 	if (run->nsizes == KP_TUNE_MAX_SIZES)
 		return -1;
 	run->sizes[run->nsizes] = kp_xstrdup(size);
+	run->insts[run->nsizes] = dup_or_null(inst);
 	return run->nsizes++;
 }
 
@@ -94,7 +108,7 @@ static int timed_index(kp_tune_run *run, const char *size)
  * harness run's rounds follow the first's). */
 static void absorb_time(kp_tune_run *run, kp_tune_version *v, const kp_event *e)
 {
-	int k = timed_index(run, e->size);
+	int k = timed_index(run, e->size, e->inst);
 	if (k < 0 || e->all_entries <= 0)
 		return;
 	kp_tune_timing *tm = &v->t[k];
@@ -122,11 +136,11 @@ static void absorb_baseline(kp_tune_run *run, const kp_event *e)
 	run->baseline_failed++;
 	if (run->baseline_why)
 		return;
-	char buf[256];
+	char buf[512], at[256];
 	snprintf(buf, sizeof(buf),
-		 "size '%s': the original left %ld output elements unwritten and %ld not "
+		 "%s: the original left %ld output elements unwritten and %ld not "
 		 "deterministic",
-		 e->size ? e->size : "?", e->unwritten, e->nondeterministic);
+		 cell(at, sizeof(at), e->size, e->inst), e->unwritten, e->nondeterministic);
 	run->baseline_why = kp_xstrdup(buf);
 }
 
@@ -145,11 +159,10 @@ static void absorb_error(kp_tune_version *v, const kp_event *e)
 {
 	if (v->error)
 		return;
-	char buf[512];
+	char buf[768], at[256];
 	const char *size = e->size && *e->size ? e->size : NULL;
-	snprintf(buf, sizeof(buf), "%s%s%s%s: %s", e->stage ? e->stage : "error",
-		 size ? " at size '" : "", size ? size : "", size ? "'" : "",
-		 e->msg ? e->msg : "failed");
+	snprintf(buf, sizeof(buf), "%s%s%s: %s", e->stage ? e->stage : "error", size ? " at " : "",
+		 size ? cell(at, sizeof(at), size, e->inst) : "", e->msg ? e->msg : "failed");
 	v->error = kp_xstrdup(buf);
 }
 
@@ -225,8 +238,10 @@ void kp_tune_run_release(kp_tune_run *run)
 	}
 	free(run->v);
 	free(run->device);
-	for (int k = 0; k < run->nsizes; k++)
+	for (int k = 0; k < run->nsizes; k++) {
 		free(run->sizes[k]);
+		free(run->insts[k]);
+	}
 	free(run->work_kind);
 	free(run->baseline_why);
 	memset(run, 0, sizeof(*run));
@@ -240,22 +255,53 @@ const kp_tune_version *kp_tune_find(const kp_tune_run *run, const char *name)
 	return NULL;
 }
 
-/* The first timed size at which v has no launch, or NULL (none timed at
- * all: "target"). */
-static const char *untimed_size(const kp_tune_run *run, const kp_tune_version *v)
+const char *kp_tune_cell(const kp_tune_run *run, int k, char *buf, size_t sz)
+{
+	return cell(buf, sz, k < run->nsizes ? run->sizes[k] : "target",
+		    k < run->nsizes ? run->insts[k] : NULL);
+}
+
+int kp_tune_ninsts(const kp_tune_run *run)
+{
+	int n = 0;
+	for (int k = 0; k < run->nsizes; k++) {
+		int seen = !run->insts[k];
+		for (int j = 0; j < k && !seen; j++)
+			seen = run->insts[j] && !strcmp(run->insts[j], run->insts[k]);
+		n += !seen;
+	}
+	return n;
+}
+
+int kp_tune_nsizes(const kp_tune_run *run)
+{
+	int n = 0;
+	for (int k = 0; k < run->nsizes; k++) {
+		int seen = 0;
+		for (int j = 0; j < k && !seen; j++)
+			seen = !strcmp(run->sizes[j], run->sizes[k]);
+		n += !seen;
+	}
+	return n;
+}
+
+/* The first timed cell in which v has no launch, or -1; 0 (cell 0 is
+ * then 'target') when nothing was timed at all. */
+static int untimed_cell(const kp_tune_run *run, const kp_tune_version *v)
 {
 	if (!run->nsizes)
-		return "target";
+		return 0;
 	for (int k = 0; k < run->nsizes; k++)
 		if (!v->t[k].nsamples)
-			return run->sizes[k];
-	return NULL;
+			return k;
+	return -1;
 }
 
 int kp_tune_qualifies(const kp_tune_run *run, const kp_tune_version *v, char *why, size_t whysz)
 {
-	const char *w = NULL, *untimed = v ? untimed_size(run, v) : NULL;
-	char buf[512];
+	const char *w = NULL;
+	int untimed = v ? untimed_cell(run, v) : -1;
+	char buf[512], at[256];
 	if (!v)
 		w = "not run";
 	else if (v->error) {
@@ -270,10 +316,11 @@ int kp_tune_qualifies(const kp_tune_run *run, const kp_tune_version *v, char *wh
 		w = buf;
 	} else if (!v->sizes_checked)
 		w = "not checked against the original";
-	else if (untimed && run->nsizes > 1) {
-		snprintf(buf, sizeof(buf), "not timed at size '%s'", untimed);
+	else if (untimed >= 0 && run->nsizes > 1) {
+		snprintf(buf, sizeof(buf), "not timed at %s",
+			 kp_tune_cell(run, untimed, at, sizeof(at)));
 		w = buf;
-	} else if (untimed)
+	} else if (untimed >= 0)
 		w = "not timed";
 	if (w && why)
 		snprintf(why, whysz, "%s", w);
@@ -440,12 +487,13 @@ int kp_tune_decide(const kp_tune_run *run, const char *const *names, const int *
 			 run->baseline_why ? run->baseline_why : "baseline failed");
 		return -1;
 	}
-	const char *untimed = o ? untimed_size(run, o) : "target";
-	if (!o || untimed) {
-		snprintf(out->reason, sizeof(out->reason), "the original was not timed%s%s%s%s%s",
-			 run->nsizes > 1 ? " at size '" : "", run->nsizes > 1 ? untimed : "",
-			 run->nsizes > 1 ? "'" : "", o && o->error ? ": " : "",
-			 o && o->error ? o->error : "");
+	int untimed = o ? untimed_cell(run, o) : 0;
+	if (!o || untimed >= 0) {
+		char at[256];
+		snprintf(out->reason, sizeof(out->reason), "the original was not timed%s%s%s%s",
+			 run->nsizes > 1 ? " at " : "",
+			 run->nsizes > 1 ? kp_tune_cell(run, untimed, at, sizeof(at)) : "",
+			 o && o->error ? ": " : "", o && o->error ? o->error : "");
 		return -1;
 	}
 	kp_tune_cmp best = {0}, win = {0};
@@ -480,11 +528,19 @@ int kp_tune_decide(const kp_tune_run *run, const char *const *names, const int *
 	out->spread_ms = o->t[0].spread_ms > b->t[0].spread_ms ? o->t[0].spread_ms
 							       : b->t[0].spread_ms;
 	out->more_rounds = c->disagreement > KP_TUNE_DISAGREE && c->lo <= 1.0 && c->hi > 1.0;
-	char basis[96];
+	char basis[160];
 	int m = snprintf(basis, sizeof(basis),
 			 c->paired ? "paired over %d rounds" : "one round: launch spread",
 			 c->paired);
-	if (run->nsizes > 1)
+	int ni = kp_tune_ninsts(run), nz = kp_tune_nsizes(run);
+	if (ni > 1 && nz > 1)
+		snprintf(basis + m, sizeof(basis) - (size_t)m,
+			 ", geometric mean over %d cells: %d instantiations x %d sizes",
+			 run->nsizes, ni, nz);
+	else if (ni > 1)
+		snprintf(basis + m, sizeof(basis) - (size_t)m,
+			 ", geometric mean over %d instantiations", run->nsizes);
+	else if (run->nsizes > 1)
 		snprintf(basis + m, sizeof(basis) - (size_t)m, ", geometric mean over %d sizes",
 			 run->nsizes);
 	char medians[96] = "";

@@ -6,8 +6,9 @@
  * and computed the original's numbers at every size, provided it beats the
  * original beyond the noise: a paired comparison round by round, with a
  * bootstrap interval on the speedup (kp_tune_compare); with several timed
- * sizes (`tune --sizes`), on the geometric mean of the per-size speedups.
- * Otherwise the original is kept.
+ * cells - sizes (`tune --sizes`), and instantiations when the launch
+ * description names several - on the geometric mean of the per-cell
+ * speedups.  Otherwise the original is kept.
  *
  * Pure: no files, no processes, nothing printed; the command (cmd_tune.c)
  * builds the candidates, runs the tools and prints.  So the rules are
@@ -24,10 +25,11 @@
 #include "validate_result.h"
 
 #define KP_TUNE_MAX_ROUNDS 64
-/* The most timed sizes (`tune --sizes a,b,...`). */
+/* The most timed cells: sizes (`tune --sizes a,b,...`) times
+ * instantiations (a launch description's "template_args" list). */
 #define KP_TUNE_MAX_SIZES 16
 
-/* One version's timing at one timed size. */
+/* One version's timing in one timed cell (an instantiation at a size). */
 typedef struct {
 	int rounds; /* "time" events at this size */
 	double round_median[KP_TUNE_MAX_ROUNDS];
@@ -46,7 +48,8 @@ typedef struct {
 	char *error;             /* the first "error" event for it, or NULL */
 	int sanitized;           /* "sanitize" events (one per compute-sanitizer tool) */
 	char *sanitizer_failure; /* "racecheck: 8 errors" for the first failing tool, or NULL */
-	/* t[k]: the timing at the run's timed size k (kp_tune_run.sizes[k]) */
+	/* t[k]: the timing in the run's timed cell k (kp_tune_run.sizes[k],
+	 * insts[k]) */
 	kp_tune_timing t[KP_TUNE_MAX_SIZES];
 } kp_tune_version;
 
@@ -54,12 +57,15 @@ typedef struct {
 	kp_tune_version *v;
 	int n;
 	char *device; /* "NVIDIA H200", or NULL */
-	/* the timed sizes, in the order of their first "time" event ("target";
-	 * with `--sizes small,target` both); time events at more sizes than
+	/* the timed cells, in the order of their first "time" event: cell k
+	 * is instantiation insts[k] ("<64>", NULL when the harness ran one) at
+	 * size sizes[k] ("target"; with `--sizes small,target` both; with two
+	 * instantiations each size twice); time events of more cells than
 	 * KP_TUNE_MAX_SIZES are ignored */
 	char *sizes[KP_TUNE_MAX_SIZES];
+	char *insts[KP_TUNE_MAX_SIZES];
 	int nsizes;
-	double work[KP_TUNE_MAX_SIZES]; /* flops or bytes of one launch at sizes[k] */
+	double work[KP_TUNE_MAX_SIZES]; /* flops or bytes of one launch in cell k */
 	char *work_kind;                /* "flops", "bytes" or NULL */
 	int baseline_sizes, baseline_failed;
 	char *baseline_why; /* the original's own problem (unwritten or unstable output) */
@@ -74,37 +80,47 @@ void kp_tune_run_release(kp_tune_run *run);
 /* The version by name, or NULL. */
 const kp_tune_version *kp_tune_find(const kp_tune_run *run, const char *name);
 
+/* Cell k as messages name it: "size 'target'", or "size 'target' of
+ * instantiation <64>"; in buf, returned. */
+const char *kp_tune_cell(const kp_tune_run *run, int k, char *buf, size_t sz);
+
+/* The instantiations among the run's cells (0 when the harness ran one)
+ * and its distinct sizes. */
+int kp_tune_ninsts(const kp_tune_run *run);
+int kp_tune_nsizes(const kp_tune_run *run);
+
 /* Whether a variant qualifies: checked at one size at least, every check
- * ok, no error, no compute-sanitizer tool failed, timed at every timed
- * size of the run.  why (may be NULL) gets the reason when not. */
+ * ok, no error, no compute-sanitizer tool failed, timed in every timed
+ * cell of the run.  why (may be NULL) gets the reason when not. */
 int kp_tune_qualifies(const kp_tune_run *run, const kp_tune_version *v, char *why, size_t whysz);
 
 /* A variant against the original, round by round: the rounds time every
  * version in turn, so round r of both ran under the same clocks and
- * temperature.  At each timed size the speedup is the geometric mean of
- * the per-round ratios (original / variant); over several sizes the
- * speedup is the geometric mean of the per-size speedups.  Its 95%
- * interval is a bootstrap: each resample draws every size's rounds anew
- * (with replacement, the sizes independently) and takes the geometric
- * mean over the sizes of the resampled per-size means; 2000 resamples, a
- * fixed seed: the same events give the same interval.  When a size has
- * fewer than KP_TUNE_MIN_PAIRED rounds of both versions: at every size the
- * ratio of the medians of all launches and an interval from the larger
- * launch spread, both combined over the sizes by geometric mean. */
+ * temperature.  In each timed cell the speedup is the geometric mean of
+ * the per-round ratios (original / variant); over several cells
+ * (instantiations and sizes) the speedup is the geometric mean of the
+ * per-cell speedups.  Its 95% interval is a bootstrap: each resample draws
+ * every cell's rounds anew (with replacement, the cells independently) and
+ * takes the geometric mean over the cells of the resampled per-cell
+ * means; 2000 resamples, a fixed seed: the same events give the same
+ * interval.  When a cell has fewer than KP_TUNE_MIN_PAIRED rounds of both
+ * versions: in every cell the ratio of the medians of all launches and an
+ * interval from the larger launch spread, both combined over the cells by
+ * geometric mean. */
 #define KP_TUNE_MIN_PAIRED 3
 typedef struct {
-	double speedup;      /* point estimate (the geometric mean over sizes) */
+	double speedup;      /* point estimate (the geometric mean over cells) */
 	double lo, hi;       /* 95% interval */
-	int paired;          /* rounds compared (the fewest of any size; 0: the launch-spread
+	int paired;          /* rounds compared (the fewest of any cell; 0: the launch-spread
 				fallback) */
 	double disagreement; /* the larger of the two versions' max/min round median - 1,
-				at any size */
-	double size_speedup[KP_TUNE_MAX_SIZES]; /* per timed size */
+				in any cell */
+	double size_speedup[KP_TUNE_MAX_SIZES]; /* per timed cell */
 	int nsizes;
 } kp_tune_cmp;
 
 /* Compares variant v with the original o (both timed) over the run's
- * timed sizes. */
+ * timed cells. */
 void kp_tune_compare(const kp_tune_run *run, const kp_tune_version *o, const kp_tune_version *v,
 		     kp_tune_cmp *out);
 

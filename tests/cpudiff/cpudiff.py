@@ -346,7 +346,7 @@ def main():
     cache = a.cache or work
     os.makedirs(cache, exist_ok=True)
     try:
-        return check(a, spec_path, work, cache)
+        return check_all(a, spec_path, work, cache)
     except Skip as e:
         print("SKIP: %s" % e)
         return SKIP
@@ -358,10 +358,33 @@ def main():
             shutil.rmtree(work, ignore_errors=True)
 
 
-def check(a, spec_path, work, cache):
+def check_all(a, spec_path, work, cache):
+    """Every instantiation the spec names ("template_args" as a list), each
+    checked on its own; the worst outcome: a setup problem, a failure, a
+    skip, a pass."""
     spec = load_spec(spec_path)
+    insts = spec.get("template_args", "") or ""
+    if not isinstance(insts, list):
+        return check(a, spec, spec_path, work, cache)
+    if not insts:
+        raise SetupError("%s: 'template_args' is an empty list" % spec_path)
+    rcs = []
+    for t in insts:
+        print("cpudiff: instantiation %s" % t)
+        try:
+            rcs.append(check(a, dict(spec, template_args=t), spec_path, work, cache, t))
+        except Skip as e:
+            print("SKIP: %s" % e)
+            rcs.append(SKIP)
+    for rc in (2, 1, SKIP):
+        if rc in rcs:
+            return rc
+    return 0
+
+
+def check(a, spec, spec_path, work, cache, inst=None):
     tol = spec.get("tolerance", {})
-    print("cpudiff: %s vs %s (spec %s)" % (a.original, a.rewritten, spec_path))
+    print("cpudiff: %s vs %s (spec %s%s)" % (a.original, a.rewritten, spec_path, ", " + inst if inst else ""))
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
         f_orig = pool.submit(build, "orig", a.original, spec, work, cache)
         f_rew = pool.submit(build, "rew", a.rewritten, spec, work, cache)

@@ -6,7 +6,9 @@
 # finish within 60 s (KPIPE_TUNE_LIMIT_S: scripts/valgrind.sh raises it,
 # as kpipe runs about 100 times slower under valgrind); with --sizes
 # small,target both sizes are timed and the speedup is the geometric mean
-# of the two.  Prints
+# of the two; with the two instantiations of samples/matmul_ktile every
+# (instantiation, size) cell is timed, named in the table and the JSON,
+# and the speedup is the geometric mean over the cells.  Prints
 # "SKIP: ..." and exits 77 without a GPU.
 set -uo pipefail
 # shellcheck source=tests/lib.sh
@@ -85,6 +87,77 @@ for v in d["versions"]:
 assert n > 0, "no variant timed at both sizes"
 print("--sizes small,target: %d variants, chose %s (%s)" % (n, d["chosen"], d["reason"]))
 PY
+fi
+# Two instantiations in one launch description (samples/matmul_ktile:
+# "template_args": ["<32>", "<64>"]): every (instantiation, size) cell is
+# checked and timed, the table and the JSON name each cell, and the speedup
+# is the geometric mean over the cells
+cp "$root/samples/matmul_ktile.cu" "$root/samples/matmul_ktile.launch.json" "$tmp/"
+"$kpipe" tune "$tmp/matmul_ktile.cu" -o "$tmp/ktile.tuned.cu" --sizes small,target \
+	--format json >"$tmp/ktile.json" 2>"$tmp/ktile.err"
+rc=$?
+if [ $rc != 0 ]; then
+	echo "FAIL: matmul_ktile: tune exit $rc"
+	cat "$tmp/ktile.err"
+	fail=1
+else
+	python3 - "$tmp/ktile.json" <<'PY' || fail=1
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+assert d["kernel"] == "matmul_ktile", d["kernel"]
+assert d["instantiations"] == ["<32>", "<64>"], d.get("instantiations")
+assert d["timed_sizes"] == ["small", "target"], d["timed_sizes"]
+cells = [("<32>", "small"), ("<64>", "small"), ("<32>", "target"), ("<64>", "target")]
+n = 0
+for v in d["versions"]:
+    if v["name"] == "original":
+        assert [(c["instantiation"], c["size"]) for c in v["sizes"]] == cells, v["sizes"]
+        assert all(c.get("median_ms") for c in v["sizes"]), "original not timed in every cell"
+        continue
+    if not v.get("checked_ok"):
+        continue
+    sz = v["sizes"]
+    assert [(c["instantiation"], c["size"]) for c in sz] == cells, sz
+    g = math.exp(sum(math.log(c["speedup"]) for c in sz) / len(sz))
+    assert abs(g / v["speedup"] - 1) < 1e-9, (v["name"], g, v["speedup"])
+    lo, hi = v["interval95"]
+    assert lo <= v["speedup"] <= hi, v
+    n += 1
+assert n > 0, "no variant checked and timed in every cell"
+if d["chosen"] != "original":
+    w = [v for v in d["versions"] if v["name"] == d["chosen"]][0]
+    assert w["checked_ok"] and w["interval95"][0] > 1, w
+    assert "geometric mean over 4 cells: 2 instantiations x 2 sizes" in d["reason"], d["reason"]
+print("matmul_ktile: %d variants over 4 cells, chose %s (%s)" % (n, d["chosen"], d["reason"]))
+PY
+	chosen=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["chosen"])' "$tmp/ktile.json")
+	if [ "$chosen" = original ]; then
+		cmp -s "$tmp/matmul_ktile.cu" "$tmp/ktile.tuned.cu" || { echo "FAIL: matmul_ktile: original chosen but the file differs"; fail=1; }
+	else
+		v=${chosen%-s[0-9]}
+		n=2
+		case "$chosen" in *-s[0-9]) n=${chosen##*-s} ;; esac
+		"$kpipe" rewrite --variant "$v" --stages "$n" "$tmp/matmul_ktile.cu" -o "$tmp/ref.cu"
+		cmp -s "$tmp/ref.cu" "$tmp/ktile.tuned.cu" || { echo "FAIL: matmul_ktile: the file is not the $chosen rewrite"; fail=1; }
+	fi
+fi
+# the text table: one column per cell, the instantiation over the size
+"$kpipe" tune "$tmp/matmul_ktile.cu" -o "$tmp/ktile2.cu" --no-sanitize >"$tmp/ktile.txt" 2>"$tmp/ktile2.err"
+rc=$?
+if [ $rc != 0 ]; then
+	echo "FAIL: matmul_ktile (text): tune exit $rc"
+	cat "$tmp/ktile2.err"
+	fail=1
+else
+	for want in "kernel matmul_ktile, instantiations <32>, <64>, size 'target'" \
+		"  per instantiation and size: median ms (speedup)"; do
+		grep -qF -- "$want" "$tmp/ktile.txt" || { echo "FAIL: matmul_ktile (text): no '$want'"; fail=1; }
+	done
+	grep -qE '^ {14} +<32> +<64>$' "$tmp/ktile.txt" || { echo "FAIL: matmul_ktile (text): no instantiation header"; fail=1; }
+	grep -qE '^  version +target +target$' "$tmp/ktile.txt" || { echo "FAIL: matmul_ktile (text): no size header"; fail=1; }
+	grep -q "^result: .*over 2 instantiations\|^result: no variant passed" "$tmp/ktile.txt" ||
+		{ echo "FAIL: matmul_ktile (text): the result is not over the instantiations"; fail=1; }
+	sed 's/^/    /' "$tmp/ktile.txt"
 fi
 [ $fail = 0 ] && echo "tune on the GPU: passed"
 exit $fail

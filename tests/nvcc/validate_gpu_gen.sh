@@ -2,7 +2,8 @@
 # validate_gpu_gen.sh - the GPU steps of `kpipe validate` with the real nvcc:
 # the harness that kpipe generates from a launch description (its embedded
 # bench/harness/bench_main.cu, kpipe_bench_spec.h and one launcher per
-# version) must be what bench/gpu_bench.py generates, and must build.  Here,
+# version) must be what bench/gpu_bench.py generates, and must build; so
+# must a description with two instantiations (matmul_ktile).  Here,
 # without a GPU, steps 3-5 must say SKIPPED with the reason and the exit code
 # must be 6; on a machine with a GPU, step 3 must pass instead.
 # Needs nvcc (exit 77 without it).
@@ -98,6 +99,54 @@ for name in matmul_32x32 matmul_template wmma_fp16_64x64x32; do
 		want "$tmp/$name.txt" "step 3  gpu-run    PASSED"
 	fi
 done
+
+# A description with two instantiations (samples/matmul_ktile.launch.json,
+# "template_args": ["<32>", "<64>"]): each version's one library exports a
+# launcher pair per instantiation (kpipe_bench_launch_0/_1), each the text
+# gpu_bench.py writes for that instantiation alone; the header names them
+# for the harness; everything builds.  With a GPU, step 3 checks both.
+name=matmul_ktile
+src="$root/samples/$name.cu"
+spec="$root/samples/$name.launch.json"
+out="$tmp/$name.rewritten.cu"
+dir="$tmp/$name.gpu"
+"$kpipe" rewrite "$src" -o "$out" 2>"$tmp/err" || bad "$name: rewrite failed: $(head -c 300 "$tmp/err")"
+"$kpipe" validate "$src" "$out" --sizes small,target --gpu-dir "$dir" >"$tmp/$name.txt" 2>&1
+rc=$?
+want "$tmp/$name.txt" "launch: $spec, kernel matmul_ktile, instantiations <32>, <64>, tolerance"
+for f in harness original.so rewritten.so; do
+	if [ -s "$dir/$f" ]; then ok; else bad "$name: $dir/$f was not built"; sed 's/^/    /' "$tmp/$name.txt" | head -30; fi
+done
+want "$dir/kpipe_bench_spec.h" '#define KPIPE_BENCH_NUM_INSTS 2'
+want "$dir/kpipe_bench_spec.h" 'static const char *const kInstNames[] = {"<32>", "<64>"};'
+for v in original rewritten; do
+	nm -D "$dir/$v.so" 2>/dev/null | awk '$2 == "T" {print $3}' | grep '^kpipe_bench' | sort >"$tmp/syms"
+	printf '%s\n' kpipe_bench_attrs_0 kpipe_bench_attrs_1 kpipe_bench_launch_0 kpipe_bench_launch_1 >"$tmp/want_syms"
+	if cmp -s "$tmp/syms" "$tmp/want_syms"; then ok; else bad "$name: $v.so exports $(tr '\n' ' ' <"$tmp/syms")"; fi
+done
+python3 - "$root/bench" "$spec" "$src" "$dir/original.launch.cu" <<'EOF2' && ok || bad "$name: the launcher pairs differ from gpu_bench.py's (above)"
+import os, re, sys
+sys.path.insert(0, sys.argv[1])
+import gpu_bench as g
+spec = g.load_spec(sys.argv[2])
+ours = open(sys.argv[4]).read()
+for k, one in enumerate(g.per_instantiation(spec)):
+    py = g.gen_launcher(one, os.path.realpath(sys.argv[3]), "x", one["dynamic_smem"])
+    body = py[py.index("KPIPE_BENCH_EXPORT int kpipe_bench_launch("):]
+    body = re.sub(r"kpipe_bench_(launch|attrs)\(", r"kpipe_bench_\1_%d(" % k, body)
+    body = body.replace("\n" + " " * 42 + "cudaStream_t", "\n" + " " * 44 + "cudaStream_t")
+    head = "// instantiation %d: matmul_ktile%s\n" % (k, one["template_args"])
+    assert head + body in ours, "instantiation %d: %s" % (k, one["template_args"])
+    assert one["name"] == "matmul_ktile@" + one["template_args"], one["name"]
+EOF2
+if [ $gpu = 0 ]; then
+	[ $rc = 6 ] && ok || bad "$name: exit $rc, wanted 6 (incomplete) without a GPU"
+	want "$tmp/$name.txt" "step 3  gpu-run    SKIPPED: no CUDA device: "
+else
+	want "$tmp/$name.txt" "step 3  gpu-run    PASSED"
+	want "$tmp/$name.txt" "at 2 sizes (small, target) for each of <32>, <64>"
+	want "$tmp/$name.txt" "    <64>          target   "
+fi
 
 # Without --gpu-dir and without a device nothing is built: the run is quick
 # and the reason is the driver's.

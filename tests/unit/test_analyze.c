@@ -1236,6 +1236,49 @@ Test(analyze_sizes, template_two_instantiations_worst_case_shown)
 	cr_expect(l->per_inst[0]->eligible && l->per_inst[1]->eligible);
 }
 
+/* A bound that is a literal beside one that is a parameter (`As[32][BK]`):
+ * each dimension keeps its own bound in every instantiation (clang visits
+ * the inner bound first; <64> was sized as 32 x 32). */
+Test(analyze_sizes, template_literal_and_parameter_bounds)
+{
+	static const char src[] =
+		"template <int BK>\n"
+		"__global__ void k(const float *A, const float *B, float *C, int N, int K)\n"
+		"{\n"
+		"    __shared__ float As[32][BK];\n"
+		"    __shared__ float Bs[BK][32];\n"
+		"    int tx = threadIdx.x, ty = threadIdx.y;\n"
+		"    int row = blockIdx.y * 32 + ty, col = blockIdx.x * 32 + tx;\n"
+		"    float acc = 0.0f;\n"
+		"    for (int k0 = 0; k0 < K; k0 += BK) {\n"
+		"#pragma unroll\n"
+		"        for (int i = 0; i < BK / 32; ++i) {\n"
+		"            As[ty][tx + 32 * i] = A[row * K + k0 + tx + 32 * i];\n"
+		"            Bs[ty + 32 * i][tx] = B[(k0 + ty + 32 * i) * N + col];\n"
+		"        }\n"
+		"        __syncthreads();\n"
+		"        for (int kk = 0; kk < BK; ++kk)\n"
+		"            acc += As[ty][kk] * Bs[kk][tx];\n"
+		"        __syncthreads();\n"
+		"    }\n"
+		"    C[row * N + col] = acc;\n"
+		"}\n"
+		"template __global__ void k<32>(const float *, const float *, float *, int, int);\n"
+		"template __global__ void k<64>(const float *, const float *, float *, int, int);\n";
+	analyze_src(src);
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect(l->eligible);
+	cr_assert_eq(l->nper_inst, 2);
+	cr_expect_str_eq(l->per_inst[0]->inst, "32");
+	cr_expect_eq(l->per_inst[0]->tile_bytes, 2 * 32 * 32 * 4);
+	cr_expect_str_eq(l->per_inst[1]->inst, "64");
+	cr_expect_eq(l->per_inst[1]->tile_bytes, 2 * 32 * 64 * 4);
+	cr_assert_not_null(l->inst);
+	cr_expect_str_eq(l->inst, "64");
+	cr_expect_eq(l->tile_bytes, 2 * 32 * 64 * 4);
+}
+
 /* <32> fits (16384 B double-buffered), <64> does not (65536 B): refused,
  * naming <64>, whichever launch comes first. */
 static const char *const over_budget_src[] = {

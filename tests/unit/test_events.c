@@ -40,7 +40,8 @@ Test(events, kinds_and_fields)
 		"\"elements\":64,\"mismatches\":3,\"unwritten\":1,\"differ\":3,"
 		"\"clobbered_inputs\":0,\"max_abs\":null,\"max_rel\":0.5,"
 		"\"first_mismatch\":{\"arg\":\"C\",\"index\":17,\"got\":0.51,\"want\":null}}\n"
-		"{\"event\":\"time\",\"version\":\"original\",\"size\":\"target\",\"round\":2,"
+		"{\"event\":\"time\",\"version\":\"original\",\"size\":\"target\",\"inst\":\"<64>\","
+		"\"round\":2,"
 		"\"reps\":3,\"warmup\":1,\"median_ms\":1.5,\"min_ms\":1,\"max_ms\":2,"
 		"\"mean_ms\":1.5,\"work\":2e9,\"work_kind\":\"flops\",\"all_ms\":[1,null,2]}\n"
 		"{\"event\":\"sanitize\",\"version\":\"cp-async\",\"tool\":\"racecheck\","
@@ -62,6 +63,7 @@ Test(events, kinds_and_fields)
 	cr_expect_eq(e.kind, KP_EV_CHECK);
 	cr_expect_str_eq(e.version, "rewritten");
 	cr_expect_str_eq(e.size, "small");
+	cr_expect_null(e.inst);
 	cr_expect_not(e.ok);
 	cr_expect_eq(e.elements, 64);
 	cr_expect_eq(e.mismatches, 3);
@@ -76,6 +78,7 @@ Test(events, kinds_and_fields)
 
 	cr_assert(kp_event_next(&rd, &e));
 	cr_expect_eq(e.kind, KP_EV_TIME);
+	cr_expect_str_eq(e.inst, "<64>");
 	cr_expect_eq(e.round, 2);
 	cr_expect_eq(e.reps, 3);
 	cr_expect_eq(e.median_ms, 1.5);

@@ -251,6 +251,61 @@ Test(launch_spec, errors)
 	cr_expect(strstr(spec_error("[1]"), "top level must be an object"), "%s", last_err);
 }
 
+/* "template_args" as a list: one instantiation per entry, in its order;
+ * the single string keeps naming one. */
+Test(launch_spec, instantiation_list)
+{
+	kp_launch_spec s;
+	parse_ok(&s, scale_spec);
+	cr_assert_eq(s.ninsts, 1);
+	cr_assert_str_eq(s.insts[0], "<64>");
+	kp_launch_spec_release(&s);
+
+	char *text = variant("\"<64>\"", "[\"<64>\", \" <128> \"]");
+	parse_ok(&s, text);
+	free(text);
+	cr_assert_eq(s.ninsts, 2);
+	cr_assert_str_eq(s.insts[0], "<64>");
+	cr_assert_str_eq(s.insts[1], "<128>");
+	cr_assert_str_eq(s.template_args, "<64>");
+	kp_launch_spec_release(&s);
+
+	/* a list of one is the single string */
+	text = variant("\"<64>\"", "[\"<64>\"]");
+	parse_ok(&s, text);
+	free(text);
+	cr_assert_eq(s.ninsts, 1);
+	cr_assert_str_eq(s.template_args, "<64>");
+	kp_launch_spec_release(&s);
+
+	/* no template_args, or "": one instantiation, the kernel's name alone */
+	text = variant("\"template_args\": \"<64>\",", "");
+	parse_ok(&s, text);
+	free(text);
+	cr_assert_eq(s.ninsts, 1);
+	cr_assert_str_eq(s.insts[0], "");
+	kp_launch_spec_release(&s);
+}
+
+Test(launch_spec, instantiation_list_errors)
+{
+	expect_error("\"<64>\"", "[]",
+		     "x.launch.json: 'template_args': an empty list names no instantiation");
+	expect_error("\"<64>\"", "[\"<64>\", \"128\"]",
+		     "x.launch.json: 'template_args'[1]: expected \"<...>\"");
+	expect_error("\"<64>\"", "[\"<64>\", \"\"]", "'template_args'[1]: expected \"<...>\"");
+	expect_error("\"<64>\"", "[\"<64>\", 128]", "'template_args'[1]: expected \"<...>\"");
+	expect_error("\"<64>\"", "[\"<a; b>\"]", "'template_args'[0]: expected \"<...>\"");
+	expect_error("\"<64>\"", "[\"<64, 2>\", \"<64,2>\"]",
+		     "'template_args'[1]: <64,2> is given twice");
+	expect_error(
+		"\"<64>\"",
+		"[\"<1>\", \"<2>\", \"<3>\", \"<4>\", \"<5>\", \"<6>\", \"<7>\", \"<8>\", \"<9>\"]",
+		"'template_args': 9 instantiations, at most 8");
+	expect_error("\"<64>\"", "{\"a\": \"<64>\"}",
+		     "'template_args': expected \"\" or \"<...>\", or a list of \"<...>\"");
+}
+
 Test(launch_spec, every_sample_parses)
 {
 	glob_t gl;
@@ -338,6 +393,63 @@ Test(generate, launcher_matches_gpu_bench)
 	cr_assert_null(kp_gpu_gen_launcher(&s, "rel/scale.cu", "x", NULL, err, sizeof(err)));
 	cr_assert(strstr(err, "must be absolute"), "%s", err);
 	cr_assert_null(kp_gpu_gen_launcher(&s, "/a\"b.cu", "x", NULL, err, sizeof(err)));
+	kp_launch_spec_release(&s);
+}
+
+/* Two instantiations: the header names them for the harness, and the
+ * launcher exports one pair of functions per instantiation, suffixed _0,
+ * _1, each the single launcher's text for its kernel. */
+Test(generate, two_instantiations)
+{
+	kp_launch_spec s;
+	char *text = variant("\"<64>\"", "[\"<64>\", \"<128>\"]");
+	parse_ok(&s, text);
+	free(text);
+	char *h = kp_gpu_gen_spec_header(&s);
+	const char *tail = "#define KPIPE_BENCH_NUM_INSTS 2\n"
+			   "static const char *const kInstNames[] = {\"<64>\", \"<128>\"};\n";
+	cr_assert(strlen(h) > strlen(tail));
+	cr_assert_str_eq(h + strlen(h) - strlen(tail), tail);
+	/* everything before it is the one-instantiation header */
+	cr_assert(!strncmp(skip_first_line(h), scale_header, strlen(scale_header)), "%s", h);
+	free(h);
+
+	char err[256];
+	char *l = kp_gpu_gen_launcher(&s, "/src/scale.cu", "scale / original", NULL, err,
+				      sizeof(err));
+	cr_assert_not_null(l, "%s", err);
+	/* the single launcher's functions, renamed and re-indented, for <64>
+	 * then <128> */
+	kp_strbuf want = KP_STRBUF_INIT;
+	const char *body = strstr(scale_launcher, "KPIPE_BENCH_EXPORT int kpipe_bench_launch(");
+	cr_assert_not_null(body);
+	kp_strbuf_add(&want, scale_launcher, (size_t)(body - scale_launcher));
+	for (int i = 0; i < 2; i++) {
+		const char *args = i ? "<128>" : "<64>";
+		kp_strbuf_addf(&want, "%s// instantiation %d: ns::scale%s\n", i ? "\n" : "", i,
+			       args);
+		char name[32];
+		snprintf(name, sizeof(name), "_%d", i);
+		for (const char *p = body; *p;) {
+			if (!strncmp(p, "kpipe_bench_launch(", 19) ||
+			    !strncmp(p, "kpipe_bench_attrs(", 18)) {
+				size_t n = strcspn(p, "(");
+				kp_strbuf_add(&want, p, n);
+				kp_strbuf_adds(&want, name);
+				p += n;
+			} else if (!strncmp(p, "cudaStream_t kpipe_stream)", 26)) {
+				kp_strbuf_adds(&want, "  cudaStream_t kpipe_stream)");
+				p += 26;
+			} else if (!strncmp(p, "ns::scale<64>", 13)) {
+				kp_strbuf_addf(&want, "ns::scale%s", args);
+				p += 13;
+			} else
+				kp_strbuf_addc(&want, *p++);
+		}
+	}
+	cr_assert_str_eq(skip_first_line(l), kp_strbuf_str(&want));
+	kp_strbuf_release(&want);
+	free(l);
 	kp_launch_spec_release(&s);
 }
 
@@ -609,6 +721,141 @@ Test(verdict, no_device_is_skipped)
 	char *text = kp_validate_render_text(&r);
 	cr_assert(strstr(text, "result: INCOMPLETE (3 steps skipped)"), "%s", text);
 	free(text);
+	kp_validate_result_release(&r);
+}
+
+/* ---- several instantiations -------------------------------------------- */
+
+#define IBASELINE(size, inst)                                                                      \
+	"{\"event\":\"begin\",\"version\":\"original\",\"size\":\"" size "\",\"inst\":\"" inst     \
+	"\"}\n"                                                                                    \
+	"{\"event\":\"baseline\",\"size\":\"" size "\",\"inst\":\"" inst "\",\"ok\":true,"         \
+	"\"elements\":64,\"unwritten\":0,\"nondeterministic\":0}\n"
+#define ICHECK(size, inst, ok, mism)                                                               \
+	"{\"event\":\"check\",\"version\":\"rewritten\",\"size\":\"" size "\",\"inst\":\"" inst    \
+	"\",\"ok\":" ok ",\"elements\":64,\"mismatches\":" #mism                                   \
+	",\"unwritten\":0,\"differ\":" #mism                                                       \
+	",\"max_abs\":0.5,\"max_rel\":0.5,\"clobbered_inputs\":0,\"first_mismatch\":null}\n"
+#define ITIME(version, inst, med, lo, hi)                                                          \
+	"{\"event\":\"time\",\"version\":\"" version "\",\"size\":\"target\",\"inst\":\"" inst     \
+	"\",\"reps\":21,\"warmup\":3,\"median_ms\":" #med ",\"min_ms\":" #lo ",\"max_ms\":" #hi    \
+	",\"mean_ms\":" #med ",\"work\":137438953472,\"work_kind\":\"flops\",\"all_ms\":[" #med    \
+	"]}\n"
+#define IATTRS(version, inst, regs)                                                                \
+	"{\"event\":\"attrs\",\"version\":\"" version "\",\"size\":\"small\",\"inst\":\"" inst     \
+	"\",\"regs\":" #regs ",\"smem_static\":8192,\"local_bytes\":0,\"max_threads\":1024,"       \
+	"\"blocks_per_sm\":2,\"threads\":1024}\n"
+
+/* Every (instantiation, size) cell checked and each instantiation timed:
+ * the report names each, step 4 gives each one's speedup. */
+Test(verdict, two_instantiations_pass)
+{
+	kp_validate_result r;
+	fake_setup(&r,
+		   DEVICE IATTRS("original", "<32>", 30) IATTRS("original", "<64>", 40) IBASELINE(
+			   "small", "<32>") ICHECK("small", "<32>", "true", 0)
+			   IBASELINE("small", "<64>") ICHECK("small", "<64>", "true", 0) IBASELINE(
+				   "target", "<32>") ICHECK("target", "<32>", "true", 0)
+				   IBASELINE("target", "<64>") ICHECK("target", "<64>", "true", 0)
+					   ITIME("original", "<32>", 10.0, 9.9,
+						 10.1) ITIME("rewritten", "<32>", 8.0, 7.9, 8.1)
+						   ITIME("original", "<64>", 6.0, 5.9, 6.1)
+							   ITIME("rewritten", "<64>", 5.98, 5.9,
+								 6.05) "{\"event\":\"done\"}\n",
+		   0);
+	kp_gpu_result *g = r.gpu;
+	g->kernel = "matmul_ktile";
+	kp_gpu_judge(&r, 0);
+	cr_assert_eq(g->ninsts, 2);
+	cr_assert_str_eq(g->insts[0], "<32>");
+	cr_assert_str_eq(g->insts[1], "<64>");
+	cr_assert_eq(g->nsizes, 4);
+	cr_assert_eq(g->attrs[1][0].regs, 40);
+	cr_assert_eq(r.steps[2].status, KP_STEP_PASSED, "%s", r.steps[2].reason);
+	cr_assert_str_eq(r.steps[2].reason, "the rewritten kernel's output is bit-identical to the "
+					    "original's at 2 sizes (small, target) for each of "
+					    "<32>, <64>");
+	cr_assert_eq(r.steps[3].status, KP_STEP_PASSED, "%s", r.steps[3].reason);
+	cr_assert_str_eq(
+		r.steps[3].reason,
+		"the rewritten kernel at size 'target': 1.250x for <32> (median 10.0000 -> "
+		"8.0000 ms), 1.003x for <64> (median 6.0000 -> 5.9800 ms, within the "
+		"spread: noise)");
+	char *text = kp_validate_render_text(&r);
+	cr_assert(strstr(text, "    instantiation size     problem"), "%s", text);
+	cr_assert(strstr(text, "    <64>          target                64  exact\n"), "%s", text);
+	cr_assert(strstr(text, "    instantiation version     median ms"), "%s", text);
+	cr_assert(strstr(text, "    <64>          rewritten      5.9800"), "%s", text);
+	free(text);
+	char *json = kp_validate_render_json(&r);
+	cJSON *root = cJSON_Parse(json);
+	cJSON *gj = cJSON_GetObjectItem(root, "gpu");
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(gj, "instantiations")), 2, "%s", json);
+	cJSON *z = cJSON_GetArrayItem(cJSON_GetObjectItem(gj, "sizes"), 3);
+	cr_assert_str_eq(cJSON_GetObjectItem(z, "name")->valuestring, "target");
+	cr_assert_str_eq(cJSON_GetObjectItem(z, "instantiation")->valuestring, "<64>");
+	cJSON *b = cJSON_GetObjectItem(gj, "benchmark");
+	cr_assert_null(cJSON_GetObjectItem(b, "speedup"), "%s", json);
+	cJSON *bi = cJSON_GetObjectItem(b, "instantiations");
+	cr_assert_eq(cJSON_GetArraySize(bi), 2);
+	cJSON *b0 = cJSON_GetArrayItem(bi, 0);
+	cr_assert_str_eq(cJSON_GetObjectItem(b0, "instantiation")->valuestring, "<32>");
+	cr_assert_float_eq(cJSON_GetObjectItem(b0, "speedup")->valuedouble, 1.25, 1e-9);
+	cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(bi, 1), "noise")));
+	cJSON_Delete(root);
+	free(json);
+	kp_validate_result_release(&r);
+}
+
+/* A wrong result of one instantiation, another's missing cell and a
+ * slower instantiation: each named by its instantiation and size. */
+Test(verdict, two_instantiations_failures_name_the_cell)
+{
+	kp_validate_result r;
+	fake_run(&r,
+		 DEVICE IBASELINE("small", "<32>") ICHECK("small", "<32>", "true", 0)
+			 IBASELINE("small", "<64>") ICHECK("small", "<64>", "false", 3)
+				 IBASELINE("target", "<32>") ICHECK("target", "<32>", "true",
+								    0) IBASELINE("target", "<64>")
+					 ITIME("original", "<32>", 10.0, 9.9,
+					       10.1) ITIME("rewritten", "<32>", 8.0, 7.9, 8.1)
+						 ITIME("original", "<64>", 6.0, 5.9, 6.1)
+							 ITIME("rewritten", "<64>", 7.0, 6.9,
+							       7.1) "{\"event\":\"done\"}\n",
+		 0, 0);
+	cr_assert_eq(r.steps[2].status, KP_STEP_FAILED);
+	cr_assert_str_eq(
+		r.steps[2].reason,
+		"size 'small' of instantiation <64>: 3 of 64 elements wrong; max abs error "
+		"0.5, max rel error 0.5");
+	cr_assert(has_finding(&r, 3,
+			      "size 'target' of instantiation <64>: no result from the harness"));
+	cr_assert_not(has_finding(&r, 3, "size 'target' of instantiation <32>"));
+	cr_assert_eq(r.steps[3].status, KP_STEP_FAILED);
+	cr_assert(strstr(r.steps[3].reason,
+			 "slower: 0.857x at size 'target' of instantiation <64> (median 6.0000 -> "
+			 "7.0000 ms"),
+		  "%s", r.steps[3].reason);
+	kp_validate_result_release(&r);
+}
+
+/* A size that violates a `requires` is not run for any instantiation:
+ * one finding, no "no result" per cell. */
+Test(verdict, two_instantiations_requires_names_the_size)
+{
+	kp_validate_result r;
+	fake_run(
+		&r,
+		DEVICE IBASELINE("small", "<32>") ICHECK("small", "<32>", "true",
+							 0) IBASELINE("small", "<64>")
+			ICHECK("small", "<64>", "true",
+			       0) "{\"event\":\"error\",\"version\":\"harness\",\"size\":\"even\","
+				  "\"stage\":\"requires\",\"msg\":\"size violates `K % 64 == 0`\"}\n",
+		0, 0);
+	kp_gpu_result *g = r.gpu;
+	cr_assert(has_finding(&r, 3, "size 'even' not run: size violates `K % 64 == 0`"));
+	cr_assert_not(has_finding(&r, 3, "no result"));
+	(void)g;
 	kp_validate_result_release(&r);
 }
 

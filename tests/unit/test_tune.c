@@ -545,3 +545,158 @@ Test(tune, untimed_at_one_size_excluded)
 	kp_tune_run_release(&run);
 	free(t);
 }
+
+/* ---- several instantiations (a launch description's "template_args"
+ * list): every (instantiation, size) cell is a timed cell ---------------- */
+
+/* Events of a run over instantiations insts[0..ni) at sizes[0..nz), in
+ * the harness's order (for each size, each instantiation: checks, then
+ * every round of every version): ms[v][c] is the median of version v (0
+ * the original, else names[v - 1]) in cell c = z * ni + i; 0: not timed
+ * there.  bad_cell: the cell whose check fails for names[0] (-1: none). */
+static char *cells_text(const char *const *insts, int ni, const char *const *sizes, int nz,
+			const double ms[][8], int nv, int nr, int bad_cell)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	for (int z = 0; z < nz; z++)
+		for (int i = 0; i < ni; i++) {
+			int c = z * ni + i;
+			kp_strbuf_addf(&sb,
+				       "{\"event\":\"baseline\",\"size\":\"%s\",\"inst\":\"%s\","
+				       "\"ok\":true,\"elements\":100,\"unwritten\":0,"
+				       "\"nondeterministic\":0}\n",
+				       sizes[z], insts[i]);
+			for (int v = 1; v < nv; v++)
+				kp_strbuf_addf(
+					&sb,
+					"{\"event\":\"check\",\"version\":\"%s\",\"size\":\"%s\","
+					"\"inst\":\"%s\",\"ok\":%s,\"elements\":100,\"mismatches\":%d,"
+					"\"first_mismatch\":null}\n",
+					names[v - 1], sizes[z], insts[i],
+					v == 1 && c == bad_cell ? "false" : "true",
+					v == 1 && c == bad_cell ? 3 : 0);
+			for (int r = 0; r < nr; r++)
+				for (int v = 0; v < nv; v++) {
+					if (ms[v][c] <= 0)
+						continue;
+					double d = (r % 2 ? 1.005 : 0.995) +
+						   ((r * 7 + v * 3) % 5 - 2) * 0.0005;
+					double m = ms[v][c] * d;
+					kp_strbuf_addf(
+						&sb,
+						"{\"event\":\"time\",\"version\":\"%s\",\"size\":\"%s\","
+						"\"inst\":\"%s\",\"round\":%d,\"reps\":3,\"warmup\":1,"
+						"\"median_ms\":%g,\"work\":%g,\"work_kind\":\"flops\","
+						"\"all_ms\":[%g,%g,%g]}\n",
+						v ? names[v - 1] : "original", sizes[z], insts[i],
+						r, m, 1e6 * (c + 1), m, m, m);
+				}
+		}
+	kp_strbuf_addf(&sb, "{\"event\":\"done\"}\n");
+	return kp_strbuf_detach(&sb);
+}
+
+static const char *const two_insts[2] = {"<32>", "<64>"};
+static const char *const two_sizes[2] = {"small", "target"};
+
+/* Each (instantiation, size) is a cell of its own, in the harness's order,
+ * with its own rounds; cells name both. */
+Test(tune, absorbs_every_instantiation_and_size)
+{
+	const double ms[2][8] = {{0.1, 0.2, 1.0, 2.0}, {0.09, 0.18, 0.8, 1.6}};
+	char *t = cells_text(two_insts, 2, two_sizes, 2, ms, 2, 5, -1);
+	kp_tune_run run = {0};
+	kp_tune_absorb(&run, t);
+	cr_assert_eq(run.nsizes, 4);
+	cr_assert_eq(kp_tune_ninsts(&run), 2);
+	cr_assert_eq(kp_tune_nsizes(&run), 2);
+	for (int c = 0; c < 4; c++) {
+		cr_assert_str_eq(run.sizes[c], two_sizes[c / 2]);
+		cr_assert_str_eq(run.insts[c], two_insts[c % 2]);
+		const kp_tune_timing *tm = &kp_tune_find(&run, "register")->t[c];
+		cr_assert_eq(tm->rounds, 5);
+		cr_assert_float_eq(tm->median_ms, ms[1][c], ms[1][c] * 0.01);
+	}
+	char at[128];
+	cr_assert_str_eq(kp_tune_cell(&run, 3, at, sizeof(at)),
+			 "size 'target' of instantiation <64>");
+	kp_tune_run_release(&run);
+	free(t);
+	/* without "inst" (one instantiation): cells are sizes, as before */
+	const double ms1[2][4] = {{1.0, 2.0}, {0.9, 1.8}};
+	t = sizes_text(two_sizes, 2, ms1, 2, 5);
+	memset(&run, 0, sizeof(run));
+	kp_tune_absorb(&run, t);
+	cr_assert_eq(kp_tune_ninsts(&run), 0);
+	cr_assert_null(run.insts[1]);
+	cr_assert_str_eq(kp_tune_cell(&run, 1, at, sizeof(at)), "size 'target'");
+	kp_tune_run_release(&run);
+	free(t);
+}
+
+/* The decision is the geometric mean over every (instantiation, size)
+ * cell: 1.30, 0.95, 1.10 and 1.05 (1.093x) beat 1.05 everywhere. */
+Test(tune, geomean_over_instantiations_and_sizes_decides)
+{
+	const double sp[2][4] = {{1.30, 0.95, 1.10, 1.05}, {1.05, 1.05, 1.05, 1.05}};
+	double ms[3][8];
+	for (int c = 0; c < 4; c++) {
+		ms[0][c] = 1.0 + c;
+		ms[1][c] = ms[0][c] / sp[0][c];
+		ms[2][c] = ms[0][c] / sp[1][c];
+	}
+	char *t = cells_text(two_insts, 2, two_sizes, 2, ms, 3, 5, -1);
+	int elig[4] = {1, 1, 0, 0};
+	kp_tune_run run;
+	kp_tune_choice ch = decide(t, elig, &run);
+	cr_assert_eq(ch.winner, 0, "%s", ch.reason);
+	cr_assert_float_eq(ch.speedup, pow(1.30 * 0.95 * 1.10 * 1.05, 0.25), 2e-3);
+	cr_assert_lt(ch.ci_lo, ch.speedup);
+	cr_assert_gt(ch.ci_hi, ch.speedup);
+	cr_assert(strstr(ch.reason, "geometric mean over 4 cells: 2 instantiations x 2 sizes"),
+		  "%s", ch.reason);
+	kp_tune_cmp c;
+	kp_tune_compare(&run, kp_tune_find(&run, "original"), kp_tune_find(&run, "register"), &c);
+	cr_assert_eq(c.nsizes, 4);
+	for (int k = 0; k < 4; k++)
+		cr_assert_float_eq(c.size_speedup[k], sp[0][k], 3e-3);
+	cr_assert_float_eq(kp_tune_geomean(c.size_speedup, 4), c.speedup, 1e-9);
+	kp_tune_run_release(&run);
+	free(t);
+}
+
+/* Faster for one instantiation, as much slower for the other: a tie, the
+ * original is kept; with one size the cells are the instantiations. */
+Test(tune, gain_for_one_instantiation_offset_by_a_loss_is_a_tie)
+{
+	const double ms[2][8] = {{1.0, 1.0}, {1.0 / 1.20, 1.20}};
+	char *t = cells_text(two_insts, 2, two_sizes + 1, 1, ms, 2, 5, -1);
+	int elig[4] = {1, 0, 0, 0};
+	kp_tune_run run;
+	kp_tune_choice ch = decide(t, elig, &run);
+	cr_assert_eq(ch.winner, -1, "%s", ch.reason);
+	cr_assert_float_eq(ch.speedup, 1.0, 2e-3);
+	cr_assert(strstr(ch.reason, "geometric mean over 2 instantiations"), "%s", ch.reason);
+	kp_tune_run_release(&run);
+	free(t);
+}
+
+/* A wrong result for one instantiation, or no time in one cell,
+ * disqualifies a variant however fast it is elsewhere; the reason names
+ * the cell. */
+Test(tune, one_bad_instantiation_excludes)
+{
+	const double ms[3][8] = {{1.0, 1.0, 1.0, 1.0}, {0.5, 0.5, 0.5, 0.5}, {0.9, 0.9, 0.9, 0}};
+	char *t = cells_text(two_insts, 2, two_sizes, 2, ms, 3, 5, 1);
+	int elig[4] = {1, 1, 0, 0};
+	kp_tune_run run;
+	kp_tune_choice ch = decide(t, elig, &run);
+	cr_assert_eq(ch.winner, -1, "%s", ch.reason);
+	char why[512];
+	cr_assert_not(kp_tune_qualifies(&run, kp_tune_find(&run, "register"), why, sizeof(why)));
+	cr_assert_str_eq(why, "wrong results: size 'small' of instantiation <64>: 3 mismatches");
+	cr_assert_not(kp_tune_qualifies(&run, kp_tune_find(&run, "cp-async"), why, sizeof(why)));
+	cr_assert_str_eq(why, "not timed at size 'target' of instantiation <64>");
+	kp_tune_run_release(&run);
+	free(t);
+}
