@@ -25,7 +25,8 @@
 #
 # usage: bench/bulk_profile.sh [SAMPLE:STAGES ...]
 # env:   KPIPE (default build-dev/kpipe, else build/kpipe), NCU, ARCH (sm_90),
-#        OUT (default: a temporary directory), BULK (see 1.)
+#        OUT (default: a temporary directory), BULK (see 1.), SANITIZE=1
+#        (gpu_bench.py --sanitize: memcheck, racecheck, synccheck)
 # A kpipe built on Debian runs on the GPU machine through bench/device_env.sh.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
@@ -91,7 +92,7 @@ for sv in "${samples[@]}"; do
 		fi
 	done
 	python3 bench/gpu_bench.py --spec "samples/$s.launch.json" --baseline "samples/$s.cu" "${vs[@]}" \
-		--arch "$arch" --build-dir "$out/build-$s" --json "$out/$s.json" --report "$out/$s.md" \
+		--arch "$arch" ${SANITIZE:+--sanitize} --build-dir "$out/build-$s" --json "$out/$s.json" --report "$out/$s.md" \
 		--quiet >"$out/$s.log" 2>&1 || { echo "**gpu_bench.py exit $? (see $s.log)**"; status=1; }
 	[ -s "$out/$s.md" ] && sed -n '/^| version/,/^$/p' "$out/$s.md"
 	if [ -z "$ncu" ]; then
