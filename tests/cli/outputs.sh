@@ -90,18 +90,22 @@ check "sarif (refusals): exit 0 (one file rewritten)" test $? -eq 0
 "$kpipe" rewrite "$tmp/sup" --dry-run >/dev/null 2>"$tmp/e"
 check "text: a suppressed refusal is not printed" test "$(grep -c '\[kpipe-smem-carried' "$tmp/e")" -eq 0
 check "text: the others are" grep -q 'kpipe-divergent-barrier' "$tmp/e"
+# sarif_valid FILE: FILE is valid against the SARIF 2.1.0 schema
+sarif_valid() {
+	"$py" - "$1" <<-'PY'
+		import json, sys, jsonschema
+		schema = json.load(open("tests/fixtures/sarif/sarif-schema-2.1.0.json"))
+		log = json.load(open(sys.argv[1]))
+		v = jsonschema.Draft4Validator(schema, format_checker=jsonschema.FormatChecker())
+		errors = sorted(v.iter_errors(log), key=lambda e: list(e.path))
+		for e in errors[:5]:
+		    print("  schema:", list(e.path), e.message[:200])
+		sys.exit(1 if errors else 0)
+	PY
+}
 if [ -n "$py" ]; then
 	for s in one all ref; do
-		check "sarif ($s): valid against the SARIF 2.1.0 schema" "$py" - "$tmp/$s.sarif" <<-'PY'
-			import json, sys, jsonschema
-			schema = json.load(open("tests/fixtures/sarif/sarif-schema-2.1.0.json"))
-			log = json.load(open(sys.argv[1]))
-			v = jsonschema.Draft4Validator(schema, format_checker=jsonschema.FormatChecker())
-			errors = sorted(v.iter_errors(log), key=lambda e: list(e.path))
-			for e in errors[:5]:
-			    print("  schema:", list(e.path), e.message[:200])
-			sys.exit(1 if errors else 0)
-		PY
+		check "sarif ($s): valid against the SARIF 2.1.0 schema" sarif_valid "$tmp/$s.sarif"
 	done
 	check "sarif (dirs): content" "$py" - "$tmp/all.sarif" <<-'PY'
 		import json, re, sys
@@ -179,16 +183,7 @@ cp samples/matmul_column_read.launch.json "$tmp/sup/column.launch.json"
 check "analyze sarif (a file does not compile): exit 3" test $? -eq 3
 if [ -n "$py" ]; then
 	for s in transpose_shared matmul_column_read transpose_padded refused_smem_carry sup; do
-		check "analyze sarif ($s): valid against the SARIF 2.1.0 schema" "$py" - "$tmp/an-$s.sarif" <<-'PY'
-			import json, sys, jsonschema
-			schema = json.load(open("tests/fixtures/sarif/sarif-schema-2.1.0.json"))
-			log = json.load(open(sys.argv[1]))
-			v = jsonschema.Draft4Validator(schema, format_checker=jsonschema.FormatChecker())
-			errors = sorted(v.iter_errors(log), key=lambda e: list(e.path))
-			for e in errors[:5]:
-			    print("  schema:", list(e.path), e.message[:200])
-			sys.exit(1 if errors else 0)
-		PY
+		check "analyze sarif ($s): valid against the SARIF 2.1.0 schema" sarif_valid "$tmp/an-$s.sarif"
 	done
 fi
 if command -v python3 >/dev/null; then
