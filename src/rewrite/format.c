@@ -4,6 +4,7 @@
  * replacements (--output-replacements-xml) for the lines kpipe wrote, as an edit list over the
  * rewritten text.
  */
+#define _GNU_SOURCE /* realpath */
 #include "format.h"
 
 #include <stdio.h>
@@ -17,9 +18,21 @@
 
 char *kp_format_style_file(const char *path)
 {
-	char *dir = path ? kp_dir_of_real_path(path) : NULL;
-	if (!dir)
+	if (!path)
 		return NULL;
+	/* the path's own directory, whether or not the file exists (a buffer
+	 * of an editor, stdin with --assume-filename), absolute */
+	kp_strbuf sb = KP_STRBUF_INIT;
+	if (path[0] != '/') {
+		char *cwd = realpath(".", NULL);
+		kp_strbuf_addf(&sb, "%s/", cwd ? cwd : "");
+		free(cwd);
+	}
+	kp_strbuf_adds(&sb, path);
+	char *dir = kp_strbuf_detach(&sb);
+	char *last = strrchr(dir, '/');
+	if (last)
+		*last = '\0';
 	for (;;) {
 		static const char *const names[] = {".clang-format", "_clang-format"};
 		for (int i = 0; i < 2; i++) {

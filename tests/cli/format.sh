@@ -67,6 +67,11 @@ check "no clang-format: exit 0" test $? -eq 0
 check "no clang-format: remark kpipe-not-formatted" grep -q "remark: not formatted in the style of .*/proj/.clang-format: no clang-format on PATH.*\[kpipe-not-formatted\]" "$tmp/e"
 check "no clang-format: the unformatted rewrite" cmp -s "$p/src/missing.cu" "$p/src/none.cu"
 
+# stdin named as a file that does not exist (an editor's new buffer): the
+# style of the directory it names, not of the current directory
+"$kpipe" rewrite - --assume-filename "$p/src/new.cu" <"$p/src/k.cu" >"$tmp/stdin.cu" 2>/dev/null
+check "stdin, --assume-filename in the project: formatted" cmp -s "$tmp/stdin.cu" "$p/src/out.cu"
+
 # DisableFormat: true (as in the repository's own CUDA folders): nothing
 # to format, so no clang-format is needed and no remark is made
 mkdir -p "$tmp/off"
