@@ -310,3 +310,13 @@ int kp_str_eq_but_space(const char *a, const char *b)
 		b++;
 	}
 }
+
+unsigned long long kp_fnv1a64(const void *p, size_t n, unsigned long long h)
+{
+	const unsigned char *s = p;
+	for (size_t i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}

@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include "parse.h"
+#include "pch.h"
 
 #include "consteval.h"
 
@@ -2479,6 +2480,62 @@ static int mark_kernel_errors(kp_file *f)
 	return clean;
 }
 
+/* Whether clang refused the precompiled header it was given (built by
+ * another libclang, or a header changed since): a fatal error that says
+ * so. */
+static int pch_refused(CXTranslationUnit tu)
+{
+	int bad = 0;
+	unsigned nd = clang_getNumDiagnostics(tu);
+	for (unsigned i = 0; i < nd && !bad; i++) {
+		CXDiagnostic d = clang_getDiagnostic(tu, i);
+		if (clang_getDiagnosticSeverity(d) == CXDiagnostic_Fatal) {
+			CXString s = clang_getDiagnosticSpelling(d);
+			const char *m = clang_getCString(s);
+			bad = m && (strstr(m, "precompiled header") || strstr(m, "PCH") ||
+				    strstr(m, "AST file") || strstr(m, "pch-"));
+			clang_disposeString(s);
+		}
+		clang_disposeDiagnostic(d);
+	}
+	return bad;
+}
+
+/* Parses with the CUDA headers precompiled (pch.c's cache) when `cache`
+ * is set, argv has no header of its own (a batch's, the language
+ * server's) and the cache has or can build one; else, or when clang
+ * refuses the cached header (then dropped), from scratch. */
+static enum CXErrorCode parse_tu(CXIndex idx, const char *path, const char *const *argv, int n,
+				 struct CXUnsavedFile *uf, unsigned nuf, int cache,
+				 CXTranslationUnit *tu)
+{
+	const unsigned flags = CXTranslationUnit_KeepGoing;
+	for (int i = 0; cache && i < n; i++)
+		cache = strcmp(argv[i], "-include-pch") != 0;
+	char *pch = cache ? kp_pch_cached(argv, n) : NULL;
+	if (pch) {
+		const char **a = kp_xcalloc((size_t)n + 3, sizeof(*a));
+		memcpy(a, argv, (size_t)n * sizeof(*a));
+		a[n] = "-include-pch";
+		a[n + 1] = pch;
+		enum CXErrorCode ec =
+			clang_parseTranslationUnit2(idx, path, a, n + 2, uf, nuf, flags, tu);
+		free(a);
+		int refused = ec == CXError_ASTReadError ||
+			      (ec == CXError_Success && *tu && pch_refused(*tu));
+		if (!refused) {
+			free(pch);
+			return ec;
+		}
+		if (*tu)
+			clang_disposeTranslationUnit(*tu);
+		*tu = NULL;
+		kp_pch_drop(pch);
+		free(pch);
+	}
+	return clang_parseTranslationUnit2(idx, path, argv, n, uf, nuf, flags, tu);
+}
+
 static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char **errmsg)
 {
 	int rc = KP_PARSE_OK;
@@ -2534,9 +2591,7 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 	for (int i = 0; i < o->nunsaved; i++)
 		uf[nuf++] = (struct CXUnsavedFile){o->unsaved[i].path, o->unsaved[i].text,
 						   (unsigned long)o->unsaved[i].len};
-	enum CXErrorCode ec = clang_parseTranslationUnit2(
-		idx, path, argv, nstore, nuf ? uf : NULL, nuf,
-		CXTranslationUnit_KeepGoing | CXTranslationUnit_SkipFunctionBodies * 0, &tu);
+	enum CXErrorCode ec = parse_tu(idx, path, argv, nstore, nuf ? uf : NULL, nuf, !shim, &tu);
 	if (ec != CXError_Success || !tu) {
 		free(uf);
 		free(argv);
@@ -2646,4 +2701,33 @@ int kp_parse(kp_file *f, const char *path, const kp_parse_opts *o, char **errmsg
 		return parse_file(f, path, o, errmsg);
 	pthread_join(t, NULL);
 	return j.rc;
+}
+
+int kp_parse_build_pch(const char *arch, const char *cuda_path, const char *const *args, int nargs,
+		       const char *main_path, const char *pch_path, char **err)
+{
+	*err = NULL;
+	FILE *fp = fopen(main_path, "w");
+	if (!fp) {
+		*err = kp_xstrdup("cannot create the precompiled header's source");
+		return -1;
+	}
+	fclose(fp);
+	kp_strbuf store = KP_STRBUF_INIT;
+	int nstore = 0;
+#define ADD_ARG(...) kp_clang_arg(&store, &nstore, __VA_ARGS__)
+	kp_clang_base_args(arch, cuda_path, &store, &nstore);
+	for (int i = 0; i < nargs; i++)
+		ADD_ARG("%s", args[i]);
+#undef ADD_ARG
+	const char **argv = kp_xcalloc((size_t)nstore + 1, sizeof(char *));
+	const char *p = kp_strbuf_str(&store);
+	for (int i = 0; i < nstore; i++) {
+		argv[i] = p;
+		p += strlen(p) + 1;
+	}
+	int rc = kp_pch_build(argv, nstore, main_path, pch_path, err);
+	free(argv);
+	kp_strbuf_release(&store);
+	return rc;
 }

@@ -63,6 +63,13 @@ void kp_clang_base_args(const char *arch, const char *cuda_path, kp_strbuf *stor
 /* Appends one argument (printf-style) to such a store. */
 void kp_clang_arg(kp_strbuf *store, int *nstore, const char *fmt, ...) KP_PRINTF(3, 4);
 
+/* Writes the precompiled CUDA header `pch_path` (pch.h) for parses with
+ * these settings: kp_clang_base_args(), then args.  `main_path` is an
+ * empty .cu file to build it from; it must stay until the header is no
+ * longer used.  Returns 0, or -1 with *err set (malloc'd). */
+int kp_parse_build_pch(const char *arch, const char *cuda_path, const char *const *args, int nargs,
+		       const char *main_path, const char *pch_path, char **err);
+
 /* The target libclang parses for: `arch` itself, or for a target newer
  * than this libclang knows (sm_100, sm_120 with libclang 19), the newest
  * it does; device code parses the same, only __CUDA_ARCH__ differs.  The

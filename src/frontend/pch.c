@@ -1,68 +1,50 @@
 /*
  * pch.c - builds the precompiled CUDA header a batch parses every file
- * with (-include-pch).  It calls libclang (parse an empty .cu file as an
+ * with (-include-pch), and keeps such headers between runs for single
+ * files (kp_pch_cached).  It calls libclang (parse an empty .cu file as an
  * incomplete translation unit, save it), so it is, with parse.c and
- * compdb.c, one of the three files that do.  Its leading arguments must
- * stay those of kp_parse() in parse.c: a header built with other language
- * options is rejected by clang, and the batch then falls back to parsing
- * the file without it (correct, only slower).
+ * compdb.c, one of the three files that do.  The arguments must be those
+ * of the parse: a header built with other language options is rejected by
+ * clang, and the parse then goes without it (correct, only slower).
  */
 #define _GNU_SOURCE
 #include "pch.h"
-#include "parse.h"
 
 #include "util.h"
 
 #include <clang-c/Index.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+#include <utime.h>
 
 /* the smallest file-size limit a precompiled header is written under */
 #define KP_PCH_MIN_FSIZE ((rlim_t)64 << 20)
 
-int kp_pch_build(const char *arch, const char *cuda_path, const char *const *args, int nargs,
-		 const char *main_path, const char *pch_path, char **err)
+int kp_pch_build(const char *const *argv, int n, const char *main_path, const char *pch_path,
+		 char **err)
 {
 	*err = NULL;
 	/* The header is several megabytes, and LLVM aborts the process when
 	 * a write of it fails (EFBIG under `ulimit -f`), so under a small
-	 * file-size limit the batch goes without one. */
+	 * file-size limit kpipe goes without one. */
 	struct rlimit fs;
 	if (getrlimit(RLIMIT_FSIZE, &fs) == 0 && fs.rlim_cur != RLIM_INFINITY &&
 	    fs.rlim_cur < KP_PCH_MIN_FSIZE) {
 		*err = kp_xstrdup("the file-size limit (ulimit -f) is below 64 MiB");
 		return -1;
 	}
-	FILE *fp = fopen(main_path, "w");
-	if (!fp) {
-		*err = kp_xstrdup("cannot create the precompiled header's source");
-		return -1;
-	}
-	fclose(fp);
-	kp_strbuf store = KP_STRBUF_INIT;
-	int nstore = 0;
-#define ADD_ARG(...) kp_clang_arg(&store, &nstore, __VA_ARGS__)
-	kp_clang_base_args(arch, cuda_path, &store, &nstore);
-	for (int i = 0; i < nargs; i++)
-		ADD_ARG("%s", args[i]);
-#undef ADD_ARG
-	const char **argv = kp_xcalloc((size_t)nstore + 1, sizeof(char *));
-	const char *p = kp_strbuf_str(&store);
-	for (int i = 0; i < nstore; i++) {
-		argv[i] = p;
-		p += strlen(p) + 1;
-	}
 	CXIndex idx = clang_createIndex(0, 0);
 	CXTranslationUnit tu = NULL;
 	enum CXErrorCode ec = clang_parseTranslationUnit2(
-		idx, main_path, argv, nstore, NULL, 0,
+		idx, main_path, argv, n, NULL, 0,
 		CXTranslationUnit_Incomplete | CXTranslationUnit_ForSerialization, &tu);
-	free(argv);
-	kp_strbuf_release(&store);
 	int rc = 0;
 	if (ec != CXError_Success || !tu) {
 		*err = kp_xstrdup("libclang could not parse the CUDA headers");
@@ -90,3 +72,134 @@ int kp_pch_build(const char *arch, const char *cuda_path, const char *const *arg
 	clang_disposeIndex(idx);
 	return rc;
 }
+
+/* ---- the cache kept between runs ------------------------------------- */
+
+/* how many headers the cache keeps (each a few megabytes; one per set of
+ * parse flags), the least recently used going first */
+#define KP_PCH_CACHE_MAX 24
+
+char *kp_pch_cache_dir(void)
+{
+	const char *d = getenv("KPIPE_CACHE_DIR");
+	if (d)
+		return *d && strcmp(d, "off") && strcmp(d, "0") ? kp_xstrdup(d) : NULL;
+	kp_strbuf sb = KP_STRBUF_INIT;
+	const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+	if (x && *x == '/')
+		kp_strbuf_addf(&sb, "%s/kpipe", x);
+	else if (h && *h == '/')
+		kp_strbuf_addf(&sb, "%s/.cache/kpipe", h);
+	else
+		return NULL;
+	return kp_strbuf_detach(&sb);
+}
+
+/* The key of a set of arguments: the libclang that reads the header and
+ * every argument, FNV-1a. */
+static unsigned long long args_key(const char *const *argv, int argc)
+{
+	CXString v = clang_getClangVersion();
+	const char *vs = clang_getCString(v);
+	unsigned long long h = kp_fnv1a64(vs, strlen(vs), KP_FNV1A64_INIT);
+	clang_disposeString(v);
+	for (int i = 0; i < argc; i++)
+		h = kp_fnv1a64(argv[i], strlen(argv[i]) + 1, h);
+	return h;
+}
+
+typedef struct {
+	char *name;
+	time_t mtime;
+} cache_entry;
+
+static int by_mtime(const void *a, const void *b)
+{
+	const cache_entry *x = a, *y = b;
+	return x->mtime < y->mtime ? -1 : x->mtime > y->mtime;
+}
+
+/* Removes the least recently used headers past KP_PCH_CACHE_MAX (with
+ * their sources and failure marks), and temporary files a killed build
+ * left an hour ago or more. */
+static void prune(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	cache_entry *v = NULL;
+	int n = 0, cap = 0;
+	time_t now = time(NULL);
+	struct dirent *e;
+	char path[4400];
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		struct stat st;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (strncmp(e->d_name, "pch-", 4) || stat(path, &st))
+			continue;
+		if (strstr(e->d_name, ".tmp.")) {
+			if (now - st.st_mtime > 3600)
+				unlink(path);
+		} else if (l > 4 && !strcmp(e->d_name + l - 4, ".pch")) {
+			if (n == cap) {
+				cap = cap ? 2 * cap : 32;
+				v = kp_xrealloc(v, (size_t)cap * sizeof(*v));
+			}
+			v[n++] = (cache_entry){kp_xstrndup(e->d_name, l - 4), st.st_mtime};
+		}
+	}
+	closedir(d);
+	if (n > KP_PCH_CACHE_MAX)
+		qsort(v, (size_t)n, sizeof(*v), by_mtime);
+	for (int i = 0; i < n; i++) {
+		if (i < n - KP_PCH_CACHE_MAX) {
+			static const char *const ext[] = {".pch", ".cu"};
+			for (int k = 0; k < 2; k++) {
+				snprintf(path, sizeof(path), "%s/%s%s", dir, v[i].name, ext[k]);
+				unlink(path);
+			}
+		}
+		free(v[i].name);
+	}
+	free(v);
+}
+
+char *kp_pch_cached(const char *const *argv, int argc)
+{
+	char *dir = kp_pch_cache_dir();
+	if (!dir)
+		return NULL;
+	char base[4200], pch[4300], src[4300], tmp[4400];
+	snprintf(base, sizeof(base), "%s/pch-%016llx", dir, args_key(argv, argc));
+	snprintf(pch, sizeof(pch), "%s.pch", base);
+	snprintf(src, sizeof(src), "%s.cu", base);
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", pch, (long)getpid());
+	char *out = NULL;
+	if (access(pch, R_OK) == 0 && access(src, R_OK) == 0) {
+		utime(pch, NULL); /* recently used */
+		out = kp_xstrdup(pch);
+		goto done;
+	}
+	if (kp_make_parents(src) != 0)
+		goto done;
+	/* the empty source the header is built from stays beside it (clang
+	 * checks it when it loads the header); never truncated, so a header
+	 * another kpipe just built from it stays valid */
+	int fd = open(src, O_WRONLY | O_CREAT, 0666);
+	if (fd < 0)
+		goto done;
+	close(fd);
+	char *err = NULL;
+	if (kp_pch_build(argv, argc, src, tmp, &err) == 0 && rename(tmp, pch) == 0)
+		out = kp_xstrdup(pch);
+	else
+		unlink(tmp);
+	free(err);
+	prune(dir);
+done:
+	free(dir);
+	return out;
+}
+
+void kp_pch_drop(const char *pch_path) { unlink(pch_path); }

@@ -2,19 +2,36 @@
  * pch.h - a precompiled header of the CUDA headers every kpipe parse
  * includes (clang's __clang_cuda_runtime_wrapper.h, which pulls in
  * cuda_runtime.h and the math and device functions), so a batch parses
- * those headers once instead of once per file: about 0.25 s of the 0.29 s
- * a small kernel file takes.  The header is what `-x cuda` includes
- * implicitly anyway, so parsing with it changes nothing but the time.
+ * those headers once instead of once per file, and single runs find them
+ * in a cache kept between runs: about three quarters of the time a small
+ * kernel file takes.  The header is what `-x cuda` includes implicitly
+ * anyway, so parsing with it changes nothing but the time.
  */
 #ifndef KPIPE_PCH_H
 #define KPIPE_PCH_H
 
-/* Writes the precompiled header `pch_path` for these parse settings:
- * the same leading arguments kp_parse() uses (target, CUDA path, -std,
- * the CUDA 13 stand-in directory), then args.  `main_path` is an empty
+/* Writes the precompiled header `pch_path` for parses with argv (every
+ * argument but the file, kp_clang_base_args() first: a header built with
+ * other language options is rejected by clang).  `main_path` is an empty
  * .cu file to build it from; it must stay until the header is no longer
  * used.  Returns 0, or -1 with *err set (malloc'd). */
-int kp_pch_build(const char *arch, const char *cuda_path, const char *const *args, int nargs,
-		 const char *main_path, const char *pch_path, char **err);
+int kp_pch_build(const char *const *argv, int argc, const char *main_path, const char *pch_path,
+		 char **err);
+
+/* The cache kept between runs: $KPIPE_CACHE_DIR ("" or "off": none),
+ * else $XDG_CACHE_HOME/kpipe, else ~/.cache/kpipe (malloc'd, or NULL
+ * when there is none). */
+char *kp_pch_cache_dir(void);
+
+/* The cached header for a parse with these arguments (all of them but the
+ * file, kp_clang_base_args() first), built there on first use and written
+ * by rename, so kpipes running side by side never read half a header; the
+ * least recently used go past 24 headers.  Returns its path (malloc'd), or
+ * NULL when there is no cache or it could not be built: parse without. */
+char *kp_pch_cached(const char *const *argv, int argc);
+
+/* Removes a cached header clang refused (built by another libclang, or
+ * its CUDA headers changed since): the next run builds it again. */
+void kp_pch_drop(const char *pch_path);
 
 #endif

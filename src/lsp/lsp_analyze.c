@@ -10,7 +10,6 @@
 #include "batch.h"
 #include "findings.h"
 #include "pass.h"
-#include "pch.h"
 #include "plan.h"
 #include "safe_write.h"
 
@@ -88,8 +87,8 @@ static const char *get_pch(kp_lsp_env *e, const file_setup *fs)
 		snprintf(pch_path, sizeof(pch_path), "%s/pch-%d.pch", e->tmpdir, e->npch++);
 		char *err = NULL;
 		if (!kp_write_file_atomic(main_path, "", 0) &&
-		    !kp_pch_build(fs->arch_name, e->rw.cuda_path, args, n, main_path, pch_path,
-				  &err)) {
+		    !kp_parse_build_pch(fs->arch_name, e->rw.cuda_path, args, n, main_path,
+					pch_path, &err)) {
 			e->pch = kp_xstrdup(pch_path);
 			e->pch_failed = 0;
 		} else

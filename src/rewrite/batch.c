@@ -22,7 +22,6 @@
 
 #include "compdb.h"
 #include "fixes.h"
-#include "pch.h"
 #include "progress.h"
 #include "safe_write.h"
 #include "sarif.h"
@@ -874,8 +873,8 @@ static void pch_job(const batch *b, int job, int fd)
 	for (int i = 0; i < o->rw.nargs; i++)
 		args[k++] = o->rw.args[i];
 	char *err = NULL;
-	int rc = kp_pch_build(f ? f->arch->name : o->rw.arch->name, o->rw.cuda_path, args, k,
-			      main_path, pch_path, &err);
+	int rc = kp_parse_build_pch(f ? f->arch->name : o->rw.arch->name, o->rw.cuda_path, args, k,
+				    main_path, pch_path, &err);
 	free(args);
 	write_all(fd, rc ? (err ? err : "failed") : "ok",
 		  strlen(rc ? (err ? err : "failed") : "ok"));

@@ -13,16 +13,6 @@
 #include "cuda_env.h"
 #include "util.h"
 
-static unsigned long long fnv1a(const char *s, size_t n)
-{
-	unsigned long long h = 1469598103934665603ULL;
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
 /* nvcc, looked for once. */
 static int have_nvcc(kp_ptxas_probe *p)
 {
@@ -73,7 +63,8 @@ static int compile_once(kp_ptxas_probe *p, kp_probe_build *b, const kp_file *f, 
 {
 	if (!have_nvcc(p))
 		return 0;
-	unsigned long long h = fnv1a(text, len) ^ fnv1a(a->name, strlen(a->name));
+	unsigned long long h = kp_fnv1a64(text, len, KP_FNV1A64_INIT) ^
+			       kp_fnv1a64(a->name, strlen(a->name), KP_FNV1A64_INIT);
 	if (b->compiled && b->hash == h)
 		return b->compiled > 0;
 	if (!within_budget(p, f, b == &p->var))
