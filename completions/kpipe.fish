@@ -65,7 +65,7 @@ complete -c kpipe -n $rw -x -l out-dir -a '(__fish_complete_directories)' -d 'wr
 complete -c kpipe -n $rw -x -s j -l jobs -d 'files at a time'
 complete -c kpipe -n $rw -x -l exclude -d 'skip matching files and directories'
 complete -c kpipe -n $rw -x -l shard -d 'only the files I, I+N, ... (I/N)'
-complete -c kpipe -n $rw -l no-pch -d 'do not share a precompiled CUDA header'
+complete -c kpipe -n $rw -l no-pch -d 'parse from scratch, no precompiled CUDA header'
 complete -c kpipe -n $rw -l no-ptxas -d 'auto decides from the source alone (no nvcc run)'
 complete -c kpipe -n $rw -o Werror -d 'exit 1 when a warning was printed (a loop refused)'
 complete -c kpipe -n $rw -x -l timeout -d 'give up on a file after S seconds'

@@ -65,6 +65,18 @@ kp_find_nvcc() {
 	fi
 }
 
+# kp_nvcc_both FILE: compiles FILE for sm_80 and sm_90 in one nvcc run (one
+# host compile: CI time) into $tmp; its stderr stays in $tmp/nv.  Returns
+# nvcc's status.  kp_nvcc_warnings: that run's warnings, without the file
+# and line, sorted (to compare a rewrite's with its original's).
+kp_nvcc_both() {
+	"$nvcc" -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+		-c -o "$tmp/kp_both.o" "$1" 2>"$tmp/nv"
+}
+kp_nvcc_warnings() {
+	grep -i warning "$tmp/nv" | sed 's/^[^:]*([0-9]*): //' | sort
+}
+
 kp_have_gpu() {
 	command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'
 }

@@ -71,6 +71,8 @@ int kp_cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const char *
 	int rc = cli_parse(o, argc, argv, cmd, allowed);
 	if (rc)
 		kp_cli_release(o); /* the caller only releases a parsed kp_cli */
+	else if (o->no_pch)
+		setenv("KPIPE_CACHE_DIR", "off", 1); /* nor the cached header (pch.h) */
 	return rc;
 }
 

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <regex.h>
@@ -2677,10 +2678,42 @@ typedef struct {
 	int rc;
 } parse_job;
 
+/* The alternate signal stack of the parse thread.  LLVM installs one of
+ * its own (malloc'd) on the thread that first registers its crash
+ * handlers when the thread's is smaller than 64 KB plus MINSIGSTKSZ (the
+ * precompiled header's save does, on the first run with an empty cache);
+ * under ASan, whose threads have a 32 KB one, the sanitizer then aborts
+ * as the thread exits, unmapping LLVM's stack as if it were its own.  A
+ * large enough stack of kpipe's, put back as it was before the thread
+ * ends, leaves LLVM nothing to replace. */
+#define KP_ALT_STACK ((size_t)256 << 10)
+
 static void *parse_thread(void *arg)
 {
 	parse_job *j = arg;
+	stack_t mine = {0}, old = {0};
+	void *p = mmap(NULL, KP_ALT_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		       0);
+	int alt = p != MAP_FAILED;
+	if (alt) {
+		mine.ss_sp = p;
+		mine.ss_size = KP_ALT_STACK;
+		alt = sigaltstack(&mine, &old) == 0;
+		if (!alt)
+			munmap(p, KP_ALT_STACK);
+	}
 	j->rc = parse_file(j->f, j->path, j->o, j->errmsg);
+	if (alt) {
+		stack_t now = {0};
+		/* put back the thread's own (or none), unless LLVM replaced ours
+		 * after all: then leave its stack where it is */
+		if (sigaltstack(NULL, &now) == 0 && now.ss_sp == p) {
+			if (!old.ss_sp)
+				old.ss_flags = SS_DISABLE;
+			if (sigaltstack(&old, NULL) == 0)
+				munmap(p, KP_ALT_STACK);
+		}
+	}
 	return NULL;
 }
 

@@ -5,6 +5,7 @@
 #     $KPIPE_CACHE_DIR, else $XDG_CACHE_HOME/kpipe, else ~/.cache/kpipe;
 #   - with the cache, analyze and rewrite print and write exactly what they
 #     do without it (KPIPE_CACHE_DIR=off), and off writes no cache;
+#   - --no-pch uses none;
 #   - another -D is another header (the key is every parse argument);
 #   - a header clang refuses (garbage in its place) is dropped, the run is
 #     right all the same, and the next run builds it again;
@@ -49,6 +50,11 @@ check "rewrite: the same messages" cmp -s "$tmp/r.err" "$tmp/ref.err"
 n=$(npch "$c")
 KPIPE_CACHE_DIR="$c" "$kpipe" analyze "$src" -- -DKP_CACHE_TEST=1 >/dev/null
 check "another -D: another header" test "$(npch "$c")" -eq $((n + 1))
+
+# --no-pch: no cached header either
+KPIPE_CACHE_DIR="$tmp/nopch" "$kpipe" rewrite --no-pch "$src" -o "$tmp/nopch.cu" 2>/dev/null
+check "--no-pch: the same output" cmp -s "$tmp/nopch.cu" "$tmp/ref.cu"
+check "--no-pch: no header cached" test "$(npch "$tmp/nopch")" -eq 0
 
 # where the cache lives without KPIPE_CACHE_DIR
 XDG_CACHE_HOME="$tmp/xdg" "$kpipe" analyze "$src" >/dev/null

@@ -4,8 +4,8 @@
 # tests/fixtures/cu/names_*.cu (a macro `kp_stage`, variables `kp_reg0`,
 # `kp_reg1` and `kp_has_next` read by the kernel) and both variants:
 #   - kpipe rewrites it (exit 0);
-#   - nvcc compiles the rewrite for sm_80 and sm_90 with no warning the
-#     original does not have (kpipe used to emit `int 3 = 0;` for the macro
+#   - nvcc compiles the rewrite for sm_80 and sm_90 (one run) with no
+#     warning the original does not have (kpipe used to emit `int 3 = 0;` for the macro
 #     and `kp_reg0 * ...` on its own staging array);
 #   - the rewrite declares none of the fixture's names: each one is declared
 #     (or #defined) exactly as often as in the original, so every use of it
@@ -20,9 +20,6 @@ set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 kp_find_nvcc
 kp_tmpdir nvcc-names
-warnings() { # file arch -> warnings without file/line prefixes
-	"$nvcc" -arch="$2" -c -o "$tmp/w.o" "$1" 2>&1 | grep -i warning | sed 's/^[^:]*([0-9]*): //' | sort
-}
 # declarations of NAME outside comments: "#define NAME", "TYPE NAME =",
 # "TYPE NAME[", "TYPE NAME;"
 decls() { # file name
@@ -36,6 +33,7 @@ declare -A user=(
 )
 for name in names_macro names_vars names_has_next names_two_loops; do
 	src="$root/tests/fixtures/cu/$name.cu"
+	unset src_warnings # the original's, built once per fixture
 	for v in cp-async register; do
 		out="$tmp/$name.$v.cu"
 		"$kpipe" rewrite --variant "$v" "$src" -o "$out" 2>"$tmp/err"
@@ -44,17 +42,17 @@ for name in names_macro names_vars names_has_next names_two_loops; do
 			bad "$name $v: rewrite rc=$rc: $(head -c 300 "$tmp/err")"
 			continue
 		fi
-		for arch in sm_80 sm_90; do
-			if ! "$nvcc" -arch=$arch -c -o "$tmp/o.o" "$out" 2>"$tmp/nv"; then
-				bad "$name $v $arch: nvcc failed: $(head -c 400 "$tmp/nv")"
-				continue
-			fi
-			if [ "$(warnings "$out" $arch)" != "$(warnings "$src" $arch)" ]; then
-				bad "$name $v $arch: new nvcc warnings: $(warnings "$out" $arch | head -3)"
-			else
-				ok
-			fi
-		done
+		if [ -z "${src_warnings+set}" ]; then
+			kp_nvcc_both "$src"
+			src_warnings=$(kp_nvcc_warnings)
+		fi
+		if ! kp_nvcc_both "$out"; then
+			bad "$name $v: nvcc (sm_80, sm_90) failed: $(head -c 400 "$tmp/nv")"
+		elif [ "$(kp_nvcc_warnings)" != "$src_warnings" ]; then
+			bad "$name $v: new nvcc warnings: $(kp_nvcc_warnings | head -3)"
+		else
+			ok
+		fi
 		for u in ${user[$name]}; do
 			a=$(decls "$src" "$u")
 			b=$(decls "$out" "$u")

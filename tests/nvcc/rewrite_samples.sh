@@ -32,15 +32,6 @@ static_ok() { # REPORT EXIT
 	{ [ "$2" -eq 0 ] || [ "$2" -eq 6 ]; } && grep -q "^step 1  resources  PASSED" "$1" &&
 		grep -q "^step 2  sass       PASSED" "$1"
 }
-# One nvcc run builds both targets (a single host compile: CI time); its
-# stderr stays in $tmp/nv.
-both_archs=(-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90)
-build() { # FILE -> nvcc's status
-	"$nvcc" "${both_archs[@]}" -c -o "$tmp/o.o" "$1" 2>"$tmp/nv"
-}
-warnings() { # the warnings of the last build, without file/line prefixes
-	grep -i warning "$tmp/nv" | sed 's/^[^:]*([0-9]*): //' | sort
-}
 for src in "$root"/samples/*.cu; do
 	name=$(basename "$src" .cu)
 	spec="${src%.cu}.launch.json"
@@ -73,13 +64,13 @@ print(n)" "$spec")
 			continue
 		fi
 		if [ "$src_warnings" = unknown ]; then
-			build "$src"
-			src_warnings=$(warnings)
+			kp_nvcc_both "$src"
+			src_warnings=$(kp_nvcc_warnings)
 		fi
-		if ! build "$out"; then
+		if ! kp_nvcc_both "$out"; then
 			bad "$name $v: nvcc (sm_80, sm_90) failed: $(head -c 400 "$tmp/nv")"
-		elif [ "$(warnings)" != "$src_warnings" ]; then
-			bad "$name $v: new nvcc warnings: $(warnings | head -3)"
+		elif [ "$(kp_nvcc_warnings)" != "$src_warnings" ]; then
+			bad "$name $v: new nvcc warnings: $(kp_nvcc_warnings | head -3)"
 		else
 			ok
 		fi
@@ -132,7 +123,7 @@ for name in matmul_column_read wmma_column_conflict; do
 		bad "$name --pad: not padded: $(head -c 300 "$tmp/err")"
 		continue
 	fi
-	if build "$out"; then ok; else
+	if kp_nvcc_both "$out"; then ok; else
 		bad "$name --pad: nvcc (sm_80, sm_90) failed: $(head -c 400 "$tmp/nv")"
 	fi
 	"$kpipe" validate "$src" "$out" --arch sm_90 --sizes tiny >"$tmp/val" 2>&1

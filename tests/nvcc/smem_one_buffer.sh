@@ -12,23 +12,11 @@
 # kpipe-smem-over-limit.
 # Exit 77 (skipped) when nvcc is missing.
 set -uo pipefail
-root="${KPIPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-kpipe="${KPIPE:-$root/build/kpipe}"
-nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
-if [ ! -x "$nvcc" ]; then
-	echo "SKIP: nvcc not found"
-	exit 77
-fi
+# shellcheck source=tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+kp_find_nvcc
 src="$root/tests/golden/cases/analyze-smem_one_buffer/kernel.cu"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL: $*"
-}
+kp_tmpdir nvcc-smem1
 
 for v in register-2bar; do
 	out="$tmp/$v.cu"
@@ -37,13 +25,11 @@ for v in register-2bar; do
 		continue
 	fi
 	if grep -q "// kpipe: register staging, 1 buffer, 2 barriers" "$out"; then ok; else bad "$v: not the one-buffer form"; fi
-	for arch in sm_80 sm_90; do
-		if "$nvcc" -arch=$arch -c -o "$tmp/o.o" "$out" 2>"$tmp/nv"; then
-			ok
-		else
-			bad "$v $arch: nvcc failed: $(head -c 400 "$tmp/nv")"
-		fi
-	done
+	if kp_nvcc_both "$out"; then
+		ok
+	else
+		bad "$v: nvcc (sm_80, sm_90) failed: $(head -c 400 "$tmp/nv")"
+	fi
 done
 for v in "auto" "cp-async" "register" "register-ca" "cp-async --stages 3" "cp-async --stages 4"; do
 	out="$tmp/dyn.cu"
@@ -61,13 +47,11 @@ for v in "auto" "cp-async" "register" "register-ca" "cp-async --stages 3" "cp-as
 	else
 		bad "$v: not the dynamic form: $(grep -n 'kp_dsmem\|<<<' "$out" | head -c 400)"
 	fi
-	for arch in sm_80 sm_90; do
-		if "$nvcc" -arch=$arch -c -o "$tmp/o.o" "$out" 2>"$tmp/nv"; then
-			ok
-		else
-			bad "$v $arch: nvcc failed: $(head -c 400 "$tmp/nv")"
-		fi
-	done
+	if kp_nvcc_both "$out"; then
+		ok
+	else
+		bad "$v: nvcc (sm_80, sm_90) failed: $(head -c 400 "$tmp/nv")"
+	fi
 done
 "$kpipe" rewrite --stages 4 --arch sm_86 "$src" -o "$tmp/s4.cu" 2>"$tmp/err"
 rc=$?

@@ -41,13 +41,11 @@ compiles() {
 		bad "$name: the loop was not rewritten"
 		return
 	fi
-	for arch in sm_80 sm_90; do
-		if "$nvcc" -arch=$arch -c -o "$tmp/o.o" "$out" 2>"$tmp/nv"; then
-			ok
-		else
-			bad "$name $arch: nvcc failed: $(head -c 400 "$tmp/nv")"
-		fi
-	done
+	if kp_nvcc_both "$out"; then
+		ok
+	else
+		bad "$name: nvcc (sm_80, sm_90) failed: $(head -c 400 "$tmp/nv")"
+	fi
 }
 
 # refused SRC NAME PATTERN [kpipe options...]: exit 0, the input written
