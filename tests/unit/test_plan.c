@@ -558,7 +558,6 @@ Test(plan, bulk_refusals_name_the_copy)
 	static const struct {
 		const char *stmt, *why;
 	} cases[] = {
-		{"As[ty][tx] = (row < N) ? A[row * K + k0 + tx] : 0.0f;", "guarded"},
 		{"As[ty][tx] = A[tx * K + k0 + ty];", "does not step by one element"},
 		{"As[tx][ty] = A[row * K + k0 + tx];",
 		 "does not store 'As[threadIdx.y][threadIdx.x]'"},
@@ -575,15 +574,78 @@ Test(plan, bulk_refusals_name_the_copy)
 		release();
 		free(src);
 	}
-	/* copy loops, and 2-byte copies (cp.async's conditions come first) */
+	/* copy loops */
 	kp_loop *l = loop_of(many_regs_src, "sm_90");
 	kp_plan p;
 	plan(&p, l, "sm_90", "bulk", 2);
 	expect_refused(&p, "kpipe-bulk-unavailable", "copy loop");
-	release();
-	l = loop_of(half_src, "sm_90");
+	plan(&p, l, "sm_90", "bulk-mbar", 2);
+	expect_refused(&p, "kpipe-bulk-unavailable", "copy loop");
+}
+
+/* a bulk copy moves rows: 2-byte elements are fine (rows of 16 halfs are
+ * 32 bytes), where cp.async moves 4, 8 or 16 bytes per thread */
+Test(plan, bulk_copies_half_rows)
+{
+	kp_loop *l = loop_of(half_src, "sm_90");
+	kp_plan p;
 	plan(&p, l, "sm_90", "bulk", 2);
-	expect_refused(&p, "kpipe-bulk-unavailable", "2-byte copies");
+	expect_xform(&p, "bulk");
+	plan(&p, l, "sm_90", "bulk-mbar", 3);
+	expect_xform(&p, "bulk-mbar");
+	plan(&p, l, "sm_90", "cp-async", 2);
+	expect_refused(&p, "kpipe-variant-unavailable", "2-byte copies");
+}
+
+/* guards the corners of a tile decide, and those they do not */
+Test(plan, bulk_guards)
+{
+	static const char *const ok[] = {
+		"As[ty][tx] = (row < N && k0 + tx < K) ? A[row * K + k0 + tx] : 0.0f;",
+		"if (row < N && k0 + tx < K) As[ty][tx] = A[row * K + k0 + tx]; else As[ty][tx] = "
+		"0;",
+		"As[ty][tx] = (N > row && -tx + K > k0 && K > 5) ? A[row * K + k0 + tx] : 0.0f;",
+		"As[ty][tx] = (tx * N < K) ? A[row * K + k0 + tx] : 0.0f;",
+	};
+	for (size_t i = 0; i < KP_ARRAY_LEN(ok); i++) {
+		char *src = float_src_with(ok[i]);
+		kp_loop *l = loop_of(src, "sm_90");
+		kp_plan p;
+		plan(&p, l, "sm_90", "bulk", 2);
+		expect_xform(&p, "bulk");
+		plan(&p, l, "sm_90", "bulk-mbar", 2);
+		expect_xform(&p, "bulk-mbar");
+		release();
+		free(src);
+	}
+	static const struct {
+		const char *stmt, *why;
+	} bad[] = {
+		{"As[ty][tx] = (row < N || k0 + tx < K) ? A[row * K + k0 + tx] : 0.0f;",
+		 "a term of the copy's guard is a disjunction"},
+		{"As[ty][tx] = (row != N) ? A[row * K + k0 + tx] : 0.0f;", "with == or !="},
+		{"As[ty][tx] = (threadIdx.x + k0 < K) ? A[row * K + k0 + tx] : 0.0f;",
+		 "compares unsigned values"},
+		{"As[ty][tx] = ((unsigned)row < (unsigned)N) ? A[row * K + k0 + tx] : 0.0f;",
+		 "compares unsigned values"},
+		{"As[ty][tx] = (row * tx < N) ? A[row * K + k0 + tx] : 0.0f;",
+		 "multiplies thread indices"},
+		{"As[ty][tx] = (A[0] > 0.0f) ? A[row * K + k0 + tx] : 0.0f;",
+		 "a term of the copy's guard is not an affine index"},
+		{"As[ty][tx] = !(row >= N) ? A[row * K + k0 + tx] : 0.0f;", "negates a condition"},
+	};
+	for (size_t i = 0; i < KP_ARRAY_LEN(bad); i++) {
+		char *src = float_src_with(bad[i].stmt);
+		kp_loop *l = loop_of(src, "sm_90");
+		cr_assert(l->eligible, "%s", bad[i].stmt);
+		kp_plan p;
+		plan(&p, l, "sm_90", "bulk", 2);
+		expect_refused(&p, "kpipe-bulk-unavailable", bad[i].why);
+		plan(&p, l, "sm_90", "bulk-mbar", 2);
+		expect_refused(&p, "kpipe-bulk-unavailable", bad[i].why);
+		release();
+		free(src);
+	}
 }
 
 /* rows of 16 floats are 64 bytes; rows of 2 floats (8 bytes) cannot be
@@ -604,10 +666,11 @@ Test(plan, bulk_rows_are_multiples_of_16_bytes)
 
 /* addresses affine in the counter: the rows' alignment is checked once,
  * before the loop; k0 / 2 * 2 is not affine: each tile is checked */
-static char *bulk_text(const char *src, int stages)
+static char *bulk_text_of(const char *src, const char *variant, int stages)
 {
 	kp_loop *l = loop_of(src, "sm_90");
-	const kp_transform *t = kp_transform_find("bulk");
+	const kp_transform *t = kp_transform_find(variant);
+	cr_assert_not_null(t, "%s", variant);
 	kp_xform_opts o = {kp_arch_find("sm_90"), stages, "test", 0, 0};
 	kp_edits e = {0};
 	const char *err = NULL;
@@ -618,6 +681,7 @@ static char *bulk_text(const char *src, int stages)
 	kp_edits_release(&e);
 	return out;
 }
+#define bulk_text(src, stages) bulk_text_of((src), "bulk", (stages))
 
 Test(plan, bulk_alignment_checked_once_when_affine)
 {
@@ -703,6 +767,133 @@ Test(plan, bulk_rewrite_text)
 		cr_expect(strstr(out, want[i]) != NULL, "no '%s' in\n%s", want[i], out);
 	free(out);
 	kp_edits_release(&e);
+}
+
+/* The main loop of a rewrite: from its header to the end of its body. */
+static char *main_loop(const char *out)
+{
+	const char *b = strstr(out, "for (; k0 < K; k0 += TILE) {");
+	cr_assert_not_null(b, "%s", out);
+	const char *e = strstr(b, "\n        }\n");
+	cr_assert_not_null(e, "%s", b);
+	return kp_xstrndup(b, (size_t)(e - b));
+}
+
+static int count_of(const char *s, const char *what)
+{
+	int n = 0;
+	for (const char *p = s; (p = strstr(p, what)); p += strlen(what))
+		n++;
+	return n;
+}
+
+/* bulk-mbar, 3 stages: per-stage empty barriers counting the warps, the
+ * release parities starting with the free stage 2, every writer of a
+ * refilled slot waiting for its release, each warp releasing the stage it
+ * computed, and a __syncthreads() in the loop only where the plain-copy
+ * fallback publishes its stores */
+Test(plan, bulk_mbar_rewrite_text)
+{
+	char *out = bulk_text_of(float_src, "bulk-mbar", 3);
+	static const char *const want[] = {
+		"__shared__ __align__(8) unsigned long long kp_empty[3];",
+		"unsigned kp_free = 1u << 2;",
+		"kp_mbar_init(&kp_full[kp_s], 1);\n",
+		"kp_mbar_init(&kp_empty[kp_s], kp_bulk_warps());",
+		"kp_mbar_wait(&kp_empty[(kp_stage + 2) % 3], (kp_free >> ((kp_stage + 2) % 3)) & "
+		"1u);\n                        kp_mbar_expect_tx(&kp_full[(kp_stage + 2) % 3], ",
+		"kp_bulk_tile_after(&As[(kp_stage + 2) % 3][0][0], ",
+		"&kp_full[(kp_stage + 2) % 3], &kp_empty[(kp_stage + 2) % 3], (kp_free >> "
+		"((kp_stage + 2) % 3)) & 1u);",
+		"kp_free ^= 1u << ((kp_stage + 2) % 3);",
+		"kp_mbar_release(&kp_empty[kp_stage]);",
+		/* the helpers */
+		"__syncwarp(left >= 32 ? 0xffffffffu : (1u << left) - 1u);",
+		"if (tid % 32 || tid / 32 >= n)\n\t\treturn;\n\tkp_mbar_wait(empty, parity);\n\t"
+		"kp_bulk_tile(dst, row0, row1, row_bytes, rows, bar);",
+		"return (blockDim.x * blockDim.y * blockDim.z + 31) / 32;",
+	};
+	for (size_t i = 0; i < KP_ARRAY_LEN(want); i++)
+		cr_expect(strstr(out, want[i]) != NULL, "no '%s' in\n%s", want[i], out);
+	char *loop = main_loop(out);
+	cr_expect_eq(count_of(loop, "__syncthreads();"), 1, "%s", loop);
+	cr_expect(strstr(loop, "__syncthreads();\n                    if (threadIdx.x == 0 && "
+			       "threadIdx.y == 0 && threadIdx.z == 0)\n                        "
+			       "kp_mbar_arrive(&kp_full[(kp_stage + 2) % 3]);"),
+		  "%s", loop);
+	/* the fallback waits for the release too, before its stores */
+	cr_expect(strstr(loop,
+			 "} else {\n                    kp_mbar_wait(&kp_empty[(kp_stage + 2) % "
+			 "3], (kp_free >> ((kp_stage + 2) % 3)) & 1u);\n                    "
+			 "As[(kp_stage + 2) % 3][ty][tx] = "),
+		  "%s", loop);
+	/* the release follows the compute, the stage advances after it */
+	const char *comp = strstr(loop, "acc += As[kp_stage][ty][kk]");
+	const char *rel = strstr(loop, "kp_mbar_release(&kp_empty[kp_stage]);");
+	const char *adv = strstr(loop, "kp_stage = kp_stage == 2 ? 0 : kp_stage + 1;");
+	cr_expect(comp && rel && adv && comp < rel && rel < adv, "%s", loop);
+	/* the prologue's fills find their stages free: no wait, no flip */
+	const char *pro = strstr(out, "if (k0 < K) {");
+	cr_assert_not_null(pro);
+	cr_expect_eq(count_of(pro, "kp_mbar_wait(&kp_empty") -
+			     count_of(loop, "kp_mbar_wait(&kp_empty"),
+		     0);
+	cr_expect(strstr(out, "kp_free ^= 1u << (0);") == NULL, "%s", out);
+	free(loop);
+	free(out);
+	release();
+	/* bulk keeps its barrier and has no empty barriers */
+	out = bulk_text(float_src, 3);
+	loop = main_loop(out);
+	cr_expect(strstr(loop, "__syncthreads(); // and the slot refilled below is free"), "%s",
+		  loop);
+	cr_expect_eq(count_of(loop, "__syncthreads();"), 1, "%s", loop);
+	cr_expect(strstr(out, "kp_empty") == NULL, "%s", out);
+	cr_expect(strstr(out, "kp_bulk_mbar_helpers") == NULL, "%s", out);
+	free(loop);
+	free(out);
+	release();
+	/* two stages: the refilled slot is kp_stage ^ 1, stage 1 starts free */
+	out = bulk_text_of(float_src, "bulk-mbar", 2);
+	cr_expect(strstr(out, "unsigned kp_free = 1u << 1;"), "%s", out);
+	cr_expect(strstr(out, "kp_mbar_wait(&kp_empty[kp_stage ^ 1], (kp_free >> (kp_stage ^ 1)) & "
+			      "1u);"),
+		  "%s", out);
+	cr_expect(strstr(out, "kp_free ^= 1u << (kp_stage ^ 1);"), "%s", out);
+	free(out);
+}
+
+/* A guarded copy: the bulk path is taken when the guard holds at the
+ * tile's corners where each term is tightest (row = blockIdx.y * 16 + 15
+ * for `row < N`; tx = 15 for `k0 + tx < K` and for `-tx + K > k0`, tx = 0
+ * for `k0 + tx >= 0`), evaluated for the tile being filled; otherwise the
+ * guarded copies run. */
+Test(plan, bulk_guard_at_the_corners)
+{
+	char *src = float_src_with(
+		"As[ty][tx] = (row < N && k0 + tx < K && -tx + K > k0 && k0 + tx >= 0) ? A[row * K + "
+		"k0 + tx] : 0.0f;");
+	char *out = bulk_text(src, 2);
+	char *loop = main_loop(out);
+	static const char *const want[] = {
+		"if (kp_bulk_ok &&\n",
+		"(((int)(blockIdx.y * TILE + ((int)(15u)))) < N) &&\n",
+		"((k0 + TILE) + ((int)(15u)) < K) &&\n",
+		"(-((int)(15u)) + K > (k0 + TILE)) &&\n",
+		"((k0 + TILE) + ((int)(0u)) >= 0)) {\n",
+		"As[kp_stage ^ 1][ty][tx] = (row < N && (k0 + TILE) + tx < K && -tx + K > (k0 + "
+		"TILE) && (k0 + TILE) + tx >= 0) ? A[row * K + (k0 + TILE) + tx] : 0.0f;",
+	};
+	for (size_t i = 0; i < KP_ARRAY_LEN(want); i++)
+		cr_expect(strstr(loop, want[i]) != NULL, "no '%s' in\n%s", want[i], loop);
+	/* the low corners of the first two terms are not tested */
+	cr_expect(strstr(loop, "((int)(0u)))) < N)") == NULL, "%s", loop);
+	cr_expect(strstr(loop, "((int)(0u)) < K)") == NULL, "%s", loop);
+	/* the prologue tests tile 0 */
+	cr_expect(strstr(out, "(k0 + ((int)(15u)) < K) &&\n"), "%s", out);
+	free(loop);
+	free(out);
+	free(src);
 }
 
 /* --- not eligible ---------------------------------------------------------------------- */
@@ -1025,10 +1216,11 @@ Test(plan, registry)
 	const kp_tune_cand *c[64];
 	const kp_transform *x[64];
 	int nc = kp_transform_tune_list(c, x, 64);
-	static const char *const order[] = {"register", "register-ca", "register-2bar",
-					    "cp-async", "cp-async-s3", "cp-async-s4",
-					    "bulk",     "bulk-s3",     "bulk-s4"};
-	cr_assert_eq(nc, 9);
+	static const char *const order[] = {"register",     "register-ca", "register-2bar",
+					    "cp-async",     "cp-async-s3", "cp-async-s4",
+					    "bulk",         "bulk-mbar",   "bulk-s3",
+					    "bulk-mbar-s3", "bulk-s4",     "bulk-mbar-s4"};
+	cr_assert_eq(nc, 12);
 	for (int k = 0; k < nc; k++) {
 		cr_expect_str_eq(c[k]->name, order[k]);
 		cr_expect_eq(kp_transform_find(x[k]->name), x[k]);
@@ -1156,7 +1348,7 @@ Test(plan, a_registered_transform_is_picked_up)
 	const kp_tune_cand *c[64];
 	const kp_transform *x[64];
 	int nc = kp_transform_tune_list(c, x, 64);
-	cr_assert_eq(nc, 10);
+	cr_assert_eq(nc, 13);
 	cr_expect_str_eq(c[3]->name, "test-noop");
 	cr_expect_eq(x[3], &noop);
 	/* the command line takes the name, and lists it for a bad one */
@@ -1171,8 +1363,8 @@ Test(plan, a_registered_transform_is_picked_up)
 	char *text = NULL;
 	size_t len = 0;
 	cr_assert_eq(kp_read_file(out, &text, &len), 0);
-	cr_expect(strstr(text, "(auto, cp-async, register, register-ca, register-2bar, bulk or "
-			       "test-noop)"),
+	cr_expect(strstr(text, "(auto, cp-async, register, register-ca, register-2bar, bulk, "
+			       "bulk-mbar or test-noop)"),
 		  "%s", text);
 	free(text);
 	/* analyze reports its facts under its label */

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# bulk.sh - CTest cpudiff.bulk: samples.sh with the bulk-copy variants
+# (sm_90+: bulk and bulk-mbar with 2 and 3 stages, bulk-mbar with 8), every
+# rewrite checked against its original on the CPU, where the emulator runs
+# the mbarriers and bulk copies (docs/cpudiff.md); the samples bulk does not
+# apply to are listed as not rewritten.  Fails as samples.sh does, and when
+# a sample bulk must apply to (its two samples, the guarded and the
+# half-precision ones, matmul_32x32, matmul_guarded) was not rewritten or
+# not checked.
+#
+# CPUDIFF_SAMPLES, CPUDIFF_JOBS and CPUDIFF_SIZES as for samples.sh.
+set -uo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+rc=0
+CPUDIFF_VARIANTS="bulk bulk:3 bulk-mbar bulk-mbar:3 bulk-mbar:8" CPUDIFF_LABEL=cpudiff.bulk \
+	bash "$here/samples.sh" | tee "$tmp/out" || rc=$?
+[ "$rc" -eq 77 ] && exit 77
+for name in matmul_bulk_float sgemm_at_bulk sgemm_bulk_guarded wmma_bulk_half matmul_32x32 matmul_guarded; do
+	if [ -n "${CPUDIFF_SAMPLES:-}" ] && [[ " $CPUDIFF_SAMPLES " != *" $name "* ]]; then
+		continue
+	fi
+	for tag in bulk bulk-3stages bulk-mbar bulk-mbar-3stages bulk-mbar-8stages; do
+		if ! grep -Eq "^$name +$tag +PASS" "$tmp/out"; then
+			echo "FAIL: $name $tag: no passing check (bulk must apply to it)"
+			rc=1
+		fi
+	done
+done
+exit "$rc"
