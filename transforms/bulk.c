@@ -1221,7 +1221,7 @@ static int bulk_emit(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_ed
 					  "bulk copies (cp.async.bulk + mbarrier), %d stages%s: %s",
 					  S, mbar ? ", released by per-stage empty mbarriers" : "",
 					  o->why);
-	kp_emit_open(&sb, f, l, fr.start, fr.ind, fr.I1, comment, S, 0, out);
+	kp_emit_open(&sb, f, l, fr.start, fr.ind, fr.I1, comment, S, o->dynamic, out);
 	emit_setup(&sb, &c, S, fr.I1);
 
 	/* prologue: tiles 0 .. S-2 into slots 0 .. S-2, all free */

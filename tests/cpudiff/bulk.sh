@@ -3,7 +3,8 @@
 # (sm_90+: bulk and bulk-mbar with 2 and 3 stages, bulk-mbar with 8), every
 # rewrite checked against its original on the CPU, where the emulator runs
 # the mbarriers and bulk copies (docs/cpudiff.md); the samples bulk does not
-# apply to are listed as not rewritten.  Fails as samples.sh does, and when
+# apply to are listed as not rewritten; then the same over the kernels of
+# tests/cpudiff/kernels/.  Fails as samples.sh does, and when
 # a sample bulk must apply to (its two samples, the guarded and the
 # half-precision ones, matmul_32x32, matmul_guarded) was not rewritten or
 # not checked.
@@ -14,9 +15,15 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rc=0
-CPUDIFF_VARIANTS="bulk bulk:3 bulk-mbar bulk-mbar:3 bulk-mbar:8" CPUDIFF_LABEL=cpudiff.bulk \
-	bash "$here/samples.sh" | tee "$tmp/out" || rc=$?
+export CPUDIFF_VARIANTS="bulk bulk:3 bulk-mbar bulk-mbar:3 bulk-mbar:8"
+CPUDIFF_LABEL=cpudiff.bulk bash "$here/samples.sh" | tee "$tmp/out" || rc=$?
 [ "$rc" -eq 77 ] && exit 77
+# and the kernels of tests/cpudiff/kernels/ (barriers written with
+# cooperative groups, a partial sum after the closing barrier, ...)
+if [ -z "${CPUDIFF_DIR:-}" ]; then
+	CPUDIFF_DIR="$here/kernels" CPUDIFF_LABEL="cpudiff.bulk (tests/cpudiff/kernels)" \
+		bash "$here/samples.sh" || rc=$?
+fi
 for name in matmul_bulk_float sgemm_at_bulk sgemm_bulk_guarded wmma_bulk_half matmul_32x32 matmul_guarded; do
 	if [ -n "${CPUDIFF_SAMPLES:-}" ] && [[ " $CPUDIFF_SAMPLES " != *" $name "* ]]; then
 		continue

@@ -37,7 +37,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <functional>
 #include <string>
 #include <tuple>
@@ -564,10 +563,10 @@ static inline void run_block(unsigned nthreads)
             // a queued thread is T_RUN: resumable() passes it over
             for (unsigned i : order)
                 rt.threads[i].state = T_RUN;
-            std::deque<unsigned> q(order.begin(), order.end());
+            std::vector<unsigned> q(order.rbegin(), order.rend()); // the next to run is last
             while (!q.empty()) {
-                const unsigned i = q.front();
-                q.pop_front();
+                const unsigned i = q.back();
+                q.pop_back();
                 Thread &t = rt.threads[i];
                 rt.cur = &t;
                 threadIdx = t.tid;
@@ -582,8 +581,8 @@ static inline void run_block(unsigned nthreads)
                 for (unsigned k : now)
                     rt.threads[k].state = T_RUN;
                 t.state = T_RUN;
-                q.push_front(i);
-                q.insert(q.begin(), now.begin(), now.end());
+                q.push_back(i);
+                q.insert(q.end(), now.rbegin(), now.rend());
             }
             order.clear();
             for (unsigned i = 0; i < nthreads; ++i)
