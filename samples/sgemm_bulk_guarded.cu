@@ -9,7 +9,7 @@
 // K are partial.  A tile row is 128 consecutive floats (512 bytes).
 //
 // kpipe: eligible for every variant; the guarded sample of the bulk-copy
-// transforms (--variant bulk / bulk-mbar, sm_90+): a tile whose guard holds
+// transform (--variant bulk, sm_90+): a tile whose guard holds
 // for all of it (tested at its corners) is bulk-copied when its rows are
 // 16-byte aligned (M and N multiples of 4), and every other tile -- the
 // last K slice when K % 8 != 0, the blocks on the M and N edges, every tile

@@ -12,8 +12,8 @@
 // __align__(32) for wmma::load_matrix_sync.  No bounds checks: M must be a
 // multiple of 64, N of 128, K of 16.
 //
-// kpipe: eligible; the half-precision sample of the bulk-copy transforms
-// (--variant bulk / bulk-mbar, sm_90+: 48 bulk copies of 128 bytes per
+// kpipe: eligible; the half-precision sample of the bulk-copy transform
+// (--variant bulk, sm_90+: 48 bulk copies of 128 bytes per
 // stage, one per tile row).  cp.async refuses its 2-byte copies (it moves 4,
 // 8 or 16 bytes per thread); register staging applies.
 

@@ -1,30 +1,27 @@
 /*
- * bulk.c - the bulk-copy transforms for sm_90 and newer: shared tiles
- * become [S][R][C], one "full" mbarrier per stage, and the lanes 0 of the
- * block's warps fill a stage with cp.async.bulk copies (one per tile row,
- * or one per tile when the rows are adjacent in global memory) that
- * complete the barrier's transaction count; consumers wait on the stage's
- * phase.  Two ways to release the slot refilled next:
+ * bulk.c - the bulk-copy transform for sm_90 and newer: shared tiles become
+ * [S][R][C], one "full" mbarrier per stage, and the lanes 0 of the block's
+ * warps fill a stage with cp.async.bulk copies (one per tile row, or one
+ * per tile when the rows are adjacent in global memory) that complete the
+ * barrier's transaction count; consumers wait on the stage's phase.
  *
- *   bulk       a __syncthreads() after the wait (its last readers computed
- *              in the previous iteration);
- *   bulk-mbar  a per-stage "empty" mbarrier counting one arrival per warp:
- *              each warp's lane 0 arrives after the warp read the stage
- *              (__syncwarp first), and every lane that writes the slot
- *              waits for the release before it does; no __syncthreads()
- *              in the loop but in the plain-copy fallback.
- *
- *   before:    thread 0 initialises the barriers, fences, barrier
+ *   before:    thread 0 initialises S barriers (count 1), fences, barrier
  *   prologue:  if (tile t exists) FILL(t, slot t)              (t < S-1)
- *   loop:      wait(full[i % S], its phase); [bulk: __syncthreads();]
+ *   loop:      wait(full[i % S], its phase); __syncthreads();
  *              if (tile i+S-1 exists) FILL(i+S-1, slot (i+S-1) % S)
- *              compute slot i % S; [bulk-mbar: release(empty[i % S])]
+ *              compute slot i % S
  *   FILL:      if (the block is R x C threads, every row 16-byte aligned,
  *                  every guard true for the whole tile)
  *                  thread 0: arrive.expect_tx(bytes of the stage); bulk copies
  *              else
  *                  the original copies (plain loads, guards kept) into the
- *                  slot [bulk-mbar: then __syncthreads()]; thread 0: arrive
+ *                  slot; thread 0: arrive
+ *
+ * The __syncthreads() after the wait releases the slot refilled next (its
+ * last readers computed in the previous iteration).  A per-stage "empty"
+ * mbarrier release instead was built and measured: it was slower, and
+ * compute-sanitizer racecheck reported hazards between the bulk writes and
+ * the compute's reads on all six bulk samples, so it is not offered.
  *
  * Applies when every copy is `TILE[ty][tx] = P[e]`, or guarded
  * (`= g ? P[e] : 0`, `if (g) ... else ... = 0`), for a two-dimensional
@@ -45,7 +42,6 @@
 #include <string.h>
 
 extern const kp_transform kp_transform_bulk;
-extern const kp_transform kp_transform_bulk_mbar;
 
 /* ---- the index analysis ---- */
 
@@ -682,14 +678,6 @@ static int bulk_match(const kp_file *f, const kp_loop *l, const kp_arch *a, kp_a
 					"the copies have no bulk form");
 }
 
-static int bulk_mbar_match(const kp_file *f, const kp_loop *l, const kp_arch *a, kp_arena *arena,
-			   const char **why_not)
-{
-	(void)a;
-	return kp_transform_match_facts(&kp_transform_bulk_mbar, f, l, arena, why_not,
-					"the copies have no bulk form");
-}
-
 static int bulk_buffers(int stages) { return stages; }
 
 /* ---- rendering ---- */
@@ -762,8 +750,6 @@ static char *render_index(rctx *r, const kp_node *n, int ahead)
 typedef struct {
 	const char *stage, *bar, *phase, *ok, *init, *fence, *expect, *arrive, *wait, *rows_ok,
 		*copy, *guard;
-	/* bulk-mbar's */
-	const char *empty, *free, *warps, *release, *copy_after, *mguard;
 } bulk_names;
 
 static void names_of(kp_file *f, bulk_names *n)
@@ -780,12 +766,6 @@ static void names_of(kp_file *f, bulk_names *n)
 	n->rows_ok = kp_fresh_name(f, "kp_bulk_rows_ok");
 	n->copy = kp_fresh_name(f, "kp_bulk_tile");
 	n->guard = kp_fresh_name(f, "kp_bulk_helpers");
-	n->empty = kp_fresh_name(f, "kp_empty");
-	n->free = kp_fresh_name(f, "kp_free");
-	n->warps = kp_fresh_name(f, "kp_bulk_warps");
-	n->release = kp_fresh_name(f, "kp_mbar_release");
-	n->copy_after = kp_fresh_name(f, "kp_bulk_tile_after");
-	n->mguard = kp_fresh_name(f, "kp_bulk_mbar_helpers");
 }
 
 /* The device functions every bulk loop of the file calls, once per file
@@ -863,52 +843,10 @@ static void helpers_base(kp_strbuf *sb, const bulk_names *n)
 	kp_strbuf_adds(sb, "#endif\n");
 }
 
-/* bulk-mbar's helpers, after the base ones (which they call). */
-static void helpers_mbar(kp_strbuf *sb, const bulk_names *n)
-{
-	kp_strbuf_addf(sb, "#ifndef %s\n#define %s\n", n->mguard, n->mguard);
-	kp_strbuf_adds(sb, "// kpipe: the per-stage \"empty\" barriers of the loops rewritten "
-			   "with --variant bulk-mbar\n");
-	kp_strbuf_addf(sb,
-		       "// the block's warps: a stage's empty barrier completes when each "
-		       "arrived once\n"
-		       "static __device__ __forceinline__ unsigned %s()\n{\n"
-		       "\treturn (blockDim.x * blockDim.y * blockDim.z + 31) / 32;\n}\n",
-		       n->warps);
-	kp_strbuf_addf(sb,
-		       "// the calling warp read the stage: its lanes meet, then lane 0 arrives\n"
-		       "static __device__ __forceinline__ void %s(unsigned long long *bar)\n{\n"
-		       "\tconst unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + "
-		       "blockDim.y * threadIdx.z);\n"
-		       "\tconst unsigned left = blockDim.x * blockDim.y * blockDim.z - (tid & "
-		       "~31u);\n"
-		       "\t__syncwarp(left >= 32 ? 0xffffffffu : (1u << left) - 1u);\n"
-		       "\tif (tid %% 32 == 0)\n\t\t%s(bar);\n}\n",
-		       n->release, n->arrive);
-	kp_strbuf_addf(
-		sb,
-		"// %s once the slot is free: each lane that copies waits for the release\n"
-		"// of the slot's last readers (empty's phase of that parity) first\n"
-		"static __device__ __forceinline__ void %s(void *dst, const void *row0, const "
-		"void *row1, unsigned row_bytes, unsigned rows, unsigned long long *bar, "
-		"unsigned long long *empty, unsigned parity)\n{\n"
-		"\tconst unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
-		"threadIdx.z);\n"
-		"\tconst long long stride = (const char *)row1 - (const char *)row0;\n"
-		"\tconst unsigned n = stride == (long long)row_bytes ? 1 : rows;\n"
-		"\tif (tid %% 32 || tid / 32 >= n)\n\t\treturn;\n"
-		"\t%s(empty, parity);\n"
-		"\t%s(dst, row0, row1, row_bytes, rows, bar);\n}\n",
-		n->copy, n->copy_after, n->wait, n->copy);
-	kp_strbuf_adds(sb, "#endif\n");
-}
-
-static char *helpers(const bulk_names *n, int mbar)
+static char *helpers(const bulk_names *n)
 {
 	kp_strbuf sb = KP_STRBUF_INIT;
 	helpers_base(&sb, n);
-	if (mbar)
-		helpers_mbar(&sb, n);
 	return kp_strbuf_detach(&sb);
 }
 
@@ -957,7 +895,6 @@ typedef struct {
 	const kp_spans *sp;
 	const bulk_copy *cp;
 	const bulk_names *nm;
-	int mbar;       /* bulk-mbar: the slots are released by the empty barriers */
 	const char *iu; /* one indentation unit */
 } bulk_ctx;
 
@@ -1005,35 +942,21 @@ static void emit_guards(kp_strbuf *sb, const bulk_ctx *c, int ahead, const char 
 	free(seen);
 }
 
-/* `(free >> (idx)) & 1u`: the parity of the release a fill of slot idx waits for. */
-static char *free_parity(const bulk_ctx *c, const char *idx)
-{
-	kp_strbuf sb = KP_STRBUF_INIT;
-	kp_strbuf_addf(&sb, "(%s >> (%s)) & 1u", c->nm->free, idx);
-	return kp_strbuf_detach(&sb);
-}
-
 /* The bulk path of a fill: the elected thread arms the barrier with the
  * stage's bytes; each warp's lane 0 issues its share of the rows (a copy
  * that completes before the barrier is armed leaves its transaction count
- * negative, and the phase waits for the arrival).  `par`: bulk-mbar's
- * parity of the slot's release, which each writer waits for first; NULL
- * when the slot is known free (bulk, and bulk-mbar's prologue). */
+ * negative, and the phase waits for the arrival).  The slot is free: the
+ * prologue's are unused, the loop's released by its __syncthreads(). */
 static void emit_bulk_path(kp_strbuf *sb, const bulk_ctx *c, const char *idx, int ahead,
-			   const char *par, const char *I)
+			   const char *I)
 {
 	const bulk_names *nm = c->nm;
 	const char *iu = c->iu;
-	kp_strbuf_addf(sb, "%s%sif (" KP_ELECTED ")%s\n", I, iu, par ? " {" : "");
-	if (par)
-		kp_strbuf_addf(sb, "%s%s%s%s(&%s[%s], %s);\n", I, iu, iu, nm->wait, nm->empty, idx,
-			       par);
+	kp_strbuf_addf(sb, "%s%sif (" KP_ELECTED ")\n", I, iu);
 	kp_strbuf_addf(sb, "%s%s%s%s(&%s[%s], ", I, iu, iu, nm->expect, nm->bar, idx);
 	for (int i = 0; i < c->l->nloads; i++)
 		kp_strbuf_addf(sb, "%ssizeof(%s[0])", i ? " + " : "", c->cp[i].tile->name);
 	kp_strbuf_adds(sb, ");\n");
-	if (par)
-		kp_strbuf_addf(sb, "%s%s}\n", I, iu);
 	for (int i = 0; i < c->l->nloads; i++) {
 		const char *t = c->cp[i].tile->name;
 		char *r0 = row_src(c->f, c->l, &c->cp[i], "0u", ahead),
@@ -1041,24 +964,18 @@ static void emit_bulk_path(kp_strbuf *sb, const bulk_ctx *c, const char *idx, in
 		kp_strbuf_addf(sb,
 			       "%s%s%s(&%s[%s][0][0], %s, %s, sizeof(%s[0][0]), sizeof(%s[0]) / "
 			       "sizeof(%s[0][0]), &%s[%s]",
-			       I, iu, par ? nm->copy_after : nm->copy, t, idx, r0, r1, t, t, t,
-			       nm->bar, idx);
-		if (par)
-			kp_strbuf_addf(sb, ", &%s[%s], %s", nm->empty, idx, par);
+			       I, iu, nm->copy, t, idx, r0, r1, t, t, t, nm->bar, idx);
 		kp_strbuf_adds(sb, ");\n");
 		free(r0);
 		free(r1);
 	}
 }
 
-/* FILL(tile `ahead` on, slot `idx`) at indentation I.  wait_free:
- * bulk-mbar's refills, which wait for the slot's release. */
-static void emit_fill(kp_strbuf *sb, const bulk_ctx *c, const char *idx, int ahead, int wait_free,
-		      const char *I)
+/* FILL(tile `ahead` on, slot `idx`) at indentation I. */
+static void emit_fill(kp_strbuf *sb, const bulk_ctx *c, const char *idx, int ahead, const char *I)
 {
 	const bulk_names *nm = c->nm;
 	const char *iu = c->iu;
-	char *par = wait_free ? free_parity(c, idx) : NULL;
 	kp_strbuf_addf(sb, "%sif (%s", I, nm->ok);
 	for (int i = 0; i < c->l->nloads && !hoisted(c->l, c->cp); i++) {
 		char *r0 = row_src(c->f, c->l, &c->cp[i], "0u", ahead),
@@ -1072,10 +989,8 @@ static void emit_fill(kp_strbuf *sb, const bulk_ctx *c, const char *idx, int ahe
 	emit_guards(sb, c, ahead, kp_strbuf_str(&pre));
 	kp_strbuf_release(&pre);
 	kp_strbuf_adds(sb, ") {\n");
-	emit_bulk_path(sb, c, idx, ahead, par, I);
+	emit_bulk_path(sb, c, idx, ahead, I);
 	kp_strbuf_addf(sb, "%s} else {\n", I);
-	if (par)
-		kp_strbuf_addf(sb, "%s%s%s(&%s[%s], %s);\n", I, iu, nm->wait, nm->empty, idx, par);
 	/* the load phase is indented as the loop body (the loop's indentation
 	 * and one unit); here it is one unit deeper than I */
 	char *plain = plain_phase(c->f, c->l, c->sp, idx, ahead);
@@ -1083,18 +998,11 @@ static void emit_fill(kp_strbuf *sb, const bulk_ctx *c, const char *idx, int ahe
 	size_t il = strlen(ind);
 	char *plain_i = kp_reindent(plain, strlen(I) >= il ? I + il : "");
 	kp_strbuf_adds(sb, plain_i);
-	/* bulk-mbar: no barrier of the loop publishes the plain stores, this
-	 * one does before the arrival */
-	if (c->mbar)
-		kp_strbuf_addf(sb, "%s%s__syncthreads();\n", I, iu);
 	kp_strbuf_addf(sb, "%s%sif (" KP_ELECTED ")\n%s%s%s%s(&%s[%s]);\n%s}\n", I, iu, I, iu, iu,
 		       nm->arrive, nm->bar, idx, I);
-	if (par) /* the next fill of the slot waits for the next release */
-		kp_strbuf_addf(sb, "%s%s ^= 1u << (%s);\n", I, nm->free, idx);
 	free(plain_i);
 	free(ind);
 	free(plain);
-	free(par);
 }
 
 /* The barriers, the phase bits and the block-shape test, before the prologue. */
@@ -1104,17 +1012,8 @@ static void emit_setup(kp_strbuf *sb, const bulk_ctx *c, int S, const char *I1)
 	const char *iu = c->iu;
 	kp_strbuf_addf(sb, "%s__shared__ __align__(8) unsigned long long %s[%d];\n", I1, nm->bar,
 		       S);
-	if (c->mbar)
-		kp_strbuf_addf(sb, "%s__shared__ __align__(8) unsigned long long %s[%d];\n", I1,
-			       nm->empty, S);
 	kp_strbuf_addf(sb, "%sunsigned %s = 0; // bit s: the phase stage s waits for\n", I1,
 		       nm->phase);
-	if (c->mbar)
-		kp_strbuf_addf(sb,
-			       "%sunsigned %s = 1u << %d; // bit s: the parity of the release "
-			       "a refill of stage s waits for (the prologue's stages are "
-			       "filled, stage %d is free)\n",
-			       I1, nm->free, S - 1, S - 1);
 	kp_strbuf_addf(sb, "%sconst bool %s = blockDim.z == 1", I1, nm->ok);
 	for (int i = 0; i < c->l->nloads; i++) {
 		const char *t = c->cp[i].tile->name;
@@ -1137,22 +1036,13 @@ static void emit_setup(kp_strbuf *sb, const bulk_ctx *c, int S, const char *I1)
 	}
 	kp_strbuf_adds(sb, ";\n");
 	kp_strbuf_addf(sb, "%sif (" KP_ELECTED ") {\n", I1);
-	if (c->mbar)
-		kp_strbuf_addf(sb,
-			       "%s%sfor (int kp_s = 0; kp_s < %d; ++kp_s) {\n%s%s%s%s(&%s[kp_s], "
-			       "1);\n%s%s%s%s(&%s[kp_s], %s());\n%s%s}\n",
-			       I1, iu, S, I1, iu, iu, nm->init, nm->bar, I1, iu, iu, nm->init,
-			       nm->empty, nm->warps, I1, iu);
-	else
-		kp_strbuf_addf(sb,
-			       "%s%sfor (int kp_s = 0; kp_s < %d; ++kp_s)\n%s%s%s%s(&%s[kp_s], "
-			       "1);\n",
-			       I1, iu, S, I1, iu, iu, nm->init, nm->bar);
+	kp_strbuf_addf(sb, "%s%sfor (int kp_s = 0; kp_s < %d; ++kp_s)\n%s%s%s%s(&%s[kp_s], 1);\n",
+		       I1, iu, S, I1, iu, iu, nm->init, nm->bar);
 	kp_strbuf_addf(sb, "%s%s%s();\n%s}\n%s__syncthreads();\n", I1, iu, nm->fence, I1, I1);
 }
 
-/* The main loop: wait for the stage, [bulk: barrier,] refill the slot
- * the previous iteration computed, compute, [bulk-mbar: release]. */
+/* The main loop: wait for the stage, barrier, refill the slot the
+ * previous iteration computed, compute. */
 static void emit_loop(kp_strbuf *sb, const bulk_ctx *c, const kp_frame *fr, const kp_xform_opts *o,
 		      int S)
 {
@@ -1170,15 +1060,13 @@ static void emit_loop(kp_strbuf *sb, const bulk_ctx *c, const kp_frame *fr, cons
 	kp_strbuf_addf(sb, "%s%s(&%s[%s], (%s >> %s) & 1u);\n", I2, nm->wait, nm->bar, nm->stage,
 		       nm->phase, nm->stage);
 	kp_strbuf_addf(sb, "%s%s ^= 1u << %s;\n", I2, nm->phase, nm->stage);
-	if (!c->mbar)
-		kp_strbuf_addf(sb, "%s__syncthreads(); // and the slot refilled below is free\n",
-			       I2);
+	kp_strbuf_addf(sb, "%s__syncthreads(); // and the slot refilled below is free\n", I2);
 	char *cn = kp_tile_exists(f, l, 1, S - 1);
 	const char *refill =
 		S == 2 ? kp_arena_printf(&f->arena, "%s ^ 1", nm->stage)
 		       : kp_arena_printf(&f->arena, "(%s + %d) %% %d", nm->stage, S - 1, S);
 	kp_strbuf_addf(sb, "%sif (%s) {\n", I2, cn);
-	emit_fill(sb, c, refill, S - 1, c->mbar, fr->I3);
+	emit_fill(sb, c, refill, S - 1, fr->I3);
 	kp_strbuf_addf(sb, "%s}\n", I2);
 	free(cn);
 
@@ -1191,14 +1079,11 @@ static void emit_loop(kp_strbuf *sb, const bulk_ctx *c, const kp_frame *fr, cons
 	free(comp_i);
 	kp_subs_release(&cs);
 	kp_emit_tail(sb, f, &fr->sp, fr->iu);
-	if (c->mbar)
-		kp_strbuf_addf(sb, "%s%s(&%s[%s]);%s\n", I2, nm->release, nm->empty, nm->stage,
-			       o->no_comment ? "" : " // this warp is done with the stage");
 	kp_emit_ring_close(sb, fr, l, o, nm->stage, S, NULL);
 }
 
-static int bulk_emit(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edits *out,
-		     const char **err, int mbar)
+static int bulk_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edits *out,
+		      const char **err)
 {
 	int S = o->stages < 2 ? 2 : o->stages;
 	bulk_copy *cp = kp_xcalloc((size_t)l->nloads + 1, sizeof(*cp));
@@ -1211,16 +1096,15 @@ static int bulk_emit(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_ed
 	names_of(f, &nm);
 	kp_frame fr;
 	kp_frame_open(&fr, f, l);
-	bulk_ctx c = {f, l, &fr.sp, cp, &nm, mbar, fr.iu};
+	bulk_ctx c = {f, l, &fr.sp, cp, &nm, fr.iu};
 
 	kp_strbuf sb = KP_STRBUF_INIT;
 	char *comment =
 		o->no_comment
 			? NULL
 			: kp_arena_printf(&f->arena,
-					  "bulk copies (cp.async.bulk + mbarrier), %d stages%s: %s",
-					  S, mbar ? ", released by per-stage empty mbarriers" : "",
-					  o->why);
+					  "bulk copies (cp.async.bulk + mbarrier), %d stages: %s",
+					  S, o->why);
 	kp_emit_open(&sb, f, l, fr.start, fr.ind, fr.I1, comment, S, o->dynamic, out);
 	emit_setup(&sb, &c, S, fr.I1);
 
@@ -1230,14 +1114,14 @@ static int bulk_emit(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_ed
 		snprintf(slot, sizeof(slot), "%d", t);
 		char *ct = kp_tile_exists(f, l, 0, t);
 		kp_strbuf_addf(&sb, "%sif (%s) {\n", fr.I1, ct);
-		emit_fill(&sb, &c, slot, t, 0, fr.I2);
+		emit_fill(&sb, &c, slot, t, fr.I2);
 		kp_strbuf_addf(&sb, "%s}\n", fr.I1);
 		free(ct);
 	}
 	emit_loop(&sb, &c, &fr, o, S);
 
 	kp_edits_add(out, fr.start, l->node->end - fr.start, kp_strbuf_str(&sb));
-	char *h = helpers(&nm, mbar);
+	char *h = helpers(&nm);
 	kp_edits_add(out, f->last_include_end ? f->last_include_end : (f->has_bom ? 3 : 0), 0, h);
 	free(h);
 	kp_strbuf_release(&sb);
@@ -1246,28 +1130,10 @@ static int bulk_emit(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_ed
 	return 0;
 }
 
-static int bulk_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edits *out,
-		      const char **err)
-{
-	return bulk_emit(f, l, o, out, err, 0);
-}
-
-static int bulk_mbar_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edits *out,
-			   const char **err)
-{
-	return bulk_emit(f, l, o, out, err, 1);
-}
-
 static const kp_tune_cand bulk_tune[] = {
 	{"bulk", 2, 70},
 	{"bulk-s3", 3, 80},
 	{"bulk-s4", 4, 90},
-};
-
-static const kp_tune_cand bulk_mbar_tune[] = {
-	{"bulk-mbar", 2, 75},
-	{"bulk-mbar-s3", 3, 85},
-	{"bulk-mbar-s4", 4, 95},
 };
 
 const kp_transform kp_transform_bulk = {
@@ -1287,24 +1153,4 @@ const kp_transform kp_transform_bulk = {
 	.ntune = KP_ARRAY_LEN(bulk_tune),
 	.refuse_id = "kpipe-bulk-unavailable",
 	.apply = bulk_apply,
-};
-
-/* The same ring, each slot released by a per-stage "empty" mbarrier that
- * every warp arrives on after reading it: no __syncthreads() in the loop. */
-const kp_transform kp_transform_bulk_mbar = {
-	.name = "bulk-mbar",
-	.label = "cp.async.bulk (mbarrier release)",
-	.summary = "bulk's ring with each slot released by a per-stage empty mbarrier (one "
-		   "arrival per warp) instead of __syncthreads() (sm_90+)",
-	.usage = NULL,
-	.min_cc = 90,
-	.min_stages = 2,
-	.max_stages = 8,
-	.buffers = bulk_buffers,
-	.facts = bulk_facts,
-	.match = bulk_mbar_match,
-	.tune = bulk_mbar_tune,
-	.ntune = KP_ARRAY_LEN(bulk_mbar_tune),
-	.refuse_id = "kpipe-bulk-unavailable",
-	.apply = bulk_mbar_apply,
 };

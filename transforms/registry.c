@@ -15,13 +15,12 @@ extern const kp_transform kp_transform_register;
 extern const kp_transform kp_transform_register_ca;
 extern const kp_transform kp_transform_register_2bar;
 extern const kp_transform kp_transform_bulk;
-extern const kp_transform kp_transform_bulk_mbar;
 
 /* The order is the order of analyze's report, of --help and of the
  * "no variant applies" message. */
 static const kp_transform *const registry[] = {
 	&kp_transform_cp_async,      &kp_transform_register, &kp_transform_register_ca,
-	&kp_transform_register_2bar, &kp_transform_bulk,     &kp_transform_bulk_mbar,
+	&kp_transform_register_2bar, &kp_transform_bulk,
 };
 
 /* The registry plus what tests registered; used once a test registers. */

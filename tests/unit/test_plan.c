@@ -579,8 +579,6 @@ Test(plan, bulk_refusals_name_the_copy)
 	kp_plan p;
 	plan(&p, l, "sm_90", "bulk", 2);
 	expect_refused(&p, "kpipe-bulk-unavailable", "copy loop");
-	plan(&p, l, "sm_90", "bulk-mbar", 2);
-	expect_refused(&p, "kpipe-bulk-unavailable", "copy loop");
 }
 
 /* a bulk copy moves rows: 2-byte elements are fine (rows of 16 halfs are
@@ -591,8 +589,8 @@ Test(plan, bulk_copies_half_rows)
 	kp_plan p;
 	plan(&p, l, "sm_90", "bulk", 2);
 	expect_xform(&p, "bulk");
-	plan(&p, l, "sm_90", "bulk-mbar", 3);
-	expect_xform(&p, "bulk-mbar");
+	plan(&p, l, "sm_90", "bulk", 3);
+	expect_xform(&p, "bulk");
 	plan(&p, l, "sm_90", "cp-async", 2);
 	expect_refused(&p, "kpipe-variant-unavailable", "2-byte copies");
 }
@@ -613,8 +611,6 @@ Test(plan, bulk_guards)
 		kp_plan p;
 		plan(&p, l, "sm_90", "bulk", 2);
 		expect_xform(&p, "bulk");
-		plan(&p, l, "sm_90", "bulk-mbar", 2);
-		expect_xform(&p, "bulk-mbar");
 		release();
 		free(src);
 	}
@@ -640,8 +636,6 @@ Test(plan, bulk_guards)
 		cr_assert(l->eligible, "%s", bad[i].stmt);
 		kp_plan p;
 		plan(&p, l, "sm_90", "bulk", 2);
-		expect_refused(&p, "kpipe-bulk-unavailable", bad[i].why);
-		plan(&p, l, "sm_90", "bulk-mbar", 2);
 		expect_refused(&p, "kpipe-bulk-unavailable", bad[i].why);
 		release();
 		free(src);
@@ -787,79 +781,23 @@ static int count_of(const char *s, const char *what)
 	return n;
 }
 
-/* bulk-mbar, 3 stages: per-stage empty barriers counting the warps, the
- * release parities starting with the free stage 2, every writer of a
- * refilled slot waiting for its release, each warp releasing the stage it
- * computed, and a __syncthreads() in the loop only where the plain-copy
- * fallback publishes its stores */
-Test(plan, bulk_mbar_rewrite_text)
+/* bulk, 3 stages: the slot refilled next is released by the loop's one
+ * __syncthreads(), after the wait for the stage and before the refill;
+ * no other barrier in the loop (the fallback's stores are published by
+ * the next iteration's) */
+Test(plan, bulk_release_is_the_block_barrier)
 {
-	char *out = bulk_text_of(float_src, "bulk-mbar", 3);
-	static const char *const want[] = {
-		"__shared__ __align__(8) unsigned long long kp_empty[3];",
-		"unsigned kp_free = 1u << 2;",
-		"kp_mbar_init(&kp_full[kp_s], 1);\n",
-		"kp_mbar_init(&kp_empty[kp_s], kp_bulk_warps());",
-		"kp_mbar_wait(&kp_empty[(kp_stage + 2) % 3], (kp_free >> ((kp_stage + 2) % 3)) & "
-		"1u);\n                        kp_mbar_expect_tx(&kp_full[(kp_stage + 2) % 3], ",
-		"kp_bulk_tile_after(&As[(kp_stage + 2) % 3][0][0], ",
-		"&kp_full[(kp_stage + 2) % 3], &kp_empty[(kp_stage + 2) % 3], (kp_free >> "
-		"((kp_stage + 2) % 3)) & 1u);",
-		"kp_free ^= 1u << ((kp_stage + 2) % 3);",
-		"kp_mbar_release(&kp_empty[kp_stage]);",
-		/* the helpers */
-		"__syncwarp(left >= 32 ? 0xffffffffu : (1u << left) - 1u);",
-		"if (tid % 32 || tid / 32 >= n)\n\t\treturn;\n\tkp_mbar_wait(empty, parity);\n\t"
-		"kp_bulk_tile(dst, row0, row1, row_bytes, rows, bar);",
-		"return (blockDim.x * blockDim.y * blockDim.z + 31) / 32;",
-	};
-	for (size_t i = 0; i < KP_ARRAY_LEN(want); i++)
-		cr_expect(strstr(out, want[i]) != NULL, "no '%s' in\n%s", want[i], out);
+	char *out = bulk_text(float_src, 3);
 	char *loop = main_loop(out);
 	cr_expect_eq(count_of(loop, "__syncthreads();"), 1, "%s", loop);
-	cr_expect(strstr(loop, "__syncthreads();\n                    if (threadIdx.x == 0 && "
-			       "threadIdx.y == 0 && threadIdx.z == 0)\n                        "
-			       "kp_mbar_arrive(&kp_full[(kp_stage + 2) % 3]);"),
-		  "%s", loop);
-	/* the fallback waits for the release too, before its stores */
-	cr_expect(strstr(loop,
-			 "} else {\n                    kp_mbar_wait(&kp_empty[(kp_stage + 2) % "
-			 "3], (kp_free >> ((kp_stage + 2) % 3)) & 1u);\n                    "
-			 "As[(kp_stage + 2) % 3][ty][tx] = "),
-		  "%s", loop);
-	/* the release follows the compute, the stage advances after it */
+	const char *wait =
+		strstr(loop, "kp_mbar_wait(&kp_full[kp_stage], (kp_phase >> kp_stage) & 1u);");
+	const char *bar = strstr(loop, "__syncthreads(); // and the slot refilled below is free");
+	const char *fill = strstr(loop, "kp_mbar_expect_tx(&kp_full[(kp_stage + 2) % 3], ");
 	const char *comp = strstr(loop, "acc += As[kp_stage][ty][kk]");
-	const char *rel = strstr(loop, "kp_mbar_release(&kp_empty[kp_stage]);");
-	const char *adv = strstr(loop, "kp_stage = kp_stage == 2 ? 0 : kp_stage + 1;");
-	cr_expect(comp && rel && adv && comp < rel && rel < adv, "%s", loop);
-	/* the prologue's fills find their stages free: no wait, no flip */
-	const char *pro = strstr(out, "if (k0 < K) {");
-	cr_assert_not_null(pro);
-	cr_expect_eq(count_of(pro, "kp_mbar_wait(&kp_empty") -
-			     count_of(loop, "kp_mbar_wait(&kp_empty"),
-		     0);
-	cr_expect(strstr(out, "kp_free ^= 1u << (0);") == NULL, "%s", out);
-	free(loop);
-	free(out);
-	release();
-	/* bulk keeps its barrier and has no empty barriers */
-	out = bulk_text(float_src, 3);
-	loop = main_loop(out);
-	cr_expect(strstr(loop, "__syncthreads(); // and the slot refilled below is free"), "%s",
+	cr_expect(wait && bar && fill && comp && wait < bar && bar < fill && fill < comp, "%s",
 		  loop);
-	cr_expect_eq(count_of(loop, "__syncthreads();"), 1, "%s", loop);
-	cr_expect(strstr(out, "kp_empty") == NULL, "%s", out);
-	cr_expect(strstr(out, "kp_bulk_mbar_helpers") == NULL, "%s", out);
 	free(loop);
-	free(out);
-	release();
-	/* two stages: the refilled slot is kp_stage ^ 1, stage 1 starts free */
-	out = bulk_text_of(float_src, "bulk-mbar", 2);
-	cr_expect(strstr(out, "unsigned kp_free = 1u << 1;"), "%s", out);
-	cr_expect(strstr(out, "kp_mbar_wait(&kp_empty[kp_stage ^ 1], (kp_free >> (kp_stage ^ 1)) & "
-			      "1u);"),
-		  "%s", out);
-	cr_expect(strstr(out, "kp_free ^= 1u << (kp_stage ^ 1);"), "%s", out);
 	free(out);
 }
 
@@ -1216,11 +1154,10 @@ Test(plan, registry)
 	const kp_tune_cand *c[64];
 	const kp_transform *x[64];
 	int nc = kp_transform_tune_list(c, x, 64);
-	static const char *const order[] = {"register",     "register-ca", "register-2bar",
-					    "cp-async",     "cp-async-s3", "cp-async-s4",
-					    "bulk",         "bulk-mbar",   "bulk-s3",
-					    "bulk-mbar-s3", "bulk-s4",     "bulk-mbar-s4"};
-	cr_assert_eq(nc, 12);
+	static const char *const order[] = {"register", "register-ca", "register-2bar",
+					    "cp-async", "cp-async-s3", "cp-async-s4",
+					    "bulk",     "bulk-s3",     "bulk-s4"};
+	cr_assert_eq(nc, 9);
 	for (int k = 0; k < nc; k++) {
 		cr_expect_str_eq(c[k]->name, order[k]);
 		cr_expect_eq(kp_transform_find(x[k]->name), x[k]);
@@ -1348,7 +1285,7 @@ Test(plan, a_registered_transform_is_picked_up)
 	const kp_tune_cand *c[64];
 	const kp_transform *x[64];
 	int nc = kp_transform_tune_list(c, x, 64);
-	cr_assert_eq(nc, 13);
+	cr_assert_eq(nc, 10);
 	cr_expect_str_eq(c[3]->name, "test-noop");
 	cr_expect_eq(x[3], &noop);
 	/* the command line takes the name, and lists it for a bad one */
@@ -1363,8 +1300,8 @@ Test(plan, a_registered_transform_is_picked_up)
 	char *text = NULL;
 	size_t len = 0;
 	cr_assert_eq(kp_read_file(out, &text, &len), 0);
-	cr_expect(strstr(text, "(auto, cp-async, register, register-ca, register-2bar, bulk, "
-			       "bulk-mbar or test-noop)"),
+	cr_expect(strstr(text, "(auto, cp-async, register, register-ca, register-2bar, bulk or "
+			       "test-noop)"),
 		  "%s", text);
 	free(text);
 	/* analyze reports its facts under its label */
