@@ -30,9 +30,9 @@
 #                     register for both executions (register)
 #   copy_loop_count   a copy loop whose count depends on the counter: the
 #                     partial last tile kept an older tile (cp-async)
-#   bulk_mbar_early_refill  bulk-mbar, 3 stages, whose refills do not wait
-#                     for the slot's "empty" barrier: a bulk copy or a
-#                     guarded store overwrites a tile a slower warp still reads
+#   bulk_early_refill bulk, 3 stages, without the __syncthreads() after the
+#                     wait: a bulk copy or a guarded store overwrites a tile
+#                     a slower warp still reads
 #   bulk_guard_corner bulk with each guard tested at the tile's low corner:
 #                     a partial edge tile is bulk-copied, past the buffers
 # For each: the original must PASS against itself, and the stored rewrite

@@ -172,7 +172,7 @@ def emulator_hash():
 def uses_cp_async(path):
     with open(path, encoding="utf-8", errors="replace") as f:
         text = f.read()
-    # cp.async, or the bulk copies of kpipe's bulk transforms (in a string of inline PTX)
+    # cp.async, or the bulk copies of kpipe's bulk transform (in a string of inline PTX)
     return "__pipeline_memcpy_async" in prep.blank_comments_and_strings(text) or "cp.async.bulk" in text
 
 

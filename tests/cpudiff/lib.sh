@@ -6,7 +6,7 @@
 #                               the words of $CPUDIFF_VARIANTS
 #   cpudiff_rewrite KPIPE SRC V OUTDIR LOGDIR
 #       runs `KPIPE rewrite --variant ... SRC -o OUTDIR/NAME.TAG.cu` for the
-#       variant V ("cp-async:3" = --stages 3; the bulk variants, sm_90 and
+#       variant V ("cp-async:3" = --stages 3; bulk, sm_90 and
 #       newer, with --arch sm_90), its stderr in
 #       LOGDIR/NAME.TAG.kpipe; sets cpudiff_tag and cpudiff_out; returns 0
 #       when a rewrite was written, 1 when kpipe refused (exit 0, the input

@@ -54,35 +54,6 @@ static __device__ __forceinline__ void kp_bulk_tile(void *dst, const void *row0,
 		asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" :: "r"(d + r * row_bytes), "l"((const char *)row0 + r * stride), "r"(len), "r"(b) : "memory");
 }
 #endif
-#ifndef kp_bulk_mbar_helpers
-#define kp_bulk_mbar_helpers
-// kpipe: the per-stage "empty" barriers of the loops rewritten with --variant bulk-mbar
-// the block's warps: a stage's empty barrier completes when each arrived once
-static __device__ __forceinline__ unsigned kp_bulk_warps()
-{
-	return (blockDim.x * blockDim.y * blockDim.z + 31) / 32;
-}
-// the calling warp read the stage: its lanes meet, then lane 0 arrives
-static __device__ __forceinline__ void kp_mbar_release(unsigned long long *bar)
-{
-	const unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-	const unsigned left = blockDim.x * blockDim.y * blockDim.z - (tid & ~31u);
-	__syncwarp(left >= 32 ? 0xffffffffu : (1u << left) - 1u);
-	if (tid % 32 == 0)
-		kp_mbar_arrive(bar);
-}
-// kp_bulk_tile once the slot is free: each lane that copies waits for the release
-// of the slot's last readers (empty's phase of that parity) first
-static __device__ __forceinline__ void kp_bulk_tile_after(void *dst, const void *row0, const void *row1, unsigned row_bytes, unsigned rows, unsigned long long *bar, unsigned long long *empty, unsigned parity)
-{
-	const unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-	const long long stride = (const char *)row1 - (const char *)row0;
-	const unsigned n = stride == (long long)row_bytes ? 1 : rows;
-	if (tid % 32 || tid / 32 >= n)
-		return;
-	kp_bulk_tile(dst, row0, row1, row_bytes, rows, bar);
-}
-#endif
 #define T 16
 
 __global__ void mm_guarded16(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C,
@@ -95,14 +66,12 @@ __global__ void mm_guarded16(const float *__restrict__ A, const float *__restric
     const int row = blockIdx.y * T + ty;
     const int col = blockIdx.x * T + tx;
     float acc = 0.0f;
-    // kpipe: bulk copies (cp.async.bulk + mbarrier), 3 stages, released by per-stage empty mbarriers: requested with --variant bulk-mbar
+    // kpipe: bulk copies (cp.async.bulk + mbarrier), 3 stages: requested with --variant bulk
     {
         int k0 = 0;
         int kp_stage = 0;
         __shared__ __align__(8) unsigned long long kp_full[3];
-        __shared__ __align__(8) unsigned long long kp_empty[3];
         unsigned kp_phase = 0; // bit s: the phase stage s waits for
-        unsigned kp_free = 1u << 2; // bit s: the parity of the release a refill of stage s waits for (the prologue's stages are filled, stage 2 is free)
         const bool kp_bulk_ok = blockDim.z == 1 &&
             blockDim.x == sizeof(As[0][0]) / sizeof(As[0][0][0]) && blockDim.y == sizeof(As[0]) / sizeof(As[0][0]) &&
             kp_bulk_rows_ok(&As[0][0][0], &As[0][0][0]) &&
@@ -113,10 +82,8 @@ __global__ void mm_guarded16(const float *__restrict__ A, const float *__restric
             kp_bulk_rows_ok(&(B)[(size_t)(k0 + ((int)(0u))) * N + ((int)(blockIdx.x * T + ((int)(0u))))], &(B)[(size_t)(k0 + ((int)(1u))) * N + ((int)(blockIdx.x * T + ((int)(0u))))]) &&
             kp_bulk_rows_ok(&(B)[(size_t)(k0 + ((int)(0u))) * N + ((int)(blockIdx.x * T + ((int)(0u))))], &(B)[(size_t)((k0 + T) + ((int)(0u))) * N + ((int)(blockIdx.x * T + ((int)(0u))))]);
         if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
-            for (int kp_s = 0; kp_s < 3; ++kp_s) {
+            for (int kp_s = 0; kp_s < 3; ++kp_s)
                 kp_mbar_init(&kp_full[kp_s], 1);
-                kp_mbar_init(&kp_empty[kp_s], kp_bulk_warps());
-            }
             kp_mbar_fence_init();
         }
         __syncthreads();
@@ -132,7 +99,6 @@ __global__ void mm_guarded16(const float *__restrict__ A, const float *__restric
             } else {
                 As[0][ty][tx] = (row < M && k0 + tx < K) ? A[(size_t)row * K + k0 + tx] : 0.0f;
                 Bs[0][ty][tx] = (k0 + ty < K && col < N) ? B[(size_t)(k0 + ty) * N + col] : 0.0f;
-                __syncthreads();
                 if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0)
                     kp_mbar_arrive(&kp_full[0]);
             }
@@ -149,7 +115,6 @@ __global__ void mm_guarded16(const float *__restrict__ A, const float *__restric
             } else {
                 As[1][ty][tx] = (row < M && (k0 + T) + tx < K) ? A[(size_t)row * K + (k0 + T) + tx] : 0.0f;
                 Bs[1][ty][tx] = ((k0 + T) + ty < K && col < N) ? B[(size_t)((k0 + T) + ty) * N + col] : 0.0f;
-                __syncthreads();
                 if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0)
                     kp_mbar_arrive(&kp_full[1]);
             }
@@ -162,23 +127,19 @@ __global__ void mm_guarded16(const float *__restrict__ A, const float *__restric
                         (((int)(blockIdx.y * T + ((int)(15u)))) < M) &&
                         ((k0 + 2 * (T)) + ((int)(15u)) < K) &&
                         (((int)(blockIdx.x * T + ((int)(15u)))) < N)) {
-                    if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
+                    if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0)
                         kp_mbar_expect_tx(&kp_full[(kp_stage + 2) % 3], sizeof(As[0]) + sizeof(Bs[0]));
-                    }
-                    kp_bulk_tile_after(&As[(kp_stage + 2) % 3][0][0], &(A)[(size_t)((int)(blockIdx.y * T + ((int)(0u)))) * K + (k0 + 2 * (T)) + ((int)(0u))], &(A)[(size_t)((int)(blockIdx.y * T + ((int)(1u)))) * K + (k0 + 2 * (T)) + ((int)(0u))], sizeof(As[0][0]), sizeof(As[0]) / sizeof(As[0][0]), &kp_full[(kp_stage + 2) % 3], &kp_empty[(kp_stage + 2) % 3], (kp_free >> ((kp_stage + 2) % 3)) & 1u);
-                    kp_bulk_tile_after(&Bs[(kp_stage + 2) % 3][0][0], &(B)[(size_t)((k0 + 2 * (T)) + ((int)(0u))) * N + ((int)(blockIdx.x * T + ((int)(0u))))], &(B)[(size_t)((k0 + 2 * (T)) + ((int)(1u))) * N + ((int)(blockIdx.x * T + ((int)(0u))))], sizeof(Bs[0][0]), sizeof(Bs[0]) / sizeof(Bs[0][0]), &kp_full[(kp_stage + 2) % 3], &kp_empty[(kp_stage + 2) % 3], (kp_free >> ((kp_stage + 2) % 3)) & 1u);
+                    kp_bulk_tile(&As[(kp_stage + 2) % 3][0][0], &(A)[(size_t)((int)(blockIdx.y * T + ((int)(0u)))) * K + (k0 + 2 * (T)) + ((int)(0u))], &(A)[(size_t)((int)(blockIdx.y * T + ((int)(1u)))) * K + (k0 + 2 * (T)) + ((int)(0u))], sizeof(As[0][0]), sizeof(As[0]) / sizeof(As[0][0]), &kp_full[(kp_stage + 2) % 3]);
+                    kp_bulk_tile(&Bs[(kp_stage + 2) % 3][0][0], &(B)[(size_t)((k0 + 2 * (T)) + ((int)(0u))) * N + ((int)(blockIdx.x * T + ((int)(0u))))], &(B)[(size_t)((k0 + 2 * (T)) + ((int)(1u))) * N + ((int)(blockIdx.x * T + ((int)(0u))))], sizeof(Bs[0][0]), sizeof(Bs[0]) / sizeof(Bs[0][0]), &kp_full[(kp_stage + 2) % 3]);
                 } else {
                     As[(kp_stage + 2) % 3][ty][tx] = (row < M && (k0 + 2 * (T)) + tx < K) ? A[(size_t)row * K + (k0 + 2 * (T)) + tx] : 0.0f;
                     Bs[(kp_stage + 2) % 3][ty][tx] = ((k0 + 2 * (T)) + ty < K && col < N) ? B[(size_t)((k0 + 2 * (T)) + ty) * N + col] : 0.0f;
-                    __syncthreads();
                     if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0)
                         kp_mbar_arrive(&kp_full[(kp_stage + 2) % 3]);
                 }
-                kp_free ^= 1u << ((kp_stage + 2) % 3);
             }
             for (int kk = 0; kk < T; ++kk)
                 acc += As[kp_stage][ty][kk] * Bs[kp_stage][kk][tx];
-            kp_mbar_release(&kp_empty[kp_stage]); // this warp is done with the stage
             kp_stage = kp_stage == 2 ? 0 : kp_stage + 1;
         }
     }
