@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # make_variants.sh - runs kpipe on every sample for each variant (register,
-# register-ca, register-2bar, cp-async with 2, 3 and 4 stages, bulk and
-# bulk-mbar with 2, 3 and 4 stages for sm_90: NAME.bulk.cu, NAME.bulk-s3.cu,
-# NAME.bulk-mbar.cu, NAME.bulk-mbar-s3.cu, ...) and writes OUTDIR/NAME.VARIANT.cu (the
+# register-ca, register-2bar, cp-async with 2, 3 and 4 stages, bulk with 2, 3
+# and 4 stages for sm_90) and writes OUTDIR/NAME.VARIANT.cu (the
 # layout bench/run_gpu.sh reads).  A refused
 # sample gets no file; kpipe's diagnostics go to OUTDIR/NAME.VARIANT.log.
 #
@@ -24,18 +23,14 @@ for src in "$root"/samples/*.cu; do
 		"$kpipe" rewrite --variant cp-async --stages $n "$src" -o "$out/$name.cp-async-s$n.cu" 2>"$out/$name.cp-async-s$n.log"
 		echo "$name cp-async-s$n rc=$?"
 	done
-	# bulk copies (sm_90+), the slots released by a barrier (bulk) or by
-	# empty mbarriers (bulk-mbar): refused, with no file, where the copies
-	# are not whole rows
-	for b in bulk bulk-mbar; do
-		for n in 2 3 4; do
-			v=$b
-			[ $n = 2 ] || v=$b-s$n
-			"$kpipe" rewrite --variant $b --stages $n --arch sm_90 "$src" -o "$out/$name.$v.cu" 2>"$out/$name.$v.log"
-			rc=$?
-			# a refusal writes the input unchanged: no file
-			if cmp -s "$src" "$out/$name.$v.cu"; then rm -f "$out/$name.$v.cu"; fi
-			echo "$name $v rc=$rc"
-		done
+	# bulk copies (sm_90+): refused, with no file, where the copies are not whole rows
+	for n in 2 3 4; do
+		v=bulk
+		[ $n = 2 ] || v=bulk-s$n
+		"$kpipe" rewrite --variant bulk --stages $n --arch sm_90 "$src" -o "$out/$name.$v.cu" 2>"$out/$name.$v.log"
+		rc=$?
+		# a refusal writes the input unchanged: no file
+		if cmp -s "$src" "$out/$name.$v.cu"; then rm -f "$out/$name.$v.cu"; fi
+		echo "$name $v rc=$rc"
 	done
 done
