@@ -31,7 +31,9 @@
 #        wmma_bulk_half:2 matmul_guarded:2)
 # env:   KPIPE (default build-dev/kpipe, else build/kpipe), NCU, ARCH (sm_90),
 #        OUT (default: a temporary directory), BULK (see 1.), SANITIZE=1
-#        (gpu_bench.py --sanitize: memcheck, racecheck, synccheck)
+#        (gpu_bench.py --sanitize: memcheck, racecheck, synccheck) at the
+#        sizes of SANITIZE_SIZES (default small; e.g. tiny,small,even,odd,empty:
+#        those of the launch description, the others ignored)
 # A kpipe built on Debian runs on the GPU machine through bench/device_env.sh.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
@@ -104,7 +106,7 @@ for sv in "${samples[@]}"; do
 		fi
 	done
 	python3 bench/gpu_bench.py --spec "samples/$s.launch.json" --baseline "samples/$s.cu" "${vs[@]}" \
-		--arch "$arch" ${SANITIZE:+--sanitize} --build-dir "$out/build-$s" --json "$out/$s.json" --report "$out/$s.md" \
+		--arch "$arch" ${SANITIZE:+--sanitize --sanitize-size "${SANITIZE_SIZES:-small}"} --build-dir "$out/build-$s" --json "$out/$s.json" --report "$out/$s.md" \
 		--quiet >"$out/$s.log" 2>&1 || { echo "**gpu_bench.py exit $? (see $s.log)**"; status=1; }
 	[ -s "$out/$s.md" ] && sed -n '/^| version/,/^$/p' "$out/$s.md"
 	if [ -z "$ncu" ]; then
