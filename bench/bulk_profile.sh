@@ -5,8 +5,10 @@
 #
 #  1. kpipe writes, for each sample, the cp.async ring with the stage count
 #     that measured best on the H200 (docs/benchmarks.md, "Bulk copies") and
-#     the bulk variant(s) of $BULK ("bulk" by default; e.g.
-#     BULK="bulk bulk:--release mbarrier" adds a form by its options);
+#     the bulk variant(s) of $BULK ("bulk" by default; NAME:OPTIONS adds a
+#     form by its options, e.g. BULK="bulk bulk-s3:--stages=3"); a ring
+#     kpipe refuses (wmma_bulk_half's 2-byte copies for cp.async) is listed
+#     as not written and left out;
 #     EDITS="hint nofence" adds, for the first bulk form, copies edited by
 #     hand to test a remedy before kpipe writes it: `hint` gives the
 #     mbarrier wait a suspend-time hint (try_wait.parity ..., 0x989680, as
@@ -23,10 +25,15 @@
 #     smsp__average_warps_issue_stalled_*_per_issue_active.ratio family);
 #     a markdown table lists the largest reasons side by side.
 #
-# usage: bench/bulk_profile.sh [SAMPLE:STAGES ...]
+# usage: bench/bulk_profile.sh [SAMPLE:STAGES ...]  (default: the bulk
+#        samples, the guarded ones included: sgemm_at_bulk:2 matmul_bulk_float:2
+#        matmul_32x32:4 matmul_cuda_sample_style:2 sgemm_bulk_guarded:2
+#        wmma_bulk_half:2 matmul_guarded:2)
 # env:   KPIPE (default build-dev/kpipe, else build/kpipe), NCU, ARCH (sm_90),
 #        OUT (default: a temporary directory), BULK (see 1.), SANITIZE=1
-#        (gpu_bench.py --sanitize: memcheck, racecheck, synccheck)
+#        (gpu_bench.py --sanitize: memcheck, racecheck, synccheck) at the
+#        sizes of SANITIZE_SIZES (default small; e.g. tiny,small,even,odd,empty:
+#        those of the launch description, the others ignored)
 # A kpipe built on Debian runs on the GPU machine through bench/device_env.sh.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
@@ -41,7 +48,8 @@ ncu="${NCU:-$(command -v ncu || true)}"
 source bench/device_env.sh "$kpipe" || exit 2
 samples=("$@")
 [ ${#samples[@]} -gt 0 ] ||
-	samples=(sgemm_at_bulk:2 matmul_bulk_float:2 matmul_32x32:4 matmul_cuda_sample_style:2)
+	samples=(sgemm_at_bulk:2 matmul_bulk_float:2 matmul_32x32:4 matmul_cuda_sample_style:2
+		sgemm_bulk_guarded:2 wmma_bulk_half:2 matmul_guarded:2)
 read -r -a bulks <<<"${BULK:-bulk}"
 metrics='regex:^smsp__average_warps_issue_stalled_[a-z_]+_per_issue_active\.ratio$'
 metrics+=',smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active'
@@ -58,10 +66,16 @@ for sv in "${samples[@]}"; do
 	n="${sv#*:}"
 	echo "### $s"
 	echo
-	vs=(--variant "cp-async-s$n=$out/$s.cp-async-s$n.cu")
+	vs=()
 	"$kpipe" rewrite "samples/$s.cu" --arch "$arch" --variant cp-async --stages "$n" \
 		-o "$out/$s.cp-async-s$n.cu" "${KPIPE_PARSE_ARGS[@]}" 2>"$out/$s.cp-async.err" ||
 		{ echo "kpipe rewrite --variant cp-async failed: $(head -2 "$out/$s.cp-async.err")"; status=1; continue; }
+	# a refusal writes the input unchanged (exit 0): not a cp.async ring
+	if cmp -s "samples/$s.cu" "$out/$s.cp-async-s$n.cu"; then
+		echo "- cp-async-s$n: not written: $(grep -m1 -o '\[kpipe-[a-z-]*\]' "$out/$s.cp-async.err" || head -1 "$out/$s.cp-async.err")"
+	else
+		vs+=(--variant "cp-async-s$n=$out/$s.cp-async-s$n.cu")
+	fi
 	for b in "${bulks[@]}"; do
 		name="${b%%:*}"
 		opts=""
@@ -92,7 +106,7 @@ for sv in "${samples[@]}"; do
 		fi
 	done
 	python3 bench/gpu_bench.py --spec "samples/$s.launch.json" --baseline "samples/$s.cu" "${vs[@]}" \
-		--arch "$arch" ${SANITIZE:+--sanitize} --build-dir "$out/build-$s" --json "$out/$s.json" --report "$out/$s.md" \
+		--arch "$arch" ${SANITIZE:+--sanitize --sanitize-size "${SANITIZE_SIZES:-small}"} --build-dir "$out/build-$s" --json "$out/$s.json" --report "$out/$s.md" \
 		--quiet >"$out/$s.log" 2>&1 || { echo "**gpu_bench.py exit $? (see $s.log)**"; status=1; }
 	[ -s "$out/$s.md" ] && sed -n '/^| version/,/^$/p' "$out/$s.md"
 	if [ -z "$ncu" ]; then

@@ -1,31 +1,39 @@
 /*
  * bulk.c - the bulk-copy transform for sm_90 and newer: shared tiles become
- * [S][R][C], one "full" mbarrier per stage, and one elected thread fills a
- * stage with cp.async.bulk copies (one per tile row, or one per tile when
- * the rows are adjacent in global memory) that complete the barrier's
- * transaction count; consumers wait on the stage's phase.
+ * [S][R][C], one "full" mbarrier per stage, and the lanes 0 of the block's
+ * warps fill a stage with cp.async.bulk copies (one per tile row, or one
+ * per tile when the rows are adjacent in global memory) that complete the
+ * barrier's transaction count; consumers wait on the stage's phase.
  *
  *   before:    thread 0 initialises S barriers (count 1), fences, barrier
  *   prologue:  if (tile t exists) FILL(t, slot t)              (t < S-1)
- *   loop:      wait(bar[i % S], its phase); __syncthreads();
+ *   loop:      wait(full[i % S], its phase); __syncthreads();
  *              if (tile i+S-1 exists) FILL(i+S-1, slot (i+S-1) % S)
  *              compute slot i % S
- *   FILL:      if (the block is R x C threads, every row 16-byte aligned)
+ *   FILL:      if (the block is R x C threads, every row 16-byte aligned,
+ *                  every guard true for the whole tile)
  *                  thread 0: arrive.expect_tx(bytes of the stage); bulk copies
  *              else
- *                  the original copies (plain loads) into the slot;
- *                  thread 0: arrive
+ *                  the original copies (plain loads, guards kept) into the
+ *                  slot; thread 0: arrive
  *
  * The __syncthreads() after the wait releases the slot refilled next (its
- * last readers computed in the previous iteration); there is no "empty"
- * barrier per stage.  Applies when every copy is `TILE[ty][tx] = P[e]` for
- * a two-dimensional tile, ty / tx threadIdx.y / .x (or locals holding
- * them), e affine in them (tx with coefficient 1) and otherwise the same
- * for every thread, rows a multiple of 16 bytes; the block shape and the
- * alignment of each tile's rows are checked at run time, per tile, and a
- * tile that fails takes the plain copies.  Guarded copies, copy loops and
- * vector copies are refused (kpipe-bulk-unavailable); the tensor-map (TMA)
- * form is not built.
+ * last readers computed in the previous iteration).  A per-stage "empty"
+ * mbarrier release instead was built and measured: it was slower, and
+ * compute-sanitizer racecheck reported hazards between the bulk writes and
+ * the compute's reads on all six bulk samples, so it is not offered.
+ *
+ * Applies when every copy is `TILE[ty][tx] = P[e]`, or guarded
+ * (`= g ? P[e] : 0`, `if (g) ... else ... = 0`), for a two-dimensional
+ * tile, ty / tx threadIdx.y / .x (or locals holding them), e affine in
+ * them (tx with coefficient 1) and otherwise the same for every thread,
+ * rows a multiple of 16 bytes, any element size; a guard must be a
+ * conjunction of comparisons of signed values affine in the thread
+ * indices (or free of them), so that its corners decide the whole tile.
+ * The block shape, the alignment of each tile's rows and the guards are
+ * checked at run time, per tile, and a tile that fails takes the plain
+ * copies.  Copy loops and vector copies are refused
+ * (kpipe-bulk-unavailable); the tensor-map (TMA) form is not built.
  */
 #include "transform.h"
 
@@ -34,7 +42,6 @@
 #include <string.h>
 
 extern const kp_transform kp_transform_bulk;
-extern const kp_transform kp_transform_cp_async;
 
 /* ---- the index analysis ---- */
 
@@ -45,6 +52,8 @@ typedef struct {
 	long long cx;    /* constant coefficient of threadIdx.x */
 	int cx_sym;      /* threadIdx.x has a coefficient that is not a constant */
 	int ty;          /* threadIdx.y appears, with a uniform coefficient */
+	long long cy;    /* ... which is this constant, unless cy_sym */
+	int cy_sym;      /* threadIdx.y's coefficient is not a constant */
 	long long c0;    /* constant term */
 	int has_u;       /* uniform terms that are not constants */
 	int ind;         /* holds a counter or pointer the loop advances */
@@ -228,6 +237,8 @@ static lin lin_add(lin a, lin b, int sign)
 	v.cx = a.cx + sign * b.cx;
 	v.cx_sym = a.cx_sym || b.cx_sym;
 	v.ty = a.ty || b.ty;
+	v.cy = a.cy + sign * b.cy;
+	v.cy_sym = a.cy_sym || b.cy_sym;
 	v.c0 = a.c0 + sign * b.c0;
 	v.has_u = a.has_u || b.has_u;
 	return lin_flags(v, &a, &b, 1);
@@ -254,12 +265,15 @@ static lin lin_mul(lin a, lin b)
 		v.cx = a.cx * b.c0;
 		v.cx_sym = a.cx_sym && b.c0;
 		v.ty = a.ty && b.c0;
+		v.cy = a.cy * b.c0;
+		v.cy_sym = a.cy_sym && b.c0;
 		v.c0 = a.c0 * b.c0;
 		v.has_u = a.has_u && b.c0;
 		return lin_flags(v, &a, &b, 1);
 	}
 	v.cx_sym = a.cx || a.cx_sym;
 	v.ty = a.ty;
+	v.cy_sym = a.ty;
 	v.has_u = 1;
 	return lin_flags(v, &a, &b, !(a.ind && b.ind));
 }
@@ -307,7 +321,7 @@ static lin lin_of(lctx *c, const kp_node *n)
 			if (comp == 'x')
 				v.cx = 1;
 			else if (comp == 'y')
-				v.ty = 1;
+				v.ty = v.cy = 1;
 			else
 				return lin_bad("uses threadIdx.z");
 		} else
@@ -354,13 +368,130 @@ static lin lin_of(lctx *c, const kp_node *n)
 	return lin_bad("is not an affine index kpipe can follow");
 }
 
+/* ---- guards ---- */
+
+enum { GUARD_TERMS = 16 };
+
+static const kp_node *strip_parens(const kp_node *n)
+{
+	while (n && (n->kind == KP_N_PAREN || (n->kind == KP_N_OTHER && n->nkids == 1)))
+		n = n->kids[0];
+	return n;
+}
+
+/* The terms of a guard's && chain (parentheses looked through) into
+ * out[k..]; the new count, or -1 past `max`. */
+static int guard_terms(const kp_node *n, const kp_node **out, int max, int k)
+{
+	n = strip_parens(n);
+	if (n && n->kind == KP_N_BINOP && n->op && !strcmp(n->op, "&&") && n->nkids == 2) {
+		k = guard_terms(n->kids[0], out, max, k);
+		return k < 0 ? k : guard_terms(n->kids[1], out, max, k);
+	}
+	if (k >= max)
+		return -1;
+	out[k] = n;
+	return k + 1;
+}
+
+/* The comparison sees a signed operand: neither it nor what it converts
+ * implicitly has an unsigned type (whose wrap-around could make a term
+ * false inside a tile and true at its corners); an explicit cast decides. */
+static int signed_operand(const kp_node *n)
+{
+	for (; n; n = n->nkids == 1 ? n->kids[0] : NULL) {
+		const char *t = n->type ? n->type : "";
+		if (strstr(t, "unsigned") || strstr(t, "size_t") || strchr(t, '*'))
+			return 0;
+		if (n->kind != KP_N_PAREN && n->kind != KP_N_OTHER)
+			break;
+	}
+	return 1;
+}
+
+/* The corners of one axis (threadIdx.x or .y) where a term must hold for
+ * it to hold along the whole axis: 1 the low one (0), 2 the high one, 3
+ * both.  k: the axis' coefficient in left - right, sym: not a constant;
+ * le: the term bounds left - right from above (<, <=), else from below. */
+static int axis_corners(long long k, int sym, int le)
+{
+	if (sym)
+		return 3;
+	if (!k)
+		return 1;
+	return (k > 0) == le ? 2 : 1;
+}
+
+/* Why one term of a guard cannot be decided for a whole tile from its
+ * corners, or NULL; *mx / *my: the corners of each axis it must hold at
+ * (axis_corners).  A term is a comparison (<, <=, >, >=) of signed values
+ * affine in the thread indices with uniform other terms, or an expression
+ * that reads no thread index. */
+static const char *term_problem(lctx *c, const kp_node *n, int *mx, int *my)
+{
+	static const char *const rel[] = {"<", "<=", ">", ">="};
+	int is_rel = 0, is_cmp = 0;
+	*mx = *my = 1;
+	if (n && n->kind == KP_N_BINOP && n->op && n->nkids == 2) {
+		for (size_t i = 0; i < KP_ARRAY_LEN(rel); i++)
+			is_rel |= !strcmp(n->op, rel[i]);
+		is_cmp = is_rel || !strcmp(n->op, "==") || !strcmp(n->op, "!=");
+	}
+	if (n && n->kind == KP_N_BINOP && n->op && !strcmp(n->op, "||"))
+		return "is a disjunction (||), which the corners of a tile do not decide";
+	if (n && n->kind == KP_N_UNOP && n->op && !strcmp(n->op, "!"))
+		return "negates a condition (!), which the corners of a tile do not decide";
+	if (!is_cmp) {
+		lin v = lin_of(c, n);
+		if (v.bad)
+			return v.bad;
+		return lin_threads(&v) ? "reads a thread index outside a comparison" : NULL;
+	}
+	lin a = lin_of(c, n->kids[0]), b = lin_of(c, n->kids[1]);
+	if (a.bad || b.bad)
+		return a.bad ? a.bad : b.bad;
+	if (!lin_threads(&a) && !lin_threads(&b))
+		return NULL;
+	if (!is_rel)
+		return "compares a thread index with == or != (true for part of a tile)";
+	if (!signed_operand(n->kids[0]) || !signed_operand(n->kids[1]))
+		return "compares unsigned values (they may wrap around inside the tile)";
+	int le = n->op[0] == '<';
+	*mx = axis_corners(a.cx - b.cx, a.cx_sym || b.cx_sym, le);
+	*my = axis_corners(a.cy - b.cy, a.cy_sym || b.cy_sym, le);
+	return NULL;
+}
+
+/* Why a copy's guard cannot be decided for a whole tile, or NULL. */
+static const char *guard_problem(lctx *c, const kp_load *ld)
+{
+	const kp_node *t[GUARD_TERMS];
+	int n = guard_terms(ld->cond, t, GUARD_TERMS, 0);
+	if (n < 0)
+		return kp_arena_printf(c->ar, "line %d: the copy's guard has more than %d terms",
+				       ld->line, GUARD_TERMS);
+	for (int i = 0; i < n; i++) {
+		int mx, my;
+		const char *why = term_problem(c, t[i], &mx, &my);
+		if (why)
+			return kp_arena_printf(
+				c->ar,
+				"line %d: a term of the copy's guard %s; the bulk form decides a "
+				"tile's guard at its corners (a conjunction of comparisons of signed "
+				"values affine in threadIdx.x and .y, or of terms free of them)",
+				ld->line, why);
+	}
+	return NULL;
+}
+
 /* ---- the copies ---- */
 
-/* One copy `TILE[ty][tx] = P[e]` as the bulk form reads it. */
+/* One copy `TILE[ty][tx] = P[e]`, guarded or not, as the bulk form reads it. */
 typedef struct {
 	const kp_decl *tile;
 	const kp_node *base;  /* P */
 	const kp_node *index; /* e */
+	const kp_node *guard; /* the guard's condition, NULL when unguarded */
 	int affine;           /* P + e is affine in the loop's counters and pointers */
 } bulk_copy;
 
@@ -379,11 +510,14 @@ static const kp_node *strip_all(const kp_node *n)
 static const char *copy_problem(lctx *c, const kp_load *ld, bulk_copy *out)
 {
 	kp_arena *ar = c->ar;
-	if (ld->guard != KP_G_NONE)
-		return kp_arena_printf(ar,
-				       "line %d: the copy is guarded; bulk copies cannot fill a "
-				       "partial tile with zeros (use cp-async)",
+	if (ld->guard != KP_G_NONE && !ld->cond)
+		return kp_arena_printf(ar, "line %d: the copy's guard is not visible to kpipe",
 				       ld->line);
+	if (ld->guard != KP_G_NONE) {
+		const char *why = guard_problem(c, ld);
+		if (why)
+			return why;
+	}
 	if (ld->depth || ld->nunder)
 		return kp_arena_printf(ar,
 				       "line %d: the copy is in a copy loop or under a condition; "
@@ -448,6 +582,7 @@ static const char *copy_problem(lctx *c, const kp_load *ld, bulk_copy *out)
 	out->tile = t;
 	out->base = rhs->kids[0];
 	out->index = rhs->kids[1];
+	out->guard = ld->guard != KP_G_NONE ? ld->cond : NULL;
 	out->affine = !b.ind_bad && !e.ind_bad;
 	return NULL;
 }
@@ -481,16 +616,54 @@ static const char *bulk_problem(const kp_file *f, const kp_loop *l, kp_arena *ar
 	return NULL;
 }
 
-/* cp.async's conditions (plain pure copies of 4, 8 or 16 bytes, tiles not
- * volatile), then the bulk form's. */
+/* What the bulk form copies: plain global loads stored unchanged (pure,
+ * not staged through a register of the source) into tiles that are not
+ * volatile; cp.async's conditions but its widths, since a bulk copy moves
+ * rows (1- and 2-byte elements are fine).  Why not, or NULL. */
+static const char *plain_copies_problem(const kp_loop *l, kp_arena *ar)
+{
+	for (int i = 0; i < l->nloads; i++) {
+		const kp_load *ld = &l->loads[i];
+		if (!ld->src)
+			return kp_arena_printf(
+				ar, "line %d: the stored value is not a plain global load",
+				ld->line);
+		if (ld->via)
+			return kp_arena_printf(
+				ar,
+				"line %d: '%s' is filled from the register '%s' (the "
+				"source stages the copy, e.g. to transpose it); bulk "
+				"copies move memory unchanged",
+				ld->line, ld->tile->name, ld->via->name);
+		if (!ld->pure)
+			return kp_arena_printf(
+				ar, "line %d: the copy converts or computes on its way in",
+				ld->line);
+	}
+	for (int i = 0; i < l->ntiles; i++) {
+		const kp_decl *d = l->tiles[i].arr;
+		if (l->tiles[i].loaded && d->type && strstr(d->type, "volatile"))
+			return kp_arena_printf(
+				ar, "'%s' is volatile: bulk copies write it behind the compiler",
+				d->name);
+	}
+	return NULL;
+}
+
 static void bulk_facts(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_xfacts *x)
 {
-	kp_transform_cp_async.facts(f, l, arena, x);
+	x->ok = l->nloads > 0;
+	x->why_not = NULL;
+	x->regs = 0;
+	x->regs_inst = NULL;
 	if (!x->ok)
 		return;
-	bulk_copy *copies = kp_xcalloc((size_t)l->nloads + 1, sizeof(*copies));
-	const char *why = bulk_problem(f, l, arena, copies);
-	free(copies);
+	const char *why = plain_copies_problem(l, arena);
+	if (!why) {
+		bulk_copy *copies = kp_xcalloc((size_t)l->nloads + 1, sizeof(*copies));
+		why = bulk_problem(f, l, arena, copies);
+		free(copies);
+	}
 	if (why) {
 		x->ok = 0;
 		x->why_not = why;
@@ -597,37 +770,36 @@ static void names_of(kp_file *f, bulk_names *n)
 
 /* The device functions every bulk loop of the file calls, once per file
  * (the #ifndef keeps a second loop's copy out). */
-static char *helpers(const bulk_names *n)
+static void helpers_base(kp_strbuf *sb, const bulk_names *n)
 {
-	kp_strbuf sb = KP_STRBUF_INIT;
-	kp_strbuf_addf(&sb, "#ifndef %s\n#define %s\n", n->guard, n->guard);
-	kp_strbuf_adds(&sb, "// kpipe: mbarrier and bulk-copy helpers (sm_90+), used by the "
-			    "loops rewritten with --variant bulk\n");
-	kp_strbuf_addf(&sb,
+	kp_strbuf_addf(sb, "#ifndef %s\n#define %s\n", n->guard, n->guard);
+	kp_strbuf_adds(sb, "// kpipe: mbarrier and bulk-copy helpers (sm_90+), used by the "
+			   "loops rewritten with --variant bulk\n");
+	kp_strbuf_addf(sb,
 		       "static __device__ __forceinline__ void %s(unsigned long long *bar, "
 		       "unsigned count)\n{\n"
 		       "\tasm volatile(\"mbarrier.init.shared::cta.b64 [%%0], %%1;\" :: "
 		       "\"r\"((unsigned)__cvta_generic_to_shared(bar)), \"r\"(count) : "
 		       "\"memory\");\n}\n",
 		       n->init);
-	kp_strbuf_addf(&sb,
+	kp_strbuf_addf(sb,
 		       "static __device__ __forceinline__ void %s()\n{\n"
 		       "\tasm volatile(\"fence.mbarrier_init.release.cluster;\" ::: \"memory\");\n"
 		       "\tasm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");\n}\n",
 		       n->fence);
-	kp_strbuf_addf(&sb,
+	kp_strbuf_addf(sb,
 		       "static __device__ __forceinline__ void %s(unsigned long long *bar, "
 		       "unsigned bytes)\n{\n"
 		       "\tasm volatile(\"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%%0], "
 		       "%%1;\" :: \"r\"((unsigned)__cvta_generic_to_shared(bar)), \"r\"(bytes) : "
 		       "\"memory\");\n}\n",
 		       n->expect);
-	kp_strbuf_addf(&sb,
+	kp_strbuf_addf(sb,
 		       "static __device__ __forceinline__ void %s(unsigned long long *bar)\n{\n"
 		       "\tasm volatile(\"mbarrier.arrive.shared::cta.b64 _, [%%0];\" :: "
 		       "\"r\"((unsigned)__cvta_generic_to_shared(bar)) : \"memory\");\n}\n",
 		       n->arrive);
-	kp_strbuf_addf(&sb,
+	kp_strbuf_addf(sb,
 		       "static __device__ __forceinline__ void %s(unsigned long long *bar, "
 		       "unsigned parity)\n{\n"
 		       "\tunsigned done;\n"
@@ -639,7 +811,7 @@ static char *helpers(const bulk_names *n)
 		       "\"memory\");\n"
 		       "\t} while (!done);\n}\n",
 		       n->wait);
-	kp_strbuf_addf(&sb,
+	kp_strbuf_addf(sb,
 		       "// every row of a tile 16-byte aligned: the first two rows' sources are\n"
 		       "static __device__ __forceinline__ bool %s(const void *row0, const void "
 		       "*row1)\n{\n"
@@ -647,7 +819,7 @@ static char *helpers(const bulk_names *n)
 		       "0;\n}\n",
 		       n->rows_ok);
 	kp_strbuf_addf(
-		&sb,
+		sb,
 		"// rows rows of row_bytes each from row0, row1, ... (one copy when adjacent);\n"
 		"// every thread calls, lane 0 of each warp copies its share of the rows\n"
 		"static __device__ __forceinline__ void %s(void *dst, const void *row0, const "
@@ -668,7 +840,13 @@ static char *helpers(const bulk_names *n)
 		"bytes [%%0], [%%1], %%2, [%%3];\" :: \"r\"(d + r * row_bytes), "
 		"\"l\"((const char *)row0 + r * stride), \"r\"(len), \"r\"(b) : \"memory\");\n}\n",
 		n->copy);
-	kp_strbuf_addf(&sb, "#endif\n");
+	kp_strbuf_adds(sb, "#endif\n");
+}
+
+static char *helpers(const bulk_names *n)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	helpers_base(&sb, n);
 	return kp_strbuf_detach(&sb);
 }
 
@@ -710,78 +888,146 @@ static char *plain_phase(kp_file *f, const kp_loop *l, const kp_spans *sp, const
 	return txt;
 }
 
-/* FILL(tile `ahead` on, slot `idx`) at indentation I; iu one level. */
-static void emit_fill(kp_strbuf *sb, kp_file *f, const kp_loop *l, const kp_spans *sp,
-		      const bulk_copy *cp, const bulk_names *nm, const char *idx, int ahead,
-		      const char *I, const char *iu)
+/* What a fill renders from. */
+typedef struct {
+	kp_file *f;
+	const kp_loop *l;
+	const kp_spans *sp;
+	const bulk_copy *cp;
+	const bulk_names *nm;
+	const char *iu; /* one indentation unit */
+} bulk_ctx;
+
+/* " &&\n(term)" for each term of each guarded copy, at the corners of the
+ * tile `ahead` on where it is tightest: an affine function over a box is
+ * extreme at its corners, so the guard holds for every thread of the tile
+ * (blockDim the tile's shape, which the fill checks too) exactly when each
+ * term holds there.  The values are the same for every thread; a term
+ * written twice is tested once. */
+static void emit_guards(kp_strbuf *sb, const bulk_ctx *c, int ahead, const char *pre)
 {
+	lctx lc = {c->f, c->l, &c->f->arena, 0};
+	char **seen = kp_xcalloc((size_t)c->l->nloads * GUARD_TERMS * 4 + 1, sizeof(*seen));
+	int nseen = 0;
+	for (int i = 0; i < c->l->nloads; i++) {
+		const bulk_copy *cp = &c->cp[i];
+		const kp_node *t[GUARD_TERMS];
+		int n = cp->guard ? guard_terms(cp->guard, t, GUARD_TERMS, 0) : 0;
+		char xs[2][24], ys[2][24];
+		snprintf(xs[0], sizeof(xs[0]), "0u");
+		snprintf(ys[0], sizeof(ys[0]), "0u");
+		snprintf(xs[1], sizeof(xs[1]), "%lldu", cp->tile->dims[1] - 1);
+		snprintf(ys[1], sizeof(ys[1]), "%lldu", cp->tile->dims[0] - 1);
+		for (int k = 0; k < n; k++) {
+			int mx, my;
+			if (term_problem(&lc, t[k], &mx, &my))
+				continue; /* refused by the facts: not reached */
+			for (int a = 0; a < 2; a++)
+				for (int b = 0; b < 2; b++) {
+					if (!(mx >> a & 1) || !(my >> b & 1))
+						continue;
+					rctx r = {c->l, NULL, c->f, xs[a], ys[b], 0};
+					char *txt = render_index(&r, t[k], ahead);
+					int dup = 0;
+					for (int j = 0; j < nseen && !dup; j++)
+						dup = !strcmp(seen[j], txt);
+					if (!dup)
+						kp_strbuf_addf(sb, " &&\n%s(%s)", pre, txt);
+					seen[nseen++] = txt;
+				}
+		}
+	}
+	for (int j = 0; j < nseen; j++)
+		free(seen[j]);
+	free(seen);
+}
+
+/* The bulk path of a fill: the elected thread arms the barrier with the
+ * stage's bytes; each warp's lane 0 issues its share of the rows (a copy
+ * that completes before the barrier is armed leaves its transaction count
+ * negative, and the phase waits for the arrival).  The slot is free: the
+ * prologue's are unused, the loop's released by its __syncthreads(). */
+static void emit_bulk_path(kp_strbuf *sb, const bulk_ctx *c, const char *idx, int ahead,
+			   const char *I)
+{
+	const bulk_names *nm = c->nm;
+	const char *iu = c->iu;
+	kp_strbuf_addf(sb, "%s%sif (" KP_ELECTED ")\n", I, iu);
+	kp_strbuf_addf(sb, "%s%s%s%s(&%s[%s], ", I, iu, iu, nm->expect, nm->bar, idx);
+	for (int i = 0; i < c->l->nloads; i++)
+		kp_strbuf_addf(sb, "%ssizeof(%s[0])", i ? " + " : "", c->cp[i].tile->name);
+	kp_strbuf_adds(sb, ");\n");
+	for (int i = 0; i < c->l->nloads; i++) {
+		const char *t = c->cp[i].tile->name;
+		char *r0 = row_src(c->f, c->l, &c->cp[i], "0u", ahead),
+		     *r1 = row_src(c->f, c->l, &c->cp[i], "1u", ahead);
+		kp_strbuf_addf(sb,
+			       "%s%s%s(&%s[%s][0][0], %s, %s, sizeof(%s[0][0]), sizeof(%s[0]) / "
+			       "sizeof(%s[0][0]), &%s[%s]",
+			       I, iu, nm->copy, t, idx, r0, r1, t, t, t, nm->bar, idx);
+		kp_strbuf_adds(sb, ");\n");
+		free(r0);
+		free(r1);
+	}
+}
+
+/* FILL(tile `ahead` on, slot `idx`) at indentation I. */
+static void emit_fill(kp_strbuf *sb, const bulk_ctx *c, const char *idx, int ahead, const char *I)
+{
+	const bulk_names *nm = c->nm;
+	const char *iu = c->iu;
 	kp_strbuf_addf(sb, "%sif (%s", I, nm->ok);
-	for (int i = 0; i < l->nloads && !hoisted(l, cp); i++) {
-		char *r0 = row_src(f, l, &cp[i], "0u", ahead),
-		     *r1 = row_src(f, l, &cp[i], "1u", ahead);
+	for (int i = 0; i < c->l->nloads && !hoisted(c->l, c->cp); i++) {
+		char *r0 = row_src(c->f, c->l, &c->cp[i], "0u", ahead),
+		     *r1 = row_src(c->f, c->l, &c->cp[i], "1u", ahead);
 		kp_strbuf_addf(sb, " &&\n%s%s    %s(%s, %s)", I, iu, nm->rows_ok, r0, r1);
 		free(r0);
 		free(r1);
 	}
-	/* the elected thread arms the barrier with the stage's bytes; each
-	 * warp's lane 0 issues its share of the rows (a copy that completes
-	 * before the barrier is armed leaves its transaction count negative,
-	 * and the phase waits for the arrival) */
-	kp_strbuf_addf(sb, ") {\n%s%sif (" KP_ELECTED ")\n", I, iu);
-	kp_strbuf_addf(sb, "%s%s%s%s(&%s[%s], ", I, iu, iu, nm->expect, nm->bar, idx);
-	for (int i = 0; i < l->nloads; i++)
-		kp_strbuf_addf(sb, "%ssizeof(%s[0])", i ? " + " : "", cp[i].tile->name);
-	kp_strbuf_adds(sb, ");\n");
-	for (int i = 0; i < l->nloads; i++) {
-		const char *t = cp[i].tile->name;
-		char *r0 = row_src(f, l, &cp[i], "0u", ahead),
-		     *r1 = row_src(f, l, &cp[i], "1u", ahead);
-		kp_strbuf_addf(sb,
-			       "%s%s%s(&%s[%s][0][0], %s, %s, sizeof(%s[0][0]), sizeof(%s[0]) / "
-			       "sizeof(%s[0][0]), &%s[%s]);\n",
-			       I, iu, nm->copy, t, idx, r0, r1, t, t, t, nm->bar, idx);
-		free(r0);
-		free(r1);
-	}
+	kp_strbuf pre = KP_STRBUF_INIT;
+	kp_strbuf_addf(&pre, "%s%s    ", I, iu);
+	emit_guards(sb, c, ahead, kp_strbuf_str(&pre));
+	kp_strbuf_release(&pre);
+	kp_strbuf_adds(sb, ") {\n");
+	emit_bulk_path(sb, c, idx, ahead, I);
 	kp_strbuf_addf(sb, "%s} else {\n", I);
 	/* the load phase is indented as the loop body (the loop's indentation
 	 * and one unit); here it is one unit deeper than I */
-	char *plain = plain_phase(f, l, sp, idx, ahead);
-	char *ind = kp_line_indent(f, l->node->begin);
+	char *plain = plain_phase(c->f, c->l, c->sp, idx, ahead);
+	char *ind = kp_line_indent(c->f, c->l->node->begin);
 	size_t il = strlen(ind);
-	kp_strbuf pre = KP_STRBUF_INIT;
-	kp_strbuf_adds(&pre, strlen(I) >= il ? I + il : "");
-	char *plain_i = kp_reindent(plain, kp_strbuf_str(&pre));
+	char *plain_i = kp_reindent(plain, strlen(I) >= il ? I + il : "");
 	kp_strbuf_adds(sb, plain_i);
 	kp_strbuf_addf(sb, "%s%sif (" KP_ELECTED ")\n%s%s%s%s(&%s[%s]);\n%s}\n", I, iu, I, iu, iu,
 		       nm->arrive, nm->bar, idx, I);
 	free(plain_i);
 	free(ind);
-	kp_strbuf_release(&pre);
 	free(plain);
 }
 
 /* The barriers, the phase bits and the block-shape test, before the prologue. */
-static void emit_setup(kp_strbuf *sb, kp_file *f, const kp_loop *l, const bulk_copy *cp,
-		       const bulk_names *nm, int S, const char *I1, const char *iu)
+static void emit_setup(kp_strbuf *sb, const bulk_ctx *c, int S, const char *I1)
 {
+	const bulk_names *nm = c->nm;
+	const char *iu = c->iu;
 	kp_strbuf_addf(sb, "%s__shared__ __align__(8) unsigned long long %s[%d];\n", I1, nm->bar,
 		       S);
 	kp_strbuf_addf(sb, "%sunsigned %s = 0; // bit s: the phase stage s waits for\n", I1,
 		       nm->phase);
 	kp_strbuf_addf(sb, "%sconst bool %s = blockDim.z == 1", I1, nm->ok);
-	for (int i = 0; i < l->nloads; i++) {
-		const char *t = cp[i].tile->name;
+	for (int i = 0; i < c->l->nloads; i++) {
+		const char *t = c->cp[i].tile->name;
 		kp_strbuf_addf(
 			sb,
 			" &&\n%s%sblockDim.x == sizeof(%s[0][0]) / sizeof(%s[0][0][0]) && "
 			"blockDim.y == sizeof(%s[0]) / sizeof(%s[0][0]) &&\n%s%s%s(&%s[0][0][0], "
 			"&%s[0][0][0])",
 			I1, iu, t, t, t, t, I1, iu, nm->rows_ok, t, t);
-		if (!hoisted(l, cp))
+		if (!hoisted(c->l, c->cp))
 			continue; /* each tile is checked where it is copied */
-		char *r0 = row_src(f, l, &cp[i], "0u", 0), *r1 = row_src(f, l, &cp[i], "1u", 0);
-		char *n0 = row_src(f, l, &cp[i], "0u", 1);
+		char *r0 = row_src(c->f, c->l, &c->cp[i], "0u", 0),
+		     *r1 = row_src(c->f, c->l, &c->cp[i], "1u", 0);
+		char *n0 = row_src(c->f, c->l, &c->cp[i], "0u", 1);
 		kp_strbuf_addf(sb, " &&\n%s%s%s(%s, %s) &&\n%s%s%s(%s, %s)", I1, iu, nm->rows_ok,
 			       r0, r1, I1, iu, nm->rows_ok, r0, n0);
 		free(r0);
@@ -793,6 +1039,47 @@ static void emit_setup(kp_strbuf *sb, kp_file *f, const kp_loop *l, const bulk_c
 	kp_strbuf_addf(sb, "%s%sfor (int kp_s = 0; kp_s < %d; ++kp_s)\n%s%s%s%s(&%s[kp_s], 1);\n",
 		       I1, iu, S, I1, iu, iu, nm->init, nm->bar);
 	kp_strbuf_addf(sb, "%s%s%s();\n%s}\n%s__syncthreads();\n", I1, iu, nm->fence, I1, I1);
+}
+
+/* The main loop: wait for the stage, barrier, refill the slot the
+ * previous iteration computed, compute. */
+static void emit_loop(kp_strbuf *sb, const bulk_ctx *c, const kp_frame *fr, const kp_xform_opts *o,
+		      int S)
+{
+	kp_file *f = c->f;
+	const kp_loop *l = c->l;
+	const bulk_names *nm = c->nm;
+	const char *I1 = fr->I1, *I2 = fr->I2;
+	if (fr->pragma)
+		kp_strbuf_addf(sb, "%s%s\n", I1, fr->pragma);
+	char *c0 = kp_cond_ahead(f, l, 0);
+	char *inc = kp_render(f, l->inc->begin, l->inc->end, &(kp_subs){0});
+	kp_strbuf_addf(sb, "%sfor (; %s; %s) {\n", I1, c0, inc);
+	free(inc);
+	free(c0);
+	kp_strbuf_addf(sb, "%s%s(&%s[%s], (%s >> %s) & 1u);\n", I2, nm->wait, nm->bar, nm->stage,
+		       nm->phase, nm->stage);
+	kp_strbuf_addf(sb, "%s%s ^= 1u << %s;\n", I2, nm->phase, nm->stage);
+	kp_strbuf_addf(sb, "%s__syncthreads(); // and the slot refilled below is free\n", I2);
+	char *cn = kp_tile_exists(f, l, 1, S - 1);
+	const char *refill =
+		S == 2 ? kp_arena_printf(&f->arena, "%s ^ 1", nm->stage)
+		       : kp_arena_printf(&f->arena, "(%s + %d) %% %d", nm->stage, S - 1, S);
+	kp_strbuf_addf(sb, "%sif (%s) {\n", I2, cn);
+	emit_fill(sb, c, refill, S - 1, fr->I3);
+	kp_strbuf_addf(sb, "%s}\n", I2);
+	free(cn);
+
+	kp_subs cs = {0};
+	kp_subs_tiles(&cs, f, l, fr->sp.comp_b, fr->sp.comp_e, nm->stage);
+	char *comp = kp_render(f, fr->sp.comp_b, fr->sp.comp_e, &cs);
+	char *comp_i = kp_reindent(comp, fr->iu);
+	kp_strbuf_adds(sb, comp_i);
+	free(comp);
+	free(comp_i);
+	kp_subs_release(&cs);
+	kp_emit_tail(sb, f, &fr->sp, fr->iu);
+	kp_emit_ring_close(sb, fr, l, o, nm->stage, S, NULL);
 }
 
 static int bulk_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edits *out,
@@ -809,59 +1096,29 @@ static int bulk_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_e
 	names_of(f, &nm);
 	kp_frame fr;
 	kp_frame_open(&fr, f, l);
-	const char *ind = fr.ind, *iu = fr.iu, *I1 = fr.I1, *I2 = fr.I2, *I3 = fr.I3;
+	bulk_ctx c = {f, l, &fr.sp, cp, &nm, fr.iu};
 
 	kp_strbuf sb = KP_STRBUF_INIT;
-	char *comment = o->no_comment ? NULL
-				      : kp_arena_printf(&f->arena,
-							"bulk copies (cp.async.bulk + mbarrier), "
-							"%d stages: %s",
-							S, o->why);
-	kp_emit_open(&sb, f, l, fr.start, ind, I1, comment, S, 0, out);
-	emit_setup(&sb, f, l, cp, &nm, S, I1, iu);
+	char *comment =
+		o->no_comment
+			? NULL
+			: kp_arena_printf(&f->arena,
+					  "bulk copies (cp.async.bulk + mbarrier), %d stages: %s",
+					  S, o->why);
+	kp_emit_open(&sb, f, l, fr.start, fr.ind, fr.I1, comment, S, o->dynamic, out);
+	emit_setup(&sb, &c, S, fr.I1);
 
-	/* prologue: tiles 0 .. S-2 into slots 0 .. S-2 */
-	char *c0 = kp_cond_ahead(f, l, 0);
+	/* prologue: tiles 0 .. S-2 into slots 0 .. S-2, all free */
 	for (int t = 0; t < S - 1; t++) {
 		char slot[16];
 		snprintf(slot, sizeof(slot), "%d", t);
 		char *ct = kp_tile_exists(f, l, 0, t);
-		kp_strbuf_addf(&sb, "%sif (%s) {\n", I1, ct);
-		emit_fill(&sb, f, l, &fr.sp, cp, &nm, slot, t, I2, iu);
-		kp_strbuf_addf(&sb, "%s}\n", I1);
+		kp_strbuf_addf(&sb, "%sif (%s) {\n", fr.I1, ct);
+		emit_fill(&sb, &c, slot, t, fr.I2);
+		kp_strbuf_addf(&sb, "%s}\n", fr.I1);
 		free(ct);
 	}
-
-	/* main loop */
-	if (fr.pragma)
-		kp_strbuf_addf(&sb, "%s%s\n", I1, fr.pragma);
-	char *inc = kp_render(f, l->inc->begin, l->inc->end, &(kp_subs){0});
-	kp_strbuf_addf(&sb, "%sfor (; %s; %s) {\n", I1, c0, inc);
-	free(inc);
-	kp_strbuf_addf(&sb, "%s%s(&%s[%s], (%s >> %s) & 1u);\n", I2, nm.wait, nm.bar, nm.stage,
-		       nm.phase, nm.stage);
-	kp_strbuf_addf(&sb, "%s%s ^= 1u << %s;\n", I2, nm.phase, nm.stage);
-	kp_strbuf_addf(&sb, "%s__syncthreads(); // and the slot refilled below is free\n", I2);
-	char *cn = kp_tile_exists(f, l, 1, S - 1);
-	const char *refill =
-		S == 2 ? kp_arena_printf(&f->arena, "%s ^ 1", nm.stage)
-		       : kp_arena_printf(&f->arena, "(%s + %d) %% %d", nm.stage, S - 1, S);
-	kp_strbuf_addf(&sb, "%sif (%s) {\n", I2, cn);
-	emit_fill(&sb, f, l, &fr.sp, cp, &nm, refill, S - 1, I3, iu);
-	kp_strbuf_addf(&sb, "%s}\n", I2);
-	free(cn);
-
-	kp_subs cs = {0};
-	kp_subs_tiles(&cs, f, l, fr.sp.comp_b, fr.sp.comp_e, nm.stage);
-	char *comp = kp_render(f, fr.sp.comp_b, fr.sp.comp_e, &cs);
-	char *comp_i = kp_reindent(comp, iu);
-	kp_strbuf_adds(&sb, comp_i);
-	free(comp);
-	free(comp_i);
-	kp_subs_release(&cs);
-	kp_emit_tail(&sb, f, &fr.sp, iu);
-	kp_emit_ring_close(&sb, &fr, l, o, nm.stage, S, NULL);
-	free(c0);
+	emit_loop(&sb, &c, &fr, o, S);
 
 	kp_edits_add(out, fr.start, l->node->end - fr.start, kp_strbuf_str(&sb));
 	char *h = helpers(&nm);
@@ -882,8 +1139,9 @@ static const kp_tune_cand bulk_tune[] = {
 const kp_transform kp_transform_bulk = {
 	.name = "bulk",
 	.label = "cp.async.bulk",
-	.summary = "S-stage ring of shared tiles filled by one thread with cp.async.bulk row "
-		   "copies completing per-stage mbarriers (sm_90+)",
+	.summary = "S-stage ring of shared tiles filled with cp.async.bulk row copies "
+		   "completing per-stage mbarriers, the slot refilled next released by "
+		   "__syncthreads() (sm_90+)",
 	.usage = NULL,
 	.min_cc = 90,
 	.min_stages = 2,

@@ -30,6 +30,11 @@
 #                     register for both executions (register)
 #   copy_loop_count   a copy loop whose count depends on the counter: the
 #                     partial last tile kept an older tile (cp-async)
+#   bulk_early_refill bulk, 3 stages, without the __syncthreads() after the
+#                     wait: a bulk copy or a guarded store overwrites a tile
+#                     a slower warp still reads
+#   bulk_guard_corner bulk with each guard tested at the tile's low corner:
+#                     a partial edge tile is bulk-copied, past the buffers
 # For each: the original must PASS against itself, and the stored rewrite
 # must FAIL (exit 1 with a MISMATCH or ERROR run; a skip is a failure of
 # this test).  Then $KPIPE (the kpipe under test) is run with the same

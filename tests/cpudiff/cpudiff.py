@@ -171,7 +171,9 @@ def emulator_hash():
 
 def uses_cp_async(path):
     with open(path, encoding="utf-8", errors="replace") as f:
-        return "__pipeline_memcpy_async" in prep.blank_comments_and_strings(f.read())
+        text = f.read()
+    # cp.async, or the bulk copies of kpipe's bulk transform (in a string of inline PTX)
+    return "__pipeline_memcpy_async" in prep.blank_comments_and_strings(text) or "cp.async.bulk" in text
 
 
 _pch_lock = threading.Lock()

@@ -13,8 +13,18 @@
 // hardware may do.  Warp-collective operations cannot be emulated this way
 // and end the run with exit status 77 ("SKIP: ...").
 //
+// sm_90 mbarriers and bulk copies (the inline PTX of kpipe's bulk
+// transforms, which prep.py turns into the kp::ptx_* calls below) are
+// emulated too: a thread whose mbarrier wait cannot complete yet gives way
+// to the others (so threads also switch there, in the order of the
+// schedule), a bulk copy lands when it is issued or when a wait needs it,
+// and in a block that initialised an mbarrier __syncwarp() is a barrier of
+// the warp's threads (elsewhere threads never interleave between block
+// barriers, and it is a no-op).
+//
 // Errors (a divergent barrier, an out-of-bounds access, a misaligned
-// cp.async, a timeout) print "ERROR: ..." on stderr and exit with status 3.
+// cp.async or bulk copy, an mbarrier misused or waited on forever, a
+// timeout) print "ERROR: ..." on stderr and exit with status 3.
 #ifndef KP_CPU_CUDA_H
 #define KP_CPU_CUDA_H
 
@@ -159,7 +169,6 @@ template <class T> static inline T __ldcv(const T *p) { return *p; }
 template <class T> static inline void __stcg(T *p, T v) { *p = v; }
 template <class T> static inline void __stcs(T *p, T v) { *p = v; }
 template <class T> static inline void __stwt(T *p, T v) { *p = v; }
-static inline void __syncwarp(unsigned = 0xffffffffu) {}
 static inline void __threadfence() {}
 static inline void __threadfence_block() {}
 static inline void __threadfence_system() {}
@@ -304,13 +313,21 @@ struct Copy {
     const void *src;
     size_t n, zfill;
 };
+// thread states
+enum { T_RUN, T_BARRIER, T_DONE, T_MBAR, T_WARP, T_YIELD };
 struct Thread {
     ucontext_t ctx;
     void *stack;
-    int state; // 0 runnable, 1 waiting at a barrier, 2 done
+    // T_RUN, T_BARRIER (__syncthreads), T_DONE, T_MBAR (an mbarrier wait),
+    // T_WARP (__syncwarp), T_YIELD (its arrival completed a phase: the
+    // threads that can go on now run first)
+    int state;
     const char *bar_file;
     int bar_line;
     uint3 tid;
+    unsigned lin;              // linear index in the block
+    unsigned wait_bar, parity; // T_MBAR: the mbarrier (shared address) and the parity waited for
+    unsigned warp_mask;        // T_WARP: the lanes that meet
     std::vector<Copy> open;                  // issued, not committed
     std::vector<std::vector<Copy>> groups;   // committed, oldest first
 };
@@ -326,6 +343,8 @@ struct Runtime {
     size_t stack_size = 512 * 1024;
     int bar_acc = 0, bar_result = 0;
     long barriers = 0;
+    bool mbar_used = false;  // the block initialised an mbarrier: __syncwarp() is a barrier
+    bool phase_done = false; // an mbarrier phase completed since the thread last gave way
 };
 // Shared memory is undefined when a block starts: every __shared__
 // variable prep.py could register is filled with 0xFF bytes (NaN, -1) when
@@ -359,6 +378,17 @@ static inline uint64_t next_rand()
     return z ^ (z >> 31);
 }
 
+// An mbarrier (PTX ISA "mbarrier"): the arrivals a phase expects and has
+// still to see, the phase number, the transaction count (bytes expected,
+// minus the bytes landed), and the bulk copies that complete it but have
+// not landed yet (CP_AT_WAIT).
+struct Mbar {
+    unsigned expected = 0, pending = 0, phase = 0;
+    long long tx = 0;
+    std::vector<Copy> copies;
+};
+inline std::vector<std::pair<unsigned, Mbar>> mbars; // by shared address; cleared at block start
+
 static inline void do_copy(const Copy &c)
 {
     const size_t nread = c.n - c.zfill;
@@ -385,7 +415,7 @@ static inline void fiber_main()
         do_copy(c);
     t.open.clear();
     complete_groups(t, 0);
-    t.state = 2;
+    t.state = T_DONE;
     // returning resumes uc_link, the scheduler
 }
 
@@ -394,7 +424,7 @@ static inline void switch_to_scheduler() { swapcontext(&rt.cur->ctx, &rt.sched_c
 static inline void barrier(const char *file, int line, int pred)
 {
     Thread &t = *rt.cur;
-    t.state = 1;
+    t.state = T_BARRIER;
     t.bar_file = file;
     t.bar_line = line;
     rt.bar_acc += pred ? 1 : 0;
@@ -411,19 +441,106 @@ static inline void *alloc_stack(size_t size)
     return (char *)p + page;
 }
 
+// Shared addresses (the 32-bit operands of the mbarrier and bulk-copy PTX):
+// offsets from the dynamic shared-memory buffer, which the static shared
+// variables lie next to (one executable image: well within 2 GiB).
+static inline unsigned shared_addr(const void *p) { return (unsigned)((uintptr_t)p - (uintptr_t)dyn_smem_buf); }
+static inline unsigned char *shared_ptr(unsigned a, size_t n, const char *what)
+{
+    unsigned char *p = dyn_smem_buf + (int32_t)a;
+    bool in = p >= dyn_smem_buf && p + n <= dyn_smem_buf + sizeof dyn_smem_buf;
+    for (const ShmArea &s : shm_areas)
+        in = in || (p >= (unsigned char *)s.p && p + n <= (unsigned char *)s.p + s.n);
+    if (!in)
+        fail("%s: %zu bytes at shared address %#x are not in a __shared__ variable", what, n, a);
+    return p;
+}
+static inline Mbar *find_mbar(unsigned a)
+{
+    for (auto &m : mbars)
+        if (m.first == a)
+            return &m.second;
+    return nullptr;
+}
+// A phase completes when every arrival came and every expected byte landed.
+static inline void mbar_complete(Mbar &m)
+{
+    if (m.pending == 0 && m.tx == 0) {
+        ++m.phase;
+        m.pending = m.expected;
+        rt.phase_done = true;
+    }
+}
+static inline void mbar_land(Mbar &m)
+{
+    for (const Copy &c : m.copies) {
+        do_copy(c);
+        m.tx -= (long long)c.n;
+    }
+    m.copies.clear();
+    mbar_complete(m);
+}
+// A waiting thread may go on: its phase completed, or it can complete by
+// landing the copies still in flight (every arrival came).
+static inline bool mbar_ready(unsigned a, unsigned parity)
+{
+    const Mbar *m = find_mbar(a);
+    return !m || (m->phase & 1) != parity || (m->pending == 0 && !m->copies.empty());
+}
+
+// Thread i, waiting at an mbarrier or a __syncwarp(), may go on.
+static inline bool resumable(unsigned i, unsigned nthreads)
+{
+    const Thread &t = rt.threads[i];
+    if (t.state == T_MBAR)
+        return mbar_ready(t.wait_bar, t.parity);
+    if (t.state != T_WARP)
+        return false;
+    const unsigned w = i / 32 * 32;
+    for (unsigned l = 0; l < 32 && w + l < nthreads; ++l)
+        if (t.warp_mask >> l & 1 && rt.threads[w + l].state != T_WARP)
+            return false;
+    return true;
+}
+
+static inline void shuffle(std::vector<unsigned> &order)
+{
+    if (rt.sched == SCHED_REVERSE)
+        std::reverse(order.begin(), order.end());
+    else if (rt.sched == SCHED_RANDOM)
+        for (size_t i = order.size(); i > 1; --i)
+            std::swap(order[i - 1], order[next_rand() % i]);
+}
+
+// No thread can go on, some wait at an mbarrier or a __syncwarp(): a deadlock.
+[[noreturn]] static inline void stuck(const Thread &t)
+{
+    if (t.state == T_WARP)
+        fail("deadlock: in block (%u,%u,%u) thread (%u,%u,%u) waits at __syncwarp(0x%x) for lanes that never come",
+             blockIdx.x, blockIdx.y, blockIdx.z, t.tid.x, t.tid.y, t.tid.z, t.warp_mask);
+    const Mbar *m = find_mbar(t.wait_bar);
+    fail("deadlock: in block (%u,%u,%u) thread (%u,%u,%u) waits for the phase of parity %u of the mbarrier at "
+         "shared address %#x, which never completes (phase %u, %u of %u arrivals pending, %lld bytes expected)",
+         blockIdx.x, blockIdx.y, blockIdx.z, t.tid.x, t.tid.y, t.tid.z, t.parity, t.wait_bar, m ? m->phase : 0,
+         m ? m->pending : 0, m ? m->expected : 0, m ? m->tx : 0);
+}
+
 static inline void run_block(unsigned nthreads)
 {
     for (const ShmArea &a : shm_areas)
         memset(a.p, 0xff, a.n);
+    mbars.clear();
+    rt.mbar_used = false;
     if (rt.threads.size() < nthreads)
         rt.threads.resize(nthreads);
     for (unsigned i = 0; i < nthreads; ++i) {
         Thread &t = rt.threads[i];
         if (!t.stack)
             t.stack = alloc_stack(rt.stack_size);
-        t.state = 0;
+        t.state = T_RUN;
         t.open.clear();
         t.groups.clear();
+        t.lin = i;
         t.tid = uint3{i % blockDim.x, (i / blockDim.x) % blockDim.y, i / (blockDim.x * blockDim.y)};
         getcontext(&t.ctx);
         t.ctx.uc_stack.ss_sp = t.stack;
@@ -435,34 +552,70 @@ static inline void run_block(unsigned nthreads)
     for (unsigned i = 0; i < nthreads; ++i)
         order[i] = i;
     for (;;) {
-        if (rt.sched == SCHED_REVERSE)
-            std::reverse(order.begin(), order.end());
-        else if (rt.sched == SCHED_RANDOM)
-            for (size_t i = order.size(); i > 1; --i)
-                std::swap(order[i - 1], order[next_rand() % i]);
+        shuffle(order);
         rt.bar_acc = 0;
-        for (unsigned i : order) {
-            Thread &t = rt.threads[i];
-            t.state = 0;
-            rt.cur = &t;
-            threadIdx = t.tid;
-            swapcontext(&rt.sched_ctx, &t.ctx);
+        // run until every thread is at the barrier or done; those that
+        // stopped at an mbarrier or a __syncwarp() go on, in the schedule's
+        // order, as soon as they can: at once when a thread's arrival
+        // completed a phase (ahead of the threads that did not run yet, the
+        // most hostile legal order), else after the others ran
+        for (;;) {
+            // a queued thread is T_RUN: resumable() passes it over
+            for (unsigned i : order)
+                rt.threads[i].state = T_RUN;
+            std::vector<unsigned> q(order.rbegin(), order.rend()); // the next to run is last
+            while (!q.empty()) {
+                const unsigned i = q.back();
+                q.pop_back();
+                Thread &t = rt.threads[i];
+                rt.cur = &t;
+                threadIdx = t.tid;
+                swapcontext(&rt.sched_ctx, &t.ctx);
+                if (t.state != T_YIELD)
+                    continue;
+                std::vector<unsigned> now;
+                for (unsigned k = 0; k < nthreads; ++k)
+                    if (resumable(k, nthreads))
+                        now.push_back(k);
+                shuffle(now);
+                for (unsigned k : now)
+                    rt.threads[k].state = T_RUN;
+                t.state = T_RUN;
+                q.push_back(i);
+                q.insert(q.end(), now.rbegin(), now.rend());
+            }
+            order.clear();
+            for (unsigned i = 0; i < nthreads; ++i)
+                if (resumable(i, nthreads))
+                    order.push_back(i);
+            if (order.empty())
+                break;
+            shuffle(order);
         }
         rt.cur = nullptr;
         std::vector<unsigned> waiting;
         long done = 0;
         for (unsigned i = 0; i < nthreads; ++i) {
-            if (rt.threads[i].state == 1)
+            const int st = rt.threads[i].state;
+            if (st == T_MBAR || st == T_WARP)
+                stuck(rt.threads[i]);
+            if (st == T_BARRIER)
                 waiting.push_back(i);
             else
                 ++done;
         }
-        if (waiting.empty())
+        if (waiting.empty()) {
+            for (const auto &m : mbars)
+                if (!m.second.copies.empty())
+                    fail("in block (%u,%u,%u) %zu bulk copies into shared memory were never waited for (the block "
+                         "ended with them in flight)",
+                         blockIdx.x, blockIdx.y, blockIdx.z, m.second.copies.size());
             return;
+        }
         const Thread &w = rt.threads[waiting[0]];
         if (done) {
             for (unsigned i = 0; i < nthreads; ++i)
-                if (rt.threads[i].state == 2) {
+                if (rt.threads[i].state == T_DONE) {
                     const Thread &d = rt.threads[i];
                     fail("divergent barrier: in block (%u,%u,%u) thread (%u,%u,%u) returned while %zu threads wait "
                          "at __syncthreads() (%s:%d)",
@@ -552,6 +705,118 @@ static inline void __pipeline_commit()
     t.open.clear();
 }
 static inline void __pipeline_wait_prior(size_t prior) { kp::complete_groups(*kp::rt.cur, prior); }
+
+// --- sm_90 mbarriers and bulk copies ----------------------------------------
+// prep.py turns the inline PTX of kpipe's bulk helpers into these calls;
+// addresses are shared addresses (__cvta_generic_to_shared).
+static inline size_t __cvta_generic_to_shared(const void *p) { return kp::shared_addr(p); }
+namespace kp {
+static inline Mbar &mbar_at(unsigned a, const char *what)
+{
+    shared_ptr(a, 8, what);
+    if (a % 8)
+        fail("%s: the mbarrier at shared address %#x is not 8-byte aligned", what, a);
+    Mbar *m = find_mbar(a);
+    if (!m)
+        fail("%s: the mbarrier at shared address %#x was not initialised in this block", what, a);
+    return *m;
+}
+static inline void ptx_mbar_init(unsigned a, unsigned count)
+{
+    shared_ptr(a, 8, "mbarrier.init");
+    if (count == 0 || count >= (1u << 20))
+        fail("mbarrier.init: count %u out of range", count);
+    Mbar *m = find_mbar(a);
+    if (m && !m->copies.empty())
+        fail("mbarrier.init: the mbarrier at shared address %#x has bulk copies in flight", a);
+    for (const Thread &t : rt.threads)
+        if (&t != rt.cur && t.state == T_MBAR && t.wait_bar == a)
+            fail("mbarrier.init: thread (%u,%u,%u) waits on the mbarrier at shared address %#x", t.tid.x, t.tid.y,
+                 t.tid.z, a);
+    if (!m) {
+        mbars.emplace_back(a, Mbar{});
+        m = &mbars.back().second;
+    }
+    *m = Mbar{};
+    m->expected = m->pending = count;
+    rt.mbar_used = true;
+}
+// After an arrival or a landed copy: a phase that completed lets its
+// waiters run before anything else.
+static inline void give_way_if_done()
+{
+    if (!rt.phase_done)
+        return;
+    rt.phase_done = false;
+    rt.cur->state = T_YIELD;
+    switch_to_scheduler();
+}
+static inline void mbar_arrive(Mbar &m, unsigned a, const char *what)
+{
+    if (m.pending == 0)
+        fail("%s: arrival on the mbarrier at shared address %#x, whose phase expects none", what, a);
+    --m.pending;
+    mbar_complete(m);
+    give_way_if_done();
+}
+static inline void ptx_mbar_arrive(unsigned a) { mbar_arrive(mbar_at(a, "mbarrier.arrive"), a, "mbarrier.arrive"); }
+static inline void ptx_mbar_arrive_tx(unsigned a, unsigned bytes)
+{
+    Mbar &m = mbar_at(a, "mbarrier.arrive.expect_tx");
+    m.tx += bytes;
+    mbar_arrive(m, a, "mbarrier.arrive.expect_tx");
+}
+// try_wait.parity: 1 once the phase of that parity (the current one or the
+// one before) completed; until then the thread gives way to the others.
+static inline unsigned ptx_mbar_try_wait_parity(unsigned a, unsigned parity)
+{
+    for (;;) {
+        Mbar &m = mbar_at(a, "mbarrier.try_wait.parity");
+        if ((m.phase & 1) != (parity & 1))
+            return 1;
+        if (m.pending == 0 && !m.copies.empty()) {
+            mbar_land(m); // the latest the copies can land
+            rt.phase_done = false;
+            continue;
+        }
+        Thread &t = *rt.cur;
+        t.state = T_MBAR;
+        t.wait_bar = a;
+        t.parity = parity & 1;
+        switch_to_scheduler();
+    }
+}
+static inline void ptx_bulk_copy(unsigned dst, const void *src, unsigned bytes, unsigned bar)
+{
+    unsigned char *d = shared_ptr(dst, bytes, "cp.async.bulk");
+    if (bytes == 0 || bytes % 16 || dst % 16 || (uintptr_t)d % 16 || (uintptr_t)src % 16)
+        fail("cp.async.bulk: %u bytes from %p to shared address %#x: not 16-byte aligned multiples of 16 bytes", bytes,
+             src, dst);
+    Mbar &m = mbar_at(bar, "cp.async.bulk");
+    const Copy c{d, src, bytes, 0};
+    if (rt.cpmode == CP_AT_ISSUE) {
+        do_copy(c);
+        m.tx -= bytes;
+        mbar_complete(m);
+        give_way_if_done();
+    } else
+        m.copies.push_back(c);
+}
+} // namespace kp
+// in a block that uses mbarriers a barrier of the lanes in mask (threads
+// interleave there); elsewhere threads never interleave between block
+// barriers and it is a no-op
+static inline void __syncwarp(unsigned mask = 0xffffffffu)
+{
+    if (!kp::rt.mbar_used)
+        return;
+    kp::Thread &t = *kp::rt.cur;
+    if (!(mask >> (t.lin % 32) & 1))
+        kp::fail("__syncwarp(0x%x) by lane %u, which the mask leaves out", mask, t.lin % 32);
+    t.state = kp::T_WARP;
+    t.warp_mask = mask;
+    kp::switch_to_scheduler();
+}
 
 // --- warp-collective operations: cannot be emulated -----------------------
 #define KP_UNSUPPORTED(name)                                                                                           \

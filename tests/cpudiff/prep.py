@@ -12,7 +12,10 @@ tests/cpudiff/kp_cpu_cuda.h (the CPU checker, docs/cpudiff.md).
 - each `__shared__ T name[...];` (one declarator, no initializer) gets a
   static kp::ShmReg on the same line, so the emulator can fill it with
   poison at every block start;
-- constructs the emulator cannot run (warp shuffles and votes, inline PTX,
+- the inline PTX of kpipe's bulk helpers (mbarrier init, arrive,
+  arrive.expect_tx, try_wait.parity, the fences, cp.async.bulk) becomes
+  calls of the emulator's kp::ptx_* functions;
+- constructs the emulator cannot run (warp shuffles and votes, other inline PTX,
   cooperative groups beyond the thread block, textures, ...) are reported: exit status 77 and a line
   `SKIP: ...` on stdout.
 
@@ -249,9 +252,106 @@ def register_shared(src, code):
 DYN_SMEM_SIZE = re.compile(r'\basm\s*\(\s*"mov\.u32 %0, %%dynamic_smem_size;"\s*:\s*"=r"\s*\(\s*(\w+)\s*\)\s*\)\s*;')
 
 
+# The inline PTX of kpipe's bulk helpers (transforms/bulk.c) the emulator
+# runs: an instruction of the template, and the call that does its work
+# ({i0}, {i1}, ...: the input operands, {o0}: the output).
+PTX_CALLS = [
+    ("mbarrier.init.shared", "kp::ptx_mbar_init({i0}, {i1});"),
+    ("mbarrier.arrive.expect_tx.shared", "kp::ptx_mbar_arrive_tx({i0}, {i1});"),
+    ("mbarrier.arrive.shared", "kp::ptx_mbar_arrive({i0});"),
+    ("mbarrier.try_wait.parity.shared", "{o0} = kp::ptx_mbar_try_wait_parity({i0}, {i1});"),
+    ("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes",
+     "kp::ptx_bulk_copy({i0}, {i1}, {i2}, {i3});"),
+    ("fence.mbarrier_init.", "(void)0;"),
+    ("fence.proxy.async.", "(void)0;"),
+]
+ASM_START = re.compile(r"\b(?:asm|__asm__|__asm)\s*(?:volatile|__volatile__)?\s*\(")
+STRING_LIT = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+
+
+def _split_colons(text):
+    """Split an asm statement's parts on ':' outside brackets and strings
+    ('::' is two separators)."""
+    parts, depth, cur, i = [], 0, [], 0
+    while i < len(text):
+        ch = text[i]
+        if ch == '"':
+            j = i + 1
+            while j < len(text) and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            cur.append(text[i:j + 1])
+            i = j + 1
+            continue
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == ":" and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+        i += 1
+    parts.append("".join(cur))
+    return parts
+
+
+def _operands(part):
+    """The expressions of `"c"(expr), ...`."""
+    out = []
+    for op in _split_topc(part):
+        m = re.match(r'\s*"[^"]*"\s*\((.*)\)\s*$', op, re.S)
+        if m:
+            out.append(m.group(1).strip())
+    return out
+
+
+def _split_topc(text):
+    return [p for p in _split_top(text) if p.strip()]
+
+
+def rewrite_ptx(src):
+    """Each asm statement whose template holds one of PTX_CALLS' instructions
+    becomes that call (on one line, the statement's line breaks kept after
+    it); the others stay, for unsupported_reasons() to report."""
+    code = blank_comments_and_strings(src)
+    out, last = [], 0
+    for m in ASM_START.finditer(code):
+        if m.start() < last:
+            continue
+        end = _match_close(code, m.end() - 1, "(", ")")
+        semi = end
+        while semi < len(code) and code[semi].isspace():
+            semi += 1
+        if semi >= len(code) or code[semi] != ";":
+            continue
+        parts = _split_colons(src[m.end():end - 1])
+        template = "".join(STRING_LIT.findall(parts[0]))
+        call = None
+        for insn, fmt in PTX_CALLS:
+            if insn in template:
+                outs = _operands(parts[1]) if len(parts) > 1 else []
+                ins = _operands(parts[2]) if len(parts) > 2 else []
+                try:
+                    call = fmt.format(**{"o%d" % k: v for k, v in enumerate(outs)},
+                                      **{"i%d" % k: v for k, v in enumerate(ins)})
+                except (KeyError, IndexError):
+                    call = None
+                break
+        if call is None:
+            continue
+        span = src[m.start():semi + 1]
+        out.append(src[last:m.start()])
+        out.append(" ".join(call.split("\n")) + "\n" * span.count("\n"))
+        last = semi + 1
+    out.append(src[last:])
+    return "".join(out)
+
+
 def prep(src, path):
     """(text, None) or (None, [reasons]) when the kernel cannot be emulated."""
     src = DYN_SMEM_SIZE.sub(lambda m: "%s = kp::dyn_smem_size();" % m.group(1), src)
+    src = rewrite_ptx(src)
     code = blank_comments_and_strings(src)
     reasons = unsupported_reasons(code)
     if reasons:

@@ -10,6 +10,12 @@
 #   a warp shuffle                                             -> SKIP (77)
 #   the barrier-less kernel as the ORIGINAL                    -> original schedule-dependent (2)
 #   __syncthreads_count/_and/_or against shared atomics        -> PASS (0)
+#   the copy as one cp.async.bulk completing an mbarrier         -> PASS (0)
+#   ... without the mbarrier wait                              -> ERROR copies never waited for /
+#                                                                 MISMATCH (1)
+#   ... the mbarrier armed for more bytes than the copy brings -> ERROR deadlock (1)
+#   a warp-wise reverse with __syncwarp() in a block using an
+#   mbarrier (a barrier of the warp there)                     -> PASS (0)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 st="$here/selftest"
@@ -45,6 +51,10 @@ expect reverse.cu reverse_oob.cu 1 "ERROR .*out-of-bounds access .* past the end
 expect reverse.cu reverse_shfl.cu 77 '^SKIP: .*__shfl_sync'
 expect reverse_nobar.cu reverse.cu 2 'original +rev +wait +MISMATCH'
 expect vote.cu vote_atomic.cu 0 '^cpudiff: PASS' vote.launch.json
+expect reverse.cu reverse_bulk.cu 0 '^cpudiff: PASS: 20 runs'
+expect reverse.cu reverse_bulk_nowait.cu 1 'rewrite +fwd +wait +ERROR .*bulk copies into shared memory were never waited for'
+expect reverse.cu reverse_bulk_overexpect.cu 1 'ERROR deadlock: .* waits for the phase of parity 0 of the mbarrier'
+expect warp_reverse.cu warp_reverse_syncwarp.cu 0 '^cpudiff: PASS'
 # the cp.async form without the wait is right when copies land at issue:
 # the checker must not call it wrong there
 python3 "$here/cpudiff.py" "$st/reverse.cu" "$st/reverse_cpasync_nowait.cu" --spec "$st/reverse.launch.json" \

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# bulk.sh - the bulk-copy transform's output compiles: samples/matmul_bulk_float.cu
-# (2 stages) and samples/sgemm_at_bulk.cu (3 stages) rewritten with
-# --variant bulk build with nvcc for sm_90 and sm_100 with no new warning,
-# and the PTX holds the bulk copy and the mbarrier wait; for sm_80 the
-# loop is refused (kpipe-bulk-unavailable): the file is written unchanged,
-# exit 0, and exit 1 with --Werror.
-# Six nvcc runs (the originals' warnings are the baseline).  Exit 77 (skipped) when nvcc is missing.
+# bulk.sh - the bulk-copy transform's output compiles: the bulk samples
+# (matmul_bulk_float, sgemm_at_bulk, the guarded sgemm_bulk_guarded, the
+# half-precision wmma_bulk_half) and matmul_guarded rewritten with
+# --variant bulk (2, 3 and 8 stages; sgemm_at_bulk's 8 stages put the
+# tiles in dynamic shared memory) build with nvcc for sm_90 and sm_100
+# with no new warning, and the PTX holds the bulk copy and the mbarrier
+# wait; for sm_80 the loop is refused (kpipe-bulk-unavailable): the file is
+# written unchanged, exit 0, and exit 1 with --Werror.
+# Two nvcc runs per job (the originals' warnings are the baseline).  Exit 77 (skipped) when nvcc is missing.
 set -uo pipefail
 # shellcheck source=tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -15,11 +17,16 @@ kp_tmpdir nvcc-bulk
 warnings() { # file arch -> warnings without file/line prefixes
 	"$nvcc" -arch="$2" -c -o "$tmp/w.o" "$1" 2>&1 | grep -i warning | sed 's/^[^:]*([0-9]*): //' | sort
 }
-for job in "matmul_bulk_float 2 sm_90" "sgemm_at_bulk 3 sm_100"; do
+for job in "matmul_bulk_float 2 sm_90" "sgemm_at_bulk 3 sm_100" \
+	"matmul_bulk_float 3 sm_100" "sgemm_at_bulk 8 sm_90" \
+	"sgemm_bulk_guarded 2 sm_90" "sgemm_bulk_guarded 8 sm_100" \
+	"wmma_bulk_half 3 sm_100" "wmma_bulk_half 2 sm_90" "matmul_guarded 3 sm_90"; do
 	read -r name stages arch <<<"$job"
 	src="$root/samples/$name.cu"
 	out="$tmp/$name.bulk.cu"
-	if ! "$kpipe" rewrite --variant bulk --stages "$stages" --arch sm_90 "$src" -o "$out" 2>"$tmp/err"; then
+	name="$name, $stages stages"
+	if ! "$kpipe" rewrite --variant bulk --stages "$stages" --arch sm_90 "$src" -o "$out" 2>"$tmp/err" ||
+		cmp -s "$src" "$out"; then
 		bad "$name: rewrite failed: $(head -c 300 "$tmp/err")"
 		continue
 	fi
@@ -44,7 +51,7 @@ if [ $rc -eq 0 ] && cmp -s "$root/samples/matmul_bulk_float.cu" "$tmp/r.cu" &&
 	grep -q 'needs sm_90 or newer \[kpipe-bulk-unavailable\]' "$tmp/err"; then ok; else
 	bad "sm_80: expected a kpipe-bulk-unavailable refusal, the file unchanged (rc=$rc): $(head -c 300 "$tmp/err")"
 fi
-"$kpipe" rewrite --Werror --variant bulk --arch sm_80 "$root/samples/matmul_bulk_float.cu" -o "$tmp/r.cu" 2>/dev/null
+"$kpipe" rewrite --Werror --variant bulk --arch sm_80 "$root/samples/matmul_bulk_float.cu" -o "$tmp/r.cu" 2>"$tmp/err"
 rc=$?
 if [ $rc -eq 1 ]; then ok; else bad "sm_80 with --Werror: exit $rc, expected 1"; fi
 kp_summary bulk

@@ -558,7 +558,6 @@ Test(plan, bulk_refusals_name_the_copy)
 	static const struct {
 		const char *stmt, *why;
 	} cases[] = {
-		{"As[ty][tx] = (row < N) ? A[row * K + k0 + tx] : 0.0f;", "guarded"},
 		{"As[ty][tx] = A[tx * K + k0 + ty];", "does not step by one element"},
 		{"As[tx][ty] = A[row * K + k0 + tx];",
 		 "does not store 'As[threadIdx.y][threadIdx.x]'"},
@@ -575,15 +574,72 @@ Test(plan, bulk_refusals_name_the_copy)
 		release();
 		free(src);
 	}
-	/* copy loops, and 2-byte copies (cp.async's conditions come first) */
+	/* copy loops */
 	kp_loop *l = loop_of(many_regs_src, "sm_90");
 	kp_plan p;
 	plan(&p, l, "sm_90", "bulk", 2);
 	expect_refused(&p, "kpipe-bulk-unavailable", "copy loop");
-	release();
-	l = loop_of(half_src, "sm_90");
+}
+
+/* a bulk copy moves rows: 2-byte elements are fine (rows of 16 halfs are
+ * 32 bytes), where cp.async moves 4, 8 or 16 bytes per thread */
+Test(plan, bulk_copies_half_rows)
+{
+	kp_loop *l = loop_of(half_src, "sm_90");
+	kp_plan p;
 	plan(&p, l, "sm_90", "bulk", 2);
-	expect_refused(&p, "kpipe-bulk-unavailable", "2-byte copies");
+	expect_xform(&p, "bulk");
+	plan(&p, l, "sm_90", "bulk", 3);
+	expect_xform(&p, "bulk");
+	plan(&p, l, "sm_90", "cp-async", 2);
+	expect_refused(&p, "kpipe-variant-unavailable", "2-byte copies");
+}
+
+/* guards the corners of a tile decide, and those they do not */
+Test(plan, bulk_guards)
+{
+	static const char *const ok[] = {
+		"As[ty][tx] = (row < N && k0 + tx < K) ? A[row * K + k0 + tx] : 0.0f;",
+		"if (row < N && k0 + tx < K) As[ty][tx] = A[row * K + k0 + tx]; else As[ty][tx] = "
+		"0;",
+		"As[ty][tx] = (N > row && -tx + K > k0 && K > 5) ? A[row * K + k0 + tx] : 0.0f;",
+		"As[ty][tx] = (tx * N < K) ? A[row * K + k0 + tx] : 0.0f;",
+	};
+	for (size_t i = 0; i < KP_ARRAY_LEN(ok); i++) {
+		char *src = float_src_with(ok[i]);
+		kp_loop *l = loop_of(src, "sm_90");
+		kp_plan p;
+		plan(&p, l, "sm_90", "bulk", 2);
+		expect_xform(&p, "bulk");
+		release();
+		free(src);
+	}
+	static const struct {
+		const char *stmt, *why;
+	} bad[] = {
+		{"As[ty][tx] = (row < N || k0 + tx < K) ? A[row * K + k0 + tx] : 0.0f;",
+		 "a term of the copy's guard is a disjunction"},
+		{"As[ty][tx] = (row != N) ? A[row * K + k0 + tx] : 0.0f;", "with == or !="},
+		{"As[ty][tx] = (threadIdx.x + k0 < K) ? A[row * K + k0 + tx] : 0.0f;",
+		 "compares unsigned values"},
+		{"As[ty][tx] = ((unsigned)row < (unsigned)N) ? A[row * K + k0 + tx] : 0.0f;",
+		 "compares unsigned values"},
+		{"As[ty][tx] = (row * tx < N) ? A[row * K + k0 + tx] : 0.0f;",
+		 "multiplies thread indices"},
+		{"As[ty][tx] = (A[0] > 0.0f) ? A[row * K + k0 + tx] : 0.0f;",
+		 "a term of the copy's guard is not an affine index"},
+		{"As[ty][tx] = !(row >= N) ? A[row * K + k0 + tx] : 0.0f;", "negates a condition"},
+	};
+	for (size_t i = 0; i < KP_ARRAY_LEN(bad); i++) {
+		char *src = float_src_with(bad[i].stmt);
+		kp_loop *l = loop_of(src, "sm_90");
+		cr_assert(l->eligible, "%s", bad[i].stmt);
+		kp_plan p;
+		plan(&p, l, "sm_90", "bulk", 2);
+		expect_refused(&p, "kpipe-bulk-unavailable", bad[i].why);
+		release();
+		free(src);
+	}
 }
 
 /* rows of 16 floats are 64 bytes; rows of 2 floats (8 bytes) cannot be
@@ -604,10 +660,11 @@ Test(plan, bulk_rows_are_multiples_of_16_bytes)
 
 /* addresses affine in the counter: the rows' alignment is checked once,
  * before the loop; k0 / 2 * 2 is not affine: each tile is checked */
-static char *bulk_text(const char *src, int stages)
+static char *bulk_text_of(const char *src, const char *variant, int stages)
 {
 	kp_loop *l = loop_of(src, "sm_90");
-	const kp_transform *t = kp_transform_find("bulk");
+	const kp_transform *t = kp_transform_find(variant);
+	cr_assert_not_null(t, "%s", variant);
 	kp_xform_opts o = {kp_arch_find("sm_90"), stages, "test", 0, 0};
 	kp_edits e = {0};
 	const char *err = NULL;
@@ -618,6 +675,7 @@ static char *bulk_text(const char *src, int stages)
 	kp_edits_release(&e);
 	return out;
 }
+#define bulk_text(src, stages) bulk_text_of((src), "bulk", (stages))
 
 Test(plan, bulk_alignment_checked_once_when_affine)
 {
@@ -703,6 +761,77 @@ Test(plan, bulk_rewrite_text)
 		cr_expect(strstr(out, want[i]) != NULL, "no '%s' in\n%s", want[i], out);
 	free(out);
 	kp_edits_release(&e);
+}
+
+/* The main loop of a rewrite: from its header to the end of its body. */
+static char *main_loop(const char *out)
+{
+	const char *b = strstr(out, "for (; k0 < K; k0 += TILE) {");
+	cr_assert_not_null(b, "%s", out);
+	const char *e = strstr(b, "\n        }\n");
+	cr_assert_not_null(e, "%s", b);
+	return kp_xstrndup(b, (size_t)(e - b));
+}
+
+static int count_of(const char *s, const char *what)
+{
+	int n = 0;
+	for (const char *p = s; (p = strstr(p, what)); p += strlen(what))
+		n++;
+	return n;
+}
+
+/* bulk, 3 stages: the slot refilled next is released by the loop's one
+ * __syncthreads(), after the wait for the stage and before the refill;
+ * no other barrier in the loop (the fallback's stores are published by
+ * the next iteration's) */
+Test(plan, bulk_release_is_the_block_barrier)
+{
+	char *out = bulk_text(float_src, 3);
+	char *loop = main_loop(out);
+	cr_expect_eq(count_of(loop, "__syncthreads();"), 1, "%s", loop);
+	const char *wait =
+		strstr(loop, "kp_mbar_wait(&kp_full[kp_stage], (kp_phase >> kp_stage) & 1u);");
+	const char *bar = strstr(loop, "__syncthreads(); // and the slot refilled below is free");
+	const char *fill = strstr(loop, "kp_mbar_expect_tx(&kp_full[(kp_stage + 2) % 3], ");
+	const char *comp = strstr(loop, "acc += As[kp_stage][ty][kk]");
+	cr_expect(wait && bar && fill && comp && wait < bar && bar < fill && fill < comp, "%s",
+		  loop);
+	free(loop);
+	free(out);
+}
+
+/* A guarded copy: the bulk path is taken when the guard holds at the
+ * tile's corners where each term is tightest (row = blockIdx.y * 16 + 15
+ * for `row < N`; tx = 15 for `k0 + tx < K` and for `-tx + K > k0`, tx = 0
+ * for `k0 + tx >= 0`), evaluated for the tile being filled; otherwise the
+ * guarded copies run. */
+Test(plan, bulk_guard_at_the_corners)
+{
+	char *src = float_src_with(
+		"As[ty][tx] = (row < N && k0 + tx < K && -tx + K > k0 && k0 + tx >= 0) ? A[row * K + "
+		"k0 + tx] : 0.0f;");
+	char *out = bulk_text(src, 2);
+	char *loop = main_loop(out);
+	static const char *const want[] = {
+		"if (kp_bulk_ok &&\n",
+		"(((int)(blockIdx.y * TILE + ((int)(15u)))) < N) &&\n",
+		"((k0 + TILE) + ((int)(15u)) < K) &&\n",
+		"(-((int)(15u)) + K > (k0 + TILE)) &&\n",
+		"((k0 + TILE) + ((int)(0u)) >= 0)) {\n",
+		"As[kp_stage ^ 1][ty][tx] = (row < N && (k0 + TILE) + tx < K && -tx + K > (k0 + "
+		"TILE) && (k0 + TILE) + tx >= 0) ? A[row * K + (k0 + TILE) + tx] : 0.0f;",
+	};
+	for (size_t i = 0; i < KP_ARRAY_LEN(want); i++)
+		cr_expect(strstr(loop, want[i]) != NULL, "no '%s' in\n%s", want[i], loop);
+	/* the low corners of the first two terms are not tested */
+	cr_expect(strstr(loop, "((int)(0u)))) < N)") == NULL, "%s", loop);
+	cr_expect(strstr(loop, "((int)(0u)) < K)") == NULL, "%s", loop);
+	/* the prologue tests tile 0 */
+	cr_expect(strstr(out, "(k0 + ((int)(15u)) < K) &&\n"), "%s", out);
+	free(loop);
+	free(out);
+	free(src);
 }
 
 /* --- not eligible ---------------------------------------------------------------------- */
