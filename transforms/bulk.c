@@ -679,6 +679,9 @@ static int bulk_match(const kp_file *f, const kp_loop *l, const kp_arch *a, kp_a
 }
 
 static int bulk_buffers(int stages) { return stages; }
+/* the full mbarriers, one 8-byte word per stage, static beside the tiles
+ * (also when the tiles move to dynamic shared memory) */
+static long long bulk_own_smem(int stages) { return 8LL * stages; }
 
 /* ---- rendering ---- */
 
@@ -1147,6 +1150,7 @@ const kp_transform kp_transform_bulk = {
 	.min_stages = 2,
 	.max_stages = 8,
 	.buffers = bulk_buffers,
+	.own_smem = bulk_own_smem,
 	.facts = bulk_facts,
 	.match = bulk_match,
 	.tune = bulk_tune,

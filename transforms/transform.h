@@ -54,6 +54,10 @@ struct kp_transform {
 	/* Shared buffers of every tile for `stages` (what the static
 	 * shared-memory limit is checked with). */
 	int (*buffers)(int stages);
+	/* Optional: the static shared memory the rewrite adds besides the
+	 * tiles for `stages` (bulk's mbarriers), counted with them against
+	 * the static limit. */
+	long long (*own_smem)(int stages);
 	int reports_regs; /* analyze prints kp_xfacts.regs */
 	/* Feasibility for one analysis (one instantiation of a template
 	 * kernel, or the loop).  Every field set; text from `arena`. */

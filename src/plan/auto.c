@@ -60,10 +60,10 @@ static const char *single_buffer(kp_file *f, const kp_loop *l, const kp_arch *a,
 {
 	long long need1, need2;
 	const char *inst1, *inst2, *no = NULL;
-	if (!kp_plan_smem(l, a, one->buffers(2), &need1, &inst1) ||
+	if (!kp_plan_smem(l, a, one->buffers(2), 0, &need1, &inst1) ||
 	    !kp_transform_match(one, f, l, a, &f->arena, &no))
 		return NULL;
-	kp_plan_smem(l, a, two->buffers(2), &need2, &inst2);
+	kp_plan_smem(l, a, two->buffers(2), 0, &need2, &inst2);
 	return kp_arena_printf(&f->arena,
 			       "%s%s%stwo buffers of the tiles need %lld B of shared memory, "
 			       "over the %d B static limit of %s; one fits",
@@ -98,7 +98,7 @@ static int tensor_stages(const kp_loop *l, const kp_arch *a, const kp_transform 
 	long long need;
 	const char *inst;
 	for (int s = 4; s > 2; s--)
-		if (kp_plan_smem(l, a, cp->buffers(s), &need, &inst))
+		if (kp_plan_smem(l, a, cp->buffers(s), 0, &need, &inst))
 			return s;
 	return 2;
 }

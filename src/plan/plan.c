@@ -109,19 +109,20 @@ static const char *conditional_problem(kp_file *f, const kp_loop *l)
 	return depth ? unbalanced(f, line) : NULL;
 }
 
-int kp_plan_smem(const kp_loop *l, const kp_arch *a, int buffers, long long *need,
+int kp_plan_smem(const kp_loop *l, const kp_arch *a, int buffers, long long extra, long long *need,
 		 const char **inst)
 {
 	*need = -1;
 	*inst = NULL;
 	if (l->nper_inst <= 0) {
-		*need = l->tile_bytes > 0 ? l->tile_bytes * buffers + l->other_smem : -1;
+		*need = l->tile_bytes > 0 ? l->tile_bytes * buffers + l->other_smem + extra : -1;
 		return *need <= a->smem_static_per_block;
 	}
 	int over = 0, same = 1;
 	for (int s = 0; s < l->nper_inst; s++) {
 		const kp_loop *q = l->per_inst[kp_loop_inst_seq(l, s)];
-		long long b = q->tile_bytes > 0 ? q->tile_bytes * buffers + q->other_smem : -1;
+		long long b = q->tile_bytes > 0 ? q->tile_bytes * buffers + q->other_smem + extra
+						: -1;
 		if (b <= a->smem_static_per_block) {
 			same = 0;
 			continue;
@@ -193,7 +194,7 @@ const char *kp_plan_dynamic(kp_file *f, const kp_loop *l, const kp_arch *a, int 
 		return "the loop is in a __device__ function, whose callers' launches would change";
 	if (f->abs_path || !l->node->in_main)
 		return "the kernel is in a header: its launches are in other files";
-	if (!kp_plan_smem(l, a, 1, &need1, &inst1))
+	if (!kp_plan_smem(l, a, 1, 0, &need1, &inst1))
 		return "one buffer of the tiles is already over the static limit";
 	const kp_decl *dd = own_dynamic(k);
 	if (dd)
@@ -248,7 +249,7 @@ int kp_plan_fits(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, con
 	int buffers = t->buffers(stages);
 	p->dynamic = 0;
 	p->dyn_bytes = 0;
-	if (kp_plan_smem(l, a, buffers, &need, &inst))
+	if (kp_plan_smem(l, a, buffers, t->own_smem ? t->own_smem(stages) : 0, &need, &inst))
 		return 1;
 	long long dyn;
 	const char *no_dyn = kp_plan_dynamic(f, l, a, buffers, &dyn);

@@ -35,12 +35,13 @@ void kp_plan_loop(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, co
 		  int stages);
 
 /* Whether `buffers` buffers of the loop's tiles, with the kernel's other
- * static shared memory, fit the static limit of `a` for every
+ * static shared memory and `extra` bytes the rewrite adds (bulk's
+ * mbarriers), fit the static limit of `a` for every
  * instantiation (1 also when the sizes are unknown).  When they do not,
  * *need gets the bytes per block of the first one over in
  * kp_loop_inst_seq's order and *inst its arguments, or NULL when every
  * instantiation is over by as much (or the kernel is no template). */
-int kp_plan_smem(const kp_loop *l, const kp_arch *a, int buffers, long long *need,
+int kp_plan_smem(const kp_loop *l, const kp_arch *a, int buffers, long long extra, long long *need,
 		 const char **inst);
 /* 1 when t with `stages` fits the static shared-memory limit, or fits
  * the opt-in limit with the tiles in dynamic shared memory (then

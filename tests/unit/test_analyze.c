@@ -1303,11 +1303,11 @@ static void check_over_budget(kp_loop *l)
 	const kp_arch *a = kp_arch_find("sm_90");
 	long long need;
 	const char *inst;
-	cr_expect_not(kp_plan_smem(l, a, 2, &need, &inst));
+	cr_expect_not(kp_plan_smem(l, a, 2, 0, &need, &inst));
 	cr_expect_eq(need, 65536);
 	cr_assert_not_null(inst);
 	cr_expect_str_eq(inst, "64");
-	cr_expect(kp_plan_smem(l, a, 1, &need, &inst));
+	cr_expect(kp_plan_smem(l, a, 1, 0, &need, &inst));
 	kp_plan p;
 	/* both launches are in the file: the tiles move to dynamic shared
 	 * memory, sized for the largest instantiation */
@@ -1647,10 +1647,10 @@ Test(analyze_sizes, arch_changes_the_budget)
 	cr_expect_null(find_reason(l, "kpipe-smem-over-limit"), "48 KB doubled fits 48 KB");
 	long long need;
 	const char *inst;
-	cr_expect(kp_plan_smem(l, kp_arch_find("sm_90"), 2, &need, &inst),
+	cr_expect(kp_plan_smem(l, kp_arch_find("sm_90"), 2, 0, &need, &inst),
 		  "48 KB doubled fits 48 KB");
 	cr_expect_eq(need, 48 * 1024);
-	cr_expect_not(kp_plan_smem(l, kp_arch_find("sm_90"), 3, &need, &inst));
+	cr_expect_not(kp_plan_smem(l, kp_arch_find("sm_90"), 3, 0, &need, &inst));
 	cr_expect_eq(need, 72 * 1024);
 	cr_expect_null(inst);
 }

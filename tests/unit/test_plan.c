@@ -542,6 +542,33 @@ Test(plan, bulk_applies_to_whole_rows_on_sm90)
 	expect_xform(&p, "register");
 }
 
+/* bulk's full mbarriers (8 B a stage) count with the tiles: 6 stages of
+ * two 32x32 float tiles fill the 48 KB static limit exactly, so bulk's
+ * tiles move to dynamic shared memory where cp.async's stay static
+ * (wmma_bulk_half at 8 stages was 64 B over and did not compile) */
+Test(plan, bulk_barriers_count_against_the_static_limit)
+{
+	const char *at = strstr(float_src, "#define TILE 16");
+	cr_assert_not_null(at);
+	char *src = kp_xstrdup(float_src);
+	memcpy(src + (at - float_src), "#define TILE 32", 15);
+	kp_loop *l = loop_of(src, "sm_90");
+	cr_assert_eq(l->tile_bytes, 8192);
+	cr_assert(BK(l).ok, "%s", BK(l).why_not);
+	kp_plan p;
+	plan(&p, l, "sm_90", "cp-async", 6);
+	expect_xform(&p, "cp-async");
+	cr_expect_not(p.dynamic);
+	plan(&p, l, "sm_90", "bulk", 6);
+	expect_xform(&p, "bulk");
+	cr_expect(p.dynamic);
+	cr_expect_eq(p.dyn_bytes, 49152);
+	plan(&p, l, "sm_90", "bulk", 5);
+	expect_xform(&p, "bulk");
+	cr_expect_not(p.dynamic);
+	free(src);
+}
+
 Test(plan, bulk_needs_sm90)
 {
 	kp_loop *l = loop_of(float_src, "sm_80");
