@@ -670,7 +670,7 @@ static void gen_functions(kp_strbuf *sb, const char *k, const char *suffix, cons
 		       suffix, (int)strlen(suffix), "");
 	kp_strbuf_addf(
 		sb,
-		"%s%s    if (kpipe_smem > 48 * 1024) {\n"
+		"%s%s    if (kpipe_smem > 0) { /* static + dynamic over 48 KB needs it too */\n"
 		"        const cudaError_t kpipe_e = cudaFuncSetAttribute(\n"
 		"            %s, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kpipe_smem);\n"
 		"        if (kpipe_e != cudaSuccess)\n"
@@ -692,7 +692,7 @@ static void gen_functions(kp_strbuf *sb, const char *k, const char *suffix, cons
 		"    cudaError_t kpipe_e = cudaFuncGetAttributes(&kpipe_a, %s);\n"
 		"    if (kpipe_e != cudaSuccess)\n"
 		"        return (int)kpipe_e;\n"
-		"    if (kpipe_smem > 48 * 1024) {\n"
+		"    if (kpipe_smem > 0) {\n"
 		"        kpipe_e = cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamicSharedMemorySize,\n"
 		"                                       (int)kpipe_smem);\n"
 		"        if (kpipe_e != cudaSuccess)\n"
