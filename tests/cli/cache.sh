@@ -7,6 +7,7 @@
 #     do without it (KPIPE_CACHE_DIR=off), and off writes no cache;
 #   - --no-pch uses none;
 #   - another -D is another header (the key is every parse argument);
+#   - a header the cached one was built from changes: the change is seen;
 #   - a header clang refuses (garbage in its place) is dropped, the run is
 #     right all the same, and the next run builds it again;
 #   - a cache that cannot be created (its parent a plain file) or a
@@ -55,6 +56,42 @@ check "another -D: another header" test "$(npch "$c")" -eq $((n + 1))
 KPIPE_CACHE_DIR="$tmp/nopch" "$kpipe" rewrite --no-pch "$src" -o "$tmp/nopch.cu" 2>/dev/null
 check "--no-pch: the same output" cmp -s "$tmp/nopch.cu" "$tmp/ref.cu"
 check "--no-pch: no header cached" test "$(npch "$tmp/nopch")" -eq 0
+
+# a header the cached one holds changes: clang notices, kpipe parses
+# afresh and sees the change (here a -include'd header sets the tile size)
+m="$tmp/mod"
+mkdir -p "$m"
+cat >"$m/k.cu" <<'K'
+__global__ void mm(const float *A, const float *B, float *C, int N, int K)
+{
+    __shared__ float As[TS][TS];
+    __shared__ float Bs[TS][TS];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int row = blockIdx.y * TS + ty, col = blockIdx.x * TS + tx;
+    float acc = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += TS) {
+        As[ty][tx] = A[row * K + k0 + tx];
+        Bs[ty][tx] = B[(k0 + ty) * N + col];
+        __syncthreads();
+        for (int kk = 0; kk < TS; ++kk)
+            acc += As[ty][kk] * Bs[kk][tx];
+        __syncthreads();
+    }
+    C[row * N + col] = acc;
+}
+K
+# (guarded: included again after a stale header, it would add nothing)
+printf '#ifndef TILE_H\n#define TILE_H\n#define TS 16\n#endif\n' >"$m/tile.h"
+KPIPE_CACHE_DIR="$m/c" "$kpipe" analyze --format json "$m/k.cu" -- -include "$m/tile.h" >"$m/a16.json"
+check "included header: a header built with it" test "$(npch "$m/c")" -ge 1
+check "included header: 16x16 tiles" grep -qE '"elements":[[:space:]]*256,' "$m/a16.json"
+printf '#ifndef TILE_H\n#define TILE_H\n#define TS 32 /* changed */\n#endif\n' >"$m/tile.h"
+touch -d '+1 minute' "$m/tile.h"
+KPIPE_CACHE_DIR="$m/c" "$kpipe" analyze --format json "$m/k.cu" -- -include "$m/tile.h" >"$m/a32.json"
+check "changed header: exit 0" test $? -eq 0
+check "changed header: the stale header dropped" test "$(npch "$m/c")" -eq 0
+check "changed header: 32x32 tiles seen" grep -qE '"elements":[[:space:]]*1024,' "$m/a32.json"
+check "changed header: no 16x16 tile left" bash -c "! grep -qE '\"elements\":[[:space:]]*256,' '$m/a32.json'"
 
 # where the cache lives without KPIPE_CACHE_DIR
 XDG_CACHE_HOME="$tmp/xdg" "$kpipe" analyze "$src" >/dev/null
