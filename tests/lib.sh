@@ -77,6 +77,25 @@ kp_nvcc_warnings() {
 	grep -i warning "$tmp/nv" | sed 's/^[^:]*([0-9]*): //' | sort
 }
 
+# kp_nvcc_check WHAT SRC OUT: OUT (a rewrite of SRC) builds for sm_80 and
+# sm_90 with no warning SRC does not have: one ok, or a bad line naming
+# WHAT.  SRC's warnings are built once while the same SRC comes again.
+kp_nvcc_check() {
+	local what="$1" src="$2" out="$3"
+	if [ "${kp_warn_src:-}" != "$src" ]; then
+		kp_nvcc_both "$src"
+		kp_warn_text=$(kp_nvcc_warnings)
+		kp_warn_src=$src
+	fi
+	if ! kp_nvcc_both "$out"; then
+		bad "$what: nvcc (sm_80, sm_90) failed: $(head -c 400 "$tmp/nv")"
+	elif [ "$(kp_nvcc_warnings)" != "$kp_warn_text" ]; then
+		bad "$what: new nvcc warnings: $(kp_nvcc_warnings | head -3)"
+	else
+		ok
+	fi
+}
+
 kp_have_gpu() {
 	command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'
 }

@@ -2481,6 +2481,19 @@ static int mark_kernel_errors(kp_file *f)
 	return clean;
 }
 
+/* The NUL-separated arguments of a store as an array (malloc'd, NULL
+ * ended; the strings stay the store's). */
+static const char **store_argv(kp_strbuf *store, int n)
+{
+	const char **argv = kp_xcalloc((size_t)n + 1, sizeof(char *));
+	const char *p = kp_strbuf_str(store);
+	for (int i = 0; i < n; i++) {
+		argv[i] = p;
+		p += strlen(p) + 1;
+	}
+	return argv;
+}
+
 /* Whether clang refused the precompiled header it was given (built by
  * another libclang, or a header changed since): a fatal error that says
  * so. */
@@ -2576,12 +2589,7 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 	for (int i = 0; i < o->nargs; i++)
 		ADD_ARG("%s", o->args[i]);
 #undef ADD_ARG
-	const char **argv = kp_xcalloc((size_t)nstore + 1, sizeof(char *));
-	const char *p = kp_strbuf_str(&store);
-	for (int i = 0; i < nstore; i++) {
-		argv[i] = p;
-		p += strlen(p) + 1;
-	}
+	const char **argv = store_argv(&store, nstore);
 
 	CXIndex idx = clang_createIndex(1, 0); /* skip declarations from a shared PCH */
 	CXTranslationUnit tu = NULL;
@@ -2753,12 +2761,7 @@ int kp_parse_build_pch(const char *arch, const char *cuda_path, const char *cons
 	for (int i = 0; i < nargs; i++)
 		ADD_ARG("%s", args[i]);
 #undef ADD_ARG
-	const char **argv = kp_xcalloc((size_t)nstore + 1, sizeof(char *));
-	const char *p = kp_strbuf_str(&store);
-	for (int i = 0; i < nstore; i++) {
-		argv[i] = p;
-		p += strlen(p) + 1;
-	}
+	const char **argv = store_argv(&store, nstore);
 	int rc = kp_pch_build(argv, nstore, main_path, pch_path, err);
 	free(argv);
 	kp_strbuf_release(&store);

@@ -33,7 +33,6 @@ declare -A user=(
 )
 for name in names_macro names_vars names_has_next names_two_loops; do
 	src="$root/tests/fixtures/cu/$name.cu"
-	unset src_warnings # the original's, built once per fixture
 	for v in cp-async register; do
 		out="$tmp/$name.$v.cu"
 		"$kpipe" rewrite --variant "$v" "$src" -o "$out" 2>"$tmp/err"
@@ -42,17 +41,7 @@ for name in names_macro names_vars names_has_next names_two_loops; do
 			bad "$name $v: rewrite rc=$rc: $(head -c 300 "$tmp/err")"
 			continue
 		fi
-		if [ -z "${src_warnings+set}" ]; then
-			kp_nvcc_both "$src"
-			src_warnings=$(kp_nvcc_warnings)
-		fi
-		if ! kp_nvcc_both "$out"; then
-			bad "$name $v: nvcc (sm_80, sm_90) failed: $(head -c 400 "$tmp/nv")"
-		elif [ "$(kp_nvcc_warnings)" != "$src_warnings" ]; then
-			bad "$name $v: new nvcc warnings: $(kp_nvcc_warnings | head -3)"
-		else
-			ok
-		fi
+		kp_nvcc_check "$name $v" "$src" "$out"
 		for u in ${user[$name]}; do
 			a=$(decls "$src" "$u")
 			b=$(decls "$out" "$u")

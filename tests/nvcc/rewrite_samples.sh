@@ -43,7 +43,6 @@ for x in b: n*=int(eval(str(x)))
 print(n)" "$spec")
 	# variants the sample's launch spec says do not apply (a transposing
 	# copy cp.async cannot make): each must be refused with the reason
-	src_warnings=unknown # the original's, built once per sample when needed
 	unavailable=$(python3 -c "import json,sys; print(' '.join(json.load(open(sys.argv[1])).get('variants_unavailable', [])))" "$spec")
 	for v in cp-async register register-ca; do
 		out="$tmp/$name.$v.cu"
@@ -63,17 +62,7 @@ print(n)" "$spec")
 			bad "$name $v: rewrite rc=$rc: $(head -c 300 "$tmp/err")"
 			continue
 		fi
-		if [ "$src_warnings" = unknown ]; then
-			kp_nvcc_both "$src"
-			src_warnings=$(kp_nvcc_warnings)
-		fi
-		if ! kp_nvcc_both "$out"; then
-			bad "$name $v: nvcc (sm_80, sm_90) failed: $(head -c 400 "$tmp/nv")"
-		elif [ "$(kp_nvcc_warnings)" != "$src_warnings" ]; then
-			bad "$name $v: new nvcc warnings: $(kp_nvcc_warnings | head -3)"
-		else
-			ok
-		fi
+		kp_nvcc_check "$name $v" "$src" "$out"
 		"$kpipe" validate "$src" "$out" --arch sm_90 --threads "$threads" --sizes tiny >"$tmp/val" 2>&1
 		vrc=$?
 		case "$late_loads$several_kloops" in
