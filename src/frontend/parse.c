@@ -2494,10 +2494,10 @@ static const char **store_argv(kp_strbuf *store, int n)
 	return argv;
 }
 
-/* Whether clang refused the precompiled header it was given (built by
- * another libclang, or a header changed since): a fatal error that says
- * so. */
-static int pch_refused(CXTranslationUnit tu)
+/* Whether clang refused the precompiled header `pch` it was given (built
+ * by another libclang, or a header changed since): a fatal error that
+ * says so or names it. */
+static int pch_refused(CXTranslationUnit tu, const char *pch)
 {
 	int bad = 0;
 	unsigned nd = clang_getNumDiagnostics(tu);
@@ -2507,7 +2507,7 @@ static int pch_refused(CXTranslationUnit tu)
 			CXString s = clang_getDiagnosticSpelling(d);
 			const char *m = clang_getCString(s);
 			bad = m && (strstr(m, "precompiled header") || strstr(m, "PCH") ||
-				    strstr(m, "AST file") || strstr(m, "pch-"));
+				    strstr(m, "AST file") || strstr(m, pch));
 			clang_disposeString(s);
 		}
 		clang_disposeDiagnostic(d);
@@ -2536,7 +2536,7 @@ static enum CXErrorCode parse_tu(CXIndex idx, const char *path, const char *cons
 			clang_parseTranslationUnit2(idx, path, a, n + 2, uf, nuf, flags, tu);
 		free(a);
 		int refused = ec == CXError_ASTReadError ||
-			      (ec == CXError_Success && *tu && pch_refused(*tu));
+			      (ec == CXError_Success && *tu && pch_refused(*tu, pch));
 		if (!refused) {
 			free(pch);
 			return ec;

@@ -120,8 +120,8 @@ static int by_mtime(const void *a, const void *b)
 }
 
 /* Removes the least recently used headers past KP_PCH_CACHE_MAX (with
- * their sources and failure marks), and temporary files a killed build
- * left an hour ago or more. */
+ * their sources), and temporary files a killed build left an hour ago or
+ * more. */
 static void prune(const char *dir)
 {
 	DIR *d = opendir(dir);
