@@ -311,7 +311,7 @@ def gen_launcher(spec, version_path, label, dynamic_smem):
 KPIPE_BENCH_EXPORT int kpipe_bench_launch(void *const *kpipe_bufs, const long *kpipe_sz,
                                           cudaStream_t kpipe_stream)
 {
-%(syms)s%(geom)s    if (kpipe_smem > 0) {  // static + dynamic over 48 KB needs it too
+%(syms)s%(geom)s    if (kpipe_smem > 0) { /* static + dynamic over 48 KB needs it too */
         const cudaError_t kpipe_e = cudaFuncSetAttribute(
             %(kfn)s, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kpipe_smem);
         if (kpipe_e != cudaSuccess)
