@@ -3,8 +3,9 @@
 # into a temporary directory; its control fields (name, version, the
 # runtime Depends: libc6, libcjson1, libclang1-N and libclang-common-N-dev
 # for clang's CUDA headers); its files; and, extracted with `dpkg -x` into
-# a throwaway root (nothing is installed on this machine), its kpipe
-# rewrites its bundled example.  Needs cpack and dpkg-deb (SKIP without).
+# a throwaway root, its kpipe rewrites its bundled example; apt-get -s
+# resolves its Depends; with KPIPE_TEST_DPKG_INSTALL=1 (CI) it is
+# installed with apt, run from /usr/bin and removed.  Needs cpack and dpkg-deb (SKIP without).
 # Prints "N passed, N failed".
 set -uo pipefail
 # shellcheck source=tests/lib.sh
@@ -64,5 +65,37 @@ check "packaged kpipe rewrites the example: exit 0" test $? -eq 0 || cat "$tmp/e
 check "packaged kpipe rewrites the example: pipelined" grep -q 'kp_stage\|kp_reg' out.cu
 "$kpipe" rewrite "$root/samples/matmul_32x32.cu" -o "$tmp/want.cu" 2>/dev/null
 check "packaged kpipe rewrites the example: as the build's kpipe does" cmp -s out.cu "$tmp/want.cu"
+
+# --- apt resolves its Depends; installed for real on a throwaway machine ----------------
+if command -v apt-get >/dev/null; then
+	apt-get install -s "$deb" >"$tmp/apt-s" 2>&1
+	check "apt-get install -s: the Depends resolve" grep -q '^Inst kpipe ' "$tmp/apt-s" ||
+		tail -5 "$tmp/apt-s"
+else
+	echo "note: no apt-get: the Depends were not resolved"
+fi
+# KPIPE_TEST_DPKG_INSTALL=1 (.ci/run sets it: CI runs on a machine thrown
+# away afterwards) installs the package with apt, runs the installed kpipe
+# and man page, and removes it again.  Never on a machine that has a kpipe
+# package already.
+if [ "${KPIPE_TEST_DPKG_INSTALL:-0}" = 1 ] && [ "$(id -u)" = 0 ] &&
+	! dpkg -s kpipe >/dev/null 2>&1; then
+	trap 'dpkg -r kpipe >/dev/null 2>&1' EXIT
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$deb" \
+		>"$tmp/apt-i" 2>&1
+	check "apt-get install ./kpipe.deb: exit 0" test $? -eq 0 || tail -5 "$tmp/apt-i"
+	check "installed: dpkg -s kpipe" sh -c "dpkg -s kpipe | grep -q '^Status: install ok installed'"
+	env -u KPIPE_SOURCE_DIR /usr/bin/kpipe rewrite matmul_32x32.cu -o installed.cu 2>"$tmp/err"
+	check "installed /usr/bin/kpipe rewrites the example as the build's" cmp -s installed.cu "$tmp/want.cu" ||
+		cat "$tmp/err"
+	if command -v man >/dev/null; then
+		check "installed: man -w kpipe finds the page" sh -c "man -w kpipe | grep -q '/usr/share/man/man1/kpipe.1'"
+	fi
+	dpkg -r kpipe >"$tmp/dpkg-r" 2>&1
+	check "dpkg -r kpipe: exit 0, /usr/bin/kpipe gone" sh -c "test ! -e /usr/bin/kpipe"
+	trap - EXIT
+else
+	echo "note: the package was not installed on this machine (KPIPE_TEST_DPKG_INSTALL=1, as root, with no kpipe package, does: .ci/run sets it)"
+fi
 
 kp_summary package
