@@ -349,10 +349,13 @@ static void usage()
     fprintf(stderr,
             "usage: harness --lib NAME=PATH [--lib NAME=PATH ...] [--sizes a,b,c] [--time SIZE]\n"
             "               [--reps N] [--warmup N] [--rounds N] [--seed N] [--single] [--copy]\n"
+            "               [--drop-slower PCT [--drop-after R]]\n"
             "  the first --lib is the reference (the original kernel); --single launches\n"
             "  the first library once (each instantiation once) at the first size and\n"
             "  compares nothing; --rounds N times the versions N times in turn (one\n"
-            "  \"time\" event per version and round);\n"
+            "  \"time\" event per version and round); --drop-slower PCT stops timing a\n"
+            "  version slower than the reference by more than PCT%% in each of the first\n"
+            "  R rounds (default 2) at a size (a \"dropped\" event);\n"
             "  --copy also times a copy kernel over the bytes one launch moves (\"copy\")\n");
     exit(2);
 }
@@ -394,6 +397,11 @@ static void device_info()
 struct Opts {
     std::vector<std::string> sizes, time_sizes;
     int reps = 21, warmup = 3, rounds = 1;
+    // --drop-slower PCT: after --drop-after rounds, a version whose median
+    // was more than PCT% above the reference's in each of those rounds is
+    // timed no more at that size ("dropped" event); 0: never
+    double drop_slower = 0;
+    int drop_after = 2;
     uint64_t seed = 20261129;
     bool single = false, copy = false;
 };
@@ -428,6 +436,10 @@ static Opts parse_options(int argc, char **argv, std::vector<Version> &versions)
             o.warmup = atoi(next().c_str());
         } else if (a == "--rounds") {
             o.rounds = atoi(next().c_str());
+        } else if (a == "--drop-slower") {
+            o.drop_slower = atof(next().c_str());
+        } else if (a == "--drop-after") {
+            o.drop_after = atoi(next().c_str());
         } else if (a == "--seed") {
             o.seed = strtoull(next().c_str(), nullptr, 10);
         } else if (a == "--single") {
@@ -438,7 +450,8 @@ static Opts parse_options(int argc, char **argv, std::vector<Version> &versions)
             usage();
         }
     }
-    if (versions.empty() || o.reps < 1 || o.warmup < 0 || o.rounds < 1)
+    if (versions.empty() || o.reps < 1 || o.warmup < 0 || o.rounds < 1 || o.drop_slower < 0 ||
+        o.drop_after < 1)
         usage();
     if (o.sizes.empty())
         for (int s = 0; s < kNumSizes; ++s)
@@ -624,6 +637,37 @@ static void check_version(Version &v, int k, Buffers &b, const long *sz, const c
          first.empty() ? "null" : first.c_str());
 }
 
+// --drop-slower: a version (not the reference, versions[0]) whose median
+// was more than o.drop_slower percent above the reference's in every one of
+// the rounds so far is timed no more at this size: a "dropped" event with
+// the rounds and the geometric mean of the per-round speedups.  kpipe tune
+// never chooses it (it only chooses a variant faster beyond the noise).
+static void drop_slower_versions(const std::vector<Version> &versions,
+                                 const std::vector<std::vector<double>> &med, std::vector<bool> &dropped,
+                                 const char *size, const Opts &o)
+{
+    const std::vector<double> &ref = med[0];
+    const double limit = 1.0 + o.drop_slower / 100.0;
+    for (size_t vi = 1; vi < versions.size(); ++vi) {
+        const std::vector<double> &m = med[vi];
+        if (dropped[vi] || m.size() != ref.size() || m.empty())
+            continue;
+        bool slower = true;
+        double logsum = 0.0;
+        for (size_t r = 0; r < m.size(); ++r) {
+            slower = slower && ref[r] > 0 && m[r] > ref[r] * limit;
+            logsum += ref[r] > 0 && m[r] > 0 ? std::log(ref[r] / m[r]) : 0.0;
+        }
+        if (!slower)
+            continue;
+        dropped[vi] = true;
+        emit("{\"event\":\"dropped\",\"version\":%s,\"size\":%s%s,\"rounds\":%d,\"speedup\":%s,"
+             "\"limit_pct\":%s}",
+             jstr(versions[vi].name).c_str(), jstr(size).c_str(), g_inst.c_str(), (int)m.size(),
+             jnum(std::exp(logsum / (double)m.size())).c_str(), jnum(o.drop_slower).c_str());
+    }
+}
+
 // Timing: every version that ran cleanly at this size, one after the other,
 // each launch between its own pair of events; with --rounds, the whole
 // sequence again, so slow drift (clocks, temperature) shows up as
@@ -636,9 +680,15 @@ static void time_versions(std::vector<Version> &versions, int k, Buffers &b, con
     std::vector<cudaEvent_t> ev(2 * reps);
     for (auto &e : ev)
         check(cudaEventCreate(&e), "cudaEventCreate", size);
-    for (int round = 0; round < o.rounds; ++round)
-        for (auto &v : versions) {
-            if (v.failed[k])
+    // round medians of each version at this size, for --drop-slower
+    std::vector<std::vector<double>> med(versions.size());
+    std::vector<bool> dropped(versions.size(), false);
+    for (int round = 0; round < o.rounds; ++round) {
+        if (o.drop_slower > 0 && round == o.drop_after)
+            drop_slower_versions(versions, med, dropped, size, o);
+        for (size_t vi = 0; vi < versions.size(); ++vi) {
+            Version &v = versions[vi];
+            if (v.failed[k] || dropped[vi])
                 continue;
             emit("{\"event\":\"begin\",\"version\":%s,\"size\":%s%s,\"timing\":true}", jstr(v.name).c_str(),
                  jstr(size).c_str(), g_inst.c_str());
@@ -673,6 +723,7 @@ static void time_versions(std::vector<Version> &versions, int k, Buffers &b, con
             }
             mean /= reps;
             all += "]";
+            med[vi].push_back(median);
             emit("{\"event\":\"time\",\"version\":%s,\"size\":%s%s,\"round\":%d,\"reps\":%d,\"warmup\":%d,"
                  "\"median_ms\":%s,\"min_ms\":%s,\"max_ms\":%s,\"mean_ms\":%s,\"work\":%s,"
                  "\"work_kind\":%s,\"all_ms\":%s}",
@@ -680,6 +731,7 @@ static void time_versions(std::vector<Version> &versions, int k, Buffers &b, con
                  jnum(median).c_str(), jnum(sorted.front()).c_str(), jnum(sorted.back()).c_str(),
                  jnum(mean).c_str(), jnum(work, 17).c_str(), jstr(kWorkKind).c_str(), all.c_str());
         }
+    }
     for (auto &e : ev)
         cudaEventDestroy(e);
 }

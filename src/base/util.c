@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 void *kp_xmalloc(size_t n)
@@ -319,4 +320,11 @@ unsigned long long kp_fnv1a64(const void *p, size_t n, unsigned long long h)
 		h *= 1099511628211ULL;
 	}
 	return h;
+}
+
+double kp_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }

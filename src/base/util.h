@@ -62,6 +62,9 @@ int kp_mentions_ident(const char *s, size_t b, size_t e, const char *name);
 #define KP_FNV1A64_INIT 1469598103934665603ULL
 unsigned long long kp_fnv1a64(const void *p, size_t n, unsigned long long h);
 
+/* Seconds on the monotonic clock: differences are wall times. */
+double kp_now(void);
+
 /* Reads a whole file; returns 0 or -errno. *out is NUL-terminated, caller frees. */
 int kp_read_file(const char *path, char **out, size_t *len);
 /* abs relative to the working directory when it lies under it, else abs

@@ -70,13 +70,6 @@ typedef struct {
 	kp_tune_features feat; /* ptxas before and after (step 1) */
 } cand;
 
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 /* "ptxas": registers, resident warps per SM, static shared memory (original
  * and variant) and the variant's spill bytes: the model's inputs. */
 static void add_features(cJSON *x, const kp_tune_features *f)
@@ -245,10 +238,37 @@ static void print_head(FILE *fp, const char *in, const kp_cli *o, const kp_tune_
 			run->sizes[0], run->nsizes);
 }
 
+/* Where a tune's time went: kpipe's own rewriting, validate's static
+ * steps (nvcc, ptxas, cuobjdump), then the GPU runs' parts (run->build_s,
+ * run_s, sanitize_s). */
+typedef struct {
+	double rewrite_s, static_s;
+} tune_phases;
+
+static void print_phases(FILE *fp, const kp_tune_run *run, const tune_phases *ph)
+{
+	fprintf(fp,
+		"time: rewriting %.1f s, static checks %.1f s, GPU build %.1f s, GPU run %.1f s",
+		ph->rewrite_s, ph->static_s, run->build_s, run->run_s);
+	if (run->sanitize_s > 0)
+		fprintf(fp, ", compute-sanitizer %.1f s", run->sanitize_s);
+	fputc('\n', fp);
+}
+
+static void json_phases(cJSON *j, const kp_tune_run *run, const tune_phases *ph)
+{
+	cJSON *p = cJSON_AddObjectToObject(j, "phases");
+	cJSON_AddNumberToObject(p, "rewrite", ph->rewrite_s);
+	cJSON_AddNumberToObject(p, "static", ph->static_s);
+	cJSON_AddNumberToObject(p, "gpu_build", run->build_s);
+	cJSON_AddNumberToObject(p, "gpu_run", run->run_s);
+	cJSON_AddNumberToObject(p, "sanitize", run->sanitize_s);
+}
+
 /* The table, on fp. */
 static void print_table(FILE *fp, const char *in, const kp_cli *o, cand *c, int nc,
 			const kp_tune_run *run, const kp_tune_choice *ch, double secs,
-			const kp_launch_spec *spec, const char *inst)
+			const kp_launch_spec *spec, const char *inst, const tune_phases *ph)
 {
 	const kp_tune_version *orig = kp_tune_find(run, "original");
 	print_head(fp, in, o, run, spec, inst);
@@ -301,11 +321,18 @@ static void print_table(FILE *fp, const char *in, const kp_cli *o, cand *c, int 
 			fprintf(fp, "      failed validation: %s\n", c[i].static_note);
 		else if (why[0])
 			fprintf(fp, "      failed validation: %s\n", why);
+		else if (kp_tune_dropped(run, v))
+			fprintf(fp,
+				"      timed %d rounds only: slower than the original by more than "
+				"%.0f%% in each (not a candidate)\n",
+				v->t[0].dropped ? v->t[0].dropped : v->t[0].rounds,
+				KP_TUNE_DROP_SLOWER_PCT);
 	}
 	if (run->nsizes > 1)
 		print_sizes(fp, c, nc, run);
 	fprintf(fp, "result: %s\n", ch->reason);
 	fprintf(fp, "tuned in %.1f s\n", secs);
+	print_phases(fp, run, ph);
 }
 
 /* "sizes": the version's timing at every timed size, and its speedup there
@@ -325,6 +352,8 @@ static void add_sizes(cJSON *x, const kp_tune_run *run, const kp_tune_version *v
 			cJSON_AddNumberToObject(s, "spread_ms", tm->spread_ms);
 			cJSON_AddNumberToObject(s, "launches", tm->nsamples);
 			cJSON_AddNumberToObject(s, "rounds", tm->rounds);
+			if (tm->dropped)
+				cJSON_AddNumberToObject(s, "dropped_after_rounds", tm->dropped);
 			if (run->work[k] > 0)
 				cJSON_AddNumberToObject(s, "work", run->work[k]);
 			if (cmp && cmp->speedup > 0)
@@ -344,6 +373,8 @@ static void json_timing(cJSON *x, const kp_tune_run *run, const kp_tune_version 
 	cJSON_AddNumberToObject(x, "spread_ms", v->t[0].spread_ms);
 	cJSON_AddNumberToObject(x, "launches", v->t[0].nsamples);
 	cJSON_AddNumberToObject(x, "rounds", v->t[0].rounds);
+	if (kp_tune_dropped(run, v))
+		cJSON_AddBoolToObject(x, "dropped", 1);
 	kp_tune_cmp cmp = {0};
 	int have = i >= 0 && orig && orig->t[0].nsamples && (ok || run->nsizes <= 1);
 	if (have) {
@@ -358,7 +389,8 @@ static void json_timing(cJSON *x, const kp_tune_run *run, const kp_tune_version 
 
 static char *table_json(const char *in, const kp_cli *o, cand *c, int nc, const kp_tune_run *run,
 			const kp_tune_choice *ch, double secs, const char *written, int rc,
-			const kp_gpu_result *prof, const kp_launch_spec *spec, const char *inst)
+			const kp_gpu_result *prof, const kp_launch_spec *spec, const char *inst,
+			const tune_phases *ph)
 {
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddStringToObject(j, "file", in);
@@ -435,6 +467,7 @@ static char *table_json(const char *in, const kp_cli *o, cand *c, int nc, const 
 	}
 	cJSON_AddNumberToObject(j, "spread_ms", ch->spread_ms);
 	cJSON_AddNumberToObject(j, "seconds", secs);
+	json_phases(j, run, ph);
 	if (written)
 		cJSON_AddStringToObject(j, "written", written);
 	cJSON_AddNumberToObject(j, "exit_code", rc);
@@ -511,6 +544,7 @@ typedef struct {
 	kp_file_setup fs; /* the file's compile_commands.json entry (-p) */
 	int have_fs;
 	kp_gpu_result *prof; /* --profile: the original and the choice under ncu */
+	tune_phases ph;
 } tune_state;
 
 /* A step's "go on" (every other value is the exit code). */
@@ -853,13 +887,13 @@ static int validate_candidates(tune_state *t)
 			return KP_EXIT_INPUT;
 	}
 	/* the original once, here; the variants' checks find it in the cache */
-	double w0 = now();
+	double w0 = kp_now();
 	kp_validate_opts vo = static_opts(t, NULL);
 	kp_validate_warm_cache(&vo);
 	if (o->verbose)
 		fprintf(stderr,
 			"kpipe tune: the original compiled in %.1f s (cached for the variants)\n",
-			now() - w0);
+			kp_now() - w0);
 	validate_all(t);
 	for (int i = 0; i < t->nk; i++) {
 		cand *c = &t->c[i];
@@ -899,6 +933,7 @@ static int measure(tune_state *t)
 		go.ntime_sizes = t->ntimed;
 		go.dir = t->keep_dir ? t->workdir : NULL;
 		go.sanitize = o->sanitize >= 0;
+		go.drop_slower_pct = KP_TUNE_DROP_SLOWER_PCT;
 		int gr =
 			kp_gpu_run_versions(&go, t->vers, t->nv, TUNE_ROUNDS, &t->events, &t->gerr);
 		if (t->events)
@@ -921,7 +956,14 @@ static int measure(tune_state *t)
 		if (o->verbose)
 			fprintf(stderr, "kpipe tune: the rounds disagree (%s): %d more\n",
 				t->ch.reason, TUNE_ROUNDS);
-		kp_gpu_run_versions(&go, t->vers, t->nv, TUNE_ROUNDS, &ev, &gerr);
+		/* not the variants the first run stopped timing: their rounds
+		 * would pair with the wrong rounds of the original */
+		kp_gpu_version more[NKINDS_MAX + 1];
+		int nmore = 0;
+		for (int i = 0; i < t->nv; i++)
+			if (!kp_tune_dropped(&t->run, kp_tune_find(&t->run, t->vers[i].name)))
+				more[nmore++] = t->vers[i];
+		kp_gpu_run_versions(&go, more, nmore, TUNE_ROUNDS, &ev, &gerr);
 		if (ev)
 			kp_tune_absorb(&t->run, ev);
 		free(ev);
@@ -975,15 +1017,15 @@ static int report(tune_state *t, double t0)
 								    : NULL;
 	char *inst = instantiation(&t->spec);
 	if (!strcmp(o->format, "json")) {
-		char *j = table_json(t->in, o, c, t->nk, &t->run, ch, now() - t0, written, rc,
-				     t->prof, &t->spec, inst);
+		char *j = table_json(t->in, o, c, t->nk, &t->run, ch, kp_now() - t0, written, rc,
+				     t->prof, &t->spec, inst, &t->ph);
 		fputs(j, stdout);
 		free(j);
 		free(inst);
 		return rc;
 	}
 	FILE *tfp = o->output || o->in_place ? stdout : stderr;
-	print_table(tfp, t->in, o, c, t->nk, &t->run, ch, now() - t0, &t->spec, inst);
+	print_table(tfp, t->in, o, c, t->nk, &t->run, ch, kp_now() - t0, &t->spec, inst, &t->ph);
 	free(inst);
 	if (t->prof) {
 		kp_strbuf sb = KP_STRBUF_INIT;
@@ -1006,7 +1048,7 @@ int cmd_tune(int argc, char **argv)
 	int rc = kp_cli_parse(&t.o, argc, argv, "tune", tune_opts);
 	if (rc)
 		return rc;
-	double t0 = now();
+	double t0 = kp_now();
 	if ((rc = usage_error(&t.o))) {
 		kp_cli_release(&t.o);
 		return rc;
@@ -1028,8 +1070,13 @@ int cmd_tune(int argc, char **argv)
 	t.ch = (kp_tune_choice){.winner = -1, .best = -1};
 	t.env = (kp_cuda_env)KP_CUDA_ENV_INIT;
 	t.keep_dir = t.o.gpu_dir != NULL;
-	if ((rc = build_candidates(&t)) == TUNE_GO && (rc = prepare_measuring(&t)) == TUNE_GO &&
-	    (rc = validate_candidates(&t)) == TUNE_GO && (rc = measure(&t)) == TUNE_GO) {
+	rc = build_candidates(&t);
+	t.ph.rewrite_s = kp_now() - t0;
+	if (rc == TUNE_GO && (rc = prepare_measuring(&t)) == TUNE_GO) {
+		rc = validate_candidates(&t);
+		t.ph.static_s = kp_now() - t0 - t.ph.rewrite_s;
+	}
+	if (rc == TUNE_GO && (rc = measure(&t)) == TUNE_GO) {
 		profile_choice(&t);
 		rc = report(&t, t0);
 	} else if (t.o.profile)

@@ -22,7 +22,8 @@ static const struct {
 	{"error", KP_EV_ERROR},       {"fatal", KP_EV_FATAL},
 	{"single", KP_EV_SINGLE},     {"done", KP_EV_DONE},
 	{"sanitize", KP_EV_SANITIZE}, {"sanitize-skip", KP_EV_SANITIZE_SKIP},
-	{"copy", KP_EV_COPY},
+	{"copy", KP_EV_COPY},         {"dropped", KP_EV_DROPPED},
+	{"phase", KP_EV_PHASE},
 };
 
 static const char *str(const cJSON *o, const char *key)
@@ -167,5 +168,8 @@ int kp_event_next(kp_event_reader *r, kp_event *e)
 	e->tool = str(j, "tool");
 	e->errors = (long)num(j, "errors", 0);
 	e->seconds = num(j, "seconds", 0);
+	e->rounds = (int)num(j, "rounds", 0);
+	e->speedup = num(j, "speedup", NAN);
+	e->phase = str(j, "phase");
 	return 1;
 }

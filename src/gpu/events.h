@@ -1,8 +1,8 @@
 /*
  * events.h - the one decoder of the GPU harness's event stream: the JSON
  * lines bench/harness/bench_main.cu prints (device, attrs, begin, baseline,
- * check, time, copy, error, fatal, single, done) and the sanitize and
- * sanitize-skip lines `kpipe tune` adds to them (gpu_run.c).  Each line
+ * check, time, copy, dropped, error, fatal, single, done) and the sanitize,
+ * sanitize-skip and phase lines `kpipe tune` adds to them (gpu_run.c).  Each line
  * becomes a kp_event with every member the harness prints in a typed
  * field; lines that are not a JSON object with a string "event" member are
  * skipped.  gpu_run.c (validate's steps 3-5) and tune.c (the choice of a
@@ -29,7 +29,9 @@ typedef enum {
 	KP_EV_DONE,
 	KP_EV_SANITIZE,
 	KP_EV_SANITIZE_SKIP,
-	KP_EV_COPY, /* --copy: the copy kernel's median over "bytes" */
+	KP_EV_COPY,    /* --copy: the copy kernel's median over "bytes" */
+	KP_EV_DROPPED, /* --drop-slower: a version timed no more at a size */
+	KP_EV_PHASE,   /* kpipe tune: the wall time of one part of the GPU run */
 } kp_event_kind;
 
 /* One event.  Where the line does not have a member as a string or a
@@ -66,10 +68,15 @@ typedef struct {
 	int all_entries; /* the entries of "all_ms", numbers or not */
 	/* error and fatal */
 	const char *stage, *msg;
-	/* sanitize */
+	/* sanitize (and phase: seconds) */
 	const char *tool;
 	long errors;
 	double seconds;
+	/* dropped: the rounds it was timed and the geometric mean of its
+	 * per-round speedups; phase: its name ("build", "run", "sanitize") */
+	int rounds;
+	double speedup;
+	const char *phase;
 } kp_event;
 
 typedef struct {

@@ -1690,6 +1690,10 @@ static int run_versions_harness(kp_gpu_result *g, const kp_gpu_opts *o, workdir 
 	arg(&a, warm);
 	arg(&a, "--rounds");
 	arg(&a, rnd);
+	if (o->drop_slower_pct > 0) {
+		arg(&a, "--drop-slower");
+		arg(&a, kp_arena_printf(&g->arena, "%g", o->drop_slower_pct));
+	}
 	if (o->sizes && o->nsizes > 0) {
 		kp_strbuf sz = KP_STRBUF_INIT;
 		for (int i = 0; i < o->nsizes; i++)
@@ -1727,6 +1731,25 @@ static int run_versions_harness(kp_gpu_result *g, const kp_gpu_opts *o, workdir 
 	return -1;
 }
 
+/* The "phase" events of kp_gpu_run_versions(): build t0..t1, run t1..t2,
+ * sanitize t2..t3 (t3 0: not run). */
+static void append_phases(char **events, double t0, double t1, double t2, double t3)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_adds(&sb, *events ? *events : "");
+	if (sb.len && kp_strbuf_str(&sb)[sb.len - 1] != '\n')
+		kp_strbuf_addc(&sb, '\n');
+	kp_strbuf_addf(&sb, "{\"event\":\"phase\",\"phase\":\"build\",\"seconds\":%.3f}\n",
+		       t1 - t0);
+	kp_strbuf_addf(&sb, "{\"event\":\"phase\",\"phase\":\"run\",\"seconds\":%.3f}\n", t2 - t1);
+	if (t3 > 0)
+		kp_strbuf_addf(&sb,
+			       "{\"event\":\"phase\",\"phase\":\"sanitize\",\"seconds\":%.3f}\n",
+			       t3 - t2);
+	free(*events);
+	*events = kp_strbuf_detach(&sb);
+}
+
 int kp_gpu_run_versions(const kp_gpu_opts *o, const kp_gpu_version *v, int n, int rounds,
 			char **events, char **err)
 {
@@ -1751,6 +1774,7 @@ int kp_gpu_run_versions(const kp_gpu_opts *o, const kp_gpu_version *v, int n, in
 		files[i] = v[i].path;
 	}
 	const char *harness = NULL;
+	double t0 = kp_now(), t1 = 0, t2 = 0;
 	const char *bw = build_versions(g, o, &w, root, o->arch, names, files, n, &harness, libs);
 	int rc = -1;
 	if (bw) {
@@ -1760,9 +1784,12 @@ int kp_gpu_run_versions(const kp_gpu_opts *o, const kp_gpu_version *v, int n, in
 			kp_strbuf_addf(&sb, "\n%s", g->build_log);
 		*err = kp_strbuf_detach(&sb);
 	} else {
+		t1 = kp_now();
 		rc = run_versions_harness(g, o, &w, harness, names, libs, n, rounds, events, err);
+		t2 = kp_now();
 		if (rc == 0 && o->sanitize)
 			sanitize_versions(g, o, &w, root, harness, names, libs, n, events);
+		append_phases(events, t0, t1, t2, rc == 0 && o->sanitize ? kp_now() : 0);
 	}
 	free(names);
 	free(files);

@@ -154,10 +154,14 @@ typedef struct {
 	const char *dir;    /* build here and keep it; also builds and runs without a device */
 	int reps, warmup;   /* 0: 21 and 3 */
 	int run_timeout_s, sanitize_timeout_s; /* 0: 300 each */
-	int profile;           /* --profile: ncu on both versions, copy kernel timed */
-	const char *ncu;       /* NULL: looked for beside nvcc, in the toolkit, then $PATH */
-	const char *cache_dir; /* kp_gpu_run_versions: NULL, or where the harness and
-				  the libraries are kept by content (build_cache.h) */
+	int profile;            /* --profile: ncu on both versions, copy kernel timed */
+	const char *ncu;        /* NULL: looked for beside nvcc, in the toolkit, then $PATH */
+	const char *cache_dir;  /* kp_gpu_run_versions: NULL, or where the harness and
+				   the libraries are kept by content (build_cache.h) */
+	double drop_slower_pct; /* kp_gpu_run_versions: > 0: a variant slower than v[0]
+				   by more than this percentage in each of the first
+				   two rounds at a size is timed no more there (a
+				   "dropped" event) */
 } kp_gpu_opts;
 
 /* Runs steps 3-5 for a result of kp_validate_static() and records them in
@@ -209,7 +213,9 @@ typedef struct {
  * `rounds` times in turn; with
  * o->sanitize, then runs compute-sanitizer memcheck, racecheck and
  * synccheck on one launch of every variant (v[1..n-1]) at 'small' and adds
- * a "sanitize" event per variant and tool to *events.  Returns
+ * a "sanitize" event per variant and tool to *events.  The events end with
+ * {"event":"phase","phase":"build"|"run"|"sanitize","seconds":S} lines: the
+ * wall time of each part.  Returns
  * 0 with the harness's JSON-lines events in *events, or -1 with *err
  * saying why (no device and no dir, a build failure with nvcc's lines, the
  * harness failing; *events may still hold what it printed).  Both are

@@ -63,13 +63,6 @@ static void say(server *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static const char *str_item(const cJSON *o, const char *name)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
@@ -120,11 +113,11 @@ static int ensure_analysis(server *s, doc *d)
 		return 0;
 	if (d->analysed)
 		kp_lsp_analysis_release(&d->an);
-	double t0 = now();
+	double t0 = kp_now();
 	kp_lsp_analyze(&s->cfg->env, d->path, d->text, d->len, &d->an);
 	d->analysed = 1;
 	d->an_version = d->version;
-	say(s, "kpipe lsp: analysed %s in %.2f s\n", d->path, now() - t0);
+	say(s, "kpipe lsp: analysed %s in %.2f s\n", d->path, kp_now() - t0);
 	return 1;
 }
 
@@ -829,9 +822,9 @@ static void handle(server *s, const cJSON *msg)
 	}
 	int code;
 	char *why;
-	double t0 = now();
+	double t0 = kp_now();
 	cJSON *res = request(s, method, params, &code, &why);
-	say(s, "kpipe lsp: %s answered in %.2f s\n", method, now() - t0);
+	say(s, "kpipe lsp: %s answered in %.2f s\n", method, kp_now() - t0);
 	cJSON *idc = cJSON_Duplicate(id, 1);
 	if (code)
 		send(s, kp_rpc_error(idc, code, why ? why : "failed"));

@@ -373,13 +373,6 @@ typedef struct {
 	kp_progress progress; /* the status line and -v's lines (progress.h) */
 } batch;
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static int mkdirs(const char *path)
 {
 	char *p = kp_xstrdup(path);
@@ -506,7 +499,7 @@ static void do_file(const batch *b, int i, kp_rw_result *r)
 {
 	const kp_batch_opts *o = b->o;
 	const bfile *f = &b->files->v[i];
-	double t0 = now();
+	double t0 = kp_now();
 	r->path = kp_xstrdup(f->path);
 	r->abs_path = kp_xstrdup(f->abs);
 	char *src = NULL;
@@ -545,7 +538,7 @@ static void do_file(const batch *b, int i, kp_rw_result *r)
 	}
 	free(out);
 	free(src);
-	r->seconds = now() - t0;
+	r->seconds = kp_now() - t0;
 }
 
 static void write_all(int fd, const char *s, size_t n)
@@ -599,7 +592,7 @@ static int start_job(batch *b, slot *s, int jobs, slot *x, int next, job_fn job)
 		close(p[0]);
 		return -1;
 	}
-	*x = (slot){pid, p[0], next, KP_STRBUF_INIT, now(), 0};
+	*x = (slot){pid, p[0], next, KP_STRBUF_INIT, kp_now(), 0};
 	return 0;
 }
 
@@ -609,7 +602,7 @@ static int start_job(batch *b, slot *s, int jobs, slot *x, int next, job_fn job)
 static int police(batch *b, slot *s, int jobs)
 {
 	int limit = b->o->timeout;
-	double t = now(), wait = -1;
+	double t = kp_now(), wait = -1;
 	for (int k = 0; k < jobs; k++) {
 		slot *x = &s[k];
 		if (x->fd < 0)
@@ -1243,7 +1236,7 @@ int kp_batch_run(const kp_batch_opts *o)
 			o->format);
 		return KP_EXIT_USAGE;
 	}
-	double t0 = now();
+	double t0 = kp_now();
 	char *cwd = getcwd(NULL, 0);
 	bfiles files = {0};
 	kp_compdb_entry *db = NULL;
@@ -1283,7 +1276,7 @@ int kp_batch_run(const kp_batch_opts *o)
 		if (b.stop)
 			rc = 128 + SIGPIPE; /* as if SIGPIPE had ended it, after cleaning up */
 		else
-			rc = report(o, &c, nres, now() - t0, jobs, cwd);
+			rc = report(o, &c, nres, kp_now() - t0, jobs, cwd);
 		sigaction(SIGPIPE, &old_pipe, NULL);
 		for (int i = 0; i < nres; i++)
 			kp_rw_result_release(&c.results[i]);

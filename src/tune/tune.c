@@ -144,6 +144,33 @@ static void absorb_baseline(kp_tune_run *run, const kp_event *e)
 	run->baseline_why = kp_xstrdup(buf);
 }
 
+static void absorb_dropped(kp_tune_run *run, kp_tune_version *v, const kp_event *e)
+{
+	int k = timed_index(run, e->size, e->inst);
+	if (k >= 0)
+		v->t[k].dropped = e->rounds > 0 ? e->rounds : 1;
+}
+
+static void absorb_phase(kp_tune_run *run, const kp_event *e)
+{
+	if (!e->phase)
+		return;
+	if (!strcmp(e->phase, "build"))
+		run->build_s += e->seconds;
+	else if (!strcmp(e->phase, "run"))
+		run->run_s += e->seconds;
+	else if (!strcmp(e->phase, "sanitize"))
+		run->sanitize_s += e->seconds;
+}
+
+int kp_tune_dropped(const kp_tune_run *run, const kp_tune_version *v)
+{
+	for (int k = 0; v && k < run->nsizes; k++)
+		if (v->t[k].dropped)
+			return 1;
+	return 0;
+}
+
 static void absorb_sanitize(kp_tune_version *v, const kp_event *e)
 {
 	v->sanitized++;
@@ -213,6 +240,11 @@ void kp_tune_absorb(kp_tune_run *run, const char *events)
 			if (ver)
 				absorb_sanitize(version(run, ver), &e);
 			break;
+		case KP_EV_DROPPED:
+			if (ver && size)
+				absorb_dropped(run, version(run, ver), &e);
+			break;
+		case KP_EV_PHASE: absorb_phase(run, &e); break;
 		case KP_EV_ERROR:
 		case KP_EV_FATAL:
 			if (ver && strcmp(ver, "harness"))
@@ -509,7 +541,8 @@ int kp_tune_decide(const kp_tune_run *run, const char *const *names, const int *
 			out->best = i;
 			best = c;
 		}
-		if (c.lo > 1.0 && (out->winner < 0 || c.speedup > win.speedup)) {
+		if (c.lo > 1.0 && !kp_tune_dropped(run, v) &&
+		    (out->winner < 0 || c.speedup > win.speedup)) {
 			out->winner = i;
 			win = c;
 		}

@@ -37,7 +37,16 @@ typedef struct {
 	int nsamples;
 	double median_ms; /* of all samples; 0 when not timed */
 	double spread_ms; /* max - min of the round medians (of the samples with one round) */
+	int dropped;      /* the harness stopped timing it here after this many rounds
+			     (slower than the original in each by more than
+			     KP_TUNE_DROP_SLOWER_PCT); 0: timed every round */
 } kp_tune_timing;
+
+/* A variant slower than the original by more than this percentage in
+ * each of its first two rounds at a size is timed no more there (the
+ * harness's --drop-slower): it cannot be chosen, and timing it three more
+ * rounds would only cost time.  tune never chooses a dropped variant. */
+#define KP_TUNE_DROP_SLOWER_PCT 5.0
 
 /* What one harness run said about one version (the original or a variant). */
 typedef struct {
@@ -70,7 +79,14 @@ typedef struct {
 	int baseline_sizes, baseline_failed;
 	char *baseline_why; /* the original's own problem (unwritten or unstable output) */
 	int done;           /* the harness printed "done" */
+	/* wall seconds of the GPU runs' parts ("phase" events, summed over
+	 * runs): building the harness and libraries, the harness run (checks
+	 * and timing), compute-sanitizer */
+	double build_s, run_s, sanitize_s;
 } kp_tune_run;
+
+/* Whether the harness stopped timing v in some cell (kp_tune_timing.dropped). */
+int kp_tune_dropped(const kp_tune_run *run, const kp_tune_version *v);
 
 /* Reads the harness's JSON lines (unknown lines are ignored).  The first
  * "--lib" is the reference and must be named "original". */

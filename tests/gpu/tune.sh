@@ -6,7 +6,9 @@
 # finish within 60 s (KPIPE_TUNE_LIMIT_S: scripts/valgrind.sh raises it,
 # as kpipe runs about 100 times slower under valgrind); with --sizes
 # small,target both sizes are timed and the speedup is the geometric mean
-# of the two; with the two instantiations of samples/matmul_ktile every
+# of the two; a variant below 0.9x is timed two rounds only (stopped
+# early), never chosen, and the JSON says where the time went (phases);
+# with the two instantiations of samples/matmul_ktile every
 # (instantiation, size) cell is timed, named in the table and the JSON,
 # and the speedup is the geometric mean over the cells.  Prints
 # "SKIP: ..." and exits 77 without a GPU.
@@ -55,7 +57,22 @@ if d["chosen"] != "original":
     w = vs[d["chosen"]]
     assert w["static_ok"] and w["checked_ok"], "chosen variant did not pass validation"
     assert w["median_ms"] < o["median_ms"] - d["spread_ms"], "chosen variant not faster beyond the spread"
-print("%s: chose %s (%s)" % (sys.argv[1], d["chosen"], d["reason"]))
+    assert not w.get("dropped"), "a variant the harness stopped timing was chosen"
+# where the time went: every phase named, none negative, their sum within
+# the whole
+ph = d["phases"]
+for k in ("rewrite", "static", "gpu_build", "gpu_run", "sanitize"):
+    assert k in ph and ph[k] >= 0, ("phase", k, ph)
+assert sum(ph.values()) <= d["seconds"] + 0.5, (ph, d["seconds"])
+# a variant clearly slower (below 0.9x) was stopped after two rounds, and
+# every stopped one was slower than the original
+for v in d["versions"]:
+    if v.get("dropped"):
+        assert v["rounds"] == 2 and v["speedup"] < 0.95, v
+    elif v["name"] != "original" and v.get("checked_ok") and v.get("speedup", 1) < 0.9:
+        raise AssertionError("a variant at %.3fx was timed every round: %s" % (v["speedup"], v["name"]))
+print("%s: chose %s (%s); phases %s; stopped early: %s" % (sys.argv[1], d["chosen"], d["reason"], ph,
+      [v["name"] for v in d["versions"] if v.get("dropped")]))
 PY
 done
 # --sizes: every named size timed; the speedup is the geometric mean of the

@@ -700,3 +700,76 @@ Test(tune, one_bad_instantiation_excludes)
 	kp_tune_run_release(&run);
 	free(t);
 }
+
+/* The harness stopped timing cp-async after two rounds (--drop-slower):
+ * it is reported with its two rounds, never chosen, and the variant timed
+ * every round still wins. */
+Test(tune, dropped_variant_reported_not_chosen)
+{
+	const double r[3][8] = {
+		{1.00, 1.01, 0.99, 1.00, 1.00}, {0.80, 0.81, 0.79, 0.80, 0.80}, {1.30, 1.31}};
+	kp_strbuf sb = KP_STRBUF_INIT;
+	char *base = rounds_text(r, 2, 5);
+	kp_strbuf_adds(&sb, base);
+	free(base);
+	add_check(&sb, "cp-async", "small", 1);
+	add_check(&sb, "cp-async", "target", 1);
+	add_time(&sb, "cp-async", 0, r[2][0], 0);
+	add_time(&sb, "cp-async", 1, r[2][1], 0);
+	kp_strbuf_adds(&sb, "{\"event\":\"dropped\",\"version\":\"cp-async\",\"size\":\"target\","
+			    "\"rounds\":2,\"speedup\":0.77,\"limit_pct\":5}\n");
+	char *t = kp_strbuf_detach(&sb);
+	int elig[4] = {1, 1, 0, 0};
+	kp_tune_run run;
+	kp_tune_choice ch = decide(t, elig, &run);
+	cr_assert_eq(ch.winner, 0, "%s", ch.reason);
+	const kp_tune_version *v = kp_tune_find(&run, "cp-async");
+	cr_assert_not_null(v);
+	cr_assert_eq(v->t[0].dropped, 2);
+	cr_assert_eq(v->t[0].rounds, 2);
+	cr_assert(kp_tune_dropped(&run, v));
+	cr_assert_not(kp_tune_dropped(&run, kp_tune_find(&run, "register")));
+	cr_assert(kp_tune_qualifies(&run, v, NULL, 0), "a dropped variant was checked and timed");
+	kp_tune_run_release(&run);
+	free(t);
+}
+
+/* A dropped variant never wins, whatever its rounds say (the harness drops
+ * only slower ones; the decision does not rely on that). */
+Test(tune, dropped_variant_never_wins)
+{
+	const double r[2][8] = {{1.00, 1.00, 1.00}, {0.50, 0.50, 0.50}};
+	kp_strbuf sb = KP_STRBUF_INIT;
+	char *base = rounds_text(r, 2, 3);
+	kp_strbuf_adds(&sb, base);
+	free(base);
+	kp_strbuf_adds(&sb, "{\"event\":\"dropped\",\"version\":\"register\",\"size\":\"target\","
+			    "\"rounds\":3}\n");
+	char *t = kp_strbuf_detach(&sb);
+	int elig[4] = {1, 0, 0, 0};
+	kp_tune_run run;
+	kp_tune_choice ch = decide(t, elig, &run);
+	cr_assert_eq(ch.winner, -1, "%s", ch.reason);
+	cr_assert_eq(ch.best, 0);
+	kp_tune_run_release(&run);
+	free(t);
+}
+
+/* The GPU run's "phase" events add up over runs (a second run for more
+ * rounds adds its build and run time). */
+Test(tune, phases_add_up)
+{
+	kp_tune_run run;
+	memset(&run, 0, sizeof(run));
+	kp_tune_absorb(&run, "{\"event\":\"phase\",\"phase\":\"build\",\"seconds\":3.5}\n"
+			     "{\"event\":\"phase\",\"phase\":\"run\",\"seconds\":4}\n"
+			     "{\"event\":\"phase\",\"phase\":\"sanitize\",\"seconds\":2}\n"
+			     "{\"event\":\"phase\",\"phase\":\"nonsense\",\"seconds\":9}\n"
+			     "{\"event\":\"phase\",\"seconds\":9}\n");
+	kp_tune_absorb(&run, "{\"event\":\"phase\",\"phase\":\"build\",\"seconds\":0.5}\n"
+			     "{\"event\":\"phase\",\"phase\":\"run\",\"seconds\":1.25}\n");
+	cr_assert_float_eq(run.build_s, 4.0, 1e-9);
+	cr_assert_float_eq(run.run_s, 5.25, 1e-9);
+	cr_assert_float_eq(run.sanitize_s, 2.0, 1e-9);
+	kp_tune_run_release(&run);
+}
