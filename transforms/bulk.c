@@ -650,6 +650,12 @@ static const char *plain_copies_problem(const kp_loop *l, kp_arena *ar)
 	return NULL;
 }
 
+/* Why the copies are row copies and not one tensor-map copy per tile. */
+#define BULK_TENSOR_NOTE                                                                           \
+	"one cp.async.bulk per contiguous row; the tensor-map form (cp.async.bulk.tensor, "        \
+	"TMA) is not written: it needs a CUtensorMap made by the host code and passed as a new "   \
+	"kernel parameter, and kpipe changes kernels, not their launches"
+
 static void bulk_facts(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_xfacts *x)
 {
 	x->ok = l->nloads > 0;
@@ -667,7 +673,8 @@ static void bulk_facts(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_x
 	if (why) {
 		x->ok = 0;
 		x->why_not = why;
-	}
+	} else
+		x->note = BULK_TENSOR_NOTE;
 }
 
 static int bulk_match(const kp_file *f, const kp_loop *l, const kp_arch *a, kp_arena *arena,

@@ -127,6 +127,7 @@ void kp_transform_facts(const kp_transform *t, const kp_file *f, const kp_loop *
 				      why);
 	out->ok = ok;
 	out->why_not = ok ? NULL : why;
+	out->note = px[0].note;
 	/* staging registers: the largest need (unknown wins), and whose */
 	out->regs = px[0].regs;
 	out->regs_inst = l->per_inst[0]->inst;

@@ -34,6 +34,7 @@ typedef struct {
 	const char *why_not;   /* when not: why (arena text); NULL: there are no copies */
 	int regs;              /* staging registers per thread, -1 unknown, 0 none */
 	const char *regs_inst; /* a template loop: the instantiation needing the most */
+	const char *note;      /* when ok: what the form is not (static text), or NULL */
 } kp_xfacts;
 
 /* One build `kpipe tune` tries: `rewrite --variant NAME --stages N`. */

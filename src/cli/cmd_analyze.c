@@ -140,10 +140,13 @@ static void text_facts(kp_file *f, const kp_loop *l, const kp_arch *a, const kp_
 		return;
 	}
 	if (!x.ok || !t->reports_regs) {
-		printf("    %s: %s\n", t->label,
-		       x.ok        ? "possible"
-		       : x.why_not ? x.why_not
-				   : "no copies");
+		if (x.ok && x.note)
+			printf("    %s: possible (%s)\n", t->label, x.note);
+		else
+			printf("    %s: %s\n", t->label,
+			       x.ok        ? "possible"
+			       : x.why_not ? x.why_not
+					   : "no copies");
 		return;
 	}
 	int regs_differ = 0;
@@ -508,6 +511,8 @@ static void json_variants(cJSON *j, kp_file *f, const kp_loop *l, const kp_arch 
 								t->min_cc));
 		if (!x.ok && x.why_not)
 			cJSON_AddStringToObject(o, "why_not", x.why_not);
+		if (x.ok && x.note)
+			cJSON_AddStringToObject(o, "note", x.note);
 	}
 }
 
