@@ -20,6 +20,9 @@ No code of the projects is kept in this repository: fetch them yourself
   python3 bench/public_eval.py --kpipe build/kpipe --tree sg=/path/SGEMM_CUDA \\
       --tree ws=... --tree lc=... --tree cs=... --tree fam=... [--md]
 
+--manifest picks another manifest (bench/heldout_eval.tsv: the held-out
+projects); in its arguments {tree} is the runner's checkout and {tree:KEY}
+the folder of another --tree (an include directory shared by projects).
 --md prints a Markdown table (docs/public-eval.md keeps one); --before
 TSV (this script's plain output from another kpipe) adds a "before" column,
 matched by repository key, file, line and kernel.  A key without a --tree is
@@ -29,6 +32,7 @@ skipped with a note.  Standard library only.
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -67,9 +71,22 @@ def verdict(loop):
     return "refused: " + ", ".join(ids) if ids else "refused"
 
 
-def analyse(kpipe, tree, runner, args):
+def expand(arg, tree, trees):
+    """{tree} is the runner's checkout; {tree:KEY} another --tree's (e.g. a
+    shared include directory); a {tree:KEY} without its --tree is an error."""
+    def one(m):
+        key = m.group(1)
+        if key is None:
+            return tree
+        if key not in trees:
+            sys.exit("public_eval: '%s' needs --tree %s=DIR" % (arg, key))
+        return os.path.abspath(trees[key])
+    return re.sub(r"\{tree(?::([A-Za-z0-9_-]+))?\}", one, arg)
+
+
+def analyse(kpipe, tree, runner, args, trees):
     cmd = [kpipe, "analyze", "--format", "json", runner]
-    extra = [a.replace("{tree}", tree) for a in args]
+    extra = [expand(a, tree, trees) for a in args]
     if extra:
         cmd += ["--"] + extra
     p = subprocess.run(cmd, cwd=tree, capture_output=True, text=True, timeout=600)
@@ -99,7 +116,7 @@ def main():
             print("# %s: no --tree %s=DIR, skipped" % (runner, key), file=sys.stderr)
             continue
         tree = os.path.abspath(trees[key])
-        data, err = analyse(kpipe, tree, runner, args)
+        data, err = analyse(kpipe, tree, runner, args, trees)
         if err:
             rows.append((key, runner, "", "", "file not analysed: " + err))
             continue
