@@ -2187,27 +2187,37 @@ static void add_diag(kp_file *f, CXDiagnostic d, pctx *c)
 		f->nerrors++;
 }
 
-/* clang's CUDA wrapper leaves out sm_32_intrinsics.h, so __ldca (which
- * kpipe's register-ca rewrites call) is undeclared when clang parses such
- * a file again.  A declaration for parsing only, force-included when the
- * file mentions __ldca; nvcc uses CUDA's own.  Returns the header's path
- * (a static buffer), or NULL when it cannot be written. */
-static const char *ldca_shim(void)
+/* clang's CUDA wrapper leaves out sm_32_intrinsics.h, so its cache-hint
+ * loads and stores (__ldca, which kpipe's register-ca rewrites call, and
+ * __ldcg, __ldcs, __ldlu, __ldcv, __stcg, __stcs, __stwb, __stwt, which
+ * real kernels and their headers use) are undeclared when clang parses
+ * such a file: a false "does not compile".  Declarations for parsing
+ * only, force-included in every parse; nvcc uses CUDA's own.  Returns the
+ * header's path (a static buffer), or NULL when it cannot be written. */
+static const char *hints_shim(void)
 {
 	static char path[4096];
 	static int done;
 	if (done)
 		return path[0] ? path : NULL;
 	done = 1;
-	if (stub_file(
-		    "kpipe_ldca.h",
-		    "/* kpipe: declares __ldca for clang, whose CUDA wrapper does not include\n"
-		    " * sm_32_intrinsics.h; used only when kpipe parses a file (nvcc has its own). */\n"
-		    "#pragma once\n"
-		    "#if defined(__clang__) && defined(__CUDA__) && !defined(__NVCC__)\n"
-		    "template <typename T> __device__ T __ldca(const T *ptr);\n"
-		    "#endif\n",
-		    path, sizeof(path)) != 0)
+	if (stub_file("kpipe_cache_hints_v2.h",
+		      "/* kpipe: declares CUDA's cache-hint loads and stores for clang, whose\n"
+		      " * CUDA wrapper does not include sm_32_intrinsics.h; used only when\n"
+		      " * kpipe parses a file (nvcc has its own). */\n"
+		      "#pragma once\n"
+		      "#if defined(__clang__) && defined(__CUDA__) && !defined(__NVCC__)\n"
+		      "template <typename T> __device__ T __ldca(const T *ptr);\n"
+		      "template <typename T> __device__ T __ldcg(const T *ptr);\n"
+		      "template <typename T> __device__ T __ldcs(const T *ptr);\n"
+		      "template <typename T> __device__ T __ldlu(const T *ptr);\n"
+		      "template <typename T> __device__ T __ldcv(const T *ptr);\n"
+		      "template <typename T> __device__ void __stcg(T *ptr, T value);\n"
+		      "template <typename T> __device__ void __stcs(T *ptr, T value);\n"
+		      "template <typename T> __device__ void __stwb(T *ptr, T value);\n"
+		      "template <typename T> __device__ void __stwt(T *ptr, T value);\n"
+		      "#endif\n",
+		      path, sizeof(path)) != 0)
 		path[0] = '\0';
 	return path[0] ? path : NULL;
 }
@@ -2579,7 +2589,7 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 	int nstore = 0;
 #define ADD_ARG(...) kp_clang_arg(&store, &nstore, __VA_ARGS__)
 	kp_clang_base_args(o->arch, o->cuda_path, &store, &nstore);
-	const char *shim = memmem(f->src, f->len, "__ldca", 6) ? ldca_shim() : NULL;
+	const char *shim = hints_shim();
 	if (shim) {
 		ADD_ARG("-include");
 		ADD_ARG("%s", shim);
@@ -2600,7 +2610,7 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 	for (int i = 0; i < o->nunsaved; i++)
 		uf[nuf++] = (struct CXUnsavedFile){o->unsaved[i].path, o->unsaved[i].text,
 						   (unsigned long)o->unsaved[i].len};
-	enum CXErrorCode ec = parse_tu(idx, path, argv, nstore, nuf ? uf : NULL, nuf, !shim, &tu);
+	enum CXErrorCode ec = parse_tu(idx, path, argv, nstore, nuf ? uf : NULL, nuf, 1, &tu);
 	if (ec != CXError_Success || !tu) {
 		free(uf);
 		free(argv);
