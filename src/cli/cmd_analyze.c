@@ -840,9 +840,10 @@ static void analyze_model(const kp_cli *o, const kp_file_setup *fs, kp_file *f, 
 		} else {
 			printf("%s %s (line %d)", k->is_device ? "__device__ function" : "kernel",
 			       k->display, k->line);
-			if (k->is_device)
-				printf(", called from %s",
-				       k->callers ? k->callers : "no kernel of the file");
+			if (k->is_device && k->callers)
+				printf(", called from %s", k->callers);
+			else if (k->is_device) /* a call through a pointer is not seen */
+				printf(", called by name from no kernel of the file");
 			if (k->ninst) {
 				printf(", instantiated as");
 				for (int i = 0; i < k->ninst; i++)

@@ -953,6 +953,29 @@ static void push_inst(kp_arena *a, kp_kernel *k, const char *args,
 	k->ninst++;
 }
 
+/* The name of the nth function handed to a specialisation as a template
+ * argument (`run<tile_mm>`: "tile_mm"), from its USR, where such an
+ * argument is written as the function's own USR (`c:@F@run<#@F@tile_mm#
+ * ...>`); NULL when there is none (heap string).  Display names and type
+ * spellings leave such arguments out. */
+static char *function_template_arg(CXCursor spec, int nth)
+{
+	CXString us = clang_getCursorUSR(spec);
+	const char *u = clang_getCString(us);
+	const char *p = u ? strchr(u, '<') : NULL;
+	char *out = NULL;
+	for (int n = 0; p && (p = strstr(p, "@F@")) != NULL; n++) {
+		p += 3;
+		size_t len = strcspn(p, "#<>@");
+		if (n == nth && len) {
+			out = kp_xstrndup(p, len);
+			break;
+		}
+	}
+	clang_disposeString(us);
+	return out;
+}
+
 /* An instantiation from a specialisation's cursor: libclang gives each
  * argument's kind, a value's value and a type's type (whose size it
  * knows: the specialisation is concrete). */
@@ -966,6 +989,7 @@ static void add_inst(pctx *c, kp_kernel *k, CXCursor spec)
 	kp_targ targs[KP_MAX_TARGS];
 	for (int i = 0; i < KP_MAX_TARGS; i++)
 		targs[i] = (kp_targ){NULL, -1, 0};
+	int ndecl = 0; /* Declaration arguments so far */
 	for (int i = 0; i < na; i++) {
 		enum CXTemplateArgumentKind ak =
 			clang_Cursor_getTemplateArgumentKind(spec, (unsigned)i);
@@ -987,6 +1011,11 @@ static void add_inst(pctx *c, kp_kernel *k, CXCursor spec)
 				kp_strbuf_adds(&sb, v ? "true" : "false");
 			else
 				kp_strbuf_addf(&sb, "%lld", v);
+		} else if (ak == CXTemplateArgumentKind_Declaration) {
+			/* a function (`run<tile_mm>`): no type to spell */
+			char *arg = function_template_arg(spec, ndecl++);
+			kp_strbuf_adds(&sb, arg ? arg : "?");
+			free(arg);
 		} else {
 			CXType t = clang_Cursor_getTemplateArgumentType(spec, (unsigned)i);
 			CXString s = clang_getTypeSpelling(t);
@@ -1516,7 +1545,20 @@ static int find_call(kp_node *n, kp_node *parent, void *ud)
 	return 1;
 }
 
-/* A __device__ function's callers among the file's kernels, and their
+/* Whether one of kernel k's instantiations takes the function d as a
+ * template argument (`trimul_global<matmul_tri4>`, a call through a
+ * function-pointer parameter). */
+static int passed_as_template_argument(const kp_kernel *k, const kp_kernel *d)
+{
+	for (int i = 0; i < k->ninst; i++)
+		if (k->inst_args[i] &&
+		    kp_mentions_ident(k->inst_args[i], 0, strlen(k->inst_args[i]), d->name))
+			return 1;
+	return 0;
+}
+
+/* A __device__ function's callers among the file's kernels (a direct call,
+ * or the function handed to a kernel template as its argument), and their
  * __launch_bounds__ when every caller has the same. */
 static void device_callers(kp_file *f, kp_kernel *d)
 {
@@ -1528,9 +1570,13 @@ static void device_callers(kp_file *f, kp_kernel *d)
 			continue;
 		call_walk w = {d, 0};
 		kp_node_walk(k->body, NULL, find_call, &w);
-		if (!w.calls)
+		int via_template = !w.calls && passed_as_template_argument(k, d);
+		if (!w.calls && !via_template)
 			continue;
-		kp_strbuf_addf(&names, "%s%s", names.len ? ", " : "", k->name);
+		kp_strbuf_addf(&names, "%s%s%s%s", names.len ? ", " : "", k->name,
+			       via_template ? "<" : "", via_template ? d->name : "");
+		if (via_template)
+			kp_strbuf_addc(&names, '>');
 		bounds = bounds < 0 || bounds == k->launch_bounds ? k->launch_bounds : 0;
 	}
 	if (names.len)

@@ -2134,6 +2134,51 @@ Test(analyze, device_function_loop)
 	cr_expect_eq(F.kernels[0]->launch_bounds, 0);
 }
 
+/* A __device__ function handed to a kernel template as its argument (a
+ * call through a function-pointer parameter, llm.c's trimat kernels) is
+ * called from that instantiation, which is named by the function. */
+Test(analyze, device_function_as_template_argument)
+{
+	analyze_src("#define TILE 16\n"
+		    "__device__ void part(const float *A, const float *B, float *C, int N, int K)\n"
+		    "{\n"
+		    "    __shared__ float As[TILE][TILE];\n"
+		    "    __shared__ float Bs[TILE][TILE];\n"
+		    "    int tx = threadIdx.x % TILE, ty = threadIdx.x / TILE;\n"
+		    "    float acc = 0.0f;\n"
+		    "    for (int k0 = 0; k0 < K; k0 += TILE) {\n"
+		    "        As[ty][tx] = A[ty * K + k0 + tx];\n"
+		    "        Bs[ty][tx] = B[(k0 + ty) * N + tx];\n"
+		    "        __syncthreads();\n"
+		    "        for (int kk = 0; kk < TILE; ++kk)\n"
+		    "            acc += As[ty][kk] * Bs[kk][tx];\n"
+		    "        __syncthreads();\n"
+		    "    }\n"
+		    "    C[ty * N + tx] = acc;\n"
+		    "}\n"
+		    "using part_fn = void (*)(const float *, const float *, float *, int, int);\n"
+		    "template <part_fn f>\n"
+		    "__global__ void __launch_bounds__(256) run(const float *A, const float *B,\n"
+		    "                                          float *C, int N, int K)\n"
+		    "{ f(A, B, C, N, K); }\n"
+		    "void go(const float *A, const float *B, float *C, int N, int K)\n"
+		    "{ run<part><<<1, 256>>>(A, B, C, N, K); }\n");
+	const kp_kernel *d = NULL, *k = NULL;
+	for (int i = 0; i < F.nkernels; i++) {
+		if (!strcmp(F.kernels[i]->name, "part"))
+			d = F.kernels[i];
+		if (!strcmp(F.kernels[i]->name, "run"))
+			k = F.kernels[i];
+	}
+	cr_assert_not_null(d);
+	cr_assert_not_null(k);
+	cr_assert_eq(k->ninst, 1);
+	cr_expect_str_eq(k->inst_args[0], "part");
+	cr_assert_not_null(d->callers);
+	cr_expect_str_eq(d->callers, "run<part>");
+	cr_expect_eq(d->launch_bounds, 256);
+}
+
 /* --- loops pipelined by hand (#16 item 9: the real reason) ------------------
  * Double buffers filled before the loop and inside it, and cp.async written
  * as inline asm behind a macro, are kpipe-already-pipelined, not a pile of
