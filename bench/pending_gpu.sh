@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# pending_gpu.sh - the GPU measurements this tree still owes, in one call
+# (the device tool's time is short: one script, one run).  On the GPU
+# machine, with build/kpipe built here and carried with .debs/:
+#
+#   OUT=$OUT bash bench/pending_gpu.sh [PART...]
+#
+# Parts (all by default), each writing under $OUT/PART/:
+#   tune      tests/gpu/tune.sh (the early stop of clearly slower variants
+#             and the phases in the JSON), then kpipe tune's time on the
+#             four slowest samples of 2026-12-02, with and without
+#             compute-sanitizer (#17: under 30 s for a 6-variant kernel)
+#   bulk      wmma_bulk_half's 8-stage bulk ring, rerun after the harness
+#             fix (dynamic shared memory attribute), with sanitizers at
+#             five sizes (#19)
+#   memory    bench/transpose.sh: the transposes padded and swizzled, the
+#             K-loop samples padded / swizzled / pipelined (#20)
+# Prints one line per part with its exit status; the parts' own outputs
+# are their reports.  docs/benchmarks.md says what each figure is.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root" || exit 2
+out="${OUT:-$root/pending-gpu-out}"
+kpipe="${KPIPE:-$root/build/kpipe}"
+# shellcheck source=bench/device_env.sh
+source "$root/bench/device_env.sh" "$kpipe" || exit 1
+parts=("$@")
+[ ${#parts[@]} -gt 0 ] || parts=(tune bulk memory)
+mkdir -p "$out"
+{
+	date -u +%Y-%m-%dT%H:%M:%SZ
+	nvidia-smi -L 2>&1
+	"$kpipe" --version
+} >"$out/env.txt" 2>&1
+status=0
+for part in "${parts[@]}"; do
+	mkdir -p "$out/$part"
+	t0=$(date +%s)
+	case "$part" in
+	tune)
+		KPIPE="$kpipe" bash tests/gpu/tune.sh >"$out/tune/gpu_tune_test.txt" 2>&1
+		rc=$?
+		OUT="$out/tune/nosan" PHASES=tune TUNE_ARGS=--no-sanitize \
+			SAMPLES="matmul_compute_helper matmul_persistent wmma_persistent_staged matmul_32x32" \
+			bash bench/gpu_tune.sh "$kpipe" >"$out/tune/nosan.log" 2>&1 || rc=1
+		OUT="$out/tune/san" PHASES=tune \
+			SAMPLES="matmul_compute_helper matmul_persistent wmma_persistent_staged matmul_32x32" \
+			bash bench/gpu_tune.sh "$kpipe" >"$out/tune/san.log" 2>&1 || rc=1
+		;;
+	bulk)
+		KPIPE="$kpipe" OUT="$out/bulk" SANITIZE=1 SANITIZE_SIZES=tiny,small,even,odd,empty \
+			BULK="bulk bulk-s8:--stages=8" bash bench/bulk_profile.sh wmma_bulk_half:2 \
+			>"$out/bulk/report.md" 2>&1
+		rc=$?
+		;;
+	memory)
+		KPIPE="$kpipe" OUT="$out/memory" bash bench/transpose.sh 8192 51 \
+			>"$out/memory/report.md" 2>&1
+		rc=$?
+		;;
+	*)
+		echo "pending_gpu.sh: unknown part '$part' (tune, bulk, memory)" >&2
+		rc=2
+		;;
+	esac
+	echo "$part: exit $rc in $(($(date +%s) - t0)) s"
+	[ "$rc" = 0 ] || status=1
+done
+exit $status
