@@ -556,6 +556,12 @@ static void eval_access(acc_walk *w, kp_bk_access *x, const kp_node *const *idx,
 						e.why ? e.why : "is not known per lane");
 					return;
 				}
+			long long len = nidx >= 2 ? stride[nidx - 2] : 0;
+			if (x->arr == w->pad_arr)
+				len -= w->pad;
+			if (x->space == KP_BK_SHARED && nidx >= 2 && !e.u &&
+			    (v[nidx - 1] < 0 || v[nidx - 1] + (x->width + esz - 1) / esz > len))
+				x->out_of_row = 1;
 			int sp = x->space == KP_BK_SHARED && nidx >= 2
 					 ? swizzle_col(w, x->arr, v[nidx - 2], &v[nidx - 1],
 						       (x->width + esz - 1) / esz, stride[nidx - 2],

@@ -59,6 +59,11 @@ typedef struct {
 	 * of the swizzle (1) or their row (2): the swizzle would split the
 	 * access, or move it to another row's elements; 0: neither */
 	int swz_split;
+	/* shared: its innermost index reaches outside its row (before 0, or
+	 * past the declared bound) where every uniform unknown takes its first
+	 * value: the access names an element of another row, which padding
+	 * or a swizzle would change */
+	int out_of_row;
 	/* shared: the worst conflict degree over the uniform values tried
 	 * (1: none), its bank and the lanes that reach it (bit L: lane L) */
 	int degree, bank;

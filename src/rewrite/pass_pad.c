@@ -256,6 +256,12 @@ static const char *cannot_pad(kp_file *f, const kp_kernel *k, const kp_decl *d,
 	w->acc = acc;
 	w->align = (int)d->elem_size;
 	walk_uses(w, k->body);
+	for (int i = 0; i < acc->n && !w->why; i++)
+		if (acc->acc[i].arr == d && acc->acc[i].out_of_row) {
+			w->why = "an index reaches outside its row (the element of another row it "
+				 "names would change)";
+			w->why_line = acc->acc[i].line;
+		}
 	for (int i = 0; i < acc->n; i++)
 		if (acc->acc[i].arr == d && acc->acc[i].wmma && acc->acc[i].misaligned < 0 &&
 		    w->align < 32)
@@ -431,8 +437,16 @@ static void choose_padding(kp_pass_ctx *c, const kp_kernel *k, const kp_bk_block
 
 /* ------------------------------------------------------------ swizzles */
 
-/* The occurrences of the identifier `name` in s[b, e), outside comments
- * and string and character literals. */
+/* Whether the identifier at s[p] names a member (`v.w`, `p->w`). */
+static int member_name(const char *s, unsigned b, unsigned p)
+{
+	while (p > b && isspace((unsigned char)s[p - 1]))
+		p--;
+	return p > b && (s[p - 1] == '.' || (s[p - 1] == '>' && p - 1 > b && s[p - 2] == '-'));
+}
+
+/* The occurrences of the identifier `name` in s[b, e), outside comments,
+ * string and character literals and member names. */
 static int names_in(const char *s, unsigned b, unsigned e, const char *name)
 {
 	size_t n = strlen(name);
@@ -451,7 +465,7 @@ static int names_in(const char *s, unsigned b, unsigned e, const char *name)
 			unsigned q = p;
 			while (q < e && kp_is_ident_char(s[q]))
 				q++;
-			count += q - p == n && !strncmp(s + p, name, n);
+			count += q - p == n && !strncmp(s + p, name, n) && !member_name(s, b, p);
 			p = q;
 		} else
 			p++;
@@ -538,6 +552,7 @@ typedef struct {
 	int worst, sum;
 	const char *why;
 	int line;
+	int hint; /* without --swizzle: it does better than the padding */
 } swz_choice;
 
 static void choose_swizzle(kp_pass_ctx *c, const kp_kernel *k, const kp_bk_block *b,
@@ -577,7 +592,7 @@ static int needs_parens(const kp_node *n)
 }
 
 /* `c ^ (((r >> s) & m) << t)`, for row r and column c (spelled as they
- * go in the expression). */
+ * go in the expression; c NULL: the column 0, the term alone). */
 static const char *swizzled(kp_file *f, const char *r, const char *c, const kp_bk_swizzle *z)
 {
 	int t = 0;
@@ -587,7 +602,17 @@ static const char *swizzled(kp_file *f, const char *r, const char *c, const kp_b
 	x = kp_arena_printf(&f->arena, "%s & %d", x, z->mask);
 	if (t)
 		x = kp_arena_printf(&f->arena, "(%s) << %d", x, t);
-	return kp_arena_printf(&f->arena, "%s ^ (%s)", c, x);
+	return c ? kp_arena_printf(&f->arena, "%s ^ (%s)", c, x) : x;
+}
+
+/* n, when it is the integer literal it may be: its value in *v. */
+static int literal(const kp_node *n, long long *v)
+{
+	n = kp_node_strip(n);
+	if (!n || n->kind != KP_N_INTLIT || !n->has_value)
+		return 0;
+	*v = n->ivalue;
+	return 1;
 }
 
 static const char *index_text(kp_file *f, const kp_node *n)
@@ -616,13 +641,17 @@ static void swizzle_array(kp_pass_ctx *c, const kp_decl *d, const use_walk *w, c
 				why_not_pad ? ")" : ""));
 	for (int i = 0; i < w->nsubs; i++) {
 		const kp_node *s = w->subs[i], *col = s->kids[1];
-		const kp_node *row = kp_node_strip(s->kids[0])->kids[1], *lit = kp_node_strip(row);
-		const char *t = swizzled(f, index_text(f, row), index_text(f, col), &sc->z);
-		if (lit && lit->kind == KP_N_INTLIT && lit->has_value) { /* a constant row */
-			long long x = ((lit->ivalue >> sc->z.shift) & sc->z.mask) * sc->z.unit;
+		const kp_node *row = kp_node_strip(s->kids[0])->kids[1];
+		long long rv, cv;
+		int c0 = literal(col, &cv) && !cv;
+		const char *t =
+			swizzled(f, index_text(f, row), c0 ? NULL : index_text(f, col), &sc->z);
+		if (literal(row, &rv)) { /* a constant row: a constant XOR */
+			long long x = ((rv >> sc->z.shift) & sc->z.mask) * sc->z.unit;
 			if (!x)
 				continue; /* a row the swizzle leaves as it is */
-			t = kp_arena_printf(&f->arena, "%s ^ %lld", index_text(f, col), x);
+			t = c0 ? kp_arena_printf(&f->arena, "%lld", x)
+			       : kp_arena_printf(&f->arena, "%s ^ %lld", index_text(f, col), x);
 		}
 		kp_pass_edit(c, col->begin, col->end - col->begin, t, di);
 	}
@@ -636,15 +665,17 @@ static void pad_note(kp_pass_ctx *c, const kp_decl *d, const use_walk *w, const 
 	kp_file *f = c->f;
 	const kp_node *bn = kp_bk_dim_expr(d, d->ndims - 1);
 	const char *nb = padded_bound(f, bn, pc->best);
-	const char *not_swz =
-		!c->o->swizzle ? ""
-		: sc->why
-			? kp_arena_printf(
-				  &f->arena, " (not swizzled: %s%s)", sc->why,
-				  sc->line ? kp_arena_printf(&f->arena, ", line %d", sc->line) : "")
-			: kp_arena_printf(&f->arena,
-					  " (not swizzled: the best swizzle leaves %d-way)",
-					  sc->worst);
+	const char *not_swz = "";
+	if (sc->hint) /* without --swizzle */
+		not_swz = kp_arena_printf(
+			&f->arena, " (an XOR swizzle would reach %d-way: --swizzle)", sc->worst);
+	else if (c->o->swizzle && sc->why)
+		not_swz = kp_arena_printf(
+			&f->arena, " (not swizzled: %s%s)", sc->why,
+			sc->line ? kp_arena_printf(&f->arena, ", line %d", sc->line) : "");
+	else if (c->o->swizzle)
+		not_swz = kp_arena_printf(
+			&f->arena, " (not swizzled: the best swizzle leaves %d-way)", sc->worst);
 	int di = kp_pass_diag(
 		c, d->line, d->col, "note", "kpipe-padded",
 		kp_arena_printf(&f->arena,
@@ -680,8 +711,10 @@ static void pad_array(kp_pass_ctx *c, const kp_kernel *k, const kp_bk_block *b, 
 	swz_choice sc;
 	choose_padding(c, k, b, d, acc, &w, &pc);
 	memset(&sc, 0, sizeof(sc));
-	if (c->o->swizzle || !pc.best)
+	if (c->o->swizzle || !pc.best || pc.best_s.worst > 1) {
 		choose_swizzle(c, k, b, d, &w, pc.s0.worst, &sc);
+		sc.hint = !c->o->swizzle && pc.best && !sc.why && sc.worst < pc.best_s.worst;
+	}
 	int swz = (c->o->swizzle || !pc.best) && !sc.why;
 	if (swz && (!pc.best || sc.worst <= pc.best_s.worst))
 		swizzle_array(c, d, &w, &sc, pc.s0.worst, c->o->swizzle ? NULL : pc.why);
