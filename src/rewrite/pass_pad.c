@@ -520,8 +520,8 @@ static const char *cannot_swizzle(kp_file *f, const kp_kernel *k, const kp_decl 
 		return w->swz_why;
 	}
 	if (k->end > f->len || names_in(f->src, k->begin, k->end, d->name) != w->nrefs + 1)
-		return "its name appears where kpipe sees no access of it (a #if branch not "
-		       "compiled, a macro's body)";
+		return "its name appears where kpipe sees no access of it (another variable of "
+		       "that name, a #if branch not compiled, a macro's body)";
 	for (int i = 0; i < w->nsubs; i++) {
 		const kp_node *s = w->subs[i], *col = s->kids[1], *in = kp_node_strip(s->kids[0]);
 		const kp_node *row =

@@ -125,7 +125,7 @@ check "transpose: no conflict left" hasnt "kpipe-bank-conflict" "$tmp/t.an"
 "$kpipe" rewrite --pad-only --swizzle --block 32 "$d/refusals.cu" -o "$tmp/r.cu" 2>"$tmp/r.err"
 check "refusals: exit 0" test $? -eq 0
 for x in "m1\` padded by 1 element .* (not swizzled: an access of it is written by a macro, line 18)" \
-	"m2\` padded by 1 element .* (not swizzled: its name appears where kpipe sees no access of it (a #if branch not compiled, a macro's body))" \
+	"m2\` padded by 1 element .* (not swizzled: its name appears where kpipe sees no access of it (another variable of that name, a #if branch not compiled, a macro's body))" \
 	"m3\` padded by 1 element .* (not swizzled: its row index \`pick(tx)\` calls a function (a swizzle writes it twice), line 28)" \
 	"m4\` padded by 1 element .* (not swizzled: its column index \`sel\[tx\] % 2\` reads shared memory, line 34)"; do
 	check "refusals: ${x%%\`*} padded, not swizzled" has "note: \`$x \[kpipe-padded\]" "$tmp/r.err"
