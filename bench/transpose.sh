@@ -24,11 +24,11 @@
 #     profile.  (validate's SASS step fails on a padding without pipelining,
 #     as expected; its step 4 runs all the same.)
 #  4. padding and pipelining alone and together on the K-loop samples
-#     (matmul_column_read, wmma_column_conflict): `rewrite --pad-only`, the
-#     rewrite without and with `--pad` (auto's choice, and cp.async forced
-#     so that both sides use the same transform), and for
-#     matmul_column_read the same with `--swizzle` (wmma_column_conflict's
-#     fragments cannot be swizzled), checked at every size of
+#     (matmul_column_read, wmma_column_conflict, sgemm_128x128x8):
+#     `rewrite --pad-only`, the rewrite without and with `--pad` (auto's
+#     choice, and cp.async forced so that both sides use the same
+#     transform), and but for wmma_column_conflict (whose fragments cannot
+#     be swizzled) the same with `--swizzle`, checked at every size of
 #     the launch description, timed at the target size and run under
 #     compute-sanitizer by bench/gpu_bench.py in one harness (the same
 #     inputs, paired).
@@ -178,13 +178,13 @@ else
 	status=1
 fi
 
-for smp in matmul_column_read wmma_column_conflict; do
+for smp in matmul_column_read wmma_column_conflict sgemm_128x128x8; do
 	echo "### Padding and pipelining, alone and together ($smp)"
 	echo
 	pp=(--spec samples/$smp.launch.json --baseline samples/$smp.cu)
 	vs=("pad-only:--pad-only" "pipelined:" "pad-pipelined:--pad"
 		"cp-async:--variant cp-async" "pad-cp-async:--pad --variant cp-async")
-	[ "$smp" = matmul_column_read ] && vs+=("swizzle-only:--pad-only --swizzle"
+	[ "$smp" != wmma_column_conflict ] && vs+=("swizzle-only:--pad-only --swizzle"
 		"swizzle-pipelined:--pad --swizzle" "swizzle-cp-async:--pad --swizzle --variant cp-async")
 	for v in "${vs[@]}"; do
 		name="${v%%:*}"

@@ -4,7 +4,9 @@
 # (`--pad-only`), XOR-swizzled columns (`--pad-only --swizzle`, and
 # transpose_wide_tile's 48 KB tile, which no padding fits), each alone and
 # followed by pipelining (`--pad [--swizzle] --variant ...`), on the samples
-# whose shared tiles conflict.  Every rewrite must have been padded or
+# whose shared tiles conflict (sgemm_128x128x8's transposed A tile: with
+# --swizzle, As[kk][(ty + 16 * i) ^ ((kk & 7) << 2)]).  Every rewrite must
+# have been padded or
 # swizzled (its kpipe-padded or kpipe-swizzled note), and match.  Then the
 # checker must catch a half-done swizzle: transpose_wide_tile with the
 # swizzle of its store dropped (the read still swizzled) must fail.
@@ -61,6 +63,8 @@ one matmul_column_read swizzle-cp-async kpipe-swizzled --pad --swizzle --variant
 one matmul_column_read swizzle-cp-async-3 kpipe-swizzled --pad --swizzle --variant cp-async --stages 3
 one matmul_column_read swizzle-register kpipe-swizzled --pad --swizzle --variant register
 one matmul_column_read swizzle-register-2bar kpipe-swizzled --pad --swizzle --variant register-2bar
+one sgemm_128x128x8 swizzle-cp-async kpipe-swizzled --pad --swizzle --variant cp-async
+one sgemm_128x128x8 swizzle-register kpipe-swizzled --pad --swizzle --variant register
 one wmma_column_conflict pad-only kpipe-padded --pad-only
 one wmma_column_conflict pad-cp-async kpipe-padded --pad --variant cp-async
 # wmma: no swizzle reaches a fragment's rows; --swizzle pads

@@ -127,7 +127,8 @@ done
 # originals do not have; the pipelined ones pass validate's static steps
 for c in "transpose_shared|--pad-only --swizzle" "transpose_wide_tile|--pad-only" \
 	"matmul_column_read|--pad-only --swizzle" "matmul_column_read|--pad --swizzle --variant cp-async" \
-	"matmul_column_read|--pad --swizzle --variant register" "../tests/cli/swizzle/ldmatrix|--pad-only"; do
+	"matmul_column_read|--pad --swizzle --variant register" "sgemm_128x128x8|--pad --swizzle --variant cp-async" \
+	"../tests/cli/swizzle/ldmatrix|--pad-only"; do
 	name=${c%%|*}
 	args=${c#*|}
 	src="$root/samples/$name.cu"
