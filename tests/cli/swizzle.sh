@@ -18,6 +18,8 @@
 #   - with pipelining in both orders the stage index comes first:
 #     As[2][r][c ^ ...] either way, for every variant but bulk, which
 #     refuses a swizzled tile (and the pad pass an array bulk copies);
+#   - template kernels: the budget and the row lengths of every
+#     instantiation decide (templates.cu);
 #   - --swizzle without --pad or --pad-only is a usage error.
 # Prints "N passed, N failed".
 set -uo pipefail
@@ -97,6 +99,18 @@ check "ldmatrix: the note" has "\`t\` swizzled: \`t\[r\]\[c\]\` -> \`t\[r\]\[c ^
 "$kpipe" analyze "$tmp/l.cu" >"$tmp/l.an" 2>/dev/null
 check "ldmatrix: no conflict left (the ldmatrix, the copies, the uint4 read)" \
 	has "none of 4 shared accesses conflict, .* 0 not analysed" "$tmp/l.an"
+
+# template kernels: the budget and the row lengths of every instantiation
+"$kpipe" rewrite --pad-only --swizzle "$d/templates.cu" -o "$tmp/tp.cu" 2>"$tmp/tp.err"
+check "templates: big swizzled (--swizzle)" \
+	has "\`s\` swizzled: \`s\[r\]\[c\]\` -> \`s\[r\]\[c ^ (r & 31)\]\` in 2 accesses, .* 32-way -> 1-way \[kpipe-swizzled\]" "$tmp/tp.err"
+check "templates: big's accesses" all_swizzled "$tmp/tp.cu" s 2
+check "templates: tr padded: 16-float blocks (tr<48>) leave tr<32> 2-way" \
+	has "\`t\` padded by 1 element per row (innermost bound \`W\` -> \`W + 1\`): worst bank conflict 32-way -> 1-way (not swizzled: the best swizzle leaves 2-way) \[kpipe-padded\]" "$tmp/tp.err"
+"$kpipe" rewrite --pad-only "$d/templates.cu" -o "$tmp/tp0.cu" 2>"$tmp/tp0.err"
+check "templates: without --swizzle, big swizzled for the budget of <96>" \
+	has "\`s\` swizzled: .*(not padded: every padding of its rows that lowers its 32-way bank conflict takes the kernel's static shared memory over the 49152-byte limit of sm_90 (49536 bytes with 1 element more per row, for <96>)) \[kpipe-swizzled\]" "$tmp/tp0.err"
+check "templates: tr padded" has "__shared__ float t\[32\]\[W + 1\];" "$tmp/tp0.cu"
 
 # float4 rows of 64 bytes: padding works, --swizzle does better
 "$kpipe" rewrite --pad-only "$d/vector.cu" -o "$tmp/v0.cu" 2>"$tmp/v0.err"
