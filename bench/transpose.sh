@@ -192,7 +192,7 @@ for smp in matmul_column_read wmma_column_conflict sgemm_128x128x8; do
 		if "$kpipe" rewrite samples/$smp.cu ${v#*:} -o "$out/$smp.$name.cu" \
 			"${KPIPE_PARSE_ARGS[@]}" 2>"$out/$smp.$name.err"; then
 			pp+=(--variant "$name=$out/$smp.$name.cu")
-			echo "- $name: \`kpipe rewrite ${v#*:}\`: $(grep -m1 -o '// kpipe: \(register\|cp.async\)[^:]*' "$out/$smp.$name.cu" | sed 's,// kpipe: ,,' | grep . || echo padded only)"
+			echo "- $name: \`kpipe rewrite ${v#*:}\`: $(grep -m1 -o '// kpipe: \(register\|cp.async\)[^:]*' "$out/$smp.$name.cu" | sed 's,// kpipe: ,,' | grep . || echo "not pipelined (padded or swizzled only)")"
 		else
 			echo "- $name: kpipe rewrite failed: $(head -2 "$out/$smp.$name.err")"
 			status=1
