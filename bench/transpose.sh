@@ -3,24 +3,32 @@
 # on the H200; it needs nvcc, a device, and for the counters ncu).
 #
 #  1. builds bench/transpose/transpose_bench.cu (nvcc -O3 -arch=sm_90) and
-#     times a tiled copy and the three transpose samples (naive, shared
-#     tile[32][32], padded tile[32][33]) at N x N floats: warm-up, median of
-#     REPS cudaEvent-timed launches, GB/s and % of the copy; every kernel is
-#     checked against a host transpose first (exit 1 when one is wrong);
+#     times a tiled copy and the transpose samples (naive, shared
+#     tile[32][32], padded tile[32][33], the 48 KB tile[128][96] of
+#     transpose_wide_tile, which no padding fits) and, with kpipe, their
+#     XOR-swizzled rewrites (transpose_shared with `rewrite --pad-only
+#     --swizzle`, transpose_wide_tile with `rewrite --pad-only`) at N x N
+#     floats (the wide tile: N x N', N' the largest multiple of 96): warm-up,
+#     median of REPS cudaEvent-timed launches, GB/s and % of the copy; every
+#     kernel is checked against a host transpose first (exit 1 when one is
+#     wrong);
 #  2. with ncu: shared-memory bank conflicts (loads, stores) and DRAM
 #     throughput of one launch of each kernel;
 #  3. kpipe validate --profile on samples/matmul_column_read.cu against its
 #     pipelined rewrite, on transpose_shared against transpose_padded
-#     (renamed so the launch description applies), and on
+#     (renamed so the launch description applies) and against its swizzle,
+#     on transpose_wide_tile against its swizzle, and on
 #     samples/wmma_column_conflict.cu against its --pad-only rewrite and,
 #     pipelined with cp.async, against --pad --variant cp-async (the wmma
 #     fragment loads' 8-way conflicts, padded to [64][72]): the side-by-side
 #     profile.  (validate's SASS step fails on a padding without pipelining,
 #     as expected; its step 4 runs all the same.)
 #  4. padding and pipelining alone and together on the K-loop samples
-#     (matmul_column_read, wmma_column_conflict): `rewrite --pad-only`, the
-#     rewrite without and with `--pad` (auto's choice, and cp.async forced
-#     so that both sides use the same transform), checked at every size of
+#     (matmul_column_read, wmma_column_conflict, sgemm_128x128x8):
+#     `rewrite --pad-only`, the rewrite without and with `--pad` (auto's
+#     choice, and cp.async forced so that both sides use the same
+#     transform), and but for wmma_column_conflict (whose fragments cannot
+#     be swizzled) the same with `--swizzle`, checked at every size of
 #     the launch description, timed at the target size and run under
 #     compute-sanitizer by bench/gpu_bench.py in one harness (the same
 #     inputs, paired).
@@ -28,7 +36,7 @@
 # Everything goes to stdout as markdown for docs/benchmarks.md and into
 # $OUT (or a temporary directory): table.md, ncu-*.csv, validate-*.txt.
 #
-# usage: bench/transpose.sh [N] [REPS]     (defaults 8192 and 51)
+# usage: bench/transpose.sh [N] [REPS]     (defaults 8192 and 51; N a multiple of 128)
 # env:   KPIPE (default build-dev/kpipe, else build/kpipe), NVCC, NCU, ARCH (sm_90)
 #        (a kpipe built on Debian runs on the GPU machine through
 #        bench/device_env.sh and the packages in .debs/)
@@ -51,7 +59,27 @@ if [ ! -x "$nvcc" ]; then
 fi
 echo "## Transpose: coalescing and bank conflicts (issue #20)"
 echo
-"$nvcc" -O3 -arch="$arch" -lineinfo -o "$out/transpose_bench" bench/transpose/transpose_bench.cu ||
+# kpipe's swizzles of the transposes, their kernels renamed, for the bench
+swz=()
+if [ -n "$kpipe" ] && [ -x "$kpipe" ]; then
+	# shellcheck source=bench/device_env.sh
+	source bench/device_env.sh "$kpipe" || exit 2
+	mkdir -p "$out/swz"
+	if "$kpipe" rewrite --pad-only --swizzle samples/transpose_shared.cu -o "$out/swz/s.cu" \
+		"${KPIPE_PARSE_ARGS[@]}" 2>"$out/swizzle.err" &&
+		"$kpipe" rewrite --pad-only samples/transpose_wide_tile.cu -o "$out/swz/w.cu" \
+			"${KPIPE_PARSE_ARGS[@]}" 2>>"$out/swizzle.err" &&
+		[ "$(grep -c '\[kpipe-swizzled\]' "$out/swizzle.err")" -eq 2 ]; then
+		sed 's/\btranspose_shared\b/transpose_shared_swizzled/g' "$out/swz/s.cu" >"$out/swz/transpose_shared_swizzled.cu"
+		sed 's/\btranspose_wide_tile\b/transpose_wide_tile_swizzled/g' "$out/swz/w.cu" >"$out/swz/transpose_wide_tile_swizzled.cu"
+		swz=(-DKP_SWIZZLED -I "$out/swz")
+	else
+		echo "kpipe did not swizzle the transposes (see $out/swizzle.err): the swizzled kernels are SKIPPED"
+		echo
+		status=1
+	fi
+fi
+"$nvcc" -O3 -arch="$arch" -lineinfo "${swz[@]}" -o "$out/transpose_bench" bench/transpose/transpose_bench.cu ||
 	{ echo "transpose.sh: the build failed" >&2; exit 2; }
 "$out/transpose_bench" "$n" "$reps" | tee "$out/table.md"
 rc=${PIPESTATUS[0]}
@@ -66,7 +94,9 @@ else
 	echo
 	echo "| kernel | shared ld bank conflicts | shared st bank conflicts | DRAM % of peak | duration us |"
 	echo "|---|---:|---:|---:|---:|"
-	for k in copy transpose_naive transpose_shared transpose_padded; do
+	kernels=(copy transpose_naive transpose_shared transpose_padded transpose_wide_tile)
+	[ ${#swz[@]} -gt 0 ] && kernels+=(transpose_shared_swizzled transpose_wide_tile_swizzled)
+	for k in "${kernels[@]}"; do
 		regex="$k"
 		[ "$k" = copy ] && regex=copy_tiled
 		"$ncu" --csv --page raw --print-units base --metrics "$metrics" -k "regex:^$regex" -c 1 \
@@ -110,8 +140,6 @@ if [ -z "$kpipe" ] || [ ! -x "$kpipe" ]; then
 	echo "kpipe not found (set KPIPE): kpipe validate --profile SKIPPED"
 	exit "$status"
 fi
-# shellcheck source=bench/device_env.sh
-source bench/device_env.sh "$kpipe" || exit 2
 echo "### kpipe validate --profile"
 echo
 "$kpipe" rewrite samples/matmul_column_read.cu -o "$out/matmul_column_read.pipelined.cu" \
@@ -133,6 +161,10 @@ run_validate() { # label original result
 [ -s "$out/matmul_column_read.pipelined.cu" ] &&
 	run_validate matmul_column_read samples/matmul_column_read.cu "$out/matmul_column_read.pipelined.cu"
 run_validate transpose_shared-vs-padded samples/transpose_shared.cu "$out/transpose_shared.padded.cu"
+if [ ${#swz[@]} -gt 0 ]; then
+	run_validate transpose_shared-vs-swizzled samples/transpose_shared.cu "$out/swz/s.cu"
+	run_validate transpose_wide_tile-vs-swizzled samples/transpose_wide_tile.cu "$out/swz/w.cu"
+fi
 w=samples/wmma_column_conflict
 if "$kpipe" rewrite --pad-only "$w.cu" -o "$out/wmma_column_conflict.padded.cu" "${KPIPE_PARSE_ARGS[@]}" 2>>"$out/rewrite.err" &&
 	"$kpipe" rewrite --variant cp-async "$w.cu" -o "$out/wmma_cc.pipelined.cu" "${KPIPE_PARSE_ARGS[@]}" 2>>"$out/rewrite.err" &&
@@ -146,18 +178,21 @@ else
 	status=1
 fi
 
-for smp in matmul_column_read wmma_column_conflict; do
+for smp in matmul_column_read wmma_column_conflict sgemm_128x128x8; do
 	echo "### Padding and pipelining, alone and together ($smp)"
 	echo
 	pp=(--spec samples/$smp.launch.json --baseline samples/$smp.cu)
-	for v in "pad-only:--pad-only" "pipelined:" "pad-pipelined:--pad" \
-		"cp-async:--variant cp-async" "pad-cp-async:--pad --variant cp-async"; do
+	vs=("pad-only:--pad-only" "pipelined:" "pad-pipelined:--pad"
+		"cp-async:--variant cp-async" "pad-cp-async:--pad --variant cp-async")
+	[ "$smp" != wmma_column_conflict ] && vs+=("swizzle-only:--pad-only --swizzle"
+		"swizzle-pipelined:--pad --swizzle" "swizzle-cp-async:--pad --swizzle --variant cp-async")
+	for v in "${vs[@]}"; do
 		name="${v%%:*}"
 		# shellcheck disable=SC2086 # the options are a list
 		if "$kpipe" rewrite samples/$smp.cu ${v#*:} -o "$out/$smp.$name.cu" \
 			"${KPIPE_PARSE_ARGS[@]}" 2>"$out/$smp.$name.err"; then
 			pp+=(--variant "$name=$out/$smp.$name.cu")
-			echo "- $name: \`kpipe rewrite ${v#*:}\`: $(grep -m1 -o '// kpipe: \(register\|cp.async\)[^:]*' "$out/$smp.$name.cu" | sed 's,// kpipe: ,,' | grep . || echo padded only)"
+			echo "- $name: \`kpipe rewrite ${v#*:}\`: $(grep -m1 -o '// kpipe: \(register\|cp.async\)[^:]*' "$out/$smp.$name.cu" | sed 's,// kpipe: ,,' | grep . || echo "not pipelined (padded or swizzled only)")"
 		else
 			echo "- $name: kpipe rewrite failed: $(head -2 "$out/$smp.$name.err")"
 			status=1

@@ -73,5 +73,6 @@ complete -c kpipe -n $rw -l no-comment -d "leave out kpipe's explanatory comment
 complete -c kpipe -n $rw -l format-style -x -a "file none llvm google chromium mozilla webkit" -d "format the lines kpipe writes with clang-format"
 complete -c kpipe -n $rw -l pad -d 'pad shared arrays against bank conflicts, then pipeline'
 complete -c kpipe -n $rw -l pad-only -d 'pad shared arrays against bank conflicts only'
+complete -c kpipe -n $rw -l swizzle -d 'with --pad: XOR-swizzle conflicted columns instead of padding rows'
 complete -c kpipe -n "__fish_seen_subcommand_from rewrite analyze" -x -l block -d 'block shape X,Y,Z for the bank analysis'
 complete -c kpipe -n $rw -l sarif-all -d 'with --format sarif: the pipelined loops too'

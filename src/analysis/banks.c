@@ -371,8 +371,9 @@ typedef struct {
 	kp_file *f;
 	const kp_kernel *k;
 	const kp_bk_block *b;
-	const kp_decl *pad_arr;
+	const kp_decl *pad_arr; /* the array of the layout evaluated, or NULL */
 	long long pad;
+	kp_bk_swizzle swz;
 	kp_bk_access *acc;
 	int n, cap;
 	const kp_node *anc[256]; /* the ancestors of the node visited */
@@ -487,6 +488,24 @@ static int array_strides(const acc_walk *w, const kp_decl *d, const long long *i
 	return 0;
 }
 
+/* Moves the column *col of row `row` of d by w's swizzle (u: the value
+ * of the warp-uniform unknowns).  Returns 1 when an access of `elems`
+ * elements from it would leave its unit of the swizzle, 2 when it would
+ * leave its row of `len` elements (judged where every uniform unknown
+ * takes its first value: later ones may be past a loop's end), else 0. */
+static int swizzle_col(const acc_walk *w, const kp_decl *d, long long row, long long *col,
+		       long long elems, long long len, long long u)
+{
+	const kp_bk_swizzle *z = &w->swz;
+	if (d != w->pad_arr || !z->mask || z->unit <= 0 || d->ndims < 2)
+		return 0;
+	long long c = *col, un = z->unit;
+	*col = c ^ (((row >> z->shift) & z->mask) * un);
+	if (!u && (c < 0 || c + elems > len))
+		return 2;
+	return ((c % un) + un) % un + elems > un;
+}
+
 /* The lane evaluator of lane L of warp 0 for instantiation iv. */
 static lane_ev lane_at(acc_walk *w, const long long *iv, int L, long long u)
 {
@@ -528,17 +547,30 @@ static void eval_access(acc_walk *w, kp_bk_access *x, const kp_node *const *idx,
 		for (int L = 0; L < nl; L++) {
 			lane_ev e = lane_at(w, iv, L,
 					    x->space == KP_BK_SHARED ? uniforms_shared[ui] : 1024);
-			long long off = 0, v;
-			for (int i = 0; i < nidx; i++) {
-				if (lane_eval(&e, idx[i], &v)) {
+			long long off = 0, v[KP_MAX_DIMS + 1];
+			for (int i = 0; i < nidx; i++)
+				if (lane_eval(&e, idx[i], &v[i])) {
 					x->not_analysed = kp_arena_printf(
 						&w->f->arena, "its index `%s` %s",
 						kp_node_text(w->f, idx[i]),
 						e.why ? e.why : "is not known per lane");
 					return;
 				}
-				off += v * stride[i];
-			}
+			long long len = nidx >= 2 ? stride[nidx - 2] : 0;
+			if (x->arr == w->pad_arr)
+				len -= w->pad;
+			if (x->space == KP_BK_SHARED && nidx >= 2 && !e.u &&
+			    (v[nidx - 1] < 0 || v[nidx - 1] + (x->width + esz - 1) / esz > len))
+				x->out_of_row = 1;
+			int sp = x->space == KP_BK_SHARED && nidx >= 2
+					 ? swizzle_col(w, x->arr, v[nidx - 2], &v[nidx - 1],
+						       (x->width + esz - 1) / esz, stride[nidx - 2],
+						       e.u)
+					 : 0;
+			if (sp && !x->swz_split)
+				x->swz_split = sp;
+			for (int i = 0; i < nidx; i++)
+				off += v[i] * stride[i];
 			addr[L] = off * esz;
 		}
 		if (x->space == KP_BK_SHARED) {
@@ -607,6 +639,8 @@ typedef struct {
 	long long off, unit, st[KP_MAX_DIMS];
 	int nidx; /* subscripts applied */
 	int hand;
+	int split; /* the layout's swizzle would split the 16 bytes read from it
+		      (swizzle_col: 1 its unit, 2 its row) */
 } ptr_val;
 
 /* t without qualifiers, spaces and leading underscores of its words
@@ -663,12 +697,19 @@ static int ptr_subscript(acc_walk *w, lane_ev *e, const kp_node *n, ptr_val *p)
 	}
 	p->arr = d;
 	p->off = 0;
-	for (int i = 0; i < nidx; i++) { /* idx[] is innermost first */
-		long long v;
-		if (lane_eval(e, idx[nidx - 1 - i], &v))
+	long long v[KP_MAX_DIMS + 1];
+	for (int i = 0; i < nidx; i++) /* idx[] is innermost first */
+		if (lane_eval(e, idx[nidx - 1 - i], &v[i]))
 			return -1;
-		p->off += v * p->st[i];
-	}
+	int sp = nidx == d->ndims && nidx >= 2 /* wmma and ldmatrix read 16 bytes */
+			 ? swizzle_col(w, d, v[nidx - 2], &v[nidx - 1],
+				       d->elem_size < 16 ? 16 / d->elem_size : 1, p->st[nidx - 2],
+				       e->u)
+			 : 0;
+	if (sp && !p->split)
+		p->split = sp;
+	for (int i = 0; i < nidx; i++)
+		p->off += v[i] * p->st[i];
 	p->nidx = nidx;
 	p->elem = nidx == d->ndims ? n : NULL;
 	p->unit = nidx < d->ndims ? p->st[nidx] : 1;
@@ -874,6 +915,10 @@ static void eval_fragment(acc_walk *w, kp_bk_access *x, const kp_node *ptr, cons
 			  int rows, int cols, const long long *iv)
 {
 	long long esz = x->arr->elem_size;
+	/* a fragment's rows are read `ld` apart from one pointer: no swizzle
+	 * of the column index reaches them */
+	if (x->arr == w->pad_arr && w->swz.mask)
+		x->swz_split = 1;
 	for (int ui = 0; ui < 3 && !x->not_analysed; ui++) {
 		lane_ev e = lane_at(w, iv, 0, uniforms_shared[ui]);
 		ptr_val p = {0};
@@ -977,6 +1022,8 @@ static void eval_ldmatrix(acc_walk *w, kp_bk_access *x, const kp_node *opnd, con
 				return;
 			}
 			x->hand_offset |= p.hand;
+			if (p.split && !x->swz_split)
+				x->swz_split = p.split;
 			if (addr[L] % 16 && x->misaligned >= 0)
 				x->misaligned = 1;
 		}
@@ -1102,19 +1149,152 @@ static void walk(acc_walk *w, const kp_node *n)
 	w->nanc--;
 }
 
-void kp_bk_analyze(kp_file *f, const kp_kernel *k, const kp_bk_block *b, const kp_decl *pad_arr,
-		   long long pad, kp_bk_result *out)
+void kp_bk_analyze_layout(kp_file *f, const kp_kernel *k, const kp_bk_block *b,
+			  const kp_bk_layout *lay, kp_bk_result *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (!b->x || !k->body)
 		return;
-	acc_walk w = {.f = f, .k = k, .b = b, .pad_arr = pad_arr, .pad = pad};
+	acc_walk w = {.f = f, .k = k, .b = b};
+	if (lay && lay->arr) {
+		w.pad_arr = lay->arr;
+		w.pad = lay->pad;
+		w.swz = lay->swz;
+	}
 	walk(&w, k->body);
 	out->n = w.n;
 	out->acc = kp_arena_alloc(&f->arena, sizeof(*out->acc) * (size_t)(w.n ? w.n : 1));
 	if (w.n)
 		memcpy(out->acc, w.acc, sizeof(*w.acc) * (size_t)w.n);
 	free(w.acc);
+}
+
+void kp_bk_analyze(kp_file *f, const kp_kernel *k, const kp_bk_block *b, const kp_decl *pad_arr,
+		   long long pad, kp_bk_result *out)
+{
+	kp_bk_layout lay = {pad_arr, pad, {0, 0, 0}};
+	kp_bk_analyze_layout(f, k, b, &lay, out);
+}
+
+int kp_bk_worst(const kp_bk_result *r, const kp_decl *d, int *sum)
+{
+	int worst = 0, s = 0;
+	for (int i = 0; i < r->n; i++) {
+		const kp_bk_access *x = &r->acc[i];
+		if (x->arr != d || x->not_analysed)
+			continue;
+		s += x->degree;
+		if (x->degree > worst)
+			worst = x->degree;
+	}
+	if (sum)
+		*sum = s;
+	return worst;
+}
+
+/* ------------------------------------------------------------- swizzles */
+
+/* The units of d's rows in every instantiation of k: the fewest elements
+ * a row has (*len, and its greatest power-of-two divisor in *pow2); -1
+ * with *why when a row's length is not known or not a multiple of unit. */
+static int row_units(kp_file *f, const kp_kernel *k, const kp_decl *d, long long unit,
+		     long long *len, long long *pow2, const char **why)
+{
+	int ni = !k->ninst || k->is_device ? 1 : k->ninst;
+	*len = *pow2 = 0;
+	for (int i = 0; i < ni; i++) {
+		const long long *iv = !k->ninst || k->is_device ? NULL : k->inst_values[i];
+		long long n = dim_of(k, d, d->ndims - 1, iv);
+		if (n <= 0) {
+			*why = "the length of its rows is not known";
+			return -1;
+		}
+		if (n % unit) {
+			*why = kp_arena_printf(
+				&f->arena, "its rows of %lld element%s are not whole units of %lld",
+				n, n == 1 ? "" : "s", unit);
+			return -1;
+		}
+		long long p = n & -n;
+		if (!*len || n < *len)
+			*len = n;
+		if (!*pow2 || p < *pow2)
+			*pow2 = p;
+	}
+	return 0;
+}
+
+int kp_bk_swizzle_choose(kp_file *f, const kp_kernel *k, const kp_bk_block *b, const kp_decl *d,
+			 long long unit, kp_bk_swizzle *best, int *worst, int *sum,
+			 const char **why, int *line)
+{
+	long long esz = d->elem_size, len, pow2;
+	*why = NULL;
+	*line = 0;
+	memset(best, 0, sizeof(*best));
+	*worst = *sum = 0;
+	if (d->ndims < 2 || esz <= 0 || unit <= 0 || (unit & (unit - 1))) {
+		*why = d->ndims < 2 ? "it has no rows" : "its element size is not known";
+		return -1;
+	}
+	if (row_units(f, k, d, unit, &len, &pow2, why))
+		return -1;
+	if (pow2 < 2 * unit) {
+		*why = kp_arena_printf(&f->arena,
+				       "its rows of %lld elements hold no power-of-two block of at "
+				       "least two %lld-element units for the XOR to permute",
+				       len, unit);
+		return -1;
+	}
+	const kp_bk_access *split = NULL;
+	int found = 0, nacc = 0;
+	for (int bits = 1; bits <= 5; bits++)
+		for (long long u = unit; (u << bits) <= pow2 && (u << bits) * esz <= 128; u *= 2)
+			for (int sh = 0; sh <= 3; sh++) {
+				kp_bk_layout lay = {d, 0, {u, (1 << bits) - 1, sh}};
+				kp_bk_result r;
+				kp_bk_analyze_layout(f, k, b, &lay, &r);
+				const kp_bk_access *sp = NULL;
+				nacc = 0;
+				for (int i = 0; i < r.n && !sp; i++)
+					if (r.acc[i].arr == d) {
+						sp = r.acc[i].swz_split ? &r.acc[i] : NULL;
+						nacc += !r.acc[i].not_analysed;
+					}
+				if (sp) {
+					split = split ? split : sp;
+					continue;
+				}
+				int s, wst = kp_bk_worst(&r, d, &s);
+				if (!found || wst < *worst || (wst == *worst && s < *sum)) {
+					*best = lay.swz;
+					*worst = wst;
+					*sum = s;
+					found = 1;
+				}
+				if (*worst <= 1 && *sum <= nacc)
+					return 0; /* every access conflict-free: nothing beats it */
+			}
+	if (found)
+		return 0;
+	if (split) {
+		*line = split->line;
+		if (split->wmma)
+			*why = kp_arena_printf(&f->arena,
+					       "a wmma %s takes a pointer and a leading dimension, "
+					       "whose rows no swizzle of the column index reaches",
+					       split->store ? "store" : "load");
+		else if (split->swz_split == 2)
+			*why = "an index reaches past the end of its row (or before its start)";
+		else
+			*why = kp_arena_printf(&f->arena,
+					       "an access of %d bytes per lane would leave its "
+					       "%lld-element unit",
+					       split->width, unit);
+		return -1;
+	}
+	*why = "its rows are too short to swizzle";
+	return -1;
 }
 
 /* ------------------------------------------------------------ block shape */

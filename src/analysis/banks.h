@@ -11,7 +11,10 @@
  * one group of 4 banks.  An index that depends on something not known per
  * lane leaves the access "not analysed", with the reason.  A warp-uniform
  * unknown takes the values 0, 1 and 5 (a for-loop counter with a constant
- * start and step: its 1st, 2nd and 6th value).
+ * start and step: its 1st, 2nd and 6th value).  An array's layout can be
+ * changed for the evaluation without an edit: its rows padded, or its
+ * innermost index XOR-swizzled (kp_bk_swizzle), and the swizzle that
+ * serves an array best chosen (kp_bk_swizzle_choose).
  *
  * Works on the model only; what it returns lives in the file's arena.
  */
@@ -52,6 +55,15 @@ typedef struct {
 	 * the pointer is not known (-1).  Padding must not add a miss. */
 	int align, misaligned;
 	int hand_offset; /* ldmatrix: bytes added by hand to the converted address */
+	/* under the layout's swizzle: a lane's elements would leave their unit
+	 * of the swizzle (1) or their row (2): the swizzle would split the
+	 * access, or move it to another row's elements; 0: neither */
+	int swz_split;
+	/* shared: its innermost index reaches outside its row (before 0, or
+	 * past the declared bound) where every uniform unknown takes its first
+	 * value: the access names an element of another row, which padding
+	 * or a swizzle would change */
+	int out_of_row;
 	/* shared: the worst conflict degree over the uniform values tried
 	 * (1: none), its bank and the lanes that reach it (bit L: lane L) */
 	int degree, bank;
@@ -73,11 +85,48 @@ typedef struct {
  * block, else --threads or __launch_bounds__ as 1-D. */
 void kp_bk_block_of(kp_file *f, const kp_kernel *k, const kp_analyze_opts *o, kp_bk_block *b);
 
+/* An XOR swizzle of the innermost index of a shared array: element c of
+ * row r (r: the index of the next dimension out) is stored at
+ * c ^ (((r >> shift) & mask) * unit), which moves whole units of `unit`
+ * elements (a power of two) within the row; mask 0: no swizzle. */
+typedef struct {
+	long long unit;
+	int mask, shift;
+} kp_bk_swizzle;
+
+/* A layout of one array to evaluate instead of its declared one: rows
+ * `pad` elements longer, and the swizzle `swz` of its innermost index. */
+typedef struct {
+	const kp_decl *arr; /* NULL: every array as declared */
+	long long pad;
+	kp_bk_swizzle swz;
+} kp_bk_layout;
+
 /* The accesses of kernel k for block b, with the innermost dimension of
  * `pad_arr` (may be NULL) widened by `pad` elements.  A template kernel
  * is evaluated for each instantiation, and keeps the worst. */
 void kp_bk_analyze(kp_file *f, const kp_kernel *k, const kp_bk_block *b, const kp_decl *pad_arr,
 		   long long pad, kp_bk_result *out);
+/* The same with the layout `lay` (may be NULL). */
+void kp_bk_analyze_layout(kp_file *f, const kp_kernel *k, const kp_bk_block *b,
+			  const kp_bk_layout *lay, kp_bk_result *out);
+
+/* The worst conflict degree of array d's analysed accesses in r, and the
+ * sum of their degrees in *sum (may be NULL). */
+int kp_bk_worst(const kp_bk_result *r, const kp_decl *d, int *sum);
+
+/* The swizzle of shared array d of kernel k, in units of `unit` elements,
+ * that gives d's accesses the lowest worst degree, then the lowest sum:
+ * masks of 1 to 5 bits (at most a row's units, at most 128 bytes of
+ * units) and shifts 0 to 4 are tried; fewer bits, then smaller shifts win
+ * a tie.  Returns 0 with the swizzle in *best and its degrees in *worst
+ * and *sum; -1 with the reason in *why (and the line of the access it
+ * names, or 0, in *line) when d cannot be swizzled in such units: a bound
+ * not known, rows that are not a power of two of at least two units (for
+ * some instantiation), or an access the swizzle would split. */
+int kp_bk_swizzle_choose(kp_file *f, const kp_kernel *k, const kp_bk_block *b, const kp_decl *d,
+			 long long unit, kp_bk_swizzle *best, int *worst, int *sum,
+			 const char **why, int *line);
 
 /* The bound expression of dimension i (0 outermost) of array d, by its
  * place in the source; NULL when not every bound was seen. */

@@ -244,6 +244,7 @@ static const cli_opt cli_opts[] = {
 	{"--block", NULL, 1, FN(set_block)},
 	{"--pad", NULL, 0, FLAG(pad, 1)},
 	{"--pad-only", NULL, 0, FLAG(pad, 2)},
+	{"--swizzle", NULL, 0, FLAG(swizzle, 1)},
 	{"-i", "--in-place", 0, FLAG(in_place, 1)},
 	{"--diff", NULL, 0, FLAG(diff, 1)},
 	{"--dry-run", NULL, 0, FLAG(dry_run, 1)},
@@ -283,6 +284,9 @@ static const char *ignored_combination(const kp_cli *o)
 		return "--assume-filename names the buffer read from stdin: use it with FILE = -";
 	if (o->dry_run && (o->in_place || o->output || o->diff || o->out_dir))
 		return "--dry-run writes nothing: not with -i, -o, --diff or --out-dir";
+	if (o->swizzle && !o->pad)
+		return "--swizzle chooses how --pad lays out a conflicted array: use it with --pad "
+		       "or --pad-only";
 	if (o->sarif_all && strcmp(o->format, "sarif"))
 		return "--sarif-all goes with --format sarif";
 	return NULL;
@@ -534,6 +538,7 @@ void kp_cli_rw_opts(const kp_cli *o, kp_rw_opts *rw)
 	rw->auto_probe = cli_probe(o);
 	rw->no_comment = o->no_comment;
 	rw->format_style = o->format_style;
+	rw->swizzle = o->swizzle;
 	if (o->pad)
 		rw->passes = kp_pass_pad_list(o->pad == 2, &rw->npasses);
 }

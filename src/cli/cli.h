@@ -33,6 +33,7 @@ typedef struct {
 	int threads;
 	int block[3]; /* --block X[,Y[,Z]] (bank analysis), 0: not given */
 	int pad;      /* rewrite --pad 1 (pad, then pipeline), --pad-only 2 */
+	int swizzle;  /* rewrite --swizzle (with --pad or --pad-only) */
 	int in_place;
 	int diff;
 	int dry_run;

@@ -35,6 +35,7 @@ static const char *const rewrite_opts[] = {
 	"--block",
 	"--pad",
 	"--pad-only",
+	"--swizzle",
 	"--extra-arg",
 	"-o",
 	"-i",

@@ -3,11 +3,16 @@
  * (`kpipe rewrite --pad`, issue #20): for each static __shared__ array of
  * a kernel with a conflicted access (banks.h), the innermost bound grows
  * by the smallest padding that minimises the worst conflict over all its
- * accesses and keeps their vector alignment: 16-byte rows for wmma and
+ * accesses, keeps their vector alignment (16-byte rows for wmma and
  * ldmatrix, every wmma fragment pointer 32-byte aligned and every ldmatrix
- * row address 16-byte aligned where it was.  Only the declaration changes
- * (and a wmma leading dimension spelled as the bound); an array whose uses
- * depend on its exact layout is refused with the reason.
+ * row address 16-byte aligned where it was) and keeps the kernel's static
+ * shared memory within the target's limit.  Only the declaration changes
+ * (and a wmma leading dimension spelled as the bound).  Where no padding
+ * helps or fits, or with --swizzle wherever it does as well, the array's
+ * innermost index is XOR-swizzled instead: every access T[..][r][c]
+ * becomes T[..][r][c ^ (((r >> s) & m) << t)], which permutes whole units
+ * of the widest access within each row and costs no memory.  An array
+ * whose uses depend on its exact layout is refused with the reason.
  */
 #include "banks.h"
 #include "pass.h"
@@ -30,6 +35,14 @@ typedef struct {
 	int nldm;
 	const kp_node *anc[256];
 	int nanc;
+	/* for a swizzle: the first use it cannot follow (a wmma pointer), the
+	 * references of the array seen, and its element accesses (their
+	 * outermost subscripts), which a swizzle rewrites */
+	const char *swz_why;
+	int swz_line;
+	int nrefs;
+	const kp_node **subs;
+	int nsubs;
 } use_walk;
 
 static const char *trimmed(kp_file *f, const kp_node *n)
@@ -86,6 +99,15 @@ static void address_to_call(use_walk *w, const kp_node *p, const kp_node *elem, 
 			w->ldm[w->nldm] = ldm->begin;
 			w->ldm_e[w->nldm++] = ldm->end;
 		}
+		if (!w->swz_why) {
+			w->swz_why =
+				kp_arena_printf(&w->f->arena,
+						"a wmma %s takes a pointer and a leading "
+						"dimension, whose rows no swizzle of the column "
+						"index reaches",
+						strstr(name, "load") ? "load" : "store");
+			w->swz_line = n->line;
+		}
 		/* ldm a multiple of 16 bytes; its fragment pointers stay 32-byte
 		 * aligned (checked per padding, pad_array) */
 		if (w->align < 16)
@@ -124,7 +146,8 @@ static void use_of(use_walk *w, const kp_node *n)
 {
 	const kp_decl *d = w->d;
 	int i = w->nanc - 1, nsub = 0;
-	const kp_node *cur = n;
+	const kp_node *cur = n, *sub = NULL;
+	w->nrefs++;
 	for (;;) {
 		while (i >= 0 && (w->anc[i]->kind == KP_N_PAREN ||
 				  (w->anc[i]->kind == KP_N_CAST && w->anc[i]->begin == cur->begin &&
@@ -132,11 +155,15 @@ static void use_of(use_walk *w, const kp_node *n)
 			cur = w->anc[i--];
 		if (i >= 0 && w->anc[i]->kind == KP_N_SUBSCRIPT && w->anc[i]->nkids == 2 &&
 		    kp_node_strip(w->anc[i]->kids[0]) == kp_node_strip(cur) && nsub < d->ndims) {
-			cur = w->anc[i--];
+			sub = cur = w->anc[i--];
 			nsub++;
 			continue;
 		}
 		break;
+	}
+	if (sub && nsub == d->ndims) {
+		w->subs = kp_xrealloc(w->subs, sizeof(*w->subs) * (size_t)(w->nsubs + 1));
+		w->subs[w->nsubs++] = sub;
 	}
 	const kp_node *p = i >= 0 ? w->anc[i] : NULL;
 	if (p && p->kind == KP_N_SIZEOF) {
@@ -229,6 +256,12 @@ static const char *cannot_pad(kp_file *f, const kp_kernel *k, const kp_decl *d,
 	w->acc = acc;
 	w->align = (int)d->elem_size;
 	walk_uses(w, k->body);
+	for (int i = 0; i < acc->n && !w->why; i++)
+		if (acc->acc[i].arr == d && acc->acc[i].out_of_row) {
+			w->why = "an index reaches outside its row (the element of another row it "
+				 "names would change)";
+			w->why_line = acc->acc[i].line;
+		}
 	for (int i = 0; i < acc->n; i++)
 		if (acc->acc[i].arr == d && acc->acc[i].wmma && acc->acc[i].misaligned < 0 &&
 		    w->align < 32)
@@ -279,6 +312,383 @@ static const char *padded_bound(kp_file *f, const kp_node *b, long long pad)
 	return kp_arena_printf(&f->arena, "%s + %lld", t, pad);
 }
 
+/* ------------------------------------------------------------ the budget */
+
+/* The bytes of the static shared arrays declared in kernel k for
+ * instantiation iv, array d's rows `pad` elements longer; -1 when a size
+ * is not known. */
+static long long kernel_smem(const kp_file *f, const kp_kernel *k, const kp_decl *d, long long pad,
+			     const long long *iv)
+{
+	long long total = 0;
+	for (int i = 0; i < f->ndecls; i++) {
+		const kp_decl *a = f->decls[i];
+		if (!a->is_shared || !a->is_array || a->dyn_base || kp_decl_is_extern_shared(a) ||
+		    a->begin < k->begin || a->end > k->end)
+			continue;
+		long long n = a->elem_size;
+		for (int j = 0; j < a->ndims && n > 0; j++) {
+			long long v = a->dims[j];
+			const kp_node *e = kp_bk_dim_expr(a, j);
+			if (v <= 0 && (!e || kp_eval(e, k, iv, &v) || v <= 0))
+				return -1;
+			n *= v + (a == d && j == a->ndims - 1 ? pad : 0);
+		}
+		if (n <= 0)
+			return -1;
+		total += n;
+	}
+	return total;
+}
+
+/* Why padding d's rows by `pad` elements takes kernel k's static shared
+ * memory over the target's limit (for some instantiation), or NULL: it
+ * fits, a size is not known, or the kernel was over the limit already. */
+static const char *over_budget(kp_pass_ctx *c, const kp_kernel *k, const kp_decl *d, long long pad)
+{
+	const kp_arch *a = c->o->arch;
+	int per_inst = k->ninst && !k->is_device, ni = per_inst ? k->ninst : 1;
+	for (int i = 0; a && a->smem_static_per_block > 0 && i < ni; i++) {
+		const long long *iv = per_inst ? k->inst_values[i] : NULL;
+		long long b0 = kernel_smem(c->f, k, d, 0, iv),
+			  b1 = kernel_smem(c->f, k, d, pad, iv);
+		if (b0 < 0 || b1 <= a->smem_static_per_block || b0 > a->smem_static_per_block)
+			continue;
+		return kp_arena_printf(
+			&c->f->arena,
+			"the kernel's static shared memory over the %d-byte limit of "
+			"%s (%lld bytes with %lld element%s more per row%s%s%s)",
+			a->smem_static_per_block, a->name, b1, pad, pad == 1 ? "" : "s",
+			per_inst ? ", for <" : "", per_inst ? k->inst_args[i] : "",
+			per_inst ? ">" : "");
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------- padding */
+
+/* The padding of d kept (best, 0: none, and its score), the score
+ * unpadded, and why no padding is kept. */
+typedef struct {
+	long long best;
+	pad_score s0, best_s;
+	const char *why;
+} pad_choice;
+
+static void choose_padding(kp_pass_ctx *c, const kp_kernel *k, const kp_bk_block *b,
+			   const kp_decl *d, const kp_bk_result *acc, const use_walk *w,
+			   pad_choice *pc)
+{
+	kp_file *f = c->f;
+	pad_score rej = {0};
+	long long rej_p = 0, esz = d->elem_size;
+	const char *budget = NULL;
+	memset(pc, 0, sizeof(*pc));
+	score(f, k, b, d, 0, acc, &pc->s0);
+	pc->best_s = pc->s0;
+	for (long long p = 1; esz > 0 && p * esz <= 128; p++) {
+		if ((p * esz) % w->align)
+			continue;
+		pad_score ps;
+		score(f, k, b, d, p, acc, &ps);
+		if (ps.worst > pc->best_s.worst ||
+		    (ps.worst == pc->best_s.worst && ps.sum >= pc->best_s.sum))
+			continue;
+		if (ps.misaligned) { /* a fragment pointer or row off its boundary */
+			if (!rej_p && ps.worst < pc->s0.worst) {
+				rej = ps;
+				rej_p = p;
+			}
+			continue;
+		}
+		const char *over = over_budget(c, k, d, p);
+		if (over) {
+			budget = budget ? budget : over;
+			continue;
+		}
+		pc->best = p;
+		pc->best_s = ps;
+	}
+	const kp_bk_access *m = rej.misaligned;
+	if (pc->best)
+		pc->why = NULL;
+	else if (budget)
+		pc->why = kp_arena_printf(&f->arena,
+					  "every padding of its rows that lowers its %d-way bank "
+					  "conflict takes %s",
+					  pc->s0.worst, budget);
+	else if (m)
+		pc->why = kp_arena_printf(
+			&f->arena,
+			"no padding of its rows that keeps its %s %d-byte aligned lowers its %d-way "
+			"bank conflict (%lld element%s would move the %s at line %d off its %d-byte "
+			"boundary)",
+			m->wmma ? "wmma fragment pointers" : "ldmatrix row addresses", m->align,
+			pc->s0.worst, rej_p, rej_p == 1 ? "" : "s",
+			m->wmma ? "wmma fragment pointer" : "ldmatrix row address", m->line,
+			m->align);
+	else
+		pc->why = kp_arena_printf(
+			&f->arena,
+			"no padding of its rows that keeps %d-byte alignment lowers "
+			"its %d-way bank conflict",
+			w->align, pc->s0.worst);
+}
+
+/* ------------------------------------------------------------ swizzles */
+
+/* Whether the identifier at s[p] names a member (`v.w`, `p->w`). */
+static int member_name(const char *s, unsigned b, unsigned p)
+{
+	while (p > b && isspace((unsigned char)s[p - 1]))
+		p--;
+	return p > b && (s[p - 1] == '.' || (s[p - 1] == '>' && p - 1 > b && s[p - 2] == '-'));
+}
+
+/* The occurrences of the identifier `name` in s[b, e), outside comments,
+ * string and character literals and member names. */
+static int names_in(const char *s, unsigned b, unsigned e, const char *name)
+{
+	size_t n = strlen(name);
+	int count = 0;
+	for (unsigned p = b; p < e;) {
+		if (s[p] == '/' && p + 1 < e && (s[p + 1] == '/' || s[p + 1] == '*')) {
+			const char *end = s[p + 1] == '/' ? "\n" : "*/";
+			const char *q = strstr(s + p + 2, end);
+			p = q ? (unsigned)(q - s) + (unsigned)strlen(end) : e;
+		} else if (s[p] == '"' || s[p] == '\'') {
+			char quote = s[p++];
+			while (p < e && s[p] != quote && s[p] != '\n')
+				p += s[p] == '\\' ? 2 : 1;
+			p++;
+		} else if (kp_is_ident_char(s[p])) {
+			unsigned q = p;
+			while (q < e && kp_is_ident_char(s[q]))
+				q++;
+			count += q - p == n && !strncmp(s + p, name, n) && !member_name(s, b, p);
+			p = q;
+		} else
+			p++;
+	}
+	return count;
+}
+
+/* What in index n stops a swizzle from writing it, or NULL: a swizzle
+ * writes the row index a second time, and rewrites the accesses of
+ * arrays by their position in the text. */
+static const char *index_problem(const kp_node *n)
+{
+	if (!n)
+		return NULL;
+	switch (n->kind) {
+	case KP_N_ASSIGNOP: return "assigns a variable";
+	case KP_N_BINOP:
+		if (n->op && !strcmp(n->op, "="))
+			return "assigns a variable";
+		break;
+	case KP_N_UNOP:
+		if (n->op && (!strcmp(n->op, "++") || !strcmp(n->op, "--")))
+			return "changes a variable";
+		break;
+	case KP_N_CALL: return "calls a function";
+	case KP_N_ASM:
+	case KP_N_LAMBDA: return "holds code kpipe does not follow";
+	case KP_N_DECLREF:
+		if (n->decl && n->decl->is_shared)
+			return "reads shared memory";
+		break;
+	default: break;
+	}
+	for (int i = 0; i < n->nkids; i++) {
+		const char *why = index_problem(n->kids[i]);
+		if (why)
+			return why;
+	}
+	return NULL;
+}
+
+/* Why a swizzle of array d of kernel k cannot rewrite every access (its
+ * uses: w), or NULL; the line of the use it names in *line (0: none). */
+static const char *cannot_swizzle(kp_file *f, const kp_kernel *k, const kp_decl *d,
+				  const use_walk *w, int *line)
+{
+	*line = 0;
+	if (d->begin < k->begin || d->end > k->end)
+		return "it is declared outside the kernel, where other code may index it";
+	if (w->swz_why) {
+		*line = w->swz_line;
+		return w->swz_why;
+	}
+	if (k->end > f->len || names_in(f->src, k->begin, k->end, d->name) != w->nrefs + 1)
+		return "its name appears where kpipe sees no access of it (another variable of "
+		       "that name, a #if branch not compiled, a macro's body)";
+	for (int i = 0; i < w->nsubs; i++) {
+		const kp_node *s = w->subs[i], *col = s->kids[1], *in = kp_node_strip(s->kids[0]);
+		const kp_node *row =
+			in && in->kind == KP_N_SUBSCRIPT && in->nkids == 2 ? in->kids[1] : NULL;
+		*line = s->line;
+		if (!row || !s->in_main || s->from_macro || !row->in_main || row->from_macro ||
+		    !col->in_main || col->from_macro || row->end <= row->begin ||
+		    col->end <= col->begin || col->end > f->len)
+			return "an access of it is written by a macro";
+		const char *why = index_problem(row);
+		if (why)
+			return kp_arena_printf(&f->arena,
+					       "its row index `%s` %s (a swizzle writes it twice)",
+					       kp_node_text(f, row), why);
+		why = index_problem(col);
+		if (why)
+			return kp_arena_printf(&f->arena, "its column index `%s` %s",
+					       kp_node_text(f, col), why);
+	}
+	*line = 0;
+	return NULL;
+}
+
+/* The swizzle of d kept: its mask, shift and unit, its worst degree and
+ * sum; or why there is none (and the line it names, 0: none). */
+typedef struct {
+	kp_bk_swizzle z;
+	int worst, sum;
+	const char *why;
+	int line;
+	int hint; /* without --swizzle: it does better than the padding */
+} swz_choice;
+
+static void choose_swizzle(kp_pass_ctx *c, const kp_kernel *k, const kp_bk_block *b,
+			   const kp_decl *d, const use_walk *w, int worst0, swz_choice *sc)
+{
+	kp_file *f = c->f;
+	long long esz = d->elem_size, unit = esz > 0 ? w->align / esz : 0;
+	memset(sc, 0, sizeof(*sc));
+	sc->why = cannot_swizzle(f, k, d, w, &sc->line);
+	if (sc->why)
+		return;
+	if (unit <= 0 || w->align % esz || (unit & (unit - 1))) {
+		sc->why =
+			kp_arena_printf(&f->arena,
+					"its widest access (%d bytes) is not a power of two of its "
+					"%lld-byte elements",
+					w->align, esz);
+		return;
+	}
+	if (kp_bk_swizzle_choose(f, k, b, d, unit, &sc->z, &sc->worst, &sc->sum, &sc->why,
+				 &sc->line))
+		return;
+	if (sc->worst >= worst0)
+		sc->why = kp_arena_printf(
+			&f->arena,
+			"no XOR swizzle of its %lld-element units lowers its %d-way "
+			"bank conflict",
+			unit, worst0);
+}
+
+static int needs_parens(const kp_node *n)
+{
+	while (n && n->kind == KP_N_OTHER && n->nkids == 1)
+		n = n->kids[0];
+	return !n || n->kind == KP_N_BINOP || n->kind == KP_N_CONDOP || n->kind == KP_N_ASSIGNOP ||
+	       n->kind == KP_N_OTHER;
+}
+
+/* `c ^ (((r >> s) & m) << t)`, for row r and column c (spelled as they
+ * go in the expression; c NULL: the column 0, the term alone). */
+static const char *swizzled(kp_file *f, const char *r, const char *c, const kp_bk_swizzle *z)
+{
+	int t = 0;
+	while ((1LL << t) < z->unit)
+		t++;
+	const char *x = z->shift ? kp_arena_printf(&f->arena, "(%s >> %d)", r, z->shift) : r;
+	x = kp_arena_printf(&f->arena, "%s & %d", x, z->mask);
+	if (t)
+		x = kp_arena_printf(&f->arena, "(%s) << %d", x, t);
+	return c ? kp_arena_printf(&f->arena, "%s ^ (%s)", c, x) : x;
+}
+
+/* n, when it is the integer literal it may be: its value in *v. */
+static int literal(const kp_node *n, long long *v)
+{
+	n = kp_node_strip(n);
+	if (!n || n->kind != KP_N_INTLIT || !n->has_value)
+		return 0;
+	*v = n->ivalue;
+	return 1;
+}
+
+static const char *index_text(kp_file *f, const kp_node *n)
+{
+	const char *t = kp_node_text(f, n);
+	return needs_parens(n) ? kp_arena_printf(&f->arena, "(%s)", t) : t;
+}
+
+/* Swizzles every access of d (w->subs), with the note that owns the
+ * edits; `why_not_pad` (NULL: --swizzle chose it) says why not padding. */
+static void swizzle_array(kp_pass_ctx *c, const kp_decl *d, const use_walk *w, const swz_choice *sc,
+			  int worst0, const char *why_not_pad)
+{
+	kp_file *f = c->f;
+	const char *dots = d->ndims > 2 ? "[...]" : "";
+	int di = kp_pass_diag(
+		c, d->line, d->col, "note", "kpipe-swizzled",
+		kp_arena_printf(&f->arena,
+				"`%s` swizzled: `%s%s[r][c]` -> `%s%s[r][%s]` in %d access%s, "
+				"units of %lld element%s permuted within each row: worst bank "
+				"conflict %d-way -> %d-way%s%s%s",
+				d->name, d->name, dots, d->name, dots,
+				swizzled(f, "r", "c", &sc->z), w->nsubs, w->nsubs == 1 ? "" : "es",
+				sc->z.unit, sc->z.unit == 1 ? "" : "s", worst0, sc->worst,
+				why_not_pad ? " (not padded: " : "", why_not_pad ? why_not_pad : "",
+				why_not_pad ? ")" : ""));
+	for (int i = 0; i < w->nsubs; i++) {
+		const kp_node *s = w->subs[i], *col = s->kids[1];
+		const kp_node *row = kp_node_strip(s->kids[0])->kids[1];
+		long long rv, cv;
+		int c0 = literal(col, &cv) && !cv;
+		const char *t =
+			swizzled(f, index_text(f, row), c0 ? NULL : index_text(f, col), &sc->z);
+		if (literal(row, &rv)) { /* a constant row: a constant XOR */
+			long long x = ((rv >> sc->z.shift) & sc->z.mask) * sc->z.unit;
+			if (!x)
+				continue; /* a row the swizzle leaves as it is */
+			t = c0 ? kp_arena_printf(&f->arena, "%lld", x)
+			       : kp_arena_printf(&f->arena, "%s ^ %lld", index_text(f, col), x);
+		}
+		kp_pass_edit(c, col->begin, col->end - col->begin, t, di);
+	}
+}
+
+/* ---------------------------------------------------------------- arrays */
+
+static void pad_note(kp_pass_ctx *c, const kp_decl *d, const use_walk *w, const pad_choice *pc,
+		     const swz_choice *sc)
+{
+	kp_file *f = c->f;
+	const kp_node *bn = kp_bk_dim_expr(d, d->ndims - 1);
+	const char *nb = padded_bound(f, bn, pc->best);
+	const char *not_swz = "";
+	if (sc->hint) /* without --swizzle */
+		not_swz = kp_arena_printf(
+			&f->arena, " (an XOR swizzle would reach %d-way: --swizzle)", sc->worst);
+	else if (c->o->swizzle && sc->why)
+		not_swz = kp_arena_printf(
+			&f->arena, " (not swizzled: %s%s)", sc->why,
+			sc->line ? kp_arena_printf(&f->arena, ", line %d", sc->line) : "");
+	else if (c->o->swizzle)
+		not_swz = kp_arena_printf(
+			&f->arena, " (not swizzled: the best swizzle leaves %d-way)", sc->worst);
+	int di = kp_pass_diag(
+		c, d->line, d->col, "note", "kpipe-padded",
+		kp_arena_printf(&f->arena,
+				"`%s` padded by %lld element%s per row (innermost bound `%s` -> "
+				"`%s`): worst bank conflict %d-way -> %d-way%s",
+				d->name, pc->best, pc->best == 1 ? "" : "s",
+				kp_range_text(f, bn->begin, bn->end), nb, pc->s0.worst,
+				pc->best_s.worst, not_swz));
+	kp_pass_edit(c, bn->begin, bn->end - bn->begin, nb, di);
+	for (int i = 0; i < w->nldm; i++)
+		kp_pass_edit(c, w->ldm[i], w->ldm_e[i] - w->ldm[i], nb, di);
+}
+
 static void pad_array(kp_pass_ctx *c, const kp_kernel *k, const kp_bk_block *b, const kp_decl *d,
 		      int degree, const kp_bk_result *acc)
 {
@@ -294,66 +704,30 @@ static void pad_array(kp_pass_ctx *c, const kp_kernel *k, const kp_bk_block *b, 
 				     w.why_line
 					     ? kp_arena_printf(&f->arena, " (line %d)", w.why_line)
 					     : ""));
+		free(w.subs);
 		return;
 	}
-	const kp_node *bn = kp_bk_dim_expr(d, d->ndims - 1);
-	pad_score s0, best_s, rej = {0};
-	long long best = 0, rej_p = 0, esz = d->elem_size;
-	score(f, k, b, d, 0, acc, &s0);
-	best_s = s0;
-	for (long long p = 1; esz > 0 && p * esz <= 128; p++) {
-		if ((p * esz) % w.align)
-			continue;
-		pad_score ps;
-		score(f, k, b, d, p, acc, &ps);
-		int better = ps.worst < best_s.worst ||
-			     (ps.worst == best_s.worst && ps.sum < best_s.sum);
-		if (better && ps.misaligned) { /* a fragment pointer or row off its boundary */
-			if (!rej_p && ps.worst < s0.worst) {
-				rej = ps;
-				rej_p = p;
-			}
-			continue;
-		}
-		if (better) {
-			best = p;
-			best_s = ps;
-		}
+	pad_choice pc;
+	swz_choice sc;
+	choose_padding(c, k, b, d, acc, &w, &pc);
+	memset(&sc, 0, sizeof(sc));
+	if (c->o->swizzle || !pc.best || pc.best_s.worst > 1) {
+		choose_swizzle(c, k, b, d, &w, pc.s0.worst, &sc);
+		sc.hint = !c->o->swizzle && pc.best && !sc.why && sc.worst < pc.best_s.worst;
 	}
-	if (!best) {
-		const kp_bk_access *m = rej.misaligned;
+	int swz = (c->o->swizzle || !pc.best) && !sc.why;
+	if (swz && (!pc.best || sc.worst <= pc.best_s.worst))
+		swizzle_array(c, d, &w, &sc, pc.s0.worst, c->o->swizzle ? NULL : pc.why);
+	else if (pc.best)
+		pad_note(c, d, &w, &pc, &sc);
+	else
 		kp_pass_diag(
 			c, d->line, d->col, "warning", "kpipe-pad-refused",
-			m ? kp_arena_printf(
-				    &f->arena,
-				    "`%s` is not padded: no padding of its rows that keeps "
-				    "its %s %d-byte aligned lowers its %d-way bank conflict "
-				    "(%lld element%s would move the %s at line %d off its "
-				    "%d-byte boundary)",
-				    d->name,
-				    m->wmma ? "wmma fragment pointers" : "ldmatrix row addresses",
-				    m->align, s0.worst, rej_p, rej_p == 1 ? "" : "s",
-				    m->wmma ? "wmma fragment pointer" : "ldmatrix row address",
-				    m->line, m->align)
-			  : kp_arena_printf(&f->arena,
-					    "`%s` is not padded: no padding of its rows that keeps "
-					    "%d-byte alignment lowers its %d-way bank conflict",
-					    d->name, w.align, s0.worst));
-		return;
-	}
-	int w0 = s0.worst, best_w = best_s.worst;
-	const char *nb = padded_bound(f, bn, best);
-	int di = kp_pass_diag(
-		c, d->line, d->col, "note", "kpipe-padded",
-		kp_arena_printf(
-			&f->arena,
-			"`%s` padded by %lld element%s per row (innermost bound `%s` -> `%s`): "
-			"worst bank conflict %d-way -> %d-way",
-			d->name, best, best == 1 ? "" : "s", kp_range_text(f, bn->begin, bn->end),
-			nb, w0, best_w));
-	kp_pass_edit(c, bn->begin, bn->end - bn->begin, nb, di);
-	for (int i = 0; i < w.nldm; i++)
-		kp_pass_edit(c, w.ldm[i], w.ldm_e[i] - w.ldm[i], nb, di);
+			kp_arena_printf(&f->arena, "`%s` is not padded: %s; nor swizzled: %s%s",
+					d->name, pc.why, sc.why,
+					sc.line ? kp_arena_printf(&f->arena, " (line %d)", sc.line)
+						: ""));
+	free(w.subs);
 }
 
 static void pad_kernel(kp_pass_ctx *c, const kp_kernel *k, const kp_analyze_opts *ao)

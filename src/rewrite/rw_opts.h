@@ -30,6 +30,10 @@ typedef struct {
 	 * auto decides from the source alone */
 	const struct kp_auto_probe *auto_probe;
 	int no_comment; /* --no-comment: no explanatory comments in the code */
+	/* --swizzle: the pad pass XOR-swizzles a conflicted array's columns
+	 * rather than padding its rows wherever a swizzle does as well
+	 * (pass_pad.c); without it, only where no padding helps or fits */
+	int swizzle;
 	/* --format-style: "file" (NULL: the .clang-format above the file, when
 	 * there is one), "none", or a clang-format style (format.h) */
 	const char *format_style;

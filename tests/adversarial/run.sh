@@ -6,7 +6,9 @@
 # in its first lines); the big and the binary ones are generated here in a
 # temporary directory: an empty file, binary garbage, text garbage, CRLF
 # line endings, a UTF-8 BOM, tabs, very long lines, a 20 000-term sum, a
-# kernel with 50 K-loops, a K-loop 48 loops deep and a 10 MB file.  For each input `kpipe analyze`
+# kernel with 50 K-loops, a K-loop 48 loops deep and a 10 MB file; and
+# `rewrite --pad-only --swizzle` on shared arrays that try to fool the XOR
+# swizzle (swizzle_hostile.cu, a CRLF transpose).  For each input `kpipe analyze`
 # and `kpipe rewrite -o` run under a timeout; the exit codes and a
 # diagnostic naming the problem are checked.  For the inputs that are
 # rewritten, the output must compile with nvcc (-arch=sm_90 -c; "SKIP:"
@@ -345,6 +347,43 @@ refused temp_used_by_compute "$in/temp_used_by_compute.cu" 0 0 \
 # --- an accumulator the next tile's copy reads -------------------------------------
 refused partial_sum_in_loads "$in/partial_sum_in_loads.cu" 0 0 \
 	"the step of 'acc' uses 'part', which changes inside the loop \[kpipe-loop-shape\]"
+
+# --- the XOR swizzle of --pad (--swizzle) on hostile layouts --------------------------
+# swizzled NAME FILE ARGS...: rewrite --pad-only --swizzle ARGS answers
+# cleanly (exit 0), the output compiles and a second run changes nothing
+swizzled() {
+	local name="$1" f="$2"
+	shift 2
+	kp "$name.r" "$limit" rewrite --pad-only --swizzle "$@" "$f" -o "$tmp/$name.rw.cu"
+	local rsecs=$secs
+	check "$name: rewrite --swizzle answers cleanly" clean "$name.r"
+	check "$name: rewrite --swizzle exits 0" is_rc 0 "$name.r"
+	if [ -n "$nvcc" ] && [ -s "$tmp/$name.rw.cu" ]; then
+		check "$name: the output compiles with nvcc" \
+			"$nvcc" -arch=sm_90 -c "$tmp/$name.rw.cu" -o "$tmp/$name.o"
+	fi
+	kp "$name.r2" "$limit" rewrite --pad-only --swizzle "$@" "$tmp/$name.rw.cu" -o "$tmp/$name.rw2.cu"
+	check "$name: a second run changes nothing" cmp -s "$tmp/$name.rw.cu" "$tmp/$name.rw2.cu"
+	table+=("$name|$(grep -c '\[kpipe-swizzled\]' "$tmp/$name.r.err") swizzled, $(grep -c '\[kpipe-padded\]' "$tmp/$name.r.err") padded|$rsecs")
+}
+swizzled swizzle_hostile "$in/swizzle_hostile.cu" --block 32
+h="$tmp/swizzle_hostile"
+check "swizzle_hostile: s1 (an inner variable of its name) padded, not swizzled" \
+	has swizzle_hostile.r "\`s1\` padded .*not swizzled: its name appears where kpipe sees no access of it \(another variable of that name"
+check "swizzle_hostile: s3 (i++ as its row) padded, not swizzled" \
+	has swizzle_hostile.r "\`s3\` padded .*not swizzled: its row index \`i\+\+\` changes a variable"
+check "swizzle_hostile: s2 swizzled, its name in comments and literals aside" \
+	grep -q "acc += s2\[tx\]\[tx & 31\];" "$h.rw.cu"
+check "swizzle_hostile: s2's comment and literal as they were" \
+	grep -q 'sizeof("s2\[tx\]\[0\]")' "$h.rw.cu"
+check "swizzle_hostile: s4 swizzled through its parentheses" \
+	grep -q "acc += (s4\[tx\])\[tx & 31\];" "$h.rw.cu"
+check "swizzle_hostile: s1 and s3 padded" test "$(grep -c '\[32\]\[33\];' "$h.rw.cu")" = 2
+sed 's/$/\r/' "$root/tests/cli/pad/transpose.cu" >"$tmp/swizzle_crlf.cu"
+swizzled swizzle_crlf "$tmp/swizzle_crlf.cu"
+check "swizzle_crlf: swizzled" has swizzle_crlf.r "kpipe-swizzled"
+check "swizzle_crlf: every output line ends in CRLF" \
+	test "$(grep -c $'[^\r]$\|^$' "$tmp/swizzle_crlf.rw.cu")" = 0
 
 # --- a 10 MB file ------------------------------------------------------------------
 python3 - "$sample" "$tmp/big_10mb.cu" <<'PY'

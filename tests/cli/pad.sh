@@ -103,7 +103,7 @@ check "fragments: w8 by 16 halfs, not 8 (row 1 stays 32-byte aligned)" has "__sh
 check "fragments: w8's ldm follows" has "load_matrix_sync(fa, &w8\[r\]\[0\], 80);" "$tmp/f.cu"
 check "fragments: the note" has "\`w8\` padded by 16 elements per row (innermost bound \`64\` -> \`80\`): worst bank conflict 8-way -> 2-way \[kpipe-padded\]" "$tmp/f.err"
 check "fragments: w9 refused for the alignment of its fragment pointers" \
-	has "warning: \`w9\` is not padded: no padding of its rows that keeps its wmma fragment pointers 32-byte aligned lowers its 2-way bank conflict (8 elements would move the wmma fragment pointer at line 25 off its 32-byte boundary) \[kpipe-pad-refused\]" "$tmp/f.err"
+	has "warning: \`w9\` is not padded: no padding of its rows that keeps its wmma fragment pointers 32-byte aligned lowers its 2-way bank conflict (8 elements would move the wmma fragment pointer at line 25 off its 32-byte boundary); nor swizzled: a wmma load takes a pointer and a leading dimension, whose rows no swizzle of the column index reaches (line 25) \[kpipe-pad-refused\]" "$tmp/f.err"
 check "fragments: the ldmatrix array l1 padded by 8 halfs" has "__shared__ __align__(128) half l1\[64\]\[72\];" "$tmp/f.cu"
 check "fragments: l2, its byte offsets added by hand, refused" \
 	has "\`l2\` is not padded (a 8-way bank conflict stays): an ldmatrix adds bytes by hand to the shared address of one of its elements (line 46) \[kpipe-pad-refused\]" "$tmp/f.err"

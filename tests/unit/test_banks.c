@@ -5,7 +5,9 @@
  * index `(k + tx) % 32`, indexes not known per lane, padding evaluated
  * without an edit, wmma fragment loads and inline-asm ldmatrix read as
  * ldmatrix phases (their degree, padding, the alignment of their
- * pointers), global sectors, and where the block shape comes from.
+ * pointers), XOR swizzles evaluated without an edit and the one chosen
+ * for an array (its mask, shift and units, and why none applies), global
+ * sectors, and where the block shape comes from.
  *
  * Every snippet is the kernel below; its statements begin on line 4:
  *   1 __global__ void k(const float *in, float *out, int N, const int *idx)
@@ -383,6 +385,170 @@ Test(banks, ldmatrix_rows)
 		32, 1, "a", 8);
 	cr_expect_eq(degree(12), 1);
 	cr_expect_eq(at(12, KP_BK_SHARED)->misaligned, 0);
+}
+
+/* --- XOR swizzles: evaluated without an edit, and the one chosen ----------- */
+
+/* Parses src and analyses its first kernel for a bx x by block with the
+ * swizzle z of the array called name. */
+static void run_swizzle(const char *src, int bx, int by, const char *name, kp_bk_swizzle z)
+{
+	parse_src(src);
+	kp_bk_layout lay = {NULL, 0, z};
+	for (int i = 0; i < F.ndecls; i++)
+		if (F.decls[i]->name && !strcmp(F.decls[i]->name, name) && F.decls[i]->is_shared)
+			lay.arr = F.decls[i];
+	cr_assert_not_null(lay.arr, "no shared array %s", name);
+	kp_bk_block b = {bx, by, 1, "test"};
+	kp_bk_analyze_layout(&F, F.kernels[0], &b, &lay, &R);
+}
+
+/* The swizzle kp_bk_swizzle_choose() picks for array `name` of the first
+ * kernel of src (parsed), in units of `unit` elements; its return value. */
+static int choose(const char *src, int bx, int by, const char *name, long long unit,
+		  kp_bk_swizzle *z, int *worst, const char **why, int *line)
+{
+	parse_src(src);
+	const kp_decl *d = NULL;
+	for (int i = 0; i < F.ndecls; i++)
+		if (F.decls[i]->name && !strcmp(F.decls[i]->name, name) && F.decls[i]->is_shared)
+			d = F.decls[i];
+	cr_assert_not_null(d, "no shared array %s", name);
+	kp_bk_block b = {bx, by, 1, "test"};
+	int sum;
+	return kp_bk_swizzle_choose(&F, F.kernels[0], &b, d, unit, z, worst, &sum, why, line);
+}
+
+static const char *const transpose_src = KERNEL("s[0][0]",
+						"    __shared__ float s[32][32];\n"
+						"    for (int j = 0; j < 32; j += 8)\n" /* 5 */
+						"        s[ty + j][tx] = in[tx];\n"     /* 6 */
+						"    for (int j = 0; j < 32; j += 8)\n" /* 7 */
+						"        acc += s[tx][ty + j];\n" /* 8 */);
+
+Test(banks, swizzle_evaluated)
+{
+	run(transpose_src, 32, 8);
+	cr_expect_eq(degree(8), 32);
+	release();
+	/* s[r][c ^ (r & 31)]: the 32 rows of the column read in 32 banks */
+	run_swizzle(transpose_src, 32, 8, "s", (kp_bk_swizzle){1, 31, 0});
+	cr_expect_eq(degree(6), 1);
+	cr_expect_eq(degree(8), 1);
+	cr_expect_not(at(8, KP_BK_SHARED)->swz_split);
+	release();
+	/* r & 7: 8 banks for 32 rows */
+	run_swizzle(transpose_src, 32, 8, "s", (kp_bk_swizzle){1, 7, 0});
+	cr_expect_eq(degree(8), 4);
+	release();
+	/* the XOR in the source is evaluated the same way */
+	run(KERNEL("s[0][0]", "    __shared__ float s[32][32];\n"
+			      "    acc += s[tx][ty ^ (tx & 31)];\n" /* 5 */),
+	    32, 1);
+	cr_expect_eq(degree(5), 1);
+}
+
+Test(banks, swizzle_splits)
+{
+	/* float4 accesses: units of 4 floats keep them whole, units of 2 do not */
+	static const char *const src =
+		KERNEL("s[0][0]", "    __shared__ float s[32][32];\n"
+				  "    acc += (*reinterpret_cast<float4 *>(&s[tx][0])).x;\n" /* 5 */
+				  "    acc += s[tx][tx - 1];\n" /* 6: lane 0 before its row */);
+	run_swizzle(src, 32, 1, "s", (kp_bk_swizzle){4, 7, 0});
+	cr_expect_eq(at(5, KP_BK_SHARED)->swz_split, 0);
+	cr_expect_eq(degree(5), 1);
+	cr_expect_eq(at(6, KP_BK_SHARED)->swz_split, 2);
+	release();
+	run_swizzle(src, 32, 1, "s", (kp_bk_swizzle){2, 7, 0});
+	cr_expect_eq(at(5, KP_BK_SHARED)->swz_split, 1);
+	release();
+	/* a wmma fragment's rows are out of a swizzle's reach */
+	run_swizzle(wmma_src, 32, 4, "a", (kp_bk_swizzle){8, 7, 0});
+	cr_expect_eq(at(9, KP_BK_SHARED)->swz_split, 1);
+}
+
+Test(banks, swizzle_choice)
+{
+	kp_bk_swizzle z;
+	int worst, line;
+	const char *why;
+	/* the transpose: all 5 bits of the row, in units of one float */
+	cr_assert_eq(choose(transpose_src, 32, 8, "s", 1, &z, &worst, &why, &line), 0, "%s", why);
+	cr_expect_eq(z.unit, 1);
+	cr_expect_eq(z.mask, 31);
+	cr_expect_eq(z.shift, 0);
+	cr_expect_eq(worst, 1);
+	release();
+	/* float4 rows of 64 bytes read down a column, 8 lanes per phase: two
+	 * rows share 128 bytes, so the row's bit 0 must not take part: mask 3
+	 * of r >> 1, units of 4 floats */
+	cr_assert_eq(choose(KERNEL("s[0][0]",
+				   "    __shared__ float s[64][16];\n"
+				   "    acc += (*reinterpret_cast<float4 *>(&s[tx][0])).x;\n"),
+			    32, 1, "s", 4, &z, &worst, &why, &line),
+		     0, "%s", why);
+	cr_expect_eq(z.unit, 4);
+	cr_expect_eq(z.mask, 3);
+	cr_expect_eq(z.shift, 1);
+	cr_expect_eq(worst, 1);
+	release();
+	/* ldmatrix rows of 128 bytes: (r & 7) << 3 of halfs */
+	cr_assert_eq(
+		choose(FRAGMENTS("    __shared__ __align__(128) half a[64][64];\n"
+				 "    unsigned sa = static_cast<unsigned>(\n"
+				 "        __cvta_generic_to_shared(&a[tx % 16][(tx / 16) * 8]));\n"
+				 "    a[0][tx] = 0;\n" LDMATRIX("sa")),
+		       32, 1, "a", 8, &z, &worst, &why, &line),
+		0, "%s", why);
+	cr_expect_eq(z.unit, 8);
+	cr_expect_eq(z.mask, 7);
+	cr_expect_eq(z.shift, 0);
+	cr_expect_eq(worst, 1);
+	release();
+	/* rows of 48 floats: blocks of 16 at most; rows 2m and 2m + 1 are 16
+	 * banks apart, so (r >> 1) & 15 spreads the 32 rows over 32 banks */
+	cr_assert_eq(choose(KERNEL("s[0][0]", "    __shared__ float s[32][48];\n"
+					      "    acc += s[tx][0];\n"),
+			    32, 1, "s", 1, &z, &worst, &why, &line),
+		     0, "%s", why);
+	cr_expect_eq(z.unit, 1);
+	cr_expect_eq(z.mask, 15);
+	cr_expect_eq(z.shift, 1);
+	cr_expect_eq(worst, 1);
+}
+
+Test(banks, swizzle_refused)
+{
+	kp_bk_swizzle z;
+	int worst, line;
+	const char *why;
+	/* rows of 33 floats hold no block of two units */
+	cr_expect_eq(choose(KERNEL("s[0][0]", "    __shared__ float s[32][33];\n"
+					      "    acc += s[2 * tx][0];\n"),
+			    32, 1, "s", 1, &z, &worst, &why, &line),
+		     -1);
+	cr_expect(strstr(why, "rows of 33 elements hold no power-of-two block"), "%s", why);
+	release();
+	/* rows of 6 floats are not whole float4 units */
+	cr_expect_eq(choose(KERNEL("s[0][0]", "    __shared__ float s[32][6];\n"
+					      "    acc += s[tx][0];\n"),
+			    32, 1, "s", 4, &z, &worst, &why, &line),
+		     -1);
+	cr_expect(strstr(why, "not whole units of 4"), "%s", why);
+	release();
+	/* a column index before its row's start, at line 5 */
+	cr_expect_eq(choose(KERNEL("s[0][0]", "    __shared__ float s[32][32];\n"
+					      "    acc += s[tx][tx - 1];\n"),
+			    32, 1, "s", 1, &z, &worst, &why, &line),
+		     -1);
+	cr_expect(strstr(why, "past the end of its row"), "%s", why);
+	cr_expect_eq(line, 5);
+	release();
+	/* wmma */
+	cr_expect_eq(choose(wmma_src, 32, 4, "a", 8, &z, &worst, &why, &line), -1);
+	cr_expect(strstr(why, "wmma load takes a pointer"), "%s", why);
+	cr_expect_eq(line, 9);
 }
 
 /* --- global accesses -------------------------------------------------------- */
