@@ -663,6 +663,8 @@ static int is_zero_literal(const kp_node *n)
 	return 0;
 }
 
+int kp_is_zero_value(const kp_node *n) { return is_zero_literal(n); }
+
 /* Whether a type spelling is `name` with cv-qualifiers at most
  * ("const float4" is float4). */
 static int is_type_named(const char *type, const char *name)
@@ -3694,14 +3696,22 @@ static void check_guards(actx *c, const rw_set *all)
 			const kp_node *bad = g->nkids ? varying_part(&v, g->kids[0]) : g;
 			if (!bad)
 				continue;
+			/* an if/else already has its else: what kpipe reads as a
+			 * guarded copy is one copy per branch */
+			int has_else = g->kind == KP_N_IF && g->nkids == 3;
 			add_reason(
 				c, g, "kpipe-partial-tile-write",
 				"'%s' is written under the condition '%s', whose '%s' %s: where the "
 				"condition fails the element keeps the previous tile, which the other "
-				"buffer does not hold; store 0 in an else branch, or guard with values "
-				"fixed before the loop",
+				"buffer does not hold; %s",
 				ld->tile->name, g->nkids ? kp_node_text(c->f, g->kids[0]) : "?",
-				kp_node_text(c->f, bad), v.why);
+				kp_node_text(c->f, bad), v.why,
+				has_else ? "kpipe reads an if/else as a guarded copy when each "
+					   "branch is one store to the same element, the else "
+					   "storing 0 (kpipe rewrite splits an if/else of "
+					   "several copies where it can; a remark says why not)"
+					 : "store 0 in an else branch, or guard with values fixed "
+					   "before the loop");
 			return;
 		}
 	}
