@@ -125,7 +125,7 @@ static const char rewrite_text[] =
 	"                      default: the .clang-format above the file, when there is\n"
 	"                      one), none, or a style (llvm, \"{IndentWidth: 2}\", ...)\n"
 	"  --pad               pad the rows of shared arrays with bank conflicts, then\n"
-	"                      pipeline (passes: inline, pad, pipeline)\n"
+	"                      pipeline (passes: canon, inline, pad, pipeline)\n"
 	"  --pad-only          pad only; pipeline nothing\n"
 	"  --block X[,Y[,Z]]   block shape for --pad (default as for analyze)\n"
 	"  --assume-filename P name of the buffer read from stdin (only with FILE = -)\n"

@@ -189,7 +189,9 @@ static int is_ref_to(const kp_node *n, const kp_decl *d)
 /* A statement that is one plain assignment `x = y` (no compound one). */
 static kp_node *plain_assign(kp_node *s)
 {
-	if (s && (s->kind == KP_N_OTHER || s->kind == KP_N_PAREN) && s->nkids == 1)
+	/* an implicit wrapper, not a label or an attribute before it */
+	if (s && s->kind == KP_N_OTHER && s->nkids == 1 && s->begin == s->kids[0]->begin &&
+	    s->end == s->kids[0]->end)
 		s = s->kids[0];
 	return s && s->kind == KP_N_BINOP && s->op && !strcmp(s->op, "=") && s->nkids == 2 ? s
 											   : NULL;
@@ -1040,6 +1042,12 @@ static void hoist_decls(canon *c)
 	void *pw[2] = {l->node, NULL};
 	kp_node_walk(l->kernel->body, NULL, find_parent, pw);
 	const kp_node *parent = pw[1];
+	if (parent && parent->kind == KP_N_OTHER && parent->nkids == 1) {
+		/* `#pragma unroll` before the loop: an attributed statement */
+		void *pw2[2] = {(kp_node *)parent, NULL};
+		kp_node_walk(l->kernel->body, NULL, find_parent, pw2);
+		parent = pw2[1];
+	}
 	for (int s = lead; s < l->nstmts && !c->why; s++) {
 		kp_node *ds = l->stmts[s];
 		int sh = shared_decls(ds);

@@ -88,6 +88,8 @@ static const char *pipelined(const kp_canon_env *e, kp_file *g, kp_file *tu, kp_
 		if (r.status < 0)
 			return r.message;
 	}
+	if (!l2->nreasons)
+		return "the loop is not eligible";
 	return kp_arena_printf(&f->arena, "%s [%s]", l2->reasons[0].message, l2->reasons[0].id);
 }
 
@@ -207,6 +209,7 @@ static void canon_run(kp_pass_ctx *c)
 			continue;
 		kp_edits ed = {0};
 		kp_canon_result r;
+		c->loop_begin = l->node->begin; /* "// kpipe: ignore" there counts */
 		kp_canon_loop(&e, c->f, l, &ed, &r);
 		if (r.status < 0)
 			kp_pass_diag(c, l->node->line, l->node->col, "remark",
@@ -219,6 +222,7 @@ static void canon_run(kp_pass_ctx *c)
 		}
 		kp_edits_release(&ed);
 	}
+	c->loop_begin = 0;
 	free(sk);
 }
 
