@@ -10,6 +10,8 @@ the checkout), the kernel, and the verdict:
   rewritten: VARIANT[, N stages]   the plan kpipe would write
   rewritten: ... (helper inlined)  the same after rewrite's inline pass (analyze
                                   shows what it does: the loop's "inline")
+  rewritten: ... (load phase canonicalized)  the same after rewrite's canon pass
+                                  (the loop's "canon")
   already pipelined               kpipe-already-pipelined
   refused: ID, ID ...             the refusal ids, in kpipe's order
   file not analysed: ...          kpipe's error for the whole file
@@ -55,6 +57,14 @@ def verdict(loop):
         return "rewritten: %s%s" % (plan["variant"], "" if st == 2 else ", %d stages" % st)
     if loop.get("already_pipelined"):
         return "already pipelined"
+    can = loop.get("canon") or {}
+    if can.get("pipelined"):  # rewrite's canon pass (and the inline pass), then the plan
+        st = can.get("stages", 2)
+        what = "load phase canonicalized"
+        if "inline pass" in can.get("message", ""):
+            what += ", helper inlined"
+        return "rewritten: %s%s (%s)" % (can["variant"], "" if st == 2 else ", %d stages" % st,
+                                         what)
     inl = loop.get("inline") or {}
     if inl.get("pipelined"):  # rewrite's inline pass, then the plan
         st = inl.get("stages", 2)

@@ -663,6 +663,8 @@ static int is_zero_literal(const kp_node *n)
 	return 0;
 }
 
+int kp_is_zero_value(const kp_node *n) { return is_zero_literal(n); }
+
 /* Whether a type spelling is `name` with cv-qualifiers at most
  * ("const float4" is float4). */
 static int is_type_named(const char *type, const char *name)
@@ -3320,6 +3322,28 @@ static int holds_loaded_value(const kp_loop *l, const kp_decl *d)
 /* What the phases read and write: the next tile's loads must not depend on
  * this iteration, and the compute phase must not carry state through
  * shared memory or read what the load phase declares or bumps. */
+/* Whether n loads from global memory through d (a load rooted at d; the
+ * target of a plain `=` is a store, only its indices are read). */
+static int reads_global(kp_node *n, const kp_decl *d)
+{
+	if (!n)
+		return 0;
+	if (is_assign(n) && n->nkids == 2) {
+		for (kp_node *t = n->kids[0]; t && t->kind == KP_N_SUBSCRIPT && t->nkids == 2;
+		     t = t->kids[0])
+			if (reads_global(t->kids[1], d))
+				return 1;
+		return reads_global(n->kids[1], d);
+	}
+	kp_node *r = global_load_root(n);
+	if (r && r->decl == d)
+		return 1;
+	for (int i = 0; i < n->nkids; i++)
+		if (reads_global(n->kids[i], d))
+			return 1;
+	return 0;
+}
+
 static void check_dependences(actx *c, const rw_set *lw, const rw_set *cw, const rw_set *all)
 {
 	kp_loop *l = c->l;
@@ -3395,6 +3419,10 @@ static void check_dependences(actx *c, const rw_set *lw, const rw_set *cw, const
 		int hit = 0;
 		for (int i = 0; i < l->nloads && !hit; i++)
 			hit = l->loads[i].src == all->gs[g];
+		/* or any load of the load phase: a copy through a temporary set
+		 * under a condition has no source of its own */
+		for (int i = l->load_b; i < l->load_e && !hit; i++)
+			hit = reads_global(l->stmts[i], all->gs[g]);
 		if (hit) {
 			add_reason(c, all->gsat[g], "kpipe-memory-order",
 				   "the loop stores to '%s', which its tile loads also read",
@@ -3699,14 +3727,22 @@ static void check_guards(actx *c, const rw_set *all)
 			const kp_node *bad = g->nkids ? varying_part(&v, g->kids[0]) : g;
 			if (!bad)
 				continue;
+			/* an if/else already has its else: what kpipe reads as a
+			 * guarded copy is one copy per branch */
+			int has_else = g->kind == KP_N_IF && g->nkids == 3;
 			add_reason(
 				c, g, "kpipe-partial-tile-write",
 				"'%s' is written under the condition '%s', whose '%s' %s: where the "
 				"condition fails the element keeps the previous tile, which the other "
-				"buffer does not hold; store 0 in an else branch, or guard with values "
-				"fixed before the loop",
+				"buffer does not hold; %s",
 				ld->tile->name, g->nkids ? kp_node_text(c->f, g->kids[0]) : "?",
-				kp_node_text(c->f, bad), v.why);
+				kp_node_text(c->f, bad), v.why,
+				has_else ? "kpipe reads an if/else as a guarded copy when each "
+					   "branch is one store to the same element, the else "
+					   "storing 0 (kpipe rewrite splits an if/else of "
+					   "several copies where it can; a remark says why not)"
+					 : "store 0 in an else branch, or guard with values fixed "
+					   "before the loop");
 			return;
 		}
 	}
@@ -3972,6 +4008,44 @@ static int has_smem_copy(kp_node *n)
 	return 0;
 }
 
+/* A copy through a temporary somewhere in `body`: a store into a shared
+ * array of a local that the body sets (or whose initialiser is) a load
+ * from global memory (`T v = 0; if (in) v = A[i]; As[r][c] = v;`). */
+typedef struct {
+	kp_node *body;
+	int found;
+} temp_copy_walk;
+
+static int find_temp_copy(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	temp_copy_walk *w = ud;
+	kp_decl *t;
+	const kp_node *v = is_assign(n) && n->nkids == 2 ? kp_node_strip(n->kids[1]) : NULL;
+	if (w->found || !v || v->kind != KP_N_DECLREF || !v->decl || v->decl->kind != KP_D_VAR ||
+	    v->decl->is_shared || !shared_lhs(n->kids[0], &t))
+		return !w->found;
+	if (v->decl->init && find_global_load(v->decl->init))
+		w->found = 1;
+	else {
+		assign_walk aw = {v->decl, NULL};
+		kp_node_walk(w->body, NULL, find_assign_load, &aw);
+		w->found = aw.load != NULL;
+	}
+	return !w->found;
+}
+
+/* A copy from global into shared memory in n: direct (has_smem_copy) or
+ * through a temporary of n. */
+static int has_copy(kp_node *n)
+{
+	if (has_smem_copy(n))
+		return 1;
+	temp_copy_walk w = {n, 0};
+	kp_node_walk(n, NULL, find_temp_copy, &w);
+	return w.found;
+}
+
 static int has_barrier(kp_node *n)
 {
 	if (!n)
@@ -3984,7 +4058,7 @@ static int has_barrier(kp_node *n)
 	return 0;
 }
 
-static int has_barrier_or_smem_store(kp_node *n) { return has_barrier(n) || has_smem_copy(n); }
+static int has_barrier_or_smem_store(kp_node *n) { return has_barrier(n) || has_copy(n); }
 
 static int is_loop(const kp_node *n)
 {
@@ -4009,7 +4083,7 @@ static int top_level_barrier(const kp_node *loop)
  * phase with a barrier in it copies nothing.) */
 static int kloop_like(const kp_node *n)
 {
-	return is_loop(n) && top_level_barrier(n) && has_smem_copy(loop_body(n));
+	return is_loop(n) && top_level_barrier(n) && has_copy(loop_body(n));
 }
 
 /* The first K-loop nested in a subtree, in source order. */

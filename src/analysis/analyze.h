@@ -217,6 +217,12 @@ void kp_loop_budget(const kp_loop *l, const kp_arch *a, int stages, kp_budget *o
  * (the source's own staging array, `float ldg_a[4];`). */
 int kp_is_scratch(const kp_file *f, const kp_kernel *k, const kp_loop *l, const kp_decl *d);
 
+/* Whether n is a value a guarded copy may store where its guard fails
+ * (docs/design.md, "Guarded copies"): a zero literal, possibly cast or
+ * parenthesised, make_T(0, ...), __float2half(0) and the like, or an
+ * all-zero initializer list. */
+int kp_is_zero_value(const kp_node *n);
+
 /* The variable an lvalue (or address) expression is rooted at: the
  * DECLREF of `As` in `As[i][j]`, `*(float4 *)&As[i]`, `p + 4`; or NULL. */
 kp_node *kp_lvalue_root(kp_node *n);

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "cmd.h"
 #include "findings.h"
+#include "canon.h"
 #include "inline.h"
 #include "plan.h"
 #include "sarif.h"
@@ -670,6 +671,33 @@ static void show_inline(const kp_inline_env *e, kp_file *f, const kp_loop *l, cJ
 		printf("    rewrite: %s [kpipe-inline-refused]\n", r.message);
 }
 
+/* What rewrite's canon pass does with a refused loop (canon.h), shown in
+ * both formats. */
+static void show_canon(const kp_inline_env *ie, kp_file *f, const kp_loop *l, cJSON *jloop)
+{
+	kp_canon_env e = {ie->arch, ie->variant, ie->stages, ie->ao,
+			  ie->tu,   ie->reparse, ie->env,    ie->no_comment};
+	kp_edits ed = {0};
+	kp_canon_result r;
+	kp_canon_loop(&e, f, l, &ed, &r);
+	kp_edits_release(&ed);
+	if (!r.status)
+		return;
+	if (jloop) {
+		cJSON *x = cJSON_AddObjectToObject(jloop, "canon");
+		cJSON_AddBoolToObject(x, "pipelined", r.status > 0);
+		cJSON_AddStringToObject(x, "message", r.message);
+		if (r.status > 0) {
+			cJSON_AddStringToObject(x, "variant", r.variant);
+			cJSON_AddNumberToObject(x, "stages", r.stages);
+		}
+	} else if (r.status > 0)
+		printf("    rewrite: %s [kpipe-canonicalized]; then plan: %s, %d stages\n",
+		       r.message, r.variant, r.stages);
+	else
+		printf("    rewrite: %s [kpipe-canon-refused]\n", r.message);
+}
+
 /* "none of 4 shared accesses conflict", "1 of 3 global accesses
  * uncoalesced", "no shared access" */
 static const char *found_text(kp_file *f, int found, int of, const char *space, const char *what)
@@ -861,10 +889,12 @@ static void analyze_model(const kp_cli *o, const kp_file_setup *fs, kp_file *f, 
 			*any_loop = 1;
 			if (json) {
 				cJSON *jlp = json_loop(f, l, o);
+				show_canon(&ie, f, l, jlp);
 				show_inline(&ie, f, l, jlp);
 				cJSON_AddItemToArray(jl, jlp);
 			} else {
 				text_loop(f, l, o);
+				show_canon(&ie, f, l, NULL);
 				show_inline(&ie, f, l, NULL);
 			}
 		}

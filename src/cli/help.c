@@ -125,7 +125,7 @@ static const char rewrite_text[] =
 	"                      default: the .clang-format above the file, when there is\n"
 	"                      one), none, or a style (llvm, \"{IndentWidth: 2}\", ...)\n"
 	"  --pad               pad the rows of shared arrays with bank conflicts, then\n"
-	"                      pipeline (passes: inline, pad, pipeline)\n"
+	"                      pipeline (passes: canon, inline, pad, pipeline)\n"
 	"  --pad-only          pad only; pipeline nothing\n"
 	"  --swizzle           with --pad or --pad-only: XOR-swizzle the columns of a\n"
 	"                      conflicted array instead of padding its rows wherever that\n"

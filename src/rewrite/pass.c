@@ -10,18 +10,21 @@
 #include <string.h>
 
 static const kp_pass *const builtin[] = {
+	&kp_pass_canon,
 	&kp_pass_inline,
 	&kp_pass_pipeline,
 	&kp_pass_pad,
 };
 
 static const kp_pass *const pad_list[] = {
+	&kp_pass_canon,
 	&kp_pass_inline,
 	&kp_pass_pad,
 	&kp_pass_pipeline,
 };
 
 static const kp_pass *const default_list[] = {
+	&kp_pass_canon,
 	&kp_pass_inline,
 	&kp_pass_pipeline,
 };

@@ -6,7 +6,8 @@
  * driver runs a list of passes in order over every model of the unit and
  * parses the unit again, with the new texts, between a pass that changed a
  * file and the next one (docs/design.md, "Passes").  The registry finds
- * the passes by name: the built-in ones ("inline", "pipeline": the default list)
+ * the passes by name: the built-in ones ("canon", "inline", "pipeline": the
+ * default list)
  * and those a test registers.
  *
  * Ownership: a pass owns nothing it is given.  What it appends belongs to
@@ -57,12 +58,17 @@ extern const kp_pass kp_pass_pipeline;
  * call and expands the macros that name their tiles, where the loop is
  * then pipelined (pass_inline.c). */
 extern const kp_pass kp_pass_inline;
+/* The pass before those two: writes the load phase of a refused loop in
+ * the copy forms the pipeline pass proves (guarded temporaries, if/else
+ * blocks of copies, declarations the loop body cannot keep), where the
+ * loop is then pipelined (pass_canon.c, canon.h). */
+extern const kp_pass kp_pass_canon;
 
 /* The pass that pads the rows of shared arrays against bank conflicts
  * (pass_pad.c): in the list of `rewrite --pad` (inline, pad, pipeline)
  * and alone for --pad-only. */
 extern const kp_pass kp_pass_pad;
-/* The list of `rewrite --pad` (pad_only 0: inline, pad, pipeline) or of
+/* The list of `rewrite --pad` (pad_only 0: canon, inline, pad, pipeline) or of
  * --pad-only (pad). */
 const kp_pass *const *kp_pass_pad_list(int pad_only, int *n);
 
@@ -89,7 +95,7 @@ int kp_pass_loop_wanted(const kp_pass_ctx *c, const struct kp_loop *l);
 
 /* The pass called `name`, built in or registered, or NULL. */
 const kp_pass *kp_pass_find(const char *name);
-/* The default list (kp_rw_opts.passes NULL): inline, pipeline. */
+/* The default list (kp_rw_opts.passes NULL): canon, inline, pipeline. */
 const kp_pass *const *kp_pass_default(int *n);
 /* Tests only: makes p known to kp_pass_find() (it joins no default list).
  * Returns -1 when its name is taken or the registry is full. */

@@ -340,6 +340,29 @@ rewritten cg_barriers "$root/tests/cpudiff/kernels/cg_block_sync.cu"
 refused tile_sync_barrier "$in/tile_sync_barrier.cu" 0 0 \
 	"synchronises only part of the block\) \[kpipe-no-barrier\]"
 
+# --- load phases the canon pass must leave as they are -----------------------------
+# (each loop refused, a kpipe-canon-refused remark naming the reason)
+refused canon_unsafe "$in/canon_unsafe.cu" 0 0 \
+	"canon_unsafe\.cu:23:5: remark: the copy into 'As' through 'v' \(line 29\) is not written as a guarded copy: 'v' is used elsewhere in the kernel.* \[kpipe-canon-refused\]"
+for want in "54:5: remark: .*the condition 'tries\+\+ < 1 && r < M' has a side effect \('tries\+\+'\)" \
+	"85:5: remark: .*'v' starts as '-1\.0f', not 0" \
+	"115:5: remark: .*the else branch stores 'Bs\[ty\]\[tx\]' where the if stores 'As\[ty\]\[tx\]'" \
+	"138:5: remark: .*its condition reads 'lim\[blockIdx\.x\]'" \
+	"161:5: remark: .*line 167 is not a store into a tile" \
+	"185:5: remark: .*'a' would hide another 'a' \(line 196\)" \
+	"206:5: remark: .*'s' is initialised each iteration" \
+	"226:9: remark: .*the loop is not a statement of a block"; do
+	check "canon_unsafe: ${want%%:*}" has canon_unsafe.r "canon_unsafe\.cu:$want.*\[kpipe-canon-refused\]"
+done
+check "canon_unsafe: nine loops refused" has canon_unsafe.r "nothing to pipeline \(9 loops found, 9 refused\)"
+
+# shapes it does rewrite, written awkwardly (a pragma before the loop, a
+# condition over two lines with a macro, tabs): pipelined, nvcc compiles it
+rewritten canon_awkward "$in/canon_awkward.cu"
+check "canon_awkward: the three loops canonicalized and pipelined" \
+	test "$(grep -c 'kpipe-canonicalized' "$tmp/canon_awkward.r.err")" -eq 3 -a \
+	"$(grep -c ': note: pipelined with ' "$tmp/canon_awkward.r.err")" -eq 3
+
 # --- a copy's temporary that the compute phase reads --------------------------------
 refused temp_used_by_compute "$in/temp_used_by_compute.cu" 0 0 \
 	"'a' holds a value the load phase reads from global memory.*\[kpipe-load-decl-used-later\]"

@@ -10,7 +10,9 @@
 #     naming the key (exit 1), never a silent empty path;
 #   - without the flag the same file is "file not analysed", so the
 #     expansion is what makes the difference;
-#   - with no --manifest the default manifest (bench/public_eval.tsv) is read.
+#   - with no --manifest the default manifest (bench/public_eval.tsv) is read;
+#   - a loop rewritten after the canon pass is "rewritten: ... (load phase
+#     canonicalized)".
 # Prints "N passed, N failed".
 set -uo pipefail
 # shellcheck source=tests/lib.sh
@@ -50,6 +52,15 @@ python3 bench/public_eval.py --kpipe "$kpipe" --manifest "$tmp/m.tsv" \
 	--tree p="$tmp/proj" >"$tmp/out2" 2>"$tmp/err2"
 check "a {tree:KEY} without its --tree exits 1" test $? -eq 1
 check "... and names the missing key" has "needs --tree inc=DIR" "$tmp/err2"
+
+# a loop the canon pass rewrites (analyze's "canon") counts as rewritten
+cp samples/knn_dist_blocks.cu "$tmp/proj/c.cu"
+printf 'p|c.cu|\n' >"$tmp/canon.tsv"
+python3 bench/public_eval.py --kpipe "$kpipe" --manifest "$tmp/canon.tsv" \
+	--tree p="$tmp/proj" >"$tmp/out4" 2>"$tmp/err4"
+check "a loop the canon pass rewrites: rewritten (load phase canonicalized)" \
+	has "$(printf 'p\tc.cu\t46\tknn_dist_blocks\trewritten: register (load phase canonicalized)')" \
+	"$tmp/out4"
 
 python3 bench/public_eval.py --kpipe "$kpipe" >"$tmp/out3" 2>"$tmp/err3"
 check "no --manifest: the default manifest, every key skipped" \

@@ -689,6 +689,45 @@ Test(analyze, copy_through_a_temporary_near_misses)
 	}
 }
 
+/* Copies through temporaries set under a condition, in copy loops (the
+ * shape the canon pass rewrites; register staging does not take it as it
+ * is): without barriers the loop is still a candidate (kpipe-no-barrier,
+ * as for plain copies), and a store into the memory they read is a
+ * kpipe-memory-order problem although the copies have no source of their
+ * own. */
+#define TEMP_COPIES                                                                                \
+	"        for (int i = 0; i < 1; ++i) {\n"                                                  \
+	"            float a = 0.0f;\n"                                                            \
+	"            if (row < N && k0 + tx < K)\n"                                                \
+	"                a = A[row * K + k0 + tx];\n"                                              \
+	"            As[ty][tx] = a;\n"                                                            \
+	"        }\n"                                                                              \
+	"        for (int i = 0; i < 1; ++i) {\n"                                                  \
+	"            float b = 0.0f;\n"                                                            \
+	"            if (k0 + ty < K && col < N)\n"                                                \
+	"                b = B[(k0 + ty) * N + col];\n"                                            \
+	"            Bs[ty][tx] = b;\n"                                                            \
+	"        }\n"
+Test(analyze, copies_through_temporaries)
+{
+	analyze_src(HEAD FOR TEMP_COPIES COMP END TAIL);
+	cr_assert_geq(AN.nloops, 1, "a loop copying through temporaries is a candidate");
+	cr_expect_not_null(find_reason(AN.loops[0], "kpipe-no-barrier"));
+	release();
+	analyze_src(HEAD FOR TEMP_COPIES SYNC COMP SYNC END TAIL);
+	kp_loop *l = only_loop();
+	cr_expect(l->eligible);
+	cr_expect_null(l->loads[0].src);
+	release();
+	analyze_src(HEAD_X("", "float", "[TILE][TILE]", "[TILE][TILE]", "")
+			    FOR TEMP_COPIES SYNC COMP
+		    "        A[row * K + k0 + tx] = acc;\n" SYNC END TAIL);
+	l = only_loop();
+	log_reasons(l);
+	cr_expect_not(l->eligible);
+	cr_expect_not_null(find_reason(l, "kpipe-memory-order"));
+}
+
 /* Tiles over the static limit are legal: whether their buffers fit is the
  * plan's question, which depends on the transform (test_plan.c). */
 Test(analyze, shared_memory_over_the_limit_is_no_legality_reason)

@@ -1,0 +1,67 @@
+/*
+ * canon.h - what the "canon" pass (pass_canon.c) does with one K-loop,
+ * for the pass itself and for `kpipe analyze`, which shows it: a loop
+ * refused (or left without a variant) whose load phase is written in a
+ * shape the analysis does not read as tile copies is tried with that load
+ * phase written in the copy forms it proves, in a parse of its own.  The
+ * shapes (canon.c, docs/design.md "The canon pass"):
+ *
+ *   - a guarded temporary: `T v = 0; if (g) v = P[e]; TILE[..] = v;`
+ *     becomes `TILE[..] = (g) ? P[e] : 0;`
+ *   - an if/else of several copies, `if (g) { T1[..] = A; T2[..] = B; }
+ *     else { T1[..] = 0; T2[..] = 0; }`, becomes one if/else per copy;
+ *   - declarations in the loop body that the pipelined loop cannot keep
+ *     there (an uninitialised scalar of the load phase the compute uses,
+ *     `__shared__` tiles declared after the first statement) move to just
+ *     before the loop.
+ *
+ * Ownership: the edits belong to the caller (kp_edits_release); messages
+ * are in f's arena; the environment is borrowed.
+ */
+#ifndef KPIPE_CANON_H
+#define KPIPE_CANON_H
+
+#include "analyze.h"
+#include "arch.h"
+#include "edit.h"
+#include "model.h"
+
+typedef struct {
+	const kp_arch *arch; /* the plan's options */
+	const char *variant;
+	int stages;
+	const kp_analyze_opts *ao; /* the analysis options of the unit */
+	const kp_file *tu;         /* the main file's model of this parse */
+	/* The unit parsed again with f's text replaced (pass.h, reparse). */
+	kp_file *(*reparse)(void *env, const kp_file *f, const char *text, size_t len,
+			    kp_file **tu);
+	void *env;
+	int no_comment; /* --no-comment (handed on to the inline pass's trial) */
+} kp_canon_env;
+
+typedef struct {
+	int status;          /* 0: nothing to do; 1: rewritten, the loop is then planned;
+				-1: not rewritten */
+	const char *message; /* status 1: the kpipe-canonicalized note; -1: the
+				kpipe-canon-refused remark */
+	const char *variant; /* status 1: the plan's transform and stages for the result */
+	int stages;
+} kp_canon_result;
+
+/* The edits that write loop l's load phase (and its declarations) in the
+ * copy forms the analysis reads, appended to ed without being tried: 0
+ * when l has none of the shapes; otherwise 1, with what they do in *what
+ * ("rewrote ...; moved ...", arena text), or -1 with why a shape found
+ * cannot be rewritten in *why (ed then unchanged).  For a pass that tries
+ * them (kp_canon_loop) or composes them with its own. */
+int kp_canon_edits(kp_file *f, const kp_loop *l, kp_edits *ed, const char **what, const char **why);
+
+/* What the canon pass does with loop l of model f: nothing (status 0)
+ * when l is pipelined as written or has none of the shapes; with status
+ * 1, ed holds the edits (offsets of f->src), kept because the loop parsed
+ * again with them is pipelined (by the pipeline pass, or after the inline
+ * pass); -1 and why not. */
+void kp_canon_loop(const kp_canon_env *e, kp_file *f, const kp_loop *l, kp_edits *ed,
+		   kp_canon_result *out);
+
+#endif
