@@ -23,10 +23,16 @@ if ! "$kp_env_bin" --version >/dev/null 2>&1; then
 	done
 	export LD_LIBRARY_PATH="$KPIPE_DEBS_ROOT/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 	res=$(ls -d "$KPIPE_DEBS_ROOT"/usr/lib/llvm-19/lib/clang/*/ 2>/dev/null | head -n 1)
-	[ -n "$res" ] && KPIPE_PARSE_ARGS=(-- -resource-dir "${res%/}")
+	# exported, so that scripts run from this shell (which find kpipe
+	# running and unpack nothing) still hand libclang its headers
+	[ -n "$res" ] && export KPIPE_RESOURCE_DIR="${res%/}"
 	if ! "$kp_env_bin" --version >/dev/null 2>&1; then
 		echo "device_env.sh: $kp_env_bin still does not run:" >&2
 		"$kp_env_bin" --version >&2
 		return 1
 	fi
 fi
+if [ -n "${KPIPE_RESOURCE_DIR:-}" ]; then
+	KPIPE_PARSE_ARGS=(-- -resource-dir "$KPIPE_RESOURCE_DIR")
+fi
+return 0

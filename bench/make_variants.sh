@@ -6,28 +6,34 @@
 # sample gets no file; kpipe's diagnostics go to OUTDIR/NAME.VARIANT.log.
 #
 #   bash bench/make_variants.sh [OUTDIR] [KPIPE]
+#
+# ONLY="name1 name2" limits it to those samples.  On the GPU machine
+# kpipe runs through bench/device_env.sh.
 set -u
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="${1:-$root/gpu-out}"
 kpipe="${2:-$root/build/kpipe}"
 mkdir -p "$out"
 rm -f "$out"/*.cu "$out"/*.log
+# shellcheck source=bench/device_env.sh
+source "$root/bench/device_env.sh" "$kpipe" || exit 1
 for src in "$root"/samples/*.cu; do
 	name=$(basename "$src" .cu)
+	if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then continue; fi
 	for v in cp-async register register-ca register-2bar; do
-		"$kpipe" rewrite --variant "$v" "$src" -o "$out/$name.$v.cu" 2>"$out/$name.$v.log"
+		"$kpipe" rewrite --variant "$v" "$src" -o "$out/$name.$v.cu" "${KPIPE_PARSE_ARGS[@]}" 2>"$out/$name.$v.log"
 		rc=$?
 		echo "$name $v rc=$rc"
 	done
 	for n in 3 4; do
-		"$kpipe" rewrite --variant cp-async --stages $n "$src" -o "$out/$name.cp-async-s$n.cu" 2>"$out/$name.cp-async-s$n.log"
+		"$kpipe" rewrite --variant cp-async --stages $n "$src" -o "$out/$name.cp-async-s$n.cu" "${KPIPE_PARSE_ARGS[@]}" 2>"$out/$name.cp-async-s$n.log"
 		echo "$name cp-async-s$n rc=$?"
 	done
 	# bulk copies (sm_90+): refused, with no file, where the copies are not whole rows
 	for n in 2 3 4; do
 		v=bulk
 		[ $n = 2 ] || v=bulk-s$n
-		"$kpipe" rewrite --variant bulk --stages $n --arch sm_90 "$src" -o "$out/$name.$v.cu" 2>"$out/$name.$v.log"
+		"$kpipe" rewrite --variant bulk --stages $n --arch sm_90 "$src" -o "$out/$name.$v.cu" "${KPIPE_PARSE_ARGS[@]}" 2>"$out/$name.$v.log"
 		rc=$?
 		# a refusal writes the input unchanged: no file
 		if cmp -s "$src" "$out/$name.$v.cu"; then rm -f "$out/$name.$v.cu"; fi

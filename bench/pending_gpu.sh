@@ -13,6 +13,9 @@
 #   bulk      wmma_bulk_half's 8-stage bulk ring, rerun after the harness
 #             fix (dynamic shared memory attribute), with sanitizers at
 #             five sizes (#19)
+#   samples   the samples added since the last GPU run (SAMPLES=... to
+#             name others): every variant bench/make_variants.sh writes,
+#             bit for bit, sanitizers, timed (bench/gpu_samples.sh)
 #   memory    bench/transpose.sh: the transposes padded and swizzled, the
 #             K-loop samples padded / swizzled / pipelined (#20)
 # Prints one line per part with its exit status; the parts' own outputs
@@ -53,13 +56,22 @@ for part in "${parts[@]}"; do
 			>"$out/bulk/report.md" 2>&1
 		rc=$?
 		;;
+	samples)
+		names="${SAMPLES:-matmul_guard_temp knn_dist_blocks matmul_decl_in_loop}"
+		ONLY="$names" bash bench/make_variants.sh "$out/samples/variants" "$kpipe" \
+			>"$out/samples/make_variants.log" 2>&1
+		# shellcheck disable=SC2086
+		OUT="$out/samples" bash bench/gpu_samples.sh "$out/samples/variants" $names \
+			>"$out/samples/gpu_samples.log" 2>&1
+		rc=$?
+		;;
 	memory)
 		KPIPE="$kpipe" OUT="$out/memory" bash bench/transpose.sh 8192 51 \
 			>"$out/memory/report.md" 2>&1
 		rc=$?
 		;;
 	*)
-		echo "pending_gpu.sh: unknown part '$part' (tune, bulk, memory)" >&2
+		echo "pending_gpu.sh: unknown part '$part' (tune, bulk, samples, memory)" >&2
 		rc=2
 		;;
 	esac
