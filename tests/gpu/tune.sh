@@ -21,11 +21,15 @@ if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; t
 	exit 77
 fi
 kp_tmpdir gpu-tune
+# a kpipe run through bench/device_env.sh (the GPU machine) is handed the
+# builtin headers of the libclang unpacked there
+parse=()
+[ -z "${KPIPE_RESOURCE_DIR:-}" ] || parse=(-- -resource-dir "$KPIPE_RESOURCE_DIR")
 fail=0
 for name in matmul_32x32 wmma_fp16_64x64x32; do
 	cp "$root/samples/$name.cu" "$root/samples/$name.launch.json" "$tmp/"
 	start=$(date +%s)
-	"$kpipe" tune "$tmp/$name.cu" -o "$tmp/$name.tuned.cu" --format json >"$tmp/$name.json" 2>"$tmp/$name.err"
+	"$kpipe" tune "$tmp/$name.cu" -o "$tmp/$name.tuned.cu" --format json "${parse[@]}" >"$tmp/$name.json" 2>"$tmp/$name.err"
 	rc=$?
 	secs=$(($(date +%s) - start))
 	if [ $rc != 0 ]; then
@@ -42,7 +46,7 @@ for name in matmul_32x32 wmma_fp16_64x64x32; do
 		v=${chosen%-s[0-9]}
 		n=2
 		case "$chosen" in *-s[0-9]) n=${chosen##*-s} ;; esac
-		"$kpipe" rewrite --variant "$v" --stages "$n" "$tmp/$name.cu" -o "$tmp/ref.cu"
+		"$kpipe" rewrite --variant "$v" --stages "$n" "$tmp/$name.cu" -o "$tmp/ref.cu" "${parse[@]}"
 		cmp -s "$tmp/ref.cu" "$tmp/$name.tuned.cu" || { echo "FAIL: $name: the file is not the $chosen rewrite"; fail=1; }
 	fi
 	python3 - "$tmp/$name.json" <<'PY' || fail=1
@@ -78,7 +82,7 @@ done
 # --sizes: every named size timed; the speedup is the geometric mean of the
 # per-size ones; the instantiation measured is named
 "$kpipe" tune "$tmp/matmul_32x32.cu" -o "$tmp/sizes.tuned.cu" --sizes small,target --no-sanitize \
-	--format json >"$tmp/sizes.json" 2>"$tmp/sizes.err"
+	--format json "${parse[@]}" >"$tmp/sizes.json" 2>"$tmp/sizes.err"
 rc=$?
 if [ $rc != 0 ]; then
 	echo "FAIL: --sizes small,target: tune exit $rc"
@@ -111,7 +115,7 @@ fi
 # is the geometric mean over the cells
 cp "$root/samples/matmul_ktile.cu" "$root/samples/matmul_ktile.launch.json" "$tmp/"
 "$kpipe" tune "$tmp/matmul_ktile.cu" -o "$tmp/ktile.tuned.cu" --sizes small,target \
-	--format json >"$tmp/ktile.json" 2>"$tmp/ktile.err"
+	--format json "${parse[@]}" >"$tmp/ktile.json" 2>"$tmp/ktile.err"
 rc=$?
 if [ $rc != 0 ]; then
 	echo "FAIL: matmul_ktile: tune exit $rc"
@@ -154,12 +158,12 @@ PY
 		v=${chosen%-s[0-9]}
 		n=2
 		case "$chosen" in *-s[0-9]) n=${chosen##*-s} ;; esac
-		"$kpipe" rewrite --variant "$v" --stages "$n" "$tmp/matmul_ktile.cu" -o "$tmp/ref.cu"
+		"$kpipe" rewrite --variant "$v" --stages "$n" "$tmp/matmul_ktile.cu" -o "$tmp/ref.cu" "${parse[@]}"
 		cmp -s "$tmp/ref.cu" "$tmp/ktile.tuned.cu" || { echo "FAIL: matmul_ktile: the file is not the $chosen rewrite"; fail=1; }
 	fi
 fi
 # the text table: one column per cell, the instantiation over the size
-"$kpipe" tune "$tmp/matmul_ktile.cu" -o "$tmp/ktile2.cu" --no-sanitize >"$tmp/ktile.txt" 2>"$tmp/ktile2.err"
+"$kpipe" tune "$tmp/matmul_ktile.cu" -o "$tmp/ktile2.cu" --no-sanitize "${parse[@]}" >"$tmp/ktile.txt" 2>"$tmp/ktile2.err"
 rc=$?
 if [ $rc != 0 ]; then
 	echo "FAIL: matmul_ktile (text): tune exit $rc"
