@@ -349,13 +349,15 @@ static void usage()
     fprintf(stderr,
             "usage: harness --lib NAME=PATH [--lib NAME=PATH ...] [--sizes a,b,c] [--time SIZE]\n"
             "               [--reps N] [--warmup N] [--rounds N] [--seed N] [--single] [--copy]\n"
-            "               [--drop-slower PCT [--drop-after R]]\n"
+            "               [--drop-slower PCT [--drop-after R]] [--round-ms MS]\n"
             "  the first --lib is the reference (the original kernel); --single launches\n"
             "  the first library once (each instantiation once) at the first size and\n"
             "  compares nothing; --rounds N times the versions N times in turn (one\n"
             "  \"time\" event per version and round); --drop-slower PCT stops timing a\n"
             "  version slower than the reference by more than PCT%% in each of the first\n"
-            "  R rounds (default 2) at a size (a \"dropped\" event);\n"
+            "  R rounds (default 2) at a size (a \"dropped\" event); --round-ms MS times\n"
+            "  fewer launches (at least 5) where --reps of the reference would take\n"
+            "  longer than MS at a size;\n"
             "  --copy also times a copy kernel over the bytes one launch moves (\"copy\")\n");
     exit(2);
 }
@@ -402,6 +404,11 @@ struct Opts {
     // timed no more at that size ("dropped" event); 0: never
     double drop_slower = 0;
     int drop_after = 2;
+    // --round-ms MS: at a size where --reps launches of the reference would
+    // take longer than MS, each version is timed with fewer launches per
+    // round (MS / one launch, at least 5, odd): long kernels vary little
+    // from launch to launch, and the rounds still pair; 0: always --reps
+    double round_ms = 0;
     uint64_t seed = 20261129;
     bool single = false, copy = false;
 };
@@ -440,6 +447,8 @@ static Opts parse_options(int argc, char **argv, std::vector<Version> &versions)
             o.drop_slower = atof(next().c_str());
         } else if (a == "--drop-after") {
             o.drop_after = atoi(next().c_str());
+        } else if (a == "--round-ms") {
+            o.round_ms = atof(next().c_str());
         } else if (a == "--seed") {
             o.seed = strtoull(next().c_str(), nullptr, 10);
         } else if (a == "--single") {
@@ -451,7 +460,7 @@ static Opts parse_options(int argc, char **argv, std::vector<Version> &versions)
         }
     }
     if (versions.empty() || o.reps < 1 || o.warmup < 0 || o.rounds < 1 || o.drop_slower < 0 ||
-        o.drop_after < 1)
+        o.drop_after < 1 || o.round_ms < 0)
         usage();
     if (o.sizes.empty())
         for (int s = 0; s < kNumSizes; ++s)
@@ -672,10 +681,46 @@ static void drop_slower_versions(const std::vector<Version> &versions,
 // each launch between its own pair of events; with --rounds, the whole
 // sequence again, so slow drift (clocks, temperature) shows up as
 // round-to-round spread instead of favouring a version.
+// --round-ms: the launches per round at this size, from one timed launch
+// of the first version that ran cleanly here (after its warm-ups).
+static int reps_for_size(std::vector<Version> &versions, int k, Buffers &b, const long *sz,
+                         const Opts &o)
+{
+    if (o.round_ms <= 0)
+        return o.reps;
+    for (Version &v : versions) {
+        if (v.failed[k])
+            continue;
+        cudaEvent_t e0, e1;
+        cudaEventCreate(&e0);
+        cudaEventCreate(&e1);
+        cudaError_t e = cudaSuccess;
+        for (int w = 0; w < o.warmup && e == cudaSuccess; ++w)
+            e = (cudaError_t)v.launch[k](b.dev.data(), sz, 0);
+        cudaEventRecord(e0, 0);
+        if (e == cudaSuccess)
+            e = (cudaError_t)v.launch[k](b.dev.data(), sz, 0);
+        cudaEventRecord(e1, 0);
+        float ms = 0;
+        if (e == cudaSuccess && cudaEventSynchronize(e1) == cudaSuccess)
+            cudaEventElapsedTime(&ms, e0, e1);
+        cudaEventDestroy(e0);
+        cudaEventDestroy(e1);
+        if (ms <= 0 || ms * o.reps <= o.round_ms)
+            return o.reps;
+        int n = (int)std::ceil(o.round_ms / ms);
+        n = std::max(std::min(o.reps, 5), std::min(o.reps, n));
+        if (n % 2 == 0 && n < o.reps)
+            ++n;
+        return n;
+    }
+    return o.reps;
+}
+
 static void time_versions(std::vector<Version> &versions, int k, Buffers &b, const long *sz,
                           const char *size, const Opts &o)
 {
-    const int reps = o.reps, warmup = o.warmup;
+    const int reps = reps_for_size(versions, k, b, sz, o), warmup = o.warmup;
     const double work = work_amount(sz);
     std::vector<cudaEvent_t> ev(2 * reps);
     for (auto &e : ev)

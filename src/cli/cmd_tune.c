@@ -934,6 +934,7 @@ static int measure(tune_state *t)
 		go.dir = t->keep_dir ? t->workdir : NULL;
 		go.sanitize = o->sanitize >= 0;
 		go.drop_slower_pct = KP_TUNE_DROP_SLOWER_PCT;
+		go.round_ms = KP_TUNE_ROUND_MS;
 		int gr =
 			kp_gpu_run_versions(&go, t->vers, t->nv, TUNE_ROUNDS, &t->events, &t->gerr);
 		if (t->events)
@@ -952,6 +953,7 @@ static int measure(tune_state *t)
 		go.nsizes = t->ntimed;
 		go.time_sizes = t->timed;
 		go.ntime_sizes = t->ntimed;
+		go.round_ms = KP_TUNE_ROUND_MS;
 		char *ev = NULL, *gerr = NULL;
 		if (o->verbose)
 			fprintf(stderr, "kpipe tune: the rounds disagree (%s): %d more\n",

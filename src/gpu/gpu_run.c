@@ -1559,11 +1559,31 @@ int kp_validate_gpu(kp_validate_result *r, const kp_gpu_opts *o)
  * compute the original's numbers in a plain run. */
 static const char *const tune_sanitizers[] = {"memcheck", "racecheck", "synccheck"};
 
-/* compute-sanitizer on one launch of each variant (names[1..n-1]) at the
- * `small` size; appends one "sanitize" event line per variant and tool to
- * *events ({"event":"sanitize","version":...,"tool":...,"ok":...,
- * "errors":N,"msg":...}), or one "sanitize-skip" line when the tool is not
- * found. */
+const char *kp_gpu_not_a_candidate(const char *events, const char *name)
+{
+	const char *why = NULL;
+	kp_event_reader rd;
+	kp_event e;
+	kp_event_reader_init(&rd, events);
+	while (!why && kp_event_next(&rd, &e)) {
+		if (!e.version || strcmp(e.version, name) != 0)
+			continue;
+		if (e.kind == KP_EV_DROPPED)
+			why = "not a candidate: stopped early as slower than the original";
+		else if ((e.kind == KP_EV_CHECK && !e.ok) || e.kind == KP_EV_ERROR)
+			why = "not a candidate: failed on the GPU";
+	}
+	kp_event_reader_release(&rd);
+	return why;
+}
+
+/* compute-sanitizer on one launch of each variant (names[1..n-1]) that
+ * could be chosen (kp_gpu_not_a_candidate()) at the `small` size; appends one
+ * "sanitize" event line per variant and tool to *events
+ * ({"event":"sanitize","version":...,"tool":...,"ok":...,"errors":N,
+ * "msg":...}), one "sanitize-skip" line with the version for each variant
+ * it leaves out, or one "sanitize-skip" line without a version when the
+ * tool is not found. */
 static void sanitize_versions(kp_gpu_result *g, const kp_gpu_opts *o, workdir *w, const char *root,
 			      const char *harness, const char *const *names,
 			      const char *const *libs, int n, char **events)
@@ -1580,14 +1600,25 @@ static void sanitize_versions(kp_gpu_result *g, const kp_gpu_opts *o, workdir *w
 		*events = kp_strbuf_detach(&sb);
 		return;
 	}
-	/* every variant and tool side by side: one launch each, small size */
+	/* every candidate and tool side by side: one launch each, small size */
 	enum { T = KP_ARRAY_LEN(tune_sanitizers) };
-	int np = (n - 1) * (int)T;
+	int *cand = kp_xcalloc((size_t)(n > 0 ? n : 1), sizeof(int)), nc = 0;
+	for (int v = 1; v < n; v++) {
+		const char *why = kp_gpu_not_a_candidate(*events, names[v]);
+		if (!why) {
+			cand[nc++] = v;
+			continue;
+		}
+		kp_strbuf_addf(&sb,
+			       "{\"event\":\"sanitize-skip\",\"version\":\"%s\",\"msg\":\"%s\"}\n",
+			       names[v], why);
+	}
+	int np = nc * (int)T;
 	args *a = kp_xcalloc((size_t)(np > 0 ? np : 1), sizeof(*a));
 	kp_proc *p = kp_xcalloc((size_t)(np > 0 ? np : 1), sizeof(*p));
 	const char **outs = kp_xcalloc((size_t)(np > 0 ? np : 1), sizeof(*outs));
 	for (int k = 0; k < np; k++) {
-		int v = 1 + k / (int)T, t = k % (int)T;
+		int v = cand[k / (int)T], t = k % (int)T;
 		outs[k] = wpath(w, kp_arena_printf(&g->arena, "sanitizer-%s-%s.txt", names[v],
 						   tune_sanitizers[t]));
 		sanitizer_argv(&a[k], &g->arena, san, tune_sanitizers[t], harness, "small",
@@ -1600,7 +1631,7 @@ static void sanitize_versions(kp_gpu_result *g, const kp_gpu_opts *o, workdir *w
 	}
 	kp_proc_wait(p, np);
 	for (int k = 0; k < np; k++) {
-		int v = 1 + k / (int)T, t = k % (int)T;
+		int v = cand[k / (int)T], t = k % (int)T;
 		free(a[k].v);
 		kp_gpu_sanitizer s = {0};
 		s.tool = tune_sanitizers[t];
@@ -1631,6 +1662,7 @@ static void sanitize_versions(kp_gpu_result *g, const kp_gpu_opts *o, workdir *w
 	free(a);
 	free(p);
 	free(outs);
+	free(cand);
 	free(*events);
 	*events = kp_strbuf_detach(&sb);
 }
@@ -1693,6 +1725,10 @@ static int run_versions_harness(kp_gpu_result *g, const kp_gpu_opts *o, workdir 
 	if (o->drop_slower_pct > 0) {
 		arg(&a, "--drop-slower");
 		arg(&a, kp_arena_printf(&g->arena, "%g", o->drop_slower_pct));
+	}
+	if (o->round_ms > 0) {
+		arg(&a, "--round-ms");
+		arg(&a, kp_arena_printf(&g->arena, "%g", o->round_ms));
 	}
 	if (o->sizes && o->nsizes > 0) {
 		kp_strbuf sz = KP_STRBUF_INIT;

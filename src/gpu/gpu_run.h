@@ -162,6 +162,9 @@ typedef struct {
 				   by more than this percentage in each of the first
 				   two rounds at a size is timed no more there (a
 				   "dropped" event) */
+	double round_ms;        /* kp_gpu_run_versions: > 0: fewer launches per round
+				   (at least 5) where `reps` of v[0] take longer
+				   than this (the harness's --round-ms) */
 } kp_gpu_opts;
 
 /* Runs steps 3-5 for a result of kp_validate_static() and records them in
@@ -220,6 +223,12 @@ typedef struct {
  * saying why (no device and no dir, a build failure with nvcc's lines, the
  * harness failing; *events may still hold what it printed).  Both are
  * heap strings the caller frees. */
+/* Why tune needs no sanitizer run of variant `name`, from the harness's
+ * events: it gave wrong results or failed at a size, or was stopped early
+ * as clearly slower (tune never chooses either).  NULL: it could be chosen
+ * and is sanitized.  The string is static. */
+const char *kp_gpu_not_a_candidate(const char *events, const char *name);
+
 int kp_gpu_run_versions(const kp_gpu_opts *o, const kp_gpu_version *v, int n, int rounds,
 			char **events, char **err);
 

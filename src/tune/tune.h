@@ -48,6 +48,12 @@ typedef struct {
  * rounds would only cost time.  tune never chooses a dropped variant. */
 #define KP_TUNE_DROP_SLOWER_PCT 5.0
 
+/* A version's launches per round are capped so that they take about this
+ * long (the harness's --round-ms; at least 5 launches): a 15 ms kernel is
+ * timed 7 times a round, not 21.  Such kernels vary by hundredths of a
+ * percent from launch to launch; the paired rounds give the interval. */
+#define KP_TUNE_ROUND_MS 100.0
+
 /* What one harness run said about one version (the original or a variant). */
 typedef struct {
 	char *name;

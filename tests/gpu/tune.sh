@@ -7,7 +7,9 @@
 # as kpipe runs about 100 times slower under valgrind); with --sizes
 # small,target both sizes are timed and the speedup is the geometric mean
 # of the two; a variant below 0.9x is timed two rounds only (stopped
-# early), never chosen, and the JSON says where the time went (phases);
+# early), never chosen, never sanitized, and the JSON says where the time
+# went (phases); a kernel over 100 ms for 21 launches is timed fewer times
+# a round;
 # with the two instantiations of samples/matmul_ktile every
 # (instantiation, size) cell is timed, named in the table and the JSON,
 # and the speedup is the geometric mean over the cells.  Prints
@@ -75,8 +77,22 @@ for v in d["versions"]:
         assert v["rounds"] == 2 and v["speedup"] < 0.95, v
     elif v["name"] != "original" and v.get("checked_ok") and v.get("speedup", 1) < 0.9:
         raise AssertionError("a variant at %.3fx was timed every round: %s" % (v["speedup"], v["name"]))
-print("%s: chose %s (%s); phases %s; stopped early: %s" % (sys.argv[1], d["chosen"], d["reason"], ph,
-      [v["name"] for v in d["versions"] if v.get("dropped")]))
+# only what could be chosen is sanitized: the chosen variant was, a
+# variant stopped early was not
+if d["chosen"] != "original":
+    assert vs[d["chosen"]].get("sanitizer_runs", 0) >= 3, ("chosen but not sanitized", vs[d["chosen"]])
+for v in d["versions"]:
+    if v.get("dropped"):
+        assert not v.get("sanitizer_runs"), ("a dropped variant was sanitized", v)
+# launches per round: 21, or fewer (at least 5) where 21 launches of the
+# original take over 100 ms (--round-ms)
+per = o["launches"] / o["rounds"]
+if o["median_ms"] * 21 > 150:
+    assert 5 <= per < 21, ("a long kernel timed %g times a round" % per, o)
+elif o["median_ms"] * 21 < 80:
+    assert per == 21, ("a short kernel timed %g times a round" % per, o)
+print("%s: chose %s (%s); phases %s; stopped early: %s; %g launches a round" % (sys.argv[1], d["chosen"], d["reason"], ph,
+      [v["name"] for v in d["versions"] if v.get("dropped")], per))
 PY
 done
 # --sizes: every named size timed; the speedup is the geometric mean of the

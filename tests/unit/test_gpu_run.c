@@ -1061,3 +1061,30 @@ Test(options, errors, .init = kp_test_tmpdir_make, .fini = kp_test_tmpdir_remove
 }
 
 Test(options, help) { cr_assert_eq(run_validate((const char *[]){"--help", NULL}), 0); }
+
+/* tune sanitizes only what it could choose: a variant the harness dropped
+ * as clearly slower, or one that failed a check or a launch, gets no
+ * sanitizer run (and says why); the others do. */
+Test(tune_sanitize, candidates_only)
+{
+	const char *ev =
+		"{\"event\":\"check\",\"version\":\"register\",\"size\":\"small\",\"ok\":true}\n"
+		"{\"event\":\"check\",\"version\":\"cp-async\",\"size\":\"small\",\"ok\":false}\n"
+		"{\"event\":\"check\",\"version\":\"bulk\",\"size\":\"small\",\"ok\":true}\n"
+		"{\"event\":\"time\",\"version\":\"register\",\"size\":\"target\",\"round\":0,"
+		"\"median_ms\":1.0}\n"
+		"{\"event\":\"dropped\",\"version\":\"bulk\",\"size\":\"target\",\"rounds\":2,"
+		"\"speedup\":0.5}\n"
+		"{\"event\":\"error\",\"version\":\"register-ca\",\"size\":\"odd\",\"stage\":\"launch\","
+		"\"msg\":\"illegal address\"}\n";
+	cr_expect_null(kp_gpu_not_a_candidate(ev, "register"));
+	cr_expect_null(kp_gpu_not_a_candidate(ev, "register-2bar"), "no events: still a candidate");
+	const char *w = kp_gpu_not_a_candidate(ev, "bulk");
+	cr_assert_not_null(w);
+	cr_expect(strstr(w, "stopped early") != NULL, "%s", w);
+	w = kp_gpu_not_a_candidate(ev, "cp-async");
+	cr_assert_not_null(w);
+	cr_expect(strstr(w, "failed") != NULL, "%s", w);
+	cr_expect_not_null(kp_gpu_not_a_candidate(ev, "register-ca"));
+	cr_expect_null(kp_gpu_not_a_candidate("", "register"));
+}
