@@ -804,10 +804,14 @@ static kp_arg_conv arg_relation(CXType param, CXType arg)
 			       ? KP_ARG_ARITH
 			       : KP_ARG_OTHER;
 	}
-	if (a.kind != CXType_ConstantArray && same_unqual(p, a))
+	int parray = p.kind == CXType_ConstantArray || p.kind == CXType_IncompleteArray;
+	if (!parray && a.kind != CXType_ConstantArray && same_unqual(p, a))
 		return KP_ARG_SAME;
-	if (p.kind == CXType_Pointer) {
-		CXType pp = clang_getCanonicalType(clang_getPointeeType(p));
+	/* libclang shows a parameter declared as an array (`float t[R][C]`) with
+	 * that type, not the pointer to its element the parameter is */
+	if (p.kind == CXType_Pointer || parray) {
+		CXType pp = clang_getCanonicalType(parray ? clang_getArrayElementType(p)
+							  : clang_getPointeeType(p));
 		if (a.kind == CXType_ConstantArray || a.kind == CXType_IncompleteArray) {
 			CXType ae = clang_getCanonicalType(clang_getArrayElementType(a));
 			if (clang_equalTypes(pp, ae) ||
@@ -816,6 +820,8 @@ static kp_arg_conv arg_relation(CXType param, CXType arg)
 				return KP_ARG_DECAY;
 		} else if (a.kind == CXType_Pointer) {
 			CXType ap = clang_getCanonicalType(clang_getPointeeType(a));
+			if (clang_equalTypes(pp, ap))
+				return KP_ARG_SAME;
 			if (pp.kind != CXType_ConstantArray && same_unqual(pp, ap) &&
 			    as_qualified(pp, ap))
 				return KP_ARG_QUAL;
@@ -931,6 +937,24 @@ static kp_node *convert(pctx *c, CXCursor cur)
 	return n;
 }
 
+/* The function template an implicit instantiation (the callee of a call
+ * that names its arguments or has them deduced, outside a template) was
+ * made from, which is the definition kpipe reads; any other cursor as it
+ * is (an explicit specialisation has a body of its own). */
+static CXCursor template_of(CXCursor ref)
+{
+	if (clang_getCursorKind(ref) != CXCursor_FunctionDecl)
+		return ref;
+	CXCursor t = clang_getSpecializedCursorTemplate(ref);
+	if (clang_Cursor_isNull(t) || clang_getCursorKind(t) != CXCursor_FunctionTemplate)
+		return ref;
+	CXFile f1, f2;
+	unsigned o1, o2;
+	clang_getSpellingLocation(clang_getCursorLocation(ref), &f1, NULL, NULL, &o1);
+	clang_getSpellingLocation(clang_getCursorLocation(t), &f2, NULL, NULL, &o2);
+	return f1 && f2 && clang_File_isEqual(f1, f2) && o1 == o2 ? t : ref;
+}
+
 static kp_node *convert_node(pctx *c, CXCursor cur)
 {
 	kp_file *f = c->f;
@@ -972,13 +996,19 @@ static kp_node *convert_node(pctx *c, CXCursor cur)
 		n->name = cx_dup(&f->arena, clang_getCursorSpelling(cur));
 		CXCursor ref = clang_getCursorReferenced(cur);
 		if (!clang_Cursor_isNull(ref))
-			n->decl = decl_for(c, ref);
+			n->decl = decl_for(c, n->kind == KP_N_CALL ? template_of(ref) : ref);
+		if (n->kind == KP_N_CALL && n->decl && !n->decl->fn_why &&
+		    is_function_kind(clang_getCursorKind(ref)) &&
+		    clang_getCursorKind(ref) != CXCursor_FunctionDecl &&
+		    clang_getCursorKind(ref) != CXCursor_FunctionTemplate)
+			n->decl->fn_why = "it is a member of a class (kpipe inlines functions)";
 		if (n->kind == KP_N_CALL)
 			n->sync = call_sync(n->name, ref);
 		if (n->kind == KP_N_CALL && clang_Cursor_isNull(ref))
 			n->decl = single_overload(c, cur);
 		else if (n->kind == KP_N_CALL)
-			n->arg_conv = call_arg_conv(c, cur, ref, clang_Cursor_getNumArguments(cur));
+			n->arg_conv = call_arg_conv(c, cur, template_of(ref),
+						    clang_Cursor_getNumArguments(cur));
 		if (n->kind == KP_N_DECLREF) {
 			long so = file_offset(c, clang_getCursorLocation(cur));
 			size_t nl = strlen(n->name);
@@ -1857,9 +1887,12 @@ static enum CXChildVisitResult find_home_helpers(CXCursor cur, CXCursor parent, 
 		return clang_Location_isInSystemHeader(loc) ? CXChildVisit_Continue
 							    : CXChildVisit_Recurse;
 	if ((k != CXCursor_FunctionDecl && k != CXCursor_FunctionTemplate) ||
-	    !clang_isCursorDefinition(cur) || main_offset(h->c, loc) >= 0 ||
-	    (k == CXCursor_FunctionDecl && clang_Cursor_getNumTemplateArguments(cur) > 0) ||
-	    !callee_of(h->c, h->cs, cur))
+	    !clang_isCursorDefinition(cur) || main_offset(h->c, loc) >= 0)
+		return CXChildVisit_Continue;
+	kp_decl *d = callee_of(h->c, h->cs, cur);
+	if (d && k == CXCursor_FunctionDecl && clang_Cursor_getNumTemplateArguments(cur) > 0)
+		d->fn_why = "it is an explicit specialisation of a template";
+	if (!d || d->fn_why)
 		return CXChildVisit_Continue;
 	h->defs = kp_xrealloc(h->defs, sizeof(CXCursor) * (size_t)(h->n + 1));
 	h->defs[h->n++] = cur;
@@ -2041,8 +2074,11 @@ static enum CXChildVisitResult find_kernels(CXCursor cur, CXCursor parent, CXCli
 		return CXChildVisit_Continue;
 	if (!clang_isCursorDefinition(cur))
 		return CXChildVisit_Continue;
-	if (k == CXCursor_FunctionDecl && clang_Cursor_getNumTemplateArguments(cur) > 0)
-		return CXChildVisit_Continue; /* explicit specialisation body: rare, skip */
+	if (k == CXCursor_FunctionDecl && clang_Cursor_getNumTemplateArguments(cur) > 0) {
+		/* explicit specialisation body: rare, skip */
+		other_function(ks, cur, "it is an explicit specialisation of a template");
+		return CXChildVisit_Continue;
+	}
 	attr_scan as = {ks->c, 0, 0, 0, 0, 0, 0};
 	clang_visitChildren(cur, scan_attrs, &as);
 	if (as.global) {

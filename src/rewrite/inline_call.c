@@ -134,6 +134,19 @@ const char *kp_inl_one_line(kp_file *f, const char *text, size_t n)
 	return o;
 }
 
+const char *kp_inl_callee_name(kp_file *f, const kp_node *callee)
+{
+	const char *t = kp_inl_one_line(f, f->src + callee->begin, callee->end - callee->begin);
+	char *o = kp_arena_strdup(&f->arena, t);
+	size_t k = 0;
+	for (const char *p = t; *p; p++)
+		if (!(*p == ' ' &&
+		      ((p > t && (p[-1] == '<' || p[-1] == '(')) || p[1] == '>' || p[1] == ')')))
+			o[k++] = *p;
+	o[k] = '\0';
+	return o;
+}
+
 /* A name or a number: an argument substituted as it is. */
 static int simple_text(const char *t)
 {
@@ -720,21 +733,19 @@ static int arg_fit(inliner *in, const kp_kernel *h, const kp_node *call, int i, 
 	return -1;
 }
 
-/* The declaration binding parameter p to `init` at the inlined site, or
- * NULL when its type cannot be spelled before a name. */
-static const char *binding(inliner *in, const kp_decl *p, const char *init, int written)
+/* The declaration binding parameter p (never written) to `init` at the
+ * inlined site, a const local of its type, or NULL when its type cannot be
+ * spelled before a name. */
+static const char *binding(inliner *in, const kp_decl *p, const char *init)
 {
-	const char *t = kp_inl_one_line(
-		in->f, subst_range(in, p->type, 0, strlen(p->type), in->h->ntparams, 0),
-		strlen(subst_range(in, p->type, 0, strlen(p->type), in->h->ntparams, 0)));
+	const char *st = subst_range(in, p->type, 0, strlen(p->type), in->h->ntparams, 0);
+	const char *t = kp_inl_one_line(in->f, st, strlen(st));
 	size_t n = strlen(t);
 	if (!n || strchr(t, '(') || strchr(t, '['))
 		return NULL;
 	kp_arena *a = &in->f->arena;
-	if (t[n - 1] == '&' || (written && t[n - 1] == '*'))
+	if (t[n - 1] == '&')
 		return kp_arena_printf(a, "%s%s = %s;", t, p->name, init);
-	if (written)
-		return kp_arena_printf(a, "%s %s = %s;", t, p->name, init);
 	if (t[n - 1] == '*')
 		return kp_arena_printf(a, "%sconst %s = %s;", t, p->name, init);
 	if (!strncmp(t, "const ", 6))
@@ -955,12 +966,12 @@ static void bind_arg(inliner *in, int i)
 			in->why = "an unnamed parameter is handed an expression with effects";
 		return;
 	}
-	if ((simple_text(t) && !a->from_macro && !written) || tile) {
-		if (written) {
-			in->why =
-				kp_arena_printf(ar, "the body changes its parameter '%s'", p->name);
-			return;
-		}
+	if (written) { /* a local copy would be exact, but kpipe does not pipeline a
+			* load phase that changes a local of its own */
+		in->why = kp_arena_printf(ar, "the body changes its parameter '%s'", p->name);
+		return;
+	}
+	if ((simple_text(t) && !a->from_macro) || tile) {
 		if (!simple_text(t) && !reads_nothing(in->f, a, 0)) {
 			in->why = kp_arena_printf(ar,
 						  "argument %d ('%s') is a tile address that reads "
@@ -989,7 +1000,7 @@ static void bind_arg(inliner *in, int i)
 					  i + 1, t, in->why ? in->why : "?");
 		return;
 	}
-	in->bind[i] = binding(in, p, init, written);
+	in->bind[i] = binding(in, p, init);
 	in->sub[i] = p->name;
 	if (!in->bind[i])
 		in->why = kp_arena_printf(
@@ -1162,13 +1173,10 @@ void kp_inline_call(kp_file *f, const kp_kernel *k, const kp_node *call, kp_edit
 	const char *body = body_text(&in, indent, braces);
 	const char *text =
 		no_comment ? body
-			   : kp_arena_printf(
-				     &f->arena,
-				     "/* kpipe: %s inlined here, so that its copies are "
-				     "pipelined with the loop */\n%s%s",
-				     kp_inl_one_line(f, f->src + call->kids[0]->begin,
-						     call->kids[0]->end - call->kids[0]->begin),
-				     indent, body);
+			   : kp_arena_printf(&f->arena,
+					     "/* kpipe: %s inlined here, so that its copies are "
+					     "pipelined with the loop */\n%s%s",
+					     kp_inl_callee_name(f, call->kids[0]), indent, body);
 	kp_edits_add(ed, call->begin, (unsigned)(semi + 1 - call->begin), text);
 	site->edit = ed->n - 1;
 	site->h = h;

@@ -33,6 +33,9 @@ size_t kp_inl_skip_opaque(const char *s, size_t i, size_t n);
 int kp_inl_names(const char *s, size_t n, const char *name);
 /* text[0, n) with each run of white space made one space, arena-owned. */
 const char *kp_inl_one_line(kp_file *f, const char *text, size_t n);
+/* A call's callee as written, on one line, without the spaces inside its
+ * brackets (`load< T, 4 >` -> `load<T, 4>`): how remarks name a helper. */
+const char *kp_inl_callee_name(kp_file *f, const kp_node *callee);
 
 /* Where one inlined call went: what the trial parse is checked against. */
 typedef struct {

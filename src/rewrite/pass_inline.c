@@ -21,7 +21,6 @@
 #include "plan.h"
 #include "rewrite.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -366,8 +365,6 @@ static const char *try_edits(const kp_inline_env *e, kp_file *f, const kp_loop *
 	if (kp_edits_apply(ed, f->src, f->len, &text, &len))
 		return "the edits overlap";
 	kp_file *tu = NULL;
-	if (getenv("KPIPE_DEBUG_INLINE"))
-		fprintf(stderr, "%s\n", text);
 	kp_file *g = e->reparse(e->env, f, text, len, &tu);
 	const char *why = NULL;
 	if (!g)
@@ -423,8 +420,7 @@ static const char *inline_calls(const kp_inline_env *e, kp_file *f, const kp_loo
 		const kp_node *callee = cl.calls[i]->kids[0];
 		const char *name = cl.calls[i]->name ? cl.calls[i]->name : "?";
 		if (callee && callee->in_main && callee->end <= f->len)
-			name = kp_inl_one_line(f, f->src + callee->begin,
-					       callee->end - callee->begin);
+			name = kp_inl_callee_name(f, callee);
 		why = call_unfit(e, f, cl.calls[i], cl.parents[i]);
 		if (!why)
 			kp_inline_call(f, l->kernel, cl.calls[i], ed, e->no_comment,
