@@ -37,8 +37,11 @@ __global__ void matmul_header_helper(const float *__restrict__ A, const float *_
         tl_load_tile<float, BK, BN, 256>(Bs, B + (size_t)k0 * N + n0, N, K - k0, N - n0, tid);
         __syncthreads();
 
+#pragma unroll
         for (int kk = 0; kk < BK; ++kk)
+#pragma unroll
             for (int i = 0; i < 4; ++i)
+#pragma unroll
                 for (int j = 0; j < 4; ++j)
                     acc[i][j] += As[tr + i][kk] * Bs[kk][tc + j];
         __syncthreads();

@@ -996,7 +996,10 @@ static kp_node *convert_node(pctx *c, CXCursor cur)
 		n->name = cx_dup(&f->arena, clang_getCursorSpelling(cur));
 		CXCursor ref = clang_getCursorReferenced(cur);
 		if (!clang_Cursor_isNull(ref))
-			n->decl = decl_for(c, n->kind == KP_N_CALL ? template_of(ref) : ref);
+			n->decl = decl_for(c, ref);
+		if (n->kind == KP_N_CALL && n->decl && !n->decl->tmpl &&
+		    !clang_equalCursors(template_of(ref), ref))
+			n->decl->tmpl = decl_for(c, template_of(ref));
 		if (n->kind == KP_N_CALL && n->decl && !n->decl->fn_why &&
 		    is_function_kind(clang_getCursorKind(ref)) &&
 		    clang_getCursorKind(ref) != CXCursor_FunctionDecl &&
@@ -1007,8 +1010,7 @@ static kp_node *convert_node(pctx *c, CXCursor cur)
 		if (n->kind == KP_N_CALL && clang_Cursor_isNull(ref))
 			n->decl = single_overload(c, cur);
 		else if (n->kind == KP_N_CALL)
-			n->arg_conv = call_arg_conv(c, cur, template_of(ref),
-						    clang_Cursor_getNumArguments(cur));
+			n->arg_conv = call_arg_conv(c, cur, ref, clang_Cursor_getNumArguments(cur));
 		if (n->kind == KP_N_DECLREF) {
 			long so = file_offset(c, clang_getCursorLocation(cur));
 			size_t nl = strlen(n->name);
@@ -1780,16 +1782,32 @@ static int collect_callees(kp_node *n, kp_node *parent, void *ud)
 {
 	(void)parent;
 	callee_set *cs = ud;
-	if (n->kind != KP_N_CALL || !n->decl || n->decl->kind != KP_D_FUNC || n->decl->fn)
+	kp_decl *d = n->kind == KP_N_CALL && n->decl && n->decl->tmpl ? n->decl->tmpl : n->decl;
+	if (n->kind != KP_N_CALL || !d || d->kind != KP_D_FUNC || d->fn)
 		return 1;
 	for (int i = 0; i < cs->n; i++)
-		if (cs->v[i] == n->decl)
+		if (cs->v[i] == d)
 			return 1;
 	if (cs->n == cs->cap) {
 		cs->cap = cs->cap ? cs->cap * 2 : 16;
 		cs->v = kp_xrealloc(cs->v, sizeof(*cs->v) * (size_t)cs->cap);
 	}
-	cs->v[cs->n++] = n->decl;
+	cs->v[cs->n++] = d;
+	return 1;
+}
+
+/* An implicit instantiation's callee gets its template's definition (or
+ * the reason there is none). */
+static int share_template_fn(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	(void)ud;
+	kp_decl *d = n->kind == KP_N_CALL ? n->decl : NULL;
+	if (d && d->tmpl && !d->fn) {
+		d->fn = d->tmpl->fn;
+		if (!d->fn_why)
+			d->fn_why = d->tmpl->fn_why;
+	}
 	return 1;
 }
 
@@ -2050,6 +2068,8 @@ static void add_helpers(pctx *c, kernel_scan *ks)
 	for (int i = 0; i < cs.n; i++)
 		if (!cs.v[i]->fn && !cs.v[i]->fn_why && cs.v[i]->kind == KP_D_FUNC)
 			cs.v[i]->fn_why = "kpipe sees no definition of it outside system headers";
+	for (int i = 0; i < f->nkernels; i++)
+		kp_node_walk(f->kernels[i]->body, NULL, share_template_fn, NULL);
 	free(cs.v);
 }
 

@@ -116,6 +116,13 @@ typedef struct kp_decl {
 	/* KP_D_FUNC called by a kernel of the main file, fn NULL: why it was
 	 * not converted ("it is defined in a system header"), or NULL */
 	const char *fn_why;
+	/* KP_D_FUNC, an implicit instantiation of a function template (the
+	 * callee of a call outside a template that names the template's
+	 * arguments or has them deduced): the template's declaration, whose
+	 * definition is the one kpipe reads (fn and fn_why are then the
+	 * template's); NULL otherwise.  The instantiation keeps its own type:
+	 * the analysis reads its parameters as instantiated. */
+	struct kp_decl *tmpl;
 	/* clang's unified symbol resolution of a declaration that is not a
 	 * parameter or a local (a function, a global variable, an enumerator,
 	 * a field): the same in every parse of the unit, so the inline pass

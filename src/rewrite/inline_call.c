@@ -940,7 +940,14 @@ static void bind_arg(inliner *in, int i)
 	const kp_node *a = arg_node(in->call->kids[i + 1]);
 	kp_arena *ar = &in->f->arena;
 	if (!a || !a->in_main || a->end > in->f->len) {
-		in->why = kp_arena_printf(ar, "argument %d is not spelled in this file", i + 1);
+		in->why = kp_arena_printf(ar,
+					  "argument %d is not spelled at the call (a default "
+					  "argument, or a macro's)",
+					  i + 1);
+		return;
+	}
+	if (a->begin < in->call->begin || a->end > in->call->end) {
+		in->why = kp_arena_printf(ar, "the call leaves argument %d to its default", i + 1);
 		return;
 	}
 	const char *t = kp_inl_one_line(in->f, in->f->src + a->begin, a->end - a->begin);
@@ -1107,6 +1114,27 @@ static int top_decl(const kp_node *n)
 
 /* ------------------------------------------------------------ the call */
 
+/* Whether s[0, n) has a #define, #undef or #include line. */
+static int defines_macros(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i && s[i - 1] != '\n')
+			continue;
+		size_t p = i;
+		while (p < n && (s[p] == ' ' || s[p] == '\t'))
+			p++;
+		if (p >= n || s[p] != '#')
+			continue;
+		for (p++; p < n && (s[p] == ' ' || s[p] == '\t'); p++)
+			;
+		if ((p + 6 <= n && !strncmp(s + p, "define", 6)) ||
+		    (p + 5 <= n && !strncmp(s + p, "undef", 5)) ||
+		    (p + 7 <= n && !strncmp(s + p, "include", 7)))
+			return 1;
+	}
+	return 0;
+}
+
 /* The checks of the helper as a whole and of its body. */
 static void check_body(inliner *in)
 {
@@ -1121,6 +1149,9 @@ static void check_body(inliner *in)
 	if (!in->why &&
 	    kp_inl_names(in->hf->src + h->body->begin, h->body->end - h->body->begin, "decltype"))
 		in->why = "its body uses decltype";
+	if (!in->why && defines_macros(in->hf->src + h->body->begin, h->body->end - h->body->begin))
+		in->why = "its body #defines, #undefs or #includes something, which would hold "
+			  "in the rest of the file";
 	if (!in->why)
 		kp_node_walk(h->body, NULL, local_names, in);
 	if (!in->why)

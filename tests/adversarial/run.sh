@@ -285,17 +285,19 @@ check "helper_writes_tile: the dependent call is refused too" \
 	has helper_writes_tile.r "helper_writes_tile\.cu:43:16: warning: the compute phase passes the loaded tile 'Xs' to 'grab', which may write it: its parameter is not a pointer or reference to const \[kpipe-compute-writes-tile\]"
 # load helpers the inline pass must leave alone, each for its own reason
 refused helper_unsafe_inline "$in/helper_unsafe_inline.cu" 0 0 \
-	"helper_unsafe_inline\.cu:65:5: remark: the load helper 'h_bump' is not inlined: the body changes its parameter 'r0' \[kpipe-inline-refused\]"
-for want in "77:5: remark: the load helper 'h_ret' is not inlined: its body returns early" \
-	"90:5: remark: the load helper 'h_expr' is not inlined: argument 2 \('A \+ \(calls\+\+ & 0\)'\) cannot be bound to a local: an argument changes a variable" \
-	"102:5: remark: the load helper 'h_shadow' is not inlined: its local 'k0' would hide a name of the call" \
-	"114:5: remark: the loop is refused even once kpipe inlined the load helper 'h_reads', so it is left as written: .*\[kpipe-load-depends-on-compute\]" \
-	"126:5: remark: the load helper 'ns::h_const' is not inlined: its body names 'kSkew' of a namespace" \
-	"138:5: remark: the load helper 'h_spec<16>' is not inlined: it is an explicit specialisation of a template" \
-	"150:5: remark: the load helper 'h_bound' is not inlined: its parameter 'src' is bound to a local, and the call's arguments name 'src' too"; do
+	"helper_unsafe_inline\.cu:76:5: remark: the load helper 'h_bump' is not inlined: the body changes its parameter 'r0' \[kpipe-inline-refused\]"
+for want in "88:5: remark: the load helper 'h_ret' is not inlined: its body returns early" \
+	"101:5: remark: the load helper 'h_expr' is not inlined: argument 2 \('A \+ \(calls\+\+ & 0\)'\) cannot be bound to a local: an argument changes a variable" \
+	"113:5: remark: the load helper 'h_shadow' is not inlined: its local 'k0' would hide a name of the call" \
+	"125:5: remark: the loop is refused even once kpipe inlined the load helper 'h_reads', so it is left as written: .*\[kpipe-load-depends-on-compute\]" \
+	"137:5: remark: the load helper 'ns::h_const' is not inlined: its body names 'kSkew' of a namespace" \
+	"149:5: remark: the load helper 'h_spec<16>' is not inlined: it is an explicit specialisation of a template" \
+	"161:5: remark: the load helper 'h_bound' is not inlined: its parameter 'src' is bound to a local, and the call's arguments name 'src' too" \
+	"173:5: remark: the load helper 'h_default' is not inlined: argument 4 is not spelled at the call \(a default argument, or a macro's\)" \
+	"185:5: remark: the load helper 'h_macro' is not inlined: its body #defines, #undefs or #includes something"; do
 	check "helper_unsafe_inline: ${want%%:*}" has helper_unsafe_inline.r "helper_unsafe_inline\.cu:$want"
 done
-check "helper_unsafe_inline: eight loops refused" has helper_unsafe_inline.r "nothing to pipeline \(8 loops found, 8 refused\)"
+check "helper_unsafe_inline: ten loops refused" has helper_unsafe_inline.r "nothing to pipeline \(10 loops found, 10 refused\)"
 # load helpers of a project header the inline pass must leave alone: the
 # header is never edited
 hh="$in/helper_header_unsafe.cuh"

@@ -60,7 +60,7 @@ check "helper_kinds: not a statement of its own" has_remark 103 "'plain' is not 
 
 adv=tests/adversarial/inputs
 check "helper_unsafe_inline: one inline diagnostic per loop" one_each "$adv/helper_unsafe_inline.cu"
-check "helper_unsafe_inline: 8 remarks" test "$(grep -c 'kpipe-inline-refused' "$tmp/remarks")" -eq 8
+check "helper_unsafe_inline: 10 remarks" test "$(grep -c 'kpipe-inline-refused' "$tmp/remarks")" -eq 10
 check "helper_header_unsafe: one inline diagnostic per loop" one_each "$adv/helper_header_unsafe.cu"
 check "helper_header_unsafe: 9 remarks" test "$(grep -c 'kpipe-inline-refused' "$tmp/remarks")" -eq 9
 
