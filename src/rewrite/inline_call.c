@@ -231,6 +231,7 @@ static const char *decayed(kp_file *f, const char *t)
 typedef struct {
 	const char *name;
 	int defs, undefs;
+	size_t last; /* where the last of them is */
 } macro_use;
 
 typedef struct {
@@ -245,6 +246,7 @@ typedef struct {
 	int nlocals;
 	macro_use *mf, *mh; /* the #defines and #undefs of f's and hf's texts */
 	int nmf, nmh;
+	size_t incl; /* hf != f: where f's #include of hf ends (0: not found) */
 	const char *why;
 	kp_inline_site *site;
 } inliner;
@@ -288,11 +290,12 @@ static macro_use *scan_macros(kp_file *f, const char *s, size_t n, int *nv)
 						v = nv2;
 					}
 					v[k] = (macro_use){
-						kp_arena_strndup(&f->arena, s + w, e - w), 0, 0};
+						kp_arena_strndup(&f->arena, s + w, e - w), 0, 0, 0};
 					(*nv)++;
 				}
 				v[k].defs += def;
 				v[k].undefs += undef;
+				v[k].last = i;
 			}
 		}
 		i = next;
@@ -309,15 +312,51 @@ static const macro_use *macro_of(const macro_use *v, int n, const char *name, si
 }
 
 /* Whether a macro `name` could mean at the call something else than in
- * the helper: the file #undefs it or #defines it more than once, or, for
- * a helper of a header, the main file #defines or #undefs it at all. */
+ * the helper: for a helper of the file, the file #undefs it, #defines it
+ * twice, or #defines it after the helper; for a helper of a header, the
+ * header #undefs it or #defines it twice, or the main file #defines or
+ * #undefs it after including the header (anywhere, when the #include is
+ * not found in it). */
 static int macro_hazard(const inliner *in, const char *name, size_t len)
 {
 	const macro_use *m = macro_of(in->mf, in->nmf, name, len);
 	if (in->hf == in->f)
-		return m && (m->undefs || m->defs > 1);
+		return m && (m->undefs || m->defs > 1 || m->last > in->h->end);
 	const macro_use *h = macro_of(in->mh, in->nmh, name, len);
-	return m || (h && (h->undefs || h->defs > 1));
+	return (m && m->last >= in->incl) || (h && (h->undefs || h->defs > 1));
+}
+
+/* The end of the first line of f's text that #includes a file named as
+ * the real path abs ends (`#include "tile_copy.cuh"`); 0 when none. */
+static size_t include_end(const kp_file *f, const char *abs)
+{
+	const char *base = strrchr(abs, '/') ? strrchr(abs, '/') + 1 : abs;
+	size_t bl = strlen(base);
+	for (size_t i = 0; i < f->len;) {
+		const char *nl = memchr(f->src + i, '\n', f->len - i);
+		size_t next = nl ? (size_t)(nl - f->src) + 1 : f->len;
+		size_t p = i;
+		while (p < next && (f->src[p] == ' ' || f->src[p] == '\t'))
+			p++;
+		if (p < next && f->src[p] == '#') {
+			for (p++; p < next && (f->src[p] == ' ' || f->src[p] == '\t'); p++)
+				;
+			if (p + 7 <= next && !strncmp(f->src + p, "include", 7)) {
+				const char *q = memchr(f->src + p, '"', next - p);
+				if (!q)
+					q = memchr(f->src + p, '<', next - p);
+				const char *qe = q ? memchr(q + 1, *q == '"' ? '"' : '>',
+							    (size_t)(f->src + next - q - 1))
+						   : NULL;
+				if (qe && (size_t)(qe - q - 1) >= bl &&
+				    !strncmp(qe - bl, base, bl) &&
+				    (qe - bl == q + 1 || qe[-(long)bl - 1] == '/'))
+					return next;
+			}
+		}
+		i = next;
+	}
+	return 0;
 }
 
 static int declares_name(kp_node *n, kp_node *parent, void *ud)
@@ -619,6 +658,18 @@ static const kp_node *arg_node(const kp_node *a)
 	return a;
 }
 
+/* Whether the value of variable d cannot change while the inlined body
+ * runs, which does not name it: a local or parameter of the kernel (not a
+ * reference, not shared), a constant, an enumerator, a template
+ * parameter.  A global or shared variable could be written by the body. */
+static int stable(const kp_decl *d)
+{
+	if (d->kind == KP_D_ENUM || d->kind == KP_D_TPARAM || (d->is_const && !d->is_pointer))
+		return 1;
+	return (d->kind == KP_D_VAR || d->kind == KP_D_PARM) && !d->usr && !d->is_shared &&
+	       !(d->type && strchr(d->type, '&'));
+}
+
 /* Whether address or value expression n reads no memory and changes
  * nothing (addr: n is used as an address, `&n` or an array that decays). */
 static int reads_nothing(const kp_file *f, const kp_node *n, int addr)
@@ -626,11 +677,7 @@ static int reads_nothing(const kp_file *f, const kp_node *n, int addr)
 	if (!n)
 		return 0;
 	switch (n->kind) {
-	case KP_N_DECLREF: {
-		const kp_decl *d = n->decl;
-		return d && (addr || d->is_array || !d->usr || d->is_const ||
-			     d->kind == KP_D_ENUM || d->kind == KP_D_TPARAM);
-	}
+	case KP_N_DECLREF: return n->decl && (addr || n->decl->is_array || stable(n->decl));
 	case KP_N_INTLIT:
 	case KP_N_FLOATLIT:
 	case KP_N_SIZEOF: return 1;
@@ -978,7 +1025,15 @@ static void bind_arg(inliner *in, int i)
 		in->why = kp_arena_printf(ar, "the body changes its parameter '%s'", p->name);
 		return;
 	}
-	if ((simple_text(t) && !a->from_macro) || tile) {
+	/* a name of the kernel the body cannot change, a builtin (threadIdx.x)
+	 * or a literal is substituted; a global or shared variable is bound
+	 * like an expression */
+	int comp;
+	int name = simple_text(t) && !a->from_macro &&
+		   (a->kind == KP_N_INTLIT || a->kind == KP_N_FLOATLIT ||
+		    (a->kind == KP_N_MEMBER && kp_node_builtin(in->f, a, 0, &comp)) ||
+		    (a->kind == KP_N_DECLREF && a->decl && (a->decl->is_array || stable(a->decl))));
+	if (name || tile) {
 		if (!simple_text(t) && !reads_nothing(in->f, a, 0)) {
 			in->why = kp_arena_printf(ar,
 						  "argument %d ('%s') is a tile address that reads "
@@ -1164,7 +1219,7 @@ void kp_inline_call(kp_file *f, const kp_kernel *k, const kp_node *call, kp_edit
 	kp_kernel *h = call->decl->fn;
 	kp_file *hf = h->home ? h->home : f;
 	memset(site, 0, sizeof(*site));
-	inliner in = {f, hf, h, k, call, NULL, NULL, NULL, 0, NULL, NULL, 0, 0, NULL, site};
+	inliner in = {f, hf, h, k, call, NULL, NULL, NULL, 0, NULL, NULL, 0, 0, 0, NULL, site};
 	if (!h->body || !h->body->in_main || h->body->end > hf->len || !call->in_main ||
 	    call->from_macro) {
 		*why = "its body or the call is not spelled in a file";
@@ -1180,8 +1235,10 @@ void kp_inline_call(kp_file *f, const kp_kernel *k, const kp_node *call, kp_edit
 	for (size_t i = 0; i < nsub; i++)
 		in.sub[i] = "";
 	in.mf = scan_macros(f, f->src, f->len, &in.nmf);
-	if (hf != f)
+	if (hf != f) {
 		in.mh = scan_macros(f, hf->src, hf->len, &in.nmh);
+		in.incl = include_end(f, hf->abs_path ? hf->abs_path : hf->path);
+	}
 	check_body(&in);
 	if (in.why) {
 		*why = in.why;

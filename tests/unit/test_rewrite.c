@@ -846,3 +846,42 @@ Test(inline_pass, argument_types, .init = kp_test_tmpdir_make, .fini = kp_test_t
 	run_release(&x);
 	free(path);
 }
+
+static const char global_arg_src[] =
+	"__device__ int g_ld;\n"
+	"__device__ void copy16(float (&dst)[16][16], const float *src, int ld, int r0)\n"
+	"{\n"
+	"    dst[threadIdx.y][threadIdx.x] = src[(r0 + threadIdx.y) * ld + threadIdx.x];\n"
+	"}\n"
+	"__global__ void kg(const float *__restrict__ A, float *__restrict__ C, int K)\n"
+	"{\n"
+	"    __shared__ float As[16][16];\n"
+	"    float acc = 0.0f;\n"
+	"    for (int k0 = 0; k0 < K; k0 += 16) {\n"
+	"        copy16(As, A, g_ld, k0);\n"
+	"        __syncthreads();\n"
+	"        acc += As[threadIdx.y][threadIdx.x];\n"
+	"        __syncthreads();\n"
+	"    }\n"
+	"    C[threadIdx.y * 16 + threadIdx.x] = acc;\n"
+	"}\n";
+
+/* A name the body could change (a __device__ global) is bound to a const
+ * local, read once as the call reads it; the kernel's own names (k0, A)
+ * are substituted. */
+Test(inline_pass, global_argument_bound, .init = kp_test_tmpdir_make, .fini = kp_test_tmpdir_remove)
+{
+	char *path = kp_test_path("g.cu");
+	kp_test_write(path, global_arg_src, strlen(global_arg_src));
+	run_t x;
+	run_rewrite(&x, path, "cp-async", "inline", NULL, 0);
+	cr_assert_eq(x.rc, KP_EXIT_OK);
+	cr_assert_not_null(x.out);
+	cr_assert_not_null(strstr(x.out, "const int ld = g_ld;"), "%s", x.out);
+	cr_assert_not_null(strstr(x.out,
+				  "As[threadIdx.y][threadIdx.x] = A[(k0 + threadIdx.y) * ld + "
+				  "threadIdx.x];"),
+			   "%s", x.out);
+	run_release(&x);
+	free(path);
+}
