@@ -993,6 +993,13 @@ static void collect_rw(kp_node *n, rw_set *s)
 		 * declaration yet (dependent, in a template) may write them */
 		for (int i = 0; i < n->nkids; i++) {
 			kp_node *a = (kp_node *)kp_node_strip(n->kids[i]);
+			/* or an address into one (`&As[y][x]`, `As + 4`, a row `As[r]`) */
+			kp_node *r = a && a->kind != KP_N_DECLREF && i > 0 && a->type &&
+						     (strchr(a->type, '*') || strchr(a->type, '['))
+					     ? lvalue_root(a)
+					     : NULL;
+			if (r && r->decl && r->decl->is_array)
+				a = r;
 			if (!a || a->kind != KP_N_DECLREF || !a->decl || !a->decl->is_array)
 				continue;
 			if (n->decl && n->decl->kind == KP_D_FUNC) {
@@ -3981,13 +3988,32 @@ static int assigns_global_load(kp_node *n)
 	return 0;
 }
 
-/* A call of a load helper of the file (kp_decl.fn) handed a shared array:
- * the loop copies into shared memory through it. */
+/* A call of a helper whose body is `return E;` with E loaded from global
+ * memory (`ld_vec(p)`: `return *(const float4 *)p;`). */
+static int loading_call(const kp_node *n)
+{
+	n = kp_node_strip(n);
+	if (!n || n->kind != KP_N_CALL || !n->decl || !n->decl->fn || !n->decl->fn->body)
+		return 0;
+	const kp_node *b = n->decl->fn->body;
+	return b->nkids == 1 && b->kids[0]->kind == KP_N_RETURN && b->kids[0]->nkids == 1 &&
+	       find_global_load(b->kids[0]->kids[0]);
+}
+
+/* A call of a load helper (kp_decl.fn) handed a shared array: the loop
+ * copies into shared memory through it, the load in its body or in an
+ * argument (`st_vec(&As[y][x], ld_vec(A + ...))`). */
 static int helper_copy(const kp_node *n)
 {
-	if (n->kind != KP_N_CALL || !n->decl || !n->decl->fn || !n->decl->fn->body)
+	if (n->kind != KP_N_CALL || !n->decl || !n->decl->fn || !n->decl->fn->body ||
+	    !kp_call_shared_arg(n))
 		return 0;
-	return kp_call_shared_arg(n) && assigns_global_load(n->decl->fn->body);
+	if (assigns_global_load(n->decl->fn->body))
+		return 1;
+	for (int i = 1; i < n->nkids; i++)
+		if (loading_call(n->kids[i]))
+			return 1;
+	return 0;
 }
 
 static int has_smem_copy(kp_node *n)

@@ -52,6 +52,9 @@ typedef struct {
 	size_t dindex_cap;       /* a power of two, at least twice nd */
 	const char *const *argv; /* the compiler arguments (-D for consteval.c) */
 	int nargv;
+	/* the parse options, for the main file's model only: load helpers
+	 * defined in project headers are converted for it (add_helpers) */
+	const kp_parse_opts *o;
 } pctx;
 
 static char *cx_dup(kp_arena *a, CXString s)
@@ -293,6 +296,14 @@ static void decl_index_add(pctx *c, int i)
 	decl_index_put(c, i);
 }
 
+/* A function, method or lambda: what declares parameters and locals. */
+static int is_function_kind(enum CXCursorKind k)
+{
+	return k == CXCursor_FunctionDecl || k == CXCursor_FunctionTemplate ||
+	       k == CXCursor_CXXMethod || k == CXCursor_Constructor || k == CXCursor_Destructor ||
+	       k == CXCursor_ConversionFunction || k == CXCursor_LambdaExpr;
+}
+
 static kp_decl *decl_for(pctx *c, CXCursor ref)
 {
 	if (clang_Cursor_isNull(ref))
@@ -315,8 +326,10 @@ static kp_decl *decl_for(pctx *c, CXCursor ref)
 	case CXCursor_CXXMethod: d->kind = KP_D_FUNC; break;
 	default: d->kind = KP_D_OTHER; break;
 	}
-	d->in_namespace = clang_getCursorKind(clang_getCursorSemanticParent(canon)) ==
-			  CXCursor_Namespace;
+	enum CXCursorKind pk = clang_getCursorKind(clang_getCursorSemanticParent(canon));
+	d->in_namespace = pk == CXCursor_Namespace;
+	if (d->kind != KP_D_PARM && d->kind != KP_D_TPARAM && !is_function_kind(pk))
+		d->usr = cx_dup(&f->arena, clang_getCursorUSR(canon));
 	CXType t = clang_getCursorType(canon);
 	fill_array_type(c, d, t);
 	if (d->kind == KP_D_ENUM || d->kind == KP_D_TPARAM)
@@ -727,6 +740,140 @@ static kp_decl *single_overload(pctx *c, CXCursor call)
 	return decl_for(c, d);
 }
 
+/* Whether t depends on a template parameter as far as kpipe can tell: it,
+ * or what it points, refers or decays to, is dependent or unexposed. */
+static int type_dependent(CXType t)
+{
+	for (int i = 0; i < 32; i++) {
+		CXType ct = clang_getCanonicalType(t);
+		switch (ct.kind) {
+		case CXType_Pointer:
+		case CXType_LValueReference:
+		case CXType_RValueReference: t = clang_getPointeeType(ct); break;
+		case CXType_ConstantArray:
+		case CXType_IncompleteArray: t = clang_getArrayElementType(ct); break;
+		case CXType_Invalid:
+		case CXType_Unexposed:
+		case CXType_Dependent:
+		case CXType_DependentSizedArray:
+		case CXType_VariableArray: return 1;
+		default: return 0;
+		}
+	}
+	return 1;
+}
+
+/* A canonical arithmetic type (no enum, no pointer). */
+static int type_arith(CXType ct)
+{
+	return (ct.kind >= CXType_Bool && ct.kind <= CXType_LongDouble) ||
+	       ct.kind == CXType_Float128 || ct.kind == CXType_Half || ct.kind == CXType_Float16 ||
+	       ct.kind == CXType_BFloat16;
+}
+
+static int same_unqual(CXType a, CXType b)
+{
+	return clang_equalTypes(clang_getUnqualifiedType(clang_getCanonicalType(a)),
+				clang_getUnqualifiedType(clang_getCanonicalType(b)));
+}
+
+/* The qualifiers of p include those of a. */
+static int as_qualified(CXType p, CXType a)
+{
+	return (clang_isConstQualifiedType(p) || !clang_isConstQualifiedType(a)) &&
+	       (clang_isVolatileQualifiedType(p) || !clang_isVolatileQualifiedType(a));
+}
+
+/* How an argument of type `arg` (before the call converts it) becomes a
+ * parameter of type `param` (kp_arg_conv). */
+static kp_arg_conv arg_relation(CXType param, CXType arg)
+{
+	if (type_dependent(param) || type_dependent(arg))
+		return KP_ARG_UNKNOWN;
+	CXType p = clang_getCanonicalType(param), a = clang_getCanonicalType(arg);
+	if (a.kind == CXType_LValueReference || a.kind == CXType_RValueReference)
+		a = clang_getCanonicalType(clang_getPointeeType(a));
+	if (p.kind == CXType_LValueReference || p.kind == CXType_RValueReference) {
+		CXType r = clang_getCanonicalType(clang_getPointeeType(p));
+		if (clang_equalTypes(r, a))
+			return KP_ARG_SAME;
+		if (r.kind != CXType_ConstantArray && same_unqual(r, a) && as_qualified(r, a))
+			return KP_ARG_QUAL;
+		return type_arith(clang_getUnqualifiedType(r)) &&
+				       type_arith(clang_getUnqualifiedType(a))
+			       ? KP_ARG_ARITH
+			       : KP_ARG_OTHER;
+	}
+	int parray = p.kind == CXType_ConstantArray || p.kind == CXType_IncompleteArray;
+	if (!parray && a.kind != CXType_ConstantArray && same_unqual(p, a))
+		return KP_ARG_SAME;
+	/* libclang shows a parameter declared as an array (`float t[R][C]`) with
+	 * that type, not the pointer to its element the parameter is */
+	if (p.kind == CXType_Pointer || parray) {
+		CXType pp = clang_getCanonicalType(parray ? clang_getArrayElementType(p)
+							  : clang_getPointeeType(p));
+		if (a.kind == CXType_ConstantArray || a.kind == CXType_IncompleteArray) {
+			CXType ae = clang_getCanonicalType(clang_getArrayElementType(a));
+			if (clang_equalTypes(pp, ae) ||
+			    (pp.kind != CXType_ConstantArray && same_unqual(pp, ae) &&
+			     as_qualified(pp, ae)))
+				return KP_ARG_DECAY;
+		} else if (a.kind == CXType_Pointer) {
+			CXType ap = clang_getCanonicalType(clang_getPointeeType(a));
+			if (clang_equalTypes(pp, ap))
+				return KP_ARG_SAME;
+			if (pp.kind != CXType_ConstantArray && same_unqual(pp, ap) &&
+			    as_qualified(pp, ap))
+				return KP_ARG_QUAL;
+		}
+		return KP_ARG_OTHER;
+	}
+	return type_arith(clang_getUnqualifiedType(p)) && type_arith(clang_getUnqualifiedType(a))
+		       ? KP_ARG_ARITH
+		       : KP_ARG_OTHER;
+}
+
+/* The expression under the implicit conversions libclang shows as
+ * unexposed wrappers of one child. */
+static CXCursor under_implicit(CXCursor cur)
+{
+	for (int i = 0; i < 16 && clang_getCursorKind(cur) == CXCursor_UnexposedExpr; i++) {
+		cursor_list l = {0};
+		clang_visitChildren(cur, collect, &l);
+		CXCursor one = l.n == 1 ? l.v[0] : clang_getNullCursor();
+		free(l.v);
+		if (clang_Cursor_isNull(one))
+			break;
+		cur = one;
+	}
+	return cur;
+}
+
+/* kp_node.arg_conv of a call of a function declared outside system
+ * headers (a load helper), from the callee's parameter types as the call
+ * sees them (a template's instantiated ones); NULL when unknown. */
+static unsigned char *call_arg_conv(pctx *c, CXCursor call, CXCursor ref, int nargs)
+{
+	enum CXCursorKind rk = clang_getCursorKind(ref);
+	if ((rk != CXCursor_FunctionDecl && rk != CXCursor_FunctionTemplate) || nargs <= 0 ||
+	    clang_Location_isInSystemHeader(clang_getCursorLocation(ref)) ||
+	    clang_Cursor_getNumArguments(call) != nargs)
+		return NULL;
+	cursor_list l = {0};
+	clang_visitChildren(call, collect, &l);
+	CXType ft = l.n ? clang_getCursorType(under_implicit(l.v[0])) : (CXType){0};
+	free(l.v);
+	if (ft.kind != CXType_FunctionProto || clang_getNumArgTypes(ft) < nargs)
+		return NULL;
+	unsigned char *v = kp_arena_alloc(&c->f->arena, (size_t)nargs);
+	for (int i = 0; i < nargs; i++) {
+		CXCursor a = under_implicit(clang_Cursor_getArgument(call, (unsigned)i));
+		v[i] = (unsigned char)arg_relation(clang_getArgType(ft, (unsigned)i),
+						   clang_getCursorType(a));
+	}
+	return v;
+}
+
 /* An operator call clang left unresolved in a template (an overload set
  * in scope, an operand of dependent type) has no spelling: its name is
  * the operator token, where its callee (lhs, callee, rhs) stands. */
@@ -790,6 +937,24 @@ static kp_node *convert(pctx *c, CXCursor cur)
 	return n;
 }
 
+/* The function template an implicit instantiation (the callee of a call
+ * that names its arguments or has them deduced, outside a template) was
+ * made from, which is the definition kpipe reads; any other cursor as it
+ * is (an explicit specialisation has a body of its own). */
+static CXCursor template_of(CXCursor ref)
+{
+	if (clang_getCursorKind(ref) != CXCursor_FunctionDecl)
+		return ref;
+	CXCursor t = clang_getSpecializedCursorTemplate(ref);
+	if (clang_Cursor_isNull(t) || clang_getCursorKind(t) != CXCursor_FunctionTemplate)
+		return ref;
+	CXFile f1, f2;
+	unsigned o1, o2;
+	clang_getSpellingLocation(clang_getCursorLocation(ref), &f1, NULL, NULL, &o1);
+	clang_getSpellingLocation(clang_getCursorLocation(t), &f2, NULL, NULL, &o2);
+	return f1 && f2 && clang_File_isEqual(f1, f2) && o1 == o2 ? t : ref;
+}
+
 static kp_node *convert_node(pctx *c, CXCursor cur)
 {
 	kp_file *f = c->f;
@@ -832,10 +997,20 @@ static kp_node *convert_node(pctx *c, CXCursor cur)
 		CXCursor ref = clang_getCursorReferenced(cur);
 		if (!clang_Cursor_isNull(ref))
 			n->decl = decl_for(c, ref);
+		if (n->kind == KP_N_CALL && n->decl && !n->decl->tmpl &&
+		    !clang_equalCursors(template_of(ref), ref))
+			n->decl->tmpl = decl_for(c, template_of(ref));
+		if (n->kind == KP_N_CALL && n->decl && !n->decl->fn_why &&
+		    is_function_kind(clang_getCursorKind(ref)) &&
+		    clang_getCursorKind(ref) != CXCursor_FunctionDecl &&
+		    clang_getCursorKind(ref) != CXCursor_FunctionTemplate)
+			n->decl->fn_why = "it is a member of a class (kpipe inlines functions)";
 		if (n->kind == KP_N_CALL)
 			n->sync = call_sync(n->name, ref);
 		if (n->kind == KP_N_CALL && clang_Cursor_isNull(ref))
 			n->decl = single_overload(c, cur);
+		else if (n->kind == KP_N_CALL)
+			n->arg_conv = call_arg_conv(c, cur, ref, clang_Cursor_getNumArguments(cur));
 		if (n->kind == KP_N_DECLREF) {
 			long so = file_offset(c, clang_getCursorLocation(cur));
 			size_t nl = strlen(n->name);
@@ -926,6 +1101,11 @@ typedef struct {
 	int n, cap;
 	CXCursor *helpers; /* __device__ definitions without __shared__ arrays */
 	int nhelpers, caphelpers;
+	/* main-file definitions that are not helpers, and why (add_helpers
+	 * tells a kernel's callee why it is not inlined) */
+	CXCursor *others;
+	const char **other_why;
+	int nothers;
 } kernel_scan;
 
 /* Appends an instantiation unless one with the same argument text is
@@ -1415,6 +1595,47 @@ static void scan_launches(pctx *c)
 	free(ls.v);
 }
 
+/* Whether a template parameter is a pack (`typename... Ts`). */
+static int tparam_is_pack(pctx *c, CXCursor p)
+{
+	CXSourceRange r = clang_getCursorExtent(p);
+	long b = main_offset(c, clang_getRangeStart(r));
+	long no = main_offset(c, clang_getCursorLocation(p));
+	if (b < 0 || no < b || (size_t)no > c->f->len)
+		return 1;
+	return memmem(c->f->src + b, (size_t)(no - b), "...", 3) != NULL;
+}
+
+/* The default argument of a template parameter as written (`0U` in
+ * `size_t SKEW = 0U`, `int4` in `typename V = int4`), arena-owned, or
+ * NULL. */
+static const char *tparam_default(pctx *c, CXCursor p)
+{
+	CXSourceRange r = clang_getCursorExtent(p);
+	long b = main_offset(c, clang_getRangeStart(r)), e = main_offset(c, clang_getRangeEnd(r));
+	if (b < 0 || e <= b || (size_t)e > c->f->len)
+		return NULL;
+	const char *s = c->f->src;
+	int depth = 0;
+	for (long i = b; i < e; i++) {
+		char ch = s[i];
+		if (ch == '(' || ch == '[' || ch == '<' || ch == '{')
+			depth++;
+		else if ((ch == ')' || ch == ']' || ch == '>' || ch == '}') && depth)
+			depth--;
+		else if (ch == '=' && !depth && s[i + 1] != '=' && !strchr("!<>=", s[i - 1])) {
+			long j = e;
+			for (i++; i < j && strchr(" \t\r\n", s[i]); i++)
+				;
+			while (j > i && strchr(" \t\r\n", s[j - 1]))
+				j--;
+			return j > i ? kp_arena_strndup(&c->f->arena, s + i, (size_t)(j - i))
+				     : NULL;
+		}
+	}
+	return NULL;
+}
+
 /* A function definition (a kernel, a __device__ function with tiles, a
  * helper) converted: name, template parameters, parameters, body, launch
  * bounds. */
@@ -1445,9 +1666,21 @@ static kp_kernel *make_function(pctx *c, CXCursor cur, int is_template)
 			if (kk == CXCursor_NonTypeTemplateParameter && k->ntparams < KP_MAX_TARGS &&
 			    clang_getCursorType(l.v[i]).kind == CXType_Bool)
 				k->tparam_bool |= 1u << k->ntparams;
+			if (kk == CXCursor_TemplateTypeParameter && k->ntparams < 32)
+				k->tparam_type |= 1u << k->ntparams;
+			k->tparam_unusual |= tparam_is_pack(c, l.v[i]);
+			const char **dv = kp_arena_alloc(
+				&f->arena, sizeof(char *) * (size_t)(k->ntparams + 1));
+			if (k->ntparams)
+				memcpy(dv, k->tparam_defaults,
+				       sizeof(char *) * (size_t)k->ntparams);
+			dv[k->ntparams] = tparam_default(c, l.v[i]);
+			k->tparam_defaults = dv;
 			nv[k->ntparams++] = cx_dup(&f->arena, clang_getCursorSpelling(l.v[i]));
 			k->tparam_names = nv;
 			decl_for(c, l.v[i]);
+		} else if (kk == CXCursor_TemplateTemplateParameter) {
+			k->tparam_unusual = 1;
 		} else if (kk == CXCursor_ParmDecl) {
 			if (k->nparams == capp) {
 				capp = capp ? capp * 2 : 8;
@@ -1595,24 +1828,252 @@ static int collect_callees(kp_node *n, kp_node *parent, void *ud)
 {
 	(void)parent;
 	callee_set *cs = ud;
-	if (n->kind != KP_N_CALL || !n->decl || n->decl->kind != KP_D_FUNC || n->decl->fn)
+	kp_decl *d = n->kind == KP_N_CALL && n->decl && n->decl->tmpl ? n->decl->tmpl : n->decl;
+	if (n->kind != KP_N_CALL || !d || d->kind != KP_D_FUNC || d->fn)
 		return 1;
 	for (int i = 0; i < cs->n; i++)
-		if (cs->v[i] == n->decl)
+		if (cs->v[i] == d)
 			return 1;
 	if (cs->n == cs->cap) {
 		cs->cap = cs->cap ? cs->cap * 2 : 16;
 		cs->v = kp_xrealloc(cs->v, sizeof(*cs->v) * (size_t)cs->cap);
 	}
-	cs->v[cs->n++] = n->decl;
+	cs->v[cs->n++] = d;
 	return 1;
+}
+
+/* An implicit instantiation's callee gets its template's definition (or
+ * the reason there is none). */
+static int share_template_fn(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	(void)ud;
+	kp_decl *d = n->kind == KP_N_CALL ? n->decl : NULL;
+	if (d && d->tmpl && !d->fn) {
+		d->fn = d->tmpl->fn;
+		if (!d->fn_why)
+			d->fn_why = d->tmpl->fn_why;
+	}
+	return 1;
+}
+
+static const char *cuda_root(const char *cuda_path);
+static const char *stub_dir(const char *cuda_path);
+
+/* The qualified name of namespace cursor ns ("a::b"), arena-owned. */
+static const char *namespace_name(kp_arena *a, CXCursor ns)
+{
+	kp_strbuf qn = KP_STRBUF_INIT;
+	for (CXCursor p = ns; clang_getCursorKind(p) == CXCursor_Namespace;
+	     p = clang_getCursorSemanticParent(p)) {
+		CXString nm = clang_getCursorSpelling(p);
+		const char *nss = clang_getCString(nm);
+		char *prev = kp_strbuf_detach(&qn);
+		kp_strbuf_addf(&qn, "%s%s%s", nss && *nss ? nss : "(anonymous namespace)",
+			       *prev ? "::" : "", prev);
+		free(prev);
+		clang_disposeString(nm);
+	}
+	const char *r = kp_arena_strdup(a, kp_strbuf_str(&qn));
+	kp_strbuf_release(&qn);
+	return r;
+}
+
+typedef struct {
+	pctx *c;
+	const char *ns;
+} ns_scan;
+
+static enum CXChildVisitResult find_ns_type(CXCursor cur, CXCursor parent, CXClientData ud)
+{
+	(void)parent;
+	ns_scan *w = ud;
+	enum CXCursorKind k = clang_getCursorKind(cur);
+	if (k != CXCursor_TypeRef && k != CXCursor_TemplateRef)
+		return CXChildVisit_Recurse;
+	CXCursor p = clang_getCursorSemanticParent(clang_getCursorReferenced(cur));
+	if (clang_getCursorKind(p) != CXCursor_Namespace)
+		return CXChildVisit_Continue;
+	long o = file_offset(w->c, clang_getCursorLocation(cur));
+	if (o > 0) {
+		long j = o;
+		while (j > 0 && (w->c->f->src[j - 1] == ' ' || w->c->f->src[j - 1] == '\t'))
+			j--;
+		if (j > 0 && w->c->f->src[j - 1] == ':')
+			return CXChildVisit_Continue; /* qualified: ns::Vec */
+	}
+	w->ns = namespace_name(&w->c->f->arena, p);
+	return CXChildVisit_Break;
+}
+
+/* kp_kernel.ns_type of helper definition def. */
+static const char *ns_type_of(pctx *c, CXCursor def)
+{
+	ns_scan w = {c, NULL};
+	clang_visitChildren(def, find_ns_type, &w);
+	return w.ns;
+}
+
+/* The callee of cs named like cur (a definition) and declared by it,
+ * without a conversion or a reason yet; NULL otherwise. */
+static kp_decl *callee_of(pctx *c, const callee_set *cs, CXCursor cur)
+{
+	CXString nm = clang_getCursorSpelling(cur);
+	const char *name = clang_getCString(nm);
+	int called = 0;
+	for (int i = 0; i < cs->n && !called; i++)
+		called = name && !strcmp(cs->v[i]->name, name);
+	clang_disposeString(nm);
+	if (!called)
+		return NULL;
+	kp_decl *d = decl_for(c, cur);
+	for (int i = 0; i < cs->n; i++)
+		if (cs->v[i] == d)
+			return d && d->kind == KP_D_FUNC && !d->fn && !d->fn_why ? d : NULL;
+	return NULL;
+}
+
+/* Definitions outside the main file whose names the kernels call. */
+typedef struct {
+	pctx *c;
+	const callee_set *cs;
+	CXCursor *defs;
+	int n;
+} home_scan;
+
+static enum CXChildVisitResult find_home_helpers(CXCursor cur, CXCursor parent, CXClientData ud)
+{
+	(void)parent;
+	home_scan *h = ud;
+	enum CXCursorKind k = clang_getCursorKind(cur);
+	CXSourceLocation loc = clang_getCursorLocation(cur);
+	if (k == CXCursor_Namespace || k == CXCursor_LinkageSpec || k == CXCursor_UnexposedDecl)
+		return clang_Location_isInSystemHeader(loc) ? CXChildVisit_Continue
+							    : CXChildVisit_Recurse;
+	if ((k != CXCursor_FunctionDecl && k != CXCursor_FunctionTemplate) ||
+	    !clang_isCursorDefinition(cur) || main_offset(h->c, loc) >= 0)
+		return CXChildVisit_Continue;
+	kp_decl *d = callee_of(h->c, h->cs, cur);
+	if (d && k == CXCursor_FunctionDecl && clang_Cursor_getNumTemplateArguments(cur) > 0)
+		d->fn_why = "it is an explicit specialisation of a template";
+	if (!d || d->fn_why)
+		return CXChildVisit_Continue;
+	h->defs = kp_xrealloc(h->defs, sizeof(CXCursor) * (size_t)(h->n + 1));
+	h->defs[h->n++] = cur;
+	return CXChildVisit_Continue;
+}
+
+/* The offset of loc's expansion in `file`, -1 elsewhere. */
+static long offset_in(CXSourceLocation loc, CXFile file)
+{
+	CXFile lf;
+	unsigned off;
+	clang_getExpansionLocation(loc, &lf, NULL, NULL, &off);
+	return lf && clang_File_isEqual(lf, file) ? (long)off : -1;
+}
+
+/* Whether the real path abs lies under dir (a path, resolved here). */
+static int path_under(const char *abs, const char *dir)
+{
+	char *r = dir ? realpath(dir, NULL) : NULL;
+	size_t n = r ? strlen(r) : 0;
+	int under = r && !strncmp(abs, r, n) && (abs[n] == '/' || (n == 1 && r[0] == '/'));
+	free(r);
+	return under;
+}
+
+static const kp_unsaved *unsaved_for(const kp_parse_opts *o, const char *abs);
+
+/* The model of a project header holding helpers (f->helper_homes), made
+ * on first use with its pctx in hcs[]; NULL when it cannot be read. */
+static pctx *home_of(pctx *c, CXFile file, const char *abs, pctx **hcs)
+{
+	kp_file *f = c->f;
+	for (int i = 0; i < f->nhelper_homes; i++)
+		if (!strcmp(f->helper_homes[i]->abs_path, abs))
+			return *hcs + i;
+	kp_file *m = kp_xcalloc(1, sizeof(*m));
+	m->abs_path = kp_arena_strdup(&m->arena, abs);
+	char *shown = kp_display_path(abs);
+	m->path = kp_arena_strdup(&m->arena, shown);
+	free(shown);
+	const kp_unsaved *u = unsaved_for(c->o, abs);
+	int e = 0;
+	if (u) {
+		m->src = kp_xstrndup(u->text, u->len);
+		m->len = u->len;
+	} else
+		e = kp_read_file(abs, &m->src, &m->len);
+	if (e || memchr(m->src, '\0', m->len)) {
+		kp_file_release(m);
+		free(m);
+		return NULL;
+	}
+	f->helper_homes =
+		kp_xrealloc(f->helper_homes, sizeof(kp_file *) * (size_t)(f->nhelper_homes + 1));
+	f->helper_homes[f->nhelper_homes] = m;
+	*hcs = kp_xrealloc(*hcs, sizeof(pctx) * (size_t)(f->nhelper_homes + 1));
+	pctx *hc = *hcs + f->nhelper_homes++;
+	memset(hc, 0, sizeof(*hc));
+	hc->f = m;
+	hc->tu = c->tu;
+	hc->main = file;
+	hc->argv = c->argv;
+	hc->nargv = c->nargv;
+	return hc;
+}
+
+/* Converts a helper defined outside the main file (def) into d->fn, in
+ * the model of its header, or says in d->fn_why why not. */
+static void add_home_helper(pctx *c, CXCursor def, kp_decl *d, pctx **hcs)
+{
+	CXSourceLocation loc = clang_getCursorLocation(def);
+	CXFile file;
+	clang_getExpansionLocation(loc, &file, NULL, NULL, NULL);
+	CXString fn = clang_getFileName(file);
+	char *abs = clang_getCString(fn) ? realpath(clang_getCString(fn), NULL) : NULL;
+	clang_disposeString(fn);
+	attr_scan as = {c, 0, 0, 0, 0, 0, 0};
+	clang_visitChildren(def, scan_attrs, &as);
+	int shared = 0;
+	clang_visitChildren(def, find_shared_var, &shared);
+	CXSourceRange r = clang_getCursorExtent(def);
+	kp_arena *a = &c->f->arena;
+	if (!abs)
+		d->fn_why = "its definition is not in a file kpipe can read";
+	else if (clang_Location_isInSystemHeader(loc))
+		d->fn_why = kp_arena_printf(a, "it is defined in a system header (%s)", abs);
+	else if (path_under(abs, cuda_root(c->o->cuda_path)) ||
+		 (stub_dir(c->o->cuda_path) && path_under(abs, stub_dir(c->o->cuda_path))))
+		d->fn_why = kp_arena_printf(a, "it is defined in the CUDA toolkit (%s)", abs);
+	else if (as.global || !as.device)
+		d->fn_why = "it is not a __device__ function";
+	else if (shared)
+		d->fn_why = "it declares __shared__ arrays of its own";
+	else if (offset_in(clang_getRangeStart(r), file) < 0 ||
+		 offset_in(clang_getRangeEnd(r), file) < 0)
+		d->fn_why = "its definition is written by a macro";
+	pctx *hc = d->fn_why ? NULL : home_of(c, file, abs, hcs);
+	if (!d->fn_why && !hc)
+		d->fn_why = kp_arena_printf(a, "its header (%s) cannot be read", abs);
+	free(abs);
+	if (!hc)
+		return;
+	kp_kernel *k =
+		make_function(hc, def, clang_getCursorKind(def) == CXCursor_FunctionTemplate);
+	k->home = hc->f;
+	k->ns_type = ns_type_of(hc, def);
+	d->fn = k;
 }
 
 /* The helpers the kernels call, converted into their declarations'
  * kp_decl.fn (the pass that inlines load helpers reads them).  Only a
  * helper whose name a kernel calls is looked up: a file may hold
  * thousands of small __device__ functions, and each lookup (decl_for)
- * searches the declarations seen so far. */
+ * searches the declarations seen so far.  For the main file's model (c->o
+ * set), a helper defined in a project header is converted in a model of
+ * that header (kp_file.helper_homes); a callee that is not converted gets
+ * the reason in kp_decl.fn_why. */
 static void add_helpers(pctx *c, kernel_scan *ks)
 {
 	kp_file *f = c->f;
@@ -1620,24 +2081,50 @@ static void add_helpers(pctx *c, kernel_scan *ks)
 	for (int i = 0; i < f->nkernels; i++)
 		kp_node_walk(f->kernels[i]->body, NULL, collect_callees, &cs);
 	for (int h = 0; h < ks->nhelpers && cs.n; h++) {
-		CXString nm = clang_getCursorSpelling(ks->helpers[h]);
-		const char *name = clang_getCString(nm);
-		int called = 0;
-		for (int i = 0; i < cs.n && !called; i++)
-			called = name && !strcmp(cs.v[i]->name, name);
-		clang_disposeString(nm);
-		if (!called)
-			continue;
-		kp_decl *d = decl_for(c, ks->helpers[h]);
-		int is_callee = 0;
-		for (int i = 0; i < cs.n && !is_callee; i++)
-			is_callee = cs.v[i] == d;
-		if (d && d->kind == KP_D_FUNC && !d->fn && is_callee)
+		kp_decl *d = callee_of(c, &cs, ks->helpers[h]);
+		if (d) {
 			d->fn = make_function(c, ks->helpers[h],
 					      clang_getCursorKind(ks->helpers[h]) ==
 						      CXCursor_FunctionTemplate);
+			d->fn->ns_type = ns_type_of(c, ks->helpers[h]);
+		}
 	}
+	for (int h = 0; h < ks->nothers && cs.n; h++) {
+		kp_decl *d = callee_of(c, &cs, ks->others[h]);
+		if (d)
+			d->fn_why = ks->other_why[h];
+	}
+	if (c->o && cs.n) {
+		home_scan hs = {c, &cs, NULL, 0};
+		clang_visitChildren(clang_getTranslationUnitCursor(c->tu), find_home_helpers, &hs);
+		pctx *hcs = NULL;
+		for (int i = 0; i < hs.n; i++) {
+			kp_decl *d = callee_of(c, &cs, hs.defs[i]);
+			if (d)
+				add_home_helper(c, hs.defs[i], d, &hcs);
+		}
+		for (int i = 0; i < f->nhelper_homes; i++) {
+			free(hcs[i].dkeys);
+			free(hcs[i].dvals);
+			free(hcs[i].dindex);
+		}
+		free(hcs);
+		free(hs.defs);
+	}
+	for (int i = 0; i < cs.n; i++)
+		if (!cs.v[i]->fn && !cs.v[i]->fn_why && cs.v[i]->kind == KP_D_FUNC)
+			cs.v[i]->fn_why = "kpipe sees no definition of it outside system headers";
+	for (int i = 0; i < f->nkernels; i++)
+		kp_node_walk(f->kernels[i]->body, NULL, share_template_fn, NULL);
 	free(cs.v);
+}
+
+static void other_function(kernel_scan *ks, CXCursor cur, const char *why)
+{
+	ks->others = kp_xrealloc(ks->others, sizeof(CXCursor) * (size_t)(ks->nothers + 1));
+	ks->other_why = kp_xrealloc(ks->other_why, sizeof(char *) * (size_t)(ks->nothers + 1));
+	ks->others[ks->nothers] = cur;
+	ks->other_why[ks->nothers++] = why;
 }
 
 static enum CXChildVisitResult find_kernels(CXCursor cur, CXCursor parent, CXClientData ud)
@@ -1653,8 +2140,11 @@ static enum CXChildVisitResult find_kernels(CXCursor cur, CXCursor parent, CXCli
 		return CXChildVisit_Continue;
 	if (!clang_isCursorDefinition(cur))
 		return CXChildVisit_Continue;
-	if (k == CXCursor_FunctionDecl && clang_Cursor_getNumTemplateArguments(cur) > 0)
-		return CXChildVisit_Continue; /* explicit specialisation body: rare, skip */
+	if (k == CXCursor_FunctionDecl && clang_Cursor_getNumTemplateArguments(cur) > 0) {
+		/* explicit specialisation body: rare, skip */
+		other_function(ks, cur, "it is an explicit specialisation of a template");
+		return CXChildVisit_Continue;
+	}
 	attr_scan as = {ks->c, 0, 0, 0, 0, 0, 0};
 	clang_visitChildren(cur, scan_attrs, &as);
 	if (as.global) {
@@ -1663,10 +2153,16 @@ static enum CXChildVisitResult find_kernels(CXCursor cur, CXCursor parent, CXCli
 	}
 	/* a __device__ function with __shared__ arrays of its own: its
 	 * K-loops are candidates too (the kernels' launch bounds are its) */
-	if (!as.device || as.host)
+	if (!as.device) {
+		other_function(ks, cur, "it is not a __device__ function");
 		return CXChildVisit_Continue;
+	}
 	int shared = 0;
 	clang_visitChildren(cur, find_shared_var, &shared);
+	if (shared && as.host)
+		other_function(ks, cur, "it declares __shared__ arrays of its own");
+	if (shared && as.host)
+		return CXChildVisit_Continue;
 	if (!shared) {
 		/* a helper: converted only when a kernel calls it (add_helpers) */
 		if (ks->nhelpers == ks->caphelpers) {
@@ -1679,6 +2175,7 @@ static enum CXChildVisitResult find_kernels(CXCursor cur, CXCursor parent, CXCli
 	}
 	fill_kernel(ks, cur, k == CXCursor_FunctionTemplate);
 	ks->v[ks->n - 1]->is_device = 1;
+	other_function(ks, cur, "it declares __shared__ arrays of its own");
 	return CXChildVisit_Continue;
 }
 
@@ -2292,6 +2789,8 @@ static void build_model(pctx *c, const char *const *argv, int nstore)
 	free(ks.v);
 	add_helpers(c, &ks);
 	free(ks.helpers);
+	free(ks.others);
+	free(ks.other_why);
 	for (int i = 0; i < f->nkernels; i++)
 		if (f->kernels[i]->is_device)
 			device_callers(f, f->kernels[i]);
@@ -2673,6 +3172,7 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 	c.f = f;
 	c.tu = tu;
 	c.main = clang_getFile(tu, path);
+	c.o = o;
 	unsigned nd = clang_getNumDiagnostics(tu);
 	for (unsigned i = 0; i < nd; i++) {
 		CXDiagnostic d = clang_getDiagnostic(tu, i);

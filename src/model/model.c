@@ -17,6 +17,13 @@ void kp_file_release(kp_file *f)
 	free(f->headers);
 	f->headers = NULL;
 	f->nheaders = 0;
+	for (int i = 0; i < f->nhelper_homes; i++) {
+		kp_file_release(f->helper_homes[i]);
+		free(f->helper_homes[i]);
+	}
+	free(f->helper_homes);
+	f->helper_homes = NULL;
+	f->nhelper_homes = 0;
 	kp_arena_release(&f->arena);
 	free(f->src);
 	free(f->line_starts);

@@ -113,7 +113,39 @@ typedef struct kp_decl {
 	 * it (pass_inline.c).  NULL otherwise. */
 	struct kp_kernel *fn;
 	int in_namespace; /* declared in a namespace (not the global scope) */
+	/* KP_D_FUNC called by a kernel of the main file, fn NULL: why it was
+	 * not converted ("it is defined in a system header"), or NULL */
+	const char *fn_why;
+	/* KP_D_FUNC, an implicit instantiation of a function template (the
+	 * callee of a call outside a template that names the template's
+	 * arguments or has them deduced): the template's declaration, whose
+	 * definition is the one kpipe reads (fn and fn_why are then the
+	 * template's); NULL otherwise.  The instantiation keeps its own type:
+	 * the analysis reads its parameters as instantiated. */
+	struct kp_decl *tmpl;
+	/* clang's unified symbol resolution of a declaration that is not a
+	 * parameter or a local (a function, a global variable, an enumerator,
+	 * a field): the same in every parse of the unit, so the inline pass
+	 * can tell that a name means the same declaration in a trial parse.
+	 * NULL for parameters and locals. */
+	const char *usr;
 } kp_decl;
+
+/* How a call converts one argument to its parameter (kp_node.arg_conv),
+ * decided by the parser on canonical types: the same type (top-level
+ * qualifiers aside); the parameter's pointee or referee more qualified
+ * (`const float *` given `float *`); an array to a pointer to its element
+ * (`float (*)[16]` given `float[16][16]`), the element perhaps gaining
+ * const; an arithmetic conversion (`int` given `unsigned`); any other
+ * conversion; unknown (a dependent type in a template). */
+typedef enum {
+	KP_ARG_UNKNOWN,
+	KP_ARG_SAME,
+	KP_ARG_QUAL,
+	KP_ARG_DECAY,
+	KP_ARG_ARITH,
+	KP_ARG_OTHER
+} kp_arg_conv;
 
 struct kp_node {
 	kp_node_kind kind;
@@ -137,6 +169,10 @@ struct kp_node {
 	double fvalue;
 	kp_node **kids;
 	int nkids;
+	/* CALL of a function (not an operator): per argument (kids[1..]),
+	 * how it is converted to its parameter (kp_arg_conv); NULL when the
+	 * callee's parameters are not known (a dependent call) */
+	unsigned char *arg_conv;
 	/* FOR: the header's parts and the body, each one of kids or NULL when
 	 * absent (for (;;) has none).  The parser decides them from the
 	 * header's tokens (parse.c), so no later stage re-derives them from
@@ -163,6 +199,9 @@ typedef struct kp_kernel {
 	int ntparams;
 	const char **tparam_names;
 	unsigned tparam_bool;   /* bit i: template parameter i (< KP_MAX_TARGS) is a bool */
+	unsigned tparam_type;   /* bit i: template parameter i (< 32) is a type parameter */
+	int tparam_unusual;     /* a template template parameter or a pack, which
+				   tparam_names leaves out or counts as one */
 	int ninst;              /* instantiations seen in the file (launches, references,
 				   explicit instantiations), each once */
 	const char **inst_args; /* "32, 32, 8" per instantiation */
@@ -187,6 +226,19 @@ typedef struct kp_kernel {
 	int line, col;
 	kp_decl **params;
 	int nparams;
+	/* Per template parameter, the text of its default argument as
+	 * written (`0U`, `int4`), or NULL; NULL when none has one. */
+	const char **tparam_defaults;
+	/* The model whose text holds this function (offsets, nodes and
+	 * declarations are its): NULL for the model it is found in, or a
+	 * model of a project header (kp_file.helper_homes) for a load helper
+	 * defined there. */
+	struct kp_file *home;
+	/* A load helper: the namespace of a type or template its body names
+	 * without qualification (`Vec` declared in `wt`), "wt" for the first
+	 * such, or NULL: a kernel outside that namespace would find another
+	 * declaration, or none. */
+	const char *ns_type;
 } kp_kernel;
 
 typedef struct {
@@ -261,6 +313,12 @@ typedef struct kp_file {
 	struct kp_file **headers;
 	int nheaders;
 	const char *abs_path; /* a header model's real path (NULL for the main file) */
+	/* The project headers (not system headers, not the CUDA toolkit's)
+	 * that define load helpers the main file's kernels call, each a model
+	 * holding only its path, text, the helpers (kp_kernel.home) and their
+	 * declarations.  Owned: kp_file_release() releases them. */
+	struct kp_file **helper_homes;
+	int nhelper_homes;
 } kp_file;
 
 /* Every identifier a transform declares begins with this prefix (the

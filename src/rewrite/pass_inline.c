@@ -2,23 +2,20 @@
  * pass_inline.c - the "inline" pass (pass.h): prepares K-loops that the
  * pipeline pass refuses only because their copies or tiles are out of its
  * sight.  A load helper (`load_tile<BM, BK>(A, As, lda, k0);`, a __device__
- * function of the same file handed the tile) is replaced at the call by
- * its body, with the parameters and template parameters replaced by the
- * call's arguments; an accessor macro whose body names a tile
- * (`#define AS(i, j) As[i][j]`) is expanded where the loop uses it, as the
- * preprocessor would.  The change is tried first: the unit is parsed again
- * with it, and the edits are kept only when the loop is then eligible and
- * planned; otherwise the loop is left as it was and a remark says what the
- * inlined loop was refused for.  Helpers stay in place for their other
- * callers.
- *
- * Inlining is exact: every argument is a name or a literal, substituted
- * where the body names the parameter (converted with static_cast to the
- * parameter's type when the types differ), the body never changes a
- * parameter, has no return, no barrier and no local that a substituted
- * name would meet, and names nothing of its namespace.
+ * function of the same file or of a project header, handed the tile) is
+ * replaced at the call by its body (inline_call.c); an accessor macro
+ * whose body names a tile (`#define AS(i, j) As[i][j]`) is expanded where
+ * the loop uses it, as the preprocessor would.  The change is tried
+ * first: the unit is parsed again with it, and the edits are kept only
+ * when the unit has no new error, every name of an inlined body still
+ * means the declaration it meant in the helper, and the loop is then
+ * eligible and planned; otherwise the loop is left as it was and a remark
+ * says why.  Every loop refused for its helpers gets one or the other.
+ * Helpers stay in place for their other callers; a header is never
+ * edited.
  */
 #include "inline.h"
+#include "inline_call.h"
 #include "pass.h"
 
 #include "plan.h"
@@ -27,457 +24,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------ tokens */
-
-static int ident_start(char ch)
-{
-	return ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
-}
-static int ident_char(char ch) { return ident_start(ch) || (ch >= '0' && ch <= '9'); }
-
-/* Skips a comment or a string/character literal at s[i]; returns the
- * offset after it, or i when there is none. */
-static size_t skip_opaque(const char *s, size_t i, size_t n)
-{
-	if (i + 1 < n && s[i] == '/' && s[i + 1] == '/') {
-		while (i < n && s[i] != '\n')
-			i++;
-		return i;
-	}
-	if (i + 1 < n && s[i] == '/' && s[i + 1] == '*') {
-		const char *e = strstr(s + i + 2, "*/");
-		return e && (size_t)(e - s) + 2 <= n ? (size_t)(e - s) + 2 : n;
-	}
-	if (s[i] == '"' || s[i] == '\'') {
-		char q = s[i++];
-		while (i < n && s[i] != q)
-			i += s[i] == '\\' ? 2 : 1;
-		return i < n ? i + 1 : n;
-	}
-	return i;
-}
-
-/* Whether `name` is an identifier token of s[0, n). */
-static int text_names(const char *s, size_t n, const char *name)
-{
-	size_t nl = strlen(name);
-	for (size_t i = 0; i < n;) {
-		size_t j = skip_opaque(s, i, n);
-		if (j != i) {
-			i = j;
-			continue;
-		}
-		if (!ident_start(s[i]) || (i && ident_char(s[i - 1]))) {
-			i++;
-			continue;
-		}
-		size_t e = i;
-		while (e < n && ident_char(s[e]))
-			e++;
-		if (e - i == nl && !strncmp(s + i, name, nl))
-			return 1;
-		i = e;
-	}
-	return 0;
-}
-
-/* text[0, n) with each run of white space made one space, arena-owned. */
-static const char *one_line(kp_file *f, const char *text, size_t n)
-{
-	char *o = kp_arena_alloc(&f->arena, n + 1);
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		int ws = text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r';
-		if (!ws)
-			o[k++] = text[i];
-		else if (k && o[k - 1] != ' ')
-			o[k++] = ' ';
-	}
-	o[k] = '\0';
-	return o;
-}
-
-/* A name or a number: an argument substituted as it is. */
-static int simple_text(const char *t)
-{
-	if (!*t)
-		return 0;
-	for (const char *p = t; *p; p++)
-		if (!ident_char(*p) && *p != '.')
-			return 0;
-	return 1;
-}
-
-/* ------------------------------------------------------------ types */
-
-/* A type without top-level const, arrays decayed ("const uint" -> "uint",
- * "float[BM * BK]" -> "float *"), arena-owned. */
-static const char *value_type(kp_file *f, const char *t)
-{
-	if (!t)
-		return "";
-	while (!strncmp(t, "const ", 6))
-		t += 6;
-	size_t n = strlen(t);
-	for (int again = 1; again;) {
-		static const char *const tail[] = {" const", " __restrict__", " __restrict",
-						   "__restrict__", "__restrict"};
-		again = 0;
-		for (size_t i = 0; i < KP_ARRAY_LEN(tail); i++) {
-			size_t tl = strlen(tail[i]);
-			if (n > tl && !strncmp(t + n - tl, tail[i], tl)) {
-				n -= tl;
-				again = 1;
-			}
-		}
-		while (n && t[n - 1] == ' ')
-			n--;
-	}
-	/* a reference to an array is bound to the array: "float (&)[16][16]" */
-	const char *ra = strstr(t, " (&)[");
-	if (ra && (size_t)(ra - t) < n)
-		return kp_arena_printf(&f->arena, "%.*s%.*s", (int)(ra - t), t,
-				       (int)(n - (size_t)(ra + 4 - t)), ra + 4);
-	const char *br = memchr(t, '[', n);
-	if (br && t[n - 1] == ']' && !memchr(br + 1, '[', (size_t)(t + n - br - 1)) &&
-	    !strstr(t, "(&)")) {
-		size_t b = (size_t)(br - t);
-		while (b && t[b - 1] == ' ')
-			b--;
-		return kp_arena_printf(&f->arena, "%.*s *", (int)b, t);
-	}
-	return kp_arena_printf(&f->arena, "%.*s", (int)n, t);
-}
-
-/* ------------------------------------------------------------ one call */
-
-typedef struct {
-	kp_file *f;
-	kp_kernel *h;       /* the helper */
-	const char **sub;   /* per parameter, then per template parameter: the text */
-	const char *why;    /* why it cannot be inlined */
-	const kp_kernel *k; /* the calling kernel */
-} inliner;
-
-static int local_names(kp_node *n, kp_node *parent, void *ud)
-{
-	(void)parent;
-	inliner *in = ud;
-	if (in->why)
-		return 0;
-	kp_kernel *h = in->h;
-	if (n->kind == KP_N_RETURN)
-		in->why = "its body returns early";
-	else if (n->kind == KP_N_CALL && n->sync != KP_SYNC_NONE)
-		in->why = "its body has a barrier";
-	else if (n->kind == KP_N_LAMBDA)
-		in->why = "its body has a lambda";
-	else if (n->kind == KP_N_SIZEOF && n->in_main) {
-		const char *t = kp_node_text(in->f, n);
-		for (int i = 0; i < h->nparams && !in->why; i++)
-			if (text_names(t, strlen(t), h->params[i]->name))
-				in->why =
-					kp_arena_printf(&in->f->arena,
-							"its body takes the size of its parameter "
-							"'%s'",
-							h->params[i]->name);
-	} else if (n->kind == KP_N_VARDECL && n->name) {
-		for (int i = 0; i < h->nparams + h->ntparams && !in->why; i++)
-			if (text_names(in->sub[i], strlen(in->sub[i]), n->name) ||
-			    (i < h->nparams && !strcmp(h->params[i]->name, n->name)) ||
-			    (i >= h->nparams && !strcmp(h->tparam_names[i - h->nparams], n->name)))
-				in->why = kp_arena_printf(&in->f->arena,
-							  "its local '%s' would hide a name of the "
-							  "call",
-							  n->name);
-	} else if (n->kind == KP_N_DECLREF && n->decl && n->decl->in_namespace &&
-		   (n->decl->kind == KP_D_VAR || n->decl->kind == KP_D_FUNC ||
-		    n->decl->kind == KP_D_ENUM))
-		in->why = kp_arena_printf(&in->f->arena,
-					  "its body names '%s' of a namespace, which the kernel "
-					  "would have to qualify",
-					  n->name);
-	return !in->why;
-}
-
-/* Whether the kernel declares `name` (a parameter or a local), which a
- * free name of the body would then mean. */
-static int kernel_declares(const kp_kernel *k, const char *name);
-
-static int free_names(kp_node *n, kp_node *parent, void *ud)
-{
-	(void)parent;
-	inliner *in = ud;
-	if (in->why || n->kind != KP_N_DECLREF || !n->decl || !n->name)
-		return !in->why;
-	const kp_decl *d = n->decl;
-	if (d->in_main && d->begin >= in->h->begin && d->end <= in->h->end)
-		return 1; /* a parameter or a local of the helper */
-	if (kernel_declares(in->k, n->name))
-		in->why = kp_arena_printf(&in->f->arena,
-					  "its body names '%s', which the calling kernel declares "
-					  "too",
-					  n->name);
-	return !in->why;
-}
-
-static int declares_name(kp_node *n, kp_node *parent, void *ud)
-{
-	(void)parent;
-	void **w = ud;
-	if (n->kind == KP_N_VARDECL && n->name && !strcmp(n->name, w[0]))
-		w[1] = n;
-	return !w[1];
-}
-
-static int kernel_declares(const kp_kernel *k, const char *name)
-{
-	for (int i = 0; i < k->nparams; i++)
-		if (k->params[i] && !strcmp(k->params[i]->name, name))
-			return 1;
-	void *w[2] = {(void *)name, NULL};
-	kp_node_walk(k->body, NULL, declares_name, w);
-	return w[1] != NULL;
-}
-
-/* The explicit template arguments of the callee's spelling
- * (`wt::load<BM, 4>`), split at top-level commas into in->sub after the
- * parameters.  Returns the number found, -1 when malformed. */
-static int template_args(inliner *in, const char *callee)
-{
-	const char *lt = strchr(callee, '<');
-	if (!lt)
-		return 0;
-	int n = 0, depth = 0;
-	const char *start = lt + 1;
-	for (const char *p = lt + 1; *p; p++) {
-		if (*p == '<' || *p == '(' || *p == '[')
-			depth++;
-		else if ((*p == ')' || *p == ']') && depth)
-			depth--;
-		else if (*p == '>' && depth)
-			depth--;
-		else if (depth == 0 && (*p == ',' || *p == '>')) {
-			while (*start == ' ')
-				start++;
-			size_t len = (size_t)(p - start);
-			while (len && start[len - 1] == ' ')
-				len--;
-			if (n < in->h->ntparams) {
-				const char *t = one_line(in->f, start, len);
-				in->sub[in->h->nparams + n] =
-					simple_text(t) ? t
-						       : kp_arena_printf(&in->f->arena, "(%s)", t);
-			}
-			n++;
-			start = p + 1;
-			if (*p == '>')
-				return p[1] ? -1 : n;
-		}
-	}
-	return -1;
-}
-
-/* The text each parameter becomes (in->sub), or in->why. */
-static void bind_args(inliner *in, const kp_node *call)
-{
-	kp_kernel *h = in->h;
-	const kp_node *callee = kp_node_strip(call->kids[0]);
-	if (!callee || callee->kind != KP_N_DECLREF || call->nkids - 1 != h->nparams) {
-		in->why = "the call does not pass every parameter by position";
-		return;
-	}
-	int nt = template_args(in, kp_node_text(in->f, callee));
-	if (nt != h->ntparams) {
-		in->why = "the call does not spell every template argument";
-		return;
-	}
-	for (int i = 0; i < h->nparams && !in->why; i++) {
-		kp_decl *p = h->params[i];
-		const kp_node *a = kp_node_strip(call->kids[i + 1]);
-		const char *t = a ? kp_node_text(in->f, a) : "";
-		if (!a || !simple_text(t) || a->from_macro) {
-			in->why = kp_arena_printf(&in->f->arena,
-						  "argument %d ('%s') is an expression: kpipe "
-						  "inlines names and literals",
-						  i + 1, t);
-			break;
-		}
-		if (kp_assigned_in(h, p)) {
-			in->why = kp_arena_printf(&in->f->arena,
-						  "the body changes its parameter '%s'", p->name);
-			break;
-		}
-		const char *pt = value_type(in->f, p->type);
-		const char *at = value_type(
-			in->f, a->kind == KP_N_DECLREF && a->decl ? a->decl->type : a->type);
-		int same = !strcmp(pt, at) ||
-			   (!strncmp(pt, "const ", 6) && !strcmp(pt + 6, at) && strchr(at, '*'));
-		if (same)
-			in->sub[i] = t;
-		else if (!strpbrk(pt, "*&[") && !strpbrk(at, "*&[") && *pt)
-			in->sub[i] = kp_arena_printf(&in->f->arena, "static_cast<%s>(%s)", pt, t);
-		else
-			in->why =
-				kp_arena_printf(&in->f->arena,
-						"argument %d ('%s', %s) does not have the type of "
-						"parameter '%s' (%s)",
-						i + 1, t, at, p->name, pt);
-	}
-}
-
-/* The body's text with the substitutions, re-indented to `indent`. */
-static const char *body_text(inliner *in, const char *indent, int braces)
-{
-	kp_file *f = in->f;
-	kp_kernel *h = in->h;
-	const kp_node *b = h->body;
-	size_t s = b->begin + 1, e = b->end - 1;
-	while (s < e &&
-	       (f->src[s] == ' ' || f->src[s] == '\t' || f->src[s] == '\n' || f->src[s] == '\r'))
-		s++;
-	while (e > s && (f->src[e - 1] == ' ' || f->src[e - 1] == '\t' || f->src[e - 1] == '\n' ||
-			 f->src[e - 1] == '\r'))
-		e--;
-	/* the indentation of the body's first line */
-	size_t ls = s;
-	while (ls > 0 && f->src[ls - 1] != '\n')
-		ls--;
-	size_t bind = s - ls;
-	kp_strbuf out = KP_STRBUF_INIT;
-	if (braces)
-		kp_strbuf_addf(&out, "{\n%s\t", indent);
-	const char *prev = ""; /* the last significant character before a name */
-	for (size_t i = s; i < e;) {
-		size_t j = skip_opaque(f->src, i, e);
-		if (j != i) {
-			kp_strbuf_add(&out, f->src + i, j - i);
-			i = j;
-			continue;
-		}
-		char ch = f->src[i];
-		if (ch == '\n') {
-			i++;
-			size_t k = 0;
-			while (k < bind && i < e && (f->src[i] == ' ' || f->src[i] == '\t'))
-				i++, k++;
-			if (i < e && f->src[i] != '\n' && f->src[i] != '\r')
-				kp_strbuf_addf(&out, "\n%s%s", indent, braces ? "\t" : "");
-			else
-				kp_strbuf_addc(&out, '\n');
-			continue;
-		}
-		if (ident_start(ch) && !(i > s && ident_char(f->src[i - 1]))) {
-			size_t w = i;
-			while (w < e && ident_char(f->src[w]))
-				w++;
-			size_t q = w;
-			while (q < e && f->src[q] == ' ')
-				q++;
-			int member = !strcmp(prev, ".") || !strcmp(prev, "->") ||
-				     !strcmp(prev, "::") ||
-				     (q + 1 < e && f->src[q] == ':' && f->src[q + 1] == ':');
-			const char *rep = NULL;
-			for (int p = 0; p < h->nparams + h->ntparams && !member && !rep; p++) {
-				const char *nm = p < h->nparams ? h->params[p]->name
-								: h->tparam_names[p - h->nparams];
-				if (strlen(nm) == w - i && !strncmp(nm, f->src + i, w - i))
-					rep = in->sub[p];
-			}
-			if (rep)
-				kp_strbuf_adds(&out, rep);
-			else
-				kp_strbuf_add(&out, f->src + i, w - i);
-			prev = "";
-			i = w;
-			continue;
-		}
-		if (ch != ' ' && ch != '\t') {
-			prev = ch == '.'                                    ? "."
-			       : ch == '>' && i > s && f->src[i - 1] == '-' ? "->"
-			       : ch == ':' && i > s && f->src[i - 1] == ':' ? "::"
-									    : "x";
-		}
-		kp_strbuf_addc(&out, ch);
-		i++;
-	}
-	if (braces)
-		kp_strbuf_addf(&out, "\n%s}", indent);
-	const char *r = kp_arena_strdup(&f->arena, kp_strbuf_str(&out));
-	kp_strbuf_release(&out);
-	return r;
-}
-
-static int top_decl(kp_node *n)
-{
-	for (int i = 0; n && i < n->nkids; i++)
-		if (n->kids[i]->kind == KP_N_DECLSTMT)
-			return 1;
-	return 0;
-}
-
-/* The edit that inlines `call` (a statement of its own, in k): appended to
- * ed, or a reason in *why. */
-static void inline_call(kp_file *f, const kp_kernel *k, const kp_node *call, kp_edits *ed,
-			int no_comment, const char **why)
-{
-	kp_kernel *h = call->decl->fn;
-	inliner in = {f, h, NULL, NULL, k};
-	if (!h->body || !h->body->in_main || !call->in_main || call->from_macro) {
-		*why = "its body or the call is not spelled in this file";
-		return;
-	}
-	if (strncmp(call->decl->type ? call->decl->type : "", "void (", 6)) {
-		*why = "it returns a value";
-		return;
-	}
-	in.sub = kp_arena_alloc(&f->arena, sizeof(char *) * (size_t)(h->nparams + h->ntparams + 1));
-	bind_args(&in, call);
-	if (!in.why &&
-	    text_names(f->src + h->body->begin, h->body->end - h->body->begin, "decltype"))
-		in.why = "its body uses decltype";
-	if (!in.why)
-		kp_node_walk(h->body, NULL, local_names, &in);
-	if (!in.why)
-		kp_node_walk(h->body, NULL, free_names, &in);
-	if (in.why) {
-		*why = in.why;
-		return;
-	}
-	size_t semi = call->end;
-	while (semi < f->len &&
-	       (f->src[semi] == ' ' || f->src[semi] == '\t' || f->src[semi] == '\n'))
-		semi++;
-	size_t ls = call->begin;
-	while (ls > 0 && (f->src[ls - 1] == ' ' || f->src[ls - 1] == '\t'))
-		ls--;
-	if (semi >= f->len || f->src[semi] != ';' || (ls > 0 && f->src[ls - 1] != '\n')) {
-		*why = "the call is not a statement on lines of its own";
-		return;
-	}
-	const char *indent = kp_range_text(f, (unsigned)ls, call->begin);
-	const char *body = body_text(&in, indent, top_decl(h->body));
-	const char *text =
-		no_comment ? kp_arena_printf(&f->arena, "%s", body)
-			   : kp_arena_printf(&f->arena,
-					     "/* kpipe: %s inlined here, so that its copies are "
-					     "pipelined with the loop */\n%s%s",
-					     one_line(f, f->src + call->kids[0]->begin,
-						      call->kids[0]->end - call->kids[0]->begin),
-					     indent, body);
-	kp_edits_add(ed, call->begin, (unsigned)(semi + 1 - call->begin), text);
-}
-
 /* ------------------------------------------------------------ macros */
 
-static int punct(char ch) { return ch && !ident_char(ch) && !strchr(" \t\n\r()[]{},;", ch); }
+static int punct(char ch) { return ch && !kp_inl_ident_char(ch) && !strchr(" \t\n\r()[]{},;", ch); }
 
 /* Appends `t` to `out`, with a space before it where its first character
  * would otherwise join the one before into another token (`-` `-1`). */
 static void add_token_safe(kp_strbuf *out, const char *t, size_t n)
 {
 	char last = out->len ? out->buf[out->len - 1] : 0;
-	if (n && ((ident_char(last) && ident_char(t[0])) || (punct(last) && punct(t[0]))))
+	if (n &&
+	    ((kp_inl_ident_char(last) && kp_inl_ident_char(t[0])) || (punct(last) && punct(t[0]))))
 		kp_strbuf_addc(out, ' ');
 	kp_strbuf_add(out, t, n);
 }
@@ -489,9 +46,9 @@ static unsigned macro_args(const kp_file *f, unsigned at, const char **name, kp_
 			   unsigned *ab, unsigned *ae, int *na)
 {
 	unsigned i = at;
-	while (i < f->len && ident_char(f->src[i]))
+	while (i < f->len && kp_inl_ident_char(f->src[i]))
 		i++;
-	if (i == at || !ident_start(f->src[at]))
+	if (i == at || !kp_inl_ident_start(f->src[at]))
 		return 0;
 	*name = kp_arena_printf(&ar->arena, "%.*s", (int)(i - at), f->src + at);
 	while (i < f->len && (f->src[i] == ' ' || f->src[i] == '\t' || f->src[i] == '\n'))
@@ -502,7 +59,7 @@ static unsigned macro_args(const kp_file *f, unsigned at, const char **name, kp_
 	*na = 0;
 	unsigned start = i + 1;
 	for (i++; i < f->len;) {
-		size_t j = skip_opaque(f->src, i, f->len);
+		size_t j = kp_inl_skip_opaque(f->src, i, f->len);
 		if (j != i) {
 			i = (unsigned)j;
 			continue;
@@ -562,7 +119,7 @@ static const char *expand_macro(kp_file *f, unsigned at, unsigned spell, unsigne
 	while (i < f->len && (f->src[i] == ' ' || f->src[i] == '\t'))
 		i++;
 	size_t nl = strlen(*name);
-	if (strncmp(f->src + i, "define", 6) || ident_char(f->src[i + 6])) {
+	if (strncmp(f->src + i, "define", 6) || kp_inl_ident_char(f->src[i + 6])) {
 		*why = "its definition is not found";
 		return NULL;
 	}
@@ -578,9 +135,9 @@ static const char *expand_macro(kp_file *f, unsigned at, unsigned spell, unsigne
 	int np = 0;
 	for (i += (unsigned)nl + 1; i < f->len && f->src[i] != ')';) {
 		char ch = f->src[i];
-		if (ident_start(ch)) {
+		if (kp_inl_ident_start(ch)) {
 			unsigned w = i;
-			while (w < f->len && ident_char(f->src[w]))
+			while (w < f->len && kp_inl_ident_char(f->src[w]))
 				w++;
 			if (np == 16) {
 				*why = "it has too many parameters";
@@ -618,9 +175,9 @@ static const char *expand_macro(kp_file *f, unsigned at, unsigned spell, unsigne
 			       "macros such as #define AS(i, j) As[i][j])";
 			return NULL;
 		}
-		size_t j = skip_opaque(f->src, i, be);
-		if (j == i && ident_char(ch)) /* a name or a number, whole */
-			while (j < be && (ident_char(f->src[j]) || f->src[j] == '.'))
+		size_t j = kp_inl_skip_opaque(f->src, i, be);
+		if (j == i && kp_inl_ident_char(ch)) /* a name or a number, whole */
+			while (j < be && (kp_inl_ident_char(f->src[j]) || f->src[j] == '.'))
 				j++;
 		if (j == i)
 			j = i + 1;
@@ -631,16 +188,16 @@ static const char *expand_macro(kp_file *f, unsigned at, unsigned spell, unsigne
 			continue;
 		}
 		int p = -1;
-		for (int k = 0; k < np && p < 0 && ident_start(ch); k++)
+		for (int k = 0; k < np && p < 0 && kp_inl_ident_start(ch); k++)
 			if (plen[k] == j - i && !strncmp(params[k], f->src + i, j - i))
 				p = k;
-		if (ident_start(ch) && j - i == nl && !strncmp(f->src + i, *name, nl)) {
+		if (kp_inl_ident_start(ch) && j - i == nl && !strncmp(f->src + i, *name, nl)) {
 			kp_strbuf_release(&out);
 			*why = "its body names itself";
 			return NULL;
 		}
 		if (p >= 0) {
-			const char *a = one_line(f, f->src + ab[p], ae[p] - ab[p]);
+			const char *a = kp_inl_one_line(f, f->src + ab[p], ae[p] - ab[p]);
 			while (*a == ' ')
 				a++;
 			size_t al = strlen(a);
@@ -663,11 +220,12 @@ static const char *expand_macro(kp_file *f, unsigned at, unsigned spell, unsigne
 	char before = at ? f->src[at - 1] : 0, after = *end < f->len ? f->src[*end] : 0;
 	const char *r = kp_arena_printf(
 		&f->arena, "%s%s%s",
-		(ident_char(before) && ident_char(body[0])) || (punct(before) && punct(body[0]))
+		(kp_inl_ident_char(before) && kp_inl_ident_char(body[0])) ||
+				(punct(before) && punct(body[0]))
 			? " "
 			: "",
 		body,
-		*body && ((ident_char(after) && ident_char(body[strlen(body) - 1])) ||
+		*body && ((kp_inl_ident_char(after) && kp_inl_ident_char(body[strlen(body) - 1])) ||
 			  (punct(after) && punct(body[strlen(body) - 1])))
 			? " "
 			: "");
@@ -717,7 +275,7 @@ static int expand_macros(kp_file *f, const kp_loop *l, kp_edits *ed, kp_strbuf *
 			return -1;
 		}
 		kp_edits_add(ed, m.at[i], end - m.at[i], t);
-		if (!text_names(names->buf ? names->buf : "", names->len, name))
+		if (!kp_inl_names(names->buf ? names->buf : "", names->len, name))
 			kp_strbuf_addf(names, "%s%s", names->len ? ", " : "", name);
 	}
 	return 0;
@@ -725,23 +283,29 @@ static int expand_macros(kp_file *f, const kp_loop *l, kp_edits *ed, kp_strbuf *
 
 /* ------------------------------------------------------------ a loop */
 
+#define KP_INLINE_MAX_CALLS 16
+
 typedef struct {
-	kp_node *calls[8];
-	kp_node *parents[8];
-	int n;
-	unsigned before; /* where the loop's first barrier begins: loads come before it */
+	kp_node *calls[KP_INLINE_MAX_CALLS];
+	kp_node *parents[KP_INLINE_MAX_CALLS];
+	int n, more;
 } call_list;
 
+/* The calls the analysis reads as load helpers (handed a shared array),
+ * outermost ones only. */
 static int find_helper_calls(kp_node *n, kp_node *parent, void *ud)
 {
 	call_list *cl = ud;
-	if (n->kind == KP_N_CALL && n->decl && n->decl->kind == KP_D_FUNC && n->decl->fn &&
-	    n->end <= cl->before && kp_call_shared_arg(n) && cl->n < 8) {
+	if (n->kind != KP_N_CALL || !kp_call_shared_arg(n) ||
+	    (n->decl && n->decl->kind != KP_D_FUNC && n->decl->kind != KP_D_OTHER))
+		return 1;
+	if (cl->n == KP_INLINE_MAX_CALLS)
+		cl->more = 1;
+	else {
 		cl->calls[cl->n] = n;
 		cl->parents[cl->n++] = parent;
-		return 0;
 	}
-	return 1;
+	return 0;
 }
 
 static int refused_for(const kp_loop *l, const char *id)
@@ -762,11 +326,40 @@ static kp_loop *same_loop(const kp_analysis *an, const kp_loop *l)
 	return NULL;
 }
 
+/* Analyses and plans the loop of the trial parse g at l's place: NULL
+ * when it is pipelined (the plan into *out), else why not. */
+static const char *try_loop(const kp_inline_env *e, kp_file *f, kp_file *g, const kp_loop *l,
+			    const kp_inline_site *sites, int nsites, const kp_edits *ed,
+			    kp_inline_result *out)
+{
+	kp_analysis an;
+	kp_analyze(&an, g, e->ao);
+	kp_loop *l2 = same_loop(&an, l);
+	if (!l2)
+		return "the loop is not found again";
+	const char *why = kp_inline_same_names(f, sites, nsites, ed, g, l2->kernel);
+	if (why)
+		return why;
+	if (!l2->eligible)
+		return kp_arena_printf(&f->arena, "%s [%s]", l2->reasons[0].message,
+				       l2->reasons[0].id);
+	kp_plan p;
+	kp_plan_loop(&p, g, l2, e->arch, e->variant, e->stages);
+	if (!p.xform)
+		return kp_arena_printf(&f->arena, "%s [%s]", p.refuse_msg, p.refuse_id);
+	out->variant = p.xform->name;
+	out->stages = p.stages;
+	return NULL;
+}
+
 /* Parses the unit with ed applied and plans the loop at l's place:
  * NULL when it is pipelined (the plan into *out), else why not. */
 static const char *try_edits(const kp_inline_env *e, kp_file *f, const kp_loop *l,
-			     const kp_edits *ed, kp_inline_result *out)
+			     const kp_edits *ed, const kp_inline_site *sites, int nsites,
+			     kp_inline_result *out)
 {
+	if (!e->reparse)
+		return "kpipe cannot parse the changed unit here";
 	char *text = NULL;
 	size_t len = 0;
 	if (kp_edits_apply(ed, f->src, f->len, &text, &len))
@@ -778,27 +371,8 @@ static const char *try_edits(const kp_inline_env *e, kp_file *f, const kp_loop *
 		why = "the inlined code does not parse";
 	else if (tu->nerrors > e->tu->nerrors)
 		why = "the inlined code does not compile";
-	else {
-		kp_analysis an;
-		kp_analyze(&an, g, e->ao);
-		kp_loop *l2 = same_loop(&an, l);
-		if (!l2)
-			why = "the loop is not found again";
-		else if (!l2->eligible)
-			why = kp_arena_printf(&f->arena, "%s [%s]", l2->reasons[0].message,
-					      l2->reasons[0].id);
-		else {
-			kp_plan p;
-			kp_plan_loop(&p, g, l2, e->arch, e->variant, e->stages);
-			if (!p.xform)
-				why = kp_arena_printf(&f->arena, "%s [%s]", p.refuse_msg,
-						      p.refuse_id);
-			else {
-				out->variant = p.xform->name;
-				out->stages = p.stages;
-			}
-		}
-	}
+	else
+		why = try_loop(e, f, g, l, sites, nsites, ed, out);
 	free(text);
 	if (tu) {
 		kp_file_release(tu);
@@ -807,43 +381,83 @@ static const char *try_edits(const kp_inline_env *e, kp_file *f, const kp_loop *
 	return why;
 }
 
+/* Why load-helper call c (its parent statement p) of a kernel of f cannot
+ * be inlined, before its body is looked at; NULL when it is tried. */
+static const char *call_unfit(const kp_inline_env *e, const kp_file *f, const kp_node *c,
+			      const kp_node *p)
+{
+	if (!c->decl)
+		return "the call names no single function kpipe can see (an overload set, or a "
+		       "name resolved per instantiation)";
+	if (c->decl->kind != KP_D_FUNC)
+		return "it is not a plain function (a method, a functor or a pointer)";
+	if (!c->decl->fn)
+		return c->decl->fn_why ? c->decl->fn_why
+				       : "kpipe has no definition of it in the kernel's file";
+	if (c->decl->fn->home && f != e->tu)
+		return "it is defined in another file than the kernel's header";
+	if (!p || p->kind != KP_N_COMPOUND)
+		return "the call is not a statement of its own";
+	return NULL;
+}
+
+/* Inlines the load-helper calls of l's load phase into ed, their sites
+ * into sites/nsites and what was done into what; NULL or why not. */
+static const char *inline_calls(const kp_inline_env *e, kp_file *f, const kp_loop *l, kp_edits *ed,
+				kp_inline_site *sites, int *nsites, kp_strbuf *what)
+{
+	if (l->load_b < 0 || l->load_e > l->nstmts || l->load_b >= l->load_e)
+		return "kpipe finds no load phase in the loop";
+	call_list cl = {0};
+	for (int s = l->load_b; s < l->load_e; s++)
+		kp_node_walk(l->stmts[s], l->body, find_helper_calls, &cl);
+	if (cl.more)
+		return "the load phase calls more than 16 helpers";
+	if (!cl.n)
+		return "kpipe finds no helper call handed a tile in the load phase";
+	const char *why = NULL;
+	for (int i = 0; i < cl.n && !why; i++) {
+		const kp_node *callee = cl.calls[i]->kids[0];
+		const char *name = cl.calls[i]->name ? cl.calls[i]->name : "?";
+		if (callee && callee->in_main && callee->end <= f->len)
+			name = kp_inl_callee_name(f, callee);
+		why = call_unfit(e, f, cl.calls[i], cl.parents[i]);
+		if (!why)
+			kp_inline_call(f, l->kernel, cl.calls[i], ed, e->no_comment,
+				       &sites[*nsites], &why);
+		if (why)
+			why = kp_arena_printf(&f->arena, "the load helper '%s' is not inlined: %s",
+					      name, why);
+		else {
+			(*nsites)++;
+			if (!strstr(kp_strbuf_str(what), name))
+				kp_strbuf_addf(what, "%sinlined the load helper '%s'",
+					       what->len ? "; " : "", name);
+		}
+	}
+	return why;
+}
+
 void kp_inline_loop(const kp_inline_env *e, kp_file *f, const kp_loop *l, kp_edits *ed,
 		    kp_inline_result *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (l->eligible || l->bar1 < 0 || l->bar1 >= l->nstmts ||
-	    !(refused_for(l, "kpipe-load-in-helper") || refused_for(l, "kpipe-macro-array")))
+	int helper = refused_for(l, "kpipe-load-in-helper");
+	if (l->eligible || !(helper || refused_for(l, "kpipe-macro-array")))
 		return;
 	const char *why = NULL;
 	kp_strbuf what = KP_STRBUF_INIT, macros = KP_STRBUF_INIT;
-	if (refused_for(l, "kpipe-load-in-helper")) {
-		call_list cl = {0};
-		cl.before = l->stmts[l->bar1]->begin;
-		kp_node_walk(l->body, NULL, find_helper_calls, &cl);
-		for (int i = 0; i < cl.n && !why; i++) {
-			const kp_node *callee = cl.calls[i]->kids[0];
-			const char *name =
-				one_line(f, f->src + callee->begin, callee->end - callee->begin);
-			if (!cl.parents[i] || cl.parents[i]->kind != KP_N_COMPOUND)
-				why = "the call is not a statement of its own";
-			else
-				inline_call(f, l->kernel, cl.calls[i], ed, e->no_comment, &why);
-			if (why)
-				why = kp_arena_printf(&f->arena,
-						      "the load helper '%s' is not inlined: %s",
-						      name, why);
-			else if (!strstr(kp_strbuf_str(&what), name))
-				kp_strbuf_addf(&what, "%sinlined the load helper '%s'",
-					       what.len ? "; " : "", name);
-		}
-	}
+	kp_inline_site sites[KP_INLINE_MAX_CALLS];
+	int nsites = 0;
+	if (helper)
+		why = inline_calls(e, f, l, ed, sites, &nsites, &what);
 	if (!why && refused_for(l, "kpipe-macro-array") &&
 	    !expand_macros(f, l, ed, &macros, &why) && macros.len)
 		kp_strbuf_addf(&what, "%sexpanded the macro%s %s, whose bod%s the tiles",
 			       what.len ? "; " : "", strchr(macros.buf, ',') ? "s" : "", macros.buf,
 			       strchr(macros.buf, ',') ? "ies name" : "y names");
 	if (!why && ed->n) {
-		why = try_edits(e, f, l, ed, out);
+		why = try_edits(e, f, l, ed, sites, nsites, out);
 		if (why)
 			why = kp_arena_printf(
 				&f->arena,
@@ -851,6 +465,8 @@ void kp_inline_loop(const kp_inline_env *e, kp_file *f, const kp_loop *l, kp_edi
 				"as written: %s",
 				kp_strbuf_str(&what), why);
 	}
+	if (!why && !ed->n && helper)
+		why = "kpipe finds nothing to inline in the loop";
 	if (why) {
 		out->status = -1;
 		out->message = why;
@@ -865,8 +481,6 @@ void kp_inline_loop(const kp_inline_env *e, kp_file *f, const kp_loop *l, kp_edi
 
 static void inline_run(kp_pass_ctx *c)
 {
-	if (!c->reparse)
-		return;
 	kp_analyze_opts ao;
 	char *sk;
 	kp_rw_analyze_opts(c->o, c->tu->path, &ao, &sk);

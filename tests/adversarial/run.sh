@@ -287,15 +287,37 @@ check "helper_writes_tile: the dependent call is refused too" \
 	has helper_writes_tile.r "helper_writes_tile\.cu:43:16: warning: the compute phase passes the loaded tile 'Xs' to 'grab', which may write it: its parameter is not a pointer or reference to const \[kpipe-compute-writes-tile\]"
 # load helpers the inline pass must leave alone, each for its own reason
 refused helper_unsafe_inline "$in/helper_unsafe_inline.cu" 0 0 \
-	"helper_unsafe_inline\.cu:48:5: remark: the load helper 'h_bump' is not inlined: the body changes its parameter 'r0' \[kpipe-inline-refused\]"
-for want in "60:5: remark: the load helper 'h_ret' is not inlined: its body returns early" \
-	"72:5: remark: the load helper 'h_expr' is not inlined: argument 2 \('A \+ 1'\) is an expression" \
-	"84:5: remark: the load helper 'h_shadow' is not inlined: its local 'k0' would hide a name of the call" \
-	"96:5: remark: the loop is refused even once kpipe inlined the load helper 'h_reads', so it is left as written: .*\[kpipe-load-depends-on-compute\]" \
-	"108:5: remark: the load helper 'ns::h_const' is not inlined: its body names 'kSkew' of a namespace"; do
+	"helper_unsafe_inline\.cu:76:5: remark: the load helper 'h_bump' is not inlined: the body changes its parameter 'r0' \[kpipe-inline-refused\]"
+for want in "88:5: remark: the load helper 'h_ret' is not inlined: its body returns early" \
+	"101:5: remark: the load helper 'h_expr' is not inlined: argument 2 \('A \+ \(calls\+\+ & 0\)'\) cannot be bound to a local: an argument changes a variable" \
+	"113:5: remark: the load helper 'h_shadow' is not inlined: its local 'k0' would hide a name of the call" \
+	"125:5: remark: the loop is refused even once kpipe inlined the load helper 'h_reads', so it is left as written: .*\[kpipe-load-depends-on-compute\]" \
+	"137:5: remark: the load helper 'ns::h_const' is not inlined: its body names 'kSkew' of a namespace" \
+	"149:5: remark: the load helper 'h_spec<16>' is not inlined: it is an explicit specialisation of a template" \
+	"161:5: remark: the load helper 'h_bound' is not inlined: its parameter 'src' is bound to a local, and the call's arguments name 'src' too" \
+	"173:5: remark: the load helper 'h_default' is not inlined: argument 4 is not spelled at the call \(a default argument, or a macro's\)" \
+	"185:5: remark: the load helper 'h_macro' is not inlined: its body #defines, #undefs or #includes something"; do
 	check "helper_unsafe_inline: ${want%%:*}" has helper_unsafe_inline.r "helper_unsafe_inline\.cu:$want"
 done
-check "helper_unsafe_inline: six loops refused" has helper_unsafe_inline.r "nothing to pipeline \(6 loops found, 6 refused\)"
+check "helper_unsafe_inline: ten loops refused" has helper_unsafe_inline.r "nothing to pipeline \(10 loops found, 10 refused\)"
+# load helpers of a project header the inline pass must leave alone: the
+# header is never edited
+hh="$in/helper_header_unsafe.cuh"
+hh_sum=$(cksum <"$hh")
+refused helper_header_unsafe "$in/helper_header_unsafe.cu" 0 0 \
+	"helper_header_unsafe\.cu:26:5: remark: the load helper 'hh_scaled' is not inlined: its body names 'HH_SCALE', which the file #defines or #undefines again"
+for want in "38:5: remark: the loop is refused even once kpipe inlined the load helper 'hh_converted', so it is left as written: in the inlined copy of 'hh_converted', 'hh_conv' would mean another declaration than in the helper" \
+	"52:5: remark: the load helper 'hh_copy' is not inlined: the kernel is in namespace 'app' and the helper is not" \
+	"65:5: remark: the load helper 'lib::hh_offset' is not inlined: its body names a type of namespace 'lib' without qualification" \
+	"78:5: remark: the load helper 'hh_rows_copy' is not inlined: its body names 'hh_rows', which the calling kernel declares too" \
+	"90:5: remark: the load helper 'hh_deduced' is not inlined: the call leaves template argument 'W' to deduction" \
+	"103:5: remark: the load helper 'hh_copy' is not inlined: argument 2 \('A \+ \(calls\+\+ & 0\)'\) cannot be bound to a local: an argument changes a variable" \
+	"116:5: remark: the load helper 'hh_copy' is not inlined: argument 2 \('A \+ \*&r0 \* 0'\) lets the helper change 'r0'" \
+	"132:5: remark: the load helper 'hh_row' is not inlined: argument 1 \('&As\[rows\[threadIdx.y\]\]\[0\]'\) is a tile address that reads memory"; do
+	check "helper_header_unsafe: ${want%%:*}" has helper_header_unsafe.r "helper_header_unsafe\.cu:$want"
+done
+check "helper_header_unsafe: nine loops refused" has helper_header_unsafe.r "nothing to pipeline \(9 loops found, 9 refused\)"
+check "helper_header_unsafe: the header untouched" test "$(cksum <"$hh")" = "$hh_sum"
 # tile macros: one hides a write of the tile (expanded, still refused), one
 # stringifies (not expanded)
 refused macro_unsafe_expand "$in/macro_unsafe_expand.cu" 0 0 \

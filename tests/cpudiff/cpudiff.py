@@ -198,8 +198,27 @@ def pch_dir(cache):
     return d
 
 
-def build(label, src_path, spec, work, cache):
-    """Prepare, generate and compile one version; returns the executable."""
+def local_headers(src, dirs):
+    """The texts of the headers src includes with quotes (`#include "x.cuh"`)
+    found in dirs, and theirs in turn: part of a build's cache key."""
+    texts, seen, todo = [], set(), [src]
+    while todo:
+        for name in re.findall(r'^\s*#\s*include\s*"([^"]+)"', todo.pop(), re.M):
+            for d in dirs:
+                path = os.path.join(d, name)
+                if os.path.isfile(path) and path not in seen:
+                    seen.add(path)
+                    with open(path, encoding="utf-8", errors="replace") as f:
+                        texts.append(f.read())
+                    todo.append(texts[-1])
+                    break
+    return "".join(texts)
+
+
+def build(label, src_path, spec, work, cache, inc_dirs=()):
+    """Prepare, generate and compile one version; returns the executable.
+    inc_dirs: where the kernel's own headers (`#include "x.cuh"`) are found
+    (the folders of the original and of the rewrite)."""
     with open(src_path, encoding="utf-8", errors="replace") as f:
         src = f.read()
     try:
@@ -208,7 +227,8 @@ def build(label, src_path, spec, work, cache):
         raise SetupError("%s: %s" % (src_path, e))
     if reasons:
         raise Skip("%s: %s" % (src_path, "; ".join(reasons)))
-    key = file_hash(emulator_hash(), text, json.dumps(spec, sort_keys=True), launch_override(src) or "", " ".join(CXXFLAGS))
+    key = file_hash(emulator_hash(), text, json.dumps(spec, sort_keys=True), launch_override(src) or "", " ".join(CXXFLAGS),
+                    local_headers(src, inc_dirs))
     exe = os.path.join(cache, "h-%s.exe" % key)
     if os.path.exists(exe):
         return exe, key
@@ -220,7 +240,10 @@ def build(label, src_path, spec, work, cache):
         f.write(harness_source(spec, prepped, launch_override(src)))
     tmp = "%s.tmp%d-%s" % (exe, os.getpid(), label)
     pch = pch_dir(cache)
-    cmd = [CXX] + CXXFLAGS + (["-I", pch] if pch else []) + ["-I", os.path.join(HERE, "include"), "-I", HERE, tu, "-o", tmp]
+    cmd = [CXX] + CXXFLAGS + (["-I", pch] if pch else []) + ["-I", os.path.join(HERE, "include"), "-I", HERE]
+    for d in inc_dirs:
+        cmd += ["-iquote", d]
+    cmd += [tu, "-o", tmp]
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if r.returncode != 0:
         errs = [ln for ln in r.stdout.splitlines() if "error" in ln][:6]
@@ -388,8 +411,9 @@ def check(a, spec, spec_path, work, cache, inst=None):
     tol = spec.get("tolerance", {})
     print("cpudiff: %s vs %s (spec %s%s)" % (a.original, a.rewritten, spec_path, ", " + inst if inst else ""))
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-        f_orig = pool.submit(build, "orig", a.original, spec, work, cache)
-        f_rew = pool.submit(build, "rew", a.rewritten, spec, work, cache)
+        dirs = [os.path.dirname(os.path.abspath(p)) for p in (a.original, a.rewritten)]
+        f_orig = pool.submit(build, "orig", a.original, spec, work, cache, dirs)
+        f_rew = pool.submit(build, "rew", a.rewritten, spec, work, cache, dirs[::-1])
         orig_exe, orig_key = f_orig.result()
         try:
             rew_exe, rew_key = f_rew.result()

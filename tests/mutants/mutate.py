@@ -60,6 +60,7 @@ import glob
 import json
 import os
 import re
+import shutil
 import sys
 
 EXPECTED = {
@@ -856,6 +857,10 @@ def main():
 	if not files:
 		print("error: no samples in %s" % a.samples, file=sys.stderr)
 		return 2
+	# the samples' own headers (tile_loaders.cuh), beside the mutants that
+	# include them
+	for h in glob.glob(os.path.join(a.samples, "*.cuh")):
+		shutil.copy(h, a.out)
 	manifest, counts, skips = [], {k: 0 for k in KINDS}, 0
 	for path in files:
 		sample = os.path.splitext(os.path.basename(path))[0]

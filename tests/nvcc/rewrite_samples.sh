@@ -25,6 +25,8 @@ late_loads=" wmma_persistent_staged.register "
 # Their SASS step must pass or fail on the math count only.
 several_kloops=" attention_two_pass "
 kp_tmpdir nvcc-samples
+# the samples' own headers, for the rewrites written here
+cp "$root"/samples/*.cuh "$tmp/"
 # Steps 1-2 of `kpipe validate` passed.  The GPU steps are tests/gpu's
 # business: --sizes tiny keeps them short where there is a GPU; without one
 # they are skipped and the run is incomplete (exit 6).

@@ -663,3 +663,225 @@ Test(inline_pass, tile_macros, .init = kp_test_tmpdir_make, .fini = kp_test_tmpd
 	run_release(&x);
 	free(path);
 }
+
+static const char header_helper_h[] =
+	"// a project header's load helper\n"
+	"#define HL_ZERO 0.0f\n"
+	"template <typename T, int ROWS, int COLS, int SKEW = 0>\n"
+	"__device__ void hl_load(T tile[ROWS][COLS + SKEW], const T *src, int ld, int rows_left,\n"
+	"                        int tid)\n"
+	"{\n"
+	"    static_assert(COLS + SKEW >= COLS, \"skew\");\n"
+	"    for (int e = tid; e < ROWS * COLS; e += 256) {\n"
+	"        const int r = e / COLS, c = e % COLS;\n"
+	"        tile[r][c] = r < rows_left ? src[r * ld + c] : static_cast<T>(HL_ZERO);\n"
+	"    }\n"
+	"}\n";
+
+static const char header_helper_cu[] =
+	"#include \"hl.cuh\"\n"
+	"__global__ void hk(const float *__restrict__ A, float *__restrict__ C, int M, int K)\n"
+	"{\n"
+	"    __shared__ float As[32][16];\n"
+	"    const int tid = threadIdx.x, m0 = blockIdx.x * 32;\n"
+	"    float acc = 0.0f;\n"
+	"    for (int k0 = 0; k0 < K; k0 += 16) {\n"
+	"        hl_load<float, 32, 16>(As, A + (size_t)m0 * K + k0, K, M - m0, tid);\n"
+	"        __syncthreads();\n"
+	"        for (int kk = 0; kk < 16; ++kk)\n"
+	"            acc += As[tid % 32][kk];\n"
+	"        __syncthreads();\n"
+	"    }\n"
+	"    C[blockIdx.x * 256 + tid] = acc;\n"
+	"}\n";
+
+/* A template helper of a project header, called from a kernel that is not
+ * a template (the argument types compared by libclang: `float (*)[16]`
+ * given `float[32][16]`), with expressions for two arguments and its last
+ * template argument left to its default: its body is copied into the
+ * kernel, the expressions bound to const locals of the parameters' types,
+ * SKEW replaced by its default 0 (its macro HL_ZERO is not redefined by the
+ * file, so the copy may name it); the header is not edited and the helper
+ * is not copied; without the inline pass, nothing is pipelined. */
+Test(inline_pass, header_helper, .init = kp_test_tmpdir_make, .fini = kp_test_tmpdir_remove)
+{
+	char *hpath = kp_test_path("hl.cuh");
+	char *path = kp_test_path("hk.cu");
+	kp_test_write(hpath, header_helper_h, strlen(header_helper_h));
+	kp_test_write(path, header_helper_cu, strlen(header_helper_cu));
+	run_t x;
+	run_rewrite(&x, path, "cp-async", NULL, NULL, 0);
+	cr_assert_eq(x.rc, KP_EXIT_OK);
+	cr_assert_not_null(x.out);
+	int di = diag_index(&x.r, "kpipe-inlined");
+	cr_assert_geq(di, 0);
+	cr_assert_not_null(strstr(x.r.diags[di].message,
+				  "the load helper 'hl_load<float, 32, 16>'"),
+			   "%s", x.r.diags[di].message);
+	cr_assert_not_null(strstr(x.out, "const float *const src = A + (size_t)m0 * K + k0;"), "%s",
+			   x.out);
+	cr_assert_not_null(strstr(x.out, "const int rows_left = M - m0;"), "%s", x.out);
+	cr_assert_not_null(strstr(x.out, "static_assert(16 + 0 >= 16, \"skew\");"), "%s", x.out);
+	cr_assert_eq(count_of(x.out, "hl_load<float, 32, 16>(As"), 0, "the call is replaced");
+	cr_assert_eq(count_of(x.out, "__device__ void hl_load"), 0, "the helper is not copied");
+	cr_assert_eq(x.r.nheaders, 0, "no header is rewritten");
+	char *h = kp_test_read(hpath, NULL);
+	cr_assert_str_eq(h, header_helper_h, "the header is not edited");
+	free(h);
+	expect_fixes_give_text(&x.r, x.src, x.out);
+	run_release(&x);
+	run_rewrite(&x, path, "cp-async", "pipeline", NULL, 0);
+	cr_assert_eq(x.rc, KP_EXIT_NOTHING);
+	cr_assert_geq(diag_index(&x.r, "kpipe-load-in-helper"), 0);
+	run_release(&x);
+	free(path);
+	free(hpath);
+}
+
+static const char vec_helpers_src[] =
+	"__device__ float4 ld4(const float *p) { return *reinterpret_cast<const float4 *>(p); }\n"
+	"__device__ void st4(float *p, float4 v) { *reinterpret_cast<float4 *>(p) = v; }\n"
+	"__global__ void vk(const float *__restrict__ A, float *__restrict__ C, int K)\n"
+	"{\n"
+	"    __shared__ float As[16][16];\n"
+	"    const int t = threadIdx.x;\n"
+	"    float acc = 0.0f;\n"
+	"    for (int k0 = 0; k0 < K; k0 += 16) {\n"
+	"        __syncthreads();\n"
+	"        st4(&As[t / 4][4 * (t % 4)], ld4(A + (t / 4) * K + k0 + 4 * (t % 4)));\n"
+	"        __syncthreads();\n"
+	"        for (int kk = 0; kk < 16; ++kk)\n"
+	"            acc += As[t % 16][kk];\n"
+	"    }\n"
+	"    C[blockIdx.x * 64 + t] = acc;\n"
+	"}\n";
+
+/* The barrier at the top of the loop, and the store helper handed the
+ * load helper's call: st4's body is inlined, p replaced by the tile
+ * address, v bound to ld4's expression (its parameter replaced by the
+ * call's argument); the loop is then pipelined with cp.async. */
+Test(inline_pass, barrier_top_nested, .init = kp_test_tmpdir_make, .fini = kp_test_tmpdir_remove)
+{
+	char *path = kp_test_path("v.cu");
+	kp_test_write(path, vec_helpers_src, strlen(vec_helpers_src));
+	run_t x;
+	run_rewrite(&x, path, "cp-async", "inline", NULL, 0);
+	cr_assert_eq(x.rc, KP_EXIT_OK);
+	cr_assert_not_null(x.out);
+	cr_assert_geq(diag_index(&x.r, "kpipe-inlined"), 0);
+	cr_assert_not_null(
+		strstr(x.out,
+		       "const float4 v = (*reinterpret_cast<const float4 *>((A + (t / 4) * K "
+		       "+ k0 + 4 * (t % 4))));"),
+		"%s", x.out);
+	cr_assert_not_null(strstr(x.out,
+				  "*reinterpret_cast<float4 *>((&As[t / 4][4 * (t % 4)])) = v;"),
+			   "%s", x.out);
+	run_release(&x);
+	run_rewrite(&x, path, "cp-async", NULL, NULL, 0);
+	cr_assert_eq(x.rc, KP_EXIT_OK);
+	cr_assert_geq(diag_index(&x.r, "kpipe-pipelined"), 0);
+	cr_assert_not_null(strstr(x.out, "__pipeline_memcpy_async"), "%s", x.out);
+	run_release(&x);
+	free(path);
+}
+
+static const char arg_types_src[] =
+	"__device__ void by_row(float (*dst)[16], const float *src, int ld, int r0)\n"
+	"{\n"
+	"    dst[threadIdx.y][threadIdx.x] = src[(r0 + threadIdx.y) * ld + threadIdx.x];\n"
+	"}\n"
+	"__device__ void by_void(void *dst, const float *src, int ld, int r0)\n"
+	"{\n"
+	"    ((float *)dst)[threadIdx.y * 16 + threadIdx.x] = src[(r0 + threadIdx.y) * ld + "
+	"threadIdx.x];\n"
+	"}\n"
+	"__global__ void ka(const float *__restrict__ A, float *__restrict__ C, int K)\n"
+	"{\n"
+	"    __shared__ float As[16][16];\n"
+	"    float acc = 0.0f;\n"
+	"    for (int k0 = 0; k0 < K; k0 += 16) {\n"
+	"        by_row(As, A, K, k0);\n"
+	"        __syncthreads();\n"
+	"        acc += As[threadIdx.y][threadIdx.x];\n"
+	"        __syncthreads();\n"
+	"    }\n"
+	"    C[threadIdx.y * 16 + threadIdx.x] = acc;\n"
+	"}\n"
+	"__global__ void kb(const float *__restrict__ A, float *__restrict__ C, int K)\n"
+	"{\n"
+	"    __shared__ float Bs[16][16];\n"
+	"    float acc = 0.0f;\n"
+	"    for (int k0 = 0; k0 < K; k0 += 16) {\n"
+	"        by_void(Bs, A, K, k0);\n"
+	"        __syncthreads();\n"
+	"        acc += Bs[threadIdx.y][threadIdx.x];\n"
+	"        __syncthreads();\n"
+	"    }\n"
+	"    C[threadIdx.y * 16 + threadIdx.x] = acc;\n"
+	"}\n";
+
+/* Argument types compared by libclang, not as text: `float (*)[16]` given
+ * `float[16][16]` is the array decayed, inlined; `void *` given it is a
+ * conversion the substituted body would not make (pointer arithmetic,
+ * overloads), refused with both types printed as clang spells them. */
+Test(inline_pass, argument_types, .init = kp_test_tmpdir_make, .fini = kp_test_tmpdir_remove)
+{
+	char *path = kp_test_path("a.cu");
+	kp_test_write(path, arg_types_src, strlen(arg_types_src));
+	run_t x;
+	run_rewrite(&x, path, "register", NULL, NULL, 0);
+	cr_assert_eq(x.rc, KP_EXIT_OK);
+	int di = diag_index(&x.r, "kpipe-inlined");
+	cr_assert_geq(di, 0);
+	cr_assert_not_null(strstr(x.r.diags[di].message, "'by_row'"));
+	di = diag_index(&x.r, "kpipe-inline-refused");
+	cr_assert_geq(di, 0);
+	cr_assert_str_eq(
+		x.r.diags[di].message,
+		"the load helper 'by_void' is not inlined: argument 1 ('Bs', float[16][16]) "
+		"does not have the type of parameter 'dst' (void *)");
+	cr_assert_not_null(strstr(x.out, "As[kp_stage ^ 1][threadIdx.y][threadIdx.x] = "), "%s",
+			   x.out);
+	run_release(&x);
+	free(path);
+}
+
+static const char global_arg_src[] =
+	"__device__ int g_ld;\n"
+	"__device__ void copy16(float (&dst)[16][16], const float *src, int ld, int r0)\n"
+	"{\n"
+	"    dst[threadIdx.y][threadIdx.x] = src[(r0 + threadIdx.y) * ld + threadIdx.x];\n"
+	"}\n"
+	"__global__ void kg(const float *__restrict__ A, float *__restrict__ C, int K)\n"
+	"{\n"
+	"    __shared__ float As[16][16];\n"
+	"    float acc = 0.0f;\n"
+	"    for (int k0 = 0; k0 < K; k0 += 16) {\n"
+	"        copy16(As, A, g_ld, k0);\n"
+	"        __syncthreads();\n"
+	"        acc += As[threadIdx.y][threadIdx.x];\n"
+	"        __syncthreads();\n"
+	"    }\n"
+	"    C[threadIdx.y * 16 + threadIdx.x] = acc;\n"
+	"}\n";
+
+/* A name the body could change (a __device__ global) is bound to a const
+ * local, read once as the call reads it; the kernel's own names (k0, A)
+ * are substituted. */
+Test(inline_pass, global_argument_bound, .init = kp_test_tmpdir_make, .fini = kp_test_tmpdir_remove)
+{
+	char *path = kp_test_path("g.cu");
+	kp_test_write(path, global_arg_src, strlen(global_arg_src));
+	run_t x;
+	run_rewrite(&x, path, "cp-async", "inline", NULL, 0);
+	cr_assert_eq(x.rc, KP_EXIT_OK);
+	cr_assert_not_null(x.out);
+	cr_assert_not_null(strstr(x.out, "const int ld = g_ld;"), "%s", x.out);
+	cr_assert_not_null(strstr(x.out,
+				  "As[threadIdx.y][threadIdx.x] = A[(k0 + threadIdx.y) * ld + "
+				  "threadIdx.x];"),
+			   "%s", x.out);
+	run_release(&x);
+	free(path);
+}
