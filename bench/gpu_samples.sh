@@ -4,7 +4,8 @@
 # bench/make_variants.sh), bit for bit at every size of its launch spec,
 # compute-sanitizer memcheck, racecheck and synccheck at the small size,
 # timed at the target size.  Reports in $OUT (or ./gpu-samples-out):
-# NAME.md, NAME.json, summary.txt.
+# NAME.md, NAME.json, summary.txt.  The variants find the samples' own
+# headers (samples/*.cuh) through -I samples.
 #
 #   bash bench/gpu_samples.sh OUTDIR NAME...
 set -uo pipefail
@@ -32,6 +33,7 @@ for name in "$@"; do
 	done
 	python3 "$root/bench/gpu_bench.py" --spec "$root/samples/$name.launch.json" \
 		--baseline "$root/samples/$name.cu" "${vs[@]}" --sanitize --no-hand --quiet \
+		--nvcc-flags="-I$root/samples" \
 		--report "$out/$name.md" --json "$out/$name.json" >"$out/$name.log" 2>&1
 	rc=$?
 	echo "$name: gpu_bench exit $rc ($(( ${#vs[@]} / 2 )) variants)" >>"$out/summary.txt"
