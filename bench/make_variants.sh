@@ -2,8 +2,9 @@
 # make_variants.sh - runs kpipe on every sample for each variant (register,
 # register-ca, register-2bar, cp-async with 2, 3 and 4 stages, bulk with 2, 3
 # and 4 stages for sm_90) and writes OUTDIR/NAME.VARIANT.cu (the
-# layout bench/run_gpu.sh reads).  A refused
-# sample gets no file; kpipe's diagnostics go to OUTDIR/NAME.VARIANT.log.
+# layout bench/run_gpu.sh reads).  A refused variant gets no file (kpipe
+# writes its input unchanged: that file is removed, it would be timed
+# as a variant); kpipe's diagnostics go to OUTDIR/NAME.VARIANT.log.
 #
 #   bash bench/make_variants.sh [OUTDIR] [KPIPE]
 #
@@ -23,11 +24,15 @@ for src in "$root"/samples/*.cu; do
 	for v in cp-async register register-ca register-2bar; do
 		"$kpipe" rewrite --variant "$v" "$src" -o "$out/$name.$v.cu" "${KPIPE_PARSE_ARGS[@]}" 2>"$out/$name.$v.log"
 		rc=$?
+		# a refusal writes the input unchanged: no file
+		if cmp -s "$src" "$out/$name.$v.cu"; then rm -f "$out/$name.$v.cu"; fi
 		echo "$name $v rc=$rc"
 	done
 	for n in 3 4; do
 		"$kpipe" rewrite --variant cp-async --stages $n "$src" -o "$out/$name.cp-async-s$n.cu" "${KPIPE_PARSE_ARGS[@]}" 2>"$out/$name.cp-async-s$n.log"
-		echo "$name cp-async-s$n rc=$?"
+		rc=$?
+		if cmp -s "$src" "$out/$name.cp-async-s$n.cu"; then rm -f "$out/$name.cp-async-s$n.cu"; fi
+		echo "$name cp-async-s$n rc=$rc"
 	done
 	# bulk copies (sm_90+): refused, with no file, where the copies are not whole rows
 	for n in 2 3 4; do
