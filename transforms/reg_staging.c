@@ -387,6 +387,75 @@ static int declares(const kp_node *ds, const kp_decl *d)
 	return 0;
 }
 
+/* Removes the expression statement n (its line, where it has one to
+ * itself); the body of a braceless for/if becomes an empty statement. */
+static void drop_stmt(const kp_file *f, kp_subs *s, const kp_node *n, const kp_node *parent)
+{
+	unsigned b = n->begin, e = n->end;
+	if (parent && parent->kind != KP_N_COMPOUND) {
+		kp_subs_add(s, b, e - b, "");
+		return;
+	}
+	while (e < f->len && (f->src[e] == ' ' || f->src[e] == '\t'))
+		e++;
+	if (e < f->len && f->src[e] == ';')
+		e++;
+	unsigned lb = b, le = e;
+	while (lb > 0 && (f->src[lb - 1] == ' ' || f->src[lb - 1] == '\t'))
+		lb--;
+	while (le < f->len && (f->src[le] == ' ' || f->src[le] == '\t' || f->src[le] == '\r'))
+		le++;
+	if ((lb == 0 || f->src[lb - 1] == '\n') && le < f->len && f->src[le] == '\n') {
+		b = lb;
+		e = le + 1;
+	}
+	kp_subs_add(s, b, e - b, "");
+}
+
+/* A statement that only writes a local the store copy drops: `r0 +=
+ * threadIdx.y;` between `int r0 = k0;` and the copy that reads r0.  The
+ * fetch copy computed the address with it; the store copy keeps only the
+ * tile stores, so the write goes with the declaration (else it names a
+ * variable no longer declared). */
+static int is_load_stmt(const kp_loop *l, const kp_node *n);
+static int stages_via(const kp_loop *l, const kp_decl *d);
+
+typedef struct {
+	const kp_file *f;
+	const kp_loop *l;
+	kp_subs *s;
+	const kp_node *const *dead;
+	int ndead;
+} dead_writes;
+
+static int drop_dead_write(kp_node *n, kp_node *parent, void *ud)
+{
+	dead_writes *w = ud;
+	kp_node *lhs = NULL;
+	if ((n->kind == KP_N_ASSIGNOP || (n->kind == KP_N_BINOP && n->op && !strcmp(n->op, "="))) &&
+	    n->nkids == 2)
+		lhs = n->kids[0];
+	else if (n->kind == KP_N_UNOP && n->op && (!strcmp(n->op, "++") || !strcmp(n->op, "--")) &&
+		 n->nkids == 1)
+		lhs = n->kids[0];
+	if (!lhs || (parent && parent->kind != KP_N_COMPOUND && parent->kind != KP_N_IF &&
+		     parent->kind != KP_N_FOR))
+		return 1;
+	kp_node *r = kp_lvalue_root(lhs);
+	if (!r || r->kind != KP_N_DECLREF || !r->decl || is_load_stmt(w->l, n))
+		return 1;
+	/* drop_staging_write()'s: a register the source stages a copy in */
+	if (n->kind == KP_N_BINOP &&
+	    (stages_via(w->l, r->decl) || kp_is_scratch(w->f, w->l->kernel, w->l, r->decl)))
+		return 1;
+	for (int i = 0; i < w->ndead; i++)
+		if (declares(w->dead[i], r->decl)) {
+			drop_stmt(w->f, w->s, n, parent);
+			return 0;
+		}
+	return 1;
+}
+
 /* Drops the load phase's declarations that a copy no longer uses (the
  * store copy keeps only the store targets, the fetch copy loses them), so
  * the rewrite adds no unused-variable warnings. */
@@ -433,6 +502,19 @@ static void drop_dead_decls(kp_file *f, const kp_loop *l, kp_subs *s, int store)
 				changed = 1;
 			}
 		}
+	}
+	if (store) {
+		/* the writes of a dropped local go with it */
+		const kp_node **dead =
+			kp_xcalloc((size_t)(g.decls.n ? g.decls.n : 1), sizeof(*dead));
+		int nd = 0;
+		for (int i = 0; i < g.decls.n; i++)
+			if (!kept[i])
+				dead[nd++] = g.decls.v[i];
+		dead_writes w = {f, l, s, dead, nd};
+		for (int i = l->load_b; i < l->load_e && nd; i++)
+			kp_node_walk(l->stmts[i], l->body, drop_dead_write, &w);
+		free(dead);
 	}
 	for (int i = 0; i < g.decls.n; i++) {
 		if (kept[i])
@@ -489,27 +571,7 @@ static int drop_staging_write(kp_node *n, kp_node *parent, void *ud)
 	kp_node *r = kp_lvalue_root(n->kids[0]);
 	if (!r || !(stages_via(w->l, r->decl) || kp_is_scratch(w->f, w->l->kernel, w->l, r->decl)))
 		return 1;
-	const kp_file *f = w->f;
-	unsigned b = n->begin, e = n->end;
-	if (parent && parent->kind != KP_N_COMPOUND) {
-		/* the body of a braceless for/if: leave an empty statement */
-		kp_subs_add(w->s, b, e - b, "");
-		return 0;
-	}
-	while (e < f->len && (f->src[e] == ' ' || f->src[e] == '\t'))
-		e++;
-	if (e < f->len && f->src[e] == ';')
-		e++;
-	unsigned lb = b, le = e;
-	while (lb > 0 && (f->src[lb - 1] == ' ' || f->src[lb - 1] == '\t'))
-		lb--;
-	while (le < f->len && (f->src[le] == ' ' || f->src[le] == '\t' || f->src[le] == '\r'))
-		le++;
-	if ((lb == 0 || f->src[lb - 1] == '\n') && le < f->len && f->src[le] == '\n') {
-		b = lb;
-		e = le + 1;
-	}
-	kp_subs_add(w->s, b, e - b, "");
+	drop_stmt(w->f, w->s, n, parent);
 	return 0;
 }
 

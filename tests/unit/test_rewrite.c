@@ -885,3 +885,50 @@ Test(inline_pass, global_argument_bound, .init = kp_test_tmpdir_make, .fini = kp
 	run_release(&x);
 	free(path);
 }
+
+/* A load phase whose block computes the row in a local it then bumps
+ * (`int r0 = k0; r0 += threadIdx.y;`): register staging's store copy keeps
+ * only the tile stores, so the bump goes with the declaration; it stayed,
+ * naming r0 where it is no longer declared, and the whole file was left
+ * unrewritten (kpipe-rewrite-invalid). */
+static const char local_bump_cu[] =
+	"#define T 16\n"
+	"__global__ void k_bump(const float *__restrict__ A, float *__restrict__ C, int K)\n"
+	"{\n"
+	"    __shared__ float As[T][T];\n"
+	"    float acc = 0.0f;\n"
+	"    for (int k0 = 0; k0 < K; k0 += T) {\n"
+	"        {\n"
+	"            int r0 = k0;\n"
+	"            r0 += threadIdx.y;\n"
+	"            As[threadIdx.y][threadIdx.x] = A[r0 * K + threadIdx.x];\n"
+	"        }\n"
+	"        __syncthreads();\n"
+	"        acc += As[threadIdx.y][threadIdx.x] * 2.0f;\n"
+	"        __syncthreads();\n"
+	"    }\n"
+	"    C[threadIdx.y * T + threadIdx.x] = acc;\n"
+	"}\n";
+
+Test(rewrite_default, register_store_drops_writes_of_dropped_locals, .init = kp_test_tmpdir_make,
+     .fini = kp_test_tmpdir_remove)
+{
+	char *path = kp_test_path("bump.cu");
+	kp_test_write(path, local_bump_cu, strlen(local_bump_cu));
+	static const char *const variants[] = {"register", "register-ca", "register-2bar"};
+	for (int v = 0; v < 3; v++) {
+		run_t x;
+		run_rewrite(&x, path, variants[v], NULL, NULL, 0);
+		cr_assert_eq(x.rc, KP_EXIT_OK, "%s", variants[v]);
+		cr_assert_not_null(x.out);
+		cr_assert_eq(diag_index(&x.r, "kpipe-rewrite-invalid"), -1, "%s", variants[v]);
+		cr_assert_geq(diag_index(&x.r, "kpipe-pipelined"), 0, "%s", variants[v]);
+		/* prologue and fetch keep the bump; the store copy has none */
+		cr_assert_eq(count_of(x.out, "int r0 ="), 2, "%s: %s", variants[v], x.out);
+		cr_assert_eq(count_of(x.out, "r0 += threadIdx.y;"), 2, "%s: %s", variants[v], x.out);
+		cr_assert_not_null(strstr(x.out, "[threadIdx.y][threadIdx.x] = kp_reg0[0];"), "%s: %s",
+				   variants[v], x.out);
+		run_release(&x);
+	}
+	free(path);
+}
