@@ -3260,10 +3260,11 @@ static void check_tiles(actx *c, const rw_set *lw, const rw_set *cw)
 			else
 				l->dyn_tiles++;
 		}
-		if (!t->arr->in_main)
+		if (!t->arr->in_main || t->arr->bounds_hidden)
 			add_reason(
 				c, n, "kpipe-macro-array",
-				"the declaration of '%s' comes from a macro and cannot be edited",
+				"the declaration of '%s' comes from a macro (or its bounds from a "
+				"typedef) and cannot be edited",
 				t->arr->name);
 		/* references spelled inside a macro body cannot be re-indexed */
 		void *mr[2] = {t->arr, NULL};

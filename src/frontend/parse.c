@@ -140,8 +140,9 @@ static kp_node_kind map_kind(enum CXCursorKind k)
 
 static kp_decl *decl_for(pctx *c, CXCursor ref);
 
-/* Parses "[A][B]" after a declarator name in the main file. */
-static void scan_dims(pctx *c, kp_decl *d)
+/* Parses "[A][B]" after a declarator name in the main file; returns how
+ * many bounds it found there. */
+static int scan_dims(pctx *c, kp_decl *d)
 {
 	const char *s = c->f->src;
 	size_t len = c->f->len;
@@ -165,10 +166,9 @@ static void scan_dims(pctx *c, kp_decl *d)
 		while (p < len && (s[p] == ' ' || s[p] == '\t'))
 			p++;
 	}
-	if (n && n == d->ndims)
-		return;
-	if (n)
+	if (n && n != d->ndims)
 		d->ndims = n;
+	return n;
 }
 
 /* sizeof a type, -1 when unknown.  clang_Type_getSizeOf can spin on
@@ -217,6 +217,7 @@ static void fill_array_type(pctx *c, kp_decl *d, CXType t)
 	}
 	d->is_array = n > 0;
 	d->ndims = n;
+	d->unsized = ct.kind == CXType_IncompleteArray;
 	d->elem_type = n ? cx_dup(a, clang_getTypeSpelling(et)) : d->type;
 	if (n && !strncmp(d->elem_type, "type-parameter-", 15)) {
 		/* the canonical type names a template type parameter by position
@@ -367,9 +368,13 @@ static kp_decl *decl_for(pctx *c, CXCursor ref)
 		d->name_off = (unsigned)no;
 		d->name_end = (unsigned)no + (unsigned)strlen(d->name);
 		kp_file_linecol(f, d->name_off, &d->line, &d->col);
-		if (strncmp(f->src + no, d->name, strlen(d->name)) == 0 && d->is_array)
-			scan_dims(c, d);
-		else if (strncmp(f->src + no, d->name, strlen(d->name)) != 0)
+		if (strncmp(f->src + no, d->name, strlen(d->name)) == 0 && d->is_array) {
+			/* `SHARED_TILE(As)`, a typedef'd array: the bounds are not
+			 * written after the name, so no edit can give the array a
+			 * stage dimension (and it is not an extern array) */
+			if (!scan_dims(c, d))
+				d->bounds_hidden = 1;
+		} else if (strncmp(f->src + no, d->name, strlen(d->name)) != 0)
 			d->in_main = 0; /* declared inside a macro expansion */
 		/* __align__(N) in the declaration text */
 		const char *al = NULL;

@@ -172,7 +172,7 @@ const char *kp_kernel_names(kp_file *f)
 int kp_decl_is_extern_shared(const kp_decl *d)
 {
 	return d && d->kind == KP_D_VAR && d->is_shared && d->is_array && !d->dyn_base &&
-	       (d->ndims == 0 || !d->dim_text[0] || !d->dim_text[0][0]);
+	       (d->unsized || d->ndims == 0);
 }
 
 int kp_decl_is_dynamic_smem(const kp_decl *d)

@@ -90,12 +90,16 @@ typedef struct kp_decl {
 	int ndims;
 	long long dims[KP_MAX_DIMS];       /* -1 when not a constant */
 	const char *dim_text[KP_MAX_DIMS]; /* the source spelling of each bound */
-	kp_node *dim_expr[KP_MAX_DIMS];    /* the bound's expression when seen */
-	kp_node *init;                     /* initialiser expression, if any */
-	unsigned begin, end;               /* extent of the whole declaration */
-	unsigned name_off;                 /* offset of the name token */
-	unsigned name_end;                 /* end of the declarator (after the last ']') */
-	int in_main;                       /* declared in the main file */
+	int unsized;       /* an array of unknown bound (`extern __shared__ float s[]`) */
+	int bounds_hidden; /* an array whose bounds are not written after its name
+			      (`SHARED_TILE(As)`, a typedef): no edit can add a
+			      stage dimension */
+	kp_node *dim_expr[KP_MAX_DIMS]; /* the bound's expression when seen */
+	kp_node *init;                  /* initialiser expression, if any */
+	unsigned begin, end;            /* extent of the whole declaration */
+	unsigned name_off;              /* offset of the name token */
+	unsigned name_end;              /* end of the declarator (after the last ']') */
+	int in_main;                    /* declared in the main file */
 	int line, col;
 	int align; /* __align__ value, 0 when none */
 	/* A carve-out of dynamic shared memory (`float *Kj = &sram[ts];`,

@@ -2755,3 +2755,67 @@ Test(analyze, template_math_behind_unresolved_operators_and_bumps_is_counted)
 		  l->flops_thread);
 	cr_expect_eq(l->math, KP_MATH_FFMA, "math %s", kp_math_name(l->math));
 }
+
+/* A tile declared through a macro that takes its name (`SHARED_TILE(As)`)
+ * or through a typedef'd array type: its bounds are not written after the
+ * name, so no edit can add a stage dimension.  It is refused as a macro
+ * array, not read as an extern (dynamic) array because the text of its
+ * bounds is missing; a real extern array still is one. */
+Test(analyze, tile_bounds_in_a_macro_or_typedef)
+{
+	static const char *const srcs[] = {
+		"#define T 16\n"
+		"#define SHARED_TILE(name) __shared__ float name[T][T]\n"
+		"__global__ void k(const float *A, float *C, int N)\n"
+		"{\n"
+		"    SHARED_TILE(As);\n"
+		"    float acc = 0.0f;\n"
+		"    for (int k0 = 0; k0 < N; k0 += T) {\n"
+		"        As[threadIdx.y][threadIdx.x] = A[threadIdx.y * N + k0 + threadIdx.x];\n"
+		"        __syncthreads();\n"
+		"        acc += As[threadIdx.x][threadIdx.y];\n"
+		"        __syncthreads();\n"
+		"    }\n"
+		"    C[threadIdx.x] = acc;\n"
+		"}\n",
+		"typedef float tile_t[16][16];\n"
+		"__global__ void k(const float *A, float *C, int N)\n"
+		"{\n"
+		"    __shared__ tile_t As;\n"
+		"    float acc = 0.0f;\n"
+		"    for (int k0 = 0; k0 < N; k0 += 16) {\n"
+		"        As[threadIdx.y][threadIdx.x] = A[threadIdx.y * N + k0 + threadIdx.x];\n"
+		"        __syncthreads();\n"
+		"        acc += As[threadIdx.x][threadIdx.y];\n"
+		"        __syncthreads();\n"
+		"    }\n"
+		"    C[threadIdx.x] = acc;\n"
+		"}\n"};
+	for (int i = 0; i < 2; i++) {
+		analyze_src(srcs[i]);
+		kp_loop *l = only_loop();
+		log_reasons(l);
+		cr_expect(!l->eligible, "case %d", i);
+		const kp_reason *r = find_reason(l, "kpipe-macro-array");
+		cr_assert_not_null(r, "case %d", i);
+		cr_expect(strstr(r->message, "'As'") != NULL, "%s", r->message);
+		cr_expect_null(find_reason(l, "kpipe-dynamic-smem"), "case %d", i);
+		cr_expect_null(find_reason(l, "kpipe-tile-escapes"), "case %d", i);
+		release();
+	}
+	analyze_src("__global__ void k(const float *A, float *C, int N)\n"
+		    "{\n"
+		    "    extern __shared__ float As[];\n"
+		    "    float acc = 0.0f;\n"
+		    "    for (int k0 = 0; k0 < N; k0 += 16) {\n"
+		    "        As[threadIdx.x] = A[k0 + threadIdx.x];\n"
+		    "        __syncthreads();\n"
+		    "        acc += As[15 - threadIdx.x];\n"
+		    "        __syncthreads();\n"
+		    "    }\n"
+		    "    C[threadIdx.x] = acc;\n"
+		    "}\n");
+	kp_loop *l = only_loop();
+	cr_expect(kp_decl_is_extern_shared(l->tiles[0].arr), "extern __shared__ As[] is extern");
+	cr_expect_null(find_reason(l, "kpipe-macro-array"));
+}
