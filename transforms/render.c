@@ -78,6 +78,16 @@ static int is_loaded_tile(const kp_loop *l, const kp_decl *d)
 	return 0;
 }
 
+/* The loaded tile `d` is a pointer into (kp_tile.alias), or NULL. */
+static const kp_decl *alias_of(const kp_loop *l, const kp_decl *d)
+{
+	for (int i = 0; i < l->ntiles; i++)
+		for (int j = 0; l->tiles[i].loaded && j < l->tiles[i].naliases; j++)
+			if (l->tiles[i].alias[j] == d)
+				return l->tiles[i].arr;
+	return NULL;
+}
+
 static const kp_induct *ind_of(const kp_loop *l, const kp_decl *d)
 {
 	for (int i = 0; i < l->nind; i++)
@@ -120,6 +130,15 @@ static int walk_subs(kp_node *n, kp_node *parent, void *ud)
 				       n->name, n->name, w->idx, w->sbytes);
 		else
 			kp_strbuf_addf(&sb, "%s[%s]", n->name, w->idx);
+		kp_subs_add(w->s, n->name_off, nl, kp_strbuf_str(&sb));
+		kp_strbuf_release(&sb);
+	} else if (!w->next && alias_of(w->l, n->decl)) {
+		/* a pointer into stage 0 of the tile (its initialiser, before
+		 * the loop, took the tile's first element): stage s is one
+		 * stage's elements further */
+		kp_strbuf sb = KP_STRBUF_INIT;
+		kp_strbuf_addf(&sb, "(%s + (%s) * (sizeof(%s[0]) / sizeof(*%s)))", n->name, w->idx,
+			       alias_of(w->l, n->decl)->name, n->name);
 		kp_subs_add(w->s, n->name_off, nl, kp_strbuf_str(&sb));
 		kp_strbuf_release(&sb);
 	} else if (w->next) {

@@ -111,6 +111,12 @@ typedef struct {
 	int in_loop;        /* declared inside the loop body */
 	kp_node *decl_stmt; /* DECLSTMT when declared in the loop */
 	int loaded;         /* written by the load phase */
+	/* Pointers into the tile declared before the loop and only read in
+	 * the compute phase (`const float *A_thread = (const float *)As +
+	 * off;`): the pipelined loop reads them at the current stage,
+	 * `(p + stage * (sizeof(As[0]) / sizeof(*p)))` (transforms/render.c). */
+	const kp_decl *alias[4];
+	int naliases;
 } kp_tile;
 
 typedef struct kp_loop {

@@ -46,17 +46,20 @@ typedef struct {
 	int n;
 } decl_list;
 
+static void add_decl(decl_list *l, kp_decl *d)
+{
+	for (int i = 0; i < l->n; i++)
+		if (l->v[i] == d)
+			return;
+	l->v = kp_xrealloc(l->v, sizeof(*l->v) * (size_t)(l->n + 1));
+	l->v[l->n++] = d;
+}
+
 static int collect_reads(kp_node *n, kp_node *parent, void *ud)
 {
 	(void)parent;
-	decl_list *l = ud;
-	if (n->kind == KP_N_DECLREF && n->decl && n->decl->is_shared) {
-		for (int i = 0; i < l->n; i++)
-			if (l->v[i] == n->decl)
-				return 1;
-		l->v = kp_xrealloc(l->v, sizeof(*l->v) * (size_t)(l->n + 1));
-		l->v[l->n++] = n->decl;
-	}
+	if (n->kind == KP_N_DECLREF && n->decl && n->decl->is_shared)
+		add_decl(ud, n->decl);
 	return 1;
 }
 
@@ -65,6 +68,10 @@ static void compute_reads(const kp_loop *l, decl_list *out)
 	memset(out, 0, sizeof(*out));
 	for (int i = l->comp_b; i < l->comp_e && i < l->nstmts; i++)
 		kp_node_walk(l->stmts[i], NULL, collect_reads, out);
+	/* and the tiles it reads through pointers set before the loop */
+	for (int i = 0; i < l->ntiles; i++)
+		if (l->tiles[i].naliases)
+			add_decl(out, l->tiles[i].arr);
 }
 
 static int compute_writes_smem(const kp_loop *l)
@@ -291,6 +298,11 @@ static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 		printf(" nothing shared");
 	printf("; writes shared: %s\n", compute_writes_smem(l) ? "yes" : "no");
 	free(reads.v);
+	for (int i = 0; i < l->ntiles; i++)
+		for (int j = 0; j < l->tiles[i].naliases; j++)
+			printf("    tile pointer: '%s' into %s, declared before the loop, read at the "
+			       "current stage when the tile is doubled\n",
+			       l->tiles[i].alias[j]->name, l->tiles[i].arr->name);
 	if (l->ntiles) {
 		printf("    shared arrays:\n");
 		for (int i = 0; i < l->ntiles; i++) {
@@ -419,6 +431,16 @@ static void json_compute(cJSON *j, const kp_loop *l)
 		cJSON_AddItemToArray(rd, cJSON_CreateString(reads.v[i]->name));
 	free(reads.v);
 	cJSON_AddBoolToObject(comp, "writes_shared", compute_writes_smem(l));
+	cJSON *tp = NULL;
+	for (int i = 0; i < l->ntiles; i++)
+		for (int j = 0; j < l->tiles[i].naliases; j++) {
+			if (!tp)
+				tp = cJSON_AddArrayToObject(comp, "tile_pointers");
+			cJSON *x = cJSON_CreateObject();
+			cJSON_AddStringToObject(x, "pointer", l->tiles[i].alias[j]->name);
+			cJSON_AddStringToObject(x, "tile", l->tiles[i].arr->name);
+			cJSON_AddItemToArray(tp, x);
+		}
 }
 
 static void json_shared(cJSON *j, const kp_loop *l)

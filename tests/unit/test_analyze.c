@@ -842,10 +842,12 @@ static const char *const wrong_src[] = {
 	       "[TILE][TILE]", "[TILE][TILE]",
 	       "") "    for (int k0 = 0; k0 < nextK(&K); k0 += TILE) {\n" LOAD SYNC COMP SYNC END
 		TAIL,
-	/* 8 a pointer to the tile taken before the loop */
+	/* 8 a pointer to the tile taken before the loop, read other than as
+	 * p[i] (read as p[i], it is a tile pointer the pipelined loop
+	 * rebases: analyze.tile_pointer_aliases) */
 	HEAD_X("", "const float", "[TILE][TILE]", "[TILE][TILE]", "    float *p = (float *)As;\n")
 		FOR LOAD SYNC "        for (int kk = 0; kk < TILE; ++kk)\n"
-			      "            acc += p[ty * TILE + kk] * Bs[kk][tx];\n" SYNC END TAIL,
+			      "            acc += *(p + ty * TILE + kk) * Bs[kk][tx];\n" SYNC END TAIL,
 	/* 9 a reference to the tile bound before the loop */
 	HEAD_X("", "const float", "[TILE][TILE]", "[TILE][TILE]",
 	       "    float (&T)[TILE][TILE] = As;\n") FOR LOAD SYNC
@@ -2818,4 +2820,95 @@ Test(analyze, tile_bounds_in_a_macro_or_typedef)
 	kp_loop *l = only_loop();
 	cr_expect(kp_decl_is_extern_shared(l->tiles[0].arr), "extern __shared__ As[] is extern");
 	cr_expect_null(find_reason(l, "kpipe-macro-array"));
+}
+
+/* Pointers into a tile taken before the loop (the "thread tile" idiom):
+ * read only as p[i] in the compute phase, they are aliases the pipelined
+ * loop rebases per stage; any other use keeps kpipe-tile-escapes. */
+static const char *alias_kernel(const char *decl, const char *compute, const char *after)
+{
+	static char buf[4096];
+	snprintf(buf, sizeof(buf),
+		 "__device__ float use(const float *p) { return p[0]; }\n"
+		 "__global__ void k(const float *A, float *C, int N)\n"
+		 "{\n"
+		 "    __shared__ float As[16][16];\n"
+		 "    %s\n"
+		 "    float acc = 0.0f;\n"
+		 "    for (int k0 = 0; k0 < N; k0 += 16) {\n"
+		 "        As[threadIdx.y][threadIdx.x] = A[threadIdx.y * N + k0 + threadIdx.x];\n"
+		 "        __syncthreads();\n"
+		 "        %s\n"
+		 "        __syncthreads();\n"
+		 "    }\n"
+		 "    %s\n"
+		 "    C[threadIdx.y * 16 + threadIdx.x] = acc;\n"
+		 "}\n",
+		 decl, compute, after);
+	return buf;
+}
+
+Test(analyze, tile_pointer_aliases)
+{
+	const char *good = "const float *p = reinterpret_cast<const float *>(As) + threadIdx.y * 16;";
+	analyze_src(alias_kernel(good, "for (int k = 0; k < 16; ++k) acc += p[k];", ""));
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect(l->eligible);
+	cr_assert_eq(l->tiles[0].naliases, 1);
+	cr_expect_str_eq(l->tiles[0].alias[0]->name, "p");
+	release();
+	/* a float4 read through the address of an element */
+	analyze_src(alias_kernel(good,
+				 "acc += reinterpret_cast<const float4 *>(&p[threadIdx.x & 12])[0].y;",
+				 ""));
+	l = only_loop();
+	log_reasons(l);
+	cr_expect(l->eligible);
+	cr_expect_eq(l->tiles[0].naliases, 1);
+	release();
+	/* C-style cast, no offset */
+	analyze_src(alias_kernel("const float *p = (const float *)As;",
+				 "acc += p[threadIdx.x * 16 + threadIdx.y];", ""));
+	l = only_loop();
+	cr_expect(l->eligible);
+	cr_expect_eq(l->tiles[0].naliases, 1);
+	release();
+	static const struct {
+		const char *decl, *compute, *after, *why;
+	} bad[] = {
+		{"float *p = reinterpret_cast<float *>(As);", "p[threadIdx.x] = 1.0f; acc += p[0];",
+		 "", "written through"},
+		{"const float *p = reinterpret_cast<const float *>(As);", "acc += p[0]; p += 16;", "",
+		 "moved"},
+		{"const float *p = reinterpret_cast<const float *>(As);", "acc += use(p);", "",
+		 "handed to a function"},
+		{"const float *p = reinterpret_cast<const float *>(As);", "acc += p[0];",
+		 "acc += p[1];", "read after the loop"},
+		{"const float *p = reinterpret_cast<const float *>(As);", "acc += *(p + 3);", "",
+		 "read other than as p[i]"},
+		{"const float4 *p = reinterpret_cast<const float4 *>(As);", "acc += p[0].x;", "",
+		 "another element type"},
+		{"const float *p = &As[0][0];", "acc += p[threadIdx.x];", "", "no cast"},
+		{"float *p = reinterpret_cast<float *>(As);",
+		 "acc += p[0]; reinterpret_cast<float4 *>(&p[4])[0] = make_float4(0, 0, 0, 0);", "",
+		 "written through the address of an element"},
+		{"const float *p = reinterpret_cast<const float *>(As);",
+		 "const float *q = &p[threadIdx.x]; acc += q[0];", "", "its element's address kept"},
+		{"const float *p = reinterpret_cast<const float *>(As);", "acc += p[0];",
+		 "", NULL},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		analyze_src(alias_kernel(bad[i].decl, bad[i].compute, bad[i].after));
+		l = only_loop();
+		log_reasons(l);
+		if (bad[i].why) {
+			cr_expect(!l->eligible, "%s: eligible", bad[i].why);
+			cr_expect_not_null(find_reason(l, "kpipe-tile-escapes"), "%s", bad[i].why);
+			cr_expect_eq(l->tiles[0].naliases, 0, "%s", bad[i].why);
+		} else {
+			cr_expect(l->eligible, "the control case");
+		}
+		release();
+	}
 }

@@ -932,3 +932,33 @@ Test(rewrite_default, register_store_drops_writes_of_dropped_locals, .init = kp_
 	}
 	free(path);
 }
+
+/* Pointers into the tiles set before the loop (samples/matmul_tile_pointer):
+ * a doubled tile's pointers are read one stage further at the current
+ * stage; the one-buffer form leaves them as they are.  Without the
+ * rebasing every stage but the first would read stage 0 (cpudiff fails
+ * on such a text: tests/cpudiff). */
+Test(rewrite_default, tile_pointers_read_at_the_stage)
+{
+	static const char *const variants[] = {"cp-async", "register", "register-ca"};
+	for (int v = 0; v < 3; v++) {
+		run_t x;
+		run_rewrite(&x, SAMPLES "matmul_tile_pointer.cu", variants[v], NULL, NULL, 0);
+		cr_assert_eq(x.rc, KP_EXIT_OK, "%s", variants[v]);
+		cr_assert_not_null(x.out);
+		cr_assert_not_null(strstr(x.out, "(a_thread + (kp_stage) * (sizeof(As[0]) / "
+						 "sizeof(*a_thread)))[m * BK + k] * (b_thread + (kp_stage) * "
+						 "(sizeof(Bs[0]) / sizeof(*b_thread)))[k * BN + n]"),
+				   "%s: %s", variants[v], x.out);
+		/* the declarations before the loop are unchanged */
+		cr_assert_not_null(strstr(x.out, "const float *a_thread = reinterpret_cast<const "
+						 "float *>(As) + tile_m * BK;"));
+		run_release(&x);
+	}
+	run_t x;
+	run_rewrite(&x, SAMPLES "matmul_tile_pointer.cu", "register-2bar", NULL, NULL, 0);
+	cr_assert_eq(x.rc, KP_EXIT_OK);
+	cr_assert_not_null(strstr(x.out, "acc[m][n] += a_thread[m * BK + k] * b_thread[k * BN + n];"),
+			   "one buffer: the pointers as written: %s", x.out);
+	run_release(&x);
+}
