@@ -387,29 +387,15 @@ static int declares(const kp_node *ds, const kp_decl *d)
 	return 0;
 }
 
-/* Removes the expression statement n (its line, where it has one to
- * itself); the body of a braceless for/if becomes an empty statement. */
+/* Removes the expression statement n (kp_subs_drop_stmt: its line, where
+ * it has one to itself); the body of a braceless for/if becomes an empty
+ * statement. */
 static void drop_stmt(const kp_file *f, kp_subs *s, const kp_node *n, const kp_node *parent)
 {
-	unsigned b = n->begin, e = n->end;
-	if (parent && parent->kind != KP_N_COMPOUND) {
-		kp_subs_add(s, b, e - b, "");
-		return;
-	}
-	while (e < f->len && (f->src[e] == ' ' || f->src[e] == '\t'))
-		e++;
-	if (e < f->len && f->src[e] == ';')
-		e++;
-	unsigned lb = b, le = e;
-	while (lb > 0 && (f->src[lb - 1] == ' ' || f->src[lb - 1] == '\t'))
-		lb--;
-	while (le < f->len && (f->src[le] == ' ' || f->src[le] == '\t' || f->src[le] == '\r'))
-		le++;
-	if ((lb == 0 || f->src[lb - 1] == '\n') && le < f->len && f->src[le] == '\n') {
-		b = lb;
-		e = le + 1;
-	}
-	kp_subs_add(s, b, e - b, "");
+	if (parent && parent->kind != KP_N_COMPOUND)
+		kp_subs_add(s, n->begin, n->end - n->begin, "");
+	else
+		kp_subs_drop_stmt(s, f, n);
 }
 
 /* A statement that only writes a local the store copy drops: `r0 +=
