@@ -846,8 +846,9 @@ static const char *const wrong_src[] = {
 	 * p[i] (read as p[i], it is a tile pointer the pipelined loop
 	 * rebases: analyze.tile_pointer_aliases) */
 	HEAD_X("", "const float", "[TILE][TILE]", "[TILE][TILE]", "    float *p = (float *)As;\n")
-		FOR LOAD SYNC "        for (int kk = 0; kk < TILE; ++kk)\n"
-			      "            acc += *(p + ty * TILE + kk) * Bs[kk][tx];\n" SYNC END TAIL,
+		FOR LOAD SYNC
+	"        for (int kk = 0; kk < TILE; ++kk)\n"
+	"            acc += *(p + ty * TILE + kk) * Bs[kk][tx];\n" SYNC END TAIL,
 	/* 9 a reference to the tile bound before the loop */
 	HEAD_X("", "const float", "[TILE][TILE]", "[TILE][TILE]",
 	       "    float (&T)[TILE][TILE] = As;\n") FOR LOAD SYNC
@@ -2850,7 +2851,8 @@ static const char *alias_kernel(const char *decl, const char *compute, const cha
 
 Test(analyze, tile_pointer_aliases)
 {
-	const char *good = "const float *p = reinterpret_cast<const float *>(As) + threadIdx.y * 16;";
+	const char *good =
+		"const float *p = reinterpret_cast<const float *>(As) + threadIdx.y * 16;";
 	analyze_src(alias_kernel(good, "for (int k = 0; k < 16; ++k) acc += p[k];", ""));
 	kp_loop *l = only_loop();
 	log_reasons(l);
@@ -2859,9 +2861,8 @@ Test(analyze, tile_pointer_aliases)
 	cr_expect_str_eq(l->tiles[0].alias[0]->name, "p");
 	release();
 	/* a float4 read through the address of an element */
-	analyze_src(alias_kernel(good,
-				 "acc += reinterpret_cast<const float4 *>(&p[threadIdx.x & 12])[0].y;",
-				 ""));
+	analyze_src(alias_kernel(
+		good, "acc += reinterpret_cast<const float4 *>(&p[threadIdx.x & 12])[0].y;", ""));
 	l = only_loop();
 	log_reasons(l);
 	cr_expect(l->eligible);
@@ -2879,8 +2880,8 @@ Test(analyze, tile_pointer_aliases)
 	} bad[] = {
 		{"float *p = reinterpret_cast<float *>(As);", "p[threadIdx.x] = 1.0f; acc += p[0];",
 		 "", "written through"},
-		{"const float *p = reinterpret_cast<const float *>(As);", "acc += p[0]; p += 16;", "",
-		 "moved"},
+		{"const float *p = reinterpret_cast<const float *>(As);", "acc += p[0]; p += 16;",
+		 "", "moved"},
 		{"const float *p = reinterpret_cast<const float *>(As);", "acc += use(p);", "",
 		 "handed to a function"},
 		{"const float *p = reinterpret_cast<const float *>(As);", "acc += p[0];",
@@ -2894,9 +2895,9 @@ Test(analyze, tile_pointer_aliases)
 		 "acc += p[0]; reinterpret_cast<float4 *>(&p[4])[0] = make_float4(0, 0, 0, 0);", "",
 		 "written through the address of an element"},
 		{"const float *p = reinterpret_cast<const float *>(As);",
-		 "const float *q = &p[threadIdx.x]; acc += q[0];", "", "its element's address kept"},
-		{"const float *p = reinterpret_cast<const float *>(As);", "acc += p[0];",
-		 "", NULL},
+		 "const float *q = &p[threadIdx.x]; acc += q[0];", "",
+		 "its element's address kept"},
+		{"const float *p = reinterpret_cast<const float *>(As);", "acc += p[0];", "", NULL},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		analyze_src(alias_kernel(bad[i].decl, bad[i].compute, bad[i].after));

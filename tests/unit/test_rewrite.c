@@ -925,9 +925,10 @@ Test(rewrite_default, register_store_drops_writes_of_dropped_locals, .init = kp_
 		cr_assert_geq(diag_index(&x.r, "kpipe-pipelined"), 0, "%s", variants[v]);
 		/* prologue and fetch keep the bump; the store copy has none */
 		cr_assert_eq(count_of(x.out, "int r0 ="), 2, "%s: %s", variants[v], x.out);
-		cr_assert_eq(count_of(x.out, "r0 += threadIdx.y;"), 2, "%s: %s", variants[v], x.out);
-		cr_assert_not_null(strstr(x.out, "[threadIdx.y][threadIdx.x] = kp_reg0[0];"), "%s: %s",
-				   variants[v], x.out);
+		cr_assert_eq(count_of(x.out, "r0 += threadIdx.y;"), 2, "%s: %s", variants[v],
+			     x.out);
+		cr_assert_not_null(strstr(x.out, "[threadIdx.y][threadIdx.x] = kp_reg0[0];"),
+				   "%s: %s", variants[v], x.out);
 		run_release(&x);
 	}
 	free(path);
@@ -946,10 +947,11 @@ Test(rewrite_default, tile_pointers_read_at_the_stage)
 		run_rewrite(&x, SAMPLES "matmul_tile_pointer.cu", variants[v], NULL, NULL, 0);
 		cr_assert_eq(x.rc, KP_EXIT_OK, "%s", variants[v]);
 		cr_assert_not_null(x.out);
-		cr_assert_not_null(strstr(x.out, "(a_thread + (kp_stage) * (sizeof(As[0]) / "
-						 "sizeof(*a_thread)))[m * BK + k] * (b_thread + (kp_stage) * "
-						 "(sizeof(Bs[0]) / sizeof(*b_thread)))[k * BN + n]"),
-				   "%s: %s", variants[v], x.out);
+		cr_assert_not_null(
+			strstr(x.out, "(a_thread + (kp_stage) * (sizeof(As[0]) / "
+				      "sizeof(*a_thread)))[m * BK + k] * (b_thread + (kp_stage) * "
+				      "(sizeof(Bs[0]) / sizeof(*b_thread)))[k * BN + n]"),
+			"%s: %s", variants[v], x.out);
 		/* the declarations before the loop are unchanged */
 		cr_assert_not_null(strstr(x.out, "const float *a_thread = reinterpret_cast<const "
 						 "float *>(As) + tile_m * BK;"));
@@ -958,7 +960,8 @@ Test(rewrite_default, tile_pointers_read_at_the_stage)
 	run_t x;
 	run_rewrite(&x, SAMPLES "matmul_tile_pointer.cu", "register-2bar", NULL, NULL, 0);
 	cr_assert_eq(x.rc, KP_EXIT_OK);
-	cr_assert_not_null(strstr(x.out, "acc[m][n] += a_thread[m * BK + k] * b_thread[k * BN + n];"),
+	cr_assert_not_null(strstr(x.out,
+				  "acc[m][n] += a_thread[m * BK + k] * b_thread[k * BN + n];"),
 			   "one buffer: the pointers as written: %s", x.out);
 	run_release(&x);
 }
