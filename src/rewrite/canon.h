@@ -36,6 +36,12 @@
  * them (kp_canon_loop) or composes them with its own. */
 int kp_canon_edits(kp_file *f, const kp_loop *l, kp_edits *ed, const char **what, const char **why);
 
+/* Whether the canon pass looks at loop l of model f: it is eligible but
+ * no variant applies, or it is refused for something its shapes cause
+ * (kpipe-partial-tile-write, kpipe-load-decl-used-later).  For a pass
+ * that runs the shapes in its own trial (the inline pass). */
+int kp_canon_wanted(const kp_trial_env *e, kp_file *f, const kp_loop *l);
+
 /* What the canon pass does with loop l of model f: nothing (status 0)
  * when l is pipelined as written or has none of the shapes; with status
  * 1, ed holds the edits (offsets of f->src), kept because the loop parsed

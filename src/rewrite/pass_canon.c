@@ -65,9 +65,7 @@ static const char *pipelined(void *ud, kp_file *g, kp_file *tu, kp_loop *l2, kp_
 	return kp_arena_printf(&g->arena, "%s [%s]", l2->reasons[0].message, l2->reasons[0].id);
 }
 
-/* Whether the loop is one the canon pass looks at: left without a
- * variant, or refused for something its shapes cause. */
-static int wanted(const kp_trial_env *e, kp_file *f, const kp_loop *l)
+int kp_canon_wanted(const kp_trial_env *e, kp_file *f, const kp_loop *l)
 {
 	if (l->kernel->error || l->already_pipelined)
 		return 0;
@@ -95,7 +93,7 @@ void kp_canon_loop(const kp_trial_env *e, kp_file *f, const kp_loop *l, kp_edits
 		   kp_trial_result *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (!e->reparse || !wanted(e, f, l)) /* (nothing is kept untried) */
+	if (!e->reparse || !kp_canon_wanted(e, f, l)) /* (nothing is kept untried) */
 		return;
 	const char *what = NULL, *why = NULL, *inlined = NULL;
 	int r = kp_canon_edits(f, l, ed, &what, &why);

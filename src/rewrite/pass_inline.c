@@ -14,6 +14,7 @@
  * Helpers stay in place for their other callers; a header is never
  * edited.
  */
+#include "canon.h"
 #include "inline.h"
 #include "inline_call.h"
 #include "pass.h"
@@ -310,28 +311,31 @@ static int find_helper_calls(kp_node *n, kp_node *parent, void *ud)
 
 /* The judge of the trial (trial.h): is l2, the loop of the trial parse g
  * at l's place, pipelined (the plan into *out), every name of the
- * inlined bodies meaning what it meant in its helper? */
+ * inlined bodies meaning what it meant in its helper?  When it is not,
+ * and the canon pass would look at it, the canon pass's edits of the
+ * inlined code (canon.h) are composed with the inlining's into
+ * `composed`, for a second trial; or canon_why says why its shapes
+ * cannot be rewritten. */
 typedef struct {
 	kp_file *f;
 	const kp_inline_site *sites;
 	int nsites;
 	const kp_edits *ed;
 	const kp_trial_env *e;
+	int inlined; /* the first trial: the names are checked, canon is tried */
+	kp_edits composed;
+	const char *canon_what, *canon_why;
 } judge_ud;
 
-static const char *pipelined(void *ud, kp_file *g, kp_file *tu, kp_loop *l2, kp_trial_result *out)
+/* l2 eligible and planned (NULL), or why not (in f's arena). */
+static const char *planned(const kp_trial_env *e, kp_file *f, kp_file *g, kp_loop *l2,
+			   kp_trial_result *out)
 {
-	(void)tu;
-	judge_ud *j = ud;
-	kp_file *f = j->f;
-	const char *why = kp_inline_same_names(f, j->sites, j->nsites, j->ed, g, l2->kernel);
-	if (why)
-		return why;
 	if (!l2->eligible)
 		return kp_arena_printf(&f->arena, "%s [%s]", l2->reasons[0].message,
 				       l2->reasons[0].id);
 	kp_plan p;
-	kp_plan_loop(&p, g, l2, j->e->arch, j->e->variant, j->e->stages);
+	kp_plan_loop(&p, g, l2, e->arch, e->variant, e->stages);
 	if (!p.xform)
 		return kp_arena_printf(&f->arena, "%s [%s]", p.refuse_msg, p.refuse_id);
 	out->variant = p.xform->name;
@@ -339,16 +343,71 @@ static const char *pipelined(void *ud, kp_file *g, kp_file *tu, kp_loop *l2, kp_
 	return NULL;
 }
 
-/* Parses the unit with ed applied and plans the loop at l's place:
- * NULL when it is pipelined (the plan into *out), else why not. */
-static const char *try_edits(const kp_trial_env *e, kp_file *f, const kp_loop *l,
-			     const kp_edits *ed, const kp_inline_site *sites, int nsites,
-			     kp_trial_result *out)
+/* The canon pass's shapes in l2, the inlined loop of g: their edits
+ * composed with j->ed into j->composed, or j->canon_why. */
+static void canon_inlined(judge_ud *j, kp_file *g, kp_loop *l2)
+{
+	kp_file *f = j->f;
+	if (!kp_canon_wanted(j->e, g, l2))
+		return;
+	kp_edits ced = {0};
+	const char *what = NULL, *why = NULL;
+	int r = kp_canon_edits(g, l2, &ced, &what, &why);
+	if (r < 0)
+		j->canon_why = kp_arena_strdup(&f->arena, why);
+	else if (r > 0 && kp_edits_compose(j->ed, f->src, f->len, &ced, &j->composed))
+		j->canon_why = "its edits do not apply to the inlined code";
+	else if (r > 0)
+		j->canon_what = kp_arena_strdup(&f->arena, what);
+	kp_edits_release(&ced);
+}
+
+static const char *pipelined(void *ud, kp_file *g, kp_file *tu, kp_loop *l2, kp_trial_result *out)
+{
+	(void)tu;
+	judge_ud *j = ud;
+	if (!j->inlined)
+		return planned(j->e, j->f, g, l2, out);
+	const char *why = kp_inline_same_names(j->f, j->sites, j->nsites, j->ed, g, l2->kernel);
+	if (why)
+		return why;
+	why = planned(j->e, j->f, g, l2, out);
+	if (why)
+		canon_inlined(j, g, l2);
+	return why;
+}
+
+/* Parses the unit with ed applied and plans the loop at l's place: NULL
+ * when it is pipelined (the plan into *out), else why not.  Where the
+ * inlined loop is not, the canon pass's shapes in the inlined code are
+ * rewritten too and tried: when that loop is pipelined, ed becomes the
+ * edits of both; what the canon shapes did goes into *canon_what either
+ * way. */
+static const char *try_edits(const kp_trial_env *e, kp_file *f, const kp_loop *l, kp_edits *ed,
+			     const kp_inline_site *sites, int nsites, kp_trial_result *out,
+			     const char **canon_what)
 {
 	if (!e->reparse)
 		return "kpipe cannot parse the changed unit here";
-	judge_ud j = {f, sites, nsites, ed, e};
-	return kp_trial_try(e, f, l, ed, "inlined", pipelined, &j, out);
+	judge_ud j = {f, sites, nsites, ed, e, 1, {0}, NULL, NULL};
+	const char *why = kp_trial_try(e, f, l, ed, "inlined", pipelined, &j, out);
+	if (why && j.canon_why)
+		why = kp_arena_printf(&f->arena,
+				      "%s; nor is the inlined load phase written in the copy forms "
+				      "kpipe reads: %s",
+				      why, j.canon_why);
+	else if (why && j.composed.n) {
+		*canon_what = j.canon_what;
+		j.inlined = 0;
+		why = kp_trial_try(e, f, l, &j.composed, "inlined", pipelined, &j, out);
+		if (!why) {
+			kp_edits_release(ed);
+			*ed = j.composed;
+			memset(&j.composed, 0, sizeof(j.composed));
+		}
+	}
+	kp_edits_release(&j.composed);
+	return why;
 }
 
 /* Why load-helper call c (its parent statement p) of a kernel of f cannot
@@ -426,8 +485,11 @@ void kp_inline_loop(const kp_trial_env *e, kp_file *f, const kp_loop *l, kp_edit
 		kp_strbuf_addf(&what, "%sexpanded the macro%s %s, whose bod%s the tiles",
 			       what.len ? "; " : "", strchr(macros.buf, ',') ? "s" : "", macros.buf,
 			       strchr(macros.buf, ',') ? "ies name" : "y names");
+	const char *canon_what = NULL;
 	if (!why && ed->n) {
-		why = try_edits(e, f, l, ed, sites, nsites, out);
+		why = try_edits(e, f, l, ed, sites, nsites, out, &canon_what);
+		if (canon_what)
+			kp_strbuf_addf(&what, "; then, in the inlined code, %s", canon_what);
 		if (why)
 			why = kp_arena_printf(
 				&f->arena,
