@@ -1594,6 +1594,11 @@ static enum CXChildVisitResult find_launches(CXCursor cur, CXCursor parent, CXCl
 	 * macro, kept as not editable */
 	if (!launch_config(c, cur, &l) || l.nconfig < 2)
 		l.editable = 0;
+	/* a launch in a function template is visited again in each explicit
+	 * instantiation of the function: one launch of the text */
+	for (int i = 0; i < ls->n; i++)
+		if (ls->v[i].begin == l.begin && ls->v[i].kernel == k && b >= 0)
+			return CXChildVisit_Continue;
 	if (ls->n == ls->cap) {
 		ls->cap = ls->cap ? 2 * ls->cap : 8;
 		ls->v = kp_xrealloc(ls->v, sizeof(*ls->v) * (size_t)ls->cap);
