@@ -9,7 +9,9 @@ the checkout), the kernel, and the verdict:
 
   rewritten: VARIANT[, N stages]   the plan kpipe would write
   rewritten: ... (helper inlined)  the same after rewrite's inline pass (analyze
-                                  shows what it does: the loop's "inline")
+                                  shows what it does: the loop's "inline"; ", load
+                                  phase canonicalized" when its trial also wrote
+                                  the inlined copies in the canon pass's forms)
   rewritten: ... (load phase canonicalized)  the same after rewrite's canon pass
                                   (the loop's "canon")
   already pipelined               kpipe-already-pipelined
@@ -69,6 +71,8 @@ def verdict(loop):
     if inl.get("pipelined"):  # rewrite's inline pass, then the plan
         st = inl.get("stages", 2)
         what = "helper inlined" if "helper" in inl.get("message", "") else "macros expanded"
+        if "then, in the inlined code," in inl.get("message", ""):  # the canon pass's shapes too
+            what += ", load phase canonicalized"
         return "rewritten: %s%s (%s)" % (inl["variant"], "" if st == 2 else ", %d stages" % st,
                                          what)
     ids = []

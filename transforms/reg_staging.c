@@ -150,19 +150,23 @@ typedef struct {
 	kp_file *f;
 	kp_subs *s;
 	int depth;
+	const kp_loop *l; /* the K-loop: a constant declared in it is not seen before it */
 } const_walk;
 
-static char *const_text(kp_file *f, const kp_node *n, int depth);
+static char *const_text(kp_file *f, const kp_loop *l, const kp_node *n, int depth);
 
 static int sub_locals(kp_node *n, kp_node *parent, void *ud)
 {
 	(void)parent;
 	const_walk *w = ud;
 	const kp_decl *d = n->decl;
+	/* a const declared inside the K-loop (an inlined helper's constexpr)
+	 * is replaced too: the staging registers are declared before it */
+	int in_loop = d && d->in_main && d->begin >= w->l->node->begin && d->end <= w->l->node->end;
 	if (n->kind != KP_N_DECLREF || !d || !n->name_editable || d->kind != KP_D_VAR ||
-	    d->is_const || !d->init || d->is_array || d->is_pointer || d->is_shared)
+	    (d->is_const && !in_loop) || !d->init || d->is_array || d->is_pointer || d->is_shared)
 		return 1;
-	char *t = const_text(w->f, d->init, w->depth + 1);
+	char *t = const_text(w->f, w->l, d->init, w->depth + 1);
 	if (!t)
 		return 1;
 	kp_strbuf sb = KP_STRBUF_INIT;
@@ -173,18 +177,20 @@ static int sub_locals(kp_node *n, kp_node *parent, void *ud)
 	return 1;
 }
 
-/* The text of n with every plain local it names replaced by its
- * initialiser, recursively: the count of a copy loop whose step is such a
- * local (`int stride = BM / rounds;`) becomes a constant expression (the
+/* The text of n with every plain local it names, and every constant
+ * declared inside the K-loop l, replaced by its initialiser, recursively:
+ * the count of a copy loop whose step is such a local (`int stride = BM /
+ * rounds;`) or whose bound is such a constant (an inlined helper's
+ * `constexpr size_t VEC{COLS / 4};`) becomes a constant expression (the
  * analysis took the loop's trip count from the same initialisers, which
  * it requires to be the locals' only values).  NULL when n is not in the
  * main file.  Caller frees. */
-static char *const_text(kp_file *f, const kp_node *n, int depth)
+static char *const_text(kp_file *f, const kp_loop *l, const kp_node *n, int depth)
 {
 	if (!n || !n->in_main || depth > 8)
 		return NULL;
 	kp_subs s = {0};
-	const_walk w = {f, &s, depth};
+	const_walk w = {f, &s, depth, l};
 	kp_node_walk((kp_node *)n, NULL, sub_locals, &w);
 	char *t = kp_render(f, n->begin, n->end, &s);
 	kp_subs_release(&s);
@@ -194,18 +200,18 @@ static char *const_text(kp_file *f, const kp_node *n, int depth)
 /* The staging registers' count and index expressions (as text) of a copy
  * loop for (int i = a; i < b; i += s), from the analysis's reading of it
  * (kp_load.ranges, the one its trip count comes from). */
-static int loop_slot(kp_file *f, const kp_range *r, char **count, char **index)
+static int loop_slot(kp_file *f, const kp_loop *l, const kp_range *r, char **count, char **index)
 {
 	if (!r->var_decl || !r->lo || !r->hi || !r->op ||
 	    !(r->step_is_one || (r->step_plus_assign && r->step)))
 		return -1; /* the count needs the declared counter, ++ or += */
 	const char *name = r->var_decl->name;
-	char *lot_c = const_text(f, r->lo, 0), *hit_c = const_text(f, r->hi, 0);
-	char *step_c = r->step ? const_text(f, r->step, 0) : NULL;
+	char *lot_c = const_text(f, l, r->lo, 0), *hit_c = const_text(f, l, r->hi, 0);
+	char *step_c = r->step ? const_text(f, l, r->step, 0) : NULL;
 	const char *lot = lot_c ? kp_arena_strdup(&f->arena, lot_c) : kp_node_text(f, r->lo);
 	const char *hit = hit_c ? kp_arena_strdup(&f->arena, hit_c) : kp_node_text(f, r->hi);
 	if (r->hi_off) { /* i + c < hi: the bound is hi - c */
-		char *off_c = const_text(f, r->hi_off, 0);
+		char *off_c = const_text(f, l, r->hi_off, 0);
 		hit = kp_arena_printf(&f->arena, "(%s) - (%s)", hit,
 				      off_c ? off_c : kp_node_text(f, r->hi_off));
 		free(off_c);
@@ -257,7 +263,7 @@ static int plan_regs(kp_file *f, const kp_loop *l, stage_reg *r, const char **er
 		kp_strbuf_adds(&slot, "0");
 		for (int d = 0; d < ld->depth; d++) {
 			char *cnt, *idx;
-			if (loop_slot(f, &ld->ranges[d], &cnt, &idx)) {
+			if (loop_slot(f, l, &ld->ranges[d], &cnt, &idx)) {
 				kp_strbuf_release(&size);
 				kp_strbuf_release(&slot);
 				*err = "a copy loop is not of the form for (int i = a; i < b; i += s)";

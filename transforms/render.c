@@ -401,10 +401,17 @@ const char *kp_dynamic_problem(kp_file *f, const kp_loop *l)
 						       "statement but is no tile of the loop",
 						       v->decl->name, d->name);
 		}
-		if (d->init || d->elem_size <= 0 || !d->elem_type)
+		if (d->init)
+			return kp_arena_printf(
+				&f->arena, "the declaration of '%s' has an initialiser", d->name);
+		/* an element type of a template parameter (`T`) has its size in
+		 * each instantiation: the plan sizes the region for the largest
+		 * (kp_plan_dynamic), the layout uses sizeof */
+		if (!d->elem_type || (d->elem_size <= 0 && l->nper_inst <= 0))
 			return kp_arena_printf(&f->arena,
-					       "the declaration of '%s' has an initialiser or an "
-					       "element type of unknown size",
+					       "the element type of '%s' has no size kpipe knows "
+					       "(a template parameter, and the kernel has no "
+					       "instantiation in the file)",
 					       d->name);
 	}
 	return NULL;

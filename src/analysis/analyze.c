@@ -1921,7 +1921,10 @@ static void range_of(actx *c, const kp_node *loop, kp_range *r)
 	if (init && init->kind == KP_N_DECLSTMT && init->nkids == 1 &&
 	    init->kids[0]->kind == KP_N_VARDECL && init->kids[0]->nkids >= 1) {
 		r->var_decl = init->kids[0];
-		r->lo = init->kids[0]->kids[init->kids[0]->nkids - 1];
+		/* the declaration's initialiser (`i{0}`: the 0), else its last part */
+		r->lo = r->var_decl->decl && r->var_decl->decl->init
+				? r->var_decl->decl->init
+				: init->kids[0]->kids[init->kids[0]->nkids - 1];
 	} else if (init && is_assign(init))
 		r->lo = init->kids[1];
 	const kp_decl *var = r->var_decl ? r->var_decl->decl : NULL;
@@ -3749,6 +3752,11 @@ static const kp_node *varying_ref(vary_ctx *v, const kp_node *n)
 	else if (d->is_shared || (d->type && (strstr(d->type, "volatile") || strchr(d->type, '&'))))
 		v->why = "is memory other threads may write";
 	else if (rw_has(v->all->decl, v->all->nd, d)) {
+		/* a compile-time constant declared in the loop (constexpr, or
+		 * const with a value clang folds) has one value in every
+		 * iteration */
+		if (d->kind == KP_D_VAR && (d->is_constexpr || (d->is_const && d->has_value)))
+			return NULL;
 		/* a local of the loop: as fixed as what it is computed from */
 		if (!d->init || v->depth > 16) {
 			v->why = "is declared inside the loop";

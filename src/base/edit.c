@@ -118,6 +118,103 @@ int kp_edits_runs(const kp_edits *e, size_t len, kp_edit_run **runs, int *n)
 	return 0;
 }
 
+/* An edit as a range [o, e) of a's result, of a (src [so, se)) or of b. */
+typedef struct {
+	size_t o, e;
+	int from_a;
+	size_t so, se;
+	int ai; /* from_a: the index in the sorted edits of a */
+} span;
+
+static int cmp_span(const void *x, const void *y)
+{
+	const span *p = x, *q = y;
+	if (p->o != q->o)
+		return p->o < q->o ? -1 : 1;
+	return q->from_a - p->from_a; /* a's edit first: it gives the source start */
+}
+
+/* The offset in the source of offset p of a's result (sorted edits v),
+ * where p is source text or an edge of an edit's text. */
+static size_t source_of(const kp_edit *v, int n, size_t p)
+{
+	long d = 0; /* result - source, before edit i */
+	for (int i = 0; i < n; i++) {
+		size_t ao = (size_t)((long)v[i].off + d), tl = strlen(v[i].text);
+		if (p <= ao)
+			break;
+		if (p < ao + tl)
+			return v[i].off;
+		d += (long)tl - (long)v[i].len;
+	}
+	return (size_t)((long)p - d);
+}
+
+int kp_edits_compose(const kp_edits *a, const char *src, size_t len, const kp_edits *b,
+		     kp_edits *out)
+{
+	char *mid = NULL, *fin = NULL;
+	size_t mlen, flen;
+	if (kp_edits_apply(a, src, len, &mid, &mlen))
+		return -1;
+	if (kp_edits_apply(b, mid, mlen, &fin, &flen)) {
+		free(mid);
+		return -1;
+	}
+	free(fin);
+	kp_edit *v = kp_xmalloc(sizeof(*v) * (size_t)(a->n ? a->n : 1));
+	if (a->n)
+		memcpy(v, a->v, sizeof(*v) * (size_t)a->n);
+	qsort(v, (size_t)a->n, sizeof(*v), cmp_edit);
+	int ns = a->n + b->n;
+	span *s = kp_xmalloc(sizeof(*s) * (size_t)(ns ? ns : 1));
+	long d = 0;
+	for (int i = 0; i < a->n; i++) {
+		size_t ao = (size_t)((long)v[i].off + d), tl = strlen(v[i].text);
+		s[i] = (span){ao, ao + tl, 1, v[i].off, (size_t)v[i].off + v[i].len, i};
+		d += (long)tl - (long)v[i].len;
+	}
+	for (int i = 0; i < b->n; i++) {
+		size_t o = b->v[i].off, e = o + b->v[i].len;
+		s[a->n + i] = (span){o, e, 0, source_of(v, a->n, o), source_of(v, a->n, e), -1};
+	}
+	qsort(s, (size_t)ns, sizeof(*s), cmp_span);
+	for (int i = 0; i < ns;) {
+		/* the group of spans that touch s[i] */
+		size_t o = s[i].o, e = s[i].e, so = s[i].so, se = s[i].se;
+		int j = i + 1, with_b = !s[i].from_a;
+		for (; j < ns && s[j].o <= e; j++) {
+			if (s[j].e > e)
+				e = s[j].e;
+			so = s[j].so < so ? s[j].so : so;
+			se = s[j].se > se ? s[j].se : se;
+			with_b |= !s[j].from_a;
+		}
+		if (!with_b) { /* edits of a only: as they are */
+			for (int k = i; k < j; k++)
+				kp_edits_add(out, v[s[k].ai].off, v[s[k].ai].len, v[s[k].ai].text);
+			i = j;
+			continue;
+		}
+		kp_edits part = {0};
+		for (int k = 0; k < b->n; k++)
+			if (b->v[k].off >= o && b->v[k].off + b->v[k].len <= e)
+				kp_edits_add(&part, (unsigned)(b->v[k].off - o), b->v[k].len,
+					     b->v[k].text);
+		char *t = NULL;
+		size_t tn;
+		kp_edits_apply(&part, mid + o, e - o, &t, &tn);
+		kp_edits_add(out, (unsigned)so, (unsigned)(se - so), t);
+		free(t);
+		kp_edits_release(&part);
+		i = j;
+	}
+	free(s);
+	free(v);
+	free(mid);
+	return 0;
+}
+
 void kp_edits_release(kp_edits *e)
 {
 	for (int i = 0; i < e->n; i++)

@@ -33,6 +33,16 @@ void kp_edits_release(kp_edits *e);
  * with *src_off set to its offset in the source. */
 int kp_edits_origin(const kp_edits *e, size_t out_off, size_t *src_off);
 
+/* The edits of `src` that give what b gives applied to the result of a
+ * (b's offsets are in a's result), appended to *out: each edit of a that
+ * no edit of b touches as it is, and each group of edits of a and b that
+ * touch (overlap, or meet at an offset) as one edit of the source range
+ * they cover, whose text is that range of a's result with b's edits
+ * applied (edits of a that touch only each other stay as they are).  -1
+ * (out unchanged) when a or b does not apply. */
+int kp_edits_compose(const kp_edits *a, const char *src, size_t len, const kp_edits *b,
+		     kp_edits *out);
+
 /* A run of kp_edits_apply()'s result that is source text, unchanged:
  * out[out, out + len) is src[src, src + len). */
 typedef struct {

@@ -10,10 +10,9 @@
 #include "cli.h"
 #include "cmd.h"
 #include "findings.h"
-#include "canon.h"
-#include "inline.h"
 #include "plan.h"
 #include "sarif.h"
+#include "trial.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -641,7 +640,7 @@ static cJSON *json_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
  * project header with kernels (f->headers) included from `from`.  The
  * launch description is looked up beside spec_path (the main file, which
  * launches the kernels). */
-/* kp_inline_env.reparse for analyze: the unit parsed again with f's text
+/* kp_trial_env.reparse for analyze: the unit parsed again with f's text
  * replaced. */
 typedef struct {
 	const kp_parse_opts *po;
@@ -668,18 +667,20 @@ static kp_file *an_reparse_with(void *env, const kp_file *f, const char *text, s
 	return prc == KP_PARSE_OK ? kp_file_model_in(*tu, f) : NULL;
 }
 
-/* What rewrite's inline pass does with a refused loop (inline.h), shown
- * in both formats. */
-static void show_inline(const kp_inline_env *e, kp_file *f, const kp_loop *l, cJSON *jloop)
+/* What rewrite's canon or inline pass does with a refused loop (trial.h),
+ * shown in both formats: under the loop's JSON member named as the pass,
+ * or one line of text with the pass's note or remark id. */
+static void show_trial(const kp_trial_kind *k, const kp_trial_env *e, kp_file *f, const kp_loop *l,
+		       cJSON *jloop)
 {
 	kp_edits ed = {0};
-	kp_inline_result r;
-	kp_inline_loop(e, f, l, &ed, &r);
+	kp_trial_result r;
+	k->loop(e, f, l, &ed, &r);
 	kp_edits_release(&ed);
 	if (!r.status)
 		return;
 	if (jloop) {
-		cJSON *x = cJSON_AddObjectToObject(jloop, "inline");
+		cJSON *x = cJSON_AddObjectToObject(jloop, k->name);
 		cJSON_AddBoolToObject(x, "pipelined", r.status > 0);
 		cJSON_AddStringToObject(x, "message", r.message);
 		if (r.status > 0) {
@@ -687,37 +688,10 @@ static void show_inline(const kp_inline_env *e, kp_file *f, const kp_loop *l, cJ
 			cJSON_AddNumberToObject(x, "stages", r.stages);
 		}
 	} else if (r.status > 0)
-		printf("    rewrite: %s [kpipe-inlined]; then plan: %s, %d stages\n", r.message,
+		printf("    rewrite: %s [%s]; then plan: %s, %d stages\n", r.message, k->done_id,
 		       r.variant, r.stages);
 	else
-		printf("    rewrite: %s [kpipe-inline-refused]\n", r.message);
-}
-
-/* What rewrite's canon pass does with a refused loop (canon.h), shown in
- * both formats. */
-static void show_canon(const kp_inline_env *ie, kp_file *f, const kp_loop *l, cJSON *jloop)
-{
-	kp_canon_env e = {ie->arch, ie->variant, ie->stages, ie->ao,
-			  ie->tu,   ie->reparse, ie->env,    ie->no_comment};
-	kp_edits ed = {0};
-	kp_canon_result r;
-	kp_canon_loop(&e, f, l, &ed, &r);
-	kp_edits_release(&ed);
-	if (!r.status)
-		return;
-	if (jloop) {
-		cJSON *x = cJSON_AddObjectToObject(jloop, "canon");
-		cJSON_AddBoolToObject(x, "pipelined", r.status > 0);
-		cJSON_AddStringToObject(x, "message", r.message);
-		if (r.status > 0) {
-			cJSON_AddStringToObject(x, "variant", r.variant);
-			cJSON_AddNumberToObject(x, "stages", r.stages);
-		}
-	} else if (r.status > 0)
-		printf("    rewrite: %s [kpipe-canonicalized]; then plan: %s, %d stages\n",
-		       r.message, r.variant, r.stages);
-	else
-		printf("    rewrite: %s [kpipe-canon-refused]\n", r.message);
+		printf("    rewrite: %s [%s]\n", r.message, k->refused_id);
 }
 
 /* "none of 4 shared accesses conflict", "1 of 3 global accesses
@@ -830,7 +804,7 @@ static void analyze_model(const kp_cli *o, const kp_file_setup *fs, kp_file *f, 
 	kp_analyze_opts ao;
 	char *sk;
 	kp_cli_analyze_opts(o, spec_path, &ao, &sk);
-	kp_inline_env ie = {o->arch, o->variant, o->stages, &ao, tu, an_reparse_with, re, 0};
+	kp_trial_env ie = {o->arch, o->variant, o->stages, &ao, tu, an_reparse_with, re, 0};
 	kp_analysis an;
 	kp_analyze(&an, f, &ao);
 	const char *an_arch = o->arch->name, *ps_arch = kp_parse_arch(an_arch);
@@ -911,13 +885,13 @@ static void analyze_model(const kp_cli *o, const kp_file_setup *fs, kp_file *f, 
 			*any_loop = 1;
 			if (json) {
 				cJSON *jlp = json_loop(f, l, o);
-				show_canon(&ie, f, l, jlp);
-				show_inline(&ie, f, l, jlp);
+				show_trial(&kp_trial_canon, &ie, f, l, jlp);
+				show_trial(&kp_trial_inline, &ie, f, l, jlp);
 				cJSON_AddItemToArray(jl, jlp);
 			} else {
 				text_loop(f, l, o);
-				show_canon(&ie, f, l, NULL);
-				show_inline(&ie, f, l, NULL);
+				show_trial(&kp_trial_canon, &ie, f, l, NULL);
+				show_trial(&kp_trial_inline, &ie, f, l, NULL);
 			}
 		}
 		if (!nl && !json)

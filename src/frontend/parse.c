@@ -305,6 +305,17 @@ static int is_function_kind(enum CXCursorKind k)
 	       k == CXCursor_ConversionFunction || k == CXCursor_LambdaExpr;
 }
 
+/* Whether the identifier w is a token of src[b, e) (a whole word). */
+static int word_in(const char *src, long b, long e, const char *w)
+{
+	long n = (long)strlen(w);
+	for (long p = b; p + n <= e; p++)
+		if (!strncmp(src + p, w, (size_t)n) && (p == b || !kp_is_ident_char(src[p - 1])) &&
+		    (p + n == e || !kp_is_ident_char(src[p + n])))
+			return 1;
+	return 0;
+}
+
 static kp_decl *decl_for(pctx *c, CXCursor ref)
 {
 	if (clang_Cursor_isNull(ref))
@@ -376,6 +387,7 @@ static kp_decl *decl_for(pctx *c, CXCursor ref)
 				d->bounds_hidden = 1;
 		} else if (strncmp(f->src + no, d->name, strlen(d->name)) != 0)
 			d->in_main = 0; /* declared inside a macro expansion */
+		d->is_constexpr = d->kind == KP_D_VAR && word_in(f->src, b, no, "constexpr");
 		/* __align__(N) in the declaration text */
 		const char *al = NULL;
 		for (long p = b; p + 10 < (long)no; p++)
@@ -607,15 +619,28 @@ static void add_kid(kp_arena *a, kp_node *n, kp_node *k, int *cap)
 #define KP_MAX_NESTING 2000
 
 /* A declaration's initialiser and its array bounds' expressions, from the
- * children of its node n. */
-static void decl_init_and_bounds(kp_node *n)
+ * children of its node n (the declaration's cursor: cur).  A braced
+ * initialiser of one expression, `T x{e}` or `T x = {e}`, of a variable
+ * that is not an array or a class (a scalar, a pointer, or a type that
+ * depends on a template parameter), has that expression as its
+ * initialiser, as `T x = e` has: it initialises x with e's value. */
+static void decl_init_and_bounds(kp_node *n, CXCursor cur)
 {
 	kp_node *last = n->kids[n->nkids - 1];
-	/* the initialiser is the last child that starts after the name */
-	if (last->in_main && n->decl->in_main && last->begin > n->decl->name_end)
+	/* the initialiser is the last child that starts after the name (a
+	 * brace right after it: `x{e}`) */
+	if (last->in_main && n->decl->in_main &&
+	    (last->begin > n->decl->name_end ||
+	     (last->kind == KP_N_INITLIST && last->begin == n->decl->name_end)))
 		n->decl->init = last;
 	else if (!n->decl->in_main || !last->in_main)
 		n->decl->init = last;
+	kp_node *in = n->decl->init;
+	enum CXTypeKind tk = clang_getCanonicalType(clang_getCursorType(cur)).kind;
+	if (in && in->kind == KP_N_INITLIST && in->nkids == 1 && !n->decl->is_array &&
+	    tk != CXType_Record && tk != CXType_Elaborated && tk != CXType_ConstantArray &&
+	    tk != CXType_IncompleteArray && tk != CXType_Invalid)
+		n->decl->init = in->kids[0];
 	int di = 0;
 	for (int i = 0; i < n->nkids && di < n->decl->ndims; i++) {
 		kp_node *k = n->kids[i];
@@ -1096,7 +1121,7 @@ static kp_node *convert_node(pctx *c, CXCursor cur)
 	else if (n->kind == KP_N_UNOP)
 		n->op = op_token(c, cur, n, 0);
 	if (n->kind == KP_N_VARDECL && n->decl && n->nkids > 0)
-		decl_init_and_bounds(n);
+		decl_init_and_bounds(n, cur);
 	return n;
 }
 
@@ -1574,6 +1599,11 @@ static enum CXChildVisitResult find_launches(CXCursor cur, CXCursor parent, CXCl
 	 * macro, kept as not editable */
 	if (!launch_config(c, cur, &l) || l.nconfig < 2)
 		l.editable = 0;
+	/* a launch in a function template is visited again in each explicit
+	 * instantiation of the function: one launch of the text */
+	for (int i = 0; i < ls->n; i++)
+		if (ls->v[i].begin == l.begin && ls->v[i].kernel == k && b >= 0)
+			return CXChildVisit_Continue;
 	if (ls->n == ls->cap) {
 		ls->cap = ls->cap ? 2 * ls->cap : 8;
 		ls->v = kp_xrealloc(ls->v, sizeof(*ls->v) * (size_t)ls->cap);

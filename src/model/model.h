@@ -84,7 +84,8 @@ typedef struct kp_decl {
 	const char *elem_type; /* element type for arrays, else the type */
 	long long elem_size;   /* sizeof element, -1 unknown (dependent) */
 	int is_shared;
-	int is_const; /* const-qualified or constexpr */
+	int is_const;     /* const-qualified or constexpr */
+	int is_constexpr; /* a variable declared constexpr (spelled in the main file) */
 	int is_pointer;
 	int is_array;
 	int ndims;

@@ -170,14 +170,19 @@ static const kp_decl *own_dynamic(const kp_kernel *k)
 }
 
 /* Whether launch x passes no dynamic shared memory: no third argument, or
- * a literal 0. */
+ * a literal 0 (with an integer suffix: 0U, 0ul). */
 static int passes_none(const kp_file *f, const kp_launch *x)
 {
 	if (x->nconfig < 3)
 		return 1;
 	unsigned b, e;
 	kp_launch_span(f, x, 2, &b, &e);
-	return e == b + 1 && f->src[b] == '0';
+	if (e <= b || f->src[b] != '0')
+		return 0;
+	for (unsigned i = b + 1; i < e; i++)
+		if (!strchr("uUlL", f->src[i]))
+			return 0;
+	return e - b <= 4;
 }
 
 const char *kp_plan_dynamic(kp_file *f, const kp_loop *l, const kp_arch *a, int buffers,

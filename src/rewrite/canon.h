@@ -15,6 +15,8 @@
  *     `__shared__` tiles declared after the first statement) move to just
  *     before the loop.
  *
+ * The environment and the result are the trial's (trial.h).
+ *
  * Ownership: the edits belong to the caller (kp_edits_release); messages
  * are in f's arena; the environment is borrowed.
  */
@@ -22,31 +24,9 @@
 #define KPIPE_CANON_H
 
 #include "analyze.h"
-#include "arch.h"
 #include "edit.h"
 #include "model.h"
-
-typedef struct {
-	const kp_arch *arch; /* the plan's options */
-	const char *variant;
-	int stages;
-	const kp_analyze_opts *ao; /* the analysis options of the unit */
-	const kp_file *tu;         /* the main file's model of this parse */
-	/* The unit parsed again with f's text replaced (pass.h, reparse). */
-	kp_file *(*reparse)(void *env, const kp_file *f, const char *text, size_t len,
-			    kp_file **tu);
-	void *env;
-	int no_comment; /* --no-comment (handed on to the inline pass's trial) */
-} kp_canon_env;
-
-typedef struct {
-	int status;          /* 0: nothing to do; 1: rewritten, the loop is then planned;
-				-1: not rewritten */
-	const char *message; /* status 1: the kpipe-canonicalized note; -1: the
-				kpipe-canon-refused remark */
-	const char *variant; /* status 1: the plan's transform and stages for the result */
-	int stages;
-} kp_canon_result;
+#include "trial.h"
 
 /* The edits that write loop l's load phase (and its declarations) in the
  * copy forms the analysis reads, appended to ed without being tried: 0
@@ -56,12 +36,18 @@ typedef struct {
  * them (kp_canon_loop) or composes them with its own. */
 int kp_canon_edits(kp_file *f, const kp_loop *l, kp_edits *ed, const char **what, const char **why);
 
+/* Whether the canon pass looks at loop l of model f: it is eligible but
+ * no variant applies, or it is refused for something its shapes cause
+ * (kpipe-partial-tile-write, kpipe-load-decl-used-later).  For a pass
+ * that runs the shapes in its own trial (the inline pass). */
+int kp_canon_wanted(const kp_trial_env *e, kp_file *f, const kp_loop *l);
+
 /* What the canon pass does with loop l of model f: nothing (status 0)
  * when l is pipelined as written or has none of the shapes; with status
  * 1, ed holds the edits (offsets of f->src), kept because the loop parsed
  * again with them is pipelined (by the pipeline pass, or after the inline
  * pass); -1 and why not. */
-void kp_canon_loop(const kp_canon_env *e, kp_file *f, const kp_loop *l, kp_edits *ed,
-		   kp_canon_result *out);
+void kp_canon_loop(const kp_trial_env *e, kp_file *f, const kp_loop *l, kp_edits *ed,
+		   kp_trial_result *out);
 
 #endif

@@ -14,6 +14,7 @@
  * Helpers stay in place for their other callers; a header is never
  * edited.
  */
+#include "canon.h"
 #include "inline.h"
 #include "inline_call.h"
 #include "pass.h"
@@ -308,38 +309,28 @@ static int find_helper_calls(kp_node *n, kp_node *parent, void *ud)
 	return 0;
 }
 
-static int refused_for(const kp_loop *l, const char *id)
-{
-	for (int i = 0; i < l->nreasons; i++)
-		if (!strcmp(l->reasons[i].id, id))
-			return 1;
-	return 0;
-}
+/* The judge of the trial (trial.h): is l2, the loop of the trial parse g
+ * at l's place, pipelined (the plan into *out), every name of the
+ * inlined bodies meaning what it meant in its helper?  When it is not,
+ * and the canon pass would look at it, the canon pass's edits of the
+ * inlined code (canon.h) are composed with the inlining's into
+ * `composed`, for a second trial; or canon_why says why its shapes
+ * cannot be rewritten. */
+typedef struct {
+	kp_file *f;
+	const kp_inline_site *sites;
+	int nsites;
+	const kp_edits *ed;
+	const kp_trial_env *e;
+	int inlined; /* the first trial: the names are checked, canon is tried */
+	kp_edits composed;
+	const char *canon_what, *canon_why;
+} judge_ud;
 
-/* The loop of the trial parse g at the same place as l, or NULL. */
-static kp_loop *same_loop(const kp_analysis *an, const kp_loop *l)
+/* l2 eligible and planned (NULL), or why not (in f's arena). */
+static const char *planned(const kp_trial_env *e, kp_file *f, kp_file *g, kp_loop *l2,
+			   kp_trial_result *out)
 {
-	for (int i = 0; i < an->nloops; i++)
-		if (an->loops[i]->node->begin == l->node->begin &&
-		    !strcmp(an->loops[i]->kernel->name, l->kernel->name))
-			return an->loops[i];
-	return NULL;
-}
-
-/* Analyses and plans the loop of the trial parse g at l's place: NULL
- * when it is pipelined (the plan into *out), else why not. */
-static const char *try_loop(const kp_inline_env *e, kp_file *f, kp_file *g, const kp_loop *l,
-			    const kp_inline_site *sites, int nsites, const kp_edits *ed,
-			    kp_inline_result *out)
-{
-	kp_analysis an;
-	kp_analyze(&an, g, e->ao);
-	kp_loop *l2 = same_loop(&an, l);
-	if (!l2)
-		return "the loop is not found again";
-	const char *why = kp_inline_same_names(f, sites, nsites, ed, g, l2->kernel);
-	if (why)
-		return why;
 	if (!l2->eligible)
 		return kp_arena_printf(&f->arena, "%s [%s]", l2->reasons[0].message,
 				       l2->reasons[0].id);
@@ -352,38 +343,76 @@ static const char *try_loop(const kp_inline_env *e, kp_file *f, kp_file *g, cons
 	return NULL;
 }
 
-/* Parses the unit with ed applied and plans the loop at l's place:
- * NULL when it is pipelined (the plan into *out), else why not. */
-static const char *try_edits(const kp_inline_env *e, kp_file *f, const kp_loop *l,
-			     const kp_edits *ed, const kp_inline_site *sites, int nsites,
-			     kp_inline_result *out)
+/* The canon pass's shapes in l2, the inlined loop of g: their edits
+ * composed with j->ed into j->composed, or j->canon_why. */
+static void canon_inlined(judge_ud *j, kp_file *g, kp_loop *l2)
+{
+	kp_file *f = j->f;
+	if (!kp_canon_wanted(j->e, g, l2))
+		return;
+	kp_edits ced = {0};
+	const char *what = NULL, *why = NULL;
+	int r = kp_canon_edits(g, l2, &ced, &what, &why);
+	if (r < 0)
+		j->canon_why = kp_arena_strdup(&f->arena, why);
+	else if (r > 0 && kp_edits_compose(j->ed, f->src, f->len, &ced, &j->composed))
+		j->canon_why = "its edits do not apply to the inlined code";
+	else if (r > 0)
+		j->canon_what = kp_arena_strdup(&f->arena, what);
+	kp_edits_release(&ced);
+}
+
+static const char *pipelined(void *ud, kp_file *g, kp_file *tu, kp_loop *l2, kp_trial_result *out)
+{
+	(void)tu;
+	judge_ud *j = ud;
+	if (!j->inlined)
+		return planned(j->e, j->f, g, l2, out);
+	const char *why = kp_inline_same_names(j->f, j->sites, j->nsites, j->ed, g, l2->kernel);
+	if (why)
+		return why;
+	why = planned(j->e, j->f, g, l2, out);
+	if (why)
+		canon_inlined(j, g, l2);
+	return why;
+}
+
+/* Parses the unit with ed applied and plans the loop at l's place: NULL
+ * when it is pipelined (the plan into *out), else why not.  Where the
+ * inlined loop is not, the canon pass's shapes in the inlined code are
+ * rewritten too and tried: when that loop is pipelined, ed becomes the
+ * edits of both; what the canon shapes did goes into *canon_what either
+ * way. */
+static const char *try_edits(const kp_trial_env *e, kp_file *f, const kp_loop *l, kp_edits *ed,
+			     const kp_inline_site *sites, int nsites, kp_trial_result *out,
+			     const char **canon_what)
 {
 	if (!e->reparse)
 		return "kpipe cannot parse the changed unit here";
-	char *text = NULL;
-	size_t len = 0;
-	if (kp_edits_apply(ed, f->src, f->len, &text, &len))
-		return "the edits overlap";
-	kp_file *tu = NULL;
-	kp_file *g = e->reparse(e->env, f, text, len, &tu);
-	const char *why = NULL;
-	if (!g)
-		why = "the inlined code does not parse";
-	else if (tu->nerrors > e->tu->nerrors)
-		why = "the inlined code does not compile";
-	else
-		why = try_loop(e, f, g, l, sites, nsites, ed, out);
-	free(text);
-	if (tu) {
-		kp_file_release(tu);
-		free(tu);
+	judge_ud j = {f, sites, nsites, ed, e, 1, {0}, NULL, NULL};
+	const char *why = kp_trial_try(e, f, l, ed, "inlined", pipelined, &j, out);
+	if (why && j.canon_why)
+		why = kp_arena_printf(&f->arena,
+				      "%s; nor is the inlined load phase written in the copy forms "
+				      "kpipe reads: %s",
+				      why, j.canon_why);
+	else if (why && j.composed.n) {
+		*canon_what = j.canon_what;
+		j.inlined = 0;
+		why = kp_trial_try(e, f, l, &j.composed, "inlined", pipelined, &j, out);
+		if (!why) {
+			kp_edits_release(ed);
+			*ed = j.composed;
+			memset(&j.composed, 0, sizeof(j.composed));
+		}
 	}
+	kp_edits_release(&j.composed);
 	return why;
 }
 
 /* Why load-helper call c (its parent statement p) of a kernel of f cannot
  * be inlined, before its body is looked at; NULL when it is tried. */
-static const char *call_unfit(const kp_inline_env *e, const kp_file *f, const kp_node *c,
+static const char *call_unfit(const kp_trial_env *e, const kp_file *f, const kp_node *c,
 			      const kp_node *p)
 {
 	if (!c->decl)
@@ -403,7 +432,7 @@ static const char *call_unfit(const kp_inline_env *e, const kp_file *f, const kp
 
 /* Inlines the load-helper calls of l's load phase into ed, their sites
  * into sites/nsites and what was done into what; NULL or why not. */
-static const char *inline_calls(const kp_inline_env *e, kp_file *f, const kp_loop *l, kp_edits *ed,
+static const char *inline_calls(const kp_trial_env *e, kp_file *f, const kp_loop *l, kp_edits *ed,
 				kp_inline_site *sites, int *nsites, kp_strbuf *what)
 {
 	if (l->load_b < 0 || l->load_e > l->nstmts || l->load_b >= l->load_e)
@@ -438,12 +467,12 @@ static const char *inline_calls(const kp_inline_env *e, kp_file *f, const kp_loo
 	return why;
 }
 
-void kp_inline_loop(const kp_inline_env *e, kp_file *f, const kp_loop *l, kp_edits *ed,
-		    kp_inline_result *out)
+void kp_inline_loop(const kp_trial_env *e, kp_file *f, const kp_loop *l, kp_edits *ed,
+		    kp_trial_result *out)
 {
 	memset(out, 0, sizeof(*out));
-	int helper = refused_for(l, "kpipe-load-in-helper");
-	if (l->eligible || !(helper || refused_for(l, "kpipe-macro-array")))
+	int helper = kp_trial_refused_for(l, "kpipe-load-in-helper");
+	if (l->eligible || !(helper || kp_trial_refused_for(l, "kpipe-macro-array")))
 		return;
 	const char *why = NULL;
 	kp_strbuf what = KP_STRBUF_INIT, macros = KP_STRBUF_INIT;
@@ -451,13 +480,16 @@ void kp_inline_loop(const kp_inline_env *e, kp_file *f, const kp_loop *l, kp_edi
 	int nsites = 0;
 	if (helper)
 		why = inline_calls(e, f, l, ed, sites, &nsites, &what);
-	if (!why && refused_for(l, "kpipe-macro-array") &&
+	if (!why && kp_trial_refused_for(l, "kpipe-macro-array") &&
 	    !expand_macros(f, l, ed, &macros, &why) && macros.len)
 		kp_strbuf_addf(&what, "%sexpanded the macro%s %s, whose bod%s the tiles",
 			       what.len ? "; " : "", strchr(macros.buf, ',') ? "s" : "", macros.buf,
 			       strchr(macros.buf, ',') ? "ies name" : "y names");
+	const char *canon_what = NULL;
 	if (!why && ed->n) {
-		why = try_edits(e, f, l, ed, sites, nsites, out);
+		why = try_edits(e, f, l, ed, sites, nsites, out, &canon_what);
+		if (canon_what)
+			kp_strbuf_addf(&what, "; then, in the inlined code, %s", canon_what);
 		if (why)
 			why = kp_arena_printf(
 				&f->arena,
@@ -479,35 +511,10 @@ void kp_inline_loop(const kp_inline_env *e, kp_file *f, const kp_loop *l, kp_edi
 	kp_strbuf_release(&macros);
 }
 
-static void inline_run(kp_pass_ctx *c)
-{
-	kp_analyze_opts ao;
-	char *sk;
-	kp_rw_analyze_opts(c->o, c->tu->path, &ao, &sk);
-	kp_inline_env e = {c->o->arch, c->o->variant, c->o->stages, &ao,
-			   c->tu,      c->reparse,    c->env,       c->o->no_comment};
-	kp_analysis an;
-	kp_analyze(&an, c->f, &ao);
-	for (int i = 0; i < an.nloops; i++) {
-		kp_loop *l = an.loops[i];
-		if (!kp_pass_loop_wanted(c, l))
-			continue;
-		kp_edits ed = {0};
-		kp_inline_result r;
-		kp_inline_loop(&e, c->f, l, &ed, &r);
-		if (r.status < 0)
-			kp_pass_diag(c, l->node->line, l->node->col, "remark",
-				     "kpipe-inline-refused", r.message);
-		else if (r.status > 0) {
-			int di = kp_pass_diag(c, l->node->line, l->node->col, "note",
-					      "kpipe-inlined", r.message);
-			for (int k = 0; k < ed.n; k++)
-				kp_pass_edit(c, ed.v[k].off, ed.v[k].len, ed.v[k].text, di);
-		}
-		kp_edits_release(&ed);
-	}
-	free(sk);
-}
+const kp_trial_kind kp_trial_inline = {"inline", "kpipe-inlined", "kpipe-inline-refused",
+				       kp_inline_loop};
+
+static void inline_run(kp_pass_ctx *c) { kp_trial_pass_run(&kp_trial_inline, c); }
 
 const kp_pass kp_pass_inline = {
 	"inline",

@@ -378,6 +378,14 @@ for want in "54:5: remark: .*the condition 'tries\+\+ < 1 && r < M' has a side e
 done
 check "canon_unsafe: nine loops refused" has canon_unsafe.r "nothing to pipeline \(9 loops found, 9 refused\)"
 
+# ... nor in the code the inline pass inlines (its trial runs the canon
+# pass's shapes: each loop refused, the remark saying both steps)
+refused helper_canon_unsafe "$in/helper_canon_unsafe.cu" 0 0 \
+	"helper_canon_unsafe\.cu:33:5: remark: the loop is refused even once kpipe inlined the load helper 'ld_effect'.*nor is the inlined load phase written in the copy forms kpipe reads: .*the condition 'tries\+\+ < 1 && ty < M' has a side effect .*\[kpipe-inline-refused\]"
+check "helper_canon_unsafe: the temporary the compute reads" has helper_canon_unsafe.r \
+	"helper_canon_unsafe\.cu:52:5: remark: the loop is refused even once kpipe inlined the load helper 'st_elem'.*\[kpipe-load-decl-used-later\]; nor is the inlined load phase written in the copy forms kpipe reads: the copy into 'As' through 'v' \(line 57\) is not written as a guarded copy: 'v' is used elsewhere in the kernel.*\[kpipe-inline-refused\]"
+check "helper_canon_unsafe: two loops refused" has helper_canon_unsafe.r "nothing to pipeline \(2 loops found, 2 refused\)"
+
 # shapes it does rewrite, written awkwardly (a pragma before the loop, a
 # condition over two lines with a macro, tabs): pipelined, nvcc compiles it
 rewritten canon_awkward "$in/canon_awkward.cu"

@@ -7,9 +7,11 @@
 # inputs: the fixture of helpers kpipe cannot inline (a system header's,
 # one declared only, a functor, an overload set, a call that is not a
 # statement, the barrier at the top of the loop), the adversarial inputs
-# of unsafe helpers (the file's own and a project header's), and the
+# of unsafe helpers (the file's own, a project header's, and guarded
+# temporaries the inlined code must keep), and the
 # samples that call helpers (in the file, in a header, with the barrier at
-# the top).  Each input is also checked for the reasons it must give.
+# the top, a guarded temporary, constants bounding the copy loop).  Each
+# input is also checked for the reasons it must give.
 # Prints "N passed, N failed".
 set -uo pipefail
 # shellcheck source=tests/lib.sh
@@ -63,8 +65,12 @@ check "helper_unsafe_inline: one inline diagnostic per loop" one_each "$adv/help
 check "helper_unsafe_inline: 10 remarks" test "$(grep -c 'kpipe-inline-refused' "$tmp/remarks")" -eq 10
 check "helper_header_unsafe: one inline diagnostic per loop" one_each "$adv/helper_header_unsafe.cu"
 check "helper_header_unsafe: 9 remarks" test "$(grep -c 'kpipe-inline-refused' "$tmp/remarks")" -eq 9
+check "helper_canon_unsafe: one inline diagnostic per loop" one_each "$adv/helper_canon_unsafe.cu"
+check "helper_canon_unsafe: 2 remarks naming the canon pass's reason" test \
+	"$(grep -c 'kpipe-inline-refused .*nor is the inlined load phase written in the copy forms' "$tmp/remarks")" -eq 2
 
-for s in matmul_load_helper matmul_header_helper matmul_vec_helpers; do
+for s in matmul_load_helper matmul_header_helper matmul_vec_helpers matmul_staged_loader \
+	matmul_vec_loader; do
 	check "$s: one inline diagnostic per loop" one_each "samples/$s.cu"
 	check "$s: inlined" grep -q "kpipe-inlined" "$tmp/remarks"
 done

@@ -3,7 +3,9 @@
  * rewrites, run alone (the exact text it writes) and in the default list
  * (the loop then pipelined, the fixes giving the output); each refusal it
  * must make, with its remark and nothing written; its trial through the
- * inline pass; and its place in the pass lists.
+ * inline pass; its shapes in the inline pass's trial (a helper's guarded
+ * temporary written as a guarded copy in the inlined code, and a refusal
+ * there that the remark names); and its place in the pass lists.
  */
 #include "kp_test.h"
 
@@ -562,6 +564,105 @@ Test(canon_pass, then_inlined, .init = kp_test_tmpdir_make, .fini = kp_test_tmpd
 	cr_assert_geq(diag_index(&x.r, "kpipe-inlined"), 0);
 	cr_assert_geq(diag_index(&x.r, "kpipe-pipelined"), 0);
 	expect_fixes_give_text(&x.r, x.src, x.out);
+	run_release(&x);
+	free(src2);
+}
+
+/* --- the canon pass's shapes in the inline pass's trial ---------------------- */
+
+/* A load helper whose copy loop goes through a guarded temporary (with a
+ * static_assert before the store, as tutorials write it): inlined alone,
+ * the loop has no variant; the inline pass's trial then writes the
+ * guarded copies in the inlined code, and keeps both edits. */
+#define HELPER_TEMP                                                                                \
+	"#define T 16\n"                                                                           \
+	"__device__ void ld(float (&tile)[T][T], const float *src, int ld, int rows, int cols,\n"  \
+	"                   int r0, int c0)\n"                                                     \
+	"{\n"                                                                                      \
+	"    for (int i = 0; i < 1; ++i) {\n"                                                      \
+	"        const int r = threadIdx.y, c = threadIdx.x;\n"                                    \
+	"        float v{0.0f};\n"                                                                 \
+	"        if (r0 + r < rows && c0 + c < cols) {\n"                                          \
+	"            v = src[(r0 + r) * ld + c0 + c];\n"                                           \
+	"        }\n"                                                                              \
+	"        static_assert(T > 0, \"tiles\");\n"                                               \
+	"        tile[r][c] = v;\n"                                                                \
+	"    }\n"                                                                                  \
+	"}\n"
+static const char helper_temp_src[] =
+	HELPER_TEMP REFUSED("with_temp", "",
+			    "        ld(As, A, K, M, K, blockIdx.y * T, k0);\n"
+			    "        ld(Bs, B, N, K, N, k0, blockIdx.x * T);\n");
+
+Test(canon_in_inline, guarded_temporary_in_a_helper, .init = kp_test_tmpdir_make,
+     .fini = kp_test_tmpdir_remove)
+{
+	/* the inline pass alone: the helper inlined and its copies written as
+	 * guarded copies, in one kept change */
+	run_t x;
+	run_text(&x, "h.cu", helper_temp_src, "register", "inline");
+	cr_assert_eq(x.rc, KP_EXIT_OK, "%d", x.rc);
+	cr_assert_not_null(x.out);
+	expect_diag(&x.r, "kpipe-inlined", 23,
+		    "kpipe inlined the load helper 'ld'; then, in the inlined code, wrote the "
+		    "copies through the temporaries 'v' into 'As', 'v' into 'Bs' as guarded "
+		    "copies (TILE[..] = c ? x : 0), so that the loop is pipelined");
+	cr_assert_eq(count_id(&x.r, "kpipe-inline-refused"), 0);
+	cr_assert_not_null(
+		strstr(x.out,
+		       "As[r][c] = (r0 + r < M && k0 + c < K) ? A[(r0 + r) * K + k0 + c] : 0.0f;"),
+		"%s", x.out);
+	cr_assert_not_null(
+		strstr(x.out,
+		       "Bs[r][c] = (k0 + r < K && c0 + c < N) ? B[(k0 + r) * N + c0 + c] : 0.0f;"),
+		"%s", x.out);
+	/* the kernel's copies only: the helper keeps its temporary */
+	cr_assert_eq(count_of(x.out, "float v{0.0f};"), 1, "%s", x.out);
+	cr_assert_eq(count_of(x.out, "static_assert(T > 0, \"tiles\");"), 3, "%s", x.out);
+	expect_fixes_give_text(&x.r, x.src, x.out);
+	run_release(&x);
+
+	/* the default list: pipelined (register staging) */
+	run_text(&x, "h.cu", helper_temp_src, "register", NULL);
+	cr_assert_eq(x.rc, KP_EXIT_OK, "%d", x.rc);
+	cr_assert_geq(diag_index(&x.r, "kpipe-pipelined"), 0);
+	cr_assert_eq(count_id(&x.r, "kpipe-canonicalized"), 0);
+	cr_assert_not_null(strstr(x.out,
+				  "= (r0 + r < M && (k0 + T) + c < K) ? A[(r0 + r) * K + (k0 + "
+				  "T) + c] : 0.0f;"),
+			   "%s", x.out);
+	expect_fixes_give_text(&x.r, x.src, x.out);
+	run_release(&x);
+}
+
+/* The canon pass's refusal in the inlined code, and the loop's own reason,
+ * both in the remark; nothing written.  The kernel keeps the temporary,
+ * the helper only stores it, and the compute phase reads it again. */
+Test(canon_in_inline, refusal_says_both, .init = kp_test_tmpdir_make, .fini = kp_test_tmpdir_remove)
+{
+	static const char src[] =
+		"#define T 16\n"
+		"__device__ void st(float (&tile)[T][T], int r, int c, float x) { tile[r][c] = x; }\n" REFUSED(
+			"later", "",
+			"        float v = 0.0f;\n"
+			"        if (row < M && k0 + tx < K)\n"
+			"            v = A[row * K + k0 + tx];\n"
+			"        st(As, ty, tx, v);\n"
+			"        Bs[ty][tx] = B[(k0 + ty) * N + col];\n");
+	char *src2 = replace_once(src, "acc += As[ty][kk] * Bs[kk][tx];",
+				  "acc += As[ty][kk] * Bs[kk][tx] + v;");
+	run_t x;
+	run_text(&x, "r.cu", src2, "register", NULL);
+	cr_assert_eq(x.rc, KP_EXIT_NOTHING, "%d", x.rc);
+	expect_diag(&x.r, "kpipe-inline-refused", 11,
+		    "the loop is refused even once kpipe inlined the load helper 'st', so it is "
+		    "left as written: 'v' holds a value the load phase reads from global memory");
+	expect_diag(&x.r, "kpipe-inline-refused", 11,
+		    "[kpipe-load-decl-used-later]; nor is the inlined load phase written in the "
+		    "copy forms kpipe reads: the copy into 'As' through 'v' (line 16) is not "
+		    "written as a guarded copy: 'v' is used elsewhere in the kernel");
+	cr_assert_lt(diag_index(&x.r, "kpipe-inlined"), 0);
+	cr_assert_lt(diag_index(&x.r, "kpipe-pipelined"), 0);
 	run_release(&x);
 	free(src2);
 }

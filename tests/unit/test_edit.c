@@ -4,7 +4,8 @@
  * inserts, deletes, changes at either end, missing final newline, hunk
  * splitting and merging), with round trips through patch -p1 and
  * git apply when those tools are installed; where a result's bytes come
- * from (kp_edits_origin, kp_edits_runs).
+ * from (kp_edits_origin, kp_edits_runs); edits of a result composed
+ * with the edits that gave it (kp_edits_compose).
  */
 #include "kp_test.h"
 
@@ -363,6 +364,124 @@ Test(edits_apply, edits_own_their_text)
 	cr_expect_eq(e.n, 0);
 	cr_expect_null(e.v);
 	kp_edits_release(&e); /* twice is harmless */
+}
+
+/* --- kp_edits_compose ------------------------------------------------------ */
+
+/* apply(compose(a, b)) on src is apply(b) on apply(a) on src. */
+static void expect_composes(const kp_edits *a, const kp_edits *b, const char *src, kp_edits *out)
+{
+	char *mid = apply_ok(a, src);
+	char *want = apply_ok(b, mid);
+	cr_assert_eq(kp_edits_compose(a, src, strlen(src), b, out), 0);
+	char *got = apply_ok(out, src);
+	cr_expect_str_eq(got, want, "src '%s' mid '%s'", src, mid);
+	free(mid);
+	free(want);
+	free(got);
+}
+
+/* The inline pass's case: b changes text inside what a inserted (a call
+ * replaced by a body), and moves a line out before the loop (source text
+ * before a's edit); a's other edit, untouched, stays as it was. */
+Test(edits_compose, inside_and_outside_an_edit)
+{
+	const char *src = "pre;\nloop { call(); tail; }\nX";
+	kp_edits a = {0}, b = {0}, out = {0};
+	kp_edits_add(&a, 12, 7, "{ int v = 0; if (g) v = A[i]; T[i] = v; }");
+	kp_edits_add(&a, 28, 1, "Y");
+	char *mid = apply_ok(&a, src);
+	const char *body = strstr(mid, "int v = 0; ");
+	cr_assert_not_null(body);
+	size_t p = (size_t)(body - mid);
+	kp_edits_add(&b, (unsigned)p, 11, "");                             /* the declaration */
+	kp_edits_add(&b, (unsigned)(strstr(mid, "if (g)") - mid), 17, ""); /* the if */
+	kp_edits_add(&b, (unsigned)(strstr(mid, "= v;") - mid) + 2, 1, "g ? A[i] : 0");
+	kp_edits_add(&b, 5, 0, "int h;\n"); /* source text: before the loop */
+	free(mid);
+	expect_composes(&a, &b, src, &out);
+	char *got = apply_ok(&out, src);
+	cr_expect_str_eq(got, "pre;\nint h;\nloop { { T[i] = g ? A[i] : 0; } tail; }\nY");
+	free(got);
+	/* the untouched edit of a is one of out's, as it was */
+	int same = 0;
+	for (int i = 0; i < out.n; i++)
+		same += out.v[i].off == 28 && out.v[i].len == 1 && !strcmp(out.v[i].text, "Y");
+	cr_expect_eq(same, 1);
+	cr_expect_eq(out.n, 3);
+	kp_edits_release(&a);
+	kp_edits_release(&b);
+	kp_edits_release(&out);
+}
+
+/* Edits of b across an edge of a's text, at its edges, over a whole
+ * deletion of a: one edit of the source range they cover. */
+Test(edits_compose, across_the_edges)
+{
+	const char *src = "0123456789";
+	static const struct {
+		unsigned off, len;
+		const char *text;
+	} bs[] = {{1, 4, "<>"}, {3, 0, "^"}, {6, 0, "$"}, {2, 5, ""}, {0, 9, "all"}, {4, 3, "m"}};
+	for (size_t i = 0; i < sizeof(bs) / sizeof(bs[0]); i++) {
+		kp_edits a = {0}, b = {0}, out = {0};
+		kp_edits_add(&a, 3, 2, "abc"); /* "012abc56789" */
+		kp_edits_add(&a, 7, 1, "");    /* "012abc5689" */
+		kp_edits_add(&a, 9, 0, "+");   /* "012abc568+9" */
+		kp_edits_add(&b, bs[i].off, bs[i].len, bs[i].text);
+		expect_composes(&a, &b, src, &out);
+		kp_edits_release(&a);
+		kp_edits_release(&b);
+		kp_edits_release(&out);
+	}
+}
+
+/* Random lists: every composition gives the same text. */
+Test(edits_compose, random_lists)
+{
+	unsigned seed = 12345;
+#define RND(n) ((seed = seed * 1103515245u + 12345u) >> 16) % (n)
+	const char *src = "abcdefghijklmnopqrstuvwxyz0123456789";
+	size_t len = strlen(src);
+	for (int round = 0; round < 500; round++) {
+		kp_edits a = {0}, b = {0}, out = {0};
+		for (size_t pos = RND(4); pos < len; pos += 1 + RND(6)) {
+			size_t l = RND(3);
+			if (pos + l > len)
+				l = len - pos;
+			static const char *const texts[] = {"", "X", "YY", "ZZZ"};
+			kp_edits_add(&a, (unsigned)pos, (unsigned)l, texts[RND(4)]);
+			pos += l;
+		}
+		char *mid = apply_ok(&a, src);
+		size_t mlen = strlen(mid);
+		for (size_t pos = RND(4); pos < mlen; pos += 1 + RND(6)) {
+			size_t l = RND(5);
+			if (pos + l > mlen)
+				l = mlen - pos;
+			static const char *const texts[] = {"", "q", "rs", "tuv"};
+			kp_edits_add(&b, (unsigned)pos, (unsigned)l, texts[RND(4)]);
+			pos += l;
+		}
+		free(mid);
+		expect_composes(&a, &b, src, &out);
+		kp_edits_release(&a);
+		kp_edits_release(&b);
+		kp_edits_release(&out);
+	}
+#undef RND
+}
+
+/* A list that does not apply: -1, nothing added. */
+Test(edits_compose, refuses_lists_that_do_not_apply)
+{
+	kp_edits a = {0}, b = {0}, out = {0};
+	kp_edits_add(&a, 1, 2, "x");
+	kp_edits_add(&b, 50, 0, "y");
+	cr_expect_eq(kp_edits_compose(&a, "abcd", 4, &b, &out), -1);
+	cr_expect_eq(out.n, 0);
+	kp_edits_release(&a);
+	kp_edits_release(&b);
 }
 
 /* --- kp_diff ------------------------------------------------------------------ */

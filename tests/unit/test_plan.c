@@ -11,7 +11,8 @@
  * invariants, and a transform registered at run time that the plan, the
  * command line, tune's list and analyze pick up; the bulk-copy transform's
  * conditions (sm_90, whole rows of 16-byte multiples, one copy per thread
- * and tile, affine indices) and its text.
+ * and tile, affine indices) and its text; tiles of a template's element
+ * type in dynamic shared memory, sized for the largest instantiation.
  */
 #define _GNU_SOURCE
 #include "analyze.h"
@@ -1029,6 +1030,82 @@ Test(plan, dynamic_refused_for_a_tile_declared_in_the_loop)
 			  "    C[threadIdx.x] = acc;\n"
 			  "}\n";
 	expect_no_dynamic(src, "the tile 'As' is declared inside the loop");
+}
+
+/* A template kernel whose tiles have the element type T, launched from a
+ * function template with `0U` dynamic bytes and instantiated for float
+ * and double (32 KB of double tiles: two buffers, 64 KB, are over the
+ * static limit).  The launch, visited again in each instantiation of the
+ * host function, is one launch; `0U` passes none; the region is sized
+ * for the largest instantiation (double), as for a template whose tile
+ * sizes are parameters, and auto takes it (two buffers in dynamic shared
+ * memory rather than register-2bar's one static buffer). */
+static const char template_dyn_src[] =
+	"#include <cuda_runtime.h>\n"
+	"template <typename T, int BM, int BK>\n"
+	"__global__ void kt(const T *A, const T *B, T *C, int n)\n"
+	"{\n"
+	"    __shared__ T As[BM][BK];\n"
+	"    __shared__ T Bs[BK][BM];\n"
+	"    T sum = 0;\n"
+	"    for (int t = 0; t < n / BK; ++t) {\n"
+	"        for (int i = 0; i < BM * BK / 256; ++i)\n"
+	"            As[(threadIdx.x + i * 256) / BK][(threadIdx.x + i * 256) % BK] =\n"
+	"                A[t * BK + threadIdx.x + i * 256];\n"
+	"        for (int i = 0; i < BM * BK / 256; ++i)\n"
+	"            Bs[(threadIdx.x + i * 256) / BM][(threadIdx.x + i * 256) % BM] =\n"
+	"                B[t * BK + threadIdx.x + i * 256];\n"
+	"        __syncthreads();\n"
+	"        for (int kk = 0; kk < BK; ++kk)\n"
+	"            sum += As[threadIdx.x % BM][kk] * Bs[kk][threadIdx.x % BM];\n"
+	"        __syncthreads();\n"
+	"    }\n"
+	"    C[threadIdx.x] = sum;\n"
+	"}\n"
+	"template <typename T>\n"
+	"void launch(const T *A, const T *B, T *C, int n, cudaStream_t s)\n"
+	"{\n"
+	"    kt<T, 128, 16><<<1, 256, 0U, s>>>(A, B, C, n);\n"
+	"}\n"
+	"template void launch<float>(const float *, const float *, float *, int, cudaStream_t);\n"
+	"template void launch<double>(const double *, const double *, double *, int, "
+	"cudaStream_t);\n";
+
+Test(plan, dynamic_for_tiles_of_a_template_type)
+{
+	kp_loop *l = loop_of(template_dyn_src, "sm_90");
+	cr_assert(l->eligible);
+	cr_assert_eq(l->nper_inst, 2);
+	cr_expect_eq(F.nlaunches, 1);
+	cr_expect_eq(kp_plan_launches(&F, l), 1);
+	kp_plan p;
+	plan(&p, l, "sm_90", "register", 2);
+	expect_xform(&p, "register");
+	cr_expect(p.dynamic);
+	cr_expect_eq(p.dyn_bytes, 65536); /* double's two buffers */
+	plan(&p, l, "sm_90", "auto", 2);
+	expect_xform(&p, "register");
+	cr_expect(p.dynamic);
+}
+
+/* The same tiles with no instantiation in the file: no size to give the
+ * region, which kp_dynamic_problem says. */
+Test(plan, dynamic_refused_for_a_template_type_without_instantiations)
+{
+	const char *end = strstr(template_dyn_src, "template <typename T>\nvoid launch");
+	cr_assert_not_null(end);
+	char src[4096];
+	snprintf(src, sizeof(src), "%.*s", (int)(end - template_dyn_src), template_dyn_src);
+	kp_loop *l = loop_of(src, "sm_90");
+	cr_assert(l->eligible);
+	cr_assert_eq(l->nper_inst, 0);
+	const char *why = kp_dynamic_problem(&F, l);
+	cr_assert_not_null(why);
+	cr_expect(strstr(why, "the element type of 'As' has no size kpipe knows"), "%s", why);
+	/* with them, nothing stands in the way */
+	release();
+	l = loop_of(template_dyn_src, "sm_90");
+	cr_expect_null(kp_dynamic_problem(&F, l));
 }
 
 /* --- extern tiles: a copy of the region per stage --------------------------------------- */
