@@ -366,7 +366,8 @@ static void gather(kp_node *n, load_nodes *g, int is_for_init)
 		push_node(&g->decls, n);
 	if (n->kind == KP_N_DECLREF && n->decl && n->name_editable)
 		push_node(&g->refs, n);
-	if (n->kind == KP_N_FOR)
+	if (n->kind == KP_N_FOR || n->kind == KP_N_IF || n->kind == KP_N_WHILE ||
+	    n->kind == KP_N_DO || n->kind == KP_N_SWITCH)
 		push_node(&g->headers, n);
 	for (int i = 0; i < n->nkids; i++)
 		gather(n->kids[i], g, n->kind == KP_N_FOR && n->kids[i] == n->for_init);
@@ -448,14 +449,133 @@ static int drop_dead_write(kp_node *n, kp_node *parent, void *ud)
 	return 1;
 }
 
+/* Control statements of the load phase that the store copy drops whole:
+ * an if, for, while or do that holds no tile store, writes only what the
+ * store copy drops anyway (the staging register, directly or through a
+ * pointer into it, and locals declared inside it), leaves no jump or asm,
+ * and hands no variable to a call by name or address.  Kept, they would
+ * name the locals that went with the fetch (`if (gr < m) ;` once
+ * `v = A[gr * K + gc]` is dropped and `gr` with it). */
+typedef struct {
+	const kp_file *f;
+	const kp_loop *l;
+	const kp_node *ctl;
+	int live;
+} ctl_walk;
+
+static int inside(const kp_node *n, const kp_decl *d)
+{
+	return d && d->begin >= n->begin && d->end <= n->end;
+}
+
+static int dropped_write(const ctl_walk *w, const kp_decl *d)
+{
+	return d && (inside(w->ctl, d) || stages_via(w->l, d) ||
+		     kp_is_scratch(w->f, w->l->kernel, w->l, d));
+}
+
+static int find_live(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	ctl_walk *w = ud;
+	kp_node *t = NULL;
+	if (is_load_stmt(w->l, n) || n->kind == KP_N_BREAK || n->kind == KP_N_CONTINUE ||
+	    n->kind == KP_N_RETURN || n->kind == KP_N_GOTO || n->kind == KP_N_ASM ||
+	    n->kind == KP_N_LAMBDA)
+		w->live = 1;
+	else if ((n->kind == KP_N_ASSIGNOP ||
+		  (n->kind == KP_N_BINOP && n->op && !strcmp(n->op, "="))) &&
+		 n->nkids == 2)
+		t = n->kids[0];
+	else if (n->kind == KP_N_UNOP && n->op && (!strcmp(n->op, "++") || !strcmp(n->op, "--")) &&
+		 n->nkids == 1)
+		t = n->kids[0];
+	if (t) {
+		kp_node *r = kp_lvalue_root(t);
+		const kp_decl *d = r ? r->decl : NULL;
+		const kp_decl *into = d ? kp_points_into_local(w->f, w->l->kernel, d) : NULL;
+		if (!dropped_write(w, d) &&
+		    !(into && r != kp_node_strip(t) && dropped_write(w, into)))
+			w->live = 1;
+	}
+	for (int i = 1; n->kind == KP_N_CALL && i < n->nkids; i++) {
+		const kp_node *a = kp_node_strip(n->kids[i]);
+		if (a && ((a->kind == KP_N_UNOP && a->op && !strcmp(a->op, "&")) ||
+			  (a->kind == KP_N_DECLREF && a->decl && !a->decl->is_const &&
+			   !inside(w->ctl, a->decl))))
+			w->live = 1;
+	}
+	return !w->live;
+}
+
+static void find_dead_ctl(const kp_file *f, const kp_loop *l, kp_node *n, kp_node *parent,
+			  node_list *dead, node_list *parents)
+{
+	if (!n)
+		return;
+	if ((n->kind == KP_N_IF || n->kind == KP_N_FOR || n->kind == KP_N_WHILE ||
+	     n->kind == KP_N_DO) &&
+	    n->in_main && !n->from_macro) {
+		ctl_walk w = {f, l, n, 0};
+		kp_node_walk(n, parent, find_live, &w);
+		if (!w.live) {
+			push_node(dead, n);
+			push_node(parents, parent);
+			return;
+		}
+	}
+	for (int i = 0; i < n->nkids; i++)
+		find_dead_ctl(f, l, n->kids[i], n, dead, parents);
+}
+
+/* Whether offset o is in the condition of a control statement (a for
+ * header, an if, while, do or switch condition) among hs. */
+static int in_condition(const node_list *hs, unsigned o)
+{
+	for (int h = 0; h < hs->n; h++) {
+		const kp_node *c = hs->v[h];
+		const kp_node *cond = NULL;
+		if (c->kind == KP_N_FOR) {
+			if (c->for_body && o >= c->begin && o < c->for_body->begin)
+				return 1;
+			continue;
+		}
+		if ((c->kind == KP_N_IF || c->kind == KP_N_WHILE || c->kind == KP_N_SWITCH) &&
+		    c->nkids >= 2)
+			cond = c->kids[0];
+		else if (c->kind == KP_N_DO && c->nkids >= 2)
+			cond = c->kids[c->nkids - 1];
+		if (within(cond, o))
+			return 1;
+	}
+	return 0;
+}
+
 /* Drops the load phase's declarations that a copy no longer uses (the
  * store copy keeps only the store targets, the fetch copy loses them), so
  * the rewrite adds no unused-variable warnings. */
 static void drop_dead_decls(kp_file *f, const kp_loop *l, kp_subs *s, int store)
 {
 	load_nodes g = {0};
-	for (int i = l->load_b; i < l->load_e; i++)
+	node_list dead = {0}, dead_parent = {0};
+	for (int i = l->load_b; i < l->load_e; i++) {
+		if (store)
+			find_dead_ctl(f, l, l->stmts[i], l->body, &dead, &dead_parent);
 		gather(l->stmts[i], &g, 0);
+	}
+	/* what a dropped control statement holds goes with it */
+	node_list *lists[] = {&g.decls, &g.refs, &g.headers};
+	for (int k = 0; k < 3; k++) {
+		int m = 0;
+		for (int i = 0; i < lists[k]->n; i++) {
+			int gone = 0;
+			for (int d = 0; d < dead.n && !gone; d++)
+				gone = within(dead.v[d], lists[k]->v[i]->begin);
+			if (!gone)
+				lists[k]->v[m++] = lists[k]->v[i];
+		}
+		lists[k]->n = m;
+	}
 	int *kept = kp_xcalloc((size_t)(g.decls.n ? g.decls.n : 1), sizeof(int));
 	for (int i = 0; i < g.decls.n; i++)
 		kept[i] = 1;
@@ -475,16 +595,9 @@ static void drop_dead_decls(kp_file *f, const kp_loop *l, kp_subs *s, int store)
 				for (int j = 0; j < g.decls.n; j++)
 					if (within(g.decls.v[j], o))
 						in_decl = j;
-				int in_header = 0;
-				for (int h = 0; h < g.headers.n; h++) {
-					kp_node *fl = g.headers.v[h];
-					kp_node *body = fl->for_body;
-					if (body && o >= fl->begin && o < body->begin)
-						in_header = 1;
-				}
 				if (in_decl >= 0)
 					used = kept[in_decl];
-				else if (in_header)
+				else if (in_condition(&g.headers, o))
 					used = 1;
 				else
 					used = store ? in_lhs(l, o) : !in_lhs(l, o);
@@ -526,6 +639,15 @@ static void drop_dead_decls(kp_file *f, const kp_loop *l, kp_subs *s, int store)
 		}
 		kp_subs_add(s, b, e - b, "");
 	}
+	for (int d = 0; d < dead.n; d++) {
+		const kp_node *p = dead_parent.v[d];
+		if (!p || p->kind == KP_N_COMPOUND)
+			kp_subs_drop_stmt(s, f, dead.v[d]);
+		else
+			kp_subs_add(s, dead.v[d]->begin, dead.v[d]->end - dead.v[d]->begin, ";");
+	}
+	free(dead.v);
+	free(dead_parent.v);
 	free(kept);
 	free(g.decls.v);
 	free(g.refs.v);
@@ -561,7 +683,11 @@ static int drop_staging_write(kp_node *n, kp_node *parent, void *ud)
 	    is_load_stmt(w->l, n))
 		return 1;
 	kp_node *r = kp_lvalue_root(n->kids[0]);
-	if (!r || !(stages_via(w->l, r->decl) || kp_is_scratch(w->f, w->l->kernel, w->l, r->decl)))
+	const kp_decl *d = r ? r->decl : NULL;
+	const kp_decl *into = d ? kp_points_into_local(w->f, w->l->kernel, d) : NULL;
+	if (into && r != kp_node_strip(n->kids[0]))
+		d = into; /* through a pointer into it (a masked vector's tail) */
+	if (!d || !(stages_via(w->l, d) || kp_is_scratch(w->f, w->l->kernel, w->l, d)))
 		return 1;
 	drop_stmt(w->f, w->s, n, parent);
 	return 0;

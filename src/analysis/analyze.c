@@ -488,6 +488,46 @@ static const kp_decl *carve_out_of(const kp_kernel *k, const kp_decl *d)
 	return assigned_in(k, d) ? NULL : r->decl;
 }
 
+/* A variable of the thread declared in the kernel's body, not static, with
+ * no pointer or reference in its type: a write into it stays in the thread. */
+static int thread_local_var(const kp_file *f, const kp_kernel *k, const kp_decl *d)
+{
+	if (!d || d->kind != KP_D_VAR || d->is_shared || d->is_pointer || !d->type ||
+	    strchr(d->type, '*') || strchr(d->type, '&') || !k->body || d->begin < k->body->begin ||
+	    d->end > k->body->end || d->name_off < d->begin)
+		return 0;
+	for (unsigned o = d->begin; o + 6 <= d->name_off; o++)
+		if (!strncmp(f->src + o, "static", 6) &&
+		    (o == d->begin || !kp_is_ident_char(f->src[o - 1])) &&
+		    !kp_is_ident_char(f->src[o + 6]))
+			return 0;
+	return 1;
+}
+
+/* A pointer into a variable of the thread: a local pointer (one level, never
+ * changed) initialised with the variable's address or, for an array, the
+ * array (`T *const p = reinterpret_cast<T *>(&vec);`, the masking of a
+ * loaded vector).  Stores through it write the thread's own variable,
+ * never memory a tile load reads.  Returns the variable, or NULL. */
+static const kp_decl *points_into_local(const kp_file *f, const kp_kernel *k, const kp_decl *d)
+{
+	if (!d || d->kind != KP_D_VAR || !d->is_pointer || !d->init || !k || !k->body || !d->type ||
+	    strchr(d->type, '&') || strchr(d->type, '*') != strrchr(d->type, '*'))
+		return NULL;
+	const kp_node *n = kp_node_strip(d->init);
+	int addr = n && n->kind == KP_N_UNOP && n->op && !strcmp(n->op, "&") && n->nkids == 1;
+	kp_node *r = lvalue_root((kp_node *)n);
+	if (!r || !r->decl || !thread_local_var(f, k, r->decl) || (!addr && !r->decl->is_array) ||
+	    (!addr && kp_node_strip(n) != r))
+		return NULL;
+	return assigned_in(k, d) ? NULL : r->decl;
+}
+
+const kp_decl *kp_points_into_local(const kp_file *f, const kp_kernel *k, const kp_decl *d)
+{
+	return points_into_local(f, k, d);
+}
+
 /* ---- dynamic (extern) shared memory ---- */
 
 /* `&base[X]`, `base + X` or `base` (casts and parentheses aside): X, or NULL
@@ -1296,6 +1336,84 @@ typedef struct {
 	int other; /* a write the store after the math could not drop */
 } stage_writes;
 
+/* Whether the subtree names the declaration d. */
+static int names_decl(const kp_node *n, const kp_decl *d)
+{
+	if (!n)
+		return 0;
+	if (n->kind == KP_N_DECLREF && n->decl == d)
+		return 1;
+	for (int i = 0; i < n->nkids; i++)
+		if (names_decl(n->kids[i], d))
+			return 1;
+	return 0;
+}
+
+typedef struct {
+	const actx *c;
+	const kp_decl *d;
+	int named;
+} lhs_walk;
+
+/* A write through a pointer into w->d (`vp[3 - i] = 0.f`). */
+static int writes_through_pointer_into(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	lhs_walk *w = ud;
+	int plain;
+	kp_node *t = w->named ? NULL : write_target(n, &plain);
+	kp_node *r = t ? lvalue_root(t) : NULL;
+	if (r && r->decl && r != kp_node_strip(t) &&
+	    points_into_local(w->c->f, w->c->k, r->decl) == w->d)
+		w->named = 1;
+	return !w->named;
+}
+
+static int names_in_shared_store(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	lhs_walk *w = ud;
+	if (w->named)
+		return 0;
+	if (is_assign(n) && n->nkids == 2) {
+		kp_node *r = lvalue_root(n->kids[0]);
+		if (r && r->decl && r->decl->is_shared && names_decl(n->kids[0], w->d))
+			w->named = 1;
+	}
+	return !w->named;
+}
+
+/* Another copy's staging register (two vectors staged in one load phase,
+ * each masked through a pointer): a local declared in the load phase, not
+ * a pointer, that a global load fills by its initialiser or a plain
+ * assignment, that is written through a pointer into it, and that no
+ * shared store's target names.  The store after the math drops its writes
+ * as it drops this copy's (its declaration and writes go with the fetch).
+ * Temporaries written only directly are left to the canon pass, which
+ * makes them guarded copies that cp.async can take too. */
+static int other_stage_local(const actx *c, const kp_decl *d)
+{
+	const kp_loop *l = c->l;
+	unsigned b, e;
+	if (!d || d->kind != KP_D_VAR || d->is_shared || d->is_pointer || !d->type ||
+	    strchr(d->type, '&') || !load_extent(l, &b, &e) || d->begin < b || d->end > e)
+		return 0;
+	kp_node *g = d->init ? find_global_load(d->init) : NULL;
+	if (!g) {
+		assign_walk w = {d, NULL};
+		for (int i = l->load_b; i < l->load_e && !w.load; i++)
+			kp_node_walk(l->stmts[i], NULL, find_assign_load, &w);
+		g = w.load;
+	}
+	lhs_walk masked = {c, d, 0};
+	for (int i = l->load_b; g && i < l->load_e && !masked.named; i++)
+		kp_node_walk(l->stmts[i], NULL, writes_through_pointer_into, &masked);
+	lhs_walk lw = {c, d, 0};
+	for (int i = l->load_b; masked.named && i < l->load_e && !lw.named; i++)
+		kp_node_walk(l->stmts[i], NULL, names_in_shared_store, &lw);
+	return g && masked.named && !lw.named;
+}
+
 /* Writes in the load phase other than tile stores, plain `=` to the staging
  * register and copy-loop headers: register staging's store part keeps
  * them, which only the staging register's writes allow. */
@@ -1311,8 +1429,15 @@ static int find_other_write(kp_node *n, kp_node *parent, void *ud)
 	int plain;
 	kp_node *t = write_target(n, &plain);
 	kp_node *r = t ? lvalue_root(t) : NULL;
-	if (r && r->decl && !r->decl->is_shared &&
-	    !(plain && (r->decl == w->via || kp_is_scratch(w->c->f, w->c->k, w->c->l, r->decl))))
+	/* a store through a pointer into the staging register is a write of it
+	 * (the masking of a loaded vector's tail) */
+	const kp_decl *d = r ? r->decl : NULL;
+	const kp_decl *into = d ? points_into_local(w->c->f, w->c->k, d) : NULL;
+	if (into && r != kp_node_strip(t) && (into == w->via || other_stage_local(w->c, into)))
+		d = into;
+	if (d && !d->is_shared &&
+	    !(plain && (d == w->via || kp_is_scratch(w->c->f, w->c->k, w->c->l, d) ||
+			other_stage_local(w->c, d))))
 		w->other = 1;
 	return !w->other;
 }
@@ -2217,19 +2342,6 @@ typedef struct {
 	const kp_decl *before[16];
 } hand_walk;
 
-/* Whether the subtree names the declaration d. */
-static int names_decl(const kp_node *n, const kp_decl *d)
-{
-	if (!n)
-		return 0;
-	if (n->kind == KP_N_DECLREF && n->decl == d)
-		return 1;
-	for (int i = 0; i < n->nkids; i++)
-		if (names_decl(n->kids[i], d))
-			return 1;
-	return 0;
-}
-
 /* A shared array of 2 to 8 buffers (its first extent) stored to. */
 static const kp_decl *buffered_store(const kp_node *n)
 {
@@ -2602,8 +2714,9 @@ static int unsafe_target(const store_walk *w, const kp_decl *d)
 		return 1;
 	if (d->kind != KP_D_PARM)
 		/* a local pointer: where it points is not tracked, unless it is a
-		 * carve-out of shared memory */
-		return !carve_out_of(w->c->k, d);
+		 * carve-out of shared memory or points into a variable of the
+		 * thread */
+		return !carve_out_of(w->c->k, d) && !points_into_local(w->c->f, w->c->k, d);
 	return !(is_restrict(d) || w->ok_restrict);
 }
 

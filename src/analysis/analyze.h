@@ -233,6 +233,12 @@ int kp_is_zero_value(const kp_node *n);
  * DECLREF of `As` in `As[i][j]`, `*(float4 *)&As[i]`, `p + 4`; or NULL. */
 kp_node *kp_lvalue_root(kp_node *n);
 
+/* The variable of the thread a local pointer points into (a pointer of one
+ * level, never changed, initialised with the variable's address or, for
+ * an array, the array: `T *const p = reinterpret_cast<T *>(&vec);`), or
+ * NULL.  Stores through it stay in the thread. */
+const kp_decl *kp_points_into_local(const kp_file *f, const kp_kernel *k, const kp_decl *d);
+
 /* Whether d is assigned, incremented, has its address taken, or is handed
  * to something that may change it (a non-const reference parameter, an
  * unknown callee, asm, a lambda) anywhere in k's body. */

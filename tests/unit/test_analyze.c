@@ -2913,3 +2913,75 @@ Test(analyze, tile_pointer_aliases)
 		release();
 	}
 }
+
+/* A K-loop whose load phase stages a float4 in a local and clears its
+ * tail through a pointer (decl: the pointer and what it needs). */
+static const char *masked_kernel(const char *before, const char *decl)
+{
+	static char buf[4096];
+	snprintf(
+		buf, sizeof(buf),
+		"__device__ float g[4];\n"
+		"__global__ void k(const float *A, float *W, float *C, int N)\n"
+		"{\n"
+		"    __shared__ float As[16][64];\n"
+		"    %s\n"
+		"    float acc = 0.0f;\n"
+		"    for (int k0 = 0; k0 < N; k0 += 64) {\n"
+		"        {\n"
+		"            int c = k0 + threadIdx.x * 4;\n"
+		"            float4 v{0.f, 0.f, 0.f, 0.f};\n"
+		"            if (c < N) v = *reinterpret_cast<const float4 *>(&A[threadIdx.y * N + "
+		"c]);\n"
+		"            if (c + 4 > N) {\n"
+		"                %s\n"
+		"                for (int i = 0; i < c + 4 - N; ++i) vp[3 - i] = 0.f;\n"
+		"            }\n"
+		"            *reinterpret_cast<float4 *>(&As[threadIdx.y][threadIdx.x * 4]) = v;\n"
+		"        }\n"
+		"        __syncthreads();\n"
+		"        acc += As[threadIdx.y][threadIdx.x];\n"
+		"        __syncthreads();\n"
+		"    }\n"
+		"    C[threadIdx.y * 16 + threadIdx.x] = acc;\n"
+		"}\n",
+		before, decl);
+	return buf;
+}
+
+/* Stores through a pointer into a local of the thread (the masking of a
+ * staged vector's tail) cannot reach memory a tile load reads; any other
+ * local pointer may (kpipe-memory-order). */
+Test(analyze, store_through_a_pointer_into_a_local)
+{
+	static const struct {
+		const char *before, *decl, *why;
+	} cases[] = {
+		{"", "float *const vp{reinterpret_cast<float *>(&v)};", NULL},
+		{"", "float *vp = (float *)&v;", NULL},
+		{"", "float *vp = W;", "a parameter's memory"},
+		{"", "float *vp = reinterpret_cast<float *>(&v); vp = W;", "reassigned"},
+		{"", "float *vp = g;", "a __device__ array"},
+		{"static float4 sv;", "float *vp = reinterpret_cast<float *>(&sv);",
+		 "a static local"},
+		{"float *q = W;", "float **pp = &q; float *vp = *pp;",
+		 "a pointer read through a pointer"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		analyze_src(masked_kernel(cases[i].before, cases[i].decl));
+		kp_loop *l = only_loop();
+		log_reasons(l);
+		if (cases[i].why) {
+			cr_expect(!l->eligible, "%s: eligible", cases[i].why);
+			cr_expect_not_null(find_reason(l, "kpipe-memory-order"), "%s",
+					   cases[i].why);
+		} else {
+			cr_expect(l->eligible, "case %zu not eligible", i);
+			cr_expect_null(find_reason(l, "kpipe-memory-order"), "case %zu", i);
+			cr_assert_eq(l->nloads, 1, "case %zu", i);
+			cr_assert_not_null(l->loads[0].via, "case %zu: not staged", i);
+			cr_expect_str_eq(l->loads[0].via->name, "v");
+		}
+		release();
+	}
+}
