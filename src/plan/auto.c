@@ -25,7 +25,9 @@
  * warps per SM takes cp.async instead (wangzyon's kernels 4 and 5, 16 ->
  * 8 warps: register 0.953x, cp.async 1.123x; sgemm_float4_macro, 16 -> 8:
  * 0.965x against 1.093x; smaller drops, such as matmul_ptr_bump's 48 ->
- * 40, lose nothing: 1.032x against cp.async's 0.985x).
+ * 40, lose nothing: 1.032x against cp.async's 0.985x); where cp.async
+ * does not apply, such a loop is left alone (kpipe-no-predicted-gain;
+ * matmul_staged_loader, 2 -> 1 blocks per SM: every variant 0.93-0.94x).
  * From compute/load 20 FLOP/B up, ptxas decides (busy_kernel()):
  * a kernel whose registers leave >= 32 warps resident per SM is left
  * alone (kpipe-no-predicted-gain); without nvcc the choice stands and
@@ -222,16 +224,19 @@ static void busy_kernel(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch 
 
 /* Register staging that halves the kernel's resident warps per SM, by
  * ptxas on the rewrite, where cp.async (which holds no staging registers)
- * applies and fits: cp.async.  Without a probe the choice stands. */
+ * applies and fits: cp.async.  Where cp.async does not apply, the loop is
+ * left alone (kpipe-no-predicted-gain): matmul_staged_loader's 1024-thread
+ * blocks, 2 -> 1 per SM, lost with every register variant (0.926x-0.939x
+ * on the H200).  Without a probe the choice stands. */
 static void staging_occupancy(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a,
 			      const kp_transform *cp)
 {
 	const kp_auto_probe *pr = f->auto_probe;
 	const char *no = NULL;
 	kp_auto_facts o, v;
-	if (!pr || !pr->variant || p->dynamic || p->stages != 2 ||
-	    !kp_transform_match(cp, f, l, a, &f->arena, &no))
+	if (!pr || !pr->variant || p->dynamic || p->stages != 2)
 		return;
+	int cp_ok = kp_transform_match(cp, f, l, a, &f->arena, &no);
 	memset(&o, 0, sizeof(o));
 	memset(&v, 0, sizeof(v));
 	if (!pr->facts(pr, f, l, a, &o) || !pr->variant(pr, f, l, a, p->xform, 2, &v) ||
@@ -250,6 +255,19 @@ static void staging_occupancy(kp_plan *p, kp_file *f, const kp_loop *l, const kp
 			"%s; ptxas: %d -> %d registers, %d -> %d resident warps per "
 			"SM",
 			p->why, o.regs, v.regs, o.warps, v.warps);
+		return;
+	}
+	if (!cp_ok) {
+		p->refuse_id = "kpipe-no-predicted-gain";
+		p->refuse_msg = kp_arena_printf(
+			&f->arena,
+			"no gain predicted: %s would halve the resident warps (ptxas: %d -> %d "
+			"registers, %d -> %d warps per SM at %d threads), and cp.async, which holds "
+			"no staging registers, does not apply (%s); --variant NAME pipelines it "
+			"anyway",
+			p->xform->name, o.regs, v.regs, o.warps, v.warps, v.threads,
+			no ? no : "no reason given");
+		p->xform = NULL;
 		return;
 	}
 	p->why = kp_arena_printf(

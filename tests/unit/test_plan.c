@@ -1618,3 +1618,29 @@ Test(plan, auto_asks_ptxas_about_busy_kernels)
 	cr_expect_eq(busy.asked, 0);
 	F.auto_probe = NULL;
 }
+
+Test(plan, auto_register_staging_that_halves_the_resident_warps_without_cp_async_is_left_alone)
+{
+	/* matmul_staged_loader: 1024-thread blocks, 2 -> 1 per SM with every
+	 * register variant (0.926x-0.939x on the H200), cp.async not possible
+	 * (converted copies): no gain predicted */
+	kp_loop *l = loop_of_sample("sgemm_transpose_staged", 256);
+	kp_plan p;
+	fake_probe2 halves = {{{fake_facts, fake_variant}, 32, 64, 1, 0}, 40, 32, 0, NULL};
+	F.auto_probe = &halves.fp.base;
+	plan(&p, l, "sm_90", "auto", 0);
+	expect_refused(&p, "kpipe-no-predicted-gain", "would halve the resident warps");
+	cr_expect_eq(halves.vasked, 1);
+	cr_expect(strstr(p.refuse_msg, "cp.async, which holds no staging registers, does not "
+				       "apply") != NULL,
+		  "%s", p.refuse_msg);
+	/* a smaller drop keeps register staging */
+	fake_probe2 keeps = {{{fake_facts, fake_variant}, 32, 24, 1, 0}, 36, 16, 0, NULL};
+	F.auto_probe = &keeps.fp.base;
+	plan(&p, l, "sm_90", "auto", 0);
+	cr_expect_null(p.refuse_id, "%s", p.refuse_msg ? p.refuse_msg : "");
+	cr_expect_not_null(p.xform);
+	cr_expect(strstr(p.why, "ptxas: 32 -> 36 registers, 24 -> 16 resident warps") != NULL, "%s",
+		  p.why);
+	F.auto_probe = NULL;
+}
