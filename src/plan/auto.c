@@ -249,6 +249,10 @@ static void staging_occupancy(kp_plan *p, kp_file *f, const kp_loop *l, const kp
 						 p->why, why);
 		return;
 	}
+	if (v.base_warps > 0) { /* the same instantiation's figures */
+		o.regs = v.base_regs;
+		o.warps = v.base_warps;
+	}
 	if (v.warps * 2 > o.warps) {
 		p->why = kp_arena_printf(
 			&f->arena,

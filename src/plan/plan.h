@@ -73,6 +73,10 @@ typedef struct {
 	int warps;       /* resident warps per SM at `threads` per block */
 	int threads;     /* threads per block assumed */
 	const char *why; /* when unknown: why (nvcc failed, no such kernel) */
+	/* variant(): the original's registers and warps for the same
+	 * instantiation (the one that loses the most warps when the kernel
+	 * has several); 0 when not known, then facts() is the comparison */
+	int base_regs, base_warps;
 } kp_auto_facts;
 
 /* Set on the file (kp_file.auto_probe) by the driver when nvcc can be

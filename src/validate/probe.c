@@ -177,6 +177,41 @@ static int probe_warps(const kp_auto_probe *base, const kp_file *f, const kp_loo
 	return kernel_facts(p, &p->orig, l, a, out);
 }
 
+/* A kernel template compiled for several instantiations: each of the
+ * variant's entries paired with the original's of the same (mangled)
+ * name, and the pair that loses the largest share of its resident warps
+ * kept in out (matmul_staged_loader: `double` 32 -> 32 warps, `float` 64
+ * -> 32; the first listed is `double`). */
+static void paired_facts(const kp_probe_build *o, const kp_probe_build *v, const kp_loop *l,
+			 const kp_arch *a, kp_auto_facts *out)
+{
+	const char *name = l->kernel->name;
+	int threads = l->threads > 0 ? l->threads : 256;
+	double worst = 2.0;
+	for (int i = 0; o->compiled > 0 && i < v->res.nkernels; i++) {
+		const kp_kernel_res *kv = &v->res.kernels[i];
+		if (!kv->is_entry || !kp_resources_name_matches(kv, name) || !kv->name)
+			continue;
+		for (int j = 0; j < o->res.nkernels; j++) {
+			const kp_kernel_res *ko = &o->res.kernels[j];
+			if (!ko->is_entry || !ko->name || strcmp(ko->name, kv->name))
+				continue;
+			kp_occupancy ov = kp_arch_occupancy(a, threads, kv->registers, kv->smem);
+			kp_occupancy oo = kp_arch_occupancy(a, threads, ko->registers, ko->smem);
+			if (oo.warps_per_sm <= 0)
+				continue;
+			double r = (double)ov.warps_per_sm / oo.warps_per_sm;
+			if (r < worst) {
+				worst = r;
+				out->regs = kv->registers;
+				out->warps = ov.warps_per_sm;
+				out->base_regs = ko->registers;
+				out->base_warps = oo.warps_per_sm;
+			}
+		}
+	}
+}
+
 /* The same once t has rewritten l alone (no comments: they change
  * nothing ptxas sees). */
 static int probe_variant(const kp_auto_probe *base, kp_file *f, const kp_loop *l, const kp_arch *a,
@@ -212,7 +247,10 @@ static int probe_variant(const kp_auto_probe *base, kp_file *f, const kp_loop *l
 		out->why = p->error;
 		return 0;
 	}
-	return kernel_facts(p, &p->var, l, a, out);
+	if (!kernel_facts(p, &p->var, l, a, out))
+		return 0;
+	paired_facts(&p->orig, &p->var, l, a, out);
+	return 1;
 }
 
 /* The parse flags nvcc also takes. */

@@ -47,6 +47,16 @@ cp -r "$root/tests/fixtures/headers/proj" "$tmp/proj"
 (cd "$tmp/proj" && "$kpipe" rewrite src/runner.cu -i 2>"$tmp/proj.err")
 check "header template: ptxas on original and rewrite" grep -q 'register staging, 2 buffers: .*; ptxas: [0-9]* -> [0-9]* registers, [0-9]* -> [0-9]* resident warps per SM' "$tmp/proj/src/kernels/tiled.cuh"
 
+# register staging that halves the resident warps where cp.async does not
+# apply leaves the loop alone; a template's instantiations are paired by
+# name and the one that loses most decides (matmul_staged_loader: the
+# `double` instantiation, listed first, keeps 32 warps; `float` goes from
+# 64 to 32; every register variant measured 0.926x-0.939x on the H200)
+"$kpipe" rewrite "$s/matmul_staged_loader.cu" -o "$tmp/staged.cu" 2>"$tmp/staged.err"
+check "matmul_staged_loader: no gain predicted, the float instantiation's warps" grep -q 'no gain predicted: register would halve the resident warps (ptxas: 32 -> 40 registers, 64 -> 32 warps per SM at 1024 threads), and cp.async.*does not apply.*\[kpipe-no-predicted-gain\]' "$tmp/staged.err"
+check "matmul_staged_loader: loop left alone" bash -c "! grep -q 'kp_stage\|kp_reg' '$tmp/staged.cu' 2>/dev/null"
+"$kpipe" rewrite --variant register "$s/matmul_staged_loader.cu" -o "$tmp/staged-forced.cu" 2>/dev/null
+check "matmul_staged_loader --variant register: pipelined" grep -q 'kp_reg' "$tmp/staged-forced.cu"
 # ptxas's budget (src/validate/probe.h): a file of more than 64 kernels is
 # not compiled (100 kernels took 8 minutes of CPU when every loop's
 # rewrite was), and at most 8 rewrites of one file are; past it, auto says
