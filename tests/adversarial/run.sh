@@ -397,6 +397,10 @@ check "canon_awkward: the three loops canonicalized and pipelined" \
 refused temp_used_by_compute "$in/temp_used_by_compute.cu" 0 0 \
 	"'a' holds a value the load phase reads from global memory.*\[kpipe-load-decl-used-later\]"
 
+# --- a masking pointer into a local that is moved to global memory ----------------
+refused masked_pointer_escapes "$in/masked_pointer_escapes.cu" 0 0 \
+	"the loop stores through 'vp', which may point into memory the tile loads read.*\[kpipe-memory-order\]"
+
 # --- an accumulator the next tile's copy reads -------------------------------------
 refused partial_sum_in_loads "$in/partial_sum_in_loads.cu" 0 0 \
 	"the step of 'acc' uses 'part', which changes inside the loop \[kpipe-loop-shape\]"
