@@ -424,13 +424,8 @@ typedef struct {
 static int drop_dead_write(kp_node *n, kp_node *parent, void *ud)
 {
 	dead_writes *w = ud;
-	kp_node *lhs = NULL;
-	if ((n->kind == KP_N_ASSIGNOP || (n->kind == KP_N_BINOP && n->op && !strcmp(n->op, "="))) &&
-	    n->nkids == 2)
-		lhs = n->kids[0];
-	else if (n->kind == KP_N_UNOP && n->op && (!strcmp(n->op, "++") || !strcmp(n->op, "--")) &&
-		 n->nkids == 1)
-		lhs = n->kids[0];
+	int plain;
+	kp_node *lhs = kp_write_target(n, &plain);
 	if (!lhs || (parent && parent->kind != KP_N_COMPOUND && parent->kind != KP_N_IF &&
 		     parent->kind != KP_N_FOR))
 		return 1;
@@ -438,7 +433,7 @@ static int drop_dead_write(kp_node *n, kp_node *parent, void *ud)
 	if (!r || r->kind != KP_N_DECLREF || !r->decl || is_load_stmt(w->l, n))
 		return 1;
 	/* drop_staging_write()'s: a register the source stages a copy in */
-	if (n->kind == KP_N_BINOP &&
+	if (plain &&
 	    (stages_via(w->l, r->decl) || kp_is_scratch(w->f, w->l->kernel, w->l, r->decl)))
 		return 1;
 	for (int i = 0; i < w->ndead; i++)
@@ -478,24 +473,16 @@ static int find_live(kp_node *n, kp_node *parent, void *ud)
 {
 	(void)parent;
 	ctl_walk *w = ud;
-	kp_node *t = NULL;
+	int plain, through;
+	kp_node *t = kp_write_target(n, &plain);
 	if (is_load_stmt(w->l, n) || n->kind == KP_N_BREAK || n->kind == KP_N_CONTINUE ||
 	    n->kind == KP_N_RETURN || n->kind == KP_N_GOTO || n->kind == KP_N_ASM ||
 	    n->kind == KP_N_LAMBDA)
 		w->live = 1;
-	else if ((n->kind == KP_N_ASSIGNOP ||
-		  (n->kind == KP_N_BINOP && n->op && !strcmp(n->op, "="))) &&
-		 n->nkids == 2)
-		t = n->kids[0];
-	else if (n->kind == KP_N_UNOP && n->op && (!strcmp(n->op, "++") || !strcmp(n->op, "--")) &&
-		 n->nkids == 1)
-		t = n->kids[0];
-	if (t) {
+	else if (t) {
 		kp_node *r = kp_lvalue_root(t);
-		const kp_decl *d = r ? r->decl : NULL;
-		const kp_decl *into = d ? kp_points_into_local(w->f, w->l->kernel, d) : NULL;
-		if (!dropped_write(w, d) &&
-		    !(into && r != kp_node_strip(t) && dropped_write(w, into)))
+		if (!dropped_write(w, r ? r->decl : NULL) &&
+		    !dropped_write(w, kp_written_var(w->f, w->l->kernel, t, &through)))
 			w->live = 1;
 	}
 	for (int i = 1; n->kind == KP_N_CALL && i < n->nkids; i++) {
@@ -679,14 +666,12 @@ static int stages_via(const kp_loop *l, const kp_decl *d)
 static int drop_staging_write(kp_node *n, kp_node *parent, void *ud)
 {
 	scratch_drop *w = ud;
-	if (n->kind != KP_N_BINOP || !n->op || strcmp(n->op, "=") || n->nkids != 2 ||
-	    is_load_stmt(w->l, n))
+	int plain, through;
+	kp_node *t = kp_write_target(n, &plain);
+	if (!t || !plain || is_load_stmt(w->l, n))
 		return 1;
-	kp_node *r = kp_lvalue_root(n->kids[0]);
-	const kp_decl *d = r ? r->decl : NULL;
-	const kp_decl *into = d ? kp_points_into_local(w->f, w->l->kernel, d) : NULL;
-	if (into && r != kp_node_strip(n->kids[0]))
-		d = into; /* through a pointer into it (a masked vector's tail) */
+	/* directly, or through a pointer into it (a masked vector's tail) */
+	const kp_decl *d = kp_written_var(w->f, w->l->kernel, t, &through);
 	if (!d || !(stages_via(w->l, d) || kp_is_scratch(w->f, w->l->kernel, w->l, d)))
 		return 1;
 	drop_stmt(w->f, w->s, n, parent);

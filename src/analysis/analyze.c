@@ -366,7 +366,7 @@ kp_node *kp_lvalue_root(kp_node *n) { return lvalue_root(n); }
 
 /* What a write node writes: the target of an assignment (plain or
  * compound; *plain says which) or of ++/--; NULL for other nodes. */
-static kp_node *write_target(const kp_node *n, int *plain)
+kp_node *kp_write_target(const kp_node *n, int *plain)
 {
 	*plain = 0;
 	if ((is_assign(n) || n->kind == KP_N_ASSIGNOP) && n->nkids == 2) {
@@ -390,7 +390,7 @@ static int find_reassign(kp_node *n, kp_node *parent, void *ud)
 	(void)parent;
 	reassign_walk *w = ud;
 	int plain;
-	kp_node *t = write_target(n, &plain);
+	kp_node *t = kp_write_target(n, &plain);
 	if (!t && n->kind == KP_N_UNOP && n->nkids == 1 && n->op && !strcmp(n->op, "&"))
 		t = n->kids[0]; /* its address taken: it may change */
 	t = t ? (kp_node *)kp_node_strip(t) : NULL;
@@ -526,6 +526,17 @@ static const kp_decl *points_into_local(const kp_file *f, const kp_kernel *k, co
 const kp_decl *kp_points_into_local(const kp_file *f, const kp_kernel *k, const kp_decl *d)
 {
 	return points_into_local(f, k, d);
+}
+
+const kp_decl *kp_written_var(const kp_file *f, const kp_kernel *k, kp_node *t, int *through)
+{
+	kp_node *r = t ? lvalue_root(t) : NULL;
+	*through = 0;
+	if (!r || !r->decl)
+		return NULL;
+	const kp_decl *into = r != kp_node_strip(t) ? points_into_local(f, k, r->decl) : NULL;
+	*through = into != NULL;
+	return into ? into : r->decl;
 }
 
 /* ---- dynamic (extern) shared memory ---- */
@@ -1360,11 +1371,9 @@ static int writes_through_pointer_into(kp_node *n, kp_node *parent, void *ud)
 {
 	(void)parent;
 	lhs_walk *w = ud;
-	int plain;
-	kp_node *t = w->named ? NULL : write_target(n, &plain);
-	kp_node *r = t ? lvalue_root(t) : NULL;
-	if (r && r->decl && r != kp_node_strip(t) &&
-	    points_into_local(w->c->f, w->c->k, r->decl) == w->d)
+	int plain, through;
+	kp_node *t = w->named ? NULL : kp_write_target(n, &plain);
+	if (t && kp_written_var(w->c->f, w->c->k, t, &through) == w->d && through)
 		w->named = 1;
 	return !w->named;
 }
@@ -1426,18 +1435,17 @@ static int find_other_write(kp_node *n, kp_node *parent, void *ud)
 		kp_node_walk(n->for_body, n, find_other_write, w);
 		return 0; /* its init and step are the copy loop's own */
 	}
-	int plain;
-	kp_node *t = write_target(n, &plain);
-	kp_node *r = t ? lvalue_root(t) : NULL;
+	int plain, through;
+	kp_node *t = kp_write_target(n, &plain);
 	/* a store through a pointer into the staging register is a write of it
-	 * (the masking of a loaded vector's tail) */
-	const kp_decl *d = r ? r->decl : NULL;
-	const kp_decl *into = d ? points_into_local(w->c->f, w->c->k, d) : NULL;
-	if (into && r != kp_node_strip(t) && (into == w->via || other_stage_local(w->c, into)))
-		d = into;
-	if (d && !d->is_shared &&
-	    !(plain && (d == w->via || kp_is_scratch(w->c->f, w->c->k, w->c->l, d) ||
-			other_stage_local(w->c, d))))
+	 * (the masking of a loaded vector's tail); into any other variable, a
+	 * write the store after the math could not drop */
+	const kp_decl *d = t ? kp_written_var(w->c->f, w->c->k, t, &through) : NULL;
+	if (d && through && d != w->via && !other_stage_local(w->c, d))
+		w->other = 1;
+	else if (d && !d->is_shared &&
+		 !(plain && (d == w->via || kp_is_scratch(w->c->f, w->c->k, w->c->l, d) ||
+			     other_stage_local(w->c, d))))
 		w->other = 1;
 	return !w->other;
 }
@@ -3768,7 +3776,7 @@ static int find_write_to(kp_node *n, kp_node *parent, void *ud)
 	(void)parent;
 	written_walk *w = ud;
 	int plain;
-	kp_node *t = write_target(n, &plain);
+	kp_node *t = kp_write_target(n, &plain);
 	kp_node *r = t ? lvalue_root(t) : NULL;
 	if (r && r->decl == w->d)
 		w->hit = 1;

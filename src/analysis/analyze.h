@@ -239,6 +239,15 @@ kp_node *kp_lvalue_root(kp_node *n);
  * NULL.  Stores through it stay in the thread. */
 const kp_decl *kp_points_into_local(const kp_file *f, const kp_kernel *k, const kp_decl *d);
 
+/* What a write node writes: the target of an assignment (plain or
+ * compound; *plain says which) or of ++/--; NULL for other nodes. */
+kp_node *kp_write_target(const kp_node *n, int *plain);
+/* The variable a write to target t changes: the declaration t is rooted
+ * at or, for a store through a pointer into a variable of the thread
+ * (kp_points_into_local, `vp[3 - i] = 0.f`), that variable (*through set);
+ * NULL when t has no root. */
+const kp_decl *kp_written_var(const kp_file *f, const kp_kernel *k, kp_node *t, int *through);
+
 /* Whether d is assigned, incremented, has its address taken, or is handed
  * to something that may change it (a non-const reference parameter, an
  * unknown callee, asm, a lambda) anywhere in k's body. */
