@@ -15,7 +15,14 @@
  *  2. every copy a 16-byte vector: cp.async, one LDGSTS.128 per copy
  *     (float4 SGEMM: 1.093x; register staging held 4 registers per copy
  *     and lost, 0.965x);
- *  3. at most 16 staging registers: register staging, in its one-buffer
+ *  3. cp.async does not apply (the original already stages the copy
+ *     through registers: a transposing or masked vector store): register
+ *     staging in its two-buffer form, whose stores of those registers run
+ *     while other warps compute instead of between two barriers
+ *     (sgemm_stride_local 1.037x against register-2bar's 1.012x,
+ *     sgemm_transpose_staged 1.191x against 1.172x, matmul_masked_vec
+ *     1.014x against 0.983x);
+ *  3b. at most 16 staging registers: register staging, in its one-buffer
  *     form (register-2bar) from compute/load 8 FLOP/B up (32x32: 1.127x
  *     against 1.113x; below 8 the two-buffer form wins by 1-2%);
  *  4. otherwise cp.async (attention, 64 staging registers: 1.136x, while
@@ -160,7 +167,14 @@ static void pick(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, int
 			       : kp_arena_printf(ar, "%d staging register%s per thread (<= 16)",
 						 regs, regs == 1 ? "" : "s");
 		p->xform = rg;
-		if (l->ratio >= 8 && kp_transform_match(r2, f, l, a, ar, &r2_no)) {
+		if (!cp_ok && l->ratio >= 8)
+			p->why = kp_arena_printf(
+				ar,
+				"%s, compute/load %.1f FLOP/B: two buffers all the "
+				"same (without cp.async, ahead of register-2bar on every "
+				"sample measured)",
+				base, l->ratio);
+		else if (cp_ok && l->ratio >= 8 && kp_transform_match(r2, f, l, a, ar, &r2_no)) {
 			p->xform = r2;
 			p->why =
 				kp_arena_printf(ar,

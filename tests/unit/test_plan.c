@@ -1524,6 +1524,25 @@ Test(plan, auto_compute_heavy_register_tiles_take_the_one_buffer_form)
 	expect_xform(&p, "register");
 }
 
+Test(plan, auto_without_cp_async_takes_the_two_buffer_register_form)
+{
+	/* cp.async does not apply (the source is staged through registers
+	 * already): the two-buffer form at any compute/load; measured
+	 * sgemm_stride_local (16 FLOP/B) register 1.037x, register-2bar 1.012x;
+	 * sgemm_transpose_staged (32 FLOP/B) 1.191x against 1.172x */
+	static const char *const samples[] = {"sgemm_stride_local", "sgemm_transpose_staged"};
+	for (size_t i = 0; i < KP_ARRAY_LEN(samples); i++) {
+		kp_loop *l = loop_of_sample(samples[i], 256);
+		kp_plan p;
+		plan(&p, l, "sm_90", "auto", 0);
+		expect_xform(&p, "register");
+		cr_expect_eq(p.stages, 2);
+		cr_expect(strstr(p.why, "cp.async does not apply") != NULL, "%s", p.why);
+		cr_expect(strstr(p.why, "two buffers all the same") != NULL, "%s", p.why);
+		cr_expect(l->ratio >= 8, "%s: %.1f FLOP/B", samples[i], l->ratio);
+	}
+}
+
 /* ptxas on the register-staged rewrite: `vwarps` resident warps */
 typedef struct {
 	fake_probe fp;
