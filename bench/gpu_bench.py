@@ -282,7 +282,19 @@ def _scalar(a):
     return "(%s)(%s)" % (TYPES[ty][0], a["value"])
 
 
-def gen_launcher(spec, version_path, label, dynamic_smem):
+LAUNCHER = re.compile(r"^\s*//\s*kpipe-launch:\s*launcher\(([\w:]+)\)\s*=\s*(\w+)\s*$", re.M)
+
+
+def launcher_of(text, kernel):
+    """The launcher a rewrite wrote for the kernel (`// kpipe-launch:
+    launcher(KERNEL) = NAME`: kpipe's tensor-map form), or None."""
+    for m in LAUNCHER.finditer(text):
+        if m.group(1) == kernel:
+            return m.group(2)
+    return None
+
+
+def gen_launcher(spec, version_path, label, dynamic_smem, launcher=None):
     kfn = spec["kernel"] + spec["template_args"]
     args, b = [], 0
     for a in spec["args"]:
@@ -317,7 +329,7 @@ KPIPE_BENCH_EXPORT int kpipe_bench_launch(void *const *kpipe_bufs, const long *k
         if (kpipe_e != cudaSuccess)
             return (int)kpipe_e;
     }
-    %(kfn)s<<<kpipe_grid, kpipe_block, kpipe_smem, kpipe_stream>>>(
+    %(launch)s
         %(args)s);
     return (int)cudaPeekAtLastError();
 }
@@ -349,7 +361,9 @@ KPIPE_BENCH_EXPORT int kpipe_bench_attrs(const long *kpipe_sz, int *kpipe_out)
     return (int)kpipe_e;
 }
 """ % {"label": label, "path": os.path.abspath(version_path), "syms": syms, "geom": geom,
-       "kfn": kfn, "args": ",\n        ".join(args)}
+       "kfn": kfn, "args": ",\n        ".join(args),
+       "launch": ("%s(kpipe_grid, kpipe_block, kpipe_smem, kpipe_stream," % launcher if launcher else
+                  "%s<<<kpipe_grid, kpipe_block, kpipe_smem, kpipe_stream>>>(" % kfn)}
 
 
 # ---------------------------------------------------------------- building
@@ -539,9 +553,12 @@ def build_all(samples, args, build_root):
         tasks.append(("harness", s, None))
         for vi, v in enumerate(s.versions):
             smem = s.spec["dynamic_smem"]
+            launcher = None
             try:
                 with open(v.path, errors="replace") as f:
-                    m = OVERRIDE.search(f.read())
+                    text = f.read()
+                m = OVERRIDE.search(text)
+                launcher = launcher_of(text, s.spec["kernel"])
                 if m:
                     smem = _expr(m.group(2), "%s: kpipe-launch dynamic_smem" % v.path)
                     v.r["dynamic_smem"] = smem
@@ -554,7 +571,7 @@ def build_all(samples, args, build_root):
             stem = "v%02d_%s" % (vi, re.sub(r"[^A-Za-z0-9_.-]", "_", v.name))
             src = os.path.join(d, stem + ".launch.cu")
             with open(src, "w") as f:
-                f.write(gen_launcher(s.spec, v.path, "%s / %s" % (s.spec["name"], v.name), smem))
+                f.write(gen_launcher(s.spec, v.path, "%s / %s" % (s.spec["name"], v.name), smem, launcher))
             v.stem = stem
             tasks.append(("lib", s, v))
 

@@ -60,6 +60,13 @@ typedef struct {
 	int ind_bad;     /* ... not as an affine term (k0 * k0, k0 / 2): each tile's
 			  * addresses must then be checked on their own */
 	int chg;         /* reads a variable that changes (the loop's or the kernel's) */
+	/* threadIdx.y's coefficient as cyk * (the value of cyn) when cyn is
+	 * set (the row stride of a tile read through P[e], which the tensor-map
+	 * form needs on the host); cyn_bad: a coefficient of another form */
+	const kp_node *cyn;
+	long long cyk;
+	int cyn_bad;
+	const kp_node *node; /* the expression this describes */
 } lin;
 
 typedef struct {
@@ -241,6 +248,14 @@ static lin lin_add(lin a, lin b, int sign)
 	v.cy_sym = a.cy_sym || b.cy_sym;
 	v.c0 = a.c0 + sign * b.c0;
 	v.has_u = a.has_u || b.has_u;
+	if (a.ty && b.ty)
+		v.cyn_bad = a.cyn || b.cyn || a.cyn_bad || b.cyn_bad;
+	else if (a.ty || b.ty) {
+		const lin *t = a.ty ? &a : &b;
+		v.cyn = t->cyn;
+		v.cyk = t == &b ? sign * t->cyk : t->cyk;
+		v.cyn_bad = t->cyn_bad;
+	}
 	return lin_flags(v, &a, &b, 1);
 }
 
@@ -269,12 +284,21 @@ static lin lin_mul(lin a, lin b)
 		v.cy_sym = a.cy_sym && b.c0;
 		v.c0 = a.c0 * b.c0;
 		v.has_u = a.has_u && b.c0;
+		v.cyn = v.ty ? a.cyn : NULL;
+		v.cyk = a.cyk * b.c0;
+		v.cyn_bad = v.ty && a.cyn_bad;
 		return lin_flags(v, &a, &b, 1);
 	}
 	v.cx_sym = a.cx || a.cx_sym;
 	v.ty = a.ty;
 	v.cy_sym = a.ty;
 	v.has_u = 1;
+	/* ty * (uniform b): the stride is b, once */
+	if (a.ty && !a.cy_sym && !a.cyn && !a.cyn_bad && b.node) {
+		v.cyn = b.node;
+		v.cyk = a.cy;
+	} else
+		v.cyn_bad = a.ty;
 	return lin_flags(v, &a, &b, !(a.ind && b.ind));
 }
 
@@ -286,7 +310,16 @@ static int int_type(const kp_node *n)
 	       !strstr(t, "double") && !strstr(t, "half") && !strstr(t, "bool");
 }
 
+static lin lin_of_node(lctx *c, const kp_node *n);
+
 static lin lin_of(lctx *c, const kp_node *n)
+{
+	lin v = lin_of_node(c, n);
+	v.node = n;
+	return v;
+}
+
+static lin lin_of_node(lctx *c, const kp_node *n)
 {
 	char comp;
 	long long x;
@@ -493,6 +526,9 @@ typedef struct {
 	const kp_node *index; /* e */
 	const kp_node *guard; /* the guard's condition, NULL when unguarded */
 	int affine;           /* P + e is affine in the loop's counters and pointers */
+	lin e;                /* e as lin_of() reads it (the row stride: its ty terms) */
+	const char *ld;       /* the tensor-map form: the row stride in elements, as text
+			       * the kernel and its host launcher both evaluate */
 } bulk_copy;
 
 static const kp_node *strip_all(const kp_node *n)
@@ -584,6 +620,7 @@ static const char *copy_problem(lctx *c, const kp_load *ld, bulk_copy *out)
 	out->index = rhs->kids[1];
 	out->guard = ld->guard != KP_G_NONE ? ld->cond : NULL;
 	out->affine = !b.ind_bad && !e.ind_bad;
+	out->e = e;
 	return NULL;
 }
 
@@ -685,6 +722,212 @@ static int bulk_match(const kp_file *f, const kp_loop *l, const kp_arch *a, kp_a
 					"the copies have no bulk form");
 }
 
+/* ---- the tensor-map form (--variant tma): the analysis ---- */
+
+extern const kp_transform kp_transform_tma;
+
+/* Whole-word uses of `name` in the main file's code (comments, string and
+ * character literals skipped). */
+static int name_uses(const kp_file *f, const char *name)
+{
+	const char *s = f->src;
+	size_t len = f->len, n = strlen(name), i = 0;
+	int count = 0;
+	while (i < len) {
+		char ch = s[i];
+		if (ch == '/' && i + 1 < len && s[i + 1] == '/') {
+			while (i < len && s[i] != '\n')
+				i++;
+		} else if (ch == '/' && i + 1 < len && s[i + 1] == '*') {
+			i += 2;
+			while (i + 1 < len && !(s[i] == '*' && s[i + 1] == '/'))
+				i++;
+			i += 2;
+		} else if (ch == '"' || ch == '\'') {
+			for (i++; i < len && s[i] != ch && s[i] != '\n'; i++)
+				i += s[i] == '\\';
+			i++;
+		} else if (ch == '_' || (unsigned)((ch | 32) - 'a') < 26u) {
+			size_t b = i;
+			while (i < len && (s[i] == '_' || (unsigned)((s[i] | 32) - 'a') < 26u ||
+					   (unsigned)(s[i] - '0') < 10u))
+				i++;
+			count += i - b == n && !strncmp(s + b, name, n);
+		} else if ((unsigned)(ch - '0') < 10u) {
+			while (i < len && (s[i] == '_' || (unsigned)((s[i] | 32) - 'a') < 26u ||
+					   (unsigned)(s[i] - '0') < 10u || s[i] == '.'))
+				i++;
+		} else
+			i++;
+	}
+	return count;
+}
+
+/* Why the kernel's launches cannot make and pass tensor maps, or NULL:
+ * the launcher kpipe writes replaces every launch, so the kernel must be
+ * a __global__ function of the main file, no template, every parameter
+ * named, launched in this file only by <<<>>> launches kpipe can edit,
+ * and named nowhere else (a declaration or a use of its address would
+ * keep the old parameters). */
+static const char *tma_kernel_problem(const kp_file *f, const kp_loop *l, kp_arena *ar)
+{
+	const kp_kernel *k = l->kernel;
+	if (k->is_device)
+		return "the loop is in a __device__ function: the tensor maps would be its "
+		       "callers' to pass";
+	if (f->abs_path || !l->node->in_main)
+		return "the kernel is in a header: its launches, which must make the tensor maps, "
+		       "are in other files";
+	if (k->is_template)
+		return "the kernel is a template (not done for the tensor-map form)";
+	if (k->nparams <= 0)
+		return "the kernel has no parameters";
+	for (int i = 0; i < k->nparams; i++)
+		if (!k->params[i]->name || !k->params[i]->name[0] || !k->params[i]->in_main)
+			return "a parameter of the kernel has no name the launcher can pass on";
+	int n = 0;
+	for (int i = 0; i < f->nlaunches; i++) {
+		const kp_launch *x = &f->launches[i];
+		if (x->kernel != k)
+			continue;
+		if (!x->editable)
+			return kp_arena_printf(
+				ar,
+				"the call of '%s' at line %d is no <<<>>> launch kpipe "
+				"can edit (written by a macro?)",
+				k->name, x->line);
+		n++;
+	}
+	if (!n)
+		return kp_arena_printf(ar,
+				       "'%s' is not launched in this file: the host code that must "
+				       "make the tensor maps and pass them is elsewhere",
+				       k->name);
+	int uses = name_uses(f, k->name);
+	if (uses != n + 1)
+		return kp_arena_printf(
+			ar,
+			"'%s' is named %d time%s in this file besides its definition "
+			"and its %d launch%s (a declaration, or its address): each "
+			"would need the new parameters",
+			k->name, uses - n - 1, uses - n - 1 == 1 ? "" : "s", n, n == 1 ? "" : "es");
+	return NULL;
+}
+
+/* The row stride of a copy's reads in elements, as text the kernel and
+ * its launcher both evaluate (a constant, or a constant times an integer
+ * parameter the kernel never changes), or NULL with *why. */
+static const char *tma_stride(const kp_loop *l, kp_arena *ar, const bulk_copy *c, const char **why)
+{
+	const lin *e = &c->e;
+	long long k = e->cyn ? e->cyk : e->cy, v;
+	if (!e->ty || e->cyn_bad || (!e->cyn && e->cy_sym)) {
+		*why = "has no row stride kpipe can name (threadIdx.y times a constant, or times "
+		       "one value)";
+		return NULL;
+	}
+	const kp_node *n = e->cyn ? strip_all(e->cyn) : NULL;
+	if (n && kp_eval(n, l->kernel, NULL, &v) == 0) {
+		k *= v;
+		n = NULL;
+	}
+	if (k <= 0) {
+		*why = "has a row stride that is not positive";
+		return NULL;
+	}
+	if (!n)
+		return kp_arena_printf(ar, "%lldLL", k);
+	const kp_decl *d = n->kind == KP_N_DECLREF ? n->decl : NULL;
+	if (!d || d->kind != KP_D_PARM || !int_type(n) || kp_assigned_in(l->kernel, d)) {
+		*why = "has a row stride that is neither a constant nor an integer parameter of "
+		       "the kernel it never changes (the launcher computes it)";
+		return NULL;
+	}
+	return k == 1 ? kp_arena_printf(ar, "((long long)(%s))", d->name)
+		      : kp_arena_printf(ar, "(%lldLL * (long long)(%s))", k, d->name);
+}
+
+/* Why the loop has no tensor-map form, or NULL (copies[] filled, their
+ * strides too): the bulk form's copies, each a box of a row-major matrix
+ * whose pointer is a parameter of the kernel, 1- to 8-byte elements, at
+ * most 256 x 256, a stage a multiple of 128 bytes (where a tensor copy
+ * writes), and launches kpipe can give the maps to. */
+static const char *tma_problem(const kp_file *f, const kp_loop *l, kp_arena *ar, bulk_copy *cp)
+{
+	const char *why = plain_copies_problem(l, ar);
+	if (!why)
+		why = bulk_problem(f, l, ar, cp);
+	if (!why)
+		why = tma_kernel_problem(f, l, ar);
+	for (int i = 0; i < l->nloads && !why; i++) {
+		const bulk_copy *c = &cp[i];
+		const kp_decl *t = c->tile;
+		const kp_node *b = strip_all(c->base);
+		const kp_decl *d = b && b->kind == KP_N_DECLREF ? b->decl : NULL;
+		const char *w = NULL;
+		long long stage = t->dims[0] * t->dims[1] * t->elem_size;
+		if (!d || d->kind != KP_D_PARM || !d->is_pointer || kp_assigned_in(l->kernel, d))
+			why = kp_arena_printf(ar,
+					      "line %d: the copy does not read through a pointer "
+					      "parameter of the kernel that it never changes (the "
+					      "launcher makes the tensor map from the argument)",
+					      l->loads[i].line);
+		else if (t->elem_size != 1 && t->elem_size != 2 && t->elem_size != 4 &&
+			 t->elem_size != 8)
+			why = kp_arena_printf(
+				ar,
+				"'%s' has %lld-byte elements; a tensor map's are 1 to 8 "
+				"bytes",
+				t->name, t->elem_size);
+		else if (t->dims[0] > 256 || t->dims[1] > 256)
+			why = kp_arena_printf(ar,
+					      "'%s' is over 256 elements on a side (a tensor "
+					      "copy's box is at most 256 x 256)",
+					      t->name);
+		else if (stage % 128)
+			why = kp_arena_printf(
+				ar,
+				"a stage of '%s' is %lld bytes, not a multiple of 128 "
+				"(the alignment a tensor copy writes at)",
+				t->name, stage);
+		else if (!(cp[i].ld = tma_stride(l, ar, c, &w)))
+			why = kp_arena_printf(ar, "line %d: the copy's read %s", l->loads[i].line,
+					      w);
+	}
+	return why;
+}
+
+#define TMA_NOTE                                                                                   \
+	"one cp.async.bulk.tensor per tile through a CUtensorMap that a launcher kpipe writes "    \
+	"makes on the host; every launch of the kernel in the file calls it"
+
+static void tma_facts(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_xfacts *x)
+{
+	x->ok = l->nloads > 0;
+	x->why_not = NULL;
+	x->regs = 0;
+	x->regs_inst = NULL;
+	x->note = NULL;
+	if (!x->ok)
+		return;
+	bulk_copy *copies = kp_xcalloc((size_t)l->nloads + 1, sizeof(*copies));
+	const char *why = tma_problem(f, l, arena, copies);
+	free(copies);
+	if (why) {
+		x->ok = 0;
+		x->why_not = why;
+	} else
+		x->note = TMA_NOTE;
+}
+
+static int tma_match(const kp_file *f, const kp_loop *l, const kp_arch *a, kp_arena *arena,
+		     const char **why_not)
+{
+	(void)a;
+	return kp_transform_match_facts(&kp_transform_tma, f, l, arena, why_not,
+					"the copies have no tensor-map form");
+}
+
 static int bulk_buffers(int stages) { return stages; }
 /* the full mbarriers, one 8-byte word per stage, static beside the tiles
  * (also when the tiles move to dynamic shared memory) */
@@ -759,7 +1002,10 @@ static char *render_index(rctx *r, const kp_node *n, int ahead)
 /* The generated names, fresh for the file. */
 typedef struct {
 	const char *stage, *bar, *phase, *ok, *init, *fence, *expect, *arrive, *wait, *rows_ok,
-		*copy, *guard;
+		*copy, *guard, *mguard;
+	/* the tensor-map form's: the kernel's new flag parameter, the device
+	 * helpers, the host encoder, their guard, the kernel's launcher */
+	const char *tma_ok, *tma_box, *tma_copy, *tma_encode, *tma_guard, *launcher;
 } bulk_names;
 
 static void names_of(kp_file *f, bulk_names *n)
@@ -776,15 +1022,102 @@ static void names_of(kp_file *f, bulk_names *n)
 	n->rows_ok = kp_fresh_name(f, "kp_bulk_rows_ok");
 	n->copy = kp_fresh_name(f, "kp_bulk_tile");
 	n->guard = kp_fresh_name(f, "kp_bulk_helpers");
+	n->mguard = kp_fresh_name(f, "kp_mbar_helpers");
+	n->tma_ok = kp_fresh_name(f, "kp_tma_ok");
+	n->tma_box = kp_fresh_name(f, "kp_tma_box");
+	n->tma_copy = kp_fresh_name(f, "kp_tma_copy");
+	n->tma_encode = kp_fresh_name(f, "kp_tma_encode");
+	n->tma_guard = kp_fresh_name(f, "kp_tma_helpers");
+	n->launcher = NULL;
+}
+
+/* The tensor-map form's helpers, once per file: the box test and the copy
+ * (device), and the encoder of a tensor map (host, through the driver
+ * entry point the runtime hands out, so nothing links libcuda).  A map
+ * covers the matrix from the kernel's pointer with rows of `ld` elements
+ * and as many rows as 2^40 bytes hold (at most 2^32); a tile is copied
+ * through it only when its box lies inside, so no element reads as the
+ * out-of-bounds zero. */
+static void helpers_tma(kp_strbuf *sb, const bulk_names *n)
+{
+	kp_strbuf_addf(sb, "#ifndef %s\n#define %s\n#include <cuda.h>\n", n->tma_guard,
+		       n->tma_guard);
+	kp_strbuf_adds(sb, "// kpipe: tensor-map (TMA) helpers (sm_90+), used by the loops "
+			   "rewritten with --variant tma\n");
+	kp_strbuf_addf(
+		sb,
+		"// the rows a tensor map of row stride ld (elements of elt bytes) covers\n"
+		"static __host__ __device__ __forceinline__ unsigned long long %s_rows(long long "
+		"ld, unsigned elt)\n{\n"
+		"\tconst unsigned long long r = (1ULL << 40) / ((unsigned long long)ld * elt);\n"
+		"\treturn r > (1ULL << 32) ? (1ULL << 32) : r;\n}\n",
+		n->tma_box);
+	kp_strbuf_addf(
+		sb,
+		"// the rows x cols box at element off of a matrix of row stride ld lies inside "
+		"the map\n"
+		"static __device__ __forceinline__ bool %s(long long off, long long ld, unsigned "
+		"cols, unsigned rows, unsigned elt)\n{\n"
+		"\treturn off >= 0 && ld > 0 && off %% ld + cols <= ld && off / ld < 2147483647LL "
+		"&&\n\t       (unsigned long long)(off / ld) + rows <= %s_rows(ld, elt);\n}\n",
+		n->tma_box, n->tma_box);
+	kp_strbuf_addf(
+		sb,
+		"// one tensor copy of the box at element off into dst, completing bar's bytes\n"
+		"static __device__ __forceinline__ void %s(void *dst, const CUtensorMap *map, long "
+		"long off, long long ld, unsigned long long *bar)\n{\n"
+		"\t// the slot's earlier plain stores (a fallback fill) before the async writes\n"
+		"\tasm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");\n"
+		"\tasm volatile(\"cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
+		"complete_tx::bytes [%%0], [%%1, {%%2, %%3}], [%%4];\" :: "
+		"\"r\"((unsigned)__cvta_generic_to_shared(dst)), \"l\"((unsigned long long)map), "
+		"\"r\"((int)(off %% ld)), \"r\"((int)(off / ld)), "
+		"\"r\"((unsigned)__cvta_generic_to_shared(bar)) : \"memory\");\n}\n",
+		n->tma_copy);
+	kp_strbuf_addf(
+		sb,
+		"// a tensor map of the matrix at base (row stride ld elements of elt bytes), "
+		"boxes of\n"
+		"// rows x cols; false when the driver or the arguments do not allow one\n"
+		"static bool %s(CUtensorMap *map, const void *base, unsigned elt, long long ld, "
+		"unsigned cols, unsigned rows)\n{\n"
+		"\ttypedef CUresult (*encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, "
+		"void *, const cuuint64_t *, const cuuint64_t *, const cuuint32_t *, const "
+		"cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion, "
+		"CUtensorMapFloatOOBfill);\n"
+		"\tstatic encode_fn encode = 0;\n"
+		"\tif (!encode) {\n"
+		"\t\tvoid *fn = 0;\n"
+		"\t\tcudaDriverEntryPointQueryResult q;\n"
+		"\t\tif (cudaGetDriverEntryPointByVersion(\"cuTensorMapEncodeTiled\", &fn, 12000, "
+		"cudaEnableDefault, &q) != cudaSuccess || q != cudaDriverEntryPointSuccess || !fn)\n"
+		"\t\t\treturn false;\n"
+		"\t\tencode = (encode_fn)fn;\n"
+		"\t}\n"
+		"\tif (ld <= 0 || ld >= 2147483647LL || (unsigned long long)ld * elt %% 16 ||\n"
+		"\t    (unsigned long long)base %% 16)\n"
+		"\t\treturn false;\n"
+		"\tconst cuuint64_t dim[2] = {(cuuint64_t)ld, %s_rows(ld, elt)};\n"
+		"\tconst cuuint64_t stride[1] = {(cuuint64_t)ld * elt};\n"
+		"\tconst cuuint32_t box[2] = {cols, rows}, one[2] = {1, 1};\n"
+		"\tconst CUtensorMapDataType type = elt == 1 ? CU_TENSOR_MAP_DATA_TYPE_UINT8 : elt == "
+		"2 ? CU_TENSOR_MAP_DATA_TYPE_UINT16 : elt == 4 ? CU_TENSOR_MAP_DATA_TYPE_UINT32 : "
+		"CU_TENSOR_MAP_DATA_TYPE_UINT64;\n"
+		"\treturn encode(map, type, 2, const_cast<void *>(base), dim, stride, box, one, "
+		"CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, "
+		"CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == "
+		"CUDA_SUCCESS;\n}\n",
+		n->tma_encode, n->tma_box);
+	kp_strbuf_adds(sb, "#endif\n");
 }
 
 /* The device functions every bulk loop of the file calls, once per file
  * (the #ifndef keeps a second loop's copy out). */
-static void helpers_base(kp_strbuf *sb, const bulk_names *n)
+static void helpers_base(kp_strbuf *sb, const bulk_names *n, int bulk)
 {
-	kp_strbuf_addf(sb, "#ifndef %s\n#define %s\n", n->guard, n->guard);
-	kp_strbuf_adds(sb, "// kpipe: mbarrier and bulk-copy helpers (sm_90+), used by the "
-			   "loops rewritten with --variant bulk\n");
+	kp_strbuf_addf(sb, "#ifndef %s\n#define %s\n", n->mguard, n->mguard);
+	kp_strbuf_adds(sb, "// kpipe: mbarrier helpers (sm_90+), used by the loops rewritten "
+			   "with --variant bulk or tma\n");
 	kp_strbuf_addf(sb,
 		       "static __device__ __forceinline__ void %s(unsigned long long *bar, "
 		       "unsigned count)\n{\n"
@@ -821,6 +1154,12 @@ static void helpers_base(kp_strbuf *sb, const bulk_names *n)
 		       "\"memory\");\n"
 		       "\t} while (!done);\n}\n",
 		       n->wait);
+	kp_strbuf_adds(sb, "#endif\n");
+	if (!bulk)
+		return;
+	kp_strbuf_addf(sb, "#ifndef %s\n#define %s\n", n->guard, n->guard);
+	kp_strbuf_adds(sb, "// kpipe: bulk-copy helpers (sm_90+), used by the loops rewritten "
+			   "with --variant bulk\n");
 	kp_strbuf_addf(sb,
 		       "// every row of a tile 16-byte aligned: the first two rows' sources are\n"
 		       "static __device__ __forceinline__ bool %s(const void *row0, const void "
@@ -853,10 +1192,12 @@ static void helpers_base(kp_strbuf *sb, const bulk_names *n)
 	kp_strbuf_adds(sb, "#endif\n");
 }
 
-static char *helpers(const bulk_names *n)
+static char *helpers(const bulk_names *n, int tma)
 {
 	kp_strbuf sb = KP_STRBUF_INIT;
-	helpers_base(&sb, n);
+	helpers_base(&sb, n, !tma);
+	if (tma)
+		helpers_tma(&sb, n);
 	return kp_strbuf_detach(&sb);
 }
 
@@ -905,7 +1246,9 @@ typedef struct {
 	const kp_spans *sp;
 	const bulk_copy *cp;
 	const bulk_names *nm;
-	const char *iu; /* one indentation unit */
+	const char *iu;  /* one indentation unit */
+	int tma;         /* the tensor-map form */
+	const char **tm; /* its tensor-map parameter per copy */
 } bulk_ctx;
 
 /* " &&\n(term)" for each term of each guarded copy, at the corners of the
@@ -981,13 +1324,59 @@ static void emit_bulk_path(kp_strbuf *sb, const bulk_ctx *c, const char *idx, in
 	}
 }
 
+/* The element offset of copy c's tile `ahead` on (its thread (0, 0)'s
+ * index), as a long long. */
+static char *tma_off(kp_file *f, const kp_loop *l, const bulk_copy *c, int ahead)
+{
+	rctx r = {l, NULL, f, "0", "0", 0};
+	char *e = render_index(&r, c->index, ahead);
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_addf(&sb, "(long long)(%s)", e);
+	free(e);
+	return kp_strbuf_detach(&sb);
+}
+
+/* The tensor-map path of a fill: the elected thread arms the barrier with
+ * the stage's bytes and issues one tensor copy per tile. */
+static void emit_tma_path(kp_strbuf *sb, const bulk_ctx *c, const char *idx, int ahead,
+			  const char *I)
+{
+	const bulk_names *nm = c->nm;
+	const char *iu = c->iu;
+	kp_strbuf_addf(sb, "%s%sif (" KP_ELECTED ") {\n", I, iu);
+	kp_strbuf_addf(sb, "%s%s%s%s(&%s[%s], ", I, iu, iu, nm->expect, nm->bar, idx);
+	for (int i = 0; i < c->l->nloads; i++)
+		kp_strbuf_addf(sb, "%ssizeof(%s[0])", i ? " + " : "", c->cp[i].tile->name);
+	kp_strbuf_adds(sb, ");\n");
+	for (int i = 0; i < c->l->nloads; i++) {
+		char *off = tma_off(c->f, c->l, &c->cp[i], ahead);
+		kp_strbuf_addf(sb, "%s%s%s%s(&%s[%s][0][0], &%s, %s, %s, &%s[%s]);\n", I, iu, iu,
+			       nm->tma_copy, c->cp[i].tile->name, idx, c->tm[i], off, c->cp[i].ld,
+			       nm->bar, idx);
+		free(off);
+	}
+	kp_strbuf_addf(sb, "%s%s}\n", I, iu);
+}
+
+/* " &&\n(the box of each copy's tile lies inside its map)". */
+static void emit_boxes(kp_strbuf *sb, const bulk_ctx *c, int ahead, const char *pre)
+{
+	for (int i = 0; i < c->l->nloads; i++) {
+		const kp_decl *t = c->cp[i].tile;
+		char *off = tma_off(c->f, c->l, &c->cp[i], ahead);
+		kp_strbuf_addf(sb, " &&\n%s%s(%s, %s, %lldu, %lldu, %lldu)", pre, c->nm->tma_box,
+			       off, c->cp[i].ld, t->dims[1], t->dims[0], t->elem_size);
+		free(off);
+	}
+}
+
 /* FILL(tile `ahead` on, slot `idx`) at indentation I. */
 static void emit_fill(kp_strbuf *sb, const bulk_ctx *c, const char *idx, int ahead, const char *I)
 {
 	const bulk_names *nm = c->nm;
 	const char *iu = c->iu;
 	kp_strbuf_addf(sb, "%sif (%s", I, nm->ok);
-	for (int i = 0; i < c->l->nloads && !hoisted(c->l, c->cp); i++) {
+	for (int i = 0; i < c->l->nloads && !c->tma && !hoisted(c->l, c->cp); i++) {
 		char *r0 = row_src(c->f, c->l, &c->cp[i], "0u", ahead),
 		     *r1 = row_src(c->f, c->l, &c->cp[i], "1u", ahead);
 		kp_strbuf_addf(sb, " &&\n%s%s    %s(%s, %s)", I, iu, nm->rows_ok, r0, r1);
@@ -997,9 +1386,14 @@ static void emit_fill(kp_strbuf *sb, const bulk_ctx *c, const char *idx, int ahe
 	kp_strbuf pre = KP_STRBUF_INIT;
 	kp_strbuf_addf(&pre, "%s%s    ", I, iu);
 	emit_guards(sb, c, ahead, kp_strbuf_str(&pre));
+	if (c->tma)
+		emit_boxes(sb, c, ahead, kp_strbuf_str(&pre));
 	kp_strbuf_release(&pre);
 	kp_strbuf_adds(sb, ") {\n");
-	emit_bulk_path(sb, c, idx, ahead, I);
+	if (c->tma)
+		emit_tma_path(sb, c, idx, ahead, I);
+	else
+		emit_bulk_path(sb, c, idx, ahead, I);
 	kp_strbuf_addf(sb, "%s} else {\n", I);
 	/* the load phase is indented as the loop body (the loop's indentation
 	 * and one unit); here it is one unit deeper than I */
@@ -1024,8 +1418,17 @@ static void emit_setup(kp_strbuf *sb, const bulk_ctx *c, int S, const char *I1)
 		       S);
 	kp_strbuf_addf(sb, "%sunsigned %s = 0; // bit s: the phase stage s waits for\n", I1,
 		       nm->phase);
-	kp_strbuf_addf(sb, "%sconst bool %s = blockDim.z == 1", I1, nm->ok);
-	for (int i = 0; i < c->l->nloads; i++) {
+	kp_strbuf_addf(sb, "%sconst bool %s = %s%sblockDim.z == 1", I1, nm->ok,
+		       c->tma ? nm->tma_ok : "", c->tma ? " != 0u && " : "");
+	for (int i = 0; i < c->l->nloads && c->tma; i++) {
+		const char *t = c->cp[i].tile->name;
+		kp_strbuf_addf(sb,
+			       " &&\n%s%sblockDim.x == sizeof(%s[0][0]) / sizeof(%s[0][0][0]) && "
+			       "blockDim.y == sizeof(%s[0]) / sizeof(%s[0][0]) &&\n%s%s"
+			       "((unsigned)__cvta_generic_to_shared(&%s[0][0][0]) & 127u) == 0u",
+			       I1, iu, t, t, t, t, I1, iu, t);
+	}
+	for (int i = 0; i < c->l->nloads && !c->tma; i++) {
 		const char *t = c->cp[i].tile->name;
 		kp_strbuf_addf(
 			sb,
@@ -1092,13 +1495,120 @@ static void emit_loop(kp_strbuf *sb, const bulk_ctx *c, const kp_frame *fr, cons
 	kp_emit_ring_close(sb, fr, l, o, nm->stage, S, NULL);
 }
 
-static int bulk_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edits *out,
-		      const char **err)
+/* The tensor-map form's edits outside the loop: the kernel's new
+ * parameters (a __grid_constant__ CUtensorMap per copy and the flag that
+ * says the maps were made), its launcher after it, and every launch of
+ * the kernel in the file turned into a call of the launcher. */
+static void tma_outside(kp_file *f, const kp_loop *l, const bulk_ctx *c, const char *iu,
+			int comments, kp_edits *out)
+{
+	const kp_kernel *k = l->kernel;
+	const bulk_names *nm = c->nm;
+	kp_strbuf sb = KP_STRBUF_INIT;
+	for (int i = 0; i < l->nloads; i++)
+		kp_strbuf_addf(&sb, ", const __grid_constant__ CUtensorMap %s", c->tm[i]);
+	kp_strbuf_addf(&sb, ", const unsigned %s", nm->tma_ok);
+	const kp_decl *last = k->params[k->nparams - 1];
+	kp_edits_add(out, last->end, 0, kp_strbuf_str(&sb));
+	kp_strbuf_release(&sb);
+
+	const char *g = kp_fresh_name(f, "kp_grid"), *b = kp_fresh_name(f, "kp_block"),
+		   *sm = kp_fresh_name(f, "kp_smem"), *st = kp_fresh_name(f, "kp_stream"),
+		   *ok = kp_fresh_name(f, "kp_maps_ok");
+	const kp_decl *first = k->params[0];
+	kp_strbuf_addf(&sb, "\n\n// kpipe-launch: launcher(%s) = %s\n", k->name, nm->launcher);
+	if (comments)
+		kp_strbuf_addf(&sb,
+			       "// kpipe: every launch of %s in this file calls this: it makes the "
+			       "tensor maps of its tiles (--variant tma)\n",
+			       k->name);
+	kp_strbuf_addf(&sb,
+		       "static void %s(dim3 %s, dim3 %s, size_t %s, cudaStream_t %s, %.*s)\n{\n",
+		       nm->launcher, g, b, sm, st, (int)(last->end - first->begin),
+		       f->src + first->begin);
+	kp_strbuf_addf(&sb, "%sCUtensorMap ", iu);
+	for (int i = 0; i < l->nloads; i++)
+		kp_strbuf_addf(&sb, "%s%s = {}", i ? ", " : "", c->tm[i]);
+	kp_strbuf_addf(&sb, ";\n%sconst bool %s =", iu, ok);
+	for (int i = 0; i < l->nloads; i++) {
+		const bulk_copy *cp = &c->cp[i];
+		const kp_node *base = strip_all(cp->base);
+		kp_strbuf_addf(&sb, "%s\n%s%s%s(&%s, (const void *)(%s), %lldu, %s, %lldu, %lldu)",
+			       i ? " &&" : "", iu, iu, nm->tma_encode, c->tm[i], base->decl->name,
+			       cp->tile->elem_size, cp->ld, cp->tile->dims[1], cp->tile->dims[0]);
+	}
+	kp_strbuf_addf(&sb, ";\n%s%s<<<%s, %s, %s, %s>>>(", iu, k->name, g, b, sm, st);
+	for (int i = 0; i < k->nparams; i++)
+		kp_strbuf_addf(&sb, "%s%s", i ? ", " : "", k->params[i]->name);
+	for (int i = 0; i < l->nloads; i++)
+		kp_strbuf_addf(&sb, ", %s", c->tm[i]);
+	kp_strbuf_addf(&sb, ", %s ? 1u : 0u);\n}", ok);
+	kp_edits_add(out, k->end, 0, kp_strbuf_str(&sb));
+	kp_strbuf_release(&sb);
+
+	for (int i = 0; i < f->nlaunches; i++) {
+		const kp_launch *x = &f->launches[i];
+		if (x->kernel != k)
+			continue;
+		unsigned p = x->close + 3;
+		while (p < f->len && (f->src[p] == ' ' || f->src[p] == '\t' || f->src[p] == '\n' ||
+				      f->src[p] == '\r'))
+			p++;
+		if (p >= f->len || f->src[p] != '(')
+			continue; /* not a launch the parser would have called editable */
+		kp_strbuf_addf(&sb, "%s(", nm->launcher);
+		for (int a = 0; a < 4; a++) {
+			unsigned ab, ae;
+			if (a < x->nconfig) {
+				kp_launch_span(f, x, a, &ab, &ae);
+				kp_strbuf_addf(&sb, "%.*s, ", (int)(ae - ab), f->src + ab);
+			} else
+				kp_strbuf_adds(&sb, "0, ");
+		}
+		kp_edits_add(out, x->begin, p + 1 - x->begin, kp_strbuf_str(&sb));
+		kp_strbuf_release(&sb);
+	}
+}
+
+/* " __align__(128)" after the __shared__ of each tile's declaration
+ * outside the loop (a tensor copy writes 128-byte aligned shared memory;
+ * the stages are multiples of 128 bytes).  Where kpipe cannot add it (a
+ * declaration in the loop, one without a visible __shared__) the fill
+ * checks the alignment and takes the plain copies. */
+static void tma_align(const kp_file *f, const kp_loop *l, unsigned start, const bulk_copy *cp,
+		      kp_edits *out)
+{
+	static const char kw[] = "__shared__";
+	for (int i = 0; i < l->nloads; i++) {
+		const kp_decl *d = cp[i].tile;
+		int seen = 0;
+		for (int j = 0; j < i; j++)
+			seen |= cp[j].tile == d;
+		if (seen || d->align >= 128 || !d->in_main || d->begin >= start ||
+		    d->name_off <= d->begin || d->name_off > f->len)
+			continue;
+		for (unsigned p = d->begin; p + sizeof(kw) - 1 <= d->name_off; p++)
+			if (!strncmp(f->src + p, kw, sizeof(kw) - 1)) {
+				kp_edits_add(out, p + (unsigned)sizeof(kw) - 1, 0,
+					     " __align__(128)");
+				break;
+			}
+	}
+}
+
+static int ring_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edits *out,
+		      const char **err, int tma)
 {
 	int S = o->stages < 2 ? 2 : o->stages;
 	bulk_copy *cp = kp_xcalloc((size_t)l->nloads + 1, sizeof(*cp));
-	if (S > 8 || bulk_problem(f, l, &f->arena, cp)) {
-		*err = S > 8 ? "at most 8 stages" : "the copies have no bulk form";
+	const char *why = tma ? tma_problem(f, l, &f->arena, cp)
+			      : bulk_problem(f, l, &f->arena, cp);
+	if (S > 8 || why || (tma && o->dynamic)) {
+		*err = S > 8 ? "at most 8 stages"
+		       : why ? (tma ? "the copies have no tensor-map form"
+				    : "the copies have no bulk form")
+			     : "the tensor-map form keeps its tiles in static shared memory "
+			       "(the launches change already)";
 		free(cp);
 		return -1;
 	}
@@ -1106,15 +1616,26 @@ static int bulk_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_e
 	names_of(f, &nm);
 	kp_frame fr;
 	kp_frame_open(&fr, f, l);
-	bulk_ctx c = {f, l, &fr.sp, cp, &nm, fr.iu};
+	const char **tm = kp_xcalloc((size_t)l->nloads + 1, sizeof(*tm));
+	if (tma) {
+		nm.launcher = kp_fresh_name(f, kp_arena_printf(&f->arena, "kp_tma_launch_%s",
+							       l->kernel->name));
+		for (int i = 0; i < l->nloads; i++)
+			tm[i] = kp_fresh_name(f, kp_arena_printf(&f->arena, "kp_tm_%s",
+								 cp[i].tile->name));
+	}
+	bulk_ctx c = {f, l, &fr.sp, cp, &nm, fr.iu, tma, tm};
 
 	kp_strbuf sb = KP_STRBUF_INIT;
 	char *comment =
-		o->no_comment
-			? NULL
-			: kp_arena_printf(&f->arena,
-					  "bulk copies (cp.async.bulk + mbarrier), %d stages: %s",
-					  S, o->why);
+		o->no_comment ? NULL
+		: tma         ? kp_arena_printf(&f->arena,
+						"tensor-map copies (cp.async.bulk.tensor + mbarrier), "
+							"%d stages: %s",
+						S, o->why)
+			      : kp_arena_printf(&f->arena,
+						"bulk copies (cp.async.bulk + mbarrier), %d stages: %s", S,
+						o->why);
 	kp_emit_open(&sb, f, l, fr.start, fr.ind, fr.I1, comment, S, o->dynamic, out);
 	emit_setup(&sb, &c, S, fr.I1);
 
@@ -1131,13 +1652,30 @@ static int bulk_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_e
 	emit_loop(&sb, &c, &fr, o, S);
 
 	kp_edits_add(out, fr.start, l->node->end - fr.start, kp_strbuf_str(&sb));
-	char *h = helpers(&nm);
+	char *h = helpers(&nm, tma);
 	kp_edits_add(out, f->last_include_end ? f->last_include_end : (f->has_bom ? 3 : 0), 0, h);
 	free(h);
+	if (tma) {
+		tma_align(f, l, fr.start, cp, out);
+		tma_outside(f, l, &c, fr.iu, !o->no_comment, out);
+	}
 	kp_strbuf_release(&sb);
 	kp_frame_release(&fr);
+	free(tm);
 	free(cp);
 	return 0;
+}
+
+static int bulk_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edits *out,
+		      const char **err)
+{
+	return ring_apply(f, l, o, out, err, 0);
+}
+
+static int tma_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edits *out,
+		     const char **err)
+{
+	return ring_apply(f, l, o, out, err, 1);
 }
 
 static const kp_tune_cand bulk_tune[] = {
@@ -1164,4 +1702,31 @@ const kp_transform kp_transform_bulk = {
 	.ntune = KP_ARRAY_LEN(bulk_tune),
 	.refuse_id = "kpipe-bulk-unavailable",
 	.apply = bulk_apply,
+};
+
+static const kp_tune_cand tma_tune[] = {
+	{"tma", 2, 100},
+	{"tma-s3", 3, 110},
+	{"tma-s4", 4, 120},
+};
+
+const kp_transform kp_transform_tma = {
+	.name = "tma",
+	.label = "cp.async.bulk.tensor",
+	.summary = "S-stage ring of shared tiles filled with one cp.async.bulk.tensor copy per "
+		   "tile through CUtensorMaps a launcher kpipe writes makes on the host, "
+		   "completing per-stage mbarriers, the slot refilled next released by "
+		   "__syncthreads() (sm_90+; the kernel launched in the same file)",
+	.usage = NULL,
+	.min_cc = 90,
+	.min_stages = 2,
+	.max_stages = 8,
+	.buffers = bulk_buffers,
+	.own_smem = bulk_own_smem,
+	.facts = tma_facts,
+	.match = tma_match,
+	.tune = tma_tune,
+	.ntune = KP_ARRAY_LEN(tma_tune),
+	.refuse_id = "kpipe-bulk-unavailable",
+	.apply = tma_apply,
 };

@@ -15,12 +15,13 @@ extern const kp_transform kp_transform_register;
 extern const kp_transform kp_transform_register_ca;
 extern const kp_transform kp_transform_register_2bar;
 extern const kp_transform kp_transform_bulk;
+extern const kp_transform kp_transform_tma;
 
 /* The order is the order of analyze's report, of --help and of the
  * "no variant applies" message. */
 static const kp_transform *const registry[] = {
 	&kp_transform_cp_async,      &kp_transform_register, &kp_transform_register_ca,
-	&kp_transform_register_2bar, &kp_transform_bulk,
+	&kp_transform_register_2bar, &kp_transform_bulk,     &kp_transform_tma,
 };
 
 /* The registry plus what tests registered; used once a test registers. */

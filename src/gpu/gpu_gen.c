@@ -660,8 +660,14 @@ static void scalar_arg(kp_strbuf *sb, const kp_launch_arg *a)
  * ("" or "_1"); sy, g and args are the shared symbol declarations,
  * geometry and argument list. */
 static void gen_functions(kp_strbuf *sb, const char *k, const char *suffix, const char *sy,
-			  const char *g, const char *args)
+			  const char *g, const char *args, const char *via)
 {
+	kp_strbuf call = KP_STRBUF_INIT;
+	if (via)
+		kp_strbuf_addf(&call, "%s(kpipe_grid, kpipe_block, kpipe_smem, kpipe_stream,", via);
+	else
+		kp_strbuf_addf(&call, "%s<<<kpipe_grid, kpipe_block, kpipe_smem, kpipe_stream>>>(",
+			       k);
 	kp_strbuf_addf(sb,
 		       "KPIPE_BENCH_EXPORT int kpipe_bench_launch%s(void *const *kpipe_bufs, "
 		       "const long *kpipe_sz,\n"
@@ -676,12 +682,13 @@ static void gen_functions(kp_strbuf *sb, const char *k, const char *suffix, cons
 		"        if (kpipe_e != cudaSuccess)\n"
 		"            return (int)kpipe_e;\n"
 		"    }\n"
-		"    %s<<<kpipe_grid, kpipe_block, kpipe_smem, kpipe_stream>>>(\n"
+		"    %s\n"
 		"        %s);\n"
 		"    return (int)cudaPeekAtLastError();\n"
 		"}\n"
 		"\n",
-		sy, g, k, k, args);
+		sy, g, k, kp_strbuf_str(&call), args);
+	kp_strbuf_release(&call);
 	kp_strbuf_addf(
 		sb,
 		"// regs, static smem, local bytes, max threads, resident blocks per SM, threads\n"
@@ -714,7 +721,7 @@ static void gen_functions(kp_strbuf *sb, const char *k, const char *suffix, cons
 }
 
 char *kp_gpu_gen_launcher(const kp_launch_spec *s, const char *version_path, const char *label,
-			  const char *dynamic_smem, char *err, size_t errsz)
+			  const char *dynamic_smem, const char *via, char *err, size_t errsz)
 {
 	if (version_path[0] != '/' || strpbrk(version_path, "\"\n\r")) {
 		snprintf(err, errsz,
@@ -771,13 +778,41 @@ char *kp_gpu_gen_launcher(const kp_launch_spec *s, const char *version_path, con
 				       kp_strbuf_str(&kfn));
 		}
 		gen_functions(&sb, kp_strbuf_str(&kfn), suffix, kp_strbuf_str(&syms),
-			      kp_strbuf_str(&geom), kp_strbuf_str(&args));
+			      kp_strbuf_str(&geom), kp_strbuf_str(&args), via);
 		kp_strbuf_release(&kfn);
 	}
 	kp_strbuf_release(&syms);
 	kp_strbuf_release(&geom);
 	kp_strbuf_release(&args);
 	return kp_strbuf_detach(&sb);
+}
+
+char *kp_gpu_launch_via(const char *source, const char *kernel)
+{
+	static const char key[] = "kpipe-launch:";
+	size_t kl = strlen(kernel);
+	for (const char *p = strstr(source, key); p; p = strstr(p + 1, key)) {
+		const char *q = p + strlen(key);
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (strncmp(q, "launcher(", 9) || strncmp(q + 9, kernel, kl) || q[9 + kl] != ')')
+			continue;
+		q += 10 + kl;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (*q++ != '=')
+			continue;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		size_t n = 0;
+		while (q[n] == '_' || isalnum((unsigned char)q[n]))
+			n++;
+		if (n && !isalpha((unsigned char)q[0]) && q[0] != '_')
+			continue;
+		if (n)
+			return kp_xstrndup(q, n);
+	}
+	return NULL;
 }
 
 int kp_gpu_launch_override(const char *source, char **expr, char *err, size_t errsz)

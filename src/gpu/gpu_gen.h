@@ -99,13 +99,20 @@ char *kp_gpu_gen_spec_header(const kp_launch_spec *s);
 
 /* A launcher translation unit: includes version_path (which must be
  * absolute and free of '"' and newlines), launches the spec's kernel with
- * dynamic_smem bytes (NULL: the spec's) and exports kpipe_bench_launch and
+ * dynamic_smem bytes (NULL: the spec's), through the launcher `via` when
+ * not NULL, and exports kpipe_bench_launch and
  * kpipe_bench_attrs; with several instantiations, the pair for each
  * instantiation i as kpipe_bench_launch_i and kpipe_bench_attrs_i.  label
  * goes into the first comment line.  Returns NULL (err set) for a path
  * that cannot be #included.  Caller frees. */
 char *kp_gpu_gen_launcher(const kp_launch_spec *s, const char *version_path, const char *label,
-			  const char *dynamic_smem, char *err, size_t errsz);
+			  const char *dynamic_smem, const char *via, char *err, size_t errsz);
+
+/* The launcher a kernel file names for `kernel` in a "// kpipe-launch:
+ * launcher(KERNEL) = NAME" line (kpipe's tensor-map form writes one; its
+ * launches call NAME(grid, block, smem, stream, the kernel's arguments)),
+ * or NULL.  Caller frees.  kp_gpu_gen_launcher() calls it as `via`. */
+char *kp_gpu_launch_via(const char *source, const char *kernel);
 
 /* A "// kpipe-launch: dynamic_smem = EXPR" line in a kernel file overrides
  * the spec's dynamic shared memory.  Returns 1 with *expr (heap) set, 0

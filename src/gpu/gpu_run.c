@@ -1051,7 +1051,10 @@ static const char *build_versions(kp_gpu_result *g, const kp_gpu_opts *o, workdi
 		if (!why) {
 			char label[256];
 			snprintf(label, sizeof(label), "%s / %s", spec->name, names[v]);
-			launcher = kp_gpu_gen_launcher(spec, abs, label, smem, err, sizeof(err));
+			char *via = kp_gpu_launch_via(text, spec->kernel);
+			launcher =
+				kp_gpu_gen_launcher(spec, abs, label, smem, via, err, sizeof(err));
+			free(via);
 			if (!launcher)
 				why = kp_arena_strdup(&g->arena, err);
 		}

@@ -88,7 +88,17 @@ def launch_override(src):
     return m.group(1).strip() if m else None
 
 
-def harness_source(spec, prepped_path, dyn_smem):
+def launcher_of(src, kernel):
+    """The launcher a rewrite wrote for the kernel (`// kpipe-launch:
+    launcher(KERNEL) = NAME`, the tensor-map form), or None: the harness
+    calls it with the launch configuration and the kernel's arguments."""
+    for m in re.finditer(r"//\s*kpipe-launch:\s*launcher\(([\w:]+)\)\s*=\s*(\w+)", src):
+        if m.group(1) == kernel:
+            return m.group(2)
+    return None
+
+
+def harness_source(spec, prepped_path, dyn_smem, launcher=None):
     sizes = list(spec["sizes"].items())
     syms = list(sizes[0][1].keys())
     L = []
@@ -136,8 +146,12 @@ def harness_source(spec, prepped_path, dyn_smem):
             bi += 1
     L.append("    kph::fill_all();")
     kernel = spec["kernel"] + spec.get("template_args", "")
-    L.append("    kp::launch(kp::cfg(kp_grid, kp_block, kp_smem), %s%s);" % (
-        kernel, "".join(", " + c for c in call)))
+    if launcher:
+        L.append("    %s(kp_grid, kp_block, kp_smem, (cudaStream_t)0%s);" % (
+            launcher, "".join(", " + c for c in call)))
+    else:
+        L.append("    kp::launch(kp::cfg(kp_grid, kp_block, kp_smem), %s%s);" % (
+            kernel, "".join(", " + c for c in call)))
     L.append("    kph::dump(kp_o.out);")
     L.append("    return 0;")
     L.append("}")
@@ -227,7 +241,9 @@ def build(label, src_path, spec, work, cache, inc_dirs=()):
         raise SetupError("%s: %s" % (src_path, e))
     if reasons:
         raise Skip("%s: %s" % (src_path, "; ".join(reasons)))
-    key = file_hash(emulator_hash(), text, json.dumps(spec, sort_keys=True), launch_override(src) or "", " ".join(CXXFLAGS),
+    launcher = launcher_of(src, spec["kernel"])
+    key = file_hash(emulator_hash(), text, json.dumps(spec, sort_keys=True), launch_override(src) or "",
+                    launcher or "", " ".join(CXXFLAGS),
                     local_headers(src, inc_dirs))
     exe = os.path.join(cache, "h-%s.exe" % key)
     if os.path.exists(exe):
@@ -237,7 +253,7 @@ def build(label, src_path, spec, work, cache, inc_dirs=()):
         f.write(text)
     tu = os.path.join(work, "%s-%s-main.cpp" % (label, key))
     with open(tu, "w", encoding="utf-8") as f:
-        f.write(harness_source(spec, prepped, launch_override(src)))
+        f.write(harness_source(spec, prepped, launch_override(src), launcher))
     tmp = "%s.tmp%d-%s" % (exe, os.getpid(), label)
     pch = pch_dir(cache)
     cmd = [CXX] + CXXFLAGS + (["-I", pch] if pch else []) + ["-I", os.path.join(HERE, "include"), "-I", HERE]

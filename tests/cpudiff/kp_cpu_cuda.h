@@ -944,4 +944,97 @@ static inline cudaError_t cudaMemset(void *d, int v, size_t n) { memset(d, v, n)
 template <class T> static inline cudaError_t cudaMemcpyToSymbol(T &sym, const void *s, size_t n, size_t off = 0, cudaMemcpyKind = cudaMemcpyHostToDevice)
 { memcpy((char *)&sym + off, s, n); return cudaSuccess; }
 
+// --- tensor maps (the tensor-map form of kpipe's bulk transform) -----------
+// cuTensorMapEncodeTiled, reached through cudaGetDriverEntryPointByVersion
+// as the rewrite's host code does, checks the driver's conditions for a
+// rank-2 map without interleave or swizzle and records it; the inline PTX
+// cp.async.bulk.tensor.2d (prep.py) copies the box through it, the
+// elements outside the tensor zero, completing the mbarrier's bytes.
+typedef unsigned long long cuuint64_t;
+typedef unsigned int cuuint32_t;
+typedef int CUresult;
+enum { CUDA_SUCCESS = 0, CUDA_ERROR_INVALID_VALUE = 1 };
+typedef struct CUtensorMap_st {
+    alignas(64) cuuint64_t opaque[16];
+} CUtensorMap;
+typedef enum CUtensorMapDataType_enum {
+    CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0,
+    CU_TENSOR_MAP_DATA_TYPE_UINT16,
+    CU_TENSOR_MAP_DATA_TYPE_UINT32,
+    CU_TENSOR_MAP_DATA_TYPE_INT32,
+    CU_TENSOR_MAP_DATA_TYPE_UINT64,
+    CU_TENSOR_MAP_DATA_TYPE_INT64,
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT64
+} CUtensorMapDataType;
+typedef enum { CU_TENSOR_MAP_INTERLEAVE_NONE = 0 } CUtensorMapInterleave;
+typedef enum { CU_TENSOR_MAP_SWIZZLE_NONE = 0 } CUtensorMapSwizzle;
+typedef enum { CU_TENSOR_MAP_L2_PROMOTION_NONE = 0, CU_TENSOR_MAP_L2_PROMOTION_L2_64B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B } CUtensorMapL2promotion;
+typedef enum { CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0 } CUtensorMapFloatOOBfill;
+enum cudaDriverEntryPointQueryResult { cudaDriverEntryPointSuccess = 0, cudaDriverEntryPointSymbolNotFound = 1 };
+enum { cudaEnableDefault = 0 };
+namespace kp {
+enum { TM_MAGIC = 0x6b70746du };
+static inline CUresult encode_tiled(CUtensorMap *m, CUtensorMapDataType t, cuuint32_t rank, void *base,
+                                    const cuuint64_t *dim, const cuuint64_t *stride, const cuuint32_t *box,
+                                    const cuuint32_t *estride, CUtensorMapInterleave il, CUtensorMapSwizzle sw,
+                                    CUtensorMapL2promotion, CUtensorMapFloatOOBfill)
+{
+    static const unsigned size[] = {1, 2, 4, 4, 8, 8, 2, 4, 8};
+    if ((uintptr_t)m % 64 || (unsigned)t > 8 || rank != 2 || (uintptr_t)base % 16 || il || sw)
+        return CUDA_ERROR_INVALID_VALUE;
+    const unsigned e = size[t];
+    if (!dim[0] || !dim[1] || dim[0] > (1ull << 32) || dim[1] > (1ull << 32) || stride[0] % 16 ||
+        stride[0] >= (1ull << 40) || stride[0] < dim[0] * e || !box[0] || !box[1] || box[0] > 256 ||
+        box[1] > 256 || box[0] * e % 16 || estride[0] != 1 || estride[1] != 1)
+        return CUDA_ERROR_INVALID_VALUE;
+    memset(m, 0, sizeof *m);
+    const cuuint64_t v[] = {TM_MAGIC, (cuuint64_t)(uintptr_t)base, dim[0], dim[1], stride[0], box[0], box[1], e};
+    memcpy(m->opaque, v, sizeof v);
+    return CUDA_SUCCESS;
+}
+static inline void ptx_tensor_copy_2d(unsigned dst, const void *map, int x, int y, unsigned bar)
+{
+    const cuuint64_t *v = ((const CUtensorMap *)map)->opaque;
+    if (v[0] != TM_MAGIC)
+        fail("cp.async.bulk.tensor: the tensor map at %p was not made by cuTensorMapEncodeTiled", map);
+    const unsigned char *base = (const unsigned char *)(uintptr_t)v[1];
+    const cuuint64_t d0 = v[2], d1 = v[3], st = v[4], b0 = v[5], b1 = v[6], e = v[7];
+    unsigned char *d = shared_ptr(dst, (size_t)(b0 * b1 * e), "cp.async.bulk.tensor");
+    if (dst % 128)
+        fail("cp.async.bulk.tensor: shared address %#x is not 128-byte aligned", dst);
+    Mbar &m = mbar_at(bar, "cp.async.bulk.tensor");
+    std::vector<Copy> rows;
+    for (cuuint64_t r = 0; r < b1; ++r) {
+        const long long gy = (long long)y + (long long)r;
+        for (cuuint64_t c = 0; c < b0; ++c) {
+            const long long gx = (long long)x + (long long)c;
+            unsigned char *to = d + (r * b0 + c) * e;
+            const bool in = gx >= 0 && gy >= 0 && (cuuint64_t)gx < d0 && (cuuint64_t)gy < d1;
+            rows.push_back(Copy{to, in ? base + (cuuint64_t)gy * st + (cuuint64_t)gx * e : nullptr, (size_t)e,
+                                in ? 0 : (size_t)e});
+        }
+    }
+    if (rt.cpmode == CP_AT_ISSUE) {
+        for (const Copy &c : rows) {
+            do_copy(c);
+            m.tx -= (long long)c.n;
+        }
+        mbar_complete(m);
+        give_way_if_done();
+    } else
+        m.copies.insert(m.copies.end(), rows.begin(), rows.end());
+}
+} // namespace kp
+static inline cudaError_t cudaGetDriverEntryPointByVersion(const char *sym, void **fn, unsigned, unsigned long long,
+                                                           cudaDriverEntryPointQueryResult *q = nullptr)
+{
+    const bool known = !strcmp(sym, "cuTensorMapEncodeTiled");
+    *fn = known ? (void *)&kp::encode_tiled : nullptr;
+    if (q)
+        *q = known ? cudaDriverEntryPointSuccess : cudaDriverEntryPointSymbolNotFound;
+    return known ? cudaSuccess : cudaErrorInvalidValue;
+}
+
 #endif // KP_CPU_CUDA_H

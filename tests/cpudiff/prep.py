@@ -262,6 +262,8 @@ PTX_CALLS = [
     ("mbarrier.try_wait.parity.shared", "{o0} = kp::ptx_mbar_try_wait_parity({i0}, {i1});"),
     ("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes",
      "kp::ptx_bulk_copy({i0}, {i1}, {i2}, {i3});"),
+    ("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes",
+     "kp::ptx_tensor_copy_2d({i0}, (const void *)({i1}), {i2}, {i3}, {i4});"),
     ("fence.mbarrier_init.", "(void)0;"),
     ("fence.proxy.async.", "(void)0;"),
 ]

@@ -381,19 +381,41 @@ Test(generate, launcher_matches_gpu_bench)
 	kp_launch_spec s;
 	parse_ok(&s, scale_spec);
 	char err[256];
-	char *l = kp_gpu_gen_launcher(&s, "/src/scale.cu", "scale / original", NULL, err,
+	char *l = kp_gpu_gen_launcher(&s, "/src/scale.cu", "scale / original", NULL, NULL, err,
 				      sizeof(err));
 	cr_assert_not_null(l, "%s", err);
 	cr_assert_str_eq(skip_first_line(l), scale_launcher);
 	free(l);
 	/* a dynamic shared memory override replaces the spec's */
-	l = kp_gpu_gen_launcher(&s, "/src/scale.cu", "x", "2 * 4096", err, sizeof(err));
+	l = kp_gpu_gen_launcher(&s, "/src/scale.cu", "x", "2 * 4096", NULL, err, sizeof(err));
 	cr_assert(strstr(l, "const size_t kpipe_smem = (size_t)(2 * 4096);"), "%s", l);
 	free(l);
-	cr_assert_null(kp_gpu_gen_launcher(&s, "rel/scale.cu", "x", NULL, err, sizeof(err)));
+	cr_assert_null(kp_gpu_gen_launcher(&s, "rel/scale.cu", "x", NULL, NULL, err, sizeof(err)));
 	cr_assert(strstr(err, "must be absolute"), "%s", err);
-	cr_assert_null(kp_gpu_gen_launcher(&s, "/a\"b.cu", "x", NULL, err, sizeof(err)));
+	cr_assert_null(kp_gpu_gen_launcher(&s, "/a\"b.cu", "x", NULL, NULL, err, sizeof(err)));
+	/* a launcher the rewrite wrote (the tensor-map form) replaces the
+	 * <<<>>> launch; the attributes still name the kernel */
+	l = kp_gpu_gen_launcher(&s, "/src/scale.cu", "x", NULL, "kp_tma_launch_scale", err,
+				sizeof(err));
+	cr_assert(strstr(l, "    kp_tma_launch_scale(kpipe_grid, kpipe_block, kpipe_smem, "
+			    "kpipe_stream,\n        "),
+		  "%s", l);
+	cr_assert_null(strstr(l, "<<<"), "%s", l);
+	cr_assert(strstr(l, "cudaFuncGetAttributes(&kpipe_a, ns::scale<64>)"), "%s", l);
+	free(l);
 	kp_launch_spec_release(&s);
+}
+
+Test(generate, launcher_named_by_the_rewrite)
+{
+	char *v = kp_gpu_launch_via("x\n// kpipe-launch: launcher(other) = kp_a\n"
+				    "// kpipe-launch: launcher(scale) = kp_tma_launch_scale\n",
+				    "scale");
+	cr_assert_str_eq(v, "kp_tma_launch_scale");
+	free(v);
+	cr_assert_null(kp_gpu_launch_via("// kpipe-launch: launcher(scaled) = f\n", "scale"));
+	cr_assert_null(kp_gpu_launch_via("// kpipe-launch: dynamic_smem = 4\n", "scale"));
+	cr_assert_null(kp_gpu_launch_via("// kpipe-launch: launcher(scale) = 9x\n", "scale"));
 }
 
 /* Two instantiations: the header names them for the harness, and the
@@ -415,7 +437,7 @@ Test(generate, two_instantiations)
 	free(h);
 
 	char err[256];
-	char *l = kp_gpu_gen_launcher(&s, "/src/scale.cu", "scale / original", NULL, err,
+	char *l = kp_gpu_gen_launcher(&s, "/src/scale.cu", "scale / original", NULL, NULL, err,
 				      sizeof(err));
 	cr_assert_not_null(l, "%s", err);
 	/* the single launcher's functions, renamed and re-indented, for <64>
