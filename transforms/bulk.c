@@ -689,9 +689,8 @@ static const char *plain_copies_problem(const kp_loop *l, kp_arena *ar)
 
 /* Why the copies are row copies and not one tensor-map copy per tile. */
 #define BULK_TENSOR_NOTE                                                                           \
-	"one cp.async.bulk per contiguous row; the tensor-map form (cp.async.bulk.tensor, "        \
-	"TMA) is not written: it needs a CUtensorMap made by the host code and passed as a new "   \
-	"kernel parameter, and kpipe changes kernels, not their launches"
+	"one cp.async.bulk per contiguous row; one copy per tile is --variant tma (cp.async.bulk." \
+	"tensor, TMA), where the kernel is launched in its own file"
 
 static void bulk_facts(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_xfacts *x)
 {

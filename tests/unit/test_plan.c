@@ -580,6 +580,85 @@ Test(plan, bulk_needs_sm90)
 	expect_xform(&p, "cp-async");
 }
 
+/* --- the tensor-map form (--variant tma) --------------------------------------------- */
+
+/* float_src's kernel and the host code that launches it */
+static char *tma_src(const char *before, const char *stmt)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_adds(&sb, before);
+	char *k = stmt ? float_src_with(stmt) : kp_xstrdup(float_src);
+	kp_strbuf_adds(&sb, k);
+	free(k);
+	kp_strbuf_adds(&sb, "void run(const float *A, const float *B, float *C, int N, int K)\n"
+			    "{\n"
+			    "    mm<<<dim3(N / 16, N / 16), dim3(16, 16)>>>(A, B, C, N, K);\n"
+			    "}\n");
+	return kp_strbuf_detach(&sb);
+}
+
+Test(plan, tma_needs_the_launch_in_the_file)
+{
+	/* launched in the file: the launcher kpipe writes can make the maps */
+	char *src = tma_src("", NULL);
+	kp_loop *l = loop_of(src, "sm_90");
+	kp_xfacts x = facts(l, "tma");
+	cr_expect(x.ok, "%s", x.why_not);
+	kp_plan p;
+	plan(&p, l, "sm_90", "tma", 3);
+	expect_xform(&p, "tma");
+	plan(&p, l, "sm_80", "tma", 2);
+	expect_refused(&p, "kpipe-bulk-unavailable", "needs sm_90 or newer");
+	/* never chosen by auto */
+	plan(&p, l, "sm_90", "auto", 2);
+	cr_expect(p.xform && strcmp(p.xform->name, "tma"), "auto picked tma");
+	release();
+	free(src);
+	/* not launched here: the host code that must make the maps is elsewhere */
+	l = loop_of(float_src, "sm_90");
+	plan(&p, l, "sm_90", "tma", 2);
+	expect_refused(&p, "kpipe-bulk-unavailable", "'mm' is not launched in this file");
+	plan(&p, l, "sm_90", "bulk", 2);
+	expect_xform(&p, "bulk");
+	release();
+	/* a declaration would keep the old parameters */
+	src = tma_src(
+		"__global__ void mm(const float *A, const float *B, float *C, int N, int K);\n",
+		NULL);
+	l = loop_of(src, "sm_90");
+	plan(&p, l, "sm_90", "tma", 2);
+	expect_refused(&p, "kpipe-bulk-unavailable",
+		       "'mm' is named 1 time in this file besides its definition and its 1 launch");
+	release();
+	free(src);
+}
+
+/* the row stride must be something the launcher can compute */
+Test(plan, tma_row_strides)
+{
+	static const struct {
+		const char *stmt, *why; /* why NULL: applies */
+	} cases[] = {
+		{"As[ty][tx] = A[(blockIdx.y * TILE + ty) * K + k0 + tx];", NULL},
+		{"As[ty][tx] = A[ty * 64 + k0 + tx];", NULL},
+		{"As[ty][tx] = A[row * (K + 0) + k0 + tx];",
+		 "neither a constant nor an integer parameter"},
+		{"As[ty][tx] = A[row * K + ty * N + k0 + tx];", "has no row stride kpipe can name"},
+	};
+	for (size_t i = 0; i < KP_ARRAY_LEN(cases); i++) {
+		char *src = tma_src("", cases[i].stmt);
+		kp_loop *l = loop_of(src, "sm_90");
+		kp_plan p;
+		plan(&p, l, "sm_90", "tma", 2);
+		if (cases[i].why)
+			expect_refused(&p, "kpipe-bulk-unavailable", cases[i].why);
+		else
+			expect_xform(&p, "tma");
+		release();
+		free(src);
+	}
+}
+
 /* each copy the bulk form cannot carry, and the reason given */
 Test(plan, bulk_refusals_name_the_copy)
 {
@@ -1249,19 +1328,20 @@ Test(plan, registry)
 		}
 	}
 	/* the facts analyze reports once each: cp.async's, register staging's,
-	 * bulk copies' */
+	 * bulk copies', tensor-map copies' */
 	int reported = 0;
 	for (int i = 0; i < n; i++)
 		reported += kp_transform_reports_facts(all[i]);
-	cr_expect_eq(reported, 3);
+	cr_expect_eq(reported, 4);
 	/* tune's table: register staging first, the deeper rings last */
 	const kp_tune_cand *c[64];
 	const kp_transform *x[64];
 	int nc = kp_transform_tune_list(c, x, 64);
 	static const char *const order[] = {"register", "register-ca", "register-2bar",
 					    "cp-async", "cp-async-s3", "cp-async-s4",
-					    "bulk",     "bulk-s3",     "bulk-s4"};
-	cr_assert_eq(nc, 9);
+					    "bulk",     "bulk-s3",     "bulk-s4",
+					    "tma",      "tma-s3",      "tma-s4"};
+	cr_assert_eq(nc, 12);
 	for (int k = 0; k < nc; k++) {
 		cr_expect_str_eq(c[k]->name, order[k]);
 		cr_expect_eq(kp_transform_find(x[k]->name), x[k]);
@@ -1389,7 +1469,7 @@ Test(plan, a_registered_transform_is_picked_up)
 	const kp_tune_cand *c[64];
 	const kp_transform *x[64];
 	int nc = kp_transform_tune_list(c, x, 64);
-	cr_assert_eq(nc, 10);
+	cr_assert_eq(nc, 13);
 	cr_expect_str_eq(c[3]->name, "test-noop");
 	cr_expect_eq(x[3], &noop);
 	/* the command line takes the name, and lists it for a bad one */
@@ -1404,8 +1484,8 @@ Test(plan, a_registered_transform_is_picked_up)
 	char *text = NULL;
 	size_t len = 0;
 	cr_assert_eq(kp_read_file(out, &text, &len), 0);
-	cr_expect(strstr(text, "(auto, cp-async, register, register-ca, register-2bar, bulk or "
-			       "test-noop)"),
+	cr_expect(strstr(text, "(auto, cp-async, register, register-ca, register-2bar, bulk, tma "
+			       "or test-noop)"),
 		  "%s", text);
 	free(text);
 	/* analyze reports its facts under its label */
@@ -1422,10 +1502,10 @@ Test(plan, a_registered_transform_is_picked_up)
 		strstr(text,
 		       "\n    cp.async: possible\n    register staging: possible (2 registers "
 		       "per thread)\n    cp.async.bulk: possible (one cp.async.bulk per contiguous "
-		       "row; the tensor-map form (cp.async.bulk.tensor, TMA) is not written: it "
-		       "needs a CUtensorMap made by the host code and passed as a new kernel "
-		       "parameter, and kpipe changes kernels, not their launches)\n    no-op: "
-		       "possible\n"),
+		       "row; one copy per tile is --variant tma (cp.async.bulk.tensor, TMA), "
+		       "where the kernel is launched in its own file)\n    cp.async.bulk.tensor: "
+		       "'mm' is not launched in this file: the host code that must make the "
+		       "tensor maps and pass them is elsewhere\n    no-op: possible\n"),
 		"%s", text);
 	cr_expect(strstr(text, "plan: test-noop, 2 stages: requested with --variant test-noop"),
 		  "%s", text);
