@@ -35,6 +35,8 @@
 #                     a slower warp still reads
 #   bulk_guard_corner bulk with each guard tested at the tile's low corner:
 #                     a partial edge tile is bulk-copied, past the buffers
+#   tma_coords        tma with the box's row and column swapped in the
+#                     tensor copy's coordinates
 # For each: the original must PASS against itself, and the stored rewrite
 # must FAIL (exit 1 with a MISMATCH or ERROR run; a skip is a failure of
 # this test).  Then $KPIPE (the kpipe under test) is run with the same

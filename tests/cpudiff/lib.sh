@@ -30,7 +30,7 @@ cpudiff_rewrite() {
 		args+=(--stages "${v#*:}")
 		cpudiff_tag="$variant-${v#*:}stages"
 	fi
-	case "$variant" in bulk*) args+=(--arch sm_90) ;; esac
+	case "$variant" in bulk* | tma*) args+=(--arch sm_90) ;; esac
 	cpudiff_out="$outdir/$name.$cpudiff_tag.cu"
 	"$kpipe" rewrite "${args[@]}" "$src" -o "$cpudiff_out" 2>"$logdir/$name.$cpudiff_tag.kpipe" || rc=$?
 	# nothing pipelined: exit 0, the input written unchanged

@@ -44,6 +44,31 @@ for job in "matmul_bulk_float 2 sm_90" "sgemm_at_bulk 3 sm_100" \
 	if [ -s "$tmp/w.o" ]; then ok; else bad "$name $other: nvcc built no object"; fi
 	if [ "$wout" = "$wsrc" ]; then ok; else bad "$name $other: new nvcc warnings: $(echo "$wout" | head -3)"; fi
 done
+# the tensor-map form, where the kernel is launched in its sample: the PTX
+# holds the tensor copy, the host code the launcher and its driver lookup
+for job in "sgemm_tma_host 2 sm_90" "sgemm_tma_host 4 sm_100" "matmul_32x32 3 sm_90" \
+	"matmul_cuda_sample_style 2 sm_100"; do
+	read -r name stages arch <<<"$job"
+	src="$root/samples/$name.cu"
+	out="$tmp/$name.tma.cu"
+	name="$name tma, $stages stages"
+	if ! "$kpipe" rewrite --variant tma --stages "$stages" --arch sm_90 "$src" -o "$out" 2>"$tmp/err" ||
+		cmp -s "$src" "$out"; then
+		bad "$name: rewrite failed: $(head -c 300 "$tmp/err")"
+		continue
+	fi
+	if "$nvcc" -arch="$arch" -ptx -o "$tmp/o.ptx" "$out" 2>"$tmp/nv"; then
+		check "$name $arch: cp.async.bulk.tensor in the PTX" grep -q 'cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes' "$tmp/o.ptx"
+	else
+		bad "$name $arch: nvcc -ptx failed: $(head -c 400 "$tmp/nv")"
+	fi
+	check "$name: the launcher calls the driver's encoder" grep -q 'cuTensorMapEncodeTiled' "$out"
+	wsrc=$(warnings "$src" "$arch")
+	rm -f "$tmp/w.o"
+	wout=$(warnings "$out" "$arch")
+	if [ -s "$tmp/w.o" ]; then ok; else bad "$name $arch: nvcc built no object"; fi
+	if [ "$wout" = "$wsrc" ]; then ok; else bad "$name $arch: new nvcc warnings: $(echo "$wout" | head -3)"; fi
+done
 rm -f "$tmp/r.cu"
 "$kpipe" rewrite --variant bulk --arch sm_80 "$root/samples/matmul_bulk_float.cu" -o "$tmp/r.cu" 2>"$tmp/err"
 rc=$?
