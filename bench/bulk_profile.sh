@@ -6,7 +6,8 @@
 #  1. kpipe writes, for each sample, the cp.async ring with the stage count
 #     that measured best on the H200 (docs/benchmarks.md, "Bulk copies") and
 #     the bulk variant(s) of $BULK ("bulk" by default; NAME:OPTIONS adds a
-#     form by its options, e.g. BULK="bulk bulk-s3:--stages=3"); a ring
+#     form by its options, e.g. BULK="bulk bulk-s3:--stages=3"; a name
+#     beginning with tma is the tensor-map form, --variant tma); a ring
 #     kpipe refuses (wmma_bulk_half's 2-byte copies for cp.async) is listed
 #     as not written and left out;
 #     EDITS="hint nofence" adds, for the first bulk form, copies edited by
@@ -80,8 +81,11 @@ for sv in "${samples[@]}"; do
 		name="${b%%:*}"
 		opts=""
 		[ "$b" = "$name" ] || opts="${b#*:}"
+		# the tensor-map form's names begin with tma
+		variant=bulk
+		[[ "$name" == tma* ]] && variant=tma
 		# shellcheck disable=SC2086 # opts is a list of options
-		if "$kpipe" rewrite "samples/$s.cu" --arch "$arch" --variant bulk $opts \
+		if "$kpipe" rewrite "samples/$s.cu" --arch "$arch" --variant "$variant" $opts \
 			-o "$out/$s.$name.cu" "${KPIPE_PARSE_ARGS[@]}" 2>"$out/$s.$name.err" &&
 			grep -q 'cp.async.bulk' "$out/$s.$name.cu"; then
 			vs+=(--variant "$name=$out/$s.$name.cu")

@@ -529,6 +529,8 @@ typedef struct {
 	lin e;                /* e as lin_of() reads it (the row stride: its ty terms) */
 	const char *ld;       /* the tensor-map form: the row stride in elements, as text
 			       * the kernel and its host launcher both evaluate */
+	const kp_decl *ldd;   /* ... ldk times this integer parameter, or NULL: ldk */
+	long long ldk;
 } bulk_copy;
 
 static const kp_node *strip_all(const kp_node *n)
@@ -816,7 +818,7 @@ static const char *tma_kernel_problem(const kp_file *f, const kp_loop *l, kp_are
 /* The row stride of a copy's reads in elements, as text the kernel and
  * its launcher both evaluate (a constant, or a constant times an integer
  * parameter the kernel never changes), or NULL with *why. */
-static const char *tma_stride(const kp_loop *l, kp_arena *ar, const bulk_copy *c, const char **why)
+static const char *tma_stride(const kp_loop *l, kp_arena *ar, bulk_copy *c, const char **why)
 {
 	const lin *e = &c->e;
 	long long k = e->cyn ? e->cyk : e->cy, v;
@@ -834,9 +836,12 @@ static const char *tma_stride(const kp_loop *l, kp_arena *ar, const bulk_copy *c
 		*why = "has a row stride that is not positive";
 		return NULL;
 	}
+	c->ldk = k;
+	c->ldd = NULL;
 	if (!n)
 		return kp_arena_printf(ar, "%lldLL", k);
 	const kp_decl *d = n->kind == KP_N_DECLREF ? n->decl : NULL;
+	c->ldd = d;
 	if (!d || d->kind != KP_D_PARM || !int_type(n) || kp_assigned_in(l->kernel, d)) {
 		*why = "has a row stride that is neither a constant nor an integer parameter of "
 		       "the kernel it never changes (the launcher computes it)";
@@ -859,7 +864,7 @@ static const char *tma_problem(const kp_file *f, const kp_loop *l, kp_arena *ar,
 	if (!why)
 		why = tma_kernel_problem(f, l, ar);
 	for (int i = 0; i < l->nloads && !why; i++) {
-		const bulk_copy *c = &cp[i];
+		bulk_copy *c = &cp[i];
 		const kp_decl *t = c->tile;
 		const kp_node *b = strip_all(c->base);
 		const kp_decl *d = b && b->kind == KP_N_DECLREF ? b->decl : NULL;
@@ -940,6 +945,8 @@ typedef struct {
 	kp_file *f;
 	const char *tx, *ty; /* what threadIdx.x / .y become */
 	int depth;
+	const kp_decl *subd; /* a parameter whose uses become subv, or NULL */
+	const char *subv;
 } rctx;
 
 static char *render_index(rctx *r, const kp_node *n, int ahead);
@@ -957,6 +964,10 @@ static int walk_render(kp_node *n, kp_node *parent, void *ud)
 		return 0;
 	}
 	const kp_decl *d = n->kind == KP_N_DECLREF ? n->decl : NULL;
+	if (d && d == r->subd && n->name_editable) {
+		kp_subs_add(r->s, n->name_off, (unsigned)strlen(n->name), r->subv);
+		return 0;
+	}
 	if (!d || d->kind != KP_D_VAR || !d->init || !n->name_editable || induct_of(r->l, d))
 		return 1;
 	lctx c = {r->f, r->l, &r->f->arena, 0};
@@ -1045,32 +1056,35 @@ static void helpers_tma(kp_strbuf *sb, const bulk_names *n)
 			   "rewritten with --variant tma\n");
 	kp_strbuf_addf(
 		sb,
-		"// the rows a tensor map of row stride ld (elements of elt bytes) covers\n"
-		"static __host__ __device__ __forceinline__ unsigned long long %s_rows(long long "
-		"ld, unsigned elt)\n{\n"
+		"// the rows a tensor map of row stride ld (elements of elt bytes) covers: 2^40 "
+		"bytes,\n// at most 2^31 - 1 rows (a row is a signed 32-bit coordinate)\n"
+		"static __host__ __forceinline__ unsigned long long %s_rows(long long ld, unsigned "
+		"elt)\n{\n"
 		"\tconst unsigned long long r = (1ULL << 40) / ((unsigned long long)ld * elt);\n"
-		"\treturn r > (1ULL << 32) ? (1ULL << 32) : r;\n}\n",
+		"\treturn r > 0x7fffffffULL ? 0x7fffffffULL : r;\n}\n",
 		n->tma_box);
 	kp_strbuf_addf(
 		sb,
-		"// the rows x cols box at element off of a matrix of row stride ld lies inside "
-		"the map\n"
-		"static __device__ __forceinline__ bool %s(long long off, long long ld, unsigned "
-		"cols, unsigned rows, unsigned elt)\n{\n"
-		"\treturn off >= 0 && ld > 0 && off %% ld + cols <= ld && off / ld < 2147483647LL "
-		"&&\n\t       (unsigned long long)(off / ld) + rows <= %s_rows(ld, elt);\n}\n",
-		n->tma_box, n->tma_box);
+		"// the rows x cols box at element off, column x and row y of a matrix of row "
+		"stride\n// ld, lies inside the map (as its rows() says, without dividing)\n"
+		"static __device__ __forceinline__ bool %s(long long off, long long x, long long y, "
+		"long long ld, unsigned cols, unsigned rows, unsigned elt)\n{\n"
+		"\treturn x >= 0 && y >= 0 && x + y * ld == off && x + cols <= ld &&\n"
+		"\t       y + rows <= 0x7fffffffLL && (unsigned long long)(y + rows) * "
+		"(unsigned long long)ld * elt <= (1ULL << 40);\n}\n",
+		n->tma_box);
 	kp_strbuf_addf(
 		sb,
-		"// one tensor copy of the box at element off into dst, completing bar's bytes\n"
+		"// one tensor copy of the box at column x, row y into dst, completing bar's "
+		"bytes\n"
 		"static __device__ __forceinline__ void %s(void *dst, const CUtensorMap *map, long "
-		"long off, long long ld, unsigned long long *bar)\n{\n"
+		"long x, long long y, unsigned long long *bar)\n{\n"
 		"\t// the slot's earlier plain stores (a fallback fill) before the async writes\n"
 		"\tasm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");\n"
 		"\tasm volatile(\"cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
 		"complete_tx::bytes [%%0], [%%1, {%%2, %%3}], [%%4];\" :: "
 		"\"r\"((unsigned)__cvta_generic_to_shared(dst)), \"l\"((unsigned long long)map), "
-		"\"r\"((int)(off %% ld)), \"r\"((int)(off / ld)), "
+		"\"r\"((int)x), \"r\"((int)y), "
 		"\"r\"((unsigned)__cvta_generic_to_shared(bar)) : \"memory\");\n}\n",
 		n->tma_copy);
 	kp_strbuf_addf(
@@ -1216,7 +1230,7 @@ static int hoisted(const kp_loop *l, const bulk_copy *cp)
 /* The source address of row `row` (text) of a copy's tile, `ahead` tiles on. */
 static char *row_src(kp_file *f, const kp_loop *l, const bulk_copy *c, const char *row, int ahead)
 {
-	rctx r = {l, NULL, f, "0u", row, 0};
+	rctx r = {l, NULL, f, "0u", row, 0, NULL, NULL};
 	char *p = render_index(&r, c->base, ahead);
 	char *e = render_index(&r, c->index, ahead);
 	kp_strbuf sb = KP_STRBUF_INIT;
@@ -1248,6 +1262,7 @@ typedef struct {
 	const char *iu;  /* one indentation unit */
 	int tma;         /* the tensor-map form */
 	const char **tm; /* its tensor-map parameter per copy */
+	const char **co; /* its locals per copy: offset, column, row (kp_o0, kp_x0, kp_y0) */
 } bulk_ctx;
 
 /* " &&\n(term)" for each term of each guarded copy, at the corners of the
@@ -1278,7 +1293,7 @@ static void emit_guards(kp_strbuf *sb, const bulk_ctx *c, int ahead, const char 
 				for (int b = 0; b < 2; b++) {
 					if (!(mx >> a & 1) || !(my >> b & 1))
 						continue;
-					rctx r = {c->l, NULL, c->f, xs[a], ys[b], 0};
+					rctx r = {c->l, NULL, c->f, xs[a], ys[b], 0, NULL, NULL};
 					char *txt = render_index(&r, t[k], ahead);
 					int dup = 0;
 					for (int j = 0; j < nseen && !dup; j++)
@@ -1323,22 +1338,49 @@ static void emit_bulk_path(kp_strbuf *sb, const bulk_ctx *c, const char *idx, in
 	}
 }
 
-/* The element offset of copy c's tile `ahead` on (its thread (0, 0)'s
- * index), as a long long. */
-static char *tma_off(kp_file *f, const kp_loop *l, const bulk_copy *c, int ahead)
+/* Where copy c's tile `ahead` on starts: its thread (0, 0)'s element
+ * offset, and the column and row of the tensor map it should be at,
+ * without a division where the stride is a parameter: the offset with the
+ * parameter read as 0 is the column, and with it read as 1, less the
+ * column (over the stride's constant factor), the row.  The box test
+ * checks that column + row * stride is the offset (so any index of
+ * another form takes the plain copies), each a long long.  Caller frees. */
+static void tma_coords(kp_file *f, const kp_loop *l, const bulk_copy *c, int ahead, char **off,
+		       char **x, char **y)
 {
-	rctx r = {l, NULL, f, "0", "0", 0};
+	rctx r = {l, NULL, f, "0", "0", 0, NULL, NULL};
 	char *e = render_index(&r, c->index, ahead);
 	kp_strbuf sb = KP_STRBUF_INIT;
 	kp_strbuf_addf(&sb, "(long long)(%s)", e);
+	*off = kp_strbuf_detach(&sb);
+	if (!c->ldd) {
+		kp_strbuf_addf(&sb, "(%s %% %lldLL)", *off, c->ldk);
+		*x = kp_strbuf_detach(&sb);
+		kp_strbuf_addf(&sb, "(%s / %lldLL)", *off, c->ldk);
+		*y = kp_strbuf_detach(&sb);
+		free(e);
+		return;
+	}
+	r.subd = c->ldd;
+	r.subv = "0";
+	char *e0 = render_index(&r, c->index, ahead);
+	r.subv = "1";
+	char *e1 = render_index(&r, c->index, ahead);
+	kp_strbuf_addf(&sb, "(long long)(%s)", e0);
+	*x = kp_strbuf_detach(&sb);
+	if (c->ldk == 1)
+		kp_strbuf_addf(&sb, "((long long)(%s) - %s)", e1, *x);
+	else
+		kp_strbuf_addf(&sb, "(((long long)(%s) - %s) / %lldLL)", e1, *x, c->ldk);
+	*y = kp_strbuf_detach(&sb);
 	free(e);
-	return kp_strbuf_detach(&sb);
+	free(e0);
+	free(e1);
 }
 
 /* The tensor-map path of a fill: the elected thread arms the barrier with
  * the stage's bytes and issues one tensor copy per tile. */
-static void emit_tma_path(kp_strbuf *sb, const bulk_ctx *c, const char *idx, int ahead,
-			  const char *I)
+static void emit_tma_path(kp_strbuf *sb, const bulk_ctx *c, const char *idx, const char *I)
 {
 	const bulk_names *nm = c->nm;
 	const char *iu = c->iu;
@@ -1347,25 +1389,37 @@ static void emit_tma_path(kp_strbuf *sb, const bulk_ctx *c, const char *idx, int
 	for (int i = 0; i < c->l->nloads; i++)
 		kp_strbuf_addf(sb, "%ssizeof(%s[0])", i ? " + " : "", c->cp[i].tile->name);
 	kp_strbuf_adds(sb, ");\n");
-	for (int i = 0; i < c->l->nloads; i++) {
-		char *off = tma_off(c->f, c->l, &c->cp[i], ahead);
+	for (int i = 0; i < c->l->nloads; i++)
 		kp_strbuf_addf(sb, "%s%s%s%s(&%s[%s][0][0], &%s, %s, %s, &%s[%s]);\n", I, iu, iu,
-			       nm->tma_copy, c->cp[i].tile->name, idx, c->tm[i], off, c->cp[i].ld,
-			       nm->bar, idx);
-		free(off);
-	}
+			       nm->tma_copy, c->cp[i].tile->name, idx, c->tm[i], c->co[3 * i + 1],
+			       c->co[3 * i + 2], nm->bar, idx);
 	kp_strbuf_addf(sb, "%s%s}\n", I, iu);
 }
 
 /* " &&\n(the box of each copy's tile lies inside its map)". */
-static void emit_boxes(kp_strbuf *sb, const bulk_ctx *c, int ahead, const char *pre)
+static void emit_boxes(kp_strbuf *sb, const bulk_ctx *c, const char *pre)
 {
 	for (int i = 0; i < c->l->nloads; i++) {
 		const kp_decl *t = c->cp[i].tile;
-		char *off = tma_off(c->f, c->l, &c->cp[i], ahead);
-		kp_strbuf_addf(sb, " &&\n%s%s(%s, %s, %lldu, %lldu, %lldu)", pre, c->nm->tma_box,
-			       off, c->cp[i].ld, t->dims[1], t->dims[0], t->elem_size);
+		kp_strbuf_addf(sb, " &&\n%s%s(%s, %s, %s, %s, %lldu, %lldu, %lldu)", pre,
+			       c->nm->tma_box, c->co[3 * i], c->co[3 * i + 1], c->co[3 * i + 2],
+			       c->cp[i].ld, t->dims[1], t->dims[0], t->elem_size);
+	}
+}
+
+/* The offset, column and row of each copy's tile `ahead` on, as locals
+ * the tensor-map fill reads (tma_coords). */
+static void emit_coords(kp_strbuf *sb, const bulk_ctx *c, int ahead, const char *I)
+{
+	for (int i = 0; i < c->l->nloads; i++) {
+		char *off, *x, *y;
+		tma_coords(c->f, c->l, &c->cp[i], ahead, &off, &x, &y);
+		kp_strbuf_addf(sb, "%sconst long long %s = %s,\n%s%s%s = %s,\n%s%s%s = %s;\n", I,
+			       c->co[3 * i], off, I, c->iu, c->co[3 * i + 1], x, I, c->iu,
+			       c->co[3 * i + 2], y);
 		free(off);
+		free(x);
+		free(y);
 	}
 }
 
@@ -1374,6 +1428,8 @@ static void emit_fill(kp_strbuf *sb, const bulk_ctx *c, const char *idx, int ahe
 {
 	const bulk_names *nm = c->nm;
 	const char *iu = c->iu;
+	if (c->tma)
+		emit_coords(sb, c, ahead, I);
 	kp_strbuf_addf(sb, "%sif (%s", I, nm->ok);
 	for (int i = 0; i < c->l->nloads && !c->tma && !hoisted(c->l, c->cp); i++) {
 		char *r0 = row_src(c->f, c->l, &c->cp[i], "0u", ahead),
@@ -1386,11 +1442,11 @@ static void emit_fill(kp_strbuf *sb, const bulk_ctx *c, const char *idx, int ahe
 	kp_strbuf_addf(&pre, "%s%s    ", I, iu);
 	emit_guards(sb, c, ahead, kp_strbuf_str(&pre));
 	if (c->tma)
-		emit_boxes(sb, c, ahead, kp_strbuf_str(&pre));
+		emit_boxes(sb, c, kp_strbuf_str(&pre));
 	kp_strbuf_release(&pre);
 	kp_strbuf_adds(sb, ") {\n");
 	if (c->tma)
-		emit_tma_path(sb, c, idx, ahead, I);
+		emit_tma_path(sb, c, idx, I);
 	else
 		emit_bulk_path(sb, c, idx, ahead, I);
 	kp_strbuf_addf(sb, "%s} else {\n", I);
@@ -1616,6 +1672,11 @@ static int ring_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_e
 	kp_frame fr;
 	kp_frame_open(&fr, f, l);
 	const char **tm = kp_xcalloc((size_t)l->nloads + 1, sizeof(*tm));
+	const char **co = kp_xcalloc((size_t)l->nloads * 3 + 1, sizeof(*co));
+	for (int i = 0; tma && i < l->nloads; i++)
+		for (int k = 0; k < 3; k++)
+			co[3 * i + k] = kp_fresh_name(f, kp_arena_printf(&f->arena, "kp_%c%d",
+									 "oxy"[k], i));
 	if (tma) {
 		nm.launcher = kp_fresh_name(f, kp_arena_printf(&f->arena, "kp_tma_launch_%s",
 							       l->kernel->name));
@@ -1623,7 +1684,7 @@ static int ring_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_e
 			tm[i] = kp_fresh_name(f, kp_arena_printf(&f->arena, "kp_tm_%s",
 								 cp[i].tile->name));
 	}
-	bulk_ctx c = {f, l, &fr.sp, cp, &nm, fr.iu, tma, tm};
+	bulk_ctx c = {f, l, &fr.sp, cp, &nm, fr.iu, tma, tm, co};
 
 	kp_strbuf sb = KP_STRBUF_INIT;
 	char *comment =
@@ -1661,6 +1722,7 @@ static int ring_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_e
 	kp_strbuf_release(&sb);
 	kp_frame_release(&fr);
 	free(tm);
+	free(co);
 	free(cp);
 	return 0;
 }

@@ -1004,6 +1004,12 @@ static inline void ptx_tensor_copy_2d(unsigned dst, const void *map, int x, int 
     unsigned char *d = shared_ptr(dst, (size_t)(b0 * b1 * e), "cp.async.bulk.tensor");
     if (dst % 128)
         fail("cp.async.bulk.tensor: shared address %#x is not 128-byte aligned", dst);
+    // the driver encodes a dimension of 2^32 (its documented limit), but on
+    // the H200 a copy through such a map raised an illegal instruction
+    if (d0 >= (1ull << 32) || d1 >= (1ull << 32))
+        fail("cp.async.bulk.tensor: the tensor map has a dimension of 2^32 (%llu x %llu), which the H200 "
+             "rejects when it copies",
+             (unsigned long long)d0, (unsigned long long)d1);
     Mbar &m = mbar_at(bar, "cp.async.bulk.tensor");
     std::vector<Copy> rows;
     for (cuuint64_t r = 0; r < b1; ++r) {

@@ -33,24 +33,26 @@ static __device__ __forceinline__ void kp_mbar_wait(unsigned long long *bar, uns
 #define kp_tma_helpers
 #include <cuda.h>
 // kpipe: tensor-map (TMA) helpers (sm_90+), used by the loops rewritten with --variant tma
-// the rows a tensor map of row stride ld (elements of elt bytes) covers
-static __host__ __device__ __forceinline__ unsigned long long kp_tma_box_rows(long long ld, unsigned elt)
+// the rows a tensor map of row stride ld (elements of elt bytes) covers: 2^40 bytes,
+// at most 2^31 - 1 rows (a row is a signed 32-bit coordinate)
+static __host__ __forceinline__ unsigned long long kp_tma_box_rows(long long ld, unsigned elt)
 {
 	const unsigned long long r = (1ULL << 40) / ((unsigned long long)ld * elt);
-	return r > (1ULL << 32) ? (1ULL << 32) : r;
+	return r > 0x7fffffffULL ? 0x7fffffffULL : r;
 }
-// the rows x cols box at element off of a matrix of row stride ld lies inside the map
-static __device__ __forceinline__ bool kp_tma_box(long long off, long long ld, unsigned cols, unsigned rows, unsigned elt)
+// the rows x cols box at element off, column x and row y of a matrix of row stride
+// ld, lies inside the map (as its rows() says, without dividing)
+static __device__ __forceinline__ bool kp_tma_box(long long off, long long x, long long y, long long ld, unsigned cols, unsigned rows, unsigned elt)
 {
-	return off >= 0 && ld > 0 && off % ld + cols <= ld && off / ld < 2147483647LL &&
-	       (unsigned long long)(off / ld) + rows <= kp_tma_box_rows(ld, elt);
+	return x >= 0 && y >= 0 && x + y * ld == off && x + cols <= ld &&
+	       y + rows <= 0x7fffffffLL && (unsigned long long)(y + rows) * (unsigned long long)ld * elt <= (1ULL << 40);
 }
-// one tensor copy of the box at element off into dst, completing bar's bytes
-static __device__ __forceinline__ void kp_tma_copy(void *dst, const CUtensorMap *map, long long off, long long ld, unsigned long long *bar)
+// one tensor copy of the box at column x, row y into dst, completing bar's bytes
+static __device__ __forceinline__ void kp_tma_copy(void *dst, const CUtensorMap *map, long long x, long long y, unsigned long long *bar)
 {
 	// the slot's earlier plain stores (a fallback fill) before the async writes
 	asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-	asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" :: "r"((unsigned)__cvta_generic_to_shared(dst)), "l"((unsigned long long)map), "r"((int)(off / ld)), "r"((int)(off % ld)), "r"((unsigned)__cvta_generic_to_shared(bar)) : "memory");
+	asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" :: "r"((unsigned)__cvta_generic_to_shared(dst)), "l"((unsigned long long)map), "r"((int)y), "r"((int)x), "r"((unsigned)__cvta_generic_to_shared(bar)) : "memory");
 }
 // a tensor map of the matrix at base (row stride ld elements of elt bytes), boxes of
 // rows x cols; false when the driver or the arguments do not allow one
@@ -102,13 +104,19 @@ __global__ void mm16(const float *A, const float *B, float *C, int N, int K, con
         }
         __syncthreads();
         if (k0 < K) {
+            const long long kp_o0 = (long long)(((int)(blockIdx.y * T + ((int)(0)))) * K + k0 + ((int)(0))),
+                kp_x0 = (long long)(((int)(blockIdx.y * T + ((int)(0)))) * 0 + k0 + ((int)(0))),
+                kp_y0 = ((long long)(((int)(blockIdx.y * T + ((int)(0)))) * 1 + k0 + ((int)(0))) - (long long)(((int)(blockIdx.y * T + ((int)(0)))) * 0 + k0 + ((int)(0))));
+            const long long kp_o1 = (long long)((k0 + ((int)(0))) * N + ((int)(blockIdx.x * T + ((int)(0))))),
+                kp_x1 = (long long)((k0 + ((int)(0))) * 0 + ((int)(blockIdx.x * T + ((int)(0))))),
+                kp_y1 = ((long long)((k0 + ((int)(0))) * 1 + ((int)(blockIdx.x * T + ((int)(0))))) - (long long)((k0 + ((int)(0))) * 0 + ((int)(blockIdx.x * T + ((int)(0))))));
             if (kp_bulk_ok &&
-                    kp_tma_box((long long)(((int)(blockIdx.y * T + ((int)(0)))) * K + k0 + ((int)(0))), ((long long)(K)), 16u, 16u, 4u) &&
-                    kp_tma_box((long long)((k0 + ((int)(0))) * N + ((int)(blockIdx.x * T + ((int)(0))))), ((long long)(N)), 16u, 16u, 4u)) {
+                    kp_tma_box(kp_o0, kp_x0, kp_y0, ((long long)(K)), 16u, 16u, 4u) &&
+                    kp_tma_box(kp_o1, kp_x1, kp_y1, ((long long)(N)), 16u, 16u, 4u)) {
                 if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
                     kp_mbar_expect_tx(&kp_full[0], sizeof(As[0]) + sizeof(Bs[0]));
-                    kp_tma_copy(&As[0][0][0], &kp_tm_As, (long long)(((int)(blockIdx.y * T + ((int)(0)))) * K + k0 + ((int)(0))), ((long long)(K)), &kp_full[0]);
-                    kp_tma_copy(&Bs[0][0][0], &kp_tm_Bs, (long long)((k0 + ((int)(0))) * N + ((int)(blockIdx.x * T + ((int)(0))))), ((long long)(N)), &kp_full[0]);
+                    kp_tma_copy(&As[0][0][0], &kp_tm_As, kp_x0, kp_y0, &kp_full[0]);
+                    kp_tma_copy(&Bs[0][0][0], &kp_tm_Bs, kp_x1, kp_y1, &kp_full[0]);
                 }
             } else {
                 As[0][ty][tx] = A[row * K + k0 + tx];
@@ -122,13 +130,19 @@ __global__ void mm16(const float *A, const float *B, float *C, int N, int K, con
             kp_phase ^= 1u << kp_stage;
             __syncthreads(); // and the slot refilled below is free
             if ((k0 + T) < K) {
+                const long long kp_o0 = (long long)(((int)(blockIdx.y * T + ((int)(0)))) * K + (k0 + T) + ((int)(0))),
+                    kp_x0 = (long long)(((int)(blockIdx.y * T + ((int)(0)))) * 0 + (k0 + T) + ((int)(0))),
+                    kp_y0 = ((long long)(((int)(blockIdx.y * T + ((int)(0)))) * 1 + (k0 + T) + ((int)(0))) - (long long)(((int)(blockIdx.y * T + ((int)(0)))) * 0 + (k0 + T) + ((int)(0))));
+                const long long kp_o1 = (long long)(((k0 + T) + ((int)(0))) * N + ((int)(blockIdx.x * T + ((int)(0))))),
+                    kp_x1 = (long long)(((k0 + T) + ((int)(0))) * 0 + ((int)(blockIdx.x * T + ((int)(0))))),
+                    kp_y1 = ((long long)(((k0 + T) + ((int)(0))) * 1 + ((int)(blockIdx.x * T + ((int)(0))))) - (long long)(((k0 + T) + ((int)(0))) * 0 + ((int)(blockIdx.x * T + ((int)(0))))));
                 if (kp_bulk_ok &&
-                        kp_tma_box((long long)(((int)(blockIdx.y * T + ((int)(0)))) * K + (k0 + T) + ((int)(0))), ((long long)(K)), 16u, 16u, 4u) &&
-                        kp_tma_box((long long)(((k0 + T) + ((int)(0))) * N + ((int)(blockIdx.x * T + ((int)(0))))), ((long long)(N)), 16u, 16u, 4u)) {
+                        kp_tma_box(kp_o0, kp_x0, kp_y0, ((long long)(K)), 16u, 16u, 4u) &&
+                        kp_tma_box(kp_o1, kp_x1, kp_y1, ((long long)(N)), 16u, 16u, 4u)) {
                     if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
                         kp_mbar_expect_tx(&kp_full[kp_stage ^ 1], sizeof(As[0]) + sizeof(Bs[0]));
-                        kp_tma_copy(&As[kp_stage ^ 1][0][0], &kp_tm_As, (long long)(((int)(blockIdx.y * T + ((int)(0)))) * K + (k0 + T) + ((int)(0))), ((long long)(K)), &kp_full[kp_stage ^ 1]);
-                        kp_tma_copy(&Bs[kp_stage ^ 1][0][0], &kp_tm_Bs, (long long)(((k0 + T) + ((int)(0))) * N + ((int)(blockIdx.x * T + ((int)(0))))), ((long long)(N)), &kp_full[kp_stage ^ 1]);
+                        kp_tma_copy(&As[kp_stage ^ 1][0][0], &kp_tm_As, kp_x0, kp_y0, &kp_full[kp_stage ^ 1]);
+                        kp_tma_copy(&Bs[kp_stage ^ 1][0][0], &kp_tm_Bs, kp_x1, kp_y1, &kp_full[kp_stage ^ 1]);
                     }
                 } else {
                     As[kp_stage ^ 1][ty][tx] = A[row * K + (k0 + T) + tx];
