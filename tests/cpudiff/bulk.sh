@@ -37,7 +37,7 @@ for name in matmul_bulk_float sgemm_at_bulk sgemm_bulk_guarded wmma_bulk_half ma
 	done
 done
 # the tensor-map form where the kernel is launched in its sample
-for name in sgemm_tma_host matmul_32x32 matmul_cuda_sample_style; do
+for name in sgemm_tma_host wmma_tma_half matmul_32x32 matmul_cuda_sample_style; do
 	if [ -n "${CPUDIFF_SAMPLES:-}" ] && [[ " $CPUDIFF_SAMPLES " != *" $name "* ]]; then
 		continue
 	fi
