@@ -170,6 +170,10 @@ struct kp_node {
 	unsigned macro_spell; /* DECLREF from a macro body written in this file: the
 			       * offset of its spelling there, plus one (0: none) */
 	int has_value;        /* INTLIT/FLOATLIT/SIZEOF: value known */
+	/* SIZEOF without a value: the template type parameter it measures,
+	 * when it is written `sizeof(T)` (cv-qualifiers aside) and T names
+	 * one; kp_eval gives it the size of T's argument per instantiation */
+	const char *sizeof_tparam;
 	long long ivalue;
 	double fvalue;
 	kp_node **kids;

@@ -2985,3 +2985,86 @@ Test(analyze, store_through_a_pointer_into_a_local)
 		release();
 	}
 }
+
+/* --- sizeof(T) per instantiation ------------------------------------------ */
+
+/* A copy loop whose count depends on the element type through a constexpr
+ * (`VEC{sizeof(float4) / sizeof(T)}`, as in samples/matmul_vec_sizeof.cu):
+ * `arg` is what VEC divides by. */
+#define SIZEOF_TEMPLATE(arg)                                                                       \
+	"template <typename T>\n"                                                                  \
+	"__global__ void k(const T *A, const T *B, T *C, int N, int K)\n"                          \
+	"{\n"                                                                                      \
+	"    constexpr int VEC{sizeof(float4) / " arg "};\n"                                       \
+	"    __shared__ T As[16][16];\n"                                                           \
+	"    __shared__ T Bs[16][16];\n"                                                           \
+	"    int tx = threadIdx.x, ty = threadIdx.y;\n"                                            \
+	"    int col = blockIdx.x * 16 + tx;\n"                                                    \
+	"    T acc = 0;\n"                                                                         \
+	"    for (int k0 = 0; k0 < K; k0 += 16) {\n"                                               \
+	"#pragma unroll\n"                                                                         \
+	"        for (int i = 0; i < 16 / VEC; ++i) {\n"                                           \
+	"            As[ty * (16 / VEC) + i][tx] =\n"                                              \
+	"                A[(blockIdx.y * 16 + ty * (16 / VEC) + i) * K + k0 + tx];\n"              \
+	"            Bs[ty * (16 / VEC) + i][tx] = B[(k0 + ty * (16 / VEC) + i) * N + col];\n"     \
+	"        }\n"                                                                              \
+	"        __syncthreads();\n"                                                               \
+	"        for (int kk = 0; kk < 16; ++kk)\n"                                                \
+	"            acc += As[ty][kk] * Bs[kk][tx];\n"                                            \
+	"        __syncthreads();\n"                                                               \
+	"    }\n"                                                                                  \
+	"    C[(blockIdx.y * 16 + ty) * N + col] = acc;\n"                                         \
+	"}\n"                                                                                      \
+	"template __global__ void k<float>(const float *, const float *, float *, int, int);\n"    \
+	"template __global__ void k<double>(const double *, const double *, double *, int, "       \
+	"int);\n"
+
+/* sizeof(T) takes the size of each instantiation's argument: the copy
+ * loop runs 16 / (16 / 8) = 8 times for double and 16 / (16 / 4) = 4 for
+ * float, so register staging applies to both (it needs constant counts);
+ * the staging registers are sized by the count's text, which C++
+ * evaluates per instantiation. */
+Test(analyze_sizes, sizeof_type_parameter_per_instantiation)
+{
+	analyze_src(SIZEOF_TEMPLATE("sizeof(T)"));
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_assert_eq(l->nper_inst, 2);
+	const double want[2] = {8, 4}; /* double, float (by spelling) */
+	const char *names[2] = {"double", "float"};
+	for (int i = 0; i < 2; i++) {
+		const kp_loop *p = l->per_inst[i];
+		cr_expect_str_eq(p->inst, names[i]);
+		cr_assert_eq(p->nloads, 2);
+		for (int j = 0; j < 2; j++)
+			cr_expect(p->loads[j].trips[0] > want[i] - 0.1 &&
+					  p->loads[j].trips[0] < want[i] + 0.1,
+				  "%s load %d: trips %g", names[i], j, p->loads[j].trips[0]);
+		kp_xfacts x = RG(p);
+		cr_expect(x.ok, "%s register: %s", names[i], x.why_not ? x.why_not : "");
+	}
+	cr_expect(RG(l).ok, "register: %s", RG(l).why_not ? RG(l).why_not : "");
+	char *out = register_text(l);
+	cr_expect(strstr(out, "kp_reg0[(16 / VEC)]"), "%s", out);
+	free(out);
+}
+
+/* Only `sizeof(T)` itself is bound: sizeof(T[2]) (or any type built from
+ * T) is not T's size, so the count stays unknown and register staging is
+ * refused with the real reason. */
+Test(analyze_sizes, sizeof_of_a_type_built_from_the_parameter_unknown)
+{
+	analyze_src(SIZEOF_TEMPLATE("sizeof(T[1])"));
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_assert_eq(l->nper_inst, 2);
+	for (int i = 0; i < 2; i++) {
+		const kp_loop *p = l->per_inst[i];
+		cr_assert_eq(p->nloads, 2);
+		cr_expect(p->loads[0].trips[0] < 0, "%s: trips %g", p->inst, p->loads[0].trips[0]);
+		kp_xfacts x = RG(p);
+		cr_expect_not(x.ok);
+		cr_expect(x.why_not && strstr(x.why_not, "no compile-time trip count"), "%s",
+			  x.why_not ? x.why_not : "");
+	}
+}
