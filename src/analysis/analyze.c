@@ -26,14 +26,16 @@ const char *kp_math_name(kp_math m)
 
 static int assigned_in(const kp_kernel *k, const kp_decl *d);
 
-/* A dependent `sizeof(T)` (kp_node.sizeof_tparam) under the instantiation
- * whose values are iv (one of k->inst_values): the size of T's argument
- * there, as parse.c read it from the instantiation.  0 with *out set, -1
+/* A dependent `sizeof(T)` (kp_node.sizeof_tparam) of k's own parameter T
+ * under the instantiation whose values are iv (one of k->inst_values):
+ * the size of T's argument there, as parse.c read it from the
+ * instantiation.  0 with *out set, -1
  * when it is not known (no instantiation: the parameters are symbolic). */
 static int sizeof_inst(const kp_node *n, const kp_kernel *k, const long long *iv, long long *out)
 {
-	if (!n->sizeof_tparam || !k || !iv || !k->inst_values || !k->inst_targs)
-		return -1;
+	if (!n->sizeof_tparam || !k || !iv || !k->inst_values || !k->inst_targs ||
+	    n->sizeof_owner != k->begin + 1)
+		return -1; /* a parameter of another template, or none */
 	for (int i = 0; i < k->ninst; i++) {
 		if (k->inst_values[i] != iv)
 			continue;

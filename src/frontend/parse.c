@@ -545,8 +545,11 @@ static enum CXChildVisitResult find_only_child(CXCursor cur, CXCursor parent, CX
  * sizeof(T[4]), sizeof(x), a type that is not a template parameter.  The
  * tokens must be `sizeof ( [const|volatile]* NAME [const|volatile]* )`
  * and the only child a reference to a template type parameter spelled
- * NAME: a reference alone would also be there for sizeof(T *). */
-static const char *sizeof_tparam(pctx *c, CXCursor cur)
+ * NAME: a reference alone would also be there for sizeof(T *).  *owner:
+ * where the template declaring it starts (kp_node.sizeof_owner), so that
+ * a T of another template (a variable or class template's initialiser)
+ * is not taken for the kernel's. */
+static const char *sizeof_tparam(pctx *c, CXCursor cur, unsigned *owner)
 {
 	only_child o = {clang_getNullCursor(), 0};
 	clang_visitChildren(cur, find_only_child, &o);
@@ -575,6 +578,9 @@ static const char *sizeof_tparam(pctx *c, CXCursor cur)
 		clang_disposeString(s);
 	}
 	const char *r = ok && names == 1 ? kp_arena_strdup(&c->f->arena, want) : NULL;
+	long at = main_offset(
+		c, clang_getRangeStart(clang_getCursorExtent(clang_getCursorSemanticParent(tp))));
+	*owner = r && at >= 0 ? (unsigned)at + 1 : 0;
 	clang_disposeString(name);
 	clang_disposeTokens(c->tu, toks, nt);
 	return r;
@@ -1137,7 +1143,7 @@ static kp_node *convert_node(pctx *c, CXCursor cur)
 			clang_EvalResult_dispose(ev);
 		}
 		if (n->kind == KP_N_SIZEOF && !n->has_value)
-			n->sizeof_tparam = sizeof_tparam(c, cur);
+			n->sizeof_tparam = sizeof_tparam(c, cur, &n->sizeof_owner);
 		break;
 	}
 	default: break;
