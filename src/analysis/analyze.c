@@ -26,6 +26,32 @@ const char *kp_math_name(kp_math m)
 
 static int assigned_in(const kp_kernel *k, const kp_decl *d);
 
+/* A dependent `sizeof(T)` (kp_node.sizeof_tparam) of k's own parameter T
+ * under the instantiation whose values are iv (one of k->inst_values):
+ * the size of T's argument there, as parse.c read it from the
+ * instantiation.  0 with *out set, -1
+ * when it is not known (no instantiation: the parameters are symbolic). */
+static int sizeof_inst(const kp_node *n, const kp_kernel *k, const long long *iv, long long *out)
+{
+	if (!n->sizeof_tparam || !k || !iv || !k->inst_values || !k->inst_targs ||
+	    n->sizeof_owner != k->begin + 1)
+		return -1; /* a parameter of another template, or none */
+	for (int i = 0; i < k->ninst; i++) {
+		if (k->inst_values[i] != iv)
+			continue;
+		for (int p = 0; p < k->ntparams && p < KP_MAX_TARGS; p++) {
+			const kp_targ *t = &k->inst_targs[i][p];
+			if (!strcmp(k->tparam_names[p], n->sizeof_tparam) && t->type && t->known &&
+			    t->size > 0) {
+				*out = t->size;
+				return 0;
+			}
+		}
+		return -1;
+	}
+	return -1;
+}
+
 static int eval_depth(const kp_node *n, const kp_kernel *k, const long long *iv, long long *out,
 		      int depth)
 {
@@ -33,8 +59,12 @@ static int eval_depth(const kp_node *n, const kp_kernel *k, const long long *iv,
 		return -1;
 	long long a, b, c;
 	switch (n->kind) {
-	case KP_N_INTLIT:
 	case KP_N_SIZEOF:
+		if (!n->has_value)
+			return sizeof_inst(n, k, iv, out);
+		*out = n->ivalue;
+		return 0;
+	case KP_N_INTLIT:
 		if (!n->has_value)
 			return -1;
 		*out = n->ivalue;

@@ -526,6 +526,66 @@ static const char *op_token(pctx *c, CXCursor cur, kp_node *n, int binary)
 
 static kp_node *convert(pctx *c, CXCursor cur);
 
+typedef struct {
+	CXCursor cur;
+	int n;
+} only_child;
+
+static enum CXChildVisitResult find_only_child(CXCursor cur, CXCursor parent, CXClientData d)
+{
+	(void)parent;
+	only_child *o = d;
+	if (!o->n++)
+		o->cur = cur;
+	return CXChildVisit_Continue;
+}
+
+/* The template type parameter a dependent `sizeof(T)` measures (its
+ * spelling), NULL for anything else: alignof, sizeof...(Ts), sizeof(T *),
+ * sizeof(T[4]), sizeof(x), a type that is not a template parameter.  The
+ * tokens must be `sizeof ( [const|volatile]* NAME [const|volatile]* )`
+ * and the only child a reference to a template type parameter spelled
+ * NAME: a reference alone would also be there for sizeof(T *).  *owner:
+ * where the template declaring it starts (kp_node.sizeof_owner), so that
+ * a T of another template (a variable or class template's initialiser)
+ * is not taken for the kernel's. */
+static const char *sizeof_tparam(pctx *c, CXCursor cur, unsigned *owner)
+{
+	only_child o = {clang_getNullCursor(), 0};
+	clang_visitChildren(cur, find_only_child, &o);
+	if (o.n != 1 || clang_getCursorKind(o.cur) != CXCursor_TypeRef)
+		return NULL;
+	CXCursor tp = clang_getCursorReferenced(o.cur);
+	if (clang_getCursorKind(tp) != CXCursor_TemplateTypeParameter)
+		return NULL;
+	CXToken *toks = NULL;
+	unsigned nt = 0;
+	clang_tokenize(c->tu, clang_getCursorExtent(cur), &toks, &nt);
+	CXString name = clang_getCursorSpelling(tp);
+	const char *want = clang_getCString(name);
+	int ok = nt >= 4, names = 0;
+	for (unsigned i = 0; i < nt && ok; i++) {
+		CXString s = clang_getTokenSpelling(c->tu, toks[i]);
+		const char *sp = clang_getCString(s);
+		if (i == 0)
+			ok = !strcmp(sp, "sizeof");
+		else if (i == 1)
+			ok = !strcmp(sp, "(");
+		else if (i == nt - 1)
+			ok = !strcmp(sp, ")");
+		else if (strcmp(sp, "const") && strcmp(sp, "volatile"))
+			ok = !strcmp(sp, want) && !names++;
+		clang_disposeString(s);
+	}
+	const char *r = ok && names == 1 ? kp_arena_strdup(&c->f->arena, want) : NULL;
+	long at = main_offset(
+		c, clang_getRangeStart(clang_getCursorExtent(clang_getCursorSemanticParent(tp))));
+	*owner = r && at >= 0 ? (unsigned)at + 1 : 0;
+	clang_disposeString(name);
+	clang_disposeTokens(c->tu, toks, nt);
+	return r;
+}
+
 /* Offsets of the two ';' of a for-statement's header (at parenthesis
  * depth 1, before the body), from libclang's tokens: a ';' in a comment
  * or a string literal is not a punctuation token.  0 when found. */
@@ -1082,6 +1142,8 @@ static kp_node *convert_node(pctx *c, CXCursor cur)
 			}
 			clang_EvalResult_dispose(ev);
 		}
+		if (n->kind == KP_N_SIZEOF && !n->has_value)
+			n->sizeof_tparam = sizeof_tparam(c, cur, &n->sizeof_owner);
 		break;
 	}
 	default: break;

@@ -170,6 +170,13 @@ struct kp_node {
 	unsigned macro_spell; /* DECLREF from a macro body written in this file: the
 			       * offset of its spelling there, plus one (0: none) */
 	int has_value;        /* INTLIT/FLOATLIT/SIZEOF: value known */
+	/* SIZEOF without a value: the template type parameter it measures,
+	 * when it is written `sizeof(T)` (cv-qualifiers aside) and T names
+	 * one, and the main-file offset of the template declaring T plus one
+	 * (0: not in the main file); kp_eval gives it the size of T's
+	 * argument per instantiation of that template (a kernel's k->begin) */
+	const char *sizeof_tparam;
+	unsigned sizeof_owner;
 	long long ivalue;
 	double fvalue;
 	kp_node **kids;

@@ -2985,3 +2985,117 @@ Test(analyze, store_through_a_pointer_into_a_local)
 		release();
 	}
 }
+
+/* --- sizeof(T) per instantiation ------------------------------------------ */
+
+/* A copy loop whose count depends on the element type through a constexpr
+ * (`VEC{sizeof(float4) / sizeof(T)}`, as in samples/matmul_vec_sizeof.cu):
+ * `arg` is what VEC divides by; SIZEOF_TEMPLATE_X: `defs` before the
+ * kernel, `vec` VEC's initialiser. */
+#define SIZEOF_TEMPLATE(arg) SIZEOF_TEMPLATE_X("", "sizeof(float4) / " arg)
+#define SIZEOF_TEMPLATE_X(defs, vec)                                                                 \
+	defs "template <typename T>\n"                                                               \
+	     "__global__ void k(const T *A, const T *B, T *C, int N, int K)\n"                       \
+	     "{\n"                                                                                   \
+	     "    constexpr int VEC{" vec "};\n"                                                     \
+	     "    __shared__ T As[16][16];\n"                                                        \
+	     "    __shared__ T Bs[16][16];\n"                                                        \
+	     "    int tx = threadIdx.x, ty = threadIdx.y;\n"                                         \
+	     "    int col = blockIdx.x * 16 + tx;\n"                                                 \
+	     "    T acc = 0;\n"                                                                      \
+	     "    for (int k0 = 0; k0 < K; k0 += 16) {\n"                                            \
+	     "#pragma unroll\n"                                                                      \
+	     "        for (int i = 0; i < 16 / VEC; ++i) {\n"                                        \
+	     "            As[ty * (16 / VEC) + i][tx] =\n"                                           \
+	     "                A[(blockIdx.y * 16 + ty * (16 / VEC) + i) * K + k0 + tx];\n"           \
+	     "            Bs[ty * (16 / VEC) + i][tx] = B[(k0 + ty * (16 / VEC) + i) * N + col];\n"  \
+	     "        }\n"                                                                           \
+	     "        __syncthreads();\n"                                                            \
+	     "        for (int kk = 0; kk < 16; ++kk)\n"                                             \
+	     "            acc += As[ty][kk] * Bs[kk][tx];\n"                                         \
+	     "        __syncthreads();\n"                                                            \
+	     "    }\n"                                                                               \
+	     "    C[(blockIdx.y * 16 + ty) * N + col] = acc;\n"                                      \
+	     "}\n"                                                                                   \
+	     "template __global__ void k<float>(const float *, const float *, float *, int, int);\n" \
+	     "template __global__ void k<double>(const double *, const double *, double *, int, "    \
+	     "int);\n"
+
+/* sizeof(T) takes the size of each instantiation's argument: the copy
+ * loop runs 16 / (16 / 8) = 8 times for double and 16 / (16 / 4) = 4 for
+ * float, so register staging applies to both (it needs constant counts);
+ * the staging registers are sized by the count's text, which C++
+ * evaluates per instantiation. */
+Test(analyze_sizes, sizeof_type_parameter_per_instantiation)
+{
+	analyze_src(SIZEOF_TEMPLATE("sizeof(T)"));
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_assert_eq(l->nper_inst, 2);
+	const double want[2] = {8, 4}; /* double, float (by spelling) */
+	const char *names[2] = {"double", "float"};
+	for (int i = 0; i < 2; i++) {
+		const kp_loop *p = l->per_inst[i];
+		cr_expect_str_eq(p->inst, names[i]);
+		cr_assert_eq(p->nloads, 2);
+		for (int j = 0; j < 2; j++)
+			cr_expect(p->loads[j].trips[0] > want[i] - 0.1 &&
+					  p->loads[j].trips[0] < want[i] + 0.1,
+				  "%s load %d: trips %g", names[i], j, p->loads[j].trips[0]);
+		kp_xfacts x = RG(p);
+		cr_expect(x.ok, "%s register: %s", names[i], x.why_not ? x.why_not : "");
+	}
+	cr_expect(RG(l).ok, "register: %s", RG(l).why_not ? RG(l).why_not : "");
+	char *out = register_text(l);
+	cr_expect(strstr(out, "kp_reg0[(16 / VEC)]"), "%s", out);
+	free(out);
+}
+
+/* Only `sizeof(T)` itself is bound: sizeof(T[2]) (or any type built from
+ * T) is not T's size, so the count stays unknown and register staging is
+ * refused with the real reason. */
+Test(analyze_sizes, sizeof_of_a_type_built_from_the_parameter_unknown)
+{
+	analyze_src(SIZEOF_TEMPLATE("sizeof(T[1])"));
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_assert_eq(l->nper_inst, 2);
+	for (int i = 0; i < 2; i++) {
+		const kp_loop *p = l->per_inst[i];
+		cr_assert_eq(p->nloads, 2);
+		cr_expect(p->loads[0].trips[0] < 0, "%s: trips %g", p->inst, p->loads[0].trips[0]);
+		kp_xfacts x = RG(p);
+		cr_expect_not(x.ok);
+		cr_expect(x.why_not && strstr(x.why_not, "no compile-time trip count"), "%s",
+			  x.why_not ? x.why_not : "");
+	}
+}
+
+/* A `sizeof(T)` of another template whose parameter is also called T (a
+ * class template's static member, a variable template) is not the
+ * kernel's T: `Vec<double>::n` in k<float> is 2, not 16 / sizeof(float).
+ * The count is then either right (8) or unknown, never 4. */
+Test(analyze_sizes, sizeof_of_another_templates_parameter_not_bound)
+{
+	static const char *const srcs[] = {
+		SIZEOF_TEMPLATE_X("template <typename T> struct Vec {\n"
+				  "    static constexpr int n = sizeof(float4) / sizeof(T);\n"
+				  "};\n",
+				  "Vec<double>::n"),
+		SIZEOF_TEMPLATE_X("template <typename T>\n"
+				  "constexpr int vec_of = sizeof(float4) / sizeof(T);\n",
+				  "vec_of<double>"),
+	};
+	for (size_t s = 0; s < sizeof(srcs) / sizeof(srcs[0]); s++) {
+		analyze_src(srcs[s]);
+		kp_loop *l = only_loop();
+		cr_assert_eq(l->nper_inst, 2);
+		for (int i = 0; i < 2; i++) {
+			const kp_loop *p = l->per_inst[i];
+			cr_assert_eq(p->nloads, 2);
+			double t = p->loads[0].trips[0];
+			cr_expect(t < 0 || (t > 7.9 && t < 8.1), "source %zu, %s: trips %g", s,
+				  p->inst, t);
+		}
+	}
+}
