@@ -36,7 +36,7 @@
  * does not apply, such a loop is left alone (kpipe-no-predicted-gain;
  * matmul_staged_loader, 2 -> 1 blocks per SM: every variant 0.93-0.94x).
  * From compute/load 20 FLOP/B up, ptxas decides (busy_kernel()):
- * a kernel whose registers leave >= 32 warps resident per SM is left
+ * a kernel whose registers leave >= 48 warps resident per SM is left
  * alone (kpipe-no-predicted-gain); without nvcc the choice stands and
  * says it is a guess.
  *
@@ -61,7 +61,7 @@
 
 /* busy_kernel()'s thresholds, calibrated on the H200 (docs/tune.md) */
 #define KP_AUTO_BUSY_RATIO 20
-#define KP_AUTO_BUSY_WARPS 32
+#define KP_AUTO_BUSY_WARPS 48
 
 /* Two buffers over the limit, one within it: register-2bar, or NULL. */
 static const char *single_buffer(kp_file *f, const kp_loop *l, const kp_arch *a,
@@ -205,8 +205,12 @@ static void pick(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, int
  * by ptxas's registers) gains nothing from pipelining: the warp scheduler
  * already hides the loads behind other warps' math (measured: int8_dp4a,
  * 31.5 FLOP/B, 48 warps: every variant 0.95-0.999x; sgemm_128x128x8, 32
- * FLOP/B but 16 warps: 1.16x).  Without ptxas that cannot be told apart:
- * the choice stands and says it is a guess. */
+ * FLOP/B but 16 warps: 1.16x).  32 warps is not enough: the 1024-thread
+ * samples at one block per SM gain (sgemm_at_bulk register-2bar 1.393x,
+ * sgemm_bulk_guarded 1.394x, wmma_bulk_half register 1.127x,
+ * wmma_tma_half 1.054x; the threshold was 32 and left them alone); 40 is
+ * not measured.  Without ptxas that cannot be told apart: the choice
+ * stands and says it is a guess. */
 static void busy_kernel(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a)
 {
 	kp_auto_facts fx;

@@ -1696,6 +1696,14 @@ Test(plan, auto_asks_ptxas_about_busy_kernels)
 	plan(&p, l, "sm_90", "auto", 0);
 	expect_xform(&p, "register-2bar");
 	cr_expect(strstr(p.why, "ptxas: 119 registers, 16 resident warps") != NULL, "%s", p.why);
+	/* 32 warps (one 1024-thread block per SM: sgemm_at_bulk register-2bar
+	 * 1.393x, wmma_bulk_half register 1.127x): pipelined too */
+	fake_probe one_block = {{fake_facts, NULL}, 64, 32, 1, 0};
+	F.auto_probe = &one_block.base;
+	plan(&p, l, "sm_90", "auto", 0);
+	expect_xform(&p, "register-2bar");
+	cr_expect(strstr(p.why, "ptxas: 64 registers, 32 resident warps per SM (< 48)") != NULL,
+		  "%s", p.why);
 	/* nvcc failed, or no probe: the rule's choice, called a guess */
 	fake_probe failed = {{fake_facts, NULL}, 0, 0, 0, 0};
 	F.auto_probe = &failed.base;
