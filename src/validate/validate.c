@@ -134,6 +134,35 @@ static void collect_kernels(kp_validate_result *r, const kp_resources *orig,
 	}
 }
 
+/* A kernel whose parameters the rewrite changed (the tensor-map form adds
+ * its maps) has another mangled name there: an original-only kernel and a
+ * rewritten-only one with the same label (the name and template
+ * arguments, without parameters) are one kernel, compared as such. */
+static void pair_changed_signatures(kp_validate_result *r)
+{
+	for (int i = 0; i < r->nkernels; i++) {
+		kp_validate_kernel *o = &r->kernels[i];
+		if (!o->orig.present || o->rew.present)
+			continue;
+		int hit = -1, n = 0;
+		for (int j = 0; j < r->nkernels; j++) {
+			const kp_validate_kernel *w = &r->kernels[j];
+			if (!w->orig.present && w->rew.present && !strcmp(w->label, o->label)) {
+				hit = j;
+				n++;
+			}
+		}
+		if (n != 1)
+			continue; /* none, or overloads kpipe cannot tell apart */
+		o->rew = r->kernels[hit].rew;
+		memmove(&r->kernels[hit], &r->kernels[hit + 1],
+			(size_t)(r->nkernels - hit - 1) * sizeof(*r->kernels));
+		r->nkernels--;
+		if (hit < i)
+			i--;
+	}
+}
+
 static void check_kernel_resources(kp_validate_result *r, kp_validate_kernel *k)
 {
 	const char *kn = k->label;
@@ -194,6 +223,7 @@ static void step_resources(kp_validate_result *r, const kp_resources *orig, cons
 {
 	kp_step *s = &r->steps[0];
 	collect_kernels(r, orig, rew, filter);
+	pair_changed_signatures(r);
 	if (r->nkernels == 0) {
 		if (filter)
 			kp_validate_set_step(s, KP_STEP_FAILED,
@@ -256,7 +286,8 @@ static void judge_kernel(kp_validate_result *r, kp_validate_kernel *k, const kp_
 {
 	const char *kn = k->label;
 	const kp_sass_func *fo = kp_sass_find(so, k->name);
-	const kp_sass_func *fr = kp_sass_find(sr, k->name);
+	const kp_sass_func *fr =
+		kp_sass_find(sr, k->rew.present && k->rew.res.name ? k->rew.res.name : k->name);
 	if (fo) {
 		k->orig.has_sass = 1;
 		kp_sass_main_loop(&k->orig.loop, fo);

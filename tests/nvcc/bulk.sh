@@ -69,6 +69,16 @@ for job in "sgemm_tma_host 2 sm_90" "sgemm_tma_host 4 sm_100" "matmul_32x32 3 sm
 	if [ -s "$tmp/w.o" ]; then ok; else bad "$name $arch: nvcc built no object"; fi
 	if [ "$wout" = "$wsrc" ]; then ok; else bad "$name $arch: new nvcc warnings: $(echo "$wout" | head -3)"; fi
 done
+# validate pairs the kernel whose parameters the tensor-map form changed
+# (another mangled name) with the original and finds the tensor copies
+"$kpipe" rewrite --variant tma --arch sm_90 "$root/samples/sgemm_tma_host.cu" -o "$tmp/v.cu" 2>/dev/null
+"$kpipe" validate "$root/samples/sgemm_tma_host.cu" "$tmp/v.cu" --arch sm_90 --sizes tiny >"$tmp/val" 2>&1
+check "tma validate: step 1 compares the kernel" grep -q '^step 1  resources  PASSED: 1 kernel compared' "$tmp/val"
+if grep -q '^step 2  sass       SKIPPED' "$tmp/val"; then
+	echo "NOTE: no cuobjdump/nvdisasm: the SASS of the tensor-map form is not checked"
+else
+	check "tma validate: UTMALDG in the main loop" grep -q 'UTMALDG' "$tmp/val"
+fi
 rm -f "$tmp/r.cu"
 "$kpipe" rewrite --variant bulk --arch sm_80 "$root/samples/matmul_bulk_float.cu" -o "$tmp/r.cu" 2>"$tmp/err"
 rc=$?
