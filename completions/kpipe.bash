@@ -24,7 +24,7 @@ _kpipe()
 	fi
 
 	local commands="analyze rewrite tune validate lsp version help"
-	local variants="auto cp-async register register-ca register-2bar bulk"
+	local variants="auto cp-async register register-ca register-2bar bulk tma"
 	local archs="sm_70 sm_72 sm_75 sm_80 sm_86 sm_87 sm_89 sm_90 sm_100 sm_103 sm_120 sm_121"
 	local common="--arch --kernel --cuda-path -p --threads --spec --format --header-filter
 		-I -D -U -v --verbose --extra-arg --help"

@@ -4,7 +4,7 @@
 # against `kpipe --help`.
 
 set -l commands analyze rewrite tune validate lsp version help
-set -l variants auto cp-async register register-ca register-2bar bulk
+set -l variants auto cp-async register register-ca register-2bar bulk tma
 set -l archs sm_70 sm_72 sm_75 sm_80 sm_86 sm_87 sm_89 sm_90 sm_100 sm_103 sm_120 sm_121
 set -l files analyze rewrite tune validate
 
