@@ -694,25 +694,11 @@ static const char *plain_copies_problem(const kp_loop *l, kp_arena *ar)
 	"one cp.async.bulk per contiguous row; one copy per tile is --variant tma (cp.async.bulk." \
 	"tensor, TMA), where the kernel is launched in its own file"
 
+static void ring_facts(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_xfacts *x, int tma);
+
 static void bulk_facts(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_xfacts *x)
 {
-	x->ok = l->nloads > 0;
-	x->why_not = NULL;
-	x->regs = 0;
-	x->regs_inst = NULL;
-	if (!x->ok)
-		return;
-	const char *why = plain_copies_problem(l, arena);
-	if (!why) {
-		bulk_copy *copies = kp_xcalloc((size_t)l->nloads + 1, sizeof(*copies));
-		why = bulk_problem(f, l, arena, copies);
-		free(copies);
-	}
-	if (why) {
-		x->ok = 0;
-		x->why_not = why;
-	} else
-		x->note = BULK_TENSOR_NOTE;
+	ring_facts(f, l, arena, x, 0);
 }
 
 static int bulk_match(const kp_file *f, const kp_loop *l, const kp_arch *a, kp_arena *arena,
@@ -791,12 +777,9 @@ static const char *tma_kernel_problem(const kp_file *f, const kp_loop *l, kp_are
 		const kp_launch *x = &f->launches[i];
 		if (x->kernel != k)
 			continue;
-		if (!x->editable)
-			return kp_arena_printf(
-				ar,
-				"the call of '%s' at line %d is no <<<>>> launch kpipe "
-				"can edit (written by a macro?)",
-				k->name, x->line);
+		const char *why = kp_launch_uneditable(x, ar);
+		if (why)
+			return why;
 		n++;
 	}
 	if (!n)
@@ -905,7 +888,10 @@ static const char *tma_problem(const kp_file *f, const kp_loop *l, kp_arena *ar,
 	"one cp.async.bulk.tensor per tile through a CUtensorMap that a launcher kpipe writes "    \
 	"makes on the host; every launch of the kernel in the file calls it"
 
-static void tma_facts(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_xfacts *x)
+/* The facts of the bulk form (tma 0) or the tensor-map form: every copy
+ * has the form (tma_problem, else plain_copies_problem and bulk_problem),
+ * and what the written form is. */
+static void ring_facts(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_xfacts *x, int tma)
 {
 	x->ok = l->nloads > 0;
 	x->why_not = NULL;
@@ -915,13 +901,20 @@ static void tma_facts(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_xf
 	if (!x->ok)
 		return;
 	bulk_copy *copies = kp_xcalloc((size_t)l->nloads + 1, sizeof(*copies));
-	const char *why = tma_problem(f, l, arena, copies);
+	const char *why = tma ? tma_problem(f, l, arena, copies) : plain_copies_problem(l, arena);
+	if (!why && !tma)
+		why = bulk_problem(f, l, arena, copies);
 	free(copies);
 	if (why) {
 		x->ok = 0;
 		x->why_not = why;
 	} else
-		x->note = TMA_NOTE;
+		x->note = tma ? TMA_NOTE : BULK_TENSOR_NOTE;
+}
+
+static void tma_facts(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_xfacts *x)
+{
+	ring_facts(f, l, arena, x, 1);
 }
 
 static int tma_match(const kp_file *f, const kp_loop *l, const kp_arch *a, kp_arena *arena,

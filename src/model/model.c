@@ -190,6 +190,16 @@ void kp_launch_span(const kp_file *f, const kp_launch *x, int arg, unsigned *b, 
 		(*e)--;
 }
 
+const char *kp_launch_uneditable(const kp_launch *x, kp_arena *arena)
+{
+	if (x->editable)
+		return NULL;
+	return kp_arena_printf(arena,
+			       "the call of '%s' at line %d is no <<<>>> launch kpipe can edit "
+			       "(written by a macro?)",
+			       x->kernel->name, x->line);
+}
+
 static int name_taken(const kp_file *f, const char *name)
 {
 	if (kp_file_uses_name(f, name))

@@ -395,6 +395,10 @@ int kp_decl_is_dynamic_smem(const kp_decl *d);
  * without the white space around it: [*b, *e) in f->src. */
 void kp_launch_span(const kp_file *f, const kp_launch *x, int arg, unsigned *b, unsigned *e);
 
+/* Why a rewrite that must edit launch x cannot (written by a macro, ...),
+ * in `arena`, or NULL when x is editable. */
+const char *kp_launch_uneditable(const kp_launch *x, kp_arena *arena);
+
 /* How a tolerated error (kp_file.outside_errors) is reported, as the
  * warning's text before clang's message (static text). */
 const char *kp_parse_diag_note(const kp_parse_diag *d);

@@ -212,12 +212,9 @@ const char *kp_plan_dynamic(kp_file *f, const kp_loop *l, const kp_arch *a, int 
 		const kp_launch *x = &f->launches[i];
 		if (x->kernel != k)
 			continue;
-		if (!x->editable)
-			return kp_arena_printf(
-				ar,
-				"the call of '%s' at line %d is no <<<>>> launch kpipe "
-				"can edit (written by a macro?)",
-				k->name, x->line);
+		const char *why_not = kp_launch_uneditable(x, ar);
+		if (why_not)
+			return why_not;
 		if (!passes_none(f, x))
 			return kp_arena_printf(ar,
 					       "the launch at line %d passes dynamic shared memory "
@@ -314,12 +311,9 @@ static const char *copies_problem(kp_file *f, const kp_loop *l)
 		const kp_launch *x = &f->launches[i];
 		if (x->kernel != l->kernel)
 			continue;
-		if (!x->editable)
-			return kp_arena_printf(
-				&f->arena,
-				"the call of '%s' at line %d is no <<<>>> launch kpipe "
-				"can edit (written by a macro?)",
-				l->kernel->name, x->line);
+		const char *why = kp_launch_uneditable(x, &f->arena);
+		if (why)
+			return why;
 		if (x->nconfig < 3 || !side_effect_free(f, x->arg_b[2], x->arg_e[2]))
 			return kp_arena_printf(
 				&f->arena,
