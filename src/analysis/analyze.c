@@ -10,6 +10,7 @@
  * result and the transforms consume it.
  */
 #include "analyze.h"
+#include "rules.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -281,25 +282,10 @@ static void add_reason(actx *c, const kp_node *at, const char *id, const char *f
 
 static void add_reason(actx *c, const kp_node *at, const char *id, const char *fmt, ...)
 {
-	kp_loop *l = c->l;
-	for (int i = 0; i < l->nreasons; i++)
-		if (!strcmp(l->reasons[i].id, id))
-			return; /* one entry per id and loop */
-	kp_reason *nr = kp_arena_alloc(&c->f->arena, sizeof(*nr) * (size_t)(l->nreasons + 1));
-	if (l->nreasons)
-		memcpy(nr, l->reasons, sizeof(*nr) * (size_t)l->nreasons);
-	kp_strbuf sb = KP_STRBUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
-	kp_strbuf_vaddf(&sb, fmt, ap);
+	kp_loop_vrefuse(c->f, c->l, at, id, fmt, ap);
 	va_end(ap);
-	nr[l->nreasons].id = id;
-	nr[l->nreasons].message = kp_arena_strdup(&c->f->arena, kp_strbuf_str(&sb));
-	nr[l->nreasons].line = at && at->line ? at->line : l->node->line;
-	nr[l->nreasons].col = at && at->line ? at->col : l->node->col;
-	kp_strbuf_release(&sb);
-	l->reasons = nr;
-	l->nreasons++;
 }
 
 /* Whether a barrier call's operands (the group object, the predicate of
@@ -4204,6 +4190,8 @@ static void analyze_loop(actx *c)
 	copy_trips(c);
 	check_staged_addresses(c);
 	check_tile_uses(c);
+	kp_rule_ctx rc = {c->f, c->k, l, c->iv, c->targs};
+	kp_rules_run(&rc);
 	l->cond_monotone = cond_monotone(c);
 	find_exit_barrier(c);
 	count_math(c);

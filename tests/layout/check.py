@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """check.py - the architecture rules of docs/design.md, checked on the tree.
 
-  * every C file lives in a layer folder (src/<layer>/ or transforms/), in
+  * every C file lives in a layer folder (src/<layer>/ or transforms/, or
+    one folder inside it such as src/analysis/rules/), in
     the order of KPIPE_LAYERS in CMakeLists.txt;
   * a file includes only headers of its own layer or of layers below it
     (the build enforces this too: a layer sees only the include folders
@@ -70,7 +71,9 @@ def main():
     checks = 0
     for f in c_files():
         rel = os.path.relpath(f, ROOT)
-        lay = next((l for l in order if os.path.dirname(f) == layer_dir(l)), None)
+        # a layer's folder, or one folder inside it (src/analysis/rules/)
+        lay = next((l for l in order if os.path.dirname(f) == layer_dir(l)
+                    or os.path.dirname(os.path.dirname(f)) == layer_dir(l)), None)
         checks += 1
         if lay is None:
             bad.append("%s: not in a layer folder (%s)" % (rel, ", ".join(order)))
