@@ -305,9 +305,7 @@ static lin lin_mul(lin a, lin b)
 /* An integer type kpipe can carry a linear index through. */
 static int int_type(const kp_node *n)
 {
-	const char *t = n->type ? n->type : "";
-	return n->type_size >= 4 && !strchr(t, '*') && !strstr(t, "float") &&
-	       !strstr(t, "double") && !strstr(t, "half") && !strstr(t, "bool");
+	return n->type_size >= 4 && (n->ty.kind == KP_TY_SINT || n->ty.kind == KP_TY_UINT);
 }
 
 static lin lin_of_node(lctx *c, const kp_node *n);
@@ -428,13 +426,15 @@ static int guard_terms(const kp_node *n, const kp_node **out, int max, int k)
 }
 
 /* The comparison sees a signed operand: neither it nor what it converts
- * implicitly has an unsigned type (whose wrap-around could make a term
- * false inside a tile and true at its corners); an explicit cast decides. */
+ * implicitly has a type other than a signed integer or a floating type (an
+ * unsigned one, uint32_t and size_t included, wraps around and could make
+ * a term false inside a tile and true at its corners; a pointer, a type
+ * that depends on a template argument: not proven); an explicit cast
+ * decides. */
 static int signed_operand(const kp_node *n)
 {
 	for (; n; n = n->nkids == 1 ? n->kids[0] : NULL) {
-		const char *t = n->type ? n->type : "";
-		if (strstr(t, "unsigned") || strstr(t, "size_t") || strchr(t, '*'))
+		if (n->ty.kind != KP_TY_SINT && n->ty.kind != KP_TY_FLOAT)
 			return 0;
 		if (n->kind != KP_N_PAREN && n->kind != KP_N_OTHER)
 			break;
@@ -681,7 +681,7 @@ static const char *plain_copies_problem(const kp_loop *l, kp_arena *ar)
 	}
 	for (int i = 0; i < l->ntiles; i++) {
 		const kp_decl *d = l->tiles[i].arr;
-		if (l->tiles[i].loaded && d->type && strstr(d->type, "volatile"))
+		if (l->tiles[i].loaded && KP_TY_ANY_VOLATILE(d->ty))
 			return kp_arena_printf(
 				ar, "'%s' is volatile: bulk copies write it behind the compiler",
 				d->name);

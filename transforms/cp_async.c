@@ -67,7 +67,7 @@ static void cp_facts(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_xfa
 	}
 	for (int i = 0; i < l->ntiles && x->ok; i++) {
 		const kp_decl *d = l->tiles[i].arr;
-		if (l->tiles[i].loaded && d->type && strstr(d->type, "volatile")) {
+		if (l->tiles[i].loaded && KP_TY_ANY_VOLATILE(d->ty)) {
 			x->ok = 0;
 			x->why_not = kp_arena_printf(
 				arena, "'%s' is volatile: cp.async writes it behind the compiler",

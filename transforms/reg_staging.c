@@ -723,14 +723,13 @@ static const char *const ldca_types[] = {
 static const kp_node *ldca_target(const kp_load *ld)
 {
 	const kp_decl *d = ld->src;
-	if (!d || d->kind != KP_D_PARM || !d->is_pointer || !d->type || !ld->rhs ||
-	    !strstr(d->type, "restrict") || strncmp(d->type, "const ", 6) ||
-	    strstr(d->type, "volatile"))
+	if (!d || d->kind != KP_D_PARM || !d->is_pointer || !ld->rhs || !d->ty.is_restrict ||
+	    !d->ty.elem_const || KP_TY_ANY_VOLATILE(d->ty))
 		return NULL;
 	const kp_node *n = ld->rhs;
 	while (n && (n->kind == KP_N_PAREN || (n->kind == KP_N_OTHER && n->nkids == 1)))
 		n = n->kids[0];
-	if (!n || !n->type || strstr(n->type, "volatile") ||
+	if (!n || !n->type || KP_TY_ANY_VOLATILE(n->ty) ||
 	    !(n->kind == KP_N_SUBSCRIPT || (n->kind == KP_N_UNOP && n->op && !strcmp(n->op, "*"))))
 		return NULL;
 	const char *t = n->type;

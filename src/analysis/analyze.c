@@ -2660,7 +2660,7 @@ static void check_steps(actx *c, const rw_set *all)
  * kernel parameter that is not a load source and either it or every load
  * source is __restrict__; any other store through a pointer (a local copy,
  * a pointer passed to a function that may write through it) may alias. */
-static int is_restrict(const kp_decl *d) { return d && d->type && strstr(d->type, "restrict"); }
+static int is_restrict(const kp_decl *d) { return d && d->ty.is_restrict; }
 
 static int load_sources_restrict(const kp_loop *l)
 {
@@ -3137,9 +3137,11 @@ static int cond_monotone(actx *c)
 		int grows_ok = side == 0 ? lt : gt;
 		if (up != grows_ok)
 			return 0;
-		if (!up && v->decl->type && strstr(v->decl->type, "unsigned"))
-			return 0; /* k - 2 * s wraps below zero */
-		if (!up && v->decl->type && strstr(v->decl->type, "size_t"))
+		/* counting down, k - 2 * s must not wrap below zero: only a
+		 * signed counter is sure not to (an unsigned one, uint32_t and
+		 * size_t included, or one whose type depends on a template
+		 * argument, is tested tile by tile: kp_tile_exists) */
+		if (!up && v->decl->ty.kind != KP_TY_SINT)
 			return 0;
 		return 1;
 	}
@@ -3886,7 +3888,7 @@ static const kp_node *varying_ref(vary_ctx *v, const kp_node *n)
 		v->why = "advances every iteration";
 	else if (rw_has(v->all->w, v->all->nw, d))
 		v->why = "changes inside the loop";
-	else if (d->is_shared || (d->type && (strstr(d->type, "volatile") || strchr(d->type, '&'))))
+	else if (d->is_shared || KP_TY_ANY_VOLATILE(d->ty) || d->ty.is_ref)
 		v->why = "is memory other threads may write";
 	else if (rw_has(v->all->decl, v->all->nd, d)) {
 		/* a compile-time constant declared in the loop (constexpr, or

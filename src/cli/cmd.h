@@ -46,5 +46,7 @@ int kp_validate_files(const kp_validate_request *rq);
 void kp_help_overview(FILE *fp, const char *command_list);
 void kp_help_usage(FILE *fp);
 int kp_help_command(FILE *fp, const char *cmd);
+/* The table of diagnostic ids (`kpipe help diagnostics`). */
+void kp_help_diagnostics(FILE *fp);
 
 #endif

@@ -7,6 +7,7 @@
  */
 #include "cli.h"
 #include "cmd.h"
+#include "diag_ids.h"
 #include "transform.h"
 
 #include <stdio.h>
@@ -346,6 +347,17 @@ void kp_help_overview(FILE *fp, const char *command_list)
 		usage_lines, command_list, common_opts, exit_codes, see_also);
 }
 
+/* `kpipe help diagnostics`: the registry of ids (diag_ids.h) as the table
+ * of ids in docs/diagnostics.md, which tests/layout/diag_ids.sh compares
+ * with it. */
+void kp_help_diagnostics(FILE *fp)
+{
+	fputs("| id | in short |\n|---|---|\n", fp);
+	for (int i = 0; i < kp_ndiag_ids; i++)
+		fprintf(fp, "| [`%s`](#%s) | %s |\n", kp_diag_ids[i].id, kp_diag_ids[i].id,
+			kp_diag_ids[i].summary);
+}
+
 int kp_help_command(FILE *fp, const char *cmd)
 {
 	kp_strbuf a = KP_STRBUF_INIT;
@@ -367,6 +379,8 @@ int kp_help_command(FILE *fp, const char *cmd)
 		fputs(validate_text, fp);
 	else if (!strcmp(cmd, "lsp"))
 		fprintf(fp, "%s\n%s%s", lsp_text, exit_codes, see_also);
+	else if (!strcmp(cmd, "diagnostics"))
+		kp_help_diagnostics(fp);
 	else
 		rc = -1;
 	kp_strbuf_release(&a);

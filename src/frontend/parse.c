@@ -199,10 +199,92 @@ static long long safe_sizeof(pctx *c, CXType t)
 	return sz > 0 ? sz : -1;
 }
 
+/* The kind of a canonical type (kp_type_kind). */
+static kp_type_kind type_kind(CXType ct)
+{
+	switch (ct.kind) {
+	case CXType_Invalid: return KP_TY_UNKNOWN;
+	case CXType_Dependent: return KP_TY_DEPENDENT;
+	case CXType_Bool: return KP_TY_BOOL;
+	case CXType_Char_U:
+	case CXType_UChar:
+	case CXType_Char16:
+	case CXType_Char32:
+	case CXType_UShort:
+	case CXType_UInt:
+	case CXType_ULong:
+	case CXType_ULongLong:
+	case CXType_UInt128: return KP_TY_UINT;
+	case CXType_Char_S:
+	case CXType_SChar:
+	case CXType_WChar:
+	case CXType_Short:
+	case CXType_Int:
+	case CXType_Long:
+	case CXType_LongLong:
+	case CXType_Int128: return KP_TY_SINT;
+	case CXType_Half:
+	case CXType_Float16:
+	case CXType_BFloat16:
+	case CXType_Float:
+	case CXType_Double:
+	case CXType_LongDouble:
+	case CXType_Float128: return KP_TY_FLOAT;
+	case CXType_Enum: {
+		CXType it = clang_getEnumDeclIntegerType(clang_getTypeDeclaration(ct));
+		kp_type_kind k = type_kind(clang_getCanonicalType(it));
+		return k == KP_TY_UINT || k == KP_TY_SINT ? k : KP_TY_ENUM;
+	}
+	case CXType_Pointer: return KP_TY_POINTER;
+	case CXType_ConstantArray:
+	case CXType_IncompleteArray:
+	case CXType_VariableArray:
+	case CXType_DependentSizedArray: return KP_TY_ARRAY;
+	case CXType_Record: return KP_TY_RECORD;
+	case CXType_Unexposed:
+		/* a template's type parameter, a dependent specialisation */
+		return KP_TY_DEPENDENT;
+	default: return KP_TY_OTHER;
+	}
+}
+
+/* The facts of type t (model.h, kp_type), from its canonical type. */
+static kp_type type_facts(CXType t)
+{
+	kp_type r = {0};
+	CXType ct = clang_getCanonicalType(t);
+	if (ct.kind == CXType_LValueReference || ct.kind == CXType_RValueReference) {
+		r.is_ref = 1;
+		ct = clang_getCanonicalType(clang_getPointeeType(ct));
+	}
+	r.kind = type_kind(ct);
+	r.is_const = (unsigned char)clang_isConstQualifiedType(ct);
+	r.is_volatile = (unsigned char)clang_isVolatileQualifiedType(ct);
+	r.is_restrict = (unsigned char)clang_isRestrictQualifiedType(ct);
+	if (r.kind == KP_TY_SINT || r.kind == KP_TY_UINT || r.kind == KP_TY_FLOAT ||
+	    r.kind == KP_TY_BOOL) {
+		long long sz = clang_Type_getSizeOf(ct);
+		r.bits = (short)(sz > 0 ? sz * 8 : 0);
+	}
+	CXType et = ct;
+	if (r.kind == KP_TY_POINTER)
+		et = clang_getCanonicalType(clang_getPointeeType(ct));
+	else
+		while (type_kind(et) == KP_TY_ARRAY)
+			et = clang_getCanonicalType(clang_getArrayElementType(et));
+	if (r.kind == KP_TY_POINTER || r.kind == KP_TY_ARRAY) {
+		r.elem = type_kind(et);
+		r.elem_const = (unsigned char)clang_isConstQualifiedType(et);
+		r.elem_volatile = (unsigned char)clang_isVolatileQualifiedType(et);
+	}
+	return r;
+}
+
 static void fill_array_type(pctx *c, kp_decl *d, CXType t)
 {
 	kp_arena *a = &c->f->arena;
 	d->type = cx_dup(a, clang_getTypeSpelling(t));
+	d->ty = type_facts(t);
 	CXType ct = clang_getCanonicalType(t);
 	d->is_pointer = ct.kind == CXType_Pointer;
 	d->is_const = clang_isConstQualifiedType(t) || clang_isConstQualifiedType(ct);
@@ -1077,6 +1159,7 @@ static kp_node *convert_node(pctx *c, CXCursor cur)
 	if (clang_isExpression(ck) || ck == CXCursor_VarDecl) {
 		CXType t = clang_getCursorType(cur);
 		n->type = cx_dup(&f->arena, clang_getTypeSpelling(t));
+		n->ty = type_facts(t);
 		n->type_size = safe_sizeof(c, t);
 	}
 	switch (n->kind) {

@@ -74,6 +74,44 @@ typedef enum {
 			      * outside cooperative groups */
 } kp_sync_kind;
 
+/* A type as clang's canonical type sees it (typedefs such as uint32_t and
+ * size_t resolved, a reference looked through), recorded by the parser
+ * for each declaration and expression.  Decisions that depend on a type
+ * read these facts; the spellings (kp_decl.type, kp_node.type) are for
+ * rendering only. */
+typedef enum {
+	KP_TY_UNKNOWN = 0, /* not recorded (a node kpipe made, an invalid type) */
+	KP_TY_DEPENDENT,   /* depends on a template parameter */
+	KP_TY_BOOL,
+	KP_TY_SINT, /* a signed integer (char, wchar_t: as the target has them) */
+	KP_TY_UINT, /* an unsigned integer */
+	KP_TY_FLOAT,
+	KP_TY_ENUM,
+	KP_TY_POINTER,
+	KP_TY_ARRAY,
+	KP_TY_RECORD, /* a struct, class or union (float4, __half, a fragment) */
+	KP_TY_OTHER
+} kp_type_kind;
+
+typedef struct {
+	kp_type_kind kind;
+	short bits;             /* an integer's or floating type's width, else 0 */
+	unsigned char is_ref;   /* a reference: the other fields are the referee's */
+	unsigned char is_const; /* const at the top level (of the referee) */
+	unsigned char is_volatile;
+	unsigned char is_restrict; /* a restrict-qualified pointer */
+	/* a pointer's pointee or an array's element (arrays of arrays looked
+	 * through), with its qualifiers; KP_TY_UNKNOWN otherwise */
+	kp_type_kind elem;
+	unsigned char elem_const, elem_volatile;
+} kp_type;
+
+/* An integer type whose wrap-around at zero is defined (unsigned, bool,
+ * an enum with an unsigned underlying type is recorded as KP_TY_UINT). */
+#define KP_TY_IS_INTEGER(k) ((k) == KP_TY_SINT || (k) == KP_TY_UINT || (k) == KP_TY_BOOL)
+/* Volatile itself, or (a pointer, an array) its pointee or elements. */
+#define KP_TY_ANY_VOLATILE(t) ((t).is_volatile || (t).elem_volatile)
+
 typedef struct kp_node kp_node;
 struct kp_kernel;
 
@@ -81,6 +119,7 @@ typedef struct kp_decl {
 	const char *name;
 	kp_decl_kind kind;
 	const char *type;      /* type spelling, e.g. "float[32][32]" */
+	kp_type ty;            /* the type's facts (decisions read these) */
 	const char *elem_type; /* element type for arrays, else the type */
 	long long elem_size;   /* sizeof element, -1 unknown (dependent) */
 	int is_shared;
@@ -161,7 +200,8 @@ struct kp_node {
 	const char *op;       /* operator for BINOP/ASSIGNOP/UNOP ("=", "+=", "++") */
 	int postfix;          /* UNOP: postfix ++/-- */
 	const char *name;     /* DECLREF/MEMBER/CALL/VARDECL name */
-	const char *type;     /* expression or declaration type */
+	const char *type;     /* expression or declaration type (its spelling) */
+	kp_type ty;           /* the type's facts (decisions read these) */
 	long long type_size;  /* sizeof(type), -1 unknown */
 	kp_decl *decl;        /* DECLREF, VARDECL, CALL (callee) */
 	kp_sync_kind sync;    /* CALL: the barrier it is, KP_SYNC_NONE for other calls */

@@ -292,8 +292,7 @@ static int find_impure(kp_node *n, kp_node *parent, void *ud)
 		      (!b || b->kind != KP_N_DECLREF || !b->decl || b->decl->is_pointer ||
 		       arrow_in(w->f, n));
 	} else if (n->kind == KP_N_DECLREF && !w->reads && n->decl)
-		bad = n->decl->is_shared || (n->decl->type && (strchr(n->decl->type, '&') ||
-							       strstr(n->decl->type, "volatile")));
+		bad = n->decl->is_shared || n->decl->ty.is_ref || KP_TY_ANY_VOLATILE(n->decl->ty);
 	if (bad)
 		w->bad = n;
 	return !bad;

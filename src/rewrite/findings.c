@@ -6,6 +6,7 @@
 #include "findings.h"
 
 #include "banks.h"
+#include "diag_ids.h"
 
 #include <string.h>
 
@@ -20,20 +21,18 @@ int kp_rw_diag_at(kp_rw_result *r, const kp_file *f, const char *file, int line,
 	return i;
 }
 
-const char *kp_rw_refusal_level(const char *id)
-{
-	return strcmp(id, "kpipe-no-predicted-gain") ? "warning" : "remark";
-}
+const char *kp_rw_refusal_level(const char *id) { return kp_diag_level(id); }
 
 int kp_rw_loop_refusals(kp_rw_result *r, const kp_file *f, const kp_loop *l)
 {
 	for (int k = 0; k < l->nreasons; k++) {
 		const kp_reason *x = &l->reasons[k];
 		/* nothing is wrong with a loop kpipe leaves alone on purpose:
-		 * its own output, a loop around K-loops */
-		int remark = !strcmp(x->id, "kpipe-already-pipelined") || l->encloses_line;
-		kp_rw_diag_at(r, f, NULL, x->line, x->col, remark ? "remark" : "warning", x->id,
-			      x->message, l->node->begin);
+		 * its own output (a remark in the registry), a loop around
+		 * K-loops */
+		const char *level = l->encloses_line ? "remark" : kp_diag_level(x->id);
+		kp_rw_diag_at(r, f, NULL, x->line, x->col, level, x->id, x->message,
+			      l->node->begin);
 		kp_counts_add(&r->by_reason, x->id, 1);
 	}
 	return l->nreasons;

@@ -10,6 +10,7 @@
  */
 #include "sarif.h"
 
+#include "diag_ids.h"
 #include "util.h"
 
 #include <cjson/cJSON.h>
@@ -141,6 +142,10 @@ char *kp_sarif_log(const kp_rw_result *const *r, int n, const char *cwd, int exi
 				char *h = help_uri(rid);
 				cJSON_AddStringToObject(rule, "helpUri", h);
 				free(h);
+				const kp_diag_id *reg = kp_diag_id_find(rid);
+				if (reg)
+					cJSON_AddItemToObject(rule, "shortDescription",
+							      text_obj(reg->summary));
 				cJSON_AddItemToArray(rules, rule);
 			}
 			cJSON *res = cJSON_CreateObject();

@@ -3100,3 +3100,72 @@ Test(analyze_sizes, sizeof_of_another_templates_parameter_not_bound)
 		release(); /* the next source parses into F again */
 	}
 }
+
+/* --- types from clang -------------------------------------------------------- */
+
+/* A count-down whose counter is unsigned through a typedef (uint32_t,
+ * size_t, an alias of the file's own) is not monotone: k - 2 * s wraps
+ * below zero, so the prefetch test goes tile by tile.  The signedness comes
+ * from clang's canonical type, not from the spelling "unsigned"; a signed
+ * counter spelled through a typedef stays monotone (the near miss). */
+Test(analyze, count_down_signedness_comes_from_the_canonical_type)
+{
+	static const char *const counters[] = {"uint32_t", "size_t",    "my_count", "unsigned",
+					       "int32_t",  "my_scount", "int"};
+	static const int monotone[] = {0, 0, 0, 0, 1, 1, 1};
+	for (size_t i = 0; i < KP_ARRAY_LEN(counters); i++) {
+		char src[2048];
+		snprintf(
+			src, sizeof(src),
+			"#include <stdint.h>\n#include <stddef.h>\n"
+			"typedef unsigned long my_count;\ntypedef long my_scount;\n"
+			"__global__ void k(const float *__restrict__ A, float *__restrict__ C, int K)\n"
+			"{\n"
+			"    __shared__ float As[16][16];\n"
+			"    float acc = 0.0f;\n"
+			"    for (%s k0 = K; k0 > 0; k0 -= 16) {\n"
+			"        As[threadIdx.y][threadIdx.x] = A[(k0 - 16) + threadIdx.x];\n"
+			"        __syncthreads();\n"
+			"        acc += As[threadIdx.x][threadIdx.y];\n"
+			"        __syncthreads();\n"
+			"    }\n"
+			"    C[threadIdx.x] = acc;\n"
+			"}\n",
+			counters[i]);
+		analyze_src(src);
+		kp_loop *l = only_loop();
+		log_reasons(l);
+		cr_expect(l->eligible, "%s: not eligible", counters[i]);
+		cr_expect_eq(l->cond_monotone, monotone[i], "%s: cond_monotone %d", counters[i],
+			     l->cond_monotone);
+		const kp_induct *in = l->nind ? &l->ind[0] : NULL;
+		cr_assert_not_null(in);
+		cr_expect_eq(in->var->ty.kind, monotone[i] ? KP_TY_SINT : KP_TY_UINT, "%s: kind %d",
+			     counters[i], in->var->ty.kind);
+		release();
+	}
+}
+
+/* The facts of parameters: restrict, const and volatile pointees, widths,
+ * a reference looked through. */
+Test(parse, type_facts_of_parameters)
+{
+	analyze_src("#include <stdint.h>\n"
+		    "__global__ void k(const float *__restrict__ a, volatile int *v, uint16_t u,\n"
+		    "                  const int &r, double d, float (*rows)[4])\n"
+		    "{\n}\n");
+	cr_assert_eq(F.nkernels, 1);
+	kp_kernel *k = F.kernels[0];
+	cr_assert_eq(k->nparams, 6);
+	kp_type a = k->params[0]->ty, v = k->params[1]->ty, u = k->params[2]->ty;
+	kp_type r = k->params[3]->ty, d = k->params[4]->ty, rows = k->params[5]->ty;
+	cr_expect(a.kind == KP_TY_POINTER && a.is_restrict && a.elem == KP_TY_FLOAT &&
+		  a.elem_const);
+	cr_expect(!a.is_const && !KP_TY_ANY_VOLATILE(a));
+	cr_expect(v.kind == KP_TY_POINTER && v.elem_volatile && !v.is_restrict &&
+		  v.elem == KP_TY_SINT);
+	cr_expect(u.kind == KP_TY_UINT && u.bits == 16);
+	cr_expect(r.is_ref && r.kind == KP_TY_SINT && r.is_const && r.bits == 32);
+	cr_expect(d.kind == KP_TY_FLOAT && d.bits == 64);
+	cr_expect(rows.kind == KP_TY_POINTER && rows.elem == KP_TY_ARRAY);
+}
