@@ -1258,13 +1258,17 @@ static kp_node *convert_node(pctx *c, CXCursor cur)
 			n->nkids = 2;
 		}
 		n->op = n->name + 8;
-		n->kind = !strcmp(n->op, "=") || strlen(n->op) == 1 ? KP_N_BINOP : KP_N_ASSIGNOP;
+		n->opk = kp_op_of(n->op, 0, 0);
+		n->kind = n->opk == KP_OP_ASSIGN || strlen(n->op) == 1 ? KP_N_BINOP : KP_N_ASSIGNOP;
 		n->name = NULL;
 		n->decl = NULL;
-	} else if (n->kind == KP_N_BINOP || n->kind == KP_N_ASSIGNOP)
+	} else if (n->kind == KP_N_BINOP || n->kind == KP_N_ASSIGNOP) {
 		n->op = op_token(c, cur, n, 1);
-	else if (n->kind == KP_N_UNOP)
+		n->opk = kp_op_of(n->op, 0, 0);
+	} else if (n->kind == KP_N_UNOP) {
 		n->op = op_token(c, cur, n, 0);
+		n->opk = kp_op_of(n->op, 1, n->postfix);
+	}
 	if (n->kind == KP_N_VARDECL && n->decl && n->nkids > 0)
 		decl_init_and_bounds(n, cur);
 	return n;

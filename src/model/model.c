@@ -302,3 +302,29 @@ const char *kp_node_builtin(const kp_file *f, const kp_node *n, int by_name, int
 			return names[i];
 	return NULL;
 }
+
+kp_op kp_op_of(const char *spelling, int unary, int postfix)
+{
+	static const char *const bin[] = {"*",  "/",  "%",  "+",  "-",  "<<", ">>", "<=>", "<",
+					  ">",  "<=", ">=", "==", "!=", "&",  "^",  "|",   "&&",
+					  "||", "=",  "*=", "/=", "%=", "+=", "-=", "<<=", ">>=",
+					  "&=", "^=", "|=", ",",  ".*", "->*"};
+	static const char *const un[] = {"++", "--", "++", "--", "&", "*", "+", "-", "~", "!"};
+	if (!spelling)
+		return KP_OP_NONE;
+	if (!unary) {
+		for (size_t i = 0; i < KP_ARRAY_LEN(bin); i++)
+			if (!strcmp(spelling, bin[i]))
+				return (kp_op)(KP_OP_MUL + (int)i);
+		return KP_OP_NONE;
+	}
+	for (size_t i = 0; i < KP_ARRAY_LEN(un); i++)
+		if (!strcmp(spelling, un[i])) {
+			kp_op o = (kp_op)(KP_OP_PRE_INC + (int)i);
+			/* ++ and -- are listed prefix first, then postfix */
+			if (postfix && (o == KP_OP_PRE_INC || o == KP_OP_PRE_DEC))
+				o = (kp_op)(o + 2);
+			return o;
+		}
+	return KP_OP_NONE;
+}

@@ -112,6 +112,67 @@ typedef struct {
 /* Volatile itself, or (a pointer, an array) its pointee or elements. */
 #define KP_TY_ANY_VOLATILE(t) ((t).is_volatile || (t).elem_volatile)
 
+/* An operator (kp_node.opk), from clang's operator kind: the binary ones of
+ * BINOP and ASSIGNOP nodes (and of an overloaded operator call kpipe reads
+ * as one), then the unary ones of UNOP nodes.  kp_node.op keeps the
+ * spelling for rendering. */
+typedef enum {
+	KP_OP_NONE = 0,   /* not an operator node, or one kpipe does not name */
+	KP_OP_MUL,        /* * */
+	KP_OP_DIV,        /* / */
+	KP_OP_REM,        /* % */
+	KP_OP_ADD,        /* + */
+	KP_OP_SUB,        /* - */
+	KP_OP_SHL,        /* << */
+	KP_OP_SHR,        /* >> */
+	KP_OP_CMP3,       /* <=> */
+	KP_OP_LT,         /* < */
+	KP_OP_GT,         /* > */
+	KP_OP_LE,         /* <= */
+	KP_OP_GE,         /* >= */
+	KP_OP_EQ,         /* == */
+	KP_OP_NE,         /* != */
+	KP_OP_AND,        /* & */
+	KP_OP_XOR,        /* ^ */
+	KP_OP_OR,         /* | */
+	KP_OP_LAND,       /* && */
+	KP_OP_LOR,        /* || */
+	KP_OP_ASSIGN,     /* = */
+	KP_OP_MUL_ASSIGN, /* *= */
+	KP_OP_DIV_ASSIGN, /* /= */
+	KP_OP_REM_ASSIGN, /* %= */
+	KP_OP_ADD_ASSIGN, /* += */
+	KP_OP_SUB_ASSIGN, /* -= */
+	KP_OP_SHL_ASSIGN, /* <<= */
+	KP_OP_SHR_ASSIGN, /* >>= */
+	KP_OP_AND_ASSIGN, /* &= */
+	KP_OP_XOR_ASSIGN, /* ^= */
+	KP_OP_OR_ASSIGN,  /* |= */
+	KP_OP_COMMA,      /* , */
+	KP_OP_PTRMEM_D,   /* .* */
+	KP_OP_PTRMEM_I,   /* ->* */
+	KP_OP_PRE_INC,    /* ++ */
+	KP_OP_PRE_DEC,    /* -- */
+	KP_OP_POST_INC,   /* ++ */
+	KP_OP_POST_DEC,   /* -- */
+	KP_OP_ADDR,       /* & */
+	KP_OP_DEREF,      /* * */
+	KP_OP_PLUS,       /* + */
+	KP_OP_MINUS,      /* - */
+	KP_OP_NOT,        /* ~ */
+	KP_OP_LNOT,       /* ! */
+} kp_op;
+
+/* The operator a spelling names: binary (`unary` 0) or unary, postfix
+ * (`postfix` 1: x++, x--) or prefix; KP_OP_NONE for any other. */
+kp_op kp_op_of(const char *spelling, int unary, int postfix);
+/* A compound assignment (+= ... |=), or = itself. */
+#define KP_OP_IS_ASSIGN(o) ((o) >= KP_OP_ASSIGN && (o) <= KP_OP_OR_ASSIGN)
+/* A comparison: < > <= >= == != */
+#define KP_OP_IS_COMPARE(o) ((o) >= KP_OP_LT && (o) <= KP_OP_NE)
+/* ++ or --, prefix or postfix */
+#define KP_OP_IS_INCDEC(o) ((o) >= KP_OP_PRE_INC && (o) <= KP_OP_POST_DEC)
+
 typedef struct kp_node kp_node;
 struct kp_kernel;
 
@@ -197,7 +258,8 @@ struct kp_node {
 	int in_main;         /* extent is in the main file */
 	int from_macro;      /* node comes from a macro expansion */
 	int line, col;
-	const char *op;       /* operator for BINOP/ASSIGNOP/UNOP ("=", "+=", "++") */
+	const char *op;       /* operator for BINOP/ASSIGNOP/UNOP ("=", "+=", "++"): its spelling */
+	kp_op opk;            /* the operator (decisions read this) */
 	int postfix;          /* UNOP: postfix ++/-- */
 	const char *name;     /* DECLREF/MEMBER/CALL/VARDECL name */
 	const char *type;     /* expression or declaration type (its spelling) */

@@ -3169,3 +3169,48 @@ Test(parse, type_facts_of_parameters)
 	cr_expect(d.kind == KP_TY_FLOAT && d.bits == 64);
 	cr_expect(rows.kind == KP_TY_POINTER && rows.elem == KP_TY_ARRAY);
 }
+
+/* Operators come from clang's operator kinds (kp_node.opk): the binary
+ * ones, the prefix and postfix ++/--, unary & and * told from their binary
+ * spellings, an overloaded operator read as one. */
+typedef struct {
+	kp_op want[16];
+	int n;
+} op_walk;
+
+static int collect_ops(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	op_walk *w = ud;
+	if ((n->kind == KP_N_BINOP || n->kind == KP_N_ASSIGNOP || n->kind == KP_N_UNOP) &&
+	    w->n < 16)
+		w->want[w->n++] = n->opk;
+	return 1;
+}
+
+Test(parse, operators_are_enums)
+{
+	analyze_src("__global__ void k(int *p, int a, int b)\n"
+		    "{\n"
+		    "    a++;\n"
+		    "    --b;\n"
+		    "    *p = a & b;\n"
+		    "    p[0] += -a;\n"
+		    "    b = *&a <= b;\n"
+		    "}\n");
+	cr_assert_eq(F.nkernels, 1);
+	op_walk w = {{0}, 0};
+	kp_node_walk(F.kernels[0]->body, NULL, collect_ops, &w);
+	static const kp_op expect[] = {KP_OP_POST_INC, KP_OP_PRE_DEC,    KP_OP_ASSIGN, KP_OP_DEREF,
+				       KP_OP_AND,      KP_OP_ADD_ASSIGN, KP_OP_MINUS,  KP_OP_ASSIGN,
+				       KP_OP_LE,       KP_OP_DEREF,      KP_OP_ADDR};
+	cr_assert_eq(w.n, (int)KP_ARRAY_LEN(expect), "%d operators", w.n);
+	for (int i = 0; i < w.n; i++)
+		cr_expect_eq(w.want[i], expect[i], "operator %d: %d, expected %d", i, w.want[i],
+			     expect[i]);
+	cr_expect_eq(kp_op_of("<<=", 0, 0), KP_OP_SHL_ASSIGN);
+	cr_expect_eq(kp_op_of("--", 1, 1), KP_OP_POST_DEC);
+	cr_expect_eq(kp_op_of("??", 0, 0), KP_OP_NONE);
+	cr_expect(KP_OP_IS_ASSIGN(KP_OP_OR_ASSIGN) && !KP_OP_IS_ASSIGN(KP_OP_EQ));
+	cr_expect(KP_OP_IS_COMPARE(KP_OP_NE) && !KP_OP_IS_COMPARE(KP_OP_LAND));
+}
