@@ -135,10 +135,11 @@ static int walk_upd(kp_node *n, kp_node *parent, void *ud)
 	upd_walk *w = ud;
 	if (!w->ok)
 		return 0;
-	if ((n->kind == KP_N_ASSIGNOP || (n->kind == KP_N_BINOP && n->op && !strcmp(n->op, "="))) &&
+	if ((n->kind == KP_N_ASSIGNOP ||
+	     (n->kind == KP_N_BINOP && n->op && n->opk == KP_OP_ASSIGN)) &&
 	    n->nkids == 2 && is_ref_to(n->kids[0], w->d))
 		w->ok = indep(w->f, w->k, n->kids[1], w->depth + 1);
-	else if (n->kind == KP_N_UNOP && n->op && !strcmp(n->op, "&") && n->nkids &&
+	else if (n->kind == KP_N_UNOP && n->op && n->opk == KP_OP_ADDR && n->nkids &&
 		 is_ref_to(n->kids[0], w->d))
 		w->ok = 0;
 	return 1;
@@ -163,7 +164,7 @@ static int indep(const kp_file *f, const kp_kernel *k, const kp_node *n, int dep
 		return b && strcmp(b, "threadIdx");
 	}
 	case KP_N_UNOP:
-		if (n->op && !strcmp(n->op, "*"))
+		if (n->opk == KP_OP_DEREF)
 			return 0;
 		break;
 	case KP_N_DECLREF: {
@@ -208,10 +209,12 @@ static long long step_of(const ind_walk *w, const kp_node *inc)
 	if (!inc || !inc->op || !inc->nkids || !is_ref_to(inc->kids[0], w->x->d))
 		return 0;
 	if (inc->kind == KP_N_UNOP)
-		return !strcmp(inc->op, "++") ? 1 : !strcmp(inc->op, "--") ? -1 : 0;
+		return inc->opk == KP_OP_PRE_INC || inc->opk == KP_OP_POST_INC   ? 1
+		       : inc->opk == KP_OP_PRE_DEC || inc->opk == KP_OP_POST_DEC ? -1
+										 : 0;
 	if (inc->kind != KP_N_ASSIGNOP || inc->nkids != 2 || kp_eval(inc->kids[1], w->k, w->iv, &v))
 		return 0;
-	return !strcmp(inc->op, "+=") ? v : !strcmp(inc->op, "-=") ? -v : 0;
+	return inc->opk == KP_OP_ADD_ASSIGN ? v : inc->opk == KP_OP_SUB_ASSIGN ? -v : 0;
 }
 
 static int walk_ind(kp_node *n, kp_node *parent, void *ud)
@@ -257,38 +260,33 @@ static int lane_binop(lane_ev *e, const kp_node *n, long long *out)
 	long long a, b;
 	if (n->nkids != 2 || lane_eval(e, n->kids[0], &a) || lane_eval(e, n->kids[1], &b))
 		return -1;
-	const char *op = n->op ? n->op : "";
-	if (!strcmp(op, "+"))
-		*out = a + b;
-	else if (!strcmp(op, "-"))
-		*out = a - b;
-	else if (!strcmp(op, "*"))
-		*out = a * b;
-	else if ((!strcmp(op, "/") || !strcmp(op, "%")) && b)
-		*out = *op == '/' ? a / b : a % b;
-	else if (!strcmp(op, "<<") || !strcmp(op, ">>"))
-		*out = b < 0 || b > 62 ? 0
-		       : *op == '<'    ? (long long)((unsigned long long)a << b)
-				       : a >> b;
-	else if (!strcmp(op, "&"))
-		*out = a & b;
-	else if (!strcmp(op, "|"))
-		*out = a | b;
-	else if (!strcmp(op, "^"))
-		*out = a ^ b;
-	else if (!strcmp(op, "<"))
-		*out = a < b;
-	else if (!strcmp(op, ">"))
-		*out = a > b;
-	else if (!strcmp(op, "<="))
-		*out = a <= b;
-	else if (!strcmp(op, ">="))
-		*out = a >= b;
-	else if (!strcmp(op, "=="))
-		*out = a == b;
-	else if (!strcmp(op, "!="))
-		*out = a != b;
-	else {
+	switch (n->opk) {
+	case KP_OP_ADD: *out = a + b; break;
+	case KP_OP_SUB: *out = a - b; break;
+	case KP_OP_MUL: *out = a * b; break;
+	case KP_OP_DIV:
+	case KP_OP_REM:
+		if (!b)
+			goto unknown;
+		*out = n->opk == KP_OP_DIV ? a / b : a % b;
+		break;
+	case KP_OP_SHL:
+	case KP_OP_SHR:
+		*out = b < 0 || b > 62       ? 0
+		       : n->opk == KP_OP_SHL ? (long long)((unsigned long long)a << b)
+					     : a >> b;
+		break;
+	case KP_OP_AND: *out = a & b; break;
+	case KP_OP_OR: *out = a | b; break;
+	case KP_OP_XOR: *out = a ^ b; break;
+	case KP_OP_LT: *out = a < b; break;
+	case KP_OP_GT: *out = a > b; break;
+	case KP_OP_LE: *out = a <= b; break;
+	case KP_OP_GE: *out = a >= b; break;
+	case KP_OP_EQ: *out = a == b; break;
+	case KP_OP_NE: *out = a != b; break;
+	default:
+unknown:
 		e->why = "uses an operator kpipe does not evaluate";
 		return -1;
 	}
@@ -345,8 +343,8 @@ static int lane_eval(lane_ev *e, const kp_node *n, long long *out)
 		long long a;
 		if (!n->nkids || !n->op || lane_eval(e, n->kids[0], &a))
 			return -1;
-		if (!strcmp(n->op, "-") || !strcmp(n->op, "+") || !strcmp(n->op, "~")) {
-			*out = *n->op == '-' ? -a : *n->op == '+' ? a : ~a;
+		if (n->opk == KP_OP_MINUS || n->opk == KP_OP_PLUS || n->opk == KP_OP_NOT) {
+			*out = n->opk == KP_OP_MINUS ? -a : n->opk == KP_OP_PLUS ? a : ~a;
 			return 0;
 		}
 		break;
@@ -391,14 +389,14 @@ static const kp_node *access_context(acc_walk *w, const kp_node *n, int *width,
 	int i = w->nanc - 1;
 	while (i >= 0 && (w->anc[i]->kind == KP_N_PAREN || w->anc[i]->kind == KP_N_CAST))
 		i--;
-	if (i < 0 || w->anc[i]->kind != KP_N_UNOP || !w->anc[i]->op || strcmp(w->anc[i]->op, "&"))
+	if (i < 0 || w->anc[i]->kind != KP_N_UNOP || !w->anc[i]->op || w->anc[i]->opk != KP_OP_ADDR)
 		return n;
 	for (i--; i >= 0; i--) {
 		const kp_node *p = w->anc[i];
 		if (p->kind == KP_N_PAREN || p->kind == KP_N_CAST ||
 		    (p->kind == KP_N_OTHER && p->nkids == 1))
 			continue;
-		if (p->kind == KP_N_UNOP && p->op && !strcmp(p->op, "*") && p->type_size > 0) {
+		if (p->kind == KP_N_UNOP && p->op && p->opk == KP_OP_DEREF && p->type_size > 0) {
 			*width = (int)p->type_size;
 			return p;
 		}
@@ -428,10 +426,13 @@ static int is_store(acc_walk *w, const kp_node *x)
 	if (i < 0)
 		return 0;
 	const kp_node *p = w->anc[i];
-	if ((p->kind == KP_N_ASSIGNOP || (p->kind == KP_N_BINOP && p->op && !strcmp(p->op, "="))) &&
+	if ((p->kind == KP_N_ASSIGNOP ||
+	     (p->kind == KP_N_BINOP && p->op && p->opk == KP_OP_ASSIGN)) &&
 	    p->nkids && p->kids[0] == c)
 		return 1;
-	return p->kind == KP_N_UNOP && p->op && (!strcmp(p->op, "++") || !strcmp(p->op, "--"));
+	return p->kind == KP_N_UNOP && p->op &&
+	       ((p->opk == KP_OP_PRE_INC || p->opk == KP_OP_POST_INC) ||
+		(p->opk == KP_OP_PRE_DEC || p->opk == KP_OP_POST_DEC));
 }
 
 const kp_node *kp_bk_dim_expr(const kp_decl *d, int i)
@@ -720,7 +721,7 @@ static int ptr_subscript(acc_walk *w, lane_ev *e, const kp_node *n, ptr_val *p)
 static int ptr_arith(acc_walk *w, lane_ev *e, const kp_node *n, int depth, ptr_val *p)
 {
 	long long v;
-	int minus = !strcmp(n->op, "-");
+	int minus = n->opk == KP_OP_SUB; /* a BINOP (ptr_eval) */
 	for (int side = 0; side < (minus ? 1 : 2); side++) {
 		const char *why = e->why;
 		if (ptr_eval(w, e, n->kids[side], depth + 1, p)) {
@@ -779,14 +780,14 @@ static int ptr_eval(acc_walk *w, lane_ev *e, const kp_node *n, int depth, ptr_va
 			return ptr_eval(w, e, d->init, depth + 1, p);
 	} else if (n->kind == KP_N_SUBSCRIPT)
 		return ptr_subscript(w, e, n, p);
-	else if (n->kind == KP_N_UNOP && n->op && !strcmp(n->op, "&") && n->nkids) {
+	else if (n->kind == KP_N_UNOP && n->op && n->opk == KP_OP_ADDR && n->nkids) {
 		const kp_node *s = kp_node_strip(n->kids[0]);
 		if (!s || s->kind != KP_N_SUBSCRIPT || ptr_subscript(w, e, s, p))
 			return -1;
 		p->unit = p->nidx == p->arr->ndims ? 1 : p->st[p->nidx - 1];
 		return 0;
 	} else if (n->kind == KP_N_BINOP && n->op && n->nkids == 2 &&
-		   (!strcmp(n->op, "+") || !strcmp(n->op, "-")))
+		   (n->opk == KP_OP_ADD || n->opk == KP_OP_SUB))
 		return ptr_arith(w, e, n, depth, p);
 	if (!e->why)
 		e->why = kp_arena_printf(&w->f->arena,
@@ -817,9 +818,9 @@ static int u32_eval(acc_walk *w, lane_ev *e, const kp_node *n, int depth, ptr_va
 		*bytes = p->off * p->arr->elem_size;
 		return 0;
 	}
-	if (n->kind == KP_N_BINOP && n->op && n->nkids == 2 &&
-	    (!strcmp(n->op, "+") || !strcmp(n->op, "-"))) {
-		int minus = *n->op == '-';
+	if (n->kind == KP_N_BINOP && n->nkids == 2 &&
+	    (n->opk == KP_OP_ADD || n->opk == KP_OP_SUB)) {
+		int minus = n->opk == KP_OP_SUB;
 		long long v;
 		for (int side = 0; side < (minus ? 1 : 2); side++) {
 			const char *why = e->why;
@@ -1114,7 +1115,7 @@ static void subscript(acc_walk *w, const kp_node *n)
 			eval_all(w, x, idx, nidx);
 	} else if (d->kind == KP_D_PARM && d->is_pointer && nidx == 1 && n->type_size > 0) {
 		const kp_node *p = w->nanc ? w->anc[w->nanc - 1] : NULL;
-		if (p && p->kind == KP_N_UNOP && p->op && !strcmp(p->op, "&"))
+		if (p && p->kind == KP_N_UNOP && p->op && p->opk == KP_OP_ADDR)
 			return;
 		kp_bk_access *x = new_access(w, n, d, KP_BK_GLOBAL);
 		x->width = (int)n->type_size;

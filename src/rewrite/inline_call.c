@@ -684,12 +684,11 @@ static int reads_nothing(const kp_file *f, const kp_node *n, int addr)
 	case KP_N_PAREN:
 	case KP_N_CAST: return n->nkids >= 1 && reads_nothing(f, n->kids[n->nkids - 1], addr);
 	case KP_N_UNOP:
-		if (!n->op || !strcmp(n->op, "++") || !strcmp(n->op, "--") ||
-		    (!strcmp(n->op, "*") && !addr))
+		if (!n->op || KP_OP_IS_INCDEC(n->opk) || (n->opk == KP_OP_DEREF && !addr))
 			return 0;
-		return n->nkids == 1 && reads_nothing(f, n->kids[0], !strcmp(n->op, "&"));
+		return n->nkids == 1 && reads_nothing(f, n->kids[0], n->opk == KP_OP_ADDR);
 	case KP_N_BINOP:
-		if (!n->op || !strcmp(n->op, "="))
+		if (!n->op || n->opk == KP_OP_ASSIGN)
 			return 0;
 		return n->nkids == 2 && reads_nothing(f, n->kids[0], 0) &&
 		       reads_nothing(f, n->kids[1], 0);
@@ -713,8 +712,10 @@ static int reads_nothing(const kp_file *f, const kp_node *n, int addr)
 static int changes(const kp_node *n)
 {
 	return n->kind == KP_N_ASSIGNOP || n->kind == KP_N_LAMBDA || n->kind == KP_N_ASM ||
-	       (n->kind == KP_N_BINOP && n->op && !strcmp(n->op, "=")) ||
-	       (n->kind == KP_N_UNOP && n->op && (!strcmp(n->op, "++") || !strcmp(n->op, "--")));
+	       (n->kind == KP_N_BINOP && n->op && n->opk == KP_OP_ASSIGN) ||
+	       (n->kind == KP_N_UNOP && n->op &&
+		((n->opk == KP_OP_PRE_INC || n->opk == KP_OP_POST_INC) ||
+		 (n->opk == KP_OP_PRE_DEC || n->opk == KP_OP_POST_DEC)));
 }
 
 /* The local variable of the kernel an argument lets the helper change:
@@ -723,7 +724,7 @@ static int find_address_of_local(kp_node *n, kp_node *parent, void *ud)
 {
 	(void)parent;
 	const kp_decl **w = ud;
-	if (n->kind == KP_N_UNOP && n->op && !strcmp(n->op, "&") && n->nkids == 1) {
+	if (n->kind == KP_N_UNOP && n->op && n->opk == KP_OP_ADDR && n->nkids == 1) {
 		kp_node *r = kp_lvalue_root(n->kids[0]);
 		if (r && r->decl && r->decl->kind == KP_D_VAR && !r->decl->usr &&
 		    !r->decl->is_shared)

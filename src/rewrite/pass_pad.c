@@ -184,14 +184,14 @@ static void use_of(use_walk *w, const kp_node *n)
 						   trimmed(w->f, p ? p : n)));
 		return;
 	}
-	if (!p || p->kind != KP_N_UNOP || !p->op || strcmp(p->op, "&"))
+	if (!p || p->kind != KP_N_UNOP || !p->op || p->opk != KP_OP_ADDR)
 		return; /* an element read or written */
 	for (i--; i >= 0; i--) {
 		const kp_node *q = w->anc[i];
 		if (q->kind == KP_N_PAREN || q->kind == KP_N_CAST ||
 		    (q->kind == KP_N_OTHER && q->nkids == 1))
 			continue;
-		if (q->kind == KP_N_UNOP && q->op && !strcmp(q->op, "*")) {
+		if (q->kind == KP_N_UNOP && q->op && q->opk == KP_OP_DEREF) {
 			if (q->type_size > w->align)
 				w->align = (int)q->type_size;
 			return;
@@ -483,11 +483,12 @@ static const char *index_problem(const kp_node *n)
 	switch (n->kind) {
 	case KP_N_ASSIGNOP: return "assigns a variable";
 	case KP_N_BINOP:
-		if (n->op && !strcmp(n->op, "="))
+		if (n->op && n->opk == KP_OP_ASSIGN)
 			return "assigns a variable";
 		break;
 	case KP_N_UNOP:
-		if (n->op && (!strcmp(n->op, "++") || !strcmp(n->op, "--")))
+		if (n->op && ((n->opk == KP_OP_PRE_INC || n->opk == KP_OP_POST_INC) ||
+			      (n->opk == KP_OP_PRE_DEC || n->opk == KP_OP_POST_DEC)))
 			return "changes a variable";
 		break;
 	case KP_N_CALL: return "calls a function";
