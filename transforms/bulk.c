@@ -33,7 +33,10 @@
  * The block shape, the alignment of each tile's rows and the guards are
  * checked at run time, per tile, and a tile that fails takes the plain
  * copies.  Copy loops and vector copies are refused
- * (kpipe-bulk-unavailable); the tensor-map (TMA) form is not built.
+ * (kpipe-bulk-unavailable).  The tensor-map form (tma) is the second
+ * descriptor below: one cp.async.bulk.tensor per tile through maps a host
+ * launcher written after the kernel encodes (docs/design.md, "The
+ * tensor-map form").
  */
 #include "transform.h"
 

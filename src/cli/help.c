@@ -315,7 +315,7 @@ static void tune_paragraph(kp_strbuf *sb)
 		       ", drops those that fail validation (compile, SASS), checks and times "
 		       "the rest against the original in one GPU run, drops those "
 		       "compute-sanitizer memcheck/racecheck/synccheck flags, and writes the "
-		       "fastest, or the original when none beats it by more than the spread; "
+		       "fastest whose paired 95% interval lies above 1 (the original when none does: a gain inside the noise is a tie); "
 		       "the table goes to stdout (stderr when the code does); without a GPU it "
 		       "writes the --variant auto rewrite and exits 6.");
 	wrap(sb, "", "", kp_strbuf_str(&text));
