@@ -63,6 +63,9 @@ static void cp_facts(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_xfa
 				arena,
 				"line %d: %lld-byte copies; cp.async copies 4, 8 or 16 bytes",
 				ld->line, ld->bytes);
+		} else if (x->ok && ld->async_why) {
+			x->ok = 0;
+			x->why_not = ld->async_why;
 		}
 	}
 	for (int i = 0; i < l->ntiles && x->ok; i++) {

@@ -717,14 +717,16 @@ static const char *const ldca_types[] = {
  * The value read is the same (the data is read-only during the kernel:
  * that is what the const __restrict__ promised); only the cache path
  * changes.  A kernel parameter pointer addresses global memory, which is
- * what __ldca() requires.  Returns the lvalue node to wrap, or NULL when
+ * what __ldca() requires; a __device__ function's parameter is one only
+ * where the analysis proved every caller passes global memory
+ * (kp_load.src_global).  Returns the lvalue node to wrap, or NULL when
  * the copy is not such a read (it then stays a plain load).
  */
 static const kp_node *ldca_target(const kp_load *ld)
 {
 	const kp_decl *d = ld->src;
-	if (!d || d->kind != KP_D_PARM || !d->is_pointer || !d->type || !ld->rhs ||
-	    !strstr(d->type, "restrict") || strncmp(d->type, "const ", 6) ||
+	if (!d || !ld->src_global || d->kind != KP_D_PARM || !d->is_pointer || !d->type ||
+	    !ld->rhs || !strstr(d->type, "restrict") || strncmp(d->type, "const ", 6) ||
 	    strstr(d->type, "volatile"))
 		return NULL;
 	const kp_node *n = ld->rhs;

@@ -4190,6 +4190,7 @@ static void analyze_loop(actx *c)
 	copy_trips(c);
 	check_staged_addresses(c);
 	check_tile_uses(c);
+	kp_copy_facts(c->f, c->k, l, c->iv, c->targs);
 	kp_rule_ctx rc = {c->f, c->k, l, c->iv, c->targs};
 	kp_rules_run(&rc);
 	l->cond_monotone = cond_monotone(c);

@@ -1,0 +1,48 @@
+# tests/adversarial/copies.sh - sourced by run.sh (its kp, check, refused,
+# rewritten, $in, $tmp): copies that are not what they look like (issue 31)
+# and source passes that change their meaning.  Each input says in its first
+# lines what it expects.
+
+# forced NAME FILE VARIANT: rewrite -v --variant VARIANT, output in
+# $tmp/NAME.VARIANT.rw.cu, stderr in $tmp/NAME.VARIANT.err
+forced() {
+	local name="$1" f="$2" v="$3"
+	kp "$name.$v" "$limit" rewrite -v --variant "$v" "$f" -o "$tmp/$name.$v.rw.cu"
+	check "$name --variant $v: answers cleanly" clean "$name.$v"
+	check "$name --variant $v: exits 0" is_rc 0 "$name.$v"
+}
+# cp_async_at NAME LINE: the loop at LINE was pipelined with cp-async
+cp_async_at() {
+	check "$1: the loop at line $2 uses cp.async" \
+		has "$1.cp-async" "\.cu:$2:5: note: pipelined with cp-async"
+}
+# no_cp_async_at NAME LINE PATTERN: the loop at LINE was refused cp.async, saying PATTERN
+no_cp_async_at() {
+	check "$1: the loop at line $2 is refused cp.async" \
+		has "$1.cp-async" "\.cu:$2:5: warning: cp\.async was requested but .*$3.*\[kpipe-variant-unavailable\]"
+}
+
+# --- a source pointer into shared memory ----------------------------------------
+rewritten copies_shared_source "$in/copies_shared_source.cu"
+forced copies_shared_source "$in/copies_shared_source.cu" cp-async
+no_cp_async_at copies_shared_source 26 "'hp' is not proven to point to global memory"
+no_cp_async_at copies_shared_source 44 "'src' is not proven to point to global memory"
+for line in 70 93 110 127; do cp_async_at copies_shared_source $line; done
+forced copies_shared_source "$in/copies_shared_source.cu" register-ca
+check "copies_shared_source: no __ldca on the shared source" \
+	test "$(grep -c '__ldca(&(src\[' "$tmp/copies_shared_source.register-ca.rw.cu")" = 0
+check "copies_shared_source: __ldca on the global sources" \
+	test "$(grep -c '__ldca(&(A\[' "$tmp/copies_shared_source.register-ca.rw.cu")" -ge 3
+
+# --- a 16-byte copy of a type aligned to 4 bytes -----------------------------------
+rewritten copies_misaligned "$in/copies_misaligned.cu"
+forced copies_misaligned "$in/copies_misaligned.cu" cp-async
+no_cp_async_at copies_misaligned 28 "16 B of 'const Quad', whose alignment is 4 B"
+for line in 47 66; do cp_async_at copies_misaligned $line; done
+
+# --- two copies into one tile element ---------------------------------------------
+rewritten copies_same_element "$in/copies_same_element.cu"
+forced copies_same_element "$in/copies_same_element.cu" cp-async
+no_cp_async_at copies_same_element 20 "the copies into 'As' at lines 21 and 22 are not proven to write different elements"
+no_cp_async_at copies_same_element 36 "each trip writes the same element"
+for line in 53 70 88 107; do cp_async_at copies_same_element $line; done
