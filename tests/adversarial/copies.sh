@@ -46,3 +46,24 @@ forced copies_same_element "$in/copies_same_element.cu" cp-async
 no_cp_async_at copies_same_element 20 "the copies into 'As' at lines 21 and 22 are not proven to write different elements"
 no_cp_async_at copies_same_element 36 "each trip writes the same element"
 for line in 53 70 88 107; do cp_async_at copies_same_element $line; done
+
+# --- tiles of a type that is not trivially copyable ----------------------------------
+rewritten copies_nontrivial "$in/copies_nontrivial.cu"
+for line in 35:9 50:9; do
+	check "copies_nontrivial: the loop with the copy at $line refused" has copies_nontrivial.r \
+		"copies_nontrivial\.cu:$line: warning: the elements of 'As' are of type '(Counted|Derived)', which is not trivially copyable.*\[kpipe-copy-not-trivial\]"
+done
+check "copies_nontrivial: k_tmpl refused for its instantiation <Counted>" has copies_nontrivial.r \
+	"copies_nontrivial\.cu:82:9: warning: for instantiation <Counted>: the elements of 'As' are of type 'Counted'.*\[kpipe-copy-not-trivial\]"
+check "copies_nontrivial: k_plain pipelined" has copies_nontrivial.r "copies_nontrivial\.cu:65:5: note: pipelined with"
+
+# --- a copy loop without trips in one instantiation ----------------------------------
+rewritten copies_zero_trips "$in/copies_zero_trips.cu"
+check "copies_zero_trips: k_zero refused for <8, 512>" has copies_zero_trips.r \
+	"copies_zero_trips\.cu:17:9: warning: for instantiation <8, 512>: the copy loop at line 17 runs no trip.*\[kpipe-loop-shape\]"
+check "copies_zero_trips: k_some pipelined" has copies_zero_trips.r "copies_zero_trips\.cu:38:5: note: pipelined with"
+forced copies_zero_trips "$in/copies_zero_trips.cu" register
+if [ -n "$nvcc" ]; then
+	check "copies_zero_trips: the register form compiles" \
+		"$nvcc" -arch=sm_90 -c "$tmp/copies_zero_trips.register.rw.cu" -o "$tmp/copies_zero_trips.o"
+fi
