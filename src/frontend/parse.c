@@ -279,6 +279,10 @@ static int type_trivial_depth(CXType t, int depth)
 	CXCursor def = clang_getCursorDefinition(decl);
 	if (clang_Cursor_isNull(def))
 		return -1;
+	/* the toolkit's own types (__half2 writes its copy as a bit copy by
+	 * hand) and the standard library's: trusted as copies of their bits */
+	if (clang_Location_isInSystemHeader(clang_getCursorLocation(def)))
+		return 1;
 	trivial_scan s = {depth, 1};
 	clang_visitChildren(def, scan_trivial, &s);
 	return s.trivial;

@@ -67,3 +67,13 @@ if [ -n "$nvcc" ]; then
 	check "copies_zero_trips: the register form compiles" \
 		"$nvcc" -arch=sm_90 -c "$tmp/copies_zero_trips.register.rw.cu" -o "$tmp/copies_zero_trips.o"
 fi
+
+# --- a zero fill that is no zero ---------------------------------------------------
+rewritten copies_zero_fill "$in/copies_zero_fill.cu"
+forced copies_zero_fill "$in/copies_zero_fill.cu" cp-async
+no_cp_async_at copies_zero_fill 21 "line 22: the copy converts or computes on its way in"
+for line in 52 68 84; do cp_async_at copies_zero_fill $line; done
+kp copies_zero_fill.far "$limit" rewrite --kernel k_far "$in/copies_zero_fill.cu" -o "$tmp/copies_zero_fill.far.cu"
+check "copies_zero_fill: k_far's rewrite matches the original on the CPU" \
+	bash "$root/tests/cpudiff/cpudiff.sh" "$in/copies_zero_fill.cu" "$tmp/copies_zero_fill.far.cu" \
+	--spec "$in/copies_zero_fill.launch.json" --jobs 1 -q
