@@ -77,3 +77,14 @@ kp copies_zero_fill.far "$limit" rewrite --kernel k_far "$in/copies_zero_fill.cu
 check "copies_zero_fill: k_far's rewrite matches the original on the CPU" \
 	bash "$root/tests/cpudiff/cpudiff.sh" "$in/copies_zero_fill.cu" "$tmp/copies_zero_fill.far.cu" \
 	--spec "$in/copies_zero_fill.launch.json" --jobs 1 -q
+
+# --- a macro parameter followed by a member ----------------------------------------
+rewritten copies_macro_member "$in/copies_macro_member.cu"
+check "copies_macro_member: A_AT(pos, kk) expanded with pos" \
+	grep -qF 'acc += As[kp_stage][pos.r][kk] * (float)(kk + 1);' "$tmp/copies_macro_member.rw.cu"
+check "copies_macro_member: B_AT(pp, kk) expanded with pp" \
+	grep -qF 'acc += Bs[kp_stage][kk][pp->c];' "$tmp/copies_macro_member.rw.cu"
+kp copies_macro_member.k "$limit" rewrite --kernel k_member "$in/copies_macro_member.cu" -o "$tmp/copies_macro_member.k.cu"
+check "copies_macro_member: k_member's rewrite matches the original on the CPU" \
+	bash "$root/tests/cpudiff/cpudiff.sh" "$in/copies_macro_member.cu" "$tmp/copies_macro_member.k.cu" \
+	--spec "$in/copies_macro_member.launch.json" --jobs 1 -q
