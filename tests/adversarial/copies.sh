@@ -81,7 +81,7 @@ check "copies_zero_fill: k_far's rewrite matches the original on the CPU" \
 # --- a macro parameter followed by a member ----------------------------------------
 rewritten copies_macro_member "$in/copies_macro_member.cu"
 check "copies_macro_member: A_AT(pos, kk) expanded with pos" \
-	grep -qF 'acc += As[kp_stage][pos.r][kk] * (float)(kk + 1);' "$tmp/copies_macro_member.rw.cu"
+	grep -qE 'acc \+= As(\[kp_stage\])?\[pos\.r\]\[kk\] \* \(float\)\(kk \+ 1\);' "$tmp/copies_macro_member.rw.cu"
 check "copies_macro_member: B_AT(pp, kk) expanded with pp" \
 	grep -qF 'acc += Bs[kp_stage][kk][pp->c];' "$tmp/copies_macro_member.rw.cu"
 kp copies_macro_member.k "$limit" rewrite --kernel k_member "$in/copies_macro_member.cu" -o "$tmp/copies_macro_member.k.cu"
