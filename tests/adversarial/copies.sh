@@ -88,3 +88,12 @@ kp copies_macro_member.k "$limit" rewrite --kernel k_member "$in/copies_macro_me
 check "copies_macro_member: k_member's rewrite matches the original on the CPU" \
 	bash "$root/tests/cpudiff/cpudiff.sh" "$in/copies_macro_member.cu" "$tmp/copies_macro_member.k.cu" \
 	--spec "$in/copies_macro_member.launch.json" --jobs 1 -q
+
+# --- a macro redefined inside the loop ----------------------------------------------
+rewritten copies_macro_redefined "$in/copies_macro_redefined.cu"
+check "copies_macro_redefined: k_redef refused" has copies_macro_redefined.r \
+	"copies_macro_redefined\.cu:19:5: warning: line 22: the macro 'ROW' is #undef'd inside the loop.*\[kpipe-macro-redefined\]"
+for line in 38 55; do
+	check "copies_macro_redefined: the loop at line $line pipelined" has copies_macro_redefined.r \
+		"copies_macro_redefined\.cu:$line:5: note: pipelined with"
+done
