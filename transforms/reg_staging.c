@@ -822,6 +822,73 @@ static char *load_copy(kp_file *f, const kp_loop *l, const kp_spans *sp, const s
 	return txt;
 }
 
+/* Whether the store of the next tile reads memory at the next tile's
+ * induction values: a subscript (other than the tile's own), a
+ * dereference or a call in the load phase, outside the loaded values
+ * (which the registers replace), that names an induction variable
+ * (`As[ty][(tx + rot[t]) % T]`, a per-tile descriptor).  On the last
+ * iteration there is no next tile, and such a read would go past the
+ * descriptor's end: the store is then guarded. */
+typedef struct {
+	const kp_loop *l;
+	int found;
+} ahead_walk;
+
+static int names_induction(const kp_loop *l, const kp_node *n)
+{
+	if (!n)
+		return 0;
+	if (n->kind == KP_N_DECLREF)
+		for (int i = 0; i < l->nind; i++)
+			if (n->decl == l->ind[i].var)
+				return 1;
+	for (int i = 0; i < n->nkids; i++)
+		if (names_induction(l, n->kids[i]))
+			return 1;
+	return 0;
+}
+
+static int is_loaded_value(const kp_loop *l, const kp_node *n)
+{
+	for (int i = 0; i < l->nloads; i++)
+		if (n == l->loads[i].rhs || n == l->loads[i].tmp_decl || n == l->loads[i].tmp_set)
+			return 1;
+	return 0;
+}
+
+static int find_ahead_read(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	ahead_walk *w = ud;
+	if (w->found || is_loaded_value(w->l, n))
+		return 0;
+	int reads = n->kind == KP_N_CALL || (n->kind == KP_N_UNOP && n->op && !strcmp(n->op, "*"));
+	if (n->kind == KP_N_SUBSCRIPT) {
+		const kp_node *r = kp_lvalue_root(n);
+		reads = 1;
+		for (int i = 0; r && i < w->l->ntiles; i++)
+			if (w->l->tiles[i].loaded && r->decl == w->l->tiles[i].arr)
+				reads = 0;
+		if (!reads && n->nkids == 2 && names_induction(w->l, n->kids[1])) {
+			/* the tile's own index: only what it reads counts */
+			kp_node_walk(n->kids[1], n, find_ahead_read, w);
+			kp_node_walk(n->kids[0], n, find_ahead_read, w);
+			return 0;
+		}
+	}
+	if (reads && names_induction(w->l, n))
+		w->found = 1;
+	return !w->found;
+}
+
+static int store_reads_ahead(const kp_loop *l)
+{
+	ahead_walk w = {l, 0};
+	for (int i = l->load_b; i < l->load_e && !w.found; i++)
+		kp_node_walk(l->stmts[i], NULL, find_ahead_read, &w);
+	return w.found;
+}
+
 static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edits *out,
 			    const char **err, int ldca, int two_bar)
 {
@@ -921,8 +988,13 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 	/* The store runs unconditionally: on the last iteration it fills the
 	 * unused buffer with stale registers, which nothing reads.  Guarding
 	 * it lets the compiler sink the loads into the guarded store, after
-	 * the math, and the overlap is lost. */
-	kp_strbuf_addf(&sb, "%s{\n%s%s}\n", I2, store_ii, I2);
+	 * the math, and the overlap is lost; it is guarded only where its
+	 * target reads memory at the next tile's index (store_reads_ahead),
+	 * which the last iteration does not have. */
+	if (store_reads_ahead(l))
+		kp_strbuf_addf(&sb, "%sif (%s) {\n%s%s}\n", I2, has_next, store_ii, I2);
+	else
+		kp_strbuf_addf(&sb, "%s{\n%s%s}\n", I2, store_ii, I2);
 	free(store);
 	free(store_i);
 	free(store_ii);

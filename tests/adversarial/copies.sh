@@ -97,3 +97,15 @@ for line in 38 55; do
 	check "copies_macro_redefined: the loop at line $line pipelined" has copies_macro_redefined.r \
 		"copies_macro_redefined\.cu:$line:5: note: pipelined with"
 done
+
+# --- the next tile's store reads a per-tile descriptor ------------------------------
+rewritten copies_next_descriptor "$in/copies_next_descriptor.cu"
+for v in register register-2bar; do
+	forced copies_next_descriptor "$in/copies_next_descriptor.cu" $v
+	check "copies_next_descriptor --variant $v: the store reading rot[t + 1] is guarded" \
+		grep -qzE 'if \(kp_has_next[_0-9]*\) \{[[:space:]]*As(\[kp_stage \^ 1\])?\[ty\]\[\(tx \+ \(rot\[\(t \+ 1\)\]' \
+		"$tmp/copies_next_descriptor.$v.rw.cu"
+	check "copies_next_descriptor --variant $v: the plain store is not" \
+		grep -qzE ';[[:space:]]*\{[[:space:]]*As(\[kp_stage \^ 1\])?\[ty\]\[\(tx \+ \(t \+ 1\)\) % T\] = kp_reg0\[0\];' \
+		"$tmp/copies_next_descriptor.$v.rw.cu"
+done
