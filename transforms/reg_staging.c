@@ -824,13 +824,16 @@ static char *load_copy(kp_file *f, const kp_loop *l, const kp_spans *sp, const s
 
 /* Whether the store of the next tile reads memory at the next tile's
  * induction values: a subscript (other than the tile's own), a
- * dereference or a call in the load phase, outside the loaded values
- * (which the registers replace), that names an induction variable
- * (`As[ty][(tx + rot[t]) % T]`, a per-tile descriptor).  On the last
+ * dereference or a call that names an induction variable in what the
+ * store keeps of the load phase - each copy's target, the conditions it
+ * runs under, its copy loops' headers, and the load phase's locals these
+ * read (`As[ty][(tx + rot[t]) % T]`, a per-tile descriptor).  On the last
  * iteration there is no next tile, and such a read would go past the
  * descriptor's end: the store is then guarded. */
 typedef struct {
 	const kp_loop *l;
+	unsigned lb, le; /* the load phase's extent */
+	int depth;
 	int found;
 } ahead_walk;
 
@@ -848,44 +851,61 @@ static int names_induction(const kp_loop *l, const kp_node *n)
 	return 0;
 }
 
-static int is_loaded_value(const kp_loop *l, const kp_node *n)
-{
-	for (int i = 0; i < l->nloads; i++)
-		if (n == l->loads[i].rhs || n == l->loads[i].tmp_decl || n == l->loads[i].tmp_set)
-			return 1;
-	return 0;
-}
+static void walk_ahead(ahead_walk *w, kp_node *n);
 
 static int find_ahead_read(kp_node *n, kp_node *parent, void *ud)
 {
 	(void)parent;
 	ahead_walk *w = ud;
-	if (w->found || is_loaded_value(w->l, n))
+	if (w->found)
 		return 0;
+	const kp_decl *d = n->kind == KP_N_DECLREF ? n->decl : NULL;
+	if (d && d->kind == KP_D_VAR && d->init && d->in_main && d->begin >= w->lb &&
+	    d->end <= w->le && w->depth < 8) {
+		/* a local of the load phase the store keeps: what it reads */
+		w->depth++;
+		walk_ahead(w, d->init);
+		w->depth--;
+	}
 	int reads = n->kind == KP_N_CALL || (n->kind == KP_N_UNOP && n->op && !strcmp(n->op, "*"));
 	if (n->kind == KP_N_SUBSCRIPT) {
 		const kp_node *r = kp_lvalue_root(n);
 		reads = 1;
 		for (int i = 0; r && i < w->l->ntiles; i++)
 			if (w->l->tiles[i].loaded && r->decl == w->l->tiles[i].arr)
-				reads = 0;
-		if (!reads && n->nkids == 2 && names_induction(w->l, n->kids[1])) {
-			/* the tile's own index: only what it reads counts */
-			kp_node_walk(n->kids[1], n, find_ahead_read, w);
-			kp_node_walk(n->kids[0], n, find_ahead_read, w);
-			return 0;
-		}
+				reads = 0; /* the tile's own subscript: what it reads counts */
 	}
 	if (reads && names_induction(w->l, n))
 		w->found = 1;
 	return !w->found;
 }
 
+static void walk_ahead(ahead_walk *w, kp_node *n)
+{
+	if (n && !w->found)
+		kp_node_walk(n, NULL, find_ahead_read, w);
+}
+
 static int store_reads_ahead(const kp_loop *l)
 {
-	ahead_walk w = {l, 0};
-	for (int i = l->load_b; i < l->load_e && !w.found; i++)
-		kp_node_walk(l->stmts[i], NULL, find_ahead_read, &w);
+	if (l->load_b >= l->load_e)
+		return 0;
+	ahead_walk w = {l, l->stmts[l->load_b]->begin, l->stmts[l->load_e - 1]->end, 0, 0};
+	for (int i = 0; i < l->nloads && !w.found; i++) {
+		const kp_load *ld = &l->loads[i];
+		walk_ahead(&w, ld->lhs);
+		/* the if or switch statements it runs under: their conditions
+		 * (the guard of a guarded copy goes with the fetch) */
+		for (int u = 0; u < ld->nunder && u < 4; u++)
+			if (ld->under[u]->nkids)
+				walk_ahead(&w, ld->under[u]->kids[0]);
+		for (int d = 0; d < ld->depth && d < 4; d++) {
+			const kp_node *lp = ld->loops[d];
+			walk_ahead(&w, lp->for_init);
+			walk_ahead(&w, lp->for_cond);
+			walk_ahead(&w, lp->for_inc);
+		}
+	}
 	return w.found;
 }
 
