@@ -788,10 +788,10 @@ static int is_zero_literal(const kp_node *n)
 		return n->fvalue == 0.0;
 	if (n->kind == KP_N_CALL)
 		return zero_call(n);
-	/* {0, 0.f}: every element written, each zero (an empty list of a class
-	 * type would run its default member initialisers) */
+	/* {0, 0.f}, {} of an arithmetic or vector type (a list of a class type
+	 * would run its default member initialisers) */
 	if (n->kind == KP_N_INITLIST) {
-		if (!n->nkids || !zero_list_type(n->type))
+		if (!zero_list_type(n->type))
 			return 0;
 		for (int i = 0; i < n->nkids; i++)
 			if (!is_zero_literal(n->kids[i]))

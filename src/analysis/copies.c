@@ -424,6 +424,20 @@ static int distinct_targets(kp_file *f, const kp_kernel *k, const long long *iv,
 	return 0;
 }
 
+/* Two copies of the same value from the same address into the same
+ * place, under the same copy loops: whichever completes last writes the
+ * same bytes. */
+static int same_copy(kp_file *f, const kp_load *a, const kp_load *b)
+{
+	if (a->depth != b->depth || !a->rhs || !b->rhs || a->vector != b->vector)
+		return 0;
+	for (int d = 0; d < a->depth && d < 4; d++)
+		if (a->loops[d] != b->loops[d])
+			return 0;
+	return !strcmp(atom_text(f, a->lhs), atom_text(f, b->lhs)) &&
+	       !strcmp(atom_text(f, a->rhs), atom_text(f, b->rhs));
+}
+
 /* Why two copies may write one element, or NULL. */
 static const char *overlap_problem(kp_file *f, const kp_kernel *k, const long long *iv,
 				   const kp_loop *l, int i)
@@ -432,7 +446,7 @@ static const char *overlap_problem(kp_file *f, const kp_kernel *k, const long lo
 	for (int j = 0; j < l->nloads; j++) {
 		const kp_load *b = &l->loads[j];
 		if (j == i || b->tile != a->tile || exclusive(a, b) ||
-		    distinct_targets(f, k, iv, a, b))
+		    distinct_targets(f, k, iv, a, b) || same_copy(f, a, b))
 			continue;
 		return kp_arena_printf(
 			&f->arena,
@@ -443,12 +457,14 @@ static const char *overlap_problem(kp_file *f, const kp_kernel *k, const long lo
 			a->line < b->line ? b->line : a->line);
 	}
 	/* a copy loop whose variable the target does not name writes one
-	 * element on every trip */
+	 * element on every trip: the same copy each time (harmless) unless the
+	 * source names it */
 	for (int d = 0; d < a->depth && d < 4; d++) {
 		const kp_node *vd = a->ranges[d].var_decl;
 		if (a->trips[d] == 1 || a->trips[d] == 0)
 			continue;
-		if (!vd || !vd->decl || !names_decl(a->lhs, vd->decl, 0))
+		if (!vd || !vd->decl ||
+		    (!names_decl(a->lhs, vd->decl, 0) && names_decl(a->rhs, vd->decl, 0)))
 			return kp_arena_printf(
 				&f->arena,
 				"line %d: the copy into '%s' is in a copy loop (line %d) whose counter "
