@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2154 # run.sh sets limit, tmp, in, nvcc, root
 # tests/adversarial/copies.sh - sourced by run.sh (its kp, check, refused,
 # rewritten, $in, $tmp): copies that are not what they look like (issue 31)
 # and source passes that change their meaning.  Each input says in its first
