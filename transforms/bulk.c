@@ -681,6 +681,8 @@ static const char *plain_copies_problem(const kp_loop *l, kp_arena *ar)
 			return kp_arena_printf(
 				ar, "line %d: the copy converts or computes on its way in",
 				ld->line);
+		if (ld->async_why)
+			return ld->async_why;
 	}
 	for (int i = 0; i < l->ntiles; i++) {
 		const kp_decl *d = l->tiles[i].arr;

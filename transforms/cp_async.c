@@ -52,6 +52,14 @@ static void cp_facts(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_xfa
 				"line %d: '%s' is filled from the register '%s' (the source stages "
 				"the copy, e.g. to transpose it); cp.async copies memory unchanged",
 				ld->line, ld->tile->name, ld->via->name);
+		} else if (x->ok && !ld->pure && ld->guard == KP_G_TERNARY && ld->otherwise &&
+			   ld->rhs && kp_node_strip(ld->rhs)->kind == KP_N_CONDOP) {
+			x->ok = 0;
+			x->why_not = kp_arena_printf(
+				arena,
+				"line %d: the value stored when the guard fails, '%s', is not a zero "
+				"kpipe can prove, and cp.async fills with zeros",
+				ld->line, ld->otherwise);
 		} else if (x->ok && !ld->pure) {
 			x->ok = 0;
 			x->why_not = kp_arena_printf(
@@ -63,6 +71,9 @@ static void cp_facts(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_xfa
 				arena,
 				"line %d: %lld-byte copies; cp.async copies 4, 8 or 16 bytes",
 				ld->line, ld->bytes);
+		} else if (x->ok && ld->async_why) {
+			x->ok = 0;
+			x->why_not = ld->async_why;
 		}
 	}
 	for (int i = 0; i < l->ntiles && x->ok; i++) {

@@ -717,14 +717,16 @@ static const char *const ldca_types[] = {
  * The value read is the same (the data is read-only during the kernel:
  * that is what the const __restrict__ promised); only the cache path
  * changes.  A kernel parameter pointer addresses global memory, which is
- * what __ldca() requires.  Returns the lvalue node to wrap, or NULL when
+ * what __ldca() requires; a __device__ function's parameter is one only
+ * where the analysis proved every caller passes global memory
+ * (kp_load.src_global).  Returns the lvalue node to wrap, or NULL when
  * the copy is not such a read (it then stays a plain load).
  */
 static const kp_node *ldca_target(const kp_load *ld)
 {
 	const kp_decl *d = ld->src;
-	if (!d || d->kind != KP_D_PARM || !d->is_pointer || !ld->rhs || !d->ty.is_restrict ||
-	    !d->ty.elem_const || KP_TY_ANY_VOLATILE(d->ty))
+	if (!d || !ld->src_global || d->kind != KP_D_PARM || !d->is_pointer || !ld->rhs ||
+	    !d->ty.is_restrict || !d->ty.elem_const || KP_TY_ANY_VOLATILE(d->ty))
 		return NULL;
 	const kp_node *n = ld->rhs;
 	while (n && (n->kind == KP_N_PAREN || (n->kind == KP_N_OTHER && n->nkids == 1)))
@@ -817,6 +819,93 @@ static char *load_copy(kp_file *f, const kp_loop *l, const kp_spans *sp, const s
 	kp_subs_release(&s);
 	kp_subs_release(&outer);
 	return txt;
+}
+
+/* Whether the store of the next tile reads memory at the next tile's
+ * induction values: a subscript (other than the tile's own), a
+ * dereference or a call that names an induction variable in what the
+ * store keeps of the load phase - each copy's target, the conditions it
+ * runs under, its copy loops' headers, and the load phase's locals these
+ * read (`As[ty][(tx + rot[t]) % T]`, a per-tile descriptor).  On the last
+ * iteration there is no next tile, and such a read would go past the
+ * descriptor's end: the store is then guarded. */
+typedef struct {
+	const kp_loop *l;
+	unsigned lb, le; /* the load phase's extent */
+	int depth;
+	int found;
+} ahead_walk;
+
+static int names_induction(const kp_loop *l, const kp_node *n)
+{
+	if (!n)
+		return 0;
+	if (n->kind == KP_N_DECLREF)
+		for (int i = 0; i < l->nind; i++)
+			if (n->decl == l->ind[i].var)
+				return 1;
+	for (int i = 0; i < n->nkids; i++)
+		if (names_induction(l, n->kids[i]))
+			return 1;
+	return 0;
+}
+
+static void walk_ahead(ahead_walk *w, kp_node *n);
+
+static int find_ahead_read(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	ahead_walk *w = ud;
+	if (w->found)
+		return 0;
+	const kp_decl *d = n->kind == KP_N_DECLREF ? n->decl : NULL;
+	if (d && d->kind == KP_D_VAR && d->init && d->in_main && d->begin >= w->lb &&
+	    d->end <= w->le && w->depth < 8) {
+		/* a local of the load phase the store keeps: what it reads */
+		w->depth++;
+		walk_ahead(w, d->init);
+		w->depth--;
+	}
+	int reads = n->kind == KP_N_CALL || (n->kind == KP_N_UNOP && n->op && !strcmp(n->op, "*"));
+	if (n->kind == KP_N_SUBSCRIPT) {
+		const kp_node *r = kp_lvalue_root(n);
+		reads = 1;
+		for (int i = 0; r && i < w->l->ntiles; i++)
+			if (w->l->tiles[i].loaded && r->decl == w->l->tiles[i].arr)
+				reads = 0; /* the tile's own subscript: what it reads counts */
+	}
+	if (reads && names_induction(w->l, n))
+		w->found = 1;
+	return !w->found;
+}
+
+static void walk_ahead(ahead_walk *w, kp_node *n)
+{
+	if (n && !w->found)
+		kp_node_walk(n, NULL, find_ahead_read, w);
+}
+
+static int store_reads_ahead(const kp_loop *l)
+{
+	if (l->load_b >= l->load_e)
+		return 0;
+	ahead_walk w = {l, l->stmts[l->load_b]->begin, l->stmts[l->load_e - 1]->end, 0, 0};
+	for (int i = 0; i < l->nloads && !w.found; i++) {
+		const kp_load *ld = &l->loads[i];
+		walk_ahead(&w, ld->lhs);
+		/* the if or switch statements it runs under: their conditions
+		 * (the guard of a guarded copy goes with the fetch) */
+		for (int u = 0; u < ld->nunder && u < 4; u++)
+			if (ld->under[u]->nkids)
+				walk_ahead(&w, ld->under[u]->kids[0]);
+		for (int d = 0; d < ld->depth && d < 4; d++) {
+			const kp_node *lp = ld->loops[d];
+			walk_ahead(&w, lp->for_init);
+			walk_ahead(&w, lp->for_cond);
+			walk_ahead(&w, lp->for_inc);
+		}
+	}
+	return w.found;
 }
 
 static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edits *out,
@@ -918,8 +1007,13 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 	/* The store runs unconditionally: on the last iteration it fills the
 	 * unused buffer with stale registers, which nothing reads.  Guarding
 	 * it lets the compiler sink the loads into the guarded store, after
-	 * the math, and the overlap is lost. */
-	kp_strbuf_addf(&sb, "%s{\n%s%s}\n", I2, store_ii, I2);
+	 * the math, and the overlap is lost; it is guarded only where its
+	 * target reads memory at the next tile's index (store_reads_ahead),
+	 * which the last iteration does not have. */
+	if (store_reads_ahead(l))
+		kp_strbuf_addf(&sb, "%sif (%s) {\n%s%s}\n", I2, has_next, store_ii, I2);
+	else
+		kp_strbuf_addf(&sb, "%s{\n%s%s}\n", I2, store_ii, I2);
 	free(store);
 	free(store_i);
 	free(store_ii);

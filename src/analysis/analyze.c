@@ -702,6 +702,83 @@ static kp_node *loop_body(const kp_node *n)
 	return n->nkids ? n->kids[n->nkids - 1] : NULL;
 }
 
+static int is_zero_literal(const kp_node *n);
+
+/* The CUDA vector types' element names (make_float4, int2, ...). */
+static const char *const vec_elems[] = {"char",  "uchar",    "short",     "ushort",
+					"int",   "uint",     "long",      "ulong",
+					"float", "longlong", "ulonglong", "double"};
+
+/* The width of a CUDA vector type name ("float4": 4), 0 when none. */
+static int vector_width(const char *name)
+{
+	for (size_t i = 0; i < KP_ARRAY_LEN(vec_elems); i++) {
+		size_t n = strlen(vec_elems[i]);
+		if (!strncmp(name, vec_elems[i], n) && name[n] >= '1' && name[n] <= '4' &&
+		    !name[n + 1])
+			return name[n] - '0';
+	}
+	return 0;
+}
+
+/* Conversions whose result is all zero bits for a zero argument. */
+static const char *const zero_convs[] = {"__float2half",        "__float2half_rn",
+					 "__float2bfloat16",    "__float2bfloat16_rn",
+					 "__int2half_rn",       "__float2half2_rn",
+					 "__float2bfloat162_rn"};
+
+/* Whether a call gives zero: a CUDA function (declared outside the main
+ * file) make_T<n> of n zero arguments, one of zero_convs of a zero
+ * argument; never a function kpipe does not know (make_far_point()). */
+static int zero_call(const kp_node *n)
+{
+	if (!n->name || !n->decl || n->decl->in_main)
+		return 0;
+	const kp_node *args[8];
+	int na = 0;
+	for (int i = 0; i < n->nkids; i++) {
+		const kp_node *a = kp_node_strip(n->kids[i]);
+		if (a && a->kind == KP_N_DECLREF && a->decl && a->decl->kind == KP_D_FUNC)
+			continue; /* the callee */
+		if (na == 8)
+			return 0;
+		args[na++] = n->kids[i];
+	}
+	int want = -1;
+	if (!strncmp(n->name, "make_", 5))
+		want = vector_width(n->name + 5);
+	for (size_t i = 0; i < KP_ARRAY_LEN(zero_convs); i++)
+		if (!strcmp(n->name, zero_convs[i]))
+			want = 1;
+	if (want <= 0 || na != want)
+		return 0;
+	for (int i = 0; i < na; i++)
+		if (!is_zero_literal(args[i]))
+			return 0;
+	return 1;
+}
+
+/* A type an initialiser list of zeros makes all zero: arithmetic, a CUDA
+ * vector type, the half and bfloat16 types (no member initialisers). */
+static int zero_list_type(const char *t)
+{
+	static const char *const scalars[] = {
+		"float",       "double",         "int",    "unsigned int",      "short",
+		"char",        "long",           "__half", "__half2",           "__nv_bfloat16",
+		"long long",   "unsigned short", "half",   "__nv_bfloat162",    "unsigned char",
+		"signed char", "unsigned long",  "half2",  "unsigned long long"};
+	if (!t)
+		return 0;
+	while (!strncmp(t, "const ", 6) || !strncmp(t, "volatile ", 9))
+		t += t[0] == 'c' ? 6 : 9;
+	if (vector_width(t))
+		return 1;
+	for (size_t i = 0; i < KP_ARRAY_LEN(scalars); i++)
+		if (!strcmp(t, scalars[i]))
+			return 1;
+	return 0;
+}
+
 static int is_zero_literal(const kp_node *n)
 {
 	n = kp_node_strip(n);
@@ -709,19 +786,13 @@ static int is_zero_literal(const kp_node *n)
 		return 0;
 	if ((n->kind == KP_N_INTLIT || n->kind == KP_N_FLOATLIT) && n->has_value)
 		return n->fvalue == 0.0;
-	if (n->kind == KP_N_CALL && n->name &&
-	    (!strncmp(n->name, "make_", 5) || !strcmp(n->name, "__float2half") ||
-	     !strcmp(n->name, "__float2bfloat16") || !strcmp(n->name, "__int2half_rn"))) {
-		for (int i = 0; i < n->nkids; i++) {
-			const kp_node *a = kp_node_strip(n->kids[i]);
-			if (a->kind == KP_N_DECLREF && a->decl && a->decl->kind == KP_D_FUNC)
-				continue;
-			if (!is_zero_literal(a))
-				return 0;
-		}
-		return 1;
-	}
+	if (n->kind == KP_N_CALL)
+		return zero_call(n);
+	/* {0, 0.f}, {} of an arithmetic or vector type (a list of a class type
+	 * would run its default member initialisers) */
 	if (n->kind == KP_N_INITLIST) {
+		if (!zero_list_type(n->type))
+			return 0;
 		for (int i = 0; i < n->nkids; i++)
 			if (!is_zero_literal(n->kids[i]))
 				return 0;
@@ -4192,6 +4263,7 @@ static void analyze_loop(actx *c)
 	copy_trips(c);
 	check_staged_addresses(c);
 	check_tile_uses(c);
+	kp_copy_facts(c->f, c->k, l, c->iv, c->targs);
 	kp_rule_ctx rc = {c->f, c->k, l, c->iv, c->targs};
 	kp_rules_run(&rc);
 	l->cond_monotone = cond_monotone(c);

@@ -83,6 +83,13 @@ kp_node *kp_write_target(const kp_node *n, int *plain);
  * NULL when t has no root. */
 const kp_decl *kp_written_var(const kp_file *f, const kp_kernel *k, kp_node *t, int *through);
 
+/* The facts the asynchronous forms need proven of each copy of loop l of
+ * kernel k (one instantiation: value arguments iv and type arguments
+ * targs, NULL when symbolic), once its copies were read: sets
+ * kp_load.src_global and kp_load.async_why (copies.c). */
+void kp_copy_facts(kp_file *f, const kp_kernel *k, kp_loop *l, const long long *iv,
+		   const kp_targ *targs);
+
 /* Whether d is assigned, incremented, has its address taken, or is handed
  * to something that may change it (a non-const reference parameter, an
  * unknown callee, asm, a lambda) anywhere in k's body. */

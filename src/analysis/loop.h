@@ -77,6 +77,17 @@ typedef struct {
 	const char *under_text; /* "if (c)", "else of if (c)", "switch (v)", joined
 				 * with ", ", outermost first; NULL when none */
 	int line;
+	/* Set by kp_copy_facts (copies.c).  src_global: the source is proven
+	 * to be global memory (a __global__ kernel's pointer parameter, a
+	 * __device__ variable, arithmetic on them, a local set only from
+	 * them); only then may a copy read it through cp.async or __ldca.
+	 * async_why: why the copy may not become an asynchronous copy
+	 * (cp.async, bulk, tensor) - its source not proven global, its width
+	 * past the alignment its types prove, another copy of the load phase
+	 * that may write the same element - or NULL.  Register staging copies
+	 * it as written whatever it says. */
+	int src_global;
+	const char *async_why;
 } kp_load;
 
 typedef struct {

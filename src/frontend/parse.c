@@ -280,6 +280,100 @@ static kp_type type_facts(CXType t)
 	return r;
 }
 
+/* alignof a type, -1 when unknown: the kinds safe_sizeof asks for. */
+static long long safe_alignof(pctx *c, CXType t)
+{
+	CXType ct = clang_getCanonicalType(t);
+	long long al = -1;
+	if (ct.kind == CXType_Dependent || ct.kind == CXType_Overload || ct.kind == CXType_Void ||
+	    ct.kind == CXType_Unexposed || ct.kind == CXType_Invalid)
+		return -1;
+	if ((ct.kind >= CXType_FirstBuiltin && ct.kind <= CXType_LastBuiltin) ||
+	    ct.kind == CXType_Pointer || ct.kind == CXType_Enum)
+		al = clang_Type_getAlignOf(ct);
+	else if (!c->in_template && (ct.kind == CXType_Record || ct.kind == CXType_ConstantArray))
+		al = clang_Type_getAlignOf(ct);
+	else if (ct.kind == CXType_Record && safe_sizeof(c, t) > 0)
+		al = clang_Type_getAlignOf(ct);
+	return al > 0 ? al : -1;
+}
+
+static int type_trivial_depth(CXType t, int depth);
+
+typedef struct {
+	int depth;
+	int trivial; /* 1, 0 not trivially copyable, -1 unknown */
+} trivial_scan;
+
+/* A special member written by the user (not defaulted on its first
+ * declaration, not deleted), a virtual method, a virtual base, or a base
+ * or field that is itself not trivially copyable. */
+static enum CXChildVisitResult scan_trivial(CXCursor cur, CXCursor parent, CXClientData ud)
+{
+	(void)parent;
+	trivial_scan *s = ud;
+	enum CXCursorKind k = clang_getCursorKind(cur);
+	int user = 0;
+	if (k == CXCursor_CXXMethod) {
+		user = (clang_CXXMethod_isCopyAssignmentOperator(cur) ||
+			clang_CXXMethod_isMoveAssignmentOperator(cur)) &&
+		       !clang_CXXMethod_isDefaulted(cur) && !clang_CXXMethod_isDeleted(cur);
+		if (clang_CXXMethod_isVirtual(cur))
+			user = 1;
+	} else if (k == CXCursor_Constructor)
+		user = (clang_CXXConstructor_isCopyConstructor(cur) ||
+			clang_CXXConstructor_isMoveConstructor(cur)) &&
+		       !clang_CXXMethod_isDefaulted(cur) && !clang_CXXMethod_isDeleted(cur);
+	else if (k == CXCursor_Destructor)
+		user = !clang_CXXMethod_isDefaulted(cur) && !clang_CXXMethod_isDeleted(cur);
+	else if (k == CXCursor_CXXBaseSpecifier || k == CXCursor_FieldDecl) {
+		if (k == CXCursor_CXXBaseSpecifier && clang_isVirtualBase(cur))
+			user = 1;
+		else {
+			int t = type_trivial_depth(clang_getCursorType(cur), s->depth + 1);
+			if (t == 0)
+				user = 1;
+			else if (t < 0 && s->trivial > 0)
+				s->trivial = -1;
+		}
+	}
+	if (user) {
+		s->trivial = 0;
+		return CXChildVisit_Break;
+	}
+	return CXChildVisit_Continue;
+}
+
+static int type_trivial_depth(CXType t, int depth)
+{
+	CXType ct = clang_getCanonicalType(t);
+	while (ct.kind == CXType_ConstantArray || ct.kind == CXType_IncompleteArray)
+		ct = clang_getCanonicalType(clang_getArrayElementType(ct));
+	if ((ct.kind >= CXType_FirstBuiltin && ct.kind <= CXType_LastBuiltin) ||
+	    ct.kind == CXType_Pointer || ct.kind == CXType_Enum)
+		return 1;
+	if (ct.kind != CXType_Record || depth > 8)
+		return -1;
+	CXCursor decl = clang_getTypeDeclaration(ct);
+	if (clang_Cursor_isNull(decl))
+		return -1;
+	CXCursor def = clang_getCursorDefinition(decl);
+	if (clang_Cursor_isNull(def))
+		return -1;
+	/* the toolkit's own types (__half2 writes its copy as a bit copy by
+	 * hand) and the standard library's: trusted as copies of their bits */
+	if (clang_Location_isInSystemHeader(clang_getCursorLocation(def)))
+		return 1;
+	trivial_scan s = {depth, 1};
+	clang_visitChildren(def, scan_trivial, &s);
+	return s.trivial;
+}
+
+/* Whether a type is trivially copyable as far as libclang shows (1), not
+ * (0: a user-provided copy or move, a user destructor, something virtual,
+ * at any depth of its bases and fields), or unknown (-1: dependent). */
+static int type_trivial(CXType t) { return type_trivial_depth(t, 0); }
+
 static void fill_array_type(pctx *c, kp_decl *d, CXType t)
 {
 	kp_arena *a = &c->f->arena;
@@ -315,6 +409,9 @@ static void fill_array_type(pctx *c, kp_decl *d, CXType t)
 		}
 	}
 	d->elem_size = safe_sizeof(c, n ? et : t);
+	d->elem_align = safe_alignof(c, n ? et : t);
+	d->pointee_align = d->is_pointer ? safe_alignof(c, clang_getPointeeType(ct)) : -1;
+	d->elem_trivial = type_trivial(n ? et : t);
 	if (n && d->elem_size < 0) {
 		/* dependent element type: fall back on the declared spelling */
 		const char *ty = d->elem_type;
@@ -329,7 +426,7 @@ typedef struct {
 	pctx *c;
 	int shared, global, is_const;
 	int align;
-	int device, host;
+	int device, host, constant;
 } attr_scan;
 
 static enum CXChildVisitResult scan_attrs(CXCursor cur, CXCursor parent, CXClientData ud)
@@ -341,6 +438,7 @@ static enum CXChildVisitResult scan_attrs(CXCursor cur, CXCursor parent, CXClien
 	case CXCursor_CUDAGlobalAttr: s->global = 1; break;
 	case CXCursor_CUDADeviceAttr: s->device = 1; break;
 	case CXCursor_CUDAHostAttr: s->host = 1; break;
+	case CXCursor_CUDAConstantAttr: s->constant = 1; break;
 	case CXCursor_AlignedAttr: s->align = 1; break;
 	default: break;
 	}
@@ -447,9 +545,11 @@ static kp_decl *decl_for(pctx *c, CXCursor ref)
 			}
 		}
 	}
-	attr_scan as = {c, 0, 0, 0, 0, 0, 0};
+	attr_scan as = {c, 0, 0, 0, 0, 0, 0, 0};
 	clang_visitChildren(canon, scan_attrs, &as);
 	d->is_shared = as.shared;
+	d->is_device_var = d->kind == KP_D_VAR && as.device && !as.shared && !as.constant &&
+			   !is_function_kind(pk);
 	CXSourceRange r = clang_getCursorExtent(canon);
 	long b = main_offset(c, clang_getRangeStart(r));
 	long e = main_offset(c, clang_getRangeEnd(r));
@@ -1145,6 +1245,7 @@ static kp_node *convert_node(pctx *c, CXCursor cur)
 	kp_node *n = kp_arena_alloc(&f->arena, sizeof(*n));
 	n->kind = map_kind(ck);
 	n->type_size = -1;
+	n->type_align = -1;
 	CXSourceRange r = clang_getCursorExtent(cur);
 	long b = main_offset(c, clang_getRangeStart(r));
 	long e = main_offset(c, clang_getRangeEnd(r));
@@ -1161,6 +1262,7 @@ static kp_node *convert_node(pctx *c, CXCursor cur)
 		n->type = cx_dup(&f->arena, clang_getTypeSpelling(t));
 		n->ty = type_facts(t);
 		n->type_size = safe_sizeof(c, t);
+		n->type_align = safe_alignof(c, t);
 	}
 	switch (n->kind) {
 	case KP_N_DECLREF:
@@ -1347,7 +1449,7 @@ static void add_inst(pctx *c, kp_kernel *k, CXCursor spec)
 	long long vals[KP_MAX_TARGS] = {0};
 	kp_targ targs[KP_MAX_TARGS];
 	for (int i = 0; i < KP_MAX_TARGS; i++)
-		targs[i] = (kp_targ){NULL, -1, 0};
+		targs[i] = (kp_targ){NULL, -1, 0, -1, -1};
 	int ndecl = 0; /* Declaration arguments so far */
 	for (int i = 0; i < na; i++) {
 		enum CXTemplateArgumentKind ak =
@@ -1383,6 +1485,8 @@ static void add_inst(pctx *c, kp_kernel *k, CXCursor spec)
 			if (ak == CXTemplateArgumentKind_Type && i < KP_MAX_TARGS) {
 				targs[i].type = kp_arena_strdup(&c->f->arena, sp ? sp : "");
 				targs[i].size = safe_sizeof(c, t);
+				targs[i].align = safe_alignof(c, t);
+				targs[i].trivial = type_trivial(t);
 				targs[i].known = targs[i].size > 0;
 			}
 			clang_disposeString(s);
@@ -1474,7 +1578,7 @@ static void add_inst_text(kp_file *f, kp_kernel *k, const char *args, size_t n)
 	long long vals[KP_MAX_TARGS] = {0};
 	kp_targ targs[KP_MAX_TARGS];
 	for (int i = 0; i < KP_MAX_TARGS; i++)
-		targs[i] = (kp_targ){NULL, -1, 0};
+		targs[i] = (kp_targ){NULL, -1, 0, -1, -1};
 	kp_strbuf sb = KP_STRBUF_INIT;
 	const char *p = txt;
 	for (int i = 0; *p; i++) {
@@ -1517,6 +1621,8 @@ static void add_inst_text(kp_file *f, kp_kernel *k, const char *args, size_t n)
 			} else if (sz > 0) {
 				targs[i].type = arg;
 				targs[i].size = sz;
+				targs[i].align = sz; /* the builtin types of the table */
+				targs[i].trivial = 1;
 				targs[i].known = 1;
 			}
 		}
@@ -2217,7 +2323,7 @@ static void add_home_helper(pctx *c, CXCursor def, kp_decl *d, pctx **hcs)
 	CXString fn = clang_getFileName(file);
 	char *abs = clang_getCString(fn) ? realpath(clang_getCString(fn), NULL) : NULL;
 	clang_disposeString(fn);
-	attr_scan as = {c, 0, 0, 0, 0, 0, 0};
+	attr_scan as = {c, 0, 0, 0, 0, 0, 0, 0};
 	clang_visitChildren(def, scan_attrs, &as);
 	int shared = 0;
 	clang_visitChildren(def, find_shared_var, &shared);
@@ -2329,7 +2435,7 @@ static enum CXChildVisitResult find_kernels(CXCursor cur, CXCursor parent, CXCli
 		other_function(ks, cur, "it is an explicit specialisation of a template");
 		return CXChildVisit_Continue;
 	}
-	attr_scan as = {ks->c, 0, 0, 0, 0, 0, 0};
+	attr_scan as = {ks->c, 0, 0, 0, 0, 0, 0, 0};
 	clang_visitChildren(cur, scan_attrs, &as);
 	if (as.global) {
 		fill_kernel(ks, cur, k == CXCursor_FunctionTemplate);
@@ -3058,7 +3164,7 @@ static enum CXChildVisitResult find_header_kernels(CXCursor cur, CXCursor parent
 	for (int i = 0; i < h->n; i++)
 		if (clang_File_isEqual(file, h->files[i]))
 			return CXChildVisit_Continue;
-	attr_scan as = {h->c, 0, 0, 0, 0, 0, 0};
+	attr_scan as = {h->c, 0, 0, 0, 0, 0, 0, 0};
 	clang_visitChildren(cur, scan_attrs, &as);
 	if (!as.global)
 		return CXChildVisit_Continue;

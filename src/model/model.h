@@ -179,11 +179,20 @@ struct kp_kernel;
 typedef struct kp_decl {
 	const char *name;
 	kp_decl_kind kind;
-	const char *type;      /* type spelling, e.g. "float[32][32]" */
-	kp_type ty;            /* the type's facts (decisions read these) */
-	const char *elem_type; /* element type for arrays, else the type */
-	long long elem_size;   /* sizeof element, -1 unknown (dependent) */
+	const char *type;        /* type spelling, e.g. "float[32][32]" */
+	kp_type ty;              /* the type's facts (decisions read these) */
+	const char *elem_type;   /* element type for arrays, else the type */
+	long long elem_size;     /* sizeof element, -1 unknown (dependent) */
+	long long elem_align;    /* alignof element (clang), -1 unknown (dependent) */
+	long long pointee_align; /* a pointer: alignof what it points to, -1 unknown */
+	/* the element type is trivially copyable (clang: no user-provided copy
+	 * or move, no user destructor, nothing virtual, at any depth): 1, 0
+	 * not, -1 unknown (dependent) */
+	int elem_trivial;
 	int is_shared;
+	/* a variable in global memory: __device__ at namespace or class scope,
+	 * not __shared__ or __constant__ (clang's attributes) */
+	int is_device_var;
 	int is_const;     /* const-qualified or constexpr */
 	int is_constexpr; /* a variable declared constexpr (spelled in the main file) */
 	int is_pointer;
@@ -265,6 +274,7 @@ struct kp_node {
 	const char *type;     /* expression or declaration type (its spelling) */
 	kp_type ty;           /* the type's facts (decisions read these) */
 	long long type_size;  /* sizeof(type), -1 unknown */
+	long long type_align; /* alignof(type) (clang), -1 unknown */
 	kp_decl *decl;        /* DECLREF, VARDECL, CALL (callee) */
 	kp_sync_kind sync;    /* CALL: the barrier it is, KP_SYNC_NONE for other calls */
 	unsigned name_off;    /* DECLREF: spelling offset of the name */
@@ -303,6 +313,8 @@ typedef struct {
 	const char *type; /* a type argument's spelling ("float", "__half"), NULL otherwise */
 	long long size;   /* sizeof that type, -1 unknown or not a type */
 	int known;        /* a type with a known size, or a value in inst_values */
+	long long align;  /* alignof that type, -1 unknown */
+	int trivial;      /* that type is trivially copyable: 1, 0 not, -1 unknown */
 } kp_targ;
 
 typedef struct kp_kernel {

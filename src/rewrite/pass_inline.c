@@ -177,8 +177,13 @@ static const char *expand_macro(kp_file *f, unsigned at, unsigned spell, unsigne
 			return NULL;
 		}
 		size_t j = kp_inl_skip_opaque(f->src, i, be);
-		if (j == i && kp_inl_ident_char(ch)) /* a name or a number, whole */
-			while (j < be && (kp_inl_ident_char(f->src[j]) || f->src[j] == '.'))
+		/* a name, whole; a number with its '.' (1.5f): a name's '.' is
+		 * member access, and the name before it may be a parameter
+		 * (`As[p.r][k]`) */
+		int number = ch >= '0' && ch <= '9';
+		if (j == i && kp_inl_ident_char(ch))
+			while (j < be &&
+			       (kp_inl_ident_char(f->src[j]) || (number && f->src[j] == '.')))
 				j++;
 		if (j == i)
 			j = i + 1;

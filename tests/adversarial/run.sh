@@ -405,6 +405,10 @@ refused masked_pointer_escapes "$in/masked_pointer_escapes.cu" 0 0 \
 refused partial_sum_in_loads "$in/partial_sum_in_loads.cu" 0 0 \
 	"the step of 'acc' uses 'part', which changes inside the loop \[kpipe-loop-shape\]"
 
+# --- copies that are not what they look like, passes that change meaning ----------
+# shellcheck source=tests/adversarial/copies.sh
+. "$root/tests/adversarial/copies.sh"
+
 # --- the XOR swizzle of --pad (--swizzle) on hostile layouts --------------------------
 # swizzled NAME FILE ARGS...: rewrite --pad-only --swizzle ARGS answers
 # cleanly (exit 0), the output compiles and a second run changes nothing

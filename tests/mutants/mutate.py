@@ -42,6 +42,8 @@ one mutant per applicable mutation and variant:
   guard-varies         a tile copy (alone, or twice in a block) put     kpipe-partial-tile-write
                        under a condition on the loop counter, or such
                        a condition added to a copy's guard
+  macro-redefined      a macro the load phase names is #undef'd and     kpipe-macro-redefined
+                       #define'd again before the second barrier
 
 The edits are made on the source text (comments, strings and preprocessor
 lines are masked while scanning, so they are never matched); every mutant
@@ -84,6 +86,7 @@ EXPECTED = {
 	"macro-counter-step": "kpipe-loop-shape",
 	"macro-copy": "kpipe-macro-array",
 	"guard-varies": "kpipe-partial-tile-write",
+	"macro-redefined": "kpipe-macro-redefined",
 }
 KINDS = list(EXPECTED)
 
@@ -817,6 +820,15 @@ def mut_guard_varies(L):
 		raise Skip("no plain copy in the load phase, guarded or not")
 
 
+def mut_macro_redefined(L):
+	# the load phase names KP_MUT_ONE; the compute phase gives it another
+	# value, which a store moved after the compute phase (register
+	# staging) or a copy moved before the loop (cp.async) would see
+	yield "undef", [(after_includes(L.src), 0, "#define KP_MUT_ONE 1\n"),
+			L.at_load_start("(void)KP_MUT_ONE;"),
+			L.at_compute_end("#undef KP_MUT_ONE\n#define KP_MUT_ONE 2")]
+
+
 MUTATORS = {
 	"divergent-barrier": mut_divergent,
 	"barrier-removed": mut_removed,
@@ -838,6 +850,7 @@ MUTATORS = {
 	"macro-counter-step": mut_macro_counter_step,
 	"macro-copy": mut_macro_copy,
 	"guard-varies": mut_guard_varies,
+	"macro-redefined": mut_macro_redefined,
 }
 
 

@@ -10,7 +10,10 @@
 
 #include "util.h"
 
-#define RULES(X) /* one line per rule, in the order they run */
+#define RULES(X) /* one line per rule, in the order they run */                                    \
+	X(copy_trivial)                                                                            \
+	X(copy_trips)                                                                              \
+	X(macro_redefined)
 
 #define DECLARE(name) extern const kp_rule kp_rule_##name;
 RULES(DECLARE)
