@@ -311,13 +311,14 @@ static void tune_paragraph(kp_strbuf *sb)
 			       : i == nc - 1 ? " and "
 					     : ", ",
 			       cand[i]->name);
-	kp_strbuf_adds(&text,
-		       ", drops those that fail validation (compile, SASS), checks and times "
-		       "the rest against the original in one GPU run, drops those "
-		       "compute-sanitizer memcheck/racecheck/synccheck flags, and writes the "
-		       "fastest whose paired 95% interval lies above 1 (the original when none does: a gain inside the noise is a tie); "
-		       "the table goes to stdout (stderr when the code does); without a GPU it "
-		       "writes the --variant auto rewrite and exits 6.");
+	kp_strbuf_adds(
+		&text,
+		", drops those that fail validation (compile, SASS), checks and times "
+		"the rest against the original in one GPU run, drops those "
+		"compute-sanitizer memcheck/racecheck/synccheck flags, and writes the "
+		"fastest whose paired 95% interval lies above 1 (the original when none does: a gain inside the noise is a tie); "
+		"the table goes to stdout (stderr when the code does); without a GPU it "
+		"writes the --variant auto rewrite and exits 6.");
 	wrap(sb, "", "", kp_strbuf_str(&text));
 	kp_strbuf_release(&text);
 }
