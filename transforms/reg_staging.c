@@ -47,6 +47,7 @@
  * and the last iteration reads nothing.
  */
 #include "transform.h"
+#include "warp_split.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -886,10 +887,21 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 	char *fetch_i = kp_reindent(fetch, I1 + strlen(ind));
 	char *fetch_ii = kp_reindent(fetch_i, iu);
 	/* __syncwarp() closes the prefetch, inside the guard: see the comment
-	 * at the top of this file. */
-	kp_strbuf_addf(&sb, "%sif (%s) {\n%s%s%s__syncwarp();%s\n%s}\n", I2, has_next, fetch_ii, I2,
-		       iu, o->no_comment ? "" : " // kpipe: keeps the loads above the math (ptxas)",
-		       I2);
+	 * at the top of this file; not where some threads of a warp may not
+	 * reach the loop (warp_split.h) */
+	const char *split = kp_warp_may_split(f, l);
+	if (!split)
+		kp_strbuf_addf(&sb, "%sif (%s) {\n%s%s%s__syncwarp();%s\n%s}\n", I2, has_next,
+			       fetch_ii, I2, iu,
+			       o->no_comment ? "" : " // kpipe: keeps the loads above the math (ptxas)",
+			       I2);
+	else if (o->no_comment)
+		kp_strbuf_addf(&sb, "%sif (%s) {\n%s%s}\n", I2, has_next, fetch_ii, I2);
+	else
+		kp_strbuf_addf(&sb,
+			       "%s// kpipe: no __syncwarp() here: %s (a full-mask warp barrier "
+			       "needs every thread of the warp)\n%sif (%s) {\n%s%s}\n",
+			       I2, split, I2, has_next, fetch_ii, I2);
 	free(fetch);
 	free(fetch_i);
 	free(fetch_ii);

@@ -22,6 +22,8 @@ int kp_rw_diag_at(kp_rw_result *r, const kp_file *f, const char *file, int line,
 
 const char *kp_rw_refusal_level(const char *id)
 {
+	if (!strcmp(id, "kpipe-compiler-error"))
+		return "error"; /* the file is not written (rewrite.c, finish_file) */
 	return strcmp(id, "kpipe-no-predicted-gain") ? "warning" : "remark";
 }
 
