@@ -263,10 +263,11 @@ static void regs_check(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *
 	memset(&o, 0, sizeof(o));
 	memset(&v, 0, sizeof(v));
 	if (!pr || !pr->variant) {
-		p->why = kp_arena_printf(ar,
-					 "%s; registers not checked against %s without "
-					 "__launch_bounds__ (at most %d per thread): nvcc not used",
-					 p->why, tt, allowed);
+		p->unchecked = kp_arena_printf(ar,
+					       "registers per thread not checked: with %s and no "
+					       "__launch_bounds__ a block may use at most %d, and "
+					       "ptxas was not asked (nvcc not used)",
+					       tt, allowed);
 		return;
 	}
 	if (!pr->facts(pr, f, l, a, &o) || !pr->variant(pr, f, l, a, p->xform, p->stages, &v)) {
@@ -275,11 +276,11 @@ static void regs_check(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *
 			kp_plan_compile_error(p, f, bad->why);
 			return;
 		}
-		p->why = kp_arena_printf(ar,
-					 "%s; registers not checked against %s without "
-					 "__launch_bounds__ (at most %d per thread): ptxas could not "
-					 "be asked (%s)",
-					 p->why, tt, allowed, bad->why ? bad->why : "no reason given");
+		p->unchecked = kp_arena_printf(ar,
+					       "registers per thread not checked: with %s and no "
+					       "__launch_bounds__ a block may use at most %d, and ptxas "
+					       "could not be asked (%s)",
+					       tt, allowed, bad->why ? bad->why : "no reason given");
 		return;
 	}
 	int before = v.base_regs > 0 ? v.base_regs : o.regs;

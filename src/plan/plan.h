@@ -27,6 +27,9 @@ typedef struct {
 	 * refused with kpipe-compiler-error, and the file must not be written
 	 * (the driver exits with an input error). */
 	int fatal;
+	/* A launch-level check that could not run (registers per thread
+	 * without ptxas), or NULL: said beside the choice, not in it */
+	const char *unchecked;
 } kp_plan;
 
 /* requested: "auto" or a registered transform's name; stages 0 when the
