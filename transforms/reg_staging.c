@@ -893,7 +893,8 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 	if (!split)
 		kp_strbuf_addf(&sb, "%sif (%s) {\n%s%s%s__syncwarp();%s\n%s}\n", I2, has_next,
 			       fetch_ii, I2, iu,
-			       o->no_comment ? "" : " // kpipe: keeps the loads above the math (ptxas)",
+			       o->no_comment ? ""
+					     : " // kpipe: keeps the loads above the math (ptxas)",
 			       I2);
 	else if (o->no_comment)
 		kp_strbuf_addf(&sb, "%sif (%s) {\n%s%s}\n", I2, has_next, fetch_ii, I2);

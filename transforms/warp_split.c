@@ -24,8 +24,8 @@
 typedef struct {
 	kp_file *f;
 	const kp_loop *l;
-	const kp_kernel *k;     /* the function whose body is walked */
-	const kp_node *target;  /* the loop, or a call of the loop's function */
+	const kp_kernel *k;       /* the function whose body is walked */
+	const kp_node *target;    /* the loop, or a call of the loop's function */
 	const kp_node *path[256]; /* the statements from the body to the loop */
 	int depth, found;
 	/* the jumps before the loop: a return or goto, or a break/continue
@@ -61,8 +61,9 @@ static int find_path(finder *w, const kp_node *n)
 	if ((n->kind == KP_N_RETURN || n->kind == KP_N_BREAK || n->kind == KP_N_CONTINUE ||
 	     n->kind == KP_N_GOTO) &&
 	    w->njumps < 64) {
-		w->leaves[w->njumps] =
-			n->kind == KP_N_BREAK || n->kind == KP_N_CONTINUE ? jump_target(w, n) : NULL;
+		w->leaves[w->njumps] = n->kind == KP_N_BREAK || n->kind == KP_N_CONTINUE
+					       ? jump_target(w, n)
+					       : NULL;
 		w->jump[w->njumps++] = n;
 	}
 	if (w->depth >= 256)
@@ -87,10 +88,10 @@ static int uniform_step(const finder *w, const kp_node *e, const kp_decl *d, int
 	if (e->kind == KP_N_BINOP && e->op && !strcmp(e->op, ",") && e->nkids == 2)
 		return uniform_step(w, e->kids[0], d, budget) &&
 		       uniform_step(w, e->kids[1], d, budget);
-	int assign = e->kind == KP_N_ASSIGNOP || (e->kind == KP_N_BINOP && e->op &&
-						   !strcmp(e->op, "="));
-	int incdec = e->kind == KP_N_UNOP && e->op && (!strcmp(e->op, "++") ||
-							!strcmp(e->op, "--"));
+	int assign = e->kind == KP_N_ASSIGNOP ||
+		     (e->kind == KP_N_BINOP && e->op && !strcmp(e->op, "="));
+	int incdec = e->kind == KP_N_UNOP && e->op &&
+		     (!strcmp(e->op, "++") || !strcmp(e->op, "--"));
 	if (!assign && !incdec)
 		return uniform(w, e, budget);
 	const kp_node *t = e->nkids > 0 ? kp_node_strip(e->kids[0]) : NULL;
@@ -171,7 +172,8 @@ static int param_uniform(const finder *w, const kp_decl *d, int budget)
 			cw.l = w->l;
 			cw.k = ck;
 			cw.target = call;
-			if (!find_path(&cw, ck->body) || !uniform(&cw, call->kids[idx + 1], budget - 1))
+			if (!find_path(&cw, ck->body) ||
+			    !uniform(&cw, call->kids[idx + 1], budget - 1))
 				return 0;
 		}
 	}
@@ -212,20 +214,17 @@ static int uniform_ref(const finder *w, const kp_node *e, int budget)
 	if (!d)
 		return 0;
 	switch (d->kind) {
-	case KP_D_PARM:
-		return w->k->is_device ? param_uniform(w, d, budget) : 1;
+	case KP_D_PARM: return w->k->is_device ? param_uniform(w, d, budget) : 1;
 	case KP_D_TPARAM:
 	case KP_D_ENUM:
-	case KP_D_FUNC:
-		return 1;
+	case KP_D_FUNC: return 1;
 	case KP_D_VAR:
 		if (d->has_value || d->is_constexpr)
 			return 1;
 		if (d->init && (d->is_const || !written(w->k, d)) && !d->is_shared)
 			return uniform(w, d->init, budget - 1);
 		return enclosing_counter(w, d, budget);
-	default:
-		return 0;
+	default: return 0;
 	}
 }
 
@@ -243,8 +242,7 @@ static int uniform(const finder *w, const kp_node *e, int budget)
 	case KP_N_CALL:
 	case KP_N_ASM:
 	case KP_N_LAMBDA:
-	case KP_N_ASSIGNOP:
-		return 0;
+	case KP_N_ASSIGNOP: return 0;
 	case KP_N_UNOP:
 		if (e->op && (!strcmp(e->op, "++") || !strcmp(e->op, "--")))
 			return 0;
@@ -253,13 +251,11 @@ static int uniform(const finder *w, const kp_node *e, int budget)
 		if (e->op && !strcmp(e->op, "="))
 			return 0;
 		break;
-	case KP_N_DECLREF:
-		return uniform_ref(w, e, budget);
+	case KP_N_DECLREF: return uniform_ref(w, e, budget);
 	case KP_N_MEMBER:
 		/* a member of a uniform struct value: its base decides */
 		break;
-	default:
-		break;
+	default: break;
 	}
 	for (int i = 0; i < e->nkids; i++)
 		if (!uniform(w, e->kids[i], budget))
@@ -276,8 +272,7 @@ static const char *enclosing_problem(finder *w, const kp_node *s, const kp_node 
 	switch (s->kind) {
 	case KP_N_COMPOUND:
 	case KP_N_OTHER:
-	case KP_N_DECLSTMT:
-		return NULL;
+	case KP_N_DECLSTMT: return NULL;
 	case KP_N_IF:
 	case KP_N_WHILE:
 	case KP_N_SWITCH:
@@ -292,15 +287,15 @@ static const char *enclosing_problem(finder *w, const kp_node *s, const kp_node 
 		break;
 	case KP_N_FOR:
 		if (!uniform(w, s->for_init, 8))
-			return kp_arena_printf(&f->arena,
-					       "the loop at line %d around it steps in a way kpipe does "
-					       "not prove the same for every thread",
-					       s->line);
+			return kp_arena_printf(
+				&f->arena,
+				"the loop at line %d around it steps in a way kpipe does "
+				"not prove the same for every thread",
+				s->line);
 		cond = s->for_cond;
 		k = 1;
 		break;
-	default:
-		return kp_arena_printf(&f->arena, "it is inside a construct at line %d", s->line);
+	default: return kp_arena_printf(&f->arena, "it is inside a construct at line %d", s->line);
 	}
 	if (!k || !cond || cond->kind == KP_N_DECLSTMT || cond->kind == KP_N_VARDECL ||
 	    !uniform(w, cond, 8))
@@ -333,8 +328,8 @@ static const char *path_problem(finder *w, kp_file *f, const kp_loop *l, const k
 					       w->jump[j]->line);
 	}
 	for (int i = 0; i < w->depth; i++) {
-		const char *why =
-			enclosing_problem(w, w->path[i], i + 1 < w->depth ? w->path[i + 1] : target);
+		const char *why = enclosing_problem(w, w->path[i],
+						    i + 1 < w->depth ? w->path[i + 1] : target);
 		if (why)
 			return why;
 	}
@@ -349,9 +344,9 @@ const char *kp_warp_may_split(kp_file *f, const kp_loop *l)
 	if (why)
 		return why;
 	if (l->cond && !uniform(&w, l->cond, 8))
-		return kp_arena_printf(&f->arena,
-				       "its condition ('%s') is not proven the same for every thread",
-				       kp_node_text(f, l->cond));
+		return kp_arena_printf(
+			&f->arena, "its condition ('%s') is not proven the same for every thread",
+			kp_node_text(f, l->cond));
 	if (!k->is_device)
 		return NULL;
 	if (!k->ncallers)
@@ -361,17 +356,19 @@ const char *kp_warp_may_split(kp_file *f, const kp_loop *l)
 		call_sites cs = {k, {0}, 0, 0};
 		kp_node_walk(ck->body, NULL, find_calls, &cs);
 		if (!cs.n || cs.more)
-			return kp_arena_printf(&f->arena,
-					       "the loop is in the __device__ function '%s', which '%s' "
-					       "calls in a way kpipe does not follow",
-					       k->name, ck->name);
+			return kp_arena_printf(
+				&f->arena,
+				"the loop is in the __device__ function '%s', which '%s' "
+				"calls in a way kpipe does not follow",
+				k->name, ck->name);
 		for (int j = 0; j < cs.n; j++) {
 			const char *cw = path_problem(&w, f, l, ck, cs.v[j]);
 			if (cw)
-				return kp_arena_printf(&f->arena,
-						       "the loop is in the __device__ function '%s', "
-						       "called at line %d of '%s', where %s",
-						       k->name, cs.v[j]->line, ck->name, cw);
+				return kp_arena_printf(
+					&f->arena,
+					"the loop is in the __device__ function '%s', "
+					"called at line %d of '%s', where %s",
+					k->name, cs.v[j]->line, ck->name, cw);
 		}
 	}
 	return NULL;

@@ -55,9 +55,12 @@ static const char *usr_of(kp_file *f, CXCursor decl)
  * specialisation: its template), by its definition's place and name. */
 static kp_kernel *kernel_of(const scan *s, CXCursor ref)
 {
-	if (clang_Cursor_isNull(ref) || clang_getCursorKind(ref) != CXCursor_FunctionDecl)
+	if (clang_Cursor_isNull(ref) || (clang_getCursorKind(ref) != CXCursor_FunctionDecl &&
+					 clang_getCursorKind(ref) != CXCursor_FunctionTemplate))
 		return NULL;
-	CXCursor tmpl = clang_getSpecializedCursorTemplate(ref);
+	CXCursor tmpl = clang_getCursorKind(ref) == CXCursor_FunctionTemplate
+				? ref
+				: clang_getSpecializedCursorTemplate(ref);
 	CXCursor def = clang_getCursorDefinition(clang_Cursor_isNull(tmpl) ? ref : tmpl);
 	if (clang_Cursor_isNull(def))
 		def = clang_Cursor_isNull(tmpl) ? ref : tmpl;
@@ -238,6 +241,8 @@ static enum CXChildVisitResult span_in(CXCursor cur, CXCursor parent, CXClientDa
 	CXSourceRange r = clang_getCursorExtent(cur);
 	long b = offset_of(w->s, clang_getRangeStart(r));
 	long e = offset_of(w->s, clang_getRangeEnd(r));
+	if (b < 0 || e < 0 || b > (long)w->b || e < (long)w->e)
+		return CXChildVisit_Continue; /* does not hold the argument */
 	if (b == (long)w->b && e == (long)w->e && clang_isExpression(clang_getCursorKind(cur))) {
 		long long v = eval_int(cur);
 		w->found = 1;
@@ -265,15 +270,12 @@ static void chevron_smem(scan *s, kp_launch *x, CXCursor call)
 	x->dyn_smem = w.v;
 }
 
-static enum CXChildVisitResult calls(CXCursor cur, CXCursor parent, CXClientData ud)
+static enum CXChildVisitResult calls(CXCursor cur, CXClientData ud)
 {
-	(void)parent;
 	scan *s = ud;
-	if (offset_of(s, clang_getCursorLocation(cur)) < 0)
-		return CXChildVisit_Continue;
-	if (clang_getCursorKind(cur) != CXCursor_CallExpr)
-		return CXChildVisit_Recurse;
 	long b = offset_of(s, clang_getRangeStart(clang_getCursorExtent(cur)));
+	if (b < 0)
+		return CXChildVisit_Recurse;
 	for (int i = 0; i < s->nbase; i++) {
 		kp_launch *x = &s->f->launches[i];
 		if ((long)x->begin == b && !x->usr &&
@@ -289,7 +291,8 @@ static enum CXChildVisitResult calls(CXCursor cur, CXCursor parent, CXClientData
 		if (strcmp(name, launchers[i].name) || nargs <= launchers[i].fn)
 			continue;
 		CXCursor ref;
-		kp_kernel *k = kernel_named(s, clang_Cursor_getArgument(cur, launchers[i].fn), &ref);
+		kp_kernel *k =
+			kernel_named(s, clang_Cursor_getArgument(cur, launchers[i].fn), &ref);
 		if (k) {
 			kp_launch *x = add_launch(s, k, cur, launchers[i].name);
 			x->usr = usr_of(s->f, ref);
@@ -310,18 +313,15 @@ static enum CXChildVisitResult calls(CXCursor cur, CXCursor parent, CXClientData
 }
 
 /* Every other mention of a kernel: its address taken. */
-static enum CXChildVisitResult mentions(CXCursor cur, CXCursor parent, CXClientData ud)
+static enum CXChildVisitResult mentions(CXCursor cur, CXClientData ud)
 {
-	(void)parent;
 	scan *s = ud;
 	long at = offset_of(s, clang_getRangeStart(clang_getCursorExtent(cur)));
 	if (at < 0)
-		return CXChildVisit_Continue;
+		return CXChildVisit_Recurse;
 	for (int i = 0; i < s->ns; i++)
 		if ((unsigned)at >= s->skip_b[i] && (unsigned)at < s->skip_e[i])
-			return CXChildVisit_Continue;
-	if (clang_getCursorKind(cur) != CXCursor_DeclRefExpr)
-		return CXChildVisit_Recurse;
+			return CXChildVisit_Recurse;
 	CXCursor ref = clang_getCursorReferenced(cur);
 	kp_kernel *k = kernel_of(s, ref);
 	if (!k)
@@ -337,6 +337,26 @@ static enum CXChildVisitResult mentions(CXCursor cur, CXCursor parent, CXClientD
 	return CXChildVisit_Recurse;
 }
 
+/* One walk of the translation unit: declarations outside the main file
+ * are skipped whole; only calls and references have their place looked
+ * up (a deep expression's place walks down to its first token: looked up
+ * for every node, that is quadratic).  A call is visited before the
+ * references in it, so the calls that only read or set attributes are
+ * known when their references come. */
+static enum CXChildVisitResult visit(CXCursor cur, CXCursor parent, CXClientData ud)
+{
+	(void)parent;
+	scan *s = ud;
+	enum CXCursorKind k = clang_getCursorKind(cur);
+	if (clang_isDeclaration(k) && offset_of(s, clang_getCursorLocation(cur)) < 0)
+		return CXChildVisit_Continue;
+	if (k == CXCursor_CallExpr)
+		return calls(cur, ud);
+	if (k == CXCursor_DeclRefExpr)
+		return mentions(cur, ud);
+	return CXChildVisit_Recurse;
+}
+
 void kp_scan_runtime_launches(CXTranslationUnit tu, CXFile main, kp_file *f)
 {
 	int any = 0;
@@ -346,11 +366,10 @@ void kp_scan_runtime_launches(CXTranslationUnit tu, CXFile main, kp_file *f)
 		return;
 	scan s = {tu, main, f, f->nlaunches, NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0};
 	CXCursor root = clang_getTranslationUnitCursor(tu);
-	clang_visitChildren(root, calls, &s);
-	clang_visitChildren(root, mentions, &s);
+	clang_visitChildren(root, visit, &s);
 	if (s.n) {
-		kp_launch *all =
-			kp_arena_alloc(&f->arena, sizeof(kp_launch) * (size_t)(f->nlaunches + s.n + 1));
+		kp_launch *all = kp_arena_alloc(
+			&f->arena, sizeof(kp_launch) * (size_t)(f->nlaunches + s.n + 1));
 		if (f->nlaunches)
 			memcpy(all, f->launches, sizeof(kp_launch) * (size_t)f->nlaunches);
 		memcpy(all + f->nlaunches, s.v, sizeof(kp_launch) * (size_t)s.n);

@@ -227,8 +227,8 @@ typedef struct kp_kernel {
 	/* a __device__ function with __shared__ arrays of its own (its K-loops
 	 * are candidates like a kernel's), not a __global__ kernel */
 	int is_device;
-	const char *callers; /* is_device: the kernels of the file calling it,
-				"k1, k2" (NULL: none seen) */
+	const char *callers;         /* is_device: the kernels of the file calling it,
+					"k1, k2" (NULL: none seen) */
 	struct kp_kernel **caller_k; /* is_device: those kernels (ncallers) */
 	int ncallers;
 	/* the first compiler error inside the kernel ("line 12: message"), or
@@ -301,8 +301,8 @@ typedef struct {
  * launches of that function. */
 typedef struct {
 	kp_kernel *kernel;
-	const char *usr;  /* the function named (an instantiation is its own) */
-	long long value;  /* v, -1 unknown */
+	const char *usr; /* the function named (an instantiation is its own) */
+	long long value; /* v, -1 unknown */
 	int line;
 } kp_smem_raise;
 

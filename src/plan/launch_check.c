@@ -116,10 +116,11 @@ static const char *launch_smem(kp_file *f, const kp_launch *x, const kp_arch *a,
 		const char *arg =
 			x->dyn_text ? kp_arena_printf(ar, "'%s'", x->dyn_text)
 				    : kp_arena_printf(ar, "set in the configuration of %s", x->api);
-		return kp_arena_printf(ar,
-				       "the launch at %s passes dynamic shared memory kpipe cannot "
-				       "evaluate (%s), and %s: static plus dynamic must stay within %s",
-				       where(f, x), arg, what, lim);
+		return kp_arena_printf(
+			ar,
+			"the launch at %s passes dynamic shared memory kpipe cannot "
+			"evaluate (%s), and %s: static plus dynamic must stay within %s",
+			where(f, x), arg, what, lim);
 	}
 	if (up && rv > dyn)
 		dyn = rv;
@@ -163,8 +164,9 @@ static const char *smem_check(kp_file *f, const kp_loop *l, const kp_arch *a, lo
 		return NULL; /* nothing grows */
 	const char *what =
 		after < 0 ? "the size of the tiles is not known"
-			  : kp_arena_printf(ar, "the rewrite takes %lld B of static shared memory "
-						"(%lld B before)",
+			  : kp_arena_printf(ar,
+					    "the rewrite takes %lld B of static shared memory "
+					    "(%lld B before)",
 					    after, before);
 	if (!k->is_device) {
 		for (int i = 0; i < f->nlaunches; i++) {
@@ -186,21 +188,24 @@ static const char *smem_check(kp_file *f, const kp_loop *l, const kp_arch *a, lo
 		body_smem s = {0};
 		kp_node_walk(ck->body, NULL, own_static, &s);
 		if (s.bytes < 0 || after < 0)
-			return kp_arena_printf(ar,
-					       "the K-loop is in the __device__ function '%s', called "
-					       "by '%s' (line %d), whose own shared memory is not "
-					       "known, and %s",
-					       k->name, ck->name, ck->line, what);
+			return kp_arena_printf(
+				ar,
+				"the K-loop is in the __device__ function '%s', called "
+				"by '%s' (line %d), whose own shared memory is not "
+				"known, and %s",
+				k->name, ck->name, ck->line, what);
 		long long tot = s.bytes + after;
 		const char *w2 = kp_arena_printf(
-			ar, "its caller '%s' (line %d) holds %lld B of static shared memory of its "
-			    "own and the function's %lld B (%lld B before): %lld B",
+			ar,
+			"its caller '%s' (line %d) holds %lld B of static shared memory of its "
+			"own and the function's %lld B (%lld B before): %lld B",
 			ck->name, ck->line, s.bytes, after, before, tot);
 		if (tot > a->smem_static_per_block)
-			return kp_arena_printf(ar,
-					       "the K-loop is in the __device__ function '%s': %s, over "
-					       "the %d B static limit of %s",
-					       k->name, w2, a->smem_static_per_block, a->name);
+			return kp_arena_printf(
+				ar,
+				"the K-loop is in the __device__ function '%s': %s, over "
+				"the %d B static limit of %s",
+				k->name, w2, a->smem_static_per_block, a->name);
 		for (int i = 0; i < f->nlaunches; i++) {
 			const kp_launch *x = &f->launches[i];
 			const char *why = x->kernel == ck ? launch_smem(f, x, a, tot, w2) : NULL;
@@ -276,11 +281,12 @@ static void regs_check(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *
 			kp_plan_compile_error(p, f, bad->why);
 			return;
 		}
-		p->unchecked = kp_arena_printf(ar,
-					       "registers per thread not checked: with %s and no "
-					       "__launch_bounds__ a block may use at most %d, and ptxas "
-					       "could not be asked (%s)",
-					       tt, allowed, bad->why ? bad->why : "no reason given");
+		p->unchecked =
+			kp_arena_printf(ar,
+					"registers per thread not checked: with %s and no "
+					"__launch_bounds__ a block may use at most %d, and ptxas "
+					"could not be asked (%s)",
+					tt, allowed, bad->why ? bad->why : "no reason given");
 		return;
 	}
 	int before = v.base_regs > 0 ? v.base_regs : o.regs;
@@ -304,10 +310,11 @@ void kp_plan_compile_error(kp_plan *p, kp_file *f, const char *error)
 	p->why = NULL;
 	p->fatal = 1;
 	p->refuse_id = "kpipe-compiler-error";
-	p->refuse_msg = kp_arena_printf(&f->arena,
-					"a compiler run kpipe made for this loop failed, so nothing is "
-					"written: %s",
-					error ? error : "no message");
+	p->refuse_msg =
+		kp_arena_printf(&f->arena,
+				"a compiler run kpipe made for this loop failed, so nothing is "
+				"written: %s",
+				error ? error : "no message");
 }
 
 void kp_plan_launch_check(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a)

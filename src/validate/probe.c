@@ -87,8 +87,9 @@ static int compile_once(kp_ptxas_probe *p, kp_probe_build *b, const kp_file *f, 
 		return 0;
 	}
 	kp_strbuf src = KP_STRBUF_INIT, cubin = KP_STRBUF_INIT, inc = KP_STRBUF_INIT;
-	kp_strbuf_addf(&src, "%s/original.cu", dir);
-	kp_strbuf_addf(&cubin, "%s/original.cubin", dir);
+	const char *stem = b == &p->var ? "rewrite" : "original";
+	kp_strbuf_addf(&src, "%s/%s.cu", dir, stem);
+	kp_strbuf_addf(&cubin, "%s/%s.cubin", dir, stem);
 	char *fdir = kp_dir_of_real_path(f->path);
 	kp_strbuf_addf(&inc, "-I%s", fdir ? fdir : ".");
 	free(fdir);

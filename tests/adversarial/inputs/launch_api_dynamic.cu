@@ -5,8 +5,8 @@
 // that launch would pass no dynamic shared memory ("illegal memory
 // access" on the H200).
 // Expected: with --variant cp-async, refused (kpipe-smem-over-limit)
-// naming the cudaLaunchKernel call at line 44; nothing written.  With
-// --variant auto, register-2bar (one buffer, static) is rewritten.
+// naming the cudaLaunchKernel call at line 44, input written unchanged;
+// with --variant auto, register-2bar (one buffer, static) is rewritten.
 #include <cuda_runtime.h>
 #define TS 64
 __global__ void big_tiles(const float *__restrict__ A, const float *__restrict__ B,

@@ -2,7 +2,7 @@
 // dynamic shared-memory size computed at run time (`bytes`): kpipe cannot
 // tell whether doubled tiles plus that size stay within 48 KB.
 // Expected: every loop refused (kpipe-smem-over-limit) saying the size
-// passed at line 34 is not known; nothing written.
+// passed at line 34 is not known; the input written unchanged.
 #include <cuda_runtime.h>
 #define TS 32
 __global__ void mm_scratch(const float *__restrict__ A, const float *__restrict__ B,
