@@ -442,6 +442,18 @@ if [ -n "$nvcc" ] && [ -s "$tmp/launch_guarded_warp.rw.cu" ]; then
 		"$nvcc" -arch=sm_90 -c "$tmp/launch_guarded_warp.rw.cu" -o "$tmp/lgw.o"
 fi
 table+=("launch_guarded_warp|rewritten, $(grep -c '^ *__syncwarp();' "$tmp/launch_guarded_warp.rw.cu") __syncwarp|$secs")
+# the tensor-map launcher takes the kernel's parameters without __grid_constant__
+kp launch_tma_grid_constant.r "$limit" rewrite --variant tma --stages 3 "$in/launch_tma_grid_constant.cu" -o "$tmp/launch_tma_grid_constant.rw.cu"
+check "launch_tma_grid_constant: rewrite exits 0" is_rc 0 launch_tma_grid_constant.r
+check "launch_tma_grid_constant: the launcher's parameter is plain" grep -qE \
+	'^ +const Scale s\)$' "$tmp/launch_tma_grid_constant.rw.cu"
+check "launch_tma_grid_constant: the kernel keeps __grid_constant__" grep -qF \
+	'const __grid_constant__ Scale s, const __grid_constant__ CUtensorMap' "$tmp/launch_tma_grid_constant.rw.cu"
+if [ -n "$nvcc" ] && [ -s "$tmp/launch_tma_grid_constant.rw.cu" ]; then
+	check "launch_tma_grid_constant: the output compiles with nvcc" \
+		"$nvcc" -arch=sm_90 -c "$tmp/launch_tma_grid_constant.rw.cu" -o "$tmp/ltgc.o"
+fi
+table+=("launch_tma_grid_constant|rewritten (tma)|$secs")
 
 # --- the XOR swizzle of --pad (--swizzle) on hostile layouts --------------------------
 # swizzled NAME FILE ARGS...: rewrite --pad-only --swizzle ARGS answers
