@@ -39,12 +39,18 @@
  * math (sgemm_128x128x8: 4 of 5 loads before all 512 FFMAs, the float4
  * load of B after 242 of them), but this is observed, not guaranteed;
  * `kpipe validate` checks it.  It costs nothing at run time
- * (a converged warp: ptxas emits a NOP) and is legal: kp_has_next is
- * the loop condition of the next iteration, which every thread of the
- * block evaluates alike (the loop holds __syncthreads()), so every
- * non-exited thread of the warp reaches the same __syncwarp().  The
- * guard itself stays: no address outside the next tile is ever read,
- * and the last iteration reads nothing.
+ * (a converged warp: ptxas emits a NOP).  It is only legal where every
+ * non-exited thread of the warp reaches it: a full-mask __syncwarp()
+ * waits for all of them, where the original's __syncthreads() only
+ * waits for the threads that have not exited.  So it is emitted only
+ * where warp_split.h proves that every thread reaches the loop (no
+ * enclosing condition, jump or loop condition that may differ between
+ * threads; for a __device__ function, at every call) and kp_has_next,
+ * the loop condition of the next iteration, is then alike in every
+ * thread; elsewhere (course code's `if (row < M && col < N) { K-loop }`,
+ * which on the H200 gave wrong results with it) a comment says why it
+ * is left out.  The guard itself stays: no address outside the next
+ * tile is ever read, and the last iteration reads nothing.
  */
 #include "transform.h"
 #include "warp_split.h"
