@@ -819,7 +819,8 @@ static void write_headers(batch *b)
 				"%s: warning: not rewritten: %s instantiates its kernels otherwise "
 				"and the rewrite made through an earlier file does not hold for it "
 				"(%d loop%s left as written) [kpipe-variant-unavailable]\n",
-				x->path, b->conflict[i], x->pipelined, x->pipelined == 1 ? "" : "s");
+				x->path, b->conflict[i], x->pipelined,
+				x->pipelined == 1 ? "" : "s");
 			free(x->text);
 			x->text = NULL;
 			x->textlen = 0;
