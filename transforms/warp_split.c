@@ -95,10 +95,10 @@ static int uniform_step(const finder *w, const kp_node *e, const kp_decl *d, int
 	if (!assign && !incdec)
 		return uniform(w, e, budget);
 	const kp_node *t = e->nkids > 0 ? kp_node_strip(e->kids[0]) : NULL;
+	/* d, or another counter (checked where it is read), changed by a
+	 * uniform amount */
 	if (!t || t->kind != KP_N_DECLREF)
 		return 0;
-	if (t->decl != d) /* another counter: checked where it is read */
-		return incdec || (e->nkids == 2 && uniform(w, e->kids[1], budget));
 	return incdec || (e->nkids == 2 && uniform(w, e->kids[1], budget));
 }
 

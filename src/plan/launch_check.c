@@ -317,15 +317,49 @@ void kp_plan_compile_error(kp_plan *p, kp_file *f, const char *error)
 				error ? error : "no message");
 }
 
+/* Tiles already in dynamic shared memory, `bufs` copies of the region:
+ * each launch passes that many times its bytes (rounded to 16) and raises
+ * the opt-in limit (pass_pipeline.c); with the kernel's static shared
+ * memory they must fit it.  Checked where the launch's size is known. */
+static const char *copies_check(kp_file *f, const kp_loop *l, const kp_arch *a, int bufs,
+				long long extra)
+{
+	long long stat = l->other_smem + extra;
+	for (int i = 0; i < l->nper_inst; i++)
+		if (l->per_inst[i]->other_smem + extra > stat)
+			stat = l->per_inst[i]->other_smem + extra;
+	for (int i = 0; i < f->nlaunches; i++) {
+		const kp_launch *x = &f->launches[i];
+		if (x->kernel != l->kernel || x->dyn_smem <= 0)
+			continue;
+		long long need = stat + (long long)bufs * ((x->dyn_smem + 15) / 16 * 16);
+		if (need > a->smem_optin_per_block)
+			return kp_arena_printf(
+				&f->arena,
+				"the launch at %s passes %lld B of dynamic shared memory, "
+				"and %d copies of it with %lld B of static shared memory "
+				"make %lld B, over the %d B opt-in limit of %s",
+				where(f, x), x->dyn_smem, bufs, stat, need, a->smem_optin_per_block,
+				a->name);
+	}
+	return NULL;
+}
+
 void kp_plan_launch_check(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a)
 {
-	if (!p->xform || p->dynamic || l->dyn_tiles)
+	if (!p->xform)
 		return;
 	const kp_transform *t = p->xform;
-	long long after, before;
-	static_bytes(l, t->buffers(p->stages), t->own_smem ? t->own_smem(p->stages) : 0, &after,
-		     &before);
-	const char *why = smem_check(f, l, a, after, before);
+	int bufs = t->buffers(p->stages);
+	long long extra = t->own_smem ? t->own_smem(p->stages) : 0;
+	const char *why = NULL;
+	if (l->dyn_tiles)
+		why = bufs > 1 ? copies_check(f, l, a, bufs, extra) : NULL;
+	else if (!p->dynamic) {
+		long long after, before;
+		static_bytes(l, bufs, extra, &after, &before);
+		why = smem_check(f, l, a, after, before);
+	}
 	if (why) {
 		p->xform = NULL;
 		p->why = NULL;

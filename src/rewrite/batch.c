@@ -831,6 +831,8 @@ static void write_headers(batch *b)
 		}
 		if (!o->dry_run && !b->reports_only)
 			kp_rw_write_header(&o->out, x, b->root);
+		if (x->diff) /* --diff: after the files' own */
+			fputs(x->diff, stdout);
 	}
 }
 

@@ -2047,3 +2047,26 @@ Test(plan, a_compiler_error_in_the_probe_stops_the_output)
 	expect_refused(&p, "kpipe-compiler-error", "static assertion failed");
 	cr_expect(p.fatal);
 }
+
+Test(plan, copies_of_dynamic_tiles_past_the_opt_in_limit_are_refused)
+{
+	/* 120 KB passed, two copies: 240 KB, over sm_90's 227 KB opt-in
+	 * limit; 64 KB: 128 KB, within it */
+	kp_loop *l = loop_of(extern_src("    float *As = sm;\n    float *Bs = &sm[T * T];\n",
+					"void run(const float *A, const float *B, float *C, int N, "
+					"int K) { mme<<<1, dim3(16, 16), 120 * 1024>>>(A, B, C, N, "
+					"K); }\n"),
+			     "sm_90");
+	cr_assert(l->dyn_tiles);
+	kp_plan p;
+	plan(&p, l, "sm_90", "cp-async", 2);
+	expect_refused(&p, "kpipe-smem-over-limit",
+		       "passes 122880 B of dynamic shared memory, and 2 copies of it");
+	release();
+	l = loop_of(extern_src("    float *As = sm;\n    float *Bs = &sm[T * T];\n",
+			       "void run(const float *A, const float *B, float *C, int N, "
+			       "int K) { mme<<<1, dim3(16, 16), 64 * 1024>>>(A, B, C, N, K); }\n"),
+		    "sm_90");
+	plan(&p, l, "sm_90", "cp-async", 2);
+	expect_xform(&p, "cp-async");
+}
