@@ -3,8 +3,8 @@
 # a 1024-thread kernel without __launch_bounds__ that register staging
 # takes from 64 to 74 registers is refused (kpipe-registers-over-limit)
 # with ptxas's numbers, with --variant register-2bar and with auto; with
-# __launch_bounds__(1024) it is rewritten; without ptxas a remark says the
-# check did not run.  A rewrite nvcc rejects (an `#ifdef __NVCC__`
+# __launch_bounds__(1024) it is rewritten; without ptxas a note (-v) says
+# the check did not run.  A rewrite nvcc rejects (an `#ifdef __NVCC__`
 # static_assert libclang never sees) stops the output: exit 3, nothing
 # written, nvcc's error printed (kpipe-compiler-error).
 # Exit 77 (skipped) when nvcc is missing.
@@ -57,7 +57,7 @@ void run(const float4 *A, const float4 *B, float *C, int N, int K)
 CU
 regs() { "$nvcc" -arch=sm_90 -c "$1" -o /dev/null -Xptxas -v 2>&1 | grep -o 'Used [0-9]* registers' | head -1 | grep -o '[0-9]*'; }
 orig_regs=$(regs "$tmp/heavy.cu")
-"$kpipe" rewrite --no-ptxas --variant register-2bar "$tmp/heavy.cu" -o "$tmp/heavy.guess.cu" 2>"$tmp/guess.err"
+"$kpipe" rewrite -v --no-ptxas --variant register-2bar "$tmp/heavy.cu" -o "$tmp/heavy.guess.cu" 2>"$tmp/guess.err"
 rw_regs=$(regs "$tmp/heavy.guess.cu")
 echo "ptxas: original $orig_regs registers, register-2bar rewrite $rw_regs"
 if [ "${orig_regs:-0}" -le 64 ] && [ "${rw_regs:-0}" -gt 64 ]; then
@@ -72,8 +72,8 @@ if [ "${orig_regs:-0}" -le 64 ] && [ "${rw_regs:-0}" -gt 64 ]; then
 else
 	echo "SKIP: this ptxas gives $orig_regs -> $rw_regs registers, not across 64"
 fi
-check "--no-ptxas: rewritten, a remark says the registers were not checked" grep -q \
-	"remark: registers per thread not checked: .*ptxas was not asked.*\[kpipe-registers-over-limit\]" "$tmp/guess.err"
+check "--no-ptxas -v: rewritten, a note says the registers were not checked" grep -q \
+	"note: registers per thread not checked: .*ptxas was not asked.*\[kpipe-registers-over-limit\]" "$tmp/guess.err"
 sed 's/__global__ void heavy/__global__ void __launch_bounds__(1024) heavy/' "$tmp/heavy.cu" >"$tmp/bounded.cu"
 "$kpipe" rewrite --variant register-2bar "$tmp/bounded.cu" -o "$tmp/bounded.out.cu" 2>"$tmp/bounded.err"
 check "__launch_bounds__(1024): rewritten" grep -q kp_reg "$tmp/bounded.out.cu"
