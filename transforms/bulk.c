@@ -1548,6 +1548,28 @@ static void emit_loop(kp_strbuf *sb, const bulk_ctx *c, const kp_frame *fr, cons
 	kp_emit_ring_close(sb, fr, l, o, nm->stage, S, NULL);
 }
 
+/* The kernel's parameter list as a host function's: as written, without
+ * __grid_constant__ (nvcc allows it on a __global__ function's parameters
+ * only; the launcher passes the value on, and the kernel keeps it). */
+static void host_params(const kp_file *f, const kp_kernel *k, kp_strbuf *sb)
+{
+	static const char gc[] = "__grid_constant__";
+	const size_t n = sizeof(gc) - 1;
+	unsigned b = k->params[0]->begin, e = k->params[k->nparams - 1]->end;
+	for (unsigned p = b; p < e;) {
+		int word = p + n <= e && !strncmp(f->src + p, gc, n) &&
+			   (p == b || !kp_is_ident_char(f->src[p - 1])) &&
+			   (p + n == e || !kp_is_ident_char(f->src[p + n]));
+		if (!word) {
+			kp_strbuf_addc(sb, f->src[p++]);
+			continue;
+		}
+		p += (unsigned)n;
+		while (p < e && (f->src[p] == ' ' || f->src[p] == '\t'))
+			p++;
+	}
+}
+
 /* The tensor-map form's edits outside the loop: the kernel's new
  * parameters (a __grid_constant__ CUtensorMap per copy and the flag that
  * says the maps were made), its launcher after it, and every launch of
@@ -1568,17 +1590,16 @@ static void tma_outside(kp_file *f, const kp_loop *l, const bulk_ctx *c, const c
 	const char *g = kp_fresh_name(f, "kp_grid"), *b = kp_fresh_name(f, "kp_block"),
 		   *sm = kp_fresh_name(f, "kp_smem"), *st = kp_fresh_name(f, "kp_stream"),
 		   *ok = kp_fresh_name(f, "kp_maps_ok");
-	const kp_decl *first = k->params[0];
 	kp_strbuf_addf(&sb, "\n\n// kpipe-launch: launcher(%s) = %s\n", k->name, nm->launcher);
 	if (comments)
 		kp_strbuf_addf(&sb,
 			       "// kpipe: every launch of %s in this file calls this: it makes the "
 			       "tensor maps of its tiles (--variant tma)\n",
 			       k->name);
-	kp_strbuf_addf(&sb,
-		       "static void %s(dim3 %s, dim3 %s, size_t %s, cudaStream_t %s, %.*s)\n{\n",
-		       nm->launcher, g, b, sm, st, (int)(last->end - first->begin),
-		       f->src + first->begin);
+	kp_strbuf_addf(&sb, "static void %s(dim3 %s, dim3 %s, size_t %s, cudaStream_t %s, ",
+		       nm->launcher, g, b, sm, st);
+	host_params(f, k, &sb);
+	kp_strbuf_adds(&sb, ")\n{\n");
 	kp_strbuf_addf(&sb, "%sCUtensorMap ", iu);
 	for (int i = 0; i < l->nloads; i++)
 		kp_strbuf_addf(&sb, "%s%s = {}", i ? ", " : "", c->tm[i]);

@@ -39,14 +39,21 @@
  * math (sgemm_128x128x8: 4 of 5 loads before all 512 FFMAs, the float4
  * load of B after 242 of them), but this is observed, not guaranteed;
  * `kpipe validate` checks it.  It costs nothing at run time
- * (a converged warp: ptxas emits a NOP) and is legal: kp_has_next is
- * the loop condition of the next iteration, which every thread of the
- * block evaluates alike (the loop holds __syncthreads()), so every
- * non-exited thread of the warp reaches the same __syncwarp().  The
- * guard itself stays: no address outside the next tile is ever read,
- * and the last iteration reads nothing.
+ * (a converged warp: ptxas emits a NOP).  It is only legal where every
+ * non-exited thread of the warp reaches it: a full-mask __syncwarp()
+ * waits for all of them, where the original's __syncthreads() only
+ * waits for the threads that have not exited.  So it is emitted only
+ * where warp_split.h proves that every thread reaches the loop (no
+ * enclosing condition, jump or loop condition that may differ between
+ * threads; for a __device__ function, at every call) and kp_has_next,
+ * the loop condition of the next iteration, is then alike in every
+ * thread; elsewhere (course code's `if (row < M && col < N) { K-loop }`,
+ * which on the H200 gave wrong results with it) a comment says why it
+ * is left out.  The guard itself stays: no address outside the next
+ * tile is ever read, and the last iteration reads nothing.
  */
 #include "transform.h"
+#include "warp_split.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -974,10 +981,22 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 	char *fetch_i = kp_reindent(fetch, I1 + strlen(ind));
 	char *fetch_ii = kp_reindent(fetch_i, iu);
 	/* __syncwarp() closes the prefetch, inside the guard: see the comment
-	 * at the top of this file. */
-	kp_strbuf_addf(&sb, "%sif (%s) {\n%s%s%s__syncwarp();%s\n%s}\n", I2, has_next, fetch_ii, I2,
-		       iu, o->no_comment ? "" : " // kpipe: keeps the loads above the math (ptxas)",
-		       I2);
+	 * at the top of this file; not where some threads of a warp may not
+	 * reach the loop (warp_split.h) */
+	const char *split = kp_warp_may_split(f, l);
+	if (!split)
+		kp_strbuf_addf(&sb, "%sif (%s) {\n%s%s%s__syncwarp();%s\n%s}\n", I2, has_next,
+			       fetch_ii, I2, iu,
+			       o->no_comment ? ""
+					     : " // kpipe: keeps the loads above the math (ptxas)",
+			       I2);
+	else if (o->no_comment)
+		kp_strbuf_addf(&sb, "%sif (%s) {\n%s%s}\n", I2, has_next, fetch_ii, I2);
+	else
+		kp_strbuf_addf(&sb,
+			       "%s// kpipe: no __syncwarp() here: %s (a full-mask warp barrier "
+			       "needs every thread of the warp)\n%sif (%s) {\n%s%s}\n",
+			       I2, split, I2, has_next, fetch_ii, I2);
 	free(fetch);
 	free(fetch_i);
 	free(fetch_ii);

@@ -91,6 +91,10 @@ const kp_diag_id kp_diag_ids[] = {
 	 "(remark) `--variant auto` left a loop alone: ptxas shows enough resident warps to hide the loads, or register staging, the only variant, would halve them"},
 	{"kpipe-pipelined", KP_LEVEL_NOTE,
 	 "(note) the loop was pipelined: the variant, its stages and why"},
+	{"kpipe-registers-over-limit", KP_LEVEL_WARNING,
+	 "the rewrite needs more registers per thread than a block of its size may use, and no `__launch_bounds__` bounds them (a note when ptxas could not be asked)"},
+	{"kpipe-compiler-error", KP_LEVEL_ERROR,
+	 "(error) a compiler run kpipe made (the ptxas probe) failed: nothing is written"},
 };
 const int kp_ndiag_ids = (int)(sizeof(kp_diag_ids) / sizeof(kp_diag_ids[0]));
 

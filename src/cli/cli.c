@@ -474,8 +474,9 @@ static int getenv_flag(const char *name)
 	return v && *v && strcmp(v, "0");
 }
 
-/* The process's ptxas probe for --variant auto (probe.h): made on first
- * use when auto is asked for and neither --no-ptxas nor KPIPE_NO_PTXAS=1
+/* The process's ptxas probe (probe.h): --variant auto's facts, and the
+ * registers of any variant's rewrite (launch_check.c); made on first
+ * use when neither --no-ptxas nor KPIPE_NO_PTXAS=1
  * is given (it looks for nvcc when first asked); released at exit. */
 static kp_ptxas_probe *probe_made;
 static int probe_tried;
@@ -490,7 +491,9 @@ static void probe_release(void)
 
 static const kp_auto_probe *cli_probe(const kp_cli *o)
 {
-	if (o->no_ptxas || !o->variant || strcmp(o->variant, "auto"))
+	/* every variant: the plan asks ptxas the registers of a rewrite that
+	 * no __launch_bounds__ bounds (plan.h, kp_plan_launch_check) */
+	if (o->no_ptxas || !o->variant)
 		return NULL;
 	if (!probe_tried && !getenv_flag("KPIPE_NO_PTXAS")) {
 		probe_tried = 1;

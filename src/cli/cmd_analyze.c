@@ -358,6 +358,8 @@ static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 			printf("    plan: %s, %d stages: %s\n", p.xform->name, p.stages, p.why);
 		else
 			printf("    plan: refused [%s] %s\n", p.refuse_id, p.refuse_msg);
+		if (p.xform && p.unchecked)
+			printf("    launch: %s\n", p.unchecked);
 	}
 	text_reasons(f, l);
 }

@@ -15,6 +15,7 @@
 #include "pch.h"
 
 #include "consteval.h"
+#include "launch_scan.h"
 
 #include <clang-c/CXCompilationDatabase.h>
 #include <clang-c/Index.h>
@@ -2098,6 +2099,11 @@ static void device_callers(kp_file *f, kp_kernel *d)
 			continue;
 		kp_strbuf_addf(&names, "%s%s%s%s", names.len ? ", " : "", k->name,
 			       via_template ? "<" : "", via_template ? d->name : "");
+		kp_kernel **ck = kp_arena_alloc(&f->arena, sizeof(*ck) * (size_t)(d->ncallers + 1));
+		if (d->ncallers)
+			memcpy(ck, d->caller_k, sizeof(*ck) * (size_t)d->ncallers);
+		ck[d->ncallers++] = k;
+		d->caller_k = ck;
 		if (via_template)
 			kp_strbuf_addc(&names, '>');
 		bounds = bounds < 0 || bounds == k->launch_bounds ? k->launch_bounds : 0;
@@ -3085,6 +3091,7 @@ static void build_model(pctx *c, const char *const *argv, int nstore)
 		if (f->kernels[i]->is_device)
 			device_callers(f, f->kernels[i]);
 	scan_launches(c);
+	kp_scan_runtime_launches(c->tu, c->main, f);
 	if (any_template) {
 		scan_explicit_insts(f);
 		/* the same list, in the same order, whatever the order of the

@@ -194,6 +194,18 @@ const char *kp_launch_uneditable(const kp_launch *x, kp_arena *arena)
 {
 	if (x->editable)
 		return NULL;
+	if (x->api && !strcmp(x->api, "reference"))
+		return kp_arena_printf(
+			arena,
+			"'%s' is named at line %d outside a <<<>>> launch (its address "
+			"taken): kpipe cannot see or edit the launches made through it",
+			x->kernel->name, x->line);
+	if (x->api)
+		return kp_arena_printf(
+			arena,
+			"the launch of '%s' at line %d is a %s call, which kpipe does "
+			"not edit",
+			x->kernel->name, x->line, x->api);
 	return kp_arena_printf(arena,
 			       "the call of '%s' at line %d is no <<<>>> launch kpipe can edit "
 			       "(written by a macro?)",

@@ -341,8 +341,10 @@ typedef struct kp_kernel {
 	/* a __device__ function with __shared__ arrays of its own (its K-loops
 	 * are candidates like a kernel's), not a __global__ kernel */
 	int is_device;
-	const char *callers; /* is_device: the kernels of the file calling it,
-				"k1, k2" (NULL: none seen) */
+	const char *callers;         /* is_device: the kernels of the file calling it,
+					"k1, k2" (NULL: none seen) */
+	struct kp_kernel **caller_k; /* is_device: those kernels (ncallers) */
+	int ncallers;
 	/* the first compiler error inside the kernel ("line 12: message"), or
 	 * NULL: such a kernel is analysed but never rewritten (the other
 	 * kernels of the file are; parse.c) */
@@ -391,7 +393,32 @@ typedef struct {
 				      * the main file, none by a macro (a kernel call written
 				      * by a macro is kept, not editable) */
 	int line, col;
+	/* How the kernel is launched (launch_scan.c): NULL for <<<>>>, else
+	 * the runtime function ("cudaLaunchKernel", "cudaLaunchKernelEx",
+	 * "cudaLaunchCooperativeKernel", ...), or "reference" for any other
+	 * mention of the kernel (its address taken: the launches made through
+	 * it are not seen).  Such a launch has nconfig 0 and is never
+	 * editable. */
+	const char *api;
+	/* The dynamic shared memory it passes, in bytes: 0 none (no third
+	 * <<<>>> argument, a literal 0), the value when clang evaluates the
+	 * argument as a constant, -1 unknown. */
+	long long dyn_smem;
+	const char *dyn_text; /* that argument as written, or NULL */
+	/* clang's USR of the function launched (a template's instantiation
+	 * is its own), to pair it with cudaFuncSetAttribute calls */
+	const char *usr;
 } kp_launch;
+
+/* `cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+ * v)` in the main file (launch_scan.c): the opt-in limit applies to the
+ * launches of that function. */
+typedef struct {
+	kp_kernel *kernel;
+	const char *usr; /* the function named (an instantiation is its own) */
+	long long value; /* v, -1 unknown */
+	int line;
+} kp_smem_raise;
 
 typedef struct kp_file {
 	kp_arena arena;
@@ -410,8 +437,11 @@ typedef struct kp_file {
 			     * kp_parse returned OK; the diags keep them (those
 			     * inside a kernel name it, which is not rewritten) */
 	int has_bom;
-	kp_launch *launches; /* the <<<>>> launches of its kernels in the main file */
+	kp_launch *launches; /* the launches of its kernels in the main file: <<<>>>,
+			      * then the runtime API's and other mentions (api) */
 	int nlaunches;
+	kp_smem_raise *raises; /* the opt-in attributes the main file sets */
+	int nraises;
 	unsigned last_include_end; /* offset after the last #include line; without
 				    * one, after the leading comments, #pragma once
 				    * and include guard (0 when none) */

@@ -335,6 +335,7 @@ void kp_plan_loop(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, co
 		  int stages)
 {
 	plan_choice(p, f, l, a, requested, stages);
+	kp_plan_launch_check(p, f, l, a);
 	int buffers = p->xform ? p->xform->buffers(p->stages) : 0;
 	if (!l->dyn_tiles || buffers < 2)
 		return;

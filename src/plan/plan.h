@@ -23,6 +23,13 @@ typedef struct {
 	 * dyn_bytes (the most any instantiation needs). */
 	int dynamic;
 	long long dyn_bytes;
+	/* A compiler run kpipe made (the ptxas probe) reported an error:
+	 * refused with kpipe-compiler-error, and the file must not be written
+	 * (the driver exits with an input error). */
+	int fatal;
+	/* A launch-level check that could not run (registers per thread
+	 * without ptxas), or NULL: said beside the choice, not in it */
+	const char *unchecked;
 } kp_plan;
 
 /* requested: "auto" or a registered transform's name; stages 0 when the
@@ -64,6 +71,19 @@ const char *kp_plan_dynamic(kp_file *f, const kp_loop *l, const kp_arch *a, int 
 /* The number of <<<>>> launches of l's kernel in the file. */
 int kp_plan_launches(const kp_file *f, const kp_loop *l);
 
+/* ---- src/plan/launch_check.c ---- */
+
+/* The launch-level resources of p's rewrite, against every launch of the
+ * kernel the file shows: static plus dynamic shared memory (a __device__
+ * function's K-loop: with its callers'), and registers times threads
+ * where no __launch_bounds__ bounds them (ptxas through f->auto_probe).
+ * Refuses p (kpipe-smem-over-limit, kpipe-registers-over-limit,
+ * kpipe-compiler-error) or adds to p->why that a check could not run. */
+void kp_plan_launch_check(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a);
+/* Refuses p because a compiler run kpipe made failed with `error`
+ * (p->fatal). */
+void kp_plan_compile_error(kp_plan *p, kp_file *f, const char *error);
+
 /* ---- src/plan/auto.c ---- */
 
 /* What ptxas says about the original kernel of a loop (src/validate/
@@ -77,6 +97,8 @@ typedef struct {
 	 * instantiation (the one that loses the most warps when the kernel
 	 * has several); 0 when not known, then facts() is the comparison */
 	int base_regs, base_warps;
+	/* nvcc ran and reported an error (why has it): kp_plan_compile_error */
+	int compile_error;
 } kp_auto_facts;
 
 /* Set on the file (kp_file.auto_probe) by the driver when nvcc can be

@@ -365,6 +365,12 @@ typedef struct {
 	 * by the first file (in order) whose translation unit reached it */
 	char **owned;
 	int nowned;
+	/* per owned header: the owner's result (its write waits for the end
+	 * of the batch), and the first later file whose translation unit
+	 * rewrote it otherwise (its instantiations: the plan must hold for
+	 * all of them), or NULL */
+	kp_rw_result **owner_res;
+	char **conflict;
 	int dropped_headers; /* headers not handled because the batch is sharded */
 	/* the parent's state while the children run */
 	int stop;        /* stdout was closed (EPIPE): start nothing more */
@@ -727,6 +733,23 @@ static int owned(const batch *b, const char *abs)
 	return 0;
 }
 
+/* A later file's result x for an owned header: whether it rewrote the
+ * header as its owner did (the same text, or both nothing); the first
+ * that did not is remembered. */
+static void header_agrees(batch *b, const kp_rw_result *x, const char *via)
+{
+	for (int i = 0; i < b->nowned; i++) {
+		const kp_rw_result *w = b->owner_res[i];
+		if (strcmp(b->owned[i], x->abs_path) || !w || b->conflict[i])
+			continue;
+		int same = (!w->text && !x->text) ||
+			   (w->text && x->text && w->textlen == x->textlen &&
+			    !memcmp(w->text, x->text, w->textlen));
+		if (!same)
+			b->conflict[i] = kp_xstrdup(via ? via : "another file");
+	}
+}
+
 /*
  * The project headers a file's translation unit rewrote (r->headers): the
  * first file in order to reach a header owns it, and its result is kept
@@ -745,10 +768,19 @@ static void own_headers(batch *b, kp_rw_result *r)
 					  ? x->abs_path + rl + 1
 					  : x->abs_path;
 		int seen = owned(b, x->abs_path), drop = seen || o->shard_n;
+		int mine = -1;
 		if (!seen) {
 			b->owned = kp_xrealloc(b->owned, sizeof(char *) * (size_t)(b->nowned + 1));
+			b->owner_res = kp_xrealloc(b->owner_res,
+						   sizeof(*b->owner_res) * (size_t)(b->nowned + 1));
+			b->conflict = kp_xrealloc(b->conflict,
+						  sizeof(*b->conflict) * (size_t)(b->nowned + 1));
+			b->owner_res[b->nowned] = NULL;
+			b->conflict[b->nowned] = NULL;
+			mine = b->nowned;
 			b->owned[b->nowned++] = kp_xstrdup(x->abs_path);
-		}
+		} else
+			header_agrees(b, x, r->path);
 		if (excluded(o, rel, x->path))
 			drop = 1;
 		else if (o->shard_n && !seen) {
@@ -763,11 +795,45 @@ static void own_headers(batch *b, kp_rw_result *r)
 			kp_rw_result_release(x);
 			continue;
 		}
-		if (x->text && !o->dry_run && !b->reports_only)
-			kp_rw_write_header(&o->out, x, b->root);
-		r->headers[k++] = *x;
+		r->headers[k] = *x;
+		if (mine >= 0)
+			b->owner_res[mine] = &r->headers[k];
+		k++;
 	}
 	r->nheaders = k;
+}
+
+/* At the end of the batch: each owned header written, unless a later
+ * file's translation unit rewrote it otherwise (another instantiation of
+ * a kernel template the plan does not fit, or fits with another variant):
+ * then it is left as it is, with a warning. */
+static void write_headers(batch *b)
+{
+	const kp_batch_opts *o = b->o;
+	for (int i = 0; i < b->nowned; i++) {
+		kp_rw_result *x = b->owner_res[i];
+		if (!x || !x->text)
+			continue;
+		if (b->conflict[i]) {
+			fprintf(stderr,
+				"%s: warning: not rewritten: %s instantiates its kernels otherwise "
+				"and the rewrite made through an earlier file does not hold for it "
+				"(%d loop%s left as written) [kpipe-variant-unavailable]\n",
+				x->path, b->conflict[i], x->pipelined,
+				x->pipelined == 1 ? "" : "s");
+			free(x->text);
+			x->text = NULL;
+			x->textlen = 0;
+			x->refused += x->pipelined;
+			x->pipelined = 0;
+			x->status = KP_EXIT_NOTHING;
+			continue;
+		}
+		if (!o->dry_run && !b->reports_only)
+			kp_rw_write_header(&o->out, x, b->root);
+		if (x->diff) /* --diff: after the files' own */
+			fputs(x->diff, stdout);
+	}
 }
 
 /* Prints one result: its diagnostics, its diff or its --dry-run line. */
@@ -1094,6 +1160,7 @@ static int run_files(batch *b, int jobs, collect *c)
 	b->files = files;
 	kp_progress_clear(&b->progress);
 	free(late.v);
+	write_headers(b);
 	if (b->dropped_headers)
 		fprintf(stderr,
 			"kpipe rewrite: note: %d project header%s with kernels reached through these "
@@ -1210,9 +1277,13 @@ static int check_out_dir(const kp_batch_opts *o, const char *root)
 
 static void batch_release(batch *b)
 {
-	for (int i = 0; i < b->nowned; i++)
+	for (int i = 0; i < b->nowned; i++) {
 		free(b->owned[i]);
+		free(b->conflict[i]);
+	}
 	free(b->owned);
+	free(b->owner_res);
+	free(b->conflict);
 	for (int g = 0; g < b->ngroups; g++) {
 		free(b->group_key[g]);
 		free(b->pch[g]);

@@ -220,6 +220,8 @@ static void pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 			       p.dyn_bytes, nl, nl == 1 ? "" : "es");
 	int di = kp_pass_diag(c, line, col, "note", "kpipe-pipelined", kp_strbuf_str(&note));
 	kp_strbuf_release(&note);
+	if (p.unchecked)
+		kp_pass_diag(c, line, col, "note", "kpipe-registers-over-limit", p.unchecked);
 	if (p.dynamic || stage_major) {
 		launch_edits(c, l, p.dynamic ? p.dyn_bytes : 0, stage_major ? buffers : 0, di);
 		s->dyn = kp_xrealloc(s->dyn, sizeof(*s->dyn) * (size_t)(s->ndyn + 1));

@@ -623,6 +623,15 @@ static int finish_file(const kp_parse_opts *po, const kp_file *tu, rw_file *x, c
 		free(gerr);
 		kp_file_release(&g);
 	}
+	/* a compiler run kpipe made (the ptxas probe) failed: nothing is
+	 * written, whatever else was pipelined */
+	for (int i = 0; i < r->ndiags; i++)
+		if (r->diags[i].id && !strcmp(r->diags[i].id, "kpipe-compiler-error"))
+			rc = KP_EXIT_INPUT;
+	if (rc == KP_EXIT_INPUT && !x->bad) {
+		r->status = rc;
+		return rc;
+	}
 	if (x->bad || (rc == KP_EXIT_OK && make_fixes(x))) {
 		kp_rw_diag_add(r, x->orig->path, 0, 0, -1, "error", NULL,
 			       "internal error: overlapping edits; nothing written");

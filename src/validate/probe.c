@@ -61,12 +61,17 @@ static int within_budget(kp_ptxas_probe *p, const kp_file *f, int rewrite)
 static int compile_once(kp_ptxas_probe *p, kp_probe_build *b, const kp_file *f, const char *text,
 			size_t len, const kp_arch *a)
 {
+	p->last_ecompile = 0;
 	if (!have_nvcc(p))
 		return 0;
 	unsigned long long h = kp_fnv1a64(text, len, KP_FNV1A64_INIT) ^
 			       kp_fnv1a64(a->name, strlen(a->name), KP_FNV1A64_INIT);
-	if (b->compiled && b->hash == h)
+	if (b->compiled && b->hash == h) {
+		if (b->ecompile)
+			snprintf(p->error, sizeof(p->error), "%s", b->error);
+		p->last_ecompile = b->ecompile;
 		return b->compiled > 0;
+	}
 	if (!within_budget(p, f, b == &p->var))
 		return 0;
 	if (b == &p->var)
@@ -75,14 +80,16 @@ static int compile_once(kp_ptxas_probe *p, kp_probe_build *b, const kp_file *f, 
 	memset(&b->res, 0, sizeof(b->res));
 	b->hash = h;
 	b->compiled = -1;
+	b->ecompile = 0;
 	char *dir = kp_tempdir("probe");
 	if (!dir) {
 		snprintf(p->error, sizeof(p->error), "no temporary directory");
 		return 0;
 	}
 	kp_strbuf src = KP_STRBUF_INIT, cubin = KP_STRBUF_INIT, inc = KP_STRBUF_INIT;
-	kp_strbuf_addf(&src, "%s/original.cu", dir);
-	kp_strbuf_addf(&cubin, "%s/original.cubin", dir);
+	const char *stem = b == &p->var ? "rewrite" : "original";
+	kp_strbuf_addf(&src, "%s/%s.cu", dir, stem);
+	kp_strbuf_addf(&cubin, "%s/%s.cubin", dir, stem);
 	char *fdir = kp_dir_of_real_path(f->path);
 	kp_strbuf_addf(&inc, "-I%s", fdir ? fdir : ".");
 	free(fdir);
@@ -103,6 +110,10 @@ static int compile_once(kp_ptxas_probe *p, kp_probe_build *b, const kp_file *f, 
 			b->compiled = 1;
 		else
 			snprintf(p->error, sizeof(p->error), "nvcc: %.500s", b->res.error);
+		if (rc == KP_RES_ECOMPILE) {
+			b->ecompile = p->last_ecompile = 1;
+			snprintf(b->error, sizeof(b->error), "%s", p->error);
+		}
 	} else
 		snprintf(p->error, sizeof(p->error), "cannot write the text for nvcc");
 	kp_remove_tree(dir);
@@ -137,10 +148,18 @@ static char *unit_text(const kp_file *f, const char *text, size_t len, size_t *o
 }
 
 /* l's kernel in build b: its registers and resident warps. */
+/* The entry ptxas reports for l: its kernel, or for a K-loop in a
+ * __device__ function its first calling kernel. */
+static const char *entry_name(const kp_loop *l)
+{
+	const kp_kernel *k = l->kernel;
+	return k->is_device && k->ncallers > 0 ? k->caller_k[0]->name : k->name;
+}
+
 static int kernel_facts(kp_ptxas_probe *p, const kp_probe_build *b, const kp_loop *l,
 			const kp_arch *a, kp_auto_facts *out)
 {
-	const char *name = l->kernel->name;
+	const char *name = entry_name(l);
 	for (int i = 0; i < b->res.nkernels; i++) {
 		const kp_kernel_res *k = &b->res.kernels[i];
 		if (!k->is_entry || !kp_resources_name_matches(k, name))
@@ -172,6 +191,7 @@ static int probe_warps(const kp_auto_probe *base, const kp_file *f, const kp_loo
 	free(text);
 	if (!ok) {
 		out->why = p->error;
+		out->compile_error = p->last_ecompile;
 		return 0;
 	}
 	return kernel_facts(p, &p->orig, l, a, out);
@@ -185,7 +205,7 @@ static int probe_warps(const kp_auto_probe *base, const kp_file *f, const kp_loo
 static void paired_facts(const kp_probe_build *o, const kp_probe_build *v, const kp_loop *l,
 			 const kp_arch *a, kp_auto_facts *out)
 {
-	const char *name = l->kernel->name;
+	const char *name = entry_name(l);
 	int threads = l->threads > 0 ? l->threads : 256;
 	double worst = 2.0;
 	for (int i = 0; o->compiled > 0 && i < v->res.nkernels; i++) {
@@ -245,6 +265,7 @@ static int probe_variant(const kp_auto_probe *base, kp_file *f, const kp_loop *l
 	free(text);
 	if (!ok) {
 		out->why = p->error;
+		out->compile_error = p->last_ecompile;
 		return 0;
 	}
 	if (!kernel_facts(p, &p->var, l, a, out))

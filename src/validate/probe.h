@@ -20,6 +20,10 @@
 typedef struct {
 	unsigned long long hash;
 	int compiled; /* 1 ok, -1 failed, 0 not yet */
+	/* compiled -1 because nvcc reported an error (not a missing tool):
+	 * its message, which stops the output (plan.h, kp_auto_facts) */
+	int ecompile;
+	char error[512];
 	kp_resources res;
 } kp_probe_build;
 
@@ -37,6 +41,7 @@ typedef struct {
 	char *budget_path;
 	int nrewrites;
 	char error[512];
+	int last_ecompile; /* the last compile_once failed with nvcc's error */
 } kp_ptxas_probe;
 
 /* ptxas is not asked about files of more kernels than this, nor about more

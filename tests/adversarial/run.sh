@@ -409,6 +409,56 @@ refused partial_sum_in_loads "$in/partial_sum_in_loads.cu" 0 0 \
 # shellcheck source=tests/adversarial/copies.sh
 . "$root/tests/adversarial/copies.sh"
 
+# --- launch-level resources (issue 31) ----------------------------------------------
+# static plus dynamic shared memory against every launch kpipe sees (<<<>>>,
+# cudaLaunchKernel), a __device__ K-loop's callers, launches it cannot edit
+refused launch_dyn_smem "$in/launch_dyn_smem.cu" 0 0 \
+	"launch_dyn_smem\.cu:19:5: warning: the launch at .*launch_dyn_smem\.cu:35 passes 40960 B of dynamic shared memory, and the rewrite takes 16384 B of static shared memory \(8192 B before\): 57344 B in all, over the 49152 B static limit of sm_90 .*\[kpipe-smem-over-limit\]"
+refused launch_dyn_smem_unknown "$in/launch_dyn_smem_unknown.cu" 0 0 \
+	"launch_dyn_smem_unknown\.cu:34 passes dynamic shared memory kpipe cannot evaluate \('bytes'\).*\[kpipe-smem-over-limit\]"
+rewritten launch_dyn_smem_ok "$in/launch_dyn_smem_ok.cu"
+check "launch_dyn_smem_ok: both instantiations' loop pipelined" \
+	test "$(grep -c ': note: pipelined with ' "$tmp/launch_dyn_smem_ok.r.err")" = 1
+refused launch_device_caller "$in/launch_device_caller.cu" 0 0 \
+	"the K-loop is in the __device__ function 'dot_tiles': its caller 'hog' \(line 27\) holds 47104 B of static shared memory of its own and the function's 4096 B \(2048 B before\): 51200 B, over the 49152 B static limit of sm_90 \[kpipe-smem-over-limit\]"
+rewritten launch_device_caller_ok "$in/launch_device_caller_ok.cu"
+# a launch the dynamic-shared-memory move cannot edit (cudaLaunchKernel)
+kp launch_api_dynamic.r "$limit" rewrite -v --variant cp-async "$in/launch_api_dynamic.cu" -o "$tmp/launch_api_dynamic.rw.cu"
+check "launch_api_dynamic: rewrite --variant cp-async answers cleanly" clean launch_api_dynamic.r
+check "launch_api_dynamic: the move to dynamic shared memory refused" has launch_api_dynamic.r \
+	"the tiles cannot move to dynamic shared memory: the launch of 'big_tiles' at line 44 is a cudaLaunchKernel call, which kpipe does not edit \[kpipe-smem-over-limit\]"
+check "launch_api_dynamic: the input written unchanged" cmp -s "$tmp/launch_api_dynamic.rw.cu" "$in/launch_api_dynamic.cu"
+rewritten launch_api_dynamic_auto "$in/launch_api_dynamic.cu"
+check "launch_api_dynamic (auto): register-2bar, the tiles stay static" \
+	has launch_api_dynamic_auto.r "pipelined with register-2bar"
+# a K-loop under a thread-dependent condition or after an early return:
+# register staging adds no __syncwarp() there; under a block-uniform one it does
+kp launch_guarded_warp.r "$limit" rewrite --variant register "$in/launch_guarded_warp.cu" -o "$tmp/launch_guarded_warp.rw.cu"
+check "launch_guarded_warp: rewrite exits 0" is_rc 0 launch_guarded_warp.r
+check "launch_guarded_warp: one __syncwarp() (the block-uniform kernel)" \
+	test "$(grep -c '^ *__syncwarp();' "$tmp/launch_guarded_warp.rw.cu")" = 1
+check "launch_guarded_warp: says why under the thread-dependent if" grep -qF \
+	"no __syncwarp() here: it is under the condition at line 18, which kpipe does not prove the same for every thread ('row < M && col < N')" "$tmp/launch_guarded_warp.rw.cu"
+check "launch_guarded_warp: says why after the early return" grep -qF \
+	"no __syncwarp() here: a return, break, continue or goto at line 63 comes before it" "$tmp/launch_guarded_warp.rw.cu"
+if [ -n "$nvcc" ] && [ -s "$tmp/launch_guarded_warp.rw.cu" ]; then
+	check "launch_guarded_warp: the output compiles with nvcc" \
+		"$nvcc" -arch=sm_90 -c "$tmp/launch_guarded_warp.rw.cu" -o "$tmp/lgw.o"
+fi
+table+=("launch_guarded_warp|rewritten, $(grep -c '^ *__syncwarp();' "$tmp/launch_guarded_warp.rw.cu") __syncwarp|$secs")
+# the tensor-map launcher takes the kernel's parameters without __grid_constant__
+kp launch_tma_grid_constant.r "$limit" rewrite --variant tma --stages 3 "$in/launch_tma_grid_constant.cu" -o "$tmp/launch_tma_grid_constant.rw.cu"
+check "launch_tma_grid_constant: rewrite exits 0" is_rc 0 launch_tma_grid_constant.r
+check "launch_tma_grid_constant: the launcher's parameter is plain" grep -qE \
+	'^ +const Scale s\)$' "$tmp/launch_tma_grid_constant.rw.cu"
+check "launch_tma_grid_constant: the kernel keeps __grid_constant__" grep -qF \
+	'const __grid_constant__ Scale s, const __grid_constant__ CUtensorMap' "$tmp/launch_tma_grid_constant.rw.cu"
+if [ -n "$nvcc" ] && [ -s "$tmp/launch_tma_grid_constant.rw.cu" ]; then
+	check "launch_tma_grid_constant: the output compiles with nvcc" \
+		"$nvcc" -arch=sm_90 -c "$tmp/launch_tma_grid_constant.rw.cu" -o "$tmp/ltgc.o"
+fi
+table+=("launch_tma_grid_constant|rewritten (tma)|$secs")
+
 # --- the XOR swizzle of --pad (--swizzle) on hostile layouts --------------------------
 # swizzled NAME FILE ARGS...: rewrite --pad-only --swizzle ARGS answers
 # cleanly (exit 0), the output compiles and a second run changes nothing

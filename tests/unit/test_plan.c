@@ -1751,3 +1751,322 @@ Test(plan, auto_register_staging_that_halves_the_resident_warps_without_cp_async
 		  p.why);
 	F.auto_probe = NULL;
 }
+
+/* --- launch-level resources (src/plan/launch_check.c) ----------------------------------- */
+
+/* fp32 32x32 tiles (8 KB) in a kernel that also uses dynamic shared
+ * memory; `host` launches it */
+static const char *scratch_src(const char *bounds, const char *host)
+{
+	static char buf[4096];
+	snprintf(buf, sizeof(buf),
+		 "#define TS 32\n"
+		 "__global__ void %s mms(const float *A, const float *B, float *C, int N, int K)\n"
+		 "{\n"
+		 "    __shared__ float As[TS][TS];\n"
+		 "    __shared__ float Bs[TS][TS];\n"
+		 "    extern __shared__ float scratch[];\n"
+		 "    int tx = threadIdx.x, ty = threadIdx.y;\n"
+		 "    int row = blockIdx.y * TS + ty, col = blockIdx.x * TS + tx;\n"
+		 "    float acc = 0.0f;\n"
+		 "    for (int k0 = 0; k0 < K; k0 += TS) {\n"
+		 "        As[ty][tx] = A[row * K + k0 + tx];\n"
+		 "        Bs[ty][tx] = B[(k0 + ty) * N + col];\n"
+		 "        __syncthreads();\n"
+		 "        for (int kk = 0; kk < TS; ++kk)\n"
+		 "            acc += As[ty][kk] * Bs[kk][tx];\n"
+		 "        __syncthreads();\n"
+		 "    }\n"
+		 "    scratch[ty * TS + tx] = acc;\n"
+		 "    __syncthreads();\n"
+		 "    C[row * N + col] = scratch[tx * TS + ty];\n"
+		 "}\n"
+		 "%s",
+		 bounds, host);
+	return buf;
+}
+
+#define SCRATCH_HOST(stmt)                                                                         \
+	"void run(const float *A, const float *B, float *C, int N, int K, size_t bytes,\n"         \
+	"         cudaStream_t s)\n{\n"                                                            \
+	"    dim3 g(N / TS, N / TS), b(TS, TS);\n"                                                 \
+	"    void *args[] = {&A, &B, &C, &N, &K};\n" stmt "\n}\n"
+
+Test(plan, static_plus_dynamic_over_the_static_limit_is_refused)
+{
+	/* 8 KB of tiles + 40 KB passed: 48 KB; two buffers: 56 KB */
+	kp_loop *l = loop_of(
+		scratch_src("", SCRATCH_HOST("    mms<<<g, b, 40 * 1024, s>>>(A, B, C, N, K);")),
+		"sm_90");
+	cr_assert(l->eligible);
+	cr_assert_eq(F.launches[0].dyn_smem, 40960);
+	kp_plan p;
+	for (int v = 0; v < 2; v++) {
+		plan(&p, l, "sm_90", v ? "register" : "cp-async", 2);
+		expect_refused(&p, "kpipe-smem-over-limit",
+			       "the launch at plan.cu:27 passes 40960 B of dynamic shared memory, "
+			       "and the rewrite takes 16384 B of static shared memory (8192 B "
+			       "before): 57344 B in all, over the 49152 B static limit of sm_90");
+	}
+	/* one buffer (register-2bar) takes no more than the original */
+	plan(&p, l, "sm_90", "register-2bar", 2);
+	expect_xform(&p, "register-2bar");
+	plan(&p, l, "sm_90", "auto", 0);
+	cr_expect(!p.xform || !strcmp(p.xform->name, "register-2bar"));
+}
+
+Test(plan, static_plus_dynamic_within_the_limit_is_rewritten)
+{
+	/* 16 KB passed (a constexpr-like const and sizeof): 32 KB after */
+	kp_loop *l = loop_of(
+		scratch_src("", "static const size_t kBytes = 16 * 1024;\n" SCRATCH_HOST(
+					"    mms<<<g, b, kBytes, s>>>(A, B, C, N, K);\n"
+					"    cudaLaunchKernel((const void *)mms, g, b, args, "
+					"sizeof(float) * 4096, s);")),
+		"sm_90");
+	cr_assert_eq(F.nlaunches, 2);
+	cr_expect_eq(F.launches[0].dyn_smem, 16384);
+	cr_expect_str_eq(F.launches[1].api, "cudaLaunchKernel");
+	cr_expect_eq(F.launches[1].dyn_smem, 16384);
+	cr_expect(!F.launches[1].editable);
+	kp_plan p;
+	plan(&p, l, "sm_90", "cp-async", 2);
+	expect_xform(&p, "cp-async");
+}
+
+Test(plan, the_opt_in_attribute_raises_the_limit)
+{
+	kp_loop *l = loop_of(
+		scratch_src("", SCRATCH_HOST(
+					"    cudaFuncSetAttribute(mms, "
+					"cudaFuncAttributeMaxDynamicSharedMemorySize, 40 * 1024);\n"
+					"    mms<<<g, b, 40 * 1024, s>>>(A, B, C, N, K);")),
+		"sm_90");
+	cr_assert_eq(F.nraises, 1);
+	cr_expect_eq(F.raises[0].value, 40960);
+	kp_plan p;
+	plan(&p, l, "sm_90", "cp-async", 2);
+	expect_xform(&p, "cp-async");
+}
+
+Test(plan, a_dynamic_size_kpipe_cannot_evaluate_is_refused)
+{
+	static const char *const hosts[] = {
+		SCRATCH_HOST("    mms<<<g, b, bytes, s>>>(A, B, C, N, K);"),
+		SCRATCH_HOST("    size_t n = 40960;\n    mms<<<g, b, n, s>>>(A, B, C, N, K);"),
+		SCRATCH_HOST("    cudaLaunchKernel((const void *)mms, g, b, args, bytes, s);"),
+		SCRATCH_HOST(
+			"    cudaLaunchCooperativeKernel((const void *)mms, g, b, args, bytes, "
+			"s);"),
+		SCRATCH_HOST("    cudaLaunchConfig_t cfg = {};\n    cfg.gridDim = g;\n"
+			     "    cfg.blockDim = b;\n    cfg.dynamicSmemBytes = bytes;\n"
+			     "    cudaLaunchKernelEx(&cfg, mms, A, B, C, N, K);"),
+		/* the address taken: what is launched through it is not seen */
+		SCRATCH_HOST(
+			"    void (*fp)(const float *, const float *, float *, int, int) = mms;\n"
+			"    fp<<<g, b, 0, s>>>(A, B, C, N, K);"),
+	};
+	static const char *const why[] = {
+		"cannot evaluate ('bytes')",
+		"cannot evaluate ('n')",
+		"cannot evaluate ('bytes')",
+		"cannot evaluate ('bytes')",
+		"cannot evaluate (set in the configuration of cudaLaunchKernelEx)",
+		"its address is taken at plan.cu:",
+	};
+	for (size_t i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
+		kp_loop *l = loop_of(scratch_src("", hosts[i]), "sm_90");
+		kp_plan p;
+		plan(&p, l, "sm_90", "cp-async", 2);
+		expect_refused(&p, "kpipe-smem-over-limit", why[i]);
+		release();
+	}
+}
+
+Test(plan, tiles_cannot_move_to_dynamic_memory_past_a_runtime_api_launch)
+{
+	/* two 16 KB tiles: two buffers only in dynamic shared memory, and the
+	 * cudaLaunchKernel launch (or the address taken) would not pass it */
+	expect_no_dynamic(
+		big_src(BIG_DECLS,
+			"void run(const float *A, const float *B, float *C, int N, int K) {\n"
+			"    mmb<<<1, 256>>>(A, B, C, N, K);\n"
+			"    void *args[] = {&A, &B, &C, &N, &K};\n"
+			"    cudaLaunchKernel((const void *)mmb, 1, 256, args, 0, 0);\n}\n"),
+		"is a cudaLaunchKernel call, which kpipe does not edit");
+	release();
+	expect_no_dynamic(
+		big_src(BIG_DECLS,
+			"void *table[] = {(void *)mmb};\n"
+			"void run(const float *A, const float *B, float *C, int N, int K) {\n"
+			"    mmb<<<1, 256>>>(A, B, C, N, K);\n}\n"),
+		"'mmb' is named at line 21 outside a <<<>>> launch (its address taken)");
+}
+
+/* a K-loop in a __device__ function with 2 KB of tiles; the caller holds
+ * `words` floats of its own */
+static const char *device_src(int words)
+{
+	static char buf[4096];
+	snprintf(buf, sizeof(buf),
+		 "#define T 16\n"
+		 "__device__ float dot(const float *A, const float *B, int N, int K, int row, "
+		 "int col)\n"
+		 "{\n"
+		 "    __shared__ float As[T][T];\n"
+		 "    __shared__ float Bs[T][T];\n"
+		 "    int tx = threadIdx.x, ty = threadIdx.y;\n"
+		 "    float acc = 0.0f;\n"
+		 "    for (int k0 = 0; k0 < K; k0 += T) {\n"
+		 "        As[ty][tx] = A[row * K + k0 + tx];\n"
+		 "        Bs[ty][tx] = B[(k0 + ty) * N + col];\n"
+		 "        __syncthreads();\n"
+		 "        for (int kk = 0; kk < T; ++kk)\n"
+		 "            acc += As[ty][kk] * Bs[kk][tx];\n"
+		 "        __syncthreads();\n"
+		 "    }\n"
+		 "    return acc;\n"
+		 "}\n"
+		 "__global__ void hog(const float *A, const float *B, float *C, int N, int K)\n"
+		 "{\n"
+		 "    __shared__ float table[%d];\n"
+		 "    int row = blockIdx.y * T + threadIdx.y, col = blockIdx.x * T + threadIdx.x;\n"
+		 "    table[threadIdx.x] = 1.0f;\n"
+		 "    __syncthreads();\n"
+		 "    C[row * N + col] = dot(A, B, N, K, row, col) + table[col %% %d];\n"
+		 "}\n",
+		 words, words);
+	return buf;
+}
+
+Test(plan, a_device_k_loop_counts_its_callers_shared_memory)
+{
+	kp_loop *l = loop_of(device_src(46 * 256), "sm_90");
+	cr_assert(l->kernel->is_device);
+	cr_assert_eq(l->kernel->ncallers, 1);
+	kp_plan p;
+	plan(&p, l, "sm_90", "register", 2);
+	expect_refused(
+		&p, "kpipe-smem-over-limit",
+		"its caller 'hog' (line 18) holds 47104 B of static shared memory of its own "
+		"and the function's 4096 B (2048 B before): 51200 B, over the 49152 B");
+	release();
+	l = loop_of(device_src(8 * 256), "sm_90");
+	plan(&p, l, "sm_90", "register", 2);
+	expect_xform(&p, "register");
+}
+
+/* a fake ptxas: the original's and the rewrite's registers */
+typedef struct {
+	kp_auto_probe base;
+	int oregs, vregs, ecompile;
+} regs_probe;
+
+static int regs_facts(const kp_auto_probe *self, const kp_file *f, const kp_loop *l,
+		      const kp_arch *a, kp_auto_facts *out)
+{
+	(void)f, (void)l, (void)a;
+	const regs_probe *p = (const regs_probe *)self;
+	memset(out, 0, sizeof(*out));
+	out->regs = p->oregs;
+	out->warps = 32;
+	out->threads = 1024;
+	return 1;
+}
+
+static int regs_variant(const kp_auto_probe *self, kp_file *f, const kp_loop *l, const kp_arch *a,
+			const kp_transform *t, int stages, kp_auto_facts *out)
+{
+	(void)f, (void)l, (void)a, (void)t, (void)stages;
+	const regs_probe *p = (const regs_probe *)self;
+	memset(out, 0, sizeof(*out));
+	if (p->ecompile) {
+		out->why = "nvcc: rewrite.cu(12): error: static assertion failed";
+		out->compile_error = 1;
+		return 0;
+	}
+	out->regs = p->vregs;
+	out->warps = 32;
+	out->threads = 1024;
+	return 1;
+}
+
+Test(plan, registers_past_what_1024_threads_allow_are_refused)
+{
+	/* no launch, no __launch_bounds__: up to 1024 threads, 64 registers */
+	kp_loop *l = loop_of(float_src, "sm_90");
+	regs_probe rp = {{regs_facts, regs_variant}, 64, 74, 0};
+	F.auto_probe = &rp.base;
+	kp_plan p;
+	plan(&p, l, "sm_90", "register", 2);
+	expect_refused(
+		&p, "kpipe-registers-over-limit",
+		"the rewrite takes 'mm' from 64 to 74 registers per thread (ptxas), and with "
+		"a block size kpipe does not know (up to 1024 threads) and no "
+		"__launch_bounds__ a block may use at most 64");
+	/* within the 64 */
+	rp.vregs = 64;
+	plan(&p, l, "sm_90", "register", 2);
+	expect_xform(&p, "register");
+	cr_expect_null(p.unchecked);
+	/* without ptxas the check cannot run, and says so */
+	F.auto_probe = NULL;
+	plan(&p, l, "sm_90", "register", 2);
+	expect_xform(&p, "register");
+	cr_assert_not_null(p.unchecked);
+	cr_expect(strstr(p.unchecked, "registers per thread not checked") != NULL, "%s",
+		  p.unchecked);
+	release();
+	/* __launch_bounds__(1024): ptxas keeps the rewrite within 64 */
+	l = loop_of(scratch_src("__launch_bounds__(1024)", ""), "sm_90");
+	rp.vregs = 74;
+	F.auto_probe = &rp.base;
+	plan(&p, l, "sm_90", "register", 2);
+	expect_xform(&p, "register");
+	release();
+	/* a known block of 256 threads may use 255 registers */
+	l = loop_of(scratch_src("", SCRATCH_HOST("    mms<<<g, 256, 0, s>>>(A, B, C, N, K);")),
+		    "sm_90");
+	F.auto_probe = &rp.base;
+	plan(&p, l, "sm_90", "register", 2);
+	expect_xform(&p, "register");
+	cr_expect_null(p.unchecked);
+}
+
+Test(plan, a_compiler_error_in_the_probe_stops_the_output)
+{
+	kp_loop *l = loop_of(float_src, "sm_90");
+	regs_probe rp = {{regs_facts, regs_variant}, 64, 74, 1};
+	F.auto_probe = &rp.base;
+	kp_plan p;
+	plan(&p, l, "sm_90", "register", 2);
+	expect_refused(&p, "kpipe-compiler-error", "static assertion failed");
+	cr_expect(p.fatal);
+	/* --variant auto asks the same probe about register staging */
+	plan(&p, l, "sm_90", "auto", 0);
+	expect_refused(&p, "kpipe-compiler-error", "static assertion failed");
+	cr_expect(p.fatal);
+}
+
+Test(plan, copies_of_dynamic_tiles_past_the_opt_in_limit_are_refused)
+{
+	/* 120 KB passed, two copies: 240 KB, over sm_90's 227 KB opt-in
+	 * limit; 64 KB: 128 KB, within it */
+	kp_loop *l = loop_of(extern_src("    float *As = sm;\n    float *Bs = &sm[T * T];\n",
+					"void run(const float *A, const float *B, float *C, int N, "
+					"int K) { mme<<<1, dim3(16, 16), 120 * 1024>>>(A, B, C, N, "
+					"K); }\n"),
+			     "sm_90");
+	cr_assert(l->dyn_tiles);
+	kp_plan p;
+	plan(&p, l, "sm_90", "cp-async", 2);
+	expect_refused(&p, "kpipe-smem-over-limit",
+		       "passes 122880 B of dynamic shared memory, and 2 copies of it");
+	release();
+	l = loop_of(extern_src("    float *As = sm;\n    float *Bs = &sm[T * T];\n",
+			       "void run(const float *A, const float *B, float *C, int N, "
+			       "int K) { mme<<<1, dim3(16, 16), 64 * 1024>>>(A, B, C, N, K); }\n"),
+		    "sm_90");
+	plan(&p, l, "sm_90", "cp-async", 2);
+	expect_xform(&p, "cp-async");
+}
