@@ -16,6 +16,7 @@
 #include "format.h"
 #include "pass.h"
 #include "verify.h"
+#include "verify_file.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -679,9 +680,17 @@ static int verify_main(const kp_rw_opts *o, const kp_rw_input *in, rw_file *x, i
 		vr.status = KP_VERIFY_UNAVAILABLE;
 		vr.detail = kp_xstrdup("kernels rewritten in project headers are not verified");
 	} else {
-		kp_verify_input vi = {in->path, x->orig->src, x->orig->len, *out,
-				      *outlen,  o->spec,      NULL};
-		kp_verify(&vi, &vr);
+		/* the input offsets of the loops pipelined */
+		long *offs = kp_xcalloc((size_t)x->r->ndiags + 1, sizeof(long));
+		int n = 0;
+		for (int i = 0; i < x->r->ndiags; i++) {
+			const kp_rw_diag *d = &x->r->diags[i];
+			if (d->id && !strcmp(d->id, "kpipe-pipelined"))
+				offs[n++] = d->off >= 0 ? d->off
+							: kp_file_offset(x->orig, d->line, d->col);
+		}
+		kp_verify_file(o, in->path, (kp_file *)x->orig, *out, *outlen, offs, n, &vr);
+		free(offs);
 	}
 	int line, col, rc = KP_EXIT_OK;
 	first_pipelined(x, &line, &col);
@@ -705,9 +714,13 @@ static int verify_main(const kp_rw_opts *o, const kp_rw_input *in, rw_file *x, i
 			       "the rewrite was not verified on the CPU emulator: %s (written "
 			       "anyway; --require-verify refuses it, --no-verify skips the check)",
 			       vr.detail ? vr.detail : "no reason given");
-		kp_rw_diag_add(x->r, x->orig->path, line, col,
-			       line ? kp_file_offset(x->orig, line, col) : -1, "warning",
-			       "kpipe-unverified", kp_strbuf_str(&m));
+		long off = line ? kp_file_offset(x->orig, line, col) : -1;
+		int d = kp_rw_diag_add(x->r, x->orig->path, line, col, off, "warning",
+				       "kpipe-unverified", kp_strbuf_str(&m));
+		/* "// kpipe: ignore kpipe-unverified" on the loop */
+		x->r->diags[d].suppressed =
+			off >= 0 &&
+			kp_rw_ignored(x->orig->src, x->orig->len, (size_t)off, "kpipe-unverified");
 		kp_counts_add(&x->r->by_reason, "kpipe-unverified", 1);
 	}
 	if (vr.status == KP_VERIFY_FAILED ||

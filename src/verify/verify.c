@@ -429,10 +429,12 @@ static void judge(run *v, int n, setting *st, int nst, const kp_launch_spec *s, 
 /* The launch description for in: loaded into s, 0; else r unavailable. */
 static int load_spec(const kp_verify_input *in, kp_launch_spec *s, char **text, kp_verify_result *r)
 {
-	char *path = in->spec ? kp_xstrdup(in->spec) : kp_launch_spec_default_path(in->path);
+	char *path = in->spec_text ? kp_xstrdup("kpipe's own launches")
+		     : in->spec    ? kp_xstrdup(in->spec)
+				   : kp_launch_spec_default_path(in->path);
 	size_t len;
-	*text = NULL;
-	if (kp_read_file(path, text, &len)) {
+	*text = in->spec_text ? kp_xstrdup(in->spec_text) : NULL;
+	if (!*text && kp_read_file(path, text, &len)) {
 		unavailable(r,
 			    "no launch description (%s not found; --spec names one, "
 			    "docs/launch-spec.md)",

@@ -28,6 +28,8 @@ typedef struct {
 	const char *rew; /* the rewrite's text */
 	size_t rew_len;
 	const char *spec; /* the launch description; NULL: NAME.launch.json beside path */
+	/* a description kpipe made (own_launch.h), used instead of spec */
+	const char *spec_text;
 	/* the cache folder; NULL: kpipe's (KPIPE_CACHE_DIR, pch.h), which may be
 	 * none; "" or "off": none (a temporary folder, removed after) */
 	const char *cache_dir;
