@@ -689,7 +689,11 @@ static int verify_main(const kp_rw_opts *o, const kp_rw_input *in, rw_file *x, i
 				offs[n++] = d->off >= 0 ? d->off
 							: kp_file_offset(x->orig, d->line, d->col);
 		}
-		kp_verify_file(o, in->path, (kp_file *)x->orig, *out, *outlen, offs, n, &vr);
+		kp_analyze_opts ao;
+		char *spec_kernel = NULL;
+		kp_rw_analyze_opts(o, in->path, &ao, &spec_kernel);
+		kp_verify_file(o, &ao, in->path, (kp_file *)x->orig, *out, *outlen, offs, n, &vr);
+		free(spec_kernel);
 		free(offs);
 	}
 	int line, col, rc = KP_EXIT_OK;

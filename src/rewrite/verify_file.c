@@ -6,7 +6,6 @@
 
 #include "launch_spec.h"
 #include "own_launch.h"
-#include "rewrite.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +42,8 @@ static void kernel_unavailable(kp_verify_result *r, const kp_kernel *k, const ch
 	r->detail = kp_strbuf_detach(&m);
 }
 
-void kp_verify_file(const kp_rw_opts *o, const char *path, kp_file *f, const char *rew, size_t len,
-		    const long *pipelined, int n, kp_verify_result *r)
+void kp_verify_file(const kp_rw_opts *o, const kp_analyze_opts *ao, const char *path, kp_file *f,
+		    const char *rew, size_t len, const long *pipelined, int n, kp_verify_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	kp_verify_input vi = {path, f->src, f->len, rew, len, o->spec, NULL, NULL};
@@ -52,16 +51,13 @@ void kp_verify_file(const kp_rw_opts *o, const char *path, kp_file *f, const cha
 		kp_verify(&vi, r);
 		return;
 	}
-	kp_analyze_opts ao;
-	char *spec_kernel = NULL;
-	kp_rw_analyze_opts(o, path, &ao, &spec_kernel);
 	int done = 0;
 	r->status = KP_VERIFY_PASSED;
 	for (int i = 0; i < f->nkernels && r->status != KP_VERIFY_FAILED; i++) {
 		const kp_kernel *k = f->kernels[i];
 		if (!holds(k, pipelined, n))
 			continue;
-		char *why = NULL, *spec = kp_own_launch_spec(f, k, &ao, &why);
+		char *why = NULL, *spec = kp_own_launch_spec(f, k, ao, &why);
 		if (!spec) {
 			kernel_unavailable(r, k, why);
 			free(why);
@@ -104,5 +100,4 @@ void kp_verify_file(const kp_rw_opts *o, const char *path, kp_file *f, const cha
 		r->detail = kp_xstrdup("no launch description, and no kernel of the file holds the "
 				       "loops rewritten");
 	}
-	free(spec_kernel);
 }

@@ -8,14 +8,14 @@
 #ifndef KPIPE_VERIFY_FILE_H
 #define KPIPE_VERIFY_FILE_H
 
+#include "analyze.h"
 #include "rw_opts.h"
 #include "verify.h"
 
-struct kp_file;
-
 /* Verifies `rew` (len bytes) against f's text; `pipelined` holds the input
- * offsets of the pipelined loops (n of them).  Fills r (release it). */
-void kp_verify_file(const kp_rw_opts *o, const char *path, struct kp_file *f, const char *rew,
-		    size_t len, const long *pipelined, int n, kp_verify_result *r);
+ * offsets of the pipelined loops (n of them); ao: the analysis's options
+ * for the file (the block shape's sources).  Fills r (release it). */
+void kp_verify_file(const kp_rw_opts *o, const kp_analyze_opts *ao, const char *path, kp_file *f,
+		    const char *rew, size_t len, const long *pipelined, int n, kp_verify_result *r);
 
 #endif
