@@ -172,7 +172,7 @@ static kp_verify_status verify_pair(const char *orig, const char *rew, kp_verify
 	char *a = kp_test_read(orig, &al), *b = kp_test_read(rew, &bl);
 	char *cache = kp_test_path("cache");
 	const char *shared = getenv("KPIPE_CACHE_DIR"); /* the suite's, when it has one */
-	kp_verify_input in = {orig, a, al, b, bl, NULL, shared && *shared ? shared : cache};
+	kp_verify_input in = {orig, a, al, b, bl, NULL, NULL, shared && *shared ? shared : cache};
 	kp_verify_status s = kp_verify(&in, r);
 	free(a);
 	free(b);
@@ -221,7 +221,7 @@ Test(verify_run, unavailable_says_why)
 	char *p = kp_test_path("k.cu");
 	const char *src = "__global__ void k(float *p) { p[0] = __shfl_sync(~0u, p[1], 0); }\n";
 	kp_test_write(p, src, strlen(src));
-	kp_verify_input in = {p, src, strlen(src), src, strlen(src), NULL, "off"};
+	kp_verify_input in = {p, src, strlen(src), src, strlen(src), NULL, NULL, "off"};
 	cr_expect_eq(kp_verify(&in, &r), KP_VERIFY_UNAVAILABLE);
 	cr_expect(strstr(r.detail, "no launch description"), "%s", r.detail);
 	kp_verify_result_release(&r);
