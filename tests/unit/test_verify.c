@@ -237,3 +237,88 @@ Test(verify_run, unavailable_says_why)
 	free(spec);
 	free(p);
 }
+
+/* ---- kpipe's own launches ---------------------------------------------- */
+
+#include "own_launch.h"
+#include "parse.h"
+
+static kp_file *parse_snippet(const char *src)
+{
+	kp_file *f = kp_xcalloc(1, sizeof(*f));
+	kp_parse_opts o;
+	memset(&o, 0, sizeof(o));
+	o.arch = "sm_90";
+	o.contents = src;
+	o.contents_len = strlen(src);
+	o.no_compdb = 1;
+	char *err = NULL;
+	int rc = kp_parse(f, "snippet.cu", &o, &err);
+	cr_assert_eq(rc, KP_PARSE_OK, "kp_parse: %d (%s)", rc, err ? err : "compile errors");
+	free(err);
+	return f;
+}
+
+static char *own_spec(kp_file *f, int kernel, char **why)
+{
+	kp_analyze_opts ao;
+	memset(&ao, 0, sizeof(ao));
+	return kp_own_launch_spec(f, f->kernels[kernel], &ao, why);
+}
+
+Test(verify, own_launch_from_the_files_launch)
+{
+	kp_file *f = parse_snippet(
+		"__global__ void k(const float *__restrict__ A, float *C, int n, unsigned m,\n"
+		"                  float alpha) { C[0] = A[0] * alpha + n + m; }\n"
+		"void host(const float *A, float *C) {\n"
+		"  dim3 block(16, 8);\n"
+		"  k<<<4, block>>>(A, C, 1, 2, 3.0f);\n"
+		"}\n");
+	char *why = NULL, *s = own_spec(f, 0, &why);
+	cr_assert(s, "%s", why);
+	cr_expect(strstr(s, "\"block\": [\"16\", \"8\", \"1\"], \"grid\": [\"2\", \"2\", \"1\"]"),
+		  "%s", s);
+	cr_expect(strstr(s, "{\"name\": \"A\", \"role\": \"in\", \"type\": \"float\", \"count\": "
+			    "\"8 * (V + 64) * (V + 64)\"}"),
+		  "%s", s);
+	cr_expect(strstr(s, "{\"name\": \"C\", \"role\": \"inout\""), "%s", s);
+	cr_expect(strstr(s, "{\"name\": \"m\", \"role\": \"scalar\", \"type\": \"int\", \"value\": "
+			    "\"V\"}"),
+		  "%s", s);
+	cr_expect(strstr(s, "\"value\": \"1.5\""), "%s", s);
+	cr_expect(strstr(s, "\"empty\": {\"V\": 0}") && strstr(s, "\"ragged\": {\"V\": 112}"));
+	/* it reads as a launch description */
+	kp_launch_spec ls;
+	char err[256];
+	cr_expect_eq(kp_launch_spec_parse(&ls, s, "own", err, sizeof(err)), 0, "%s", err);
+	kp_launch_spec_release(&ls);
+	free(s);
+	kp_file_release(f);
+	free(f);
+}
+
+Test(verify, own_launch_refusals)
+{
+	kp_file *f = parse_snippet(
+		"__global__ void __launch_bounds__(256) b(float *p, int n) { p[n] = 0; }\n"
+		"__global__ void nob(float *p) { p[0] = 0; }\n"
+		"struct S { int a; };\n"
+		"__global__ void __launch_bounds__(64) st(float *p, S s) { p[0] = s.a; }\n"
+		"__global__ void __launch_bounds__(64) ro(const float *p, int n) { (void)p; }\n");
+	char *why = NULL, *s = own_spec(f, 0, &why);
+	cr_assert(s, "%s", why);
+	cr_expect(strstr(s, "\"block\": [\"256\", \"1\", \"1\"]"), "%s", s);
+	free(s);
+	cr_expect_null(own_spec(f, 1, &why));
+	cr_expect(strstr(why, "no block shape"), "%s", why);
+	free(why);
+	cr_expect_null(own_spec(f, 2, &why));
+	cr_expect(strstr(why, "parameter s has the type S"), "%s", why);
+	free(why);
+	cr_expect_null(own_spec(f, 3, &why));
+	cr_expect(strstr(why, "no pointer parameter it writes through"), "%s", why);
+	free(why);
+	kp_file_release(f);
+	free(f);
+}
