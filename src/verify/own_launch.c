@@ -117,6 +117,14 @@ char *kp_own_launch_spec(kp_file *f, const kp_kernel *k, const kp_analyze_opts *
 	kp_strbuf_addf(&sb, "{\"kernel\": \"%s\", ", k->qualified ? k->qualified : k->name);
 	if (k->is_template)
 		kp_strbuf_addf(&sb, "\"template_args\": \"<%s>\", ", k->inst_args[0]);
+	/* dynamic shared memory: 48 KB when the file has an extern __shared__
+	 * array (the original uses what its code reaches; a rewrite that
+	 * keeps a copy per stage divides the launch's bytes) */
+	for (int i = 0; i < f->ndecls; i++)
+		if (f->decls[i]->is_shared && f->decls[i]->unsized) {
+			kp_strbuf_adds(&sb, "\"dynamic_smem\": \"49152\", ");
+			break;
+		}
 	kp_strbuf_addf(&sb,
 		       "\"block\": [\"%d\", \"%d\", \"%d\"], \"grid\": [\"2\", \"2\", \"1\"], "
 		       "\"sizes\": {\"empty\": {\"V\": 0}, \"tiny\": {\"V\": 16}, \"small\": "
