@@ -725,7 +725,6 @@ static int verify_main(const kp_rw_opts *o, const kp_rw_input *in, rw_file *x, i
 		x->r->diags[d].suppressed =
 			off >= 0 &&
 			kp_rw_ignored(x->orig->src, x->orig->len, (size_t)off, "kpipe-unverified");
-		kp_counts_add(&x->r->by_reason, "kpipe-unverified", 1);
 	}
 	if (vr.status == KP_VERIFY_FAILED ||
 	    (vr.status == KP_VERIFY_UNAVAILABLE && o->require_verify)) {

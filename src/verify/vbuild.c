@@ -117,7 +117,7 @@ static char *write_sources(const kp_vbuild_env *env, const kp_launch_spec *s, kp
 	if (kp_write_file_atomic(kp_strbuf_str(&pp), prepped, strlen(prepped)) ||
 	    kp_write_file_atomic(kp_strbuf_str(&hp), main, strlen(main))) {
 		v->status = -1;
-		v->why = kp_xstrdup("cannot write the emulator's sources");
+		v->why = kp_xstrdup("the emulator's sources could not be written");
 		kp_strbuf_release(&hp);
 	}
 	kp_strbuf_release(&pp);

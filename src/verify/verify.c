@@ -560,7 +560,7 @@ kp_verify_status kp_verify(const kp_verify_input *in, kp_verify_result *r)
 	if (!base || cache_read(kp_strbuf_str(&cpath), r)) {
 		char *work = kp_tempdir("verify");
 		if (!work)
-			unavailable(r, "cannot make a temporary folder");
+			unavailable(r, "no temporary folder could be made");
 		else /* without a cache, the emulator and the builds go in the work folder */
 			verify_fresh(in, &s, base ? base : work, work, key, src_dir, r);
 		if (work)
