@@ -88,7 +88,8 @@ char *kp_emu_install(const char *base, const char *cxx, const char *const *flags
 							  kp_emu_table[i].len);
 			if (rc) {
 				kp_strbuf m = KP_STRBUF_INIT;
-				kp_strbuf_addf(&m, "the emulator's file %s could not be written (%s)",
+				kp_strbuf_addf(&m,
+					       "the emulator's file %s could not be written (%s)",
 					       kp_strbuf_str(&p), strerror(rc < 0 ? -rc : errno));
 				*err = kp_strbuf_detach(&m);
 				kp_strbuf_release(&p);
