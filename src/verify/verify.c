@@ -25,6 +25,8 @@
 #define KP_VERIFY_MAX_ELEMS (1L << 22)
 /* processes run side by side */
 #define KP_VERIFY_PARALLEL 4
+/* the largest file verified: g++ takes minutes over a file of megabytes */
+#define KP_VERIFY_MAX_BYTES (1L << 20)
 /* bump when what a cached result means changes */
 #define KP_VERIFY_FORMAT "kpipe-verify 1"
 
@@ -527,6 +529,11 @@ kp_verify_status kp_verify(const kp_verify_input *in, kp_verify_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	double t0 = kp_now();
+	if (in->orig_len > KP_VERIFY_MAX_BYTES || in->rew_len > KP_VERIFY_MAX_BYTES) {
+		unavailable(r, "the file is larger than %ld KiB: g++ would take too long",
+			    KP_VERIFY_MAX_BYTES / 1024);
+		return r->status;
+	}
 	kp_launch_spec s;
 	char *spec_text = NULL;
 	if (load_spec(in, &s, &spec_text, r)) {
