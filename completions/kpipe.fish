@@ -70,6 +70,8 @@ complete -c kpipe -n $rw -l no-ptxas -d 'auto decides from the source alone (no 
 complete -c kpipe -n $rw -o Werror -d 'exit 1 when a warning was printed (a loop refused)'
 complete -c kpipe -n $rw -x -l timeout -d 'give up on a file after S seconds'
 complete -c kpipe -n $rw -l no-comment -d "leave out kpipe's explanatory comments"
+complete -c kpipe -n $rw -l no-verify -d 'do not run the rewrite against the original on the CPU emulator'
+complete -c kpipe -n $rw -l require-verify -d 'refuse a rewrite that cannot be verified'
 complete -c kpipe -n $rw -l format-style -x -a "file none llvm google chromium mozilla webkit" -d "format the lines kpipe writes with clang-format"
 complete -c kpipe -n $rw -l pad -d 'pad shared arrays against bank conflicts, then pipeline'
 complete -c kpipe -n $rw -l pad-only -d 'pad shared arrays against bank conflicts only'

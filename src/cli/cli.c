@@ -267,6 +267,8 @@ static const cli_opt cli_opts[] = {
 	{"--header-filter", NULL, 1, FN(set_header_filter)},
 	{"--no-ptxas", NULL, 0, FLAG(no_ptxas, 1)},
 	{"--no-comment", NULL, 0, FLAG(no_comment, 1)},
+	{"--no-verify", NULL, 0, FLAG(no_verify, 1)},
+	{"--require-verify", NULL, 0, FLAG(require_verify, 1)},
 	{"--format-style", NULL, 1, STR(format_style)},
 	{"--sarif-all", NULL, 0, FLAG(sarif_all, 1)},
 };
@@ -287,6 +289,8 @@ static const char *ignored_combination(const kp_cli *o)
 	if (o->swizzle && !o->pad)
 		return "--swizzle chooses how --pad lays out a conflicted array: use it with --pad "
 		       "or --pad-only";
+	if (o->no_verify && o->require_verify)
+		return "--no-verify and --require-verify contradict each other";
 	if (o->sarif_all && strcmp(o->format, "sarif"))
 		return "--sarif-all goes with --format sarif";
 	return NULL;
@@ -540,6 +544,8 @@ void kp_cli_rw_opts(const kp_cli *o, kp_rw_opts *rw)
 	rw->stages = o->stages;
 	rw->auto_probe = cli_probe(o);
 	rw->no_comment = o->no_comment;
+	rw->no_verify = o->no_verify;
+	rw->require_verify = o->require_verify;
 	rw->format_style = o->format_style;
 	rw->swizzle = o->swizzle;
 	if (o->pad)

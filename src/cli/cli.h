@@ -65,6 +65,8 @@ typedef struct {
 	const char *header_filter;
 	int no_ptxas;             /* --no-ptxas: auto decides from the source alone (no nvcc run) */
 	int no_comment;           /* rewrite --no-comment: no explanatory comments in the code */
+	int no_verify;            /* rewrite --no-verify: no CPU verification (docs/verify.md) */
+	int require_verify;       /* rewrite --require-verify: refuse what cannot be verified */
 	const char *format_style; /* rewrite --format-style (rw_opts.h) */
 	int sarif_all;            /* rewrite --sarif-all: pipelined loops as SARIF notes too */
 } kp_cli;

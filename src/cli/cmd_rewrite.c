@@ -64,6 +64,8 @@ static const char *const rewrite_opts[] = {
 	"--gpu-dir",
 	"--header-filter",
 	"--no-comment",
+	"--no-verify",
+	"--require-verify",
 	"--sarif-all",
 	NULL,
 };

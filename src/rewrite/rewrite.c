@@ -15,6 +15,8 @@
 #include "fixes.h"
 #include "format.h"
 #include "pass.h"
+#include "verify.h"
+#include "verify_file.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -255,6 +257,41 @@ static void remap_diags(const rw_file *x, const kp_file *f, int n0)
 	}
 }
 
+/* Turns x's result into "nothing rewritten": the kpipe-pipelined notes
+ * and every note that owns an edit, their variants and fixes go, every
+ * loop that was pipelined counts as refused, and one warning `id` says
+ * why, at line:col (0: no position). */
+static void refuse_file(rw_file *x, int line, int col, const char *id, const char *msg)
+{
+	kp_rw_result *r = x->r;
+	const kp_file *f = x->orig;
+	char *owns = kp_xcalloc((size_t)r->ndiags + 1, 1);
+	for (int k = 0; k < x->nst; k++)
+		for (int e = 0; e < x->st[k].ed.n; e++)
+			if (x->st[k].owner[e] >= 0 && x->st[k].owner[e] < r->ndiags)
+				owns[x->st[k].owner[e]] = 1;
+	int k = 0;
+	for (int i = 0; i < r->ndiags; i++) {
+		kp_rw_diag *d = &r->diags[i];
+		if (owns[i] || (d->id && !strcmp(d->id, "kpipe-pipelined"))) {
+			free(d->file);
+			free(d->level);
+			free(d->id);
+			free(d->message);
+			continue;
+		}
+		r->diags[k++] = *d;
+	}
+	r->ndiags = k;
+	free(owns);
+	kp_counts_release(&r->by_variant);
+	r->refused += r->pipelined;
+	r->pipelined = 0;
+	kp_rw_diag_add(r, f->path, line, col, line ? kp_file_offset(f, line, col) : -1, "warning",
+		       id, msg);
+	kp_counts_add(&r->by_reason, id, 1);
+}
+
 /* Turns a result whose rewrite failed the guard into "nothing rewritten":
  * the kpipe-pipelined notes and every note that owns an edit, their
  * variants and fixes go, every loop that was pipelined counts as refused,
@@ -297,32 +334,7 @@ static void refuse_invalid(rw_file *x, const char *out, size_t outlen, int nnew,
 	if (nnew > 1)
 		kp_strbuf_addf(&m, " (and %d more new error%s)", nnew - 1, nnew > 2 ? "s" : "");
 	kp_strbuf_adds(&m, "; nothing was rewritten");
-	/* the notes of what was rewritten go: nothing is */
-	char *owns = kp_xcalloc((size_t)r->ndiags + 1, 1);
-	for (int k = 0; k < x->nst; k++)
-		for (int e = 0; e < x->st[k].ed.n; e++)
-			if (x->st[k].owner[e] >= 0 && x->st[k].owner[e] < r->ndiags)
-				owns[x->st[k].owner[e]] = 1;
-	int k = 0;
-	for (int i = 0; i < r->ndiags; i++) {
-		kp_rw_diag *d = &r->diags[i];
-		if (owns[i] || (d->id && !strcmp(d->id, "kpipe-pipelined"))) {
-			free(d->file);
-			free(d->level);
-			free(d->id);
-			free(d->message);
-			continue;
-		}
-		r->diags[k++] = *d;
-	}
-	r->ndiags = k;
-	free(owns);
-	kp_counts_release(&r->by_variant);
-	r->refused += r->pipelined;
-	r->pipelined = 0;
-	kp_rw_diag_add(r, f->path, line, col, line ? kp_file_offset(f, line, col) : -1, "warning",
-		       "kpipe-rewrite-invalid", kp_strbuf_str(&m));
-	kp_counts_add(&r->by_reason, "kpipe-rewrite-invalid", 1);
+	refuse_file(x, line, col, "kpipe-rewrite-invalid", kp_strbuf_str(&m));
 	kp_strbuf_release(&m);
 }
 
@@ -646,6 +658,95 @@ static int finish_file(const kp_parse_opts *po, const kp_file *tu, rw_file *x, c
 	return rc;
 }
 
+/* The position of x's first kpipe-pipelined note (0 0 when none). */
+static void first_pipelined(const rw_file *x, int *line, int *col)
+{
+	*line = *col = 0;
+	for (int i = 0; i < x->r->ndiags && !*line; i++)
+		if (x->r->diags[i].id && !strcmp(x->r->diags[i].id, "kpipe-pipelined")) {
+			*line = x->r->diags[i].line;
+			*col = x->r->diags[i].col;
+		}
+}
+
+/*
+ * Every rewrite verified before it is returned (verify.h, docs/verify.md):
+ * the main file's rewrite runs against its input on the CPU emulator.  A
+ * difference leaves the whole file as it was (kpipe-verify-failed, with
+ * the launch and the first mismatch); a rewrite that cannot be verified
+ * is returned with a kpipe-unverified warning, or refused with
+ * --require-verify.  Returns the file's exit code; frees *out when it
+ * refuses.
+ */
+static int verify_main(const kp_rw_opts *o, const kp_rw_input *in, rw_file *x, int headers,
+		       char **out, size_t *outlen)
+{
+	if (o->no_verify || !*out)
+		return KP_EXIT_OK;
+	kp_verify_result vr;
+	memset(&vr, 0, sizeof(vr));
+	if (headers) {
+		vr.status = KP_VERIFY_UNAVAILABLE;
+		vr.detail = kp_xstrdup("kernels rewritten in project headers are not verified");
+	} else {
+		/* the input offsets of the loops pipelined */
+		long *offs = kp_xcalloc((size_t)x->r->ndiags + 1, sizeof(long));
+		int n = 0;
+		for (int i = 0; i < x->r->ndiags; i++) {
+			const kp_rw_diag *d = &x->r->diags[i];
+			if (d->id && !strcmp(d->id, "kpipe-pipelined"))
+				offs[n++] = d->off >= 0 ? d->off
+							: kp_file_offset(x->orig, d->line, d->col);
+		}
+		kp_analyze_opts ao;
+		char *spec_kernel = NULL;
+		kp_rw_analyze_opts(o, in->path, &ao, &spec_kernel);
+		kp_verify_file(o, &ao, in->path, (kp_file *)x->orig, *out, *outlen, offs, n, &vr);
+		free(spec_kernel);
+		free(offs);
+	}
+	int line, col, rc = KP_EXIT_OK;
+	first_pipelined(x, &line, &col);
+	kp_strbuf m = KP_STRBUF_INIT;
+	if (vr.status == KP_VERIFY_FAILED) {
+		kp_strbuf_addf(&m,
+			       "the rewrite differs from the original on the CPU emulator: kernel "
+			       "%s, %s: %s; nothing was rewritten (docs/verify.md)",
+			       vr.kernel ? vr.kernel : "?", vr.launch ? vr.launch : "?",
+			       vr.detail ? vr.detail : "?");
+		refuse_file(x, line, col, "kpipe-verify-failed", kp_strbuf_str(&m));
+	} else if (vr.status == KP_VERIFY_UNAVAILABLE && o->require_verify) {
+		kp_strbuf_addf(
+			&m,
+			"the rewrite cannot be verified on the CPU emulator: %s; nothing was "
+			"rewritten (--require-verify)",
+			vr.detail ? vr.detail : "no reason given");
+		refuse_file(x, line, col, "kpipe-unverified", kp_strbuf_str(&m));
+	} else if (vr.status == KP_VERIFY_UNAVAILABLE) {
+		kp_strbuf_addf(&m,
+			       "the rewrite was not verified on the CPU emulator: %s (written "
+			       "anyway; --require-verify refuses it, --no-verify skips the check)",
+			       vr.detail ? vr.detail : "no reason given");
+		long off = line ? kp_file_offset(x->orig, line, col) : -1;
+		int d = kp_rw_diag_add(x->r, x->orig->path, line, col, off, "warning",
+				       "kpipe-unverified", kp_strbuf_str(&m));
+		/* "// kpipe: ignore kpipe-unverified" on the loop */
+		x->r->diags[d].suppressed =
+			off >= 0 &&
+			kp_rw_ignored(x->orig->src, x->orig->len, (size_t)off, "kpipe-unverified");
+	}
+	if (vr.status == KP_VERIFY_FAILED ||
+	    (vr.status == KP_VERIFY_UNAVAILABLE && o->require_verify)) {
+		free(*out);
+		*out = NULL;
+		*outlen = 0;
+		x->r->status = rc = KP_EXIT_NOTHING;
+	}
+	kp_strbuf_release(&m);
+	kp_verify_result_release(&vr);
+	return rc;
+}
+
 /* Parses the input as the options say into *f, with *po the options it
  * was parsed with (*args and *root hold their strings: the caller frees
  * them).  Returns KP_EXIT_OK, or KP_EXIT_INPUT with r filled when the file
@@ -768,12 +869,17 @@ int kp_rewrite_buffer(const kp_rw_opts *o, const kp_rw_input *in, kp_rw_result *
 	for (int i = 0; i < nfiles; i++)
 		format_file(o, &files[i]);
 	int rc = finish_file(&po, &f, &files[0], out, outlen); /* sets r->status */
+	int hchanged = 0;
 	for (int h = 0; h < f.nheaders; h++) {
 		kp_rw_result *hr = &r->headers[h];
 		int hrc = finish_file(&po, &f, &files[1 + h], &hr->text, &hr->textlen);
+		hchanged |= hr->text != NULL;
 		if (hrc == KP_EXIT_OK && rc == KP_EXIT_NOTHING)
 			rc = KP_EXIT_OK;
 	}
+	if (rc == KP_EXIT_OK && *out &&
+	    verify_main(o, in, &files[0], hchanged, out, outlen) != KP_EXIT_OK && !hchanged)
+		rc = KP_EXIT_NOTHING;
 	for (int i = 0; i < nfiles; i++)
 		rw_file_release(&files[i]);
 	free(files);

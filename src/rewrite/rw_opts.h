@@ -30,6 +30,10 @@ typedef struct {
 	 * auto decides from the source alone */
 	const struct kp_auto_probe *auto_probe;
 	int no_comment; /* --no-comment: no explanatory comments in the code */
+	/* the CPU verification of every rewrite before it is returned
+	 * (verify.h, docs/verify.md): --no-verify skips it; --require-verify
+	 * refuses a rewrite it cannot check (kpipe-unverified) */
+	int no_verify, require_verify;
 	/* --swizzle: the pad pass XOR-swizzles a conflicted array's columns
 	 * rather than padding its rows wherever a swizzle does as well
 	 * (pass_pad.c); without it, only where no padding helps or fits */

@@ -59,7 +59,9 @@ check "dir: summary line" grep -q '^kpipe rewrite: 8 files: 5 rewritten, 1 uncha
 check "dir: summary by variant" grep -qE '^  pipelined: 5 \((register|cp-async) [0-9]+' "$tmp/e"
 check "dir: summary by reason" grep -q '^  refused:   1 (kpipe-smem-carried 1)$' "$tmp/e"
 check "dir: summary errors" grep -q '^  errors:    1 file$' "$tmp/e"
-check "dir: diagnostics in file order" test "$(grep -v ': note: ' "$tmp/e" | grep -oE '^proj/src/[a-z/_]*\.cu' | uniq | tr '\n' ' ')" = "proj/src/attn/refused_smem_carry.cu proj/src/broken.cu "
+# (matmul_guarded.cu, copied without its launch description and with no
+# launch, is rewritten unverified: a warning of its own, left out here)
+check "dir: diagnostics in file order" test "$(grep -v ': note: ' "$tmp/e" | grep -v '\[kpipe-unverified\]' | grep -oE '^proj/src/[a-z/_]*\.cu' | uniq | tr '\n' ' ')" = "proj/src/attn/refused_smem_carry.cu proj/src/broken.cu "
 check "dir: the input tree is untouched" diff -r "$proj" "$tmp/pristine"
 
 # --- -j 1, -j 2, --no-pch: the same bytes -----------------------------------

@@ -5,7 +5,7 @@
             [--size NAME]... [--seeds 1,2,3] [--cache DIR] [--jobs N] [--keep DIR]
 
 Compiles ORIGINAL and REWRITTEN with g++ against the CUDA emulator
-kp_cpu_cuda.h, with a launcher generated from the launch spec (default:
+runtime/emu/kp_cpu_cuda.h, with a launcher generated from the launch spec (default:
 ORIGINAL's sidecar NAME.launch.json), and runs them on the CPU over the
 whole grid:
 
@@ -39,6 +39,8 @@ import tempfile
 import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# the emulator is a product file since issue 31 (kpipe embeds it: src/verify/)
+EMU = os.path.join(os.path.dirname(os.path.dirname(HERE)), "runtime", "emu")
 sys.path.insert(0, HERE)
 import prep  # noqa: E402
 
@@ -178,7 +180,7 @@ def file_hash(*parts):
 def emulator_hash():
     parts = []
     for name in ("kp_cpu_cuda.h", "kp_harness.h", "cpudiff.py", "prep.py"):
-        with open(os.path.join(HERE, name), "rb") as f:
+        with open(os.path.join(EMU if name.startswith("kp_") else HERE, name), "rb") as f:
             parts.append(f.read())
     return file_hash(*parts)
 
@@ -196,7 +198,7 @@ _pch_lock = threading.Lock()
 def pch_dir(cache):
     """A directory holding kp_cpu_cuda.h.gch (a precompiled header, which
     g++ uses when the launcher includes kp_cpu_cuda.h first), or None."""
-    with open(os.path.join(HERE, "kp_cpu_cuda.h"), "rb") as f:
+    with open(os.path.join(EMU, "kp_cpu_cuda.h"), "rb") as f:
         key = file_hash(f.read(), CXX, " ".join(CXXFLAGS))
     d = os.path.join(cache, "pch-" + key)
     gch = os.path.join(d, "kp_cpu_cuda.h.gch")
@@ -204,7 +206,7 @@ def pch_dir(cache):
         if not os.path.exists(gch):
             os.makedirs(d, exist_ok=True)
             tmp = "%s.tmp%d" % (gch, os.getpid())
-            r = subprocess.run([CXX] + CXXFLAGS + ["-x", "c++-header", os.path.join(HERE, "kp_cpu_cuda.h"), "-o", tmp],
+            r = subprocess.run([CXX] + CXXFLAGS + ["-x", "c++-header", os.path.join(EMU, "kp_cpu_cuda.h"), "-o", tmp],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             if r.returncode != 0:
                 return None
@@ -256,7 +258,7 @@ def build(label, src_path, spec, work, cache, inc_dirs=()):
         f.write(harness_source(spec, prepped, launch_override(src), launcher))
     tmp = "%s.tmp%d-%s" % (exe, os.getpid(), label)
     pch = pch_dir(cache)
-    cmd = [CXX] + CXXFLAGS + (["-I", pch] if pch else []) + ["-I", os.path.join(HERE, "include"), "-I", HERE]
+    cmd = [CXX] + CXXFLAGS + (["-I", pch] if pch else []) + ["-I", os.path.join(EMU, "include"), "-I", EMU]
     for d in inc_dirs:
         cmd += ["-iquote", d]
     cmd += [tu, "-o", tmp]

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """prep.py - turn a CUDA source into C++ that g++ compiles against
-tests/cpudiff/kp_cpu_cuda.h (the CPU checker, docs/cpudiff.md).
+runtime/emu/kp_cpu_cuda.h (the CPU checker, docs/cpudiff.md).
 
     python3 tests/cpudiff/prep.py KERNEL.cu -o OUT.cpp
 

@@ -397,11 +397,18 @@ static inline void do_copy(const Copy &c)
     if (c.zfill)
         memset((unsigned char *)c.dst + nread, 0, c.zfill);
 }
+// The copies of one group land in reverse order of issue: the hardware
+// orders none of them, so a rewrite whose copies into the same bytes rely on
+// program order (a later copy overwriting an earlier one) differs here.
+static inline void land_reversed(const std::vector<Copy> &g)
+{
+    for (size_t i = g.size(); i-- > 0;)
+        do_copy(g[i]);
+}
 static inline void complete_groups(Thread &t, size_t keep)
 {
     while (t.groups.size() > keep) {
-        for (const Copy &c : t.groups.front())
-            do_copy(c);
+        land_reversed(t.groups.front());
         t.groups.erase(t.groups.begin());
     }
 }
@@ -411,8 +418,7 @@ static inline void fiber_main()
     rt.body();
     Thread &t = *rt.cur;
     // copies still in flight when a thread ends land eventually
-    for (const Copy &c : t.open)
-        do_copy(c);
+    land_reversed(t.open);
     t.open.clear();
     complete_groups(t, 0);
     t.state = T_DONE;

@@ -1,0 +1,22 @@
+/*
+ * emu_files.h - the CPU emulator's files (runtime/emu/: kp_cpu_cuda.h,
+ * kp_harness.h, the stand-in CUDA headers of include/), compiled into
+ * kpipe by CMake (generated/kpipe_emu_src.h), written out on first use
+ * into a folder named by their hash, with a g++ precompiled header of
+ * kp_cpu_cuda.h beside them.
+ */
+#ifndef KPIPE_VERIFY_EMU_FILES_H
+#define KPIPE_VERIFY_EMU_FILES_H
+
+/* A hash of every file's name and text (part of every cache key). */
+unsigned long long kp_emu_hash(void);
+
+/* The folder base/emu-HASH holding the files (written there once, each by
+ * rename, so kpipes side by side never read half a file), and in
+ * base/emu-HASH/pch/ kp_cpu_cuda.h.gch built with g++ `cxx` and `flags`
+ * (NULL-terminated) when it can be (*pch set to that folder, else NULL).
+ * Returns the folder (caller frees), or NULL with *err (caller frees). */
+char *kp_emu_install(const char *base, const char *cxx, const char *const *flags, char **pch,
+		     char **err);
+
+#endif
