@@ -19,6 +19,8 @@
 #                     loop stops early (cp-async)
 #   countdown_unsigned  an unsigned count-down with 4 stages: `(k - 48) > 0u`
 #                     wraps, the prefetch reads past the buffers
+#   countdown_typedef the same with 3 stages and the counter a uint32_t: its
+#                     signedness was read from the spelling "unsigned"
 #   tile_pointer      a pointer to the tile taken before the loop stays on
 #                     buffer 0 (cp-async)
 #   name_collision    the user's `kp_has_next` shadowed by kpipe's (register)
