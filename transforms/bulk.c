@@ -121,19 +121,20 @@ static int walk_updates(kp_node *n, kp_node *parent, void *ud)
 {
 	upd_walk *w = ud;
 	const kp_node *target = NULL, *value = NULL;
-	if ((n->kind == KP_N_BINOP && n->op && !strcmp(n->op, "=")) || n->kind == KP_N_ASSIGNOP) {
+	if ((n->kind == KP_N_BINOP && n->op && n->opk == KP_OP_ASSIGN) ||
+	    n->kind == KP_N_ASSIGNOP) {
 		if (n->nkids == 2) {
 			target = n->kids[0];
 			value = n->kids[1];
 		}
 	} else if (n->kind == KP_N_UNOP && n->op && n->nkids == 1 &&
-		   (!strcmp(n->op, "++") || !strcmp(n->op, "--") || !strcmp(n->op, "&")))
+		   (KP_OP_IS_INCDEC(n->opk) || n->opk == KP_OP_ADDR))
 		target = n->kids[0];
 	target = target ? kp_node_strip(target) : NULL;
 	if (!target || target->kind != KP_N_DECLREF || target->decl != w->d)
 		return 1;
 	w->n++;
-	if (!strcmp(n->op ? n->op : "", "&")) {
+	if (n->kind == KP_N_UNOP && n->opk == KP_OP_ADDR) {
 		w->bad = "has its address taken";
 		return 1;
 	}
@@ -363,25 +364,27 @@ static lin lin_of_node(lctx *c, const kp_node *n)
 		return v;
 	}
 	case KP_N_UNOP:
-		if (n->nkids == 1 && n->op && !strcmp(n->op, "-"))
+		if (n->nkids == 1 && n->op && n->opk == KP_OP_MINUS)
 			return lin_mul(lin_of(c, n->kids[0]), (lin){.c0 = -1});
-		if (n->nkids == 1 && n->op && !strcmp(n->op, "+"))
+		if (n->nkids == 1 && n->op && (n->opk == KP_OP_ADD || n->opk == KP_OP_PLUS))
 			return lin_of(c, n->kids[0]);
 		break;
 	case KP_N_BINOP:
 		if (n->nkids != 2 || !n->op)
 			break;
-		if (!strcmp(n->op, "+") || !strcmp(n->op, "-"))
+		if ((n->opk == KP_OP_ADD || n->opk == KP_OP_PLUS) ||
+		    (n->opk == KP_OP_SUB || n->opk == KP_OP_MINUS))
 			return lin_add(lin_of(c, n->kids[0]), lin_of(c, n->kids[1]),
 				       n->op[0] == '-' ? -1 : 1);
-		if (!strcmp(n->op, "*"))
+		if ((n->opk == KP_OP_MUL || n->opk == KP_OP_DEREF))
 			return lin_mul(lin_of(c, n->kids[0]), lin_of(c, n->kids[1]));
-		if (!strcmp(n->op, "<<") && kp_eval(n->kids[1], c->l->kernel, NULL, &x) == 0 &&
+		if (n->opk == KP_OP_SHL && kp_eval(n->kids[1], c->l->kernel, NULL, &x) == 0 &&
 		    x >= 0 && x < 31)
 			return lin_mul(lin_of(c, n->kids[0]), (lin){.c0 = 1LL << x});
 		/* other arithmetic: fine on uniform values only */
-		if (!strcmp(n->op, "/") || !strcmp(n->op, "%") || !strcmp(n->op, ">>") ||
-		    !strcmp(n->op, "&") || !strcmp(n->op, "|") || !strcmp(n->op, "^")) {
+		if (n->opk == KP_OP_DIV || n->opk == KP_OP_REM || n->opk == KP_OP_SHR ||
+		    (n->opk == KP_OP_AND || n->opk == KP_OP_ADDR) || n->opk == KP_OP_OR ||
+		    n->opk == KP_OP_XOR) {
 			lin a = lin_of(c, n->kids[0]), b = lin_of(c, n->kids[1]);
 			if (a.bad)
 				return a;
@@ -418,7 +421,7 @@ static const kp_node *strip_parens(const kp_node *n)
 static int guard_terms(const kp_node *n, const kp_node **out, int max, int k)
 {
 	n = strip_parens(n);
-	if (n && n->kind == KP_N_BINOP && n->op && !strcmp(n->op, "&&") && n->nkids == 2) {
+	if (n && n->kind == KP_N_BINOP && n->op && n->opk == KP_OP_LAND && n->nkids == 2) {
 		k = guard_terms(n->kids[0], out, max, k);
 		return k < 0 ? k : guard_terms(n->kids[1], out, max, k);
 	}
@@ -465,17 +468,15 @@ static int axis_corners(long long k, int sym, int le)
  * that reads no thread index. */
 static const char *term_problem(lctx *c, const kp_node *n, int *mx, int *my)
 {
-	static const char *const rel[] = {"<", "<=", ">", ">="};
 	int is_rel = 0, is_cmp = 0;
 	*mx = *my = 1;
 	if (n && n->kind == KP_N_BINOP && n->op && n->nkids == 2) {
-		for (size_t i = 0; i < KP_ARRAY_LEN(rel); i++)
-			is_rel |= !strcmp(n->op, rel[i]);
-		is_cmp = is_rel || !strcmp(n->op, "==") || !strcmp(n->op, "!=");
+		is_cmp = KP_OP_IS_COMPARE(n->opk);
+		is_rel = is_cmp && n->opk != KP_OP_EQ && n->opk != KP_OP_NE;
 	}
-	if (n && n->kind == KP_N_BINOP && n->op && !strcmp(n->op, "||"))
+	if (n && n->kind == KP_N_BINOP && n->op && n->opk == KP_OP_LOR)
 		return "is a disjunction (||), which the corners of a tile do not decide";
-	if (n && n->kind == KP_N_UNOP && n->op && !strcmp(n->op, "!"))
+	if (n && n->kind == KP_N_UNOP && n->op && n->opk == KP_OP_LNOT)
 		return "negates a condition (!), which the corners of a tile do not decide";
 	if (!is_cmp) {
 		lin v = lin_of(c, n);

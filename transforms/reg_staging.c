@@ -230,16 +230,16 @@ static int loop_slot(kp_file *f, const kp_loop *l, const kp_range *r, char **cou
 	free(hit_c);
 	free(step_c);
 	kp_strbuf c = KP_STRBUF_INIT, x = KP_STRBUF_INIT;
-	if (!strcmp(r->op, "<") && !strcmp(lot, "0") && !strcmp(step, "1")) {
+	if (r->opk == KP_OP_LT && !strcmp(lot, "0") && !strcmp(step, "1")) {
 		kp_strbuf_addf(&c, "(%s)", hit);
 		kp_strbuf_adds(&x, name);
 		*count = kp_strbuf_detach(&c);
 		*index = kp_strbuf_detach(&x);
 		return 0;
 	}
-	if (!strcmp(r->op, "<"))
+	if (r->opk == KP_OP_LT)
 		kp_strbuf_addf(&c, "(((%s) - (%s) + (%s) - 1) / (%s))", hit, lot, step, step);
-	else if (!strcmp(r->op, "<="))
+	else if (r->opk == KP_OP_LE)
 		kp_strbuf_addf(&c, "(((%s) - (%s)) / (%s) + 1)", hit, lot, step);
 	else {
 		kp_strbuf_release(&c);
@@ -494,7 +494,7 @@ static int find_live(kp_node *n, kp_node *parent, void *ud)
 	}
 	for (int i = 1; n->kind == KP_N_CALL && i < n->nkids; i++) {
 		const kp_node *a = kp_node_strip(n->kids[i]);
-		if (a && ((a->kind == KP_N_UNOP && a->op && !strcmp(a->op, "&")) ||
+		if (a && ((a->kind == KP_N_UNOP && a->op && a->opk == KP_OP_ADDR) ||
 			  (a->kind == KP_N_DECLREF && a->decl && !a->decl->is_const &&
 			   !inside(w->ctl, a->decl))))
 			w->live = 1;
@@ -739,7 +739,8 @@ static const kp_node *ldca_target(const kp_load *ld)
 	while (n && (n->kind == KP_N_PAREN || (n->kind == KP_N_OTHER && n->nkids == 1)))
 		n = n->kids[0];
 	if (!n || !n->type || KP_TY_ANY_VOLATILE(n->ty) ||
-	    !(n->kind == KP_N_SUBSCRIPT || (n->kind == KP_N_UNOP && n->op && !strcmp(n->op, "*"))))
+	    !(n->kind == KP_N_SUBSCRIPT ||
+	      (n->kind == KP_N_UNOP && n->op && n->opk == KP_OP_DEREF)))
 		return NULL;
 	const char *t = n->type;
 	if (!strncmp(t, "const ", 6))
@@ -873,7 +874,8 @@ static int find_ahead_read(kp_node *n, kp_node *parent, void *ud)
 		walk_ahead(w, d->init);
 		w->depth--;
 	}
-	int reads = n->kind == KP_N_CALL || (n->kind == KP_N_UNOP && n->op && !strcmp(n->op, "*"));
+	int reads = n->kind == KP_N_CALL ||
+		    (n->kind == KP_N_UNOP && n->op && n->opk == KP_OP_DEREF);
 	if (n->kind == KP_N_SUBSCRIPT) {
 		const kp_node *r = kp_lvalue_root(n);
 		reads = 1;

@@ -85,13 +85,12 @@ static int uniform_step(const finder *w, const kp_node *e, const kp_decl *d, int
 	e = e ? kp_node_strip(e) : NULL;
 	if (!e)
 		return 1;
-	if (e->kind == KP_N_BINOP && e->op && !strcmp(e->op, ",") && e->nkids == 2)
+	if (e->kind == KP_N_BINOP && e->op && e->opk == KP_OP_COMMA && e->nkids == 2)
 		return uniform_step(w, e->kids[0], d, budget) &&
 		       uniform_step(w, e->kids[1], d, budget);
 	int assign = e->kind == KP_N_ASSIGNOP ||
-		     (e->kind == KP_N_BINOP && e->op && !strcmp(e->op, "="));
-	int incdec = e->kind == KP_N_UNOP && e->op &&
-		     (!strcmp(e->op, "++") || !strcmp(e->op, "--"));
+		     (e->kind == KP_N_BINOP && e->op && e->opk == KP_OP_ASSIGN);
+	int incdec = e->kind == KP_N_UNOP && e->op && (KP_OP_IS_INCDEC(e->opk));
 	if (!assign && !incdec)
 		return uniform(w, e, budget);
 	const kp_node *t = e->nkids > 0 ? kp_node_strip(e->kids[0]) : NULL;
@@ -192,9 +191,9 @@ static int writes_d(kp_node *n, kp_node *parent, void *ud)
 	(void)parent;
 	write_walk *w = ud;
 	int target = n->kind == KP_N_ASSIGNOP ||
-		     (n->kind == KP_N_BINOP && n->op && !strcmp(n->op, "=")) ||
+		     (n->kind == KP_N_BINOP && n->op && n->opk == KP_OP_ASSIGN) ||
 		     (n->kind == KP_N_UNOP && n->op &&
-		      (!strcmp(n->op, "++") || !strcmp(n->op, "--") || !strcmp(n->op, "&")));
+		      (KP_OP_IS_INCDEC(n->opk) || (n->opk == KP_OP_AND || n->opk == KP_OP_ADDR)));
 	const kp_node *t = target && n->nkids > 0 ? kp_node_strip(n->kids[0]) : NULL;
 	if (t && t->kind == KP_N_DECLREF && t->decl == w->d)
 		w->hit = 1;
@@ -244,11 +243,11 @@ static int uniform(const finder *w, const kp_node *e, int budget)
 	case KP_N_LAMBDA:
 	case KP_N_ASSIGNOP: return 0;
 	case KP_N_UNOP:
-		if (e->op && (!strcmp(e->op, "++") || !strcmp(e->op, "--")))
+		if (e->op && (KP_OP_IS_INCDEC(e->opk)))
 			return 0;
 		break;
 	case KP_N_BINOP:
-		if (e->op && !strcmp(e->op, "="))
+		if (e->op && e->opk == KP_OP_ASSIGN)
 			return 0;
 		break;
 	case KP_N_DECLREF: return uniform_ref(w, e, budget);

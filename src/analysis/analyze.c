@@ -106,13 +106,13 @@ static int eval_depth(const kp_node *n, const kp_kernel *k, const long long *iv,
 	case KP_N_UNOP:
 		if (n->nkids < 1 || eval_depth(n->kids[0], k, iv, &a, depth + 1))
 			return -1;
-		if (!strcmp(n->op, "-"))
+		if ((n->opk == KP_OP_SUB || n->opk == KP_OP_MINUS))
 			*out = -a;
-		else if (!strcmp(n->op, "+"))
+		else if ((n->opk == KP_OP_ADD || n->opk == KP_OP_PLUS))
 			*out = a;
-		else if (!strcmp(n->op, "~"))
+		else if (n->opk == KP_OP_NOT)
 			*out = ~a;
-		else if (!strcmp(n->op, "!"))
+		else if (n->opk == KP_OP_LNOT)
 			*out = !a;
 		else
 			return -1;
@@ -125,39 +125,39 @@ static int eval_depth(const kp_node *n, const kp_kernel *k, const long long *iv,
 		if (n->nkids != 2 || eval_depth(n->kids[0], k, iv, &a, depth + 1) ||
 		    eval_depth(n->kids[1], k, iv, &b, depth + 1))
 			return -1;
-		if (!strcmp(n->op, "+"))
+		if ((n->opk == KP_OP_ADD || n->opk == KP_OP_PLUS))
 			c = a + b;
-		else if (!strcmp(n->op, "-"))
+		else if ((n->opk == KP_OP_SUB || n->opk == KP_OP_MINUS))
 			c = a - b;
-		else if (!strcmp(n->op, "*"))
+		else if ((n->opk == KP_OP_MUL || n->opk == KP_OP_DEREF))
 			c = a * b;
-		else if (!strcmp(n->op, "/")) {
+		else if (n->opk == KP_OP_DIV) {
 			if (!b)
 				return -1;
 			c = a / b;
-		} else if (!strcmp(n->op, "%")) {
+		} else if (n->opk == KP_OP_REM) {
 			if (!b)
 				return -1;
 			c = a % b;
-		} else if (!strcmp(n->op, "<<"))
+		} else if (n->opk == KP_OP_SHL)
 			c = (b >= 0 && b < 63) ? a << b : 0;
-		else if (!strcmp(n->op, ">>"))
+		else if (n->opk == KP_OP_SHR)
 			c = (b >= 0 && b < 63) ? a >> b : 0;
-		else if (!strcmp(n->op, "&"))
+		else if ((n->opk == KP_OP_AND || n->opk == KP_OP_ADDR))
 			c = a & b;
-		else if (!strcmp(n->op, "|"))
+		else if (n->opk == KP_OP_OR)
 			c = a | b;
-		else if (!strcmp(n->op, "<"))
+		else if (n->opk == KP_OP_LT)
 			c = a < b;
-		else if (!strcmp(n->op, ">"))
+		else if (n->opk == KP_OP_GT)
 			c = a > b;
-		else if (!strcmp(n->op, "<="))
+		else if (n->opk == KP_OP_LE)
 			c = a <= b;
-		else if (!strcmp(n->op, ">="))
+		else if (n->opk == KP_OP_GE)
 			c = a >= b;
-		else if (!strcmp(n->op, "=="))
+		else if (n->opk == KP_OP_EQ)
 			c = a == b;
-		else if (!strcmp(n->op, "!="))
+		else if (n->opk == KP_OP_NE)
 			c = a != b;
 		else
 			return -1;
@@ -300,11 +300,11 @@ static int sync_operands_pure(const kp_node *n, const kp_node *call)
 	case KP_N_LAMBDA:
 	case KP_N_ASM: return 0;
 	case KP_N_BINOP:
-		if (n->op && !strcmp(n->op, "="))
+		if (n->op && n->opk == KP_OP_ASSIGN)
 			return 0;
 		break;
 	case KP_N_UNOP:
-		if (n->op && (!strcmp(n->op, "++") || !strcmp(n->op, "--")))
+		if (n->op && (KP_OP_IS_INCDEC(n->opk)))
 			return 0;
 		break;
 	case KP_N_CALL:
@@ -358,12 +358,12 @@ static kp_node *lvalue_root(kp_node *n)
 									  : n->kids[0];
 			break;
 		case KP_N_UNOP:
-			if (!n->nkids || (strcmp(n->op, "*") && strcmp(n->op, "&")))
+			if (!n->nkids || (n->opk != KP_OP_DEREF && n->opk != KP_OP_ADDR))
 				return NULL;
 			n = n->kids[0];
 			break;
 		case KP_N_BINOP: /* pointer arithmetic: base + off */
-			if (n->nkids != 2 || (strcmp(n->op, "+") && strcmp(n->op, "-")))
+			if (n->nkids != 2 || (n->opk != KP_OP_ADD && n->opk != KP_OP_SUB))
 				return NULL;
 			n = n->kids[0];
 			break;
@@ -375,7 +375,7 @@ static kp_node *lvalue_root(kp_node *n)
 
 static int is_assign(const kp_node *n)
 {
-	return n && n->kind == KP_N_BINOP && n->op && !strcmp(n->op, "=");
+	return n && n->kind == KP_N_BINOP && n->op && n->opk == KP_OP_ASSIGN;
 }
 
 kp_node *kp_lvalue_root(kp_node *n) { return lvalue_root(n); }
@@ -389,8 +389,7 @@ kp_node *kp_write_target(const kp_node *n, int *plain)
 		*plain = is_assign(n);
 		return n->kids[0];
 	}
-	if (n->kind == KP_N_UNOP && n->nkids == 1 && n->op &&
-	    (!strcmp(n->op, "++") || !strcmp(n->op, "--")))
+	if (n->kind == KP_N_UNOP && n->nkids == 1 && n->op && (KP_OP_IS_INCDEC(n->opk)))
 		return n->kids[0];
 	return NULL;
 }
@@ -407,7 +406,7 @@ static int find_reassign(kp_node *n, kp_node *parent, void *ud)
 	reassign_walk *w = ud;
 	int plain;
 	kp_node *t = kp_write_target(n, &plain);
-	if (!t && n->kind == KP_N_UNOP && n->nkids == 1 && n->op && !strcmp(n->op, "&"))
+	if (!t && n->kind == KP_N_UNOP && n->nkids == 1 && n->op && n->opk == KP_OP_ADDR)
 		t = n->kids[0]; /* its address taken: it may change */
 	t = t ? (kp_node *)kp_node_strip(t) : NULL;
 	if (t && t->kind == KP_N_DECLREF && t->decl == w->d)
@@ -531,7 +530,7 @@ static const kp_decl *points_into_local(const kp_file *f, const kp_kernel *k, co
 	    strchr(d->type, '&') || strchr(d->type, '*') != strrchr(d->type, '*'))
 		return NULL;
 	const kp_node *n = kp_node_strip(d->init);
-	int addr = n && n->kind == KP_N_UNOP && n->op && !strcmp(n->op, "&") && n->nkids == 1;
+	int addr = n && n->kind == KP_N_UNOP && n->op && n->opk == KP_OP_ADDR && n->nkids == 1;
 	kp_node *r = lvalue_root((kp_node *)n);
 	if (!r || !r->decl || !thread_local_var(f, k, r->decl) || (!addr && !r->decl->is_array) ||
 	    (!addr && kp_node_strip(n) != r))
@@ -565,7 +564,7 @@ static const kp_node *carve_offset(const kp_node *init, const kp_decl *base, int
 	*ok = 1;
 	if (n && n->kind == KP_N_DECLREF && n->decl == base)
 		return NULL;
-	if (n && n->kind == KP_N_UNOP && n->op && !strcmp(n->op, "&") && n->nkids == 1) {
+	if (n && n->kind == KP_N_UNOP && n->op && n->opk == KP_OP_ADDR && n->nkids == 1) {
 		const kp_node *sub = kp_node_strip(n->kids[0]);
 		if (sub->kind == KP_N_SUBSCRIPT && sub->nkids == 2) {
 			const kp_node *b = kp_node_strip(sub->kids[0]);
@@ -573,7 +572,7 @@ static const kp_node *carve_offset(const kp_node *init, const kp_decl *base, int
 				return sub->kids[1];
 		}
 	}
-	if (n && n->kind == KP_N_BINOP && n->op && !strcmp(n->op, "+") && n->nkids == 2) {
+	if (n && n->kind == KP_N_BINOP && n->op && n->opk == KP_OP_ADD && n->nkids == 2) {
 		const kp_node *b = kp_node_strip(n->kids[0]);
 		if (b->kind == KP_N_DECLREF && b->decl == base)
 			return n->kids[1];
@@ -843,7 +842,7 @@ static kp_node *strip_copy_ctor(kp_node *n)
 static kp_node *global_load_root(kp_node *n)
 {
 	n = strip_copy_ctor(n);
-	if (!n || (n->kind != KP_N_SUBSCRIPT && !(n->kind == KP_N_UNOP && !strcmp(n->op, "*"))))
+	if (!n || (n->kind != KP_N_SUBSCRIPT && !(n->kind == KP_N_UNOP && n->opk == KP_OP_DEREF)))
 		return NULL;
 	kp_node *r = lvalue_root(n);
 	if (!r || !r->decl || r->decl->is_shared || !r->decl->is_pointer)
@@ -946,7 +945,7 @@ static void scan_calls(kp_node *n, scan_info *s, int in_if, int in_loop)
 		child_if = 1;
 	if (n->kind == KP_N_FOR || n->kind == KP_N_WHILE || n->kind == KP_N_DO)
 		child_loop = 1;
-	if (n->kind == KP_N_BINOP && n->op && (!strcmp(n->op, "&&") || !strcmp(n->op, "||")))
+	if (n->kind == KP_N_BINOP && n->op && (n->opk == KP_OP_LAND || n->opk == KP_OP_LOR))
 		child_if = 1;
 	for (int i = 0; i < n->nkids; i++)
 		scan_calls(n->kids[i], s, child_if, child_loop);
@@ -1117,7 +1116,7 @@ static void collect_rw(kp_node *n, rw_set *s)
 			note_write(s, n->kids[0], n);
 		break;
 	case KP_N_UNOP:
-		if (n->nkids == 1 && n->op && (!strcmp(n->op, "++") || !strcmp(n->op, "--")))
+		if (n->nkids == 1 && n->op && (KP_OP_IS_INCDEC(n->opk)))
 			note_write(s, n->kids[0], n);
 		break;
 	case KP_N_DECLREF:
@@ -1190,11 +1189,11 @@ static int pure_expr(const kp_node *n)
 	case KP_N_ASSIGNOP:
 	case KP_N_LAMBDA: return 0;
 	case KP_N_UNOP:
-		if (n->op && (!strcmp(n->op, "*") || !strcmp(n->op, "++") || !strcmp(n->op, "--")))
+		if (n->op && (n->opk == KP_OP_DEREF || KP_OP_IS_INCDEC(n->opk)))
 			return 0;
 		break;
 	case KP_N_BINOP:
-		if (n->op && !strcmp(n->op, "="))
+		if (n->op && n->opk == KP_OP_ASSIGN)
 			return 0;
 		break;
 	default: break;
@@ -1222,18 +1221,18 @@ static const char *step_text_raw(actx *c, kp_node *n, int *sign)
 	/* n is an increment expression; returns the step and sets sign */
 	*sign = 1;
 	if (n->kind == KP_N_UNOP && n->nkids == 1) {
-		if (!strcmp(n->op, "++"))
+		if ((n->opk == KP_OP_PRE_INC || n->opk == KP_OP_POST_INC))
 			return "1";
-		if (!strcmp(n->op, "--")) {
+		if ((n->opk == KP_OP_PRE_DEC || n->opk == KP_OP_POST_DEC)) {
 			*sign = -1;
 			return "1";
 		}
 		return NULL;
 	}
 	if (n->kind == KP_N_ASSIGNOP && n->nkids == 2) {
-		if (!strcmp(n->op, "-="))
+		if (n->opk == KP_OP_SUB_ASSIGN)
 			*sign = -1;
-		else if (strcmp(n->op, "+="))
+		else if (n->opk != KP_OP_ADD_ASSIGN)
 			return NULL;
 		if (!n->kids[1]->in_main)
 			return NULL;
@@ -1244,11 +1243,11 @@ static const char *step_text_raw(actx *c, kp_node *n, int *sign)
 		kp_node *rhs = (kp_node *)kp_node_strip(n->kids[1]);
 		kp_node *lhs = (kp_node *)kp_node_strip(n->kids[0]);
 		if (rhs->kind == KP_N_BINOP && rhs->nkids == 2 && lhs->kind == KP_N_DECLREF &&
-		    (!strcmp(rhs->op, "+") || !strcmp(rhs->op, "-"))) {
+		    (rhs->opk == KP_OP_ADD || rhs->opk == KP_OP_SUB)) {
 			kp_node *a = (kp_node *)kp_node_strip(rhs->kids[0]);
 			if (a->kind == KP_N_DECLREF && a->decl == lhs->decl &&
 			    rhs->kids[1]->in_main) {
-				if (!strcmp(rhs->op, "-"))
+				if ((rhs->opk == KP_OP_SUB || rhs->opk == KP_OP_MINUS))
 					*sign = -1;
 				return kp_node_text(c->f, rhs->kids[1]);
 			}
@@ -1284,7 +1283,7 @@ static void gather_header_incs(actx *c, kp_node *inc)
 {
 	if (!inc)
 		return;
-	if (inc->kind == KP_N_BINOP && inc->op && !strcmp(inc->op, ",")) {
+	if (inc->kind == KP_N_BINOP && inc->op && inc->opk == KP_OP_COMMA) {
 		for (int i = 0; i < inc->nkids; i++)
 			gather_header_incs(c, inc->kids[i]);
 		return;
@@ -2157,11 +2156,12 @@ static void range_of(actx *c, const kp_node *loop, kp_range *r)
 		/* `i op hi`, or `i + c op hi` (the bound is hi - c) */
 		const kp_node *lhs = kp_node_strip(cs->kids[0]);
 		const kp_node *a = lhs && lhs->kind == KP_N_BINOP && lhs->nkids == 2 &&
-						   !strcmp(lhs->op, "+")
+						   lhs->opk == KP_OP_ADD
 					   ? kp_node_strip(lhs->kids[0])
 					   : NULL;
 		const kp_node *b = a ? kp_node_strip(lhs->kids[1]) : NULL;
 		r->op = cs->op;
+		r->opk = cs->opk;
 		if (lhs && lhs->kind == KP_N_DECLREF && lhs->decl == var && var)
 			r->hi = cs->kids[1];
 		else if (var && a && a->kind == KP_N_DECLREF && a->decl == var) {
@@ -2176,8 +2176,9 @@ static void range_of(actx *c, const kp_node *loop, kp_range *r)
 		return;
 	int sign;
 	r->step_ok = step_text(c, inc, &sign) && sign > 0;
-	r->step_is_one = inc->kind == KP_N_UNOP && inc->op && !strcmp(inc->op, "++");
-	r->step_plus_assign = inc->kind == KP_N_ASSIGNOP && inc->op && !strcmp(inc->op, "+=");
+	r->step_is_one = inc->kind == KP_N_UNOP && inc->op &&
+			 (inc->opk == KP_OP_PRE_INC || inc->opk == KP_OP_POST_INC);
+	r->step_plus_assign = inc->kind == KP_N_ASSIGNOP && inc->op && inc->opk == KP_OP_ADD_ASSIGN;
 	r->step = step_node(inc);
 }
 
@@ -2198,9 +2199,9 @@ static double range_trip(actx *c, const kp_range *r)
 		return -1;
 	if (s <= 0)
 		return -1;
-	if (!strcmp(r->op, "<"))
+	if (r->opk == KP_OP_LT)
 		return b > a ? (double)((b - a + s - 1) / s) : 0;
-	if (!strcmp(r->op, "<="))
+	if (r->opk == KP_OP_LE)
 		return b >= a ? (double)((b - a) / s + 1) : 0;
 	return -1;
 }
@@ -2280,10 +2281,11 @@ static void scan_math(math_scan *m, kp_node *n, double mult)
 			m->flops += mult * (!strcmp(n->name, "__hfma2") ? 4 : 2);
 		}
 	}
-	if (n->kind == KP_N_ASSIGNOP && n->op && (!strcmp(n->op, "+=") || !strcmp(n->op, "-=")) &&
-	    n->nkids == 2 && !is_int_or_ptr(n->kids[0]->type)) {
+	if (n->kind == KP_N_ASSIGNOP && n->op &&
+	    (n->opk == KP_OP_ADD_ASSIGN || n->opk == KP_OP_SUB_ASSIGN) && n->nkids == 2 &&
+	    !is_int_or_ptr(n->kids[0]->type)) {
 		const kp_node *r = kp_node_strip(n->kids[1]);
-		if (r && r->kind == KP_N_BINOP && r->op && !strcmp(r->op, "*")) {
+		if (r && r->kind == KP_N_BINOP && r->op && r->opk == KP_OP_MUL) {
 			const char *t = n->kids[0]->type;
 			if (m->math == KP_MATH_NONE || m->math == KP_MATH_FFMA)
 				m->math = t && strstr(t, "double") ? KP_MATH_DFMA
@@ -2517,7 +2519,7 @@ static int count_writes(const kp_node *n, const kp_decl *d)
 		return 0;
 	int w = 0;
 	if ((is_assign(n) || n->kind == KP_N_ASSIGNOP ||
-	     (n->kind == KP_N_UNOP && n->op && (!strcmp(n->op, "++") || !strcmp(n->op, "--")))) &&
+	     (n->kind == KP_N_UNOP && n->op && (KP_OP_IS_INCDEC(n->opk)))) &&
 	    n->nkids >= 1) {
 		const kp_node *t = kp_node_strip(n->kids[0]);
 		if (t && t->kind == KP_N_DECLREF && t->decl == d)
@@ -2586,7 +2588,7 @@ static int find_hidden(kp_node *n, kp_node *parent, void *ud)
 		w->var = n->decl;
 	}
 	if (parent && !w->alias &&
-	    ((parent->kind == KP_N_UNOP && parent->op && !strcmp(parent->op, "&")) ||
+	    ((parent->kind == KP_N_UNOP && parent->op && parent->opk == KP_OP_ADDR) ||
 	     (parent->kind == KP_N_VARDECL && parent->decl && parent->decl != n->decl &&
 	      parent->decl->type && strchr(parent->decl->type, '&')))) {
 		w->alias = n;
@@ -2651,11 +2653,11 @@ static const kp_node *impure_in(const kp_node *n)
 			return n;
 		break;
 	case KP_N_UNOP:
-		if (n->op && (!strcmp(n->op, "++") || !strcmp(n->op, "--")))
+		if (n->op && (KP_OP_IS_INCDEC(n->opk)))
 			return n;
 		break;
 	case KP_N_BINOP:
-		if (n->op && !strcmp(n->op, "="))
+		if (n->op && n->opk == KP_OP_ASSIGN)
 			return n;
 		break;
 	default: break;
@@ -2824,8 +2826,7 @@ static int find_unsafe_store(kp_node *n, kp_node *parent, void *ud)
 	kp_node *target = NULL;
 	if ((is_assign(n) || n->kind == KP_N_ASSIGNOP) && n->nkids == 2)
 		target = n->kids[0];
-	else if (n->kind == KP_N_UNOP && n->nkids == 1 && n->op &&
-		 (!strcmp(n->op, "++") || !strcmp(n->op, "--")))
+	else if (n->kind == KP_N_UNOP && n->nkids == 1 && n->op && (KP_OP_IS_INCDEC(n->opk)))
 		target = n->kids[0];
 	if (target) {
 		kp_node *root = lvalue_root(target);
@@ -2846,7 +2847,7 @@ static int find_unsafe_store(kp_node *n, kp_node *parent, void *ud)
 			/* a pointer into global memory handed to a function that may
 			 * write through it */
 			int pointer_arg = root->decl->is_pointer ||
-					  (a->kind == KP_N_UNOP && a->op && !strcmp(a->op, "&") &&
+					  (a->kind == KP_N_UNOP && a->op && a->opk == KP_OP_ADDR &&
 					   root->decl->is_pointer);
 			if (pointer_arg && param_writes_through(n->decl->type, i - 1) &&
 			    unsafe_target(w, root->decl)) {
@@ -2971,7 +2972,7 @@ static const kp_decl *alias_target(kp_node *init, kp_node **ref)
 	kp_node *n = init;
 	int casts = 0;
 	for (int guard = 0; n && guard < 16; guard++) {
-		if (n->kind == KP_N_BINOP && n->op && !strcmp(n->op, "+") && n->nkids == 2)
+		if (n->kind == KP_N_BINOP && n->op && n->opk == KP_OP_ADD && n->nkids == 2)
 			n = n->kids[0];
 		else if ((n->kind == KP_N_CAST || n->kind == KP_N_PAREN || n->kind == KP_N_OTHER) &&
 			 n->nkids) {
@@ -3022,11 +3023,10 @@ static int check_alias_use(kp_node *n, kp_node *parent, void *ud)
 		kp_node *b = n->kids[0];
 		while (b && (b->kind == KP_N_OTHER || b->kind == KP_N_PAREN) && b->nkids == 1)
 			b = b->kids[0];
-		int written =
-			parent &&
-			(((parent->kind == KP_N_BINOP && parent->op && !strcmp(parent->op, "=")) ||
-			  parent->kind == KP_N_ASSIGNOP) &&
-			 parent->nkids && parent->kids[0] == n);
+		int written = parent && (((parent->kind == KP_N_BINOP && parent->op &&
+					   parent->opk == KP_OP_ASSIGN) ||
+					  parent->kind == KP_N_ASSIGNOP) &&
+					 parent->nkids && parent->kids[0] == n);
 		written |= parent && parent->kind == KP_N_UNOP;
 		/* `reinterpret_cast<const float4 *>(&P[i])[0]`: a read of P
 		 * through the address of one of its elements */
@@ -3036,7 +3036,7 @@ static int check_alias_use(kp_node *n, kp_node *parent, void *ud)
 			inner->kind == KP_N_CAST) &&
 		       inner->nkids)
 			inner = inner->kids[inner->nkids - 1];
-		if (inner && inner->kind == KP_N_UNOP && inner->op && !strcmp(inner->op, "&") &&
+		if (inner && inner->kind == KP_N_UNOP && inner->op && inner->opk == KP_OP_ADDR &&
 		    inner->nkids == 1 && inner->kids[0]->kind == KP_N_SUBSCRIPT &&
 		    inner->kids[0]->nkids == 2) {
 			b = inner->kids[0]->kids[0];
@@ -3182,8 +3182,8 @@ static int cond_monotone(actx *c)
 	kp_node *cs = (kp_node *)kp_node_strip(l->cond);
 	if (!cs || cs->kind != KP_N_BINOP || cs->nkids != 2 || !cs->op)
 		return 0;
-	int lt = !strcmp(cs->op, "<") || !strcmp(cs->op, "<="),
-	    gt = !strcmp(cs->op, ">") || !strcmp(cs->op, ">=");
+	int lt = cs->opk == KP_OP_LT || cs->opk == KP_OP_LE,
+	    gt = cs->opk == KP_OP_GT || cs->opk == KP_OP_GE;
 	if (!lt && !gt)
 		return 0;
 	for (int side = 0; side < 2; side++) {
@@ -3306,7 +3306,7 @@ static int find_kept_sync(kp_node *n, kp_node *parent, void *ud)
 		return 0;
 	if (n->kind == KP_N_IF || n->kind == KP_N_SWITCH || n->kind == KP_N_CONDOP ||
 	    n->kind == KP_N_FOR || n->kind == KP_N_WHILE || n->kind == KP_N_DO ||
-	    (n->kind == KP_N_BINOP && n->op && (!strcmp(n->op, "&&") || !strcmp(n->op, "||"))))
+	    (n->kind == KP_N_BINOP && n->op && (n->opk == KP_OP_LAND || n->opk == KP_OP_LOR)))
 		return 0;
 	if (n->kind == KP_N_CALL && (n->sync == KP_SYNC_BLOCK || n->sync == KP_SYNC_BLOCK_VALUE)) {
 		w->hit = n;
@@ -4004,14 +4004,15 @@ static const kp_node *varying_part(vary_ctx *v, const kp_node *n)
 		break;
 	case KP_N_SUBSCRIPT: v->why = "reads memory"; return n;
 	case KP_N_UNOP:
-		if (n->op &&
-		    (!strcmp(n->op, "*") || !strcmp(n->op, "++") || !strcmp(n->op, "--"))) {
-			v->why = !strcmp(n->op, "*") ? "reads memory" : "has a side effect";
+		if (n->op && (n->opk == KP_OP_DEREF || KP_OP_IS_INCDEC(n->opk))) {
+			v->why = (n->opk == KP_OP_MUL || n->opk == KP_OP_DEREF)
+					 ? "reads memory"
+					 : "has a side effect";
 			return n;
 		}
 		break;
 	case KP_N_BINOP:
-		if (n->op && !strcmp(n->op, "=")) {
+		if (n->op && n->opk == KP_OP_ASSIGN) {
 			v->why = "has a side effect";
 			return n;
 		}

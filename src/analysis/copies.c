@@ -93,12 +93,12 @@ static int check_store(kp_node *n, kp_node *parent, void *ud)
 {
 	(void)parent;
 	store_check *w = ud;
-	if (n->kind == KP_N_BINOP && n->op && !strcmp(n->op, "=") && n->nkids == 2 &&
+	if (n->kind == KP_N_BINOP && n->op && n->opk == KP_OP_ASSIGN && n->nkids == 2 &&
 	    is_ref_to(n->kids[0], w->d)) {
 		prov q = {w->p->f, w->p->k, w->p->depth + 1};
 		if (!global_expr(&q, n->kids[1]))
 			w->bad++;
-	} else if (n->kind == KP_N_UNOP && n->op && !strcmp(n->op, "&") && n->nkids &&
+	} else if (n->kind == KP_N_UNOP && n->op && n->opk == KP_OP_ADDR && n->nkids &&
 		   is_ref_to(n->kids[0], w->d))
 		w->bad++;
 	else if (n->kind == KP_N_VARDECL && n->decl != w->d && n->type && strchr(n->type, '&') &&
@@ -144,20 +144,21 @@ static int global_expr(prov *p, const kp_node *e)
 	switch (e->kind) {
 	case KP_N_DECLREF: return global_decl(p, e->decl) && e->decl->is_pointer;
 	case KP_N_BINOP:
-		if (e->nkids != 2 || !e->op || (strcmp(e->op, "+") && strcmp(e->op, "-")))
+		if (e->nkids != 2 || !e->op || (e->opk != KP_OP_ADD && e->opk != KP_OP_SUB))
 			return 0;
 		/* the pointer operand: the one whose type is a pointer */
 		for (int i = 0; i < 2; i++) {
 			const kp_node *o = kp_node_strip(e->kids[i]);
 			if (o && o->kind == KP_N_DECLREF && o->decl && o->decl->is_pointer)
-				return (i == 0 || !strcmp(e->op, "+")) && global_expr(p, o);
+				return (i == 0 || (e->opk == KP_OP_ADD || e->opk == KP_OP_PLUS)) &&
+				       global_expr(p, o);
 		}
 		return global_expr(p, e->kids[0]) &&
 		       !(e->kids[1]->type && strchr(e->kids[1]->type, '*'));
 	case KP_N_CONDOP:
 		return e->nkids == 3 && global_expr(p, e->kids[1]) && global_expr(p, e->kids[2]);
 	case KP_N_UNOP:
-		if (e->op && !strcmp(e->op, "&") && e->nkids) {
+		if (e->op && e->opk == KP_OP_ADDR && e->nkids) {
 			const kp_node *s = kp_node_strip(e->kids[0]);
 			while (s && (s->kind == KP_N_SUBSCRIPT || s->kind == KP_N_MEMBER) &&
 			       s->nkids)
@@ -168,7 +169,7 @@ static int global_expr(prov *p, const kp_node *e)
 				return 1;
 			return s->decl->is_pointer && global_decl(p, s->decl);
 		}
-		if (e->op && (!strcmp(e->op, "++") || !strcmp(e->op, "--")) && e->nkids)
+		if (e->op && (KP_OP_IS_INCDEC(e->opk)) && e->nkids)
 			return global_expr(p, e->kids[0]);
 		return 0;
 	default: return 0;
@@ -284,22 +285,23 @@ static void lin_of(kp_file *f, const kp_kernel *k, const long long *iv, const kp
 		return;
 	}
 	if (n->kind == KP_N_BINOP && n->nkids == 2 && n->op &&
-	    (!strcmp(n->op, "+") || !strcmp(n->op, "-"))) {
+	    (n->opk == KP_OP_ADD || n->opk == KP_OP_SUB)) {
 		lin_of(f, k, iv, n->kids[0], scale, r, depth + 1);
 		lin_of(f, k, iv, n->kids[1], n->op[0] == '-' ? -scale : scale, r, depth + 1);
 		return;
 	}
-	if (n->kind == KP_N_BINOP && n->nkids == 2 && n->op && !strcmp(n->op, "*"))
+	if (n->kind == KP_N_BINOP && n->nkids == 2 && n->op && n->opk == KP_OP_MUL)
 		for (int i = 0; i < 2; i++)
 			if (!kp_eval(n->kids[i], k, iv, &v)) {
 				lin_of(f, k, iv, n->kids[1 - i], scale * v, r, depth + 1);
 				return;
 			}
-	if (n->kind == KP_N_UNOP && n->nkids == 1 && n->op && !strcmp(n->op, "-") && !n->postfix) {
+	if (n->kind == KP_N_UNOP && n->nkids == 1 && n->op && n->opk == KP_OP_MINUS &&
+	    !n->postfix) {
 		lin_of(f, k, iv, n->kids[0], -scale, r, depth + 1);
 		return;
 	}
-	if (n->kind == KP_N_UNOP && n->nkids == 1 && n->op && !strcmp(n->op, "+") && !n->postfix) {
+	if (n->kind == KP_N_UNOP && n->nkids == 1 && n->op && n->opk == KP_OP_PLUS && !n->postfix) {
 		lin_of(f, k, iv, n->kids[0], scale, r, depth + 1);
 		return;
 	}

@@ -32,7 +32,8 @@ typedef struct {
 	const kp_node *lo;       /* the counter's first value (init) */
 	const kp_node *hi;       /* the bound: the condition's right operand */
 	const kp_node *hi_off;   /* c of `i + c < hi` (the bound is then hi - c), or NULL */
-	const char *op;          /* the condition's operator ("<", "<=", ...) */
+	const char *op;          /* the condition's operator ("<", "<=", ...): its spelling */
+	kp_op opk;               /* the condition's operator */
 	const kp_node *step;     /* s of `i += s` and of `i = i + s`; NULL for ++ */
 	int step_is_one;         /* the increment is ++ */
 	int step_plus_assign;    /* the increment is += */

@@ -193,8 +193,9 @@ static kp_node *plain_assign(kp_node *s)
 	if (s && s->kind == KP_N_OTHER && s->nkids == 1 && s->begin == s->kids[0]->begin &&
 	    s->end == s->kids[0]->end)
 		s = s->kids[0];
-	return s && s->kind == KP_N_BINOP && s->op && !strcmp(s->op, "=") && s->nkids == 2 ? s
-											   : NULL;
+	return s && s->kind == KP_N_BINOP && s->op && s->opk == KP_OP_ASSIGN && s->nkids == 2
+		       ? s
+		       : NULL;
 }
 
 /* The tile an lvalue stores into (a __shared__ array), or NULL. */
@@ -278,10 +279,9 @@ static int find_impure(kp_node *n, kp_node *parent, void *ud)
 	pure_walk *w = ud;
 	int comp, bad = is_stmt_kind(n->kind) || n->kind == KP_N_ASSIGNOP;
 	if (n->kind == KP_N_BINOP)
-		bad = n->op && !strcmp(n->op, "=");
+		bad = n->op && n->opk == KP_OP_ASSIGN;
 	else if (n->kind == KP_N_UNOP)
-		bad = n->op && (!strcmp(n->op, "++") || !strcmp(n->op, "--") ||
-				(!w->reads && !strcmp(n->op, "*")));
+		bad = n->op && (KP_OP_IS_INCDEC(n->opk) || (!w->reads && n->opk == KP_OP_DEREF));
 	else if (n->kind == KP_N_CALL)
 		bad = !call_pure(n, w->reads);
 	else if (n->kind == KP_N_SUBSCRIPT)
