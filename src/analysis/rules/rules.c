@@ -10,7 +10,8 @@
 
 #include "util.h"
 
-#define RULES(X) /* one line per rule, in the order they run */
+#define RULES(X) /* one line per rule, in the order they run */ \
+	X(phase_effects)
 
 #define DECLARE(name) extern const kp_rule kp_rule_##name;
 RULES(DECLARE)
