@@ -3212,7 +3212,8 @@ static void find_exit_barrier(actx *c)
 	if (ge) {
 		l->exit_barrier = 1;
 		l->exit_barrier_why = kp_arena_printf(
-			&c->f->arena, "line %d writes global memory that the kernel reads after the loop",
+			&c->f->arena,
+			"line %d writes global memory that the kernel reads after the loop",
 			ge->at ? ge->at->line : l->node->line);
 	}
 	if (w.hit) {

@@ -124,7 +124,8 @@ static size_t core_len(const char *t)
 		int cut = 0;
 		for (size_t i = 0; i < KP_ARRAY_LEN(q) && !cut; i++) {
 			size_t l = strlen(q[i]);
-			if (n > l && !strncmp(t + n - l, q[i], l) && !kp_is_ident_char(t[n - l - 1])) {
+			if (n > l && !strncmp(t + n - l, q[i], l) &&
+			    !kp_is_ident_char(t[n - l - 1])) {
 				n -= l;
 				cut = 1;
 			}
@@ -182,12 +183,12 @@ static kp_loc global_loc(const ectx *c, const kp_decl *d)
 		l.is_restrict = strstr(t, "restrict") != NULL;
 		/* const T *__restrict__: read-only for the kernel's lifetime */
 		const char *star = strrchr(t, '*');
-		l.readonly = l.is_restrict && star &&
-			     word_in(t, 0, (size_t)(star - t), "const");
+		l.readonly = l.is_restrict && star && word_in(t, 0, (size_t)(star - t), "const");
 	} else if (d->is_const || !strcmp(d->name, "threadIdx") || !strcmp(d->name, "blockIdx") ||
 		   !strcmp(d->name, "blockDim") || !strcmp(d->name, "gridDim") ||
 		   (d->in_main && d->end <= tf->len && d->name_off >= d->begin &&
-		    d->name_off <= tf->len && word_in(tf->src, d->begin, d->name_off, "__constant__")))
+		    d->name_off <= tf->len &&
+		    word_in(tf->src, d->begin, d->name_off, "__constant__")))
 		l.readonly = 1;
 	return l;
 }
@@ -498,45 +499,161 @@ static int in_list(const char *s, const char *const *v, size_t n)
 }
 
 /* Builtins that only compute a value from their operands (and reads). */
+static const char *const pure_names[] = {"min",
+					 "max",
+					 "umin",
+					 "umax",
+					 "llmin",
+					 "llmax",
+					 "ullmin",
+					 "ullmax",
+					 "abs",
+					 "labs",
+					 "llabs",
+					 "fabs",
+					 "fabsf",
+					 "fminf",
+					 "fmaxf",
+					 "fmin",
+					 "fmax",
+					 "fma",
+					 "fmaf",
+					 "sqrt",
+					 "sqrtf",
+					 "rsqrt",
+					 "rsqrtf",
+					 "exp",
+					 "expf",
+					 "exp2",
+					 "exp2f",
+					 "exp10f",
+					 "log",
+					 "logf",
+					 "log2",
+					 "log2f",
+					 "log10f",
+					 "log1pf",
+					 "expm1f",
+					 "pow",
+					 "powf",
+					 "sin",
+					 "sinf",
+					 "cos",
+					 "cosf",
+					 "tan",
+					 "tanf",
+					 "tanh",
+					 "tanhf",
+					 "erf",
+					 "erff",
+					 "floor",
+					 "floorf",
+					 "ceil",
+					 "ceilf",
+					 "round",
+					 "roundf",
+					 "rint",
+					 "rintf",
+					 "trunc",
+					 "truncf",
+					 "copysignf",
+					 "hypotf",
+					 "atan2f",
+					 "asinf",
+					 "acosf",
+					 "atanf",
+					 "sinhf",
+					 "coshf",
+					 "cbrtf",
+					 "rcbrtf",
+					 "norm3df",
+					 "rnorm3df",
+					 "fdividef",
+					 "isnan",
+					 "isinf",
+					 "isfinite",
+					 "signbit",
+					 "static_cast",
+					 "__activemask",
+					 "__all_sync",
+					 "__any_sync",
+					 "__ballot_sync",
+					 "__shfl_sync",
+					 "__shfl_up_sync",
+					 "__shfl_down_sync",
+					 "__shfl_xor_sync",
+					 "__match_any_sync",
+					 "__reduce_add_sync",
+					 "__reduce_min_sync",
+					 "__reduce_max_sync",
+					 "__popc",
+					 "__popcll",
+					 "__clz",
+					 "__clzll",
+					 "__ffs",
+					 "__ffsll",
+					 "__brev",
+					 "__brevll",
+					 "__byte_perm",
+					 "__funnelshift_l",
+					 "__funnelshift_r",
+					 "__funnelshift_lc",
+					 "__funnelshift_rc",
+					 "__saturatef",
+					 "__mul24",
+					 "__umul24",
+					 "__mulhi",
+					 "__umulhi",
+					 "__mul64hi",
+					 "__umul64hi",
+					 "__sad",
+					 "__usad",
+					 "__vabsdiffu4",
+					 "__dp4a",
+					 "__dp2a_lo",
+					 "__dp2a_hi",
+					 "__expf",
+					 "__exp10f",
+					 "__logf",
+					 "__log2f",
+					 "__log10f",
+					 "__powf",
+					 "__sinf",
+					 "__cosf",
+					 "__tanf",
+					 "__sincosf_pure",
+					 "__isnan",
+					 "__isinf",
+					 "clock",
+					 "clock64",
+					 "__nanosleep",
+					 "__threadfence_block",
+					 "__threadfence",
+					 "__prof_trigger",
+					 "__int_as_float",
+					 "__float_as_int",
+					 "__uint_as_float",
+					 "__float_as_uint",
+					 "__longlong_as_double",
+					 "__double_as_longlong",
+					 "__hiloint2double",
+					 "__double2hiint",
+					 "__double2loint",
+					 "nvcuda::wmma::__float_to_tf32",
+					 "__float_to_tf32",
+					 "__syncwarp"};
+static const char *const pure_prefixes[] = {"make_",       "__float2",   "__half2",   "__half",
+					    "__bfloat162", "__bfloat16", "__int2",    "__uint2",
+					    "__ll2",       "__ull2",     "__double2", "__h",
+					    "__f",         "__d",        "__ld",      "__low2",
+					    "__high2",     "__lows2",    "__highs2",  "__floats2",
+					    "__hmul",      "__nv_cvt"};
 static int pure_builtin(const char *nm)
 {
-	static const char *const names[] = {
-		"min",      "max",       "umin",      "umax",      "llmin",      "llmax",
-		"ullmin",   "ullmax",    "abs",       "labs",      "llabs",      "fabs",
-		"fabsf",    "fminf",     "fmaxf",     "fmin",      "fmax",       "fma",
-		"fmaf",     "sqrt",      "sqrtf",     "rsqrt",     "rsqrtf",     "exp",
-		"expf",     "exp2",      "exp2f",     "exp10f",    "log",        "logf",
-		"log2",     "log2f",     "log10f",    "log1pf",    "expm1f",     "pow",
-		"powf",     "sin",       "sinf",      "cos",       "cosf",       "tan",
-		"tanf",     "tanh",      "tanhf",     "erf",       "erff",       "floor",
-		"floorf",   "ceil",      "ceilf",     "round",     "roundf",     "rint",
-		"rintf",    "trunc",     "truncf",    "copysignf", "hypotf",     "atan2f",
-		"asinf",    "acosf",     "atanf",     "sinhf",     "coshf",      "cbrtf",
-		"rcbrtf",   "norm3df",   "rnorm3df",  "fdividef",  "isnan",      "isinf",
-		"isfinite", "signbit",   "static_cast", "__activemask", "__all_sync", "__any_sync",
-		"__ballot_sync", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync",
-		"__shfl_xor_sync", "__match_any_sync", "__reduce_add_sync", "__reduce_min_sync",
-		"__reduce_max_sync", "__popc", "__popcll", "__clz", "__clzll", "__ffs",
-		"__ffsll", "__brev", "__brevll", "__byte_perm", "__funnelshift_l",
-		"__funnelshift_r", "__funnelshift_lc", "__funnelshift_rc", "__saturatef",
-		"__mul24", "__umul24", "__mulhi", "__umulhi", "__mul64hi", "__umul64hi",
-		"__sad", "__usad", "__vabsdiffu4", "__dp4a", "__dp2a_lo", "__dp2a_hi",
-		"__expf", "__exp10f", "__logf", "__log2f", "__log10f", "__powf", "__sinf",
-		"__cosf", "__tanf", "__sincosf_pure", "__isnan", "__isinf", "clock", "clock64",
-		"__nanosleep", "__threadfence_block", "__threadfence", "__prof_trigger",
-		"__int_as_float", "__float_as_int", "__uint_as_float", "__float_as_uint",
-		"__longlong_as_double", "__double_as_longlong", "__hiloint2double",
-		"__double2hiint", "__double2loint", "nvcuda::wmma::__float_to_tf32",
-		"__float_to_tf32", "__syncwarp"};
-	static const char *const prefixes[] = {"make_", "__float2", "__half2", "__half",
-					       "__bfloat162", "__bfloat16", "__int2", "__uint2",
-					       "__ll2", "__ull2", "__double2", "__h", "__f",
-					       "__d", "__ld", "__low2", "__high2", "__lows2",
-					       "__highs2", "__floats2", "__hmul", "__nv_cvt"};
-	if (in_list(nm, names, KP_ARRAY_LEN(names)))
+	if (in_list(nm, pure_names, KP_ARRAY_LEN(pure_names)))
 		return 1;
-	for (size_t i = 0; i < KP_ARRAY_LEN(prefixes); i++)
-		if (!strncmp(nm, prefixes[i], strlen(prefixes[i])))
+	for (size_t i = 0; i < KP_ARRAY_LEN(pure_prefixes); i++)
+		if (!strncmp(nm, pure_prefixes[i], strlen(pure_prefixes[i])))
 			return 1;
 	return 0;
 }
@@ -778,8 +895,8 @@ static void visit_asm(ectx *c, const kp_node *n)
 							i + 2 < len && s[i + 2] == 'm')))
 			mem = 1;
 	}
-	static const char *const st[] = {"memory", "st.", "red.", "atom.", "cp.", "stmatrix",
-					 "mbarrier", "bulk", "wgmma", "tcgen"};
+	static const char *const st[] = {"memory",   "st.",      "red.",  "atom.", "cp.",
+					 "stmatrix", "mbarrier", "wgmma", "tcgen"};
 	for (size_t i = 0; i < KP_ARRAY_LEN(st); i++)
 		if (memmem(s, len, st[i], strlen(st[i])))
 			mem = 1;
@@ -1059,7 +1176,8 @@ const char *kp_loc_text(kp_file *f, const kp_loc *loc)
 {
 	switch (loc->kind) {
 	case KP_LOC_LOCAL: return kp_arena_printf(&f->arena, "'%s'", loc->decl->name);
-	case KP_LOC_TILE: return kp_arena_printf(&f->arena, "the shared array '%s'", loc->decl->name);
+	case KP_LOC_TILE:
+		return kp_arena_printf(&f->arena, "the shared array '%s'", loc->decl->name);
 	case KP_LOC_GLOBAL:
 		if (loc->decl->kind == KP_D_PARM)
 			return kp_arena_printf(&f->arena, "global memory through '%s'",

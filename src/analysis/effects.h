@@ -22,13 +22,13 @@
 #include "model.h"
 
 typedef enum {
-	KP_LOC_LOCAL,   /* a variable of the thread (a parameter's value included) */
-	KP_LOC_TILE,    /* a __shared__ array or a carve-out of one */
-	KP_LOC_GLOBAL,  /* global memory reached from decl: a pointer parameter, a
-			 * __device__ variable */
-	KP_LOC_PARAM,   /* inside a helper's body: what its pointer or reference
-			 * parameter decl designates (mapped to the argument at the call) */
-	KP_LOC_UNKNOWN  /* memory kpipe cannot name */
+	KP_LOC_LOCAL,  /* a variable of the thread (a parameter's value included) */
+	KP_LOC_TILE,   /* a __shared__ array or a carve-out of one */
+	KP_LOC_GLOBAL, /* global memory reached from decl: a pointer parameter, a
+			* __device__ variable */
+	KP_LOC_PARAM,  /* inside a helper's body: what its pointer or reference
+			* parameter decl designates (mapped to the argument at the call) */
+	KP_LOC_UNKNOWN /* memory kpipe cannot name */
 } kp_loc_kind;
 
 typedef struct {

@@ -860,7 +860,8 @@ static const char *scalar_problem(canon *c, const kp_node *ds, int s)
 			return kp_arena_printf(&f->arena,
 					       "'%s' is initialised each iteration, and the loop "
 					       "changes it%s (line %d)",
-					       d->name, kp_effect_how(f, w), w->at ? w->at->line : 0);
+					       d->name, kp_effect_how(f, w),
+					       w->at ? w->at->line : 0);
 		if (init && (!constant_init(d, vd) || kp_changed_in(f, l->kernel, d)))
 			return kp_arena_printf(
 				&f->arena,

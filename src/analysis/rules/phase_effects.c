@@ -82,11 +82,12 @@ static void check_write(kp_rule_ctx *c, const kp_effects *e, kp_phase ph, const 
 			       phase_name(ph), kp_loc_text(f, &w->loc), kp_effect_how(f, w), line,
 			       reader(f, rp, r));
 	else if (r->loc.decl == w->loc.decl)
-		kp_rule_refuse(c, w->at, "kpipe-memory-order",
-			       "%s writes %s%s (line %d), which %s also reads: the rewrite reads it "
-			       "a tile ahead, before the write",
-			       phase_name(ph), kp_loc_text(f, &w->loc), kp_effect_how(f, w), line,
-			       reader(f, rp, r));
+		kp_rule_refuse(
+			c, w->at, "kpipe-memory-order",
+			"%s writes %s%s (line %d), which %s also reads: the rewrite reads it "
+			"a tile ahead, before the write",
+			phase_name(ph), kp_loc_text(f, &w->loc), kp_effect_how(f, w), line,
+			reader(f, rp, r));
 	else
 		kp_rule_refuse(c, w->at, "kpipe-memory-order",
 			       "%s writes %s%s (line %d), which may be the memory %s reads (%s): "

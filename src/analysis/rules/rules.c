@@ -10,8 +10,7 @@
 
 #include "util.h"
 
-#define RULES(X) /* one line per rule, in the order they run */ \
-	X(phase_effects)
+#define RULES(X) /* one line per rule, in the order they run */ X(phase_effects)
 
 #define DECLARE(name) extern const kp_rule kp_rule_##name;
 RULES(DECLARE)
