@@ -35,15 +35,28 @@ static int loop_local(const kp_loop *l, const kp_decl *d)
 
 /* What the next tile and the loop's control read: the load phase (tiles and
  * the body's own variables apart), the condition and the increment. */
+/* Whether n is the statement of an induction variable's bump: the rewrite
+ * advances that variable's uses, so a read through the same name is no
+ * conflict. */
+static int bump_stmt(const kp_loop *l, const kp_node *n)
+{
+	for (int i = 0; i < l->nind; i++)
+		if (l->ind[i].stmt == n)
+			return 1;
+	return 0;
+}
+
 static const kp_effect *read_of(const kp_loop *l, const kp_effects *e, const kp_effect *w,
 				kp_phase *rp)
 {
+	int bump = bump_stmt(l, w->at);
 	static const kp_phase ph[] = {KP_PH_COND, KP_PH_INC, KP_PH_LOAD};
 	for (size_t p = 0; p < KP_ARRAY_LEN(ph); p++)
 		for (int i = 0; i < e->rd[ph[p]].n; i++) {
 			const kp_effect *r = &e->rd[ph[p]].v[i];
 			if (r->loc.kind == KP_LOC_TILE ||
-			    (r->loc.kind == KP_LOC_LOCAL && loop_local(l, r->loc.decl)))
+			    (r->loc.kind == KP_LOC_LOCAL && loop_local(l, r->loc.decl)) ||
+			    (bump && r->via == w->via))
 				continue;
 			if (kp_loc_may_alias(&w->loc, &r->loc)) {
 				*rp = ph[p];
