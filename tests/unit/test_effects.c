@@ -248,3 +248,32 @@ Test(effects, may_alias)
 	cr_expect(!kp_loc_may_alias(&U, &L), "unknown and a variable of the thread");
 	cr_expect(kp_loc_may_alias(&A, &A));
 }
+
+Test(effects, bump_through_reference)
+{
+	/* the loads read pa directly: the bump of ra is a write they miss */
+	effects_of(HEAD "    const float *&ra = pa;\n" FOR LOAD "        __syncthreads();\n"
+			"        ra += T;\n"
+			"    }\n"
+			"    C[row * N + col] = acc;\n"
+			"}\n");
+	const kp_loop *l = AN.loops[0];
+	cr_assert_eq(l->nreasons, 1);
+	cr_expect_str_eq(l->reasons[0].id, "kpipe-load-depends-on-compute");
+	release();
+	/* the loads read through ra, the induction variable the rewrite advances */
+	effects_of(HEAD "    const float *&ra = pa;\n" FOR "        As[ty][tx] = ra[k0 + tx];\n"
+			"        Bs[ty][tx] = B[(k0 + ty) * N + col];\n"
+			"        __syncthreads();\n"
+			"        acc += As[ty][0] * Bs[0][tx];\n"
+			"        __syncthreads();\n"
+			"        ra += T;\n"
+			"    }\n"
+			"    C[row * N + col] = acc;\n"
+			"}\n");
+	l = AN.loops[0];
+	for (int i = 0; i < l->nreasons; i++)
+		cr_expect(strcmp(l->reasons[i].id, "kpipe-load-depends-on-compute"), "refused: %s",
+			  l->reasons[i].message);
+	release();
+}
