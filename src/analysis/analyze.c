@@ -10,6 +10,7 @@
  * result and the transforms consume it.
  */
 #include "analyze.h"
+#include "effects.h"
 #include "rules.h"
 
 #include <ctype.h>
@@ -3280,6 +3281,14 @@ static void find_exit_barrier(actx *c)
 	}
 	after_walk w = {l->node->end, NULL};
 	kp_node_walk(c->k->body, NULL, find_after, &w);
+	const kp_effect *ge = l->effects && !w.hit ? kp_effects_read_after(l->effects) : NULL;
+	if (ge) {
+		l->exit_barrier = 1;
+		l->exit_barrier_why = kp_arena_printf(
+			&c->f->arena,
+			"line %d writes global memory that the kernel reads after the loop",
+			ge->at ? ge->at->line : l->node->line);
+	}
 	if (w.hit) {
 		l->exit_barrier = 1;
 		l->exit_barrier_why =
@@ -4265,6 +4274,7 @@ static void analyze_loop(actx *c)
 	check_staged_addresses(c);
 	check_tile_uses(c);
 	kp_copy_facts(c->f, c->k, l, c->iv, c->targs);
+	l->effects = kp_effects_of_loop(c->f, c->k, l);
 	kp_rule_ctx rc = {c->f, c->k, l, c->iv, c->targs};
 	kp_rules_run(&rc);
 	l->cond_monotone = cond_monotone(c);

@@ -183,6 +183,9 @@ typedef struct kp_loop {
 			    * enclosing loop) touches shared memory: a pipelined
 			    * form that ends without a barrier must add one */
 	const char *exit_barrier_why;
+	/* what each phase reads and writes (effects.h), set before the rules
+	 * run; NULL for a loop whose phases were not found */
+	const struct kp_effects *effects;
 	int encloses_line; /* not a K-loop but a loop around one: the line of the
 			    * first K-loop nested in it (a candidate of its own) */
 } kp_loop;

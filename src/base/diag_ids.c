@@ -59,6 +59,8 @@ const kp_diag_id kp_diag_ids[] = {
 	{"kpipe-hidden-induction", KP_LEVEL_WARNING,
 	 "the load phase reaches the counter where the rewrite cannot advance it"},
 	{"kpipe-cond-side-effect", KP_LEVEL_WARNING, "the loop condition has a side effect"},
+	{"kpipe-unknown-effect", KP_LEVEL_WARNING,
+	 "the compute phase writes memory kpipe cannot name (a call it cannot read, asm, a pointer it cannot follow)"},
 	{"kpipe-kernel-error", KP_LEVEL_WARNING, "clang reports an error inside the kernel"},
 	{"kpipe-transform-failed", KP_LEVEL_WARNING, "the rewrite could not be produced"},
 	{"kpipe-rewrite-invalid", KP_LEVEL_WARNING,

@@ -9,6 +9,7 @@
  * name.  Whether the loop is then pipelined is pass_canon.c's question.
  */
 #include "canon.h"
+#include "effects.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -818,6 +819,21 @@ static int constant_init(const kp_decl *d, const kp_node *vd)
 	return d->has_value || (z && (z->kind == KP_N_INTLIT || z->kind == KP_N_FLOATLIT));
 }
 
+/* Where the loop writes d besides its declaration (the whole or a part,
+ * through a reference, a pointer or a call: effects.h), or NULL. */
+static const kp_effect *loop_write(canon *c, const kp_decl *d)
+{
+	const kp_effects *e = c->l->effects;
+	if (!e)
+		e = kp_effects_of_loop(c->f, c->l->kernel, c->l);
+	for (int p = 0; p < KP_NPHASES; p++) {
+		const kp_effect *w = kp_effects_write_to(&e->wr[p], d);
+		if (w)
+			return w;
+	}
+	return NULL;
+}
+
 /* Why the scalars declared by ds (statement s of the load phase) cannot
  * move before the loop, or NULL. */
 static const char *scalar_problem(canon *c, const kp_node *ds, int s)
@@ -838,6 +854,13 @@ static const char *scalar_problem(canon *c, const kp_node *ds, int s)
 		int init = d->init != NULL;
 		for (int k = 0; k < vd->nkids; k++)
 			init |= vd->kids[k]->kind == KP_N_INITLIST;
+		const kp_effect *w = init ? loop_write(c, d) : NULL;
+		if (w)
+			return kp_arena_printf(&f->arena,
+					       "'%s' is initialised each iteration, and the loop "
+					       "changes it%s (line %d)",
+					       d->name, kp_effect_how(f, w),
+					       w->at ? w->at->line : 0);
 		if (init && (!constant_init(d, vd) || kp_changed_in(f, l->kernel, d)))
 			return kp_arena_printf(
 				&f->arena,

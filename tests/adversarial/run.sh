@@ -496,6 +496,41 @@ check "swizzle_crlf: swizzled" has swizzle_crlf.r "kpipe-swizzled"
 check "swizzle_crlf: every output line ends in CRLF" \
 	test "$(grep -c $'[^\r]$\|^$' "$tmp/swizzle_crlf.rw.cu")" = 0
 
+# --- effects the analysis must see (effects.c, rules/phase_effects.c) ---------
+refused effects_alias "$in/effects_alias.cu" 0 0 \
+	"effects_alias\.cu:32:13: warning: the compute phase writes 'lim' through the reference 'extent' \(line 32\), which the loop condition reads.*\[kpipe-load-depends-on-compute\]"
+for want in "55:13: .*'lim' through the pointer 'plim'.*the loop condition" \
+	"78:9: .*'pa' in the call to 'advance'.*the load phase" \
+	"101:9: warning: a statement after the closing barrier writes 'pa' through the reference 'ra'"; do
+	check "effects_alias: ${want%%:*}" has effects_alias.r "effects_alias\.cu:$want.*\[kpipe-load-depends-on-compute\]"
+done
+check "effects_alias: four loops refused" has effects_alias.r "nothing to pipeline \(4 loops found, 4 refused\)"
+refused effects_global "$in/effects_global.cu" 0 0 \
+	"effects_global\.cu:33:13: warning: the compute phase writes global memory through 'lim' \(line 33\), which the loop condition also reads.*\[kpipe-memory-order\]"
+for want in "59:13: .*the __device__ variable 'g_off' in the call to 'set_off'.*\[kpipe-memory-order\]" \
+	"88:13: .*writes memory kpipe cannot name.*\[kpipe-unknown-effect\]" \
+	"109:13: .*writes memory kpipe cannot name by inline assembly.*\[kpipe-unknown-effect\]" \
+	"132:13: .*the __device__ variable 'g_scratch'.*global memory through 'A'.*\[kpipe-memory-order\]"; do
+	check "effects_global: ${want%%:*}" has effects_global.r "effects_global\.cu:$want"
+done
+check "effects_global: five loops refused" has effects_global.r "nothing to pipeline \(5 loops found, 5 refused\)"
+refused effects_canon "$in/effects_canon.cu" 0 0 \
+	"effects_canon\.cu:20:5: remark: the declaration on line 21 is not moved before the loop: 'scale' is initialised each iteration, and the loop changes it through the reference 's' \(line 28\) \[kpipe-canon-refused\]"
+check "effects_canon: the per-tile array" has effects_canon.r \
+	"effects_canon\.cu:43:5: remark: .*'part' is initialised each iteration, and the loop changes it \(line 49\) \[kpipe-canon-refused\]"
+check "effects_canon: two loops refused" has effects_canon.r "nothing to pipeline \(2 loops found, 2 refused\)"
+rewritten effects_after_loop "$in/effects_after_loop.cu"
+kp effects_after_loop.cp "$limit" rewrite --variant cp-async "$in/effects_after_loop.cu" \
+	-o "$tmp/effects_after_loop.cp.cu"
+check "effects_after_loop: cp-async keeps a barrier after the loop, naming the store" \
+	grep -q "__syncthreads(); // kpipe: line 26 writes global memory that the kernel reads after the loop" \
+	"$tmp/effects_after_loop.cp.cu"
+rewritten effects_near "$in/effects_near.cu"
+check "effects_near: six loops pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/effects_near.r.err")" = 6
+# (ref_bump_read is left alone by the plan, no variant reads through a
+# reference, but not by the effect rules: the bump is an induction variable)
+check "effects_near: no effect refusal" test "$(grep -c 'kpipe-load-depends-on-compute\|kpipe-memory-order\|kpipe-unknown-effect' "$tmp/effects_near.r.err")" = 0
+
 # --- a 10 MB file ------------------------------------------------------------------
 python3 - "$sample" "$tmp/big_10mb.cu" <<'PY'
 import sys

@@ -13,7 +13,8 @@
 #define RULES(X) /* one line per rule, in the order they run */                                    \
 	X(copy_trivial)                                                                            \
 	X(copy_trips)                                                                              \
-	X(macro_redefined)
+	X(macro_redefined)                                                                         \
+	X(phase_effects)
 
 #define DECLARE(name) extern const kp_rule kp_rule_##name;
 RULES(DECLARE)

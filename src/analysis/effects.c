@@ -1,0 +1,1206 @@
+/*
+ * effects.c - the read and write sets of a K-loop's phases over abstract
+ * locations (effects.h).  One walk of each phase's statements; a local
+ * reference or pointer is followed through a table built once per function
+ * (its initialiser and every plain assignment to it, flow-insensitive); a
+ * call is proven pure from a short list of builtins, from the wmma / mma
+ * signatures, or by reading a __device__ helper's body with the same walk
+ * (its pointer and reference parameters map to the call's arguments); all
+ * else writes "unknown".
+ */
+#define _GNU_SOURCE /* memmem */
+#include "effects.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define HELPER_DEPTH 3 /* helpers read inside helpers, at most */
+#define CHAIN_DEPTH 8  /* references to references, pointers to pointers */
+
+typedef struct {
+	kp_loc *v;
+	const kp_decl *via; /* the first alias the locations were reached through */
+	int n, cap;
+} loc_set;
+
+/* A local reference (is_ref) or pointer and what it designates or points
+ * to. */
+typedef struct {
+	const kp_decl *d;
+	int is_ref;
+	loc_set tg;
+} alias;
+
+typedef struct {
+	kp_file *f;
+	const kp_kernel *k; /* the function whose body is read */
+	int helper;         /* a helper's body: its pointer and reference parameters are PARAM */
+	int depth;
+	alias *al;
+	int nal;
+	kp_effect_set *rd, *wr;
+	const char *call; /* the call the effects happen in (a helper's, at its call) */
+} ectx;
+
+static void visit(ectx *c, const kp_node *n);
+
+/* ------------------------------------------------------------ sets */
+
+static int same_loc(const kp_loc *a, const kp_loc *b)
+{
+	return a->kind == b->kind && a->decl == b->decl;
+}
+
+static void loc_add(loc_set *s, kp_loc l)
+{
+	for (int i = 0; i < s->n; i++)
+		if (same_loc(&s->v[i], &l))
+			return;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 4;
+		s->v = kp_xrealloc(s->v, sizeof(*s->v) * (size_t)s->cap);
+	}
+	s->v[s->n++] = l;
+}
+
+static void loc_union(loc_set *s, const loc_set *o)
+{
+	for (int i = 0; i < o->n; i++)
+		loc_add(s, o->v[i]);
+	if (!s->via)
+		s->via = o->via;
+}
+
+static void set_add(kp_file *f, kp_effect_set *s, const kp_effect *e)
+{
+	for (int i = 0; i < s->n; i++)
+		if (same_loc(&s->v[i].loc, &e->loc) && s->v[i].via == e->via &&
+		    s->v[i].call == e->call && s->v[i].by_asm == e->by_asm)
+			return;
+	if (s->n == s->cap) {
+		int cap = s->cap ? s->cap * 2 : 8;
+		kp_effect *v = kp_arena_alloc(&f->arena, sizeof(*v) * (size_t)cap);
+		if (s->n)
+			memcpy(v, s->v, sizeof(*v) * (size_t)s->n);
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n++] = *e;
+}
+
+static void record(ectx *c, kp_effect_set *s, const loc_set *ls, const kp_node *at, int by_asm)
+{
+	for (int i = 0; i < ls->n; i++) {
+		kp_effect e = {ls->v[i], at, ls->via, c->call, by_asm};
+		set_add(c->f, s, &e);
+	}
+}
+
+static void record_one(ectx *c, kp_effect_set *s, kp_loc_kind kind, const kp_node *at, int by_asm)
+{
+	kp_effect e = {{kind, NULL, 0, 0}, at, NULL, c->call, by_asm};
+	set_add(c->f, s, &e);
+}
+
+/* ------------------------------------------------------------ types */
+
+static const char *skip_sp(const char *p)
+{
+	while (*p == ' ')
+		p++;
+	return p;
+}
+
+/* The spelling without trailing blanks and qualifiers ("float *const" ->
+ * "float *"), as [t, t + *len). */
+static size_t core_len(const char *t)
+{
+	size_t n = strlen(t);
+	for (;;) {
+		while (n && t[n - 1] == ' ')
+			n--;
+		static const char *const q[] = {"const", "volatile", "__restrict__", "__restrict",
+						"restrict"};
+		int cut = 0;
+		for (size_t i = 0; i < KP_ARRAY_LEN(q) && !cut; i++) {
+			size_t l = strlen(q[i]);
+			if (n > l && !strncmp(t + n - l, q[i], l) &&
+			    !kp_is_ident_char(t[n - l - 1])) {
+				n -= l;
+				cut = 1;
+			}
+		}
+		if (!cut)
+			return n;
+	}
+}
+
+/* A pointer (not a reference to one), from clang's canonical type. */
+static int is_ptr(kp_type t) { return t.kind == KP_TY_POINTER && !t.is_ref; }
+
+static int is_array_expr(const kp_node *n)
+{
+	if (n->kind == KP_N_DECLREF && n->decl)
+		return n->decl->is_array && !n->decl->is_pointer && !n->decl->ty.is_ref;
+	return n->ty.kind == KP_TY_ARRAY;
+}
+
+static int word_in(const char *s, size_t b, size_t e, const char *w)
+{
+	return kp_mentions_ident(s, b, e, w);
+}
+
+/* A function's own variable: declared in its extent, not static. */
+static int local_var(const ectx *c, const kp_decl *d)
+{
+	const kp_kernel *k = c->k;
+	if (d->kind == KP_D_PARM)
+		return 1;
+	if (d->kind != KP_D_VAR || d->is_shared || d->begin < k->begin || d->begin >= k->end)
+		return 0;
+	const kp_file *tf = k->home ? k->home : c->f;
+	if (d->end <= tf->len && d->name_off >= d->begin && d->name_off <= tf->len &&
+	    word_in(tf->src, d->begin, d->name_off, "static"))
+		return 0;
+	return 1;
+}
+
+static kp_loc global_loc(const ectx *c, const kp_decl *d)
+{
+	kp_loc l = {KP_LOC_GLOBAL, d, 0, 0};
+	const kp_file *tf = c->k->home ? c->k->home : c->f;
+	if (d->kind == KP_D_PARM) {
+		const char *t = d->type ? d->type : "";
+		l.is_restrict = strstr(t, "restrict") != NULL;
+		/* const T *__restrict__: read-only for the kernel's lifetime */
+		const char *star = strrchr(t, '*');
+		l.readonly = l.is_restrict && star && word_in(t, 0, (size_t)(star - t), "const");
+	} else if (d->is_const || !strcmp(d->name, "threadIdx") || !strcmp(d->name, "blockIdx") ||
+		   !strcmp(d->name, "blockDim") || !strcmp(d->name, "gridDim") ||
+		   (d->in_main && d->end <= tf->len && d->name_off >= d->begin &&
+		    d->name_off <= tf->len &&
+		    word_in(tf->src, d->begin, d->name_off, "__constant__")))
+		l.readonly = 1;
+	return l;
+}
+
+static alias *alias_of(const ectx *c, const kp_decl *d)
+{
+	for (int i = 0; i < c->nal; i++)
+		if (c->al[i].d == d)
+			return &c->al[i];
+	return NULL;
+}
+
+/* ------------------------------------------------------------ locations */
+
+static void pts(ectx *c, const kp_node *n, loc_set *out, int depth);
+static void locs(ectx *c, const kp_node *n, loc_set *out, int depth);
+
+static void unknown(loc_set *out) { loc_add(out, (kp_loc){KP_LOC_UNKNOWN, NULL, 0, 0}); }
+
+/* The object a name designates. */
+static void decl_locs(ectx *c, const kp_decl *d, loc_set *out, int depth)
+{
+	if (d->kind != KP_D_VAR && d->kind != KP_D_PARM)
+		return;
+	alias *a = alias_of(c, d);
+	if (a && a->is_ref) {
+		if (!out->via)
+			out->via = d;
+		loc_union(out, &a->tg);
+		return;
+	}
+	if (d->ty.is_ref) {
+		if (c->helper && d->kind == KP_D_PARM)
+			loc_add(out, (kp_loc){KP_LOC_PARAM, d, 0, 0});
+		else
+			unknown(out);
+		return;
+	}
+	if (d->is_shared)
+		loc_add(out, (kp_loc){KP_LOC_TILE, d, 0, 0});
+	else if (local_var(c, d))
+		loc_add(out, (kp_loc){KP_LOC_LOCAL, d, 0, 0});
+	else
+		loc_add(out, global_loc(c, d));
+	(void)depth;
+}
+
+/* What a pointer variable d points to. */
+static void decl_pts(ectx *c, const kp_decl *d, loc_set *out, int depth)
+{
+	alias *a = alias_of(c, d);
+	if (depth > CHAIN_DEPTH) {
+		unknown(out);
+		return;
+	}
+	if (a && a->is_ref) { /* a reference to a pointer: what that pointer points to */
+		if (!out->via)
+			out->via = d;
+		for (int i = 0; i < a->tg.n; i++)
+			if (a->tg.v[i].kind == KP_LOC_LOCAL)
+				decl_pts(c, a->tg.v[i].decl, out, depth + 1);
+			else
+				unknown(out);
+		return;
+	}
+	if (a) {
+		if (!out->via)
+			out->via = d;
+		loc_union(out, &a->tg);
+		return;
+	}
+	if (d->is_array && !d->is_pointer) {
+		decl_locs(c, d, out, depth);
+		return;
+	}
+	if (d->kind == KP_D_PARM) {
+		if (c->helper)
+			loc_add(out, (kp_loc){KP_LOC_PARAM, d, 0, 0});
+		else if (d->ty.is_ref)
+			unknown(out);
+		else
+			loc_add(out, global_loc(c, d));
+		return;
+	}
+	if (d->is_shared) { /* a carve-out of dynamic shared memory */
+		loc_add(out, (kp_loc){KP_LOC_TILE, d->dyn_base ? d->dyn_base : d, 0, 0});
+		return;
+	}
+	unknown(out); /* a global pointer variable, or one kpipe does not track */
+}
+
+static const kp_node *strip(const kp_node *n)
+{
+	for (int g = 0; n && g < 64; g++) {
+		if ((n->kind == KP_N_PAREN || n->kind == KP_N_CAST || n->kind == KP_N_OTHER) &&
+		    n->nkids >= 1)
+			n = n->kids[n->nkids - 1];
+		else
+			return n;
+	}
+	return n;
+}
+
+static void pts(ectx *c, const kp_node *n, loc_set *out, int depth)
+{
+	n = strip(n);
+	if (!n || depth > CHAIN_DEPTH) {
+		if (n)
+			unknown(out);
+		return;
+	}
+	switch (n->kind) {
+	case KP_N_DECLREF:
+		if (n->decl)
+			decl_pts(c, n->decl, out, depth + 1);
+		return;
+	case KP_N_UNOP:
+		if (n->opk == KP_OP_ADDR && n->nkids == 1)
+			locs(c, n->kids[0], out, depth + 1);
+		else if (KP_OP_IS_INCDEC(n->opk) && n->nkids == 1)
+			pts(c, n->kids[0], out, depth + 1);
+		else if (n->opk == KP_OP_DEREF && is_array_expr(n))
+			locs(c, n, out, depth + 1);
+		else
+			unknown(out);
+		return;
+	case KP_N_BINOP:
+		if (n->nkids != 2)
+			break;
+		if (n->opk == KP_OP_ASSIGN || n->opk == KP_OP_COMMA)
+			pts(c, n->kids[1], out, depth + 1);
+		else if (n->opk == KP_OP_ADD || n->opk == KP_OP_SUB) {
+			int p0 = is_ptr(n->kids[0]->ty) || is_array_expr(strip(n->kids[0]));
+			int p1 = is_ptr(n->kids[1]->ty) || is_array_expr(strip(n->kids[1]));
+			if (p0 || !p1)
+				pts(c, n->kids[0], out, depth + 1);
+			if (p1 || !p0)
+				pts(c, n->kids[1], out, depth + 1);
+		} else
+			unknown(out);
+		return;
+	case KP_N_ASSIGNOP:
+		if (n->nkids == 2)
+			pts(c, n->kids[0], out, depth + 1);
+		return;
+	case KP_N_CONDOP:
+		for (int i = 1; i < n->nkids; i++)
+			pts(c, n->kids[i], out, depth + 1);
+		return;
+	case KP_N_INTLIT: return; /* a null pointer */
+	case KP_N_SUBSCRIPT:
+	case KP_N_MEMBER:
+		if (is_array_expr(n)) { /* a row of an array decays */
+			locs(c, n, out, depth + 1);
+			return;
+		}
+		break;
+	default: break;
+	}
+	unknown(out);
+}
+
+/* Whether a member access goes through a pointer (`p->x`). */
+static int arrow(const ectx *c, const kp_node *n)
+{
+	const kp_node *b = n->nkids ? n->kids[0] : NULL;
+	if (b && b->type)
+		return is_ptr(b->ty);
+	const kp_file *tf = c->k->home ? c->k->home : c->f;
+	return n->begin < n->end && n->end <= tf->len &&
+	       memmem(tf->src + n->begin, n->end - n->begin, "->", 2) != NULL;
+}
+
+static void locs(ectx *c, const kp_node *n, loc_set *out, int depth)
+{
+	n = strip(n);
+	if (!n || depth > CHAIN_DEPTH) {
+		if (n)
+			unknown(out);
+		return;
+	}
+	switch (n->kind) {
+	case KP_N_DECLREF:
+		if (n->decl)
+			decl_locs(c, n->decl, out, depth + 1);
+		return;
+	case KP_N_SUBSCRIPT:
+		if (n->nkids == 2) {
+			const kp_node *b = strip(n->kids[0]);
+			/* i[p] is p[i] */
+			if (!is_array_expr(b) && !is_ptr(n->kids[0]->ty) && is_ptr(n->kids[1]->ty))
+				b = n->kids[1];
+			if (is_array_expr(b))
+				locs(c, b, out, depth + 1);
+			else
+				pts(c, b, out, depth + 1);
+			return;
+		}
+		break;
+	case KP_N_UNOP:
+		if (n->opk == KP_OP_DEREF && n->nkids == 1) {
+			pts(c, n->kids[0], out, depth + 1);
+			return;
+		}
+		if (KP_OP_IS_INCDEC(n->opk) && n->nkids == 1 && !n->postfix) {
+			locs(c, n->kids[0], out, depth + 1);
+			return;
+		}
+		break;
+	case KP_N_MEMBER:
+		if (n->nkids >= 1) {
+			if (arrow(c, n))
+				pts(c, n->kids[0], out, depth + 1);
+			else
+				locs(c, n->kids[0], out, depth + 1);
+			return;
+		}
+		break;
+	case KP_N_CONDOP:
+		for (int i = 1; i < n->nkids; i++)
+			locs(c, n->kids[i], out, depth + 1);
+		return;
+	case KP_N_BINOP:
+		if (n->nkids == 2 && (n->opk == KP_OP_ASSIGN || n->opk == KP_OP_COMMA)) {
+			locs(c, n->kids[n->opk == KP_OP_ASSIGN ? 0 : 1], out, depth + 1);
+			return;
+		}
+		break;
+	case KP_N_ASSIGNOP:
+		if (n->nkids == 2) {
+			locs(c, n->kids[0], out, depth + 1);
+			return;
+		}
+		break;
+	default: break;
+	}
+	unknown(out);
+}
+
+/* ------------------------------------------------------------ the walk */
+
+static void read_of(ectx *c, const kp_node *lv)
+{
+	loc_set s = {0};
+	locs(c, lv, &s, 0);
+	record(c, c->rd, &s, lv, 0);
+	free(s.v);
+}
+
+static void write_of(ectx *c, const kp_node *lv, const kp_node *at, int also_read)
+{
+	loc_set s = {0};
+	locs(c, lv, &s, 0);
+	record(c, c->wr, &s, at, 0);
+	if (also_read)
+		record(c, c->rd, &s, at, 0);
+	free(s.v);
+}
+
+static void write_pts(ectx *c, const kp_node *p, const kp_node *at, int also_read)
+{
+	loc_set s = {0};
+	pts(c, p, &s, 0);
+	record(c, c->wr, &s, at, 0);
+	if (also_read)
+		record(c, c->rd, &s, at, 0);
+	free(s.v);
+}
+
+/* The sub-expressions of an lvalue whose object is not itself read (the
+ * target of a store, the operand of &): indices, the pointers it goes
+ * through. */
+static void visit_addr(ectx *c, const kp_node *n)
+{
+	n = strip(n);
+	if (!n)
+		return;
+	switch (n->kind) {
+	case KP_N_DECLREF: return;
+	case KP_N_SUBSCRIPT:
+		for (int i = 0; i < n->nkids; i++)
+			if (is_array_expr(strip(n->kids[i])))
+				visit_addr(c, n->kids[i]);
+			else
+				visit(c, n->kids[i]);
+		return;
+	case KP_N_MEMBER:
+		if (n->nkids >= 1) {
+			if (arrow(c, n))
+				visit(c, n->kids[0]);
+			else
+				visit_addr(c, n->kids[0]);
+		}
+		return;
+	default: visit(c, n);
+	}
+}
+
+static int in_list(const char *s, const char *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(s, v[i]))
+			return 1;
+	return 0;
+}
+
+/* Builtins that only compute a value from their operands (and reads). */
+static const char *const pure_names[] = {"min",
+					 "max",
+					 "umin",
+					 "umax",
+					 "llmin",
+					 "llmax",
+					 "ullmin",
+					 "ullmax",
+					 "abs",
+					 "labs",
+					 "llabs",
+					 "fabs",
+					 "fabsf",
+					 "fminf",
+					 "fmaxf",
+					 "fmin",
+					 "fmax",
+					 "fma",
+					 "fmaf",
+					 "sqrt",
+					 "sqrtf",
+					 "rsqrt",
+					 "rsqrtf",
+					 "exp",
+					 "expf",
+					 "exp2",
+					 "exp2f",
+					 "exp10f",
+					 "log",
+					 "logf",
+					 "log2",
+					 "log2f",
+					 "log10f",
+					 "log1pf",
+					 "expm1f",
+					 "pow",
+					 "powf",
+					 "sin",
+					 "sinf",
+					 "cos",
+					 "cosf",
+					 "tan",
+					 "tanf",
+					 "tanh",
+					 "tanhf",
+					 "erf",
+					 "erff",
+					 "floor",
+					 "floorf",
+					 "ceil",
+					 "ceilf",
+					 "round",
+					 "roundf",
+					 "rint",
+					 "rintf",
+					 "trunc",
+					 "truncf",
+					 "copysignf",
+					 "hypotf",
+					 "atan2f",
+					 "asinf",
+					 "acosf",
+					 "atanf",
+					 "sinhf",
+					 "coshf",
+					 "cbrtf",
+					 "rcbrtf",
+					 "norm3df",
+					 "rnorm3df",
+					 "fdividef",
+					 "isnan",
+					 "isinf",
+					 "isfinite",
+					 "signbit",
+					 "static_cast",
+					 "__activemask",
+					 "__all_sync",
+					 "__any_sync",
+					 "__ballot_sync",
+					 "__shfl_sync",
+					 "__shfl_up_sync",
+					 "__shfl_down_sync",
+					 "__shfl_xor_sync",
+					 "__match_any_sync",
+					 "__reduce_add_sync",
+					 "__reduce_min_sync",
+					 "__reduce_max_sync",
+					 "__popc",
+					 "__popcll",
+					 "__clz",
+					 "__clzll",
+					 "__ffs",
+					 "__ffsll",
+					 "__brev",
+					 "__brevll",
+					 "__byte_perm",
+					 "__funnelshift_l",
+					 "__funnelshift_r",
+					 "__funnelshift_lc",
+					 "__funnelshift_rc",
+					 "__saturatef",
+					 "__mul24",
+					 "__umul24",
+					 "__mulhi",
+					 "__umulhi",
+					 "__mul64hi",
+					 "__umul64hi",
+					 "__sad",
+					 "__usad",
+					 "__vabsdiffu4",
+					 "__dp4a",
+					 "__dp2a_lo",
+					 "__dp2a_hi",
+					 "__expf",
+					 "__exp10f",
+					 "__logf",
+					 "__log2f",
+					 "__log10f",
+					 "__powf",
+					 "__sinf",
+					 "__cosf",
+					 "__tanf",
+					 "__sincosf_pure",
+					 "__isnan",
+					 "__isinf",
+					 "clock",
+					 "clock64",
+					 "__nanosleep",
+					 "__threadfence_block",
+					 "__threadfence",
+					 "__prof_trigger",
+					 "__int_as_float",
+					 "__float_as_int",
+					 "__uint_as_float",
+					 "__float_as_uint",
+					 "__longlong_as_double",
+					 "__double_as_longlong",
+					 "__hiloint2double",
+					 "__double2hiint",
+					 "__double2loint",
+					 "nvcuda::wmma::__float_to_tf32",
+					 "__float_to_tf32",
+					 "__syncwarp"};
+static const char *const pure_prefixes[] = {"make_",       "__float2",   "__half2",   "__half",
+					    "__bfloat162", "__bfloat16", "__int2",    "__uint2",
+					    "__ll2",       "__ull2",     "__double2", "__h",
+					    "__f",         "__d",        "__ld",      "__low2",
+					    "__high2",     "__lows2",    "__highs2",  "__floats2",
+					    "__hmul",      "__nv_cvt"};
+static int pure_builtin(const char *nm)
+{
+	if (in_list(nm, pure_names, KP_ARRAY_LEN(pure_names)))
+		return 1;
+	for (size_t i = 0; i < KP_ARRAY_LEN(pure_prefixes); i++)
+		if (!strncmp(nm, pure_prefixes[i], strlen(pure_prefixes[i])))
+			return 1;
+	return 0;
+}
+
+/* The wmma / mma library: its calls write only the fragments handed to
+ * non-const reference parameters and the memory handed to pointers to
+ * non-const (store_matrix_sync). */
+static int fragment_call(const kp_node *n)
+{
+	static const char *const names[] = {"load_matrix_sync", "store_matrix_sync", "mma_sync",
+					    "fill_fragment", "bmma_sync"};
+	return n->name && in_list(n->name, names, KP_ARRAY_LEN(names));
+}
+
+/* Parameter i (0-based) of a function type spelled by libclang, as
+ * [*b, *e); 0 when it has no such parameter. */
+static int param_span(const char *type, int i, const char **b, const char **e)
+{
+	const char *p = type ? strchr(type, '(') : NULL;
+	if (!p)
+		return 0;
+	int depth = 0, idx = 0;
+	const char *arg = p + 1;
+	for (p++; *p; p++) {
+		if (*p == '<' || *p == '(' || *p == '[')
+			depth++;
+		else if ((*p == '>' || *p == ']' || *p == ')') && depth > 0)
+			depth--;
+		else if (depth == 0 && (*p == ',' || *p == ')')) {
+			if (idx == i) {
+				*b = skip_sp(arg);
+				*e = p;
+				return *e > *b;
+			}
+			if (*p == ')')
+				return 0;
+			idx++;
+			arg = p + 1;
+		}
+	}
+	return 0;
+}
+
+/* How parameter i lets the callee write its argument: 1 a non-const
+ * lvalue reference (the argument's object), 2 a pointer to non-const (what
+ * it points to), 0 neither, -1 unknown. */
+static int param_writes(const char *type, int i)
+{
+	const char *b, *e;
+	if (!param_span(type, i, &b, &e))
+		return type && strstr(type, "...") ? -1 : 0;
+	char buf[256];
+	size_t n = (size_t)(e - b) < sizeof(buf) - 1 ? (size_t)(e - b) : sizeof(buf) - 1;
+	memcpy(buf, b, n);
+	buf[n] = 0;
+	size_t cl = core_len(buf);
+	buf[cl] = 0;
+	if (cl && buf[cl - 1] == '&') {
+		if (cl > 1 && buf[cl - 2] == '&')
+			return 0; /* an rvalue reference: a temporary */
+		buf[cl - 1] = 0;
+		/* the referee's own const: "const T &", "T *const &" */
+		size_t rl = core_len(buf);
+		int top_const = rl < strlen(buf) && strstr(buf + rl, "const");
+		if (strchr(buf, '*') || strstr(buf, "(*)"))
+			return top_const ? 0 : 1;
+		return word_in(buf, 0, strlen(buf), "const") ? 0 : 1;
+	}
+	char *star = strrchr(buf, '*');
+	if (!star)
+		return 0;
+	return word_in(buf, 0, (size_t)(star - buf), "const") ? 0 : 2;
+}
+
+/* A constructor: a call named as the class it makes (`fragment` of
+ * "wmma::fragment<...>"); kpipe takes constructors to only build their
+ * object. */
+static int ctor_call(const kp_node *n)
+{
+	const char *t = n->type, *nm = n->name;
+	if (!t || !nm || !*nm)
+		return 0;
+	const char *lt = strchr(t, '<');
+	size_t e = lt ? (size_t)(lt - t) : core_len(t);
+	size_t b = e;
+	while (b > 0 && (kp_is_ident_char(t[b - 1])))
+		b--;
+	return e > b && strlen(nm) == e - b && !strncmp(t + b, nm, e - b);
+}
+
+static int callee_first(const kp_node *n)
+{
+	if (n->nkids < 1)
+		return 0;
+	const kp_node *k0 = strip(n->kids[0]);
+	if (k0 && k0->kind == KP_N_DECLREF && k0->decl && k0->decl->kind == KP_D_FUNC)
+		return 1;
+	return k0 && k0->kind == KP_N_MEMBER && k0->name && n->name && !strcmp(k0->name, n->name);
+}
+
+static void helper_call(ectx *c, const kp_node *n, const kp_kernel *fn, int a0);
+
+static void read_pts(ectx *c, const kp_node *p, const kp_node *at)
+{
+	loc_set s = {0};
+	pts(c, p, &s, 0);
+	record(c, c->rd, &s, at, 0);
+	free(s.v);
+}
+
+static void signature_call(ectx *c, const kp_node *n, int a0)
+{
+	for (int i = a0; i < n->nkids; i++) {
+		if (is_ptr(n->kids[i]->ty))
+			read_pts(c, n->kids[i], n);
+		int w = n->decl ? param_writes(n->decl->type, i - a0) : -1;
+		if (w == 1)
+			write_of(c, n->kids[i], n, 1);
+		else if (w == 2)
+			write_pts(c, n->kids[i], n, 1);
+		else if (w < 0)
+			write_of(c, n->kids[i], n, 1);
+	}
+}
+
+static void visit_call(ectx *c, const kp_node *n)
+{
+	const char *nm = n->name ? n->name : "";
+	int a0 = callee_first(n);
+	if (n->sync != KP_SYNC_NONE)
+		return;
+	const char *saved = c->call;
+	if (!c->call)
+		c->call = *nm ? nm : "?";
+	if (!strncmp(nm, "operator", 8)) {
+		const char *op = nm + 8;
+		size_t ol = strlen(op);
+		if (!strcmp(op, "()") || !strcmp(op, "->") || !strcmp(op, "[]"))
+			record_one(c, c->wr, KP_LOC_UNKNOWN, n, 0);
+		else if (ol && (!strcmp(op, "++") || !strcmp(op, "--") ||
+				(op[ol - 1] == '=' && strcmp(op, "==") && strcmp(op, "!=") &&
+				 strcmp(op, "<=") && strcmp(op, ">="))))
+			for (int i = a0; i < n->nkids && i < a0 + 1; i++)
+				write_of(c, n->kids[i], n, 1);
+	} else if (a0 && n->kids[0]->kind == KP_N_MEMBER) {
+		/* a method: it may change its object, and more */
+		record_one(c, c->wr, KP_LOC_UNKNOWN, n, 0);
+	} else if (!strncmp(nm, "atomic", 6) || !strncmp(nm, "__st", 4)) {
+		if (n->nkids > a0)
+			write_pts(c, n->kids[a0], n, 1);
+	} else if (!strncmp(nm, "__ld", 4)) {
+		if (n->nkids > a0)
+			read_pts(c, n->kids[a0], n);
+	} else if (pure_builtin(nm) || ctor_call(n)) {
+		/* reads its operands */
+	} else if (fragment_call(n)) {
+		signature_call(c, n, a0);
+	} else if (n->decl && n->decl->fn && c->depth < HELPER_DEPTH) {
+		helper_call(c, n, n->decl->fn, a0);
+	} else {
+		signature_call(c, n, a0);
+		record_one(c, c->wr, KP_LOC_UNKNOWN, n, 0);
+		record_one(c, c->rd, KP_LOC_UNKNOWN, n, 0);
+	}
+	for (int i = a0; i < n->nkids; i++)
+		visit(c, n->kids[i]);
+	c->call = saved;
+}
+
+static void build_aliases(ectx *c, const kp_node *body);
+
+/* A __device__ helper of the file: its body read with the same walk; what
+ * it does through its pointer and reference parameters is done to the
+ * arguments, what it does to global memory is the call's. */
+static void helper_call(ectx *c, const kp_node *n, const kp_kernel *fn, int a0)
+{
+	kp_effect_set hr = {0}, hw = {0};
+	ectx h = {c->f, fn, 1, c->depth + 1, NULL, 0, &hr, &hw, NULL};
+	build_aliases(&h, fn->body);
+	if (fn->body)
+		visit(&h, fn->body);
+	else
+		record_one(&h, &hw, KP_LOC_UNKNOWN, n, 0);
+	for (int s = 0; s < 2; s++) {
+		kp_effect_set *from = s ? &hw : &hr, *to = s ? c->wr : c->rd;
+		for (int i = 0; i < from->n; i++) {
+			const kp_effect *e = &from->v[i];
+			if (e->loc.kind == KP_LOC_LOCAL)
+				continue; /* the helper's own variables */
+			if (e->loc.kind != KP_LOC_PARAM) {
+				kp_effect x = *e;
+				x.at = n;
+				x.call = c->call;
+				x.via = NULL;
+				set_add(c->f, to, &x);
+				continue;
+			}
+			int pi = -1;
+			for (int p = 0; p < fn->nparams; p++)
+				if (fn->params[p] == e->loc.decl)
+					pi = p;
+			if (pi < 0 || a0 + pi >= n->nkids) {
+				record_one(c, to, KP_LOC_UNKNOWN, n, 0);
+				continue;
+			}
+			loc_set ls = {0};
+			if (e->loc.decl->ty.is_ref)
+				locs(c, n->kids[a0 + pi], &ls, 0);
+			else
+				pts(c, n->kids[a0 + pi], &ls, 0);
+			record(c, to, &ls, n, 0);
+			free(ls.v);
+		}
+	}
+	for (int i = 0; i < h.nal; i++)
+		free(h.al[i].tg.v);
+	free(h.al);
+}
+
+/* asm: its output operands are written; memory is written (read) when it
+ * clobbers "memory", has a memory operand, or stores (loads). */
+static void visit_asm(ectx *c, const kp_node *n)
+{
+	const kp_file *tf = c->k->home ? c->k->home : c->f;
+	if (!n->in_main || n->end > tf->len || n->begin >= n->end) {
+		record_one(c, c->wr, KP_LOC_UNKNOWN, n, 1);
+		record_one(c, c->rd, KP_LOC_UNKNOWN, n, 1);
+		for (int i = 0; i < n->nkids; i++)
+			visit(c, n->kids[i]);
+		return;
+	}
+	const char *s = tf->src + n->begin;
+	size_t len = n->end - n->begin;
+	int nout = 0, mem = 0;
+	for (size_t i = 0; i + 1 < len; i++) {
+		if (s[i] == '"' && (s[i + 1] == '=' || s[i + 1] == '+'))
+			nout++;
+		if (s[i] == '"' && (s[i + 1] == 'm' || ((s[i + 1] == '=' || s[i + 1] == '+') &&
+							i + 2 < len && s[i + 2] == 'm')))
+			mem = 1;
+	}
+	static const char *const st[] = {"memory",   "st.",      "red.",  "atom.", "cp.",
+					 "stmatrix", "mbarrier", "wgmma", "tcgen"};
+	for (size_t i = 0; i < KP_ARRAY_LEN(st); i++)
+		if (memmem(s, len, st[i], strlen(st[i])))
+			mem = 1;
+	if (mem)
+		record_one(c, c->wr, KP_LOC_UNKNOWN, n, 1);
+	if (mem || memmem(s, len, "ld.", 3))
+		record_one(c, c->rd, KP_LOC_UNKNOWN, n, 1);
+	for (int i = 0; i < n->nkids; i++) {
+		if (i < nout) {
+			loc_set ls = {0};
+			locs(c, n->kids[i], &ls, 0);
+			record(c, c->wr, &ls, n, 1);
+			free(ls.v);
+			visit_addr(c, n->kids[i]);
+		} else
+			visit(c, n->kids[i]);
+	}
+}
+
+static void visit_decl(ectx *c, const kp_node *n)
+{
+	const kp_decl *d = n->decl;
+	for (int i = 0; i < n->nkids; i++) {
+		const kp_node *k = n->kids[i];
+		if (d && k == d->init && d->ty.is_ref)
+			visit_addr(c, k); /* binding a reference reads nothing */
+		else
+			visit(c, k);
+	}
+}
+
+static void visit(ectx *c, const kp_node *n)
+{
+	if (!n)
+		return;
+	switch (n->kind) {
+	case KP_N_DECLREF:
+		if (n->decl && (n->decl->kind == KP_D_VAR || n->decl->kind == KP_D_PARM))
+			read_of(c, n);
+		return;
+	case KP_N_SUBSCRIPT:
+	case KP_N_MEMBER:
+		read_of(c, n);
+		visit_addr(c, n);
+		return;
+	case KP_N_UNOP:
+		if (n->opk == KP_OP_ADDR && n->nkids == 1) {
+			visit_addr(c, n->kids[0]);
+			return;
+		}
+		if (n->opk == KP_OP_DEREF && n->nkids == 1) {
+			read_of(c, n);
+			visit(c, n->kids[0]);
+			return;
+		}
+		if (KP_OP_IS_INCDEC(n->opk) && n->nkids == 1) {
+			write_of(c, n->kids[0], n, 1);
+			visit_addr(c, n->kids[0]);
+			return;
+		}
+		break;
+	case KP_N_BINOP:
+		if (n->opk == KP_OP_ASSIGN && n->nkids == 2) {
+			write_of(c, n->kids[0], n, 0);
+			visit_addr(c, n->kids[0]);
+			visit(c, n->kids[1]);
+			return;
+		}
+		break;
+	case KP_N_ASSIGNOP:
+		if (n->nkids == 2) {
+			write_of(c, n->kids[0], n, 1);
+			visit_addr(c, n->kids[0]);
+			visit(c, n->kids[1]);
+			return;
+		}
+		break;
+	case KP_N_VARDECL: visit_decl(c, n); return;
+	case KP_N_CALL: visit_call(c, n); return;
+	case KP_N_ASM: visit_asm(c, n); return;
+	case KP_N_LAMBDA: /* its body is not in the model */
+		record_one(c, c->wr, KP_LOC_UNKNOWN, n, 0);
+		record_one(c, c->rd, KP_LOC_UNKNOWN, n, 0);
+		return;
+	case KP_N_SIZEOF: return;
+	default: break;
+	}
+	for (int i = 0; i < n->nkids; i++)
+		visit(c, n->kids[i]);
+}
+
+/* ------------------------------------------------------------ aliases */
+
+typedef struct {
+	ectx *c;
+	int changed;
+} alias_walk;
+
+static alias *alias_add(ectx *c, const kp_decl *d, int is_ref)
+{
+	alias *a = alias_of(c, d);
+	if (a)
+		return a;
+	c->al = kp_xrealloc(c->al, sizeof(*c->al) * (size_t)(c->nal + 1));
+	a = &c->al[c->nal++];
+	memset(a, 0, sizeof(*a));
+	a->d = d;
+	a->is_ref = is_ref;
+	return a;
+}
+
+static void alias_grow(alias_walk *w, alias *a, const kp_node *value, int as_ref)
+{
+	loc_set s = {0};
+	if (!value)
+		unknown(&s);
+	else if (as_ref)
+		locs(w->c, value, &s, 0);
+	else
+		pts(w->c, value, &s, 0);
+	int before = a->tg.n;
+	for (int i = 0; i < s.n; i++)
+		loc_add(&a->tg, s.v[i]);
+	w->changed |= a->tg.n != before;
+	free(s.v);
+}
+
+static int find_aliases(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	alias_walk *w = ud;
+	ectx *c = w->c;
+	if (n->kind == KP_N_VARDECL && n->decl && n->decl->kind == KP_D_VAR &&
+	    local_var(c, n->decl) && !n->decl->is_shared) {
+		const kp_decl *d = n->decl;
+		if (d->ty.is_ref)
+			alias_grow(w, alias_add(c, d, 1), d->init, 1);
+		else if (d->is_pointer) {
+			alias *a = alias_add(c, d, 0);
+			if (d->init)
+				alias_grow(w, a, d->init, 0);
+		}
+	}
+	if (n->kind == KP_N_UNOP && n->opk == KP_OP_ADDR && n->nkids == 1) {
+		const kp_node *t = strip(n->kids[0]);
+		alias *a = t && t->kind == KP_N_DECLREF && t->decl ? alias_of(c, t->decl) : NULL;
+		if (a && !a->is_ref)
+			alias_grow(w, a, NULL, 0);
+	}
+	if (n->kind == KP_N_BINOP && n->opk == KP_OP_ASSIGN && n->nkids == 2) {
+		const kp_node *t = strip(n->kids[0]);
+		alias *a = t && t->kind == KP_N_DECLREF && t->decl ? alias_of(c, t->decl) : NULL;
+		if (a && !a->is_ref)
+			alias_grow(w, a, n->kids[1], 0);
+	}
+	return 1;
+}
+
+static void build_aliases(ectx *c, const kp_node *body)
+{
+	if (!body)
+		return;
+	alias_walk w = {c, 1};
+	for (int round = 0; round < 4 && w.changed; round++) {
+		w.changed = 0;
+		kp_node_walk((kp_node *)body, NULL, find_aliases, &w);
+	}
+}
+
+/* ------------------------------------------------------------ the loop */
+
+void kp_effects_of_node(kp_file *f, const kp_kernel *k, const kp_node *n, kp_effect_set *rd,
+			kp_effect_set *wr)
+{
+	ectx c = {f, k, 0, 0, NULL, 0, rd, wr, NULL};
+	build_aliases(&c, k->body);
+	visit(&c, n);
+	for (int i = 0; i < c.nal; i++)
+		free(c.al[i].tg.v);
+	free(c.al);
+}
+
+typedef struct {
+	ectx *c;
+	unsigned after;
+} after_walk;
+
+static int visit_after(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	after_walk *w = ud;
+	if (n->in_main && n->begin >= w->after) {
+		visit(w->c, n);
+		return 0;
+	}
+	return 1;
+}
+
+kp_effects *kp_effects_of_loop(kp_file *f, const kp_kernel *k, const kp_loop *l)
+{
+	kp_effects *e = kp_arena_alloc(&f->arena, sizeof(*e));
+	ectx c = {f, k, 0, 0, NULL, 0, NULL, NULL, NULL};
+	build_aliases(&c, k->body);
+	for (int i = 0; i < l->nstmts; i++) {
+		int ph = -1;
+		if (i >= l->load_b && i < l->load_e)
+			ph = KP_PH_LOAD;
+		else if (i >= l->bump_b && i < l->bump_e)
+			ph = KP_PH_AFTER;
+		else if (i >= l->comp_b && i < l->comp_e)
+			ph = KP_PH_COMP;
+		else if (l->form == KP_FORM_BOTTOM && l->bar2 >= 0 && i > l->bar2)
+			ph = KP_PH_AFTER;
+		if (ph < 0)
+			continue;
+		c.rd = &e->rd[ph];
+		c.wr = &e->wr[ph];
+		visit(&c, l->stmts[i]);
+	}
+	c.rd = &e->rd[KP_PH_COND];
+	c.wr = &e->wr[KP_PH_COND];
+	visit(&c, l->cond);
+	c.rd = &e->rd[KP_PH_INC];
+	c.wr = &e->wr[KP_PH_INC];
+	visit(&c, l->inc);
+	if (k->body && l->node->in_main) {
+		kp_effect_set junk = {0};
+		c.rd = &e->after_rd;
+		c.wr = &junk;
+		after_walk w = {&c, l->node->end};
+		kp_node_walk(k->body, NULL, visit_after, &w);
+	}
+	for (int i = 0; i < c.nal; i++)
+		free(c.al[i].tg.v);
+	free(c.al);
+	return e;
+}
+
+/* ------------------------------------------------------------ queries */
+
+static int memory(const kp_loc *a)
+{
+	return a->kind == KP_LOC_GLOBAL || a->kind == KP_LOC_UNKNOWN || a->kind == KP_LOC_PARAM;
+}
+
+int kp_loc_may_alias(const kp_loc *a, const kp_loc *b)
+{
+	if (a->kind == KP_LOC_UNKNOWN || b->kind == KP_LOC_UNKNOWN) {
+		const kp_loc *o = a->kind == KP_LOC_UNKNOWN ? b : a;
+		return o->kind != KP_LOC_LOCAL && !(o->kind == KP_LOC_GLOBAL && o->readonly);
+	}
+	if (a->kind == KP_LOC_LOCAL || b->kind == KP_LOC_LOCAL || a->kind == KP_LOC_TILE ||
+	    b->kind == KP_LOC_TILE)
+		return a->kind == b->kind && a->decl == b->decl;
+	if (!memory(a) || !memory(b))
+		return 0;
+	if (a->decl == b->decl)
+		return 1;
+	if (a->readonly || b->readonly)
+		return 0;
+	if (a->is_restrict || b->is_restrict)
+		return 0;
+	/* two __device__ variables are distinct objects */
+	return a->decl->kind == KP_D_PARM || b->decl->kind == KP_D_PARM;
+}
+
+const kp_effect *kp_effects_write_to(const kp_effect_set *s, const kp_decl *d)
+{
+	for (int i = 0; s && i < s->n; i++)
+		if (s->v[i].loc.decl == d &&
+		    (s->v[i].loc.kind == KP_LOC_LOCAL || s->v[i].loc.kind == KP_LOC_GLOBAL))
+			return &s->v[i];
+	return NULL;
+}
+
+const char *kp_loc_text(kp_file *f, const kp_loc *loc)
+{
+	switch (loc->kind) {
+	case KP_LOC_LOCAL: return kp_arena_printf(&f->arena, "'%s'", loc->decl->name);
+	case KP_LOC_TILE:
+		return kp_arena_printf(&f->arena, "the shared array '%s'", loc->decl->name);
+	case KP_LOC_GLOBAL:
+		if (loc->decl->kind == KP_D_PARM)
+			return kp_arena_printf(&f->arena, "global memory through '%s'",
+					       loc->decl->name);
+		return kp_arena_printf(&f->arena, "the __device__ variable '%s'", loc->decl->name);
+	case KP_LOC_PARAM:
+		return kp_arena_printf(&f->arena, "what '%s' points to", loc->decl->name);
+	default: return "memory kpipe cannot name";
+	}
+}
+
+const char *kp_effect_how(kp_file *f, const kp_effect *e)
+{
+	if (e->by_asm)
+		return " by inline assembly";
+	if (e->call)
+		return kp_arena_printf(&f->arena, " in the call to '%s'", e->call);
+	if (e->via)
+		return kp_arena_printf(&f->arena, " through the %s '%s'",
+				       e->via->ty.is_ref ? "reference" : "pointer", e->via->name);
+	return "";
+}
+
+const kp_effect *kp_effects_read_after(const kp_effects *e)
+{
+	static const kp_phase ph[] = {KP_PH_COMP, KP_PH_AFTER};
+	for (size_t p = 0; p < KP_ARRAY_LEN(ph); p++)
+		for (int i = 0; i < e->wr[ph[p]].n; i++) {
+			const kp_effect *w = &e->wr[ph[p]].v[i];
+			if (!memory(&w->loc))
+				continue;
+			for (int j = 0; j < e->after_rd.n; j++)
+				if (memory(&e->after_rd.v[j].loc) &&
+				    kp_loc_may_alias(&w->loc, &e->after_rd.v[j].loc))
+					return w;
+		}
+	return NULL;
+}
