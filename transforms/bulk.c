@@ -1262,7 +1262,37 @@ typedef struct {
 	int tma;         /* the tensor-map form */
 	const char **tm; /* its tensor-map parameter per copy */
 	const char **co; /* its locals per copy: offset, column, row (kp_o0, kp_x0, kp_y0) */
+	/* the kernel stores to memory that may be global (writes_global):
+	 * the bulk copies read through the async proxy, so the setup makes
+	 * every thread's earlier generic stores visible to it */
+	int global_writes;
 } bulk_ctx;
+
+/* A store in n whose target may be global memory: rooted at anything but
+ * a __shared__ array or a local of the thread that is no pointer. */
+static int writes_global(const kp_node *n)
+{
+	if (!n)
+		return 0;
+	int plain;
+	kp_node *t = kp_write_target(n, &plain);
+	if (t) {
+		kp_node *r = kp_lvalue_root(t);
+		const kp_decl *d = r ? r->decl : NULL;
+		int thread_local = d && d->kind == KP_D_VAR && !d->is_pointer && !d->ty.is_ref &&
+				   !d->is_device_var && !d->is_shared;
+		if (!d || !(d->is_shared || thread_local))
+			return 1;
+	}
+	if (n->kind == KP_N_ASM ||
+	    (n->kind == KP_N_CALL && n->sync == KP_SYNC_NONE && n->name &&
+	     (!strncmp(n->name, "atomic", 6) || !strncmp(n->name, "__st", 4))))
+		return 1;
+	for (int i = 0; i < n->nkids; i++)
+		if (writes_global(n->kids[i]))
+			return 1;
+	return 0;
+}
 
 /* " &&\n(term)" for each term of each guarded copy, at the corners of the
  * tile `ahead` on where it is tightest: an affine function over a box is
@@ -1505,7 +1535,16 @@ static void emit_setup(kp_strbuf *sb, const bulk_ctx *c, int S, const char *I1)
 	kp_strbuf_addf(sb, "%sif (" KP_ELECTED ") {\n", I1);
 	kp_strbuf_addf(sb, "%s%sfor (int kp_s = 0; kp_s < %d; ++kp_s)\n%s%s%s%s(&%s[kp_s], 1);\n",
 		       I1, iu, S, I1, iu, iu, nm->init, nm->bar);
-	kp_strbuf_addf(sb, "%s%s%s();\n%s}\n%s__syncthreads();\n", I1, iu, nm->fence, I1, I1);
+	kp_strbuf_addf(sb, "%s%s%s();\n%s}\n", I1, iu, nm->fence, I1);
+	if (c->global_writes)
+		kp_strbuf_addf(
+			sb,
+			"%s// the kernel stores to global memory: make this thread's stores so "
+			"far\n%s// visible to the bulk copies (the async proxy) before the "
+			"barrier\n%sasm volatile(\"fence.proxy.async.global;\" ::: "
+			"\"memory\");\n",
+			I1, I1, I1);
+	kp_strbuf_addf(sb, "%s__syncthreads();\n", I1);
 }
 
 /* The main loop: wait for the stage, barrier, refill the slot the
@@ -1704,7 +1743,7 @@ static int ring_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_e
 			tm[i] = kp_fresh_name(f, kp_arena_printf(&f->arena, "kp_tm_%s",
 								 cp[i].tile->name));
 	}
-	bulk_ctx c = {f, l, &fr.sp, cp, &nm, fr.iu, tma, tm, co};
+	bulk_ctx c = {f, l, &fr.sp, cp, &nm, fr.iu, tma, tm, co, writes_global(l->kernel->body)};
 
 	kp_strbuf sb = KP_STRBUF_INIT;
 	char *comment =

@@ -767,6 +767,29 @@ static void signature_call(ectx *c, const kp_node *n, int a0)
 	}
 }
 
+/* A wmma call (nvcuda::wmma's load_matrix_sync, mma_sync, ...): as its
+ * declaration says when clang resolved it; in a template whose call is
+ * dependent, as the API defines it: store_matrix_sync(p, frag, ...)
+ * writes what p points to, the others write their first argument (the
+ * fragment) and read what their pointers point to. */
+static void fragment_effects(ectx *c, const kp_node *n, int a0)
+{
+	if (n->decl && n->decl->type && strchr(n->decl->type, '(')) {
+		signature_call(c, n, a0);
+		return;
+	}
+	int store = !strcmp(n->name, "store_matrix_sync");
+	for (int i = a0; i < n->nkids; i++) {
+		if (i == a0 && store)
+			write_pts(c, n->kids[i], n, 1);
+		else if (i == a0)
+			write_of(c, n->kids[i], n, 1);
+		else if (is_ptr(n->kids[i]->ty) || n->kids[i]->ty.kind == KP_TY_DEPENDENT ||
+			 n->kids[i]->ty.kind == KP_TY_UNKNOWN)
+			read_pts(c, n->kids[i], n);
+	}
+}
+
 static void visit_call(ectx *c, const kp_node *n)
 {
 	const char *nm = n->name ? n->name : "";
@@ -797,8 +820,8 @@ static void visit_call(ectx *c, const kp_node *n)
 			read_pts(c, n->kids[a0], n);
 	} else if (pure_builtin(nm) || ctor_call(n)) {
 		/* reads its operands */
-	} else if (fragment_call(n)) {
-		signature_call(c, n, a0);
+	} else if (fragment_call(n) && !(n->decl && n->decl->fn)) {
+		fragment_effects(c, n, a0);
 	} else if (n->decl && n->decl->fn && c->depth < HELPER_DEPTH) {
 		helper_call(c, n, n->decl->fn, a0);
 	} else {

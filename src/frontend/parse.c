@@ -1163,6 +1163,25 @@ static void name_unresolved_operator(kp_file *f, kp_node *n)
 				  f->src + cal->begin);
 }
 
+/* A dependent call in a template (`__fmaf_rn(a[i], b, c)` with a dependent
+ * argument), whose CallExpr has no name: the name its callee looks up
+ * (the OverloadedDeclRef under it), so that later stages know which
+ * function it calls; operators are named by name_unresolved_operator. */
+static void name_unresolved_call(pctx *c, CXCursor cur, kp_node *n)
+{
+	cursor_list l = {0};
+	clang_visitChildren(cur, collect, &l);
+	CXCursor o = clang_getNullCursor();
+	if (l.n)
+		clang_visitChildren(l.v[0], find_overload, &o);
+	free(l.v);
+	if (clang_Cursor_isNull(o))
+		return;
+	char *nm = cx_dup(&c->f->arena, clang_getCursorSpelling(o));
+	if (*nm && strncmp(nm, "operator", 8))
+		n->name = nm;
+}
+
 /* A call of a binary operator function (`operator*=`, `operator*`),
  * written as an operator: two operands, and the callee between them when
  * clang resolved it (a reference to the operator itself). */
@@ -1349,6 +1368,8 @@ static kp_node *convert_node(pctx *c, CXCursor cur)
 	if (n->kind == KP_N_FOR && l.n > 0)
 		for_slots(c, cur, l.v[l.n - 1], n);
 	free(l.v);
+	if (n->kind == KP_N_CALL && n->name && !*n->name && l.n)
+		name_unresolved_call(c, cur, n);
 	if (n->kind == KP_N_CALL && n->name && !*n->name)
 		name_unresolved_operator(f, n);
 	if (binary_operator_call(n)) {

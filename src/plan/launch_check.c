@@ -277,8 +277,11 @@ static void regs_check(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *
 	}
 	if (!pr->facts(pr, f, l, a, &o) || !pr->variant(pr, f, l, a, p->xform, p->stages, &v)) {
 		const kp_auto_facts *bad = o.compile_error || !v.compile_error ? &o : &v;
-		if (o.compile_error || v.compile_error) {
-			kp_plan_compile_error(p, f, bad->why);
+		/* only the rewrite failing where the original compiles is
+		 * kpipe's error (an original nvcc rejects leaves ptxas without
+		 * an answer, as without nvcc) */
+		if (v.compile_error && !o.compile_error) {
+			kp_plan_compile_error(p, f, v.why);
 			return;
 		}
 		p->unchecked =

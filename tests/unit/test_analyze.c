@@ -3214,3 +3214,53 @@ Test(parse, operators_are_enums)
 	cr_expect(KP_OP_IS_ASSIGN(KP_OP_OR_ASSIGN) && !KP_OP_IS_ASSIGN(KP_OP_EQ));
 	cr_expect(KP_OP_IS_COMPARE(KP_OP_NE) && !KP_OP_IS_COMPARE(KP_OP_LAND));
 }
+
+/* A call in a template whose arguments are dependent has no declaration:
+ * its name comes from the name it looks up (parse.c,
+ * name_unresolved_call), so the effect sets know __fmaf_rn for the pure
+ * builtin it is and wmma's load_matrix_sync / mma_sync for what the API
+ * says they write; neither is an unknown effect (LeetCUDA's templated
+ * SGEMM and wmma kernels were refused with kpipe-unknown-effect).  A
+ * call of a function the file does not know stays one (the near miss). */
+Test(analyze, dependent_calls_are_named_and_known)
+{
+	static const char *const computes[] = {
+		"acc = __fmaf_rn(As[ty][kk], Bs[kk][tx], acc);",
+		"acc = mystery_op(As[ty][kk], Bs[kk][tx], acc);",
+	};
+	static const int eligible[] = {1, 0};
+	for (size_t i = 0; i < KP_ARRAY_LEN(computes); i++) {
+		char src[2048];
+		snprintf(
+			src, sizeof(src),
+			"template <typename T> __device__ T mystery_op(T a, T b, T c);\n"
+			"template <typename T, int TS>\n"
+			"__global__ void k(const T *__restrict__ A, const T *__restrict__ B,\n"
+			"                  T *__restrict__ C, int K)\n"
+			"{\n"
+			"    __shared__ T As[TS][TS];\n"
+			"    __shared__ T Bs[TS][TS];\n"
+			"    const int tx = threadIdx.x, ty = threadIdx.y;\n"
+			"    T acc = 0;\n"
+			"    for (int k0 = 0; k0 < K; k0 += TS) {\n"
+			"        As[ty][tx] = A[ty * K + k0 + tx];\n"
+			"        Bs[ty][tx] = B[(k0 + ty) * TS + tx];\n"
+			"        __syncthreads();\n"
+			"        for (int kk = 0; kk < TS; ++kk)\n"
+			"            %s\n"
+			"        __syncthreads();\n"
+			"    }\n"
+			"    C[ty * TS + tx] = acc;\n"
+			"}\n"
+			"template __global__ void k<float, 16>(const float *, const float *, float *, "
+			"int);\n",
+			computes[i]);
+		analyze_src(src);
+		kp_loop *l = only_loop();
+		log_reasons(l);
+		cr_expect_eq(l->eligible, eligible[i], "%s: eligible %d", computes[i], l->eligible);
+		cr_expect_eq(find_reason(l, "kpipe-unknown-effect") != NULL, !eligible[i],
+			     "%s: kpipe-unknown-effect", computes[i]);
+		release();
+	}
+}
