@@ -17,7 +17,8 @@
 #             on each, writes $OUT/{samples,fuzz,bad}.{md,json} and
 #             $OUT/summary.txt
 # PARTS="bad fuzz samples" selects the parts; FUZZ_SEED / FUZZ_COUNT the
-# generated cases (default 11 / 24); SAMPLES_LIMIT_S bounds the samples part.
+# generated cases (default 11 / 24); SAMPLES_LIMIT_S bounds the samples part,
+# SAMPLES_ARGS adds gpu_bench options to it (--no-time: check, do not time).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 kpipe="${1:-$root/build/kpipe}"
@@ -93,8 +94,9 @@ case " $parts " in *" bad "*)
 	;;
 esac
 case " $parts " in *" samples "*)
+	# shellcheck disable=SC2086 # SAMPLES_ARGS: extra gpu_bench options, split
 	timeout "${SAMPLES_LIMIT_S:-3000}" python3 "$bench" --all "$root/gpu-out" --sanitize --no-hand --no-ref --quiet \
-		--report "$out/samples.md" --json "$out/samples.json" >"$out/samples.log" 2>&1
+		${SAMPLES_ARGS:-} --report "$out/samples.md" --json "$out/samples.json" >"$out/samples.log" 2>&1
 	rc=$?
 	echo "samples: gpu_bench exit $rc" >>"$out/summary.txt"
 	[ $rc = 0 ] || status=1

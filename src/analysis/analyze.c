@@ -539,11 +539,6 @@ static const kp_decl *points_into_local(const kp_file *f, const kp_kernel *k, co
 	return assigned_in(k, d) ? NULL : r->decl;
 }
 
-const kp_decl *kp_points_into_local(const kp_file *f, const kp_kernel *k, const kp_decl *d)
-{
-	return points_into_local(f, k, d);
-}
-
 const kp_decl *kp_written_var(const kp_file *f, const kp_kernel *k, kp_node *t, int *through)
 {
 	kp_node *r = t ? lvalue_root(t) : NULL;

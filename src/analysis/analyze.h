@@ -68,18 +68,13 @@ int kp_is_zero_value(const kp_node *n);
  * DECLREF of `As` in `As[i][j]`, `*(float4 *)&As[i]`, `p + 4`; or NULL. */
 kp_node *kp_lvalue_root(kp_node *n);
 
-/* The variable of the thread a local pointer points into (a pointer of one
- * level, never changed, initialised with the variable's address or, for
- * an array, the array: `T *const p = reinterpret_cast<T *>(&vec);`), or
- * NULL.  Stores through it stay in the thread. */
-const kp_decl *kp_points_into_local(const kp_file *f, const kp_kernel *k, const kp_decl *d);
-
 /* What a write node writes: the target of an assignment (plain or
  * compound; *plain says which) or of ++/--; NULL for other nodes. */
 kp_node *kp_write_target(const kp_node *n, int *plain);
 /* The variable a write to target t changes: the declaration t is rooted
- * at or, for a store through a pointer into a variable of the thread
- * (kp_points_into_local, `vp[3 - i] = 0.f`), that variable (*through set);
+ * at or, for a store through a pointer into a variable of the thread (a
+ * pointer of one level, never changed, initialised with the variable's
+ * address: `vp[3 - i] = 0.f`), that variable (*through set);
  * NULL when t has no root. */
 const kp_decl *kp_written_var(const kp_file *f, const kp_kernel *k, kp_node *t, int *through);
 

@@ -267,12 +267,6 @@ const kp_node *kp_node_strip(const kp_node *n)
 	return n;
 }
 
-int kp_node_is_call_to(const kp_node *n, const char *name)
-{
-	n = kp_node_strip(n);
-	return n && n->kind == KP_N_CALL && n->name && !strcmp(n->name, name);
-}
-
 void kp_node_walk(kp_node *n, kp_node *parent, kp_visit_fn fn, void *ud)
 {
 	if (!n)

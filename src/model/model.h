@@ -503,7 +503,6 @@ const char *kp_node_text(kp_file *f, const kp_node *n);
 const char *kp_range_text(kp_file *f, unsigned begin, unsigned end);
 
 /* Helpers used by every stage. */
-int kp_node_is_call_to(const kp_node *n, const char *name);
 const kp_node *kp_node_strip(const kp_node *n);                    /* parens, casts */
 typedef int (*kp_visit_fn)(kp_node *n, kp_node *parent, void *ud); /* return 0 to skip kids */
 void kp_node_walk(kp_node *n, kp_node *parent, kp_visit_fn fn, void *ud);
