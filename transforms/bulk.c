@@ -1262,21 +1262,45 @@ typedef struct {
 	int tma;         /* the tensor-map form */
 	const char **tm; /* its tensor-map parameter per copy */
 	const char **co; /* its locals per copy: offset, column, row (kp_o0, kp_x0, kp_y0) */
-	/* the kernel stores to memory that may be global (writes_global):
+	/* the kernel may store to global memory before the loop's copies
+	 * (global_writes_before):
 	 * the bulk copies read through the async proxy, so the setup makes
 	 * every thread's earlier generic stores visible to it */
 	int global_writes;
 } bulk_ctx;
 
-/* A store in n whose target may be global memory: rooted at anything but
- * a __shared__ array or a local of the thread that is no pointer. */
-static int writes_global(const kp_node *n)
+/* Where a store can come before the loop's copies: before the loop, or
+ * anywhere inside a loop around it (the next time round); [eb, ee) is
+ * the outermost such loop's extent (empty when none). */
+typedef struct {
+	unsigned loop_b, eb, ee;
+} before_loop;
+
+static void outer_extent(const kp_node *n, const kp_node *loop, before_loop *w)
+{
+	if (!n || n == loop)
+		return;
+	if ((n->kind == KP_N_FOR || n->kind == KP_N_WHILE || n->kind == KP_N_DO) && n->in_main &&
+	    n->begin <= loop->begin && n->end >= loop->end &&
+	    (w->ee <= w->eb || n->begin < w->eb)) {
+		w->eb = n->begin;
+		w->ee = n->end;
+	}
+	for (int i = 0; i < n->nkids; i++)
+		outer_extent(n->kids[i], loop, w);
+}
+
+/* A store in n that can come before the loop's copies (w) and whose
+ * target may be global memory: rooted at anything but a __shared__ array
+ * or a local of the thread that is no pointer. */
+static int writes_global(const kp_node *n, const before_loop *w)
 {
 	if (!n)
 		return 0;
 	int plain;
 	kp_node *t = kp_write_target(n, &plain);
-	if (t) {
+	int before = !n->in_main || n->begin < w->loop_b || (n->begin >= w->eb && n->end <= w->ee);
+	if (t && before) {
 		kp_node *r = kp_lvalue_root(t);
 		const kp_decl *d = r ? r->decl : NULL;
 		int thread_local = d && d->kind == KP_D_VAR && !d->is_pointer && !d->ty.is_ref &&
@@ -1284,14 +1308,22 @@ static int writes_global(const kp_node *n)
 		if (!d || !(d->is_shared || thread_local))
 			return 1;
 	}
-	if (n->kind == KP_N_ASM ||
-	    (n->kind == KP_N_CALL && n->sync == KP_SYNC_NONE && n->name &&
-	     (!strncmp(n->name, "atomic", 6) || !strncmp(n->name, "__st", 4))))
+	if (before && (n->kind == KP_N_ASM ||
+		       (n->kind == KP_N_CALL && n->sync == KP_SYNC_NONE && n->name &&
+			(!strncmp(n->name, "atomic", 6) || !strncmp(n->name, "__st", 4)))))
 		return 1;
 	for (int i = 0; i < n->nkids; i++)
-		if (writes_global(n->kids[i]))
+		if (writes_global(n->kids[i], w))
 			return 1;
 	return 0;
+}
+
+/* Whether the kernel may store to global memory before loop l's copies. */
+static int global_writes_before(const kp_loop *l)
+{
+	before_loop w = {l->node->begin, 0, 0};
+	outer_extent(l->kernel->body, l->node, &w);
+	return writes_global(l->kernel->body, &w);
 }
 
 /* " &&\n(term)" for each term of each guarded copy, at the corners of the
@@ -1743,7 +1775,7 @@ static int ring_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_e
 			tm[i] = kp_fresh_name(f, kp_arena_printf(&f->arena, "kp_tm_%s",
 								 cp[i].tile->name));
 	}
-	bulk_ctx c = {f, l, &fr.sp, cp, &nm, fr.iu, tma, tm, co, writes_global(l->kernel->body)};
+	bulk_ctx c = {f, l, &fr.sp, cp, &nm, fr.iu, tma, tm, co, global_writes_before(l)};
 
 	kp_strbuf sb = KP_STRBUF_INIT;
 	char *comment =

@@ -459,6 +459,19 @@ if [ -n "$nvcc" ] && [ -s "$tmp/launch_tma_grid_constant.rw.cu" ]; then
 fi
 table+=("launch_tma_grid_constant|rewritten (tma)|$secs")
 
+# a kernel that stores to global memory before its K-loop, with bulk copies:
+# every thread fences its stores for the async proxy before the barrier
+kp bulk_store_before.r "$limit" rewrite --variant bulk "$in/bulk_store_before.cu" -o "$tmp/bulk_store_before.rw.cu"
+check "bulk_store_before: rewrite exits 0" is_rc 0 bulk_store_before.r
+check "bulk_store_before: the proxy fence before the setup's barrier" grep -qzE \
+	'asm volatile\("fence\.proxy\.async\.global;" ::: "memory"\);[[:space:]]*__syncthreads\(\);' \
+	"$tmp/bulk_store_before.rw.cu"
+if [ -n "$nvcc" ] && [ -s "$tmp/bulk_store_before.rw.cu" ]; then
+	check "bulk_store_before: the output compiles with nvcc" \
+		"$nvcc" -arch=sm_90 -c "$tmp/bulk_store_before.rw.cu" -o "$tmp/bsb.o"
+fi
+table+=("bulk_store_before|rewritten (bulk, proxy fence)|$secs")
+
 # --- the XOR swizzle of --pad (--swizzle) on hostile layouts --------------------------
 # swizzled NAME FILE ARGS...: rewrite --pad-only --swizzle ARGS answers
 # cleanly (exit 0), the output compiles and a second run changes nothing
