@@ -649,11 +649,18 @@ static int pure_builtin(const char *nm)
 /* The wmma / mma library: its calls write only the fragments handed to
  * non-const reference parameters and the memory handed to pointers to
  * non-const (store_matrix_sync). */
+/* A call's name, or for a dependent call in a template the name its
+ * callee looks up (kp_node.lookup_name); "" when neither is known. */
+static const char *call_name(const kp_node *n)
+{
+	return n->name && *n->name ? n->name : n->lookup_name ? n->lookup_name : "";
+}
+
 static int fragment_call(const kp_node *n)
 {
 	static const char *const names[] = {"load_matrix_sync", "store_matrix_sync", "mma_sync",
 					    "fill_fragment", "bmma_sync"};
-	return n->name && in_list(n->name, names, KP_ARRAY_LEN(names));
+	return in_list(call_name(n), names, KP_ARRAY_LEN(names));
 }
 
 /* Parameter i (0-based) of a function type spelled by libclang, as
@@ -778,7 +785,7 @@ static void fragment_effects(ectx *c, const kp_node *n, int a0)
 		signature_call(c, n, a0);
 		return;
 	}
-	int store = !strcmp(n->name, "store_matrix_sync");
+	int store = !strcmp(call_name(n), "store_matrix_sync");
 	for (int i = a0; i < n->nkids; i++) {
 		if (i == a0 && store)
 			write_pts(c, n->kids[i], n, 1);
@@ -792,7 +799,7 @@ static void fragment_effects(ectx *c, const kp_node *n, int a0)
 
 static void visit_call(ectx *c, const kp_node *n)
 {
-	const char *nm = n->name ? n->name : "";
+	const char *nm = call_name(n);
 	int a0 = callee_first(n);
 	if (n->sync != KP_SYNC_NONE)
 		return;

@@ -1164,9 +1164,10 @@ static void name_unresolved_operator(kp_file *f, kp_node *n)
 }
 
 /* A dependent call in a template (`__fmaf_rn(a[i], b, c)` with a dependent
- * argument), whose CallExpr has no name: the name its callee looks up
- * (the OverloadedDeclRef under it), so that later stages know which
- * function it calls; operators are named by name_unresolved_operator. */
+ * argument), whose CallExpr has no name: the unqualified name its callee
+ * looks up (the OverloadedDeclRef under it), kept apart from the name
+ * (kp_node.lookup_name), so that the effect sets know which function it
+ * calls; operators are named by name_unresolved_operator. */
 static void name_unresolved_call(pctx *c, CXCursor cur, kp_node *n)
 {
 	cursor_list l = {0};
@@ -1179,7 +1180,7 @@ static void name_unresolved_call(pctx *c, CXCursor cur, kp_node *n)
 		return;
 	char *nm = cx_dup(&c->f->arena, clang_getCursorSpelling(o));
 	if (*nm && strncmp(nm, "operator", 8))
-		n->name = nm;
+		n->lookup_name = nm;
 }
 
 /* A call of a binary operator function (`operator*=`, `operator*`),

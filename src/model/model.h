@@ -267,10 +267,13 @@ struct kp_node {
 	int in_main;         /* extent is in the main file */
 	int from_macro;      /* node comes from a macro expansion */
 	int line, col;
-	const char *op;       /* operator for BINOP/ASSIGNOP/UNOP ("=", "+=", "++"): its spelling */
-	kp_op opk;            /* the operator (decisions read this) */
-	int postfix;          /* UNOP: postfix ++/-- */
-	const char *name;     /* DECLREF/MEMBER/CALL/VARDECL name */
+	const char *op;   /* operator for BINOP/ASSIGNOP/UNOP ("=", "+=", "++"): its spelling */
+	kp_op opk;        /* the operator (decisions read this) */
+	int postfix;      /* UNOP: postfix ++/-- */
+	const char *name; /* DECLREF/MEMBER/CALL/VARDECL name */
+	/* CALL without a name (a dependent call in a template): the
+	 * unqualified name its callee looks up ("__fmaf_rn"), or NULL */
+	const char *lookup_name;
 	const char *type;     /* expression or declaration type (its spelling) */
 	kp_type ty;           /* the type's facts (decisions read these) */
 	long long type_size;  /* sizeof(type), -1 unknown */
