@@ -104,13 +104,6 @@ static void record_one(ectx *c, kp_effect_set *s, kp_loc_kind kind, const kp_nod
 
 /* ------------------------------------------------------------ types */
 
-static const char *skip_sp(const char *p)
-{
-	while (*p == ' ')
-		p++;
-	return p;
-}
-
 /* The spelling without trailing blanks and qualifiers ("float *const" ->
  * "float *"), as [t, t + *len). */
 static size_t core_len(const char *t)
@@ -170,11 +163,9 @@ static kp_loc global_loc(const ectx *c, const kp_decl *d)
 	kp_loc l = {KP_LOC_GLOBAL, d, 0, 0};
 	const kp_file *tf = c->k->home ? c->k->home : c->f;
 	if (d->kind == KP_D_PARM) {
-		const char *t = d->type ? d->type : "";
-		l.is_restrict = strstr(t, "restrict") != NULL;
+		l.is_restrict = d->ty.is_restrict;
 		/* const T *__restrict__: read-only for the kernel's lifetime */
-		const char *star = strrchr(t, '*');
-		l.readonly = l.is_restrict && star && word_in(t, 0, (size_t)(star - t), "const");
+		l.readonly = l.is_restrict && d->ty.kind == KP_TY_POINTER && d->ty.elem_const;
 	} else if (d->is_const || !strcmp(d->name, "threadIdx") || !strcmp(d->name, "blockIdx") ||
 		   !strcmp(d->name, "blockDim") || !strcmp(d->name, "gridDim") ||
 		   (d->in_main && d->end <= tf->len && d->name_off >= d->begin &&
@@ -663,64 +654,25 @@ static int fragment_call(const kp_node *n)
 	return in_list(call_name(n), names, KP_ARRAY_LEN(names));
 }
 
-/* Parameter i (0-based) of a function type spelled by libclang, as
- * [*b, *e); 0 when it has no such parameter. */
-static int param_span(const char *type, int i, const char **b, const char **e)
+/* How parameter i of function d lets the callee write its argument, from
+ * clang's types of its parameters: 1 a non-const lvalue reference (the
+ * argument's object), 2 a pointer to non-const (what it points to), 0
+ * neither (a value, a const reference or pointee, an rvalue reference: a
+ * temporary), -1 unknown (no prototype, or an argument passed to `...`). */
+static int param_writes(const kp_decl *d, int i)
 {
-	const char *p = type ? strchr(type, '(') : NULL;
-	if (!p)
+	if (!d || d->nparam_ty < 0)
+		return -1;
+	if (i >= d->nparam_ty)
+		return d->variadic ? -1 : 0;
+	kp_type t = d->param_ty[i];
+	if (t.is_ref == 2)
 		return 0;
-	int depth = 0, idx = 0;
-	const char *arg = p + 1;
-	for (p++; *p; p++) {
-		if (*p == '<' || *p == '(' || *p == '[')
-			depth++;
-		else if ((*p == '>' || *p == ']' || *p == ')') && depth > 0)
-			depth--;
-		else if (depth == 0 && (*p == ',' || *p == ')')) {
-			if (idx == i) {
-				*b = skip_sp(arg);
-				*e = p;
-				return *e > *b;
-			}
-			if (*p == ')')
-				return 0;
-			idx++;
-			arg = p + 1;
-		}
-	}
+	if (t.is_ref)
+		return t.is_const ? 0 : 1;
+	if (t.kind == KP_TY_POINTER)
+		return t.elem_const ? 0 : 2;
 	return 0;
-}
-
-/* How parameter i lets the callee write its argument: 1 a non-const
- * lvalue reference (the argument's object), 2 a pointer to non-const (what
- * it points to), 0 neither, -1 unknown. */
-static int param_writes(const char *type, int i)
-{
-	const char *b, *e;
-	if (!param_span(type, i, &b, &e))
-		return type && strstr(type, "...") ? -1 : 0;
-	char buf[256];
-	size_t n = (size_t)(e - b) < sizeof(buf) - 1 ? (size_t)(e - b) : sizeof(buf) - 1;
-	memcpy(buf, b, n);
-	buf[n] = 0;
-	size_t cl = core_len(buf);
-	buf[cl] = 0;
-	if (cl && buf[cl - 1] == '&') {
-		if (cl > 1 && buf[cl - 2] == '&')
-			return 0; /* an rvalue reference: a temporary */
-		buf[cl - 1] = 0;
-		/* the referee's own const: "const T &", "T *const &" */
-		size_t rl = core_len(buf);
-		int top_const = rl < strlen(buf) && strstr(buf + rl, "const");
-		if (strchr(buf, '*') || strstr(buf, "(*)"))
-			return top_const ? 0 : 1;
-		return word_in(buf, 0, strlen(buf), "const") ? 0 : 1;
-	}
-	char *star = strrchr(buf, '*');
-	if (!star)
-		return 0;
-	return word_in(buf, 0, (size_t)(star - buf), "const") ? 0 : 2;
 }
 
 /* A constructor: a call named as the class it makes (`fragment` of
@@ -764,7 +716,7 @@ static void signature_call(ectx *c, const kp_node *n, int a0)
 	for (int i = a0; i < n->nkids; i++) {
 		if (is_ptr(n->kids[i]->ty))
 			read_pts(c, n->kids[i], n);
-		int w = n->decl ? param_writes(n->decl->type, i - a0) : -1;
+		int w = param_writes(n->decl, i - a0);
 		if (w == 1)
 			write_of(c, n->kids[i], n, 1);
 		else if (w == 2)

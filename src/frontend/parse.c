@@ -255,7 +255,7 @@ static kp_type type_facts(CXType t)
 	kp_type r = {0};
 	CXType ct = clang_getCanonicalType(t);
 	if (ct.kind == CXType_LValueReference || ct.kind == CXType_RValueReference) {
-		r.is_ref = 1;
+		r.is_ref = ct.kind == CXType_LValueReference ? 1 : 2;
 		ct = clang_getCanonicalType(clang_getPointeeType(ct));
 	}
 	r.kind = type_kind(ct);
@@ -525,6 +525,17 @@ static kp_decl *decl_for(pctx *c, CXCursor ref)
 		d->usr = cx_dup(&f->arena, clang_getCursorUSR(canon));
 	CXType t = clang_getCursorType(canon);
 	fill_array_type(c, d, t);
+	d->nparam_ty = -1;
+	if (d->kind == KP_D_FUNC) {
+		int np = clang_getNumArgTypes(t);
+		if (np >= 0) {
+			d->nparam_ty = np;
+			d->variadic = clang_isFunctionTypeVariadic(t) == 1;
+			d->param_ty = kp_arena_alloc(&f->arena, sizeof(kp_type) * (size_t)(np + 1));
+			for (int i = 0; i < np; i++)
+				d->param_ty[i] = type_facts(clang_getArgType(t, (unsigned)i));
+		}
+	}
 	if (d->kind == KP_D_ENUM || d->kind == KP_D_TPARAM)
 		d->is_const = 1;
 	/* values of integer constants (const/constexpr variables, enumerators);

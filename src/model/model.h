@@ -96,7 +96,8 @@ typedef enum {
 typedef struct {
 	kp_type_kind kind;
 	short bits;             /* an integer's or floating type's width, else 0 */
-	unsigned char is_ref;   /* a reference: the other fields are the referee's */
+	unsigned char is_ref;   /* a reference (1 lvalue, 2 rvalue): the other fields are the
+				 * referee's */
 	unsigned char is_const; /* const at the top level (of the referee) */
 	unsigned char is_volatile;
 	unsigned char is_restrict; /* a restrict-qualified pointer */
@@ -227,6 +228,12 @@ typedef struct kp_decl {
 	 * it (pass_inline.c).  NULL otherwise. */
 	struct kp_kernel *fn;
 	int in_namespace; /* declared in a namespace (not the global scope) */
+	/* KP_D_FUNC: its parameters' types (clang's function type), nparam_ty
+	 * of them, and whether it takes `...`; nparam_ty -1 when clang gives
+	 * no prototype (an unresolved declaration) */
+	kp_type *param_ty;
+	int nparam_ty;
+	int variadic;
 	/* KP_D_FUNC called by a kernel of the main file, fn NULL: why it was
 	 * not converted ("it is defined in a system header"), or NULL */
 	const char *fn_why;
