@@ -109,6 +109,10 @@ static int cache_read(const char *path, kp_verify_result *r)
 	if (ok) {
 		r->status = (kp_verify_status)atoi(f[0]);
 		r->runs = atoi(f[1]);
+		/* the kernel's name is already set (kp_verify): replaced */
+		free(r->kernel);
+		free(r->launch);
+		free(r->detail);
 		r->kernel = *f[2] ? kp_xstrdup(f[2]) : NULL;
 		r->launch = *f[3] ? kp_xstrdup(f[3]) : NULL;
 		r->detail = *f[4] ? kp_xstrdup(f[4]) : NULL;
