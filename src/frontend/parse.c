@@ -172,6 +172,14 @@ static int scan_dims(pctx *c, kp_decl *d)
 	return n;
 }
 
+/* Whether clang may be asked the size or alignment of canonical type ct:
+ * not dependent, overloaded, void, unexposed or invalid. */
+static int layout_known(CXType ct)
+{
+	return ct.kind != CXType_Dependent && ct.kind != CXType_Overload &&
+	       ct.kind != CXType_Void && ct.kind != CXType_Unexposed && ct.kind != CXType_Invalid;
+}
+
 /* sizeof a type, -1 when unknown.  clang_Type_getSizeOf can spin on
  * dependent types inside templates, so only ask for complete, concrete
  * kinds. */
@@ -179,8 +187,7 @@ static long long safe_sizeof(pctx *c, CXType t)
 {
 	CXType ct = clang_getCanonicalType(t);
 	long long sz = -1;
-	if (ct.kind == CXType_Dependent || ct.kind == CXType_Overload || ct.kind == CXType_Void ||
-	    ct.kind == CXType_Unexposed || ct.kind == CXType_Invalid)
+	if (!layout_known(ct))
 		return -1; /* clang_Type_getSizeOf crashes or spins on dependent types */
 	if (ct.kind >= CXType_FirstBuiltin && ct.kind <= CXType_LastBuiltin)
 		sz = clang_Type_getSizeOf(ct);
@@ -286,8 +293,7 @@ static long long safe_alignof(pctx *c, CXType t)
 {
 	CXType ct = clang_getCanonicalType(t);
 	long long al = -1;
-	if (ct.kind == CXType_Dependent || ct.kind == CXType_Overload || ct.kind == CXType_Void ||
-	    ct.kind == CXType_Unexposed || ct.kind == CXType_Invalid)
+	if (!layout_known(ct))
 		return -1;
 	if ((ct.kind >= CXType_FirstBuiltin && ct.kind <= CXType_LastBuiltin) ||
 	    ct.kind == CXType_Pointer || ct.kind == CXType_Enum)
