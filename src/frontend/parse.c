@@ -2948,6 +2948,7 @@ typedef struct {
 	kp_arena *arena;
 	CXFile *seen;
 	int nseen;
+	unsigned long long deps; /* kp_file.deps_hash */
 } inclusion_scan;
 
 /* Every file of the translation unit but the main one (scanned whole),
@@ -2971,10 +2972,17 @@ static void scan_inclusion(CXFile inc, CXSourceLocation *stack, unsigned depth, 
 	CXString name = clang_getFileName(inc);
 	const char *path = clang_getCString(name);
 	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	if (path) /* the file as a cache key sees it: its path, size and time */
+		x->deps = kp_fnv1a64(path, strlen(path) + 1, x->deps);
 	clang_disposeString(name);
 	if (fd < 0)
 		return;
 	struct stat st;
+	if (fstat(fd, &st) == 0) {
+		long long stamp[3] = {(long long)st.st_size, (long long)st.st_mtim.tv_sec,
+				      (long long)st.st_mtim.tv_nsec};
+		x->deps = kp_fnv1a64(stamp, sizeof(stamp), x->deps);
+	}
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
 		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (m != MAP_FAILED) {
@@ -3007,9 +3015,10 @@ static void collect_names(pctx *c, const char *const *argv, int argc)
 		const char *a = argv[i] + (strncmp(argv[i], "-D", 2) ? 0 : 2); /* -Dkp_stage=3 */
 		scan_words(&l, a, strlen(a), KP_GEN_PREFIX);
 	}
-	inclusion_scan x = {c->main, &l, &f->arena, NULL, 0};
+	inclusion_scan x = {c->main, &l, &f->arena, NULL, 0, KP_FNV1A64_INIT};
 	clang_getInclusions(c->tu, scan_inclusion, &x);
 	free(x.seen);
+	f->deps_hash = x.deps;
 	if (l.n)
 		qsort(l.v, (size_t)l.n, sizeof(*l.v), cmp_word);
 	int n = 0;

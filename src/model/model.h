@@ -468,6 +468,10 @@ typedef struct kp_file {
 	 * declarations; and -D arguments).  Sorted, unique. */
 	const char **idents;
 	int nidents;
+	/* The files the translation unit includes outside the precompiled CUDA
+	 * headers (parse.c): their paths, sizes and modification times hashed
+	 * in inclusion order; part of the ptxas probe's cache key (probe.c). */
+	unsigned long long deps_hash;
 	/* The names kp_fresh_name() chose: fresh_name[i] for fresh_base[i]. */
 	const char **fresh_base, **fresh_name;
 	int nfresh;

@@ -4,6 +4,7 @@
  * of this loop use, and how many warps per SM stay resident; and the same
  * once a transform has rewritten the loop (probe.h).
  */
+#define _GNU_SOURCE
 #include "probe.h"
 
 #include <stdio.h>
@@ -11,7 +12,14 @@
 #include <string.h>
 
 #include "cuda_env.h"
+#include "pch.h"
 #include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 /* nvcc, looked for once. */
 static int have_nvcc(kp_ptxas_probe *p)
@@ -56,6 +64,149 @@ static int within_budget(kp_ptxas_probe *p, const kp_file *f, int rewrite)
 	return 1;
 }
 
+/* ---- the probe cache: ptxas's report kept between runs -------------
+ *
+ * `analyze`, then `rewrite`, then an editor's preview ask ptxas the same
+ * questions about the same text.  The report (nvcc -Xptxas -v's output,
+ * all the probe reads) is kept in <cache>/probe/<key>.log, the key hashing
+ * the text compiled, every nvcc argument, the target, nvcc itself (path,
+ * size, time) and the files the translation unit includes (kp_file.
+ * deps_hash: path, size and time of each).  Failed compilations are not
+ * kept.  KPIPE_CACHE_DIR=off (or --no-pch) turns it off with the header
+ * cache; past KP_PROBE_CACHE_MAX reports the oldest half go. */
+
+#define KP_PROBE_CACHE_MAX 4000
+
+static unsigned long long mix_str(const char *s, unsigned long long h)
+{
+	return kp_fnv1a64(s ? s : "", s ? strlen(s) + 1 : 1, h);
+}
+
+/* <cache>/probe, created; NULL: no cache (malloc'd). */
+static char *cache_dir(void)
+{
+	char *base = kp_pch_cache_dir();
+	if (!base)
+		return NULL;
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_addf(&sb, "%s/probe", base);
+	if ((mkdir(base, 0755) != 0 && errno != EEXIST) ||
+	    (mkdir(kp_strbuf_str(&sb), 0755) != 0 && errno != EEXIST)) {
+		kp_strbuf_release(&sb);
+		sb.len = 0;
+	}
+	free(base);
+	return sb.len ? kp_strbuf_detach(&sb) : NULL;
+}
+
+static char *cache_entry(const kp_ptxas_probe *p, const kp_file *f, const char *text, size_t len,
+			 const kp_arch *a, const char *inc)
+{
+	if (!f->deps_hash) /* a header's model: its includes were not hashed */
+		return NULL;
+	char *dir = cache_dir();
+	if (!dir)
+		return NULL;
+	unsigned long long h = KP_FNV1A64_INIT, g = 0x84222325cbf29ce4ULL;
+	struct stat st;
+	long long nv[2] = {0, 0};
+	if (stat(p->nvcc, &st) == 0) {
+		nv[0] = (long long)st.st_size;
+		nv[1] = (long long)st.st_mtim.tv_sec;
+	}
+	h = mix_str(p->nvcc, h);
+	h = kp_fnv1a64(nv, sizeof(nv), h);
+	h = mix_str(a->name, h);
+	h = mix_str(inc, h);
+	for (int i = 0; i < p->nargs; i++)
+		h = mix_str(p->args[i], h);
+	h = kp_fnv1a64(&f->deps_hash, sizeof(f->deps_hash), h);
+	g = kp_fnv1a64(text, len, g ^ h);
+	h = kp_fnv1a64(text, len, h);
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_addf(&sb, "%s/%016llx%016llx.log", dir, h, g);
+	free(dir);
+	return kp_strbuf_detach(&sb);
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+	time_t x = *(const time_t *)a, y = *(const time_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The oldest half of the reports go once there are more than the most
+ * (counted at one write in 16: the key's first digit is 0). */
+static void cache_trim(const char *entry)
+{
+	char *dir = kp_xstrdup(entry);
+	*strrchr(dir, '/') = 0;
+	DIR *d = opendir(dir);
+	char **names = NULL;
+	time_t *when = NULL;
+	int n = 0, cap = 0;
+	for (struct dirent *e; d && (e = readdir(d));) {
+		size_t l = strlen(e->d_name);
+		if (l < 5 || strcmp(e->d_name + l - 4, ".log"))
+			continue;
+		kp_strbuf sb = KP_STRBUF_INIT;
+		kp_strbuf_addf(&sb, "%s/%s", dir, e->d_name);
+		struct stat st;
+		if (stat(kp_strbuf_str(&sb), &st) != 0) {
+			kp_strbuf_release(&sb);
+			continue;
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 256;
+			names = kp_xrealloc(names, sizeof(*names) * (size_t)cap);
+			when = kp_xrealloc(when, sizeof(*when) * (size_t)cap);
+		}
+		names[n] = kp_strbuf_detach(&sb);
+		when[n++] = st.st_mtime;
+	}
+	if (d)
+		closedir(d);
+	if (n > KP_PROBE_CACHE_MAX) {
+		time_t *sorted = kp_xcalloc((size_t)n, sizeof(*sorted));
+		memcpy(sorted, when, sizeof(*sorted) * (size_t)n);
+		qsort(sorted, (size_t)n, sizeof(*sorted), cmp_time);
+		time_t cut = sorted[n / 2]; /* the median: what is older goes */
+		free(sorted);
+		for (int i = 0; i < n; i++)
+			if (when[i] < cut)
+				unlink(names[i]);
+	}
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(when);
+	free(dir);
+}
+
+/* b from a kept report; 1 when there was one. */
+static int cache_get(kp_probe_build *b, const char *entry)
+{
+	char *log = NULL;
+	size_t n = 0;
+	if (!entry || kp_read_file(entry, &log, &n) != 0)
+		return 0;
+	b->res.log = kp_arena_strdup(&b->res.arena, log);
+	b->res.status = 0;
+	kp_resources_parse(&b->res, b->res.log);
+	free(log);
+	return 1;
+}
+
+static void cache_put(const kp_probe_build *b, const char *entry)
+{
+	if (!entry || !b->res.log)
+		return;
+	const char *name = strrchr(entry, '/');
+	if (kp_write_file_atomic(entry, b->res.log, strlen(b->res.log)) == 0 && name &&
+	    name[1] == '0')
+		cache_trim(entry);
+}
+
 /* Compiles `text` (f's file, or a rewrite of it: its includes are found
  * next to f) into b, once per text, within the budget. */
 static int compile_once(kp_ptxas_probe *p, kp_probe_build *b, const kp_file *f, const char *text,
@@ -81,18 +232,24 @@ static int compile_once(kp_ptxas_probe *p, kp_probe_build *b, const kp_file *f, 
 	b->hash = h;
 	b->compiled = -1;
 	b->ecompile = 0;
-	char *dir = kp_tempdir("probe");
-	if (!dir) {
-		snprintf(p->error, sizeof(p->error), "no temporary directory");
-		return 0;
-	}
 	kp_strbuf src = KP_STRBUF_INIT, cubin = KP_STRBUF_INIT, inc = KP_STRBUF_INIT;
-	const char *stem = b == &p->var ? "rewrite" : "original";
-	kp_strbuf_addf(&src, "%s/%s.cu", dir, stem);
-	kp_strbuf_addf(&cubin, "%s/%s.cubin", dir, stem);
 	char *fdir = kp_dir_of_real_path(f->path);
 	kp_strbuf_addf(&inc, "-I%s", fdir ? fdir : ".");
 	free(fdir);
+	char *entry = cache_entry(p, f, text, len, a, kp_strbuf_str(&inc));
+	char *dir = NULL;
+	if (cache_get(b, entry)) {
+		b->compiled = 1;
+		goto done;
+	}
+	dir = kp_tempdir("probe");
+	if (!dir) {
+		snprintf(p->error, sizeof(p->error), "no temporary directory");
+		goto done;
+	}
+	const char *stem = b == &p->var ? "rewrite" : "original";
+	kp_strbuf_addf(&src, "%s/%s.cu", dir, stem);
+	kp_strbuf_addf(&cubin, "%s/%s.cubin", dir, stem);
 	FILE *fp = fopen(kp_strbuf_str(&src), "wb");
 	int ok = fp && fwrite(text, 1, len, fp) == len;
 	if (fp && fclose(fp) != 0)
@@ -106,9 +263,10 @@ static int compile_once(kp_ptxas_probe *p, kp_probe_build *b, const kp_file *f, 
 		int rc = kp_resources_compile(&b->res, &co, kp_strbuf_str(&src),
 					      kp_strbuf_str(&cubin));
 		free(args);
-		if (rc == KP_RES_OK)
+		if (rc == KP_RES_OK) {
 			b->compiled = 1;
-		else
+			cache_put(b, entry);
+		} else
 			snprintf(p->error, sizeof(p->error), "nvcc: %.500s", b->res.error);
 		if (rc == KP_RES_ECOMPILE) {
 			b->ecompile = p->last_ecompile = 1;
@@ -117,7 +275,9 @@ static int compile_once(kp_ptxas_probe *p, kp_probe_build *b, const kp_file *f, 
 	} else
 		snprintf(p->error, sizeof(p->error), "cannot write the text for nvcc");
 	kp_remove_tree(dir);
+done:
 	free(dir);
+	free(entry);
 	kp_strbuf_release(&src);
 	kp_strbuf_release(&cubin);
 	kp_strbuf_release(&inc);
