@@ -1134,11 +1134,126 @@ static void hoist_decls(canon *c)
 	kp_strbuf_release(&ins);
 }
 
+/* ------------------------------------------------------------ while */
+
+/* A `continue` that belongs to loop body b (not to a loop inside it). */
+static int has_own_continue(const kp_node *n)
+{
+	if (!n)
+		return 0;
+	if (n->kind == KP_N_CONTINUE)
+		return 1;
+	if (n->kind == KP_N_FOR || n->kind == KP_N_WHILE || n->kind == KP_N_DO ||
+	    n->kind == KP_N_LAMBDA)
+		return 0;
+	for (int i = 0; i < n->nkids; i++)
+		if (has_own_continue(n->kids[i]))
+			return 1;
+	return 0;
+}
+
+/* The variable statement s steps (++v, v--, v += e, v -= e), or NULL. */
+static const kp_decl *step_of(const kp_node *s)
+{
+	while (s && s->kind == KP_N_PAREN && s->nkids == 1)
+		s = s->kids[0];
+	if (!s || !s->nkids)
+		return NULL;
+	int incdec = s->kind == KP_N_UNOP && KP_OP_IS_INCDEC(s->opk);
+	int addsub = s->kind == KP_N_ASSIGNOP &&
+		     (s->opk == KP_OP_ADD_ASSIGN || s->opk == KP_OP_SUB_ASSIGN);
+	const kp_node *v = s->kids[0];
+	if (!(incdec || addsub) || v->kind != KP_N_DECLREF || !v->decl ||
+	    v->decl->kind != KP_D_VAR || v->decl->is_shared || v->decl->is_array)
+		return NULL;
+	return v->decl;
+}
+
+/* Whether n names d. */
+static int names_decl(const kp_node *n, const kp_decl *d)
+{
+	if (!n)
+		return 0;
+	if (n->kind == KP_N_DECLREF && n->decl == d)
+		return 1;
+	for (int i = 0; i < n->nkids; i++)
+		if (names_decl(n->kids[i], d))
+			return 1;
+	return 0;
+}
+
+/* while (C) { S; STEP; } written as for (; C; STEP) { S; }: the same loop
+ * when no `continue` of the body skips STEP (in the for-loop a continue
+ * would run it), C writes nothing, STEP writes only its counter, and C
+ * reads the counter (a counted loop).  Returns 1 with the edits, 0 when
+ * the loop is not this shape, -1 with *why when it is but cannot be. */
+static int while_edits(kp_file *f, const kp_loop *l, kp_edits *ed, const char **what,
+		       const char **why)
+{
+	const kp_node *w = l->node;
+	if (w->kind != KP_N_WHILE || w->nkids != 2 || !spelled(f, w) || w->from_macro)
+		return 0;
+	const kp_node *cond = w->kids[0], *body = w->kids[1];
+	if (!body || body->kind != KP_N_COMPOUND || body->nkids < 2 || !spelled(f, cond) ||
+	    cond->kind == KP_N_DECLSTMT || cond->kind == KP_N_VARDECL)
+		return 0;
+	const kp_node *last = body->kids[body->nkids - 1];
+	const kp_decl *v = step_of(last);
+	if (!v || !spelled(f, last) || !names_decl(cond, v))
+		return 0;
+	if (has_own_continue(body)) {
+		*why = "the while-loop is not written as a for-loop: a 'continue' in its body "
+		       "skips the step at its end, which a for-loop's increment would run";
+		return -1;
+	}
+	kp_effect_set rd = {0}, wr = {0};
+	kp_effects_of_node(f, l->kernel, cond, &rd, &wr);
+	if (wr.n) {
+		*why = kp_arena_printf(&f->arena,
+				       "the while-loop is not written as a for-loop: its condition "
+				       "writes %s",
+				       kp_loc_text(f, &wr.v[0].loc));
+		return -1;
+	}
+	kp_effect_set rd2 = {0}, wr2 = {0};
+	kp_effects_of_node(f, l->kernel, last, &rd2, &wr2);
+	for (int i = 0; i < wr2.n; i++)
+		if (wr2.v[i].loc.kind != KP_LOC_LOCAL || wr2.v[i].loc.decl != v) {
+			*why = kp_arena_printf(&f->arena,
+					       "the while-loop is not written as a for-loop: the step "
+					       "on line %d writes %s",
+					       last->line, kp_loc_text(f, &wr2.v[i].loc));
+			return -1;
+		}
+	/* `while (` .. C .. `)`: the keyword and parenthesis become `for (; `,
+	 * the step goes after C, its statement goes */
+	unsigned open = cond->begin;
+	while (open > w->begin && f->src[open - 1] != '(')
+		open--;
+	if (open <= w->begin)
+		return 0;
+	kp_edits_add(ed, w->begin, open - w->begin, "for (; ");
+	kp_strbuf inc = KP_STRBUF_INIT;
+	kp_strbuf_addf(&inc, "; %.*s", (int)(last->end - last->begin), f->src + last->begin);
+	kp_edits_add(ed, cond->end, 0, kp_strbuf_str(&inc));
+	kp_strbuf_release(&inc);
+	unsigned b, e;
+	whole_lines(f, last->begin, stmt_end(f, last), &b, &e);
+	kp_edits_add(ed, b, e - b, "");
+	*what = kp_arena_printf(&f->arena,
+				"wrote the while-loop as a for-loop (its step '%.*s' on line %d as "
+				"the increment)",
+				(int)(last->end - last->begin), f->src + last->begin, last->line);
+	return 1;
+}
+
 /* ------------------------------------------------------------ the loop */
 
 int kp_canon_edits(kp_file *f, const kp_loop *l, kp_edits *ed, const char **what, const char **why)
 {
 	*what = *why = NULL;
+	if (l->node && l->node->kind == KP_N_WHILE)
+		return while_edits(f, l, ed, what, why);
 	if (l->bar1 < 0 || l->load_e <= l->load_b || l->load_b < 0 || l->load_e > l->nstmts ||
 	    !l->body || l->body->kind != KP_N_COMPOUND || !spelled(f, l->node) ||
 	    l->node->from_macro)

@@ -86,7 +86,8 @@ int kp_canon_wanted(const kp_trial_env *e, kp_file *f, const kp_loop *l)
 		return 1;
 	}
 	return kp_trial_refused_for(l, "kpipe-partial-tile-write") ||
-	       kp_trial_refused_for(l, "kpipe-load-decl-used-later");
+	       kp_trial_refused_for(l, "kpipe-load-decl-used-later") ||
+	       (l->node->kind == KP_N_WHILE && kp_trial_refused_for(l, "kpipe-loop-shape"));
 }
 
 void kp_canon_loop(const kp_trial_env *e, kp_file *f, const kp_loop *l, kp_edits *ed,

@@ -386,6 +386,20 @@ check "helper_canon_unsafe: the temporary the compute reads" has helper_canon_un
 	"helper_canon_unsafe\.cu:52:5: remark: the loop is refused even once kpipe inlined the load helper 'st_elem'.*\[kpipe-load-decl-used-later\]; nor is the inlined load phase written in the copy forms kpipe reads: the copy into 'As' through 'v' \(line 57\) is not written as a guarded copy: 'v' is used elsewhere in the kernel.*\[kpipe-inline-refused\]"
 check "helper_canon_unsafe: two loops refused" has helper_canon_unsafe.r "nothing to pipeline \(2 loops found, 2 refused\)"
 
+# while K-loops: written as for-loops only where that is the same loop
+"$kpipe" rewrite "$in/canon_while_unsafe.cu" -o "$tmp/canon_while_unsafe.out.cu" \
+	>"$tmp/canon_while.out" 2>"$tmp/canon_while.err"
+check "canon_while_unsafe: exit 0" test $? -eq 0
+for want in "20:5: remark: the while-loop is not written as a for-loop: a 'continue' in its body skips the step" \
+	"44:5: remark: the while-loop is not written as a for-loop: its condition writes 'tests'" \
+	"64:5: remark: the while-loop is not written as a for-loop: the step on line 71 writes 'calls'" \
+	"84:5: note: kpipe wrote the while-loop as a for-loop \(its step 't \+= 1' on line 91"; do
+	check "canon_while_unsafe: ${want%%:*}" grep -q "canon_while_unsafe\.cu:$want" "$tmp/canon_while.err"
+done
+check "canon_while_unsafe: only w_plain pipelined" \
+	test "$(grep -c 'for (; t < n / T; t += 1)' "$tmp/canon_while_unsafe.out.cu")" -eq 1 -a \
+	"$(grep -c 'while (' "$tmp/canon_while_unsafe.out.cu")" -eq 3
+
 # shapes it does rewrite, written awkwardly (a pragma before the loop, a
 # condition over two lines with a macro, tabs): pipelined, nvcc compiles it
 rewritten canon_awkward "$in/canon_awkward.cu"
