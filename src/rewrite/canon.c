@@ -1219,10 +1219,11 @@ static int while_edits(kp_file *f, const kp_loop *l, kp_edits *ed, const char **
 	kp_effects_of_node(f, l->kernel, last, &rd2, &wr2);
 	for (int i = 0; i < wr2.n; i++)
 		if (wr2.v[i].loc.kind != KP_LOC_LOCAL || wr2.v[i].loc.decl != v) {
-			*why = kp_arena_printf(&f->arena,
-					       "the while-loop is not written as a for-loop: the step "
-					       "on line %d writes %s",
-					       last->line, kp_loc_text(f, &wr2.v[i].loc));
+			*why = kp_arena_printf(
+				&f->arena,
+				"the while-loop is not written as a for-loop: the step "
+				"on line %d writes %s",
+				last->line, kp_loc_text(f, &wr2.v[i].loc));
 			return -1;
 		}
 	/* `while (` .. C .. `)`: the keyword and parenthesis become `for (; `,
