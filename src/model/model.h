@@ -355,6 +355,10 @@ typedef struct kp_kernel {
 					"k1, k2" (NULL: none seen) */
 	struct kp_kernel **caller_k; /* is_device: those kernels (ncallers) */
 	int ncallers;
+	/* is_device, in a project header's model: the declaration the calls
+	 * of its callers (kernels of the .cu that includes the header) refer
+	 * to, or to whose template they do; NULL otherwise */
+	const struct kp_decl *call_decl;
 	/* the first compiler error inside the kernel ("line 12: message"), or
 	 * NULL: such a kernel is analysed but never rewritten (the other
 	 * kernels of the file are; parse.c) */
