@@ -106,14 +106,19 @@ static void scan(const kp_incl_input *in, int n, int i, edges *g)
 				q += 7;
 				while (q < e && (t[q] == ' ' || t[q] == '\t'))
 					q++;
-				char close = q < e && t[q] == '"' ? '"' : q < e && t[q] == '<' ? '>' : 0;
+				char close = q < e && t[q] == '"'   ? '"'
+					     : q < e && t[q] == '<' ? '>'
+								    : 0;
 				const char *c = close ? memchr(t + q + 1, close, e - q - 1) : NULL;
 				if (c && c > t + q + 1) {
-					char *name = kp_xstrndup(t + q + 1, (size_t)(c - t - q - 1));
+					char *name =
+						kp_xstrndup(t + q + 1, (size_t)(c - t - q - 1));
 					int j = resolve(in, n, i, name);
 					if (j >= 0 && j != i) {
-						g->from = kp_xrealloc(g->from, sizeof(int) * (size_t)(g->n + 1));
-						g->to = kp_xrealloc(g->to, sizeof(int) * (size_t)(g->n + 1));
+						g->from = kp_xrealloc(
+							g->from, sizeof(int) * (size_t)(g->n + 1));
+						g->to = kp_xrealloc(
+							g->to, sizeof(int) * (size_t)(g->n + 1));
 						g->from[g->n] = i;
 						g->to[g->n++] = j;
 					}
