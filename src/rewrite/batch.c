@@ -734,6 +734,23 @@ static int owned(const batch *b, const char *abs)
 	return 0;
 }
 
+/* Who disagrees on a header (x: its result for it, through the file via)
+ * and, when it refused the header's loop, its first reason. */
+static char *header_conflict(const kp_rw_result *x, const char *via)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_adds(&sb, via ? via : "another file");
+	for (int i = 0; i < x->ndiags; i++) {
+		const kp_rw_diag *d = &x->diags[i];
+		if (d->id && d->level && !strcmp(d->level, "warning") && !d->suppressed) {
+			kp_strbuf_addf(&sb, " (there, line %d: %s [%s])", d->line, d->message,
+				       d->id);
+			break;
+		}
+	}
+	return kp_strbuf_detach(&sb);
+}
+
 /* A later file's result x for an owned header: whether it rewrote the
  * header as its owner did (the same text, or both nothing); the first
  * that did not is remembered. */
@@ -747,7 +764,7 @@ static void header_agrees(batch *b, const kp_rw_result *x, const char *via)
 			   (w->text && x->text &&
 			    kp_same_code(w->text, w->textlen, x->text, x->textlen));
 		if (!same)
-			b->conflict[i] = kp_xstrdup(via ? via : "another file");
+			b->conflict[i] = header_conflict(x, via);
 	}
 }
 
@@ -826,6 +843,8 @@ static void write_headers(batch *b)
 			x->text = NULL;
 			x->textlen = 0;
 			x->refused += x->pipelined;
+			kp_counts_release(&x->by_variant);
+			kp_counts_add(&x->by_reason, "kpipe-variant-unavailable", x->pipelined);
 			x->pipelined = 0;
 			x->status = KP_EXIT_NOTHING;
 			continue;
