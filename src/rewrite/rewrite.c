@@ -726,8 +726,8 @@ static void unverified(rw_file *x, const char *msg)
 	int d = kp_rw_diag_add(x->r, x->orig->path, line, col, off, "warning", "kpipe-unverified",
 			       msg);
 	/* "// kpipe: ignore kpipe-unverified" on the loop */
-	x->r->diags[d].suppressed =
-		off >= 0 && kp_rw_ignored(x->orig->src, x->orig->len, (size_t)off, "kpipe-unverified");
+	x->r->diags[d].suppressed = off >= 0 && kp_rw_ignored(x->orig->src, x->orig->len,
+							      (size_t)off, "kpipe-unverified");
 }
 
 /* A failed or refused verification of a unit with rewritten headers: each
@@ -748,8 +748,8 @@ static void refuse_headers(rw_file *hs, int n, const char *id, const char *msg)
 	}
 }
 
-static int verify_main(const kp_rw_opts *o, const kp_rw_input *in, rw_file *x, rw_file *hs,
-		       int nh, const char *const *args, int nargs, char **out, size_t *outlen)
+static int verify_main(const kp_rw_opts *o, const kp_rw_input *in, rw_file *x, rw_file *hs, int nh,
+		       const char *const *args, int nargs, char **out, size_t *outlen)
 {
 	test_substitute(in->path, out, outlen);
 	int headers = 0;
@@ -775,8 +775,8 @@ static int verify_main(const kp_rw_opts *o, const kp_rw_input *in, rw_file *x, r
 	if (headers) { /* the headers through the file's kernels (verify_unit.h) */
 		size_t *hl = NULL;
 		char **ht = header_texts(hs, nh, &hl);
-		kp_verify_headers(o, &ao, in->path, (kp_file *)x->orig, *out, *outlen, ht, hl,
-				  args, nargs, offs, n, &vr);
+		kp_verify_headers(o, &ao, in->path, (kp_file *)x->orig, *out, *outlen, ht, hl, args,
+				  nargs, offs, n, &vr);
 		free(ht);
 		free(hl);
 	} else
@@ -957,9 +957,8 @@ int kp_rewrite_buffer(const kp_rw_opts *o, const kp_rw_input *in, kp_rw_result *
 		if (hrc == KP_EXIT_OK && rc == KP_EXIT_NOTHING)
 			rc = KP_EXIT_OK;
 	}
-	if (rc == KP_EXIT_OK &&
-	    verify_main(o, in, &files[0], files + 1, f.nheaders, args, po.nargs, out, outlen) !=
-		    KP_EXIT_OK) {
+	if (rc == KP_EXIT_OK && verify_main(o, in, &files[0], files + 1, f.nheaders, args, po.nargs,
+					    out, outlen) != KP_EXIT_OK) {
 		hchanged = 0;
 		for (int h = 0; h < f.nheaders; h++)
 			hchanged |= r->headers[h].text != NULL;

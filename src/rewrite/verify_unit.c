@@ -56,8 +56,8 @@ static void paste(unit *u, const char *abs, const char *text, size_t len, int de
 /* The line [b, e) of a file in folder dir: an #include of a project header
  * pasted (with #line directives around it), else the line as it is.
  * `shown` names the file, `line` the next line's number. */
-static void one_line(unit *u, const char *dir, const char *shown, const char *t, size_t b,
-		     size_t e, int line, int depth)
+static void one_line(unit *u, const char *dir, const char *shown, const char *t, size_t b, size_t e,
+		     int line, int depth)
 {
 	size_t q = b;
 	while (q < e && (t[q] == ' ' || t[q] == '\t'))
@@ -156,10 +156,10 @@ static int in_main(const kp_file *f, const kp_kernel *k)
 	return 0;
 }
 
-void kp_verify_headers(const kp_rw_opts *o, const kp_analyze_opts *ao, const char *path,
-		       kp_file *f, const char *rew, size_t rewlen, char *const *htext,
-		       const size_t *hlen, const char *const *args, int nargs,
-		       const long *pipelined, int n, kp_verify_result *r)
+void kp_verify_headers(const kp_rw_opts *o, const kp_analyze_opts *ao, const char *path, kp_file *f,
+		       const char *rew, size_t rewlen, char *const *htext, const size_t *hlen,
+		       const char *const *args, int nargs, const long *pipelined, int n,
+		       kp_verify_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	long *offs = kp_xcalloc((size_t)n + (size_t)f->nkernels + 1, sizeof(long));
@@ -190,11 +190,11 @@ void kp_verify_headers(const kp_rw_opts *o, const kp_analyze_opts *ao, const cha
 		r->detail = kp_xstrdup(why);
 	} else {
 		size_t ol = 0, rl = 0;
-		char *ou = kp_unit_text(path, f->src, f->len, args, nargs, NULL, NULL, NULL, 0,
-					&ol);
+		char *ou =
+			kp_unit_text(path, f->src, f->len, args, nargs, NULL, NULL, NULL, 0, &ol);
 		char *ru = kp_unit_text(path, rew ? rew : f->src, rew ? rewlen : f->len, args,
-					nargs, rabs, (const char *const *)htext, hlen,
-					f->nheaders, &rl);
+					nargs, rabs, (const char *const *)htext, hlen, f->nheaders,
+					&rl);
 		kp_verify_texts(o, ao, path, f, ou, ol, ru, rl, offs, no, r);
 		free(ou);
 		free(ru);

@@ -31,9 +31,9 @@ char *kp_unit_text(const char *path, const char *text, size_t tlen, const char *
  * pipelined loop and those that call a header's __device__ K-loop
  * function.  A header with a __global__ kernel of its own is not
  * verified (unavailable).  Fills r. */
-void kp_verify_headers(const kp_rw_opts *o, const kp_analyze_opts *ao, const char *path,
-		       kp_file *f, const char *rew, size_t rewlen, char *const *htext,
-		       const size_t *hlen, const char *const *args, int nargs,
-		       const long *pipelined, int n, kp_verify_result *r);
+void kp_verify_headers(const kp_rw_opts *o, const kp_analyze_opts *ao, const char *path, kp_file *f,
+		       const char *rew, size_t rewlen, char *const *htext, const size_t *hlen,
+		       const char *const *args, int nargs, const long *pipelined, int n,
+		       kp_verify_result *r);
 
 #endif
