@@ -475,7 +475,8 @@ typedef struct kp_file {
 	/* The names kp_fresh_name() chose: fresh_name[i] for fresh_base[i]. */
 	const char **fresh_base, **fresh_name;
 	int nfresh;
-	/* The project headers that define kernels (kp_parse_opts.want_header),
+	/* The project headers that define kernels or __device__ K-loop functions
+	 * (__shared__ arrays of their own; kp_parse_opts.want_header),
 	 * each a model of its own built from the same translation unit: its
 	 * path, src, kernels, declarations and offsets are the header's, and
 	 * it has no diagnostics of its own (they are the main file's).  Owned:
