@@ -3324,6 +3324,7 @@ static void build_header_models(pctx *c, const kp_parse_opts *o, const header_po
 		hc.f = m;
 		hc.tu = c->tu;
 		hc.main = h.files[i];
+		hc.o = o; /* helpers of other project headers too (add_helpers) */
 		build_model(&hc, argv, nstore);
 		free(hc.dkeys);
 		free(hc.dvals);

@@ -7,7 +7,8 @@
 # and instantiations; rewritten by a single-file rewrite and, once, by a
 # batch over the tree (exit 0, never 3 for a header that has no kernel or
 # is not self-contained); verified on the CPU through the .cu's kernels;
-# a load helper of the header inlined; the output builds with nvcc -c.
+# a load helper of the header inlined (one of another header is not, and
+# says why); the output builds with nvcc -c.
 # Near miss (tests/cli/hdrloops/gemm_big.cu): an instantiation whose
 # caller holds 41 KB of shared memory, with which the doubled tiles do
 # not fit: refused through that file with the reason, and a batch that
@@ -77,6 +78,19 @@ if command -v "${KPIPE_VERIFY_CXX:-g++}" >/dev/null; then
 else
 	echo "SKIP: no g++: the CPU verification of the header is not checked"
 fi
+# the load helper moved to another header: not inlined, and the remark says why
+fresh
+cd "$tmp/lib" || exit 1
+python3 - <<'PY'
+s = open('include/mylib/gemm_staged.cuh').read()
+i = s.index('template <typename T, int BM, int BK>\nMYLIB_DEVICE void load_tile')
+j = s.index('template <typename T, int BM, int BK>\nMYLIB_DEVICE void gemm_staged')
+open('include/mylib/load.cuh', 'w').write('#pragma once\nnamespace mylib {\n' + s[i:j] + '}\n')
+open('include/mylib/gemm_staged.cuh', 'w').write(s[:i].replace('#pragma once\n', '#pragma once\n#include "load.cuh"\n') + s[j:])
+PY
+"$kpipe" rewrite src/gemm_s.cu --header-filter 'mylib/' --dry-run -- -Iinclude >"$tmp/o" 2>"$tmp/e"
+check "load helper in another header: not inlined, says why" \
+	grep -q "gemm_staged.cuh:25:2: remark: the load helper 'load_tile<T, BM, BK>' is not inlined: it is defined in another file than the kernel's header \[kpipe-inline-refused\]" "$tmp/e"
 "$kpipe" rewrite src/gemm_d.cu --header-filter 'mylib/' --dry-run -- -Iinclude >"$tmp/o" 2>"$tmp/e"
 check "rewrite gemm_d.cu --dry-run: the header would change (exit 1)" test $? -eq 1
 check "rewrite gemm_d.cu --dry-run: says so" grep -q "^$hdr: would pipeline 1 of 1 loop" "$tmp/o"
