@@ -1219,11 +1219,16 @@ static int run_files(batch *b, int jobs, collect *c)
 	run_pool(b, n1, jobs, file_job, file_done, c);
 	int n2 = 0, n3 = 0, *via = reached_headers(b, n1, &late);
 	kp_rw_result *reached = kp_xcalloc((size_t)late.n + 1, sizeof(*reached));
-	for (int i = 0; i < late.n; i++)
-		if (b->o->shard_n || (!owned(b, late.v[i].abs) && via[i] < 0))
+	for (int i = 0; i < late.n; i++) {
+		/* reached through a .cu that parsed, and no kernel of its own
+		 * (one with kernels that no .cu owns runs on its own, as before) */
+		int skip = via[i] >= 0 && c->results[via[i]].status != KP_EXIT_INPUT &&
+			   !kp_file_mentions(late.v[i].abs, "__global__");
+		if (b->o->shard_n || (!owned(b, late.v[i].abs) && !skip))
 			late.v[n2++] = late.v[i];
 		else if (!owned(b, late.v[i].abs))
 			reached_result(b, &late.v[i], &files->v[via[i]], &reached[n3++]);
+	}
 	free(via);
 	b->progress.total -= late.n - n2;
 	late.n = n2;

@@ -185,3 +185,14 @@ int kp_same_code(const char *a, size_t alen, const char *b, size_t blen)
 			return 0;
 	}
 }
+
+int kp_file_mentions(const char *path, const char *word)
+{
+	char *t = NULL;
+	size_t len = 0;
+	if (kp_read_file(path, &t, &len))
+		return 1;
+	int hit = memmem(t, len, word, strlen(word)) != NULL;
+	free(t);
+	return hit;
+}

@@ -27,6 +27,10 @@ typedef struct {
  * for a .cu).  via has n entries. */
 void kp_batch_includers(const kp_incl_input *in, int n, int *via);
 
+/* Whether the file at path holds `word` (anywhere: comments too); 1 when
+ * it cannot be read. */
+int kp_file_mentions(const char *path, const char *word);
+
 /* Whether two rewrites of one header are the same code: equal once every
  * "// kpipe:" comment (to the end of its line) is left out of both.  The
  * comments quote the facts of the instantiations a translation unit saw
