@@ -3282,8 +3282,14 @@ static void header_device_callers(pctx *c, const header_scan *h, kp_file *m, kp_
 		int here = abs && !strcmp(abs, m->abs_path);
 		free(abs);
 		if (here && !d->call_decl) {
-			d->call_decl = decl_for(c, h->dev[i]);
-			device_callers(m, c->f, d, d->call_decl);
+			/* set only when the .cu calls it: a function that only the
+			 * header's own kernels call stays as in one file */
+			const kp_decl *key = decl_for(c, h->dev[i]);
+			int before = d->ncallers;
+			device_callers(m, c->f, d, key);
+			if (d->ncallers > before)
+				d->call_decl = key;
+			break;
 		}
 	}
 }
