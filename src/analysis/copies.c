@@ -37,8 +37,10 @@ static int check_call(kp_node *n, kp_node *parent, void *ud)
 {
 	(void)parent;
 	call_check *w = ud;
+	const kp_decl *key = w->callee->call_decl; /* a function of a header */
 	if (n->kind != KP_N_CALL || !n->decl || n->decl->kind != KP_D_FUNC || !n->name ||
-	    strcmp(n->name, w->callee->name) || n->decl->line != w->callee->line)
+	    (key ? n->decl != key && n->decl->tmpl != key
+		 : strcmp(n->name, w->callee->name) || n->decl->line != w->callee->line))
 		return 1;
 	w->calls++;
 	prov q = {w->p->f, w->caller, w->p->depth + 1};
@@ -56,11 +58,19 @@ static int param_global(prov *p, const kp_decl *d)
 	for (int i = 0; i < k->nparams; i++)
 		if (k->params[i] == d)
 			arg = i;
-	if (arg < 0 || k->is_template || p->depth > 4)
+	/* a function of a project header: the calls of its callers in the .cu
+	 * that includes it (those of a template's every instantiation) */
+	const int hdr = k->call_decl != NULL;
+	if (arg < 0 || (k->is_template && !hdr) || p->depth > 4)
 		return 0;
+	for (int i = 0; hdr && i < p->f->nkernels; i++)
+		for (int j = 0; j < k->ncallers; j++)
+			if (k->caller_k[j] == p->f->kernels[i])
+				return 0; /* a caller in the header too: not followed */
 	call_check w = {p, k, NULL, arg, 0, 0};
-	for (int i = 0; i < p->f->nkernels; i++) {
-		const kp_kernel *c = p->f->kernels[i];
+	int nk = hdr ? k->ncallers : p->f->nkernels;
+	for (int i = 0; i < nk; i++) {
+		const kp_kernel *c = hdr ? k->caller_k[i] : p->f->kernels[i];
 		if (c == k)
 			continue;
 		w.caller = c;

@@ -2095,6 +2095,7 @@ static enum CXChildVisitResult find_shared_var(CXCursor cur, CXCursor parent, CX
 
 typedef struct {
 	const kp_kernel *callee;
+	const kp_decl *key; /* a function of another file: its declaration */
 	int calls;
 } call_walk;
 
@@ -2103,7 +2104,8 @@ static int find_call(kp_node *n, kp_node *parent, void *ud)
 	(void)parent;
 	call_walk *w = ud;
 	if (n->kind == KP_N_CALL && n->decl && n->decl->kind == KP_D_FUNC && n->name &&
-	    !strcmp(n->name, w->callee->name) && n->decl->line == w->callee->line)
+	    (w->key ? n->decl == w->key || n->decl->tmpl == w->key
+		    : !strcmp(n->name, w->callee->name) && n->decl->line == w->callee->line))
 		w->calls++;
 	return 1;
 }
@@ -2120,18 +2122,22 @@ static int passed_as_template_argument(const kp_kernel *k, const kp_kernel *d)
 	return 0;
 }
 
-/* A __device__ function's callers among the file's kernels (a direct call,
- * or the function handed to a kernel template as its argument), and their
- * __launch_bounds__ when every caller has the same. */
-static void device_callers(kp_file *f, kp_kernel *d)
+/* A __device__ function's callers among the kernels of `from` (its own
+ * file f, or for a function of a project header the .cu that includes
+ * it): a direct call, or the function handed to a kernel template as its
+ * argument; and their __launch_bounds__ when every caller has the same.
+ * Callers found earlier are kept. */
+static void device_callers(kp_file *f, const kp_file *from, kp_kernel *d, const kp_decl *key)
 {
 	kp_strbuf names = KP_STRBUF_INIT;
-	int bounds = -1;
-	for (int i = 0; i < f->nkernels; i++) {
-		kp_kernel *k = f->kernels[i];
+	int bounds = d->ncallers ? d->launch_bounds : -1;
+	if (d->callers)
+		kp_strbuf_adds(&names, d->callers);
+	for (int i = 0; i < from->nkernels; i++) {
+		kp_kernel *k = from->kernels[i];
 		if (k->is_device)
 			continue;
-		call_walk w = {d, 0};
+		call_walk w = {d, key, 0};
 		kp_node_walk(k->body, NULL, find_call, &w);
 		int via_template = !w.calls && passed_as_template_argument(k, d);
 		if (!w.calls && !via_template)
@@ -3137,7 +3143,7 @@ static void build_model(pctx *c, const char *const *argv, int nstore)
 	free(ks.other_why);
 	for (int i = 0; i < f->nkernels; i++)
 		if (f->kernels[i]->is_device)
-			device_callers(f, f->kernels[i]);
+			device_callers(f, f, f->kernels[i], NULL);
 	scan_launches(c);
 	kp_scan_runtime_launches(c->tu, c->main, f);
 	if (any_template) {
@@ -3199,6 +3205,8 @@ typedef struct {
 	CXFile *files;
 	char **abs;
 	int n;
+	CXCursor *dev; /* the __device__ K-loop functions of those headers */
+	int ndev;
 } header_scan;
 
 static enum CXChildVisitResult find_header_kernels(CXCursor cur, CXCursor parent, CXClientData ud)
@@ -3216,24 +3224,35 @@ static enum CXChildVisitResult find_header_kernels(CXCursor cur, CXCursor parent
 	if (!file || clang_File_isEqual(file, h->c->main) || clang_Location_isInSystemHeader(loc) ||
 	    !clang_isCursorDefinition(cur))
 		return CXChildVisit_Continue;
-	for (int i = 0; i < h->n; i++)
-		if (clang_File_isEqual(file, h->files[i]))
-			return CXChildVisit_Continue;
+	int known = 0;
+	while (known < h->n && !clang_File_isEqual(file, h->files[known]))
+		known++;
 	attr_scan as = {h->c, 0, 0, 0, 0, 0, 0, 0};
 	clang_visitChildren(cur, scan_attrs, &as);
-	if (!as.global)
+	/* a kernel, or a __device__ function with __shared__ arrays of its
+	 * own (a library's K-loop in a header with no kernel) */
+	int want = as.global, device = 0;
+	if (!want && as.device && !as.host)
+		clang_visitChildren(cur, find_shared_var, &device);
+	if (!want && !device)
 		return CXChildVisit_Continue;
-	CXString name = clang_getFileName(file);
-	char *abs = realpath(clang_getCString(name), NULL);
-	clang_disposeString(name);
-	if (!abs || !wanted_header(h->pol, abs)) {
-		free(abs);
-		return CXChildVisit_Continue;
+	if (known == h->n) {
+		CXString name = clang_getFileName(file);
+		char *abs = realpath(clang_getCString(name), NULL);
+		clang_disposeString(name);
+		if (!abs || !wanted_header(h->pol, abs)) {
+			free(abs);
+			return CXChildVisit_Continue;
+		}
+		h->files = kp_xrealloc(h->files, sizeof(*h->files) * (size_t)(h->n + 1));
+		h->abs = kp_xrealloc(h->abs, sizeof(*h->abs) * (size_t)(h->n + 1));
+		h->files[h->n] = file;
+		h->abs[h->n++] = abs;
 	}
-	h->files = kp_xrealloc(h->files, sizeof(*h->files) * (size_t)(h->n + 1));
-	h->abs = kp_xrealloc(h->abs, sizeof(*h->abs) * (size_t)(h->n + 1));
-	h->files[h->n] = file;
-	h->abs[h->n++] = abs;
+	if (device) { /* its callers are looked up in the main file's kernels */
+		h->dev = kp_xrealloc(h->dev, sizeof(*h->dev) * (size_t)(h->ndev + 1));
+		h->dev[h->ndev++] = cur;
+	}
 	return CXChildVisit_Continue;
 }
 
@@ -3248,6 +3267,40 @@ static const kp_unsaved *unsaved_for(const kp_parse_opts *o, const char *abs)
 			return &o->unsaved[i];
 	}
 	return NULL;
+}
+
+/* A __device__ K-loop function d of header model m: its callers among the
+ * kernels of the main file (c), matched by the declaration the calls
+ * refer to (its template's for a function template), and their launch
+ * bounds. */
+static void header_device_callers(pctx *c, const header_scan *h, kp_file *m, kp_kernel *d)
+{
+	for (int i = 0; i < h->ndev; i++) {
+		CXString nm = clang_getCursorSpelling(h->dev[i]);
+		int same = !strcmp(clang_getCString(nm), d->name);
+		clang_disposeString(nm);
+		unsigned off;
+		CXFile file;
+		clang_getExpansionLocation(clang_getCursorLocation(h->dev[i]), &file, NULL, NULL,
+					   &off);
+		if (!same || off < d->begin || off >= d->end || !m->abs_path)
+			continue;
+		CXString fn = clang_getFileName(file);
+		char *abs = realpath(clang_getCString(fn), NULL);
+		clang_disposeString(fn);
+		int here = abs && !strcmp(abs, m->abs_path);
+		free(abs);
+		if (here && !d->call_decl) {
+			/* set only when the .cu calls it: a function that only the
+			 * header's own kernels call stays as in one file */
+			const kp_decl *key = decl_for(c, h->dev[i]);
+			int before = d->ncallers;
+			device_callers(m, c->f, d, key);
+			if (d->ncallers > before)
+				d->call_decl = key;
+			break;
+		}
+	}
 }
 
 /* One model per project header that defines a kernel, in the order the
@@ -3286,10 +3339,16 @@ static void build_header_models(pctx *c, const kp_parse_opts *o, const header_po
 		hc.f = m;
 		hc.tu = c->tu;
 		hc.main = h.files[i];
+		hc.o = o; /* helpers of other project headers too (add_helpers) */
 		build_model(&hc, argv, nstore);
 		free(hc.dkeys);
 		free(hc.dvals);
 		free(hc.dindex);
+		/* a __device__ K-loop function of the header: its callers are
+		 * the kernels of the .cu that includes it */
+		for (int k = 0; k < m->nkernels; k++)
+			if (m->kernels[k]->is_device)
+				header_device_callers(c, &h, m, m->kernels[k]);
 		if (hc.too_deep || !m->nkernels) {
 			kp_file_release(m);
 			free(m);
@@ -3303,6 +3362,7 @@ static void build_header_models(pctx *c, const kp_parse_opts *o, const header_po
 		free(h.abs[i]);
 	free(h.abs);
 	free(h.files);
+	free(h.dev);
 }
 
 /* Whether the translation unit's errors leave kernels to analyse: every

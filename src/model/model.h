@@ -355,6 +355,10 @@ typedef struct kp_kernel {
 					"k1, k2" (NULL: none seen) */
 	struct kp_kernel **caller_k; /* is_device: those kernels (ncallers) */
 	int ncallers;
+	/* is_device, in a project header's model: the declaration the calls
+	 * of its callers (kernels of the .cu that includes the header) refer
+	 * to, or to whose template they do; NULL otherwise */
+	const struct kp_decl *call_decl;
 	/* the first compiler error inside the kernel ("line 12: message"), or
 	 * NULL: such a kernel is analysed but never rewritten (the other
 	 * kernels of the file are; parse.c) */
@@ -475,7 +479,8 @@ typedef struct kp_file {
 	/* The names kp_fresh_name() chose: fresh_name[i] for fresh_base[i]. */
 	const char **fresh_base, **fresh_name;
 	int nfresh;
-	/* The project headers that define kernels (kp_parse_opts.want_header),
+	/* The project headers that define kernels or __device__ K-loop functions
+	 * (__shared__ arrays of their own; kp_parse_opts.want_header),
 	 * each a model of its own built from the same translation unit: its
 	 * path, src, kernels, declarations and offsets are the header's, and
 	 * it has no diagnostics of its own (they are the main file's).  Owned:

@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include "batch.h"
+#include "batch_incl.h"
 
 #include "compdb.h"
 #include "fixes.h"
@@ -733,6 +734,23 @@ static int owned(const batch *b, const char *abs)
 	return 0;
 }
 
+/* Who disagrees on a header (x: its result for it, through the file via)
+ * and, when it refused the header's loop, its first reason. */
+static char *header_conflict(const kp_rw_result *x, const char *via)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_adds(&sb, via ? via : "another file");
+	for (int i = 0; i < x->ndiags; i++) {
+		const kp_rw_diag *d = &x->diags[i];
+		if (d->id && d->level && !strcmp(d->level, "warning") && !d->suppressed) {
+			kp_strbuf_addf(&sb, " (there, line %d: %s [%s])", d->line, d->message,
+				       d->id);
+			break;
+		}
+	}
+	return kp_strbuf_detach(&sb);
+}
+
 /* A later file's result x for an owned header: whether it rewrote the
  * header as its owner did (the same text, or both nothing); the first
  * that did not is remembered. */
@@ -743,10 +761,10 @@ static void header_agrees(batch *b, const kp_rw_result *x, const char *via)
 		if (strcmp(b->owned[i], x->abs_path) || !w || b->conflict[i])
 			continue;
 		int same = (!w->text && !x->text) ||
-			   (w->text && x->text && w->textlen == x->textlen &&
-			    !memcmp(w->text, x->text, w->textlen));
+			   (w->text && x->text &&
+			    kp_same_code(w->text, w->textlen, x->text, x->textlen));
 		if (!same)
-			b->conflict[i] = kp_xstrdup(via ? via : "another file");
+			b->conflict[i] = header_conflict(x, via);
 	}
 }
 
@@ -825,6 +843,8 @@ static void write_headers(batch *b)
 			x->text = NULL;
 			x->textlen = 0;
 			x->refused += x->pipelined;
+			kp_counts_release(&x->by_variant);
+			kp_counts_add(&x->by_reason, "kpipe-variant-unavailable", x->pipelined);
 			x->pipelined = 0;
 			x->status = KP_EXIT_NOTHING;
 			continue;
@@ -1126,6 +1146,55 @@ static char *build_pchs(batch *b, int jobs)
 	return tmpl;
 }
 
+/* For each .cuh input of late, the index in b->files (the first n1, the
+ * .cu files) of the .cu whose text includes it, directly or through other
+ * headers of the batch (batch_incl.h), or -1.  Caller frees. */
+static int *reached_headers(const batch *b, int n1, const bfiles *late)
+{
+	int n = n1 + late->n;
+	kp_incl_input *in = kp_xcalloc((size_t)n + 1, sizeof(*in));
+	for (int i = 0; i < n; i++) {
+		const bfile *f = i < n1 ? &b->files->v[i] : &late->v[i - n1];
+		in[i] = (kp_incl_input){f->abs, (const char *const *)f->args, f->nargs,
+					b->o->rw.args, b->o->rw.nargs};
+	}
+	int *all = kp_xcalloc((size_t)n + 1, sizeof(int));
+	kp_batch_includers(in, n, all);
+	int *via = kp_xcalloc((size_t)late->n + 1, sizeof(int));
+	for (int i = 0; i < late->n; i++)
+		via[i] = all[n1 + i];
+	free(all);
+	free(in);
+	return via;
+}
+
+/* The result of a header input that a .cu of the batch includes and whose
+ * translation unit found no kernel and no __device__ K-loop in it: it is
+ * not analysed on its own (it need not be self-contained); unchanged,
+ * copied as it is under --out-dir. */
+static void reached_result(const batch *b, const bfile *h, const bfile *cu, kp_rw_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->path = kp_xstrdup(h->path);
+	r->abs_path = kp_xstrdup(h->abs);
+	r->status = KP_EXIT_NOTHING;
+	if (b->o->verbose)
+		fprintf(stderr,
+			"%s: note: not analysed on its own: included by %s, whose translation "
+			"unit found no kernel and no __device__ K-loop in it\n",
+			h->path, cu->path);
+	const kp_batch_opts *o = b->o;
+	if (o->out.out_dir && !o->dry_run && !b->reports_only) {
+		char *src = NULL;
+		size_t len = 0;
+		if (!kp_read_file(h->abs, &src, &len)) {
+			kp_rw_output copy = {.out_dir = o->out.out_dir};
+			kp_rw_write(&copy, r, h->path, h->abs, src, len, src, len, b->root);
+		}
+		free(src);
+	}
+}
+
 /* Runs every file into c (sized for all of them): the .cu files first,
  * then the .cuh inputs that no .cu file's translation unit reached (one
  * that was is handled there, with its instantiations).  Returns the
@@ -1148,10 +1217,19 @@ static int run_files(batch *b, int jobs, collect *c)
 	c->done = kp_xcalloc((size_t)files->n + 1, 1);
 	kp_progress_start(&b->progress, stderr, files->n, b->o->verbose, b->o->dry_run);
 	run_pool(b, n1, jobs, file_job, file_done, c);
-	int n2 = 0;
-	for (int i = 0; i < late.n; i++)
-		if (b->o->shard_n || !owned(b, late.v[i].abs))
+	int n2 = 0, n3 = 0, *via = reached_headers(b, n1, &late);
+	kp_rw_result *reached = kp_xcalloc((size_t)late.n + 1, sizeof(*reached));
+	for (int i = 0; i < late.n; i++) {
+		/* reached through a .cu that parsed, and no kernel of its own
+		 * (one with kernels that no .cu owns runs on its own, as before) */
+		int skip = via[i] >= 0 && c->results[via[i]].status != KP_EXIT_INPUT &&
+			   !kp_file_mentions(late.v[i].abs, "__global__");
+		if (b->o->shard_n || (!owned(b, late.v[i].abs) && !skip))
 			late.v[n2++] = late.v[i];
+		else if (!owned(b, late.v[i].abs))
+			reached_result(b, &late.v[i], &files->v[via[i]], &reached[n3++]);
+	}
+	free(via);
 	b->progress.total -= late.n - n2;
 	late.n = n2;
 	collect c2 = {c->results + n1, c->done + n1, 0, n2};
@@ -1161,6 +1239,10 @@ static int run_files(batch *b, int jobs, collect *c)
 	kp_progress_clear(&b->progress);
 	free(late.v);
 	write_headers(b);
+	/* the reached headers' results after the others (report sorts them) */
+	for (int i = 0; i < n3; i++)
+		c->results[n1 + n2 + i] = reached[i];
+	free(reached);
 	if (b->dropped_headers)
 		fprintf(stderr,
 			"kpipe rewrite: note: %d project header%s with kernels reached through these "
@@ -1168,7 +1250,7 @@ static int run_files(batch *b, int jobs, collect *c)
 			"owns a header; run without --shard\n",
 			b->dropped_headers, b->dropped_headers == 1 ? "" : "s",
 			b->dropped_headers == 1 ? "is" : "are");
-	return n1 + n2;
+	return n1 + n2 + n3;
 }
 
 /* The exit code, the report on stdout (--format), the summary on stderr

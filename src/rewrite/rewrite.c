@@ -17,6 +17,7 @@
 #include "pass.h"
 #include "verify.h"
 #include "verify_file.h"
+#include "verify_unit.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -703,66 +704,123 @@ static void test_substitute(const char *path, char **out, size_t *outlen)
 	*outlen = tl;
 }
 
-static int verify_main(const kp_rw_opts *o, const kp_rw_input *in, rw_file *x, int headers,
-		       char **out, size_t *outlen)
+/* The changed headers' texts (hs: the headers' rw_files, n of them; NULL
+ * where unchanged) for kp_verify_headers.  Caller frees the arrays. */
+static char **header_texts(rw_file *hs, int n, size_t **lens)
+{
+	char **t = kp_xcalloc((size_t)n + 1, sizeof(char *));
+	*lens = kp_xcalloc((size_t)n + 1, sizeof(size_t));
+	for (int h = 0; h < n; h++) {
+		t[h] = hs[h].r->text;
+		(*lens)[h] = hs[h].r->textlen;
+	}
+	return t;
+}
+
+/* The kpipe-unverified warning (msg) at x's first pipelined loop. */
+static void unverified(rw_file *x, const char *msg)
+{
+	int line, col;
+	first_pipelined(x, &line, &col);
+	long off = line ? kp_file_offset(x->orig, line, col) : -1;
+	int d = kp_rw_diag_add(x->r, x->orig->path, line, col, off, "warning", "kpipe-unverified",
+			       msg);
+	/* "// kpipe: ignore kpipe-unverified" on the loop */
+	x->r->diags[d].suppressed = off >= 0 && kp_rw_ignored(x->orig->src, x->orig->len,
+							      (size_t)off, "kpipe-unverified");
+}
+
+/* A failed or refused verification of a unit with rewritten headers: each
+ * changed header refused too, its text dropped. */
+static void refuse_headers(rw_file *hs, int n, const char *id, const char *msg)
+{
+	for (int h = 0; h < n; h++) {
+		kp_rw_result *hr = hs[h].r;
+		if (!hr->text)
+			continue;
+		int line, col;
+		first_pipelined(&hs[h], &line, &col);
+		refuse_file(&hs[h], line, col, id, msg);
+		free(hr->text);
+		hr->text = NULL;
+		hr->textlen = 0;
+		hr->status = KP_EXIT_NOTHING;
+	}
+}
+
+static int verify_main(const kp_rw_opts *o, const kp_rw_input *in, rw_file *x, rw_file *hs, int nh,
+		       const char *const *args, int nargs, char **out, size_t *outlen)
 {
 	test_substitute(in->path, out, outlen);
-	if (o->no_verify || !*out)
+	int headers = 0, kernels = 0;
+	for (int h = 0; h < nh; h++) {
+		test_substitute(hs[h].r->path, &hs[h].r->text, &hs[h].r->textlen);
+		headers |= hs[h].r->text != NULL;
+		for (int k = 0; hs[h].r->text && k < hs[h].orig->nkernels; k++)
+			kernels |= !hs[h].orig->kernels[k]->is_device;
+	}
+	/* __global__ kernels rewritten in headers alone: not verified, as
+	 * before (kp_verify_headers says so when the file changed too) */
+	if (o->no_verify || (!*out && (!headers || kernels)))
 		return KP_EXIT_OK;
 	kp_verify_result vr;
 	memset(&vr, 0, sizeof(vr));
-	if (headers) {
-		vr.status = KP_VERIFY_UNAVAILABLE;
-		vr.detail = kp_xstrdup("kernels rewritten in project headers are not verified");
-	} else {
-		/* the input offsets of the loops pipelined */
-		long *offs = kp_xcalloc((size_t)x->r->ndiags + 1, sizeof(long));
-		int n = 0;
-		for (int i = 0; i < x->r->ndiags; i++) {
-			const kp_rw_diag *d = &x->r->diags[i];
-			if (d->id && !strcmp(d->id, "kpipe-pipelined"))
-				offs[n++] = d->off >= 0 ? d->off
-							: kp_file_offset(x->orig, d->line, d->col);
-		}
-		kp_analyze_opts ao;
-		char *spec_kernel = NULL;
-		kp_rw_analyze_opts(o, in->path, &ao, &spec_kernel);
-		kp_verify_file(o, &ao, in->path, (kp_file *)x->orig, *out, *outlen, offs, n, &vr);
-		free(spec_kernel);
-		free(offs);
+	/* the input offsets of the loops pipelined */
+	long *offs = kp_xcalloc((size_t)x->r->ndiags + 1, sizeof(long));
+	int n = 0;
+	for (int i = 0; i < x->r->ndiags; i++) {
+		const kp_rw_diag *d = &x->r->diags[i];
+		if (d->id && !strcmp(d->id, "kpipe-pipelined"))
+			offs[n++] = d->off >= 0 ? d->off : kp_file_offset(x->orig, d->line, d->col);
 	}
-	int line, col, rc = KP_EXIT_OK;
-	first_pipelined(x, &line, &col);
+	kp_analyze_opts ao;
+	char *spec_kernel = NULL;
+	kp_rw_analyze_opts(o, in->path, &ao, &spec_kernel);
+	if (headers) { /* the headers through the file's kernels (verify_unit.h) */
+		size_t *hl = NULL;
+		char **ht = header_texts(hs, nh, &hl);
+		kp_verify_headers(o, &ao, in->path, (kp_file *)x->orig, *out, *outlen, ht, hl, args,
+				  nargs, offs, n, &vr);
+		free(ht);
+		free(hl);
+	} else
+		kp_verify_file(o, &ao, in->path, (kp_file *)x->orig, *out, *outlen, offs, n, &vr);
+	free(spec_kernel);
+	free(offs);
+	int rc = KP_EXIT_OK;
 	kp_strbuf m = KP_STRBUF_INIT;
+	const char *id = NULL;
 	if (vr.status == KP_VERIFY_FAILED) {
 		kp_strbuf_addf(&m,
 			       "the rewrite differs from the original on the CPU emulator: kernel "
 			       "%s, %s: %s; nothing was rewritten (docs/verify.md)",
 			       vr.kernel ? vr.kernel : "?", vr.launch ? vr.launch : "?",
 			       vr.detail ? vr.detail : "?");
-		refuse_file(x, line, col, "kpipe-verify-failed", kp_strbuf_str(&m));
+		id = "kpipe-verify-failed";
 	} else if (vr.status == KP_VERIFY_UNAVAILABLE && o->require_verify) {
 		kp_strbuf_addf(
 			&m,
 			"the rewrite cannot be verified on the CPU emulator: %s; nothing was "
 			"rewritten (--require-verify)",
 			vr.detail ? vr.detail : "no reason given");
-		refuse_file(x, line, col, "kpipe-unverified", kp_strbuf_str(&m));
+		id = "kpipe-unverified";
 	} else if (vr.status == KP_VERIFY_UNAVAILABLE) {
 		kp_strbuf_addf(&m,
 			       "the rewrite was not verified on the CPU emulator: %s (written "
 			       "anyway; --require-verify refuses it, --no-verify skips the check)",
 			       vr.detail ? vr.detail : "no reason given");
-		long off = line ? kp_file_offset(x->orig, line, col) : -1;
-		int d = kp_rw_diag_add(x->r, x->orig->path, line, col, off, "warning",
-				       "kpipe-unverified", kp_strbuf_str(&m));
-		/* "// kpipe: ignore kpipe-unverified" on the loop */
-		x->r->diags[d].suppressed =
-			off >= 0 &&
-			kp_rw_ignored(x->orig->src, x->orig->len, (size_t)off, "kpipe-unverified");
+		if (*out)
+			unverified(x, kp_strbuf_str(&m));
+		for (int h = 0; h < nh; h++)
+			if (hs[h].r->text)
+				unverified(&hs[h], kp_strbuf_str(&m));
 	}
-	if (vr.status == KP_VERIFY_FAILED ||
-	    (vr.status == KP_VERIFY_UNAVAILABLE && o->require_verify)) {
+	if (id) {
+		int line, col;
+		first_pipelined(x, &line, &col);
+		if (*out)
+			refuse_file(x, line, col, id, kp_strbuf_str(&m));
+		refuse_headers(hs, nh, id, kp_strbuf_str(&m));
 		free(*out);
 		*out = NULL;
 		*outlen = 0;
@@ -903,9 +961,14 @@ int kp_rewrite_buffer(const kp_rw_opts *o, const kp_rw_input *in, kp_rw_result *
 		if (hrc == KP_EXIT_OK && rc == KP_EXIT_NOTHING)
 			rc = KP_EXIT_OK;
 	}
-	if (rc == KP_EXIT_OK && *out &&
-	    verify_main(o, in, &files[0], hchanged, out, outlen) != KP_EXIT_OK && !hchanged)
-		rc = KP_EXIT_NOTHING;
+	if (rc == KP_EXIT_OK && verify_main(o, in, &files[0], files + 1, f.nheaders, args, po.nargs,
+					    out, outlen) != KP_EXIT_OK) {
+		hchanged = 0;
+		for (int h = 0; h < f.nheaders; h++)
+			hchanged |= r->headers[h].text != NULL;
+		if (!hchanged)
+			rc = KP_EXIT_NOTHING;
+	}
 	for (int i = 0; i < nfiles; i++)
 		rw_file_release(&files[i]);
 	free(files);

@@ -45,8 +45,15 @@ static void kernel_unavailable(kp_verify_result *r, const kp_kernel *k, const ch
 void kp_verify_file(const kp_rw_opts *o, const kp_analyze_opts *ao, const char *path, kp_file *f,
 		    const char *rew, size_t len, const long *pipelined, int n, kp_verify_result *r)
 {
+	kp_verify_texts(o, ao, path, f, f->src, f->len, rew, len, pipelined, n, r);
+}
+
+void kp_verify_texts(const kp_rw_opts *o, const kp_analyze_opts *ao, const char *path, kp_file *f,
+		     const char *orig, size_t olen, const char *rew, size_t len,
+		     const long *pipelined, int n, kp_verify_result *r)
+{
 	memset(r, 0, sizeof(*r));
-	kp_verify_input vi = {path, f->src, f->len, rew, len, o->spec, NULL, NULL};
+	kp_verify_input vi = {path, orig, olen, rew, len, o->spec, NULL, NULL};
 	if (has_spec(o, path)) {
 		kp_verify(&vi, r);
 		return;

@@ -18,4 +18,10 @@
 void kp_verify_file(const kp_rw_opts *o, const kp_analyze_opts *ao, const char *path, kp_file *f,
 		    const char *rew, size_t len, const long *pipelined, int n, kp_verify_result *r);
 
+/* The same with the original's text given (orig, olen: f's translation
+ * unit as one text, verify_unit.h); the kernels and offsets are f's. */
+void kp_verify_texts(const kp_rw_opts *o, const kp_analyze_opts *ao, const char *path, kp_file *f,
+		     const char *orig, size_t olen, const char *rew, size_t len,
+		     const long *pipelined, int n, kp_verify_result *r);
+
 #endif

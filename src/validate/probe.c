@@ -38,9 +38,18 @@ static int have_nvcc(kp_ptxas_probe *p)
 }
 
 /* Whether the budget allows compiling f (a rewrite of it when `rewrite`);
- * p->error says why not. */
+ * p->error says why not.  A project header whose K-loop functions are
+ * called from the .cu that includes it (kp_kernel.call_decl) is not
+ * compiled: it need not compile alone, and its entries are that file's. */
 static int within_budget(kp_ptxas_probe *p, const kp_file *f, int rewrite)
 {
+	for (int i = 0; f->abs_path && i < f->nkernels; i++)
+		if (f->kernels[i]->call_decl) {
+			snprintf(p->error, sizeof(p->error),
+				 "the K-loop is in a __device__ function of a project header, "
+				 "whose kernels are in the file that includes it");
+			return 0;
+		}
 	const char *path = f->path ? f->path : "";
 	if (!p->budget_path || strcmp(p->budget_path, path) != 0) {
 		free(p->budget_path);
