@@ -11,6 +11,7 @@
  */
 #include "analyze.h"
 #include "effects.h"
+#include "liveness.h"
 #include "rules.h"
 
 #include <ctype.h>
@@ -3733,7 +3734,7 @@ static void check_dependences(actx *c, const rw_set *lw, const rw_set *cw, const
 	for (int i = 0; i < lw->nr; i++) {
 		kp_decl *d = lw->r[i];
 		if (rw_has(lw->decl, lw->nd, d) || is_ind(l, d) || d->is_shared ||
-		    kp_is_scratch(c->f, c->k, l, d))
+		    kp_is_scratch(c->f, c->k, l, d) || kp_var_phase_private(c->f, c->k, l, d))
 			continue;
 		if (rw_has(all->w, all->nw, d)) {
 			add_reason(
@@ -3752,7 +3753,8 @@ static void check_dependences(actx *c, const rw_set *lw, const rw_set *cw, const
 		}
 	for (int i = 0; i < lw->nw; i++) {
 		kp_decl *d = lw->w[i];
-		if (d->is_shared || rw_has(lw->decl, lw->nd, d) || kp_is_scratch(c->f, c->k, l, d))
+		if (d->is_shared || rw_has(lw->decl, lw->nd, d) ||
+		    kp_is_scratch(c->f, c->k, l, d) || kp_var_phase_private(c->f, c->k, l, d))
 			continue;
 		add_reason(c, lw->wat[i], "kpipe-load-side-effect",
 			   "the load phase modifies '%s', which lives outside it", d->name);
@@ -3880,7 +3882,7 @@ static int find_write_to(kp_node *n, kp_node *parent, void *ud)
  * that only the load phase happens to name). */
 static int written_scratch(const actx *c, const kp_decl *d)
 {
-	if (!kp_is_scratch(c->f, c->k, c->l, d))
+	if (!kp_is_scratch(c->f, c->k, c->l, d) && !kp_var_phase_private(c->f, c->k, c->l, d))
 		return 0;
 	written_walk w = {d, 0};
 	for (int i = c->l->load_b; i < c->l->load_e && !w.hit; i++)

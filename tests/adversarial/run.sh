@@ -544,6 +544,17 @@ check "effects_near: six loops pipelined" test "$(grep -c ': note: pipelined wit
 # reference, but not by the effect rules: the bump is an induction variable)
 check "effects_near: no effect refusal" test "$(grep -c 'kpipe-load-depends-on-compute\|kpipe-memory-order\|kpipe-unknown-effect' "$tmp/effects_near.r.err")" = 0
 
+# --- issue 34: scratch variables declared before the loop (analysis/liveness.c) ---
+rewritten scratch_live "$in/scratch_live.cu"
+for want in "26:5: warning: the tile loads read 'base', which the loop body modifies" \
+	"47:5: warning: the tile loads read 'idx', which the loop body modifies" \
+	"67:5: warning: the tile loads read 'idx', which the loop body modifies" \
+	"90:5: warning: the tile loads read 'idx', which the loop body modifies"; do
+	check "scratch_live: ${want%%:*} refused" has scratch_live.r "scratch_live\.cu:$want.*\[kpipe-load-depends-on-compute\]"
+done
+check "scratch_live: only private_ok pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/scratch_live.r.err")" = 1
+check "scratch_live: private_ok pipelined" has scratch_live.r "scratch_live\.cu:110:5: note: pipelined with "
+
 # --- a 10 MB file ------------------------------------------------------------------
 python3 - "$sample" "$tmp/big_10mb.cu" <<'PY'
 import sys
