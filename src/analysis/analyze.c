@@ -11,6 +11,7 @@
  */
 #include "analyze.h"
 #include "effects.h"
+#include "guard_cover.h"
 #include "liveness.h"
 #include "rules.h"
 
@@ -4078,6 +4079,13 @@ static const kp_node *varying_loop(vary_ctx *v, const kp_node *lp)
 	return r;
 }
 
+/* varying_part() for guard_cover.c: ctx is a vary_ctx, copied. */
+static int guard_part_varies(void *ctx, const kp_node *n)
+{
+	vary_ctx v = *(vary_ctx *)ctx;
+	return varying_part(&v, n) != NULL;
+}
+
 static void check_guards(actx *c, const rw_set *all)
 {
 	kp_loop *l = c->l;
@@ -4107,6 +4115,11 @@ static void check_guards(actx *c, const rw_set *all)
 			const kp_node *g = ld->under[u];
 			const kp_node *bad = g->nkids ? varying_part(&v, g->kids[0]) : g;
 			if (!bad)
+				continue;
+			/* the compute reads only what the guard wrote (guard_cover.h) */
+			if (g->kind == KP_N_IF && g->nkids == 2 && !ld->under_else[u] &&
+			    kp_guard_covers_reads(c->f, c->k, l, ld, g->kids[0], guard_part_varies,
+						  &v))
 				continue;
 			/* an if/else already has its else: what kpipe reads as a
 			 * guarded copy is one copy per branch */

@@ -555,6 +555,15 @@ done
 check "scratch_live: only private_ok pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/scratch_live.r.err")" = 1
 check "scratch_live: private_ok pipelined" has scratch_live.r "scratch_live\.cu:110:5: note: pipelined with "
 
+# --- issue 34: guarded copies without else, reads inside the writes (analysis/guard_cover.c) ---
+rewritten guard_cover "$in/guard_cover.cu"
+for want in 23 39 55 71 87; do
+	check "guard_cover: line $want refused" has guard_cover.r "guard_cover\.cu:$want:9: warning: 'xs' is written under the condition .*\[kpipe-partial-tile-write\]"
+done
+check "guard_cover: two loops pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/guard_cover.r.err")" = 2
+check "guard_cover: matmul_ragged pipelined" has guard_cover.r "guard_cover\.cu:105:5: note: pipelined with "
+check "guard_cover: gemv_and pipelined" has guard_cover.r "guard_cover\.cu:124:5: note: pipelined with "
+
 # --- a 10 MB file ------------------------------------------------------------------
 python3 - "$sample" "$tmp/big_10mb.cu" <<'PY'
 import sys
