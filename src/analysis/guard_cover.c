@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze.h"
+#include "liveness.h"
 #include "util.h"
 
 #define MAX_TERMS 12
@@ -134,7 +134,7 @@ static int uniform(const gctx *g, const kp_node *n, int depth)
 			return 1;
 		if (!g->k->body || d->begin < g->k->body->begin || d->end > g->l->node->begin)
 			return 0;
-		return !kp_assigned_in(g->k, d) && d->init && uniform(g, d->init, depth + 1);
+		return !kp_var_may_change(g->k, d) && d->init && uniform(g, d->init, depth + 1);
 	}
 	case KP_N_CALL:
 		if (!n->name || (strcmp(n->name, "min") && strcmp(n->name, "max")))
@@ -246,9 +246,11 @@ static int writes_to(const kp_node *n, const kp_decl *d)
 {
 	if (!n)
 		return 0;
-	int plain;
-	kp_node *t = kp_write_target(n, &plain);
-	t = t ? (kp_node *)kp_node_strip(t) : NULL;
+	const kp_node *t = NULL;
+	if (((n->kind == KP_N_BINOP && n->opk == KP_OP_ASSIGN) || n->kind == KP_N_ASSIGNOP ||
+	     (n->kind == KP_N_UNOP && KP_OP_IS_INCDEC(n->opk))) &&
+	    n->nkids >= 1)
+		t = kp_node_strip(n->kids[0]);
 	if (t && t->kind == KP_N_DECLREF && t->decl == d)
 		return 1;
 	if (n->kind == KP_N_UNOP && n->opk == KP_OP_ADDR && n->nkids == 1) {

@@ -188,6 +188,30 @@ static int escapes(const kp_node *n, const kp_decl *d)
 	return 0;
 }
 
+static int changes(const kp_node *n, const kp_decl *d)
+{
+	if (!n)
+		return 0;
+	mwalk w = {d, 0};
+	if (((n->kind == KP_N_BINOP && n->opk == KP_OP_ASSIGN) || n->kind == KP_N_ASSIGNOP) &&
+	    n->nkids == 2 && is_d(&w, n->kids[0]))
+		return 1;
+	if (n->kind == KP_N_UNOP && KP_OP_IS_INCDEC(n->opk) && n->nkids == 1 &&
+	    is_d(&w, n->kids[0]))
+		return 1;
+	if ((n->kind == KP_N_ASM || n->kind == KP_N_LAMBDA) && names_d(&w, n))
+		return 1;
+	for (int i = 0; i < n->nkids; i++)
+		if (changes(n->kids[i], d))
+			return 1;
+	return 0;
+}
+
+int kp_var_may_change(const kp_kernel *k, const kp_decl *d)
+{
+	return !k->body || changes(k->body, d) || escapes(k->body, d);
+}
+
 /* The statements from the body of k down to the loop node: path[0] the
  * body, path[*np - 1] the loop. */
 static int find_path(const kp_node *n, const kp_node *target, const kp_node **path, int *np,

@@ -24,6 +24,12 @@
  * (l->load_b < l->load_e). */
 int kp_var_phase_private(const kp_file *f, const kp_kernel *k, const kp_loop *l, const kp_decl *d);
 
+/* Whether anything in k's body may change d after its declaration: an
+ * assignment, ++ or --, its address taken or bound to a reference, an
+ * argument of a parameter that is not a plain value, asm or a lambda
+ * naming it. */
+int kp_var_may_change(const kp_kernel *k, const kp_decl *d);
+
 /* The must-assign walk the test above runs, for one statement or
  * expression: whether d is assigned on every path through n when
  * `assigned` says whether it was on entry; *bad is set when some path
