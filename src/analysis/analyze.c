@@ -13,6 +13,7 @@
 #include "effects.h"
 #include "guard_cover.h"
 #include "liveness.h"
+#include "refill.h"
 #include "rules.h"
 
 #include <ctype.h>
@@ -3655,7 +3656,7 @@ static void check_tiles(actx *c, const rw_set *lw, const rw_set *cw)
 					   "'%s' is read after the loop, in the loop around it at "
 					   "line %d: the last tile would be observable there",
 					   t->arr->name, around->line);
-			else if (a[2])
+			else if (a[2] && !kp_tile_refilled_after(c->f, c->k, l, t))
 				add_reason(
 					c, a[2], "kpipe-tile-read-after-loop",
 					"'%s' is read after the loop: the last tile would be observable",

@@ -564,6 +564,15 @@ check "guard_cover: two loops pipelined" test "$(grep -c ': note: pipelined with
 check "guard_cover: matmul_ragged pipelined" has guard_cover.r "guard_cover\.cu:105:5: note: pipelined with "
 check "guard_cover: gemv_and pipelined" has guard_cover.r "guard_cover\.cu:124:5: note: pipelined with "
 
+# --- issue 34: a tile refilled after the loop (analysis/refill.c) ---
+rewritten refill_after "$in/refill_after.cu"
+for want in 35:5 60:12 87:9 112:5 137:5; do
+	check "refill_after: $want refused" has refill_after.r "refill_after\.cu:$want: warning: 'As' is read after the loop.*\[kpipe-tile-read-after-loop\]"
+done
+check "refill_after: only refill_ok pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/refill_after.r.err")" = 1
+check "refill_after: refill_ok pipelined" has refill_after.r "refill_after\.cu:153:5: note: pipelined with "
+check "refill_after: the refill uses stage 0" grep -q "As\[0\]\[ty\]\[tx\] = full + tx < K" "$tmp/refill_after.rw.cu"
+
 # --- a 10 MB file ------------------------------------------------------------------
 python3 - "$sample" "$tmp/big_10mb.cu" <<'PY'
 import sys
