@@ -369,7 +369,8 @@ static int conjuncts(const kp_node *c, const kp_node **out, int n, int max)
 
 /* Whether conjunct cj, bounding one subscript of the copy's target, bounds
  * every read of the tile outside the load phase alike. */
-static int conjunct_covers(const gctx *g, const kp_load *ld, const kp_node *cj)
+static int conjunct_covers(const gctx *g, const kp_load *ld, const kp_node *cj, kp_varies_fn varies,
+			   void *ctx)
 {
 	const kp_node *idx[KP_MAX_DIMS + 1];
 	int ni = 0;
@@ -380,6 +381,12 @@ static int conjunct_covers(const gctx *g, const kp_load *ld, const kp_node *cj)
 	}
 	if (!p || p->kind != KP_N_DECLREF || p->decl != ld->tile || ni != ld->tile->ndims)
 		return 0;
+	/* which thread writes which element must not change from tile to
+	 * tile: every subscript of the target is fixed (copy-loop counters
+	 * aside) */
+	for (int d = 0; d < ni; d++)
+		if (varies(ctx, idx[d]))
+			return 0;
 	for (int d = 0; d < ni; d++) {
 		int strict;
 		const char *xs = squeeze(g->f, kp_node_strip(idx[ni - 1 - d]));
@@ -406,7 +413,7 @@ int kp_guard_covers_reads(kp_file *f, const kp_kernel *k, const kp_loop *l, cons
 		return 0;
 	gctx g = {f, k, l};
 	for (int i = 0; i < n; i++)
-		if (varies(ctx, cj[i]) && !conjunct_covers(&g, ld, cj[i]))
+		if (varies(ctx, cj[i]) && !conjunct_covers(&g, ld, cj[i], varies, ctx))
 			return 0;
 	return 1;
 }

@@ -27,7 +27,10 @@ typedef int (*kp_varies_fn)(void *ctx, const kp_node *n);
  * and every read of the tile must index that dimension by the counter j
  * of an enclosing for loop of the compute whose condition bounds j by the
  * same expression (`j < b - a`, `j < min(T, b - a)`, a conjunct of
- * `&&`), counted from no less than the guard.  The tile must be named
+ * `&&`), counted from no less than the guard.  The subscripts of the
+ * copy's target must not change from tile to tile (`varies`), so the
+ * thread that writes an element is the same in every iteration.  The
+ * tile must be named
  * only by subscripts there.  Conjuncts that do not change are left to the
  * caller's rules. */
 int kp_guard_covers_reads(kp_file *f, const kp_kernel *k, const kp_loop *l, const kp_load *ld,

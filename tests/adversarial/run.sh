@@ -557,12 +557,13 @@ check "scratch_live: private_ok pipelined" has scratch_live.r "scratch_live\.cu:
 
 # --- issue 34: guarded copies without else, reads inside the writes (analysis/guard_cover.c) ---
 rewritten guard_cover "$in/guard_cover.cu"
-for want in 23 39 55 71 87; do
+for want in 25 41 57 73 89; do
 	check "guard_cover: line $want refused" has guard_cover.r "guard_cover\.cu:$want:9: warning: 'xs' is written under the condition .*\[kpipe-partial-tile-write\]"
 done
 check "guard_cover: two loops pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/guard_cover.r.err")" = 2
-check "guard_cover: matmul_ragged pipelined" has guard_cover.r "guard_cover\.cu:105:5: note: pipelined with "
-check "guard_cover: gemv_and pipelined" has guard_cover.r "guard_cover\.cu:124:5: note: pipelined with "
+check "guard_cover: matmul_ragged pipelined" has guard_cover.r "guard_cover\.cu:107:5: note: pipelined with "
+check "guard_cover: gemv_and pipelined" has guard_cover.r "guard_cover\.cu:126:5: note: pipelined with "
+check "guard_cover: moving_target refused" has guard_cover.r "guard_cover\.cu:146:9: warning: 'xs' is written under the condition .*\[kpipe-partial-tile-write\]"
 
 # --- issue 34: a tile refilled after the loop (analysis/refill.c) ---
 rewritten refill_after "$in/refill_after.cu"

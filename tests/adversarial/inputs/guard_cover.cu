@@ -7,8 +7,10 @@
 //  - off_by_one: `j <= N - base` reads one element past what was written;
 //  - other_bound: the compute is bounded by M - base, not N - base;
 //  - thread_term: the guard's bound depends on the thread (`+ ty`);
-//  - shifted: the compute reads xs[j + 1].
-// Expected: those five loops refused (kpipe-partial-tile-write); the near
+//  - shifted: the compute reads xs[j + 1];
+//  - moving_target (at the end): the element each thread writes moves with
+//    the tile.
+// Expected: those six loops refused (kpipe-partial-tile-write); the near
 // misses matmul_ragged (2-D tiles, `kk < min(T, K - k0)`) and
 // gemv_and (`j < T && base + j < N`) are rewritten.
 #define T 128
@@ -126,6 +128,25 @@ __global__ void gemv_and(const float *__restrict__ x, float *__restrict__ y, int
             xs[tid] = x[base + tid];
         __syncthreads();
         for (int j = 0; j < T && base + j < N; ++j)
+            acc += xs[j];
+        __syncthreads();
+    }
+    y[blockIdx.x * T + tid] = acc;
+}
+
+// moving_target: the element a thread writes moves with the tile
+// ((tid + base) % T), so with `tid < 64` the elements written change from
+// tile to tile, though every read is inside the guard's bound.
+__global__ void moving_target(const float *__restrict__ x, float *__restrict__ y, int N)
+{
+    __shared__ float xs[T];
+    const int tid = threadIdx.x;
+    float acc = 0.0f;
+    for (int base = 0; base < N; base += T) {
+        if (tid < 64 && base + (tid + base) % T < N)
+            xs[(tid + base) % T] = x[base + (tid + base) % T];
+        __syncthreads();
+        for (int j = 0; j < min(T, N - base); ++j)
             acc += xs[j];
         __syncthreads();
     }
