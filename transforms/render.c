@@ -515,6 +515,24 @@ static void dynamic_decl_edits(kp_file *f, const kp_loop *l, const char *sbuf, i
 	free(ind0);
 }
 
+/* A tile refilled after the loop (analysis/refill.h): its uses after the
+ * loop read and write stage 0. */
+typedef struct {
+	const kp_decl *d;
+	unsigned after;
+	kp_edits *out;
+} after_walk;
+
+static int stage0_after(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	after_walk *w = ud;
+	if (n->kind == KP_N_DECLREF && n->decl == w->d && n->name_editable &&
+	    n->name_off >= w->after)
+		kp_edits_add(w->out, n->name_off + (unsigned)strlen(n->name), 0, "[0]");
+	return 1;
+}
+
 char *kp_tile_decl_edits(kp_file *f, const kp_loop *l, int stages, int dynamic, int comments,
 			 kp_edits *out)
 {
@@ -536,6 +554,10 @@ char *kp_tile_decl_edits(kp_file *f, const kp_loop *l, int stages, int dynamic, 
 		if (!t->in_loop) {
 			if (sbuf[0])
 				kp_edits_add(out, at, 0, sbuf);
+			if (sbuf[0] && l->kernel->body) {
+				after_walk w = {t->arr, l->node->end, out};
+				kp_node_walk(l->kernel->body, NULL, stage0_after, &w);
+			}
 			continue;
 		}
 		/* declared in the loop: hoist the whole declaration statement */

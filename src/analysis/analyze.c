@@ -11,6 +11,9 @@
  */
 #include "analyze.h"
 #include "effects.h"
+#include "guard_cover.h"
+#include "liveness.h"
+#include "refill.h"
 #include "rules.h"
 
 #include <ctype.h>
@@ -3653,7 +3656,7 @@ static void check_tiles(actx *c, const rw_set *lw, const rw_set *cw)
 					   "'%s' is read after the loop, in the loop around it at "
 					   "line %d: the last tile would be observable there",
 					   t->arr->name, around->line);
-			else if (a[2])
+			else if (a[2] && !kp_tile_refilled_after(c->f, c->k, l, t))
 				add_reason(
 					c, a[2], "kpipe-tile-read-after-loop",
 					"'%s' is read after the loop: the last tile would be observable",
@@ -3733,7 +3736,7 @@ static void check_dependences(actx *c, const rw_set *lw, const rw_set *cw, const
 	for (int i = 0; i < lw->nr; i++) {
 		kp_decl *d = lw->r[i];
 		if (rw_has(lw->decl, lw->nd, d) || is_ind(l, d) || d->is_shared ||
-		    kp_is_scratch(c->f, c->k, l, d))
+		    kp_is_scratch(c->f, c->k, l, d) || kp_var_phase_private(c->f, c->k, l, d))
 			continue;
 		if (rw_has(all->w, all->nw, d)) {
 			add_reason(
@@ -3752,7 +3755,8 @@ static void check_dependences(actx *c, const rw_set *lw, const rw_set *cw, const
 		}
 	for (int i = 0; i < lw->nw; i++) {
 		kp_decl *d = lw->w[i];
-		if (d->is_shared || rw_has(lw->decl, lw->nd, d) || kp_is_scratch(c->f, c->k, l, d))
+		if (d->is_shared || rw_has(lw->decl, lw->nd, d) ||
+		    kp_is_scratch(c->f, c->k, l, d) || kp_var_phase_private(c->f, c->k, l, d))
 			continue;
 		add_reason(c, lw->wat[i], "kpipe-load-side-effect",
 			   "the load phase modifies '%s', which lives outside it", d->name);
@@ -3880,7 +3884,7 @@ static int find_write_to(kp_node *n, kp_node *parent, void *ud)
  * that only the load phase happens to name). */
 static int written_scratch(const actx *c, const kp_decl *d)
 {
-	if (!kp_is_scratch(c->f, c->k, c->l, d))
+	if (!kp_is_scratch(c->f, c->k, c->l, d) && !kp_var_phase_private(c->f, c->k, c->l, d))
 		return 0;
 	written_walk w = {d, 0};
 	for (int i = c->l->load_b; i < c->l->load_e && !w.hit; i++)
@@ -4076,6 +4080,13 @@ static const kp_node *varying_loop(vary_ctx *v, const kp_node *lp)
 	return r;
 }
 
+/* varying_part() for guard_cover.c: ctx is a vary_ctx, copied. */
+static int guard_part_varies(void *ctx, const kp_node *n)
+{
+	vary_ctx v = *(vary_ctx *)ctx;
+	return varying_part(&v, n) != NULL;
+}
+
 static void check_guards(actx *c, const rw_set *all)
 {
 	kp_loop *l = c->l;
@@ -4105,6 +4116,11 @@ static void check_guards(actx *c, const rw_set *all)
 			const kp_node *g = ld->under[u];
 			const kp_node *bad = g->nkids ? varying_part(&v, g->kids[0]) : g;
 			if (!bad)
+				continue;
+			/* the compute reads only what the guard wrote (guard_cover.h) */
+			if (g->kind == KP_N_IF && g->nkids == 2 && !ld->under_else[u] &&
+			    kp_guard_covers_reads(c->f, c->k, l, ld, g->kids[0], guard_part_varies,
+						  &v))
 				continue;
 			/* an if/else already has its else: what kpipe reads as a
 			 * guarded copy is one copy per branch */

@@ -558,6 +558,36 @@ check "effects_near: six loops pipelined" test "$(grep -c ': note: pipelined wit
 # reference, but not by the effect rules: the bump is an induction variable)
 check "effects_near: no effect refusal" test "$(grep -c 'kpipe-load-depends-on-compute\|kpipe-memory-order\|kpipe-unknown-effect' "$tmp/effects_near.r.err")" = 0
 
+# --- issue 34: scratch variables declared before the loop (analysis/liveness.c) ---
+rewritten scratch_live "$in/scratch_live.cu"
+for want in "26:5: warning: the tile loads read 'base', which the loop body modifies" \
+	"47:5: warning: the tile loads read 'idx', which the loop body modifies" \
+	"67:5: warning: the tile loads read 'idx', which the loop body modifies" \
+	"90:5: warning: the tile loads read 'idx', which the loop body modifies"; do
+	check "scratch_live: ${want%%:*} refused" has scratch_live.r "scratch_live\.cu:$want.*\[kpipe-load-depends-on-compute\]"
+done
+check "scratch_live: only private_ok pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/scratch_live.r.err")" = 1
+check "scratch_live: private_ok pipelined" has scratch_live.r "scratch_live\.cu:110:5: note: pipelined with "
+
+# --- issue 34: guarded copies without else, reads inside the writes (analysis/guard_cover.c) ---
+rewritten guard_cover "$in/guard_cover.cu"
+for want in 25 41 57 73 89; do
+	check "guard_cover: line $want refused" has guard_cover.r "guard_cover\.cu:$want:9: warning: 'xs' is written under the condition .*\[kpipe-partial-tile-write\]"
+done
+check "guard_cover: two loops pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/guard_cover.r.err")" = 2
+check "guard_cover: matmul_ragged pipelined" has guard_cover.r "guard_cover\.cu:107:5: note: pipelined with "
+check "guard_cover: gemv_and pipelined" has guard_cover.r "guard_cover\.cu:126:5: note: pipelined with "
+check "guard_cover: moving_target refused" has guard_cover.r "guard_cover\.cu:146:9: warning: 'xs' is written under the condition .*\[kpipe-partial-tile-write\]"
+
+# --- issue 34: a tile refilled after the loop (analysis/refill.c) ---
+rewritten refill_after "$in/refill_after.cu"
+for want in 35:5 60:12 87:9 112:5 137:5; do
+	check "refill_after: $want refused" has refill_after.r "refill_after\.cu:$want: warning: 'As' is read after the loop.*\[kpipe-tile-read-after-loop\]"
+done
+check "refill_after: only refill_ok pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/refill_after.r.err")" = 1
+check "refill_after: refill_ok pipelined" has refill_after.r "refill_after\.cu:153:5: note: pipelined with "
+check "refill_after: the refill uses stage 0" grep -q "As\[0\]\[ty\]\[tx\] = full + tx < K" "$tmp/refill_after.rw.cu"
+
 # --- a 10 MB file ------------------------------------------------------------------
 python3 - "$sample" "$tmp/big_10mb.cu" <<'PY'
 import sys

@@ -2,7 +2,10 @@
 # kernels.sh - CTest cpudiff.kernels: samples.sh over tests/cpudiff/kernels/,
 # small kernels (each with its launch spec) for shapes the samples do not
 # have: cooperative-groups barriers, __syncthreads_count as a barrier, a
-# per-tile partial sum, copies through a temporary.  Every variant of every
+# per-tile partial sum, copies through a temporary, and issue 34's C89
+# scratch variables (c89_scratch), guarded copies without else read inside
+# their bound (guarded_partial, matmul_ragged) and a tile refilled after the
+# loop (remainder_tile).  Every variant of every
 # kernel must match its original on the CPU emulator; the output and the
 # environment variables are those of samples.sh.
 set -euo pipefail

@@ -1,0 +1,419 @@
+/*
+ * guard_cover.c - the range a guarded copy writes covers the range the
+ * compute reads (guard_cover.h).  Both sides are read as linear upper
+ * bounds: the guard's conjunct `a + x < b` bounds the copy's subscript x
+ * by b - a, the compute loop's `j < min(T, b - a)` bounds the read's
+ * subscript j by b - a; the two bounds are compared as sums of signed
+ * terms, each term its source text.  The terms must have one value for
+ * the whole block and the whole iteration (uniform()), so the same text
+ * in the load phase and in the compute means the same number.  The thread
+ * writing element e of that dimension is the one whose x is e, so for
+ * every element read the changing conjunct holds: the elements the
+ * compute reads are written in every iteration the way the conditions
+ * fixed before the loop say, whatever the tile.
+ */
+#include "guard_cover.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "liveness.h"
+#include "util.h"
+
+#define MAX_TERMS 12
+
+typedef struct {
+	const char *text[MAX_TERMS];
+	const kp_node *node[MAX_TERMS];
+	int sign[MAX_TERMS];
+	int n;
+	int overflow;
+} terms;
+
+typedef struct {
+	kp_file *f;
+	const kp_kernel *k;
+	const kp_loop *l;
+} gctx;
+
+/* The source text of n without white space. */
+static const char *squeeze(kp_file *f, const kp_node *n)
+{
+	const char *t = kp_node_text(f, n);
+	if (!t)
+		return NULL;
+	size_t len = strlen(t), o = 0;
+	char *s = kp_arena_alloc(&f->arena, len + 1);
+	for (size_t i = 0; i < len; i++)
+		if (t[i] != ' ' && t[i] != '\t' && t[i] != '\n' && t[i] != '\r')
+			s[o++] = t[i];
+	s[o] = 0;
+	return s;
+}
+
+static void collect(kp_file *f, const kp_node *n, int sign, terms *t)
+{
+	n = kp_node_strip(n);
+	if (n && n->kind == KP_N_BINOP && n->nkids == 2 &&
+	    (n->opk == KP_OP_ADD || n->opk == KP_OP_SUB)) {
+		collect(f, n->kids[0], sign, t);
+		collect(f, n->kids[1], n->opk == KP_OP_SUB ? -sign : sign, t);
+		return;
+	}
+	const char *s = n ? squeeze(f, n) : NULL;
+	if (!s || t->n >= MAX_TERMS) {
+		t->overflow = 1;
+		return;
+	}
+	t->text[t->n] = s;
+	t->node[t->n] = n;
+	t->sign[t->n++] = sign;
+}
+
+/* A sum of terms as one canonical string: "+b-a" sorted. */
+static int term_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static const char *canon(kp_file *f, const terms *t)
+{
+	const char *v[MAX_TERMS];
+	kp_strbuf parts[MAX_TERMS];
+	for (int i = 0; i < t->n; i++) {
+		parts[i] = (kp_strbuf)KP_STRBUF_INIT;
+		kp_strbuf_addf(&parts[i], "%c%s", t->sign[i] > 0 ? '+' : '-', t->text[i]);
+		v[i] = kp_arena_strdup(&f->arena, kp_strbuf_str(&parts[i]));
+		kp_strbuf_release(&parts[i]);
+	}
+	qsort(v, (size_t)t->n, sizeof(v[0]), term_cmp);
+	kp_strbuf sb = KP_STRBUF_INIT;
+	for (int i = 0; i < t->n; i++)
+		kp_strbuf_addf(&sb, "%s\x1f", v[i]);
+	const char *r = kp_arena_strdup(&f->arena, kp_strbuf_str(&sb));
+	kp_strbuf_release(&sb);
+	return r;
+}
+
+static int header_ind(const kp_loop *l, const kp_decl *d)
+{
+	for (int i = 0; i < l->nind; i++)
+		if (l->ind[i].var == d)
+			return l->ind[i].in_header;
+	return -1;
+}
+
+/* One value for every thread of the block and the whole iteration. */
+static int uniform(const gctx *g, const kp_node *n, int depth)
+{
+	if (!n)
+		return 1;
+	if (depth > 8)
+		return 0;
+	switch (n->kind) {
+	case KP_N_INTLIT:
+	case KP_N_FLOATLIT:
+	case KP_N_SIZEOF: return 1;
+	case KP_N_DECLREF: {
+		const kp_decl *d = n->decl;
+		const char *nm = n->name ? n->name : d ? d->name : NULL;
+		if (!nm || !d)
+			return 0;
+		if (!strcmp(nm, "blockIdx") || !strcmp(nm, "blockDim") || !strcmp(nm, "gridDim"))
+			return 1;
+		if (d->kind == KP_D_PARM)
+			return !d->ty.is_ref && !KP_TY_ANY_VOLATILE(d->ty);
+		if (d->kind == KP_D_TPARAM || d->kind == KP_D_ENUM)
+			return 1;
+		if (d->kind != KP_D_VAR || d->is_shared || d->ty.is_ref || !d->in_main)
+			return 0;
+		int hi = header_ind(g->l, d);
+		if (hi >= 0)
+			return hi == 1;
+		if (d->is_constexpr || (d->is_const && d->has_value))
+			return 1;
+		if (!g->k->body || d->begin < g->k->body->begin || d->end > g->l->node->begin)
+			return 0;
+		return !kp_var_may_change(g->k, d) && d->init && uniform(g, d->init, depth + 1);
+	}
+	case KP_N_CALL:
+		if (!n->name || (strcmp(n->name, "min") && strcmp(n->name, "max")))
+			return 0;
+		for (int i = 1; i < n->nkids; i++)
+			if (!uniform(g, n->kids[i], depth))
+				return 0;
+		return 1;
+	case KP_N_BINOP:
+		if (n->opk == KP_OP_ASSIGN || n->opk == KP_OP_COMMA)
+			return 0;
+		break;
+	case KP_N_UNOP:
+		if (n->opk == KP_OP_DEREF || n->opk == KP_OP_ADDR || KP_OP_IS_INCDEC(n->opk))
+			return 0;
+		break;
+	case KP_N_MEMBER:
+	case KP_N_PAREN:
+	case KP_N_CAST:
+	case KP_N_CONDOP: break;
+	default: return 0;
+	}
+	for (int i = 0; i < n->nkids; i++)
+		if (!uniform(g, n->kids[i], depth))
+			return 0;
+	return 1;
+}
+
+/* `L op R` read as x < bound (*strict) or x <= bound, where x is the term
+ * spelled xs; the bound's canonical string, or NULL when c is not such a
+ * conjunct or a term of the bound is not uniform. */
+static const char *upper_bound(const gctx *g, const kp_node *c, const char *xs, int *strict)
+{
+	c = kp_node_strip(c);
+	if (!c || c->kind != KP_N_BINOP || c->nkids != 2)
+		return NULL;
+	const kp_node *L, *R;
+	switch (c->opk) {
+	case KP_OP_LT:
+	case KP_OP_LE: L = c->kids[0], R = c->kids[1]; break;
+	case KP_OP_GT:
+	case KP_OP_GE: L = c->kids[1], R = c->kids[0]; break;
+	default: return NULL;
+	}
+	*strict = c->opk == KP_OP_LT || c->opk == KP_OP_GT;
+	terms lt = {0}, rt = {0}, b = {0};
+	collect(g->f, L, 1, &lt);
+	collect(g->f, R, 1, &rt);
+	if (lt.overflow || rt.overflow)
+		return NULL;
+	int found = 0;
+	for (int i = 0; i < lt.n; i++) {
+		if (!found && lt.sign[i] > 0 && !strcmp(lt.text[i], xs)) {
+			found = 1;
+			continue;
+		}
+		b.text[b.n] = lt.text[i], b.node[b.n] = lt.node[i], b.sign[b.n++] = -lt.sign[i];
+	}
+	for (int i = 0; i < rt.n && b.n < MAX_TERMS; i++) {
+		if (!strcmp(rt.text[i], xs))
+			return NULL;
+		b.text[b.n] = rt.text[i], b.node[b.n] = rt.node[i], b.sign[b.n++] = rt.sign[i];
+	}
+	if (!found || b.n == 0 || b.n >= MAX_TERMS)
+		return NULL;
+	for (int i = 0; i < b.n; i++)
+		if (!uniform(g, b.node[i], 0))
+			return NULL;
+	return canon(g->f, &b);
+}
+
+/* Whether cond bounds the read subscript j (spelled js) by the guard's
+ * bound gb: a conjunct of cond, or an argument of min() on its right. */
+static int bounds_by(const gctx *g, const kp_node *cond, const char *js, const char *gb,
+		     int gstrict)
+{
+	cond = kp_node_strip(cond);
+	if (!cond)
+		return 0;
+	if (cond->kind == KP_N_BINOP && cond->opk == KP_OP_LAND && cond->nkids == 2)
+		return bounds_by(g, cond->kids[0], js, gb, gstrict) ||
+		       bounds_by(g, cond->kids[1], js, gb, gstrict);
+	int strict;
+	const char *b = upper_bound(g, cond, js, &strict);
+	if (b && !strcmp(b, gb) && (strict || !gstrict))
+		return 1;
+	/* j < min(T, b - a) */
+	if (cond->kind != KP_N_BINOP || cond->nkids != 2 ||
+	    (cond->opk != KP_OP_LT && cond->opk != KP_OP_LE))
+		return 0;
+	const kp_node *l = kp_node_strip(cond->kids[0]), *r = kp_node_strip(cond->kids[1]);
+	if (!l || l->kind != KP_N_DECLREF || !l->name || strcmp(l->name, js) || !r ||
+	    r->kind != KP_N_CALL || !r->name || strcmp(r->name, "min"))
+		return 0;
+	if (gstrict && cond->opk != KP_OP_LT)
+		return 0;
+	for (int i = 1; i < r->nkids; i++) {
+		terms t = {0};
+		collect(g->f, r->kids[i], 1, &t);
+		if (t.overflow || !uniform(g, r->kids[i], 0))
+			continue;
+		if (!strcmp(canon(g->f, &t), gb))
+			return 1;
+	}
+	return 0;
+}
+
+static int writes_to(const kp_node *n, const kp_decl *d)
+{
+	if (!n)
+		return 0;
+	const kp_node *t = NULL;
+	if (((n->kind == KP_N_BINOP && n->opk == KP_OP_ASSIGN) || n->kind == KP_N_ASSIGNOP ||
+	     (n->kind == KP_N_UNOP && KP_OP_IS_INCDEC(n->opk))) &&
+	    n->nkids >= 1)
+		t = kp_node_strip(n->kids[0]);
+	if (t && t->kind == KP_N_DECLREF && t->decl == d)
+		return 1;
+	if (n->kind == KP_N_UNOP && n->opk == KP_OP_ADDR && n->nkids == 1) {
+		const kp_node *a = kp_node_strip(n->kids[0]);
+		if (a && a->kind == KP_N_DECLREF && a->decl == d)
+			return 1;
+	}
+	for (int i = 0; i < n->nkids; i++)
+		if (writes_to(n->kids[i], d))
+			return 1;
+	return 0;
+}
+
+typedef struct {
+	const gctx *g;
+	const kp_decl *tile;
+	int dim;        /* the guarded subscript, counted from the array's name */
+	const char *gb; /* the guard's bound */
+	int gstrict;
+	const kp_node *fors[16];
+	int nfors;
+	int bad;
+} rwalk;
+
+static void reads(rwalk *w, const kp_node *n);
+
+static int names_decl_in(const kp_node *n, const kp_decl *d)
+{
+	if (!n)
+		return 0;
+	if (n->kind == KP_N_DECLREF && n->decl == d)
+		return 1;
+	for (int i = 0; i < n->nkids; i++)
+		if (names_decl_in(n->kids[i], d))
+			return 1;
+	return 0;
+}
+
+/* One access As[i0][i1]...: its subscript at w->dim must be the counter
+ * of an enclosing for loop bounded like the guard. */
+static void access(rwalk *w, const kp_node *n)
+{
+	const kp_node *idx[KP_MAX_DIMS + 1];
+	int ni = 0;
+	const kp_node *p = n;
+	while (p && p->kind == KP_N_SUBSCRIPT && p->nkids == 2 && ni <= KP_MAX_DIMS) {
+		idx[ni++] = p->kids[1];
+		p = kp_node_strip(p->kids[0]);
+	}
+	if (ni != w->tile->ndims || w->dim >= ni) {
+		w->bad = 1;
+		return;
+	}
+	const kp_node *j = kp_node_strip(idx[ni - 1 - w->dim]);
+	int ok = 0;
+	/* the innermost enclosing for loop whose condition names j */
+	if (j && j->kind == KP_N_DECLREF && j->decl && j->decl->kind == KP_D_VAR)
+		for (int i = w->nfors - 1; i >= 0; i--) {
+			const kp_node *fl = w->fors[i];
+			if (!names_decl_in(fl->for_cond, j->decl))
+				continue;
+			ok = !writes_to(fl->for_body, j->decl) &&
+			     bounds_by(w->g, fl->for_cond, squeeze(w->g->f, j), w->gb, w->gstrict);
+			break;
+		}
+	if (!ok)
+		w->bad = 1;
+	for (int i = 0; i < ni && !w->bad; i++)
+		reads(w, idx[i]);
+}
+
+static void reads(rwalk *w, const kp_node *n)
+{
+	if (!n || w->bad)
+		return;
+	if (n->kind == KP_N_SUBSCRIPT) {
+		const kp_node *p = n;
+		while (p && p->kind == KP_N_SUBSCRIPT && p->nkids == 2)
+			p = kp_node_strip(p->kids[0]);
+		if (p && p->kind == KP_N_DECLREF && p->decl == w->tile) {
+			access(w, n);
+			return;
+		}
+	}
+	if (n->kind == KP_N_DECLREF && n->decl == w->tile) {
+		w->bad = 1; /* the tile named otherwise: a pointer, an argument */
+		return;
+	}
+	int pushed = 0;
+	if (n->kind == KP_N_FOR) {
+		if (w->nfors >= 16) {
+			w->bad = 1;
+			return;
+		}
+		w->fors[w->nfors++] = n;
+		pushed = 1;
+	}
+	for (int i = 0; i < n->nkids; i++)
+		reads(w, n->kids[i]);
+	if (pushed)
+		w->nfors--;
+}
+
+static int conjuncts(const kp_node *c, const kp_node **out, int n, int max)
+{
+	c = kp_node_strip(c);
+	if (!c || n < 0)
+		return -1;
+	if (c->kind == KP_N_BINOP && c->opk == KP_OP_LAND && c->nkids == 2)
+		return conjuncts(c->kids[1], out, conjuncts(c->kids[0], out, n, max), max);
+	if (n >= max)
+		return -1;
+	out[n] = c;
+	return n + 1;
+}
+
+/* Whether conjunct cj, bounding one subscript of the copy's target, bounds
+ * every read of the tile outside the load phase alike. */
+static int conjunct_covers(const gctx *g, const kp_load *ld, const kp_node *cj, kp_varies_fn varies,
+			   void *ctx)
+{
+	const kp_node *idx[KP_MAX_DIMS + 1];
+	int ni = 0;
+	const kp_node *p = kp_node_strip(ld->lhs);
+	while (p && p->kind == KP_N_SUBSCRIPT && p->nkids == 2 && ni <= KP_MAX_DIMS) {
+		idx[ni++] = p->kids[1];
+		p = kp_node_strip(p->kids[0]);
+	}
+	if (!p || p->kind != KP_N_DECLREF || p->decl != ld->tile || ni != ld->tile->ndims)
+		return 0;
+	/* which thread writes which element must not change from tile to
+	 * tile: every subscript of the target is fixed (copy-loop counters
+	 * aside) */
+	for (int d = 0; d < ni; d++)
+		if (varies(ctx, idx[d]))
+			return 0;
+	for (int d = 0; d < ni; d++) {
+		int strict;
+		const char *xs = squeeze(g->f, kp_node_strip(idx[ni - 1 - d]));
+		const char *gb = xs ? upper_bound(g, cj, xs, &strict) : NULL;
+		if (!gb)
+			continue;
+		rwalk w = {g, ld->tile, d, gb, strict, {NULL}, 0, 0};
+		const kp_loop *l = g->l;
+		for (int i = 0; i < l->nstmts && !w.bad; i++)
+			if (i < l->load_b || i >= l->load_e)
+				reads(&w, l->stmts[i]);
+		if (!w.bad)
+			return 1;
+	}
+	return 0;
+}
+
+int kp_guard_covers_reads(kp_file *f, const kp_kernel *k, const kp_loop *l, const kp_load *ld,
+			  const kp_node *cond, kp_varies_fn varies, void *ctx)
+{
+	const kp_node *cj[16];
+	int n = conjuncts(cond, cj, 0, 16);
+	if (n <= 0 || !ld->tile || !ld->lhs || ld->tile->ndims < 1)
+		return 0;
+	gctx g = {f, k, l};
+	for (int i = 0; i < n; i++)
+		if (varies(ctx, cj[i]) && !conjunct_covers(&g, ld, cj[i], varies, ctx))
+			return 0;
+	return 1;
+}

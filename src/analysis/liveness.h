@@ -1,0 +1,40 @@
+/*
+ * liveness.h - scratch variables private to each iteration of a K-loop
+ * (C89 style: `int idx;` at the top of the kernel, assigned in the load
+ * phase and perhaps again in the compute phase).  A variable that every
+ * phase assigns before it reads, that the loop header never names and
+ * whose value at the loop's exit nothing reads is dead at the loop's head:
+ * each phase has its own copy of it, so the pipelined loop, which runs
+ * the next tile's load phase before this tile's compute, keeps every value
+ * it reads (liveness.c).
+ */
+#ifndef KPIPE_LIVENESS_H
+#define KPIPE_LIVENESS_H
+
+#include "loop.h"
+
+/* Whether d, a variable of kernel k declared before loop l, is private to
+ * each phase of each iteration of l: a plain local scalar (no reference,
+ * pointer, array, static), its address never taken nor handed to a
+ * reference parameter, a lambda or asm; the statements before the load
+ * phase, the load phase and the statements after it each assign it
+ * before any read on every path; the loop's init, condition and
+ * increment do not name it; and after the loop every path assigns it
+ * before reading it (or never reads it).  Needs the phases found
+ * (l->load_b < l->load_e). */
+int kp_var_phase_private(const kp_file *f, const kp_kernel *k, const kp_loop *l, const kp_decl *d);
+
+/* Whether anything in k's body may change d after its declaration: an
+ * assignment, ++ or --, its address taken or bound to a reference, an
+ * argument of a parameter that is not a plain value, asm or a lambda
+ * naming it. */
+int kp_var_may_change(const kp_kernel *k, const kp_decl *d);
+
+/* The must-assign walk the test above runs, for one statement or
+ * expression: whether d is assigned on every path through n when
+ * `assigned` says whether it was on entry; *bad is set when some path
+ * reads d before assigning it, or n does something the walk does not
+ * follow (goto, switch, asm or a lambda naming d).  Exposed for tests. */
+int kp_must_assign(const kp_node *n, const kp_decl *d, int assigned, int *bad);
+
+#endif

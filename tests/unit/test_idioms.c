@@ -1,0 +1,207 @@
+/*
+ * test_idioms.c - two shapes of issue 34 the analysis proves safe:
+ * guarded copies without else whose reads stay inside the guard's bound
+ * (src/analysis/guard_cover.c: the loop's verdict and its reason ids), and
+ * a tile refilled after the loop (src/analysis/refill.c:
+ * kp_tile_refilled_after on the loop's tiles).  kp_parse + kp_analyze on
+ * in-memory kernels.
+ */
+#include "analyze.h"
+#include "arch.h"
+#include "parse.h"
+#include "refill.h"
+
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+static kp_file F;
+static kp_analysis AN;
+
+static kp_loop *analyse(const char *src)
+{
+	memset(&F, 0, sizeof(F));
+	kp_parse_opts o;
+	memset(&o, 0, sizeof(o));
+	o.arch = "sm_90";
+	o.contents = src;
+	o.contents_len = strlen(src);
+	o.no_compdb = 1;
+	char *err = NULL;
+	int rc = kp_parse(&F, "snippet.cu", &o, &err);
+	cr_assert_eq(rc, KP_PARSE_OK, "kp_parse: %d (%s)", rc, err ? err : "compile errors");
+	free(err);
+	kp_analyze_opts ao;
+	memset(&ao, 0, sizeof(ao));
+	ao.arch = kp_arch_find("sm_90");
+	cr_assert_eq(kp_analyze(&AN, &F, &ao), 0);
+	/* the first loop is the K-loop (a loop after it may be a candidate) */
+	cr_assert_geq(AN.nloops, 1, "no loop found");
+	return AN.loops[0];
+}
+
+static int has_reason(const kp_loop *l, const char *id)
+{
+	for (int i = 0; i < l->nreasons; i++)
+		if (!strcmp(l->reasons[i].id, id))
+			return 1;
+	return 0;
+}
+
+static void release(void)
+{
+	kp_file_release(&F);
+	memset(&F, 0, sizeof(F));
+}
+
+TestSuite(idioms, .fini = release);
+
+#define GEMV(GUARD, BOUND, READ)                                                                   \
+	"#define T 128\n"                                                                          \
+	"__global__ void g(const float *__restrict__ x, float *__restrict__ y, int M, int N)\n"    \
+	"{\n"                                                                                      \
+	"    __shared__ float xs[T + 1];\n"                                                        \
+	"    const int tid = threadIdx.x;\n"                                                       \
+	"    float acc = 0.0f;\n"                                                                  \
+	"    for (int base = 0; base < N; base += T) {\n"                                          \
+	"        if (" GUARD ")\n"                                                                 \
+	"            xs[tid] = x[base + tid];\n"                                                   \
+	"        __syncthreads();\n"                                                               \
+	"        for (int j = 0; " BOUND "; ++j)\n"                                                \
+	"            acc += " READ ";\n"                                                           \
+	"        __syncthreads();\n"                                                               \
+	"    }\n"                                                                                  \
+	"    y[blockIdx.x * T + tid] = acc;\n"                                                     \
+	"}\n"
+
+Test(idioms, guard_bound_min)
+{
+	kp_loop *l = analyse(GEMV("tid < T && base + tid < N", "j < min(T, N - base)", "xs[j]"));
+	cr_expect(l->eligible, "refused: %s", l->nreasons ? l->reasons[0].message : "?");
+}
+
+Test(idioms, guard_bound_rearranged)
+{
+	/* x < N - base against N > base + j: the same bound, other spellings */
+	kp_loop *l = analyse(GEMV("tid < N - base", "N > base + j && j < T", "xs[j]"));
+	cr_expect(l->eligible, "refused: %s", l->nreasons ? l->reasons[0].message : "?");
+}
+
+Test(idioms, guard_bound_wider_read)
+{
+	kp_loop *l = analyse(GEMV("tid < T && base + tid < N", "j < T", "xs[j]"));
+	cr_expect_not(l->eligible);
+	cr_expect(has_reason(l, "kpipe-partial-tile-write"));
+}
+
+Test(idioms, guard_bound_not_strict)
+{
+	kp_loop *l = analyse(GEMV("base + tid < N", "j <= N - base && j < T", "xs[j]"));
+	cr_expect(has_reason(l, "kpipe-partial-tile-write"));
+}
+
+Test(idioms, guard_non_strict_read_strict)
+{
+	kp_loop *l = analyse(GEMV("base + tid <= N - 1", "j < T && j <= N - 1 - base", "xs[j]"));
+	cr_expect(l->eligible, "refused: %s", l->nreasons ? l->reasons[0].message : "?");
+}
+
+Test(idioms, guard_bound_other_variable)
+{
+	kp_loop *l = analyse(GEMV("base + tid < N", "j < min(T, M - base)", "xs[j]"));
+	cr_expect(has_reason(l, "kpipe-partial-tile-write"));
+}
+
+Test(idioms, guard_read_shifted)
+{
+	kp_loop *l = analyse(GEMV("base + tid < N", "j < min(T, N - base)", "xs[j + 1]"));
+	cr_expect(has_reason(l, "kpipe-partial-tile-write"));
+}
+
+#define REM(AFTER)                                                                                 \
+	"#define S 16\n"                                                                           \
+	"__global__ void r(const float *__restrict__ A, float *__restrict__ C, int K)\n"           \
+	"{\n"                                                                                      \
+	"    __shared__ float As[S][S];\n"                                                         \
+	"    const int tx = threadIdx.x, ty = threadIdx.y;\n"                                      \
+	"    const int full = K / S * S;\n"                                                        \
+	"    float acc = 0.0f;\n"                                                                  \
+	"    for (int k0 = 0; k0 < full; k0 += S) {\n"                                             \
+	"        As[ty][tx] = A[ty * K + k0 + tx];\n"                                              \
+	"        __syncthreads();\n"                                                               \
+	"        for (int kk = 0; kk < S; ++kk)\n"                                                 \
+	"            acc += As[ty][kk];\n"                                                         \
+	"        __syncthreads();\n"                                                               \
+	"    }\n" AFTER "    C[ty * S + tx] = acc;\n"                                              \
+	"}\n"
+
+static int refilled(const char *src)
+{
+	kp_loop *l = analyse(src);
+	for (int i = 0; i < l->ntiles; i++)
+		if (!strcmp(l->tiles[i].arr->name, "As"))
+			return kp_tile_refilled_after(&F, l->kernel, l, &l->tiles[i]);
+	cr_assert_fail("no tile As");
+	return 0;
+}
+
+Test(idioms, refill_in_remainder_block)
+{
+	cr_expect(
+		refilled(REM("    if (full < K) {\n"
+			     "        As[ty][tx] = full + tx < K ? A[ty * K + full + tx] : 0.0f;\n"
+			     "        __syncthreads();\n"
+			     "        for (int kk = 0; kk < K - full; ++kk)\n"
+			     "            acc += As[ty][kk];\n"
+			     "    }\n")));
+	cr_expect(AN.loops[0]->eligible);
+	cr_expect(AN.loops[0]->exit_barrier);
+}
+
+Test(idioms, refill_read_first)
+{
+	cr_expect_not(refilled(REM("    acc += As[ty][0];\n"
+				   "    As[ty][tx] = A[ty * K + full + tx];\n"
+				   "    __syncthreads();\n"
+				   "    acc += As[ty][1];\n")));
+	cr_expect(has_reason(AN.loops[0], "kpipe-tile-read-after-loop"));
+}
+
+Test(idioms, refill_without_barrier)
+{
+	cr_expect_not(refilled(REM("    As[ty][tx] = A[ty * K + full + tx];\n"
+				   "    acc += As[ty][1];\n")));
+}
+
+Test(idioms, refill_guarded)
+{
+	cr_expect_not(refilled(REM("    if (tx < K - full)\n"
+				   "        As[ty][tx] = A[ty * K + full + tx];\n"
+				   "    __syncthreads();\n"
+				   "    acc += As[ty][1];\n")));
+}
+
+Test(idioms, refill_other_subscripts)
+{
+	cr_expect_not(refilled(REM("    As[tx][ty] = A[tx * K + full + ty];\n"
+				   "    __syncthreads();\n"
+				   "    acc += As[ty][1];\n")));
+}
+
+Test(idioms, refill_then_write_again)
+{
+	cr_expect_not(refilled(REM("    As[ty][tx] = A[ty * K + full + tx];\n"
+				   "    __syncthreads();\n"
+				   "    acc += As[ty][1];\n"
+				   "    As[ty][tx] = 0.0f;\n")));
+}
+
+Test(idioms, refill_in_a_loop)
+{
+	cr_expect_not(refilled(REM("    for (int r = 0; r < 2; ++r) {\n"
+				   "        As[ty][tx] = A[ty * K + full + tx];\n"
+				   "        __syncthreads();\n"
+				   "        acc += As[ty][1];\n"
+				   "        __syncthreads();\n"
+				   "    }\n")));
+}

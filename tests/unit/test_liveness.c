@@ -1,0 +1,202 @@
+/*
+ * test_liveness.c - scratch variables private to each phase of each
+ * iteration (src/analysis/liveness.c): kp_parse + kp_analyze on in-memory
+ * kernels whose `int idx;` is declared before the K-loop, then
+ * kp_var_phase_private on it: assigned before every read in each phase and
+ * dead after the loop (private); read by the compute phase after only the
+ * load phase assigned it, read before its assignment, assigned under a
+ * condition or under &&, read after the loop, named in a loop around the
+ * K-loop, its address taken (not private).  And the loop's verdict.
+ */
+#include "analyze.h"
+#include "arch.h"
+#include "liveness.h"
+#include "parse.h"
+
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+static kp_file F;
+static kp_analysis AN;
+
+#define HEAD                                                                                       \
+	"#define T 16\n"                                                                           \
+	"__device__ void take(int *p) { *p = 1; }\n"                                               \
+	"__device__ int twice(int v) { return 2 * v; }\n"                                          \
+	"__global__ void k(const float *__restrict__ A, const float *__restrict__ B,\n"            \
+	"                  float *__restrict__ C, int N, int K)\n"                                 \
+	"{\n"                                                                                      \
+	"    __shared__ float As[T][T];\n"                                                         \
+	"    __shared__ float Bs[T][T];\n"                                                         \
+	"    int tx = threadIdx.x, ty = threadIdx.y, t, kk, idx;\n"                                \
+	"    int row = blockIdx.y * T + ty, col = blockIdx.x * T + tx;\n"                          \
+	"    float acc = 0.0f;\n"
+#define FOR "    for (t = 0; t < K / T; t++) {\n"
+#define LOADS                                                                                      \
+	"        idx = row * K + t * T + tx;\n"                                                    \
+	"        As[ty][tx] = A[idx];\n"                                                           \
+	"        idx = (t * T + ty) * N + col;\n"                                                  \
+	"        Bs[ty][tx] = B[idx];\n"                                                           \
+	"        __syncthreads();\n"
+#define COMPUTE                                                                                    \
+	"        for (kk = 0; kk < T; kk++) {\n"                                                   \
+	"            idx = kk;\n"                                                                  \
+	"            acc += As[ty][idx] * Bs[idx][tx];\n"                                          \
+	"        }\n"                                                                              \
+	"        __syncthreads();\n"                                                               \
+	"    }\n"
+#define END "    C[row * N + col] = acc;\n}\n"
+
+static int vardecl(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	const kp_decl **out = ud;
+	if (n->kind == KP_N_VARDECL && n->decl && !strcmp(n->decl->name, "idx"))
+		*out = n->decl;
+	return !*out;
+}
+
+/* kp_var_phase_private of `idx` in the only loop of src; *eligible the
+ * loop's verdict. */
+static int private_idx(const char *src, int *eligible)
+{
+	memset(&F, 0, sizeof(F));
+	kp_parse_opts o;
+	memset(&o, 0, sizeof(o));
+	o.arch = "sm_90";
+	o.contents = src;
+	o.contents_len = strlen(src);
+	o.no_compdb = 1;
+	char *err = NULL;
+	int rc = kp_parse(&F, "snippet.cu", &o, &err);
+	cr_assert_eq(rc, KP_PARSE_OK, "kp_parse: %d (%s)", rc, err ? err : "compile errors");
+	free(err);
+	kp_analyze_opts ao;
+	memset(&ao, 0, sizeof(ao));
+	ao.arch = kp_arch_find("sm_90");
+	cr_assert_eq(kp_analyze(&AN, &F, &ao), 0);
+	cr_assert_eq(AN.nloops, 1, "expected 1 loop, found %d", AN.nloops);
+	kp_loop *l = AN.loops[0];
+	const kp_decl *d = NULL;
+	kp_node_walk(l->kernel->body, NULL, vardecl, &d);
+	cr_assert_not_null(d, "no idx");
+	*eligible = l->eligible;
+	return kp_var_phase_private(&F, l->kernel, l, d);
+}
+
+static void release(void)
+{
+	kp_file_release(&F);
+	memset(&F, 0, sizeof(F));
+}
+
+TestSuite(liveness, .fini = release);
+
+Test(liveness, each_phase_assigns_first)
+{
+	int el;
+	cr_expect(private_idx(HEAD FOR LOADS COMPUTE END, &el));
+	cr_expect(el, "the loop is refused");
+}
+
+Test(liveness, assigned_after_the_loop_before_its_read)
+{
+	int el;
+	cr_expect(private_idx(HEAD FOR LOADS COMPUTE "    idx = row * N + col;\n"
+						     "    C[idx] = acc;\n}\n",
+			      &el));
+	cr_expect(el);
+}
+
+Test(liveness, compute_reads_the_load_phase_value)
+{
+	int el;
+	cr_expect_not(private_idx(HEAD FOR LOADS
+				  "        for (kk = 0; kk < T; kk++)\n"
+				  "            acc += As[ty][kk] * Bs[kk][tx] * idx;\n"
+				  "        __syncthreads();\n"
+				  "    }\n" END,
+				  &el));
+	cr_expect_not(el);
+}
+
+Test(liveness, load_phase_reads_before_assigning)
+{
+	int el;
+	cr_expect_not(private_idx(HEAD FOR "        As[ty][tx] = A[row * K + t * T + tx + idx];\n"
+					   "        idx = (t * T + ty) * N + col;\n"
+					   "        Bs[ty][tx] = B[idx];\n"
+					   "        __syncthreads();\n" COMPUTE END,
+				  &el));
+	cr_expect_not(el);
+}
+
+Test(liveness, assigned_under_a_condition)
+{
+	int el;
+	cr_expect_not(private_idx(HEAD FOR "        if (t > 0)\n"
+					   "            idx = row * K + t * T + tx;\n"
+					   "        As[ty][tx] = A[idx];\n"
+					   "        Bs[ty][tx] = B[(t * T + ty) * N + col];\n"
+					   "        __syncthreads();\n" COMPUTE END,
+				  &el));
+	cr_expect_not(el);
+}
+
+Test(liveness, assigned_in_both_branches)
+{
+	int el;
+	cr_expect(private_idx(HEAD FOR "        if (t > 0)\n"
+				       "            idx = row * K + t * T + tx;\n"
+				       "        else\n"
+				       "            idx = row * K + tx;\n"
+				       "        As[ty][tx] = A[idx];\n"
+				       "        Bs[ty][tx] = B[(t * T + ty) * N + col];\n"
+				       "        __syncthreads();\n" COMPUTE END,
+			      &el));
+}
+
+Test(liveness, assigned_under_and)
+{
+	int el;
+	cr_expect_not(private_idx(HEAD FOR
+				  "        (void)(t >= 0 && (idx = row * K + t * T + tx));\n"
+				  "        As[ty][tx] = A[idx];\n"
+				  "        Bs[ty][tx] = B[(t * T + ty) * N + col];\n"
+				  "        __syncthreads();\n" COMPUTE END,
+				  &el));
+}
+
+Test(liveness, read_after_the_loop)
+{
+	int el;
+	cr_expect_not(
+		private_idx(HEAD FOR LOADS COMPUTE "    C[row * N + col] = acc + idx;\n}\n", &el));
+	cr_expect_not(el);
+}
+
+Test(liveness, read_by_value_after_assignment_in_a_call)
+{
+	int el;
+	cr_expect(private_idx(HEAD FOR "        idx = row * K + t * T + tx;\n"
+				       "        As[ty][tx] = A[twice(idx) / 2];\n"
+				       "        idx = (t * T + ty) * N + col;\n"
+				       "        Bs[ty][tx] = B[idx];\n"
+				       "        __syncthreads();\n" COMPUTE END,
+			      &el));
+}
+
+Test(liveness, address_taken)
+{
+	int el;
+	cr_expect_not(private_idx(HEAD FOR LOADS COMPUTE "    take(&idx);\n" END, &el));
+}
+
+Test(liveness, named_in_a_loop_around)
+{
+	int el;
+	cr_expect_not(private_idx(HEAD "    for (int r = 0; r < 2; r++) {\n"
+				       "        acc += idx;\n" FOR LOADS COMPUTE "    }\n" END,
+				  &el));
+}
