@@ -1014,6 +1014,7 @@ int cmd_analyze(int argc, char **argv)
 		kp_cli fo = o;
 		fo.arch = fs.arch;
 		fo.arch_name = fs.arch_name;
+		fo.targets = fs.targets;
 		kp_file f = {0};
 		kp_parse_opts po;
 		kp_cli_parse_opts(&fo, &po);
