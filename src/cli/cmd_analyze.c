@@ -6,6 +6,7 @@
  * docs/json.md.  Each registered transform with facts of its own gets a
  * line (and a "variants" entry) from its descriptor (transform.h).
  */
+#include "analyze_targets.h"
 #include "banks.h"
 #include "cli.h"
 #include "cmd.h"
@@ -346,7 +347,9 @@ static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 	for (int t = 0; t < nx; t++)
 		if (kp_transform_reports_facts(xs[t]))
 			text_facts(f, l, a, xs[t]);
-	if (l->eligible) {
+	if (l->eligible && kp_an_multi(o))
+		kp_an_text_targets(f, l, o);
+	else if (l->eligible) {
 		kp_plan p;
 		kp_plan_loop(&p, f, l, a, o->variant, o->stages);
 		if (p.xform && p.dynamic)
@@ -547,7 +550,12 @@ static void json_plan(cJSON *j, kp_file *f, const kp_loop *l, const kp_cli *o)
 		return;
 	}
 	kp_plan p;
-	kp_plan_loop(&p, f, l, o->arch, o->variant, o->stages);
+	kp_tplan tp;
+	if (kp_an_multi(o)) { /* the oldest target's (the per-target plans: "targets") */
+		kp_plan_targets(&tp, f, l, &o->targets, o->variant, o->stages);
+		p = *kp_tplan_for(&tp, o->targets.v[0]);
+	} else
+		kp_plan_loop(&p, f, l, o->arch, o->variant, o->stages);
 	cJSON *pl = cJSON_AddObjectToObject(j, "plan");
 	if (p.xform) {
 		cJSON_AddStringToObject(pl, "variant", p.xform->name);
@@ -633,6 +641,8 @@ static cJSON *json_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 	json_rule_of_thumb(j, f, l);
 	json_variants(j, f, l, a, 1);
 	json_plan(j, f, l, o);
+	if (l->eligible && kp_an_multi(o))
+		kp_an_json_targets(j, f, l, o);
 	json_per_inst(j, f, l, a);
 	json_reasons(j, l);
 	return j;
@@ -820,6 +830,11 @@ static void analyze_model(const kp_cli *o, const kp_file_setup *fs, kp_file *f, 
 			cJSON_AddStringToObject(jf, "arch", an_arch);
 			cJSON_AddStringToObject(jf, "arch_from", fs->db_json);
 		}
+		if (kp_an_multi(o)) {
+			cJSON *ts = cJSON_AddArrayToObject(jf, "targets");
+			for (int i = 0; i < o->targets.n; i++)
+				cJSON_AddItemToArray(ts, cJSON_CreateString(o->targets.v[i]->name));
+		}
 		jk = cJSON_AddArrayToObject(jf, "kernels");
 		cJSON_AddItemToArray(files, jf);
 	} else {
@@ -827,7 +842,9 @@ static void analyze_model(const kp_cli *o, const kp_file_setup *fs, kp_file *f, 
 		for (int ki = 0; ki < f->nkernels; ki++)
 			ndev += f->kernels[ki]->is_device;
 		int nk = an.nkernels - ndev;
-		printf("%s%s%s%s: %d kernel%s%s, %d candidate loop%s (target %s%s%s%s)\n", path,
+		char tnames[256];
+		kp_targets_names(o->targets.v, o->targets.n, tnames, (int)sizeof(tnames));
+		printf("%s%s%s%s: %d kernel%s%s, %d candidate loop%s (target%s %s%s%s%s)\n", path,
 		       from ? " (included from " : "", from ? from : "", from ? ")" : "", nk,
 		       nk == 1 ? "" : "s",
 		       !ndev ? ""
@@ -836,7 +853,8 @@ static void analyze_model(const kp_cli *o, const kp_file_setup *fs, kp_file *f, 
 			       : kp_arena_printf(&f->arena,
 						 ", %d __device__ functions with __shared__ arrays",
 						 ndev),
-		       an.nloops, an.nloops == 1 ? "" : "s", an_arch,
+		       an.nloops, an.nloops == 1 ? "" : "s", kp_an_multi(o) ? "s" : "",
+		       kp_an_multi(o) ? tnames : an_arch,
 		       fs->arch_from_db ? ", from compile_commands.json" : "",
 		       strcmp(ps_arch, an_arch) ? "; parsed as " : "",
 		       strcmp(ps_arch, an_arch) ? ps_arch : "");
@@ -938,7 +956,12 @@ static void sarif_model(const kp_cli *o, kp_file *f, const char *path, const cha
 				continue;
 			}
 			kp_plan p;
-			kp_plan_loop(&p, f, l, o->arch, o->variant, o->stages);
+			kp_tplan tp;
+			if (kp_an_multi(o)) {
+				kp_plan_targets(&tp, f, l, &o->targets, o->variant, o->stages);
+				p = tp.split ? tp.hi : tp.one;
+			} else
+				kp_plan_loop(&p, f, l, o->arch, o->variant, o->stages);
 			if (p.xform)
 				continue;
 			kp_rw_diag_at(r, f, NULL, l->node->line, l->node->col,
