@@ -130,9 +130,8 @@ void kp_plan_targets(kp_tplan *tp, kp_file *f, const kp_loop *l, const kp_target
 		return;
 	}
 	tp->split = 1;
-	tp->guard_cc = tp->ahi.cc; /* 80, or 90 for bulk copies on sm_90 and newer */
-	if (tp->hi.xform->min_cc > tp->guard_cc)
-		tp->guard_cc = tp->hi.xform->min_cc;
+	/* where the newer form becomes valid: 80, or 90 for bulk copies */
+	tp->guard_cc = tp->hi.xform->min_cc > KP_SPLIT_CC ? tp->hi.xform->min_cc : KP_SPLIT_CC;
 }
 
 const kp_plan *kp_tplan_for(const kp_tplan *tp, const kp_arch *a)
