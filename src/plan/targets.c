@@ -56,8 +56,9 @@ static int align_buffers(kp_tplan *tp, kp_file *f, const kp_loop *l)
 		kp_plan_loop(&q, f, l, &tp->ahi, tp->hi.xform->name, bl);
 		if (q.xform && !q.dynamic && buffers_of(&q) == bl) {
 			q.why = kp_arena_printf(&f->arena,
-						"%s; %d stages, as many buffers as below", q.why,
-						q.stages);
+						"%s; %d stages rather than %d: the older targets' "
+						"loop shares the %d tile buffers",
+						tp->hi.why, q.stages, tp->hi.stages, bl);
 			tp->hi = q;
 			return 1;
 		}

@@ -13,6 +13,7 @@
 # nvcc builds; the others (CUDA 13 dropped sm_52 to sm_70) print "SKIP: ...",
 # and without nvcc those checks are skipped the same way.
 set -uo pipefail
+# shellcheck source=tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 kp_tmpdir multiarch
 tmp=$(cd "$tmp" && pwd -P) # kpipe names databases by their real path
@@ -85,6 +86,11 @@ cpudiff() { # WHAT FILE: the rewrite FILE against the original on the CPU
 }
 cpudiff "the #if branch (sm_80 and newer; the emulator's __CUDA_ARCH__ is 900)" "$tmp/rw.cu"
 cpudiff "the #else branch (before sm_80)" "$tmp/rw_older.cu"
+
+# a batch over the source folder: each file gets its entry's targets
+"$kpipe" rewrite --no-ptxas --no-verify -p "$tmp/proj/build" "$tmp/proj/src" --out-dir "$tmp/out" >/dev/null 2>&1
+check "batch: exit 0" test $? -eq 0
+check "batch: split" grep -qx "#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800" "$tmp/out/sgemm_vec4.cu"
 
 # near misses: one loop, no guard
 plain() { # WHAT, then kpipe's arguments: a rewrite without a guard
