@@ -214,6 +214,28 @@ static void text_enclosing(kp_file *f, const kp_loop *l)
 	text_reasons(f, l);
 }
 
+/* The plan of an eligible loop (for each target when there are several). */
+static void text_plan(kp_file *f, const kp_loop *l, const kp_cli *o)
+{
+	if (kp_an_multi(o)) {
+		kp_an_text_targets(f, l, o);
+		return;
+	}
+	kp_plan p;
+	kp_plan_loop(&p, f, l, o->arch, o->variant, o->stages);
+	if (p.xform && p.dynamic)
+		printf("    plan: %s, %d stages: %s; tiles in dynamic shared memory, %lld B "
+		       "per block (%d launch%s in this file)\n",
+		       p.xform->name, p.stages, p.why, p.dyn_bytes, kp_plan_launches(f, l),
+		       kp_plan_launches(f, l) == 1 ? "" : "es");
+	else if (p.xform)
+		printf("    plan: %s, %d stages: %s\n", p.xform->name, p.stages, p.why);
+	else
+		printf("    plan: refused [%s] %s\n", p.refuse_id, p.refuse_msg);
+	if (p.xform && p.unchecked)
+		printf("    launch: %s\n", p.unchecked);
+}
+
 static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 {
 	const kp_arch *a = o->arch;
@@ -347,23 +369,8 @@ static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 	for (int t = 0; t < nx; t++)
 		if (kp_transform_reports_facts(xs[t]))
 			text_facts(f, l, a, xs[t]);
-	if (l->eligible && kp_an_multi(o))
-		kp_an_text_targets(f, l, o);
-	else if (l->eligible) {
-		kp_plan p;
-		kp_plan_loop(&p, f, l, a, o->variant, o->stages);
-		if (p.xform && p.dynamic)
-			printf("    plan: %s, %d stages: %s; tiles in dynamic shared memory, %lld B "
-			       "per block (%d launch%s in this file)\n",
-			       p.xform->name, p.stages, p.why, p.dyn_bytes, kp_plan_launches(f, l),
-			       kp_plan_launches(f, l) == 1 ? "" : "es");
-		else if (p.xform)
-			printf("    plan: %s, %d stages: %s\n", p.xform->name, p.stages, p.why);
-		else
-			printf("    plan: refused [%s] %s\n", p.refuse_id, p.refuse_msg);
-		if (p.xform && p.unchecked)
-			printf("    launch: %s\n", p.unchecked);
-	}
+	if (l->eligible)
+		text_plan(f, l, o);
 	text_reasons(f, l);
 }
 

@@ -86,6 +86,14 @@ cpudiff() { # WHAT FILE: the rewrite FILE against the original on the CPU
 }
 cpudiff "the #if branch (sm_80 and newer; the emulator's __CUDA_ARCH__ is 900)" "$tmp/rw.cu"
 cpudiff "the #else branch (before sm_80)" "$tmp/rw_older.cu"
+# a wrong #else (its stage never flips) is only seen with the guard turned off
+awk '/^#else$/ { e = 1 } /^#endif$/ { e = 0 } !(e && /kp_stage \^= 1;/)' "$tmp/rw.cu" >"$tmp/bad.cu"
+sed 's/^#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800$/#if 0/' "$tmp/bad.cu" >"$tmp/bad_older.cu"
+bash "$root/tests/cpudiff/cpudiff.sh" "$f" "$tmp/bad_older.cu" --spec "$tmp/proj/src/sgemm_vec4.launch.json" >"$tmp/cd.out" 2>&1
+rc=$?
+if [ $rc -eq 77 ]; then echo "SKIP: cpudiff of a wrong #else: $(grep -m1 SKIP "$tmp/cd.out")"; else
+	check "cpudiff catches a wrong #else branch (exit 1)" test $rc -eq 1
+fi
 
 # a batch over the source folder: each file gets its entry's targets
 "$kpipe" rewrite --no-ptxas --no-verify -p "$tmp/proj/build" "$tmp/proj/src" --out-dir "$tmp/out" >/dev/null 2>&1
