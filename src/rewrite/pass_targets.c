@@ -14,6 +14,19 @@ int kp_pass_plan(kp_pass_ctx *c, const kp_loop *l, kp_tplan *tp, kp_plan *p)
 		return 0;
 	}
 	kp_plan_targets(tp, c->f, l, &o->targets, o->variant, o->stages);
+	if (tp->split) { /* the two loops must combine, else one for every target */
+		kp_edits trial = {0};
+		const char *err = NULL;
+		if (kp_pass_split_apply(c, l, tp, &trial, &err)) {
+			tp->split = 0;
+			kp_plan_loop(&tp->one, c->f, l, &tp->all, o->variant, o->stages);
+			tp->why_one = kp_arena_printf(&c->f->arena,
+						      "the loops for sm_%d on and below do not "
+						      "combine (%s): one loop for every target",
+						      tp->guard_cc, err ? err : "no reason given");
+		}
+		kp_edits_release(&trial);
+	}
 	*p = tp->split ? tp->hi : tp->one;
 	if (!tp->split && tp->why_one && p->xform)
 		p->why = kp_arena_printf(&c->f->arena, "%s (%s)", p->why, tp->why_one);

@@ -11,8 +11,9 @@
 #include "plan.h"
 
 /* Plans l: for c->o->targets when it holds two or more (kp_plan_targets
- * into *tp), else for c->o->arch.  *p gets the plan the pass checks and
- * reports (the newer side's when split).  Returns 1 when the loop is
+ * into *tp; a split whose two loops do not combine becomes one loop for
+ * every target), else for c->o->arch.  *p gets the plan the pass checks
+ * and reports (the newer side's when split).  Returns 1 when the loop is
  * split (two forms), 0 otherwise. */
 int kp_pass_plan(kp_pass_ctx *c, const kp_loop *l, kp_tplan *tp, kp_plan *p);
 /* Applies tp's two transforms and composes them (kp_split_compose). 0, or
