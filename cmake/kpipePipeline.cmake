@@ -15,8 +15,8 @@
 # as an include directory, so its quoted includes still resolve.  The command
 # re-runs when the original, the kpipe executable or one of DEPENDS (headers
 # the file includes, say) changes.  The parse gets the target's include
-# directories and compile definitions; ARCH defaults to the lowest of the
-# target's CUDA_ARCHITECTURES (else kpipe's default, sm_90).  A file with
+# directories and compile definitions; ARCH defaults to every entry of the
+# target's CUDA_ARCHITECTURES as a list (else kpipe's default, sm_90).  A file with
 # nothing to pipeline is compiled as written.  When kpipe fails on a file
 # (exit 2 or more: a parse error, say) the build fails, or with ON_ERROR COPY
 # warns and compiles the original.  The target <target>_kpipe generates the
@@ -25,27 +25,26 @@
 include_guard(GLOBAL)
 set(_KPIPE_MODULE_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
-# _kpipe_arch_of(<target> <out>): sm_NN for the lowest numbered entry of the
-# target's CUDA_ARCHITECTURES ("80-real", "90a" ...), or "" when there is none
-# ("native", "all", unset).
+# _kpipe_arch_of(<target> <out>): every numbered entry of the target's
+# CUDA_ARCHITECTURES ("70;80-real;90a") as kpipe's --arch list, oldest first
+# ("sm_70,sm_80,sm_90": kpipe plans for each, docs/design.md "Several
+# targets"), or "" when there is none ("native", "all", unset).
 function(_kpipe_arch_of target out)
 	get_target_property(archs ${target} CUDA_ARCHITECTURES)
 	if(NOT archs)
 		set(archs "${CMAKE_CUDA_ARCHITECTURES}")
 	endif()
-	set(low "")
+	set(nums "")
 	foreach(a IN LISTS archs)
 		if(a MATCHES "^([0-9]+)")
-			if(low STREQUAL "" OR CMAKE_MATCH_1 LESS low)
-				set(low "${CMAKE_MATCH_1}")
-			endif()
+			list(APPEND nums "${CMAKE_MATCH_1}")
 		endif()
 	endforeach()
-	if(low STREQUAL "")
-		set(${out} "" PARENT_SCOPE)
-	else()
-		set(${out} "sm_${low}" PARENT_SCOPE)
-	endif()
+	list(REMOVE_DUPLICATES nums)
+	list(SORT nums COMPARE NATURAL)
+	list(TRANSFORM nums PREPEND "sm_")
+	list(JOIN nums "," joined)
+	set(${out} "${joined}" PARENT_SCOPE)
 endfunction()
 
 # _kpipe_options(<out> <variant> <arch> <stages> <args>): kpipe's options,

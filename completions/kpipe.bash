@@ -25,7 +25,7 @@ _kpipe()
 
 	local commands="analyze rewrite tune validate lsp version help"
 	local variants="auto cp-async register register-ca register-2bar bulk tma"
-	local archs="sm_70 sm_72 sm_75 sm_80 sm_86 sm_87 sm_89 sm_90 sm_100 sm_103 sm_120 sm_121"
+	local archs="sm_50 sm_52 sm_53 sm_60 sm_61 sm_62 sm_70 sm_72 sm_75 sm_80 sm_86 sm_87 sm_89 sm_90 sm_100 sm_103 sm_120 sm_121"
 	local common="--arch --kernel --cuda-path -p --threads --spec --format --header-filter
 		-I -D -U -v --verbose --extra-arg --help"
 	local rewrite="-o --output -i --in-place --backup-suffix --diff --dry-run --variant --stages

@@ -252,4 +252,17 @@ void kp_emit_ring_close(kp_strbuf *sb, const kp_frame *fr, const kp_loop *l, con
  * line is taken along and returned in *pragma, caller frees). */
 unsigned kp_loop_start(const kp_file *f, const kp_loop *l, char **pragma);
 
+/* ---- several targets (split.c) ---- */
+
+/* The line before the newer targets' loop: the compute capability x 10
+ * follows ("800"); the older targets' loop is in the #else.  The CPU
+ * verifier replaces it to check the #else (src/rewrite/verify_file.c). */
+#define KP_SPLIT_GUARD "#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= "
+/* The edits of two transforms of loop l (hi for targets of compute
+ * capability guard_cc and newer, lo for the older) as one list in *out:
+ * the loop under KP_SPLIT_GUARD, the rest once.  0, or -1 with *err set
+ * (static text) when they do not combine. */
+int kp_split_compose(const kp_file *f, const kp_loop *l, const kp_edits *hi, const kp_edits *lo,
+		     int guard_cc, kp_edits *out, const char **err);
+
 #endif

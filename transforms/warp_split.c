@@ -11,6 +11,13 @@
  * that splits a warp.  So a warp barrier is only added where every
  * enclosing condition is proven block-uniform and no jump comes first.
  *
+ * Before Volta (sm_50 to sm_62, a build's older targets: docs/design.md,
+ * "Several targets") a warp has no independent thread scheduling, and
+ * bar.warp.sync needs every lane of its mask active and converged: the
+ * same proof (every enclosing condition block-uniform, no jump first)
+ * is what makes the barrier valid there too, so the rule needs no change
+ * per target.
+ *
  * Uniform here: built from kernel parameters, template parameters,
  * constants and enumerators, blockIdx/blockDim/gridDim, const locals
  * initialised with such values, and the counters of enclosing loops whose

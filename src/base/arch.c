@@ -28,9 +28,11 @@
  * allocated per warp in units of 256) are filled in by the macro; the rows
  * hold what differs: shared memory per SM (maximum carve-out) and the opt-in
  * maximum per block in KB, bytes reserved per block by the runtime, resident
- * threads and blocks per SM, and cp.async (LDGSTS) support.
+ * threads and blocks per SM, and registers per block (64K but on sm_53 and
+ * sm_62, 32K); cp.async (LDGSTS) support follows the compute capability.
+ * Before Volta there is no opt-in: 48 KB per block is all a block gets.
  */
-#define ARCH(nm, c, fam, smem_kb, optin_kb, reserved, threads, blocks)                             \
+#define ARCH(nm, c, fam, smem_kb, optin_kb, reserved, threads, blocks, regs_block)                 \
 	{                                                                                          \
 		.name = (nm),                                                                      \
 		.cc = (c),                                                                         \
@@ -44,6 +46,7 @@
 		.max_blocks_per_sm = (blocks),                                                     \
 		.max_warps_per_sm = (threads) / WARP_SIZE,                                         \
 		.regs_per_sm = 65536,                                                              \
+		.regs_per_block = (regs_block),                                                    \
 		.max_regs_per_thread = 255,                                                        \
 		.reg_alloc_unit = 256,                                                             \
 		.has_cp_async = (c) >= 80,                                                         \
@@ -51,19 +54,25 @@
 
 /* clang-format off */
 static const kp_arch arch_table[] = {
-	/*    name      cc   family       smem/SM  opt-in  reserved  threads/SM  blocks/SM */
-	ARCH("sm_70",   70,  "Volta",      96,      96,    0,        2048,       32),
-	ARCH("sm_72",   72,  "Volta",      96,      96,    0,        2048,       32),
-	ARCH("sm_75",   75,  "Turing",     64,      64,    0,        1024,       16),
-	ARCH("sm_80",   80,  "Ampere",     164,     163,   1 * KB,   2048,       32),
-	ARCH("sm_86",   86,  "Ampere",     100,     99,    1 * KB,   1536,       16),
-	ARCH("sm_87",   87,  "Ampere",     164,     163,   1 * KB,   1536,       16),
-	ARCH("sm_89",   89,  "Ada",        100,     99,    1 * KB,   1536,       24),
-	ARCH("sm_90",   90,  "Hopper",     228,     227,   1 * KB,   2048,       32),
-	ARCH("sm_100",  100, "Blackwell",  228,     227,   1 * KB,   2048,       32),
-	ARCH("sm_103",  103, "Blackwell",  228,     227,   1 * KB,   2048,       32),
-	ARCH("sm_120",  120, "Blackwell",  100,     99,    1 * KB,   1536,       24),
-	ARCH("sm_121",  121, "Blackwell",  100,     99,    1 * KB,   1536,       24),
+	/*    name      cc   family       smem/SM  opt-in  reserved  threads/SM  blocks/SM  regs/block */
+	ARCH("sm_50",   50,  "Maxwell",    64,      48,    0,        2048,       32,        65536),
+	ARCH("sm_52",   52,  "Maxwell",    96,      48,    0,        2048,       32,        65536),
+	ARCH("sm_53",   53,  "Maxwell",    64,      48,    0,        2048,       32,        32768),
+	ARCH("sm_60",   60,  "Pascal",     64,      48,    0,        2048,       32,        65536),
+	ARCH("sm_61",   61,  "Pascal",     96,      48,    0,        2048,       32,        65536),
+	ARCH("sm_62",   62,  "Pascal",     64,      48,    0,        2048,       32,        32768),
+	ARCH("sm_70",   70,  "Volta",      96,      96,    0,        2048,       32,        65536),
+	ARCH("sm_72",   72,  "Volta",      96,      96,    0,        2048,       32,        65536),
+	ARCH("sm_75",   75,  "Turing",     64,      64,    0,        1024,       16,        65536),
+	ARCH("sm_80",   80,  "Ampere",     164,     163,   1 * KB,   2048,       32,        65536),
+	ARCH("sm_86",   86,  "Ampere",     100,     99,    1 * KB,   1536,       16,        65536),
+	ARCH("sm_87",   87,  "Ampere",     164,     163,   1 * KB,   1536,       16,        65536),
+	ARCH("sm_89",   89,  "Ada",        100,     99,    1 * KB,   1536,       24,        65536),
+	ARCH("sm_90",   90,  "Hopper",     228,     227,   1 * KB,   2048,       32,        65536),
+	ARCH("sm_100",  100, "Blackwell",  228,     227,   1 * KB,   2048,       32,        65536),
+	ARCH("sm_103",  103, "Blackwell",  228,     227,   1 * KB,   2048,       32,        65536),
+	ARCH("sm_120",  120, "Blackwell",  100,     99,    1 * KB,   1536,       24,        65536),
+	ARCH("sm_121",  121, "Blackwell",  100,     99,    1 * KB,   1536,       24,        65536),
 };
 /* clang-format on */
 
@@ -157,7 +166,7 @@ static int smem_limit(const kp_arch *a, int smem_bytes)
 /* Blocks that fit by registers: each warp gets regs*32 rounded up to the
  * allocation unit, in each of the four sub-partitions; the hardware also
  * checks the block's warps rounded up to a multiple of four against the
- * per-block register file (64K on every entry). */
+ * registers a block may hold (64K, 32K on sm_53 and sm_62). */
 static int regs_limit(const kp_arch *a, int regs, int warps)
 {
 	if (regs <= 0)
@@ -165,7 +174,7 @@ static int regs_limit(const kp_arch *a, int regs, int warps)
 	if (regs > a->max_regs_per_thread)
 		return 0;
 	int per_warp = round_up(regs * WARP_SIZE, a->reg_alloc_unit);
-	if (per_warp * round_up(warps, SUB_PARTITIONS) > a->regs_per_sm)
+	if (per_warp * round_up(warps, SUB_PARTITIONS) > a->regs_per_block)
 		return 0;
 	int warps_per_partition = a->regs_per_sm / SUB_PARTITIONS / per_warp;
 	return warps_per_partition * SUB_PARTITIONS / warps;

@@ -50,6 +50,9 @@ static void translate_cargs(kp_cli *o)
 	if (o->cflags.arch && !o->arch_given) {
 		o->arch_name = o->cflags.arch;
 		o->arch_given = 1;
+		kp_db_targets(&o->cflags, &o->targets);
+		if (o->targets.n && !kp_arch_find(o->arch_name))
+			o->arch_name = o->targets.v[0]->name;
 	}
 	if (o->verbose && given) {
 		char *k = kp_flags_join(o->cflags.keep, o->cflags.nkeep);
@@ -373,6 +376,15 @@ static int cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const ch
 			return rc;
 	}
 	translate_cargs(o);
+	if (strchr(o->arch_name, ',')) { /* --arch sm_70,sm_80,sm_90 */
+		char bad[64];
+		if (kp_targets_parse(&o->targets, o->arch_name, bad, (int)sizeof(bad))) {
+			fprintf(stderr, "kpipe: error: unknown target '%s' in --arch %s\n", bad,
+				o->arch_name);
+			return KP_EXIT_USAGE;
+		}
+		o->arch_name = o->targets.v[0]->name;
+	}
 	o->arch = kp_arch_find(o->arch_name);
 	if (!o->arch) {
 		int na = 0;
@@ -435,6 +447,7 @@ void kp_cli_file_setup(const kp_cli *o, const char *path, int search, kp_file_se
 	memset(fs, 0, sizeof(*fs));
 	fs->arch = o->arch;
 	fs->arch_name = o->arch_name;
+	fs->targets = o->targets;
 	int rc = kp_compdb_lookup(path, o->build_dir, search, &fs->db, &fs->db_json);
 	if (rc < 0) {
 		if (o->verbose && o->build_dir)
@@ -449,6 +462,8 @@ void kp_cli_file_setup(const kp_cli *o, const char *path, int search, kp_file_se
 		return;
 	}
 	fs->arch_from_db = kp_cli_db_target(o, path, &fs->db, &fs->arch, &fs->arch_name);
+	if (fs->arch_from_db)
+		kp_db_targets(&fs->db, &fs->targets);
 	if (o->verbose)
 		kp_cli_print_flags(o, path, fs->db_json, &fs->db);
 }
@@ -531,6 +546,7 @@ void kp_cli_rw_opts(const kp_cli *o, kp_rw_opts *rw)
 {
 	memset(rw, 0, sizeof(*rw));
 	rw->arch = o->arch;
+	rw->targets = o->targets;
 	rw->cuda_path = o->cuda_path;
 	rw->args = o->cargs;
 	rw->nargs = o->ncargs;

@@ -18,8 +18,10 @@ typedef struct {
 	int nfiles;
 	const char *arch_name;
 	const kp_arch *arch;
-	int arch_given; /* --arch, or a target among the compiler arguments:
-			   a database's target does not replace it */
+	int arch_given;     /* --arch, or a target among the compiler arguments:
+			       a database's target does not replace it */
+	kp_targets targets; /* --arch A,B,C or the compiler arguments' targets
+			       (arch: the oldest); n < 2: arch alone */
 	const char *kernel;
 	const char *format; /* text, json; sarif for rewrite */
 	const char *cuda_path;
@@ -84,6 +86,7 @@ typedef struct {
 	const kp_arch *arch;   /* the target: --arch, else the database's, else o's default */
 	const char *arch_name; /* as nvcc takes it ("sm_90a") */
 	int arch_from_db;      /* the target is the database's */
+	kp_targets targets;    /* every target: the database's, else o's */
 } kp_file_setup;
 
 /* Looks `path` up in o->build_dir's database or, with `search`, the first

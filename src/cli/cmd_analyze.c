@@ -6,6 +6,7 @@
  * docs/json.md.  Each registered transform with facts of its own gets a
  * line (and a "variants" entry) from its descriptor (transform.h).
  */
+#include "analyze_targets.h"
 #include "banks.h"
 #include "cli.h"
 #include "cmd.h"
@@ -213,6 +214,28 @@ static void text_enclosing(kp_file *f, const kp_loop *l)
 	text_reasons(f, l);
 }
 
+/* The plan of an eligible loop (for each target when there are several). */
+static void text_plan(kp_file *f, const kp_loop *l, const kp_cli *o)
+{
+	if (kp_an_multi(o)) {
+		kp_an_text_targets(f, l, o);
+		return;
+	}
+	kp_plan p;
+	kp_plan_loop(&p, f, l, o->arch, o->variant, o->stages);
+	if (p.xform && p.dynamic)
+		printf("    plan: %s, %d stages: %s; tiles in dynamic shared memory, %lld B "
+		       "per block (%d launch%s in this file)\n",
+		       p.xform->name, p.stages, p.why, p.dyn_bytes, kp_plan_launches(f, l),
+		       kp_plan_launches(f, l) == 1 ? "" : "es");
+	else if (p.xform)
+		printf("    plan: %s, %d stages: %s\n", p.xform->name, p.stages, p.why);
+	else
+		printf("    plan: refused [%s] %s\n", p.refuse_id, p.refuse_msg);
+	if (p.xform && p.unchecked)
+		printf("    launch: %s\n", p.unchecked);
+}
+
 static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 {
 	const kp_arch *a = o->arch;
@@ -346,21 +369,8 @@ static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 	for (int t = 0; t < nx; t++)
 		if (kp_transform_reports_facts(xs[t]))
 			text_facts(f, l, a, xs[t]);
-	if (l->eligible) {
-		kp_plan p;
-		kp_plan_loop(&p, f, l, a, o->variant, o->stages);
-		if (p.xform && p.dynamic)
-			printf("    plan: %s, %d stages: %s; tiles in dynamic shared memory, %lld B "
-			       "per block (%d launch%s in this file)\n",
-			       p.xform->name, p.stages, p.why, p.dyn_bytes, kp_plan_launches(f, l),
-			       kp_plan_launches(f, l) == 1 ? "" : "es");
-		else if (p.xform)
-			printf("    plan: %s, %d stages: %s\n", p.xform->name, p.stages, p.why);
-		else
-			printf("    plan: refused [%s] %s\n", p.refuse_id, p.refuse_msg);
-		if (p.xform && p.unchecked)
-			printf("    launch: %s\n", p.unchecked);
-	}
+	if (l->eligible)
+		text_plan(f, l, o);
 	text_reasons(f, l);
 }
 
@@ -547,7 +557,12 @@ static void json_plan(cJSON *j, kp_file *f, const kp_loop *l, const kp_cli *o)
 		return;
 	}
 	kp_plan p;
-	kp_plan_loop(&p, f, l, o->arch, o->variant, o->stages);
+	kp_tplan tp;
+	if (kp_an_multi(o)) { /* the oldest target's (the per-target plans: "targets") */
+		kp_plan_targets(&tp, f, l, &o->targets, o->variant, o->stages);
+		p = *kp_tplan_for(&tp, o->targets.v[0]);
+	} else
+		kp_plan_loop(&p, f, l, o->arch, o->variant, o->stages);
 	cJSON *pl = cJSON_AddObjectToObject(j, "plan");
 	if (p.xform) {
 		cJSON_AddStringToObject(pl, "variant", p.xform->name);
@@ -633,6 +648,8 @@ static cJSON *json_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 	json_rule_of_thumb(j, f, l);
 	json_variants(j, f, l, a, 1);
 	json_plan(j, f, l, o);
+	if (l->eligible && kp_an_multi(o))
+		kp_an_json_targets(j, f, l, o);
 	json_per_inst(j, f, l, a);
 	json_reasons(j, l);
 	return j;
@@ -820,6 +837,11 @@ static void analyze_model(const kp_cli *o, const kp_file_setup *fs, kp_file *f, 
 			cJSON_AddStringToObject(jf, "arch", an_arch);
 			cJSON_AddStringToObject(jf, "arch_from", fs->db_json);
 		}
+		if (kp_an_multi(o)) {
+			cJSON *ts = cJSON_AddArrayToObject(jf, "targets");
+			for (int i = 0; i < o->targets.n; i++)
+				cJSON_AddItemToArray(ts, cJSON_CreateString(o->targets.v[i]->name));
+		}
 		jk = cJSON_AddArrayToObject(jf, "kernels");
 		cJSON_AddItemToArray(files, jf);
 	} else {
@@ -827,7 +849,9 @@ static void analyze_model(const kp_cli *o, const kp_file_setup *fs, kp_file *f, 
 		for (int ki = 0; ki < f->nkernels; ki++)
 			ndev += f->kernels[ki]->is_device;
 		int nk = an.nkernels - ndev;
-		printf("%s%s%s%s: %d kernel%s%s, %d candidate loop%s (target %s%s%s%s)\n", path,
+		char tnames[256];
+		kp_targets_names(o->targets.v, o->targets.n, tnames, (int)sizeof(tnames));
+		printf("%s%s%s%s: %d kernel%s%s, %d candidate loop%s (target%s %s%s%s%s)\n", path,
 		       from ? " (included from " : "", from ? from : "", from ? ")" : "", nk,
 		       nk == 1 ? "" : "s",
 		       !ndev ? ""
@@ -836,7 +860,8 @@ static void analyze_model(const kp_cli *o, const kp_file_setup *fs, kp_file *f, 
 			       : kp_arena_printf(&f->arena,
 						 ", %d __device__ functions with __shared__ arrays",
 						 ndev),
-		       an.nloops, an.nloops == 1 ? "" : "s", an_arch,
+		       an.nloops, an.nloops == 1 ? "" : "s", kp_an_multi(o) ? "s" : "",
+		       kp_an_multi(o) ? tnames : an_arch,
 		       fs->arch_from_db ? ", from compile_commands.json" : "",
 		       strcmp(ps_arch, an_arch) ? "; parsed as " : "",
 		       strcmp(ps_arch, an_arch) ? ps_arch : "");
@@ -938,7 +963,12 @@ static void sarif_model(const kp_cli *o, kp_file *f, const char *path, const cha
 				continue;
 			}
 			kp_plan p;
-			kp_plan_loop(&p, f, l, o->arch, o->variant, o->stages);
+			kp_tplan tp;
+			if (kp_an_multi(o)) {
+				kp_plan_targets(&tp, f, l, &o->targets, o->variant, o->stages);
+				p = tp.split ? tp.hi : tp.one;
+			} else
+				kp_plan_loop(&p, f, l, o->arch, o->variant, o->stages);
 			if (p.xform)
 				continue;
 			kp_rw_diag_at(r, f, NULL, l->node->line, l->node->col,
@@ -1014,6 +1044,7 @@ int cmd_analyze(int argc, char **argv)
 		kp_cli fo = o;
 		fo.arch = fs.arch;
 		fo.arch_name = fs.arch_name;
+		fo.targets = fs.targets;
 		kp_file f = {0};
 		kp_parse_opts po;
 		kp_cli_parse_opts(&fo, &po);

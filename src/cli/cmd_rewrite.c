@@ -399,6 +399,7 @@ static int rewrite_one(kp_cli *o)
 	kp_cli fo = *o;
 	fo.arch = fs.arch;
 	fo.arch_name = fs.arch_name;
+	fo.targets = fs.targets;
 	kp_rw_opts rwo;
 	kp_cli_rw_opts(&fo, &rwo);
 	kp_rw_input rin = {.path = path,

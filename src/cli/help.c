@@ -23,9 +23,10 @@ static const char usage_lines[] =
 /* analyze, rewrite and tune share these (cli.c parses them); the value of
  * an option that takes one follows it as `--opt VALUE` or `--opt=VALUE`. */
 static const char common_opts[] =
-	"  --arch sm_XX        target architecture (default: the lowest of the file's\n"
-	"                      compile_commands.json entry, else sm_90); drives the\n"
-	"                      shared-memory budget\n"
+	"  --arch sm_XX        target architecture (default: the file's\n"
+	"                      compile_commands.json targets, else sm_90); drives the\n"
+	"                      shared-memory budget; a list (sm_70,sm_80,sm_90) plans\n"
+	"                      for each target, one source\n"
 	"  --kernel NAME       only this kernel (k, ns::k or k<32, 8>)\n"
 	"  --cuda-path DIR     CUDA toolkit (default: CUDA_HOME, PATH, /usr/local/cuda)\n"
 	"  -p BUILD_DIR        read compile flags from BUILD_DIR/compile_commands.json\n"

@@ -123,4 +123,32 @@ void kp_plan_auto(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, in
  * plan does not follow ("register", "cp-async", "none"); *why in `arena`. */
 const char *kp_ratio_rule(const kp_loop *l, kp_arena *arena, const char **why);
 
+/* ---- src/plan/targets.c: several targets ---- */
+
+/* Below this compute capability a group of targets gets its own loop
+ * (cp.async needs sm_80). */
+#define KP_SPLIT_CC 80
+
+/* The plan of a loop for every target of a build. */
+typedef struct {
+	int split;      /* 1: hi for the targets >= guard_cc, lo below; 0: one */
+	kp_plan hi, lo; /* split: the same number of static tile buffers */
+	kp_plan one;    /* !split: the plan for every target (or the refusal) */
+	int guard_cc;   /* split: the #if's compute capability (80, 90) */
+	int nlo;        /* how many of the targets are below KP_SPLIT_CC */
+	/* the limits each group shares (kp_arch_common): all targets, those
+	 * below KP_SPLIT_CC, those above; the plans' arch arguments */
+	kp_arch all, alo, ahi;
+	const char *why_one; /* why the targets that span the line share one loop, or NULL */
+} kp_tplan;
+
+/* Plans l for the targets t (n >= 2): two plans when they span
+ * KP_SPLIT_CC and each side has its own form, else one for the limits
+ * all share.  A side that refuses refuses the loop (its reason, naming
+ * the side). */
+void kp_plan_targets(kp_tplan *tp, kp_file *f, const kp_loop *l, const kp_targets *t,
+		     const char *requested, int stages);
+/* The plan target a gets. */
+const kp_plan *kp_tplan_for(const kp_tplan *tp, const kp_arch *a);
+
 #endif

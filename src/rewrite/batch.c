@@ -45,6 +45,19 @@
 
 /* ---- the database's target and flags ------------------------------- */
 
+int kp_db_targets(const kp_flags *db, kp_targets *t)
+{
+	int unknown = 0;
+	t->n = 0;
+	for (int i = 0; i < db->narchs; i++) {
+		const char *a = db->archs[i];
+		const kp_arch *e = kp_arch_find(!strncmp(a, "lto_", 4) ? a + 4 : a);
+		if (!e || kp_targets_add(t, e))
+			unknown++;
+	}
+	return unknown;
+}
+
 int kp_db_target(const kp_arch *dflt, const char *dflt_name, int given, const char *file,
 		 const kp_flags *db, const kp_arch **arch, const char **name)
 {
@@ -53,6 +66,9 @@ int kp_db_target(const kp_arch *dflt, const char *dflt_name, int given, const ch
 	if (given || !db->arch)
 		return 0;
 	const kp_arch *a = kp_arch_find(db->arch);
+	kp_targets t;
+	if (!a && (kp_db_targets(db, &t), t.n)) /* the oldest kpipe knows */
+		a = t.v[0];
 	if (!a) {
 		fprintf(stderr,
 			"kpipe: warning: %s: target %s of compile_commands.json is not in kpipe's "
@@ -61,7 +77,7 @@ int kp_db_target(const kp_arch *dflt, const char *dflt_name, int given, const ch
 		return 0;
 	}
 	*arch = a;
-	*name = db->arch;
+	*name = a == kp_arch_find(db->arch) ? db->arch : a->name;
 	return 1;
 }
 
@@ -206,6 +222,7 @@ typedef struct {
 	const kp_arch *arch;   /* the target: --arch, the database's, or the default */
 	const char *arch_name; /* borrowed */
 	int group;             /* precompiled-header group, -1 none */
+	kp_targets targets;    /* every target of the build (rw_opts.h), or none */
 } bfile;
 
 typedef struct {
@@ -216,7 +233,7 @@ typedef struct {
 static void bfiles_add(bfiles *l, const char *path, const char *abs)
 {
 	l->v = kp_xrealloc(l->v, sizeof(*l->v) * (size_t)(l->n + 1));
-	l->v[l->n] = (bfile){kp_xstrdup(path), kp_xstrdup(abs), NULL, 0, NULL, NULL, -1};
+	l->v[l->n] = (bfile){kp_xstrdup(path), kp_xstrdup(abs), NULL, 0, NULL, NULL, -1, {{0}, 0}};
 	l->n++;
 }
 
@@ -525,6 +542,7 @@ static void do_file(const batch *b, int i, kp_rw_result *r)
 	const char *pch = f->group >= 0 ? b->pch[f->group] : NULL;
 	kp_rw_opts fo = o->rw; /* with the file's target */
 	fo.arch = f->arch;
+	fo.targets = f->targets;
 	kp_rw_input in = {.path = f->path,
 			  .contents = src,
 			  .len = len,
@@ -1074,12 +1092,14 @@ static void assign_groups(batch *b, const kp_compdb_entry *db, int ndb, const ch
 		bfile *f = &b->files->v[i];
 		f->arch = o->rw.arch;
 		f->arch_name = o->arch_name;
+		f->targets = o->rw.targets;
 		for (int k = 0; k < ndb; k++)
 			if (!strcmp(db[k].file, f->abs)) {
 				f->args = db[k].flags.keep;
 				f->nargs = db[k].flags.nkeep;
-				kp_db_target(o->rw.arch, o->arch_name, o->arch_given, f->path,
-					     &db[k].flags, &f->arch, &f->arch_name);
+				if (kp_db_target(o->rw.arch, o->arch_name, o->arch_given, f->path,
+						 &db[k].flags, &f->arch, &f->arch_name))
+					kp_db_targets(&db[k].flags, &f->targets);
 				if (o->verbose)
 					kp_db_print_flags(o->rw.arch, o->arch_name, o->arch_given,
 							  f->path, db_json, &db[k].flags);

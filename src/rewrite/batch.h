@@ -70,6 +70,10 @@ int kp_rw_write_header(const kp_rw_output *o, kp_rw_result *x, const char *root)
  * the database's. */
 int kp_db_target(const kp_arch *dflt, const char *dflt_name, int given, const char *file,
 		 const kp_flags *db, const kp_arch **arch, const char **name);
+/* Every target of the database's flags (sm_XX, compute_XX, lto_XX) that
+ * kpipe's table knows, into t (emptied first); returns how many it did
+ * not know (sm_35, or more than KP_MAX_TARGETS). */
+int kp_db_targets(const kp_flags *db, kp_targets *t);
 /* `kpipe: flags for FILE from DB: KEPT; dropped: DROPPED; targets: ...` on stderr. */
 void kp_db_print_flags(const kp_arch *dflt, const char *dflt_name, int given, const char *file,
 		       const char *db_json, const kp_flags *db);

@@ -5,6 +5,7 @@
  * its reasons.  The driver (rewrite.c) applies the edits and checks them.
  */
 #include "pass.h"
+#include "pass_targets.h"
 
 #include "findings.h"
 #include "plan.h"
@@ -162,7 +163,8 @@ static void pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 	}
 	long long added = add_earlier_buffers(s, l);
 	kp_plan p;
-	kp_plan_loop(&p, f, l, o->arch, o->variant, o->stages);
+	kp_tplan tp; /* several targets (rw_opts.h): pass_targets.c */
+	int split = kp_pass_plan(c, l, &tp, &p);
 	if (!p.xform) {
 		const char *msg = p.refuse_msg;
 		if (added > 0 && !strcmp(p.refuse_id, "kpipe-smem-over-limit"))
@@ -204,14 +206,19 @@ static void pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 	kp_xform_opts xo = {o->arch, p.stages, p.why, p.dynamic, o->no_comment};
 	const char *xerr = NULL;
 	kp_edits mine = {0};
-	if (p.xform->apply(f, l, &xo, &mine, &xerr)) {
+	if (split ? kp_pass_split_apply(c, l, &tp, &mine, &xerr)
+		  : p.xform->apply(f, l, &xo, &mine, &xerr)) {
 		kp_pass_refuse(c, line, col, "kpipe-transform-failed",
 			       xerr ? xerr : "the transform failed");
 		kp_edits_release(&mine);
 		return;
 	}
 	kp_strbuf note = KP_STRBUF_INIT;
-	kp_strbuf_addf(&note, "pipelined with %s (%d stages): %s", p.xform->name, p.stages, p.why);
+	if (split)
+		kp_pass_split_note(&note, &tp);
+	else
+		kp_strbuf_addf(&note, "pipelined with %s (%d stages): %s", p.xform->name, p.stages,
+			       p.why);
 	int nl = p.dynamic ? kp_plan_launches(f, l) : 0;
 	if (p.dynamic)
 		kp_strbuf_addf(&note,

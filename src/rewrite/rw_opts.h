@@ -14,7 +14,12 @@ struct kp_pass;
 
 /* How every file is rewritten. */
 typedef struct {
-	const kp_arch *arch;     /* the target: budget, plan, and what libclang parses as */
+	const kp_arch *arch; /* the target: budget, plan, and what libclang parses as */
+	/* Every target the build compiles for, oldest first (arch is the
+	 * oldest); fewer than two: arch alone.  Across the cp.async line the
+	 * pipeline pass writes one loop per side of a #if __CUDA_ARCH__
+	 * (src/plan/targets.c, docs/design.md "Several targets"). */
+	kp_targets targets;
 	const char *cuda_path;   /* NULL: clang finds the toolkit */
 	const char *const *args; /* compiler arguments (the user's, after the database's) */
 	int nargs;

@@ -1,11 +1,15 @@
 /*
- * verify_file.c - one rewritten file verified (verify_file.h).
+ * verify_file.c - one rewritten file verified (verify_file.h).  A rewrite
+ * for several targets (transform.h, KP_SPLIT_GUARD) is verified once per
+ * branch: the emulator defines __CUDA_ARCH__ as 900, which takes the newer
+ * targets' loop; a copy whose guards read `#if 0` takes the older ones'.
  */
 #define _GNU_SOURCE
 #include "verify_file.h"
 
 #include "launch_spec.h"
 #include "own_launch.h"
+#include "transform.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,8 +46,9 @@ static void kernel_unavailable(kp_verify_result *r, const kp_kernel *k, const ch
 	r->detail = kp_strbuf_detach(&m);
 }
 
-void kp_verify_file(const kp_rw_opts *o, const kp_analyze_opts *ao, const char *path, kp_file *f,
-		    const char *rew, size_t len, const long *pipelined, int n, kp_verify_result *r)
+static void verify_once(const kp_rw_opts *o, const kp_analyze_opts *ao, const char *path,
+			kp_file *f, const char *rew, size_t len, const long *pipelined, int n,
+			kp_verify_result *r)
 {
 	kp_verify_texts(o, ao, path, f, f->src, f->len, rew, len, pipelined, n, r);
 }
@@ -107,4 +112,53 @@ void kp_verify_texts(const kp_rw_opts *o, const kp_analyze_opts *ao, const char 
 		r->detail = kp_xstrdup("no launch description, and no kernel of the file holds the "
 				       "loops rewritten");
 	}
+}
+
+/* rew with every split guard line turned into `#if 0` (the same length),
+ * or NULL when it has none. */
+static char *older_branch(const char *rew, size_t len)
+{
+	size_t gl = strlen(KP_SPLIT_GUARD);
+	char *copy = NULL;
+	for (size_t p = 0; p + gl <= len; p++) {
+		if ((p && rew[p - 1] != '\n') || strncmp(rew + p, KP_SPLIT_GUARD, gl))
+			continue;
+		if (!copy) {
+			copy = kp_xmalloc(len + 1);
+			memcpy(copy, rew, len);
+			copy[len] = '\0';
+		}
+		size_t e = p;
+		while (e < len && rew[e] != '\n')
+			e++;
+		memset(copy + p, ' ', e - p);
+		memcpy(copy + p, "#if 0", 5);
+	}
+	return copy;
+}
+
+void kp_verify_file(const kp_rw_opts *o, const kp_analyze_opts *ao, const char *path, kp_file *f,
+		    const char *rew, size_t len, const long *pipelined, int n, kp_verify_result *r)
+{
+	verify_once(o, ao, path, f, rew, len, pipelined, n, r);
+	char *older = r->status == KP_VERIFY_FAILED ? NULL : older_branch(rew, len);
+	if (!older)
+		return;
+	kp_verify_result two;
+	verify_once(o, ao, path, f, older, len, pipelined, n, &two);
+	free(older);
+	if (two.status == KP_VERIFY_PASSED ||
+	    (two.status == KP_VERIFY_UNAVAILABLE && r->status == KP_VERIFY_UNAVAILABLE)) {
+		r->runs += two.runs;
+		kp_verify_result_release(&two);
+		return;
+	}
+	/* the #else's failure, or its reason when only it could not run */
+	kp_strbuf m = KP_STRBUF_INIT;
+	kp_strbuf_addf(&m, "the older targets' loop (the #else of the __CUDA_ARCH__ guard): %s",
+		       two.detail ? two.detail : "no reason given");
+	free(two.detail);
+	two.detail = kp_strbuf_detach(&m);
+	kp_verify_result_release(r);
+	*r = two;
 }

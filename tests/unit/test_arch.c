@@ -46,7 +46,7 @@ struct bad_name {
 ParameterizedTestParameters(arch_find, unknown)
 {
 	static struct bad_name params[] = {
-		{"sm_61"},          {"sm_"},      {""},        {"sm_90x"},
+		{"sm_35"},          {"sm_"},      {""},        {"sm_90x"},
 		{"gfx90a"},         {"compute_"}, {"sm_90aa"}, {"9.10"},
 		{"sm_99999999999"}, {" sm_90"},   {"sm_90 "},  {"-90"},
 	};
@@ -64,7 +64,8 @@ Test(arch_find, null_name) { cr_expect_null(kp_arch_find(NULL)); }
 
 Test(arch_table, covers_the_documented_targets)
 {
-	static const int want[] = {70, 72, 75, 80, 86, 87, 89, 90, 100, 103, 120, 121};
+	static const int want[] = {50, 52, 53, 60, 61, 62,  70,  72,  75,
+				   80, 86, 87, 89, 90, 100, 103, 120, 121};
 	int n = 0;
 	const kp_arch *all = kp_arch_all(&n);
 	cr_assert_eq(n, (int)(sizeof(want) / sizeof(want[0])));
@@ -91,6 +92,10 @@ Test(arch_table, entries_are_consistent)
 		cr_expect_eq(a->has_cp_async, a->cc >= 80, "%s", a->name);
 		cr_expect_eq(a->max_threads_per_block, 1024, "%s", a->name);
 		cr_expect_eq(a->regs_per_sm, 65536, "%s", a->name);
+		cr_expect_eq(a->regs_per_block, a->cc == 53 || a->cc == 62 ? 32768 : 65536, "%s",
+			     a->name);
+		if (a->cc < 70) /* no opt-in before Volta */
+			cr_expect_eq(a->smem_optin_per_block, 48 * KB, "%s", a->name);
 		cr_expect_eq(a->max_regs_per_thread, 255, "%s", a->name);
 		cr_expect_eq(a->reg_alloc_unit, 256, "%s", a->name);
 	}
@@ -110,6 +115,12 @@ struct figures {
 ParameterizedTestParameters(arch_table, figures)
 {
 	static struct figures params[] = {
+		{"sm_50", 64, 48, 2048, 32, "Maxwell"},
+		{"sm_52", 96, 48, 2048, 32, "Maxwell"},
+		{"sm_53", 64, 48, 2048, 32, "Maxwell"},
+		{"sm_60", 64, 48, 2048, 32, "Pascal"},
+		{"sm_61", 96, 48, 2048, 32, "Pascal"},
+		{"sm_62", 64, 48, 2048, 32, "Pascal"},
 		{"sm_70", 96, 96, 2048, 32, "Volta"},
 		{"sm_72", 96, 96, 2048, 32, "Volta"},
 		{"sm_75", 64, 64, 1024, 16, "Turing"},
@@ -301,4 +312,54 @@ Test(arch_cliff, agrees_with_occupancy)
 				     "%s, %d blocks at %d B", a->name, b, c + 1);
 		}
 	}
+}
+
+/* --- several targets (targets.c) ------------------------------------------ */
+
+Test(arch_targets, parse_orders_and_dedups)
+{
+	kp_targets t;
+	char bad[64];
+	cr_assert_eq(kp_targets_parse(&t, "sm_90,sm_52,compute_90,75", bad, (int)sizeof(bad)), 0);
+	cr_assert_eq(t.n, 3);
+	cr_expect_str_eq(t.v[0]->name, "sm_52");
+	cr_expect_str_eq(t.v[1]->name, "sm_75");
+	cr_expect_str_eq(t.v[2]->name, "sm_90");
+	char names[64];
+	kp_targets_names(t.v, t.n, names, (int)sizeof(names));
+	cr_expect_str_eq(names, "sm_52,sm_75,sm_90");
+	cr_expect_eq(kp_targets_parse(&t, "sm_70,sm_35", bad, (int)sizeof(bad)), -1);
+	cr_expect_str_eq(bad, "sm_35");
+	cr_expect_eq(kp_targets_parse(&t, "sm_70,", bad, (int)sizeof(bad)), 0);
+	cr_expect_eq(kp_targets_parse(&t, ",", bad, (int)sizeof(bad)), -1);
+}
+
+/* The limits a group shares: the smallest of each, the oldest's name. */
+Test(arch_targets, common_limits)
+{
+	const kp_arch *v[] = {kp_arch_find("sm_86"), kp_arch_find("sm_80"), kp_arch_find("sm_75")};
+	kp_arch c;
+	kp_arch_common(v, 3, &c);
+	cr_expect_str_eq(c.name, "sm_75");
+	cr_expect_eq(c.cc, 75);
+	cr_expect_eq(c.smem_optin_per_block, 64 * KB);
+	cr_expect_eq(c.smem_per_sm, 64 * KB);
+	cr_expect_eq(c.max_threads_per_sm, 1024);
+	cr_expect_eq(c.smem_reserved_per_block, KB);
+	cr_expect_eq(c.has_cp_async, 0);
+	kp_arch_common(v, 2, &c);
+	cr_expect_str_eq(c.name, "sm_80");
+	cr_expect_eq(c.smem_optin_per_block, 99 * KB);
+	cr_expect_eq(c.max_blocks_per_sm, 16);
+	cr_expect_eq(c.has_cp_async, 1);
+}
+
+/* sm_53 and sm_62: a block may hold 32K registers. */
+Test(arch_occupancy, registers_per_block)
+{
+	const kp_arch *a = kp_arch_find("sm_62");
+	cr_assert_not_null(a);
+	cr_expect_eq(kp_arch_occupancy(a, 1024, 32, 0).blocks_per_sm, 2);
+	cr_expect_eq(kp_arch_occupancy(a, 1024, 33, 0).blocks_per_sm, 0);
+	cr_expect_eq(kp_arch_occupancy(kp_arch_find("sm_61"), 1024, 33, 0).blocks_per_sm, 1);
 }
