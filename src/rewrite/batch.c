@@ -22,6 +22,7 @@
 
 #include "compdb.h"
 #include "fixes.h"
+#include "out_tree.h"
 #include "progress.h"
 #include "safe_write.h"
 #include "sarif.h"
@@ -537,8 +538,10 @@ static void do_file(const batch *b, int i, kp_rw_result *r)
 	int rc = kp_rewrite_buffer(&fo, &in, r, &out, &outlen);
 	if (rc == KP_EXIT_OK && out && !o->dry_run && !b->reports_only)
 		kp_rw_write(&o->out, r, f->path, f->abs, src, len, out, outlen, b->root);
-	else if (rc == KP_EXIT_NOTHING && o->out.out_dir && !o->dry_run && !b->reports_only) {
-		/* --out-dir holds every file: one with nothing pipelined as it was */
+	else if ((rc == KP_EXIT_NOTHING || rc == KP_EXIT_OK) && o->out.out_dir && !o->dry_run &&
+		 !b->reports_only) {
+		/* --out-dir holds every file: one with nothing pipelined (or
+		 * only its headers) as it was */
 		kp_rw_output copy = {.out_dir = o->out.out_dir};
 		kp_rw_write(&copy, r, f->path, f->abs, src, len, src, len, b->root);
 	}
@@ -1171,6 +1174,55 @@ static int run_files(batch *b, int jobs, collect *c)
 	return n1 + n2;
 }
 
+/* --out-dir: the rest of the tree (out_tree.h), once every rewritten
+ * file and header is written: the headers the inputs include and the
+ * inputs nothing wrote.  A sharded batch copies no .cu/.cuh (their
+ * shards write them).  Returns 0, or -1 when a copy failed (printed). */
+static int fill_out_dir(const batch *b, const collect *c, int nres)
+{
+	const kp_batch_opts *o = b->o;
+	if (!o->out.out_dir || o->dry_run || b->reports_only)
+		return 0;
+	const bfiles *fl = b->files;
+	kp_tree_src *srcs = kp_xcalloc((size_t)fl->n + 1, sizeof(*srcs));
+	const char **written = NULL;
+	int nw = 0;
+	for (int i = 0; i < nres; i++)
+		for (int h = -1; h < c->results[i].nheaders; h++) {
+			const kp_rw_result *r = h < 0 ? &c->results[i] : &c->results[i].headers[h];
+			if (r->output && r->abs_path) {
+				written = kp_xrealloc(written, sizeof(char *) * (size_t)(nw + 1));
+				written[nw++] = r->abs_path;
+			}
+		}
+	for (int i = 0; i < fl->n; i++) {
+		srcs[i] = (kp_tree_src){fl->v[i].abs, (const char *const *)fl->v[i].args,
+					fl->v[i].nargs, 0};
+		for (int k = 0; k < nres; k++)
+			if (c->results[k].abs_path && !strcmp(c->results[k].abs_path, fl->v[i].abs))
+				srcs[i].failed = c->results[k].status == KP_EXIT_INPUT;
+	}
+	kp_out_tree t = {.out_dir = o->out.out_dir,
+			 .root = b->root,
+			 .srcs = srcs,
+			 .nsrcs = fl->n,
+			 .args = o->rw.args,
+			 .nargs = o->rw.nargs,
+			 .written = written,
+			 .nwritten = nw,
+			 .excludes = o->excludes,
+			 .nexcludes = o->nexcludes,
+			 .cuda_sources_too = !o->shard_n};
+	char *err = NULL;
+	int rc = kp_out_tree_fill(&t, &err);
+	if (err)
+		fputs(err, stderr);
+	free(err);
+	free(written);
+	free(srcs);
+	return rc < 0 ? -1 : 0;
+}
+
 /* The exit code, the report on stdout (--format), the summary on stderr
  * and --export-fixes, over the results and the headers they own, in path
  * order. */
@@ -1346,8 +1398,12 @@ int kp_batch_run(const kp_batch_opts *o)
 		kp_guard_set_note(NULL);
 		if (b.stop)
 			rc = 128 + SIGPIPE; /* as if SIGPIPE had ended it, after cleaning up */
-		else
+		else {
+			int frc = fill_out_dir(&b, &c, nres);
 			rc = report(o, &c, nres, kp_now() - t0, jobs, cwd);
+			if (frc && rc != KP_EXIT_USAGE)
+				rc = KP_EXIT_INPUT;
+		}
 		sigaction(SIGPIPE, &old_pipe, NULL);
 		for (int i = 0; i < nres; i++)
 			kp_rw_result_release(&c.results[i]);
