@@ -20,6 +20,7 @@
 #define _GNU_SOURCE
 #include "batch.h"
 
+#include "batch_print.h"
 #include "compdb.h"
 #include "fixes.h"
 #include "out_tree.h"
@@ -88,7 +89,7 @@ void kp_db_print_flags(const kp_arch *dflt, const char *dflt_name, int given, co
 /* ---- the summary ---------------------------------------------------- */
 
 typedef struct {
-	int files, kernels, loops, pipelined, refused, errors;
+	int files, kernels, loops, pipelined, refused, left_alone, remarks, errors;
 	int files_pipelined, files_unchanged, files_refused;
 	kp_counts by_variant, by_reason;
 } totals;
@@ -100,6 +101,8 @@ static void add_totals(totals *t, const kp_rw_result *r)
 	t->loops += r->loops;
 	t->pipelined += r->pipelined;
 	t->refused += r->refused;
+	t->left_alone += r->left_alone;
+	t->remarks += kp_batch_hidden_remarks(r);
 	if (r->status == KP_EXIT_OK)
 		t->files_pipelined++;
 	else if (r->status == KP_EXIT_NOTHING && r->refused)
@@ -174,7 +177,7 @@ char *kp_batch_report_json(const kp_rw_result *const *r, int n, double seconds, 
 }
 
 static void print_summary(FILE *fp, const kp_rw_result *const *r, int n, double seconds, int jobs,
-			  int dry_run)
+			  int dry_run, int verbose)
 {
 	totals t = {0};
 	for (int i = 0; i < n; i++)
@@ -189,7 +192,13 @@ static void print_summary(FILE *fp, const kp_rw_result *const *r, int n, double 
 	print_counts(fp, &t.by_variant);
 	fprintf(fp, "\n  refused:   %d", t.refused);
 	print_counts(fp, &t.by_reason);
+	if (t.left_alone)
+		fprintf(fp, "\n  of which %d loop%s not K-loops or pipelined already (remarks)",
+			t.left_alone, t.left_alone == 1 ? " is" : "s are");
 	fprintf(fp, "\n  errors:    %d file%s\n", t.errors, t.errors == 1 ? "" : "s");
+	if (t.remarks && !verbose)
+		fprintf(fp, "  %d remark%s not shown: -v shows them\n", t.remarks,
+			t.remarks == 1 ? "" : "s");
 	fprintf(fp,
 		"  %.2f s with -j %d (%.1f files/s); ids are explained in docs/diagnostics.md\n",
 		seconds, jobs, seconds > 0 ? n / seconds : 0.0);
@@ -842,7 +851,10 @@ static void write_headers(batch *b)
 /* Prints one result: its diagnostics, its diff or its --dry-run line. */
 static void print_result(const batch *b, const kp_rw_result *r)
 {
-	kp_rw_print_diags(r, b->o->verbose, stderr);
+	/* quiet by default: warnings and errors, then one line per file
+	 * (--dry-run has its own on stdout); the remarks with -v */
+	int line = !b->o->verbose && !b->o->dry_run && !strcmp(b->o->format, "text");
+	kp_batch_print_file(r, b->o->verbose, line, stderr);
 	if (r->diff)
 		fputs(r->diff, stdout);
 	else if (b->o->dry_run && !strcmp(b->o->format, "text") && r->status != KP_EXIT_INPUT)
@@ -1263,7 +1275,7 @@ static int report(const kp_batch_opts *o, const collect *c, int nres, double sec
 		fputs(s, stdout);
 		free(s);
 	}
-	print_summary(stderr, rp, nrp, secs, jobs, o->dry_run);
+	print_summary(stderr, rp, nrp, secs, jobs, o->dry_run, o->verbose);
 	if (o->export_fixes) {
 		char *y = kp_fixes_yaml(rp, nrp, "", cwd);
 		int e = kp_write_file_atomic(o->export_fixes, y, strlen(y));
@@ -1421,5 +1433,23 @@ int kp_batch_run(const kp_batch_opts *o)
 	kp_compdb_release(db, ndb);
 	free(db_json);
 	free(cwd);
+	return rc;
+}
+
+int kp_batch_list(const kp_batch_opts *o, char ***paths, int *n, char **root_out)
+{
+	bfiles files = {0};
+	kp_compdb_entry *db = NULL;
+	char *db_json = NULL, *root = NULL;
+	int ndb = 0;
+	int rc = list_inputs(o, &files, &root, &db, &ndb, &db_json);
+	*paths = kp_xcalloc((size_t)files.n + 1, sizeof(char *));
+	*n = 0;
+	for (int i = 0; rc == KP_EXIT_OK && i < files.n; i++)
+		(*paths)[(*n)++] = kp_xstrdup(files.v[i].path);
+	*root_out = root;
+	bfiles_release(&files);
+	kp_compdb_release(db, ndb);
+	free(db_json);
 	return rc;
 }

@@ -22,22 +22,34 @@ typedef struct {
 	char **v;
 	int n;
 	const kp_tree_src **src; /* the flags each file's includes are looked up with */
+	char *included;          /* an #include of a file in the list names it */
 } plist;
 
-static int plist_has(const plist *l, const char *p)
+static int plist_find(const plist *l, const char *p)
 {
 	for (int i = 0; i < l->n; i++)
 		if (!strcmp(l->v[i], p))
-			return 1;
-	return 0;
+			return i;
+	return -1;
 }
 
-static void plist_add(plist *l, char *p, const kp_tree_src *src)
+static void plist_add(plist *l, char *p, const kp_tree_src *src, int included)
 {
 	l->v = kp_xrealloc(l->v, sizeof(char *) * (size_t)(l->n + 1));
 	l->src = kp_xrealloc(l->src, sizeof(*l->src) * (size_t)(l->n + 1));
+	l->included = kp_xrealloc(l->included, (size_t)(l->n + 1));
 	l->v[l->n] = p;
+	l->included[l->n] = (char)included;
 	l->src[l->n++] = src;
+}
+
+static void plist_release(plist *l)
+{
+	for (int i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	free(l->src);
+	free(l->included);
 }
 
 static int under(const char *p, const char *root)
@@ -134,10 +146,14 @@ static void scan_file(const kp_out_tree *t, plist *l, int at)
 								 t->root);
 					if (!r)
 						r = search_flags(t->args, t->nargs, name, t->root);
-					if (r && !plist_has(l, r))
-						plist_add(l, r, src);
-					else
+					int at = r ? plist_find(l, r) : -1;
+					if (r && at < 0)
+						plist_add(l, r, src, 1);
+					else {
+						if (at >= 0)
+							l->included[at] = 1;
 						free(r);
+					}
 					free(name);
 				}
 			}
@@ -165,16 +181,34 @@ static int is_cuda_source(const char *p)
 	return dot && (!strcmp(dot, ".cu") || !strcmp(dot, ".cuh"));
 }
 
+/* t's inputs and every file they include under t->root, directly or not. */
+static void closure(const kp_out_tree *t, plist *l)
+{
+	for (int i = 0; i < t->nsrcs; i++)
+		if (plist_find(l, t->srcs[i].abs) < 0)
+			plist_add(l, kp_xstrdup(t->srcs[i].abs), &t->srcs[i], 0);
+	for (int i = 0; i < l->n; i++) /* l grows as it is read */
+		scan_file(t, l, i);
+}
+
+int kp_tree_included(const kp_out_tree *t, char ***out)
+{
+	plist l = {0};
+	closure(t, &l);
+	int n = 0;
+	*out = kp_xcalloc((size_t)l.n + 1, sizeof(char *));
+	for (int i = 0; i < l.n; i++)
+		if (l.included[i])
+			(*out)[n++] = kp_xstrdup(l.v[i]);
+	plist_release(&l);
+	return n;
+}
+
 int kp_out_tree_fill(const kp_out_tree *t, char **err)
 {
 	*err = NULL;
 	plist l = {0};
-	for (int i = 0; i < t->nsrcs; i++)
-		if (!plist_has(&l, t->srcs[i].abs))
-			plist_add(&l, kp_xstrdup(t->srcs[i].abs), &t->srcs[i]);
-	int ninputs = l.n;
-	for (int i = 0; i < l.n; i++) /* l grows as it is read */
-		scan_file(t, &l, i);
+	closure(t, &l);
 	kp_strbuf e = KP_STRBUF_INIT;
 	kp_rw_output copy = {.out_dir = t->out_dir};
 	int ncopied = 0, failed = 0;
@@ -185,12 +219,8 @@ int kp_out_tree_fill(const kp_out_tree *t, char **err)
 			done = !strcmp(t->written[w], p);
 		/* an input that failed stays out (exit 3 says so), unless it
 		 * is also a header another file includes */
-		if (i < ninputs && l.src[i]->failed) {
-			int included = 0;
-			for (int k = ninputs; k < l.n && !included; k++)
-				included = !strcmp(l.v[k], p);
-			done |= !included;
-		}
+		if (l.src[i] && l.src[i]->failed && !strcmp(l.src[i]->abs, p))
+			done |= !l.included[i];
 		if (done || (!t->cuda_sources_too && is_cuda_source(p)) || !under(p, t->root) ||
 		    excluded(t, p))
 			continue;
@@ -210,10 +240,7 @@ int kp_out_tree_fill(const kp_out_tree *t, char **err)
 		kp_rw_result_release(&r);
 		free(text);
 	}
-	for (int i = 0; i < l.n; i++)
-		free(l.v[i]);
-	free(l.v);
-	free(l.src);
+	plist_release(&l);
 	if (e.len)
 		*err = kp_strbuf_detach(&e);
 	else

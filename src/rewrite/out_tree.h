@@ -43,4 +43,10 @@ typedef struct {
  * of files copied, or -1 when one failed. */
 int kp_out_tree_fill(const kp_out_tree *t, char **err);
 
+/* The real paths of the files that an #include of t's inputs, or of a
+ * file they include, names (found as kp_out_tree_fill finds them; out_dir,
+ * written and excludes are not read): *out, caller frees each and the
+ * array.  Returns their number. */
+int kp_tree_included(const kp_out_tree *t, char ***out);
+
 #endif

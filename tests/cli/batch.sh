@@ -61,7 +61,13 @@ check "dir: summary by reason" grep -q '^  refused:   1 (kpipe-smem-carried 1)$'
 check "dir: summary errors" grep -q '^  errors:    1 file$' "$tmp/e"
 # (matmul_guarded.cu, copied without its launch description and with no
 # launch, is rewritten unverified: a warning of its own, left out here)
-check "dir: diagnostics in file order" test "$(grep -v ': note: ' "$tmp/e" | grep -v '\[kpipe-unverified\]' | grep -oE '^proj/src/[a-z/_]*\.cu' | uniq | tr '\n' ' ')" = "proj/src/attn/refused_smem_carry.cu proj/src/broken.cu "
+check "dir: diagnostics in file order" test "$(grep -v ': note: ' "$tmp/e" | grep -v '\[kpipe-unverified\]' | grep -vE '\.cuh?: ([0-9]+ of [0-9]+ loops? pipelined|no K-loop|failed)' | grep -oE '^proj/src/[a-z/_]*\.cu' | uniq | tr '\n' ' ')" = "proj/src/attn/refused_smem_carry.cu proj/src/broken.cu "
+# quiet by default: one line per file, in file order, after its warnings
+check "dir: one summary line per file" \
+	test "$(grep -cE '^proj/[a-z0-9/_]*\.cuh?: ([0-9]+ of [0-9]+ loops? pipelined|no K-loop|failed)' "$tmp/e")" -eq 8
+check "dir: the refused file's line" \
+	grep -q '^proj/src/attn/refused_smem_carry.cu: 0 of 1 loop pipelined; 1 K-loop refused; 1 warning$' "$tmp/e"
+check "dir: the broken file's line" grep -q '^proj/src/broken.cu: failed$' "$tmp/e"
 check "dir: the input tree is untouched" diff -r "$proj" "$tmp/pristine"
 
 # --- -j 1, -j 2, --no-pch: the same bytes -----------------------------------
