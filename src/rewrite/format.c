@@ -231,7 +231,7 @@ int kp_format_edits(const char *tool, const char *style, const char *orig, size_
 		kp_strbuf m = KP_STRBUF_INIT;
 		kp_strbuf_addf(&m, "%s failed: %.300s", tool, msg && *msg ? msg : "(no message)");
 		/* the copy it read lies in a directory of random name */
-		*err = kp_scrub_dup(kp_strbuf_detach(&m), dir, "kpipe-format");
+		*err = kp_scrub_dup(kp_strbuf_detach(&m), dir, "<format>");
 		free(msg);
 		rc = -1;
 	}

@@ -118,7 +118,7 @@ static int compile_once(kp_ptxas_probe *p, kp_probe_build *b, const kp_file *f, 
 			kp_scrub(b->res.error, sizeof(b->res.error), kp_strbuf_str(&o),
 				 f->path ? f->path : "original.cu");
 			kp_strbuf_release(&o);
-			kp_scrub(b->res.error, sizeof(b->res.error), dir, "kpipe-probe");
+			kp_scrub(b->res.error, sizeof(b->res.error), dir, "<probe>");
 			snprintf(p->error, sizeof(p->error), "nvcc: %.500s", b->res.error);
 		}
 		if (rc == KP_RES_ECOMPILE) {

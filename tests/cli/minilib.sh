@@ -5,6 +5,10 @@
 #   - --out-dir holds every file the batch read, the .cu left unchanged
 #     and the plain header included, so OUT builds on its own (nvcc -c of
 #     each OUT .cu when nvcc is there; a SKIP line otherwise);
+#   - quiet by default: a loop that is no K-loop gets a remark (shown with
+#     -v), a K-loop refused a warning, each file one line, remarks counted;
+#   - `kpipe analyze DIR` (and -p, -j, --exclude): every file, each as a
+#     run on it alone says, in file order whatever -j is, one JSON document;
 #   - two runs into two directories write the same files and print the
 #     same output (no temporary directory name leaks into either), also
 #     when the tools kpipe runs on copies in temporary directories (a
@@ -75,10 +79,61 @@ done
 check "failing tools: the comment names the probe's failure" \
 	grep -q 'ptxas could not be asked (nvcc: .*kernels/tiled.cuh(1): error: this fake nvcc' out3/kernels/tiled.cuh
 check "failing tools: the message names the verifier's failure" \
-	grep -q 'kpipe-verify/original-main.cpp:1:1: error: this fake g++' "$tmp/e3"
+	grep -q '<verify>/original-main.cpp:1:1: error: this fake g++' "$tmp/e3"
 check "failing tools: two runs, the same files" diff -r out3 out4
 check "failing tools: two runs, the same stderr" cmp -s "$tmp/e3s" "$tmp/e4s"
 check "failing tools: no temporary directory named" \
 	sh -c "! grep -rqE 'kpipe-(probe|verify|format|batch)-' out3 '$tmp/e3' '$tmp/o3'"
+
+# --- quiet by default ------------------------------------------------------
+# transpose_shared.cu's loop is no K-loop (one statement, no barrier): a
+# remark, shown only with -v; refused_smem_carry.cu's is a K-loop kpipe
+# refused: a warning.  One line per file, the remarks counted at the end.
+mkdir q
+cp "$root/samples/transpose_shared.cu" "$root/samples/refused_smem_carry.cu" q/
+"$kpipe" rewrite q --out-dir qout -j 2 >"$tmp/qo" 2>"$tmp/qe"
+check "quiet: the K-loop refused is a warning" \
+	grep -q '^q/refused_smem_carry.cu:[0-9:]* warning: .*\[kpipe-smem-carried\]' "$tmp/qe"
+check "quiet: no warning for the loop that is no K-loop" sh -c "! grep -q 'transpose_shared.cu:[0-9:]* warning' '$tmp/qe'"
+check "quiet: its remark not shown without -v" sh -c "! grep -q 'remark:' '$tmp/qe'"
+check "quiet: one line per file" grep -q '^q/transpose_shared.cu: 0 of 1 loop pipelined; 1 loop left alone (not a K-loop, or pipelined already); 1 remark (-v shows it)$' "$tmp/qe"
+check "quiet: the refused file's line" grep -q '^q/refused_smem_carry.cu: 0 of 1 loop pipelined; 1 K-loop refused; 1 warning$' "$tmp/qe"
+check "quiet: the total counts the remarks" grep -q '^  1 remark not shown: -v shows them$' "$tmp/qe"
+"$kpipe" rewrite q --out-dir qout2 -j 2 -v >"$tmp/qo" 2>"$tmp/qe"
+check "-v: the remark shown" grep -q '^q/transpose_shared.cu:[0-9:]* remark: .*\[kpipe-no-barrier\]' "$tmp/qe"
+
+# --- analyze over the tree ---------------------------------------------------
+"$kpipe" analyze lib/src -j 1 >"$tmp/a1" 2>"$tmp/ae1"
+check "analyze DIR: exit 0" test $? -eq 0
+"$kpipe" analyze lib/src -j 2 >"$tmp/a2" 2>"$tmp/ae2"
+check "analyze DIR -j 2: the same report as -j 1" cmp -s "$tmp/a1" "$tmp/a2"
+check "analyze DIR -j 2: the same stderr as -j 1" cmp -s "$tmp/ae1" "$tmp/ae2"
+check "analyze DIR: every .cu, in order" test "$(grep -oE '^lib/src/[a-z/]*\.cuh?( \(included from [a-z/.]*\))?:' "$tmp/a2" | tr '\n' ' ')" = \
+	"lib/src/gemm.cu: lib/src/runner.cu: lib/src/kernels/tiled.cuh (included from lib/src/runner.cu): lib/src/scale.cu: "
+for f in gemm runner scale; do
+	"$kpipe" analyze "lib/src/$f.cu" >"$tmp/one" 2>/dev/null
+	check "analyze DIR: $f.cu as alone" sh -c "grep -q \"^lib/src/$f.cu: \$(sed -n '1s/^[^:]*: //p' '$tmp/one')\" '$tmp/a2'"
+done
+"$kpipe" analyze lib/src -j 2 --format json >"$tmp/aj" 2>/dev/null
+check "analyze DIR --format json: one document, every file" python3 -c "
+import json
+j = json.load(open('$tmp/aj'))
+names = [(f['file'], f.get('included_from')) for f in j['files']]
+assert names == [('lib/src/gemm.cu', None), ('lib/src/runner.cu', None),
+                 ('lib/src/kernels/tiled.cuh', 'lib/src/runner.cu'), ('lib/src/scale.cu', None)], names
+"
+mkdir -p build
+python3 - "$tmp" >build/compile_commands.json <<'PY'
+import json, sys
+t = sys.argv[1]
+print(json.dumps([{"directory": t + "/lib/src", "file": t + "/lib/src/" + f,
+                   "command": "nvcc -DMINI_FROM_DB=1 -c " + f} for f in ("gemm.cu", "scale.cu")]))
+PY
+"$kpipe" analyze -p build -j 2 >"$tmp/ap" 2>"$tmp/ape"
+check "analyze -p: exit 0" test $? -eq 0
+check "analyze -p: the database's files" test "$(grep -cE '^[^ ]*(gemm|scale)\.cu: ' "$tmp/ap")" -eq 2
+check "analyze -p: only those" sh -c "! grep -q runner.cu '$tmp/ap'"
+"$kpipe" analyze lib/src --exclude 'scale.cu' >"$tmp/ax" 2>/dev/null
+check "analyze --exclude" sh -c "! grep -q scale.cu '$tmp/ax'"
 
 kp_summary minilib
