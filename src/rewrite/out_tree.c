@@ -8,15 +8,16 @@
 #define _GNU_SOURCE
 #include "out_tree.h"
 
-#include "batch.h"
-#include "rw_result.h"
+#include "safe_write.h"
 #include "util.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 typedef struct {
 	char **v;
@@ -175,6 +176,57 @@ static int excluded(const kp_out_tree *t, const char *p)
 	return 0;
 }
 
+/* mkdir -p of the directory that holds `path`; 0 or -errno. */
+static int mkdirs_for(const char *path)
+{
+	char *p = kp_xstrdup(path);
+	char *last = strrchr(p, '/');
+	int rc = 0;
+	if (last && last != p) {
+		*last = '\0';
+		for (char *s = p + 1; !rc; s++) {
+			int end = !*s;
+			if (*s == '/' || end) {
+				char c = *s;
+				*s = '\0';
+				if (mkdir(p, 0777) && errno != EEXIST)
+					rc = -errno;
+				*s = c;
+			}
+			if (end)
+				break;
+		}
+	}
+	free(p);
+	return rc;
+}
+
+/* The file p (under root) copied to its place under out_dir; a failure
+ * is a line in e.  0 or -1. */
+static int copy_file(const kp_out_tree *t, const char *p, kp_strbuf *e)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int r = kp_read_file(p, &text, &len);
+	if (r) {
+		kp_strbuf_addf(e, "%s: error: cannot read it to copy it to %s: %s\n", p, t->out_dir,
+			       strerror(-r));
+		return -1;
+	}
+	const char *rel = p + (strcmp(t->root, "/") ? strlen(t->root) + 1 : 1);
+	kp_strbuf dest = KP_STRBUF_INIT;
+	kp_strbuf_addf(&dest, "%s/%s", t->out_dir, rel);
+	r = mkdirs_for(kp_strbuf_str(&dest));
+	if (!r)
+		r = kp_write_file_atomic(kp_strbuf_str(&dest), text, len);
+	if (r)
+		kp_strbuf_addf(e, "%s: error: cannot write '%s': %s\n", p, kp_strbuf_str(&dest),
+			       strerror(-r));
+	kp_strbuf_release(&dest);
+	free(text);
+	return r ? -1 : 0;
+}
+
 static int is_cuda_source(const char *p)
 {
 	const char *dot = strrchr(p, '.');
@@ -210,7 +262,6 @@ int kp_out_tree_fill(const kp_out_tree *t, char **err)
 	plist l = {0};
 	closure(t, &l);
 	kp_strbuf e = KP_STRBUF_INIT;
-	kp_rw_output copy = {.out_dir = t->out_dir};
 	int ncopied = 0, failed = 0;
 	for (int i = 0; i < l.n; i++) {
 		const char *p = l.v[i];
@@ -224,21 +275,10 @@ int kp_out_tree_fill(const kp_out_tree *t, char **err)
 		if (done || (!t->cuda_sources_too && is_cuda_source(p)) || !under(p, t->root) ||
 		    excluded(t, p))
 			continue;
-		char *text = NULL;
-		size_t len = 0;
-		kp_rw_result r = {0};
-		if (kp_read_file(p, &text, &len)) {
-			kp_strbuf_addf(&e, "%s: error: cannot read it to copy it to %s\n", p,
-				       t->out_dir);
+		if (copy_file(t, p, &e))
 			failed = 1;
-		} else if (kp_rw_write(&copy, &r, p, p, text, len, text, len, t->root) == 0)
+		else
 			ncopied++;
-		for (int d = 0; d < r.ndiags; d++) {
-			kp_strbuf_addf(&e, "%s: error: %s\n", p, r.diags[d].message);
-			failed = 1;
-		}
-		kp_rw_result_release(&r);
-		free(text);
 	}
 	plist_release(&l);
 	if (e.len)

@@ -110,10 +110,10 @@ static void launch_edits(kp_pass_ctx *c, const kp_loop *l, long long bytes, int 
 	const char *why =
 		c->o->no_comment ? ""
 		: copies         ? kp_arena_printf(
-					   ar,
-					   "// kpipe: '%s' keeps %d copies of its dynamic shared memory: "
-						   "every launch passes %d x its bytes, rounded up to 16\n",
-					   k->name, copies, copies)
+                                   ar,
+                                   "// kpipe: '%s' keeps %d copies of its dynamic shared memory: "
+					   "every launch passes %d x its bytes, rounded up to 16\n",
+                                   k->name, copies, copies)
 			 : kp_arena_printf(
 				   ar,
 				   "// kpipe: the tiles of '%s' are in dynamic shared memory: "

@@ -221,8 +221,7 @@ void kp_vbuild_run(const kp_vbuild_env *env, const kp_launch_spec *s, kp_vbuild 
 			v[i].status = 2;
 			/* g++ names the sources in the work folder, whose
 			 * name is random: a fixed one in the message */
-			v[i].why =
-				kp_scrub_dup(first_errors(j->p.output), env->work, "<verify>");
+			v[i].why = kp_scrub_dup(first_errors(j->p.output), env->work, "<verify>");
 			unlink(j->tmp);
 		} else
 			v[i].exe = kp_xstrdup(j->exe);
