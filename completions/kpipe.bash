@@ -33,7 +33,7 @@ _kpipe()
 		--out-dir -j --jobs --exclude --shard --no-pch --no-ptxas --Werror --timeout
 		--no-comment --format-style --sarif-all --pad --pad-only --swizzle --block
 		--no-verify --require-verify"
-	local analyze="--block"
+	local analyze="--block -j --jobs --exclude"
 	local tune="-o --output -i --in-place --sizes --gpu-dir --sanitize --no-sanitize --profile --variant"
 	local validate="--sizes --gpu-dir --sanitize --no-sanitize --profile"
 

@@ -545,6 +545,103 @@ static int in_condition(const node_list *hs, unsigned o)
 	return 0;
 }
 
+/* Whether the declaration statement ds (its declarator `only`, or any when
+ * NULL) is used by what this copy keeps: a kept declaration, a condition,
+ * a store target (store copy) or what is not one (fetch copy). */
+static int decl_used(const load_nodes *g, const int *kept, const kp_loop *l, int store,
+		     const kp_node *ds, const kp_decl *only)
+{
+	for (int r = 0; r < g->refs.n; r++) {
+		kp_node *ref = g->refs.v[r];
+		unsigned o = ref->name_off;
+		if (!declares(ds, ref->decl) || (only && ref->decl != only) || within(ds, o))
+			continue;
+		int in_decl = -1;
+		for (int j = 0; j < g->decls.n; j++)
+			if (within(g->decls.v[j], o))
+				in_decl = j;
+		if (in_decl >= 0                   ? kept[in_decl]
+		    : in_condition(&g->headers, o) ? 1
+						   : (store ? in_lhs(l, o) : !in_lhs(l, o)))
+			return 1;
+	}
+	return 0;
+}
+
+/* Where declarator d of a declaration statement begins: its name, less
+ * the `*` and `&` just before it.  0 when its name is not where the
+ * model says (a macro). */
+static unsigned declarator_begin(const kp_file *f, const kp_decl *d)
+{
+	size_t n = d->name ? strlen(d->name) : 0;
+	unsigned o = d->name_off;
+	if (!n || o + n > f->len || memcmp(f->src + o, d->name, n))
+		return 0;
+	while (o > 0 && (f->src[o - 1] == '*' || f->src[o - 1] == '&'))
+		o--;
+	return o;
+}
+
+/* The text between the end of one declarator and the next holds only a
+ * comma (and blanks). */
+static int comma_between(const kp_file *f, unsigned e, unsigned b)
+{
+	int commas = 0;
+	for (unsigned o = e; o < b; o++)
+		if (f->src[o] == ',')
+			commas++;
+		else if (f->src[o] != ' ' && f->src[o] != '\t' && f->src[o] != '\n' &&
+			 f->src[o] != '\r')
+			return 0;
+	return commas == 1;
+}
+
+/* A kept statement that declares several locals (`int gi = .., si = ..;`)
+ * may declare one this copy does not use: its declarator goes (`int si =
+ * ..;`), so the copy adds no unused-variable warning (nvcc #177-D and
+ * #550-D, g++ -Wunused).  Where the text is not plain enough to cut (a
+ * declarator from a macro), `(void)gi;` follows the statement instead. */
+static void drop_unused_declarators(const kp_file *f, const load_nodes *g, const int *kept,
+				    const kp_loop *l, int store, kp_subs *s)
+{
+	for (int i = 0; i < g->decls.n; i++) {
+		const kp_node *ds = g->decls.v[i];
+		int n = ds->nkids;
+		if (!kept[i] || n < 2 || n > 64 || ds->end == 0 || f->src[ds->end - 1] != ';')
+			continue;
+		int used[64], first = -1, plain = 1;
+		unsigned beg[64];
+		for (int k = 0; k < n; k++) {
+			const kp_decl *d = ds->kids[k]->decl;
+			used[k] = !d || !d->name || decl_used(g, kept, l, store, ds, d);
+			if (used[k] && first < 0)
+				first = k;
+			beg[k] = d ? declarator_begin(f, d) : 0;
+			plain &= beg[k] > 0 && ds->kids[k]->end <= ds->end;
+			if (k)
+				plain &= comma_between(f, ds->kids[k - 1]->end, beg[k]);
+		}
+		if (first < 0) /* none used: kept for its side effects; leave it */
+			continue;
+		if (plain) {
+			if (first > 0) /* `*a = .., *b = ..` -> `*b = ..` */
+				kp_subs_add(s, beg[0], beg[first] - beg[0], "");
+			for (int k = first + 1; k < n; k++)
+				if (!used[k]) /* `, si = ..` */
+					kp_subs_add(s, ds->kids[k - 1]->end,
+						    ds->kids[k]->end - ds->kids[k - 1]->end, "");
+			continue;
+		}
+		kp_strbuf sb = KP_STRBUF_INIT;
+		kp_strbuf_adds(&sb, ";");
+		for (int k = 0; k < n; k++)
+			if (!used[k])
+				kp_strbuf_addf(&sb, " (void)%s;", ds->kids[k]->decl->name);
+		kp_subs_add(s, ds->end - 1, 1, kp_strbuf_str(&sb));
+		kp_strbuf_release(&sb);
+	}
+}
+
 /* Drops the load phase's declarations that a copy no longer uses (the
  * store copy keeps only the store targets, the fetch copy loses them), so
  * the rewrite adds no unused-variable warnings. */
@@ -575,33 +672,13 @@ static void drop_dead_decls(kp_file *f, const kp_loop *l, kp_subs *s, int store)
 		kept[i] = 1;
 	for (int changed = 1; changed;) {
 		changed = 0;
-		for (int i = 0; i < g.decls.n; i++) {
-			if (!kept[i])
-				continue;
-			kp_node *ds = g.decls.v[i];
-			int used = 0;
-			for (int r = 0; r < g.refs.n && !used; r++) {
-				kp_node *ref = g.refs.v[r];
-				unsigned o = ref->name_off;
-				if (!declares(ds, ref->decl) || within(ds, o))
-					continue;
-				int in_decl = -1;
-				for (int j = 0; j < g.decls.n; j++)
-					if (within(g.decls.v[j], o))
-						in_decl = j;
-				if (in_decl >= 0)
-					used = kept[in_decl];
-				else if (in_condition(&g.headers, o))
-					used = 1;
-				else
-					used = store ? in_lhs(l, o) : !in_lhs(l, o);
-			}
-			if (!used) {
+		for (int i = 0; i < g.decls.n; i++)
+			if (kept[i] && !decl_used(&g, kept, l, store, g.decls.v[i], NULL)) {
 				kept[i] = 0;
 				changed = 1;
 			}
-		}
 	}
+	drop_unused_declarators(f, &g, kept, l, store, s);
 	if (store) {
 		/* the writes of a dropped local go with it */
 		const kp_node **dead =

@@ -4181,11 +4181,13 @@ static void count_math(actx *c)
 }
 
 static kp_node *nested_kloop(kp_node *n);
+static int kloop_like(const kp_node *n);
 
 static void analyze_loop(actx *c)
 {
 	kp_loop *l = c->l;
 	kp_node *n = l->node;
+	l->not_kloop = !kloop_like(n); /* a copy loop, a reduction: remarks */
 	/* a loop around K-loops (a persistent kernel's tile loop, a loop over
 	 * batches) is no K-loop itself, whatever barriers it has of its own:
 	 * its K-loops are candidates of their own (find_candidates) */
@@ -4685,6 +4687,7 @@ static kp_loop *merge_insts(kp_file *f, kp_kernel *k, kp_loop **per)
 		}
 		if (p->already_pipelined)
 			l->already_pipelined = 1;
+		l->not_kloop |= p->not_kloop;
 	}
 	/* one condition per tile only if monotone for every instantiation; a
 	 * barrier after the loop if any instantiation needs one */

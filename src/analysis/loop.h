@@ -188,6 +188,8 @@ typedef struct kp_loop {
 	const struct kp_effects *effects;
 	int encloses_line; /* not a K-loop but a loop around one: the line of the
 			    * first K-loop nested in it (a candidate of its own) */
+	int not_kloop;     /* no K-loop shape at all (no top-level barrier, or no
+			    * copy into shared memory): its refusals are remarks */
 } kp_loop;
 
 #endif

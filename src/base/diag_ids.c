@@ -101,6 +101,8 @@ const kp_diag_id kp_diag_ids[] = {
 	 "the rewrite needs more registers per thread than a block of its size may use, and no `__launch_bounds__` bounds them (a note when ptxas could not be asked)"},
 	{"kpipe-compiler-error", KP_LEVEL_ERROR,
 	 "(error) a compiler run kpipe made (the ptxas probe) failed: nothing is written"},
+	{"kpipe-template-tiles", KP_LEVEL_WARNING,
+	 "a kernel template's tiles are sized by parameters no instantiation in the file fixes: the doubled tiles were not checked against the static limit"},
 };
 const int kp_ndiag_ids = (int)(sizeof(kp_diag_ids) / sizeof(kp_diag_ids[0]));
 

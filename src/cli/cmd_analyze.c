@@ -6,6 +6,7 @@
  * docs/json.md.  Each registered transform with facts of its own gets a
  * line (and a "variants" entry) from its descriptor (transform.h).
  */
+#define _GNU_SOURCE
 #include "analyze_targets.h"
 #include "banks.h"
 #include "cli.h"
@@ -14,17 +15,21 @@
 #include "plan.h"
 #include "sarif.h"
 #include "trial.h"
+#include "batch.h"
+#include "jobs.h"
+#include "out_tree.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *const analyze_opts[] = {
-	"--arch",   "--kernel",        "--format",    "--cuda-path", "-p",
-	"--spec",   "--threads",       "--extra-arg", "-v",          "--variant",
-	"--stages", "--header-filter", "--no-ptxas",  "--block",     NULL,
+	"--arch",     "--kernel",    "--format", "--cuda-path", "-p",       "--spec",
+	"--threads",  "--extra-arg", "-v",       "--variant",   "--stages", "--header-filter",
+	"--no-ptxas", "--block",     "-j",       "--exclude",   NULL,
 };
 
 static const char *guard_name(kp_guard_kind g)
@@ -1012,114 +1017,261 @@ static void sarif_print(kp_rw_result *v, int n, int status)
 	free(v);
 }
 
+/* One run of analyze over its files: the options, the inputs (directories
+ * walked, -p's database), the report being built and what was seen. */
+typedef struct {
+	const kp_cli *o;
+	char **paths;
+	int npaths;
+	char *root; /* with directories or -p: the inputs' common directory,
+		     * under which headers are analysed through the .cu files */
+	int json, sarif;
+	cJSON *files;     /* --format json: the report's "files" */
+	kp_rw_result *sr; /* --format sarif: one result per file and header */
+	int nsr;
+	int status, any_loop;
+} an_run;
+
+/* One input file: parsed with its flags, each kernel's loops reported
+ * (the file's and its project headers'). */
+static void analyze_path(an_run *x, const char *path)
+{
+	const kp_cli *o = x->o;
+	/* the file's compile_commands.json entry: its flags, and its target
+	 * when --arch was not given */
+	kp_file_setup fs;
+	kp_cli_file_setup(o, path, 1, &fs);
+	kp_cli fo = *o;
+	fo.arch = fs.arch;
+	fo.arch_name = fs.arch_name;
+	fo.targets = fs.targets;
+	kp_file f = {0};
+	kp_parse_opts po;
+	kp_cli_parse_opts(&fo, &po);
+	po.args = kp_cli_file_args(o, &fs, &po.nargs);
+	po.no_compdb = 1;
+	po.build_dir = NULL;
+	char *root = x->root ? kp_xstrdup(x->root) : kp_dir_of_real_path(path);
+	po.headers = 1;
+	po.header_root = root;
+	char *err = NULL;
+	int prc = kp_parse(&f, path, &po, &err);
+	an_reparse re = {&po, path};
+	if (x->sarif && prc != KP_PARSE_OK) {
+		x->sr = kp_xrealloc(x->sr, sizeof(*x->sr) * (size_t)(x->nsr + 1));
+		sarif_failed(&x->sr[x->nsr++], &f, path,
+			     prc == KP_PARSE_ERRORS ? NULL
+			     : err                  ? err
+						    : "cannot parse");
+	}
+	if (prc == KP_PARSE_IO || prc == KP_PARSE_FAILED)
+		fprintf(stderr, "%s: error: %s\n", path, err ? err : "cannot parse");
+	else if (prc == KP_PARSE_ERRORS) {
+		kp_cli_print_parse_diags(&f, 0);
+		fprintf(stderr, "%s: error: the file does not compile; nothing analysed\n", path);
+	}
+	free(err);
+	if (prc != KP_PARSE_OK) {
+		free((void *)po.args);
+		free(root);
+		kp_file_release(&f);
+		kp_file_setup_release(&fs);
+		x->status = KP_EXIT_INPUT;
+		return;
+	}
+	kp_cli_print_ignored_errors(&f);
+	if (o->kernel && !kp_file_has_kernel(&f, o->kernel))
+		fprintf(stderr,
+			"%s: warning: --kernel %s names no kernel of this file or its project "
+			"headers (%s%s) [kpipe-no-such-kernel]\n",
+			path, o->kernel, *kp_kernel_names(&f) ? "they have: " : "none",
+			kp_kernel_names(&f));
+	if (x->sarif) {
+		x->sr = kp_xrealloc(x->sr, sizeof(*x->sr) * (size_t)(x->nsr + 1 + f.nheaders));
+		sarif_model(&fo, &f, path, NULL, path, &x->sr[x->nsr++], &x->any_loop);
+		for (int h = 0; h < f.nheaders; h++)
+			sarif_model(&fo, f.headers[h], f.headers[h]->path, path, path,
+				    &x->sr[x->nsr++], &x->any_loop);
+	} else {
+		analyze_model(&fo, &fs, &f, path, NULL, path, x->json, x->files, &x->any_loop, &f,
+			      &re);
+		for (int h = 0; h < f.nheaders; h++)
+			analyze_model(&fo, &fs, f.headers[h], f.headers[h]->path, path, path,
+				      x->json, x->files, &x->any_loop, &f, &re);
+	}
+	free((void *)po.args);
+	free(root);
+	kp_file_release(&f);
+	kp_file_setup_release(&fs);
+}
+
+/* -j: file i in a child, its report (the JSON entries as one array) on
+ * stdout; the exit status says whether it failed (2) and saw a loop (1). */
+static int job_run(int i, void *ud)
+{
+	an_run y = *(an_run *)ud;
+	y.files = y.json ? cJSON_CreateArray() : NULL;
+	y.status = KP_EXIT_OK;
+	y.any_loop = 0;
+	analyze_path(&y, y.paths[i]);
+	if (y.files) {
+		char *s = cJSON_PrintUnformatted(y.files);
+		fputs(s, stdout);
+		free(s);
+		cJSON_Delete(y.files);
+	}
+	return (y.status == KP_EXIT_INPUT ? 2 : 0) | (y.any_loop ? 1 : 0);
+}
+
+/* In the parent, in file order: the child's stderr, then its report. */
+static void job_done(int i, int status, FILE *out, FILE *err, void *ud)
+{
+	an_run *x = ud;
+	const char *path = x->paths[i];
+	if (err)
+		kp_jobs_copy(err, stderr);
+	if (status < 0) {
+		if (status == KP_JOB_NOT_STARTED)
+			fprintf(stderr, "%s: error: no process could be started for this file\n",
+				path);
+		else
+			fprintf(stderr,
+				"%s: error: kpipe crashed on this file (signal %d); other files "
+				"are not affected\n",
+				path, -status);
+		x->status = KP_EXIT_INPUT;
+		return;
+	}
+	if (status & 2)
+		x->status = KP_EXIT_INPUT;
+	if (status & 1)
+		x->any_loop = 1;
+	if (!out)
+		return;
+	if (!x->json) {
+		kp_jobs_copy(out, stdout);
+		return;
+	}
+	kp_strbuf sb = KP_STRBUF_INIT;
+	char buf[8192];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), out)) > 0)
+		kp_strbuf_add(&sb, buf, n);
+	cJSON *arr = sb.len ? cJSON_ParseWithLength(sb.buf, sb.len) : NULL;
+	kp_strbuf_release(&sb);
+	cJSON *e;
+	while (arr && (e = cJSON_DetachItemFromArray(arr, 0)))
+		cJSON_AddItemToArray(x->files, e);
+	cJSON_Delete(arr);
+}
+
+/* The inputs: directories walked and -p's database (without files) as a
+ * rewrite batch lists them (batch.h); files named as they are. */
+static int list_paths(const kp_cli *o, an_run *x)
+{
+	int dirs = o->nfiles == 0;
+	for (int i = 0; i < o->nfiles && !dirs; i++) {
+		struct stat st;
+		dirs = !stat(o->files[i], &st) && S_ISDIR(st.st_mode);
+	}
+	if (!dirs) {
+		x->paths = kp_xcalloc((size_t)o->nfiles + 1, sizeof(char *));
+		for (int i = 0; i < o->nfiles; i++)
+			x->paths[x->npaths++] = kp_xstrdup(o->files[i]);
+		return KP_EXIT_OK;
+	}
+	kp_batch_opts b;
+	kp_cli_batch_opts(o, &b);
+	int rc = kp_batch_list(&b, &x->paths, &x->npaths, &x->root);
+	/* a header a .cu of the list includes is analysed through it (with
+	 * its instantiations), not on its own */
+	kp_tree_src *srcs = kp_xcalloc((size_t)x->npaths + 1, sizeof(*srcs));
+	int ns = 0;
+	for (int i = 0; i < x->npaths; i++) {
+		const char *dot = strrchr(x->paths[i], '.');
+		char *a = dot && !strcmp(dot, ".cu") ? realpath(x->paths[i], NULL) : NULL;
+		if (a)
+			srcs[ns++] = (kp_tree_src){a, NULL, 0, 0};
+	}
+	kp_out_tree t = {.root = x->root ? x->root : "/",
+			 .srcs = srcs,
+			 .nsrcs = ns,
+			 .args = o->cargs,
+			 .nargs = o->ncargs};
+	char **inc = NULL;
+	int ninc = kp_tree_included(&t, &inc), m = 0;
+	for (int i = 0; i < x->npaths; i++) {
+		const char *dot = strrchr(x->paths[i], '.');
+		char *a = dot && !strcmp(dot, ".cuh") ? realpath(x->paths[i], NULL) : NULL;
+		int reached = 0;
+		for (int k = 0; a && k < ninc && !reached; k++)
+			reached = !strcmp(inc[k], a);
+		free(a);
+		if (reached)
+			free(x->paths[i]);
+		else
+			x->paths[m++] = x->paths[i];
+	}
+	x->npaths = m;
+	for (int k = 0; k < ninc; k++)
+		free(inc[k]);
+	free(inc);
+	for (int i = 0; i < ns; i++)
+		free((char *)srcs[i].abs);
+	free(srcs);
+	return rc;
+}
+
 int cmd_analyze(int argc, char **argv)
 {
 	kp_cli o;
 	int rc = kp_cli_parse(&o, argc, argv, "analyze", analyze_opts);
 	if (rc)
 		return rc;
-	if (o.nfiles == 0) {
+	if (o.nfiles == 0 && !o.build_dir) {
 		fprintf(stderr, "kpipe: error: no input files\n");
 		kp_cli_release(&o);
 		return KP_EXIT_USAGE;
 	}
-	int json = !strcmp(o.format, "json"), sarif = !strcmp(o.format, "sarif"), nsr = 0;
-	kp_rw_result *sr = NULL; /* --format sarif: one result per file and header */
-	cJSON *root = json ? cJSON_CreateObject() : NULL;
-	cJSON *files = NULL;
-	if (json) {
+	an_run x = {0};
+	x.o = &o;
+	x.json = !strcmp(o.format, "json");
+	x.sarif = !strcmp(o.format, "sarif");
+	x.status = list_paths(&o, &x);
+	cJSON *root = x.json ? cJSON_CreateObject() : NULL;
+	if (x.json) {
 		cJSON_AddStringToObject(root, "kpipe", KPIPE_VERSION);
 		cJSON_AddStringToObject(root, "arch", o.arch->name);
 		if (strcmp(kp_parse_arch(o.arch->name), o.arch->name))
 			cJSON_AddStringToObject(root, "parse_arch", kp_parse_arch(o.arch->name));
-		files = cJSON_AddArrayToObject(root, "files");
+		x.files = cJSON_AddArrayToObject(root, "files");
 	}
-	int status = KP_EXIT_OK, any_loop = 0;
-	for (int fi = 0; fi < o.nfiles; fi++) {
-		const char *path = o.files[fi];
-		/* the file's compile_commands.json entry: its flags, and its
-		 * target when --arch was not given */
-		kp_file_setup fs;
-		kp_cli_file_setup(&o, path, 1, &fs);
-		kp_cli fo = o;
-		fo.arch = fs.arch;
-		fo.arch_name = fs.arch_name;
-		fo.targets = fs.targets;
-		kp_file f = {0};
-		kp_parse_opts po;
-		kp_cli_parse_opts(&fo, &po);
-		po.args = kp_cli_file_args(&o, &fs, &po.nargs);
-		po.no_compdb = 1;
-		po.build_dir = NULL;
-		char *root = kp_dir_of_real_path(path);
-		po.headers = 1;
-		po.header_root = root;
-		char *err = NULL;
-		int prc = kp_parse(&f, path, &po, &err);
-		an_reparse re = {&po, path};
-		if (prc != KP_PARSE_OK) {
-			free((void *)po.args);
-			free(root);
-		}
-		if (sarif && prc != KP_PARSE_OK) {
-			sr = kp_xrealloc(sr, sizeof(*sr) * (size_t)(nsr + 1));
-			sarif_failed(&sr[nsr++], &f, path,
-				     prc == KP_PARSE_ERRORS ? NULL
-				     : err                  ? err
-							    : "cannot parse");
-		}
-		if (prc == KP_PARSE_IO || prc == KP_PARSE_FAILED) {
-			fprintf(stderr, "%s: error: %s\n", path, err ? err : "cannot parse");
-			free(err);
-			kp_file_release(&f);
-			kp_file_setup_release(&fs);
-			status = KP_EXIT_INPUT;
-			continue;
-		}
-		if (prc == KP_PARSE_ERRORS) {
-			kp_cli_print_parse_diags(&f, 0);
-			fprintf(stderr, "%s: error: the file does not compile; nothing analysed\n",
-				path);
-			kp_file_release(&f);
-			kp_file_setup_release(&fs);
-			status = KP_EXIT_INPUT;
-			continue;
-		}
-		kp_cli_print_ignored_errors(&f);
-		if (o.kernel && !kp_file_has_kernel(&f, o.kernel))
-			fprintf(stderr,
-				"%s: warning: --kernel %s names no kernel of this file or its project "
-				"headers (%s%s) [kpipe-no-such-kernel]\n",
-				path, o.kernel, *kp_kernel_names(&f) ? "they have: " : "none",
-				kp_kernel_names(&f));
-		if (sarif) {
-			sr = kp_xrealloc(sr, sizeof(*sr) * (size_t)(nsr + 1 + f.nheaders));
-			sarif_model(&fo, &f, path, NULL, path, &sr[nsr++], &any_loop);
-			for (int h = 0; h < f.nheaders; h++)
-				sarif_model(&fo, f.headers[h], f.headers[h]->path, path, path,
-					    &sr[nsr++], &any_loop);
-		} else {
-			analyze_model(&fo, &fs, &f, path, NULL, path, json, files, &any_loop, &f,
-				      &re);
-			for (int h = 0; h < f.nheaders; h++)
-				analyze_model(&fo, &fs, f.headers[h], f.headers[h]->path, path,
-					      path, json, files, &any_loop, &f, &re);
-		}
-		free((void *)po.args);
-		free(root);
-		kp_file_release(&f);
-		kp_file_setup_release(&fs);
+	int jobs = o.jobs;
+	if (jobs <= 0) {
+		long nc = sysconf(_SC_NPROCESSORS_ONLN);
+		jobs = nc > 0 ? (int)nc : 1;
 	}
-	if (json) {
+	/* one file, or SARIF (its results are built whole): in this process */
+	if (x.npaths > 1 && jobs > 1 && !x.sarif)
+		kp_jobs_run(x.npaths, jobs, job_run, job_done, &x);
+	else
+		for (int i = 0; i < x.npaths; i++)
+			analyze_path(&x, x.paths[i]);
+	if (x.json) {
 		char *s = cJSON_Print(root);
 		printf("%s\n", s);
 		free(s);
 		cJSON_Delete(root);
 	}
-	if (status == KP_EXIT_OK && !any_loop)
+	int status = x.status;
+	if (status == KP_EXIT_OK && !x.any_loop)
 		status = KP_EXIT_NOTHING;
-	if (sarif)
-		sarif_print(sr, nsr, status);
+	if (x.sarif)
+		sarif_print(x.sr, x.nsr, status);
+	for (int i = 0; i < x.npaths; i++)
+		free(x.paths[i]);
+	free(x.paths);
+	free(x.root);
 	kp_cli_release(&o);
 	return status;
 }

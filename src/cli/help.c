@@ -17,6 +17,7 @@ static const char usage_lines[] =
 	"usage: kpipe <command> [options] FILE... [-- compiler-args]\n"
 	"       kpipe rewrite DIR... --out-dir OUT [-j N] [--exclude GLOB] [--shard I/N]\n"
 	"       kpipe rewrite -p BUILD_DIR (-i | --out-dir OUT | --dry-run | --diff)\n"
+	"       kpipe analyze DIR... | -p BUILD_DIR [-j N] [--exclude GLOB]\n"
 	"       kpipe lsp [--arch sm_XX] [-p BUILD_DIR] [-- compiler-args]   (editors)\n"
 	"       kpipe help <command>    (or kpipe <command> --help): its options and examples\n";
 
@@ -60,12 +61,15 @@ static const char see_also[] =
 	"diagnostic ids are explained in docs/diagnostics.md; see also man kpipe (docs/kpipe.1)\n";
 
 static const char analyze_text[] =
-	"usage: kpipe analyze [options] FILE... [-- compiler-args]\n"
+	"usage: kpipe analyze [options] DIR|FILE... [-- compiler-args]\n"
+	"       kpipe analyze [options] -p BUILD_DIR   (every .cu of compile_commands.json)\n"
 	"\n"
 	"Reports every tiled K-loop of the file's kernels: induction variables, barriers,\n"
 	"copies, math, shared arrays, the shared-memory budget for 1 to 4 stages, which\n"
 	"fetch mechanisms apply, and the plan `kpipe rewrite` would follow; and each\n"
 	"kernel's shared-memory bank conflicts and uncoalesced global accesses per warp.\n"
+	"Directories are walked for .cu/.cuh files as `kpipe rewrite` walks them; each\n"
+	"file is reported as a run on it alone would, in file order, one JSON document.\n"
 	"\n"
 	"options (--opt VALUE and --opt=VALUE both work):\n"
 	"%s"
@@ -77,10 +81,15 @@ static const char analyze_text[] =
 	"  --block X[,Y[,Z]]   block shape for the bank and coalescing analysis (default:\n"
 	"                      the launch description, a <<<>>> launch in the file, else\n"
 	"                      --threads or __launch_bounds__ as 1-D)\n"
+	"  -j N, --jobs N      files at a time, each in a process of its own (default: one\n"
+	"                      per core; --format sarif: one)\n"
+	"  --exclude GLOB      skip matching files and directories (repeatable)\n"
 	"%s"
 	"\n"
 	"examples:\n"
 	"  kpipe analyze samples/matmul_32x32.cu\n"
+	"  kpipe analyze src/ -j 2 --exclude 'third_party/*'\n"
+	"  kpipe analyze -p build/ --format json > loops.json\n"
 	"  kpipe analyze --block 32,8 transpose.cu\n"
 	"  kpipe analyze --format json samples/sgemm_128x128x8.cu\n"
 	"  kpipe analyze --format sarif samples/matmul_column_read.cu > memory.sarif\n"

@@ -68,6 +68,14 @@ int kp_plan_fits(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, con
  * else why not (arena text). */
 const char *kp_plan_dynamic(kp_file *f, const kp_loop *l, const kp_arch *a, int buffers,
 			    long long *bytes);
+
+/* A template kernel's K-loop pipelined with `buffers` buffers whose tiles
+ * are sized by template parameters no instantiation in the file fixes
+ * (l->params_symbolic, a loaded tile of unknown size): the warning for
+ * kpipe-template-tiles, with the formula of the buffers' bytes and the
+ * smallest power of two that, given to every value parameter, takes them
+ * over a's static limit (template_tiles.c).  NULL otherwise. */
+const char *kp_plan_template_tiles(kp_file *f, const kp_loop *l, const kp_arch *a, int buffers);
 /* The number of <<<>>> launches of l's kernel in the file. */
 int kp_plan_launches(const kp_file *f, const kp_loop *l);
 

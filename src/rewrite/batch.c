@@ -21,8 +21,10 @@
 #include "batch.h"
 #include "batch_incl.h"
 
+#include "batch_print.h"
 #include "compdb.h"
 #include "fixes.h"
+#include "out_tree.h"
 #include "progress.h"
 #include "safe_write.h"
 #include "sarif.h"
@@ -104,7 +106,7 @@ void kp_db_print_flags(const kp_arch *dflt, const char *dflt_name, int given, co
 /* ---- the summary ---------------------------------------------------- */
 
 typedef struct {
-	int files, kernels, loops, pipelined, refused, errors;
+	int files, kernels, loops, pipelined, refused, left_alone, remarks, errors;
 	int files_pipelined, files_unchanged, files_refused;
 	kp_counts by_variant, by_reason;
 } totals;
@@ -116,6 +118,8 @@ static void add_totals(totals *t, const kp_rw_result *r)
 	t->loops += r->loops;
 	t->pipelined += r->pipelined;
 	t->refused += r->refused;
+	t->left_alone += r->left_alone;
+	t->remarks += kp_batch_hidden_remarks(r);
 	if (r->status == KP_EXIT_OK)
 		t->files_pipelined++;
 	else if (r->status == KP_EXIT_NOTHING && r->refused)
@@ -190,7 +194,7 @@ char *kp_batch_report_json(const kp_rw_result *const *r, int n, double seconds, 
 }
 
 static void print_summary(FILE *fp, const kp_rw_result *const *r, int n, double seconds, int jobs,
-			  int dry_run)
+			  int dry_run, int verbose)
 {
 	totals t = {0};
 	for (int i = 0; i < n; i++)
@@ -205,7 +209,13 @@ static void print_summary(FILE *fp, const kp_rw_result *const *r, int n, double 
 	print_counts(fp, &t.by_variant);
 	fprintf(fp, "\n  refused:   %d", t.refused);
 	print_counts(fp, &t.by_reason);
+	if (t.left_alone)
+		fprintf(fp, "\n  of which %d loop%s not K-loops or pipelined already (remarks)",
+			t.left_alone, t.left_alone == 1 ? " is" : "s are");
 	fprintf(fp, "\n  errors:    %d file%s\n", t.errors, t.errors == 1 ? "" : "s");
+	if (t.remarks && !verbose)
+		fprintf(fp, "  %d remark%s not shown: -v shows them\n", t.remarks,
+			t.remarks == 1 ? "" : "s");
 	fprintf(fp,
 		"  %.2f s with -j %d (%.1f files/s); ids are explained in docs/diagnostics.md\n",
 		seconds, jobs, seconds > 0 ? n / seconds : 0.0);
@@ -556,8 +566,10 @@ static void do_file(const batch *b, int i, kp_rw_result *r)
 	int rc = kp_rewrite_buffer(&fo, &in, r, &out, &outlen);
 	if (rc == KP_EXIT_OK && out && !o->dry_run && !b->reports_only)
 		kp_rw_write(&o->out, r, f->path, f->abs, src, len, out, outlen, b->root);
-	else if (rc == KP_EXIT_NOTHING && o->out.out_dir && !o->dry_run && !b->reports_only) {
-		/* --out-dir holds every file: one with nothing pipelined as it was */
+	else if ((rc == KP_EXIT_NOTHING || rc == KP_EXIT_OK) && o->out.out_dir && !o->dry_run &&
+		 !b->reports_only) {
+		/* --out-dir holds every file: one with nothing pipelined (or
+		 * only its headers) as it was */
 		kp_rw_output copy = {.out_dir = o->out.out_dir};
 		kp_rw_write(&copy, r, f->path, f->abs, src, len, src, len, b->root);
 	}
@@ -877,7 +889,10 @@ static void write_headers(batch *b)
 /* Prints one result: its diagnostics, its diff or its --dry-run line. */
 static void print_result(const batch *b, const kp_rw_result *r)
 {
-	kp_rw_print_diags(r, b->o->verbose, stderr);
+	/* quiet by default: warnings and errors, then one line per file
+	 * (--dry-run has its own on stdout); the remarks with -v */
+	int line = !b->o->verbose && !b->o->dry_run && !strcmp(b->o->format, "text");
+	kp_batch_print_file(r, b->o->verbose, line, stderr);
 	if (r->diff)
 		fputs(r->diff, stdout);
 	else if (b->o->dry_run && !strcmp(b->o->format, "text") && r->status != KP_EXIT_INPUT)
@@ -1273,6 +1288,55 @@ static int run_files(batch *b, int jobs, collect *c)
 	return n1 + n2 + n3;
 }
 
+/* --out-dir: the rest of the tree (out_tree.h), once every rewritten
+ * file and header is written: the headers the inputs include and the
+ * inputs nothing wrote.  A sharded batch copies no .cu/.cuh (their
+ * shards write them).  Returns 0, or -1 when a copy failed (printed). */
+static int fill_out_dir(const batch *b, const collect *c, int nres)
+{
+	const kp_batch_opts *o = b->o;
+	if (!o->out.out_dir || o->dry_run || b->reports_only)
+		return 0;
+	const bfiles *fl = b->files;
+	kp_tree_src *srcs = kp_xcalloc((size_t)fl->n + 1, sizeof(*srcs));
+	const char **written = NULL;
+	int nw = 0;
+	for (int i = 0; i < nres; i++)
+		for (int h = -1; h < c->results[i].nheaders; h++) {
+			const kp_rw_result *r = h < 0 ? &c->results[i] : &c->results[i].headers[h];
+			if (r->output && r->abs_path) {
+				written = kp_xrealloc(written, sizeof(char *) * (size_t)(nw + 1));
+				written[nw++] = r->abs_path;
+			}
+		}
+	for (int i = 0; i < fl->n; i++) {
+		srcs[i] = (kp_tree_src){fl->v[i].abs, (const char *const *)fl->v[i].args,
+					fl->v[i].nargs, 0};
+		for (int k = 0; k < nres; k++)
+			if (c->results[k].abs_path && !strcmp(c->results[k].abs_path, fl->v[i].abs))
+				srcs[i].failed = c->results[k].status == KP_EXIT_INPUT;
+	}
+	kp_out_tree t = {.out_dir = o->out.out_dir,
+			 .root = b->root,
+			 .srcs = srcs,
+			 .nsrcs = fl->n,
+			 .args = o->rw.args,
+			 .nargs = o->rw.nargs,
+			 .written = written,
+			 .nwritten = nw,
+			 .excludes = o->excludes,
+			 .nexcludes = o->nexcludes,
+			 .cuda_sources_too = !o->shard_n};
+	char *err = NULL;
+	int rc = kp_out_tree_fill(&t, &err);
+	if (err)
+		fputs(err, stderr);
+	free(err);
+	free(written);
+	free(srcs);
+	return rc < 0 ? -1 : 0;
+}
+
 /* The exit code, the report on stdout (--format), the summary on stderr
  * and --export-fixes, over the results and the headers they own, in path
  * order. */
@@ -1313,7 +1377,7 @@ static int report(const kp_batch_opts *o, const collect *c, int nres, double sec
 		fputs(s, stdout);
 		free(s);
 	}
-	print_summary(stderr, rp, nrp, secs, jobs, o->dry_run);
+	print_summary(stderr, rp, nrp, secs, jobs, o->dry_run, o->verbose);
 	if (o->export_fixes) {
 		char *y = kp_fixes_yaml(rp, nrp, "", cwd);
 		int e = kp_write_file_atomic(o->export_fixes, y, strlen(y));
@@ -1448,8 +1512,12 @@ int kp_batch_run(const kp_batch_opts *o)
 		kp_guard_set_note(NULL);
 		if (b.stop)
 			rc = 128 + SIGPIPE; /* as if SIGPIPE had ended it, after cleaning up */
-		else
+		else {
+			int frc = fill_out_dir(&b, &c, nres);
 			rc = report(o, &c, nres, kp_now() - t0, jobs, cwd);
+			if (frc && rc != KP_EXIT_USAGE)
+				rc = KP_EXIT_INPUT;
+		}
 		sigaction(SIGPIPE, &old_pipe, NULL);
 		for (int i = 0; i < nres; i++)
 			kp_rw_result_release(&c.results[i]);
@@ -1467,5 +1535,23 @@ int kp_batch_run(const kp_batch_opts *o)
 	kp_compdb_release(db, ndb);
 	free(db_json);
 	free(cwd);
+	return rc;
+}
+
+int kp_batch_list(const kp_batch_opts *o, char ***paths, int *n, char **root_out)
+{
+	bfiles files = {0};
+	kp_compdb_entry *db = NULL;
+	char *db_json = NULL, *root = NULL;
+	int ndb = 0;
+	int rc = list_inputs(o, &files, &root, &db, &ndb, &db_json);
+	*paths = kp_xcalloc((size_t)files.n + 1, sizeof(char *));
+	*n = 0;
+	for (int i = 0; rc == KP_EXIT_OK && i < files.n; i++)
+		(*paths)[(*n)++] = kp_xstrdup(files.v[i].path);
+	*root_out = root;
+	bfiles_release(&files);
+	kp_compdb_release(db, ndb);
+	free(db_json);
 	return rc;
 }

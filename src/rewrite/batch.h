@@ -87,4 +87,11 @@ char *kp_batch_report_json(const kp_rw_result *const *r, int n, double seconds, 
  * returns the exit code. */
 int kp_batch_run(const kp_batch_opts *o);
 
+/* The inputs a batch with o would run, as printed (directories walked,
+ * the database's files with -p and no file, --exclude, sorted, each
+ * once, --shard): *paths (n of them, caller frees each and the array),
+ * and *root, the inputs' common directory (caller frees).  Returns
+ * KP_EXIT_OK or KP_EXIT_INPUT (after printing why). */
+int kp_batch_list(const kp_batch_opts *o, char ***paths, int *n, char **root);
+
 #endif

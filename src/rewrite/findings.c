@@ -23,14 +23,22 @@ int kp_rw_diag_at(kp_rw_result *r, const kp_file *f, const char *file, int line,
 
 const char *kp_rw_refusal_level(const char *id) { return kp_diag_level(id); }
 
+const char *kp_rw_loop_level(const kp_loop *l, const char *id)
+{
+	if (l->encloses_line || l->already_pipelined || l->not_kloop)
+		return "remark";
+	return kp_diag_level(id);
+}
+
 int kp_rw_loop_refusals(kp_rw_result *r, const kp_file *f, const kp_loop *l)
 {
 	for (int k = 0; k < l->nreasons; k++) {
 		const kp_reason *x = &l->reasons[k];
 		/* nothing is wrong with a loop kpipe leaves alone on purpose:
-		 * its own output (a remark in the registry), a loop around
-		 * K-loops */
-		const char *level = l->encloses_line ? "remark" : kp_diag_level(x->id);
+		 * its own output (a remark in the registry), a loop pipelined
+		 * by hand, a loop around K-loops, a loop that is no K-loop at
+		 * all (a copy loop, a reduction): warnings are for K-loops */
+		const char *level = kp_rw_loop_level(l, x->id);
 		kp_rw_diag_at(r, f, NULL, x->line, x->col, level, x->id, x->message,
 			      l->node->begin);
 		kp_counts_add(&r->by_reason, x->id, 1);

@@ -26,6 +26,12 @@ int kp_rw_diag_at(kp_rw_result *r, const kp_file *f, const char *file, int line,
  * problem in the code). */
 const char *kp_rw_refusal_level(const char *id);
 
+/* The level of a refusal `id` of loop l: "remark" for a loop that is no
+ * K-loop (l->not_kloop: no top-level barrier or no copy into shared
+ * memory; l->encloses_line: a loop around K-loops) or one already
+ * pipelined (by hand or by kpipe), else the id's level. */
+const char *kp_rw_loop_level(const kp_loop *l, const char *id);
+
 /* The reasons of a loop that is not eligible (l->reasons): a warning
  * each, a remark for a loop kpipe leaves alone on purpose (its own output,
  * a loop around K-loops); counted in r->by_reason.  Returns how many. */

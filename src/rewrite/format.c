@@ -14,6 +14,7 @@
 
 #include "edit.h"
 #include "proc.h"
+#include "scrub.h"
 #include "util.h"
 
 char *kp_format_style_file(const char *path)
@@ -229,7 +230,8 @@ int kp_format_edits(const char *tool, const char *style, const char *orig, size_
 		kp_read_file(kp_strbuf_str(&errf), &msg, NULL);
 		kp_strbuf m = KP_STRBUF_INIT;
 		kp_strbuf_addf(&m, "%s failed: %.300s", tool, msg && *msg ? msg : "(no message)");
-		*err = kp_strbuf_detach(&m);
+		/* the copy it read lies in a directory of random name */
+		*err = kp_scrub_dup(kp_strbuf_detach(&m), dir, "<format>");
 		free(msg);
 		rc = -1;
 	}

@@ -229,6 +229,9 @@ static void pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 	kp_strbuf_release(&note);
 	if (p.unchecked)
 		kp_pass_diag(c, line, col, "note", "kpipe-registers-over-limit", p.unchecked);
+	const char *tt = p.dynamic ? NULL : kp_plan_template_tiles(f, l, o->arch, buffers);
+	if (tt)
+		kp_pass_diag(c, line, col, "warning", "kpipe-template-tiles", tt);
 	if (p.dynamic || stage_major) {
 		launch_edits(c, l, p.dynamic ? p.dyn_bytes : 0, stage_major ? buffers : 0, di);
 		s->dyn = kp_xrealloc(s->dyn, sizeof(*s->dyn) * (size_t)(s->ndyn + 1));
@@ -282,6 +285,8 @@ static void pipeline_run(kp_pass_ctx *c)
 		}
 		kp_rw_loop_refusals(r, c->f, l);
 		r->refused++;
+		if (l->nreasons && !strcmp(kp_rw_loop_level(l, l->reasons[0].id), "remark"))
+			r->left_alone++;
 	}
 	c->loop_begin = 0;
 	free(s.done);

@@ -287,6 +287,8 @@ cJSON *kp_rw_result_to_json(const kp_rw_result *r, int internal)
 	cJSON_AddNumberToObject(o, "loops", r->loops);
 	cJSON_AddNumberToObject(o, "pipelined", r->pipelined);
 	cJSON_AddNumberToObject(o, "refused", r->refused);
+	if (internal)
+		cJSON_AddNumberToObject(o, "left_alone", r->left_alone);
 	cJSON_AddItemToObject(o, "pipelined_by_variant", kp_counts_json(&r->by_variant));
 	cJSON_AddItemToObject(o, "refused_by_reason", kp_counts_json(&r->by_reason));
 	cJSON_AddNumberToObject(o, "seconds", (double)(long)(r->seconds * 1000 + 0.5) / 1000);
@@ -356,6 +358,7 @@ int kp_rw_result_from_json(kp_rw_result *r, const cJSON *o)
 	r->loops = (int)jnum(o, "loops");
 	r->pipelined = (int)jnum(o, "pipelined");
 	r->refused = (int)jnum(o, "refused");
+	r->left_alone = (int)jnum(o, "left_alone");
 	r->seconds = jnum(o, "seconds");
 	counts_from_json(&r->by_variant,
 			 cJSON_GetObjectItemCaseSensitive(o, "pipelined_by_variant"));

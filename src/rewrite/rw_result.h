@@ -55,6 +55,9 @@ typedef struct kp_rw_result {
 	char *output;   /* the file written, NULL when none */
 	int status;     /* KP_EXIT_OK (pipelined), KP_EXIT_NOTHING, KP_EXIT_INPUT */
 	int kernels, loops, pipelined, refused;
+	int left_alone; /* of the refused loops, those refused with remarks only
+			 * (not K-loops, pipelined already): a batch counts them
+			 * apart (not in the JSON report) */
 	kp_counts by_variant, by_reason;
 	kp_rw_diag *diags;
 	int ndiags;

@@ -13,6 +13,7 @@
 
 #include "cuda_env.h"
 #include "pch.h"
+#include "scrub.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -275,8 +276,18 @@ static int compile_once(kp_ptxas_probe *p, kp_probe_build *b, const kp_file *f, 
 		if (rc == KP_RES_OK) {
 			b->compiled = 1;
 			cache_put(b, entry);
-		} else
+		} else {
+			/* nvcc names the copy in the temporary directory: the
+			 * message (and the comment made from it) names the
+			 * file, the same in every run */
+			kp_strbuf o = KP_STRBUF_INIT;
+			kp_strbuf_addf(&o, "%s/original.cu", dir);
+			kp_scrub(b->res.error, sizeof(b->res.error), kp_strbuf_str(&o),
+				 f->path ? f->path : "original.cu");
+			kp_strbuf_release(&o);
+			kp_scrub(b->res.error, sizeof(b->res.error), dir, "<probe>");
 			snprintf(p->error, sizeof(p->error), "nvcc: %.500s", b->res.error);
+		}
 		if (rc == KP_RES_ECOMPILE) {
 			b->ecompile = p->last_ecompile = 1;
 			snprintf(b->error, sizeof(b->error), "%s", p->error);

@@ -6,6 +6,7 @@
 
 #include "prep.h"
 #include "proc.h"
+#include "scrub.h"
 #include "vharness.h"
 
 #include <ctype.h>
@@ -218,7 +219,9 @@ void kp_vbuild_run(const kp_vbuild_env *env, const kp_launch_spec *s, kp_vbuild 
 			continue;
 		if (j->running && (j->p.status != 0 || rename(j->tmp, j->exe))) {
 			v[i].status = 2;
-			v[i].why = first_errors(j->p.output);
+			/* g++ names the sources in the work folder, whose
+			 * name is random: a fixed one in the message */
+			v[i].why = kp_scrub_dup(first_errors(j->p.output), env->work, "<verify>");
 			unlink(j->tmp);
 		} else
 			v[i].exe = kp_xstrdup(j->exe);

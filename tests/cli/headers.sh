@@ -126,8 +126,8 @@ fresh
 cd "$tmp/w" || exit 1
 "$kpipe" rewrite proj --exclude 'vendor/*' --out-dir "$tmp/out1" -v "${flags[@]}" >"$tmp/out" 2>"$tmp/err"
 check "batch --out-dir: exit 0" test $? -eq 0
-check "batch --out-dir: the headers written once, under their place" \
-	test "$(cd "$tmp/out1" && find . -type f | sort | tr '\n' ' ')" = "./src/kernels/rowdot.cuh ./src/kernels/tiled.cuh "
+check "batch --out-dir: every file read, each under its place (not the excluded vendor/)" \
+	test "$(cd "$tmp/out1" && find . -type f | sort | tr '\n' ' ')" = "./src/bench.cu ./src/kernels/rowdot.cuh ./src/kernels/tiled.cuh ./src/runner.cu "
 check "batch: tiled.cuh handled once (through bench.cu, the first file)" \
 	test "$(grep -c 'proj/src/kernels/tiled.cuh:15:2: note: pipelined' "$tmp/err")" = 1
 check "batch: later includers say so with -v" grep -q 'tiled.cuh: note: already handled through an earlier file' "$tmp/err"
