@@ -34,6 +34,8 @@ skipped with a note.  Standard library only.
 """
 
 import argparse
+import concurrent.futures
+import glob
 import json
 import os
 import re
@@ -121,19 +123,34 @@ def main():
     ap.add_argument("--tree", action="append", default=[], help="KEY=DIR")
     ap.add_argument("--md", action="store_true")
     ap.add_argument("--before", help="TSV output of an earlier run")
+    ap.add_argument("-j", "--jobs", type=int, default=1,
+                    help="files analysed at once (a runner may be a glob: every match)")
     a = ap.parse_args()
     kpipe = os.path.abspath(a.kpipe)
     trees = dict(t.split("=", 1) for t in a.tree)
     rows = []
+    work = []
     for key, runner, args in read_manifest(a.manifest):
         if key not in trees:
             print("# %s: no --tree %s=DIR, skipped" % (runner, key), file=sys.stderr)
             continue
         tree = os.path.abspath(trees[key])
-        data, err = analyse(kpipe, tree, runner, args, trees)
+        if any(c in runner for c in "*?["):  # a glob: every translation unit it names
+            hits = sorted(os.path.relpath(h, tree)
+                          for h in glob.glob(os.path.join(tree, runner), recursive=True))
+            work += [(key, tree, h, args) for h in hits]
+        else:
+            work.append((key, tree, runner, args))
+    with concurrent.futures.ThreadPoolExecutor(max(1, a.jobs)) as ex:
+        done = list(ex.map(lambda w: analyse(kpipe, w[1], w[2], w[3], trees), work))
+    parsed = {}
+    for (key, tree, runner, args), (data, err) in zip(work, done):
+        tus = parsed.setdefault(key, [0, 0])
+        tus[0] += 1
         if err:
             rows.append((key, runner, "", "", "file not analysed: " + err))
             continue
+        tus[1] += 1
         for f in data.get("files", []):
             for k in f.get("kernels", []):
                 for l in k.get("loops", []):
@@ -141,6 +158,9 @@ def main():
                     if os.path.isabs(path):
                         path = os.path.relpath(path, tree)
                     rows.append((key, path, l.get("line"), k.get("name"), verdict(l)))
+    for key, (n, ok) in sorted(parsed.items()):  # the front-end issue's figure
+        print("# %s: %d of %d files parsed (%.0f%%)" % (key, ok, n, 100.0 * ok / n),
+              file=sys.stderr)
     seen = set()
     out = []
     for r in rows:  # a header kernel analysed through two runners: once
