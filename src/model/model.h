@@ -388,6 +388,8 @@ typedef struct {
 	int missing_include; /* an #include clang could not find */
 	const char *kernel;  /* an error inside a kernel: its name (f->kernels or a
 			      * header's); NULL when outside every kernel */
+	int skipped;         /* a note of kpipe's: a host declaration clang could not
+			      * parse, left out (frontend/recover.c) */
 } kp_parse_diag;
 
 /* A launch `name<<<grid, block[, smem[, stream]]>>>(...)` of one of the
