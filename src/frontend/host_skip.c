@@ -108,6 +108,8 @@ int kp_recover_host_errors(CXTranslationUnit tu, CXFile main, char *text, size_t
 				device = dc.b[k] < e && dc.e[k] > b;
 			if (!device) {
 				kp_skipped_decl s = {0};
+				s.b = b;
+				s.e = e;
 				line_col(text, b, &s.line, &s.col);
 				int c;
 				line_col(text, off, &s.err_line, &c);

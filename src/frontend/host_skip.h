@@ -14,6 +14,7 @@
 typedef struct {
 	int line, col;
 	char name[128];
+	size_t b, e; /* its extent in the file */
 	int err_line;
 	char *err; /* malloc'd */
 } kp_skipped_decl;

@@ -3543,6 +3543,43 @@ static enum CXErrorCode skip_host_errors(CXIndex idx, const char *path, const ch
 	return ec;
 }
 
+/* A kernel of f named in a host declaration left out of the parse: its
+ * launches there are not seen.  Recorded as a launch of api "skipped" at
+ * the first mention (model.h), never editable, its dynamic shared memory
+ * unknown, so that nothing takes the kernel for one launched elsewhere. */
+static void add_skipped_launches(kp_file *f, const kp_skipped_decl *v, int n)
+{
+	for (int k = 0; k < f->nkernels; k++) {
+		kp_kernel *kr = f->kernels[k];
+		size_t nl = strlen(kr->name);
+		if (kr->is_device || !nl)
+			continue;
+		for (int i = 0; i < n; i++) {
+			const char *p = f->src + v[i].b, *end = f->src + v[i].e;
+			while ((p = memmem(p, (size_t)(end - p), kr->name, nl)) &&
+			       ((p > f->src && kp_is_ident_char(p[-1])) ||
+				(p + nl < end && kp_is_ident_char(p[nl]))))
+				p += nl;
+			if (!p)
+				continue;
+			kp_launch *nv =
+				kp_arena_alloc(&f->arena, sizeof(*nv) * (size_t)(f->nlaunches + 1));
+			if (f->nlaunches)
+				memcpy(nv, f->launches, sizeof(*nv) * (size_t)f->nlaunches);
+			kp_launch *x = &nv[f->nlaunches];
+			memset(x, 0, sizeof(*x));
+			x->kernel = kr;
+			x->begin = (unsigned)(p - f->src);
+			x->api = "skipped";
+			x->dyn_smem = -1;
+			kp_file_linecol(f, x->begin, &x->line, &x->col);
+			f->launches = nv;
+			f->nlaunches++;
+			break;
+		}
+	}
+}
+
 /* The host declarations skip_host_errors left out, as notes of f. */
 static void add_skipped_notes(kp_file *f, const kp_skipped_decl *v, int n)
 {
@@ -3671,6 +3708,7 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 		goto cleanup;
 	}
 	build_model(&c, argv, nstore);
+	add_skipped_launches(f, skipped, nskipped);
 	header_policy pol;
 	header_policy_init(&pol, o);
 	if (f->nerrors && !errors_tolerable(f, &pol))

@@ -409,8 +409,9 @@ typedef struct {
 	 * the runtime function ("cudaLaunchKernel", "cudaLaunchKernelEx",
 	 * "cudaLaunchCooperativeKernel", ...), or "reference" for any other
 	 * mention of the kernel (its address taken: the launches made through
-	 * it are not seen).  Such a launch has nconfig 0 and is never
-	 * editable. */
+	 * it are not seen), or "skipped" for a mention in a host declaration
+	 * left out of the parse (frontend/host_skip.c).  Such a launch has
+	 * nconfig 0 and is never editable. */
 	const char *api;
 	/* The dynamic shared memory it passes, in bytes: 0 none (no third
 	 * <<<>>> argument, a literal 0), the value when clang evaluates the
