@@ -129,3 +129,38 @@ int kp_recover_host_errors(CXTranslationUnit tu, CXFile main, char *text, size_t
 	free(dc.e);
 	return done;
 }
+
+int kp_recover_headers(CXTranslationUnit tu, CXFile main, kp_recovered_file **v, int *n)
+{
+	int added = 0;
+	unsigned nd = clang_getNumDiagnostics(tu);
+	for (unsigned i = 0; i < nd && *n < KP_MAX_RECOVERED; i++) {
+		CXDiagnostic d = clang_getDiagnostic(tu, i);
+		CXSourceLocation loc = clang_getDiagnosticLocation(d);
+		CXFile file;
+		clang_getExpansionLocation(loc, &file, NULL, NULL, NULL);
+		int cand = clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error && file &&
+			   !clang_File_isEqual(file, main) && !clang_Location_isInSystemHeader(loc);
+		clang_disposeDiagnostic(d);
+		if (!cand)
+			continue;
+		CXString fn = clang_getFileName(file);
+		const char *path = clang_getCString(fn);
+		int seen = !path;
+		for (int k = 0; k < *n && !seen; k++)
+			seen = !strcmp((*v)[k].path, path);
+		char *text = NULL;
+		size_t len = 0;
+		char *rec = NULL;
+		if (!seen && !kp_read_file(path, &text, &len) && !memchr(text, '\0', len))
+			rec = kp_recover_text(text, len);
+		free(text);
+		if (rec) {
+			*v = kp_xrealloc(*v, sizeof(**v) * (size_t)(*n + 1));
+			(*v)[(*n)++] = (kp_recovered_file){kp_xstrdup(path), rec, len};
+			added++;
+		}
+		clang_disposeString(fn);
+	}
+	return added;
+}

@@ -28,4 +28,19 @@ typedef struct {
 int kp_recover_host_errors(CXTranslationUnit tu, CXFile main, char *text, size_t len,
 			   kp_skipped_decl **v, int *n);
 
+/* A header whose text clang is given as recover.c writes it. */
+typedef struct {
+	char *path; /* as clang names it, malloc'd */
+	char *text; /* kp_recover_text's copy, malloc'd */
+	size_t len;
+} kp_recovered_file;
+
+#define KP_MAX_RECOVERED 16
+
+/* The headers (not the main file, not system headers) in which clang
+ * reports an error and whose text kp_recover_text changes (a `%laneid`
+ * in an asm string, a braced launch dimension), not in *v yet: appended
+ * to *v (*n entries, at most KP_MAX_RECOVERED).  Returns how many. */
+int kp_recover_headers(CXTranslationUnit tu, CXFile main, kp_recovered_file **v, int *n);
+
 #endif

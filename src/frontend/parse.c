@@ -3497,6 +3497,15 @@ static enum CXErrorCode parse_tu(CXIndex idx, const char *path, const char *cons
 	return clang_parseTranslationUnit2(idx, path, argv, n, uf, nuf, flags, tu);
 }
 
+static void free_recovered(kp_recovered_file *v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(v[i].path);
+		free(v[i].text);
+	}
+	free(v);
+}
+
 static void free_skipped(kp_skipped_decl *v, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -3508,18 +3517,32 @@ static void free_skipped(kp_skipped_decl *v, int n)
  * code of a library whose headers are not here: `a.data_ptr<at::Half>()`
  * without libtorch): the declaration is blanked in the text clang parses
  * (*ctext, then the main file's unsaved entry in uf) and the file parsed
- * again, up to 4 times; each one left out goes to *v.  Returns the error
- * code of the last parse, whose unit is *tu. */
+ * again; each one left out goes to *v.  Before that, a project header
+ * with an error whose text recover.c changes (a `%laneid`) is given to
+ * clang recovered (*hv, and an entry of uf).  Up to 8 parses more.
+ * Returns the error code of the last parse, whose unit is *tu. */
 static enum CXErrorCode skip_host_errors(CXIndex idx, const char *path, const char *const *argv,
 					 int nstore, kp_file *f, char **ctext,
 					 struct CXUnsavedFile *uf, unsigned *nuf,
 					 enum CXErrorCode ec, CXTranslationUnit *tu,
-					 kp_skipped_decl **v, int *n)
+					 kp_skipped_decl **v, int *n, kp_recovered_file **hv,
+					 int *nh)
 {
-	for (int round = 0; round < 4 && ec == CXError_Success && *tu; round++) {
+	for (int round = 0; round < 8 && ec == CXError_Success && *tu; round++) {
 		CXFile main = clang_getFile(*tu, path);
 		if (!main || !clang_getNumDiagnostics(*tu))
 			break;
+		int had = *nh;
+		if (kp_recover_headers(*tu, main, hv, nh)) {
+			/* a header with a `%laneid` (...): its recovered text */
+			for (int i = had; i < *nh; i++)
+				uf[(*nuf)++] = (struct CXUnsavedFile){(*hv)[i].path, (*hv)[i].text,
+								      (unsigned long)(*hv)[i].len};
+			clang_disposeTranslationUnit(*tu);
+			*tu = NULL;
+			ec = parse_tu(idx, path, argv, nstore, uf, *nuf, 1, tu);
+			continue;
+		}
 		int fresh = !*ctext;
 		if (fresh)
 			*ctext = kp_xstrndup(f->src, f->len);
@@ -3657,7 +3680,8 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 
 	CXIndex idx = clang_createIndex(1, 0); /* skip declarations from a shared PCH */
 	CXTranslationUnit tu = NULL;
-	struct CXUnsavedFile *uf = kp_xcalloc((size_t)o->nunsaved + 2, sizeof(*uf));
+	struct CXUnsavedFile *uf =
+		kp_xcalloc((size_t)o->nunsaved + 2 + KP_MAX_RECOVERED, sizeof(*uf));
 	unsigned nuf = 0;
 	/* the text clang parses: the file's, or recover.c's copy of it */
 	char *ctext = kp_recover_text(f->src, f->len);
@@ -3670,11 +3694,14 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 	enum CXErrorCode ec = parse_tu(idx, path, argv, nstore, nuf ? uf : NULL, nuf, 1, &tu);
 	kp_skipped_decl *skipped = NULL;
 	int nskipped = 0;
+	kp_recovered_file *hv = NULL;
+	int nh = 0;
 	ec = skip_host_errors(idx, path, argv, nstore, f, &ctext, uf, &nuf, ec, &tu, &skipped,
-			      &nskipped);
+			      &nskipped, &hv, &nh);
 	if (ec != CXError_Success || !tu) {
 		free(ctext);
 		free_skipped(skipped, nskipped);
+		free_recovered(hv, nh);
 		free(uf);
 		free(argv);
 		kp_strbuf_release(&store);
@@ -3736,6 +3763,7 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 cleanup:
 	free(ctext);
 	free_skipped(skipped, nskipped);
+	free_recovered(hv, nh);
 	free(uf);
 	free(argv);
 	kp_strbuf_release(&store);

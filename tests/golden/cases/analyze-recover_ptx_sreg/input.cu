@@ -1,8 +1,9 @@
 // Inline PTX naming special registers (%laneid, %warpid, %smid, %clock64),
 // which nvcc passes to ptxas as they are and clang rejects as "invalid %
-// escape".  Expected: both kernels analysed, mm rewritten, the asm
-// strings written back unchanged.
+// escape", here and in a project header (sreg.cuh).  Expected: both
+// kernels analysed, mm rewritten, the asm strings written back unchanged.
 #include <cuda_runtime.h>
+#include "sreg.cuh"
 #define T 16
 #define SMID(r) asm volatile("mov.u32 %0, %smid;" : "=r"(r))
 __device__ unsigned lane_of()
@@ -39,8 +40,7 @@ __global__ void mm(const float *__restrict__ A, const float *__restrict__ B, flo
             acc += As[ty][kk] * Bs[kk][tx];
         __syncthreads();
     }
-    unsigned w;
-    asm("mov.u32 %0, %warpid;" : "=r"(w));
+    unsigned w = warp_of();
     C[row * N + col] = acc + (lane_of() == 0 && w > 1024 ? 1.0f : 0.0f);
 }
 void run(const float *A, const float *B, float *C, int N, int K)
