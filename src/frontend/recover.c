@@ -103,6 +103,16 @@ static size_t skip_space(const char *s, size_t n, size_t i, int dir)
 	return i;
 }
 
+/* Whether s[0..n) is a literal's encoding prefix (u8, L, uR ...). */
+static int is_prefix(const char *s, size_t n)
+{
+	static const char *const p[] = {"L", "u", "U", "u8", "R", "LR", "uR", "UR", "u8R", NULL};
+	for (int i = 0; p[i]; i++)
+		if (strlen(p[i]) == n && !strncmp(s, p[i], n))
+			return 1;
+	return 0;
+}
+
 /* One token step: from a significant byte i to the next one.  Sets *lit
  * when the token is a string literal (then [*lb, *le) its extent). */
 static size_t next_token(const char *s, size_t n, size_t i, int *lit, size_t *lb, size_t *le)
@@ -114,12 +124,20 @@ static size_t next_token(const char *s, size_t n, size_t i, int *lit, size_t *lb
 		*le = literal_end(s, n, i, 0);
 		return *le;
 	}
+	if (s[i] >= '0' && s[i] <= '9') { /* a pp-number: 1'000, 1e+5, 0x1p-3f */
+		size_t j = i + 1;
+		while (j < n && (is_id(s[j]) || s[j] == '.' ||
+				 (s[j] == '\'' && j + 1 < n && is_id(s[j + 1])) ||
+				 ((s[j] == '+' || s[j] == '-') && strchr("eEpP", s[j - 1]))))
+			j++;
+		return j;
+	}
 	if (is_id(s[i])) {
 		size_t j = i;
 		while (j < n && is_id(s[j]))
 			j++;
-		/* an encoding prefix or a raw string */
-		if (j < n && (s[j] == '"' || s[j] == '\'') && j - i <= 3) {
+		/* an encoding prefix or a raw string (not a digit separator) */
+		if (j < n && (s[j] == '"' || s[j] == '\'') && is_prefix(s + i, j - i)) {
 			int raw = s[j - 1] == 'R';
 			*lit = s[j] == '"';
 			*lb = j;

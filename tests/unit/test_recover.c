@@ -54,6 +54,11 @@ Test(recover, ptx_special_registers)
 	cr_assert_not_null(o);
 	cr_expect(strstr(o, "%0,  laneid;"));
 	free(o);
+	/* digit separators are no character literals */
+	o = rec("int n = 1'000'000; void f(){ k<<<n, {32, 1'0}>>>(a); }");
+	cr_assert_not_null(o);
+	cr_expect_str_eq(o, "int n = 1'000'000; void f(){ k<<<n, (32, 1'0)>>>(a); }");
+	free(o);
 	/* a string that is not an asm template */
 	cr_expect_null(rec("const char *fmt = \"%laneid %d\"; void g() { printf(\"%s\", fmt); }"));
 }
