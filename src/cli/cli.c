@@ -623,12 +623,15 @@ int kp_cli_print_parse_diags(const kp_file *f, int warnings_too)
 
 int kp_cli_print_ignored_errors(const kp_file *f)
 {
-	if (!f->outside_errors)
-		return 0;
 	int n = 0;
 	for (int i = 0; i < f->ndiags; i++) {
 		const kp_parse_diag *d = &f->diags[i];
-		if (strcmp(d->severity, "error"))
+		if (d->skipped) { /* a host declaration left out of the parse */
+			print_at(d);
+			fprintf(stderr, "note: %s\n", d->message);
+			continue;
+		}
+		if (!f->outside_errors || strcmp(d->severity, "error"))
 			continue;
 		print_at(d);
 		if (d->kernel)

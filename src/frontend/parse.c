@@ -16,9 +16,12 @@
 
 #include "consteval.h"
 #include "launch_scan.h"
+#include "host_skip.h"
+#include "recover.h"
 
 #include <clang-c/CXCompilationDatabase.h>
 #include <clang-c/Index.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <libgen.h>
 #include <pthread.h>
@@ -2580,6 +2583,41 @@ static const char *stub_dir(const char *cuda_path)
 	return dir;
 }
 
+/* The cuda_wrappers directory of the resource directory of the libclang
+ * kpipe runs with (found from the library's own path), or NULL. */
+static const char *cuda_wrappers_dir(void)
+{
+	static char dir[4096];
+	static int done;
+	if (done)
+		return dir[0] ? dir : NULL;
+	done = 1;
+	Dl_info di;
+	char lib[4096] = "";
+	if (dladdr((void *)clang_getClangVersion, &di) && di.dli_fname) {
+		char *real = realpath(di.dli_fname, NULL);
+		snprintf(lib, sizeof(lib), "%s", real ? real : di.dli_fname);
+		free(real);
+	}
+	char *slash = strrchr(lib, '/');
+	if (slash)
+		*slash = '\0';
+	char probe[2][4200];
+	snprintf(probe[0], sizeof(probe[0]), "%s/clang/%d/include/cuda_wrappers", lib,
+		 KPIPE_LIBCLANG_MAJOR);
+	snprintf(probe[1], sizeof(probe[1]), "/usr/lib/llvm-%d/lib/clang/%d/include/cuda_wrappers",
+		 KPIPE_LIBCLANG_MAJOR, KPIPE_LIBCLANG_MAJOR);
+	for (int i = lib[0] ? 0 : 1; i < 2; i++) {
+		char nw[4300];
+		snprintf(nw, sizeof(nw), "%s/new", probe[i]);
+		if (exists_file(nw)) {
+			snprintf(dir, sizeof(dir), "%s", probe[i]);
+			return dir;
+		}
+	}
+	return NULL;
+}
+
 const char *kp_parse_arch(const char *arch)
 {
 	const char *d = arch ? arch : "sm_90";
@@ -2622,6 +2660,24 @@ void kp_clang_base_args(const char *arch, const char *cuda_path, kp_strbuf *stor
 	if (sd) {
 		ADD_ARG("-isystem");
 		ADD_ARG("%s", sd);
+	}
+	/* clang's CUDA wrappers of <new>, <cmath>, <algorithm>, <complex>,
+	 * which its driver adds from a resource directory libclang does not
+	 * find: without them placement new in device code (CUB's BlockLoad)
+	 * is an error */
+	const char *cw = cuda_wrappers_dir();
+	if (cw) {
+		ADD_ARG("-isystem");
+		ADD_ARG("%s", cw);
+	}
+	/* what nvcc defines and clang does not: the toolkit's version
+	 * (__NVCC__ stays undefined: clang is not nvcc, and headers that test
+	 * it take nvcc-only paths) */
+	int vmaj, vmin, vbuild;
+	if (!kp_toolkit_version(cuda_root(cuda_path), &vmaj, &vmin, &vbuild)) {
+		ADD_ARG("-D__CUDACC_VER_MAJOR__=%d", vmaj);
+		ADD_ARG("-D__CUDACC_VER_MINOR__=%d", vmin);
+		ADD_ARG("-D__CUDACC_VER_BUILD__=%d", vbuild);
 	}
 	/* CUDA 13 keeps libcu++, CUB and Thrust (and what cooperative groups
 	 * include from them) under include/cccl, which nvcc adds through its
@@ -3510,6 +3566,146 @@ static enum CXErrorCode parse_tu(CXIndex idx, const char *path, const char *cons
 	return clang_parseTranslationUnit2(idx, path, argv, n, uf, nuf, flags, tu);
 }
 
+static void free_recovered(kp_recovered_file *v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(v[i].path);
+		free(v[i].text);
+	}
+	free(v);
+}
+
+static void free_skipped(kp_skipped_decl *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i].err);
+	free(v);
+}
+
+/* A parse error in a top-level host declaration of the main file (host
+ * code of a library whose headers are not here: `a.data_ptr<at::Half>()`
+ * without libtorch): the declaration is blanked in the text clang parses
+ * (*ctext, then the main file's unsaved entry in uf) and the file parsed
+ * again; each one left out goes to *v.  Before that, a project header
+ * with an error whose text recover.c changes (a `%laneid`) is given to
+ * clang recovered (*hv, and an entry of uf).  Up to 8 parses more.
+ * Returns the error code of the last parse, whose unit is *tu. */
+static enum CXErrorCode skip_host_errors(CXIndex idx, const char *path, const char *const *argv,
+					 int nstore, kp_file *f, char **ctext,
+					 struct CXUnsavedFile *uf, unsigned *nuf,
+					 enum CXErrorCode ec, CXTranslationUnit *tu,
+					 kp_skipped_decl **v, int *n, kp_recovered_file **hv,
+					 int *nh)
+{
+	for (int round = 0; round < 8 && ec == CXError_Success && *tu; round++) {
+		CXFile main = clang_getFile(*tu, path);
+		if (!main || !clang_getNumDiagnostics(*tu))
+			break;
+		int had = *nh;
+		if (kp_recover_headers(*tu, main, hv, nh)) {
+			/* a header with a `%laneid` (...): its recovered text */
+			for (int i = had; i < *nh; i++)
+				uf[(*nuf)++] = (struct CXUnsavedFile){(*hv)[i].path, (*hv)[i].text,
+								      (unsigned long)(*hv)[i].len};
+			clang_disposeTranslationUnit(*tu);
+			*tu = NULL;
+			ec = parse_tu(idx, path, argv, nstore, uf, *nuf, 1, tu);
+			continue;
+		}
+		int fresh = !*ctext;
+		if (fresh)
+			*ctext = kp_xstrndup(f->src, f->len);
+		if (!kp_recover_host_errors(*tu, main, *ctext, f->len, v, n)) {
+			if (fresh) {
+				free(*ctext);
+				*ctext = NULL;
+			}
+			break;
+		}
+		unsigned m = 0;
+		while (m < *nuf && strcmp(uf[m].Filename, path))
+			m++;
+		if (m == *nuf)
+			++*nuf;
+		uf[m] = (struct CXUnsavedFile){path, *ctext, (unsigned long)f->len};
+		clang_disposeTranslationUnit(*tu);
+		*tu = NULL;
+		ec = parse_tu(idx, path, argv, nstore, uf, *nuf, 1, tu);
+	}
+	return ec;
+}
+
+/* A kernel of f named in a host declaration left out of the parse: its
+ * launches there are not seen.  Recorded as a launch of api "skipped" at
+ * the first mention (model.h), never editable, its dynamic shared memory
+ * unknown, so that nothing takes the kernel for one launched elsewhere. */
+static void add_skipped_launches(kp_file *f, const kp_skipped_decl *v, int n)
+{
+	for (int k = 0; k < f->nkernels; k++) {
+		kp_kernel *kr = f->kernels[k];
+		size_t nl = strlen(kr->name);
+		if (kr->is_device || !nl)
+			continue;
+		for (int i = 0; i < n; i++) {
+			const char *p = f->src + v[i].b, *end = f->src + v[i].e;
+			while ((p = memmem(p, (size_t)(end - p), kr->name, nl)) &&
+			       ((p > f->src && kp_is_ident_char(p[-1])) ||
+				(p + nl < end && kp_is_ident_char(p[nl]))))
+				p += nl;
+			if (!p)
+				continue;
+			kp_launch *nv =
+				kp_arena_alloc(&f->arena, sizeof(*nv) * (size_t)(f->nlaunches + 1));
+			if (f->nlaunches)
+				memcpy(nv, f->launches, sizeof(*nv) * (size_t)f->nlaunches);
+			kp_launch *x = &nv[f->nlaunches];
+			memset(x, 0, sizeof(*x));
+			x->kernel = kr;
+			x->begin = (unsigned)(p - f->src);
+			x->api = "skipped";
+			x->dyn_smem = -1;
+			kp_file_linecol(f, x->begin, &x->line, &x->col);
+			f->launches = nv;
+			f->nlaunches++;
+			break;
+		}
+	}
+}
+
+/* The host declarations skip_host_errors left out, as notes of f. */
+static void add_skipped_notes(kp_file *f, const kp_skipped_decl *v, int n)
+{
+	if (!n)
+		return;
+	kp_parse_diag *nd = kp_arena_alloc(&f->arena, sizeof(*nd) * (size_t)(f->ndiags + n));
+	if (f->ndiags)
+		memcpy(nd, f->diags, sizeof(*nd) * (size_t)f->ndiags);
+	for (int i = 0; i < n; i++) {
+		kp_parse_diag *x = &nd[f->ndiags + i];
+		memset(x, 0, sizeof(*x));
+		x->file = f->path;
+		x->line = v[i].line;
+		x->col = v[i].col;
+		x->severity = "note";
+		x->skipped = 1;
+		if (v[i].name[0])
+			x->message = kp_arena_printf(
+				&f->arena,
+				"host function '%s' left out of the parse: clang cannot parse it as "
+				"nvcc would (line %d: %s); kernels are analysed without it, and the "
+				"launches in it are not seen",
+				v[i].name, v[i].err_line, v[i].err);
+		else
+			x->message = kp_arena_printf(
+				&f->arena,
+				"host declaration left out of the parse: clang cannot parse it as "
+				"nvcc would (line %d: %s); kernels are analysed without it",
+				v[i].err_line, v[i].err);
+	}
+	f->diags = nd;
+	f->ndiags += n;
+}
+
 static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char **errmsg)
 {
 	int rc = KP_PARSE_OK;
@@ -3553,15 +3749,28 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 
 	CXIndex idx = clang_createIndex(1, 0); /* skip declarations from a shared PCH */
 	CXTranslationUnit tu = NULL;
-	struct CXUnsavedFile *uf = kp_xcalloc((size_t)o->nunsaved + 1, sizeof(*uf));
+	struct CXUnsavedFile *uf =
+		kp_xcalloc((size_t)o->nunsaved + 2 + KP_MAX_RECOVERED, sizeof(*uf));
 	unsigned nuf = 0;
-	if (o->contents)
-		uf[nuf++] = (struct CXUnsavedFile){path, f->src, (unsigned long)f->len};
+	/* the text clang parses: the file's, or recover.c's copy of it */
+	char *ctext = kp_recover_text(f->src, f->len);
+	if (o->contents || ctext)
+		uf[nuf++] =
+			(struct CXUnsavedFile){path, ctext ? ctext : f->src, (unsigned long)f->len};
 	for (int i = 0; i < o->nunsaved; i++)
 		uf[nuf++] = (struct CXUnsavedFile){o->unsaved[i].path, o->unsaved[i].text,
 						   (unsigned long)o->unsaved[i].len};
 	enum CXErrorCode ec = parse_tu(idx, path, argv, nstore, nuf ? uf : NULL, nuf, 1, &tu);
+	kp_skipped_decl *skipped = NULL;
+	int nskipped = 0;
+	kp_recovered_file *hv = NULL;
+	int nh = 0;
+	ec = skip_host_errors(idx, path, argv, nstore, f, &ctext, uf, &nuf, ec, &tu, &skipped,
+			      &nskipped, &hv, &nh);
 	if (ec != CXError_Success || !tu) {
+		free(ctext);
+		free_skipped(skipped, nskipped);
+		free_recovered(hv, nh);
 		free(uf);
 		free(argv);
 		kp_strbuf_release(&store);
@@ -3584,6 +3793,7 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 		add_diag(f, d, &c);
 		clang_disposeDiagnostic(d);
 	}
+	add_skipped_notes(f, skipped, nskipped);
 	if (!c.main) {
 		*errmsg = kp_xstrdup("libclang did not load the main file");
 		rc = KP_PARSE_FAILED;
@@ -3594,6 +3804,7 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 		goto cleanup;
 	}
 	build_model(&c, argv, nstore);
+	add_skipped_launches(f, skipped, nskipped);
 	header_policy pol;
 	header_policy_init(&pol, o);
 	if (f->nerrors && !errors_tolerable(f, &pol))
@@ -3619,6 +3830,9 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 	}
 	header_policy_release(&pol);
 cleanup:
+	free(ctext);
+	free_skipped(skipped, nskipped);
+	free_recovered(hv, nh);
 	free(uf);
 	free(argv);
 	kp_strbuf_release(&store);

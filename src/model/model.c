@@ -200,6 +200,11 @@ const char *kp_launch_uneditable(const kp_launch *x, kp_arena *arena)
 			"'%s' is named at line %d outside a <<<>>> launch (its address "
 			"taken): kpipe cannot see or edit the launches made through it",
 			x->kernel->name, x->line);
+	if (x->api && !strcmp(x->api, "skipped"))
+		return kp_arena_printf(arena,
+				       "'%s' is named at line %d in host code left out of the "
+				       "parse: kpipe cannot see or edit the launches there",
+				       x->kernel->name, x->line);
 	if (x->api)
 		return kp_arena_printf(
 			arena,

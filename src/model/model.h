@@ -392,6 +392,8 @@ typedef struct {
 	int missing_include; /* an #include clang could not find */
 	const char *kernel;  /* an error inside a kernel: its name (f->kernels or a
 			      * header's); NULL when outside every kernel */
+	int skipped;         /* a note of kpipe's: a host declaration clang could not
+			      * parse, left out (frontend/recover.c) */
 } kp_parse_diag;
 
 /* A launch `name<<<grid, block[, smem[, stream]]>>>(...)` of one of the
@@ -411,8 +413,9 @@ typedef struct {
 	 * the runtime function ("cudaLaunchKernel", "cudaLaunchKernelEx",
 	 * "cudaLaunchCooperativeKernel", ...), or "reference" for any other
 	 * mention of the kernel (its address taken: the launches made through
-	 * it are not seen).  Such a launch has nconfig 0 and is never
-	 * editable. */
+	 * it are not seen), or "skipped" for a mention in a host declaration
+	 * left out of the parse (frontend/host_skip.c).  Such a launch has
+	 * nconfig 0 and is never editable. */
 	const char *api;
 	/* The dynamic shared memory it passes, in bytes: 0 none (no third
 	 * <<<>>> argument, a literal 0), the value when clang evaluates the

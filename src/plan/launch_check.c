@@ -95,14 +95,18 @@ static const char *launch_smem(kp_file *f, const kp_launch *x, const kp_arch *a,
 	int dyn_kernel = 0;
 	kp_node_walk(x->kernel->body, NULL, uses_dynamic, &dyn_kernel);
 	long long dyn = x->dyn_smem;
-	if (x->api && !strcmp(x->api, "reference")) {
+	if (x->api && (!strcmp(x->api, "reference") || !strcmp(x->api, "skipped"))) {
 		if (!dyn_kernel)
 			return NULL;
 		return kp_arena_printf(ar,
-				       "'%s' uses dynamic shared memory and its address is taken "
-				       "at %s: the dynamic shared memory of the launches made "
-				       "through it is not known, and %s",
-				       x->kernel->name, where(f, x), what);
+				       "'%s' uses dynamic shared memory and %s at %s: the "
+				       "dynamic shared memory of the launches made through it "
+				       "is not known, and %s",
+				       x->kernel->name,
+				       strcmp(x->api, "skipped") ? "its address is taken"
+								 : "is named in host code left out "
+								   "of the parse",
+				       where(f, x), what);
 	}
 	if (dyn == 0)
 		return NULL;

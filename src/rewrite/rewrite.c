@@ -894,11 +894,13 @@ static int parse_input(const kp_rw_opts *o, const kp_rw_input *in, kp_rw_result 
 /* The errors a parse tolerated (kp_file.outside_errors), as warnings. */
 static void report_outside_errors(kp_rw_result *r, kp_file *f)
 {
-	for (int i = 0; f->outside_errors && i < f->ndiags; i++) {
+	for (int i = 0; i < f->ndiags; i++) {
 		const kp_parse_diag *d = &f->diags[i];
-		if (strcmp(d->severity, "error"))
-			continue;
 		long off = d->file == f->path ? kp_file_offset(f, d->line, d->col) : -1;
+		if (d->skipped) /* a host declaration left out of the parse */
+			kp_rw_diag_add(r, d->file, d->line, d->col, off, "note", NULL, d->message);
+		if (!f->outside_errors || strcmp(d->severity, "error"))
+			continue;
 		if (d->kernel)
 			kp_rw_diag_add(r, d->file, d->line, d->col, off, "warning", NULL,
 				       kp_arena_printf(&f->arena,

@@ -1768,8 +1768,9 @@ Test(parse, errors_outside_kernels_are_ignored)
 /* A header clang cannot find (PyTorch's, where PyTorch is not installed):
  * its names are undeclared in host code and its macros leave the binding
  * block after the kernels unknown (semantic errors); the kernels are
- * analysed, the missing header reported.  A parse error still stops the
- * file. */
+ * analysed, the missing header reported.  A parse error in a host
+ * declaration leaves it out of the parse (a note); one in device code
+ * still stops the file. */
 Test(parse, missing_header_spares_the_kernels)
 {
 	static const char torch[] = "#include <kp_no_such_dir/extension.h>\n" ELIGIBLE
@@ -1785,10 +1786,23 @@ Test(parse, missing_header_spares_the_kernels)
 	cr_expect_eq(missing, 1);
 	cr_expect(only_loop()->eligible);
 	release();
+	/* a parse error in a host declaration: left out of the parse, with a
+	 * note (recover.c, host_skip.c) */
 	static const char early[] = "#include <kp_no_such_dir/extension.h>\n"
 				    "int broken = ;\n" ELIGIBLE;
-	int rc = parse_as("snippet.cu", early, "sm_90", NULL, 0);
-	cr_expect_eq(rc, KP_PARSE_ERRORS, "a parse error must stop the file: %d", rc);
+	analyze_src(early);
+	int notes = 0;
+	for (int i = 0; i < F.ndiags; i++)
+		notes += F.diags[i].skipped && F.diags[i].line == 2;
+	cr_expect_eq(notes, 1);
+	cr_expect(only_loop()->eligible);
+	release();
+	/* one in device code still stops the file */
+	static const char dev[] = "#include <kp_no_such_dir/extension.h>\n"
+				  "__device__ int broken() { return ; + }\n" ELIGIBLE;
+	int rc = parse_as("snippet.cu", dev, "sm_90", NULL, 0);
+	cr_expect_eq(rc, KP_PARSE_ERRORS, "a parse error in device code must stop the file: %d",
+		     rc);
 }
 
 /* An error inside one kernel marks that kernel (never rewritten: its loop
