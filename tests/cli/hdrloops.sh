@@ -75,6 +75,10 @@ if command -v "${KPIPE_VERIFY_CXX:-g++}" >/dev/null; then
 		grep -q "^$hdr:29:2: warning: the rewrite differs from the original on the CPU emulator: kernel sgemm_kernel, .*\[kpipe-verify-failed\]" "$tmp/e"
 	check "wrong header rewrite: the header left as it was" \
 		cmp -s $hdr "$root/tests/fixtures/mylib/$hdr"
+	KPIPE_VERIFY_SUBSTITUTE="$here/gemm_device.wrong.cuh" "$kpipe" rewrite src/gemm_s.cu \
+		--header-filter 'mylib/' --dry-run --export-fixes "$tmp/f.yaml" -- -Iinclude >/dev/null 2>&1
+	check "wrong header rewrite: --export-fixes exports none of its replacements" \
+		sh -c "grep -q kpipe-verify-failed '$tmp/f.yaml' && ! grep -q ReplacementText '$tmp/f.yaml'"
 else
 	echo "SKIP: no g++: the CPU verification of the header is not checked"
 fi
