@@ -2,7 +2,8 @@
 # hdrloops.sh - K-loops in templated __device__ functions of project
 # headers with no kernel (tests/fixtures/mylib: include/mylib/*.cuh, thin
 # __global__ wrappers in src/gemm_s.cu and src/gemm_d.cu instantiating
-# them with float and double and other tile sizes, a compile database
+# them with float and double and other tile sizes, a template wrapper in
+# src/gemm_t.cu, a compile database
 # with -I): reached through the .cu that includes them, with its callers
 # and instantiations; rewritten by a single-file rewrite and, once, by a
 # batch over the tree (exit 0, never 3 for a header that has no kernel or
@@ -43,6 +44,9 @@ check "analyze gemm_s.cu: cp.async proven through the caller's pointers" grep -q
 check "analyze gemm_d.cu: double, 8x8 tiles" \
 	grep -q '^__device__ function gemm_device<T, BM, BK> (line 17), called from dgemm_kernel, instantiated as <double, 8, 8>$' "$tmp/o"
 check "analyze gemm_d.cu: epilogue.cuh (no K-loop) not listed" sh -c "! grep -q epilogue '$tmp/o'"
+"$kpipe" analyze src/gemm_t.cu --header-filter 'mylib/' -- -Iinclude >"$tmp/o" 2>"$tmp/e"
+check "analyze gemm_t.cu: called from a kernel template, instantiated through it" \
+	grep -q '^__device__ function gemm_device<T, BM, BK> (line 17), called from gemm_kernel, instantiated as <float, 16, 16>$' "$tmp/o"
 "$kpipe" analyze src/gemm_s.cu --format json --header-filter 'mylib/' -- -Iinclude >"$tmp/o.json" 2>/dev/null
 check "analyze --format json: device_function, called_from, included_from" python3 -c "
 import json
@@ -126,7 +130,7 @@ if [ -x /usr/local/cuda/bin/nvcc ]; then
 	rm -rf "$tmp/built"
 	cp -r "$tmp/lib" "$tmp/built"
 	cp -r "$tmp/out/." "$tmp/built/"
-	for f in gemm_s gemm_d; do
+	for f in gemm_s gemm_d gemm_t; do
 		check "batch output: nvcc -c src/$f.cu" /usr/local/cuda/bin/nvcc -arch=sm_80 -c \
 			-I"$tmp/built/include" "$tmp/built/src/$f.cu" -o "$tmp/built/$f.o"
 	done
