@@ -10,10 +10,11 @@
 # is not self-contained); verified on the CPU through the .cu's kernels;
 # a load helper of the header inlined (one of another header is not, and
 # says why); the output builds with nvcc -c.
-# Near miss (tests/cli/hdrloops/gemm_big.cu): an instantiation whose
-# caller holds 41 KB of shared memory, with which the doubled tiles do
-# not fit: refused through that file with the reason, and a batch that
-# also holds it leaves the header as written, naming the file and reason.
+# Near misses: an instantiation whose caller holds 41 KB of shared memory
+# (tests/cli/hdrloops/gemm_big.cu), or whose launch in the .cu passes
+# 46 000 B of dynamic shared memory, with which the doubled tiles do not
+# fit: refused through that file with the reason; a batch that also holds
+# gemm_big.cu leaves the header as written, naming the file and reason.
 # Prints "N passed, N failed".
 set -uo pipefail
 # shellcheck source=tests/lib.sh
@@ -146,6 +147,14 @@ cp "$here/gemm_big.cu" src/gemm_big.cu
 check "near miss, one file: the header's loop refused with the reason" \
 	grep -q "^$hdr:29:2: warning: the K-loop is in the __device__ function 'gemm_device': its caller 'dgemm_scaled_kernel' (line 13) holds 41600 B of static shared memory of its own .*over the 49152 B static limit.*\[kpipe-smem-over-limit\]" "$tmp/e"
 check "near miss, one file: the header would not change" sh -c "! grep -q 'gemm_device.cuh: would' '$tmp/o'"
+# a caller launched with 46 000 B of dynamic shared memory in the .cu: with
+# the doubled tiles of the header the launch would fail
+sed 's|sgemm_kernel<<<dim3(N / 16, M / 16), 256>>>|sgemm_kernel<<<dim3(N / 16, M / 16), 256, 46000>>>|' \
+	src/gemm_s.cu >src/gemm_dyn.cu
+"$kpipe" rewrite src/gemm_dyn.cu --header-filter 'mylib/' --dry-run -- -Iinclude >"$tmp/o" 2>"$tmp/e"
+check "near miss, dynamic shared memory of the .cu's launch: refused with the reason" \
+	grep -q "^$hdr:29:2: warning: the launch at src/gemm_dyn.cu:26 passes 46000 B of dynamic shared memory, and its caller 'sgemm_kernel' .*over the 49152 B static limit.*\[kpipe-smem-over-limit\]" "$tmp/e"
+rm src/gemm_dyn.cu
 # as the last file of a batch: the earlier files' rewrite does not hold for it
 mv src/gemm_big.cu src/gemm_z.cu
 "$kpipe" rewrite . --out-dir "$tmp/out" -- -I"$tmp/lib/include" >"$tmp/o" 2>"$tmp/e"
