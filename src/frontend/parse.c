@@ -3373,6 +3373,7 @@ static void build_header_models(pctx *c, const kp_parse_opts *o, const header_po
 	for (int i = 0; i < h.n; i++) {
 		kp_file *m = kp_xcalloc(1, sizeof(*m));
 		m->abs_path = kp_arena_strdup(&m->arena, h.abs[i]);
+		m->includer = c->f;
 		char *shown = kp_display_path(h.abs[i]);
 		m->path = kp_arena_strdup(&m->arena, shown);
 		free(shown);

@@ -491,6 +491,10 @@ typedef struct kp_file {
 	struct kp_file **headers;
 	int nheaders;
 	const char *abs_path; /* a header model's real path (NULL for the main file) */
+	/* a header model: the model of the file that includes it, whose
+	 * kernels and launches call its __device__ K-loop functions
+	 * (kp_kernel.call_decl); NULL for the main file */
+	struct kp_file *includer;
 	/* The project headers (not system headers, not the CUDA toolkit's)
 	 * that define load helpers the main file's kernels call, each a model
 	 * holding only its path, text, the helpers (kp_kernel.home) and their

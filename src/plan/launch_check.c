@@ -210,9 +210,11 @@ static const char *smem_check(kp_file *f, const kp_loop *l, const kp_arch *a, lo
 				"the K-loop is in the __device__ function '%s': %s, over "
 				"the %d B static limit of %s",
 				k->name, w2, a->smem_static_per_block, a->name);
-		for (int i = 0; i < f->nlaunches; i++) {
-			const kp_launch *x = &f->launches[i];
-			const char *why = x->kernel == ck ? launch_smem(f, x, a, tot, w2) : NULL;
+		/* a function of a header: its callers' launches are in the .cu */
+		kp_file *lf = k->call_decl && f->includer ? f->includer : f;
+		for (int i = 0; i < lf->nlaunches; i++) {
+			const kp_launch *x = &lf->launches[i];
+			const char *why = x->kernel == ck ? launch_smem(lf, x, a, tot, w2) : NULL;
 			if (why)
 				return why;
 		}
@@ -232,6 +234,8 @@ static int block_threads(kp_file *f, const kp_loop *l, const char **from)
 	const kp_kernel *one = k->is_device && k->ncallers == 1 ? k->caller_k[0] : k;
 	if (k->is_device && k->ncallers != 1)
 		return 0;
+	if (k->call_decl && f->includer) /* its caller's launches are in the .cu */
+		f = f->includer;
 	for (int i = 0; i < f->nlaunches; i++)
 		if (f->launches[i].kernel == one && f->launches[i].api)
 			return 0; /* a launch whose block is not read */

@@ -765,7 +765,8 @@ static int owned(const batch *b, const char *abs)
 }
 
 /* Who disagrees on a header (x: its result for it, through the file via)
- * and, when it refused the header's loop, its first reason. */
+ * and, when it refused the header's loop, its first reason after a line
+ * break. */
 static char *header_conflict(const kp_rw_result *x, const char *via)
 {
 	kp_strbuf sb = KP_STRBUF_INIT;
@@ -773,7 +774,7 @@ static char *header_conflict(const kp_rw_result *x, const char *via)
 	for (int i = 0; i < x->ndiags; i++) {
 		const kp_rw_diag *d = &x->diags[i];
 		if (d->id && d->level && !strcmp(d->level, "warning") && !d->suppressed) {
-			kp_strbuf_addf(&sb, " (there, line %d: %s [%s])", d->line, d->message,
+			kp_strbuf_addf(&sb, "\nthere, line %d: %s [%s]; ", d->line, d->message,
 				       d->id);
 			break;
 		}
@@ -863,11 +864,14 @@ static void write_headers(batch *b)
 		if (!x || !x->text)
 			continue;
 		if (b->conflict[i]) {
+			char *why = strchr(b->conflict[i], '\n');
+			if (why)
+				*why++ = '\0';
 			fprintf(stderr,
 				"%s: warning: not rewritten: %s instantiates its kernels otherwise "
 				"and the rewrite made through an earlier file does not hold for it "
-				"(%d loop%s left as written) [kpipe-variant-unavailable]\n",
-				x->path, b->conflict[i], x->pipelined,
+				"(%s%d loop%s left as written) [kpipe-variant-unavailable]\n",
+				x->path, b->conflict[i], why ? why : "", x->pipelined,
 				x->pipelined == 1 ? "" : "s");
 			free(x->text);
 			x->text = NULL;

@@ -730,6 +730,15 @@ static void unverified(rw_file *x, const char *msg)
 							      (size_t)off, "kpipe-unverified");
 }
 
+/* A refused rewrite exports no replacements (--export-fixes): they would
+ * hang on the refusal's diagnostic. */
+static void drop_fixes(kp_rw_result *r)
+{
+	kp_fixes_free(r->fixes, r->nfixes);
+	r->fixes = NULL;
+	r->nfixes = 0;
+}
+
 /* A failed or refused verification of a unit with rewritten headers: each
  * changed header refused too, its text dropped. */
 static void refuse_headers(rw_file *hs, int n, const char *id, const char *msg)
@@ -741,6 +750,7 @@ static void refuse_headers(rw_file *hs, int n, const char *id, const char *msg)
 		int line, col;
 		first_pipelined(&hs[h], &line, &col);
 		refuse_file(&hs[h], line, col, id, msg);
+		drop_fixes(hr);
 		free(hr->text);
 		hr->text = NULL;
 		hr->textlen = 0;
@@ -818,8 +828,10 @@ static int verify_main(const kp_rw_opts *o, const kp_rw_input *in, rw_file *x, r
 	if (id) {
 		int line, col;
 		first_pipelined(x, &line, &col);
-		if (*out)
+		if (*out) {
 			refuse_file(x, line, col, id, kp_strbuf_str(&m));
+			drop_fixes(x->r);
+		}
 		refuse_headers(hs, nh, id, kp_strbuf_str(&m));
 		free(*out);
 		*out = NULL;

@@ -2,17 +2,19 @@
 # hdrloops.sh - K-loops in templated __device__ functions of project
 # headers with no kernel (tests/fixtures/mylib: include/mylib/*.cuh, thin
 # __global__ wrappers in src/gemm_s.cu and src/gemm_d.cu instantiating
-# them with float and double and other tile sizes, a compile database
+# them with float and double and other tile sizes, a template wrapper in
+# src/gemm_t.cu, a compile database
 # with -I): reached through the .cu that includes them, with its callers
 # and instantiations; rewritten by a single-file rewrite and, once, by a
 # batch over the tree (exit 0, never 3 for a header that has no kernel or
 # is not self-contained); verified on the CPU through the .cu's kernels;
 # a load helper of the header inlined (one of another header is not, and
 # says why); the output builds with nvcc -c.
-# Near miss (tests/cli/hdrloops/gemm_big.cu): an instantiation whose
-# caller holds 41 KB of shared memory, with which the doubled tiles do
-# not fit: refused through that file with the reason, and a batch that
-# also holds it leaves the header as written, naming the file and reason.
+# Near misses: an instantiation whose caller holds 41 KB of shared memory
+# (tests/cli/hdrloops/gemm_big.cu), or whose launch in the .cu passes
+# 46 000 B of dynamic shared memory, with which the doubled tiles do not
+# fit: refused through that file with the reason; a batch that also holds
+# gemm_big.cu leaves the header as written, naming the file and reason.
 # Prints "N passed, N failed".
 set -uo pipefail
 # shellcheck source=tests/lib.sh
@@ -43,6 +45,9 @@ check "analyze gemm_s.cu: cp.async proven through the caller's pointers" grep -q
 check "analyze gemm_d.cu: double, 8x8 tiles" \
 	grep -q '^__device__ function gemm_device<T, BM, BK> (line 17), called from dgemm_kernel, instantiated as <double, 8, 8>$' "$tmp/o"
 check "analyze gemm_d.cu: epilogue.cuh (no K-loop) not listed" sh -c "! grep -q epilogue '$tmp/o'"
+"$kpipe" analyze src/gemm_t.cu --header-filter 'mylib/' -- -Iinclude >"$tmp/o" 2>"$tmp/e"
+check "analyze gemm_t.cu: called from a kernel template, instantiated through it" \
+	grep -q '^__device__ function gemm_device<T, BM, BK> (line 17), called from gemm_kernel, instantiated as <float, 16, 16>$' "$tmp/o"
 "$kpipe" analyze src/gemm_s.cu --format json --header-filter 'mylib/' -- -Iinclude >"$tmp/o.json" 2>/dev/null
 check "analyze --format json: device_function, called_from, included_from" python3 -c "
 import json
@@ -75,6 +80,10 @@ if command -v "${KPIPE_VERIFY_CXX:-g++}" >/dev/null; then
 		grep -q "^$hdr:29:2: warning: the rewrite differs from the original on the CPU emulator: kernel sgemm_kernel, .*\[kpipe-verify-failed\]" "$tmp/e"
 	check "wrong header rewrite: the header left as it was" \
 		cmp -s $hdr "$root/tests/fixtures/mylib/$hdr"
+	KPIPE_VERIFY_SUBSTITUTE="$here/gemm_device.wrong.cuh" "$kpipe" rewrite src/gemm_s.cu \
+		--header-filter 'mylib/' --dry-run --export-fixes "$tmp/f.yaml" -- -Iinclude >/dev/null 2>&1
+	check "wrong header rewrite: --export-fixes exports none of its replacements" \
+		sh -c "grep -q kpipe-verify-failed '$tmp/f.yaml' && ! grep -q ReplacementText '$tmp/f.yaml'"
 else
 	echo "SKIP: no g++: the CPU verification of the header is not checked"
 fi
@@ -122,7 +131,7 @@ if [ -x /usr/local/cuda/bin/nvcc ]; then
 	rm -rf "$tmp/built"
 	cp -r "$tmp/lib" "$tmp/built"
 	cp -r "$tmp/out/." "$tmp/built/"
-	for f in gemm_s gemm_d; do
+	for f in gemm_s gemm_d gemm_t; do
 		check "batch output: nvcc -c src/$f.cu" /usr/local/cuda/bin/nvcc -arch=sm_80 -c \
 			-I"$tmp/built/include" "$tmp/built/src/$f.cu" -o "$tmp/built/$f.o"
 	done
@@ -138,6 +147,14 @@ cp "$here/gemm_big.cu" src/gemm_big.cu
 check "near miss, one file: the header's loop refused with the reason" \
 	grep -q "^$hdr:29:2: warning: the K-loop is in the __device__ function 'gemm_device': its caller 'dgemm_scaled_kernel' (line 13) holds 41600 B of static shared memory of its own .*over the 49152 B static limit.*\[kpipe-smem-over-limit\]" "$tmp/e"
 check "near miss, one file: the header would not change" sh -c "! grep -q 'gemm_device.cuh: would' '$tmp/o'"
+# a caller launched with 46 000 B of dynamic shared memory in the .cu: with
+# the doubled tiles of the header the launch would fail
+sed 's|sgemm_kernel<<<dim3(N / 16, M / 16), 256>>>|sgemm_kernel<<<dim3(N / 16, M / 16), 256, 46000>>>|' \
+	src/gemm_s.cu >src/gemm_dyn.cu
+"$kpipe" rewrite src/gemm_dyn.cu --header-filter 'mylib/' --dry-run -- -Iinclude >"$tmp/o" 2>"$tmp/e"
+check "near miss, dynamic shared memory of the .cu's launch: refused with the reason" \
+	grep -q "^$hdr:29:2: warning: the launch at src/gemm_dyn.cu:26 passes 46000 B of dynamic shared memory, and its caller 'sgemm_kernel' .*over the 49152 B static limit.*\[kpipe-smem-over-limit\]" "$tmp/e"
+rm src/gemm_dyn.cu
 # as the last file of a batch: the earlier files' rewrite does not hold for it
 mv src/gemm_big.cu src/gemm_z.cu
 "$kpipe" rewrite . --out-dir "$tmp/out" -- -I"$tmp/lib/include" >"$tmp/o" 2>"$tmp/e"
@@ -145,7 +162,7 @@ rc=$?
 check "near miss, batch: exit 0 or 1 (a refusal), not 3" test $rc -le 1
 check "near miss, batch: counted as refused" grep -q '^  pipelined: 1 (register 1)$' "$tmp/e"
 check "near miss, batch: the header left as written, naming the file and the reason" \
-	grep -q "^$hdr: warning: not rewritten: src/gemm_z.cu (there, line 29: the K-loop is in the __device__ function 'gemm_device': its caller 'dgemm_scaled_kernel' .*\[kpipe-smem-over-limit\]) instantiates its kernels otherwise" "$tmp/e"
+	grep -q "^$hdr: warning: not rewritten: src/gemm_z.cu instantiates its kernels otherwise .*(there, line 29: the K-loop is in the __device__ function 'gemm_device': its caller 'dgemm_scaled_kernel' .*\[kpipe-smem-over-limit\]; 1 loop left as written) \[kpipe-variant-unavailable\]$" "$tmp/e"
 check "near miss, batch: no rewritten header in OUT" test ! -e "$tmp/out/$hdr"
 check "near miss, batch: gemm_staged.cuh still rewritten" grep -q kp_stage "$tmp/out/include/mylib/gemm_staged.cuh"
 
