@@ -285,7 +285,7 @@ static int same_pointee(actx *c, const char *ptr, const char *elem, int *uses_pa
 static int same_canon(const kp_decl *src, const kp_decl *tile)
 {
 	const char *p = src->pointee_canon, *e = tile->elem_type;
-	if (!p || !e || !tile->is_array || strstr(p, "type-parameter-") ||
+	if (!p || !e || tile->ty.kind != KP_TY_ARRAY || strstr(p, "type-parameter-") ||
 	    strstr(e, "type-parameter-") || tile->elem_size < 0)
 		return -1;
 	if (!strncmp(e, "const ", 6))
@@ -3461,16 +3461,18 @@ static int find_tile_call(kp_node *n, kp_node *parent, void *ud)
 	if (w->call)
 		return 0;
 	if (n->kind == KP_N_CALL && n->sync == KP_SYNC_NONE)
-		for (int i = 1; i < n->nkids; i++) {
+		for (int i = kp_call_first_arg(n); i < n->nkids; i++) {
 			const kp_node *a = kp_node_strip(n->kids[i]);
-			if (a && a->kind == KP_N_DECLREF && a->decl == w->d)
+			if (a && a->kind == KP_N_DECLREF && a->decl == w->d &&
+			    kp_call_arg_write(n, i))
 				w->call = n;
 		}
 	return 1;
 }
 
-/* The call of the compute phase that is handed the tile d, or NULL (the
- * tile is written otherwise). */
+/* The call of the compute phase that is handed the tile d where it may
+ * write it (never one whose parameter is a pointer or reference to
+ * const), or NULL (the tile is written otherwise). */
 static const kp_node *tile_call(const kp_loop *l, const kp_decl *d)
 {
 	tile_call_walk w = {d, NULL};

@@ -3,10 +3,10 @@
  * locations (effects.h).  One walk of each phase's statements; a local
  * reference or pointer is followed through a table built once per function
  * (its initialiser and every plain assignment to it, flow-insensitive); a
- * call is proven pure from a short list of builtins, from the wmma / mma
- * signatures, or by reading a __device__ helper's body with the same walk
- * (its pointer and reference parameters map to the call's arguments); all
- * else writes "unknown".
+ * call is proven pure from the table of pure functions (pure.h), from the
+ * wmma / mma signatures, or by reading a __device__ helper's body with the
+ * same walk (its pointer and reference parameters map to the call's
+ * arguments); all else writes "unknown".
  */
 #define _GNU_SOURCE /* memmem */
 #include "effects.h"
@@ -511,8 +511,10 @@ static int param_writes(const kp_decl *d, int i)
 		return 0;
 	if (t.is_ref)
 		return t.is_const ? 0 : 1;
-	if (t.kind == KP_TY_POINTER)
+	if (t.kind == KP_TY_POINTER || t.kind == KP_TY_ARRAY) /* T a[N] is T *a */
 		return t.elem_const ? 0 : 2;
+	if (t.kind == KP_TY_DEPENDENT || t.kind == KP_TY_UNKNOWN)
+		return -1; /* a template's parameter type not known yet */
 	return 0;
 }
 

@@ -229,6 +229,14 @@ kp_pure_class kp_call_pure(const kp_node *n)
 
 static int operator_call(const kp_node *n) { return n->name && !strncmp(n->name, "operator", 8); }
 
+/* Whether kid k of an operator call is its callee: a name of no object. */
+static int callee_kid(const kp_node *n, int k)
+{
+	const kp_node *c = kp_node_strip(n->kids[k]);
+	return c && c->kind == KP_N_DECLREF && (!c->decl || c->decl->kind == KP_D_FUNC) &&
+	       (!c->name || !*c->name || !strcmp(c->name, n->name));
+}
+
 int kp_call_first_arg(const kp_node *n)
 {
 	if (n->nkids < 1)
@@ -237,14 +245,13 @@ int kp_call_first_arg(const kp_node *n)
 	int fn = k0 && k0->kind == KP_N_DECLREF && k0->decl && k0->decl->kind == KP_D_FUNC;
 	if (operator_call(n) && n->nkids == 3 && !fn)
 		return 0; /* lhs, callee, rhs */
-	if (k0 && k0->kind == KP_N_DECLREF) {
-		/* a function, or the name an unresolved call looks up (not an
-		 * object: that is an operand) */
-		const kp_decl *d = k0->decl;
-		return !d || (d->kind != KP_D_VAR && d->kind != KP_D_PARM &&
-			      d->kind != KP_D_TPARAM && d->kind != KP_D_ENUM);
-	}
-	return k0 && k0->kind == KP_N_MEMBER && k0->name && n->name && !strcmp(k0->name, n->name);
+	if (operator_call(n) && n->nkids == 2)
+		return callee_kid(n, 0) || !callee_kid(n, 1); /* x++: operand, callee */
+	if (n->decl && n->decl->kind == KP_D_OTHER)
+		return 0; /* a constructor: its arguments only */
+	/* a call expression: the callee (a name, a member, a template-id)
+	 * comes first */
+	return 1;
 }
 
 /* The parameter argument kid binds to (-1: none, the callee), for a call
@@ -324,8 +331,10 @@ int kp_call_arg_write(const kp_node *n, int kid)
 				w = 0;
 			else if (pt.is_ref)
 				w = pt.is_const ? 0 : 1;
-			else if (pt.kind == KP_TY_POINTER)
-				w = pt.elem_const ? 0 : 2;
+			else if (pt.kind == KP_TY_POINTER || pt.kind == KP_TY_ARRAY)
+				w = pt.elem_const ? 0 : 2; /* an array parameter is a pointer */
+			else if (pt.kind == KP_TY_DEPENDENT || pt.kind == KP_TY_UNKNOWN)
+				w = -1; /* `T tile[R][C]` in a template: not known yet */
 			else
 				w = 0;
 		}

@@ -544,6 +544,21 @@ check "effects_near: six loops pipelined" test "$(grep -c ': note: pipelined wit
 # reference, but not by the effect rules: the bump is an induction variable)
 check "effects_near: no effect refusal" test "$(grep -c 'kpipe-load-depends-on-compute\|kpipe-memory-order\|kpipe-unknown-effect' "$tmp/effects_near.r.err")" = 0
 
+# --- issue #34's idioms (analysis/pure.c): the near misses that stay refused ------
+rewritten effects_idioms_unsafe "$in/effects_idioms_unsafe.cu"
+for want in "39:25: warning: the loop condition calls 'min', which may have a side effect.*\[kpipe-cond-side-effect\]" \
+	"70:15: warning: the loop stores to 'A', which its tile loads also read \[kpipe-memory-order\]" \
+	"101:13: warning: the compute phase writes 'kf' in the call to 'operator<'.*\[kpipe-load-depends-on-compute\]" \
+	"121:5: warning: the tile loads read 'off', which the loop body modifies.*\[kpipe-load-depends-on-compute\]" \
+	"149:9: warning: the compute phase writes 'off' in the call to 'shift'.*\[kpipe-load-depends-on-compute\]" \
+	"165:5: note: pipelined with register .*cp.async does not apply \(line 166: the copy converts or computes on its way in\)" \
+	"191:9: warning: statement after the closing barrier is not a pointer or counter bump \[kpipe-loop-shape\]" \
+	"205:5: warning: the tile loads read 'base', which the loop body modifies.*\[kpipe-load-depends-on-compute\]" \
+	"229:5: warning: the tile loads read 'koff', which the loop body modifies.*\[kpipe-load-depends-on-compute\]"; do
+	check "effects_idioms_unsafe: ${want%%:*}" has effects_idioms_unsafe.r "effects_idioms_unsafe\.cu:$want"
+done
+check "effects_idioms_unsafe: one loop of nine pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/effects_idioms_unsafe.r.err")" = 1
+
 # --- a 10 MB file ------------------------------------------------------------------
 python3 - "$sample" "$tmp/big_10mb.cu" <<'PY'
 import sys

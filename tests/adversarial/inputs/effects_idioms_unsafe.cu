@@ -11,7 +11,9 @@
 // `typedef double real;` tile filled from floats (typedef_converts: cp.async
 // refused, register staging still fine), a statement after the closing
 // barrier macro that is no bump (stmt_after_sync_macro), a shuffle in the
-// compute phase feeding the next tile's load index (shuffle_feeds_index).
+// compute phase feeding the next tile's load index (shuffle_feeds_index), a
+// template parameter handed to a dependent helper next to a variable it takes
+// by reference, the next tile's offset (tparam_next_to_ref).
 // Expected: every loop but typedef_converts refused, typedef_converts
 // rewritten by register staging only; the output compiles.
 #include <cuda_runtime.h>
@@ -211,3 +213,28 @@ __global__ void shuffle_feeds_index(const float *__restrict__ A, const float *__
     }
     C[row * N + col] = acc;
 }
+
+template <int S, typename U> __device__ void advance(U &x) { x += S; }
+
+template <int BK>
+__global__ void tparam_next_to_ref(const float *__restrict__ A, const float *__restrict__ B,
+                                   float *__restrict__ C, int N, int K)
+{
+    __shared__ float As[T][T];
+    __shared__ float Bs[T][T];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int row = blockIdx.y * T + ty, col = blockIdx.x * T + tx;
+    float acc = 0.0f;
+    int koff = 0;
+    for (int t = 0; t < K / BK; ++t) {
+        As[ty][tx] = A[row * K + koff + tx];
+        Bs[ty][tx] = B[(t * BK + ty) * N + col];
+        __syncthreads();
+        for (int k = 0; k < T; ++k)
+            acc += As[ty][k] * Bs[k][tx];
+        advance<BK>(koff);
+        __syncthreads();
+    }
+    C[row * N + col] = acc;
+}
+template __global__ void tparam_next_to_ref<16>(const float *, const float *, float *, int, int);
