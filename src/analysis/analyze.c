@@ -3508,12 +3508,13 @@ static void check_tiles(actx *c, const rw_set *lw, const rw_set *cw)
 					   "the compute phase passes the loaded tile '%s' to '%s', "
 					   "which may write it: %s",
 					   t->arr->name, callee_name(c->f, call),
-					   call->decl
+					   call->decl && call->decl->nparam_ty >= 0 &&
+							   !call->decl->variadic
 						   ? "its parameter is not a pointer or reference "
 						     "to const"
-						   : "a call with no declaration yet (dependent, "
-						     "in a template) whose parameters kpipe "
-						     "cannot see");
+						   : "a call whose parameter types kpipe cannot "
+						     "see (no declaration yet, dependent in a "
+						     "template, or `...`)");
 			else
 				add_reason(c, n, "kpipe-compute-writes-tile",
 					   "the compute phase writes the loaded tile '%s'",
