@@ -2730,7 +2730,7 @@ static int find_unsafe_store(kp_node *n, kp_node *parent, void *ud)
 			int pointer_arg = root->decl->is_pointer ||
 					  (a->kind == KP_N_UNOP && a->op && a->opk == KP_OP_ADDR &&
 					   root->decl->is_pointer);
-			if (pointer_arg && kp_call_arg_write(n, i) &&
+			if (pointer_arg && kp_call_arg_writes_pointee(n, i) &&
 			    unsafe_target(w, root->decl)) {
 				w->bad = n;
 				w->target = root->decl;

@@ -358,3 +358,21 @@ int kp_call_arg_write(const kp_node *n, int kid)
 		return t.kind == KP_TY_POINTER && !pts_const ? 2 : 0;
 	return 1;
 }
+
+int kp_call_arg_writes_pointee(const kp_node *n, int kid)
+{
+	if (!n || kid < 0 || kid >= n->nkids || !kp_call_arg_write(n, kid))
+		return 0;
+	const kp_node *raw = n->kids[kid], *a = kp_node_strip(raw);
+	kp_type t = a->kind == KP_N_DECLREF && a->decl ? a->decl->ty : a->ty;
+	if ((t.kind == KP_TY_POINTER || t.kind == KP_TY_ARRAY) && t.elem_const && !drops_const(raw))
+		return 0;
+	int p = param_of(n, kid);
+	const kp_decl *f = n->decl;
+	if (!f || f->nparam_ty < 0 || p < 0 || p >= f->nparam_ty)
+		return 1;
+	kp_type pt = f->param_ty[p];
+	if (pt.kind == KP_TY_POINTER || pt.kind == KP_TY_ARRAY)
+		return !pt.elem_const; /* a pointer, or a reference to one */
+	return pt.kind == KP_TY_DEPENDENT || pt.kind == KP_TY_UNKNOWN;
+}

@@ -45,4 +45,9 @@ int kp_call_first_arg(const kp_node *n);
  * handed to a pointer to non-const). */
 int kp_call_arg_write(const kp_node *n, int kid);
 
+/* Whether the call n may write what argument kid (a pointer) points to:
+ * its parameter a pointer, or a reference to a pointer, to non-const, or
+ * unknown; never through a pointer to const handed without a cast. */
+int kp_call_arg_writes_pointee(const kp_node *n, int kid);
+
 #endif
