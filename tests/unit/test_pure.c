@@ -6,7 +6,8 @@
  * reference to const, a template parameter, a const array are not
  * written; a non-const reference and a pointer to non-const are; a
  * const_cast drops the proof; the comparison of a template's values while
- * <cuda_fp16.h> is included only reads them.
+ * <cuda_fp16.h> is included only reads them; a `const float *&` parameter
+ * changes the pointer and stores nothing through it.
  */
 #include "analyze.h"
 #include "arch.h"
@@ -136,8 +137,28 @@ Test(pure, const_parameters)
 	cr_expect_eq(kp_call_arg_write(r1, arg(r1, "wt")), 0, "a const array");
 	cr_expect_eq(kp_call_arg_write(w, arg(w, "Bs")), 1, "an array handed to float *");
 	cr_expect_eq(kp_call_arg_write(w, arg(w, "v")), 1, "float &");
+	cr_expect(kp_call_arg_writes_pointee(w, arg(w, "Bs")));
+	cr_expect(!kp_call_arg_writes_pointee(r0, arg(r0, "Bs")));
 	const kp_node *b = call("bump", 0);
 	cr_expect_neq(kp_call_arg_write(b, b->nkids - 1), 0, "const_cast: const proves nothing");
+	cr_expect(kp_call_arg_writes_pointee(b, b->nkids - 1));
+	kp_file_release(&F);
+}
+
+Test(pure, reference_to_pointer)
+{
+	parse("__device__ void advance(const float *&p, int n) { p += n; }\n"
+	      "__device__ void fill(float *&p) { p[0] = 1.0f; }\n"
+	      "__global__ void k(const float *a, float *o)\n"
+	      "{\n"
+	      "    advance(a, 4);\n"
+	      "    fill(o);\n"
+	      "}\n");
+	const kp_node *adv = call("advance", 0), *fl = call("fill", 0);
+	cr_expect_eq(kp_call_arg_write(adv, arg(adv, "a")), 1,
+		     "const float *& changes the pointer");
+	cr_expect(!kp_call_arg_writes_pointee(adv, arg(adv, "a")), "and stores nothing");
+	cr_expect(kp_call_arg_writes_pointee(fl, arg(fl, "o")), "float *& may store through it");
 	kp_file_release(&F);
 }
 
