@@ -13,6 +13,7 @@
 #include "effects.h"
 #include "guard_cover.h"
 #include "liveness.h"
+#include "pure.h"
 #include "refill.h"
 #include "rules.h"
 
@@ -281,6 +282,22 @@ static int same_pointee(actx *c, const char *ptr, const char *elem, int *uses_pa
 	return !strcmp(x[0], x[1]);
 }
 
+/* Whether pointer src points to tile's element type, from clang's
+ * canonical types (typedefs resolved, qualifiers dropped): 1, 0, or -1
+ * when either is unknown or depends on a template parameter. */
+static int same_canon(const kp_decl *src, const kp_decl *tile)
+{
+	const char *p = src->pointee_canon, *e = tile->elem_type;
+	if (!p || !e || tile->ty.kind != KP_TY_ARRAY || strstr(p, "type-parameter-") ||
+	    strstr(e, "type-parameter-") || tile->elem_size < 0)
+		return -1;
+	if (!strncmp(e, "const ", 6))
+		e += 6;
+	if (!strncmp(e, "volatile ", 9))
+		e += 9;
+	return !strcmp(p, e);
+}
+
 static void add_reason(actx *c, const kp_node *at, const char *id, const char *fmt, ...)
 	KP_PRINTF(4, 5);
 
@@ -418,8 +435,6 @@ static int find_reassign(kp_node *n, kp_node *parent, void *ud)
 	return !w->assigned;
 }
 
-static int param_is_out_ref(const char *type, int i);
-
 static int names_var(kp_node *n, kp_node *parent, void *ud)
 {
 	(void)parent;
@@ -453,10 +468,10 @@ static int find_hidden_write(kp_node *n, kp_node *parent, void *ud)
 		return 0;
 	}
 	if (n->kind == KP_N_CALL)
-		for (int i = 1; i < n->nkids; i++) {
+		for (int i = kp_call_first_arg(n); i < n->nkids; i++) {
 			const kp_node *a = kp_node_strip(n->kids[i]);
 			if (a && a->kind == KP_N_DECLREF && a->decl == w->d &&
-			    (!n->decl || param_is_out_ref(n->decl->type, i - 1)))
+			    kp_call_arg_write(n, i) == 1)
 				w->assigned = 1;
 		}
 	return 1;
@@ -1019,84 +1034,6 @@ static void note_write(rw_set *s, kp_node *target, kp_node *at)
 	}
 }
 
-/* Whether parameter `i` (0-based) of a function type spelled by libclang,
- * "void (fragment<accumulator, 16, 16, 16, float> &, const __half *, int)",
- * is a non-const lvalue reference: the call may write what is passed there
- * (wmma::mma_sync and load_matrix_sync write their first argument). */
-static int param_is_out_ref(const char *type, int i)
-{
-	const char *p = type ? strchr(type, '(') : NULL;
-	if (!p)
-		return 0;
-	int depth = 0, idx = 0, is_const = 0;
-	char last = 0, prev = 0;
-	for (p++; *p; p++) {
-		char ch = *p;
-		if (ch == '<' || ch == '(' || ch == '[') {
-			depth++;
-			continue;
-		}
-		if (ch == '>' || ch == ']' || (ch == ')' && depth > 0)) {
-			depth--;
-			continue;
-		}
-		if (depth == 0 && (ch == ',' || ch == ')')) {
-			if (idx == i)
-				return last == '&' && prev != '&' && !is_const;
-			if (ch == ')')
-				return 0;
-			idx++;
-			is_const = 0;
-			last = prev = 0;
-			continue;
-		}
-		if (depth)
-			continue;
-		/* "const" as a word (p > type: the scan starts after '(') */
-		if (!strncmp(p, "const", 5) && !kp_is_ident_char(p[-1]) && !kp_is_ident_char(p[5]))
-			is_const = 1;
-		if (ch != ' ') {
-			prev = last;
-			last = ch;
-		}
-	}
-	return 0;
-}
-
-/* Whether parameter `i` (0-based) of a function type spelled by libclang
- * only reads what it is given: a pointer or a reference to const, one level
- * ("const float *", "const float (&)[16][16]", "const float *const"). */
-static int param_is_const_view(const char *type, int i)
-{
-	const char *p = type ? strchr(type, '(') : NULL;
-	if (!p)
-		return 0;
-	int depth = 0, idx = 0;
-	const char *start = p + 1;
-	for (p++; *p; p++) {
-		char ch = *p;
-		if (ch == '<' || ch == '(' || ch == '[')
-			depth++;
-		else if (ch == '>' || ch == ']' || (ch == ')' && depth > 0))
-			depth--;
-		else if (depth == 0 && (ch == ',' || ch == ')')) {
-			if (idx == i) {
-				while (*start == ' ')
-					start++;
-				int ind = 0;
-				for (const char *q = start; q < p; q++)
-					ind += *q == '*' || *q == '&';
-				return ind == 1 && !strncmp(start, "const ", 6);
-			}
-			if (ch == ')')
-				return 0;
-			idx++;
-			start = p + 1;
-		}
-	}
-	return 0;
-}
-
 static void collect_rw(kp_node *n, rw_set *s)
 {
 	if (!n)
@@ -1122,46 +1059,32 @@ static void collect_rw(kp_node *n, rw_set *s)
 		if (n->decl && (n->decl->kind == KP_D_VAR || n->decl->kind == KP_D_PARM))
 			push_decl(&s->r, &s->nr, &s->capr, n->decl);
 		break;
-	case KP_N_CALL:
-		/* arrays passed to a call may be written by it, unless the
-		 * callee's parameter is a pointer or reference to const (a
-		 * compute helper that reads the tiles); a call with no
-		 * declaration yet (dependent, in a template) may write them */
-		for (int i = 0; i < n->nkids; i++) {
+	case KP_N_CALL: {
+		/* what the call may change, from the callee's parameter types
+		 * and the arguments' own (pure.h): an array passed, or an address
+		 * into one (`&As[y][x]`, `As + 4`, a row `As[r]`), may have its
+		 * elements written; a variable, its value (bound to a non-const
+		 * reference, or handed to a call kpipe cannot see); a constant,
+		 * a template parameter or a const object, nothing */
+		int a0 = kp_call_first_arg(n);
+		for (int i = a0; i < n->nkids; i++) {
+			int w = kp_call_arg_write(n, i);
+			if (!w)
+				continue;
 			kp_node *a = (kp_node *)kp_node_strip(n->kids[i]);
-			/* or an address into one (`&As[y][x]`, `As + 4`, a row `As[r]`) */
-			kp_node *r = a && a->kind != KP_N_DECLREF && i > 0 && a->type &&
+			kp_node *r = a && a->kind != KP_N_DECLREF && a->type &&
 						     (strchr(a->type, '*') || strchr(a->type, '['))
 					     ? lvalue_root(a)
 					     : NULL;
 			if (r && r->decl && r->decl->is_array)
 				a = r;
-			if (!a || a->kind != KP_N_DECLREF || !a->decl || !a->decl->is_array)
-				continue;
-			if (n->decl && n->decl->kind == KP_D_FUNC) {
-				const kp_node *callee = kp_node_strip(n->kids[0]);
-				int arg = callee && callee->kind == KP_N_DECLREF ? i - 1 : -1;
-				if (arg < 0 || !param_is_const_view(n->decl->type, arg))
-					note_write(s, a, n);
-			} else if (!n->decl && i > 0)
+			if (a && a->kind == KP_N_DECLREF && a->decl && a->decl->is_array)
 				note_write(s, a, n);
+			else if (w == 1 && a && (n->decl || a->kind == KP_N_DECLREF))
+				note_write(s, n->kids[i], n);
 		}
-		/* and so may lvalues bound to non-const reference parameters
-		 * (kids[0] is the callee, the arguments follow) */
-		if (n->decl && n->decl->kind == KP_D_FUNC && n->nkids > 1) {
-			const kp_node *callee = kp_node_strip(n->kids[0]);
-			/* (a dependent call's callee names the overload set) */
-			if (callee && callee->kind == KP_N_DECLREF && callee->decl)
-				for (int i = 1; i < n->nkids; i++)
-					if (param_is_out_ref(n->decl->type, i - 1))
-						note_write(s, n->kids[i], n);
-		} else if (!n->decl)
-			/* a call kpipe cannot see may take any of them by reference */
-			for (int i = 1; i < n->nkids; i++)
-				if (kp_node_strip(n->kids[i]) &&
-				    kp_node_strip(n->kids[i])->kind == KP_N_DECLREF)
-					note_write(s, n->kids[i], n);
 		break;
+	}
 	default: break;
 	}
 	for (int i = 0; i < n->nkids; i++)
@@ -1613,7 +1536,14 @@ static void fill_copy(actx *c, kp_load *ld, kp_node *lhs, kp_node *rhs)
 			const char *et = ld->tile->elem_type;
 			int uses_param = 0;
 			int same = pt && et ? same_pointee(c, pt, et, &uses_param) : -1;
-			if (uses_param) {
+			/* clang's canonical types decide where neither depends on a
+			 * template parameter (`real` of `typedef float real;` is
+			 * float, a typedef of float4 is float4) */
+			int canon = same_canon(ld->src, ld->tile);
+			if (canon >= 0) {
+				if (!canon)
+					ld->pure = 0;
+			} else if (uses_param) {
 				if (same != 1)
 					ld->pure = 0;
 			} else if (pt && et && same != 1 && !strstr(pt, et) &&
@@ -2627,16 +2557,12 @@ static void check_hidden_induction(actx *c, unsigned load_b, unsigned load_e)
 /* The condition is evaluated once per iteration by the original loop; the
  * rewrite evaluates it (advanced) in the prologue, the loop and the
  * prefetch guard, so it must have no side effects. */
-static int pure_call(const char *name)
+static int pure_call(const kp_node *n)
 {
-	static const char *const ok[] = {"min",   "max",     "umin",     "umax",    "llmin",
-					 "llmax", "ullmin",  "ullmax",   "abs",     "labs",
-					 "llabs", "__mul24", "__umul24", "__mulhi", "__umulhi",
-					 "fminf", "fmaxf",   "__ldg"};
-	for (size_t i = 0; i < KP_ARRAY_LEN(ok); i++)
-		if (!strcmp(name, ok[i]))
-			return 1;
-	return 0;
+	/* a function of its operands (pure.h), or a read of global memory
+	 * through the read-only cache */
+	return kp_call_pure(n) == KP_PURE_VALUE || (n->decl && n->decl->in_system && !n->decl->fn &&
+						    n->name && !strcmp(n->name, "__ldg"));
 }
 
 static const kp_node *impure_in(const kp_node *n)
@@ -2648,7 +2574,7 @@ static const kp_node *impure_in(const kp_node *n)
 	case KP_N_LAMBDA:
 	case KP_N_ASM: return n;
 	case KP_N_CALL:
-		if (!n->name || !pure_call(n->name))
+		if (!pure_call(n))
 			return n;
 		break;
 	case KP_N_UNOP:
@@ -2751,47 +2677,6 @@ static int is_load_source(const kp_loop *l, const kp_decl *d)
 	return 0;
 }
 
-/* Whether parameter i of a function type is a pointer (or reference) to
- * non-const data: "void (float *, const float *, int)". */
-static int param_writes_through(const char *type, int i)
-{
-	const char *p = type ? strchr(type, '(') : NULL;
-	if (!p)
-		return 1; /* unknown signature: assume it may */
-	int depth = 0, idx = 0;
-	const char *arg = p + 1;
-	for (p++; *p; p++) {
-		if (*p == '<' || *p == '(' || *p == '[')
-			depth++;
-		else if ((*p == '>' || *p == ']' || *p == ')') && depth > 0)
-			depth--;
-		else if (depth == 0 && (*p == ',' || *p == ')')) {
-			if (idx == i) {
-				size_t n = (size_t)(p - arg);
-				int ptr = memchr(arg, '*', n) || memchr(arg, '&', n);
-				/* "const T *" or "const T &": read-only through the first level */
-				const char *star = NULL;
-				for (const char *q = arg; q < p; q++)
-					if (*q == '*' || *q == '&')
-						star = q;
-				int cnst = 0;
-				if (star)
-					for (const char *q = arg; q + 5 <= star; q++)
-						if (!strncmp(q, "const", 5) &&
-						    (q == arg || !kp_is_ident_char(q[-1])) &&
-						    !kp_is_ident_char(q[5]))
-							cnst = 1;
-				return ptr && !cnst;
-			}
-			if (*p == ')')
-				return 0;
-			idx++;
-			arg = p + 1;
-		}
-	}
-	return 1;
-}
-
 typedef struct {
 	actx *c;
 	int ok_restrict;
@@ -2838,7 +2723,7 @@ static int find_unsafe_store(kp_node *n, kp_node *parent, void *ud)
 		return 1;
 	}
 	if (n->kind == KP_N_CALL && n->decl && n->decl->kind == KP_D_FUNC && n->nkids > 1) {
-		for (int i = 1; i < n->nkids; i++) {
+		for (int i = kp_call_first_arg(n); i < n->nkids; i++) {
 			kp_node *a = (kp_node *)kp_node_strip(n->kids[i]);
 			kp_node *root = a ? lvalue_root(a) : NULL;
 			if (!root || !root->decl || root->decl->is_shared)
@@ -2848,7 +2733,7 @@ static int find_unsafe_store(kp_node *n, kp_node *parent, void *ud)
 			int pointer_arg = root->decl->is_pointer ||
 					  (a->kind == KP_N_UNOP && a->op && a->opk == KP_OP_ADDR &&
 					   root->decl->is_pointer);
-			if (pointer_arg && param_writes_through(n->decl->type, i - 1) &&
+			if (pointer_arg && kp_call_arg_writes_pointee(n, i) &&
 			    unsafe_target(w, root->decl)) {
 				w->bad = n;
 				w->target = root->decl;
@@ -3367,8 +3252,22 @@ static int top_barriers(actx *c, const scan_info *si)
 {
 	kp_loop *l = c->l;
 	kp_node *n = l->node;
+	/* the body's statements, null statements apart (`SYNC_THREADS;` of
+	 * `#define SYNC_THREADS __syncthreads();` leaves one after the
+	 * barrier): an empty statement is no phase's */
 	l->stmts = l->body->kids;
 	l->nstmts = l->body->nkids;
+	for (int i = 0; i < l->body->nkids; i++)
+		if (l->body->kids[i]->kind == KP_N_NULLSTMT) {
+			kp_node **v =
+				kp_arena_alloc(&c->f->arena, sizeof(*v) * (size_t)l->body->nkids);
+			l->nstmts = 0;
+			for (int j = 0; j < l->body->nkids; j++)
+				if (l->body->kids[j]->kind != KP_N_NULLSTMT)
+					v[l->nstmts++] = l->body->kids[j];
+			l->stmts = v;
+			break;
+		}
 	l->bar1 = l->bar2 = -1;
 	int ntop = 0;
 	for (int i = 0; i < l->nstmts; i++)
@@ -3565,16 +3464,18 @@ static int find_tile_call(kp_node *n, kp_node *parent, void *ud)
 	if (w->call)
 		return 0;
 	if (n->kind == KP_N_CALL && n->sync == KP_SYNC_NONE)
-		for (int i = 1; i < n->nkids; i++) {
+		for (int i = kp_call_first_arg(n); i < n->nkids; i++) {
 			const kp_node *a = kp_node_strip(n->kids[i]);
-			if (a && a->kind == KP_N_DECLREF && a->decl == w->d)
+			if (a && a->kind == KP_N_DECLREF && a->decl == w->d &&
+			    kp_call_arg_write(n, i))
 				w->call = n;
 		}
 	return 1;
 }
 
-/* The call of the compute phase that is handed the tile d, or NULL (the
- * tile is written otherwise). */
+/* The call of the compute phase that is handed the tile d where it may
+ * write it (never one whose parameter is a pointer or reference to
+ * const), or NULL (the tile is written otherwise). */
 static const kp_node *tile_call(const kp_loop *l, const kp_decl *d)
 {
 	tile_call_walk w = {d, NULL};
@@ -3610,12 +3511,13 @@ static void check_tiles(actx *c, const rw_set *lw, const rw_set *cw)
 					   "the compute phase passes the loaded tile '%s' to '%s', "
 					   "which may write it: %s",
 					   t->arr->name, callee_name(c->f, call),
-					   call->decl
+					   call->decl && call->decl->nparam_ty >= 0 &&
+							   !call->decl->variadic
 						   ? "its parameter is not a pointer or reference "
 						     "to const"
-						   : "a call with no declaration yet (dependent, "
-						     "in a template) whose parameters kpipe "
-						     "cannot see");
+						   : "a call whose parameter types kpipe cannot "
+						     "see (no declaration yet, dependent in a "
+						     "template, or `...`)");
 			else
 				add_reason(c, n, "kpipe-compute-writes-tile",
 					   "the compute phase writes the loaded tile '%s'",
@@ -4005,7 +3907,7 @@ static const kp_node *varying_part(vary_ctx *v, const kp_node *n)
 		}
 		break;
 	case KP_N_CALL:
-		if (!n->name || !pure_call(n->name) || !strcmp(n->name, "__ldg")) {
+		if (!pure_call(n) || !strcmp(n->name, "__ldg")) {
 			v->why = "is a call";
 			return n;
 		}

@@ -3,13 +3,14 @@
  * locations (effects.h).  One walk of each phase's statements; a local
  * reference or pointer is followed through a table built once per function
  * (its initialiser and every plain assignment to it, flow-insensitive); a
- * call is proven pure from a short list of builtins, from the wmma / mma
- * signatures, or by reading a __device__ helper's body with the same walk
- * (its pointer and reference parameters map to the call's arguments); all
- * else writes "unknown".
+ * call is proven pure from the table of pure functions (pure.h), from the
+ * wmma / mma signatures, or by reading a __device__ helper's body with the
+ * same walk (its pointer and reference parameters map to the call's
+ * arguments); all else writes "unknown".
  */
 #define _GNU_SOURCE /* memmem */
 #include "effects.h"
+#include "pure.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -477,166 +478,6 @@ static int in_list(const char *s, const char *const *v, size_t n)
 	return 0;
 }
 
-/* Builtins that only compute a value from their operands (and reads). */
-static const char *const pure_names[] = {"min",
-					 "max",
-					 "umin",
-					 "umax",
-					 "llmin",
-					 "llmax",
-					 "ullmin",
-					 "ullmax",
-					 "abs",
-					 "labs",
-					 "llabs",
-					 "fabs",
-					 "fabsf",
-					 "fminf",
-					 "fmaxf",
-					 "fmin",
-					 "fmax",
-					 "fma",
-					 "fmaf",
-					 "sqrt",
-					 "sqrtf",
-					 "rsqrt",
-					 "rsqrtf",
-					 "exp",
-					 "expf",
-					 "exp2",
-					 "exp2f",
-					 "exp10f",
-					 "log",
-					 "logf",
-					 "log2",
-					 "log2f",
-					 "log10f",
-					 "log1pf",
-					 "expm1f",
-					 "pow",
-					 "powf",
-					 "sin",
-					 "sinf",
-					 "cos",
-					 "cosf",
-					 "tan",
-					 "tanf",
-					 "tanh",
-					 "tanhf",
-					 "erf",
-					 "erff",
-					 "floor",
-					 "floorf",
-					 "ceil",
-					 "ceilf",
-					 "round",
-					 "roundf",
-					 "rint",
-					 "rintf",
-					 "trunc",
-					 "truncf",
-					 "copysignf",
-					 "hypotf",
-					 "atan2f",
-					 "asinf",
-					 "acosf",
-					 "atanf",
-					 "sinhf",
-					 "coshf",
-					 "cbrtf",
-					 "rcbrtf",
-					 "norm3df",
-					 "rnorm3df",
-					 "fdividef",
-					 "isnan",
-					 "isinf",
-					 "isfinite",
-					 "signbit",
-					 "static_cast",
-					 "__activemask",
-					 "__all_sync",
-					 "__any_sync",
-					 "__ballot_sync",
-					 "__shfl_sync",
-					 "__shfl_up_sync",
-					 "__shfl_down_sync",
-					 "__shfl_xor_sync",
-					 "__match_any_sync",
-					 "__reduce_add_sync",
-					 "__reduce_min_sync",
-					 "__reduce_max_sync",
-					 "__popc",
-					 "__popcll",
-					 "__clz",
-					 "__clzll",
-					 "__ffs",
-					 "__ffsll",
-					 "__brev",
-					 "__brevll",
-					 "__byte_perm",
-					 "__funnelshift_l",
-					 "__funnelshift_r",
-					 "__funnelshift_lc",
-					 "__funnelshift_rc",
-					 "__saturatef",
-					 "__mul24",
-					 "__umul24",
-					 "__mulhi",
-					 "__umulhi",
-					 "__mul64hi",
-					 "__umul64hi",
-					 "__sad",
-					 "__usad",
-					 "__vabsdiffu4",
-					 "__dp4a",
-					 "__dp2a_lo",
-					 "__dp2a_hi",
-					 "__expf",
-					 "__exp10f",
-					 "__logf",
-					 "__log2f",
-					 "__log10f",
-					 "__powf",
-					 "__sinf",
-					 "__cosf",
-					 "__tanf",
-					 "__sincosf_pure",
-					 "__isnan",
-					 "__isinf",
-					 "clock",
-					 "clock64",
-					 "__nanosleep",
-					 "__threadfence_block",
-					 "__threadfence",
-					 "__prof_trigger",
-					 "__int_as_float",
-					 "__float_as_int",
-					 "__uint_as_float",
-					 "__float_as_uint",
-					 "__longlong_as_double",
-					 "__double_as_longlong",
-					 "__hiloint2double",
-					 "__double2hiint",
-					 "__double2loint",
-					 "nvcuda::wmma::__float_to_tf32",
-					 "__float_to_tf32",
-					 "__syncwarp"};
-static const char *const pure_prefixes[] = {"make_",       "__float2",   "__half2",   "__half",
-					    "__bfloat162", "__bfloat16", "__int2",    "__uint2",
-					    "__ll2",       "__ull2",     "__double2", "__h",
-					    "__f",         "__d",        "__ld",      "__low2",
-					    "__high2",     "__lows2",    "__highs2",  "__floats2",
-					    "__hmul",      "__nv_cvt"};
-static int pure_builtin(const char *nm)
-{
-	if (in_list(nm, pure_names, KP_ARRAY_LEN(pure_names)))
-		return 1;
-	for (size_t i = 0; i < KP_ARRAY_LEN(pure_prefixes); i++)
-		if (!strncmp(nm, pure_prefixes[i], strlen(pure_prefixes[i])))
-			return 1;
-	return 0;
-}
-
 /* The wmma / mma library: its calls write only the fragments handed to
  * non-const reference parameters and the memory handed to pointers to
  * non-const (store_matrix_sync). */
@@ -670,8 +511,10 @@ static int param_writes(const kp_decl *d, int i)
 		return 0;
 	if (t.is_ref)
 		return t.is_const ? 0 : 1;
-	if (t.kind == KP_TY_POINTER)
+	if (t.kind == KP_TY_POINTER || t.kind == KP_TY_ARRAY) /* T a[N] is T *a */
 		return t.elem_const ? 0 : 2;
+	if (t.kind == KP_TY_DEPENDENT || t.kind == KP_TY_UNKNOWN)
+		return -1; /* a template's parameter type not known yet */
 	return 0;
 }
 
@@ -691,15 +534,7 @@ static int ctor_call(const kp_node *n)
 	return e > b && strlen(nm) == e - b && !strncmp(t + b, nm, e - b);
 }
 
-static int callee_first(const kp_node *n)
-{
-	if (n->nkids < 1)
-		return 0;
-	const kp_node *k0 = strip(n->kids[0]);
-	if (k0 && k0->kind == KP_N_DECLREF && k0->decl && k0->decl->kind == KP_D_FUNC)
-		return 1;
-	return k0 && k0->kind == KP_N_MEMBER && k0->name && n->name && !strcmp(k0->name, n->name);
-}
+static int callee_first(const kp_node *n) { return kp_call_first_arg(n); }
 
 static void helper_call(ectx *c, const kp_node *n, const kp_kernel *fn, int a0);
 
@@ -760,14 +595,17 @@ static void visit_call(ectx *c, const kp_node *n)
 		c->call = *nm ? nm : "?";
 	if (!strncmp(nm, "operator", 8)) {
 		const char *op = nm + 8;
-		size_t ol = strlen(op);
 		if (!strcmp(op, "()") || !strcmp(op, "->") || !strcmp(op, "[]"))
 			record_one(c, c->wr, KP_LOC_UNKNOWN, n, 0);
-		else if (ol && (!strcmp(op, "++") || !strcmp(op, "--") ||
-				(op[ol - 1] == '=' && strcmp(op, "==") && strcmp(op, "!=") &&
-				 strcmp(op, "<=") && strcmp(op, ">="))))
-			for (int i = a0; i < n->nkids && i < a0 + 1; i++)
-				write_of(c, n->kids[i], n, 1);
+		else /* as the operator's parameters (or its candidates') take the
+		      * operands (pure.h): an assignment writes its first */
+			for (int i = a0; i < n->nkids; i++) {
+				int w = kp_call_arg_write(n, i);
+				if (w == 1)
+					write_of(c, n->kids[i], n, 1);
+				else if (w == 2)
+					write_pts(c, n->kids[i], n, 1);
+			}
 	} else if (a0 && n->kids[0]->kind == KP_N_MEMBER) {
 		/* a method: it may change its object, and more */
 		record_one(c, c->wr, KP_LOC_UNKNOWN, n, 0);
@@ -777,8 +615,13 @@ static void visit_call(ectx *c, const kp_node *n)
 	} else if (!strncmp(nm, "__ld", 4)) {
 		if (n->nkids > a0)
 			read_pts(c, n->kids[a0], n);
-	} else if (pure_builtin(nm) || ctor_call(n)) {
+	} else if (kp_call_pure(n) || ctor_call(n)) {
 		/* reads its operands */
+	} else if (n->decl && n->decl->kind == KP_D_OTHER && n->decl->nparam_ty >= 0) {
+		/* a constructor (`real4 b = Bs[k][c];`, the class spelled
+		 * through a typedef): builds its object, and writes what its
+		 * parameter types let it */
+		signature_call(c, n, a0);
 	} else if (fragment_call(n) && !(n->decl && n->decl->fn)) {
 		fragment_effects(c, n, a0);
 	} else if (n->decl && n->decl->fn && c->depth < HELPER_DEPTH) {

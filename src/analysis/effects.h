@@ -5,7 +5,7 @@
  * __restrict__ / const facts, a __device__ variable) and "unknown".
  *
  * Effects are denied by default: a call kpipe cannot prove pure writes
- * "unknown" (a known side-effect-free builtin, a wmma / mma call writing
+ * "unknown" (a function of the pure table, pure.h, a wmma / mma call writing
  * its fragment arguments, or a __device__ helper of the file whose body the
  * same analysis reads, to a depth limit, are proven); so does asm with a
  * memory clobber or memory operands, a store through a pointer or a

@@ -421,6 +421,10 @@ static void fill_array_type(pctx *c, kp_decl *d, CXType t)
 	d->elem_size = safe_sizeof(c, n ? et : t);
 	d->elem_align = safe_alignof(c, n ? et : t);
 	d->pointee_align = d->is_pointer ? safe_alignof(c, clang_getPointeeType(ct)) : -1;
+	if (d->is_pointer)
+		d->pointee_canon =
+			cx_dup(a, clang_getTypeSpelling(clang_getUnqualifiedType(
+					  clang_getCanonicalType(clang_getPointeeType(ct)))));
 	d->elem_trivial = type_trivial(n ? et : t);
 	if (n && d->elem_size < 0) {
 		/* dependent element type: fall back on the declared spelling */
@@ -506,6 +510,28 @@ static int word_in(const char *src, long b, long e, const char *w)
 	return 0;
 }
 
+static const char *cuda_root(const char *cuda_path);
+static int path_under(const char *abs, const char *dir);
+
+/* Whether declaration d is in a system header or under the CUDA toolkit
+ * kpipe parses against (kp_decl.in_system). */
+static int system_decl(pctx *c, CXCursor d)
+{
+	CXSourceLocation loc = clang_getCursorLocation(d);
+	if (clang_Location_isInSystemHeader(loc))
+		return 1;
+	CXFile file;
+	clang_getExpansionLocation(loc, &file, NULL, NULL, NULL);
+	if (!file || clang_File_isEqual(file, c->main))
+		return 0;
+	CXString fn = clang_getFileName(file);
+	char *abs = clang_getCString(fn) ? realpath(clang_getCString(fn), NULL) : NULL;
+	clang_disposeString(fn);
+	int in = abs && path_under(abs, cuda_root(c->o ? c->o->cuda_path : NULL));
+	free(abs);
+	return in;
+}
+
 static kp_decl *decl_for(pctx *c, CXCursor ref)
 {
 	if (clang_Cursor_isNull(ref))
@@ -535,7 +561,7 @@ static kp_decl *decl_for(pctx *c, CXCursor ref)
 	CXType t = clang_getCursorType(canon);
 	fill_array_type(c, d, t);
 	d->nparam_ty = -1;
-	if (d->kind == KP_D_FUNC) {
+	if (d->kind == KP_D_FUNC || clang_getCursorKind(canon) == CXCursor_Constructor) {
 		int np = clang_getNumArgTypes(t);
 		if (np >= 0) {
 			d->nparam_ty = np;
@@ -545,6 +571,8 @@ static kp_decl *decl_for(pctx *c, CXCursor ref)
 				d->param_ty[i] = type_facts(clang_getArgType(t, (unsigned)i));
 		}
 	}
+	if (d->kind == KP_D_FUNC)
+		d->in_system = system_decl(c, canon);
 	if (d->kind == KP_D_ENUM || d->kind == KP_D_TPARAM)
 		d->is_const = 1;
 	/* values of integer constants (const/constexpr variables, enumerators);
@@ -1172,7 +1200,10 @@ static unsigned char *call_arg_conv(pctx *c, CXCursor call, CXCursor ref, int na
  * the operator token, where its callee (lhs, callee, rhs) stands. */
 static void name_unresolved_operator(kp_file *f, kp_node *n)
 {
-	const kp_node *cal = n->nkids == 3 ? n->kids[1] : NULL;
+	kp_node *cal = n->nkids == 3 ? n->kids[1] : NULL;
+	if (n->nkids == 2) /* a unary operator: callee, operand (operand, callee: x++) */
+		cal = n->kids[0]->kind == KP_N_DECLREF && !n->kids[0]->decl ? n->kids[0]
+									    : n->kids[1];
 	if (!cal || cal->kind != KP_N_DECLREF || !cal->in_main || cal->end <= cal->begin ||
 	    cal->end > f->len || cal->end - cal->begin > 2)
 		return;
@@ -1181,6 +1212,63 @@ static void name_unresolved_operator(kp_file *f, kp_node *n)
 			return; /* a call `grab(Xs, ...)` whose callee is a name */
 	n->name = kp_arena_printf(&f->arena, "operator%.*s", (int)(cal->end - cal->begin),
 				  f->src + cal->begin);
+	if (n->nkids == 2)
+		cal->name = n->name; /* binary_operator_call tells it from a binary one */
+}
+
+/* kp_node.lookup_system and lookup_ro of an unresolved call from the
+ * overload set o its name finds. */
+static void lookup_facts(pctx *c, CXCursor o, kp_node *n)
+{
+	unsigned nd = clang_getNumOverloadedDecls(o);
+	int sys = nd > 0, ro = nd > 0;
+	for (unsigned i = 0; i < nd; i++) {
+		CXCursor d = clang_getOverloadedDecl(o, i);
+		enum CXCursorKind k = clang_getCursorKind(d);
+		if (k != CXCursor_FunctionDecl && k != CXCursor_FunctionTemplate) {
+			sys = ro = 0;
+			break;
+		}
+		sys &= system_decl(c, d);
+		CXType t = clang_getCursorType(d);
+		int np = clang_getNumArgTypes(t);
+		if (np < 0)
+			ro = 0;
+		for (int j = 0; j < np && ro; j++) {
+			kp_type pt = type_facts(clang_getArgType(t, (unsigned)j));
+			if ((pt.is_ref == 1 && !pt.is_const) ||
+			    (!pt.is_ref && pt.kind == KP_TY_POINTER && !pt.elem_const))
+				ro = 0;
+		}
+	}
+	n->lookup_system = (unsigned char)sys;
+	n->lookup_ro = (unsigned char)ro;
+}
+
+/* The overload set an unresolved call's callee names: under its first
+ * child, or for an operator (lhs, callee, rhs) under any child. */
+static void unresolved_lookup(pctx *c, CXCursor cur, kp_node *n)
+{
+	cursor_list l = {0};
+	clang_visitChildren(cur, collect, &l);
+	for (int i = 0; i < l.n; i++) {
+		CXCursor o = clang_getNullCursor();
+		if (clang_getCursorKind(l.v[i]) == CXCursor_OverloadedDeclRef)
+			o = l.v[i];
+		else if (i == 0 || clang_getCursorKind(l.v[i]) != CXCursor_CallExpr)
+			clang_visitChildren(l.v[i], find_overload, &o);
+		if (clang_Cursor_isNull(o))
+			continue;
+		CXString sp = clang_getCursorSpelling(o);
+		const char *nm = clang_getCString(sp);
+		int op = nm && !strncmp(nm, "operator", 8);
+		clang_disposeString(sp);
+		if (i == 0 || op) {
+			lookup_facts(c, o, n);
+			break;
+		}
+	}
+	free(l.v);
 }
 
 /* A dependent call in a template (`__fmaf_rn(a[i], b, c)` with a dependent
@@ -1201,6 +1289,16 @@ static void name_unresolved_call(pctx *c, CXCursor cur, kp_node *n)
 	char *nm = cx_dup(&c->f->arena, clang_getCursorSpelling(o));
 	if (*nm && strncmp(nm, "operator", 8))
 		n->lookup_name = nm;
+}
+
+/* A call clang left unresolved in a template: its lookup name and the
+ * facts of the functions it finds. */
+static void unresolved_call(pctx *c, CXCursor cur, kp_node *n)
+{
+	if (n->name && !*n->name)
+		name_unresolved_call(c, cur, n);
+	if (!n->decl)
+		unresolved_lookup(c, cur, n);
 }
 
 /* A call of a binary operator function (`operator*=`, `operator*`),
@@ -1389,8 +1487,8 @@ static kp_node *convert_node(pctx *c, CXCursor cur)
 	if (n->kind == KP_N_FOR && l.n > 0)
 		for_slots(c, cur, l.v[l.n - 1], n);
 	free(l.v);
-	if (n->kind == KP_N_CALL && n->name && !*n->name && l.n)
-		name_unresolved_call(c, cur, n);
+	if (n->kind == KP_N_CALL && l.n)
+		unresolved_call(c, cur, n);
 	if (n->kind == KP_N_CALL && n->name && !*n->name)
 		name_unresolved_operator(f, n);
 	if (binary_operator_call(n)) {

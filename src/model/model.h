@@ -250,6 +250,13 @@ typedef struct kp_decl {
 	 * can tell that a name means the same declaration in a trial parse.
 	 * NULL for parameters and locals. */
 	const char *usr;
+	/* KP_D_FUNC: declared (its first declaration) in a system header or
+	 * the CUDA toolkit, not by the user's code: the pure-function table
+	 * (analysis/pure.h) is keyed by this and the name */
+	int in_system;
+	/* a pointer: its pointee's canonical type spelled without qualifiers
+	 * (typedefs resolved: "float" for `const real *`), else NULL */
+	const char *pointee_canon;
 } kp_decl;
 
 /* How a call converts one argument to its parameter (kp_node.arg_conv),
@@ -281,6 +288,12 @@ struct kp_node {
 	/* CALL without a name (a dependent call in a template): the
 	 * unqualified name its callee looks up ("__fmaf_rn"), or NULL */
 	const char *lookup_name;
+	/* CALL without a declaration (unresolved in a template): the functions
+	 * its name finds now, when there are some: lookup_system, every one
+	 * declared in a system header or the CUDA toolkit; lookup_ro, every one
+	 * takes each parameter by value, const reference, rvalue reference or
+	 * pointer to const (none can change an argument's object) */
+	unsigned char lookup_system, lookup_ro;
 	const char *type;     /* expression or declaration type (its spelling) */
 	kp_type ty;           /* the type's facts (decisions read these) */
 	long long type_size;  /* sizeof(type), -1 unknown */
