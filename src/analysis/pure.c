@@ -1,6 +1,6 @@
 /*
  * pure.c - the table of known pure functions (CUDA math API, libdevice,
- * std:: math, the warp intrinsics), keyed by the resolved declaration, and
+ * std:: math, cuComplex.h, the warp intrinsics), keyed by the resolved declaration, and
  * what a call may write through each argument, from clang's parameter
  * types and the argument's type (pure.h).
  */
@@ -165,7 +165,8 @@ static const pure_entry table[] = {
 static const char *const prefixes[] = {
 	"make_",   "__float2", "__half2", "__half",    "__bfloat162", "__bfloat16", "__int2",
 	"__uint2", "__ll2",    "__ull2",  "__double2", "__h",         "__f",        "__d",
-	"__low2",  "__high2",  "__lows2", "__highs2",  "__floats2",   "__hmul",     "__nv_cvt"};
+	"__low2",  "__high2",  "__lows2", "__highs2",  "__floats2",   "__hmul",     "__nv_cvt",
+	"cuC" /* cuComplex.h: cuCadd, cuCmul, cuCfma, cuConj, cuCabs, cuCreal ... */};
 #undef V
 #undef M
 

@@ -81,6 +81,8 @@ Test(pure, table)
 	cr_expect_eq(kp_pure_name("ceilf"), KP_PURE_VALUE);
 	cr_expect_eq(kp_pure_name("std::floor"), KP_PURE_VALUE);
 	cr_expect_eq(kp_pure_name("__float2int_rn"), KP_PURE_VALUE);
+	cr_expect_eq(kp_pure_name("cuCfma"), KP_PURE_VALUE); /* cuComplex.h */
+	cr_expect_eq(kp_pure_name("cuCadd"), KP_PURE_VALUE);
 	cr_expect_eq(kp_pure_name("__shfl_xor_sync"), KP_PURE_NOMEM);
 	cr_expect_eq(kp_pure_name("__syncwarp"), KP_PURE_NOMEM);
 	cr_expect_eq(kp_pure_name("atomicAdd"), KP_PURE_NO);
