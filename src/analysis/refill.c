@@ -101,6 +101,23 @@ static int fixed_from(const kp_kernel *k, const kp_loop *l, const kp_node *n)
 	return 1;
 }
 
+/* A return, break, continue or goto in n: a thread that skips its store
+ * would leave its element to the last tile for the others. */
+static int jumps(const kp_node *n)
+{
+	if (!n)
+		return 0;
+	if (n->kind == KP_N_RETURN || n->kind == KP_N_BREAK || n->kind == KP_N_CONTINUE ||
+	    n->kind == KP_N_GOTO)
+		return 1;
+	if (n->kind == KP_N_LAMBDA)
+		return 0;
+	for (int i = 0; i < n->nkids; i++)
+		if (jumps(n->kids[i]))
+			return 1;
+	return 0;
+}
+
 /* The assignment of an expression statement, or NULL. */
 static const kp_node *stmt_assign(const kp_node *s)
 {
@@ -254,6 +271,8 @@ int kp_tile_refilled_after(kp_file *f, const kp_kernel *k, const kp_loop *l, con
 	int phase = 0;
 	for (int i = 0; i < B->nkids; i++) {
 		const kp_node *s = B->kids[i];
+		if (phase == 0 && jumps(s))
+			return 0;
 		if (s->begin < st0->begin)
 			continue;
 		if (phase == 0) {

@@ -205,3 +205,12 @@ Test(idioms, refill_in_a_loop)
 				   "        __syncthreads();\n"
 				   "    }\n")));
 }
+
+Test(idioms, refill_after_an_early_return)
+{
+	cr_expect_not(refilled(REM("    if (tx >= K - full)\n"
+				   "        return;\n"
+				   "    As[ty][tx] = A[ty * K + full + tx];\n"
+				   "    __syncthreads();\n"
+				   "    acc += As[ty][1];\n")));
+}
