@@ -31,6 +31,8 @@
  * threads and blocks per SM, and registers per block (64K but on sm_53 and
  * sm_62, 32K); cp.async (LDGSTS) support follows the compute capability.
  * Before Volta there is no opt-in: 48 KB per block is all a block gets.
+ * sm_35 (Kepler, 16 blocks per SM) is kept for the projects that still
+ * list it (CUDA 12 dropped it; kpipe plans register staging for it).
  */
 #define ARCH(nm, c, fam, smem_kb, optin_kb, reserved, threads, blocks, regs_block)                 \
 	{                                                                                          \
@@ -55,6 +57,7 @@
 /* clang-format off */
 static const kp_arch arch_table[] = {
 	/*    name      cc   family       smem/SM  opt-in  reserved  threads/SM  blocks/SM  regs/block */
+	ARCH("sm_35",   35,  "Kepler",     48,      48,    0,        2048,       16,        65536),
 	ARCH("sm_50",   50,  "Maxwell",    64,      48,    0,        2048,       32,        65536),
 	ARCH("sm_52",   52,  "Maxwell",    96,      48,    0,        2048,       32,        65536),
 	ARCH("sm_53",   53,  "Maxwell",    64,      48,    0,        2048,       32,        32768),

@@ -2729,6 +2729,8 @@ const char *kp_parse_arch(const char *arch)
 	if (n > 90)
 		return "sm_90";
 #endif
+	if (n > 0 && n < 50) /* Kepler: clang refuses it with CUDA 12 and later */
+		return "sm_50";
 	return arch ? arch : "sm_90";
 }
 

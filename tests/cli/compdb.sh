@@ -92,14 +92,14 @@ check "nvcc db, rewrite: double-buffered" grep -q "As\[2\]\[CD_TILE\]\[CD_TILE\]
 check "nvcc db, rewrite -v: the flags line" grep -qF "kpipe: flags for $f from $tmp/proj/build/compile_commands.json: -DCD_TILE=16" "$tmp/err"
 # a missing response file is reported, not fatal; a target kpipe does not
 # know (its table starts at sm_50) is a warning
-sed -i 's/flags.rsp/missing.rsp -DCD_TILE=4/; s/-gencode arch=compute_86,code=sm_86 --generate-code=arch=compute_80,code=\[compute_80,sm_80\]/-arch=sm_35/' \
+sed -i 's/flags.rsp/missing.rsp -DCD_TILE=4/; s/-gencode arch=compute_86,code=sm_86 --generate-code=arch=compute_80,code=\[compute_80,sm_80\]/-arch=sm_30/' \
 	"$tmp/proj/build/compile_commands.json"
 "$kpipe" analyze -v -p "$tmp/proj/build" "$f" >"$tmp/out" 2>"$tmp/err"
 check "missing rsp: exit 0" test $? -eq 0
 check "missing rsp: the other flags kept" grep -q "16 elements, 64 B" "$tmp/out"
 check "missing rsp: reported" grep -qF "dropped: --options-file missing.rsp (cannot read: No such file or directory) " "$tmp/err"
-check "sm_35: warned" grep -qF "warning: $f: target sm_35 of compile_commands.json is not in kpipe's table; analysing for sm_90" "$tmp/err"
-check "sm_35: target sm_90" grep -q "(target sm_90)$" "$tmp/out"
+check "sm_30: warned" grep -qF "warning: $f: target sm_30 of compile_commands.json is not in kpipe's table; analysing for sm_90" "$tmp/err"
+check "sm_30: target sm_90" grep -q "(target sm_90)$" "$tmp/out"
 rm "$tmp/proj/build/compile_commands.json" "$tmp/proj/build/flags.rsp"
 
 # nvcc options after -- (they used to reach clang and stop the parse)

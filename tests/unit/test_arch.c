@@ -46,7 +46,7 @@ struct bad_name {
 ParameterizedTestParameters(arch_find, unknown)
 {
 	static struct bad_name params[] = {
-		{"sm_35"},          {"sm_"},      {""},        {"sm_90x"},
+		{"sm_30"},          {"sm_"},      {""},        {"sm_90x"},
 		{"gfx90a"},         {"compute_"}, {"sm_90aa"}, {"9.10"},
 		{"sm_99999999999"}, {" sm_90"},   {"sm_90 "},  {"-90"},
 	};
@@ -64,7 +64,7 @@ Test(arch_find, null_name) { cr_expect_null(kp_arch_find(NULL)); }
 
 Test(arch_table, covers_the_documented_targets)
 {
-	static const int want[] = {50, 52, 53, 60, 61, 62,  70,  72,  75,
+	static const int want[] = {35, 50, 52, 53, 60, 61,  62,  70,  72, 75,
 				   80, 86, 87, 89, 90, 100, 103, 120, 121};
 	int n = 0;
 	const kp_arch *all = kp_arch_all(&n);
@@ -115,6 +115,7 @@ struct figures {
 ParameterizedTestParameters(arch_table, figures)
 {
 	static struct figures params[] = {
+		{"sm_35", 48, 48, 2048, 16, "Kepler"},
 		{"sm_50", 64, 48, 2048, 32, "Maxwell"},
 		{"sm_52", 96, 48, 2048, 32, "Maxwell"},
 		{"sm_53", 64, 48, 2048, 32, "Maxwell"},
@@ -328,8 +329,8 @@ Test(arch_targets, parse_orders_and_dedups)
 	char names[64];
 	kp_targets_names(t.v, t.n, names, (int)sizeof(names));
 	cr_expect_str_eq(names, "sm_52,sm_75,sm_90");
-	cr_expect_eq(kp_targets_parse(&t, "sm_70,sm_35", bad, (int)sizeof(bad)), -1);
-	cr_expect_str_eq(bad, "sm_35");
+	cr_expect_eq(kp_targets_parse(&t, "sm_70,sm_30", bad, (int)sizeof(bad)), -1);
+	cr_expect_str_eq(bad, "sm_30");
 	cr_expect_eq(kp_targets_parse(&t, "sm_70,", bad, (int)sizeof(bad)), 0);
 	cr_expect_eq(kp_targets_parse(&t, ",", bad, (int)sizeof(bad)), -1);
 }
