@@ -3205,6 +3205,38 @@ const char *kp_libclang_version(void)
 	return buf;
 }
 
+static enum CXChildVisitResult device_attr_of(CXCursor cur, CXCursor parent, CXClientData ud)
+{
+	(void)parent;
+	enum CXCursorKind k = clang_getCursorKind(cur);
+	if (k == CXCursor_CUDAGlobalAttr || k == CXCursor_CUDADeviceAttr) {
+		*(int *)ud = 1;
+		return CXChildVisit_Break;
+	}
+	return CXChildVisit_Continue;
+}
+
+/* Whether loc lies in a function clang marks __device__ or __global__
+ * (its enclosing function, found through the semantic parents). */
+static int in_device_code(CXTranslationUnit tu, CXSourceLocation loc)
+{
+	CXCursor cur = clang_getCursor(tu, loc);
+	for (int depth = 0; depth < 64 && !clang_Cursor_isNull(cur); depth++) {
+		enum CXCursorKind k = clang_getCursorKind(cur);
+		if (k == CXCursor_TranslationUnit || clang_isInvalid(k))
+			return 0;
+		if (k == CXCursor_FunctionDecl || k == CXCursor_FunctionTemplate ||
+		    k == CXCursor_CXXMethod || k == CXCursor_Constructor ||
+		    k == CXCursor_Destructor || k == CXCursor_ConversionFunction) {
+			int hit = 0;
+			clang_visitChildren(cur, device_attr_of, &hit);
+			return hit;
+		}
+		cur = clang_getCursorSemanticParent(cur);
+	}
+	return 0;
+}
+
 static void add_diag(kp_file *f, CXDiagnostic d, pctx *c)
 {
 	enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(d);
@@ -3230,6 +3262,11 @@ static void add_diag(kp_file *f, CXDiagnostic d, pctx *c)
 	x->missing_include = cs && !strcmp(cs, "Lexical or Preprocessor Issue") &&
 			     strstr(x->message, "file not found");
 	clang_disposeString(cat);
+	if (sev >= CXDiagnostic_Error && x->file != f->path) { /* errors_tolerable() */
+		CXSourceLocation loc = clang_getDiagnosticLocation(d);
+		x->in_system = clang_Location_isInSystemHeader(loc);
+		x->in_device = c->tu && in_device_code(c->tu, loc);
+	}
 	f->diags = nd;
 	f->ndiags++;
 	if (sev >= CXDiagnostic_Error)
@@ -3541,8 +3578,13 @@ static int errors_tolerable(const kp_file *f, const header_policy *pol)
 			return 0;
 		if (d->file == f->path)
 			continue;
+		/* a project header kpipe analyses: its kernels are marked; one
+		 * it does not (outside --header-filter, another folder of the
+		 * project): an error outside its device code is host code's, as
+		 * in the main file (a library's header whose own includes are
+		 * not here: faiss's cuVS headers) */
 		char *abs = realpath(d->file, NULL);
-		int ok = abs && wanted_header(pol, abs);
+		int ok = abs && (wanted_header(pol, abs) || (!d->in_system && !d->in_device));
 		free(abs);
 		if (!ok)
 			return 0;

@@ -407,6 +407,8 @@ typedef struct {
 			      * header's); NULL when outside every kernel */
 	int skipped;         /* a note of kpipe's: a host declaration clang could not
 			      * parse, left out (frontend/recover.c) */
+	int in_system;       /* in a system header (the toolkit's, the library's) */
+	int in_device;       /* inside a function clang marks __device__ or __global__ */
 } kp_parse_diag;
 
 /* A launch `name<<<grid, block[, smem[, stream]]>>>(...)` of one of the
