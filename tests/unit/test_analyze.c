@@ -1746,7 +1746,8 @@ Test(parse, newer_targets_parse)
 	}
 	cr_expect_str_eq(kp_parse_arch("sm_90"), "sm_90");
 	cr_expect_str_eq(kp_parse_arch("sm_80"), "sm_80");
-	cr_expect_str_eq(kp_parse_arch("sm_35"), "sm_50"); /* Kepler: clang refuses it with CUDA 12+ */
+	cr_expect_str_eq(kp_parse_arch("sm_35"),
+			 "sm_50"); /* Kepler: clang refuses it with CUDA 12+ */
 	cr_expect(strcmp(kp_parse_arch("sm_120"), "sm_120") == 0 || KPIPE_LIBCLANG_MAJOR < 20);
 }
 
