@@ -85,8 +85,10 @@ cmake -S "$w" -B "$b" -DDEMO_STAGES=3 >"$tmp/cfg.log" 2>&1
 cmake --build "$b" --target demo_kpipe -j2 >"$tmp/build.log" 2>&1
 check "STAGES 3: three buffers" grep -q '__shared__ float as\[3\]\[TILE\]\[TILE\]' "$g/tiled.cu"
 
-# a file kpipe cannot parse fails the build, and leaves no stale output
-echo 'int broken(' >>"$w/tiled.cu"
+# a file kpipe cannot parse fails the build, and leaves no stale output (a
+# syntax error in device code: one in a host declaration is left out of
+# kpipe's parse with a note, docs/parse-coverage.md)
+echo '__global__ void broken_kernel(int *p) { *p = ; }' >>"$w/tiled.cu"
 cmake --build "$b" --target demo_kpipe -j2 >"$tmp/build.log" 2>&1
 check "unparsable original: the build fails" test $? -ne 0
 check "unparsable original: kpipe's error shown" grep -q "kpipe failed on $w/tiled.cu" "$tmp/build.log"
