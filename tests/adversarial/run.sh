@@ -393,7 +393,7 @@ check "canon_while_unsafe: exit 0" test $? -eq 0
 for want in "20:5: remark: the while-loop is not written as a for-loop: a 'continue' in its body skips the step" \
 	"44:5: remark: the while-loop is not written as a for-loop: its condition writes 'tests'" \
 	"64:5: remark: the while-loop is not written as a for-loop: the step on line 71 writes 'calls'" \
-	"84:5: note: kpipe wrote the while-loop as a for-loop \(its step 't \+= 1' on line 91"; do
+	"84:5: note: kpipe wrote the while-loop as a for-loop .its step 't += 1' on line 91"; do
 	check "canon_while_unsafe: ${want%%:*}" grep -q "canon_while_unsafe\.cu:$want" "$tmp/canon_while.err"
 done
 check "canon_while_unsafe: only w_plain pipelined" \
