@@ -1355,19 +1355,6 @@ typedef struct {
 	int other; /* a write the store after the math could not drop */
 } stage_writes;
 
-/* Whether the subtree names the declaration d. */
-static int names_decl(const kp_node *n, const kp_decl *d)
-{
-	if (!n)
-		return 0;
-	if (n->kind == KP_N_DECLREF && n->decl == d)
-		return 1;
-	for (int i = 0; i < n->nkids; i++)
-		if (names_decl(n->kids[i], d))
-			return 1;
-	return 0;
-}
-
 typedef struct {
 	const actx *c;
 	const kp_decl *d;
@@ -1394,7 +1381,7 @@ static int names_in_shared_store(kp_node *n, kp_node *parent, void *ud)
 		return 0;
 	if (is_assign(n) && n->nkids == 2) {
 		kp_node *r = lvalue_root(n->kids[0]);
-		if (r && r->decl && r->decl->is_shared && names_decl(n->kids[0], w->d))
+		if (r && r->decl && r->decl->is_shared && kp_node_names_decl(n->kids[0], w->d))
 			w->named = 1;
 	}
 	return !w->named;
@@ -2391,7 +2378,7 @@ static int find_hand_buffers(kp_node *n, kp_node *parent, void *ud)
 		if (w->ntiles < 16)
 			w->before[w->ntiles++] = d;
 	} else if (n->begin >= w->loop->begin && n->end <= w->loop->end && is_assign(n) &&
-		   !names_decl(n->kids[1], d)) {
+		   !kp_node_names_decl(n->kids[1], d)) {
 		/* the next buffer's fill is a plain store of data from elsewhere;
 		 * `acc[ty][tx] += s` or `acc[r] = acc[r] + s` accumulates in a
 		 * shared array that merely has 2 to 8 rows (kpipe-smem-carried
@@ -2464,9 +2451,9 @@ static int count_writes(const kp_node *n, const kp_decl *d)
 static int loads_or_cond_read(const kp_loop *l, const kp_decl *d)
 {
 	for (int i = l->load_b; i < l->load_e; i++)
-		if (names_decl(l->stmts[i], d))
+		if (kp_node_names_decl(l->stmts[i], d))
 			return 1;
-	return names_decl(l->cond, d);
+	return kp_node_names_decl(l->cond, d);
 }
 
 /* ------------------------------------------- what the rewrite must follow */

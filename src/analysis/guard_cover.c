@@ -277,18 +277,6 @@ typedef struct {
 
 static void reads(rwalk *w, const kp_node *n);
 
-static int names_decl_in(const kp_node *n, const kp_decl *d)
-{
-	if (!n)
-		return 0;
-	if (n->kind == KP_N_DECLREF && n->decl == d)
-		return 1;
-	for (int i = 0; i < n->nkids; i++)
-		if (names_decl_in(n->kids[i], d))
-			return 1;
-	return 0;
-}
-
 /* One access As[i0][i1]...: its subscript at w->dim must be the counter
  * of an enclosing for loop bounded like the guard. */
 static void access(rwalk *w, const kp_node *n)
@@ -310,7 +298,7 @@ static void access(rwalk *w, const kp_node *n)
 	if (j && j->kind == KP_N_DECLREF && j->decl && j->decl->kind == KP_D_VAR)
 		for (int i = w->nfors - 1; i >= 0; i--) {
 			const kp_node *fl = w->fors[i];
-			if (!names_decl_in(fl->for_cond, j->decl))
+			if (!kp_node_names_decl(fl->for_cond, j->decl))
 				continue;
 			ok = !writes_to(fl->for_body, j->decl) &&
 			     bounds_by(w->g, fl->for_cond, squeeze(w->g->f, j), w->gb, w->gstrict);

@@ -9,18 +9,6 @@
 
 #include "liveness.h"
 
-static int names(const kp_node *n, const kp_decl *d)
-{
-	if (!n)
-		return 0;
-	if (n->kind == KP_N_DECLREF && n->decl == d)
-		return 1;
-	for (int i = 0; i < n->nkids; i++)
-		if (names(n->kids[i], d))
-			return 1;
-	return 0;
-}
-
 /* The text of n without white space. */
 static const char *squeeze(kp_file *f, const kp_node *n)
 {
@@ -241,7 +229,7 @@ int kp_tile_refilled_after(kp_file *f, const kp_kernel *k, const kp_loop *l, con
 	    t->naliases || l->loads_in_helper || kp_decl_is_dynamic_smem(d) || d->ndims < 1)
 		return 0;
 	for (int i = l->bar2 + 1; i < l->nstmts; i++)
-		if (names(l->stmts[i], d))
+		if (kp_node_names_decl(l->stmts[i], d))
 			return 0;
 	const char *copies[8];
 	int matched[8] = {0};
@@ -280,12 +268,12 @@ int kp_tile_refilled_after(kp_file *f, const kp_kernel *k, const kp_loop *l, con
 				phase = 1;
 				continue;
 			}
-			if (!names(s, d))
+			if (!kp_node_names_decl(s, d))
 				continue;
 			const kp_node *a = stmt_assign(s);
 			int depth;
 			const kp_node *r = a ? chain_root(a->kids[0], &depth) : NULL;
-			if (!r || r->decl != d || names(a->kids[1], d))
+			if (!r || r->decl != d || kp_node_names_decl(a->kids[1], d))
 				return 0;
 			const char *txt = squeeze(f, a->kids[0]);
 			int hit = 0;

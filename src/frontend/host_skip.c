@@ -36,6 +36,13 @@ static enum CXChildVisitResult device_attr(CXCursor cur, CXCursor parent, CXClie
 	}
 }
 
+int kp_cursor_is_device(CXCursor cur)
+{
+	int hit = 0;
+	clang_visitChildren(cur, device_attr, &hit);
+	return hit;
+}
+
 /* Every declaration of the main file clang marks as device code. */
 static enum CXChildVisitResult find_device(CXCursor cur, CXCursor parent, CXClientData ud)
 {
@@ -44,8 +51,7 @@ static enum CXChildVisitResult find_device(CXCursor cur, CXCursor parent, CXClie
 	enum CXCursorKind k = clang_getCursorKind(cur);
 	if (k == CXCursor_Namespace || k == CXCursor_LinkageSpec || k == CXCursor_UnexposedDecl)
 		return CXChildVisit_Recurse;
-	int hit = 0;
-	clang_visitChildren(cur, device_attr, &hit);
+	int hit = kp_cursor_is_device(cur);
 	if (!hit &&
 	    (k == CXCursor_ClassDecl || k == CXCursor_StructDecl || k == CXCursor_ClassTemplate))
 		return CXChildVisit_Recurse; /* a class's device members */

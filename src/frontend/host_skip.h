@@ -25,6 +25,10 @@ typedef struct {
  * kp_host_decl_at allows and that holds no kernel or device function
  * clang saw, blanks that declaration in text and is appended to *v (*n
  * entries, realloc'd).  Returns how many declarations were blanked. */
+/* Whether clang marks declaration `cur` as device code: a __global__,
+ * __device__, __shared__ or __constant__ attribute among its children. */
+int kp_cursor_is_device(CXCursor cur);
+
 int kp_recover_host_errors(CXTranslationUnit tu, CXFile main, char *text, size_t len,
 			   kp_skipped_decl **v, int *n);
 

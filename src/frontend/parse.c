@@ -3205,17 +3205,6 @@ const char *kp_libclang_version(void)
 	return buf;
 }
 
-static enum CXChildVisitResult device_attr_of(CXCursor cur, CXCursor parent, CXClientData ud)
-{
-	(void)parent;
-	enum CXCursorKind k = clang_getCursorKind(cur);
-	if (k == CXCursor_CUDAGlobalAttr || k == CXCursor_CUDADeviceAttr) {
-		*(int *)ud = 1;
-		return CXChildVisit_Break;
-	}
-	return CXChildVisit_Continue;
-}
-
 /* Whether loc lies in a function clang marks __device__ or __global__
  * (its enclosing function, found through the semantic parents). */
 static int in_device_code(CXTranslationUnit tu, CXSourceLocation loc)
@@ -3227,11 +3216,8 @@ static int in_device_code(CXTranslationUnit tu, CXSourceLocation loc)
 			return 0;
 		if (k == CXCursor_FunctionDecl || k == CXCursor_FunctionTemplate ||
 		    k == CXCursor_CXXMethod || k == CXCursor_Constructor ||
-		    k == CXCursor_Destructor || k == CXCursor_ConversionFunction) {
-			int hit = 0;
-			clang_visitChildren(cur, device_attr_of, &hit);
-			return hit;
-		}
+		    k == CXCursor_Destructor || k == CXCursor_ConversionFunction)
+			return kp_cursor_is_device(cur); /* (no __shared__ on a function) */
 		cur = clang_getCursorSemanticParent(cur);
 	}
 	return 0;

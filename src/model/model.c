@@ -272,6 +272,18 @@ const kp_node *kp_node_strip(const kp_node *n)
 	return n;
 }
 
+int kp_node_names_decl(const kp_node *n, const kp_decl *d)
+{
+	if (!n)
+		return 0;
+	if (n->kind == KP_N_DECLREF && n->decl == d)
+		return 1;
+	for (int i = 0; i < n->nkids; i++)
+		if (kp_node_names_decl(n->kids[i], d))
+			return 1;
+	return 0;
+}
+
 void kp_node_walk(kp_node *n, kp_node *parent, kp_visit_fn fn, void *ud)
 {
 	if (!n)

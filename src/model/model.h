@@ -547,6 +547,7 @@ const char *kp_range_text(kp_file *f, unsigned begin, unsigned end);
 const kp_node *kp_node_strip(const kp_node *n);                    /* parens, casts */
 typedef int (*kp_visit_fn)(kp_node *n, kp_node *parent, void *ud); /* return 0 to skip kids */
 void kp_node_walk(kp_node *n, kp_node *parent, kp_visit_fn fn, void *ud);
+int kp_node_names_decl(const kp_node *n, const kp_decl *d); /* a DECLREF to d in the subtree */
 
 /* Whether `--kernel want` names k: its name, its qualified name
  * (`ns::k`), or one of its instantiations spelled as written

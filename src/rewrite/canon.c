@@ -1169,19 +1169,6 @@ static const kp_decl *step_of(const kp_node *s)
 	return v->decl;
 }
 
-/* Whether n names d. */
-static int names_decl(const kp_node *n, const kp_decl *d)
-{
-	if (!n)
-		return 0;
-	if (n->kind == KP_N_DECLREF && n->decl == d)
-		return 1;
-	for (int i = 0; i < n->nkids; i++)
-		if (names_decl(n->kids[i], d))
-			return 1;
-	return 0;
-}
-
 /* while (C) { S; STEP; } written as for (; C; STEP) { S; }: the same loop
  * when no `continue` of the body skips STEP (in the for-loop a continue
  * would run it), C writes nothing, STEP writes only its counter, and C
@@ -1199,7 +1186,7 @@ static int while_edits(kp_file *f, const kp_loop *l, kp_edits *ed, const char **
 		return 0;
 	const kp_node *last = body->kids[body->nkids - 1];
 	const kp_decl *v = step_of(last);
-	if (!v || !spelled(f, last) || !names_decl(cond, v))
+	if (!v || !spelled(f, last) || !kp_node_names_decl(cond, v))
 		return 0;
 	if (has_own_continue(body)) {
 		*why = "the while-loop is not written as a for-loop: a 'continue' in its body "
