@@ -63,6 +63,11 @@ run_suite() {
 	if [ -f "$dir/Testing/Temporary/LastTest.log" ]; then
 		grep -h '^SKIP: ' "$dir/Testing/Temporary/LastTest.log" | sort -u | sed "s/^/[$name] /" || true
 	fi
+	# A failed test's own "FAIL: ..." lines, at the end where a cut log
+	# still shows them.
+	if [ "$rc" != 0 ] && [ -f "$dir/Testing/Temporary/LastTest.log" ]; then
+		grep -h '^FAIL' "$dir/Testing/Temporary/LastTest.log" | head -n 40 | sed "s/^/[$name] /" || true
+	fi
 	local line n_fail n_total n_skip
 	line="$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1)"
 	if [ -z "$line" ]; then

@@ -303,6 +303,60 @@ static char *load_phase(kp_file *f, const kp_loop *l, const kp_spans *sp, const 
 	return txt;
 }
 
+/* `#include <cuda_pipeline.h>`, with every function-like macro of the
+ * file's that the header uses as a name saved, undefined and restored
+ * around it (a library's `#define max(a, b)` breaks cuda_awbarrier.h's
+ * `max()`).  The names: the functions, methods and types that
+ * cuda_pipeline.h and the headers it includes (CUDA 12 and 13) call or
+ * construct.  Caller frees. */
+static char *pipeline_include(const kp_file *f)
+{
+	static const char *const used[] = {"arrival_token",
+					   "arrive",
+					   "arrive_and_drop",
+					   "arrive_and_wait",
+					   "arrive_on",
+					   "atomicAdd_block",
+					   "awbarrier",
+					   "clock64",
+					   "commit",
+					   "commit_and_wait",
+					   "cp_async",
+					   "current_batch",
+					   "init",
+					   "int2",
+					   "int4",
+					   "inval",
+					   "max",
+					   "memcpy_async",
+					   "min",
+					   "pending_count",
+					   "pipeline",
+					   "segment",
+					   "timed_wait",
+					   "timed_wait_parity",
+					   "token",
+					   "try_wait",
+					   "try_wait_parity",
+					   "wait",
+					   "wait_prior"};
+	kp_strbuf pre = KP_STRBUF_INIT, post = KP_STRBUF_INIT;
+	for (int i = 0; i < f->nfn_macros; i++) {
+		const char *m = f->fn_macros[i];
+		int hit = !strncmp(m, "awbarrier_", 10) || !strncmp(m, "pipeline_", 9);
+		for (size_t k = 0; k < KP_ARRAY_LEN(used) && !hit; k++)
+			hit = !strcmp(m, used[k]);
+		if (!hit)
+			continue;
+		kp_strbuf_addf(&pre, "#pragma push_macro(\"%s\")\n#undef %s\n", m, m);
+		kp_strbuf_addf(&post, "#pragma pop_macro(\"%s\")\n", m);
+	}
+	kp_strbuf_adds(&pre, "#include <cuda_pipeline.h>\n");
+	kp_strbuf_adds(&pre, kp_strbuf_str(&post));
+	kp_strbuf_release(&post);
+	return kp_strbuf_detach(&pre);
+}
+
 static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edits *out,
 		    const char **err)
 {
@@ -378,9 +432,12 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 	free(c0);
 
 	kp_edits_add(out, fr.start, l->node->end - fr.start, kp_strbuf_str(&sb));
-	if (!f->includes_pipeline)
+	if (!f->includes_pipeline) {
+		char *inc = pipeline_include(f);
 		kp_edits_add(out, f->last_include_end ? f->last_include_end : (f->has_bom ? 3 : 0),
-			     0, "#include <cuda_pipeline.h>\n");
+			     0, inc);
+		free(inc);
+	}
 	kp_strbuf_release(&sb);
 	kp_frame_release(&fr);
 	(void)err;

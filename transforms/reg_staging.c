@@ -662,6 +662,14 @@ static void drop_dead_decls(kp_file *f, const kp_loop *l, kp_subs *s, int store)
 			int gone = 0;
 			for (int d = 0; d < dead.n && !gone; d++)
 				gone = within(dead.v[d], lists[k]->v[i]->begin);
+			/* the store copy writes a guarded if/else copy as its
+			 * store alone: the guard's names are gone with it */
+			for (int j = 0; j < l->nloads && store && !gone; j++) {
+				const kp_load *ld = &l->loads[j];
+				unsigned o = lists[k]->v[i]->begin;
+				gone = ld->guard == KP_G_IFELSE && within(ld->stmt, o) &&
+				       !within(ld->lhs, o);
+			}
 			if (!gone)
 				lists[k]->v[m++] = lists[k]->v[i];
 		}

@@ -536,6 +536,26 @@ static int ctor_call(const kp_node *n)
 
 static int callee_first(const kp_node *n) { return kp_call_first_arg(n); }
 
+/* An implicit copy or move of a class value (C++11's construction of a
+ * by-value parameter from a temporary, `f(a * b)`): no name, no
+ * constructor declaration the model knows, one operand of the same class
+ * type.  It reads its operand; a user-declared constructor would have its
+ * declaration, and goes the other ways. */
+static int implicit_copy(const kp_node *n)
+{
+	if (*call_name(n) || n->decl || n->nkids != 1 || !n->type || !n->kids[0]->type)
+		return 0;
+	const kp_node *a = n->kids[0];
+	size_t ln = core_len(n->type), la = core_len(a->type);
+	const char *tn = n->type, *ta = a->type;
+	if (!strncmp(tn, "const ", 6))
+		tn += 6, ln -= 6;
+	if (!strncmp(ta, "const ", 6))
+		ta += 6, la -= 6;
+	return n->ty.kind == KP_TY_RECORD && a->ty.kind == KP_TY_RECORD && !n->ty.is_ref &&
+	       ln == la && !strncmp(tn, ta, ln);
+}
+
 static void helper_call(ectx *c, const kp_node *n, const kp_kernel *fn, int a0);
 
 static void read_pts(ectx *c, const kp_node *p, const kp_node *at)
@@ -615,7 +635,7 @@ static void visit_call(ectx *c, const kp_node *n)
 	} else if (!strncmp(nm, "__ld", 4)) {
 		if (n->nkids > a0)
 			read_pts(c, n->kids[a0], n);
-	} else if (kp_call_pure(n) || ctor_call(n)) {
+	} else if (kp_call_pure(n) || ctor_call(n) || implicit_copy(n)) {
 		/* reads its operands */
 	} else if (n->decl && n->decl->kind == KP_D_OTHER && n->decl->nparam_ty >= 0) {
 		/* a constructor (`real4 b = Bs[k][c];`, the class spelled

@@ -3104,9 +3104,33 @@ static void scan_words(word_list *l, const char *s, size_t len, const char *pref
 	}
 }
 
+/* The names of the function-like macros s[0, len) defines (`#define
+ * NAME(`: no blank before the parenthesis), added to l. */
+static void scan_fn_macros(word_list *l, const char *s, size_t len)
+{
+	const char *p = s, *end = s + len;
+	while (p < end && (p = memchr(p, '#', (size_t)(end - p))) != NULL) {
+		const char *q = p + 1;
+		p = q;
+		while (q < end && (*q == ' ' || *q == '\t'))
+			q++;
+		if (end - q < 7 || memcmp(q, "define", 6) || (q[6] != ' ' && q[6] != '\t'))
+			continue;
+		q += 7;
+		while (q < end && (*q == ' ' || *q == '\t'))
+			q++;
+		const char *b = q;
+		while (q < end && word_char((unsigned char)*q))
+			q++;
+		if (q > b && q < end && *q == '(' && word_start((unsigned char)*b))
+			word_add(l, b, (size_t)(q - b));
+	}
+}
+
 typedef struct {
 	CXFile main;
 	word_list *words;
+	word_list *fn_macros;
 	kp_arena *arena;
 	CXFile *seen;
 	int nseen;
@@ -3153,6 +3177,11 @@ static void scan_inclusion(CXFile inc, CXSourceLocation *stack, unsigned depth, 
 			for (int i = first; i < x->words->n; i++)
 				x->words->v[i].p = kp_arena_strndup(x->arena, x->words->v[i].p,
 								    x->words->v[i].n);
+			first = x->fn_macros->n;
+			scan_fn_macros(x->fn_macros, m, (size_t)st.st_size);
+			for (int i = first; i < x->fn_macros->n; i++)
+				x->fn_macros->v[i].p = kp_arena_strndup(
+					x->arena, x->fn_macros->v[i].p, x->fn_macros->v[i].n);
 			munmap(m, (size_t)st.st_size);
 		}
 	}
@@ -3177,10 +3206,23 @@ static void collect_names(pctx *c, const char *const *argv, int argc)
 		const char *a = argv[i] + (strncmp(argv[i], "-D", 2) ? 0 : 2); /* -Dkp_stage=3 */
 		scan_words(&l, a, strlen(a), KP_GEN_PREFIX);
 	}
-	inclusion_scan x = {c->main, &l, &f->arena, NULL, 0, KP_FNV1A64_INIT};
+	word_list fm = {0};
+	scan_fn_macros(&fm, f->src, f->len);
+	inclusion_scan x = {c->main, &l, &fm, &f->arena, NULL, 0, KP_FNV1A64_INIT};
 	clang_getInclusions(c->tu, scan_inclusion, &x);
 	free(x.seen);
 	f->deps_hash = x.deps;
+	if (fm.n)
+		qsort(fm.v, (size_t)fm.n, sizeof(*fm.v), cmp_word);
+	int nm = 0;
+	for (int i = 0; i < fm.n; i++)
+		if (!nm || cmp_word(&fm.v[nm - 1], &fm.v[i]))
+			fm.v[nm++] = fm.v[i];
+	f->fn_macros = kp_arena_alloc(&f->arena, sizeof(*f->fn_macros) * (size_t)(nm + 1));
+	for (int i = 0; i < nm; i++)
+		f->fn_macros[i] = kp_arena_strndup(&f->arena, fm.v[i].p, fm.v[i].n);
+	f->nfn_macros = nm;
+	free(fm.v);
 	if (l.n)
 		qsort(l.v, (size_t)l.n, sizeof(*l.v), cmp_word);
 	int n = 0;

@@ -490,6 +490,13 @@ typedef struct kp_file {
 	 * declarations; and -D arguments).  Sorted, unique. */
 	const char **idents;
 	int nidents;
+	/* The function-like macros the translation unit defines (`#define
+	 * NAME(`, in the main file and every file it includes outside the
+	 * precompiled CUDA headers; parse.c): their names, sorted, unique.
+	 * A header kpipe adds must not see one it uses as a name
+	 * (<cuda_pipeline.h> calls max()). */
+	const char **fn_macros;
+	int nfn_macros;
 	/* The files the translation unit includes outside the precompiled CUDA
 	 * headers (parse.c): their paths, sizes and modification times hashed
 	 * in inclusion order; part of the ptxas probe's cache key (probe.c). */

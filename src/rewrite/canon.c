@@ -1164,74 +1164,171 @@ static const kp_decl *step_of(const kp_node *s)
 		     (s->opk == KP_OP_ADD_ASSIGN || s->opk == KP_OP_SUB_ASSIGN);
 	const kp_node *v = s->kids[0];
 	if (!(incdec || addsub) || v->kind != KP_N_DECLREF || !v->decl ||
-	    v->decl->kind != KP_D_VAR || v->decl->is_shared || v->decl->is_array)
+	    (v->decl->kind != KP_D_VAR && v->decl->kind != KP_D_PARM) || v->decl->is_shared ||
+	    v->decl->is_array || v->decl->ty.is_ref)
 		return NULL;
 	return v->decl;
 }
 
-/* while (C) { S; STEP; } written as for (; C; STEP) { S; }: the same loop
- * when no `continue` of the body skips STEP (in the for-loop a continue
- * would run it), C writes nothing, STEP writes only its counter, and C
- * reads the counter (a counted loop).  Returns 1 with the edits, 0 when
- * the loop is not this shape, -1 with *why when it is but cannot be. */
+/* Whether statement s is a plain block barrier (`__syncthreads();`, no
+ * operand), spelled in the file. */
+static int plain_barrier(const kp_file *f, const kp_node *s)
+{
+	return s && s->kind == KP_N_CALL && s->sync == KP_SYNC_BLOCK && spelled(f, s) &&
+	       !s->from_macro && s->nkids <= 1;
+}
+
+/* The steps at the end of loop body `body`: its last statements that each
+ * step a variable (++v, v += e, ...), maybe followed by one block barrier.
+ * Sets [*first, *last) to them and *bar to the barrier's index (-1 when
+ * none); 0 when there is no step or nothing before them. */
+static int trailing_steps(const kp_file *f, const kp_node *body, int *first, int *last, int *bar)
+{
+	int n = body->nkids, i = n - 1;
+	*bar = -1;
+	if (i >= 0 && plain_barrier(f, body->kids[i]))
+		*bar = i--;
+	*last = i + 1;
+	while (i >= 0 && step_of(body->kids[i]) && spelled(f, body->kids[i]) &&
+	       !body->kids[i]->from_macro)
+		i--;
+	*first = i + 1;
+	return *first < *last && *first > 0;
+}
+
+/* while (C) { S; STEPS; [__syncthreads();] } written as
+ * for (; C; STEPS) { S; [__syncthreads();] }, and
+ * do { S; STEPS; [__syncthreads();] } while (C); as
+ * for (int kp_it = 0; kp_it == 0 || (C); ++kp_it, STEPS) { S; [...] }
+ * (the first trip runs whatever C says, the others when C holds after the
+ * steps, as in the do-while).  The same loop when no `continue` of the
+ * body skips the steps (in the for-loop a continue would run them), C
+ * writes nothing, each step writes only its variable and reads no memory
+ * (it moves past the barrier, after which other threads write shared
+ * memory again), and C reads a stepped variable (a counted loop).
+ * Returns 1 with the edits, 0 when the loop is not this shape, -1 with
+ * *why when it is but cannot be. */
 static int while_edits(kp_file *f, const kp_loop *l, kp_edits *ed, const char **what,
 		       const char **why)
 {
 	const kp_node *w = l->node;
-	if (w->kind != KP_N_WHILE || w->nkids != 2 || !spelled(f, w) || w->from_macro)
+	int is_do = w->kind == KP_N_DO;
+	if ((w->kind != KP_N_WHILE && !is_do) || w->nkids != 2 || !spelled(f, w) || w->from_macro)
 		return 0;
-	const kp_node *cond = w->kids[0], *body = w->kids[1];
+	const kp_node *cond = is_do ? w->kids[1] : w->kids[0];
+	const kp_node *body = is_do ? w->kids[0] : w->kids[1];
+	const char *kw = is_do ? "do-while loop" : "while-loop";
 	if (!body || body->kind != KP_N_COMPOUND || body->nkids < 2 || !spelled(f, cond) ||
-	    cond->kind == KP_N_DECLSTMT || cond->kind == KP_N_VARDECL)
+	    !spelled(f, body) || cond->kind == KP_N_DECLSTMT || cond->kind == KP_N_VARDECL)
 		return 0;
-	const kp_node *last = body->kids[body->nkids - 1];
-	const kp_decl *v = step_of(last);
-	if (!v || !spelled(f, last) || !kp_node_names_decl(cond, v))
+	int first, last, bar;
+	if (!trailing_steps(f, body, &first, &last, &bar))
+		return 0;
+	int names = 0;
+	for (int i = first; i < last; i++)
+		names |= kp_node_names_decl(cond, step_of(body->kids[i]));
+	if (!names)
 		return 0;
 	if (has_own_continue(body)) {
-		*why = "the while-loop is not written as a for-loop: a 'continue' in its body "
-		       "skips the step at its end, which a for-loop's increment would run";
+		*why = kp_arena_printf(
+			&f->arena,
+			"the %s is not written as a for-loop: a 'continue' in its "
+			"body skips the step at its end, which a for-loop's increment "
+			"would run",
+			kw);
 		return -1;
 	}
 	kp_effect_set rd = {0}, wr = {0};
 	kp_effects_of_node(f, l->kernel, cond, &rd, &wr);
 	if (wr.n) {
 		*why = kp_arena_printf(&f->arena,
-				       "the while-loop is not written as a for-loop: its condition "
+				       "the %s is not written as a for-loop: its condition "
 				       "writes %s",
-				       kp_loc_text(f, &wr.v[0].loc));
+				       kw, kp_loc_text(f, &wr.v[0].loc));
 		return -1;
 	}
-	kp_effect_set rd2 = {0}, wr2 = {0};
-	kp_effects_of_node(f, l->kernel, last, &rd2, &wr2);
-	for (int i = 0; i < wr2.n; i++)
-		if (wr2.v[i].loc.kind != KP_LOC_LOCAL || wr2.v[i].loc.decl != v) {
-			*why = kp_arena_printf(
-				&f->arena,
-				"the while-loop is not written as a for-loop: the step "
-				"on line %d writes %s",
-				last->line, kp_loc_text(f, &wr2.v[i].loc));
-			return -1;
+	for (int i = first; i < last; i++) {
+		const kp_node *st = body->kids[i];
+		const kp_decl *v = step_of(st);
+		kp_effect_set rd2 = {0}, wr2 = {0};
+		kp_effects_of_node(f, l->kernel, st, &rd2, &wr2);
+		for (int k = 0; k < wr2.n; k++)
+			if (wr2.v[k].loc.kind != KP_LOC_LOCAL || wr2.v[k].loc.decl != v) {
+				*why = kp_arena_printf(
+					&f->arena,
+					"the %s is not written as a for-loop: the step "
+					"on line %d writes %s",
+					kw, st->line, kp_loc_text(f, &wr2.v[k].loc));
+				return -1;
+			}
+		for (int k = 0; k < rd2.n && bar >= 0; k++)
+			if (rd2.v[k].loc.kind != KP_LOC_LOCAL) {
+				*why = kp_arena_printf(
+					&f->arena,
+					"the %s is not written as a for-loop: the step "
+					"on line %d reads %s, which may change after the barrier "
+					"on line %d",
+					kw, st->line, kp_loc_text(f, &rd2.v[k].loc),
+					body->kids[bar]->line);
+				return -1;
+			}
+	}
+	kp_strbuf steps = KP_STRBUF_INIT;
+	for (int i = first; i < last; i++) {
+		const kp_node *st = body->kids[i];
+		kp_strbuf_addf(&steps, "%s%.*s", i > first ? ", " : "", (int)(st->end - st->begin),
+			       f->src + st->begin);
+		unsigned b, e;
+		whole_lines(f, st->begin, stmt_end(f, st), &b, &e);
+		kp_edits_add(ed, b, e - b, "");
+	}
+	if (is_do) {
+		/* `do ` .. body .. ` while (C);`: the header before the body,
+		 * the tail goes */
+		const char *it = kp_fresh_name(f, "kp_it");
+		kp_strbuf h = KP_STRBUF_INIT;
+		kp_strbuf_addf(&h, "for (int %s = 0; %s == 0 || (%.*s); ++%s, %s) ", it, it,
+			       (int)(cond->end - cond->begin), f->src + cond->begin, it,
+			       kp_strbuf_str(&steps));
+		kp_edits_add(ed, w->begin, body->begin - w->begin, kp_strbuf_str(&h));
+		kp_strbuf_release(&h);
+		unsigned te = stmt_end(f, w);
+		if (te < cond->end)
+			te = cond->end;
+		while (te < f->len && blank(f->src[te]))
+			te++;
+		if (te < f->len && f->src[te] == ')')
+			te++;
+		while (te < f->len && blank(f->src[te]))
+			te++;
+		if (te < f->len && f->src[te] == ';')
+			te++;
+		kp_edits_add(ed, body->end, te - body->end, "");
+	} else {
+		/* `while (` .. C .. `)`: the keyword and parenthesis become
+		 * `for (; `, the steps go after C */
+		unsigned open = cond->begin;
+		while (open > w->begin && f->src[open - 1] != '(')
+			open--;
+		if (open <= w->begin) {
+			kp_strbuf_release(&steps);
+			return 0;
 		}
-	/* `while (` .. C .. `)`: the keyword and parenthesis become `for (; `,
-	 * the step goes after C, its statement goes */
-	unsigned open = cond->begin;
-	while (open > w->begin && f->src[open - 1] != '(')
-		open--;
-	if (open <= w->begin)
-		return 0;
-	kp_edits_add(ed, w->begin, open - w->begin, "for (; ");
-	kp_strbuf inc = KP_STRBUF_INIT;
-	kp_strbuf_addf(&inc, "; %.*s", (int)(last->end - last->begin), f->src + last->begin);
-	kp_edits_add(ed, cond->end, 0, kp_strbuf_str(&inc));
-	kp_strbuf_release(&inc);
-	unsigned b, e;
-	whole_lines(f, last->begin, stmt_end(f, last), &b, &e);
-	kp_edits_add(ed, b, e - b, "");
+		kp_edits_add(ed, w->begin, open - w->begin, "for (; ");
+		kp_strbuf inc = KP_STRBUF_INIT;
+		kp_strbuf_addf(&inc, "; %s", kp_strbuf_str(&steps));
+		kp_edits_add(ed, cond->end, 0, kp_strbuf_str(&inc));
+		kp_strbuf_release(&inc);
+	}
 	*what = kp_arena_printf(&f->arena,
-				"wrote the while-loop as a for-loop (its step '%.*s' on line %d as "
-				"the increment)",
-				(int)(last->end - last->begin), f->src + last->begin, last->line);
+				"wrote the %s as a for-loop (its step%s '%s' on line %d as the "
+				"increment%s)",
+				kw, last - first > 1 ? "s" : "", kp_strbuf_str(&steps),
+				body->kids[first]->line,
+				is_do ? ", a counter for the first trip, which runs whatever the "
+					"condition says"
+				      : "");
+	kp_strbuf_release(&steps);
 	return 1;
 }
 
@@ -1240,7 +1337,7 @@ static int while_edits(kp_file *f, const kp_loop *l, kp_edits *ed, const char **
 int kp_canon_edits(kp_file *f, const kp_loop *l, kp_edits *ed, const char **what, const char **why)
 {
 	*what = *why = NULL;
-	if (l->node && l->node->kind == KP_N_WHILE)
+	if (l->node && (l->node->kind == KP_N_WHILE || l->node->kind == KP_N_DO))
 		return while_edits(f, l, ed, what, why);
 	if (l->bar1 < 0 || l->load_e <= l->load_b || l->load_b < 0 || l->load_e > l->nstmts ||
 	    !l->body || l->body->kind != KP_N_COMPOUND || !spelled(f, l->node) ||
