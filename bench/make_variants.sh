@@ -15,7 +15,11 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="${1:-$root/gpu-out}"
 kpipe="${2:-$root/build/kpipe}"
 mkdir -p "$out"
-rm -f "$out"/*.cu "$out"/*.log
+if [ -n "${ONLY:-}" ]; then # only those samples' files go
+	for name in $ONLY; do rm -f "$out/$name".*.cu "$out/$name".*.log; done
+else
+	rm -f "$out"/*.cu "$out"/*.log
+fi
 # shellcheck source=bench/device_env.sh
 source "$root/bench/device_env.sh" "$kpipe" || exit 1
 for src in "$root"/samples/*.cu; do

@@ -416,6 +416,21 @@ check "canon_do_unsafe: only d_plain pipelined" \
 	test "$(grep -c 'for (; kp_it == 0 || (k0 < n); ++kp_it, k0 += T)' "$tmp/canon_do_unsafe.out.cu")" -eq 1 -a \
 	"$(grep -c '} while (k0 < n);' "$tmp/canon_do_unsafe.out.cu")" -eq 3
 
+# function-like macros named as <cuda_pipeline.h>'s functions (MAGMA's max):
+# the added include is wrapped in push_macro / #undef / pop_macro
+"$kpipe" rewrite --variant cp-async "$in/macro_max_pipeline.cu" -o "$tmp/macro_max.out.cu" \
+	>/dev/null 2>"$tmp/macro_max.err"
+check "macro_max_pipeline: exit 0" test $? -eq 0
+check "macro_max_pipeline: pipelined with cp.async" grep -q '__pipeline_memcpy_async' "$tmp/macro_max.out.cu"
+check "macro_max_pipeline: max, min, wait saved around the include" \
+	test "$(grep -cE '^#pragma (push|pop)_macro\("(max|min|wait)"\)$' "$tmp/macro_max.out.cu")" -eq 6
+if [ -n "$nvcc" ]; then
+	check "macro_max_pipeline: the output compiles with nvcc" \
+		"$nvcc" -arch=sm_90 -c "$tmp/macro_max.out.cu" -o "$tmp/macro_max.o"
+else
+	echo "SKIP: macro_max_pipeline: nvcc not found, the output is not compiled"
+fi
+
 # shapes it does rewrite, written awkwardly (a pragma before the loop, a
 # condition over two lines with a macro, tabs): pipelined, nvcc compiles it
 rewritten canon_awkward "$in/canon_awkward.cu"

@@ -45,12 +45,14 @@ static kp_analysis AN;
 	"    C[row * N + col] = acc;\n"                                                            \
 	"}\n"
 
-static const kp_effects *effects_of(const char *src)
+static const kp_effects *effects_of_args(const char *src, const char *const *args, int nargs)
 {
 	memset(&F, 0, sizeof(F));
 	kp_parse_opts o;
 	memset(&o, 0, sizeof(o));
 	o.arch = "sm_90";
+	o.args = args;
+	o.nargs = nargs;
 	o.contents = src;
 	o.contents_len = strlen(src);
 	o.no_compdb = 1;
@@ -66,6 +68,8 @@ static const kp_effects *effects_of(const char *src)
 	cr_assert_not_null(AN.loops[0]->effects, "no effect sets");
 	return AN.loops[0]->effects;
 }
+
+static const kp_effects *effects_of(const char *src) { return effects_of_args(src, NULL, 0); }
 
 static void release(void)
 {
@@ -175,6 +179,40 @@ Test(effects, pure_helper)
 	const kp_effect_set *w = &e->wr[KP_PH_COMP];
 	cr_expect_eq(w->n, 1, "only acc is written, %d effects", w->n);
 	cr_expect_not_null(find(w, KP_LOC_LOCAL, "acc", NULL, NULL));
+	release();
+}
+
+/* C++11 (no guaranteed copy elision): a temporary passed to a by-value
+ * class parameter is copied by an implicit constructor, a call without a
+ * name or declaration; it only reads its operand (MAGMA's zaxpy16). */
+Test(effects, implicit_copy_of_a_temporary)
+{
+	static const char *const cxx11[] = {"-std=c++11"};
+	const kp_effects *e = effects_of_args(
+		"struct cx { double x, y; };\n"
+		"__device__ cx operator*(const cx a, const cx b) { cx r = {a.x * b.x - a.y * b.y, "
+		"a.x * b.y + a.y * b.x}; return r; }\n"
+		"__device__ cx &operator+=(cx &a, const cx b) { a.x += b.x; a.y += b.y; return a; }\n"
+		"__device__ void axpy2(cx al, const cx *b, cx *c) { c[0] += al * b[0]; c[1] += al * "
+		"b[1]; }\n"
+		"#define T 16\n"
+		"__global__ void k(const cx *A, cx *C, int lim) {\n"
+		"    __shared__ cx As[T][T];\n"
+		"    int tx = threadIdx.x, ty = threadIdx.y;\n"
+		"    cx r[2] = {};\n"
+		"    cx al = {1.0, 0.0};\n"
+		"    for (int k0 = 0; k0 < lim; k0 += T) {\n"
+		"        As[ty][tx] = A[(k0 + ty) * T + tx];\n"
+		"        __syncthreads();\n"
+		"        axpy2(al, &As[ty][0], r);\n"
+		"        __syncthreads();\n"
+		"    }\n"
+		"    C[ty * T + tx] = r[0];\n"
+		"}\n",
+		cxx11, 1);
+	cr_expect_eq(count_kind(&e->wr[KP_PH_COMP], KP_LOC_UNKNOWN), 0,
+		     "the copies of 'al * b[i]' are no unknown writes");
+	cr_expect_not_null(find(&e->wr[KP_PH_COMP], KP_LOC_LOCAL, "r", NULL, "axpy2"));
 	release();
 }
 
