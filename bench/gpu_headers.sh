@@ -17,7 +17,8 @@
 #       gpu-headers/ holds); VARIANTS="auto register" the versions written.
 #   bash bench/gpu_headers.sh
 #       on the GPU machine: gpu_bench.py on each, $OUT/NAME.{md,json},
-#       $OUT/summary.txt and $OUT/all.tgz.
+#       $OUT/summary.txt and $OUT/all.tgz.  GPU_BENCH_ARGS adds gpu_bench
+#       options (--no-time: check and sanitize only).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work="$root/gpu-headers"
@@ -213,10 +214,11 @@ for d in "$work"/*/; do
 		v=$(basename "$f" .cu)
 		[ "$v" = kernel ] || vs+=(--variant "$v=$f")
 	done
+	# shellcheck disable=SC2086 # GPU_BENCH_ARGS: options, split
 	python3 "$root/bench/gpu_bench.py" --spec "$d/kernel.launch.json" --baseline "$d/kernel.cu" \
 		"${vs[@]}" --sanitize --sizes "$(sizes_of "$d/kernel.launch.json")" --sanitize-size small \
 		--no-hand --no-ref --quiet --report "$out/$name.md" --json "$out/$name.json" \
-		>"$out/$name.log" 2>&1
+		${GPU_BENCH_ARGS:-} >"$out/$name.log" 2>&1
 	rc=$?
 	echo "$name: gpu_bench exit $rc (${#vs[@]} args for $(( ${#vs[@]} / 2 )) variants)" >>"$out/summary.txt"
 	[ $rc = 0 ] || status=1
