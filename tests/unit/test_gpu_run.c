@@ -46,7 +46,7 @@ static const char scale_spec[] =
 static const char scale_header[] =
 	"#pragma once\n"
 	"enum { R_IN, R_OUT, R_INOUT };\n"
-	"enum { T_F32, T_F16, T_I8, T_I32 };\n"
+	"enum { T_F32, T_F16, T_I8, T_I32, T_F64 };\n"
 	"struct BenchBuf { const char *name; int role; int type; };\n"
 	"static const BenchBuf kBufs[] = {\n"
 	"    {\"x\", R_IN, T_F16},\n"
