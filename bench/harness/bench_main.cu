@@ -122,6 +122,7 @@ static int elem_size(int type)
     case T_F32: return 4;
     case T_F16: return 2;
     case T_I8: return 1;
+    case T_F64: return 8;
     default: return 4;
     }
 }
@@ -134,8 +135,8 @@ static uint64_t splitmix(uint64_t &s)
     return z ^ (z >> 31);
 }
 
-// Fixed-seed values, never zero: float uniform in [-1, 1]; half k/1024 with
-// k in [-1024, 1024] (exact in fp16); int8 and int in [-8, 8].
+// Fixed-seed values, never zero: float and double uniform in [-1, 1]; half
+// k/1024 with k in [-1024, 1024] (exact in fp16); int8 and int in [-8, 8].
 static void fill_random(void *h, int type, long n, uint64_t seed)
 {
     uint64_t s = seed;
@@ -145,6 +146,11 @@ static void fill_random(void *h, int type, long n, uint64_t seed)
         case T_F32: {
             float v = (float)((double)(r >> 40) / (double)(1ull << 24)) * 2.0f - 1.0f;
             ((float *)h)[i] = v != 0.0f ? v : 0.5f;
+            break;
+        }
+        case T_F64: {
+            double v = (double)(r >> 11) / (double)(1ull << 53) * 2.0 - 1.0;
+            ((double *)h)[i] = v != 0.0 ? v : 0.5;
             break;
         }
         case T_F16: {
@@ -165,9 +171,11 @@ static void fill_random(void *h, int type, long n, uint64_t seed)
     }
 }
 
-static uint32_t bits_at(const void *h, int type, long i)
+// An element's bits (a double's all 64; the other types' widened).
+static uint64_t bits_at(const void *h, int type, long i)
 {
     switch (type) {
+    case T_F64: return ((const uint64_t *)h)[i];
     case T_F16: return ((const uint16_t *)h)[i];
     case T_I8: return ((const uint8_t *)h)[i];
     default: return ((const uint32_t *)h)[i];
@@ -180,14 +188,16 @@ static double value_at(const void *h, int type, long i)
     case T_F32: return ((const float *)h)[i];
     case T_F16: return __half2float(((const __half *)h)[i]);
     case T_I8: return ((const int8_t *)h)[i];
+    case T_F64: return ((const double *)h)[i];
     default: return ((const int *)h)[i];
     }
 }
 
-static uint32_t poison_bits(int type, unsigned char byte)
+static uint64_t poison_bits(int type, unsigned char byte)
 {
-    uint32_t b = byte;
+    uint64_t b = byte;
     switch (type) {
+    case T_F64: return b * 0x0101010101010101ull;
     case T_F16: return b | b << 8;
     case T_I8: return b;
     default: return b | b << 8 | b << 16 | b << 24;
@@ -574,7 +584,7 @@ static bool run_baseline(Version &base, int k, Buffers &b, const long *sz, const
             continue;
         const int t = kBufs[i].type;
         for (long e = 0; e < b.count[i]; ++e) {
-            const uint32_t x = bits_at(ref[i].data(), t, e), y = bits_at(ref2[i].data(), t, e);
+            const uint64_t x = bits_at(ref[i].data(), t, e), y = bits_at(ref2[i].data(), t, e);
             ++elements;
             if (x == poison_bits(t, 0xFF) && y == poison_bits(t, 0x7F))
                 ++unwritten;
@@ -606,10 +616,10 @@ static void check_version(Version &v, int k, Buffers &b, const long *sz, const c
                 ++clobbered;
             continue;
         }
-        const uint32_t pz = poison_bits(t, 0xFF);
+        const uint64_t pz = poison_bits(t, 0xFF);
         for (long e = 0; e < b.count[i]; ++e) {
             ++elements;
-            const uint32_t gb = bits_at(got[i].data(), t, e), rb = bits_at(ref[i].data(), t, e);
+            const uint64_t gb = bits_at(got[i].data(), t, e), rb = bits_at(ref[i].data(), t, e);
             if (gb == rb)
                 continue;
             ++differ;

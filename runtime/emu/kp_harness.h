@@ -16,7 +16,7 @@
 namespace kph {
 
 enum Role { IN = 0, OUT = 1, INOUT = 2 };
-enum Type { F32 = 0, F16 = 1, I8 = 2, I32 = 3 };
+enum Type { F32 = 0, F16 = 1, I8 = 2, I32 = 3, F64 = 4 };
 
 struct Buf {
     const char *name;
@@ -36,7 +36,10 @@ struct Opts {
     bool info = false;
 };
 
-static inline size_t elsize_of(int type) { return type == F32 || type == I32 ? 4 : type == F16 ? 2 : 1; }
+static inline size_t elsize_of(int type)
+{
+    return type == F64 ? 8 : type == F32 || type == I32 ? 4 : type == F16 ? 2 : 1;
+}
 
 static inline void *buffer(const char *name, int role, int type, size_t count)
 {
@@ -66,8 +69,8 @@ static inline uint64_t mix(uint64_t z)
     return z ^ (z >> 31);
 }
 
-// Inputs as docs/launch-spec.md has them: never zero; float uniform in
-// [-1, 1], half k/1024 with |k| <= 1024, int8 and int in [-8, 8].
+// Inputs as docs/launch-spec.md has them: never zero; float and double
+// uniform in [-1, 1], half k/1024 with |k| <= 1024, int8 and int in [-8, 8].
 static inline void fill_all()
 {
     for (size_t b = 0; b < bufs.size(); ++b) {
@@ -84,6 +87,12 @@ static inline void fill_all()
                 if (v == 0.0f)
                     v = 0.5f;
                 ((float *)B.p)[i] = v;
+            } else if (B.type == F64) {
+                // 53 random bits: every double of the grid 2^-52 in [-1, 1)
+                double v = (double)(s >> 11) / 4503599627370496.0 - 1.0;
+                if (v == 0.0)
+                    v = 0.5;
+                ((double *)B.p)[i] = v;
             } else if (B.type == F16) {
                 int k = (int)(s % 2049) - 1024;
                 ((__half *)B.p)[i] = __half((float)(k ? k : 1) / 1024.0f);

@@ -26,7 +26,10 @@ double kp_half_value(unsigned short h)
 
 static size_t elsize(int t)
 {
-	return t == KP_DUMP_F32 || t == KP_DUMP_I32 ? 4 : t == KP_DUMP_F16 ? 2 : 1;
+	return t == KP_DUMP_F64                       ? 8
+	       : t == KP_DUMP_F32 || t == KP_DUMP_I32 ? 4
+	       : t == KP_DUMP_F16                     ? 2
+						      : 1;
 }
 
 static double value(const unsigned char *p, int t)
@@ -35,6 +38,11 @@ static double value(const unsigned char *p, int t)
 		float f;
 		memcpy(&f, p, 4);
 		return f;
+	}
+	if (t == KP_DUMP_F64) {
+		double d;
+		memcpy(&d, p, 8);
+		return d;
 	}
 	if (t == KP_DUMP_F16) {
 		unsigned short h;
@@ -70,7 +78,7 @@ static int next_buf(const unsigned char *d, size_t len, size_t *off, dump_buf *b
 	memcpy(&b->role, d + *off + 4, 4);
 	memcpy(&b->count, d + *off + 8, 8);
 	*off += 16;
-	if (b->type > KP_DUMP_I32 || b->count > (len - *off) / elsize((int)b->type))
+	if (b->type > KP_DUMP_F64 || b->count > (len - *off) / elsize((int)b->type))
 		return -1;
 	b->data = d + *off;
 	*off += b->count * elsize((int)b->type);
@@ -130,7 +138,10 @@ int kp_dump_compare(const unsigned char *ref, size_t rlen, const unsigned char *
 char *kp_mismatch_text(const kp_mismatch *m)
 {
 	kp_strbuf sb = KP_STRBUF_INIT;
-	if (m->type == KP_DUMP_F32 || m->type == KP_DUMP_F16)
+	if (m->type == KP_DUMP_F64)
+		kp_strbuf_addf(&sb, "%s[%ld]: expected %.17g, got %.17g", m->buffer, m->index,
+			       m->expected, m->got);
+	else if (m->type == KP_DUMP_F32 || m->type == KP_DUMP_F16)
 		kp_strbuf_addf(&sb, "%s[%ld]: expected %.9g, got %.9g", m->buffer, m->index,
 			       m->expected, m->got);
 	else

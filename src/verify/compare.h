@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 /* The harness's element types (kph::Type). */
-enum { KP_DUMP_F32 = 0, KP_DUMP_F16 = 1, KP_DUMP_I8 = 2, KP_DUMP_I32 = 3 };
+enum { KP_DUMP_F32 = 0, KP_DUMP_F16 = 1, KP_DUMP_I8 = 2, KP_DUMP_I32 = 3, KP_DUMP_F64 = 4 };
 
 typedef struct {
 	char buffer[64];   /* the buffer's name */

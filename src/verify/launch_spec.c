@@ -27,6 +27,7 @@ static const struct {
 	[KP_TYPE_HALF] = {"half", "__half", "T_F16"},
 	[KP_TYPE_INT8] = {"int8", "int8_t", "T_I8"},
 	[KP_TYPE_INT] = {"int", "int", "T_I32"},
+	[KP_TYPE_DOUBLE] = {"double", "double", "T_F64"},
 };
 
 static const struct {
@@ -277,7 +278,8 @@ static int parse_args(parser *p, const cJSON *root)
 			if (!strcmp(ty->valuestring, types[k].spec))
 				t = (int)k;
 		if (t < 0)
-			return fail(p, "%s: type must be one of float, half, int8, int", where);
+			return fail(p, "%s: type must be one of float, half, int8, int, double",
+				    where);
 		arg->role = (kp_arg_role)r;
 		arg->type = (kp_arg_type)t;
 		const char *key = r == KP_ROLE_SCALAR ? "value" : "count";

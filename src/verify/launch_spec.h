@@ -18,7 +18,7 @@
 #include "util.h"
 
 typedef enum { KP_ROLE_IN, KP_ROLE_OUT, KP_ROLE_INOUT, KP_ROLE_SCALAR } kp_arg_role;
-typedef enum { KP_TYPE_FLOAT, KP_TYPE_HALF, KP_TYPE_INT8, KP_TYPE_INT } kp_arg_type;
+typedef enum { KP_TYPE_FLOAT, KP_TYPE_HALF, KP_TYPE_INT8, KP_TYPE_INT, KP_TYPE_DOUBLE } kp_arg_type;
 
 typedef struct {
 	const char *name;
@@ -111,7 +111,7 @@ int kp_gpu_check_expr(const char *e);
 int kp_gpu_parse_sizes(const kp_launch_spec *s, const char *list, const char **names, int max,
 		       char *err, size_t errsz);
 
-/* "float", "__half", "int8_t", "int" and the harness's enum names. */
+/* "float", "__half", "int8_t", "int", "double" and the harness's enum names. */
 const char *kp_arg_type_ctype(kp_arg_type t);
 
 /* The harness's enum names of a type and a role ("T_F32", "R_IN"). */

@@ -57,7 +57,7 @@ static const char *spec_type(const char *t)
 		   {"int", "int"},           {"unsigned", "int"},     {"unsigned int", "int"},
 		   {"int32_t", "int"},       {"uint32_t", "int"},     {"long", "int"},
 		   {"size_t", "int"},        {"long long", "int"},    {"int64_t", "int"},
-		   {"unsigned long", "int"}, {"short", "int"}};
+		   {"unsigned long", "int"}, {"short", "int"},        {"double", "double"}};
 	for (size_t i = 0; i < KP_ARRAY_LEN(map); i++)
 		if (!strcmp(t, map[i].c))
 			return map[i].spec;
@@ -92,7 +92,7 @@ static int param_arg(const kp_decl *d, kp_strbuf *sb, int *outputs, char **why)
 			sb,
 			"{\"name\": \"%s\", \"role\": \"scalar\", \"type\": \"%s\", \"value\": "
 			"\"%s\"}",
-			d->name, st, !strcmp(st, "float") ? "1.5" : "V");
+			d->name, st, !strcmp(st, "float") || !strcmp(st, "double") ? "1.5" : "V");
 	free(t);
 	return rc;
 }

@@ -24,10 +24,11 @@ static const char *role_code(kp_arg_role r)
 
 static const char *type_code(kp_arg_type t)
 {
-	return t == KP_TYPE_FLOAT  ? "kph::F32"
-	       : t == KP_TYPE_HALF ? "kph::F16"
-	       : t == KP_TYPE_INT8 ? "kph::I8"
-				   : "kph::I32";
+	return t == KP_TYPE_FLOAT    ? "kph::F32"
+	       : t == KP_TYPE_HALF   ? "kph::F16"
+	       : t == KP_TYPE_INT8   ? "kph::I8"
+	       : t == KP_TYPE_DOUBLE ? "kph::F64"
+				     : "kph::I32";
 }
 
 /* The size table: every (instantiation, size) setting. */

@@ -20,6 +20,13 @@
 #   (e) kpipe's own launches for a file without a launch description: the
 #       wrong rewrite of (b) with a host launcher caught, a sample's
 #       correct rewrite verified.
+#   (f) double buffers and scalars (issue 31): samples/dgemm_tiled.cu's
+#       rewrites verified with --require-verify (each variant); two wrong
+#       ones caught: 4-byte copies of the double tiles (dgemm_tiled.wrong.cu)
+#       and products rounded to float (dgemm_tiled.fp32acc.wrong.cu, only a
+#       comparison of the dumps as doubles sees it);
+#   (g) kpipe's own launches of a double kernel (dgemm_launched.cu, no
+#       launch description): verified, and its wrong rewrite caught.
 # Verification needs g++: without it the test is skipped (exit 77).
 # Prints "N passed, N failed".
 set -uo pipefail
@@ -93,5 +100,29 @@ cp samples/matmul_32x32.cu "$tmp/own/k.cu"
 "$kpipe" rewrite --require-verify --variant cp-async "$tmp/own/k.cu" -o "$tmp/k.cu" 2>"$tmp/err"
 check "(e) own launches: a correct rewrite verified and written" grep -q __pipeline_memcpy_async "$tmp/k.cu"
 check "(e) own launches: no warning" test ! -s "$tmp/err"
+
+# (f) double: the sample's rewrites verified, two wrong ones caught
+dg=samples/dgemm_tiled.cu
+for v in cp-async register register-ca register-2bar; do
+	"$kpipe" rewrite --require-verify --variant "$v" "$dg" -o "$tmp/dg.$v.cu" 2>"$tmp/err"
+	check "(f) double $v: verified and written" grep -q kp_stage "$tmp/dg.$v.cu"
+	check "(f) double $v: no warning" test ! -s "$tmp/err"
+done
+for w in dgemm_tiled.wrong.cu dgemm_tiled.fp32acc.wrong.cu; do
+	KPIPE_VERIFY_SUBSTITUTE="$root/tests/cli/verify/$w" \
+		"$kpipe" rewrite --variant cp-async "$dg" -o "$tmp/dgw.cu" 2>"$tmp/err"
+	check "(f) double $w: the input unchanged" same "$tmp/dgw.cu" "$dg"
+	check "(f) double $w: kpipe-verify-failed" grep -q "^$dg:32:5: warning: the rewrite differs from the original on the CPU emulator: kernel dgemm_tiled, size [a-z]* (M=.*: C\[[0-9]*\]: expected .*\[kpipe-verify-failed\]" "$tmp/err"
+done
+
+# (g) kpipe's own launches of a double kernel: verified; the wrong one caught
+dl=tests/cli/verify/dgemm_launched.cu
+"$kpipe" rewrite --require-verify --variant cp-async "$dl" -o "$tmp/dl.cu" 2>"$tmp/err"
+check "(g) own launches, double: verified and written" grep -q __pipeline_memcpy_async "$tmp/dl.cu"
+check "(g) own launches, double: no warning" test ! -s "$tmp/err"
+KPIPE_VERIFY_SUBSTITUTE="$root/tests/cli/verify/dgemm_launched.wrong.cu" \
+	"$kpipe" rewrite --variant cp-async "$dl" -o "$tmp/dlw.cu" 2>"$tmp/err"
+check "(g) own launches, double: the wrong rewrite not written" same "$tmp/dlw.cu" "$dl"
+check "(g) own launches, double: kpipe-verify-failed" grep -q "^$dl:18:5: warning: the rewrite differs .*kernel dgemm_launched, kpipe's own launch (no launch description).*\[kpipe-verify-failed\]" "$tmp/err"
 
 kp_summary verify

@@ -52,9 +52,10 @@ TYPES = {  # spec type -> (C type, harness code, struct format)
     "half": ("__half", "kph::F16", "e"),
     "int8": ("int8_t", "kph::I8", "b"),
     "int": ("int", "kph::I32", "i"),
+    "double": ("double", "kph::F64", "d"),
 }
 ROLES = {"in": "kph::IN", "out": "kph::OUT", "inout": "kph::INOUT"}
-TYPE_BY_CODE = {0: "float", 1: "half", 2: "int8", 3: "int"}
+TYPE_BY_CODE = {0: "float", 1: "half", 2: "int8", 3: "int", 4: "double"}
 MAX_THREADS = 1 << 16      # default sizes: at most this many threads in the grid
 MAX_ELEMS = 1 << 22        # ... and this many buffer elements in all
 

@@ -46,7 +46,7 @@ static const char scale_spec[] =
 static const char scale_header[] =
 	"#pragma once\n"
 	"enum { R_IN, R_OUT, R_INOUT };\n"
-	"enum { T_F32, T_F16, T_I8, T_I32 };\n"
+	"enum { T_F32, T_F16, T_I8, T_I32, T_F64 };\n"
 	"struct BenchBuf { const char *name; int role; int type; };\n"
 	"static const BenchBuf kBufs[] = {\n"
 	"    {\"x\", R_IN, T_F16},\n"
@@ -239,8 +239,8 @@ Test(launch_spec, errors)
 	expect_error("\"grid\": [\"(N + 63) / 64\", 1]", "\"grid\": []",
 		     "'grid': expected a list of 1 to 3 expressions");
 	expect_error("\"role\": \"inout\"", "\"role\": \"in\"", "no 'out' or 'inout' buffer");
-	expect_error("\"type\": \"half\", \"count\"", "\"type\": \"double\", \"count\"",
-		     "type must be one of");
+	expect_error("\"type\": \"half\", \"count\"", "\"type\": \"float64\", \"count\"",
+		     "type must be one of float, half, int8, int, double");
 	expect_error("\"value\": \"N\"", "\"count\": \"N\"", "a scalar needs 'value'");
 	expect_error("\"ns::scale\"", "\"ns::2scale\"", "'kernel': expected a kernel name");
 	expect_error("\"<64>\"", "\"64\"", "'template_args'");
@@ -249,6 +249,38 @@ Test(launch_spec, errors)
 	expect_error("\"block\": [64]", "\"block\": [true]", "got a boolean");
 	cr_expect(strstr(spec_error("{\"kernel\": "), "not valid JSON"), "%s", last_err);
 	cr_expect(strstr(spec_error("[1]"), "top level must be an object"), "%s", last_err);
+}
+
+/* double buffers and scalars (issue 31): T_F64 in the GPU harness's
+ * header, `double *` buffers and `(double)(expr)` scalars in the launcher */
+Test(generate, double_buffers_and_scalars)
+{
+	/* y (a float buffer) and a (a half scalar) made doubles */
+	char *t = variant("\"type\": \"float\", \"count\"", "\"type\": \"double\", \"count\"");
+	const char *from = "\"type\": \"half\", \"value\"";
+	char *p = strstr(t, from);
+	cr_assert_not_null(p);
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_add(&sb, t, (size_t)(p - t));
+	kp_strbuf_adds(&sb, "\"type\": \"double\", \"value\"");
+	kp_strbuf_adds(&sb, p + strlen(from));
+	free(t);
+	kp_launch_spec s;
+	parse_ok(&s, kp_strbuf_str(&sb));
+	kp_strbuf_release(&sb);
+	cr_assert_eq(s.args[1].type, KP_TYPE_DOUBLE);
+	cr_assert_eq(s.args[2].type, KP_TYPE_DOUBLE);
+	cr_expect_str_eq(kp_arg_type_ctype(KP_TYPE_DOUBLE), "double");
+	cr_expect_str_eq(kp_arg_type_enum(KP_TYPE_DOUBLE), "T_F64");
+	char *h = kp_gpu_gen_spec_header(&s);
+	cr_expect(strstr(h, "    {\"y\", R_INOUT, T_F64},\n"), "%s", h);
+	free(h);
+	char err[256];
+	char *l = kp_gpu_gen_launcher(&s, "/src/scale.cu", "x", NULL, NULL, err, sizeof(err));
+	cr_assert_not_null(l, "%s", err);
+	cr_expect(strstr(l, "(double *)kpipe_bufs[1],\n        (double)(0.5),"), "%s", l);
+	free(l);
+	kp_launch_spec_release(&s);
 }
 
 /* "template_args" as a list: one instantiation per entry, in its order;

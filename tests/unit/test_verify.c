@@ -72,6 +72,53 @@ Test(verify, compare_bit_for_bit_and_nan)
 	cr_expect_eq(kp_dump_compare(a, al, b, 10, 0, 0, &m), -1);
 }
 
+/* A dump with one double buffer "C" of n elements (kph::F64). */
+static size_t make_dump_f64(unsigned char *d, const double *v, uint64_t n)
+{
+	size_t o = 0;
+	uint32_t nl = 1, t = KP_DUMP_F64, r = 2;
+	memcpy(d + o, "KPB1", 4);
+	o += 4;
+	memcpy(d + o, &nl, 4);
+	o += 4;
+	memcpy(d + o, "C", 1);
+	o += 1;
+	memcpy(d + o, &t, 4);
+	memcpy(d + o + 4, &r, 4);
+	memcpy(d + o + 8, &n, 8);
+	o += 16;
+	memcpy(d + o, v, n * 8);
+	return o + n * 8;
+}
+
+/* doubles (issue 31): 8-byte elements compared as doubles, a difference
+ * in the low bits caught bit for bit, a float rounding caught within a
+ * 1e-9 tolerance, the text with 17 digits */
+Test(verify, compare_doubles)
+{
+	unsigned char a[256], b[256];
+	double x[3] = {0.1, -2.5, 1.0 / 3.0}, y[3] = {0.1, -2.5, 1.0 / 3.0};
+	size_t al = make_dump_f64(a, x, 3), bl = make_dump_f64(b, y, 3);
+	kp_mismatch m;
+	cr_expect_eq(kp_dump_compare(a, al, b, bl, 0, 0, &m), 0);
+	y[2] = nextafter(x[2], 1.0); /* one ulp: only the low word differs */
+	bl = make_dump_f64(b, y, 3);
+	cr_assert_eq(kp_dump_compare(a, al, b, bl, 0, 0, &m), 1);
+	cr_expect_eq(m.type, KP_DUMP_F64);
+	cr_expect_eq(m.index, 2);
+	cr_expect_eq(m.count, 3);
+	char *t = kp_mismatch_text(&m);
+	cr_expect(strstr(t, "C[2]: expected 0.33333333333333331, got 0.33333333333333337"), "%s",
+		  t);
+	free(t);
+	cr_expect_eq(kp_dump_compare(a, al, b, bl, 1e-9, 1e-9, &m), 0);
+	y[2] = (float)x[2]; /* rounded to float: 1e-8 relative */
+	bl = make_dump_f64(b, y, 3);
+	cr_expect_eq(kp_dump_compare(a, al, b, bl, 1e-9, 1e-9, &m), 1);
+	/* a truncated double dump is malformed */
+	cr_expect_eq(kp_dump_compare(a, al, b, bl - 4, 0, 0, &m), -1);
+}
+
 Test(verify, half_values)
 {
 	cr_expect_eq(kp_half_value(0x3c00), 1.0);
@@ -156,6 +203,28 @@ Test(verify, harness_settings)
 			    "k<64>, kp_buf0, (int)(N));"),
 		  "%s", h);
 	cr_expect(strstr(h, "kph::install_handlers(30);"));
+	free(h);
+	kp_launch_spec_release(&s);
+}
+
+/* double buffers and scalars: kph::F64 and (double)(expr) */
+Test(verify, harness_doubles)
+{
+	const char *spec =
+		"{\"kernel\": \"k\", \"block\": [\"32\"], \"grid\": [\"N / 32\"], \"sizes\":"
+		" {\"tiny\": {\"N\": 32}, \"small\": {\"N\": 96}, \"target\": {\"N\": 4096}},"
+		" \"args\": [{\"name\": \"C\", \"role\": \"inout\", \"type\": \"double\","
+		" \"count\": \"N\"}, {\"name\": \"a\", \"role\": \"scalar\", \"type\": \"double\","
+		" \"value\": \"0.25\"}]}";
+	kp_launch_spec s;
+	char err[256];
+	cr_assert_eq(kp_launch_spec_parse(&s, spec, "k.launch.json", err, sizeof(err)), 0, "%s",
+		     err);
+	char *h = kp_vharness_source(&s, "/w/original.cpp", NULL, NULL, 30);
+	cr_expect(strstr(h, "double *kp_buf0 = (double *)kph::buffer(\"C\", kph::INOUT, kph::F64, "
+			    "kp_counts[0]);"),
+		  "%s", h);
+	cr_expect(strstr(h, "k, kp_buf0, (double)(0.25));"), "%s", h);
 	free(h);
 	kp_launch_spec_release(&s);
 }
@@ -289,6 +358,29 @@ Test(verify, own_launch_from_the_files_launch)
 	cr_expect(strstr(s, "\"value\": \"1.5\""), "%s", s);
 	cr_expect(strstr(s, "\"empty\": {\"V\": 0}") && strstr(s, "\"ragged\": {\"V\": 112}"));
 	/* it reads as a launch description */
+	kp_launch_spec ls;
+	char err[256];
+	cr_expect_eq(kp_launch_spec_parse(&ls, s, "own", err, sizeof(err)), 0, "%s", err);
+	kp_launch_spec_release(&ls);
+	free(s);
+	kp_file_release(f);
+	free(f);
+}
+
+/* a double kernel (issue 31): double buffers filled, double scalars 1.5 */
+Test(verify, own_launch_doubles)
+{
+	kp_file *f = parse_snippet("__global__ void __launch_bounds__(256) k(const double *A, "
+				   "double *__restrict__ C, int n, double alpha)\n"
+				   "{ C[n] = A[n] * alpha; }\n");
+	char *why = NULL, *s = own_spec(f, 0, &why);
+	cr_assert(s, "%s", why);
+	cr_expect(strstr(s, "{\"name\": \"A\", \"role\": \"in\", \"type\": \"double\""), "%s", s);
+	cr_expect(strstr(s, "{\"name\": \"C\", \"role\": \"inout\", \"type\": \"double\""), "%s",
+		  s);
+	cr_expect(strstr(s, "{\"name\": \"alpha\", \"role\": \"scalar\", \"type\": "
+			    "\"double\", \"value\": \"1.5\"}"),
+		  "%s", s);
 	kp_launch_spec ls;
 	char err[256];
 	cr_expect_eq(kp_launch_spec_parse(&ls, s, "own", err, sizeof(err)), 0, "%s", err);
