@@ -21,7 +21,7 @@
 #       options (--no-time: check and sanitize only).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-work="$root/gpu-headers"
+work="${HEADERS_DIR:-$root/gpu-headers}" # HEADERS_DIR: another prepared folder
 
 # name | repository key | file with the kernel (in the repository) | runner |
 # kernel | template args | block (X or X;Y) | grid | BM (rows per block) |
