@@ -69,7 +69,10 @@ interrupt() { # SIG -o|-i
 	cp "$sample" "$d/k.cu"
 	chmod 0640 "$d/k.cu"
 	cp -p "$d/k.cu" "$tmp/sig-$1$2.before"
+	# the write is what is interrupted: no verification or ptxas probe
+	# before it (under load they took longer than SAFETY_WAIT_S)
 	if [ "$mode" = -o ]; then args=(k.cu -o out.cu); else args=(-i k.cu); fi
+	args+=(--no-verify --no-ptxas)
 	(cd "$d" && KPIPE_TEST_WRITE_DELAY_MS=600000 exec "${dflt[@]}" "$kpipe" rewrite "${args[@]}") \
 		2>"$tmp/sig-$1$2.err" &
 	local pid=$!
@@ -309,6 +312,7 @@ interrupt_batch() { # SIG --out-dir|-i
 	mk_tree "$d/src"
 	mkdir -p "$d/out" "$d/t"
 	if [ "$mode" = -i ]; then args=(-i); else args=(--out-dir "$d/out"); fi
+	args+=(--no-verify --no-ptxas)
 	(TMPDIR="$d/t" KPIPE_TEST_WRITE_DELAY_MS=600000 exec "${dflt[@]}" "$kpipe" rewrite "$d/src" \
 		"${args[@]}" -j 2) 2>"$tmp/bsig.err" &
 	local pid=$!
