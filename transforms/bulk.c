@@ -37,6 +37,10 @@
  * descriptor below: one cp.async.bulk.tensor per tile through maps a host
  * launcher written after the kernel encodes (docs/design.md, "The
  * tensor-map form").
+ *
+ * Which copies have a bulk form (the index analysis: affine indices, guards
+ * decided at a tile's corners) is src/analysis/bulk_index.c; this file
+ * renders the rewrite.
  */
 #include "transform.h"
 
@@ -44,656 +48,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bulk_index.h"
+
 extern const kp_transform kp_transform_bulk;
-
-/* ---- the index analysis ---- */
-
-/* An integer expression as c0 + cx * threadIdx.x + (a uniform coefficient)
- * * threadIdx.y + (uniform terms): what a copy's addresses must be. */
-typedef struct {
-	const char *bad; /* why it is not of that form (static text), or NULL */
-	long long cx;    /* constant coefficient of threadIdx.x */
-	int cx_sym;      /* threadIdx.x has a coefficient that is not a constant */
-	int ty;          /* threadIdx.y appears, with a uniform coefficient */
-	long long cy;    /* ... which is this constant, unless cy_sym */
-	int cy_sym;      /* threadIdx.y's coefficient is not a constant */
-	long long c0;    /* constant term */
-	int has_u;       /* uniform terms that are not constants */
-	int ind;         /* holds a counter or pointer the loop advances */
-	int ind_bad;     /* ... not as an affine term (k0 * k0, k0 / 2): each tile's
-			  * addresses must then be checked on their own */
-	int chg;         /* reads a variable that changes (the loop's or the kernel's) */
-	/* threadIdx.y's coefficient as cyk * (the value of cyn) when cyn is
-	 * set (the row stride of a tile read through P[e], which the tensor-map
-	 * form needs on the host); cyn_bad: a coefficient of another form */
-	const kp_node *cyn;
-	long long cyk;
-	int cyn_bad;
-	const kp_node *node; /* the expression this describes */
-} lin;
-
-typedef struct {
-	const kp_file *f;
-	const kp_loop *l;
-	kp_arena *ar;
-	int depth;
-} lctx;
-
-static int lin_threads(const lin *v) { return v->cx || v->cx_sym || v->ty; }
-
-static lin lin_bad(const char *why)
-{
-	lin v = {0};
-	v.bad = why;
-	return v;
-}
-
-static const kp_induct *induct_of(const kp_loop *l, const kp_decl *d)
-{
-	for (int i = 0; i < l->nind; i++)
-		if (l->ind[i].var == d)
-			return &l->ind[i];
-	return NULL;
-}
-
-/* kp_node_builtin() with the component as spelled in the main file:
- * 'x', 'y', 'z', or 0 (a macro's: nothing kpipe can edit). */
-static const char *builtin_of(const kp_file *f, const kp_node *n, char *c)
-{
-	int k;
-	const char *b = kp_node_builtin(f, n, 0, &k);
-	*c = b && k >= 0 ? (char)('x' + k) : 0;
-	return b;
-}
-
-static lin lin_of(lctx *c, const kp_node *n);
-
-/* Every update of d: the assignments, increments and address-takings
- * anywhere in the kernel (walk_updates). */
-typedef struct {
-	lctx *c;
-	const kp_decl *d;
-	int n;           /* updates found */
-	const char *bad; /* one that may differ between threads */
-} upd_walk;
-
-static int walk_updates(kp_node *n, kp_node *parent, void *ud)
-{
-	upd_walk *w = ud;
-	const kp_node *target = NULL, *value = NULL;
-	if ((n->kind == KP_N_BINOP && n->op && n->opk == KP_OP_ASSIGN) ||
-	    n->kind == KP_N_ASSIGNOP) {
-		if (n->nkids == 2) {
-			target = n->kids[0];
-			value = n->kids[1];
-		}
-	} else if (n->kind == KP_N_UNOP && n->op && n->nkids == 1 &&
-		   (KP_OP_IS_INCDEC(n->opk) || n->opk == KP_OP_ADDR))
-		target = n->kids[0];
-	target = target ? kp_node_strip(target) : NULL;
-	if (!target || target->kind != KP_N_DECLREF || target->decl != w->d)
-		return 1;
-	w->n++;
-	if (n->kind == KP_N_UNOP && n->opk == KP_OP_ADDR) {
-		w->bad = "has its address taken";
-		return 1;
-	}
-	/* executed by every thread: a statement of the kernel's body, or one
-	 * of the loop's own counter and pointer updates */
-	int everyone = parent == w->c->l->kernel->body;
-	for (int i = 0; i < w->c->l->nind && !everyone; i++) {
-		const kp_node *st = w->c->l->ind[i].stmt;
-		everyone = w->c->l->ind[i].var == w->d && st && n->begin >= st->begin &&
-			   n->end <= st->end;
-	}
-	if (!everyone) {
-		w->bad = "is updated in a statement kpipe does not follow (it follows the "
-			 "kernel's own statements and the loop's steps)";
-		return 1;
-	}
-	if (value) {
-		lin v = lin_of(w->c, value);
-		if (v.bad || lin_threads(&v))
-			w->bad = "is updated with a value that differs between threads";
-	}
-	return 1;
-}
-
-static lin lin_ref(lctx *c, const kp_node *n)
-{
-	const kp_decl *d = n->decl;
-	lin v = {0};
-	long long x;
-	if (!d)
-		return lin_bad("names something kpipe cannot see");
-	if (kp_eval(n, c->l->kernel, NULL, &x) == 0) {
-		v.c0 = x;
-		return v;
-	}
-	if (d->kind == KP_D_TPARAM || d->kind == KP_D_ENUM) {
-		v.has_u = 1;
-		return v;
-	}
-	if (d->kind != KP_D_VAR && d->kind != KP_D_PARM)
-		return lin_bad("names something that is not a variable");
-	if (d->is_shared)
-		return lin_bad("reads shared memory");
-	if (c->depth > 8)
-		return lin_bad("nests variables too deep");
-	int local_before = d->kind == KP_D_VAR && d->init && d->begin < c->l->node->begin;
-	int counter = d->kind == KP_D_VAR && d->init && induct_of(c->l, d) &&
-		      d->begin >= c->l->node->begin && d->begin < c->l->body->begin;
-	if (induct_of(c->l, d) || kp_assigned_in(c->l->kernel, d)) {
-		/* changes: the same in every thread when its first value and
-		 * every update are (it keeps its name in the copies) */
-		if (d->kind == KP_D_VAR && !local_before && !counter)
-			return lin_bad(kp_arena_printf(
-				c->ar, "uses '%s', which kpipe cannot follow to its first value",
-				d->name));
-		upd_walk w = {c, d, 0, NULL};
-		c->depth++;
-		kp_node_walk(c->l->kernel->body, NULL, walk_updates, &w);
-		lin i = d->kind == KP_D_VAR ? lin_of(c, d->init) : v;
-		c->depth--;
-		if (w.bad || !w.n)
-			return lin_bad(
-				kp_arena_printf(c->ar, "uses '%s', which %s", d->name,
-						w.bad ? w.bad : "changes through a reference"));
-		if (i.bad || lin_threads(&i))
-			return lin_bad(kp_arena_printf(
-				c->ar, "uses '%s', whose first value differs between threads",
-				d->name));
-		v.has_u = 1;
-		v.chg = 1;
-		v.ind = induct_of(c->l, d) != NULL;
-		return v;
-	}
-	if (d->kind == KP_D_PARM) {
-		v.has_u = 1;
-		return v;
-	}
-	if (!local_before)
-		return lin_bad(kp_arena_printf(c->ar, "uses '%s', not initialised before the loop",
-					       d->name));
-	c->depth++;
-	v = lin_of(c, d->init);
-	c->depth--;
-	/* a local holding a thread index is replaced by its initialiser in the
-	 * copies: which must mean the same there */
-	if (!v.bad && lin_threads(&v) && v.chg)
-		return lin_bad(kp_arena_printf(c->ar,
-					       "uses '%s', whose initialiser reads a variable that "
-					       "changes before the copies",
-					       d->name));
-	v.ind = v.ind_bad = v.chg = 0; /* its value is fixed */
-	return v;
-}
-
-/* The flags of a combination of a and b. */
-static lin lin_flags(lin v, const lin *a, const lin *b, int affine)
-{
-	v.ind = a->ind || b->ind;
-	v.ind_bad = a->ind_bad || b->ind_bad || (v.ind && !affine);
-	v.chg = a->chg || b->chg;
-	return v;
-}
-
-static lin lin_add(lin a, lin b, int sign)
-{
-	if (a.bad)
-		return a;
-	if (b.bad)
-		return b;
-	lin v = {0};
-	v.cx = a.cx + sign * b.cx;
-	v.cx_sym = a.cx_sym || b.cx_sym;
-	v.ty = a.ty || b.ty;
-	v.cy = a.cy + sign * b.cy;
-	v.cy_sym = a.cy_sym || b.cy_sym;
-	v.c0 = a.c0 + sign * b.c0;
-	v.has_u = a.has_u || b.has_u;
-	if (a.ty && b.ty)
-		v.cyn_bad = a.cyn || b.cyn || a.cyn_bad || b.cyn_bad;
-	else if (a.ty || b.ty) {
-		const lin *t = a.ty ? &a : &b;
-		v.cyn = t->cyn;
-		v.cyk = t == &b ? sign * t->cyk : t->cyk;
-		v.cyn_bad = t->cyn_bad;
-	}
-	return lin_flags(v, &a, &b, 1);
-}
-
-static int lin_is_const(const lin *v) { return !v->bad && !lin_threads(v) && !v->has_u; }
-
-static lin lin_mul(lin a, lin b)
-{
-	if (a.bad)
-		return a;
-	if (b.bad)
-		return b;
-	if (lin_threads(&a) && lin_threads(&b))
-		return lin_bad("multiplies thread indices");
-	if (lin_threads(&b)) {
-		lin t = a;
-		a = b;
-		b = t;
-	}
-	/* a may hold thread terms, b holds none */
-	lin v = {0};
-	if (lin_is_const(&b)) {
-		v.cx = a.cx * b.c0;
-		v.cx_sym = a.cx_sym && b.c0;
-		v.ty = a.ty && b.c0;
-		v.cy = a.cy * b.c0;
-		v.cy_sym = a.cy_sym && b.c0;
-		v.c0 = a.c0 * b.c0;
-		v.has_u = a.has_u && b.c0;
-		v.cyn = v.ty ? a.cyn : NULL;
-		v.cyk = a.cyk * b.c0;
-		v.cyn_bad = v.ty && a.cyn_bad;
-		return lin_flags(v, &a, &b, 1);
-	}
-	v.cx_sym = a.cx || a.cx_sym;
-	v.ty = a.ty;
-	v.cy_sym = a.ty;
-	v.has_u = 1;
-	/* ty * (uniform b): the stride is b, once */
-	if (a.ty && !a.cy_sym && !a.cyn && !a.cyn_bad && b.node) {
-		v.cyn = b.node;
-		v.cyk = a.cy;
-	} else
-		v.cyn_bad = a.ty;
-	return lin_flags(v, &a, &b, !(a.ind && b.ind));
-}
-
-/* An integer type kpipe can carry a linear index through. */
-static int int_type(const kp_node *n)
-{
-	return n->type_size >= 4 && (n->ty.kind == KP_TY_SINT || n->ty.kind == KP_TY_UINT);
-}
-
-static lin lin_of_node(lctx *c, const kp_node *n);
-
-static lin lin_of(lctx *c, const kp_node *n)
-{
-	lin v = lin_of_node(c, n);
-	v.node = n;
-	return v;
-}
-
-static lin lin_of_node(lctx *c, const kp_node *n)
-{
-	char comp;
-	long long x;
-	if (!n)
-		return lin_bad("has a part kpipe cannot see");
-	switch (n->kind) {
-	case KP_N_PAREN: return n->nkids == 1 ? lin_of(c, n->kids[0]) : lin_bad("is not read");
-	case KP_N_CAST:
-	case KP_N_OTHER:
-		if (n->nkids != 1)
-			break;
-		if (n->kind == KP_N_CAST && !int_type(n))
-			return lin_bad("converts to a type that is not a wide integer");
-		return lin_of(c, n->kids[0]);
-	case KP_N_INTLIT:
-		if (n->has_value) {
-			lin v = {0};
-			v.c0 = n->ivalue;
-			return v;
-		}
-		break;
-	case KP_N_DECLREF: return lin_ref(c, n);
-	case KP_N_MEMBER: {
-		const char *b = builtin_of(c->f, n, &comp);
-		lin v = {0};
-		if (!b)
-			return lin_bad("reads a member");
-		if (!strcmp(b, "threadIdx")) {
-			if (!comp)
-				return lin_bad(
-					"names a threadIdx member kpipe cannot read (a macro?)");
-			if (comp == 'x')
-				v.cx = 1;
-			else if (comp == 'y')
-				v.ty = v.cy = 1;
-			else
-				return lin_bad("uses threadIdx.z");
-		} else
-			v.has_u = 1;
-		return v;
-	}
-	case KP_N_UNOP:
-		if (n->nkids == 1 && n->op && n->opk == KP_OP_MINUS)
-			return lin_mul(lin_of(c, n->kids[0]), (lin){.c0 = -1});
-		if (n->nkids == 1 && n->op && (n->opk == KP_OP_ADD || n->opk == KP_OP_PLUS))
-			return lin_of(c, n->kids[0]);
-		break;
-	case KP_N_BINOP:
-		if (n->nkids != 2 || !n->op)
-			break;
-		if ((n->opk == KP_OP_ADD || n->opk == KP_OP_PLUS) ||
-		    (n->opk == KP_OP_SUB || n->opk == KP_OP_MINUS))
-			return lin_add(lin_of(c, n->kids[0]), lin_of(c, n->kids[1]),
-				       n->op[0] == '-' ? -1 : 1);
-		if ((n->opk == KP_OP_MUL || n->opk == KP_OP_DEREF))
-			return lin_mul(lin_of(c, n->kids[0]), lin_of(c, n->kids[1]));
-		if (n->opk == KP_OP_SHL && kp_eval(n->kids[1], c->l->kernel, NULL, &x) == 0 &&
-		    x >= 0 && x < 31)
-			return lin_mul(lin_of(c, n->kids[0]), (lin){.c0 = 1LL << x});
-		/* other arithmetic: fine on uniform values only */
-		if (n->opk == KP_OP_DIV || n->opk == KP_OP_REM || n->opk == KP_OP_SHR ||
-		    (n->opk == KP_OP_AND || n->opk == KP_OP_ADDR) || n->opk == KP_OP_OR ||
-		    n->opk == KP_OP_XOR) {
-			lin a = lin_of(c, n->kids[0]), b = lin_of(c, n->kids[1]);
-			if (a.bad)
-				return a;
-			if (b.bad)
-				return b;
-			if (lin_threads(&a) || lin_threads(&b))
-				return lin_bad("divides, shifts or masks a thread index");
-			lin v = {0};
-			if (kp_eval(n, c->l->kernel, NULL, &x) == 0)
-				v.c0 = x;
-			else
-				v.has_u = 1;
-			return lin_flags(v, &a, &b, 0);
-		}
-		break;
-	default: break;
-	}
-	return lin_bad("is not an affine index kpipe can follow");
-}
-
-/* ---- guards ---- */
-
-enum { GUARD_TERMS = 16 };
-
-static const kp_node *strip_parens(const kp_node *n)
-{
-	while (n && (n->kind == KP_N_PAREN || (n->kind == KP_N_OTHER && n->nkids == 1)))
-		n = n->kids[0];
-	return n;
-}
-
-/* The terms of a guard's && chain (parentheses looked through) into
- * out[k..]; the new count, or -1 past `max`. */
-static int guard_terms(const kp_node *n, const kp_node **out, int max, int k)
-{
-	n = strip_parens(n);
-	if (n && n->kind == KP_N_BINOP && n->op && n->opk == KP_OP_LAND && n->nkids == 2) {
-		k = guard_terms(n->kids[0], out, max, k);
-		return k < 0 ? k : guard_terms(n->kids[1], out, max, k);
-	}
-	if (k >= max)
-		return -1;
-	out[k] = n;
-	return k + 1;
-}
-
-/* The comparison sees a signed operand: neither it nor what it converts
- * implicitly has a type other than a signed integer or a floating type (an
- * unsigned one, uint32_t and size_t included, wraps around and could make
- * a term false inside a tile and true at its corners; a pointer, a type
- * that depends on a template argument: not proven); an explicit cast
- * decides. */
-static int signed_operand(const kp_node *n)
-{
-	for (; n; n = n->nkids == 1 ? n->kids[0] : NULL) {
-		if (n->ty.kind != KP_TY_SINT && n->ty.kind != KP_TY_FLOAT)
-			return 0;
-		if (n->kind != KP_N_PAREN && n->kind != KP_N_OTHER)
-			break;
-	}
-	return 1;
-}
-
-/* The corners of one axis (threadIdx.x or .y) where a term must hold for
- * it to hold along the whole axis: 1 the low one (0), 2 the high one, 3
- * both.  k: the axis' coefficient in left - right, sym: not a constant;
- * le: the term bounds left - right from above (<, <=), else from below. */
-static int axis_corners(long long k, int sym, int le)
-{
-	if (sym)
-		return 3;
-	if (!k)
-		return 1;
-	return (k > 0) == le ? 2 : 1;
-}
-
-/* Why one term of a guard cannot be decided for a whole tile from its
- * corners, or NULL; *mx / *my: the corners of each axis it must hold at
- * (axis_corners).  A term is a comparison (<, <=, >, >=) of signed values
- * affine in the thread indices with uniform other terms, or an expression
- * that reads no thread index. */
-static const char *term_problem(lctx *c, const kp_node *n, int *mx, int *my)
-{
-	int is_rel = 0, is_cmp = 0;
-	*mx = *my = 1;
-	if (n && n->kind == KP_N_BINOP && n->op && n->nkids == 2) {
-		is_cmp = KP_OP_IS_COMPARE(n->opk);
-		is_rel = is_cmp && n->opk != KP_OP_EQ && n->opk != KP_OP_NE;
-	}
-	if (n && n->kind == KP_N_BINOP && n->op && n->opk == KP_OP_LOR)
-		return "is a disjunction (||), which the corners of a tile do not decide";
-	if (n && n->kind == KP_N_UNOP && n->op && n->opk == KP_OP_LNOT)
-		return "negates a condition (!), which the corners of a tile do not decide";
-	if (!is_cmp) {
-		lin v = lin_of(c, n);
-		if (v.bad)
-			return v.bad;
-		return lin_threads(&v) ? "reads a thread index outside a comparison" : NULL;
-	}
-	lin a = lin_of(c, n->kids[0]), b = lin_of(c, n->kids[1]);
-	if (a.bad || b.bad)
-		return a.bad ? a.bad : b.bad;
-	if (!lin_threads(&a) && !lin_threads(&b))
-		return NULL;
-	if (!is_rel)
-		return "compares a thread index with == or != (true for part of a tile)";
-	if (!signed_operand(n->kids[0]) || !signed_operand(n->kids[1]))
-		return "compares unsigned values (they may wrap around inside the tile)";
-	int le = n->op[0] == '<';
-	*mx = axis_corners(a.cx - b.cx, a.cx_sym || b.cx_sym, le);
-	*my = axis_corners(a.cy - b.cy, a.cy_sym || b.cy_sym, le);
-	return NULL;
-}
-
-/* Why a copy's guard cannot be decided for a whole tile, or NULL. */
-static const char *guard_problem(lctx *c, const kp_load *ld)
-{
-	const kp_node *t[GUARD_TERMS];
-	int n = guard_terms(ld->cond, t, GUARD_TERMS, 0);
-	if (n < 0)
-		return kp_arena_printf(c->ar, "line %d: the copy's guard has more than %d terms",
-				       ld->line, GUARD_TERMS);
-	for (int i = 0; i < n; i++) {
-		int mx, my;
-		const char *why = term_problem(c, t[i], &mx, &my);
-		if (why)
-			return kp_arena_printf(
-				c->ar,
-				"line %d: a term of the copy's guard %s; the bulk form decides a "
-				"tile's guard at its corners (a conjunction of comparisons of signed "
-				"values affine in threadIdx.x and .y, or of terms free of them)",
-				ld->line, why);
-	}
-	return NULL;
-}
-
-/* ---- the copies ---- */
-
-/* One copy `TILE[ty][tx] = P[e]`, guarded or not, as the bulk form reads it. */
-typedef struct {
-	const kp_decl *tile;
-	const kp_node *base;  /* P */
-	const kp_node *index; /* e */
-	const kp_node *guard; /* the guard's condition, NULL when unguarded */
-	int affine;           /* P + e is affine in the loop's counters and pointers */
-	lin e;                /* e as lin_of() reads it (the row stride: its ty terms) */
-	const char *ld;       /* the tensor-map form: the row stride in elements, as text
-			       * the kernel and its host launcher both evaluate */
-	const kp_decl *ldd;   /* ... ldk times this integer parameter, or NULL: ldk */
-	long long ldk;
-} bulk_copy;
-
-static const kp_node *strip_all(const kp_node *n)
-{
-	for (;;) {
-		n = kp_node_strip(n);
-		if (n && n->kind == KP_N_OTHER && n->nkids == 1)
-			n = n->kids[0];
-		else
-			return n;
-	}
-}
-
-/* Why one copy has no bulk form, or NULL with *out filled. */
-static const char *copy_problem(lctx *c, const kp_load *ld, bulk_copy *out)
-{
-	kp_arena *ar = c->ar;
-	if (ld->guard != KP_G_NONE && !ld->cond)
-		return kp_arena_printf(ar, "line %d: the copy's guard is not visible to kpipe",
-				       ld->line);
-	if (ld->guard != KP_G_NONE) {
-		const char *why = guard_problem(c, ld);
-		if (why)
-			return why;
-	}
-	if (ld->depth || ld->nunder)
-		return kp_arena_printf(ar,
-				       "line %d: the copy is in a copy loop or under a condition; "
-				       "the bulk form needs one copy per thread and tile",
-				       ld->line);
-	if (ld->tmp_decl)
-		return kp_arena_printf(ar, "line %d: the copy goes through a temporary", ld->line);
-	const kp_decl *t = ld->tile;
-	if (kp_decl_is_dynamic_smem(t))
-		return kp_arena_printf(
-			ar, "'%s' is dynamic shared memory (not done for bulk copies)", t->name);
-	if (t->ndims != 2)
-		return kp_arena_printf(ar,
-				       "'%s' is not a two-dimensional array; the bulk form copies "
-				       "rows of R x C tiles",
-				       t->name);
-	if (t->dims[0] <= 0 || t->dims[1] <= 0 || t->elem_size <= 0)
-		return kp_arena_printf(
-			ar,
-			"the bounds or the element size of '%s' are not constants (a "
-			"template parameter: not done for bulk copies)",
-			t->name);
-	if (t->dims[1] * t->elem_size % 16)
-		return kp_arena_printf(ar,
-				       "a row of '%s' is %lld bytes; bulk copies move multiples of "
-				       "16 bytes",
-				       t->name, t->dims[1] * t->elem_size);
-	const kp_node *lhs = strip_all(ld->lhs), *rhs = strip_all(ld->rhs);
-	const kp_node *row = lhs && lhs->kind == KP_N_SUBSCRIPT && lhs->nkids == 2
-				     ? strip_all(lhs->kids[0])
-				     : NULL;
-	lin ly = {0}, lx = {0};
-	if (row && row->kind == KP_N_SUBSCRIPT && row->nkids == 2) {
-		ly = lin_of(c, row->kids[1]);
-		lx = lin_of(c, lhs->kids[1]);
-	}
-	if (!row || row->kind != KP_N_SUBSCRIPT || ly.bad || lx.bad || ly.cx || ly.cx_sym ||
-	    !ly.ty || ly.has_u || ly.c0 || lx.cx != 1 || lx.cx_sym || lx.ty || lx.has_u || lx.c0)
-		return kp_arena_printf(
-			ar,
-			"line %d: the copy does not store '%s[threadIdx.y][threadIdx.x]' "
-			"(one element per thread of an R x C block)",
-			ld->line, t->name);
-	if (!rhs || rhs->kind != KP_N_SUBSCRIPT || rhs->nkids != 2 ||
-	    rhs->type_size != t->elem_size || t->elem_size != ld->bytes)
-		return kp_arena_printf(ar, "line %d: the copy does not read one element 'P[i]'",
-				       ld->line);
-	lin b = lin_of(c, rhs->kids[0]);
-	if (b.bad || lin_threads(&b))
-		return kp_arena_printf(ar,
-				       "line %d: the pointer read is not the same for every thread "
-				       "(it %s)",
-				       ld->line, b.bad ? b.bad : "depends on threadIdx");
-	lin e = lin_of(c, rhs->kids[1]);
-	if (e.bad)
-		return kp_arena_printf(ar, "line %d: the index read %s", ld->line, e.bad);
-	if (e.cx != 1 || e.cx_sym)
-		return kp_arena_printf(ar,
-				       "line %d: the index read does not step by one element with "
-				       "threadIdx.x (a tile row is not a contiguous global row)",
-				       ld->line);
-	out->tile = t;
-	out->base = rhs->kids[0];
-	out->index = rhs->kids[1];
-	out->guard = ld->guard != KP_G_NONE ? ld->cond : NULL;
-	out->affine = !b.ind_bad && !e.ind_bad;
-	out->e = e;
-	return NULL;
-}
-
-/* Why the loop has no bulk form, or NULL; copies[] filled (l->nloads). */
-static const char *bulk_problem(const kp_file *f, const kp_loop *l, kp_arena *ar, bulk_copy *copies)
-{
-	lctx c = {f, l, ar, 0};
-	if (l->dyn_tiles)
-		return "the tiles are dynamic shared memory (not done for bulk copies)";
-	if (l->loads_in_helper || l->loads_carve_out)
-		return "the tiles are filled by a helper or through pointers";
-	for (int i = 0; i < l->nloads; i++) {
-		const char *why = copy_problem(&c, &l->loads[i], &copies[i]);
-		if (why)
-			return why;
-		for (int j = 0; j < i; j++)
-			if (copies[j].tile == copies[i].tile)
-				return kp_arena_printf(
-					ar, "line %d: '%s' is filled by more than one copy",
-					l->loads[i].line, copies[i].tile->name);
-	}
-	for (int i = 0; i < l->ntiles; i++) {
-		int n = 0;
-		for (int j = 0; j < l->nloads; j++)
-			n += copies[j].tile == l->tiles[i].arr;
-		if (l->tiles[i].loaded && !n)
-			return kp_arena_printf(ar, "'%s' is written by no plain copy",
-					       l->tiles[i].arr->name);
-	}
-	return NULL;
-}
-
-/* What the bulk form copies: plain global loads stored unchanged (pure,
- * not staged through a register of the source) into tiles that are not
- * volatile; cp.async's conditions but its widths, since a bulk copy moves
- * rows (1- and 2-byte elements are fine).  Why not, or NULL. */
-static const char *plain_copies_problem(const kp_loop *l, kp_arena *ar)
-{
-	for (int i = 0; i < l->nloads; i++) {
-		const kp_load *ld = &l->loads[i];
-		if (!ld->src)
-			return kp_arena_printf(
-				ar, "line %d: the stored value is not a plain global load",
-				ld->line);
-		if (ld->via)
-			return kp_arena_printf(
-				ar,
-				"line %d: '%s' is filled from the register '%s' (the "
-				"source stages the copy, e.g. to transpose it); bulk "
-				"copies move memory unchanged",
-				ld->line, ld->tile->name, ld->via->name);
-		if (!ld->pure)
-			return kp_arena_printf(
-				ar, "line %d: the copy converts or computes on its way in",
-				ld->line);
-		if (ld->async_why)
-			return ld->async_why;
-	}
-	for (int i = 0; i < l->ntiles; i++) {
-		const kp_decl *d = l->tiles[i].arr;
-		if (l->tiles[i].loaded && KP_TY_ANY_VOLATILE(d->ty))
-			return kp_arena_printf(
-				ar, "'%s' is volatile: bulk copies write it behind the compiler",
-				d->name);
-	}
-	return NULL;
-}
 
 /* Why the copies are row copies and not one tensor-map copy per tile. */
 #define BULK_TENSOR_NOTE                                                                           \
@@ -807,16 +164,16 @@ static const char *tma_kernel_problem(const kp_file *f, const kp_loop *l, kp_are
 /* The row stride of a copy's reads in elements, as text the kernel and
  * its launcher both evaluate (a constant, or a constant times an integer
  * parameter the kernel never changes), or NULL with *why. */
-static const char *tma_stride(const kp_loop *l, kp_arena *ar, bulk_copy *c, const char **why)
+static const char *tma_stride(const kp_loop *l, kp_arena *ar, kp_bulk_copy *c, const char **why)
 {
-	const lin *e = &c->e;
+	const kp_lin *e = &c->e;
 	long long k = e->cyn ? e->cyk : e->cy, v;
 	if (!e->ty || e->cyn_bad || (!e->cyn && e->cy_sym)) {
 		*why = "has no row stride kpipe can name (threadIdx.y times a constant, or times "
 		       "one value)";
 		return NULL;
 	}
-	const kp_node *n = e->cyn ? strip_all(e->cyn) : NULL;
+	const kp_node *n = e->cyn ? kp_lin_strip_all(e->cyn) : NULL;
 	if (n && kp_eval(n, l->kernel, NULL, &v) == 0) {
 		k *= v;
 		n = NULL;
@@ -831,7 +188,7 @@ static const char *tma_stride(const kp_loop *l, kp_arena *ar, bulk_copy *c, cons
 		return kp_arena_printf(ar, "%lldLL", k);
 	const kp_decl *d = n->kind == KP_N_DECLREF ? n->decl : NULL;
 	c->ldd = d;
-	if (!d || d->kind != KP_D_PARM || !int_type(n) || kp_assigned_in(l->kernel, d)) {
+	if (!d || d->kind != KP_D_PARM || !kp_lin_int_type(n) || kp_assigned_in(l->kernel, d)) {
 		*why = "has a row stride that is neither a constant nor an integer parameter of "
 		       "the kernel it never changes (the launcher computes it)";
 		return NULL;
@@ -845,17 +202,17 @@ static const char *tma_stride(const kp_loop *l, kp_arena *ar, bulk_copy *c, cons
  * whose pointer is a parameter of the kernel, 1- to 8-byte elements, at
  * most 256 x 256, a stage a multiple of 128 bytes (where a tensor copy
  * writes), and launches kpipe can give the maps to. */
-static const char *tma_problem(const kp_file *f, const kp_loop *l, kp_arena *ar, bulk_copy *cp)
+static const char *tma_problem(const kp_file *f, const kp_loop *l, kp_arena *ar, kp_bulk_copy *cp)
 {
-	const char *why = plain_copies_problem(l, ar);
+	const char *why = kp_bulk_plain_copies_problem(l, ar);
 	if (!why)
-		why = bulk_problem(f, l, ar, cp);
+		why = kp_bulk_problem(f, l, ar, cp);
 	if (!why)
 		why = tma_kernel_problem(f, l, ar);
 	for (int i = 0; i < l->nloads && !why; i++) {
-		bulk_copy *c = &cp[i];
+		kp_bulk_copy *c = &cp[i];
 		const kp_decl *t = c->tile;
-		const kp_node *b = strip_all(c->base);
+		const kp_node *b = kp_lin_strip_all(c->base);
 		const kp_decl *d = b && b->kind == KP_N_DECLREF ? b->decl : NULL;
 		const char *w = NULL;
 		long long stage = t->dims[0] * t->dims[1] * t->elem_size;
@@ -895,7 +252,7 @@ static const char *tma_problem(const kp_file *f, const kp_loop *l, kp_arena *ar,
 	"makes on the host; every launch of the kernel in the file calls it"
 
 /* The facts of the bulk form (tma 0) or the tensor-map form: every copy
- * has the form (tma_problem, else plain_copies_problem and bulk_problem),
+ * has the form (tma_problem, else kp_bulk_plain_copies_problem and kp_bulk_problem),
  * and what the written form is. */
 static void ring_facts(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_xfacts *x, int tma)
 {
@@ -906,10 +263,11 @@ static void ring_facts(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_x
 	x->note = NULL;
 	if (!x->ok)
 		return;
-	bulk_copy *copies = kp_xcalloc((size_t)l->nloads + 1, sizeof(*copies));
-	const char *why = tma ? tma_problem(f, l, arena, copies) : plain_copies_problem(l, arena);
+	kp_bulk_copy *copies = kp_xcalloc((size_t)l->nloads + 1, sizeof(*copies));
+	const char *why = tma ? tma_problem(f, l, arena, copies)
+			      : kp_bulk_plain_copies_problem(l, arena);
 	if (!why && !tma)
-		why = bulk_problem(f, l, arena, copies);
+		why = kp_bulk_problem(f, l, arena, copies);
 	free(copies);
 	if (why) {
 		x->ok = 0;
@@ -957,7 +315,7 @@ static int walk_render(kp_node *n, kp_node *parent, void *ud)
 	(void)parent;
 	rctx *r = ud;
 	char comp;
-	const char *b = builtin_of(r->f, n, &comp);
+	const char *b = kp_lin_builtin_of(r->f, n, &comp);
 	if (b && !strcmp(b, "threadIdx")) {
 		kp_subs_add(r->s, n->begin, n->end - n->begin, comp == 'x' ? r->tx : r->ty);
 		return 0;
@@ -967,11 +325,11 @@ static int walk_render(kp_node *n, kp_node *parent, void *ud)
 		kp_subs_add(r->s, n->name_off, (unsigned)strlen(n->name), r->subv);
 		return 0;
 	}
-	if (!d || d->kind != KP_D_VAR || !d->init || !n->name_editable || induct_of(r->l, d))
+	if (!d || d->kind != KP_D_VAR || !d->init || !n->name_editable || kp_lin_induct_of(r->l, d))
 		return 1;
-	lctx c = {r->f, r->l, &r->f->arena, 0};
-	lin v = lin_of(&c, d->init);
-	if (v.bad || !lin_threads(&v) || r->depth > 8)
+	kp_lin_ctx c = {r->f, r->l, &r->f->arena, 0};
+	kp_lin v = kp_lin_of(&c, d->init);
+	if (v.bad || !kp_lin_threads(&v) || r->depth > 8)
 		return 1;
 	r->depth++;
 	char *init = render_index(r, d->init, 0);
@@ -1218,7 +576,7 @@ static char *helpers(const bulk_names *n, int tma)
 /* Every copy's address affine in the loop's counters and pointers: the
  * rows of every tile are aligned when those of tile 0 are and tile 1
  * starts a multiple of 16 bytes further, which is checked once. */
-static int hoisted(const kp_loop *l, const bulk_copy *cp)
+static int hoisted(const kp_loop *l, const kp_bulk_copy *cp)
 {
 	for (int i = 0; i < l->nloads; i++)
 		if (!cp[i].affine)
@@ -1227,7 +585,8 @@ static int hoisted(const kp_loop *l, const bulk_copy *cp)
 }
 
 /* The source address of row `row` (text) of a copy's tile, `ahead` tiles on. */
-static char *row_src(kp_file *f, const kp_loop *l, const bulk_copy *c, const char *row, int ahead)
+static char *row_src(kp_file *f, const kp_loop *l, const kp_bulk_copy *c, const char *row,
+		     int ahead)
 {
 	rctx r = {l, NULL, f, "0u", row, 0, NULL, NULL};
 	char *p = render_index(&r, c->base, ahead);
@@ -1256,7 +615,7 @@ typedef struct {
 	kp_file *f;
 	const kp_loop *l;
 	const kp_spans *sp;
-	const bulk_copy *cp;
+	const kp_bulk_copy *cp;
 	const bulk_names *nm;
 	const char *iu;  /* one indentation unit */
 	int tma;         /* the tensor-map form */
@@ -1334,13 +693,13 @@ static int global_writes_before(const kp_loop *l)
  * written twice is tested once. */
 static void emit_guards(kp_strbuf *sb, const bulk_ctx *c, int ahead, const char *pre)
 {
-	lctx lc = {c->f, c->l, &c->f->arena, 0};
-	char **seen = kp_xcalloc((size_t)c->l->nloads * GUARD_TERMS * 4 + 1, sizeof(*seen));
+	kp_lin_ctx lc = {c->f, c->l, &c->f->arena, 0};
+	char **seen = kp_xcalloc((size_t)c->l->nloads * KP_BULK_GUARD_TERMS * 4 + 1, sizeof(*seen));
 	int nseen = 0;
 	for (int i = 0; i < c->l->nloads; i++) {
-		const bulk_copy *cp = &c->cp[i];
-		const kp_node *t[GUARD_TERMS];
-		int n = cp->guard ? guard_terms(cp->guard, t, GUARD_TERMS, 0) : 0;
+		const kp_bulk_copy *cp = &c->cp[i];
+		const kp_node *t[KP_BULK_GUARD_TERMS];
+		int n = cp->guard ? kp_bulk_guard_terms(cp->guard, t, KP_BULK_GUARD_TERMS, 0) : 0;
 		char xs[2][24], ys[2][24];
 		snprintf(xs[0], sizeof(xs[0]), "0u");
 		snprintf(ys[0], sizeof(ys[0]), "0u");
@@ -1348,7 +707,7 @@ static void emit_guards(kp_strbuf *sb, const bulk_ctx *c, int ahead, const char 
 		snprintf(ys[1], sizeof(ys[1]), "%lldu", cp->tile->dims[0] - 1);
 		for (int k = 0; k < n; k++) {
 			int mx, my;
-			if (term_problem(&lc, t[k], &mx, &my))
+			if (kp_bulk_term_problem(&lc, t[k], &mx, &my))
 				continue; /* refused by the facts: not reached */
 			for (int a = 0; a < 2; a++)
 				for (int b = 0; b < 2; b++) {
@@ -1406,7 +765,7 @@ static void emit_bulk_path(kp_strbuf *sb, const bulk_ctx *c, const char *idx, in
  * column (over the stride's constant factor), the row.  The box test
  * checks that column + row * stride is the offset (so any index of
  * another form takes the plain copies), each a long long.  Caller frees. */
-static void tma_coords(kp_file *f, const kp_loop *l, const bulk_copy *c, int ahead, char **off,
+static void tma_coords(kp_file *f, const kp_loop *l, const kp_bulk_copy *c, int ahead, char **off,
 		       char **x, char **y)
 {
 	rctx r = {l, NULL, f, "0", "0", 0, NULL, NULL};
@@ -1677,8 +1036,8 @@ static void tma_outside(kp_file *f, const kp_loop *l, const bulk_ctx *c, const c
 		kp_strbuf_addf(&sb, "%s%s = {}", i ? ", " : "", c->tm[i]);
 	kp_strbuf_addf(&sb, ";\n%sconst bool %s =", iu, ok);
 	for (int i = 0; i < l->nloads; i++) {
-		const bulk_copy *cp = &c->cp[i];
-		const kp_node *base = strip_all(cp->base);
+		const kp_bulk_copy *cp = &c->cp[i];
+		const kp_node *base = kp_lin_strip_all(cp->base);
 		kp_strbuf_addf(&sb, "%s\n%s%s%s(&%s, (const void *)(%s), %lldu, %s, %lldu, %lldu)",
 			       i ? " &&" : "", iu, iu, nm->tma_encode, c->tm[i], base->decl->name,
 			       cp->tile->elem_size, cp->ld, cp->tile->dims[1], cp->tile->dims[0]);
@@ -1721,7 +1080,7 @@ static void tma_outside(kp_file *f, const kp_loop *l, const bulk_ctx *c, const c
  * the stages are multiples of 128 bytes).  Where kpipe cannot add it (a
  * declaration in the loop, one without a visible __shared__) the fill
  * checks the alignment and takes the plain copies. */
-static void tma_align(const kp_file *f, const kp_loop *l, unsigned start, const bulk_copy *cp,
+static void tma_align(const kp_file *f, const kp_loop *l, unsigned start, const kp_bulk_copy *cp,
 		      kp_edits *out)
 {
 	static const char kw[] = "__shared__";
@@ -1746,9 +1105,9 @@ static int ring_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_e
 		      const char **err, int tma)
 {
 	int S = o->stages < 2 ? 2 : o->stages;
-	bulk_copy *cp = kp_xcalloc((size_t)l->nloads + 1, sizeof(*cp));
+	kp_bulk_copy *cp = kp_xcalloc((size_t)l->nloads + 1, sizeof(*cp));
 	const char *why = tma ? tma_problem(f, l, &f->arena, cp)
-			      : bulk_problem(f, l, &f->arena, cp);
+			      : kp_bulk_problem(f, l, &f->arena, cp);
 	if (S > 8 || why || (tma && o->dynamic)) {
 		*err = S > 8 ? "at most 8 stages"
 		       : why ? (tma ? "the copies have no tensor-map form"

@@ -7,8 +7,8 @@
  * outputs (--out-dir, -i, --diff, --dry-run), and what is printed at the
  * end (the summary, JSON, SARIF, the clang-tidy fixes); the project
  * headers rewritten through the files, each owned by the first file that
- * reaches it; kp_rw_write(), the outputs of one file, which single-file
- * runs share.
+ * reaches it.  kp_rw_write(), the outputs of one file, which single-file
+ * runs share, is batch_write.c's.
  *
  * It does not parse or rewrite anything itself: each child calls
  * kp_rewrite_buffer() (rewrite.c) and sends its kp_rw_result back as one
@@ -20,6 +20,7 @@
 #define _GNU_SOURCE
 #include "batch.h"
 #include "batch_incl.h"
+#include "batch_int.h"
 
 #include "batch_print.h"
 #include "compdb.h"
@@ -270,7 +271,7 @@ static int excluded(const kp_batch_opts *o, const char *rel, const char *shown)
 	return 0;
 }
 
-static char *join(const char *a, const char *b)
+char *kp_batch_join(const char *a, const char *b)
 {
 	kp_strbuf sb = KP_STRBUF_INIT;
 	if (!strcmp(a, "."))
@@ -308,8 +309,8 @@ static void walk(const kp_batch_opts *o, const char *dir, const char *rel, const
 	if (n > 1)
 		qsort(names, (size_t)n, sizeof(char *), cmp_str);
 	for (int i = 0; i < n; i++) {
-		char *p = join(dir, names[i]);
-		char *r = rel[0] ? join(rel, names[i]) : kp_xstrdup(names[i]);
+		char *p = kp_batch_join(dir, names[i]);
+		char *r = rel[0] ? kp_batch_join(rel, names[i]) : kp_xstrdup(names[i]);
 		struct stat st;
 		if (lstat(p, &st) == 0 && !excluded(o, r, p)) {
 			if (S_ISDIR(st.st_mode)) {
@@ -407,128 +408,6 @@ typedef struct {
 	kp_progress progress; /* the status line and -v's lines (progress.h) */
 } batch;
 
-static int mkdirs(const char *path)
-{
-	char *p = kp_xstrdup(path);
-	for (char *s = p + 1; *s; s++)
-		if (*s == '/') {
-			*s = '\0';
-			if (mkdir(p, 0777) && errno != EEXIST) {
-				free(p);
-				return -errno;
-			}
-			*s = '/';
-		}
-	int rc = mkdir(p, 0777) && errno != EEXIST ? -errno : 0;
-	free(p);
-	return rc;
-}
-
-static int write_or_diag(kp_rw_result *r, const char *path, const char *data, size_t len)
-{
-	int e = kp_write_file_atomic(path, data, len);
-	if (e) {
-		kp_strbuf sb = KP_STRBUF_INIT;
-		kp_strbuf_addf(&sb, "cannot write '%s': %s", path, strerror(-e));
-		kp_rw_diag_add(r, NULL, 0, 0, -1, "error", NULL, kp_strbuf_str(&sb));
-		kp_strbuf_release(&sb);
-		r->status = KP_EXIT_INPUT;
-	}
-	return e;
-}
-
-/*
- * The outputs of one rewritten file (a batch's input, or a project header
- * rewritten through one): --diff into r->diff, -i (with the backup) or
- * --out-dir (the file's place under root mirrored there).  `path` is the
- * file as printed, `abs` its real path; src the text it had, out its new
- * text.  A write that fails becomes an error in r.  Returns 0 or -1.
- */
-int kp_rw_write(const kp_rw_output *o, kp_rw_result *r, const char *path, const char *abs,
-		const char *src, size_t len, const char *out, size_t outlen, const char *root)
-{
-	if (o->diff) {
-		r->diff = kp_rw_diff(path, src, len, out, outlen);
-		return 0;
-	}
-	if (o->in_place) {
-		if (o->backup_suffix) {
-			kp_strbuf bk = KP_STRBUF_INIT;
-			kp_strbuf_addf(&bk, "%s%s", path, o->backup_suffix);
-			int e = kp_write_file_atomic_like(kp_strbuf_str(&bk), src, len, path);
-			if (e) {
-				kp_strbuf sb = KP_STRBUF_INIT;
-				kp_strbuf_addf(&sb, "cannot write '%s': %s", kp_strbuf_str(&bk),
-					       strerror(-e));
-				kp_rw_diag_add(r, NULL, 0, 0, -1, "error", NULL,
-					       kp_strbuf_str(&sb));
-				kp_strbuf_release(&sb);
-				r->status = KP_EXIT_INPUT;
-			}
-			kp_strbuf_release(&bk);
-			if (e)
-				return -1;
-		}
-		if (write_or_diag(r, path, out, outlen))
-			return -1;
-		r->output = kp_xstrdup(path);
-		return 0;
-	}
-	if (!o->out_dir)
-		return 0;
-	size_t k = strlen(root);
-	int top = !strcmp(root, "/");
-	if (!top && (strncmp(abs, root, k) || abs[k] != '/')) {
-		kp_strbuf sb = KP_STRBUF_INIT;
-		kp_strbuf_addf(&sb,
-			       "not written: the file lies outside the inputs' directory '%s', "
-			       "which --out-dir mirrors; use -i or --diff",
-			       root);
-		kp_rw_diag_add(r, NULL, 0, 0, -1, "error", NULL, kp_strbuf_str(&sb));
-		kp_strbuf_release(&sb);
-		r->status = KP_EXIT_INPUT;
-		return -1;
-	}
-	const char *rel = abs + k + (top ? 0 : 1);
-	char *dest = join(o->out_dir, rel);
-	char *dd = kp_xstrdup(dest);
-	int me = mkdirs(dirname(dd));
-	free(dd);
-	int rc = 0;
-	if (me) {
-		kp_strbuf sb = KP_STRBUF_INIT;
-		kp_strbuf_addf(&sb, "cannot create the directory of '%s': %s", dest, strerror(-me));
-		kp_rw_diag_add(r, NULL, 0, 0, -1, "error", NULL, kp_strbuf_str(&sb));
-		kp_strbuf_release(&sb);
-		r->status = KP_EXIT_INPUT;
-		rc = -1;
-	} else if (!write_or_diag(r, dest, out, outlen))
-		r->output = kp_xstrdup(dest);
-	else
-		rc = -1;
-	free(dest);
-	return rc;
-}
-
-int kp_rw_write_header(const kp_rw_output *o, kp_rw_result *x, const char *root)
-{
-	char *old = NULL;
-	size_t oldlen = 0;
-	int e = kp_read_file(x->abs_path, &old, &oldlen);
-	if (e) {
-		kp_strbuf sb = KP_STRBUF_INIT;
-		kp_strbuf_addf(&sb, "cannot read: %s", strerror(-e));
-		kp_rw_diag_add(x, NULL, 0, 0, -1, "error", NULL, kp_strbuf_str(&sb));
-		kp_strbuf_release(&sb);
-		x->status = KP_EXIT_INPUT;
-		return -1;
-	}
-	int rc = kp_rw_write(o, x, x->path, x->abs_path, old, oldlen, x->text, x->textlen, root);
-	free(old);
-	return rc;
-}
-
-/* One file, in a child: rewrite, write the output, fill r. */
 static void do_file(const batch *b, int i, kp_rw_result *r)
 {
 	const kp_batch_opts *o = b->o;
