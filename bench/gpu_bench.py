@@ -429,7 +429,10 @@ class Builder:
     def __init__(self, args):
         self.nvcc = args.nvcc
         self.arch = args.arch
-        self.extra = args.nvcc_flags.split() if args.nvcc_flags else []
+        # a rewrite copied out of samples/ still finds the headers its
+        # sample includes (tile_loaders.cuh): its own folder first, then this
+        self.extra = ["-I", os.path.abspath(args.samples_dir)] + \
+            (args.nvcc_flags.split() if args.nvcc_flags else [])
         cuda_root = os.path.dirname(os.path.dirname(os.path.realpath(self.nvcc)))
         self.rpath = []
         for d in ("lib64", "lib", "targets/x86_64-linux/lib", "targets/sbsa-linux/lib"):
