@@ -1292,18 +1292,8 @@ static int while_edits(kp_file *f, const kp_loop *l, kp_edits *ed, const char **
 			       kp_strbuf_str(&steps));
 		kp_edits_add(ed, w->begin, body->begin - w->begin, kp_strbuf_str(&h));
 		kp_strbuf_release(&h);
-		unsigned te = stmt_end(f, w);
-		if (te < cond->end)
-			te = cond->end;
-		while (te < f->len && blank(f->src[te]))
-			te++;
-		if (te < f->len && f->src[te] == ')')
-			te++;
-		while (te < f->len && blank(f->src[te]))
-			te++;
-		if (te < f->len && f->src[te] == ';')
-			te++;
-		kp_edits_add(ed, body->end, te - body->end, "");
+		/* (the do-statement's extent ends after its `)`) */
+		kp_edits_add(ed, body->end, stmt_end(f, w) - body->end, "");
 	} else {
 		/* `while (` .. C .. `)`: the keyword and parenthesis become
 		 * `for (; `, the steps go after C */
