@@ -1272,6 +1272,19 @@ static int while_edits(kp_file *f, const kp_loop *l, kp_edits *ed, const char **
 					body->kids[bar]->line);
 				return -1;
 			}
+		for (int k = 0; k < rd2.n; k++) {
+			const kp_decl *d = rd2.v[k].loc.decl;
+			if (rd2.v[k].loc.kind == KP_LOC_LOCAL && d && d->in_main &&
+			    d->begin >= body->begin && d->end <= body->end) {
+				*why = kp_arena_printf(
+					&f->arena,
+					"the %s is not written as a for-loop: the step "
+					"on line %d reads '%s', declared in the loop body "
+					"(out of scope in a for-loop's increment)",
+					kw, st->line, d->name);
+				return -1;
+			}
+		}
 	}
 	kp_strbuf steps = KP_STRBUF_INIT;
 	for (int i = first; i < last; i++) {

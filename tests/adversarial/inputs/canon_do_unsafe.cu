@@ -5,9 +5,11 @@
 // other threads write again once they pass the closing barrier (d_step_reads:
 // moved into the increment, after the barrier, `k0 += stride[0]` could read
 // the next trip's value); a step also counts in another variable
-// (d_step_writes).  Near miss that is rewritten: the same loop with the step
-// `k0 += T` (d_plain), whose first trip runs even when n is 0.
-// Expected: the first three refused, each with a remark naming the reason;
+// (d_step_writes); a step reads a local declared in the body (d_step_local:
+// out of scope in a for-loop's increment).  Near miss that is rewritten: the
+// same loop with the step `k0 += T` (d_plain), whose first trip runs even
+// when n is 0.
+// Expected: all but d_plain refused, each with a remark naming the reason;
 // d_plain canonicalized and pipelined.
 #include <cuda_runtime.h>
 #define T 16
@@ -92,6 +94,27 @@ __global__ void d_plain(const float *A, const float *B, float *C, int n)
         for (int k = 0; k < T; ++k)
             acc += As[ty][k] * Bs[k][tx];
         k0 += T;
+        __syncthreads();
+    } while (k0 < n);
+    C[row * n + col] = acc;
+}
+
+__global__ void d_step_local(const float *A, const float *B, float *C, int n)
+{
+    __shared__ float As[T][T];
+    __shared__ float Bs[T][T];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int row = blockIdx.y * T + ty, col = blockIdx.x * T + tx;
+    float acc = 0.0f;
+    int k0 = 0;
+    do {
+        int step = T;
+        As[ty][tx] = A[row * n + k0 + tx];
+        Bs[ty][tx] = B[(k0 + ty) * n + col];
+        __syncthreads();
+        for (int k = 0; k < T; ++k)
+            acc += As[ty][k] * Bs[k][tx];
+        k0 += step;
         __syncthreads();
     } while (k0 < n);
     C[row * n + col] = acc;
