@@ -14,7 +14,9 @@
 #       --variant V -i` on a copy of the tree), a one-line .cu per version
 #       including it, and the launch description of the runner's launch.
 #       ONLY=REGEX prepares the kernels whose name matches (adding to what
-#       gpu-headers/ holds); VARIANTS="auto register" the versions written.
+#       gpu-headers/ holds); VARIANTS="auto register" the versions written
+#       (NAME-s3, NAME-s4: --stages; NAME-pad, NAME-nopad: --pad, --no-pad);
+#       HEADERS_BLOCK=1 gives kpipe the table's block (--block).
 #   bash bench/gpu_headers.sh
 #       on the GPU machine: gpu_bench.py on each, $OUT/NAME.{md,json},
 #       $OUT/summary.txt and $OUT/all.tgz.  GPU_BENCH_ARGS adds gpu_bench
@@ -172,8 +174,15 @@ if [ "${PREPARE:-0}" = 1 ]; then
 		spec "$kernel" "$targs" "$block" "$grid" "$bm" "$bn" "$style" >"$d/kernel.launch.json"
 		for v in ${VARIANTS:-auto cp-async register register-ca register-2bar cp-async-s3 cp-async-s4}; do
 			rm -rf "$tmp/tree"
-			args=(--variant "${v%-s[34]}")
-			case "$v" in *-s3) args+=(--stages 3) ;; *-s4) args+=(--stages 4) ;; esac
+			# NAME[-s3|-s4][-pad|-nopad]: --stages, --pad, --no-pad
+			vb=$v
+			args=()
+			case "$vb" in *-nopad) vb=${vb%-nopad} args+=(--no-pad) ;; *-pad) vb=${vb%-pad} args+=(--pad) ;; esac
+			case "$vb" in *-s3) args+=(--stages 3) ;; *-s4) args+=(--stages 4) ;; esac
+			args+=(--variant "${vb%-s[34]}")
+			# HEADERS_BLOCK=1: the block of the table given (--block), as
+			# the launcher kpipe cannot see (a PyTorch binding) says it
+			[ -n "${HEADERS_BLOCK:-}" ] && args+=(--block "${block/;/,}")
 			if [ "$key" = lc ] || [ "$key" = cs ]; then # one file (one kernel of it)
 				mkdir -p "$tmp/tree/$(dirname "$hdr")"
 				cp "$src/$hdr" "$tmp/tree/$hdr"

@@ -401,6 +401,14 @@ static const kp_node *access_context(acc_walk *w, const kp_node *n, int *width,
 			*width = (int)p->type_size;
 			return p;
 		}
+		/* `reinterpret_cast<float4 *>(&x)[0]`, the vector macros' form */
+		long long z;
+		if (p->kind == KP_N_SUBSCRIPT && p->nkids == 2 && p->type_size > 0 &&
+		    i + 1 < w->nanc && kp_node_strip(p->kids[0]) == w->anc[i + 1] &&
+		    !kp_eval(p->kids[1], w->k, NULL, &z) && z == 0) {
+			*width = (int)p->type_size;
+			return p;
+		}
 		if (p->kind == KP_N_CALL) {
 			*call = p;
 			return n;
@@ -541,7 +549,7 @@ static void eval_access(acc_walk *w, kp_bk_access *x, const kp_node *const *idx,
 		}
 	} else {
 		stride[0] = 1;
-		esz = x->width;
+		esz = x->elem > 0 ? x->elem : x->width;
 	}
 	int nu = x->space == KP_BK_SHARED ? 3 : 1;
 	for (int ui = 0; ui < nu; ui++) {
@@ -878,23 +886,56 @@ static const kp_decl *shared_base(const kp_node *n, const kp_node **elem, int de
 	return NULL;
 }
 
-/* The rows and the elements of a row in memory of a wmma matrix_a or
- * matrix_b fragment of type t; -1 for another (an accumulator: *acc set)
- * or a type kpipe does not read. */
-static int frag_shape(const char *t, int *rows, int *cols, int *acc)
+/* One of a fragment type's sizes: a number, or a template parameter of
+ * kernel k with its value in instantiation iv. */
+static int frag_dim(const kp_kernel *k, const long long *iv, const char *s, int *out)
 {
-	int m, n, k;
+	while (*s == ' ')
+		s++;
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (end == s) {
+		size_t n = 0;
+		while (isalnum((unsigned char)s[n]) || s[n] == '_')
+			n++;
+		v = -1;
+		for (int i = 0; iv && n && i < k->ntparams && i < KP_MAX_TARGS; i++)
+			if (k->tparam_names[i] && strlen(k->tparam_names[i]) == n &&
+			    !strncmp(k->tparam_names[i], s, n))
+				v = (long)iv[i];
+		end = (char *)s + n;
+	}
+	while (*end == ' ')
+		end++;
+	if (v <= 0 || v > 64 || (*end != ',' && *end != '>'))
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+/* The rows and the elements of a row in memory of a wmma matrix_a or
+ * matrix_b fragment of type t (its sizes numbers or template parameters
+ * of the kernel, for instantiation iv); -1 for another (an accumulator:
+ * *acc set) or a type kpipe does not read. */
+static int frag_shape(const kp_kernel *k, const long long *iv, const char *t, int *rows, int *cols,
+		      int *acc)
+{
+	int d[3];
 	const char *f = t ? strstr(t, "fragment<") : NULL, *c = f ? strchr(f, ',') : NULL;
 	*acc = f && strstr(f, "accumulator");
-	if (!c || sscanf(c + 1, "%d , %d , %d", &m, &n, &k) != 3 || m <= 0 || n <= 0 || k <= 0)
-		return -1;
+	for (int i = 0; i < 3; i++) {
+		if (!c || frag_dim(k, iv, c + 1, &d[i]))
+			return -1;
+		c = strchr(c + 1, ',');
+	}
+	int m = d[0], n = d[1], kk = d[2];
 	int col = strstr(f, "col_major") != NULL;
 	if (strstr(f, "matrix_a")) {
-		*rows = col ? k : m;
-		*cols = col ? m : k;
+		*rows = col ? kk : m;
+		*cols = col ? m : kk;
 	} else if (strstr(f, "matrix_b")) {
-		*rows = col ? n : k;
-		*cols = col ? k : n;
+		*rows = col ? n : kk;
+		*cols = col ? kk : n;
 	} else
 		return -1;
 	return 0;
@@ -964,7 +1005,7 @@ static void eval_fragment(acc_walk *w, kp_bk_access *x, const kp_node *ptr, cons
 /* A wmma::load_matrix_sync or store_matrix_sync call of a shared array. */
 static void fragment_call(acc_walk *w, const kp_node *call)
 {
-	const char *name = call->name ? call->name : "";
+	const char *name = kp_call_name(call);
 	int load = strstr(name, "load_matrix_sync") != NULL;
 	if ((!load && !strstr(name, "store_matrix_sync")) || call->nkids < 4)
 		return;
@@ -978,24 +1019,25 @@ static void fragment_call(acc_walk *w, const kp_node *call)
 	x->store = !load;
 	x->width = 16;
 	x->align = 32;
-	int rows = 0, cols = 0, acc;
-	const char *t = frag_type(frag);
-	if (frag_shape(t, &rows, &cols, &acc) || !load) {
-		rows = 0;
-		x->not_analysed = acc || !load ? "a wmma accumulator load or store (not an "
-						 "ldmatrix: not analysed)"
-					       : kp_arena_printf(&w->f->arena,
-								 "a wmma load of a fragment whose "
-								 "shape kpipe does not read (`%s`)",
-								 t ? t : "?");
-	} else
-		x->frag = kp_arena_printf(&w->f->arena, "%s %dx%d",
-					  strstr(t, "matrix_a") ? "matrix_a" : "matrix_b", rows,
-					  cols);
-	const char *why = x->not_analysed;
-	x->not_analysed = NULL; /* the pointer's alignment is checked all the same */
-	for (int i = 0; i < ninst_of(w) && !x->not_analysed; i++)
-		eval_fragment(w, x, ptr, ld, rows, cols, inst_iv(w, i));
+	const char *t = frag_type(frag), *why = NULL;
+	for (int i = 0; i < ninst_of(w) && !x->not_analysed; i++) {
+		const long long *iv = inst_iv(w, i);
+		int rows = 0, cols = 0, acc;
+		if (frag_shape(w->k, iv, t, &rows, &cols, &acc) || !load) {
+			rows = 0;
+			why = acc || !load ? "a wmma accumulator load or store (not an "
+					     "ldmatrix: not analysed)"
+					   : kp_arena_printf(&w->f->arena,
+							     "a wmma load of a fragment whose "
+							     "shape kpipe does not read (`%s`)",
+							     t ? t : "?");
+		} else if (!x->frag)
+			x->frag = kp_arena_printf(&w->f->arena, "%s %dx%d",
+						  strstr(t, "matrix_a") ? "matrix_a" : "matrix_b",
+						  rows, cols);
+		/* the pointer's alignment is checked all the same */
+		eval_fragment(w, x, ptr, ld, rows, cols, iv);
+	}
 	if (why && !x->not_analysed)
 		x->not_analysed = why;
 	if (x->not_analysed)
@@ -1099,13 +1141,13 @@ static void subscript(acc_walk *w, const kp_node *n)
 		x->width = width;
 		x->store = is_store(w, at);
 		long long cw;
-		if (call && call->name && strstr(call->name, "memcpy_async") && call->nkids > 3 &&
+		if (call && strstr(kp_call_name(call), "memcpy_async") && call->nkids > 3 &&
 		    !kp_eval(call->kids[3], w->k, NULL, &cw) && cw > 0 && cw <= 16) {
 			/* cp.async: a store of the copy's width */
 			x->width = (int)cw;
 			x->store = 1;
 			eval_all(w, x, idx, nidx);
-		} else if (call && call->name && strstr(call->name, "_matrix_sync")) {
+		} else if (call && strstr(kp_call_name(call), "_matrix_sync")) {
 			x->wmma = 1;
 			x->not_analysed = "a wmma fragment load or store (not analysed)";
 		} else if (call)
@@ -1115,12 +1157,15 @@ static void subscript(acc_walk *w, const kp_node *n)
 		else
 			eval_all(w, x, idx, nidx);
 	} else if (d->kind == KP_D_PARM && d->is_pointer && nidx == 1 && n->type_size > 0) {
-		const kp_node *p = w->nanc ? w->anc[w->nanc - 1] : NULL;
-		if (p && p->kind == KP_N_UNOP && p->op && p->opk == KP_OP_ADDR)
+		/* an element, or a vector read or written through its address */
+		width = (int)n->type_size;
+		const kp_node *at = access_context(w, n, &width, &call, &escapes);
+		if (call || escapes)
 			return;
-		kp_bk_access *x = new_access(w, n, d, KP_BK_GLOBAL);
-		x->width = (int)n->type_size;
-		x->store = is_store(w, n);
+		kp_bk_access *x = new_access(w, at, d, KP_BK_GLOBAL);
+		x->width = width;
+		x->elem = (int)n->type_size;
+		x->store = is_store(w, at);
 		eval_all(w, x, idx, nidx);
 	}
 }
@@ -1132,7 +1177,7 @@ static void walk(acc_walk *w, const kp_node *n)
 	int chain = n->kind == KP_N_SUBSCRIPT;
 	if (chain)
 		subscript(w, n);
-	else if (n->kind == KP_N_CALL && n->name && strstr(n->name, "_matrix_sync"))
+	else if (n->kind == KP_N_CALL && strstr(kp_call_name(n), "_matrix_sync"))
 		fragment_call(w, n);
 	else if (n->kind == KP_N_ASM)
 		ldmatrix_asm(w, n);

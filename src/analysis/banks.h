@@ -41,6 +41,8 @@ typedef struct {
 	kp_bk_space space;
 	int store;                /* written (also for compound assignments) */
 	int width;                /* bytes per lane */
+	int elem;                 /* global: bytes per index step (the pointee's size;
+				   * a vector read through an element's address is wider) */
 	int wmma;                 /* a wmma fragment load or store from the array */
 	int ldmatrix;             /* an inline-asm ldmatrix: its matrices (1, 2, 4) */
 	const char *frag;         /* wmma: "matrix_a 16x16" (rows x elements of the

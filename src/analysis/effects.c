@@ -481,18 +481,12 @@ static int in_list(const char *s, const char *const *v, size_t n)
 /* The wmma / mma library: its calls write only the fragments handed to
  * non-const reference parameters and the memory handed to pointers to
  * non-const (store_matrix_sync). */
-/* A call's name, or for a dependent call in a template the name its
- * callee looks up (kp_node.lookup_name); "" when neither is known. */
-static const char *call_name(const kp_node *n)
-{
-	return n->name && *n->name ? n->name : n->lookup_name ? n->lookup_name : "";
-}
 
 static int fragment_call(const kp_node *n)
 {
 	static const char *const names[] = {"load_matrix_sync", "store_matrix_sync", "mma_sync",
 					    "fill_fragment", "bmma_sync"};
-	return in_list(call_name(n), names, KP_ARRAY_LEN(names));
+	return in_list(kp_call_name(n), names, KP_ARRAY_LEN(names));
 }
 
 /* How parameter i of function d lets the callee write its argument, from
@@ -543,7 +537,7 @@ static int callee_first(const kp_node *n) { return kp_call_first_arg(n); }
  * declaration, and goes the other ways. */
 static int implicit_copy(const kp_node *n)
 {
-	if (*call_name(n) || n->decl || n->nkids != 1 || !n->type || !n->kids[0]->type)
+	if (*kp_call_name(n) || n->decl || n->nkids != 1 || !n->type || !n->kids[0]->type)
 		return 0;
 	const kp_node *a = n->kids[0];
 	size_t ln = core_len(n->type), la = core_len(a->type);
@@ -592,7 +586,7 @@ static void fragment_effects(ectx *c, const kp_node *n, int a0)
 		signature_call(c, n, a0);
 		return;
 	}
-	int store = !strcmp(call_name(n), "store_matrix_sync");
+	int store = !strcmp(kp_call_name(n), "store_matrix_sync");
 	for (int i = a0; i < n->nkids; i++) {
 		if (i == a0 && store)
 			write_pts(c, n->kids[i], n, 1);
@@ -606,7 +600,7 @@ static void fragment_effects(ectx *c, const kp_node *n, int a0)
 
 static void visit_call(ectx *c, const kp_node *n)
 {
-	const char *nm = call_name(n);
+	const char *nm = kp_call_name(n);
 	int a0 = callee_first(n);
 	if (n->sync != KP_SYNC_NONE)
 		return;

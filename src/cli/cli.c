@@ -248,6 +248,7 @@ static const cli_opt cli_opts[] = {
 	{"--pad", NULL, 0, FLAG(pad, 1)},
 	{"--pad-only", NULL, 0, FLAG(pad, 2)},
 	{"--swizzle", NULL, 0, FLAG(swizzle, 1)},
+	{"--no-pad", NULL, 0, FLAG(no_pad, 1)},
 	{"-i", "--in-place", 0, FLAG(in_place, 1)},
 	{"--diff", NULL, 0, FLAG(diff, 1)},
 	{"--dry-run", NULL, 0, FLAG(dry_run, 1)},
@@ -289,6 +290,8 @@ static const char *ignored_combination(const kp_cli *o)
 		return "--assume-filename names the buffer read from stdin: use it with FILE = -";
 	if (o->dry_run && (o->in_place || o->output || o->diff || o->out_dir))
 		return "--dry-run writes nothing: not with -i, -o, --diff or --out-dir";
+	if (o->no_pad && o->pad)
+		return "--no-pad and --pad (or --pad-only) contradict each other";
 	if (o->swizzle && !o->pad)
 		return "--swizzle chooses how --pad lays out a conflicted array: use it with --pad "
 		       "or --pad-only";
@@ -566,6 +569,10 @@ void kp_cli_rw_opts(const kp_cli *o, kp_rw_opts *rw)
 	rw->swizzle = o->swizzle;
 	if (o->pad)
 		rw->passes = kp_pass_pad_list(o->pad == 2, &rw->npasses);
+	else if (!o->no_pad && o->variant && !strcmp(o->variant, "auto")) {
+		rw->passes = kp_pass_pad_list(0, &rw->npasses);
+		rw->pad_auto = 1;
+	}
 }
 
 void kp_cli_batch_opts(const kp_cli *o, kp_batch_opts *b)

@@ -36,6 +36,7 @@ typedef struct {
 	int block[3]; /* --block X[,Y[,Z]] (bank analysis), 0: not given */
 	int pad;      /* rewrite --pad 1 (pad, then pipeline), --pad-only 2 */
 	int swizzle;  /* rewrite --swizzle (with --pad or --pad-only) */
+	int no_pad;   /* rewrite --no-pad: --variant auto pads nothing */
 	int in_place;
 	int diff;
 	int dry_run;

@@ -35,6 +35,7 @@ static const char *const rewrite_opts[] = {
 	"--block",
 	"--pad",
 	"--pad-only",
+	"--no-pad",
 	"--swizzle",
 	"--extra-arg",
 	"-o",

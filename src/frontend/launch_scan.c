@@ -254,10 +254,193 @@ static enum CXChildVisitResult span_in(CXCursor cur, CXCursor parent, CXClientDa
 	return CXChildVisit_Recurse;
 }
 
-/* dyn_smem of a <<<>>> launch (call: its cursor). */
+/* ---- the block shape of a <<<>>> launch ---- */
+
+typedef struct {
+	CXCursor v[4];
+	int n;
+} kid_list;
+
+static enum CXChildVisitResult collect_kid(CXCursor cur, CXCursor parent, CXClientData ud)
+{
+	(void)parent;
+	kid_list *k = ud;
+	if (k->n < 4)
+		k->v[k->n++] = cur;
+	return CXChildVisit_Continue;
+}
+
+/* Strips the implicit layers clang exposes around an expression (an
+ * unexposed cast or materialisation with one child, parentheses). */
+static CXCursor strip_expr(CXCursor c)
+{
+	for (int depth = 0; depth < 8; depth++) {
+		enum CXCursorKind k = clang_getCursorKind(c);
+		if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr)
+			break;
+		kid_list kids = {.n = 0};
+		clang_visitChildren(c, collect_kid, &kids);
+		if (kids.n != 1)
+			break;
+		c = kids.v[0];
+	}
+	return c;
+}
+
+/* Components of a dim3 construction or braced list e into xyz; a
+ * component left out is 1.  0, or -1 when one is not a constant. */
+static int dim3_parts(CXCursor e, int xyz[3])
+{
+	xyz[0] = xyz[1] = xyz[2] = 1;
+	enum CXCursorKind k = clang_getCursorKind(e);
+	kid_list kids = {.n = 0};
+	if (k == CXCursor_CallExpr) {
+		int n = clang_Cursor_getNumArguments(e);
+		if (n < 1 || n > 3)
+			return -1;
+		for (int i = 0; i < n; i++)
+			kids.v[kids.n++] = clang_Cursor_getArgument(e, i);
+	} else if (k == CXCursor_InitListExpr) {
+		clang_visitChildren(e, collect_kid, &kids);
+		if (kids.n < 1 || kids.n > 3)
+			return -1;
+	} else
+		return -1;
+	for (int i = 0; i < kids.n; i++) {
+		long long v = eval_int(kids.v[i]);
+		if (v <= 0 || v > 1024)
+			return -1;
+		xyz[i] = (int)v;
+	}
+	return 0;
+}
+
+/* Whether every mention of variable d in its function is inside the
+ * <<<>>> of a launch: its initialiser is then the value the launches
+ * read (a member assigned, the variable assigned, passed by reference or
+ * its address taken anywhere else: not). */
+typedef struct {
+	const scan *s;
+	CXCursor d;
+	int other;
+} use_scan;
+
+static enum CXChildVisitResult use_of(CXCursor cur, CXCursor parent, CXClientData ud)
+{
+	(void)parent;
+	use_scan *u = ud;
+	if (clang_getCursorKind(cur) != CXCursor_DeclRefExpr ||
+	    !clang_equalCursors(clang_getCursorReferenced(cur), u->d))
+		return CXChildVisit_Recurse;
+	long at = offset_of(u->s, clang_getCursorLocation(cur));
+	int in = 0;
+	for (int i = 0; i < u->s->nbase && at >= 0 && !in; i++) {
+		const kp_launch *x = &u->s->f->launches[i];
+		in = x->nconfig >= 2 && (unsigned)at > x->open && (unsigned)at < x->close;
+	}
+	if (!in) {
+		u->other = 1;
+		return CXChildVisit_Break;
+	}
+	return CXChildVisit_Continue;
+}
+
+static int only_in_launches(const scan *s, CXCursor d)
+{
+	CXCursor fn = clang_getCursorSemanticParent(d);
+	enum CXCursorKind k = clang_getCursorKind(fn);
+	if (k != CXCursor_FunctionDecl && k != CXCursor_CXXMethod && k != CXCursor_FunctionTemplate)
+		return 0; /* a global: changed anywhere */
+	use_scan u = {s, d, 0};
+	clang_visitChildren(fn, use_of, &u);
+	return !u.other;
+}
+
+/* The block shape of block argument e (see kp_launch.block). */
+static int block_shape(const scan *s, CXCursor e, int xyz[3])
+{
+	/* an integer (not a dim3 clang may fold, such as a comma operator's) */
+	enum CXTypeKind tk = clang_getCanonicalType(clang_getCursorType(e)).kind;
+	int integer = tk >= CXType_Char_U && tk <= CXType_Int128;
+	long long v = integer ? eval_int(e) : -1;
+	if (v > 0 && v <= 1024) {
+		xyz[0] = (int)v, xyz[1] = xyz[2] = 1;
+		return 0;
+	}
+	e = strip_expr(e);
+	if (clang_getCursorKind(e) == CXCursor_CallExpr && clang_Cursor_getNumArguments(e) == 1) {
+		/* dim3's copy: the variable or temporary it copies */
+		CXCursor a = strip_expr(clang_Cursor_getArgument(e, 0));
+		if (clang_getCursorKind(a) == CXCursor_DeclRefExpr)
+			e = a;
+	}
+	if (clang_getCursorKind(e) == CXCursor_DeclRefExpr) {
+		CXCursor d = clang_getCursorReferenced(e);
+		if (clang_getCursorKind(d) != CXCursor_VarDecl || !only_in_launches(s, d))
+			return -1;
+		kid_list kids = {.n = 0};
+		clang_visitChildren(d, collect_kid, &kids);
+		if (!kids.n)
+			return -1;
+		e = strip_expr(kids.v[kids.n - 1]);
+	}
+	if (clang_getCursorKind(e) == CXCursor_CallExpr && clang_Cursor_getNumArguments(e) == 1) {
+		CXCursor a = strip_expr(clang_Cursor_getArgument(e, 0));
+		if (clang_getCursorKind(a) == CXCursor_CallExpr ||
+		    clang_getCursorKind(a) == CXCursor_InitListExpr)
+			e = a; /* dim3 block = dim3(...): the copy of a temporary */
+	}
+	return dim3_parts(e, xyz);
+}
+
+/* The descendant of call spanning [b, e) exactly (an expression), into
+ * *out; 0 when found. */
+typedef struct {
+	const scan *s;
+	unsigned b, e;
+	CXCursor hit;
+	int found;
+} find_expr;
+
+static enum CXChildVisitResult expr_in(CXCursor cur, CXCursor parent, CXClientData ud)
+{
+	(void)parent;
+	find_expr *w = ud;
+	CXSourceRange r = clang_getCursorExtent(cur);
+	long b = offset_of(w->s, clang_getRangeStart(r));
+	long e = offset_of(w->s, clang_getRangeEnd(r));
+	if (b < 0 || e < 0 || b > (long)w->b || e < (long)w->e)
+		return CXChildVisit_Continue;
+	if (b == (long)w->b && e == (long)w->e && clang_isExpression(clang_getCursorKind(cur))) {
+		w->hit = cur; /* the outermost: the argument as converted */
+		w->found = 1;
+		return CXChildVisit_Break;
+	}
+	return CXChildVisit_Recurse;
+}
+
+static void chevron_block(scan *s, kp_launch *x, CXCursor call)
+{
+	unsigned b, e;
+	kp_launch_span(s->f, x, 1, &b, &e);
+	/* a braced list is a comma expression in the text clang parses
+	 * (recover.c): banks_block.c reads the file's own text */
+	const char *t = kp_range_text(s->f, b, e);
+	if (!t || t[strspn(t, " \t\r\n")] == '{')
+		return;
+	find_expr w = {s, b, e, clang_getNullCursor(), 0};
+	clang_visitChildren(call, expr_in, &w);
+	int xyz[3];
+	if (w.found && !block_shape(s, w.hit, xyz))
+		memcpy(x->block, xyz, sizeof(xyz));
+}
+
+/* dyn_smem and the block shape of a <<<>>> launch (call: its cursor). */
 static void chevron_smem(scan *s, kp_launch *x, CXCursor call)
 {
 	x->usr = usr_of(s->f, clang_getCursorReferenced(call));
+	if (x->nconfig >= 2)
+		chevron_block(s, x, call);
 	if (x->nconfig < 3) {
 		x->dyn_smem = x->nconfig >= 2 ? 0 : -1;
 		return;

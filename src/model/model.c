@@ -272,6 +272,11 @@ const kp_node *kp_node_strip(const kp_node *n)
 	return n;
 }
 
+const char *kp_call_name(const kp_node *n)
+{
+	return n->name && *n->name ? n->name : n->lookup_name ? n->lookup_name : "";
+}
+
 int kp_node_names_decl(const kp_node *n, const kp_decl *d)
 {
 	if (!n)

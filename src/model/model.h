@@ -437,6 +437,11 @@ typedef struct {
 	 * argument as a constant, -1 unknown. */
 	long long dyn_smem;
 	const char *dyn_text; /* that argument as written, or NULL */
+	/* The block shape of a <<<>>> launch as clang evaluates it (launch_scan.c):
+	 * an integer constant, a dim3(...) or {...}, or a dim3 variable whose
+	 * initialiser is one, each component a constant expression (numbers,
+	 * constexpr and const-initialised variables, sizeof).  All 0: unknown. */
+	int block[3];
 	/* clang's USR of the function launched (a template's instantiation
 	 * is its own), to pair it with cudaFuncSetAttribute calls */
 	const char *usr;
@@ -551,7 +556,10 @@ const char *kp_node_text(kp_file *f, const kp_node *n);
 const char *kp_range_text(kp_file *f, unsigned begin, unsigned end);
 
 /* Helpers used by every stage. */
-const kp_node *kp_node_strip(const kp_node *n);                    /* parens, casts */
+const kp_node *kp_node_strip(const kp_node *n); /* parens, casts */
+/* A call's name, or for a dependent call in a template the name its
+ * callee looks up (kp_node.lookup_name); "" when neither is known. */
+const char *kp_call_name(const kp_node *n);
 typedef int (*kp_visit_fn)(kp_node *n, kp_node *parent, void *ud); /* return 0 to skip kids */
 void kp_node_walk(kp_node *n, kp_node *parent, kp_visit_fn fn, void *ud);
 int kp_node_names_decl(const kp_node *n, const kp_decl *d); /* a DECLREF to d in the subtree */

@@ -14,6 +14,7 @@
  * of the widest access within each row and costs no memory.  An array
  * whose uses depend on its exact layout is refused with the reason.
  */
+#include "analyze.h"
 #include "banks.h"
 #include "pass.h"
 #include "rewrite.h"
@@ -79,7 +80,7 @@ static const kp_bk_access *ldmatrix_at(const use_walk *w, const kp_node *at)
  * to a shared address of an ldmatrix's row that kpipe analysed. */
 static void address_to_call(use_walk *w, const kp_node *p, const kp_node *elem, const kp_node *n)
 {
-	const char *name = p->name ? p->name : "";
+	const char *name = kp_call_name(p);
 	const kp_decl *d = w->d;
 	if (strstr(name, "load_matrix_sync") || strstr(name, "store_matrix_sync")) {
 		const kp_node *bn = kp_bk_dim_expr(d, d->ndims - 1);
@@ -174,7 +175,8 @@ static void use_of(use_walk *w, const kp_node *n)
 		if (p && p->kind == KP_N_CALL)
 			refuse_use(w, n,
 				   kp_arena_printf(&w->f->arena, "it is passed whole to `%s`",
-						   p->name ? p->name : "a function"));
+						   *kp_call_name(p) ? kp_call_name(p)
+								    : "a function"));
 		else if (p && p->kind == KP_N_CAST)
 			refuse_use(w, n, "it is reinterpreted as another type across rows");
 		else
@@ -191,7 +193,12 @@ static void use_of(use_walk *w, const kp_node *n)
 		if (q->kind == KP_N_PAREN || q->kind == KP_N_CAST ||
 		    (q->kind == KP_N_OTHER && q->nkids == 1))
 			continue;
-		if (q->kind == KP_N_UNOP && q->op && q->opk == KP_OP_DEREF) {
+		long long z;
+		if ((q->kind == KP_N_UNOP && q->op && q->opk == KP_OP_DEREF) ||
+		    /* `reinterpret_cast<float4 *>(&x)[0]`, the vector macros' form */
+		    (q->kind == KP_N_SUBSCRIPT && q->nkids == 2 && q->type_size > 0 &&
+		     kp_node_strip(q->kids[0]) == kp_node_strip(w->anc[i + 1]) &&
+		     !kp_eval(q->kids[1], NULL, NULL, &z) && z == 0)) {
 			if (q->type_size > w->align)
 				w->align = (int)q->type_size;
 			return;
@@ -690,12 +697,31 @@ static void pad_note(kp_pass_ctx *c, const kp_decl *d, const use_walk *w, const 
 		kp_pass_edit(c, w->ldm[i], w->ldm_e[i] - w->ldm[i], nb, di);
 }
 
+/* --variant auto's bound on a padding: at most an eighth more static
+ * shared memory in the kernel, for every instantiation. */
+static int auto_pad_cheap(kp_pass_ctx *c, const kp_kernel *k, const kp_decl *d, long long pad)
+{
+	int per_inst = k->ninst && !k->is_device, ni = per_inst ? k->ninst : 1;
+	for (int i = 0; i < ni; i++) {
+		const long long *iv = per_inst ? k->inst_values[i] : NULL;
+		long long b0 = kernel_smem(c->f, k, d, 0, iv),
+			  b1 = kernel_smem(c->f, k, d, pad, iv);
+		if (b0 <= 0 || b1 < b0 || (b1 - b0) * 8 > b0)
+			return 0;
+	}
+	return 1;
+}
+
 static void pad_array(kp_pass_ctx *c, const kp_kernel *k, const kp_bk_block *b, const kp_decl *d,
 		      int degree, const kp_bk_result *acc)
 {
 	kp_file *f = c->f;
 	use_walk w;
 	const char *why = cannot_pad(f, k, d, acc, &w);
+	if (why && c->o->pad_auto) { /* --variant auto: silent, the array as it was */
+		free(w.subs);
+		return;
+	}
 	if (why) {
 		kp_pass_diag(c, d->line, d->col, "warning", "kpipe-pad-refused",
 			     kp_arena_printf(
@@ -712,6 +738,15 @@ static void pad_array(kp_pass_ctx *c, const kp_kernel *k, const kp_bk_block *b, 
 	swz_choice sc;
 	choose_padding(c, k, b, d, acc, &w, &pc);
 	memset(&sc, 0, sizeof(sc));
+	if (c->o->pad_auto) {
+		/* --variant auto pads, never swizzles, and only where the padding
+		 * costs little shared memory (occupancy stays what the plan
+		 * counted on) */
+		if (pc.best && auto_pad_cheap(c, k, d, pc.best))
+			pad_note(c, d, &w, &pc, &sc);
+		free(w.subs);
+		return;
+	}
 	if (c->o->swizzle || !pc.best || pc.best_s.worst > 1) {
 		choose_swizzle(c, k, b, d, &w, pc.s0.worst, &sc);
 		sc.hint = !c->o->swizzle && pc.best && !sc.why && sc.worst < pc.best_s.worst;
@@ -731,13 +766,33 @@ static void pad_array(kp_pass_ctx *c, const kp_kernel *k, const kp_bk_block *b, 
 	free(w.subs);
 }
 
-static void pad_kernel(kp_pass_ctx *c, const kp_kernel *k, const kp_analyze_opts *ao)
+/* The shared arrays --variant auto may pad: the loaded tiles of the
+ * eligible K-loops (NULL: any, for --pad). */
+typedef struct {
+	const kp_decl **v;
+	int n;
+} tile_set;
+
+static int in_set(const tile_set *t, const kp_decl *d)
+{
+	if (!t)
+		return 1;
+	for (int i = 0; i < t->n; i++)
+		if (t->v[i] == d)
+			return 1;
+	return 0;
+}
+
+static void pad_kernel(kp_pass_ctx *c, const kp_kernel *k, const kp_analyze_opts *ao,
+		       const tile_set *tiles)
 {
 	kp_file *f = c->f;
 	kp_bk_block b;
 	kp_bk_block_of(f, k, ao, &b);
 	kp_bk_result r;
 	kp_bk_analyze(f, k, &b, NULL, 0, &r);
+	if (!b.x && tiles)
+		return; /* --variant auto: nothing known, nothing padded */
 	if (!b.x) {
 		for (int i = 0; i < f->ndecls; i++) {
 			const kp_decl *d = f->decls[i];
@@ -757,7 +812,8 @@ static void pad_kernel(kp_pass_ctx *c, const kp_kernel *k, const kp_analyze_opts
 	int ndone = 0;
 	for (int i = 0; i < r.n && ndone < 64; i++) {
 		const kp_bk_access *x = &r.acc[i];
-		if (x->space != KP_BK_SHARED || x->not_analysed || x->degree < 2)
+		if (x->space != KP_BK_SHARED || x->not_analysed || x->degree < 2 ||
+		    !in_set(tiles, x->arr))
 			continue;
 		int seen = 0, worst = 0;
 		for (int j = 0; j < ndone; j++)
@@ -777,12 +833,29 @@ static void pad_run(kp_pass_ctx *c)
 	kp_analyze_opts ao;
 	char *sk;
 	kp_rw_analyze_opts(c->o, c->tu->path, &ao, &sk);
+	tile_set tiles = {NULL, 0};
+	if (c->o->pad_auto) {
+		/* --variant auto pads the tiles of the loops it will pipeline */
+		kp_analysis an;
+		kp_analyze(&an, c->f, &ao);
+		for (int i = 0; i < an.nloops; i++) {
+			const kp_loop *l = an.loops[i];
+			for (int t = 0; l->eligible && kp_pass_loop_wanted(c, l) && t < l->ntiles;
+			     t++)
+				if (l->tiles[t].loaded) {
+					tiles.v = kp_xrealloc(
+						tiles.v, sizeof(*tiles.v) * (size_t)(tiles.n + 1));
+					tiles.v[tiles.n++] = l->tiles[t].arr;
+				}
+		}
+	}
 	for (int i = 0; i < c->f->nkernels; i++) {
 		const kp_kernel *k = c->f->kernels[i];
 		if (k->error || (c->o->kernel && !kp_kernel_matches(k, c->o->kernel)))
 			continue;
-		pad_kernel(c, k, &ao);
+		pad_kernel(c, k, &ao, c->o->pad_auto ? &tiles : NULL);
 	}
+	free(tiles.v);
 	free(sk);
 }
 

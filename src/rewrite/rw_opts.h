@@ -43,6 +43,11 @@ typedef struct {
 	 * rather than padding its rows wherever a swizzle does as well
 	 * (pass_pad.c); without it, only where no padding helps or fits */
 	int swizzle;
+	/* --variant auto without --pad or --no-pad: the pad pass runs before
+	 * the pipeline pass and pads, silently, only the loaded tiles of the
+	 * loops it will pipeline whose bank conflicts a padding lowers at an
+	 * eighth more shared memory or less (pass_pad.c) */
+	int pad_auto;
 	/* --format-style: "file" (NULL: the .clang-format above the file, when
 	 * there is one), "none", or a clang-format style (format.h) */
 	const char *format_style;
