@@ -812,8 +812,13 @@ static void pad_kernel(kp_pass_ctx *c, const kp_kernel *k, const kp_analyze_opts
 	int ndone = 0;
 	for (int i = 0; i < r.n && ndone < 64; i++) {
 		const kp_bk_access *x = &r.acc[i];
+		/* --variant auto pads for a conflicted read (the compute's: a
+		 * fragment load, a column read), not for a conflicted store of
+		 * the load phase, which happens once per tile: on the H200 a
+		 * padding that only fixed sgemm_128x128x8's transposing store
+		 * lost 8% against its unpadded pipelined form (benchmarks.md) */
 		if (x->space != KP_BK_SHARED || x->not_analysed || x->degree < 2 ||
-		    !in_set(tiles, x->arr))
+		    !in_set(tiles, x->arr) || (tiles && x->store))
 			continue;
 		int seen = 0, worst = 0;
 		for (int j = 0; j < ndone; j++)
