@@ -382,6 +382,28 @@ static CXCursor template_of(CXCursor ref)
 	return f1 && f2 && clang_File_isEqual(f1, f2) && o1 == o2 ? t : ref;
 }
 
+/* Where a reference's name is written in the main file: kp_node.name_off
+ * (editable there), and for a reference from a macro body written in the
+ * file, where the body spells it (kp_node.macro_spell). */
+static void declref_spelling(pctx *c, CXCursor cur, kp_node *n)
+{
+	kp_file *f = c->f;
+	long so = file_offset(c, clang_getCursorLocation(cur));
+	size_t nl = strlen(n->name);
+	if (so >= 0 && (size_t)so + nl <= f->len && !strncmp(f->src + so, n->name, nl)) {
+		n->name_off = (unsigned)so;
+		n->name_editable = 1;
+	}
+	if (n->from_macro) {
+		CXFile sf;
+		unsigned sp;
+		clang_getSpellingLocation(clang_getCursorLocation(cur), &sf, NULL, NULL, &sp);
+		if (sf && clang_File_isEqual(sf, c->main) && sp + nl <= f->len &&
+		    !strncmp(f->src + sp, n->name, nl) && sp != (unsigned)so)
+			n->macro_spell = sp + 1;
+	}
+}
+
 static kp_node *convert_node(pctx *c, CXCursor cur)
 {
 	kp_file *f = c->f;
@@ -442,24 +464,8 @@ static kp_node *convert_node(pctx *c, CXCursor cur)
 		else if (n->kind == KP_N_CALL)
 			n->arg_conv = kp_parse_call_arg_conv(c, cur, ref,
 							     clang_Cursor_getNumArguments(cur));
-		if (n->kind == KP_N_DECLREF) {
-			long so = file_offset(c, clang_getCursorLocation(cur));
-			size_t nl = strlen(n->name);
-			if (so >= 0 && (size_t)so + nl <= f->len &&
-			    !strncmp(f->src + so, n->name, nl)) {
-				n->name_off = (unsigned)so;
-				n->name_editable = 1;
-			}
-			if (n->from_macro) {
-				CXFile sf;
-				unsigned sp;
-				clang_getSpellingLocation(clang_getCursorLocation(cur), &sf, NULL,
-							  NULL, &sp);
-				if (sf && clang_File_isEqual(sf, c->main) && sp + nl <= f->len &&
-				    !strncmp(f->src + sp, n->name, nl) && sp != (unsigned)so)
-					n->macro_spell = sp + 1;
-			}
-		}
+		if (n->kind == KP_N_DECLREF)
+			declref_spelling(c, cur, n);
 		break;
 	}
 	case KP_N_VARDECL:
