@@ -137,60 +137,97 @@ typedef struct {
 	size_t rootlen;
 } header_policy;
 
-/* parse_args.c */
+/* parse_args.c: the command line */
+/* Whether the real path abs lies under dir (a path, resolved here). */
 int kp_parse_path_under(const char *abs, const char *dir);
+/* The toolkit root: --cuda-path, $CUDA_HOME, $CUDA_PATH, /usr/local/cuda. */
 const char *kp_parse_cuda_root(const char *cuda_path);
+/* The directory of the CUDA 13 stand-in header, NULL when none is needed. */
 const char *kp_parse_stub_dir(const char *cuda_path);
+/* Appends the flags of the file's compilation-database entry to store. */
 void kp_parse_compdb_args(const char *path, const char *build_dir, int search, kp_strbuf *store,
 			  int *nstore);
+/* The force-included declarations of the cache-hint intrinsics (a path),
+ * or NULL when they cannot be written. */
 const char *kp_parse_hints_shim(void);
 
-/* parse_call.c */
-kp_sync_kind kp_parse_call_sync(const char *name, CXCursor ref);
-kp_decl *kp_parse_single_overload(pctx *c, CXCursor call);
-unsigned char *kp_parse_call_arg_conv(pctx *c, CXCursor call, CXCursor ref, int nargs);
-void kp_parse_name_unresolved_operator(kp_file *f, kp_node *n);
-void kp_parse_unresolved_call(pctx *c, CXCursor cur, kp_node *n);
-int kp_parse_binary_operator_call(const kp_node *n);
+/* parse_text.c: the source text */
+/* kp_file.includes_pipeline and last_include_end of f. */
+void kp_parse_scan_includes(kp_file *f);
+/* kp_file.idents, fn_macros and deps_hash of c->f. */
+void kp_parse_collect_names(pctx *c, const char *const *argv, int argc);
 
-/* parse_convert.c */
-kp_node *kp_parse_convert(pctx *c, CXCursor cur);
-
-/* parse_decl.c */
+/* parse_decl.c: declarations and types */
+/* sizeof / alignof a type, -1 when unknown (never asked of a dependent
+ * type, on which clang can spin). */
 long long kp_parse_safe_sizeof(pctx *c, CXType t);
-kp_type kp_parse_type_facts(CXType t);
 long long kp_parse_safe_alignof(pctx *c, CXType t);
+/* The facts of a type (kp_type), from its canonical type. */
+kp_type kp_parse_type_facts(CXType t);
+/* Trivially copyable: 1, 0, or -1 unknown (dependent). */
 int kp_parse_type_trivial(CXType t);
+/* Visitor filling an attr_scan with a declaration's CUDA attributes. */
 enum CXChildVisitResult kp_parse_scan_attrs(CXCursor cur, CXCursor parent, CXClientData ud);
+/* A function, method or lambda: what declares parameters and locals. */
 int kp_parse_is_function_kind(enum CXCursorKind k);
+/* Whether d is in a system header or under the toolkit (kp_decl.in_system). */
 int kp_parse_system_decl(pctx *c, CXCursor d);
+/* The kp_decl of a declaration (made on first use), NULL for a null cursor. */
 kp_decl *kp_parse_decl_for(pctx *c, CXCursor ref);
+/* Visitor appending each child to a cursor_list. */
 enum CXChildVisitResult kp_parse_collect(CXCursor cur, CXCursor parent, CXClientData ud);
 
-/* parse_header.c */
-void kp_parse_header_policy_init(header_policy *p, const kp_parse_opts *o);
-void kp_parse_header_policy_release(header_policy *p);
-int kp_parse_wanted_header(const header_policy *h, const char *abs);
-const kp_unsaved *kp_parse_unsaved_for(const kp_parse_opts *o, const char *abs);
-void kp_parse_build_header_models(pctx *c, const kp_parse_opts *o, const header_policy *pol,
-				  const char *const *argv, int nstore);
+/* parse_convert.c: statements and expressions */
+/* The kp_node of a cursor and its children (cut at KP_MAX_NESTING). */
+kp_node *kp_parse_convert(pctx *c, CXCursor cur);
 
-/* parse_helper.c */
-void kp_parse_add_helpers(pctx *c, kernel_scan *ks);
+/* parse_call.c: what a call is */
+/* What a call to `name` (declared by `ref`, possibly null) synchronises. */
+kp_sync_kind kp_parse_call_sync(const char *name, CXCursor ref);
+/* The callee of a dependent call when its name finds one function. */
+kp_decl *kp_parse_single_overload(pctx *c, CXCursor call);
+/* kp_node.arg_conv of a call, NULL when unknown. */
+unsigned char *kp_parse_call_arg_conv(pctx *c, CXCursor call, CXCursor ref, int nargs);
+/* The name of an operator call clang left unresolved ("operator+"). */
+void kp_parse_name_unresolved_operator(kp_file *f, kp_node *n);
+/* The lookup name and lookup facts of a call left unresolved. */
+void kp_parse_unresolved_call(pctx *c, CXCursor cur, kp_node *n);
+/* Whether n calls a binary operator function written as an operator. */
+int kp_parse_binary_operator_call(const kp_node *n);
 
-/* parse_inst.c */
-void kp_parse_scan_explicit_insts(kp_file *f);
-void kp_parse_sort_insts(kp_kernel *k);
-enum CXChildVisitResult kp_parse_find_insts(CXCursor cur, CXCursor parent, CXClientData ud);
-
-/* parse_kernel.c */
+/* parse_kernel.c: a file's model */
+/* A function definition converted (a kernel, a __device__ K-loop
+ * function, a helper). */
 kp_kernel *kp_parse_make_function(pctx *c, CXCursor cur, int is_template);
+/* Visitor setting *(int *)ud when a body declares a __shared__ variable. */
 enum CXChildVisitResult kp_parse_find_shared_var(CXCursor cur, CXCursor parent, CXClientData ud);
+/* The callers of __device__ K-loop function d among the kernels of
+ * `from`, and their common __launch_bounds__. */
 void kp_parse_device_callers(kp_file *f, const kp_file *from, kp_kernel *d, const kp_decl *key);
+/* The model of the file c->main stands for, into c->f. */
 void kp_parse_build_model(pctx *c, const char *const *argv, int nstore);
 
-/* parse_text.c */
-void kp_parse_scan_includes(kp_file *f);
-void kp_parse_collect_names(pctx *c, const char *const *argv, int argc);
+/* parse_inst.c: template instantiations */
+/* Explicit instantiations found in the text of f. */
+void kp_parse_scan_explicit_insts(kp_file *f);
+/* Sorts k's instantiations in an order independent of the file's. */
+void kp_parse_sort_insts(kp_kernel *k);
+/* Visitor adding the specialisations it meets to their kernel_scan kernels. */
+enum CXChildVisitResult kp_parse_find_insts(CXCursor cur, CXCursor parent, CXClientData ud);
+
+/* parse_helper.c: called helpers */
+/* The helpers the kernels call into kp_decl.fn, or the reason in fn_why. */
+void kp_parse_add_helpers(pctx *c, kernel_scan *ks);
+
+/* parse_header.c: project headers */
+void kp_parse_header_policy_init(header_policy *p, const kp_parse_opts *o);
+void kp_parse_header_policy_release(header_policy *p);
+/* Whether a header (its real path) qualifies under the policy. */
+int kp_parse_wanted_header(const header_policy *h, const char *abs);
+/* The unsaved file of o whose real path is `abs`, or NULL. */
+const kp_unsaved *kp_parse_unsaved_for(const kp_parse_opts *o, const char *abs);
+/* One model per qualifying project header with kernels, into c->f->headers. */
+void kp_parse_build_header_models(pctx *c, const kp_parse_opts *o, const header_policy *pol,
+				  const char *const *argv, int nstore);
 
 #endif
