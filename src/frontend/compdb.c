@@ -4,12 +4,12 @@
  * with: response files expanded, include paths, macros, the language
  * standard and relocatable device code kept in clang's spelling, the
  * target architectures recorded, everything else dropped.  It is the only
- * place that decides which flags are kept: parse.c (a single file's
+ * place that decides which flags are kept: parse_args.c (a single file's
  * database entry), cli.c (kpipe's arguments after --) and kp_compdb_load()
  * below (every entry, for a batch) all call it, so a batch parses each
  * file exactly as a single-file run with -p would.
  *
- * Besides parse.c and pch.c, the only file that calls libclang:
+ * Like the parser (parse.c, parse_*.c) and pch.c, it calls libclang:
  * kp_compdb_load() uses the CXCompilationDatabase API alone.  The
  * translation itself calls no libclang (the unit tests drive it directly).
  */

@@ -5,7 +5,7 @@
  * `kpipe rewrite -p DIR` over many files.
  *
  * kp_nvcc_translate() is the one place that decides which flags are kept:
- * parse.c calls it for a single file's entry (kp_compdb_lookup), this
+ * parse_args.c calls it for a single file's entry (kp_compdb_lookup), this
  * file for every entry (kp_compdb_load), cli.c for kpipe's own arguments
  * after `--`.  It reads response files (@F, --options-file F, -optf F) but
  * calls no libclang; kp_compdb_load() does, through the

@@ -5,7 +5,7 @@
  * names in it are resolved as the compiler would see them, as far as
  * kpipe can tell: -D arguments, object-like #defines of the file, and
  * const / constexpr integer variables or enumerators at namespace scope
- * (through libclang).  Used by parse.c only.
+ * (through libclang).  Used by parse_kernel.c only.
  */
 #ifndef KPIPE_CONSTEVAL_H
 #define KPIPE_CONSTEVAL_H

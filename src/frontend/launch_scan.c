@@ -23,7 +23,7 @@ typedef struct {
 	CXTranslationUnit tu;
 	CXFile main;
 	kp_file *f;
-	int nbase; /* the <<<>>> launches parse.c found */
+	int nbase; /* the <<<>>> launches parse_kernel.c found */
 	kp_launch *v;
 	int n, cap;
 	kp_smem_raise *r;

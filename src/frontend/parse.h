@@ -1,9 +1,10 @@
 /*
  * parse.h - the parsing layer: turns a CUDA source file into a kp_file
- * (model.h) using the libclang C API.  With compdb.c and pch.c it is the
- * only module that calls clang_*; it also owns the compilation-database
- * lookup for a single file (the flags are translated by compdb.c) and the
- * CUDA 13 / libclang header workaround.
+ * (model.h) using the libclang C API (parse.c and the parse_*.c files it
+ * is split into; parse_int.h says which holds what).  With the rest of
+ * src/frontend/ it is the only code that calls clang_*; it also owns the
+ * compilation-database lookup for a single file (the flags are translated
+ * by compdb.c) and the CUDA 13 / libclang header workaround.
  */
 #ifndef KPIPE_PARSE_H
 #define KPIPE_PARSE_H

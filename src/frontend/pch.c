@@ -2,8 +2,8 @@
  * pch.c - builds the precompiled CUDA header a batch parses every file
  * with (-include-pch), and keeps such headers between runs for single
  * files (kp_pch_cached).  It calls libclang (parse an empty .cu file as an
- * incomplete translation unit, save it), so it is, with parse.c and
- * compdb.c, one of the three files that do.  The arguments must be those
+ * incomplete translation unit, save it), as the parser (parse.c,
+ * parse_*.c) and compdb.c do.  The arguments must be those
  * of the parse: a header built with other language options is rejected by
  * clang, and the parse then goes without it (correct, only slower).
  */

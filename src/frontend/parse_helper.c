@@ -1,0 +1,299 @@
+/*
+ * parse_helper.c - the helpers the kernels call (kp_parse_add_helpers):
+ * each callee defined in the main file or, for the main file's model, in
+ * a project header (a model of that header, kp_file.helper_homes) is
+ * converted into its declaration's kp_decl.fn, with the namespace of the
+ * types it names; any other callee gets the reason in kp_decl.fn_why.
+ */
+#define _GNU_SOURCE
+#include "parse.h"
+#include "parse_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+	kp_decl **v;
+	int n, cap;
+} callee_set;
+
+static int collect_callees(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	callee_set *cs = ud;
+	kp_decl *d = n->kind == KP_N_CALL && n->decl && n->decl->tmpl ? n->decl->tmpl : n->decl;
+	if (n->kind != KP_N_CALL || !d || d->kind != KP_D_FUNC || d->fn)
+		return 1;
+	for (int i = 0; i < cs->n; i++)
+		if (cs->v[i] == d)
+			return 1;
+	if (cs->n == cs->cap) {
+		cs->cap = cs->cap ? cs->cap * 2 : 16;
+		cs->v = kp_xrealloc(cs->v, sizeof(*cs->v) * (size_t)cs->cap);
+	}
+	cs->v[cs->n++] = d;
+	return 1;
+}
+
+/* An implicit instantiation's callee gets its template's definition (or
+ * the reason there is none). */
+static int share_template_fn(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	(void)ud;
+	kp_decl *d = n->kind == KP_N_CALL ? n->decl : NULL;
+	if (d && d->tmpl && !d->fn) {
+		d->fn = d->tmpl->fn;
+		if (!d->fn_why)
+			d->fn_why = d->tmpl->fn_why;
+	}
+	return 1;
+}
+
+/* The qualified name of namespace cursor ns ("a::b"), arena-owned. */
+static const char *namespace_name(kp_arena *a, CXCursor ns)
+{
+	kp_strbuf qn = KP_STRBUF_INIT;
+	for (CXCursor p = ns; clang_getCursorKind(p) == CXCursor_Namespace;
+	     p = clang_getCursorSemanticParent(p)) {
+		CXString nm = clang_getCursorSpelling(p);
+		const char *nss = clang_getCString(nm);
+		char *prev = kp_strbuf_detach(&qn);
+		kp_strbuf_addf(&qn, "%s%s%s", nss && *nss ? nss : "(anonymous namespace)",
+			       *prev ? "::" : "", prev);
+		free(prev);
+		clang_disposeString(nm);
+	}
+	const char *r = kp_arena_strdup(a, kp_strbuf_str(&qn));
+	kp_strbuf_release(&qn);
+	return r;
+}
+
+typedef struct {
+	pctx *c;
+	const char *ns;
+} ns_scan;
+
+static enum CXChildVisitResult find_ns_type(CXCursor cur, CXCursor parent, CXClientData ud)
+{
+	(void)parent;
+	ns_scan *w = ud;
+	enum CXCursorKind k = clang_getCursorKind(cur);
+	if (k != CXCursor_TypeRef && k != CXCursor_TemplateRef)
+		return CXChildVisit_Recurse;
+	CXCursor p = clang_getCursorSemanticParent(clang_getCursorReferenced(cur));
+	if (clang_getCursorKind(p) != CXCursor_Namespace)
+		return CXChildVisit_Continue;
+	long o = file_offset(w->c, clang_getCursorLocation(cur));
+	if (o > 0) {
+		long j = o;
+		while (j > 0 && (w->c->f->src[j - 1] == ' ' || w->c->f->src[j - 1] == '\t'))
+			j--;
+		if (j > 0 && w->c->f->src[j - 1] == ':')
+			return CXChildVisit_Continue; /* qualified: ns::Vec */
+	}
+	w->ns = namespace_name(&w->c->f->arena, p);
+	return CXChildVisit_Break;
+}
+
+/* kp_kernel.ns_type of helper definition def. */
+static const char *ns_type_of(pctx *c, CXCursor def)
+{
+	ns_scan w = {c, NULL};
+	clang_visitChildren(def, find_ns_type, &w);
+	return w.ns;
+}
+
+/* The callee of cs named like cur (a definition) and declared by it,
+ * without a conversion or a reason yet; NULL otherwise. */
+static kp_decl *callee_of(pctx *c, const callee_set *cs, CXCursor cur)
+{
+	CXString nm = clang_getCursorSpelling(cur);
+	const char *name = clang_getCString(nm);
+	int called = 0;
+	for (int i = 0; i < cs->n && !called; i++)
+		called = name && !strcmp(cs->v[i]->name, name);
+	clang_disposeString(nm);
+	if (!called)
+		return NULL;
+	kp_decl *d = kp_parse_decl_for(c, cur);
+	for (int i = 0; i < cs->n; i++)
+		if (cs->v[i] == d)
+			return d && d->kind == KP_D_FUNC && !d->fn && !d->fn_why ? d : NULL;
+	return NULL;
+}
+
+/* Definitions outside the main file whose names the kernels call. */
+typedef struct {
+	pctx *c;
+	const callee_set *cs;
+	CXCursor *defs;
+	int n;
+} home_scan;
+
+static enum CXChildVisitResult find_home_helpers(CXCursor cur, CXCursor parent, CXClientData ud)
+{
+	(void)parent;
+	home_scan *h = ud;
+	enum CXCursorKind k = clang_getCursorKind(cur);
+	CXSourceLocation loc = clang_getCursorLocation(cur);
+	if (k == CXCursor_Namespace || k == CXCursor_LinkageSpec || k == CXCursor_UnexposedDecl)
+		return clang_Location_isInSystemHeader(loc) ? CXChildVisit_Continue
+							    : CXChildVisit_Recurse;
+	if ((k != CXCursor_FunctionDecl && k != CXCursor_FunctionTemplate) ||
+	    !clang_isCursorDefinition(cur) || main_offset(h->c, loc) >= 0)
+		return CXChildVisit_Continue;
+	kp_decl *d = callee_of(h->c, h->cs, cur);
+	if (d && k == CXCursor_FunctionDecl && clang_Cursor_getNumTemplateArguments(cur) > 0)
+		d->fn_why = "it is an explicit specialisation of a template";
+	if (!d || d->fn_why)
+		return CXChildVisit_Continue;
+	h->defs = kp_xrealloc(h->defs, sizeof(CXCursor) * (size_t)(h->n + 1));
+	h->defs[h->n++] = cur;
+	return CXChildVisit_Continue;
+}
+
+/* The offset of loc's expansion in `file`, -1 elsewhere. */
+static long offset_in(CXSourceLocation loc, CXFile file)
+{
+	CXFile lf;
+	unsigned off;
+	clang_getExpansionLocation(loc, &lf, NULL, NULL, &off);
+	return lf && clang_File_isEqual(lf, file) ? (long)off : -1;
+}
+
+/* The model of a project header holding helpers (f->helper_homes), made
+ * on first use with its pctx in hcs[]; NULL when it cannot be read. */
+static pctx *home_of(pctx *c, CXFile file, const char *abs, pctx **hcs)
+{
+	kp_file *f = c->f;
+	for (int i = 0; i < f->nhelper_homes; i++)
+		if (!strcmp(f->helper_homes[i]->abs_path, abs))
+			return *hcs + i;
+	kp_file *m = kp_xcalloc(1, sizeof(*m));
+	m->abs_path = kp_arena_strdup(&m->arena, abs);
+	char *shown = kp_display_path(abs);
+	m->path = kp_arena_strdup(&m->arena, shown);
+	free(shown);
+	const kp_unsaved *u = kp_parse_unsaved_for(c->o, abs);
+	int e = 0;
+	if (u) {
+		m->src = kp_xstrndup(u->text, u->len);
+		m->len = u->len;
+	} else
+		e = kp_read_file(abs, &m->src, &m->len);
+	if (e || memchr(m->src, '\0', m->len)) {
+		kp_file_release(m);
+		free(m);
+		return NULL;
+	}
+	f->helper_homes =
+		kp_xrealloc(f->helper_homes, sizeof(kp_file *) * (size_t)(f->nhelper_homes + 1));
+	f->helper_homes[f->nhelper_homes] = m;
+	*hcs = kp_xrealloc(*hcs, sizeof(pctx) * (size_t)(f->nhelper_homes + 1));
+	pctx *hc = *hcs + f->nhelper_homes++;
+	memset(hc, 0, sizeof(*hc));
+	hc->f = m;
+	hc->tu = c->tu;
+	hc->main = file;
+	hc->argv = c->argv;
+	hc->nargv = c->nargv;
+	return hc;
+}
+
+/* Converts a helper defined outside the main file (def) into d->fn, in
+ * the model of its header, or says in d->fn_why why not. */
+static void add_home_helper(pctx *c, CXCursor def, kp_decl *d, pctx **hcs)
+{
+	CXSourceLocation loc = clang_getCursorLocation(def);
+	CXFile file;
+	clang_getExpansionLocation(loc, &file, NULL, NULL, NULL);
+	CXString fn = clang_getFileName(file);
+	char *abs = clang_getCString(fn) ? realpath(clang_getCString(fn), NULL) : NULL;
+	clang_disposeString(fn);
+	attr_scan as = {c, 0, 0, 0, 0, 0, 0, 0};
+	clang_visitChildren(def, kp_parse_scan_attrs, &as);
+	int shared = 0;
+	clang_visitChildren(def, kp_parse_find_shared_var, &shared);
+	CXSourceRange r = clang_getCursorExtent(def);
+	kp_arena *a = &c->f->arena;
+	if (!abs)
+		d->fn_why = "its definition is not in a file kpipe can read";
+	else if (clang_Location_isInSystemHeader(loc))
+		d->fn_why = kp_arena_printf(a, "it is defined in a system header (%s)", abs);
+	else if (kp_parse_path_under(abs, kp_parse_cuda_root(c->o->cuda_path)) ||
+		 (kp_parse_stub_dir(c->o->cuda_path) &&
+		  kp_parse_path_under(abs, kp_parse_stub_dir(c->o->cuda_path))))
+		d->fn_why = kp_arena_printf(a, "it is defined in the CUDA toolkit (%s)", abs);
+	else if (as.global || !as.device)
+		d->fn_why = "it is not a __device__ function";
+	else if (shared)
+		d->fn_why = "it declares __shared__ arrays of its own";
+	else if (offset_in(clang_getRangeStart(r), file) < 0 ||
+		 offset_in(clang_getRangeEnd(r), file) < 0)
+		d->fn_why = "its definition is written by a macro";
+	pctx *hc = d->fn_why ? NULL : home_of(c, file, abs, hcs);
+	if (!d->fn_why && !hc)
+		d->fn_why = kp_arena_printf(a, "its header (%s) cannot be read", abs);
+	free(abs);
+	if (!hc)
+		return;
+	kp_kernel *k = kp_parse_make_function(
+		hc, def, clang_getCursorKind(def) == CXCursor_FunctionTemplate);
+	k->home = hc->f;
+	k->ns_type = ns_type_of(hc, def);
+	d->fn = k;
+}
+
+/* The helpers the kernels call, converted into their declarations'
+ * kp_decl.fn (the pass that inlines load helpers reads them).  Only a
+ * helper whose name a kernel calls is looked up: a file may hold
+ * thousands of small __device__ functions, and each lookup (kp_parse_decl_for)
+ * searches the declarations seen so far.  For the main file's model (c->o
+ * set), a helper defined in a project header is converted in a model of
+ * that header (kp_file.helper_homes); a callee that is not converted gets
+ * the reason in kp_decl.fn_why. */
+void kp_parse_add_helpers(pctx *c, kernel_scan *ks)
+{
+	kp_file *f = c->f;
+	callee_set cs = {0};
+	for (int i = 0; i < f->nkernels; i++)
+		kp_node_walk(f->kernels[i]->body, NULL, collect_callees, &cs);
+	for (int h = 0; h < ks->nhelpers && cs.n; h++) {
+		kp_decl *d = callee_of(c, &cs, ks->helpers[h]);
+		if (d) {
+			d->fn = kp_parse_make_function(c, ks->helpers[h],
+						       clang_getCursorKind(ks->helpers[h]) ==
+							       CXCursor_FunctionTemplate);
+			d->fn->ns_type = ns_type_of(c, ks->helpers[h]);
+		}
+	}
+	for (int h = 0; h < ks->nothers && cs.n; h++) {
+		kp_decl *d = callee_of(c, &cs, ks->others[h]);
+		if (d)
+			d->fn_why = ks->other_why[h];
+	}
+	if (c->o && cs.n) {
+		home_scan hs = {c, &cs, NULL, 0};
+		clang_visitChildren(clang_getTranslationUnitCursor(c->tu), find_home_helpers, &hs);
+		pctx *hcs = NULL;
+		for (int i = 0; i < hs.n; i++) {
+			kp_decl *d = callee_of(c, &cs, hs.defs[i]);
+			if (d)
+				add_home_helper(c, hs.defs[i], d, &hcs);
+		}
+		for (int i = 0; i < f->nhelper_homes; i++) {
+			free(hcs[i].dkeys);
+			free(hcs[i].dvals);
+			free(hcs[i].dindex);
+		}
+		free(hcs);
+		free(hs.defs);
+	}
+	for (int i = 0; i < cs.n; i++)
+		if (!cs.v[i]->fn && !cs.v[i]->fn_why && cs.v[i]->kind == KP_D_FUNC)
+			cs.v[i]->fn_why = "kpipe sees no definition of it outside system headers";
+	for (int i = 0; i < f->nkernels; i++)
+		kp_node_walk(f->kernels[i]->body, NULL, share_template_fn, NULL);
+	free(cs.v);
+}
