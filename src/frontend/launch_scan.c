@@ -316,9 +316,10 @@ static int dim3_parts(CXCursor e, int xyz[3])
 }
 
 /* Whether every mention of variable d in its function is inside the
- * <<<>>> of a launch: its initialiser is then the value the launches
- * read (a member assigned, the variable assigned, passed by reference or
- * its address taken anywhere else: not). */
+ * <<<>>> of a launch (1): its initialiser is then the value the launches
+ * read; -1 when one is elsewhere (a member assigned, the variable
+ * assigned, passed by reference or its address taken: not); 0 for a
+ * variable outside every function. */
 typedef struct {
 	const scan *s;
 	CXCursor d;
@@ -353,10 +354,11 @@ static int only_in_launches(const scan *s, CXCursor d)
 		return 0; /* a global: changed anywhere */
 	use_scan u = {s, d, 0};
 	clang_visitChildren(fn, use_of, &u);
-	return !u.other;
+	return u.other ? -1 : 1;
 }
 
-/* The block shape of block argument e (see kp_launch.block). */
+/* The block shape of block argument e (see kp_launch.block): 0, -1 not
+ * known, -2 a local variable used elsewhere than in launches. */
 static int block_shape(const scan *s, CXCursor e, int xyz[3])
 {
 	/* an integer (not a dim3 clang may fold, such as a comma operator's) */
@@ -376,8 +378,10 @@ static int block_shape(const scan *s, CXCursor e, int xyz[3])
 	}
 	if (clang_getCursorKind(e) == CXCursor_DeclRefExpr) {
 		CXCursor d = clang_getCursorReferenced(e);
-		if (clang_getCursorKind(d) != CXCursor_VarDecl || !only_in_launches(s, d))
+		if (clang_getCursorKind(d) != CXCursor_VarDecl)
 			return -1;
+		if (only_in_launches(s, d) <= 0)
+			return only_in_launches(s, d) < 0 ? -2 : -1;
 		kid_list kids = {.n = 0};
 		clang_visitChildren(d, collect_kid, &kids);
 		if (!kids.n)
@@ -430,9 +434,10 @@ static void chevron_block(scan *s, kp_launch *x, CXCursor call)
 		return;
 	find_expr w = {s, b, e, clang_getNullCursor(), 0};
 	clang_visitChildren(call, expr_in, &w);
-	int xyz[3];
-	if (w.found && !block_shape(s, w.hit, xyz))
+	int xyz[3], rc = w.found ? block_shape(s, w.hit, xyz) : -1;
+	if (!rc)
 		memcpy(x->block, xyz, sizeof(xyz));
+	x->block_changed = rc == -2;
 }
 
 /* dyn_smem and the block shape of a <<<>>> launch (call: its cursor). */

@@ -440,8 +440,12 @@ typedef struct {
 	/* The block shape of a <<<>>> launch as clang evaluates it (launch_scan.c):
 	 * an integer constant, a dim3(...) or {...}, or a dim3 variable whose
 	 * initialiser is one, each component a constant expression (numbers,
-	 * constexpr and const-initialised variables, sizeof).  All 0: unknown. */
+	 * constexpr and const-initialised variables, sizeof).  All 0: unknown.
+	 * block_changed: the block is a local dim3 variable used elsewhere
+	 * than in launches (a member assigned, passed by reference): its
+	 * initialiser is not the shape, and nothing else may read one. */
 	int block[3];
+	int block_changed;
 	/* clang's USR of the function launched (a template's instantiation
 	 * is its own), to pair it with cudaFuncSetAttribute calls */
 	const char *usr;
