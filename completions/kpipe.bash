@@ -31,7 +31,7 @@ _kpipe()
 	local rewrite="-o --output -i --in-place --backup-suffix --diff --dry-run --variant --stages
 		--assume-filename --export-fixes --validate --sizes --gpu-dir --sanitize --no-sanitize
 		--out-dir -j --jobs --exclude --shard --no-pch --no-ptxas --Werror --timeout
-		--no-comment --format-style --sarif-all --pad --pad-only --swizzle --block
+		--no-comment --format-style --sarif-all --pad --pad-only --no-pad --swizzle --block
 		--no-verify --require-verify"
 	local analyze="--block -j --jobs --exclude"
 	local tune="-o --output -i --in-place --sizes --gpu-dir --sanitize --no-sanitize --profile --variant"

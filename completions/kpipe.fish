@@ -75,6 +75,7 @@ complete -c kpipe -n $rw -l require-verify -d 'refuse a rewrite that cannot be v
 complete -c kpipe -n $rw -l format-style -x -a "file none llvm google chromium mozilla webkit" -d "format the lines kpipe writes with clang-format"
 complete -c kpipe -n $rw -l pad -d 'pad shared arrays against bank conflicts, then pipeline'
 complete -c kpipe -n $rw -l pad-only -d 'pad shared arrays against bank conflicts only'
+complete -c kpipe -n $rw -l no-pad -d 'with --variant auto: pad nothing'
 complete -c kpipe -n $rw -l swizzle -d 'with --pad: XOR-swizzle conflicted columns instead of padding rows'
 complete -c kpipe -n "__fish_seen_subcommand_from rewrite analyze" -x -l block -d 'block shape X,Y,Z for the bank analysis'
 complete -c kpipe -n $rw -l sarif-all -d 'with --format sarif: the pipelined loops too'

@@ -522,6 +522,10 @@ typedef struct {
 	const kp_tune_cand *kinds[NKINDS_MAX];
 	const kp_transform *kind_xf[NKINDS_MAX];
 	int nk;
+	/* pad[i]: candidate i is kind i's rewrite with --pad (tune measures
+	 * both forms where padding changes the rewrite), named pad_name[i] */
+	int pad[NKINDS_MAX];
+	char pad_name[NKINDS_MAX][48];
 	cand c[NKINDS_MAX];
 	kp_tune_run run;
 	kp_tune_choice ch;
@@ -597,6 +601,50 @@ static int usage_error(const kp_cli *o)
 	return KP_EXIT_USAGE;
 }
 
+/* 1b. each variant built with --pad as well, as one more candidate where
+ * the padding changes its rewrite (tune measures the padded and the
+ * unpadded form; `rewrite --variant auto` pads only where bank conflicts
+ * of reads make it pay, pass_pad.c) */
+static void add_padded(tune_state *t)
+{
+	int n0 = t->nk;
+	for (int i = 0; i < n0 && t->nk < NKINDS_MAX; i++) {
+		if (!t->c[i].text || t->c[i].same_as)
+			continue;
+		int j = t->nk;
+		kp_cli a = t->o;
+		a.variant = t->kind_xf[i]->name;
+		a.stages = t->kinds[i]->stages;
+		a.pad = 1;
+		kp_rw_result r = {0};
+		r.path = kp_xstrdup(t->in);
+		kp_rw_input rin = {.path = t->in, .contents = t->src, .len = t->len};
+		kp_rw_opts rwo;
+		kp_cli_rw_opts(&a, &rwo);
+		char *text = NULL;
+		size_t len = 0;
+		int xr = kp_rewrite_buffer(&rwo, &rin, &r, &text, &len);
+		kp_rw_result_release(&r);
+		int same = xr != KP_EXIT_OK;
+		for (int k = 0; k < t->nk && !same; k++)
+			same = t->c[k].text && t->c[k].len == len &&
+			       !memcmp(t->c[k].text, text, len);
+		if (same) {
+			free(text);
+			continue;
+		}
+		memset(&t->c[j], 0, sizeof(t->c[j]));
+		t->kinds[j] = t->kinds[i];
+		t->kind_xf[j] = t->kind_xf[i];
+		t->pad[j] = 1;
+		snprintf(t->pad_name[j], sizeof(t->pad_name[j]), "%s+pad", t->kinds[i]->name);
+		t->c[j].name = t->pad_name[j];
+		t->c[j].text = text;
+		t->c[j].len = len;
+		t->nk++;
+	}
+}
+
 /* 1. every variant, as `rewrite --variant V --stages N` writes it */
 static int build_candidates(tune_state *t)
 {
@@ -641,8 +689,10 @@ static int build_candidates(tune_state *t)
 		}
 		kp_rw_result_release(&r);
 	}
-	if (built)
+	if (built) {
+		add_padded(t);
 		return TUNE_GO;
+	}
 	for (int i = 0; i < t->nk; i++)
 		fprintf(stderr, "%s: %s: %s\n", t->in, c[i].name, c[i].skip);
 	/* as rewrite does: the output is the original, unchanged */
