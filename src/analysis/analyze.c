@@ -287,9 +287,6 @@ static void analyze_loop(actx *c)
 	kp_find_induction(c);
 
 	kp_find_loads(c);
-	if (l->nloads == 0 && !l->loads_in_helper && !l->loads_carve_out)
-		kp_ana_refuse(c, n, "kpipe-no-tile-load",
-			      "the load phase copies nothing from global into __shared__ memory");
 
 	/* read/write sets */
 	kp_loop_rw rw = {0};

@@ -107,13 +107,6 @@ int kp_uses_kpipe_stage(kp_node *body)
 	return found;
 }
 
-/* Candidate loops: loops whose body holds a barrier or a copy into shared
- * memory.  A loop with a barrier at the top level of its body is a
- * candidate (the loops nested in it are part of it: copy loops, loops of
- * the compute phase), unless it encloses K-loops of its own (kp_nested_kloop):
- * then it is reported as an enclosing loop and each K-loop in it is a
- * candidate.  A loop without top-level barriers gives way to the candidates
- * nested in it, and is one itself only when there are none. */
 /* An assignment of something loaded from global memory (in a helper's
  * body, whose destination is a parameter). */
 static int assigns_global_load(kp_node *n)
@@ -277,6 +270,13 @@ static void push_node(kp_node_vec *v, kp_node *n)
 	v->v[v->n++] = n;
 }
 
+/* Candidate loops: loops whose body holds a barrier or a copy into shared
+ * memory.  A loop with a barrier at the top level of its body is a
+ * candidate (the loops nested in it are part of it: copy loops, loops of
+ * the compute phase), unless it encloses K-loops of its own (kp_nested_kloop):
+ * then it is reported as an enclosing loop and each K-loop in it is a
+ * candidate.  A loop without top-level barriers gives way to the candidates
+ * nested in it, and is one itself only when there are none. */
 void kp_find_candidates(kp_node *n, kp_node_vec *out)
 {
 	if (!n)

@@ -45,9 +45,6 @@ static int holds_loaded_value(const kp_loop *l, const kp_decl *d)
 	return w.hit;
 }
 
-/* What the phases read and write: the next tile's loads must not depend on
- * this iteration, and the compute phase must not carry state through
- * shared memory or read what the load phase declares or bumps. */
 /* Whether n loads from global memory through d (a load rooted at d; the
  * target of a plain `=` is a store, only its indices are read). */
 static int reads_global(kp_node *n, const kp_decl *d)
@@ -70,6 +67,9 @@ static int reads_global(kp_node *n, const kp_decl *d)
 	return 0;
 }
 
+/* What the phases read and write: the next tile's loads must not depend on
+ * this iteration, and the compute phase must not carry state through
+ * shared memory or read what the load phase declares or bumps. */
 static void check(kp_rule_ctx *c)
 {
 	const kp_rw_set *lw = &c->rw->load, *cw = &c->rw->comp, *all = &c->rw->all;

@@ -11,6 +11,7 @@
 #include "util.h"
 
 #define RULES(X) /* one line per rule, in the order they run */                                    \
+	X(no_tile_load)                                                                            \
 	X(loaded_tiles)                                                                            \
 	X(dependences)                                                                             \
 	X(partial_tile_write)                                                                      \
