@@ -15,7 +15,8 @@
 #include "loop.h"
 
 /* Whether an expression of the guard may change from tile to tile: the
- * analysis's own test (analyze.c), handed in with its context. */
+ * analysis's own test (rules/partial_tile_write.c), handed in with its
+ * context. */
 typedef int (*kp_varies_fn)(void *ctx, const kp_node *n);
 
 /* Whether every element of ld's tile that loop l reads outside its load

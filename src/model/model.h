@@ -217,7 +217,7 @@ typedef struct kp_decl {
 	 * never reassigned): the extern __shared__ array it points into, and
 	 * the offset (NULL: the array itself).  The analysis sets these and
 	 * marks the pointer is_shared / is_array with unknown bounds, so it is
-	 * a tile candidate like the array (analyze.c, mark_carve_outs). */
+	 * a tile candidate like the array (dyn_smem.c, kp_mark_carve_outs). */
 	const struct kp_decl *dyn_base;
 	const kp_node *dyn_off;
 	int has_value; /* integer constant with a known value */

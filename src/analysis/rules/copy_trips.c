@@ -3,7 +3,7 @@
  * this instantiation (`for (i = 0; i < BM * BK / NT; ++i)` with BM * BK <
  * NT).  Register staging sizes its staging registers by the trip count, and
  * a zero-sized array does not compile; the loop is refused for that
- * instantiation (kp_load.trips, analyze.c's copy_trips).
+ * instantiation (kp_load.trips, math.c's kp_count_copy_trips).
  */
 #include "rules.h"
 

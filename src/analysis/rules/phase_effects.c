@@ -5,7 +5,7 @@
  * statements after the closing barrier (the induction variables' own
  * bumps apart), global memory those write must be proven disjoint from
  * what the loads read, and a write kpipe cannot name blocks the rewrite.
- * The direct writes of a variable are analyze.c's own checks; this rule
+ * The direct writes of a variable are dependences.c's checks; this rule
  * refuses what reaches memory through a reference, a pointer, a call or
  * asm.
  */
@@ -80,10 +80,10 @@ static void check_write(kp_rule_ctx *c, const kp_effects *e, kp_phase ph, const 
 		return;
 	}
 	if (w->loc.kind == KP_LOC_TILE)
-		return; /* the tile checks of analyze.c */
+		return; /* the tile rules (loaded_tiles.c, tile_escapes.c) */
 	if (w->loc.kind == KP_LOC_LOCAL &&
 	    ((!w->via && !w->call && !w->by_asm) || loop_local(l, w->loc.decl)))
-		return; /* a direct write: analyze.c's own checks */
+		return; /* a direct write: dependences.c's checks */
 	kp_phase rp;
 	const kp_effect *r = read_of(l, e, w, &rp);
 	if (!r)

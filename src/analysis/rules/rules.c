@@ -11,6 +11,16 @@
 #include "util.h"
 
 #define RULES(X) /* one line per rule, in the order they run */                                    \
+	X(no_tile_load)                                                                            \
+	X(loaded_tiles)                                                                            \
+	X(dependences)                                                                             \
+	X(partial_tile_write)                                                                      \
+	X(step_invariant)                                                                          \
+	X(cond_pure)                                                                               \
+	X(store_order)                                                                             \
+	X(hidden_induction)                                                                        \
+	X(staged_address)                                                                          \
+	X(tile_escapes)                                                                            \
 	X(copy_trivial)                                                                            \
 	X(copy_trips)                                                                              \
 	X(macro_redefined)                                                                         \

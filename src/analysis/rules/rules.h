@@ -15,15 +15,19 @@
 
 #include "loop.h"
 
+struct kp_loop_rw;
+
 /* What a rule sees: the file, the kernel, the loop being analysed and,
  * for a template kernel analysed per instantiation, that instantiation's
- * value arguments (NULL when symbolic) and type arguments (NULL). */
+ * value arguments (NULL when symbolic) and type arguments (NULL); and the
+ * read and write sets of the loop's phases (analyze_int.h, kp_loop_rw). */
 typedef struct kp_rule_ctx {
 	kp_file *f;
 	kp_kernel *k;
 	kp_loop *l;
 	const long long *iv;
 	const kp_targ *targs;
+	const struct kp_loop_rw *rw;
 } kp_rule_ctx;
 
 typedef struct {

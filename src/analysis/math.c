@@ -1,0 +1,229 @@
+/*
+ * math.c - counted loops and the compute phase's math: the copy loops'
+ * trip counts (kp_load.ranges, kp_load.trips), the kind of math and the
+ * FLOPs per thread (kp_loop.math, flops_thread), and the bytes of the
+ * loaded tiles (kp_loop.tile_bytes).
+ */
+#include "analyze.h"
+#include "analyze_int.h"
+
+#include <ctype.h>
+#include <string.h>
+
+typedef struct {
+	actx *c;
+	double flops;
+	int unknown;
+	kp_math math;
+} math_scan;
+
+/* Reads a for-statement as a counted loop (analyze.h): the counter's
+ * first value from the init (a declaration or an assignment), the bound
+ * from the condition, an upward constant step from the increment. */
+static void range_of(actx *c, const kp_node *loop, kp_range *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (!loop || loop->kind != KP_N_FOR)
+		return;
+	kp_node *init = loop->for_init, *inc = loop->for_inc;
+	if (init && init->kind == KP_N_DECLSTMT && init->nkids == 1 &&
+	    init->kids[0]->kind == KP_N_VARDECL && init->kids[0]->nkids >= 1) {
+		r->var_decl = init->kids[0];
+		/* the declaration's initialiser (`i{0}`: the 0), else its last part */
+		r->lo = r->var_decl->decl && r->var_decl->decl->init
+				? r->var_decl->decl->init
+				: init->kids[0]->kids[init->kids[0]->nkids - 1];
+	} else if (init && kp_is_assign(init))
+		r->lo = init->kids[1];
+	const kp_decl *var = r->var_decl ? r->var_decl->decl : NULL;
+	if (!var && init && kp_is_assign(init)) {
+		const kp_node *t = kp_node_strip(init->kids[0]);
+		var = t && t->kind == KP_N_DECLREF ? t->decl : NULL;
+	}
+	const kp_node *cs = kp_node_strip(loop->for_cond);
+	if (cs && cs->kind == KP_N_BINOP && cs->nkids == 2) {
+		/* `i op hi`, or `i + c op hi` (the bound is hi - c) */
+		const kp_node *lhs = kp_node_strip(cs->kids[0]);
+		const kp_node *a = lhs && lhs->kind == KP_N_BINOP && lhs->nkids == 2 &&
+						   lhs->opk == KP_OP_ADD
+					   ? kp_node_strip(lhs->kids[0])
+					   : NULL;
+		const kp_node *b = a ? kp_node_strip(lhs->kids[1]) : NULL;
+		r->op = cs->op;
+		r->opk = cs->opk;
+		if (lhs && lhs->kind == KP_N_DECLREF && lhs->decl == var && var)
+			r->hi = cs->kids[1];
+		else if (var && a && a->kind == KP_N_DECLREF && a->decl == var) {
+			r->hi = cs->kids[1];
+			r->hi_off = lhs->kids[1];
+		} else if (var && b && b->kind == KP_N_DECLREF && b->decl == var) {
+			r->hi = cs->kids[1];
+			r->hi_off = lhs->kids[0];
+		}
+	}
+	if (!inc)
+		return;
+	int sign;
+	r->step_ok = kp_step_text(c, inc, &sign) && sign > 0;
+	r->step_is_one = inc->kind == KP_N_UNOP && inc->op &&
+			 (inc->opk == KP_OP_PRE_INC || inc->opk == KP_OP_POST_INC);
+	r->step_plus_assign = inc->kind == KP_N_ASSIGNOP && inc->op && inc->opk == KP_OP_ADD_ASSIGN;
+	r->step = kp_step_node(inc);
+}
+
+/* The trip count of a counted loop whose bounds and step are
+ * compile-time constants, -1 otherwise. */
+static double range_trip(actx *c, const kp_range *r)
+{
+	long long a, b, s = 1;
+	if (!r->lo || !r->hi || !r->op || !r->step_ok || (!r->step_is_one && !r->step))
+		return -1;
+	if (kp_eval(r->lo, c->k, c->iv, &a) || kp_eval(r->hi, c->k, c->iv, &b))
+		return -1;
+	long long off = 0;
+	if (r->hi_off && kp_eval(r->hi_off, c->k, c->iv, &off))
+		return -1;
+	b -= off;
+	if (r->step && kp_eval(r->step, c->k, c->iv, &s))
+		return -1;
+	if (s <= 0)
+		return -1;
+	if (r->opk == KP_OP_LT)
+		return b > a ? (double)((b - a + s - 1) / s) : 0;
+	if (r->opk == KP_OP_LE)
+		return b >= a ? (double)((b - a) / s + 1) : 0;
+	return -1;
+}
+
+static double trip_of(actx *c, kp_node *loop)
+{
+	kp_range r;
+	range_of(c, loop, &r);
+	return range_trip(c, &r);
+}
+
+static int is_float_type(const char *t) { return t && (strstr(t, "float") || strstr(t, "double")); }
+
+/* A pointer or an integer (index and pointer arithmetic, not math); an
+ * unknown or dependent type is not. */
+static int is_int_or_ptr(const char *t)
+{
+	static const char *const words[] = {"int",       "unsigned", "long",    "short",
+					    "char",      "bool",     "size_t",  "uint",
+					    "int64_t",   "uint32_t", "int32_t", "uint64_t",
+					    "ptrdiff_t", NULL};
+	if (!t)
+		return 0;
+	if (strchr(t, '*'))
+		return 1;
+	if (strstr(t, "float") || strstr(t, "double") || strstr(t, "half") || strstr(t, "bf16"))
+		return 0;
+	for (const char *p = t; *p;) {
+		while (*p && !isalnum((unsigned char)*p) && *p != '_')
+			p++;
+		const char *w = p;
+		while (*p && (isalnum((unsigned char)*p) || *p == '_'))
+			p++;
+		for (int i = 0; words[i] && p > w; i++)
+			if (strlen(words[i]) == (size_t)(p - w) &&
+			    !strncmp(w, words[i], (size_t)(p - w)))
+				return 1;
+	}
+	return 0;
+}
+
+static void scan_math(math_scan *m, kp_node *n, double mult)
+{
+	if (!n)
+		return;
+	if (n->kind == KP_N_FOR || n->kind == KP_N_WHILE || n->kind == KP_N_DO) {
+		double t = n->kind == KP_N_FOR ? trip_of(m->c, n) : -1;
+		if (t < 0) {
+			m->unknown = 1;
+			t = 1;
+		}
+		kp_node *body = kp_loop_body(n);
+		for (int i = 0; i < n->nkids; i++)
+			scan_math(m, n->kids[i], mult * (n->kids[i] == body ? t : 1));
+		return;
+	}
+	if (n->kind == KP_N_CALL && n->name) {
+		if (!strcmp(n->name, "mma_sync")) {
+			int is_int = 0;
+			for (int i = 0; i < n->nkids; i++)
+				if (n->kids[i]->type && (strstr(n->kids[i]->type, "signed char") ||
+							 strstr(n->kids[i]->type, "int8")))
+					is_int = 1;
+			m->math = is_int ? KP_MATH_IMMA : KP_MATH_HMMA;
+			m->flops += mult * 2.0 * 16 * 16 * 16 / 32.0; /* per thread of the warp */
+		} else if (!strcmp(n->name, "__dp4a")) {
+			m->math = KP_MATH_DP4A;
+			m->flops += mult * 8;
+		} else if (!strcmp(n->name, "fmaf") || !strcmp(n->name, "__fmaf_rn") ||
+			   !strcmp(n->name, "fma")) {
+			if (m->math == KP_MATH_NONE)
+				m->math = !strcmp(n->name, "fma") ? KP_MATH_DFMA : KP_MATH_FFMA;
+			m->flops += mult * 2;
+		} else if (!strcmp(n->name, "__hfma") || !strcmp(n->name, "__hfma2")) {
+			if (m->math == KP_MATH_NONE)
+				m->math = KP_MATH_HFMA;
+			m->flops += mult * (!strcmp(n->name, "__hfma2") ? 4 : 2);
+		}
+	}
+	if (n->kind == KP_N_ASSIGNOP && n->op &&
+	    (n->opk == KP_OP_ADD_ASSIGN || n->opk == KP_OP_SUB_ASSIGN) && n->nkids == 2 &&
+	    !is_int_or_ptr(n->kids[0]->type)) {
+		const kp_node *r = kp_node_strip(n->kids[1]);
+		if (r && r->kind == KP_N_BINOP && r->op && r->opk == KP_OP_MUL) {
+			const char *t = n->kids[0]->type;
+			if (m->math == KP_MATH_NONE || m->math == KP_MATH_FFMA)
+				m->math = t && strstr(t, "double") ? KP_MATH_DFMA
+					  : t && strstr(t, "half") ? KP_MATH_HFMA
+					  : is_float_type(t) || !t || strstr(t, "dependent")
+						  ? KP_MATH_FFMA
+						  : m->math;
+			m->flops += mult * 2;
+		} else if (r && is_float_type(n->kids[0]->type)) {
+			m->flops += mult * 1;
+		}
+	}
+	for (int i = 0; i < n->nkids; i++)
+		scan_math(m, n->kids[i], mult);
+}
+
+/* The copy loops' trip counts (what register staging indexes by), and
+ * whether a template kernel's parameters were left symbolic.  Which copy
+ * mechanism can move the loads is the transforms' question
+ * (transforms/cp_async.c, transforms/reg_staging.c). */
+void kp_count_copy_trips(actx *c)
+{
+	kp_loop *l = c->l;
+	for (int i = 0; i < l->nloads; i++) {
+		kp_load *ld = &l->loads[i];
+		for (int d = 0; d < 4; d++) {
+			range_of(c, d < ld->depth ? ld->loops[d] : NULL, &ld->ranges[d]);
+			ld->trips[d] = range_trip(c, &ld->ranges[d]);
+		}
+	}
+	l->params_symbolic = c->k->is_template && !c->iv;
+}
+
+/* The compute phase's math and FLOPs, and the bytes of the loaded tiles. */
+void kp_count_math(actx *c)
+{
+	kp_loop *l = c->l;
+	/* math */
+	math_scan ms = {c, 0, 0, KP_MATH_NONE};
+	for (int i = l->comp_b; i < l->comp_e; i++)
+		scan_math(&ms, l->stmts[i], 1.0);
+	l->math = ms.math;
+	l->flops_thread = ms.unknown && ms.flops == 0 ? -1 : ms.flops;
+	l->tile_bytes = 0;
+	for (int i = 0; i < l->ntiles; i++)
+		if (l->tiles[i].loaded) {
+			if (l->tiles[i].bytes < 0)
+				l->tile_bytes = -1;
+			else if (l->tile_bytes >= 0)
+				l->tile_bytes += l->tiles[i].bytes;
+		}
+}
