@@ -102,34 +102,19 @@ static double trip_of(actx *c, kp_node *loop)
 	return range_trip(c, &r);
 }
 
-static int is_float_type(const char *t) { return t && (strstr(t, "float") || strstr(t, "double")); }
+/* A floating value (a scalar, or a half or bfloat16 type). */
+static int is_float_type(const kp_node *n)
+{
+	return n->ty.kind == KP_TY_FLOAT || n->ty.scalar == KP_SCL_F16 ||
+	       n->ty.scalar == KP_SCL_BF16;
+}
 
 /* A pointer or an integer (index and pointer arithmetic, not math); an
  * unknown or dependent type is not. */
-static int is_int_or_ptr(const char *t)
+static int is_int_or_ptr(const kp_node *n)
 {
-	static const char *const words[] = {"int",       "unsigned", "long",    "short",
-					    "char",      "bool",     "size_t",  "uint",
-					    "int64_t",   "uint32_t", "int32_t", "uint64_t",
-					    "ptrdiff_t", NULL};
-	if (!t)
-		return 0;
-	if (strchr(t, '*'))
-		return 1;
-	if (strstr(t, "float") || strstr(t, "double") || strstr(t, "half") || strstr(t, "bf16"))
-		return 0;
-	for (const char *p = t; *p;) {
-		while (*p && !isalnum((unsigned char)*p) && *p != '_')
-			p++;
-		const char *w = p;
-		while (*p && (isalnum((unsigned char)*p) || *p == '_'))
-			p++;
-		for (int i = 0; words[i] && p > w; i++)
-			if (strlen(words[i]) == (size_t)(p - w) &&
-			    !strncmp(w, words[i], (size_t)(p - w)))
-				return 1;
-	}
-	return 0;
+	return n->ty.kind == KP_TY_POINTER || n->ty.kind == KP_TY_ENUM ||
+	       KP_TY_IS_INTEGER(n->ty.kind);
 }
 
 static void scan_math(math_scan *m, kp_node *n, double mult)
@@ -147,43 +132,43 @@ static void scan_math(math_scan *m, kp_node *n, double mult)
 			scan_math(m, n->kids[i], mult * (n->kids[i] == body ? t : 1));
 		return;
 	}
-	if (n->kind == KP_N_CALL && n->name) {
-		if (!strcmp(n->name, "mma_sync")) {
+	if (n->kind == KP_N_CALL && *kp_call_name(n)) {
+		const char *name = kp_call_name(n);
+		if (!strcmp(name, "mma_sync")) {
 			int is_int = 0;
 			for (int i = 0; i < n->nkids; i++)
-				if (n->kids[i]->type && (strstr(n->kids[i]->type, "signed char") ||
-							 strstr(n->kids[i]->type, "int8")))
-					is_int = 1;
+				is_int |= n->kids[i]->ty.scalar == KP_SCL_INT8;
 			m->math = is_int ? KP_MATH_IMMA : KP_MATH_HMMA;
 			m->flops += mult * 2.0 * 16 * 16 * 16 / 32.0; /* per thread of the warp */
-		} else if (!strcmp(n->name, "__dp4a")) {
+		} else if (!strcmp(name, "__dp4a")) {
 			m->math = KP_MATH_DP4A;
 			m->flops += mult * 8;
-		} else if (!strcmp(n->name, "fmaf") || !strcmp(n->name, "__fmaf_rn") ||
-			   !strcmp(n->name, "fma")) {
+		} else if (!strcmp(name, "fmaf") || !strcmp(name, "__fmaf_rn") ||
+			   !strcmp(name, "fma")) {
 			if (m->math == KP_MATH_NONE)
-				m->math = !strcmp(n->name, "fma") ? KP_MATH_DFMA : KP_MATH_FFMA;
+				m->math = !strcmp(name, "fma") ? KP_MATH_DFMA : KP_MATH_FFMA;
 			m->flops += mult * 2;
-		} else if (!strcmp(n->name, "__hfma") || !strcmp(n->name, "__hfma2")) {
+		} else if (!strcmp(name, "__hfma") || !strcmp(name, "__hfma2")) {
 			if (m->math == KP_MATH_NONE)
 				m->math = KP_MATH_HFMA;
-			m->flops += mult * (!strcmp(n->name, "__hfma2") ? 4 : 2);
+			m->flops += mult * (!strcmp(name, "__hfma2") ? 4 : 2);
 		}
 	}
 	if (n->kind == KP_N_ASSIGNOP && n->op &&
 	    (n->opk == KP_OP_ADD_ASSIGN || n->opk == KP_OP_SUB_ASSIGN) && n->nkids == 2 &&
-	    !is_int_or_ptr(n->kids[0]->type)) {
+	    !is_int_or_ptr(n->kids[0])) {
 		const kp_node *r = kp_node_strip(n->kids[1]);
 		if (r && r->kind == KP_N_BINOP && r->op && r->opk == KP_OP_MUL) {
-			const char *t = n->kids[0]->type;
+			const kp_type *t = &n->kids[0]->ty;
 			if (m->math == KP_MATH_NONE || m->math == KP_MATH_FFMA)
-				m->math = t && strstr(t, "double") ? KP_MATH_DFMA
-					  : t && strstr(t, "half") ? KP_MATH_HFMA
-					  : is_float_type(t) || !t || strstr(t, "dependent")
+				m->math = t->scalar == KP_SCL_F64   ? KP_MATH_DFMA
+					  : t->scalar == KP_SCL_F16 ? KP_MATH_HFMA
+					  : is_float_type(n->kids[0]) || t->kind == KP_TY_UNKNOWN ||
+							  t->kind == KP_TY_DEPENDENT
 						  ? KP_MATH_FFMA
 						  : m->math;
 			m->flops += mult * 2;
-		} else if (r && is_float_type(n->kids[0]->type)) {
+		} else if (r && is_float_type(n->kids[0])) {
 			m->flops += mult * 1;
 		}
 	}

@@ -107,8 +107,8 @@ int kp_same_pointee(actx *c, const char *ptr, const char *elem, int *uses_param)
 int kp_same_canon(const kp_decl *src, const kp_decl *tile)
 {
 	const char *p = src->pointee_canon, *e = tile->elem_type;
-	if (!p || !e || tile->ty.kind != KP_TY_ARRAY || strstr(p, "type-parameter-") ||
-	    strstr(e, "type-parameter-") || tile->elem_size < 0)
+	if (!p || !e || tile->ty.kind != KP_TY_ARRAY || src->ty.elem == KP_TY_DEPENDENT ||
+	    tile->ty.elem == KP_TY_DEPENDENT || tile->elem_size < 0)
 		return -1;
 	if (!strncmp(e, "const ", 6))
 		e += 6;

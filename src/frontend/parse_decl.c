@@ -130,6 +130,42 @@ static kp_type_kind type_kind(CXType ct)
 }
 
 /* The facts of type t (model.h, kp_type), from its canonical type. */
+/* kp_type.scalar of canonical type ct (see kp_scalar). */
+static kp_scalar scalar_of(CXType ct, int depth)
+{
+	switch (ct.kind) {
+	case CXType_Half:
+	case CXType_Float16: return KP_SCL_F16;
+	case CXType_BFloat16: return KP_SCL_BF16;
+	case CXType_Float: return KP_SCL_F32;
+	case CXType_Double:
+	case CXType_LongDouble: return KP_SCL_F64;
+	case CXType_Char_S:
+	case CXType_SChar:
+	case CXType_Char_U:
+	case CXType_UChar: return KP_SCL_INT8;
+	case CXType_Record: break;
+	default: return KP_SCL_NONE;
+	}
+	CXString nm = clang_getCursorSpelling(clang_getTypeDeclaration(ct));
+	const char *n = clang_getCString(nm);
+	kp_scalar r = KP_SCL_NONE;
+	if (n && (!strcmp(n, "__half") || !strcmp(n, "__half2")))
+		r = KP_SCL_F16;
+	else if (n && (!strcmp(n, "__nv_bfloat16") || !strcmp(n, "__nv_bfloat162")))
+		r = KP_SCL_BF16;
+	else if (n && !strcmp(n, "fragment") && depth < 2 &&
+		 clang_Type_getNumTemplateArguments(ct) >= 5) {
+		CXType e = clang_Type_getTemplateArgumentAsType(ct, 4);
+		r = e.kind == CXType_Invalid ? KP_SCL_NONE
+					     : scalar_of(clang_getCanonicalType(e), depth + 1);
+		if (r == KP_SCL_NONE)
+			r = KP_SCL_OTHER;
+	}
+	clang_disposeString(nm);
+	return r;
+}
+
 kp_type kp_parse_type_facts(CXType t)
 {
 	kp_type r = {0};
@@ -139,6 +175,7 @@ kp_type kp_parse_type_facts(CXType t)
 		ct = clang_getCanonicalType(clang_getPointeeType(ct));
 	}
 	r.kind = type_kind(ct);
+	r.scalar = (unsigned char)scalar_of(ct, 0);
 	r.is_const = (unsigned char)clang_isConstQualifiedType(ct);
 	r.is_volatile = (unsigned char)clang_isVolatileQualifiedType(ct);
 	r.is_restrict = (unsigned char)clang_isRestrictQualifiedType(ct);

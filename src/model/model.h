@@ -93,8 +93,22 @@ typedef enum {
 	KP_TY_OTHER
 } kp_type_kind;
 
+/* The arithmetic a value carries, from clang's canonical type: a floating
+ * or 8-bit integer scalar, the CUDA half types (records), and a wmma
+ * fragment's element type (its fifth template argument). */
+typedef enum {
+	KP_SCL_NONE = 0,
+	KP_SCL_F16,  /* half, __half, __half2, _Float16 */
+	KP_SCL_BF16, /* __nv_bfloat16, __nv_bfloat162, __bf16 */
+	KP_SCL_F32,
+	KP_SCL_F64,
+	KP_SCL_INT8, /* signed or unsigned char */
+	KP_SCL_OTHER /* a fragment of another element (precision::tf32 ...) */
+} kp_scalar;
+
 typedef struct {
 	kp_type_kind kind;
+	unsigned char scalar;   /* kp_scalar */
 	short bits;             /* an integer's or floating type's width, else 0 */
 	unsigned char is_ref;   /* a reference (1 lvalue, 2 rvalue): the other fields are the
 				 * referee's */

@@ -790,7 +790,7 @@ static int trivial_type(const kp_decl *d)
 					 "unsigned long", "long long",      "unsigned long long",
 					 "signed char"};
 	const char *t = d->is_array ? d->elem_type : d->type;
-	if (!t || strchr(t, '&') || strstr(t, "volatile"))
+	if (!t || d->ty.is_ref || KP_TY_ANY_VOLATILE(d->ty))
 		return 0;
 	if (d->is_pointer && !d->is_array)
 		return 1;
