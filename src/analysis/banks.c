@@ -334,6 +334,10 @@ static int lane_eval(lane_ev *e, const kp_node *n, long long *out)
 			e->why = "reads a member kpipe does not evaluate";
 			return -1;
 		}
+		if (!strcmp(b, "blockDim") && !e->bdim[c]) {
+			e->why = "reads blockDim, and no block shape is known";
+			return -1;
+		}
 		*out = !strcmp(b, "threadIdx")  ? e->tid[c]
 		       : !strcmp(b, "blockDim") ? e->bdim[c]
 						: e->u;
@@ -378,6 +382,10 @@ typedef struct {
 	const kp_node *anc[256]; /* the ancestors of the node visited */
 	int nanc;
 	ind_cache ind;
+	/* no block shape known: only wmma fragment loads and stores, whose
+	 * bank pattern is the row stride's, evaluated at thread (0, 0, 0)
+	 * (lane 0 of warp 0 in every block shape); blockDim is not known */
+	int frag_only;
 } acc_walk;
 
 /* The element access's context: the vector dereference of its address
@@ -524,7 +532,7 @@ static lane_ev lane_at(acc_walk *w, const long long *iv, int L, long long u)
 		     w->k,
 		     iv,
 		     {L % b->x, (L / b->x) % b->y, L / (b->x * b->y)},
-		     {b->x, b->y, b->z},
+		     {w->frag_only ? 0 : b->x, w->frag_only ? 0 : b->y, w->frag_only ? 0 : b->z},
 		     u,
 		     NULL,
 		     0,
@@ -1175,11 +1183,11 @@ static void walk(acc_walk *w, const kp_node *n)
 	if (!n || w->nanc >= 256)
 		return;
 	int chain = n->kind == KP_N_SUBSCRIPT;
-	if (chain)
+	if (chain && !w->frag_only)
 		subscript(w, n);
 	else if (n->kind == KP_N_CALL && strstr(kp_call_name(n), "_matrix_sync"))
 		fragment_call(w, n);
-	else if (n->kind == KP_N_ASM)
+	else if (n->kind == KP_N_ASM && !w->frag_only)
 		ldmatrix_asm(w, n);
 	w->anc[w->nanc++] = n;
 	if (chain) { /* the indexes of the chain, not its inner subscripts */
@@ -1199,10 +1207,11 @@ static void walk(acc_walk *w, const kp_node *n)
 void kp_bk_analyze_layout(kp_file *f, const kp_kernel *k, const kp_bk_block *b,
 			  const kp_bk_layout *lay, kp_bk_result *out)
 {
+	static const kp_bk_block lane0 = {1, 1, 1, "thread (0, 0, 0)"};
 	memset(out, 0, sizeof(*out));
-	if (!b->x || !k->body)
+	if (!k->body)
 		return;
-	acc_walk w = {.f = f, .k = k, .b = b};
+	acc_walk w = {.f = f, .k = k, .b = b->x ? b : &lane0, .frag_only = !b->x};
 	if (lay && lay->arr) {
 		w.pad_arr = lay->arr;
 		w.pad = lay->pad;

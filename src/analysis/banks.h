@@ -106,7 +106,10 @@ typedef struct {
 
 /* The accesses of kernel k for block b, with the innermost dimension of
  * `pad_arr` (may be NULL) widened by `pad` elements.  A template kernel
- * is evaluated for each instantiation, and keeps the worst. */
+ * is evaluated for each instantiation, and keeps the worst.  Without a
+ * block shape (b->x 0) only the wmma fragment loads and stores: a
+ * fragment's bank pattern is its row stride's, its pointer evaluated at
+ * thread (0, 0, 0), which is lane 0 of warp 0 whatever the block. */
 void kp_bk_analyze(kp_file *f, const kp_kernel *k, const kp_bk_block *b, const kp_decl *pad_arr,
 		   long long pad, kp_bk_result *out);
 /* The same with the layout `lay` (may be NULL). */

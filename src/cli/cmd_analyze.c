@@ -742,7 +742,7 @@ static void report_memory(kp_file *f, const kp_kernel *k, const kp_analyze_opts 
 	static const char no_block[] = "no block shape known (--block, a launch description, a "
 				       "<<<>>> launch with a constant block, --threads or "
 				       "__launch_bounds__)";
-	if (!b.x) {
+	if (!b.x && !r.n) {
 		if (jm) {
 			cJSON_AddNullToObject(jm, "block");
 			cJSON_AddStringToObject(jm, "note", no_block);
@@ -750,7 +750,12 @@ static void report_memory(kp_file *f, const kp_kernel *k, const kp_analyze_opts 
 			printf("  memory: not analysed: %s\n", no_block);
 		return;
 	}
-	if (jm) {
+	if (jm && !b.x) { /* the fragment loads alone */
+		cJSON_AddNullToObject(jm, "block");
+		cJSON_AddStringToObject(jm, "note", no_block);
+		jfind = cJSON_AddArrayToObject(jm, "findings");
+		jna = cJSON_AddArrayToObject(jm, "not_analysed");
+	} else if (jm) {
 		cJSON *jb = cJSON_AddArrayToObject(jm, "block");
 		cJSON_AddItemToArray(jb, cJSON_CreateNumber(b.x));
 		cJSON_AddItemToArray(jb, cJSON_CreateNumber(b.y));
@@ -813,7 +818,11 @@ static void report_memory(kp_file *f, const kp_kernel *k, const kp_analyze_opts 
 		cJSON_AddNumberToObject(jm, "conflicted", nconf);
 		cJSON_AddNumberToObject(jm, "global_accesses", ngl);
 		cJSON_AddNumberToObject(jm, "uncoalesced", nunc);
-	} else /* always, "none" when nothing is found */
+	} else if (!b.x) /* the fragment loads alone */
+		printf("  memory: %s; wmma fragment loads only (a fragment's banks follow its "
+		       "row stride, not the block): %s, %d not analysed\n",
+		       no_block, found_text(f, nconf, nsh, "fragment", "conflict"), nna);
+	else /* always, "none" when nothing is found */
 		printf("  memory: block %dx%dx%d from %s; %s, %s, %d not analysed\n", b.x, b.y, b.z,
 		       b.from, found_text(f, nconf, nsh, "shared", "conflict"),
 		       found_text(f, nunc, ngl, "global", "uncoalesced"), nna);
