@@ -380,8 +380,9 @@ static int block_shape(const scan *s, CXCursor e, int xyz[3])
 		CXCursor d = clang_getCursorReferenced(e);
 		if (clang_getCursorKind(d) != CXCursor_VarDecl)
 			return -1;
-		if (only_in_launches(s, d) <= 0)
-			return only_in_launches(s, d) < 0 ? -2 : -1;
+		int only = only_in_launches(s, d);
+		if (only <= 0)
+			return only < 0 ? -2 : -1;
 		kid_list kids = {.n = 0};
 		clang_visitChildren(d, collect_kid, &kids);
 		if (!kids.n)
@@ -397,8 +398,8 @@ static int block_shape(const scan *s, CXCursor e, int xyz[3])
 	return dim3_parts(e, xyz);
 }
 
-/* The descendant of call spanning [b, e) exactly (an expression), into
- * *out; 0 when found. */
+/* The outermost expression under a call that spans [b, e) exactly (the
+ * argument as clang converted it): hit, with found set. */
 typedef struct {
 	const scan *s;
 	unsigned b, e;
