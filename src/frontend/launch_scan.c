@@ -15,6 +15,8 @@
  * variable); otherwise it is unknown (-1).
  */
 #include "launch_scan.h"
+#include "parse.h"
+#include "parse_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -225,13 +227,17 @@ static void raise_of(scan *s, CXCursor call)
 	kp_file_linecol(s->f, b >= 0 ? (unsigned)b : 0, &r->line, &col);
 }
 
-/* The descendant of a <<<>>> call spanning [b, e): its third
- * configuration argument. */
+/* The expressions under a <<<>>> call that span [b, e) exactly (one
+ * configuration argument): the outermost (hit, the argument as clang
+ * converted it) and, with `eval`, the value of the first that clang
+ * evaluates as an integer (v, -1 when none). */
 typedef struct {
 	const scan *s;
 	unsigned b, e;
-	long long v;
+	int eval;
+	CXCursor hit;
 	int found;
+	long long v;
 } find_span;
 
 static enum CXChildVisitResult span_in(CXCursor cur, CXCursor parent, CXClientData ud)
@@ -244,8 +250,12 @@ static enum CXChildVisitResult span_in(CXCursor cur, CXCursor parent, CXClientDa
 	if (b < 0 || e < 0 || b > (long)w->b || e < (long)w->e)
 		return CXChildVisit_Continue; /* does not hold the argument */
 	if (b == (long)w->b && e == (long)w->e && clang_isExpression(clang_getCursorKind(cur))) {
-		long long v = eval_int(cur);
+		if (!w->found)
+			w->hit = cur;
 		w->found = 1;
+		if (!w->eval)
+			return CXChildVisit_Break;
+		long long v = eval_int(cur);
 		if (v >= 0) {
 			w->v = v;
 			return CXChildVisit_Break;
@@ -254,35 +264,33 @@ static enum CXChildVisitResult span_in(CXCursor cur, CXCursor parent, CXClientDa
 	return CXChildVisit_Recurse;
 }
 
-/* ---- the block shape of a <<<>>> launch ---- */
-
-typedef struct {
-	CXCursor v[4];
-	int n;
-} kid_list;
-
-static enum CXChildVisitResult collect_kid(CXCursor cur, CXCursor parent, CXClientData ud)
+/* Configuration argument i of launch x (call: its cursor) as span_in
+ * finds it. */
+static find_span config_arg(scan *s, const kp_launch *x, CXCursor call, int i, int eval)
 {
-	(void)parent;
-	kid_list *k = ud;
-	if (k->n < 4)
-		k->v[k->n++] = cur;
-	return CXChildVisit_Continue;
+	unsigned b, e;
+	kp_launch_span(s->f, x, i, &b, &e);
+	find_span w = {s, b, e, eval, clang_getNullCursor(), 0, -1};
+	clang_visitChildren(call, span_in, &w);
+	return w;
 }
 
-/* Strips the implicit layers clang exposes around an expression (an
- * unexposed cast or materialisation with one child, parentheses). */
+/* ---- the block shape of a <<<>>> launch ---- */
+
+/* The expression under clang's implicit layers and parentheses. */
 static CXCursor strip_expr(CXCursor c)
 {
 	for (int depth = 0; depth < 8; depth++) {
-		enum CXCursorKind k = clang_getCursorKind(c);
-		if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr)
+		c = kp_parse_under_implicit(c);
+		if (clang_getCursorKind(c) != CXCursor_ParenExpr)
 			break;
-		kid_list kids = {.n = 0};
-		clang_visitChildren(c, collect_kid, &kids);
-		if (kids.n != 1)
+		cursor_list l = {0};
+		clang_visitChildren(c, kp_parse_collect, &l);
+		CXCursor one = l.n == 1 ? l.v[0] : clang_getNullCursor();
+		free(l.v);
+		if (clang_Cursor_isNull(one))
 			break;
-		c = kids.v[0];
+		c = one;
 	}
 	return c;
 }
@@ -293,21 +301,24 @@ static int dim3_parts(CXCursor e, int xyz[3])
 {
 	xyz[0] = xyz[1] = xyz[2] = 1;
 	enum CXCursorKind k = clang_getCursorKind(e);
-	kid_list kids = {.n = 0};
+	CXCursor parts[3];
+	int n = 0;
 	if (k == CXCursor_CallExpr) {
-		int n = clang_Cursor_getNumArguments(e);
-		if (n < 1 || n > 3)
-			return -1;
-		for (int i = 0; i < n; i++)
-			kids.v[kids.n++] = clang_Cursor_getArgument(e, i);
+		n = clang_Cursor_getNumArguments(e);
+		for (int i = 0; i < n && i < 3; i++)
+			parts[i] = clang_Cursor_getArgument(e, i);
 	} else if (k == CXCursor_InitListExpr) {
-		clang_visitChildren(e, collect_kid, &kids);
-		if (kids.n < 1 || kids.n > 3)
-			return -1;
-	} else
+		cursor_list l = {0};
+		clang_visitChildren(e, kp_parse_collect, &l);
+		n = l.n;
+		for (int i = 0; i < n && i < 3; i++)
+			parts[i] = l.v[i];
+		free(l.v);
+	}
+	if (n < 1 || n > 3)
 		return -1;
-	for (int i = 0; i < kids.n; i++) {
-		long long v = eval_int(kids.v[i]);
+	for (int i = 0; i < n; i++) {
+		long long v = eval_int(parts[i]);
 		if (v <= 0 || v > 1024)
 			return -1;
 		xyz[i] = (int)v;
@@ -383,11 +394,13 @@ static int block_shape(const scan *s, CXCursor e, int xyz[3])
 		int only = only_in_launches(s, d);
 		if (only <= 0)
 			return only < 0 ? -2 : -1;
-		kid_list kids = {.n = 0};
-		clang_visitChildren(d, collect_kid, &kids);
-		if (!kids.n)
+		cursor_list l = {0};
+		clang_visitChildren(d, kp_parse_collect, &l);
+		CXCursor init = l.n ? l.v[l.n - 1] : clang_getNullCursor();
+		free(l.v);
+		if (clang_Cursor_isNull(init))
 			return -1;
-		e = strip_expr(kids.v[kids.n - 1]);
+		e = strip_expr(init);
 	}
 	if (clang_getCursorKind(e) == CXCursor_CallExpr && clang_Cursor_getNumArguments(e) == 1) {
 		CXCursor a = strip_expr(clang_Cursor_getArgument(e, 0));
@@ -396,32 +409,6 @@ static int block_shape(const scan *s, CXCursor e, int xyz[3])
 			e = a; /* dim3 block = dim3(...): the copy of a temporary */
 	}
 	return dim3_parts(e, xyz);
-}
-
-/* The outermost expression under a call that spans [b, e) exactly (the
- * argument as clang converted it): hit, with found set. */
-typedef struct {
-	const scan *s;
-	unsigned b, e;
-	CXCursor hit;
-	int found;
-} find_expr;
-
-static enum CXChildVisitResult expr_in(CXCursor cur, CXCursor parent, CXClientData ud)
-{
-	(void)parent;
-	find_expr *w = ud;
-	CXSourceRange r = clang_getCursorExtent(cur);
-	long b = offset_of(w->s, clang_getRangeStart(r));
-	long e = offset_of(w->s, clang_getRangeEnd(r));
-	if (b < 0 || e < 0 || b > (long)w->b || e < (long)w->e)
-		return CXChildVisit_Continue;
-	if (b == (long)w->b && e == (long)w->e && clang_isExpression(clang_getCursorKind(cur))) {
-		w->hit = cur; /* the outermost: the argument as converted */
-		w->found = 1;
-		return CXChildVisit_Break;
-	}
-	return CXChildVisit_Recurse;
 }
 
 static void chevron_block(scan *s, kp_launch *x, CXCursor call)
@@ -433,8 +420,7 @@ static void chevron_block(scan *s, kp_launch *x, CXCursor call)
 	const char *t = kp_range_text(s->f, b, e);
 	if (!t || t[strspn(t, " \t\r\n")] == '{')
 		return;
-	find_expr w = {s, b, e, clang_getNullCursor(), 0};
-	clang_visitChildren(call, expr_in, &w);
+	find_span w = config_arg(s, x, call, 1, 0);
 	int xyz[3], rc = w.found ? block_shape(s, w.hit, xyz) : -1;
 	if (!rc)
 		memcpy(x->block, xyz, sizeof(xyz));
@@ -454,9 +440,7 @@ static void chevron_smem(scan *s, kp_launch *x, CXCursor call)
 	unsigned b, e;
 	kp_launch_span(s->f, x, 2, &b, &e);
 	x->dyn_text = kp_range_text(s->f, b, e);
-	find_span w = {s, b, e, -1, 0};
-	clang_visitChildren(call, span_in, &w);
-	x->dyn_smem = w.v;
+	x->dyn_smem = config_arg(s, x, call, 2, 1).v;
 }
 
 static enum CXChildVisitResult calls(CXCursor cur, CXClientData ud)

@@ -212,9 +212,7 @@ static kp_arg_conv arg_relation(CXType param, CXType arg)
 		       : KP_ARG_OTHER;
 }
 
-/* The expression under the implicit conversions libclang shows as
- * unexposed wrappers of one child. */
-static CXCursor under_implicit(CXCursor cur)
+CXCursor kp_parse_under_implicit(CXCursor cur)
 {
 	for (int i = 0; i < 16 && clang_getCursorKind(cur) == CXCursor_UnexposedExpr; i++) {
 		cursor_list l = {0};
@@ -240,13 +238,13 @@ unsigned char *kp_parse_call_arg_conv(pctx *c, CXCursor call, CXCursor ref, int 
 		return NULL;
 	cursor_list l = {0};
 	clang_visitChildren(call, kp_parse_collect, &l);
-	CXType ft = l.n ? clang_getCursorType(under_implicit(l.v[0])) : (CXType){0};
+	CXType ft = l.n ? clang_getCursorType(kp_parse_under_implicit(l.v[0])) : (CXType){0};
 	free(l.v);
 	if (ft.kind != CXType_FunctionProto || clang_getNumArgTypes(ft) < nargs)
 		return NULL;
 	unsigned char *v = kp_arena_alloc(&c->f->arena, (size_t)nargs);
 	for (int i = 0; i < nargs; i++) {
-		CXCursor a = under_implicit(clang_Cursor_getArgument(call, (unsigned)i));
+		CXCursor a = kp_parse_under_implicit(clang_Cursor_getArgument(call, (unsigned)i));
 		v[i] = (unsigned char)arg_relation(clang_getArgType(ft, (unsigned)i),
 						   clang_getCursorType(a));
 	}

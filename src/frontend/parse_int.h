@@ -7,7 +7,8 @@
  * is; parse_kernel.c finds the kernels and builds a file's model,
  * parse_inst.c its template instantiations, parse_helper.c the helpers
  * the kernels call, parse_header.c the models of project headers;
- * parse_text.c reads the source text (includes, names, macros).  Include
+ * parse_text.c reads the source text (includes, names, macros);
+ * launch_scan.c reads launches with the same cursor helpers.  Include
  * it after parse.h; it includes no project header itself, so the module
  * graph keeps no cycle.
  */
@@ -174,6 +175,9 @@ int kp_parse_is_function_kind(enum CXCursorKind k);
 int kp_parse_system_decl(pctx *c, CXCursor d);
 /* The kp_decl of a declaration (made on first use), NULL for a null cursor. */
 kp_decl *kp_parse_decl_for(pctx *c, CXCursor ref);
+/* The expression under the implicit conversions libclang shows as
+ * unexposed wrappers of one child (parse_call.c). */
+CXCursor kp_parse_under_implicit(CXCursor cur);
 /* Visitor appending each child to a cursor_list. */
 enum CXChildVisitResult kp_parse_collect(CXCursor cur, CXCursor parent, CXClientData ud);
 
