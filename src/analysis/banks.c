@@ -405,15 +405,8 @@ static const kp_node *access_context(acc_walk *w, const kp_node *n, int *width,
 		if (p->kind == KP_N_PAREN || p->kind == KP_N_CAST ||
 		    (p->kind == KP_N_OTHER && p->nkids == 1))
 			continue;
-		if (p->kind == KP_N_UNOP && p->op && p->opk == KP_OP_DEREF && p->type_size > 0) {
-			*width = (int)p->type_size;
-			return p;
-		}
-		/* `reinterpret_cast<float4 *>(&x)[0]`, the vector macros' form */
-		long long z;
-		if (p->kind == KP_N_SUBSCRIPT && p->nkids == 2 && p->type_size > 0 &&
-		    i + 1 < w->nanc && kp_node_strip(p->kids[0]) == w->anc[i + 1] &&
-		    !kp_eval(p->kids[1], w->k, NULL, &z) && z == 0) {
+		if (p->type_size > 0 &&
+		    kp_bk_deref_of(p, i + 1 < w->nanc ? w->anc[i + 1] : NULL, w->k)) {
 			*width = (int)p->type_size;
 			return p;
 		}
@@ -450,6 +443,16 @@ static int is_store(acc_walk *w, const kp_node *x)
 	return p->kind == KP_N_UNOP && p->op &&
 	       ((p->opk == KP_OP_PRE_INC || p->opk == KP_OP_POST_INC) ||
 		(p->opk == KP_OP_PRE_DEC || p->opk == KP_OP_POST_DEC));
+}
+
+int kp_bk_deref_of(const kp_node *q, const kp_node *below, const kp_kernel *k)
+{
+	if (q->kind == KP_N_UNOP && q->op && q->opk == KP_OP_DEREF)
+		return 1;
+	long long z;
+	return q->kind == KP_N_SUBSCRIPT && q->nkids == 2 && q->type_size > 0 && below &&
+	       kp_node_strip(q->kids[0]) == kp_node_strip(below) &&
+	       !kp_eval(q->kids[1], k, NULL, &z) && z == 0;
 }
 
 const kp_node *kp_bk_dim_expr(const kp_decl *d, int i)

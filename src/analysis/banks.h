@@ -133,6 +133,12 @@ int kp_bk_swizzle_choose(kp_file *f, const kp_kernel *k, const kp_bk_block *b, c
 			 long long unit, kp_bk_swizzle *best, int *worst, int *sum,
 			 const char **why, int *line);
 
+/* Whether q reads or writes one object through the pointer below it:
+ * `*P`, or `P[0]` with P the ancestor `below` (casts and parentheses
+ * aside), the vector macros' `reinterpret_cast<float4 *>(&x)[0]`
+ * (indexes evaluated for kernel k, may be NULL). */
+int kp_bk_deref_of(const kp_node *q, const kp_node *below, const kp_kernel *k);
+
 /* The bound expression of dimension i (0 outermost) of array d, by its
  * place in the source; NULL when not every bound was seen. */
 const kp_node *kp_bk_dim_expr(const kp_decl *d, int i);

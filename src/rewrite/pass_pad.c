@@ -193,12 +193,7 @@ static void use_of(use_walk *w, const kp_node *n)
 		if (q->kind == KP_N_PAREN || q->kind == KP_N_CAST ||
 		    (q->kind == KP_N_OTHER && q->nkids == 1))
 			continue;
-		long long z;
-		if ((q->kind == KP_N_UNOP && q->op && q->opk == KP_OP_DEREF) ||
-		    /* `reinterpret_cast<float4 *>(&x)[0]`, the vector macros' form */
-		    (q->kind == KP_N_SUBSCRIPT && q->nkids == 2 && q->type_size > 0 &&
-		     kp_node_strip(q->kids[0]) == kp_node_strip(w->anc[i + 1]) &&
-		     !kp_eval(q->kids[1], NULL, NULL, &z) && z == 0)) {
+		if (kp_bk_deref_of(q, w->anc[i + 1], NULL)) {
 			if (q->type_size > w->align)
 				w->align = (int)q->type_size;
 			return;
