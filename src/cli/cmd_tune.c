@@ -522,9 +522,7 @@ typedef struct {
 	const kp_tune_cand *kinds[NKINDS_MAX];
 	const kp_transform *kind_xf[NKINDS_MAX];
 	int nk;
-	/* pad[i]: candidate i is kind i's rewrite with --pad (tune measures
-	 * both forms where padding changes the rewrite), named pad_name[i] */
-	int pad[NKINDS_MAX];
+	/* the names of the candidates add_padded() appends ("V+pad") */
 	char pad_name[NKINDS_MAX][48];
 	cand c[NKINDS_MAX];
 	kp_tune_run run;
@@ -601,6 +599,32 @@ static int usage_error(const kp_cli *o)
 	return KP_EXIT_USAGE;
 }
 
+/* Kind i rewritten as `rewrite --variant V --stages N` (with --pad when
+ * pad) writes it: kp_rewrite_buffer's exit code, its result in *r (path
+ * set here; the caller releases it) and text. */
+static int rewrite_kind(tune_state *t, int i, int pad, kp_rw_result *r, char **text, size_t *len)
+{
+	kp_cli a = t->o;
+	a.variant = t->kind_xf[i]->name;
+	a.stages = t->kinds[i]->stages;
+	if (pad)
+		a.pad = 1;
+	r->path = kp_xstrdup(t->in);
+	kp_rw_input rin = {.path = t->in, .contents = t->src, .len = t->len};
+	kp_rw_opts rwo;
+	kp_cli_rw_opts(&a, &rwo);
+	return kp_rewrite_buffer(&rwo, &rin, r, text, len);
+}
+
+/* The last of c[0..n) built with exactly this text, or -1. */
+static int same_text(const cand *c, int n, const char *text, size_t len)
+{
+	for (int k = n - 1; k >= 0; k--)
+		if (c[k].text && c[k].len == len && !memcmp(c[k].text, text, len))
+			return k;
+	return -1;
+}
+
 /* 1b. each variant built with --pad as well, as one more candidate where
  * the padding changes its rewrite (tune measures the padded and the
  * unpadded form; `rewrite --variant auto` pads only where bank conflicts
@@ -612,31 +636,18 @@ static void add_padded(tune_state *t)
 		if (!t->c[i].text || t->c[i].same_as)
 			continue;
 		int j = t->nk;
-		kp_cli a = t->o;
-		a.variant = t->kind_xf[i]->name;
-		a.stages = t->kinds[i]->stages;
-		a.pad = 1;
 		kp_rw_result r = {0};
-		r.path = kp_xstrdup(t->in);
-		kp_rw_input rin = {.path = t->in, .contents = t->src, .len = t->len};
-		kp_rw_opts rwo;
-		kp_cli_rw_opts(&a, &rwo);
 		char *text = NULL;
 		size_t len = 0;
-		int xr = kp_rewrite_buffer(&rwo, &rin, &r, &text, &len);
+		int xr = rewrite_kind(t, i, 1, &r, &text, &len);
 		kp_rw_result_release(&r);
-		int same = xr != KP_EXIT_OK;
-		for (int k = 0; k < t->nk && !same; k++)
-			same = t->c[k].text && t->c[k].len == len &&
-			       !memcmp(t->c[k].text, text, len);
-		if (same) {
+		if (xr != KP_EXIT_OK || same_text(t->c, t->nk, text, len) >= 0) {
 			free(text);
 			continue;
 		}
 		memset(&t->c[j], 0, sizeof(t->c[j]));
 		t->kinds[j] = t->kinds[i];
 		t->kind_xf[j] = t->kind_xf[i];
-		t->pad[j] = 1;
 		snprintf(t->pad_name[j], sizeof(t->pad_name[j]), "%s+pad", t->kinds[i]->name);
 		t->c[j].name = t->pad_name[j];
 		t->c[j].text = text;
@@ -651,16 +662,9 @@ static int build_candidates(tune_state *t)
 	cand *c = t->c;
 	int built = 0;
 	for (int i = 0; i < t->nk; i++) {
-		kp_cli a = t->o;
-		a.variant = t->kind_xf[i]->name;
-		a.stages = t->kinds[i]->stages;
 		c[i].name = t->kinds[i]->name;
 		kp_rw_result r = {0};
-		r.path = kp_xstrdup(t->in);
-		kp_rw_input rin = {.path = t->in, .contents = t->src, .len = t->len};
-		kp_rw_opts rwo;
-		kp_cli_rw_opts(&a, &rwo);
-		int xr = kp_rewrite_buffer(&rwo, &rin, &r, &c[i].text, &c[i].len);
+		int xr = rewrite_kind(t, i, 0, &r, &c[i].text, &c[i].len);
 		if (xr == KP_EXIT_INPUT) {
 			kp_rw_print_diags(&r, 0, stderr);
 			kp_rw_result_release(&r);
@@ -674,10 +678,9 @@ static int build_candidates(tune_state *t)
 				kp_rw_print_diags(&r, 1, stderr);
 		} else {
 			built++;
-			for (int k = 0; k < i; k++)
-				if (c[k].text && c[k].len == c[i].len &&
-				    !memcmp(c[k].text, c[i].text, c[i].len))
-					c[i].same_as = c[k].name;
+			int k = same_text(c, i, c[i].text, c[i].len);
+			if (k >= 0)
+				c[i].same_as = c[k].name;
 			/* without its transform's marker a build is its base's
 			 * (register-ca without a read through __ldca is register) */
 			const kp_transform *xf = t->kind_xf[i];
