@@ -742,25 +742,22 @@ static void report_memory(kp_file *f, const kp_kernel *k, const kp_analyze_opts 
 	static const char no_block[] = "no block shape known (--block, a launch description, a "
 				       "<<<>>> launch with a constant block, --threads or "
 				       "__launch_bounds__)";
-	if (!b.x && !r.n) {
-		if (jm) {
-			cJSON_AddNullToObject(jm, "block");
-			cJSON_AddStringToObject(jm, "note", no_block);
-		} else
-			printf("  memory: not analysed: %s\n", no_block);
-		return;
-	}
-	if (jm && !b.x) { /* the fragment loads alone */
+	if (jm && !b.x) {
 		cJSON_AddNullToObject(jm, "block");
 		cJSON_AddStringToObject(jm, "note", no_block);
-		jfind = cJSON_AddArrayToObject(jm, "findings");
-		jna = cJSON_AddArrayToObject(jm, "not_analysed");
 	} else if (jm) {
 		cJSON *jb = cJSON_AddArrayToObject(jm, "block");
 		cJSON_AddItemToArray(jb, cJSON_CreateNumber(b.x));
 		cJSON_AddItemToArray(jb, cJSON_CreateNumber(b.y));
 		cJSON_AddItemToArray(jb, cJSON_CreateNumber(b.z));
 		cJSON_AddStringToObject(jm, "block_from", b.from);
+	}
+	if (!b.x && !r.n) { /* no block, and no fragment load to analyse without one */
+		if (!jm)
+			printf("  memory: not analysed: %s\n", no_block);
+		return;
+	}
+	if (jm) {
 		jfind = cJSON_AddArrayToObject(jm, "findings");
 		jna = cJSON_AddArrayToObject(jm, "not_analysed");
 	}
