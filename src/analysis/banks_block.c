@@ -128,7 +128,7 @@ static int launch_block(kp_file *f, const kp_launch *x, int xyz[3])
 		memcpy(xyz, x->block, sizeof(x->block));
 		return 0;
 	}
-	if (x->block_changed) /* its initialiser is not the shape */
+	if (x->block_runtime) /* not a constant: its text is not the shape */
 		return -1;
 	unsigned b, e;
 	kp_launch_span(f, x, 1, &b, &e);

@@ -295,8 +295,18 @@ static CXCursor strip_expr(CXCursor c)
 	return c;
 }
 
+/* Whether expression e, which clang does not evaluate, is a run-time
+ * value: outside a template (a dependent expression may be a constant
+ * in each instantiation) it cannot be anything else. */
+static int run_time(CXCursor e)
+{
+	enum CXTypeKind tk = clang_getCanonicalType(clang_getCursorType(e)).kind;
+	return tk != CXType_Dependent && tk != CXType_Unexposed && tk != CXType_Invalid;
+}
+
 /* Components of a dim3 construction or braced list e into xyz; a
- * component left out is 1.  0, or -1 when one is not a constant. */
+ * component left out is 1.  0, -1 when one is not known, -2 when one is
+ * a run-time value. */
 static int dim3_parts(CXCursor e, int xyz[3])
 {
 	xyz[0] = xyz[1] = xyz[2] = 1;
@@ -320,7 +330,7 @@ static int dim3_parts(CXCursor e, int xyz[3])
 	for (int i = 0; i < n; i++) {
 		long long v = eval_int(parts[i]);
 		if (v <= 0 || v > 1024)
-			return -1;
+			return run_time(parts[i]) ? -2 : -1;
 		xyz[i] = (int)v;
 	}
 	return 0;
@@ -369,7 +379,7 @@ static int only_in_launches(const scan *s, CXCursor d)
 }
 
 /* The block shape of block argument e (see kp_launch.block): 0, -1 not
- * known, -2 a local variable used elsewhere than in launches. */
+ * known, -2 a run-time value (kp_launch.block_runtime). */
 static int block_shape(const scan *s, CXCursor e, int xyz[3])
 {
 	/* an integer (not a dim3 clang may fold, such as a comma operator's) */
@@ -389,9 +399,15 @@ static int block_shape(const scan *s, CXCursor e, int xyz[3])
 	}
 	if (clang_getCursorKind(e) == CXCursor_DeclRefExpr) {
 		CXCursor d = clang_getCursorReferenced(e);
+		if (clang_getCursorKind(d) == CXCursor_ParmDecl)
+			return run_time(e) ? -2 : -1;
 		if (clang_getCursorKind(d) != CXCursor_VarDecl)
 			return -1;
-		int only = only_in_launches(s, d);
+		/* a const variable keeps its initialiser; another one only
+		 * when launches alone mention it */
+		int only = clang_isConstQualifiedType(clang_getCursorType(d))
+				   ? 1
+				   : only_in_launches(s, d);
 		if (only <= 0)
 			return only < 0 ? -2 : -1;
 		cursor_list l = {0};
@@ -424,7 +440,7 @@ static void chevron_block(scan *s, kp_launch *x, CXCursor call)
 	int xyz[3], rc = w.found ? block_shape(s, w.hit, xyz) : -1;
 	if (!rc)
 		memcpy(x->block, xyz, sizeof(xyz));
-	x->block_changed = rc == -2;
+	x->block_runtime = rc == -2;
 }
 
 /* dyn_smem and the block shape of a <<<>>> launch (call: its cursor). */

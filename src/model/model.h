@@ -455,11 +455,12 @@ typedef struct {
 	 * an integer constant, a dim3(...) or {...}, or a dim3 variable whose
 	 * initialiser is one, each component a constant expression (numbers,
 	 * constexpr and const-initialised variables, sizeof).  All 0: unknown.
-	 * block_changed: the block is a local dim3 variable used elsewhere
-	 * than in launches (a member assigned, passed by reference): its
-	 * initialiser is not the shape, and nothing else may read one. */
+	 * block_runtime: clang read the argument as a run-time value (a
+	 * parameter, a variable that is not a constant, a local dim3 used
+	 * elsewhere than in launches: a member assigned, passed by
+	 * reference), so nothing else may read a shape from its text. */
 	int block[3];
-	int block_changed;
+	int block_runtime;
 	/* clang's USR of the function launched (a template's instantiation
 	 * is its own), to pair it with cudaFuncSetAttribute calls */
 	const char *usr;
