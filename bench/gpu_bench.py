@@ -767,7 +767,9 @@ def sanitize_all(samples, args):
             continue
         sizes = [z for z in args.sanitize_sizes if z in s.spec["sizes"]] or [next(iter(s.spec["sizes"]))]
         for v in s.versions:
-            if v.lib and v.kind != "ref" and not v.r["errors"]:
+            # references and yardsticks (other people's kernels, cuBLAS) are
+            # not ours to sanitize
+            if v.lib and v.kind not in ("ref", "yard") and not v.r["errors"]:
                 for tool in args.tools:
                     for size in sizes:
                         tasks.append((s, v, tool, size))
@@ -906,9 +908,10 @@ def report_md(samples, meta, notes, problems, args):
         best = None
         for v in s.versions[1:]:
             t = v.r.get("time") or {}
-            if t.get("speedup") and version_ok(s, v, args) and (best is None or t["speedup"] > best[1]):
+            if t.get("speedup") and v.kind != "yard" and version_ok(s, v, args) and \
+                    (best is None or t["speedup"] > best[1]):
                 best = (v.name, t["speedup"])
-        bad = [v.name for v in s.versions if not version_ok(s, v, args)]
+        bad = [v.name for v in s.versions if v.kind != "yard" and not version_ok(s, v, args)]
         verdict = "ok" if not bad and not s.r["errors"] else "**FAIL**: " + ", ".join(bad or ["see below"])
         out.append("| %s | %s | %s | %s |" % (s.spec["name"], ("%.3f ms, %s" % (bt["median_ms"], rate)) if bt.get("median_ms") else "-",
                                           "%s %.3fx" % best if best else "-", verdict))
@@ -932,7 +935,7 @@ def report_md(samples, meta, notes, problems, args):
             a = v.r.get("attrs") or {}
             px = v.r.get("compile", {}).get("ptxas") or {}
             spill = (px.get("spill_stores", 0) + px.get("spill_loads", 0)) if px else None
-            row = [v.name + ("" if v.kind != "ref" else " (ref)"), fmt_check(v), fmt_err(v),
+            row = [v.name + {"ref": " (ref)", "yard": " (yardstick)"}.get(v.kind, ""), fmt_check(v), fmt_err(v),
                    "%.4f" % t["median_ms"] if t.get("median_ms") else "-",
                    "%.4f-%.4f" % (t["min_ms"], t["max_ms"]) if t.get("median_ms") else "-",
                    _rate(t) or "-",
@@ -941,6 +944,8 @@ def report_md(samples, meta, notes, problems, args):
                    str(a.get("smem_static", px.get("smem", "-"))),
                    str(spill) if spill is not None else "-",
                    str(a.get("blocks_per_sm", "-"))]
+            if v.kind == "yard":  # its attributes are the textbook kernel's: the harness launches through it
+                row[7:11] = ["-"] * 4
             if args.sanitize:
                 row += [fmt_san(v, tool) for tool in args.tools]
             out.append("| " + " | ".join(row) + " |")
@@ -1012,6 +1017,10 @@ def parse_args(argv):
                    help="a version to check and time against the original (repeatable)")
     g.add_argument("--ref", action="append", default=[], metavar="NAME=FILE",
                    help="an independent reference: checked at every size but the timed one, never timed")
+    g.add_argument("--yardstick", action="append", default=[], metavar="NAME=FILE",
+                   help="another author's kernel or a library call (cuBLAS) to time beside the variants: "
+                        "checked and reported, but its failures do not fail the run, it is not sanitized "
+                        "and never the best variant")
     g.add_argument("--all", metavar="DIR",
                    help="every eligible sample, with DIR/NAME.VARIANT.cu as variants, plus "
                         "bench/hand/NAME.*.cu (as hand-*) and bench/ref/NAME.*.cu (as references)")
@@ -1048,8 +1057,8 @@ def parse_args(argv):
     args = p.parse_args(argv)
     if bool(args.spec) == bool(args.all):
         p.error("give either --spec (one sample) or --all DIR")
-    if args.all and (args.variant or args.ref or args.baseline):
-        p.error("--variant/--ref/--baseline go with --spec, not --all")
+    if args.all and (args.variant or args.ref or args.yardstick or args.baseline):
+        p.error("--variant/--ref/--yardstick/--baseline go with --spec, not --all")
     args.sizes = None if args.sizes == "all" else [z for z in args.sizes.split(",") if z]
     args.tools = [t for t in args.sanitize_tools.split(",") if t]
     args.sanitize_sizes = [z for z in args.sanitize_size.split(",") if z]
@@ -1074,7 +1083,7 @@ def main(argv=None):
             spec = load_spec(args.spec)
             base = args.baseline or os.path.join(os.path.dirname(args.spec), spec["name"] + ".cu")
             vers = []
-            for kind, items in (("variant", args.variant), ("ref", args.ref)):
+            for kind, items in (("variant", args.variant), ("ref", args.ref), ("yard", args.yardstick)):
                 for item in items:
                     if "=" not in item:
                         raise SpecError("'%s': expected NAME=FILE" % item)
@@ -1131,7 +1140,8 @@ def main(argv=None):
             else:
                 ok = version_ok(s, v, args)
             v.r["ok"] = ok
-            failed |= not ok
+            # a yardstick's check is reported, never a failure of the run
+            failed |= not ok and v.kind != "yard"
         s.r["versions"] = [v.r for v in s.versions]
 
     if args.compile_only:

@@ -221,7 +221,11 @@ for d in "$work"/*/; do
 	vs=()
 	for f in "$d"*.cu; do
 		v=$(basename "$f" .cu)
-		[ "$v" = kernel ] || vs+=(--variant "$v=$f")
+		case "$v" in
+		kernel) ;;
+		yard-*) vs+=(--yardstick "${v#yard-}=$f") ;; # an author's kernel, cuBLAS (bench/families.sh)
+		*) vs+=(--variant "$v=$f") ;;
+		esac
 	done
 	# shellcheck disable=SC2086 # GPU_BENCH_ARGS: options, split
 	python3 "$root/bench/gpu_bench.py" --spec "$d/kernel.launch.json" --baseline "$d/kernel.cu" \
@@ -229,7 +233,7 @@ for d in "$work"/*/; do
 		--no-hand --no-ref --quiet --report "$out/$name.md" --json "$out/$name.json" \
 		${GPU_BENCH_ARGS:-} >"$out/$name.log" 2>&1
 	rc=$?
-	echo "$name: gpu_bench exit $rc (${#vs[@]} args for $(( ${#vs[@]} / 2 )) variants)" >>"$out/summary.txt"
+	echo "$name: gpu_bench exit $rc (${#vs[@]} args for $(( ${#vs[@]} / 2 )) versions)" >>"$out/summary.txt"
 	[ $rc = 0 ] || status=1
 done
 cat "$out/summary.txt"

@@ -53,7 +53,7 @@ if [ -n "${PREPARE:-}" ]; then
 	# buffers, cp.async, rows padded by 8 halfs), launched in place of
 	# the textbook kernel through a pointer of the same name
 	d="$hdr_dir/leetcuda_hgemm_wmma_warp2x4"
-	cat >"$d/author.cu" <<'EOF'
+	cat >"$d/yard-author.cu" <<'EOF'
 #include <cstdint>
 #define hgemm_wmma_m16n16k16_mma4x2_warp2x4_kernel kp_textbook_renamed
 #include "orig/hgemm_wmma.cu"
