@@ -346,14 +346,26 @@ static long long kernel_smem(const kp_file *f, const kp_kernel *k, const kp_decl
 /* Why padding d's rows by `pad` elements takes kernel k's static shared
  * memory over the target's limit (for some instantiation), or NULL: it
  * fits, a size is not known, or the kernel was over the limit already. */
+static int per_inst(const kp_kernel *k) { return k->ninst && !k->is_device; }
+
+/* Kernel k's static shared memory for its i-th instantiation (of
+ * per_inst(k) ? k->ninst : 1), unpadded (*b0) and with d's rows padded by
+ * `pad` elements (*b1); -1: not known. */
+static void smem_pair(kp_pass_ctx *c, const kp_kernel *k, const kp_decl *d, long long pad, int i,
+		      long long *b0, long long *b1)
+{
+	const long long *iv = per_inst(k) ? k->inst_values[i] : NULL;
+	*b0 = kernel_smem(c->f, k, d, 0, iv);
+	*b1 = kernel_smem(c->f, k, d, pad, iv);
+}
+
 static const char *over_budget(kp_pass_ctx *c, const kp_kernel *k, const kp_decl *d, long long pad)
 {
 	const kp_arch *a = c->o->arch;
-	int per_inst = k->ninst && !k->is_device, ni = per_inst ? k->ninst : 1;
+	int pi = per_inst(k), ni = pi ? k->ninst : 1;
 	for (int i = 0; a && a->smem_static_per_block > 0 && i < ni; i++) {
-		const long long *iv = per_inst ? k->inst_values[i] : NULL;
-		long long b0 = kernel_smem(c->f, k, d, 0, iv),
-			  b1 = kernel_smem(c->f, k, d, pad, iv);
+		long long b0, b1;
+		smem_pair(c, k, d, pad, i, &b0, &b1);
 		if (b0 < 0 || b1 <= a->smem_static_per_block || b0 > a->smem_static_per_block)
 			continue;
 		return kp_arena_printf(
@@ -361,8 +373,7 @@ static const char *over_budget(kp_pass_ctx *c, const kp_kernel *k, const kp_decl
 			"the kernel's static shared memory over the %d-byte limit of "
 			"%s (%lld bytes with %lld element%s more per row%s%s%s)",
 			a->smem_static_per_block, a->name, b1, pad, pad == 1 ? "" : "s",
-			per_inst ? ", for <" : "", per_inst ? k->inst_args[i] : "",
-			per_inst ? ">" : "");
+			pi ? ", for <" : "", pi ? k->inst_args[i] : "", pi ? ">" : "");
 	}
 	return NULL;
 }
@@ -696,11 +707,10 @@ static void pad_note(kp_pass_ctx *c, const kp_decl *d, const use_walk *w, const 
  * shared memory in the kernel, for every instantiation. */
 static int auto_pad_cheap(kp_pass_ctx *c, const kp_kernel *k, const kp_decl *d, long long pad)
 {
-	int per_inst = k->ninst && !k->is_device, ni = per_inst ? k->ninst : 1;
+	int ni = per_inst(k) ? k->ninst : 1;
 	for (int i = 0; i < ni; i++) {
-		const long long *iv = per_inst ? k->inst_values[i] : NULL;
-		long long b0 = kernel_smem(c->f, k, d, 0, iv),
-			  b1 = kernel_smem(c->f, k, d, pad, iv);
+		long long b0, b1;
+		smem_pair(c, k, d, pad, i, &b0, &b1);
 		if (b0 <= 0 || b1 < b0 || (b1 - b0) * 8 > b0)
 			return 0;
 	}
