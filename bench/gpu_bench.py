@@ -638,13 +638,18 @@ def run_sample(s, args, meta):
     # the timed size last, so that quick failures show up first
     sizes = [z for z in sizes if z != args.time_size] + [z for z in sizes if z == args.time_size]
     tsize = None if args.no_time or args.time_size not in sizes else args.time_size
-    timed = [v for v in s.versions[1:] if v.lib and v.kind != "ref"]
+    timed = [v for v in s.versions[1:] if v.lib and v.kind not in ("ref", "yard")]
     refs = [v for v in s.versions[1:] if v.lib and v.kind == "ref"]
+    yards = [v for v in s.versions[1:] if v.lib and v.kind == "yard"]
     # Pass 1: original + variants at every size, timing at the target size.
     # Pass 2: original + naive references, untimed, the target size left out.
+    # Pass 3: original + yardsticks at the timed size alone (an author's
+    # kernel need not handle K = 0 or fewer tiles than its stages).
     passes = [(timed, sizes, tsize)]
     if refs:
         passes.append((refs, [z for z in sizes if z != args.time_size] or sizes, None))
+    if yards:
+        passes.append((yards, [tsize] if tsize else sizes, tsize))
     for group, psizes, ptime in passes:
         active = list(group)
         while True:
