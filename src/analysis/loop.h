@@ -149,6 +149,9 @@ typedef struct kp_loop {
 	int dyn_tiles;       /* loaded tiles in dynamic shared memory (extern arrays and
 				their carve-outs): each stage is a copy of the whole
 				region, kp_stage_bytes apart (transforms/render.c) */
+	int carve_tiles;     /* loaded carve-outs of a static shared array that kpipe
+				can place: the array is repeated once per stage
+				(static_carve.c) */
 	kp_tile *tiles;      /* shared arrays referenced by the loop */
 	int ntiles;
 	long long tile_bytes; /* bytes of the loaded arrays per stage, -1 unknown */

@@ -2329,8 +2329,9 @@ Test(analyze, shared_accumulator_with_two_rows_is_not_hand_pipelined)
 
 /* Tiles carved out of a shared array by pointers (`float *Kj = &sram[n];`):
  * of extern memory, they are tiles (one copy of the region per stage) unless
- * two start at one offset (kpipe-dynamic-smem); of a static array, refused
- * as kpipe-tile-escapes; never "no tile load" or a store through an
+ * two start at one offset (kpipe-dynamic-smem); of a static array, tiles
+ * too (the array once per stage) at distinct constant offsets inside it
+ * (kpipe-static-carve otherwise); never "no tile load" or a store through an
  * untracked pointer. */
 #define CARVE(decl, bs)                                                                            \
 	"__global__ void cv(const float *K, const float *V, float *O, int n, int d)\n"             \
@@ -2368,12 +2369,40 @@ Test(analyze, carve_out_tiles)
 	cr_expect_null(find_reason(l, "kpipe-no-tile-load"));
 	cr_expect_null(find_reason(l, "kpipe-memory-order"));
 	release();
+	/* of a static array: tiles too (the array once per stage), at
+	 * distinct constant offsets; the array's bytes count once */
 	analyze_src(CARVE("    __shared__ float sram[128];\n", "64"));
 	l = only_loop();
 	log_reasons(l);
-	cr_expect_not(l->eligible);
-	cr_expect_not_null(find_reason(l, "kpipe-tile-escapes"));
-	cr_expect_null(find_reason(l, "kpipe-no-tile-load"));
+	cr_expect(l->eligible);
+	cr_expect_eq(l->carve_tiles, 2);
+	cr_expect_eq(l->dyn_tiles, 0);
+	cr_expect_eq(l->tile_bytes, 512);
+	cr_expect_eq(l->other_smem, 0);
+	release();
+	const char *bad[][2] = {
+		{CARVE("    __shared__ float sram[128];\n", "0"),
+		 "the carve-outs 'Kj' and 'Vj' of 'sram' start at the same offset (byte 0): "
+		 "they overlap"},
+		{CARVE("    __shared__ float sram[128];\n", "d"),
+		 "the carve-out 'Vj' of 'sram' starts at an offset that is not a constant"},
+		{CARVE("    __shared__ float sram[128];\n", "128"),
+		 "the carve-out 'Vj' starts at byte 512, past the 512 B of 'sram'"},
+		{CARVE("    __shared__ float sram[127];\n", "64"),
+		 "'sram' has 508 B, not a multiple of 16"},
+		{CARVE("    __shared__ float sram[128];\n    sram[127] = 0.0f;\n", "64"),
+		 "'sram' is used at line 4 besides its carve-outs"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		analyze_src(bad[i][0]);
+		l = only_loop();
+		log_reasons(l);
+		cr_expect_not(l->eligible, "%zu", i);
+		r = find_reason(l, "kpipe-static-carve");
+		cr_expect(r && strstr(r->message, bad[i][1]), "%zu: %s", i, r ? r->message : "");
+		cr_expect_null(find_reason(l, "kpipe-no-tile-load"));
+		release();
+	}
 }
 
 /* A copy loop stepping by a plain local (`int stride = 256 / rounds;`):
