@@ -1,7 +1,7 @@
 /*
  * analyze_int.h - what the parts of the analysis share inside src/analysis/
  * (analyze.c runs them on each candidate loop; analyze_eval.c, writes.c,
- * types.c, dyn_smem.c, static_carve.c, barriers.c, rw.c, induction.c, loads.c,
+ * types.c, dyn_smem.c, static_carve.c, trip_bound.c, barriers.c, rw.c, induction.c, loads.c,
  * copy_spelled.c, copy_temp.c, math.c, tile_ptr.c, candidates.c and
  * instantiate.c find the facts; the rules of rules/ read them): not for
  * other layers.  Include it after analyze.h; it includes no project header
@@ -172,6 +172,9 @@ const kp_copy_temp *kp_temp_of_copy(const actx *c, const kp_node *as);
 
 /* ---- math.c */
 void kp_count_copy_trips(actx *c);
+/* trip_bound.c: the most trips of a counted loop whose first value is
+ * only bounded below (by the thread indices), -1 when not known. */
+double kp_range_max_trips(actx *c, const kp_range *r);
 void kp_count_math(actx *c);
 
 /* ---- tile_ptr.c */

@@ -287,6 +287,9 @@ refused static_carve_alias "$in/static_carve_alias.cu" 0 0 \
 refused static_carve_runtime "$in/static_carve_runtime.cu" 0 0 \
 	"static_carve_runtime\.cu:17:5: warning: the carve-out 'Bs' of 'smem' starts at an offset that is not a constant: .*\[kpipe-static-carve\]"
 rewritten static_carve_typed "$in/static_carve_typed.cu"
+# a copy loop whose trips differ from thread to thread (first element the
+# thread's): register staging sizes its registers by the most trips
+rewritten register_ragged_trips "$in/register_ragged_trips.cu"
 # compute helpers that write the tile they read: a non-const reference, and
 # a dependent template call whose parameters kpipe cannot see
 refused helper_writes_tile "$in/helper_writes_tile.cu" 0 0 \
