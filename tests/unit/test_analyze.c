@@ -2413,6 +2413,51 @@ Test(analyze, carve_out_tiles)
 	release();
 }
 
+/* A template helper of the compute phase that takes a row of the tile as
+ * `T const row[N]` (an array of dependent size, the const kept on the
+ * array type by clang) only reads it: the loop is eligible; the same
+ * helper taking `T row[N]` may write it (kpipe-compute-writes-tile). */
+#define CONST_ROW(q, body)                                                                         \
+	"template <typename T, int N>\n"                                                           \
+	"__device__ void rd(T " q " row[N], T out[2], int i)\n"                                    \
+	"{\n" body "    out[0] = row[i];\n"                                                        \
+	"    out[1] = row[i + 1];\n"                                                               \
+	"}\n"                                                                                      \
+	"template <typename T, int BK>\n"                                                          \
+	"__global__ void k(const T *A, T *C, int K)\n"                                             \
+	"{\n"                                                                                      \
+	"    __shared__ T As[BK][64];\n"                                                           \
+	"    T v[2];\n"                                                                            \
+	"    T acc = 0;\n"                                                                         \
+	"    for (int k0 = 0; k0 < K; k0 += BK) {\n"                                               \
+	"        for (int r = 0; r < BK; ++r)\n"                                                   \
+	"            As[r][threadIdx.x] = A[(k0 + r) * 64 + threadIdx.x];\n"                       \
+	"        __syncthreads();\n"                                                               \
+	"        for (int r = 0; r < BK; ++r) {\n"                                                 \
+	"            rd<T, 64>(As[r], v, threadIdx.x % 62);\n"                                     \
+	"            acc += v[0] * v[1];\n"                                                        \
+	"        }\n"                                                                              \
+	"        __syncthreads();\n"                                                               \
+	"    }\n"                                                                                  \
+	"    C[threadIdx.x] = acc;\n"                                                              \
+	"}\n"                                                                                      \
+	"template __global__ void k<float, 8>(const float *, float *, int);\n"
+Test(analyze, template_helper_const_array_row)
+{
+	analyze_src(CONST_ROW("const", ""));
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect(l->eligible);
+	cr_expect_null(find_reason(l, "kpipe-compute-writes-tile"));
+	release();
+	analyze_src(CONST_ROW("", "    row[i] = out[1];\n"));
+	l = only_loop();
+	log_reasons(l);
+	cr_expect_not(l->eligible);
+	cr_expect_not_null(find_reason(l, "kpipe-compute-writes-tile"));
+	release();
+}
+
 /* A copy loop whose first value is the thread's (`for (y = threadIdx.y /
  * 2; y < 64; y += 8)`): no compile-time trip count, but at most the count
  * from the least first value (0), which register staging sizes its
