@@ -2462,7 +2462,8 @@ Test(analyze, template_helper_const_array_row)
  * 2; y < 64; y += 8)`): no compile-time trip count, but at most the count
  * from the least first value (0), which register staging sizes its
  * registers by (kp_load.max_trips); not proven when the first value may be
- * below every bound kpipe can show (a subtraction, a run-time term). */
+ * below every bound kpipe can show (a subtraction, a run-time term, a
+ * product that may wrap around). */
 #define THREAD_START(lo)                                                                           \
 	"__global__ void ts(const float *A, float *C, int K, int n)\n"                             \
 	"{\n"                                                                                      \
@@ -2494,8 +2495,8 @@ Test(analyze, copy_loop_thread_start_max_trips)
 		release();
 	}
 	const char *bad[] = {THREAD_START("threadIdx.y - 1"), THREAD_START("threadIdx.y / 2 + n"),
-			     THREAD_START("n")};
-	for (int i = 0; i < 3; i++) {
+			     THREAD_START("n"), THREAD_START("threadIdx.y * 3000000")};
+	for (int i = 0; i < 4; i++) {
 		analyze_src(bad[i]);
 		kp_loop *l = only_loop();
 		cr_assert_eq(l->nloads, 1, "%d", i);
