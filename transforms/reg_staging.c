@@ -98,7 +98,8 @@ static void reg_facts(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_xf
 					"are indexed by its position)",
 					ld->line);
 			}
-			if (ld->trips[d] < 0) {
+			double trips = ld->trips[d] >= 0 ? ld->trips[d] : ld->max_trips[d];
+			if (trips < 0 || (ld->trips[d] < 0 && trips < 1)) {
 				if (x->ok) {
 					x->ok = 0;
 					x->why_not = kp_arena_printf(
@@ -111,7 +112,7 @@ static void reg_facts(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_xf
 				slots = 0;
 				break;
 			}
-			slots *= ld->trips[d];
+			slots *= trips;
 		}
 		if (ld->bytes > 0)
 			regs += (int)(slots * (double)((ld->bytes + 3) / 4));
@@ -206,8 +207,11 @@ static char *const_text(kp_file *f, const kp_loop *l, const kp_node *n, int dept
 
 /* The staging registers' count and index expressions (as text) of a copy
  * loop for (int i = a; i < b; i += s), from the analysis's reading of it
- * (kp_load.ranges, the one its trip count comes from). */
-static int loop_slot(kp_file *f, const kp_loop *l, const kp_range *r, char **count, char **index)
+ * (kp_load.ranges, the one its trip count comes from).  most > 0: a is
+ * the thread's (kp_load.max_trips): the count is the most trips of any
+ * thread, and each thread uses the slots of its own trips. */
+static int loop_slot(kp_file *f, const kp_loop *l, const kp_range *r, double most, char **count,
+		     char **index)
 {
 	if (!r->var_decl || !r->lo || !r->hi || !r->op ||
 	    !(r->step_is_one || (r->step_plus_assign && r->step)))
@@ -230,6 +234,13 @@ static int loop_slot(kp_file *f, const kp_loop *l, const kp_range *r, char **cou
 	free(hit_c);
 	free(step_c);
 	kp_strbuf c = KP_STRBUF_INIT, x = KP_STRBUF_INIT;
+	if (most > 0 && (r->opk == KP_OP_LT || r->opk == KP_OP_LE)) {
+		kp_strbuf_addf(&c, "(%lld)", (long long)most);
+		kp_strbuf_addf(&x, "((%s - (%s)) / (%s))", name, lot, step);
+		*count = kp_strbuf_detach(&c);
+		*index = kp_strbuf_detach(&x);
+		return 0;
+	}
 	if (r->opk == KP_OP_LT && !strcmp(lot, "0") && !strcmp(step, "1")) {
 		kp_strbuf_addf(&c, "(%s)", hit);
 		kp_strbuf_adds(&x, name);
@@ -270,7 +281,8 @@ static int plan_regs(kp_file *f, const kp_loop *l, stage_reg *r, const char **er
 		kp_strbuf_adds(&slot, "0");
 		for (int d = 0; d < ld->depth; d++) {
 			char *cnt, *idx;
-			if (loop_slot(f, l, &ld->ranges[d], &cnt, &idx)) {
+			double most = ld->trips[d] < 0 ? ld->max_trips[d] : -1;
+			if (loop_slot(f, l, &ld->ranges[d], most, &cnt, &idx)) {
 				kp_strbuf_release(&size);
 				kp_strbuf_release(&slot);
 				*err = "a copy loop is not of the form for (int i = a; i < b; i += s)";

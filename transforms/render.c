@@ -128,6 +128,14 @@ static int walk_subs(kp_node *n, kp_node *parent, void *ud)
 			kp_strbuf_addf(&sb,
 				       "((decltype(&%s[0]))((unsigned char *)&%s[0] + (%s) * %s))",
 				       n->name, n->name, w->idx, w->sbytes);
+		else if (kp_decl_is_static_carve(n->decl))
+			/* a carve-out of a static array repeated once per stage
+			 * (kp_tile_decl_edits): stage s is s arrays further */
+			kp_strbuf_addf(&sb,
+				       "((decltype(&%s[0]))((unsigned char *)&%s[0] + (%s) * "
+				       "(sizeof(%s[0]) * (%s))))",
+				       n->name, n->name, w->idx, n->decl->dyn_base->name,
+				       n->decl->dyn_base->dim_text[0]);
 		else
 			kp_strbuf_addf(&sb, "%s[%s]", n->name, w->idx);
 		kp_subs_add(w->s, n->name_off, nl, kp_strbuf_str(&sb));
@@ -533,6 +541,27 @@ static int stage0_after(kp_node *n, kp_node *parent, void *ud)
 	return 1;
 }
 
+/* The static array that tile i of l is carved out of, once per loop (its
+ * first loaded carve-out): its bound N becomes `stages * (N)`, so stage s
+ * of every carve-out is the same pointer s * N elements further
+ * (static_carve.c checked the declaration: one bound, after the name). */
+static void repeat_region(const kp_file *f, const kp_loop *l, int i, int stages, kp_edits *out)
+{
+	const kp_decl *base = l->tiles[i].arr->dyn_base;
+	for (int j = 0; j < i; j++)
+		if (l->tiles[j].loaded && l->tiles[j].arr->dyn_base == base)
+			return;
+	unsigned open = base->name_off + (unsigned)strlen(base->name);
+	while (open < base->name_end && f->src[open] != '[')
+		open++;
+	if (open >= base->name_end)
+		return;
+	char pre[32];
+	snprintf(pre, sizeof(pre), "%d * (", stages);
+	kp_edits_add(out, open + 1, 0, pre);
+	kp_edits_add(out, base->name_end - 1, 0, ")");
+}
+
 char *kp_tile_decl_edits(kp_file *f, const kp_loop *l, int stages, int dynamic, int comments,
 			 kp_edits *out)
 {
@@ -548,7 +577,10 @@ char *kp_tile_decl_edits(kp_file *f, const kp_loop *l, int stages, int dynamic, 
 	}
 	for (int i = 0; i < l->ntiles; i++) {
 		const kp_tile *t = &l->tiles[i];
-		if (!t->loaded || kp_decl_is_dynamic_smem(t->arr))
+		if (t->loaded && kp_decl_is_static_carve(t->arr) && stages > 1)
+			repeat_region(f, l, i, stages, out);
+		if (!t->loaded || kp_decl_is_dynamic_smem(t->arr) ||
+		    kp_decl_is_static_carve(t->arr))
 			continue; /* dynamic: the stages are copies of the region */
 		unsigned at = t->arr->name_off + (unsigned)strlen(t->arr->name);
 		if (!t->in_loop) {

@@ -108,6 +108,7 @@ static void collect_tiles(actx *c, const kp_rw_set *lw)
 		    !kp_dynamic_tile_problem(c->f, c->k, c->iv, t))
 			l->dyn_tiles++;
 	}
+	kp_static_carve_tiles(c);
 }
 
 /* The innermost loop of the kernel around the K-loop that also holds `use`
@@ -336,7 +337,7 @@ static void finish_loop(actx *c, const kp_analyze_opts *o)
 		for (int j = 0; j < l->ntiles; j++)
 			if (l->tiles[j].arr == sv.v[i] && l->tiles[j].loaded)
 				is_tile = 1;
-		if (!is_tile) {
+		if (!is_tile && !kp_static_carve_region_loaded(l, sv.v[i])) {
 			long long e = decl_elems(c, sv.v[i]);
 			long long esz = kp_elem_size_of(c, sv.v[i]);
 			if (e > 0 && esz > 0)

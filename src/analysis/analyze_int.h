@@ -1,7 +1,7 @@
 /*
  * analyze_int.h - what the parts of the analysis share inside src/analysis/
  * (analyze.c runs them on each candidate loop; analyze_eval.c, writes.c,
- * types.c, dyn_smem.c, barriers.c, rw.c, induction.c, loads.c,
+ * types.c, dyn_smem.c, static_carve.c, trip_bound.c, barriers.c, rw.c, induction.c, loads.c,
  * copy_spelled.c, copy_temp.c, math.c, tile_ptr.c, candidates.c and
  * instantiate.c find the facts; the rules of rules/ read them): not for
  * other layers.  Include it after analyze.h; it includes no project header
@@ -71,6 +71,18 @@ void kp_mark_carve_outs(kp_kernel *k);
 /* Why the dynamic tile t cannot get a buffer per stage, or NULL. */
 const char *kp_dynamic_tile_problem(kp_file *f, kp_kernel *k, const long long *iv,
 				    const kp_tile *t);
+
+/* ---- static_carve.c: carve-outs of a static __shared__ array */
+/* Whether d is a static shared array of k's body that carve-outs may use. */
+int kp_static_carve_base(const kp_kernel *k, const kp_decl *d);
+/* Why the static carve-out tile t cannot get a buffer per stage, or NULL. */
+const char *kp_static_carve_problem(kp_file *f, const kp_kernel *k, const long long *iv,
+				    const kp_tile *t);
+/* Counts l->carve_tiles and gives each array's bytes to its first loaded
+ * carve-out (the others 0). */
+void kp_static_carve_tiles(actx *c);
+/* Whether base is the array of a loaded carve-out of l. */
+int kp_static_carve_region_loaded(const kp_loop *l, const kp_decl *base);
 
 /* ---- barriers.c */
 typedef struct {
@@ -160,6 +172,9 @@ const kp_copy_temp *kp_temp_of_copy(const actx *c, const kp_node *as);
 
 /* ---- math.c */
 void kp_count_copy_trips(actx *c);
+/* trip_bound.c: the most trips of a counted loop whose first value is
+ * only bounded below (by the thread indices), -1 when not known. */
+double kp_range_max_trips(actx *c, const kp_range *r);
 void kp_count_math(actx *c);
 
 /* ---- tile_ptr.c */

@@ -1,7 +1,8 @@
 /*
  * dyn_smem.c - dynamic (extern) shared memory: marks the carve-outs of
- * an extern __shared__ array (kp_decl.dyn_base, once per kernel) and says
- * why a dynamic tile cannot get a buffer per stage.
+ * an extern __shared__ array, and those of a static one of the kernel
+ * (kp_decl.dyn_base, once per kernel; static_carve.c checks the latter),
+ * and says why a dynamic tile cannot get a buffer per stage.
  */
 #include "analyze.h"
 #include "analyze_int.h"
@@ -41,7 +42,7 @@ static int mark_carve(kp_node *n, kp_node *parent, void *ud)
 	if (!d || d->kind != KP_D_VAR || !d->is_pointer || d->is_shared || !d->init)
 		return 1;
 	kp_node *r = kp_lvalue_root(d->init);
-	if (!r || !kp_decl_is_extern_shared(r->decl))
+	if (!r || (!kp_decl_is_extern_shared(r->decl) && !kp_static_carve_base(k, r->decl)))
 		return 1;
 	int ok;
 	const kp_node *off = carve_offset(d->init, r->decl, &ok);

@@ -67,6 +67,10 @@ typedef struct {
 	kp_node *loops[4];     /* those loops, outermost first */
 	kp_range ranges[4];    /* those loops read as counted loops */
 	double trips[4];       /* their compile-time trip counts, -1 unknown */
+	/* where trips[] is -1 because the loop's first value depends on the
+	 * thread: the most trips any thread makes (from the least first value,
+	 * trip_bound.c), else -1 */
+	double max_trips[4];
 	/* The conditions the copy runs under inside the load phase (an if
 	 * without the zero-storing else of KP_G_IFELSE, either branch of an if,
 	 * a switch), outermost first: each, like the header of each copy loop,
@@ -149,6 +153,9 @@ typedef struct kp_loop {
 	int dyn_tiles;       /* loaded tiles in dynamic shared memory (extern arrays and
 				their carve-outs): each stage is a copy of the whole
 				region, kp_stage_bytes apart (transforms/render.c) */
+	int carve_tiles;     /* loaded carve-outs of a static shared array that kpipe
+				can place: the array is repeated once per stage
+				(static_carve.c) */
 	kp_tile *tiles;      /* shared arrays referenced by the loop */
 	int ntiles;
 	long long tile_bytes; /* bytes of the loaded arrays per stage, -1 unknown */

@@ -188,6 +188,8 @@ void kp_count_copy_trips(actx *c)
 		for (int d = 0; d < 4; d++) {
 			range_of(c, d < ld->depth ? ld->loops[d] : NULL, &ld->ranges[d]);
 			ld->trips[d] = range_trip(c, &ld->ranges[d]);
+			ld->max_trips[d] = ld->trips[d] < 0 ? kp_range_max_trips(c, &ld->ranges[d])
+							    : -1;
 		}
 	}
 	l->params_symbolic = c->k->is_template && !c->iv;

@@ -111,7 +111,8 @@ static int check_alias_use(kp_node *n, kp_node *parent, void *ud)
 static void tile_aliases(actx *c, kp_tile *t)
 {
 	kp_loop *l = c->l;
-	if (kp_decl_is_dynamic_smem(t->arr) || l->comp_b >= l->comp_e || t->elems <= 0)
+	if (t->arr->dyn_base || kp_decl_is_dynamic_smem(t->arr) || l->comp_b >= l->comp_e ||
+	    t->elems <= 0)
 		return;
 	alias_walk w = {.l = l, .tile = t->arr};
 	w.comp_b = l->stmts[l->comp_b]->begin;

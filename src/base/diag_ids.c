@@ -36,6 +36,8 @@ const kp_diag_id kp_diag_ids[] = {
 	 "a variable of the load phase is used by the compute phase"},
 	{"kpipe-dynamic-smem", KP_LEVEL_WARNING,
 	 "a tile in `extern __shared__` memory cannot get a copy of the region per stage"},
+	{"kpipe-static-carve", KP_LEVEL_WARNING,
+	 "a tile carved out of a static `__shared__` array cannot get a copy of the array per stage"},
 	{"kpipe-macro-array", KP_LEVEL_WARNING,
 	 "a tile is declared or used inside a macro, or a copy's `=` is in one"},
 	{"kpipe-macro-redefined", KP_LEVEL_WARNING,

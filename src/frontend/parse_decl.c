@@ -192,7 +192,11 @@ kp_type kp_parse_type_facts(CXType t)
 			et = clang_getCanonicalType(clang_getArrayElementType(et));
 	if (r.kind == KP_TY_POINTER || r.kind == KP_TY_ARRAY) {
 		r.elem = type_kind(et);
-		r.elem_const = (unsigned char)clang_isConstQualifiedType(et);
+		/* a qualifier of an array type is its elements' (C++
+		 * [basic.type.qualifier]); clang keeps it on a dependent array
+		 * (`T const tile[N]` in a template) */
+		r.elem_const = (unsigned char)(clang_isConstQualifiedType(et) ||
+					       (r.kind == KP_TY_ARRAY && r.is_const));
 		r.elem_volatile = (unsigned char)clang_isVolatileQualifiedType(et);
 	}
 	return r;

@@ -177,7 +177,13 @@ int kp_decl_is_extern_shared(const kp_decl *d)
 
 int kp_decl_is_dynamic_smem(const kp_decl *d)
 {
-	return d && (d->dyn_base || kp_decl_is_extern_shared(d));
+	return d && ((d->dyn_base && kp_decl_is_extern_shared(d->dyn_base)) ||
+		     kp_decl_is_extern_shared(d));
+}
+
+int kp_decl_is_static_carve(const kp_decl *d)
+{
+	return d && d->dyn_base && !kp_decl_is_extern_shared(d->dyn_base);
 }
 
 void kp_launch_span(const kp_file *f, const kp_launch *x, int arg, unsigned *b, unsigned *e)

@@ -228,8 +228,9 @@ typedef struct kp_decl {
 	int line, col;
 	int align; /* __align__ value, 0 when none */
 	/* A carve-out of dynamic shared memory (`float *Kj = &sram[ts];`,
-	 * never reassigned): the extern __shared__ array it points into, and
-	 * the offset (NULL: the array itself).  The analysis sets these and
+	 * never reassigned), or of a static __shared__ array of the kernel
+	 * (`float *Bs = (float *)(buf + 4096);`): the array it points into, and
+	 * the offset in the array's elements (NULL: the array itself).  The analysis sets these and
 	 * marks the pointer is_shared / is_array with unknown bounds, so it is
 	 * a tile candidate like the array (dyn_smem.c, kp_mark_carve_outs). */
 	const struct kp_decl *dyn_base;
@@ -609,6 +610,9 @@ int kp_decl_is_extern_shared(const kp_decl *d);
 /* Dynamic shared memory: an extern __shared__ array or a carve-out of one
  * (kp_decl.dyn_base, set by the analysis). */
 int kp_decl_is_dynamic_smem(const kp_decl *d);
+/* A carve-out of a static __shared__ array (`float *As = (float *)buf;`,
+ * kp_decl.dyn_base a sized array, set by the analysis: static_carve.c). */
+int kp_decl_is_static_carve(const kp_decl *d);
 
 /* A launch's callee (arg -1) or configuration argument arg (0..nconfig-1),
  * without the white space around it: [*b, *e) in f->src. */

@@ -148,7 +148,7 @@ static int own_static(kp_node *n, kp_node *parent, void *ud)
 	body_smem *s = ud;
 	const kp_decl *d = n->decl;
 	if (n->kind != KP_N_VARDECL || !d || !d->is_shared || kp_decl_is_dynamic_smem(d) ||
-	    s->bytes < 0)
+	    d->dyn_base || s->bytes < 0)
 		return 1;
 	long long e = d->elem_size;
 	for (int i = 0; i < d->ndims && e > 0; i++)

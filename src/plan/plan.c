@@ -197,6 +197,8 @@ const char *kp_plan_dynamic(kp_file *f, const kp_loop *l, const kp_arch *a, int 
 		return kp_arena_printf(ar, "%s has no opt-in limit above the static one", a->name);
 	if (k->is_device)
 		return "the loop is in a __device__ function, whose callers' launches would change";
+	if (l->carve_tiles)
+		return "the tiles are carved out of a static shared array, repeated in place";
 	if (f->abs_path || !l->node->in_main)
 		return "the kernel is in a header: its launches are in other files";
 	if (!kp_plan_smem(l, a, 1, 0, &need1, &inst1))

@@ -122,6 +122,12 @@ void kp_plan_targets(kp_tplan *tp, kp_file *f, const kp_loop *l, const kp_target
 			 "the tiles would need dynamic shared memory: one loop for every target");
 		return;
 	}
+	if (l->carve_tiles) {
+		plan_one(tp, f, l, requested, stages,
+			 "the tiles are carved out of a static array, repeated per buffer: one "
+			 "loop for every target");
+		return;
+	}
 	if (!align_buffers(tp, f, l)) {
 		plan_one(tp, f, l, requested, stages,
 			 kp_arena_printf(&f->arena,

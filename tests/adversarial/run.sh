@@ -279,6 +279,17 @@ refused extern_alias "$in/extern_alias.cu" 0 0 \
 	"extern_alias\.cu:18:5: warning: the carve-outs 'As' and 'Bs' of 'sm' start at the same offset: they alias \[kpipe-dynamic-smem\]"
 refused extern_carve_of_carve "$in/extern_carve_of_carve.cu" 0 0 \
 	"extern_carve_of_carve\.cu:19:9: warning: the tile 'Bs' is carved out of 'As', itself a carve-out of 'sm': .*\[kpipe-dynamic-smem\]"
+# carve-outs of a static __shared__ array: two at one byte offset spelled
+# two ways, one at a run-time offset: refused; distinct constant offsets
+# into a float4 array (a near miss): rewritten
+refused static_carve_alias "$in/static_carve_alias.cu" 0 0 \
+	"static_carve_alias\.cu:18:5: warning: the carve-outs 'As' and 'Bs' of 'smem' start at the same offset \(byte 1024\): they overlap \[kpipe-static-carve\]"
+refused static_carve_runtime "$in/static_carve_runtime.cu" 0 0 \
+	"static_carve_runtime\.cu:17:5: warning: the carve-out 'Bs' of 'smem' starts at an offset that is not a constant: .*\[kpipe-static-carve\]"
+rewritten static_carve_typed "$in/static_carve_typed.cu"
+# a copy loop whose trips differ from thread to thread (first element the
+# thread's): register staging sizes its registers by the most trips
+rewritten register_ragged_trips "$in/register_ragged_trips.cu"
 # compute helpers that write the tile they read: a non-const reference, and
 # a dependent template call whose parameters kpipe cannot see
 refused helper_writes_tile "$in/helper_writes_tile.cu" 0 0 \

@@ -2329,8 +2329,9 @@ Test(analyze, shared_accumulator_with_two_rows_is_not_hand_pipelined)
 
 /* Tiles carved out of a shared array by pointers (`float *Kj = &sram[n];`):
  * of extern memory, they are tiles (one copy of the region per stage) unless
- * two start at one offset (kpipe-dynamic-smem); of a static array, refused
- * as kpipe-tile-escapes; never "no tile load" or a store through an
+ * two start at one offset (kpipe-dynamic-smem); of a static array, tiles
+ * too (the array once per stage) at distinct constant offsets inside it
+ * (kpipe-static-carve otherwise); never "no tile load" or a store through an
  * untracked pointer. */
 #define CARVE(decl, bs)                                                                            \
 	"__global__ void cv(const float *K, const float *V, float *O, int n, int d)\n"             \
@@ -2368,12 +2369,140 @@ Test(analyze, carve_out_tiles)
 	cr_expect_null(find_reason(l, "kpipe-no-tile-load"));
 	cr_expect_null(find_reason(l, "kpipe-memory-order"));
 	release();
+	/* of a static array: tiles too (the array once per stage), at
+	 * distinct constant offsets; the array's bytes count once */
 	analyze_src(CARVE("    __shared__ float sram[128];\n", "64"));
 	l = only_loop();
 	log_reasons(l);
+	cr_expect(l->eligible);
+	cr_expect_eq(l->carve_tiles, 2);
+	cr_expect_eq(l->dyn_tiles, 0);
+	cr_expect_eq(l->tile_bytes, 512);
+	cr_expect_eq(l->other_smem, 0);
+	release();
+	const char *bad[][2] = {
+		{CARVE("    __shared__ float sram[128];\n", "0"),
+		 "the carve-outs 'Kj' and 'Vj' of 'sram' start at the same offset (byte 0): "
+		 "they overlap"},
+		{CARVE("    __shared__ float sram[128];\n", "d"),
+		 "the carve-out 'Vj' of 'sram' starts at an offset that is not a constant"},
+		{CARVE("    __shared__ float sram[128];\n", "128"),
+		 "the carve-out 'Vj' starts at byte 512, past the 512 B of 'sram'"},
+		{CARVE("    __shared__ float sram[127];\n", "64"),
+		 "'sram' has 508 B, not a multiple of 16"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		analyze_src(bad[i][0]);
+		l = only_loop();
+		log_reasons(l);
+		cr_expect_not(l->eligible, "%zu", i);
+		r = find_reason(l, "kpipe-static-carve");
+		cr_expect(r && strstr(r->message, bad[i][1]), "%zu: %s", i, r ? r->message : "");
+		cr_expect_null(find_reason(l, "kpipe-no-tile-load"));
+		release();
+	}
+	/* an array the kernel also names itself is no region of carve-outs:
+	 * the pointers are into a tile (kpipe-tile-escapes here) */
+	analyze_src(CARVE("    __shared__ float sram[128];\n    sram[127] = 0.0f;\n", "64"));
+	l = only_loop();
+	log_reasons(l);
 	cr_expect_not(l->eligible);
+	cr_expect_eq(l->carve_tiles, 0);
+	cr_expect_null(find_reason(l, "kpipe-static-carve"));
 	cr_expect_not_null(find_reason(l, "kpipe-tile-escapes"));
-	cr_expect_null(find_reason(l, "kpipe-no-tile-load"));
+	release();
+}
+
+/* A template helper of the compute phase that takes a row of the tile as
+ * `T const row[N]` (an array of dependent size, the const kept on the
+ * array type by clang) only reads it: the loop is eligible; the same
+ * helper taking `T row[N]` may write it (kpipe-compute-writes-tile). */
+#define CONST_ROW(q, body)                                                                         \
+	"template <typename T, int N>\n"                                                           \
+	"__device__ void rd(T " q " row[N], T out[2], int i)\n"                                    \
+	"{\n" body "    out[0] = row[i];\n"                                                        \
+	"    out[1] = row[i + 1];\n"                                                               \
+	"}\n"                                                                                      \
+	"template <typename T, int BK>\n"                                                          \
+	"__global__ void k(const T *A, T *C, int K)\n"                                             \
+	"{\n"                                                                                      \
+	"    __shared__ T As[BK][64];\n"                                                           \
+	"    T v[2];\n"                                                                            \
+	"    T acc = 0;\n"                                                                         \
+	"    for (int k0 = 0; k0 < K; k0 += BK) {\n"                                               \
+	"        for (int r = 0; r < BK; ++r)\n"                                                   \
+	"            As[r][threadIdx.x] = A[(k0 + r) * 64 + threadIdx.x];\n"                       \
+	"        __syncthreads();\n"                                                               \
+	"        for (int r = 0; r < BK; ++r) {\n"                                                 \
+	"            rd<T, 64>(As[r], v, threadIdx.x % 62);\n"                                     \
+	"            acc += v[0] * v[1];\n"                                                        \
+	"        }\n"                                                                              \
+	"        __syncthreads();\n"                                                               \
+	"    }\n"                                                                                  \
+	"    C[threadIdx.x] = acc;\n"                                                              \
+	"}\n"                                                                                      \
+	"template __global__ void k<float, 8>(const float *, float *, int);\n"
+Test(analyze, template_helper_const_array_row)
+{
+	analyze_src(CONST_ROW("const", ""));
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect(l->eligible);
+	cr_expect_null(find_reason(l, "kpipe-compute-writes-tile"));
+	release();
+	analyze_src(CONST_ROW("", "    row[i] = out[1];\n"));
+	l = only_loop();
+	log_reasons(l);
+	cr_expect_not(l->eligible);
+	cr_expect_not_null(find_reason(l, "kpipe-compute-writes-tile"));
+	release();
+}
+
+/* A copy loop whose first value is the thread's (`for (y = threadIdx.y /
+ * 2; y < 64; y += 8)`): no compile-time trip count, but at most the count
+ * from the least first value (0), which register staging sizes its
+ * registers by (kp_load.max_trips); not proven when the first value may be
+ * below every bound kpipe can show (a subtraction, a run-time term, a
+ * product that may wrap around). */
+#define THREAD_START(lo)                                                                           \
+	"__global__ void ts(const float *A, float *C, int K, int n)\n"                             \
+	"{\n"                                                                                      \
+	"    __shared__ float As[64][16];\n"                                                       \
+	"    float acc = 0.0f;\n"                                                                  \
+	"    for (int k0 = 0; k0 < K; k0 += 16) {\n"                                               \
+	"        for (int y = " lo "; y < 64; y += 8)\n"                                           \
+	"            As[y][threadIdx.x] = A[y * K + k0 + threadIdx.x];\n"                          \
+	"        __syncthreads();\n"                                                               \
+	"        acc += As[threadIdx.y][15 - threadIdx.x];\n"                                      \
+	"        __syncthreads();\n"                                                               \
+	"    }\n"                                                                                  \
+	"    C[threadIdx.y * 16 + threadIdx.x] = acc;\n"                                           \
+	"}\n"
+Test(analyze, copy_loop_thread_start_max_trips)
+{
+	const char *lo[] = {"threadIdx.y / 2", "threadIdx.y % 8", "(threadIdx.y >> 1) + 4"};
+	const double most[] = {8, 8, 8};
+	const char *src[] = {THREAD_START("threadIdx.y / 2"), THREAD_START("threadIdx.y % 8"),
+			     THREAD_START("(threadIdx.y >> 1) + 4")};
+	for (int i = 0; i < 3; i++) {
+		analyze_src(src[i]);
+		kp_loop *l = only_loop();
+		cr_assert_eq(l->nloads, 1, "%s", lo[i]);
+		cr_expect(l->loads[0].trips[0] < 0, "%s: %g", lo[i], l->loads[0].trips[0]);
+		cr_expect(l->loads[0].max_trips[0] > most[i] - 0.1 &&
+				  l->loads[0].max_trips[0] < most[i] + 0.1,
+			  "%s: %g", lo[i], l->loads[0].max_trips[0]);
+		release();
+	}
+	const char *bad[] = {THREAD_START("threadIdx.y - 1"), THREAD_START("threadIdx.y / 2 + n"),
+			     THREAD_START("n"), THREAD_START("threadIdx.y * 3000000")};
+	for (int i = 0; i < 4; i++) {
+		analyze_src(bad[i]);
+		kp_loop *l = only_loop();
+		cr_assert_eq(l->nloads, 1, "%d", i);
+		cr_expect(l->loads[0].max_trips[0] < 0, "%d: %g", i, l->loads[0].max_trips[0]);
+		release();
+	}
 }
 
 /* A copy loop stepping by a plain local (`int stride = 256 / rounds;`):

@@ -112,6 +112,11 @@ static void check(kp_rule_ctx *c)
 			if (why)
 				kp_rule_refuse(c, n, "kpipe-dynamic-smem", "%s", why);
 		}
+		if (kp_decl_is_static_carve(t->arr)) {
+			const char *why = kp_static_carve_problem(c->f, c->k, c->iv, t);
+			if (why)
+				kp_rule_refuse(c, n, "kpipe-static-carve", "%s", why);
+		}
 		if (!t->arr->in_main || t->arr->bounds_hidden)
 			kp_rule_refuse(
 				c, n, "kpipe-macro-array",
