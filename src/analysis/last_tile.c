@@ -64,9 +64,9 @@ static int inc_fixed(const kp_kernel *k, const kp_loop *l, const kp_node *inc, c
 	return !assign || (inc->nkids == 2 && kp_fixed_from(k, l, inc->kids[1], local, nlocal));
 }
 
-/* Copy `ld` writes the same elements in every iteration: no condition of
- * its own in the load phase (a guard with a zero-storing else writes its
- * element either way), its target a full subscript chain of the tile,
+/* Copy `ld` writes the same elements in every iteration: the conditions it
+ * runs under in the load phase fixed from the loop on (a guard with a
+ * zero-storing else writes its element either way), its target a full subscript chain of the tile,
  * each copy loop a for loop of its own counter whose first value, bound
  * and step are fixed from the loop on and whose body neither changes the
  * counter nor leaves early, and the subscripts fixed (the copy loops'
@@ -74,7 +74,7 @@ static int inc_fixed(const kp_kernel *k, const kp_loop *l, const kp_node *inc, c
 static int copy_same_each_time(const kp_kernel *k, const kp_loop *l, const kp_load *ld)
 {
 	const kp_decl *ctr[4];
-	if (ld->nunder || ld->depth > 4 || !ld->lhs || ld->tile->ndims < 1)
+	if (ld->nunder > 4 || ld->depth > 4 || !ld->lhs || ld->tile->ndims < 1)
 		return 0;
 	int depth = 0;
 	const kp_node *r = kp_node_strip(ld->lhs);
@@ -98,6 +98,13 @@ static int copy_same_each_time(const kp_kernel *k, const kp_loop *l, const kp_lo
 		var_walk w = {ctr[i], 0};
 		kp_node_walk(lp->for_body, NULL, writes_var, &w);
 		if (w.hit || jumps(lp->for_body))
+			return 0;
+	}
+	/* a condition of its own, fixed: the same elements every time */
+	for (int i = 0; i < ld->nunder; i++) {
+		const kp_node *u = ld->under[i];
+		if (!u || u->kind != KP_N_IF || u->nkids < 1 ||
+		    !kp_fixed_from(k, l, u->kids[0], ctr, ld->depth))
 			return 0;
 	}
 	for (const kp_node *s = kp_node_strip(ld->lhs); s && s->kind == KP_N_SUBSCRIPT;

@@ -25,9 +25,9 @@
 /* Whether tile t of loop l of kernel k may be read after the loop as the
  * last tile: l ends with its closing barrier (KP_FORM_BOTTOM) and nothing
  * after that barrier in the body names t; t is declared outside the loop,
- * static, without pointers into it; each of the loop's copies into t has
- * no condition of its own (a guard that stores zero otherwise is fine),
- * its target a full subscript chain whose subscripts are fixed from the
+ * static, without pointers into it; each of the loop's copies into t runs
+ * under conditions fixed from the loop on (if any: an element outside them
+ * is never written, in any stage), its target a full subscript chain whose subscripts are fixed from the
  * loop on (the counters of its copy loops aside), and each copy loop a
  * for loop of its own counter with a fixed first value, bound and step, a
  * body that neither writes the counter nor jumps out; every use of t after
