@@ -27,11 +27,10 @@
  * after that barrier in the body names t; t is declared outside the loop,
  * static, without pointers into it; each of the loop's copies into t runs
  * under conditions fixed from the loop on (if any: an element outside them
- * is never written, in any stage), its target a full subscript chain whose subscripts are fixed from the
- * loop on (the counters of its copy loops aside), and each copy loop a
- * for loop of its own counter with a fixed first value, bound and step, a
- * body that neither writes the counter nor jumps out; every use of t after
- * the loop is spelled in the source (not in a macro body). */
+ * is never written, in any stage), its target a full subscript chain whose subscripts are fixed
+ * from the loop on (the counters of its copy loops aside), and each copy loop a for loop of its own
+ * counter with a fixed first value, bound and step, a body that neither writes the counter nor
+ * jumps out; every use of t after the loop is spelled in the source (not in a macro body). */
 int kp_tile_last_after(const kp_kernel *k, const kp_loop *l, const kp_tile *t);
 
 #endif
