@@ -602,8 +602,11 @@ char *kp_tile_decl_edits(kp_file *f, const kp_loop *l, int stages, int dynamic, 
 		/* kp_dynamic_problem() said every tile is declared outside the
 		 * loop, in statements of tiles only */
 		dynamic_decl_edits(f, l, sbuf, comments, out);
+		/* the uses after the loop too (the tiles are references to
+		 * the stages, stage 0 or the last tile's) */
 		for (int i = 0; i < l->ntiles; i++)
-			if (l->tiles[i].loaded && l->tiles[i].last_after && sbuf[0])
+			if (l->tiles[i].loaded && !kp_decl_is_dynamic_smem(l->tiles[i].arr) &&
+			    sbuf[0] && l->kernel->body)
 				after_edits(f, l, stages, &l->tiles[i], out);
 		return kp_strbuf_detach(&hoist);
 	}
