@@ -976,6 +976,7 @@ static void emit_loop(kp_strbuf *sb, const bulk_ctx *c, const kp_frame *fr, cons
 	free(comp_i);
 	kp_subs_release(&cs);
 	kp_emit_tail(sb, f, &fr->sp, fr->iu);
+	kp_emit_last_set(sb, f, l, fr->I2, nm->stage, S);
 	kp_emit_ring_close(sb, fr, l, o, nm->stage, S, NULL);
 }
 

@@ -427,6 +427,7 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 	free(comp_i);
 	kp_subs_release(&cs);
 	kp_emit_tail(&sb, f, &fr.sp, iu);
+	kp_emit_last_set(&sb, f, l, fr.I2, stage, S);
 	/* drain: the last groups are empty, but leave none pending */
 	kp_emit_ring_close(&sb, &fr, l, o, stage, S, S > 2 ? "__pipeline_wait_prior(0);" : NULL);
 	free(c0);

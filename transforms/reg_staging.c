@@ -991,6 +991,17 @@ static void walk_ahead(ahead_walk *w, kp_node *n)
 		kp_node_walk(n, NULL, find_ahead_read, w);
 }
 
+/* A tile read after the loop as the loop left it (analysis/last_tile.h):
+ * with one buffer, the last iteration's store of stale registers would
+ * overwrite the last tile, so the store is guarded. */
+static int tile_read_after(const kp_loop *l)
+{
+	for (int i = 0; i < l->ntiles; i++)
+		if (l->tiles[i].loaded && l->tiles[i].last_after)
+			return 1;
+	return 0;
+}
+
 static int store_reads_ahead(const kp_loop *l)
 {
 	if (l->load_b >= l->load_e)
@@ -1127,8 +1138,9 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 	 * it lets the compiler sink the loads into the guarded store, after
 	 * the math, and the overlap is lost; it is guarded only where its
 	 * target reads memory at the next tile's index (store_reads_ahead),
-	 * which the last iteration does not have. */
-	if (store_reads_ahead(l))
+	 * which the last iteration does not have, and with one buffer where
+	 * the code after the loop reads the last tile (tile_read_after). */
+	if (store_reads_ahead(l) || (two_bar && tile_read_after(l)))
 		kp_strbuf_addf(&sb, "%sif (%s) {\n%s%s}\n", I2, has_next, store_ii, I2);
 	else
 		kp_strbuf_addf(&sb, "%s{\n%s%s}\n", I2, store_ii, I2);
@@ -1139,6 +1151,7 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 	kp_strbuf_addf(&sb, "%s__syncthreads();\n", I2);
 	/* with one buffer kp_stage indexes nothing; it stays as the mark
 	 * kpipe-already-pipelined looks for */
+	kp_emit_last_set(&sb, f, l, I2, stage, two_bar ? 1 : 2);
 	kp_strbuf_addf(&sb, "%s%s ^= 1;\n", I2, stage);
 	kp_strbuf_addf(&sb, "%s}\n", I1);
 	kp_strbuf_addf(&sb, "%s}", ind);

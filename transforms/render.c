@@ -524,11 +524,13 @@ static void dynamic_decl_edits(kp_file *f, const kp_loop *l, const char *sbuf, i
 }
 
 /* A tile refilled after the loop (analysis/refill.h): its uses after the
- * loop read and write stage 0. */
+ * loop read and write stage 0; a tile read as the loop left it
+ * (analysis/last_tile.h): the stage of the last tile, kp_last_var(). */
 typedef struct {
 	const kp_decl *d;
 	unsigned after;
 	kp_edits *out;
+	const char *idx;
 } after_walk;
 
 static int stage0_after(kp_node *n, kp_node *parent, void *ud)
@@ -537,7 +539,7 @@ static int stage0_after(kp_node *n, kp_node *parent, void *ud)
 	after_walk *w = ud;
 	if (n->kind == KP_N_DECLREF && n->decl == w->d && n->name_editable &&
 	    n->name_off >= w->after)
-		kp_edits_add(w->out, n->name_off + (unsigned)strlen(n->name), 0, "[0]");
+		kp_edits_add(w->out, n->name_off + (unsigned)strlen(n->name), 0, w->idx);
 	return 1;
 }
 
@@ -562,6 +564,61 @@ static void repeat_region(const kp_file *f, const kp_loop *l, int i, int stages,
 	kp_edits_add(out, base->name_end - 1, 0, ")");
 }
 
+const char *kp_last_var(kp_file *f, const kp_loop *l, int stages)
+{
+	if (stages < 2 || !l->kernel->body || !l->kernel->body->in_main)
+		return NULL;
+	for (int i = 0; i < l->ntiles; i++)
+		if (l->tiles[i].loaded && l->tiles[i].last_after)
+			return kp_fresh_name(f, kp_arena_printf(&f->arena, "%s%d", KP_NAME_LAST,
+								l->index));
+	return NULL;
+}
+
+void kp_emit_last_set(kp_strbuf *sb, kp_file *f, const kp_loop *l, const char *I, const char *stage,
+		      int stages)
+{
+	const char *v = kp_last_var(f, l, stages);
+	if (v)
+		kp_strbuf_addf(sb, "%s%s = %s;\n", I, v, stage);
+}
+
+/* The stage index of the uses after the loop: the kernel-wide variable
+ * kp_last_var() declared at the top of the kernel, or stage 0. */
+static void after_edits(kp_file *f, const kp_loop *l, int stages, const kp_tile *t, kp_edits *out)
+{
+	const char *v = t->last_after ? kp_last_var(f, l, stages) : NULL;
+	after_walk w = {t->arr, l->node->end, out,
+			v ? kp_arena_printf(&f->arena, "[%s]", v) : "[0]"};
+	kp_node_walk(l->kernel->body, NULL, stage0_after, &w);
+}
+
+/* `int kp_lastN = 0;` at the top of the kernel (indented as the first
+ * such tile's declaration) when a tile is read after the loop as the loop
+ * left it. */
+static void last_decl_edit(kp_file *f, const kp_loop *l, int stages, int comments, kp_edits *out)
+{
+	const char *v = kp_last_var(f, l, stages);
+	if (!v)
+		return;
+	const kp_decl *d = NULL;
+	for (int i = 0; i < l->ntiles && !d; i++)
+		if (l->tiles[i].loaded && l->tiles[i].last_after)
+			d = l->tiles[i].arr;
+	char *ind = kp_line_indent(f, d->begin);
+	kp_strbuf sb = KP_STRBUF_INIT;
+	if (comments)
+		kp_strbuf_addf(
+			&sb,
+			"\n%s// kpipe: the buffer the last tile of the loop at line %d is in "
+			"(its uses after the loop read it)",
+			ind, l->node->line);
+	kp_strbuf_addf(&sb, "\n%sint %s = 0;", ind, v);
+	kp_edits_add(out, l->kernel->body->begin + 1, 0, kp_strbuf_str(&sb));
+	kp_strbuf_release(&sb);
+	free(ind);
+}
+
 char *kp_tile_decl_edits(kp_file *f, const kp_loop *l, int stages, int dynamic, int comments,
 			 kp_edits *out)
 {
@@ -569,10 +626,17 @@ char *kp_tile_decl_edits(kp_file *f, const kp_loop *l, int stages, int dynamic, 
 	char sbuf[32] = ""; /* one stage: the declarations keep their shape */
 	if (stages > 1)
 		snprintf(sbuf, sizeof(sbuf), "[%d]", stages);
+	last_decl_edit(f, l, stages, comments, out);
 	if (dynamic) {
 		/* kp_dynamic_problem() said every tile is declared outside the
 		 * loop, in statements of tiles only */
 		dynamic_decl_edits(f, l, sbuf, comments, out);
+		/* the uses after the loop too (the tiles are references to
+		 * the stages, stage 0 or the last tile's) */
+		for (int i = 0; i < l->ntiles; i++)
+			if (l->tiles[i].loaded && !kp_decl_is_dynamic_smem(l->tiles[i].arr) &&
+			    sbuf[0] && l->kernel->body)
+				after_edits(f, l, stages, &l->tiles[i], out);
 		return kp_strbuf_detach(&hoist);
 	}
 	for (int i = 0; i < l->ntiles; i++) {
@@ -586,10 +650,8 @@ char *kp_tile_decl_edits(kp_file *f, const kp_loop *l, int stages, int dynamic, 
 		if (!t->in_loop) {
 			if (sbuf[0])
 				kp_edits_add(out, at, 0, sbuf);
-			if (sbuf[0] && l->kernel->body) {
-				after_walk w = {t->arr, l->node->end, out};
-				kp_node_walk(l->kernel->body, NULL, stage0_after, &w);
-			}
+			if (sbuf[0] && l->kernel->body)
+				after_edits(f, l, stages, t, out);
 			continue;
 		}
 		/* declared in the loop: hoist the whole declaration statement */

@@ -132,6 +132,7 @@ int kp_transform_reports_facts(const kp_transform *t);
 #define KP_NAME_REG "kp_reg"           /* register staging: kp_reg0, kp_reg1, ... per copy */
 #define KP_NAME_DSMEM "kp_dsmem"       /* the extern array tiles moved to dynamic shared memory */
 #define KP_NAME_STAGE_BYTES "kp_stage_bytes" /* bytes between the stages of dynamic tiles */
+#define KP_NAME_LAST "kp_last"               /* + the loop's index: the stage of its last tile */
 
 /* ---- shared rendering helpers (render.c) ---- */
 
@@ -208,6 +209,16 @@ long long kp_dynamic_bytes(const kp_loop *l, int buffers);
  * wrapper. */
 void kp_emit_open(kp_strbuf *sb, kp_file *f, const kp_loop *l, unsigned start, const char *ind,
 		  const char *I1, const char *comment, int stages, int dynamic, kp_edits *out);
+/* The variable holding the stage of loop l's last tile (KP_NAME_LAST and
+ * the loop's index, fresh) when a tile of l is read after the loop as the
+ * loop left it (analysis/last_tile.h) and there are `stages` > 1 buffers;
+ * else NULL.  kp_tile_decl_edits() declares it at the top of the kernel
+ * and indexes the tile's uses after the loop with it;
+ * kp_emit_last_set() appends `kp_lastN = stage;` (indent I) where an
+ * iteration has computed on buffer `stage`, before it advances. */
+const char *kp_last_var(kp_file *f, const kp_loop *l, int stages);
+void kp_emit_last_set(kp_strbuf *sb, kp_file *f, const kp_loop *l, const char *I, const char *stage,
+		      int stages);
 /* Appends the bumps that closed the load phase and the statements after
  * the closing barrier, one level deeper (`iu`). */
 void kp_emit_tail(kp_strbuf *sb, const kp_file *f, const kp_spans *sp, const char *iu);

@@ -33,13 +33,21 @@ typedef struct {
 	int calls, bad;
 } call_check;
 
+/* The same declaration seen from another model (a caller in another
+ * project header): the same USR. */
+static int same_usr(const kp_decl *a, const kp_decl *b)
+{
+	return a && b && a->usr && b->usr && *a->usr && !strcmp(a->usr, b->usr);
+}
+
 static int check_call(kp_node *n, kp_node *parent, void *ud)
 {
 	(void)parent;
 	call_check *w = ud;
 	const kp_decl *key = w->callee->call_decl; /* a function of a header */
 	if (n->kind != KP_N_CALL || !n->decl || n->decl->kind != KP_D_FUNC || !n->name ||
-	    (key ? n->decl != key && n->decl->tmpl != key
+	    (key ? n->decl != key && n->decl->tmpl != key && !same_usr(n->decl, key) &&
+			     !same_usr(n->decl->tmpl, key)
 		 : strcmp(n->name, w->callee->name) || n->decl->line != w->callee->line))
 		return 1;
 	w->calls++;

@@ -127,6 +127,9 @@ typedef struct {
 	 * `(p + stage * (sizeof(As[0]) / sizeof(*p)))` (transforms/render.c). */
 	const kp_decl *alias[4];
 	int naliases;
+	/* Read after the loop as the loop left it (analysis/last_tile.h): the
+	 * uses after the loop index the stage the last iteration computed on. */
+	int last_after;
 } kp_tile;
 
 typedef struct kp_loop {

@@ -60,8 +60,10 @@ static int late_write(kp_node *n, kp_node *parent, void *ud)
 
 /* Every variable of the subscripts of a copy into the tile keeps its value
  * from the loop on: thread and block indices, parameters, constants, locals
- * no statement from the loop on writes (nor hands to a reference). */
-static int fixed_from(const kp_kernel *k, const kp_loop *l, const kp_node *n)
+ * no statement from the loop on writes (nor hands to a reference), and the
+ * nlocal variables of local[] (counters of the copy's own loops). */
+int kp_fixed_from(const kp_kernel *k, const kp_loop *l, const kp_node *n,
+		  const kp_decl *const *local, int nlocal)
 {
 	if (!n)
 		return 1;
@@ -69,6 +71,9 @@ static int fixed_from(const kp_kernel *k, const kp_loop *l, const kp_node *n)
 		const kp_decl *d = n->decl;
 		if (!d)
 			return 0;
+		for (int i = 0; i < nlocal; i++)
+			if (d == local[i])
+				return 1;
 		if (!d->in_main || d->kind == KP_D_PARM || d->kind == KP_D_TPARAM ||
 		    d->kind == KP_D_ENUM || d->is_constexpr)
 			return !d->ty.is_ref && !d->is_shared;
@@ -84,9 +89,14 @@ static int fixed_from(const kp_kernel *k, const kp_loop *l, const kp_node *n)
 	    (n->kind == KP_N_UNOP && KP_OP_IS_INCDEC(n->opk)))
 		return 0;
 	for (int i = 0; i < n->nkids; i++)
-		if (!fixed_from(k, l, n->kids[i]))
+		if (!kp_fixed_from(k, l, n->kids[i], local, nlocal))
 			return 0;
 	return 1;
+}
+
+static int fixed_from(const kp_kernel *k, const kp_loop *l, const kp_node *n)
+{
+	return kp_fixed_from(k, l, n, NULL, 0);
 }
 
 /* A return, break, continue or goto in n: a thread that skips its store

@@ -24,4 +24,10 @@
  * outside copy loops. */
 int kp_tile_refilled_after(kp_file *f, const kp_kernel *k, const kp_loop *l, const kp_tile *t);
 
+/* Whether every variable of n keeps its value from loop l on (thread and
+ * block indices, parameters, constants, locals no statement from the loop
+ * on writes), the nlocal variables of local[] counted as fixed. */
+int kp_fixed_from(const kp_kernel *k, const kp_loop *l, const kp_node *n,
+		  const kp_decl *const *local, int nlocal);
+
 #endif

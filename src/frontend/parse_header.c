@@ -146,6 +146,44 @@ static void header_device_callers(pctx *c, const header_scan *h, kp_file *m, kp_
 	}
 }
 
+/* A __device__ K-loop function d of header model hs[i] that no kernel of
+ * the .cu calls: its callers among the kernels of the other project
+ * headers (a library's kernels in one header, its K-loop functions in
+ * another, the .cu only host code), matched by the USR of the declaration
+ * their calls refer to (the models do not share declarations). */
+static void sibling_callers(pctx *c, const header_scan *h, kp_file **hs, int nh, int i,
+			    kp_kernel *d)
+{
+	kp_file *m = hs[i];
+	for (int x = 0; x < h->ndev && m->abs_path; x++) {
+		CXString nm = clang_getCursorSpelling(h->dev[x]);
+		int same = !strcmp(clang_getCString(nm), d->name);
+		clang_disposeString(nm);
+		unsigned off;
+		CXFile file;
+		clang_getExpansionLocation(clang_getCursorLocation(h->dev[x]), &file, NULL, NULL,
+					   &off);
+		if (!same || off < d->begin || off >= d->end)
+			continue;
+		CXString fn = clang_getFileName(file);
+		char *abs = realpath(clang_getCString(fn), NULL);
+		clang_disposeString(fn);
+		int here = abs && !strcmp(abs, m->abs_path);
+		free(abs);
+		if (!here)
+			continue;
+		const kp_decl *key = kp_parse_decl_for(c, h->dev[x]);
+		if (!key || !key->usr || !*key->usr)
+			return;
+		for (int j = 0; j < nh; j++)
+			if (j != i)
+				kp_parse_device_callers(m, hs[j], d, key);
+		if (d->ncallers)
+			d->call_decl = key;
+		return;
+	}
+}
+
 /* One model per project header that defines a kernel, in the order the
  * translation unit declares them, into f->headers.  The text is the
  * header's on disk, or its unsaved text in o->unsaved. */
@@ -202,6 +240,12 @@ void kp_parse_build_header_models(pctx *c, const kp_parse_opts *o, const header_
 					    sizeof(kp_file *) * (size_t)(c->f->nheaders + 1));
 		c->f->headers[c->f->nheaders++] = m;
 	}
+	for (int i = 0; i < c->f->nheaders; i++)
+		for (int k = 0; k < c->f->headers[i]->nkernels; k++) {
+			kp_kernel *d = c->f->headers[i]->kernels[k];
+			if (d->is_device && !d->ncallers && !d->call_decl)
+				sibling_callers(c, &h, c->f->headers, c->f->nheaders, i, d);
+		}
 	for (int i = 0; i < h.n; i++)
 		free(h.abs[i]);
 	free(h.abs);

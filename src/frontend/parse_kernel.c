@@ -317,12 +317,19 @@ typedef struct {
 	int calls;
 } call_walk;
 
+/* The same declaration seen from another model: the same USR. */
+static int same_usr(const kp_decl *a, const kp_decl *b)
+{
+	return a && b && a->usr && b->usr && *a->usr && !strcmp(a->usr, b->usr);
+}
+
 static int find_call(kp_node *n, kp_node *parent, void *ud)
 {
 	(void)parent;
 	call_walk *w = ud;
 	if (n->kind == KP_N_CALL && n->decl && n->decl->kind == KP_D_FUNC && n->name &&
-	    (w->key ? n->decl == w->key || n->decl->tmpl == w->key
+	    (w->key ? n->decl == w->key || n->decl->tmpl == w->key || same_usr(n->decl, w->key) ||
+			      same_usr(n->decl->tmpl, w->key)
 		    : !strcmp(n->name, w->callee->name) && n->decl->line == w->callee->line))
 		w->calls++;
 	return 1;

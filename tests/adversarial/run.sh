@@ -624,14 +624,25 @@ check "guard_cover: matmul_ragged pipelined" has guard_cover.r "guard_cover\.cu:
 check "guard_cover: gemv_and pipelined" has guard_cover.r "guard_cover\.cu:126:5: note: pipelined with "
 check "guard_cover: moving_target refused" has guard_cover.r "guard_cover\.cu:146:9: warning: 'xs' is written under the condition .*\[kpipe-partial-tile-write\]"
 
-# --- issue 34: a tile refilled after the loop (analysis/refill.c) ---
+# --- issue 34: a tile refilled after the loop (analysis/refill.c) or read as
+# the loop left it (analysis/last_tile.c) ---
 rewritten refill_after "$in/refill_after.cu"
-for want in 35:5 60:12 87:9 112:5 137:5; do
-	check "refill_after: $want refused" has refill_after.r "refill_after\.cu:$want: warning: 'As' is read after the loop.*\[kpipe-tile-read-after-loop\]"
+check "refill_after: 40 refused" has refill_after.r "refill_after\.cu:40:5: warning: 'As' is read after the loop.*\[kpipe-tile-read-after-loop\]"
+check "refill_after: five loops pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/refill_after.r.err")" = 5
+for want in 57:5 83:5 109:5 134:5 158:5; do
+	check "refill_after: $want pipelined" has refill_after.r "refill_after\.cu:$want: note: pipelined with "
 done
-check "refill_after: only refill_ok pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/refill_after.r.err")" = 1
-check "refill_after: refill_ok pipelined" has refill_after.r "refill_after\.cu:153:5: note: pipelined with "
 check "refill_after: the refill uses stage 0" grep -q "As\[0\]\[ty\]\[tx\] = full + tx < K" "$tmp/refill_after.rw.cu"
+check "refill_after: the read before the refill uses the last stage" grep -q "acc += As\[kp_last1\]\[ty\]\[0\];" "$tmp/refill_after.rw.cu"
+rewritten last_tile "$in/last_tile.cu"
+for want in 40:24 60:23 80:24 104:24; do
+	check "last_tile: $want refused" has last_tile.r "last_tile\.cu:$want: warning: 'As' is read after the loop.*\[kpipe-tile-read-after-loop\]"
+done
+check "last_tile: two loops pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/last_tile.r.err")" = 2
+for want in 116:5 139:5; do
+	check "last_tile: $want pipelined" has last_tile.r "last_tile\.cu:$want: note: pipelined with "
+done
+check "last_tile: the read after the loop uses the last stage" grep -q "L\[row \* N + col\] = As\[kp_last1\]\[tx\]\[ty\] - Bs\[kp_last1\]\[ty\]\[tx\];" "$tmp/last_tile.rw.cu"
 
 # --- issue #34's idioms (analysis/pure.c): the near misses that stay refused ------
 rewritten effects_idioms_unsafe "$in/effects_idioms_unsafe.cu"

@@ -446,8 +446,10 @@ static const char *const near_src[] = {
 	 * changes from tile to tile */
 	HEAD FOR "        if (k0 + tx < K)\n"
 		 "            As[ty][tx] = A[row * K + k0 + tx];\n" LOAD_B SYNC COMP SYNC END TAIL,
-	/* 9 kpipe-tile-read-after-loop */
-	HEAD FOR LOAD SYNC COMP SYNC END "    acc += As[0][tx];\n" TAIL,
+	/* 9 kpipe-tile-read-after-loop: the tile read after the loop inside a
+	 * macro body, which no edit can index with the last tile's stage (a
+	 * read spelled in the source is accepted: test_last_tile.c) */
+	"#define AT0 As[0][tx]\n" HEAD FOR LOAD SYNC COMP SYNC END "    acc += AT0;\n" TAIL,
 	/* 10 (eligible: the plan checks the limit) two float[96][96] (72 KB, 144 KB doubled) */
 	HEAD_X("", "const float", "[96][96]", "[96][96]", "") FOR LOAD SYNC COMP SYNC END TAIL,
 	/* 11 (eligible: the plan checks the limit) two float[64][64] fit once (32 KB), not twice */
@@ -530,7 +532,7 @@ ParameterizedTestParameters(analyze, near_miss)
 		{6, "kpipe-memory-order", 15, 9, "stores to 'A'"},
 		{7, "kpipe-already-pipelined", 11, 9, "__pipeline_memcpy_async"},
 		{8, "kpipe-partial-tile-write", 10, 9, "'As'"},
-		{9, "kpipe-tile-read-after-loop", 17, 12, "'As'"},
+		{9, "kpipe-tile-read-after-loop", 18, 12, "'As'"},
 		{12, "kpipe-load-in-helper", 11, 9, "'fill'"},
 		{13, "kpipe-loop-shape", 10, 5, "for-loop"},
 		{14, "kpipe-load-decl-used-later", 9, 5, "'off'"},
@@ -876,7 +878,9 @@ static const char *const wrong_src[] = {
 	/* 13 the load phase reads the tile it refills */
 	HEAD FOR "        As[ty][tx] = As[ty][tx] * 0.5f + A[row * K + k0 + tx];\n" LOAD_B SYNC COMP
 		SYNC END TAIL,
-	/* 14 two K-loops share the tiles (the second is the candidate checked) */
+	/* 14 two K-loops share the tiles (the second is the candidate checked;
+	 * the first is eligible: the second reads its tiles after it, as the
+	 * last tile's stage, analysis/last_tile.c) */
 	HEAD FOR LOAD SYNC COMP SYNC END FOR LOAD SYNC COMP SYNC END TAIL,
 };
 
@@ -925,7 +929,8 @@ ParameterizedTest(struct wrong_case *p, analyze, wrong_code, .fini = release)
 	cr_expect(strstr(r->message, p->msg) != NULL, "case %d [%s]: '%s' lacks '%s'", p->src,
 		  p->id, r->message, p->msg);
 	for (int i = 0; i < AN.nloops; i++)
-		cr_expect_not(AN.loops[i]->eligible, "case %d: loop %d eligible", p->src, i + 1);
+		cr_expect(!AN.loops[i]->eligible || (p->src == 14 && i == 0),
+			  "case %d: loop %d eligible", p->src, i + 1);
 }
 
 /* A volatile tile is never filled by cp.async; register staging still applies. */

@@ -164,7 +164,8 @@ Test(idioms, refill_read_first)
 				   "    As[ty][tx] = A[ty * K + full + tx];\n"
 				   "    __syncthreads();\n"
 				   "    acc += As[ty][1];\n")));
-	cr_expect(has_reason(AN.loops[0], "kpipe-tile-read-after-loop"));
+	/* the last tile is read as the loop left it (test_last_tile.c) */
+	cr_expect_not(has_reason(AN.loops[0], "kpipe-tile-read-after-loop"));
 }
 
 Test(idioms, refill_without_barrier)

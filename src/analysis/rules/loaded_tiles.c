@@ -7,6 +7,7 @@
  */
 #include "analyze.h"
 #include "analyze_int.h"
+#include "last_tile.h"
 #include "pure.h"
 #include "refill.h"
 #include "rules.h"
@@ -146,6 +147,8 @@ static void check(kp_rule_ctx *c)
 					"'%s' is read after the loop, in the loop around it at "
 					"line %d: the last tile would be observable there",
 					t->arr->name, around->line);
+			else if (a[2] && !refilled_after(c, t) && kp_tile_last_after(c->k, l, t))
+				t->last_after = 1;
 			else if (a[2] && !refilled_after(c, t))
 				kp_rule_refuse(
 					c, a[2], "kpipe-tile-read-after-loop",

@@ -1,18 +1,23 @@
 // adversarial input: a tile refilled after its K-loop (remainder blocks).
-// Pipelined, the code after the loop uses stage 0 of the array, which is
-// the original's result only when that code writes every element the loop
-// writes before it reads any (analysis/refill.c), after the loop's own
-// closing barrier.
+// Pipelined, the code after the loop uses stage 0 of the array when it
+// writes every element the loop writes before it reads any
+// (analysis/refill.c), after the loop's own closing barrier; otherwise the
+// stage the last iteration computed on (analysis/last_tile.c), which holds
+// the last tile as the original's buffer does.
 //  - top_barrier: the loop's barriers are at the top of each iteration, so
-//    nothing orders the last compute before the refill;
+//    nothing orders the last compute before the refill: refused;
 //  - read_first: the code after the loop reads As before refilling it (the
-//    last tile would be observable);
+//    last tile is observable): As indexed by the last tile's stage;
 //  - guarded_refill: the refill stores only where `tx < K - full` (an if
-//    without else): the other elements keep the last tile;
-//  - transposed: the refill writes As[tx][ty], not the loop's As[ty][tx];
-//  - no_barrier: the refill is read with no barrier in between.
-// Expected: those five loops refused (kpipe-tile-read-after-loop); the near
-// miss refill_ok, the refill at the kernel's top level, is rewritten.
+//    without else): the other elements keep the last tile, in its stage;
+//  - transposed: the refill writes As[tx][ty], not the loop's As[ty][tx]:
+//    the last tile's stage;
+//  - no_barrier: the refill is read with no barrier in between (the
+//    original races there, and the rewrite the same way): the last tile's
+//    stage.
+// Expected: top_barrier refused (kpipe-tile-read-after-loop); the other
+// four and the near miss refill_ok (the refill at the kernel's top level,
+// in stage 0) are rewritten.
 #define S 16
 
 __global__ void top_barrier(const float *__restrict__ A, const float *__restrict__ B,
