@@ -65,7 +65,11 @@ static int find_variant(kp_node *n, kp_node *parent, void *ud)
 		bad = !n->op || KP_OP_IS_INCDEC(n->opk) || n->opk == KP_OP_DEREF ||
 		      (n->opk == KP_OP_ADDR && parent);
 		break;
-	case KP_N_SUBSCRIPT: /* only the tile's own subscripts */
+	case KP_N_SUBSCRIPT: { /* only the tile's own subscripts */
+		kp_node *r = kp_lvalue_root(n);
+		bad = !r || r->decl != w->tile;
+		break;
+	}
 	case KP_N_PAREN:
 	case KP_N_CAST:
 	case KP_N_OTHER:
@@ -250,8 +254,11 @@ int kp_canon_carve_edits(kp_file *f, const kp_loop *l, kp_edits *ed, const char 
 	kp_canon_ranges rg = {{0}, {0}, 0};
 	const char *lines = NULL, *left = NULL;
 	int nf = kp_canon_fuse(f, l, &s, &mine, &rg, &lines, &left);
-	if (!np && !nf)
-		return 0;
+	if (!np && !nf) {
+		/* an if/else of copy loops left as it is: say why */
+		*why = left;
+		return left ? -1 : 0;
+	}
 	kp_strbuf names = KP_STRBUF_INIT;
 	for (int i = 0; i < np; i++) {
 		for (int j = 0; j < w[i].nuses; j++)

@@ -417,6 +417,31 @@ check "canon_do_unsafe: only d_plain pipelined" \
 	test "$(grep -c 'for (; kp_it == 0 || (k0 < n); ++kp_it, k0 += T)' "$tmp/canon_do_unsafe.out.cu")" -eq 1 -a \
 	"$(grep -c '} while (k0 < n);' "$tmp/canon_do_unsafe.out.cu")" -eq 4
 
+# cuda-convnet2's shapes (canon shapes 6 and 7): tile pointers taken before
+# the loop and if/else blocks of copy loops, left alone where writing them
+# otherwise could change the program; the three near misses rewritten
+"$kpipe" rewrite "$in/canon_carve_unsafe.cu" -o "$tmp/canon_carve_unsafe.out.cu" \
+	>"$tmp/canon_carve.out" 2>"$tmp/canon_carve.err"
+check "canon_carve_unsafe: exit 0" test $? -eq 0
+for want in "28:5: remark: the tile pointer 'aLoad' cannot be replaced by its initialiser: it is changed in the kernel" \
+	"49:5: remark: the tile pointer 'aLoad' cannot be replaced by its initialiser: its initialiser's 'perm\[ty\]'" \
+	"71:5: remark: the tile pointer 'aLoad' cannot be replaced by its initialiser: its initialiser's 'r'" \
+	"91:5: remark: the tile pointer 'aLoad' cannot be replaced by its initialiser: it is used at line 99, outside the loop" \
+	"112:5: remark: the tile pointer 'aLoad' cannot be replaced by its initialiser: 'tx' is declared again at line 114" \
+	"134:5: remark: the if/else on line 135 is not fused .*: the copy loops of the two branches have different headers" \
+	"161:5: remark: the if/else on line 162 is not fused .*: its condition names 'j', which the copy loop declares" \
+	"187:5: remark: the if/else on line 188 is not fused .*: its condition reads memory" \
+	"213:5: remark: the if/else on line 214 is not fused .*: the else branch stores something else than 0" \
+	"241:5: note: kpipe wrote the tile pointers 'aLoad' as (&As\[ty\]\[tx\]), 'bLoad' as (&Bs\[ty\]\[0\])" \
+	"259:5: note: kpipe fused the if/else of copy loops (line 260)" \
+	"287:5: note: kpipe wrote the tile pointers .*; fused the if/else of copy loops (line 288)"; do
+	check "canon_carve_unsafe: ${want%%:*}" grep -q "canon_carve_unsafe\.cu:$want" "$tmp/canon_carve.err"
+done
+check "canon_carve_unsafe: only the three near misses pipelined" \
+	test "$(grep -c 'int kp_stage = 0;' "$tmp/canon_carve_unsafe.out.cu")" -eq 3
+check "canon_carve_unsafe: the refused loops' pointers kept" \
+	test "$(grep -c 'float \*aLoad = ' "$tmp/canon_carve_unsafe.out.cu")" -eq 5
+
 # function-like macros named as <cuda_pipeline.h>'s functions (MAGMA's max):
 # the added include is wrapped in push_macro / #undef / pop_macro
 "$kpipe" rewrite --variant cp-async "$in/macro_max_pipeline.cu" -o "$tmp/macro_max.out.cu" \
