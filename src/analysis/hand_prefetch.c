@@ -73,14 +73,20 @@ typedef struct {
 	int line;
 } fill_walk;
 
-/* An assignment to v (v = .., v[..] = ..) in [b, e) whose value is read
- * from global memory. */
+/* An assignment to v (v = .., v[..] = ..) or its declaration in [b, e)
+ * whose value is read from global memory. */
 static int find_fill(kp_node *n, kp_node *parent, void *ud)
 {
 	(void)parent;
 	fill_walk *w = ud;
 	if (w->hit)
 		return 0;
+	if (n->kind == KP_N_VARDECL && n->decl == w->v && n->begin >= w->b && n->end <= w->e &&
+	    n->decl->init && fetches(w->f, n->decl->init)) {
+		w->hit = 1; /* float pre = A[...]; */
+		w->line = n->line;
+		return 0;
+	}
 	int plain = 0;
 	kp_node *t = kp_write_target(n, &plain);
 	if (!t || !plain || n->nkids != 2 || n->begin < w->b || n->end > w->e)

@@ -442,6 +442,17 @@ check "canon_carve_unsafe: only the three near misses pipelined" \
 check "canon_carve_unsafe: the refused loops' pointers kept" \
 	test "$(grep -c 'float \*aLoad = ' "$tmp/canon_carve_unsafe.out.cu")" -eq 5
 
+# K-loops pipelined by hand through registers (cuda-convnet2's *Preload
+# kernels): already pipelined, a remark; the near misses keep their warning
+refused hand_prefetch "$in/hand_prefetch.cu" 0 0 \
+	"hand_prefetch\.cu:25:5: remark: the tile 'As' is stored from 'aPre', which the loop refills from global memory after the store \(line 30\) and which is filled before the loop: the loop is pipelined by hand through registers and is left alone \[kpipe-already-pipelined\]"
+check "hand_prefetch: refilled in the load phase" has hand_prefetch.r \
+	"hand_prefetch\.cu:50:5: remark: the tile 'As' is stored from 'pre', which the loop refills from global memory after the store \(line 54\).*\[kpipe-already-pipelined\]"
+for at in 72 93 113; do
+	check "hand_prefetch: the near miss at line $at keeps its warning" has hand_prefetch.r \
+		"hand_prefetch\.cu:$at:5: warning: the tile loads read 'aPre', which the loop body modifies.*\[kpipe-load-depends-on-compute\]"
+done
+
 # function-like macros named as <cuda_pipeline.h>'s functions (MAGMA's max):
 # the added include is wrapped in push_macro / #undef / pop_macro
 "$kpipe" rewrite --variant cp-async "$in/macro_max_pipeline.cu" -o "$tmp/macro_max.out.cu" \
