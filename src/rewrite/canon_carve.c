@@ -52,8 +52,14 @@ static int find_variant(kp_node *n, kp_node *parent, void *ud)
 		else if (n->decl == w->tile)
 			break;
 		else if (n->decl->kind == KP_D_VAR || n->decl->kind == KP_D_PARM) {
-			bad = n->decl->is_shared || n->decl->ty.is_ref ||
-			      KP_TY_ANY_VOLATILE(n->decl->ty) || kp_changed_in(w->f, w->k, n->decl);
+			/* a local or parameter of the kernel (a global variable is
+			 * memory another kernel may change), or a constant */
+			int own = n->decl->kind == KP_D_PARM ||
+				  (n->decl->in_main && n->decl->begin >= w->k->begin &&
+				   n->decl->end <= w->k->end);
+			bad = n->decl->is_shared || n->decl->ty.is_ref || n->decl->is_device_var ||
+			      KP_TY_ANY_VOLATILE(n->decl->ty) || (!own && !n->decl->is_const) ||
+			      kp_changed_in(w->f, w->k, n->decl);
 			if (!bad && w->nnames < 16)
 				w->names[w->nnames++] = n->decl;
 			bad |= w->nnames >= 16;
@@ -153,6 +159,8 @@ static const char *carve_problem(kp_file *f, const kp_loop *l, const kp_decl *p,
 		return "it is not declared in the kernel's body before the loop";
 	if (kp_changed_in(f, k, p))
 		return "it is changed in the kernel";
+	if (KP_TY_ANY_VOLATILE(p->ty) || (p->type && strstr(p->type, "volatile")))
+		return "it points to volatile memory, which its initialiser does not";
 	init_walk iw = {f, k, t, NULL, {0}, 0};
 	kp_node_walk(p->init, NULL, find_variant, &iw);
 	if (iw.bad)

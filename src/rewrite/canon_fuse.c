@@ -38,7 +38,9 @@ static kp_node *single(kp_node *b)
 {
 	while (b && b->kind == KP_N_COMPOUND)
 		b = b->nkids == 1 ? b->kids[0] : NULL;
+	/* (a label starts before its statement; a pragma's attribute does not) */
 	while (b && b->kind == KP_N_OTHER && b->nkids == 1 && !b->op &&
+	       b->begin == b->kids[0]->begin &&
 	       (b->kids[0]->kind == KP_N_FOR || b->kids[0]->kind == KP_N_COMPOUND))
 		b = b->kids[0];
 	return b;
@@ -226,7 +228,10 @@ static int fuse_if(fuse *c, kp_node *iff)
 	if (!why)
 		why = store_problem(c, t, e);
 	kp_node *g = iff->kids[0];
-	if (!why && (!g->in_main || g->from_macro || g->kind == KP_N_DECLSTMT))
+	if (!why &&
+	    (!g->in_main || g->from_macro || g->kind == KP_N_DECLSTMT || g->begin <= iff->begin ||
+	     strstr(kp_range_text(f, iff->begin, g->begin), "constexpr") ||
+	     strchr(kp_range_text(f, iff->begin, g->begin), ';')))
 		why = "the if is not a plain 'if (condition)'";
 	if (!why && kp_canon_impure(f, g, 0))
 		why = "its condition reads memory or has a side effect: fused, it is "

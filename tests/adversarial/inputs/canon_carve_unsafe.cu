@@ -7,7 +7,9 @@
 // name of its initialiser is declared again in the loop (u_shadow).  Copy
 // loops: the two branches' loops differ (u_headers), the condition names
 // the copy loop's variable (u_cond_loopvar), reads memory
-// (u_cond_memory), the else stores 1, not 0 (u_else_one).  Near misses
+// (u_cond_memory), the else stores 1, not 0 (u_else_one).  At the end:
+// the initialiser names a __device__ variable (u_init_global), the
+// pointer is to volatile (u_volatile).  Near misses
 // that are rewritten: the plain forms (p_plain: pointers; f_plain: copy
 // loops; pf_plain: both, its last column zero, run by the CPU verifier
 // with canon_carve_unsafe.launch.json).
@@ -303,3 +305,44 @@ __global__ void pf_plain(const float *A, const float *B, float *C, int N, int K)
     C[row * N + col] = acc;
 }
 
+__device__ int gRow;
+
+__global__ void u_init_global(const float *A, const float *B, float *C, int N, int K)
+{
+    __shared__ float As[T][T];
+    __shared__ float Bs[T][T];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int row = blockIdx.y * T + ty, col = blockIdx.x * T + tx;
+    float *aLoad = &As[gRow][tx];
+    float *bLoad = &Bs[ty][0];
+    float acc = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += T) {
+        aLoad[0] = A[row * K + k0 + tx];
+        bLoad[tx] = B[(k0 + ty) * N + col];
+        __syncthreads();
+        for (int kk = 0; kk < T; ++kk)
+            acc += As[ty][kk] * Bs[kk][tx];
+        __syncthreads();
+    }
+    C[row * N + col] = acc;
+}
+
+__global__ void u_volatile(const float *A, const float *B, float *C, int N, int K)
+{
+    __shared__ float As[T][T];
+    __shared__ float Bs[T][T];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int row = blockIdx.y * T + ty, col = blockIdx.x * T + tx;
+    volatile float *aLoad = &As[ty][tx];
+    float *bLoad = &Bs[ty][0];
+    float acc = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += T) {
+        aLoad[0] = A[row * K + k0 + tx];
+        bLoad[tx] = B[(k0 + ty) * N + col];
+        __syncthreads();
+        for (int kk = 0; kk < T; ++kk)
+            acc += As[ty][kk] * Bs[kk][tx];
+        __syncthreads();
+    }
+    C[row * N + col] = acc;
+}
