@@ -33,16 +33,20 @@ typedef struct {
 } fuse;
 
 /* The one statement of a branch (a block of one statement, a `#pragma`'s
- * attributed statement unwrapped), or NULL. */
-static kp_node *single(kp_node *b)
+ * attributed statement unwrapped, not a label's), or NULL. */
+static kp_node *single(kp_file *f, kp_node *b)
 {
 	while (b && b->kind == KP_N_COMPOUND)
 		b = b->nkids == 1 ? b->kids[0] : NULL;
-	/* (a label starts before its statement; a pragma's attribute does not) */
 	while (b && b->kind == KP_N_OTHER && b->nkids == 1 && !b->op &&
-	       b->begin == b->kids[0]->begin &&
-	       (b->kids[0]->kind == KP_N_FOR || b->kids[0]->kind == KP_N_COMPOUND))
-		b = b->kids[0];
+	       (b->kids[0]->kind == KP_N_FOR || b->kids[0]->kind == KP_N_COMPOUND)) {
+		kp_node *k = b->kids[0];
+		if (b->begin != k->begin &&
+		    (!b->in_main || k->begin < b->begin ||
+		     !strstr(kp_range_text(f, b->begin, k->begin), "pragma")))
+			return NULL;
+		b = k;
+	}
 	return b;
 }
 
@@ -200,7 +204,7 @@ static int fuse_if(fuse *c, kp_node *iff)
 	kp_file *f = c->f;
 	if (iff->nkids != 3 || iff->from_macro || !iff->in_main)
 		return 0;
-	kp_node *t = single(iff->kids[1]), *e = single(iff->kids[2]);
+	kp_node *t = single(f, iff->kids[1]), *e = single(f, iff->kids[2]);
 	if (!t || !e || t->kind != KP_N_FOR || e->kind != KP_N_FOR)
 		return 0;
 	name_walk vars = {{0}, 0, NULL};
@@ -222,8 +226,8 @@ static int fuse_if(fuse *c, kp_node *iff)
 					why = "a copy loop's header changes a variable it does not "
 					      "declare";
 			}
-		t = single(t->for_body);
-		e = single(e->for_body);
+		t = single(f, t->for_body);
+		e = single(f, e->for_body);
 	}
 	if (!why)
 		why = store_problem(c, t, e);
