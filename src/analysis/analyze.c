@@ -302,6 +302,8 @@ static void analyze_loop(actx *c)
 	l->effects = kp_effects_of_loop(c->f, c->k, l);
 	kp_rule_ctx rc = {c->f, c->k, l, c->iv, c->targs, &rw};
 	kp_rules_run(&rc);
+	if (l->nreasons)
+		kp_find_hand_prefetch(c);
 	l->cond_monotone = kp_cond_monotone(c);
 	kp_find_exit_barrier(c);
 	kp_count_math(c);

@@ -141,6 +141,9 @@ typedef struct {
 } kp_assign_walk;
 
 kp_node *kp_assign_of(kp_node *stmt);
+/* A refused loop pipelined by hand through registers (hand_prefetch.c):
+ * its reasons become one kpipe-already-pipelined; 1 when it is one. */
+int kp_find_hand_prefetch(actx *c);
 int kp_shared_lhs(kp_node *lhs, kp_decl **tile);
 kp_node *kp_global_load_root(kp_node *n);
 kp_node *kp_find_global_load(kp_node *n);

@@ -9,6 +9,7 @@
  * name.  Whether the loop is then pipelined is pass_canon.c's question.
  */
 #include "canon.h"
+#include "canon_shapes.h"
 #include "effects.h"
 
 #include <stdlib.h>
@@ -307,6 +308,13 @@ static const kp_node *impure(const kp_file *f, kp_node *n, int reads)
 	kp_node_walk(n, NULL, find_impure, &w);
 	return w.bad;
 }
+
+const kp_node *kp_canon_impure(const kp_file *f, kp_node *n, int reads)
+{
+	return impure(f, n, reads);
+}
+
+unsigned kp_canon_stmt_end(const kp_file *f, const kp_node *n) { return stmt_end(f, n); }
 
 /* A statement that does nothing at run time: `;`, a static_assert. */
 static int inert(kp_file *f, const kp_node *s)
@@ -1351,7 +1359,9 @@ int kp_canon_edits(kp_file *f, const kp_loop *l, kp_edits *ed, const char **what
 	if (!c.why)
 		hoist_decls(&c);
 	int r = c.why ? -1 : c.ed.n ? 1 : 0;
-	if (r > 0) {
+	if (r == 0) /* the tile pointers, alone (canon_carve.c) */
+		r = kp_canon_carve_edits(f, l, ed, what, why);
+	else if (r > 0) {
 		kp_strbuf w = KP_STRBUF_INIT;
 		if (c.ntemps)
 			kp_strbuf_addf(&w,

@@ -87,6 +87,7 @@ int kp_canon_wanted(const kp_trial_env *e, kp_file *f, const kp_loop *l)
 	}
 	return kp_trial_refused_for(l, "kpipe-partial-tile-write") ||
 	       kp_trial_refused_for(l, "kpipe-load-decl-used-later") ||
+	       (l->loads_carve_out && kp_trial_refused_for(l, "kpipe-tile-escapes")) ||
 	       ((l->node->kind == KP_N_WHILE || l->node->kind == KP_N_DO) &&
 		kp_trial_refused_for(l, "kpipe-loop-shape"));
 }

@@ -428,6 +428,44 @@ check "canon_do_unsafe: only d_plain pipelined" \
 	test "$(grep -c 'for (; kp_it == 0 || (k0 < n); ++kp_it, k0 += T)' "$tmp/canon_do_unsafe.out.cu")" -eq 1 -a \
 	"$(grep -c '} while (k0 < n);' "$tmp/canon_do_unsafe.out.cu")" -eq 4
 
+# cuda-convnet2's shapes (canon shapes 6 and 7): tile pointers taken before
+# the loop and if/else blocks of copy loops, left alone where writing them
+# otherwise could change the program; the three near misses rewritten
+"$kpipe" rewrite "$in/canon_carve_unsafe.cu" -o "$tmp/canon_carve_unsafe.out.cu" \
+	>"$tmp/canon_carve.out" 2>"$tmp/canon_carve.err"
+check "canon_carve_unsafe: exit 0" test $? -eq 0
+for want in "30:5: remark: the tile pointer 'aLoad' cannot be replaced by its initialiser: it is changed in the kernel" \
+	"51:5: remark: the tile pointer 'aLoad' cannot be replaced by its initialiser: its initialiser's 'perm\[ty\]'" \
+	"73:5: remark: the tile pointer 'aLoad' cannot be replaced by its initialiser: its initialiser's 'r'" \
+	"93:5: remark: the tile pointer 'aLoad' cannot be replaced by its initialiser: it is used at line 101, outside the loop" \
+	"114:5: remark: the tile pointer 'aLoad' cannot be replaced by its initialiser: 'tx' is declared again at line 116" \
+	"136:5: remark: the if/else on line 137 is not fused .*: the copy loops of the two branches have different headers" \
+	"163:5: remark: the if/else on line 164 is not fused .*: its condition names 'j', which the copy loop declares" \
+	"189:5: remark: the if/else on line 190 is not fused .*: its condition reads memory" \
+	"215:5: remark: the if/else on line 216 is not fused .*: the else branch stores something else than 0" \
+	"243:5: note: kpipe wrote the tile pointers 'aLoad' as (&As\[ty\]\[tx\]), 'bLoad' as (&Bs\[ty\]\[0\])" \
+	"261:5: note: kpipe fused the if/else of copy loops (line 262)" \
+	"289:5: note: kpipe wrote the tile pointers .*; fused the if/else of copy loops (line 290)" \
+	"319:5: remark: the tile pointer 'aLoad' cannot be replaced by its initialiser: its initialiser's 'gRow'" \
+	"339:5: remark: the tile pointer 'aLoad' cannot be replaced by its initialiser: it points to volatile memory"; do
+	check "canon_carve_unsafe: ${want%%:*}" grep -q "canon_carve_unsafe\.cu:$want" "$tmp/canon_carve.err"
+done
+check "canon_carve_unsafe: only the three near misses pipelined" \
+	test "$(grep -c 'int kp_stage = 0;' "$tmp/canon_carve_unsafe.out.cu")" -eq 3
+check "canon_carve_unsafe: the refused loops' pointers kept" \
+	test "$(grep -c 'float \*aLoad = ' "$tmp/canon_carve_unsafe.out.cu")" -eq 7
+
+# K-loops pipelined by hand through registers (cuda-convnet2's *Preload
+# kernels): already pipelined, a remark; the near misses keep their warning
+refused hand_prefetch "$in/hand_prefetch.cu" 0 0 \
+	"hand_prefetch\.cu:25:5: remark: the tile 'As' is stored from 'aPre', which the loop refills from global memory after the store \(line 30\) and which is filled before the loop: the loop is pipelined by hand through registers and is left alone \[kpipe-already-pipelined\]"
+check "hand_prefetch: refilled in the load phase" has hand_prefetch.r \
+	"hand_prefetch\.cu:50:5: remark: the tile 'As' is stored from 'pre', which the loop refills from global memory after the store \(line 54\).*\[kpipe-already-pipelined\]"
+for at in 72 93 113; do
+	check "hand_prefetch: the near miss at line $at keeps its warning" has hand_prefetch.r \
+		"hand_prefetch\.cu:$at:5: warning: the tile loads read 'aPre', which the loop body modifies.*\[kpipe-load-depends-on-compute\]"
+done
+
 # function-like macros named as <cuda_pipeline.h>'s functions (MAGMA's max):
 # the added include is wrapped in push_macro / #undef / pop_macro
 "$kpipe" rewrite --variant cp-async "$in/macro_max_pipeline.cu" -o "$tmp/macro_max.out.cu" \

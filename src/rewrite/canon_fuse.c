@@ -1,0 +1,307 @@
+/*
+ * canon_fuse.c - shape 7 of the canon pass (docs/design.md, "The canon
+ * pass"): a guarded copy written as two copy loops, one per branch,
+ *
+ *     if (g) { for (H) S; } else { for (H) Z; }
+ *
+ * (cuda-convnet2's `if (!checkCaseBounds || ...) { for (j..) P[..] =
+ * h[..]; } else { for (j..) P[..] = 0; }`), becomes one copy loop of
+ * guarded copies, `for (H) { if (g) S; else Z; }`, the form the analysis
+ * reads (a copy with an if/else guard).  The headers H are the same text
+ * (loops nested as deep in both branches), S copies into a tile and Z
+ * stores 0 into the same element.  It is the same program: g has no side
+ * effect and reads no memory, no loop header and no store changes what g
+ * reads, and g names no variable the headers declare, so evaluating g
+ * once per trip gives the value evaluated once before the loop; the
+ * trips and the stores are those of the branch g chose.  The else
+ * branch's comments and `#pragma`s go with it.
+ */
+#include "canon_shapes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+	kp_file *f;
+	const kp_loop *l;
+	const kp_canon_subst *s;
+	kp_edits *ed;
+	kp_canon_ranges *r;
+	kp_strbuf lines;
+	int n;
+	const char *why; /* the first if/else of copy loops left as it is, and why */
+} fuse;
+
+/* The one statement of a branch (a block of one statement, a `#pragma`'s
+ * attributed statement unwrapped, not a label's), or NULL. */
+static kp_node *single(kp_file *f, kp_node *b)
+{
+	while (b && b->kind == KP_N_COMPOUND)
+		b = b->nkids == 1 ? b->kids[0] : NULL;
+	while (b && b->kind == KP_N_OTHER && b->nkids == 1 && !b->op &&
+	       (b->kids[0]->kind == KP_N_FOR || b->kids[0]->kind == KP_N_COMPOUND)) {
+		kp_node *k = b->kids[0];
+		if (b->begin != k->begin &&
+		    (!b->in_main || k->begin < b->begin ||
+		     !strstr(kp_range_text(f, b->begin, k->begin), "pragma")))
+			return NULL;
+		b = k;
+	}
+	return b;
+}
+
+static const char *text_of(kp_file *f, const kp_node *n)
+{
+	if (!n)
+		return "";
+	return n->in_main && !n->from_macro ? kp_range_text(f, n->begin, n->end) : NULL;
+}
+
+/* Whether two texts are the same once white space is dropped. */
+static int same_text(const char *a, const char *b)
+{
+	if (!a || !b)
+		return 0;
+	for (;;) {
+		while (*a == ' ' || *a == '\t' || *a == '\n' || *a == '\r')
+			a++;
+		while (*b == ' ' || *b == '\t' || *b == '\n' || *b == '\r')
+			b++;
+		if (*a != *b)
+			return 0;
+		if (!*a)
+			return 1;
+		a++, b++;
+	}
+}
+
+typedef struct {
+	const kp_canon_subst *s;
+	unsigned off[64];
+	int which[64];
+	int n;
+} subst_walk;
+
+static int find_subst(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	subst_walk *w = ud;
+	if (n->kind == KP_N_DECLREF && n->name_editable && w->n < 64)
+		for (int i = 0; i < w->s->n; i++)
+			if (n->decl == w->s->p[i]) {
+				w->off[w->n] = n->name_off;
+				w->which[w->n++] = i;
+			}
+	return 1;
+}
+
+/* n's text with the substitutions of s (names in source order). */
+static const char *rendered(kp_file *f, kp_node *n, const kp_canon_subst *s)
+{
+	subst_walk w = {s, {0}, {0}, 0};
+	kp_node_walk(n, NULL, find_subst, &w);
+	kp_strbuf sb = KP_STRBUF_INIT;
+	unsigned p = n->begin;
+	for (int i = 0; i < w.n; i++) {
+		int best = i;
+		for (int j = i + 1; j < w.n; j++)
+			if (w.off[j] < w.off[best])
+				best = j;
+		unsigned o = w.off[best];
+		int which = w.which[best];
+		w.off[best] = w.off[i], w.which[best] = w.which[i];
+		w.off[i] = o, w.which[i] = which;
+		kp_strbuf_addf(&sb, "%.*s%s", (int)(o - p), f->src + p, s->text[which]);
+		p = o + (unsigned)strlen(s->p[which]->name);
+	}
+	kp_strbuf_addf(&sb, "%.*s", (int)(n->end - p), f->src + p);
+	const char *r = kp_arena_strdup(&f->arena, kp_strbuf_str(&sb));
+	kp_strbuf_release(&sb);
+	return r;
+}
+
+typedef struct {
+	const char *names[8];
+	int n;
+	const kp_node *hit;
+} name_walk;
+
+static int find_name(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	name_walk *w = ud;
+	if (n->kind == KP_N_DECLREF && n->name)
+		for (int i = 0; i < w->n; i++)
+			if (!strcmp(n->name, w->names[i]) && !w->hit)
+				w->hit = n;
+	return 1;
+}
+
+/* The header's writes: only of the variables it declares (w->names). */
+static int find_header_write(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	name_walk *w = ud;
+	int plain;
+	kp_node *t = kp_write_target(n, &plain);
+	kp_node *r = t ? kp_lvalue_root(t) : NULL;
+	if (t && !w->hit) {
+		int own = 0;
+		for (int i = 0; r && r->name && i < w->n; i++)
+			own |= !strcmp(r->name, w->names[i]);
+		if (!own)
+			w->hit = n;
+	}
+	return 1;
+}
+
+/* Whether the only preprocessor lines in [b, e) are #pragma. */
+static int pragmas_only(const kp_file *f, unsigned b, unsigned e)
+{
+	for (unsigned i = b; i < e && i < f->len; i++) {
+		if (f->src[i] != '#')
+			continue;
+		unsigned j = i;
+		while (j > b && (f->src[j - 1] == ' ' || f->src[j - 1] == '\t'))
+			j--;
+		if ((j == 0 || f->src[j - 1] == '\n') && strncmp(f->src + i + 1, "pragma", 6))
+			return 0;
+	}
+	return 1;
+}
+
+/* Why the stores S and Z of the innermost loops cannot be fused, or NULL. */
+static const char *store_problem(fuse *c, kp_node *s, kp_node *z)
+{
+	kp_file *f = c->f;
+	int ps = 0, pz = 0;
+	kp_node *ts = s ? kp_write_target(s, &ps) : NULL, *tz = z ? kp_write_target(z, &pz) : NULL;
+	if (!ts || !tz || !ps || !pz || s->nkids != 2 || z->nkids != 2)
+		return "the innermost statements are not two plain stores";
+	kp_node *rs = kp_lvalue_root(ts);
+	int tile = rs && rs->decl && rs->decl->is_shared && rs->decl->is_array;
+	for (int i = 0; rs && i < c->s->n; i++)
+		tile |= rs->decl == c->s->p[i];
+	if (!tile)
+		return "the store is not into a tile";
+	if (!same_text(text_of(f, ts), text_of(f, tz)))
+		return "the two branches store into different elements";
+	if (!kp_is_zero_value(z->kids[1]))
+		return "the else branch stores something else than 0";
+	if (s->from_macro || z->from_macro || !s->in_main || !z->in_main)
+		return "a store is written by a macro";
+	kp_node *parts[4] = {s->kids[0], s->kids[1], z->kids[0], z->kids[1]};
+	for (int i = 0; i < 4; i++)
+		if (kp_canon_impure(f, parts[i], 1))
+			return "a store has a side effect";
+	return NULL;
+}
+
+/* Shape 7 at the if statement iff: 1 when fused, 0 when not the shape;
+ * c->why when it is but cannot be fused. */
+static int fuse_if(fuse *c, kp_node *iff)
+{
+	kp_file *f = c->f;
+	if (iff->nkids != 3 || iff->from_macro || !iff->in_main)
+		return 0;
+	kp_node *t = single(f, iff->kids[1]), *e = single(f, iff->kids[2]);
+	if (!t || !e || t->kind != KP_N_FOR || e->kind != KP_N_FOR)
+		return 0;
+	name_walk vars = {{0}, 0, NULL};
+	const char *why = NULL;
+	while (t && e && t->kind == KP_N_FOR && e->kind == KP_N_FOR && !why) {
+		if (!same_text(text_of(f, t->for_init), text_of(f, e->for_init)) ||
+		    !same_text(text_of(f, t->for_cond), text_of(f, e->for_cond)) ||
+		    !same_text(text_of(f, t->for_inc), text_of(f, e->for_inc)))
+			why = "the copy loops of the two branches have different headers";
+		for (int i = 0; t->for_init && i < t->for_init->nkids && vars.n < 8; i++)
+			if (t->for_init->kids[i]->kind == KP_N_VARDECL &&
+			    t->for_init->kids[i]->name)
+				vars.names[vars.n++] = t->for_init->kids[i]->name;
+		kp_node *hdr[3] = {t->for_init, t->for_cond, t->for_inc};
+		for (int i = 0; i < 3 && !why; i++)
+			if (hdr[i]) {
+				kp_node_walk(hdr[i], NULL, find_header_write, &vars);
+				if (vars.hit)
+					why = "a copy loop's header changes a variable it does not "
+					      "declare";
+			}
+		t = single(f, t->for_body);
+		e = single(f, e->for_body);
+	}
+	if (!why)
+		why = store_problem(c, t, e);
+	kp_node *g = iff->kids[0];
+	if (!why &&
+	    (!g->in_main || g->from_macro || g->kind == KP_N_DECLSTMT || g->begin <= iff->begin ||
+	     strstr(kp_range_text(f, iff->begin, g->begin), "constexpr") ||
+	     strchr(kp_range_text(f, iff->begin, g->begin), ';')))
+		why = "the if is not a plain 'if (condition)'";
+	if (!why && kp_canon_impure(f, g, 0))
+		why = "its condition reads memory or has a side effect: fused, it is "
+		      "evaluated once per copy";
+	name_walk gw = vars;
+	gw.hit = NULL;
+	if (!why)
+		kp_node_walk(g, NULL, find_name, &gw);
+	if (!why && gw.hit)
+		why = kp_arena_printf(&f->arena,
+				      "its condition names '%s', which the copy loop declares",
+				      gw.hit->name);
+	if (!why && !pragmas_only(f, iff->begin, kp_canon_stmt_end(f, iff)))
+		why = "a preprocessor line other than #pragma stands in it";
+	if (why) {
+		if (!c->why)
+			c->why = kp_arena_printf(
+				&f->arena,
+				"the if/else on line %d is not fused into one copy loop of "
+				"guarded copies: %s",
+				iff->line, why);
+		return 0;
+	}
+	if (c->r->n + 3 > KP_CANON_MAX_RANGES)
+		return 0;
+	kp_node *tb = iff->kids[1];
+	unsigned end = kp_canon_stmt_end(f, iff);
+	unsigned open = tb->kind == KP_N_COMPOUND ? tb->begin + 1 : tb->begin;
+	unsigned close = tb->kind == KP_N_COMPOUND ? tb->end - 1 : kp_canon_stmt_end(f, tb);
+	unsigned sb = t->begin, se = kp_canon_stmt_end(f, t);
+	const char *gt = kp_range_text(f, g->begin, g->end);
+	const char *txt = kp_arena_printf(&f->arena, "if (%s) %s; else %s;", gt,
+					  rendered(f, t, c->s), rendered(f, e, c->s));
+	unsigned rb[3] = {iff->begin, sb, close}, re[3] = {open, se, end};
+	kp_edits_add(c->ed, iff->begin, open - iff->begin, "");
+	kp_edits_add(c->ed, sb, se - sb, txt);
+	kp_edits_add(c->ed, close, end - close, "");
+	for (int i = 0; i < 3; i++) {
+		c->r->b[c->r->n] = rb[i];
+		c->r->e[c->r->n++] = re[i];
+	}
+	kp_strbuf_addf(&c->lines, "%sline %d", c->n ? ", " : "", iff->line);
+	c->n++;
+	return 1;
+}
+
+static void scan(fuse *c, kp_node *n)
+{
+	if (!n)
+		return;
+	if (n->kind == KP_N_IF && fuse_if(c, n))
+		return;
+	for (int i = 0; i < n->nkids; i++)
+		scan(c, n->kids[i]);
+}
+
+int kp_canon_fuse(kp_file *f, const kp_loop *l, const kp_canon_subst *s, kp_edits *ed,
+		  kp_canon_ranges *r, const char **lines, const char **why)
+{
+	fuse c = {f, l, s, ed, r, KP_STRBUF_INIT, 0, NULL};
+	*lines = *why = NULL;
+	for (int i = l->load_b; i < l->load_e; i++)
+		scan(&c, l->stmts[i]);
+	*why = c.why;
+	if (c.n)
+		*lines = kp_arena_strdup(&f->arena, kp_strbuf_str(&c.lines));
+	kp_strbuf_release(&c.lines);
+	return c.n;
+}
