@@ -5,7 +5,8 @@
 # compute-sanitizer memcheck, racecheck and synccheck at the small size,
 # timed at the target size.  Reports in $OUT (or ./gpu-samples-out):
 # NAME.md, NAME.json, summary.txt.  The variants find the samples' own
-# headers (samples/*.cuh) through -I samples.
+# headers (samples/*.cuh) through -I samples.  SAMPLES_DIR: another folder
+# of kernels with launch descriptions (NAME.cu, NAME.launch.json).
 #
 #   bash bench/gpu_samples.sh OUTDIR NAME...
 set -uo pipefail
@@ -31,9 +32,10 @@ for name in "$@"; do
 		v=${f#"$dir/$name".}
 		vs+=(--variant "${v%.cu}=$f")
 	done
-	python3 "$root/bench/gpu_bench.py" --spec "$root/samples/$name.launch.json" \
-		--baseline "$root/samples/$name.cu" "${vs[@]}" --sanitize --no-hand --quiet \
-		--nvcc-flags="-I$root/samples" \
+	sd="${SAMPLES_DIR:-$root/samples}"
+	python3 "$root/bench/gpu_bench.py" --spec "$sd/$name.launch.json" \
+		--baseline "$sd/$name.cu" "${vs[@]}" --sanitize --no-hand --quiet \
+		--nvcc-flags="-I$sd -I$root/samples" \
 		--report "$out/$name.md" --json "$out/$name.json" >"$out/$name.log" 2>&1
 	rc=$?
 	echo "$name: gpu_bench exit $rc ($(( ${#vs[@]} / 2 )) variants)" >>"$out/summary.txt"

@@ -8,7 +8,8 @@
 #
 #   bash bench/make_variants.sh [OUTDIR] [KPIPE]
 #
-# ONLY="name1 name2" limits it to those samples.  On the GPU machine
+# ONLY="name1 name2" limits it to those samples; SAMPLES_DIR another folder
+# of kernels with launch descriptions (NAME.cu, NAME.launch.json).  On the GPU machine
 # kpipe runs through bench/device_env.sh.
 set -u
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -22,7 +23,7 @@ else
 fi
 # shellcheck source=bench/device_env.sh
 source "$root/bench/device_env.sh" "$kpipe" || exit 1
-for src in "$root"/samples/*.cu; do
+for src in "${SAMPLES_DIR:-$root/samples}"/*.cu; do
 	name=$(basename "$src" .cu)
 	if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then continue; fi
 	for v in cp-async register register-ca register-2bar; do
