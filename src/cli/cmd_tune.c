@@ -46,11 +46,13 @@
 
 #define TUNE_ROUNDS 5
 
-static const char *const tune_opts[] = {
+/* The options it takes (cli.h; -I, -D and -U for the listing of
+ * kp_cli_list_options: the parser takes them anyway). */
+const char *const kp_opts_tune[] = {
 	"--arch",    "--kernel",    "--cuda-path", "-p",        "--spec",
 	"--threads", "--extra-arg", "-o",          "-i",        "--backup-suffix",
 	"--format",  "-v",          "--sizes",     "--gpu-dir", "--no-sanitize",
-	"--profile", NULL,
+	"--profile", "-I", "-D", "-U", NULL,
 };
 
 /* The most variants tried (kp_transform_tune_list gives them, in the
@@ -1100,7 +1102,7 @@ int cmd_tune(int argc, char **argv)
 {
 	tune_state t;
 	memset(&t, 0, sizeof(t));
-	int rc = kp_cli_parse(&t.o, argc, argv, "tune", tune_opts);
+	int rc = kp_cli_parse(&t.o, argc, argv, "tune", kp_opts_tune);
 	if (rc)
 		return rc;
 	double t0 = kp_now();

@@ -32,7 +32,8 @@ static const char common_opts[] =
 	"  --cuda-path DIR     CUDA toolkit (default: CUDA_HOME, PATH, /usr/local/cuda)\n"
 	"  -p BUILD_DIR        read compile flags from BUILD_DIR/compile_commands.json\n"
 	"                      (searched upward from the file when omitted)\n"
-	"  -I DIR, -D NAME[=V] passed to the parser; so are --extra-arg ARG and everything\n"
+	"  -I DIR, -D NAME[=V], -U NAME\n"
+	"                      passed to the parser; so are --extra-arg ARG and everything\n"
 	"                      after --, nvcc's spellings translated and its other options\n"
 	"                      dropped, as for the database (-v lists what was kept)\n"
 	"  --threads N         threads per block for the compute/load ratio (1..4096)\n"
@@ -198,7 +199,8 @@ static const char rewrite_text[] =
 
 static const char lsp_text[] =
 	"usage: kpipe lsp [--arch sm_XX] [-p BUILD_DIR] [--cuda-path DIR] [--stages N]\n"
-	"                 [--threads N] [--header-filter RE] [--no-pch] [-v] [-- compiler-args]\n"
+	"                 [--threads N] [--header-filter RE] [--no-pch] [-v]\n"
+	"                 [-I DIR] [-D NAME[=V]] [-U NAME] [--extra-arg ARG] [-- compiler-args]\n"
 	"\n"
 	"A language server (LSP over stdin/stdout) for editors: kpipe's diagnostics on the\n"
 	"editor's buffers, a hint on each loop that can be pipelined, and a code action per\n"
