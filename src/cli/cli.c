@@ -254,7 +254,8 @@ static const cli_opt cli_opts[] = {
 	{"--stages", NULL, "@stages", FN(set_stages), "pipeline depth"},
 	{"--threads", NULL, "text", FN(set_threads), "threads per block"},
 	{"--block", NULL, "text", FN(set_block), "block shape X,Y,Z for the bank analysis"},
-	{"--pad", NULL, NULL, FLAG(pad, 1), "pad shared arrays against bank conflicts, then pipeline"},
+	{"--pad", NULL, NULL, FLAG(pad, 1),
+	 "pad shared arrays against bank conflicts, then pipeline"},
 	{"--pad-only", NULL, NULL, FLAG(pad, 2), "pad shared arrays against bank conflicts only"},
 	{"--swizzle", NULL, NULL, FLAG(swizzle, 1),
 	 "with --pad, XOR-swizzle conflicted columns instead of padding rows"},
@@ -288,7 +289,8 @@ static const cli_opt cli_opts[] = {
 	 "refuse a rewrite that cannot be verified"},
 	{"--format-style", NULL, "{file none llvm google chromium mozilla webkit}",
 	 STR(format_style), "format the lines kpipe writes with clang-format"},
-	{"--sarif-all", NULL, NULL, FLAG(sarif_all, 1), "with --format sarif, the pipelined loops too"},
+	{"--sarif-all", NULL, NULL, FLAG(sarif_all, 1),
+	 "with --format sarif, the pipelined loops too"},
 };
 
 /* The compiler arguments every command that parses sources takes (cli_parse
@@ -338,7 +340,7 @@ static void print_value(FILE *fp, const char *cmd, const char *v)
 		fputc('}', fp);
 	} else if (!strcmp(v, "@format"))
 		fputs(!strcmp(cmd, "rewrite") || !strcmp(cmd, "analyze") ? "{text json sarif}"
-									  : "{text json}",
+									 : "{text json}",
 		      fp);
 	else if (!strcmp(v, "@stages"))
 		fputs("{2 3 4 5 6 7 8}", fp);

@@ -31,7 +31,8 @@
 const char *const kp_opts_analyze[] = {
 	"--arch",     "--kernel",    "--format", "--cuda-path", "-p",       "--spec",
 	"--threads",  "--extra-arg", "-v",       "--variant",   "--stages", "--header-filter",
-	"--no-ptxas", "--block",     "-j",       "--exclude",   "-I", "-D", "-U", NULL,
+	"--no-ptxas", "--block",     "-j",       "--exclude",   "-I",       "-D",
+	"-U",         NULL,
 };
 
 static const char *guard_name(kp_guard_kind g)

@@ -15,7 +15,8 @@
  * kp_cli_list_options: the parser takes them anyway). */
 const char *const kp_opts_lsp[] = {
 	"--arch",   "--cuda-path", "-p",       "--extra-arg", "--header-filter",
-	"--stages", "--threads",   "--no-pch", "-v",          "-I", "-D", "-U", NULL,
+	"--stages", "--threads",   "--no-pch", "-v",          "-I",
+	"-D",       "-U",          NULL,
 };
 
 int cmd_lsp(int argc, char **argv)

@@ -70,7 +70,10 @@ const char *const kp_opts_rewrite[] = {
 	"--no-verify",
 	"--require-verify",
 	"--sarif-all",
-	"-I", "-D", "-U", NULL,
+	"-I",
+	"-D",
+	"-U",
+	NULL,
 };
 
 /* Writes a file atomically (safe_write.c); `like` (the input, for a backup)

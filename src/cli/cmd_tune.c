@@ -52,7 +52,7 @@ const char *const kp_opts_tune[] = {
 	"--arch",    "--kernel",    "--cuda-path", "-p",        "--spec",
 	"--threads", "--extra-arg", "-o",          "-i",        "--backup-suffix",
 	"--format",  "-v",          "--sizes",     "--gpu-dir", "--no-sanitize",
-	"--profile", "-I", "-D", "-U", NULL,
+	"--profile", "-I",          "-D",          "-U",        NULL,
 };
 
 /* The most variants tried (kp_transform_tune_list gives them, in the

@@ -195,8 +195,8 @@ cleanup:
 /* The options cmd_validate's loop below takes, for kpipe --list-options
  * (the shell completions): keep them in step. */
 const char *const kp_opts_validate[] = {
-	"--kernel", "--arch",	 "--cuda-path", "--format",  "--spec",  "--sizes", "--gpu-dir",
-	"--threads", "--sanitize", "--no-sanitize", "--profile", "-I", "-D", NULL,
+	"--kernel",  "--arch",     "--cuda-path",   "--format",  "--spec", "--sizes", "--gpu-dir",
+	"--threads", "--sanitize", "--no-sanitize", "--profile", "-I",     "-D",      NULL,
 };
 
 int cmd_validate(int argc, char **argv)
