@@ -7,7 +7,8 @@
 # man page (docs/kpipe.1) and among what the bash, zsh and fish completions
 # (completions/, run against this build) offer after `kpipe CMD -`; every
 # variant of `kpipe --list-variants` is in the man page, in `rewrite --help`
-# and offered after --variant; the completion scripts spell no variant
+# and offered after --variant, and every build tune's help names (from the
+# registry) in the man page; the completion scripts spell no variant
 # name (they ask kpipe).  zsh and fish are driven when they are installed.
 # Prints "N passed, N failed".
 set -uo pipefail
@@ -70,6 +71,15 @@ done
 bash_complete kpipe rewrite --variant "" >"$tmp/c"
 m=$(missing "$variants" "$tmp/c")
 check "bash: rewrite --variant offers every variant${m:+ (missing:$m)}" test -z "$m"
+
+# tune's builds, as its help lists them from the registry, in the man page
+"$kpipe" tune --help >"$tmp/thelp" 2>&1
+builds=$(tr '\n' ' ' <"$tmp/thelp" | sed -n 's/.*Builds \(.*\), drops those that fail.*/\1/p' |
+	sed 's/,/ /g; s/ and / /')
+check "tune --help lists its builds" test -n "$builds"
+for b in $builds; do
+	check "tune build $b: in the man page" in_man "$b"
+done
 
 # --- every command's options -----------------------------------------------------
 for cmd in $commands; do
