@@ -332,7 +332,9 @@ static void tune_paragraph(kp_strbuf *sb)
 			       cand[i]->name);
 	kp_strbuf_adds(
 		&text,
-		", drops those that fail validation (compile, SASS), checks and times "
+		", each also with --pad (as V+pad) where the padding changes its rewrite; "
+		"drops those that do not compile (the SASS verdict is shown, not used to "
+		"drop), checks and times "
 		"the rest against the original in one GPU run, drops those "
 		"compute-sanitizer memcheck/racecheck/synccheck flags, and writes the "
 		"fastest whose paired 95% interval lies above 1 (the original when none does: a gain inside the noise is a tie); "
