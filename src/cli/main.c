@@ -25,7 +25,8 @@ static const struct {
 } commands[] = {
 	{"analyze", cmd_analyze, "report every tiled K-loop, its budget and eligibility",
 	 kp_opts_analyze},
-	{"rewrite", cmd_rewrite, "pipeline the eligible K-loops (cp.async or register staging)",
+	{"rewrite", cmd_rewrite,
+	 "pipeline the eligible K-loops (registers, cp.async, bulk or TMA copies)",
 	 kp_opts_rewrite},
 	{"tune", cmd_tune,
 	 "build every legal variant, validate and time them on the GPU, keep the fastest",

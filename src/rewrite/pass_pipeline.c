@@ -305,6 +305,6 @@ static void pipeline_run(kp_pass_ctx *c)
 
 const kp_pass kp_pass_pipeline = {
 	"pipeline",
-	"pipelines the K-loops of every kernel (cp.async or register staging)",
+	"pipelines the K-loops of every kernel (the transforms of transforms/)",
 	pipeline_run,
 };
