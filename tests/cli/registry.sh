@@ -6,7 +6,7 @@
 # `kpipe --list-options CMD`, the option is in `kpipe CMD --help`, in the
 # man page (docs/kpipe.1) and among what the bash, zsh and fish completions
 # (completions/, run against this build) offer after `kpipe CMD -`; every
-# variant of `kpipe --list-variants` is in the man page, in `rewrite --help`
+# variant of `kpipe --list-variants` is in the man page, README.md, `rewrite --help`
 # and offered after --variant, and every build tune's help names (from the
 # registry) in the man page; the completion scripts spell no variant
 # name (they ask kpipe).  zsh and fish are driven when they are installed.
@@ -57,6 +57,7 @@ check "--list-variants: auto and the registry's (cp-async, tma)" \
 for v in $variants; do
 	check "variant $v: in rewrite --help" in_text "$v" "$tmp/rhelp"
 	check "variant $v: in the man page" in_man "$v"
+	check "variant $v: in README.md" in_text "$v" "$root/README.md"
 done
 for f in "$comp"/*; do
 	for v in $variants; do
