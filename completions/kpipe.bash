@@ -1,8 +1,25 @@
 # kpipe.bash - bash completion for kpipe: commands, options, variant names,
 # formats, targets, and files (.cu/.cuh where a source is expected).
 # Installed as share/bash-completion/completions/kpipe; to try it from a
-# checkout: source completions/kpipe.bash.  tests/cli/install.sh checks it
-# against `kpipe --help`.
+# checkout: source completions/kpipe.bash.
+# Nothing here is a copy: the commands, each command's options and the
+# values they take (variant names, targets, formats) come from the kpipe
+# being completed, through its hidden --list-commands and --list-options
+# CMD (src/cli/main.c), as clang-tidy's completion asks --list-checks.
+# tests/cli/install.sh and tests/cli/registry.sh check it.
+
+# _kpipe_run KPIPE ARGS...: the kpipe named on the command line (a leading
+# ~/ expanded; `kpipe` from PATH when that is not a program)
+_kpipe_run()
+{
+	local kp="$1"
+	shift
+	case "$kp" in "~/"*) kp="$HOME/${kp#"~/"}" ;; esac
+	if [[ "$kp" != */* ]] || [ ! -x "$kp" ]; then
+		kp=kpipe
+	fi
+	"$kp" "$@" 2>/dev/null
+}
 
 _kpipe()
 {
@@ -22,20 +39,7 @@ _kpipe()
 			cur=""
 		fi
 	fi
-
-	local commands="analyze rewrite tune validate lsp version help"
-	local variants="auto cp-async register register-ca register-2bar bulk tma"
-	local archs="sm_50 sm_52 sm_53 sm_60 sm_61 sm_62 sm_70 sm_72 sm_75 sm_80 sm_86 sm_87 sm_89 sm_90 sm_100 sm_103 sm_120 sm_121"
-	local common="--arch --kernel --cuda-path -p --threads --spec --format --header-filter
-		-I -D -U -v --verbose --extra-arg --help"
-	local rewrite="-o --output -i --in-place --backup-suffix --diff --dry-run --variant --stages
-		--assume-filename --export-fixes --validate --sizes --gpu-dir --sanitize --no-sanitize
-		--out-dir -j --jobs --exclude --shard --no-pch --no-ptxas --Werror --timeout
-		--no-comment --format-style --sarif-all --pad --pad-only --no-pad --swizzle --block
-		--no-verify --require-verify"
-	local analyze="--block -j --jobs --exclude"
-	local tune="-o --output -i --in-place --sizes --gpu-dir --sanitize --no-sanitize --profile --variant"
-	local validate="--sizes --gpu-dir --sanitize --no-sanitize --profile"
+	local kp="${words[0]}"
 
 	# the command: the first word that is not an option
 	local cmd="" i
@@ -52,7 +56,8 @@ _kpipe()
 		if [[ "$cur" == -* ]]; then
 			mapfile -t COMPREPLY < <(compgen -W "--help --version" -- "$cur")
 		else
-			mapfile -t COMPREPLY < <(compgen -W "$commands" -- "$cur")
+			mapfile -t COMPREPLY < <(compgen -W \
+				"$(_kpipe_run "$kp" --list-commands | cut -f1)" -- "$cur")
 		fi
 		return 0
 	fi
@@ -62,58 +67,31 @@ _kpipe()
 		prev="${cur%%=*}"
 		cur="${cur#*=}"
 	fi
-	case "$prev" in
-	--variant)
-		mapfile -t COMPREPLY < <(compgen -W "$variants" -- "$cur")
-		return 0
-		;;
-	--arch | --cuda-gpu-arch)
-		mapfile -t COMPREPLY < <(compgen -W "$archs" -- "$cur")
-		return 0
-		;;
-	--format)
-		case "$cmd" in
-		rewrite | analyze) mapfile -t COMPREPLY < <(compgen -W "text json sarif" -- "$cur") ;;
-		*) mapfile -t COMPREPLY < <(compgen -W "text json" -- "$cur") ;;
-		esac
-		return 0
-		;;
-	--stages)
-		mapfile -t COMPREPLY < <(compgen -W "2 3 4 5 6 7 8" -- "$cur")
-		return 0
-		;;
-	--sizes)
-		mapfile -t COMPREPLY < <(compgen -W "tiny small target" -- "$cur")
-		return 0
-		;;
-	--cuda-path | -p | --out-dir | --gpu-dir | -I)
-		mapfile -t COMPREPLY < <(compgen -d -- "$cur")
-		return 0
-		;;
-	--spec)
-		mapfile -t COMPREPLY < <(compgen -f -X '!*.json' -- "$cur")
-		mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -d -- "$cur")
-		return 0
-		;;
-	-o | --output | --export-fixes | --assume-filename)
-		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
-		return 0
-		;;
-	--kernel | --threads | --block | --backup-suffix | -j | --jobs | --exclude | --shard | \
-		--header-filter | --extra-arg | -D | -U)
-		return 0 # a value kpipe cannot guess
-		;;
-	esac
+	# the command's options: NAME ALIAS VALUE SUMMARY, tab-separated
+	local opts="" name alias value summary
+	while IFS=$'\t' read -r name alias value summary; do
+		opts="$opts $name"
+		[ "$alias" = - ] || opts="$opts $alias"
+		[ "$alias" = - ] && alias="$name"
+		if [ "$value" != - ] && { [ "$prev" = "$name" ] || [ "$prev" = "$alias" ]; }; then
+			value="${value%...}"
+			case "$value" in
+			"{"*)
+				value="${value#\{}"
+				mapfile -t COMPREPLY < <(compgen -W "${value%\}}" -- "$cur")
+				;;
+			dir) mapfile -t COMPREPLY < <(compgen -d -- "$cur") ;;
+			file) mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
+			json)
+				mapfile -t COMPREPLY < <(compgen -f -X '!*.json' -- "$cur")
+				mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -d -- "$cur")
+				;;
+			esac
+			return 0 # text: a value kpipe cannot guess
+		fi
+	done < <(_kpipe_run "$kp" --list-options "$cmd")
 
 	if [[ "$cur" == -* ]]; then
-		local opts="$common"
-		case "$cmd" in
-		analyze) opts="$common $analyze" ;;
-		rewrite) opts="$common $rewrite" ;;
-		tune) opts="$common $tune" ;;
-		validate) opts="$common $validate" ;;
-		version | help) opts="" ;;
-		esac
 		mapfile -t COMPREPLY < <(compgen -W "$opts" -- "$cur")
 		return 0
 	fi

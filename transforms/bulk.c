@@ -42,6 +42,7 @@
  * decided at a tile's corners) is src/analysis/bulk_index.c; this file
  * renders the rewrite.
  */
+#include "host_edits.h"
 #include "transform.h"
 
 #include <stdio.h>
@@ -1052,28 +1053,9 @@ static void tma_outside(kp_file *f, const kp_loop *l, const bulk_ctx *c, const c
 	kp_edits_add(out, k->end, 0, kp_strbuf_str(&sb));
 	kp_strbuf_release(&sb);
 
-	for (int i = 0; i < f->nlaunches; i++) {
-		const kp_launch *x = &f->launches[i];
-		if (x->kernel != k)
-			continue;
-		unsigned p = x->close + 3;
-		while (p < f->len && (f->src[p] == ' ' || f->src[p] == '\t' || f->src[p] == '\n' ||
-				      f->src[p] == '\r'))
-			p++;
-		if (p >= f->len || f->src[p] != '(')
-			continue; /* not a launch the parser would have called editable */
-		kp_strbuf_addf(&sb, "%s(", nm->launcher);
-		for (int a = 0; a < 4; a++) {
-			unsigned ab, ae;
-			if (a < x->nconfig) {
-				kp_launch_span(f, x, a, &ab, &ae);
-				kp_strbuf_addf(&sb, "%.*s, ", (int)(ae - ab), f->src + ab);
-			} else
-				kp_strbuf_adds(&sb, "0, ");
-		}
-		kp_edits_add(out, x->begin, p + 1 - x->begin, kp_strbuf_str(&sb));
-		kp_strbuf_release(&sb);
-	}
+	for (int i = 0; i < f->nlaunches; i++)
+		if (f->launches[i].kernel == k)
+			kp_launch_to_call(out, f, &f->launches[i], nm->launcher);
 }
 
 /* " __align__(128)" after the __shared__ of each tile's declaration
@@ -1164,7 +1146,7 @@ static int ring_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_e
 
 	kp_edits_add(out, fr.start, l->node->end - fr.start, kp_strbuf_str(&sb));
 	char *h = helpers(&nm, tma);
-	kp_edits_add(out, f->last_include_end ? f->last_include_end : (f->has_bom ? 3 : 0), 0, h);
+	kp_edit_file_once(out, f, tma ? "kpipe tensor-map helpers" : "kpipe bulk helpers", h);
 	free(h);
 	if (tma) {
 		tma_align(f, l, fr.start, cp, out);

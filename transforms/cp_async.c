@@ -20,6 +20,7 @@
  * what it reads), and the temporary's statements are dropped.  Does not apply to copies that
  * convert values or are not 4, 8 or 16 bytes wide; register staging handles those.
  */
+#include "host_edits.h"
 #include "transform.h"
 
 #include <stdio.h>
@@ -435,8 +436,7 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 	kp_edits_add(out, fr.start, l->node->end - fr.start, kp_strbuf_str(&sb));
 	if (!f->includes_pipeline) {
 		char *inc = pipeline_include(f);
-		kp_edits_add(out, f->last_include_end ? f->last_include_end : (f->has_bom ? 3 : 0),
-			     0, inc);
+		kp_edit_file_once(out, f, "cuda_pipeline.h", inc);
 		free(inc);
 	}
 	kp_strbuf_release(&sb);

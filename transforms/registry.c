@@ -1,5 +1,5 @@
 /*
- * transforms.c - the registry of transforms (one descriptor per file in
+ * registry.c - the registry of transforms (one descriptor per file in
  * transforms/, one line each below), looked up by name, and what every
  * transform gets alike: the eligibility and target checks before its own
  * match, and the merge of its facts over a template kernel's

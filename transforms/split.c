@@ -52,8 +52,10 @@ static int add_rest(kp_edits *out, const kp_edits *a, int ia, const kp_edits *b,
 		}
 		if (clash && !twin)
 			return -1;
-		if (!twin || first)
+		if (!twin || first) {
 			kp_edits_add(out, a->v[i].off, a->v[i].len, a->v[i].text);
+			out->v[out->n - 1].once = a->v[i].once;
+		}
 	}
 	return 0;
 }
@@ -102,8 +104,10 @@ int kp_split_compose(const kp_file *f, const kp_loop *l, const kp_edits *hi, con
 		       pre, h->text, npre, pre, w->text);
 	kp_edits_add(out, b, e - b, kp_strbuf_str(&sb));
 	kp_strbuf_release(&sb);
-	for (int i = 0; i < rest.n; i++)
+	for (int i = 0; i < rest.n; i++) {
 		kp_edits_add(out, rest.v[i].off, rest.v[i].len, rest.v[i].text);
+		out->v[out->n - 1].once = rest.v[i].once; /* one #include per file */
+	}
 	kp_edits_release(&rest);
 	return 0;
 }

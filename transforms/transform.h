@@ -85,7 +85,7 @@ struct kp_transform {
 		     const char **err);
 };
 
-/* ---- the registry (transforms.c) ---- */
+/* ---- the registry (registry.c) ---- */
 
 const kp_transform *kp_transform_find(const char *name);
 /* Every registered transform, in the registry's order. */

@@ -925,41 +925,51 @@ static int frag_dim(const kp_kernel *k, const long long *iv, const char *s, int 
 }
 
 /* The rows and the elements of a row in memory of a wmma matrix_a or
- * matrix_b fragment of type t (its sizes numbers or template parameters
- * of the kernel, for instantiation iv); -1 for another (an accumulator:
- * *acc set) or a type kpipe does not read. */
-static int frag_shape(const kp_kernel *k, const long long *iv, const char *t, int *rows, int *cols,
-		      int *acc)
+ * matrix_b fragment of type ty, spelled t (clang's facts say which use and
+ * layout; its sizes, numbers or template parameters of the kernel for
+ * instantiation iv, are read from the spelling's template arguments); -1
+ * for another (an accumulator: *acc set) or sizes kpipe does not read. */
+static int frag_shape(const kp_kernel *k, const long long *iv, const kp_type *ty, const char *t,
+		      int *rows, int *cols, int *acc)
 {
 	int d[3];
-	const char *f = t ? strstr(t, "fragment<") : NULL, *c = f ? strchr(f, ',') : NULL;
-	*acc = f && strstr(f, "accumulator");
+	*acc = ty && ty->frag == KP_FRAG_ACC;
+	if (!ty || (ty->frag != KP_FRAG_A && ty->frag != KP_FRAG_B) || !t)
+		return -1;
+	const char *c = strchr(t, '<'); /* fragment<use, m, n, k, ...> */
+	c = c ? strchr(c, ',') : NULL;
 	for (int i = 0; i < 3; i++) {
 		if (!c || frag_dim(k, iv, c + 1, &d[i]))
 			return -1;
 		c = strchr(c + 1, ',');
 	}
 	int m = d[0], n = d[1], kk = d[2];
-	int col = strstr(f, "col_major") != NULL;
-	if (strstr(f, "matrix_a")) {
+	int col = ty->frag_col;
+	if (ty->frag == KP_FRAG_A) {
 		*rows = col ? kk : m;
 		*cols = col ? m : kk;
-	} else if (strstr(f, "matrix_b")) {
+	} else {
 		*rows = col ? n : kk;
 		*cols = col ? kk : n;
-	} else
-		return -1;
+	}
 	return 0;
 }
 
-/* The type of a fragment argument: its own, or its variable's. */
-static const char *frag_type(const kp_node *n)
+/* A fragment argument's type: its own, or its variable's (an array of
+ * fragments subscripted); its spelling in *t. */
+static const kp_type *frag_type(const kp_node *n, const char **t)
 {
-	if (n && n->type && strstr(n->type, "fragment<"))
-		return n->type;
+	*t = NULL;
+	if (n && n->ty.frag) {
+		*t = n->type;
+		return &n->ty;
+	}
 	while (n && (n->kind == KP_N_SUBSCRIPT || n->kind == KP_N_PAREN) && n->nkids)
 		n = n->kids[0];
-	return n && n->kind == KP_N_DECLREF && n->decl ? n->decl->type : NULL;
+	if (!n || n->kind != KP_N_DECLREF || !n->decl)
+		return NULL;
+	*t = n->decl->type;
+	return &n->decl->ty;
 }
 
 /* A wmma load (rows > 0: its rows x cols elements in memory read as
@@ -1030,11 +1040,12 @@ static void fragment_call(acc_walk *w, const kp_node *call)
 	x->store = !load;
 	x->width = 16;
 	x->align = 32;
-	const char *t = frag_type(frag), *why = NULL;
+	const char *t, *why = NULL;
+	const kp_type *ty = frag_type(frag, &t);
 	for (int i = 0; i < ninst_of(w) && !x->not_analysed; i++) {
 		const long long *iv = inst_iv(w, i);
 		int rows = 0, cols = 0, acc;
-		if (frag_shape(w->k, iv, t, &rows, &cols, &acc) || !load) {
+		if (frag_shape(w->k, iv, ty, t, &rows, &cols, &acc) || !load) {
 			rows = 0;
 			why = acc || !load ? "a wmma accumulator load or store (not an "
 					     "ldmatrix: not analysed)"
@@ -1044,7 +1055,7 @@ static void fragment_call(acc_walk *w, const kp_node *call)
 							     t ? t : "?");
 		} else if (!x->frag)
 			x->frag = kp_arena_printf(&w->f->arena, "%s %dx%d",
-						  strstr(t, "matrix_a") ? "matrix_a" : "matrix_b",
+						  ty->frag == KP_FRAG_A ? "matrix_a" : "matrix_b",
 						  rows, cols);
 		/* the pointer's alignment is checked all the same */
 		eval_fragment(w, x, ptr, ld, rows, cols, iv);

@@ -147,14 +147,6 @@ static int flow(mwalk *w, const kp_node *n, int a, int cond)
 	}
 }
 
-int kp_must_assign(const kp_node *n, const kp_decl *d, int assigned, int *bad)
-{
-	mwalk w = {d, 0};
-	int r = flow(&w, n, assigned, 0);
-	*bad = w.bad;
-	return r;
-}
-
 /* ------------------------------------------------ uses of the variable */
 
 static int param_by_value(const kp_node *call, int i)

@@ -30,11 +30,4 @@ int kp_var_phase_private(const kp_file *f, const kp_kernel *k, const kp_loop *l,
  * naming it. */
 int kp_var_may_change(const kp_kernel *k, const kp_decl *d);
 
-/* The must-assign walk the test above runs, for one statement or
- * expression: whether d is assigned on every path through n when
- * `assigned` says whether it was on entry; *bad is set when some path
- * reads d before assigning it, or n does something the walk does not
- * follow (goto, switch, asm or a lambda naming d).  Exposed for tests. */
-int kp_must_assign(const kp_node *n, const kp_decl *d, int assigned, int *bad);
-
 #endif

@@ -346,7 +346,9 @@ static void fill_copy(actx *c, kp_load *ld, kp_node *lhs, kp_node *rhs)
 			int same = pt && et ? kp_same_pointee(c, pt, et, &uses_param) : -1;
 			/* clang's canonical types decide where neither depends on a
 			 * template parameter (`real` of `typedef float real;` is
-			 * float, a typedef of float4 is float4) */
+			 * float, a typedef of float4 is float4; a tile pointer's
+			 * pointee); where they cannot, the copy is pure only when
+			 * the spellings name the same type */
 			int canon = kp_same_canon(ld->src, ld->tile);
 			if (canon >= 0) {
 				if (!canon)
@@ -354,10 +356,8 @@ static void fill_copy(actx *c, kp_load *ld, kp_node *lhs, kp_node *rhs)
 			} else if (uses_param) {
 				if (same != 1)
 					ld->pure = 0;
-			} else if (pt && et && same != 1 && !strstr(pt, et) &&
-				   !strstr(pt, "float4") && !strstr(pt, "int4") &&
-				   !strstr(pt, "void"))
-				ld->pure = 0;
+			} else if (pt && et && same != 1)
+				ld->pure = 0; /* neither clang nor the spellings say the same */
 		}
 	}
 }

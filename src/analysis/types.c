@@ -106,6 +106,13 @@ int kp_same_pointee(actx *c, const char *ptr, const char *elem, int *uses_param)
  * when either is unknown or depends on a template parameter. */
 int kp_same_canon(const kp_decl *src, const kp_decl *tile)
 {
+	/* a tile pointer (a carve-out of dynamic shared memory): its pointee */
+	if (tile->ty.kind == KP_TY_POINTER)
+		return !src->pointee_canon || !tile->pointee_canon ||
+				       src->ty.elem == KP_TY_DEPENDENT ||
+				       tile->ty.elem == KP_TY_DEPENDENT
+			       ? -1
+			       : !strcmp(src->pointee_canon, tile->pointee_canon);
 	const char *p = src->pointee_canon, *e = tile->elem_type;
 	if (!p || !e || tile->ty.kind != KP_TY_ARRAY || src->ty.elem == KP_TY_DEPENDENT ||
 	    tile->ty.elem == KP_TY_DEPENDENT || tile->elem_size < 0)

@@ -19,8 +19,14 @@ void kp_edits_add(kp_edits *e, unsigned off, unsigned len, const char *text)
 		e->cap = e->cap ? e->cap * 2 : 16;
 		e->v = kp_xrealloc(e->v, sizeof(*e->v) * (size_t)e->cap);
 	}
-	e->v[e->n] = (kp_edit){off, len, kp_xstrdup(text), e->n};
+	e->v[e->n] = (kp_edit){off, len, kp_xstrdup(text), e->n, NULL};
 	e->n++;
+}
+
+void kp_edits_add_once(kp_edits *e, unsigned off, const char *text, const char *once)
+{
+	kp_edits_add(e, off, 0, text);
+	e->v[e->n - 1].once = once;
 }
 
 static int cmp_edit(const void *a, const void *b)

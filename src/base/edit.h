@@ -17,6 +17,10 @@ typedef struct {
 	unsigned off, len;
 	char *text;
 	int seq; /* insertion order, keeps inserts at one offset stable */
+	/* NULL, or the name of text a file needs once whatever number of loops
+	 * asks for it (an #include, helper functions: kp_edits_add_once);
+	 * the pipeline pass keeps the first edit of each name.  Static text. */
+	const char *once;
 } kp_edit;
 
 typedef struct {
@@ -25,6 +29,9 @@ typedef struct {
 } kp_edits;
 
 void kp_edits_add(kp_edits *e, unsigned off, unsigned len, const char *text);
+/* An insertion at `off` that the file needs once, named `once` (static
+ * text): of the edits of one name, a consumer keeps the first. */
+void kp_edits_add_once(kp_edits *e, unsigned off, const char *text, const char *once);
 /* Applies the edits to src; -1 when two edits overlap or one is out of range. */
 int kp_edits_apply(const kp_edits *e, const char *src, size_t len, char **out, size_t *outlen);
 void kp_edits_release(kp_edits *e);

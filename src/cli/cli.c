@@ -218,13 +218,20 @@ static int set_shard(kp_cli *o, const char *val)
 	return 0;
 }
 
+/* One option: its names, the value it takes and what it does in a few
+ * words.  `value` is NULL for a flag, else how a shell completes the
+ * value (printed by kp_cli_list_options): "file", "dir", "json" (a .json
+ * file), "text" (nothing to offer), or one of the lists "@arch",
+ * "@variant", "@format", "@stages" and "{a b c}"; a trailing "..." marks
+ * an option that may be repeated. */
 typedef struct {
 	const char *name, *alias;
-	int takes;  /* takes a value */
-	size_t off; /* with no setter: a `const char *` of kp_cli (takes), else an int set to `flag`
-		     */
+	const char *value;
+	size_t off; /* with no setter: a `const char *` of kp_cli (value), else an int set to
+		       `flag` */
 	int flag;
 	int (*set)(kp_cli *o, const char *val);
+	const char *summary; /* completions' description (no brackets or colons) */
 } cli_opt;
 
 #define STR(f) offsetof(kp_cli, f), 0, NULL
@@ -232,50 +239,134 @@ typedef struct {
 #define FN(fn) 0, 0, fn
 
 static const cli_opt cli_opts[] = {
-	{"--arch", "--cuda-gpu-arch", 1, FN(set_arch)},
-	{"--kernel", NULL, 1, STR(kernel)},
-	{"--format", NULL, 1, STR(format)},
-	{"--cuda-path", NULL, 1, STR(cuda_path)},
-	{"-p", NULL, 1, STR(build_dir)},
-	{"-o", "--output", 1, FN(set_output)},
-	{"--variant", NULL, 1, STR(variant)},
-	{"--assume-filename", NULL, 1, STR(assume_filename)},
-	{"--backup-suffix", NULL, 1, STR(backup_suffix)},
-	{"--spec", NULL, 1, STR(spec)},
-	{"--stages", NULL, 1, FN(set_stages)},
-	{"--threads", NULL, 1, FN(set_threads)},
-	{"--block", NULL, 1, FN(set_block)},
-	{"--pad", NULL, 0, FLAG(pad, 1)},
-	{"--pad-only", NULL, 0, FLAG(pad, 2)},
-	{"--swizzle", NULL, 0, FLAG(swizzle, 1)},
-	{"--no-pad", NULL, 0, FLAG(no_pad, 1)},
-	{"-i", "--in-place", 0, FLAG(in_place, 1)},
-	{"--diff", NULL, 0, FLAG(diff, 1)},
-	{"--dry-run", NULL, 0, FLAG(dry_run, 1)},
-	{"--Werror", NULL, 0, FLAG(werror, 1)},
-	{"-v", "--verbose", 0, FLAG(verbose, 1)},
-	{"--extra-arg", NULL, 1, FN(set_extra_arg)},
-	{"--out-dir", NULL, 1, STR(out_dir)},
-	{"-j", "--jobs", 1, FN(set_jobs)},
-	{"--timeout", NULL, 1, FN(set_timeout)},
-	{"--exclude", NULL, 1, FN(set_exclude)},
-	{"--shard", NULL, 1, FN(set_shard)},
-	{"--export-fixes", NULL, 1, STR(export_fixes)},
-	{"--no-pch", NULL, 0, FLAG(no_pch, 1)},
-	{"--validate", NULL, 0, FLAG(validate, 1)},
-	{"--sanitize", NULL, 0, FLAG(sanitize, 1)},
-	{"--no-sanitize", NULL, 0, FLAG(sanitize, -1)},
-	{"--sizes", NULL, 1, STR(sizes)},
-	{"--gpu-dir", NULL, 1, STR(gpu_dir)},
-	{"--profile", NULL, 0, FLAG(profile, 1)},
-	{"--header-filter", NULL, 1, FN(set_header_filter)},
-	{"--no-ptxas", NULL, 0, FLAG(no_ptxas, 1)},
-	{"--no-comment", NULL, 0, FLAG(no_comment, 1)},
-	{"--no-verify", NULL, 0, FLAG(no_verify, 1)},
-	{"--require-verify", NULL, 0, FLAG(require_verify, 1)},
-	{"--format-style", NULL, 1, STR(format_style)},
-	{"--sarif-all", NULL, 0, FLAG(sarif_all, 1)},
+	{"--arch", "--cuda-gpu-arch", "@arch", FN(set_arch), "target architecture"},
+	{"--kernel", NULL, "text", STR(kernel), "only this kernel"},
+	{"--format", NULL, "@format", STR(format), "report format"},
+	{"--cuda-path", NULL, "dir", STR(cuda_path), "CUDA toolkit"},
+	{"-p", NULL, "dir", STR(build_dir), "directory of compile_commands.json"},
+	{"-o", "--output", "file", FN(set_output), "write the result to OUT"},
+	{"--variant", NULL, "@variant", STR(variant), "pipelining variant"},
+	{"--assume-filename", NULL, "file", STR(assume_filename),
+	 "name of the buffer read from stdin"},
+	{"--backup-suffix", NULL, "text", STR(backup_suffix),
+	 "with -i, keep the original as FILE+SUFFIX"},
+	{"--spec", NULL, "json", STR(spec), "launch description (JSON)"},
+	{"--stages", NULL, "@stages", FN(set_stages), "pipeline depth"},
+	{"--threads", NULL, "text", FN(set_threads), "threads per block"},
+	{"--block", NULL, "text", FN(set_block), "block shape X,Y,Z for the bank analysis"},
+	{"--pad", NULL, NULL, FLAG(pad, 1),
+	 "pad shared arrays against bank conflicts, then pipeline"},
+	{"--pad-only", NULL, NULL, FLAG(pad, 2), "pad shared arrays against bank conflicts only"},
+	{"--swizzle", NULL, NULL, FLAG(swizzle, 1),
+	 "with --pad, XOR-swizzle conflicted columns instead of padding rows"},
+	{"--no-pad", NULL, NULL, FLAG(no_pad, 1), "with --variant auto, pad nothing"},
+	{"-i", "--in-place", NULL, FLAG(in_place, 1), "rewrite the input files"},
+	{"--diff", NULL, NULL, FLAG(diff, 1), "print a unified diff"},
+	{"--dry-run", NULL, NULL, FLAG(dry_run, 1),
+	 "write nothing, exit 1 when something would change"},
+	{"--Werror", NULL, NULL, FLAG(werror, 1), "exit 1 when a warning was printed"},
+	{"-v", "--verbose", NULL, FLAG(verbose, 1), "say what was chosen and why"},
+	{"--extra-arg", NULL, "text...", FN(set_extra_arg), "argument for the parser"},
+	{"--out-dir", NULL, "dir", STR(out_dir), "write the rewritten files under OUT"},
+	{"-j", "--jobs", "text", FN(set_jobs), "files at a time"},
+	{"--timeout", NULL, "text", FN(set_timeout), "give up on a file after S seconds"},
+	{"--exclude", NULL, "text...", FN(set_exclude), "skip matching files and directories"},
+	{"--shard", NULL, "text", FN(set_shard), "only the files I, I+N, ... (I/N)"},
+	{"--export-fixes", NULL, "file", STR(export_fixes), "write clang-tidy fixes (YAML)"},
+	{"--no-pch", NULL, NULL, FLAG(no_pch, 1), "parse from scratch, no precompiled CUDA header"},
+	{"--validate", NULL, NULL, FLAG(validate, 1), "then run kpipe validate"},
+	{"--sanitize", NULL, NULL, FLAG(sanitize, 1), "run compute-sanitizer (default)"},
+	{"--no-sanitize", NULL, NULL, FLAG(sanitize, -1), "skip compute-sanitizer"},
+	{"--sizes", NULL, "{tiny small target}", STR(sizes), "sizes of the launch description"},
+	{"--gpu-dir", NULL, "dir", STR(gpu_dir), "build the GPU harness here"},
+	{"--profile", NULL, NULL, FLAG(profile, 1), "Nsight Compute on the kernels"},
+	{"--header-filter", NULL, "text", FN(set_header_filter),
+	 "kernels in the headers whose path matches (POSIX regex)"},
+	{"--no-ptxas", NULL, NULL, FLAG(no_ptxas, 1), "auto decides from the source alone"},
+	{"--no-comment", NULL, NULL, FLAG(no_comment, 1), "leave out kpipe's explanatory comments"},
+	{"--no-verify", NULL, NULL, FLAG(no_verify, 1), "do not verify the rewrite on the CPU"},
+	{"--require-verify", NULL, NULL, FLAG(require_verify, 1),
+	 "refuse a rewrite that cannot be verified"},
+	{"--format-style", NULL, "{file none llvm google chromium mozilla webkit}",
+	 STR(format_style), "format the lines kpipe writes with clang-format"},
+	{"--sarif-all", NULL, NULL, FLAG(sarif_all, 1),
+	 "with --format sarif, the pipelined loops too"},
 };
+
+/* The compiler arguments every command that parses sources takes (cli_parse
+ * passes them on before the table is consulted); an allowed list names
+ * them to have them listed. */
+static const cli_opt compiler_opts[] = {
+	{"-I", NULL, "dir...", 0, 0, NULL, "include directory for the parser"},
+	{"-D", NULL, "text...", 0, 0, NULL, "macro for the parser, NAME or NAME=VALUE"},
+	{"-U", NULL, "text...", 0, 0, NULL, "undefine a macro"},
+};
+
+static const cli_opt *find_opt(const char *name)
+{
+	for (size_t k = 0; k < KP_ARRAY_LEN(cli_opts); k++)
+		if (!strcmp(name, cli_opts[k].name))
+			return &cli_opts[k];
+	for (size_t k = 0; k < KP_ARRAY_LEN(compiler_opts); k++)
+		if (!strcmp(name, compiler_opts[k].name))
+			return &compiler_opts[k];
+	return NULL;
+}
+
+void kp_cli_list_variants(FILE *fp)
+{
+	int n;
+	const kp_transform *const *all = kp_transform_all(&n);
+	fputs("auto\n", fp);
+	for (int i = 0; i < n; i++)
+		fprintf(fp, "%s\n", all[i]->name);
+}
+
+/* A value kind of the table as the shells read it: the lists spelled out. */
+static void print_value(FILE *fp, const char *cmd, const char *v)
+{
+	if (!strcmp(v, "@variant")) {
+		int n;
+		const kp_transform *const *all = kp_transform_all(&n);
+		fputs("{auto", fp);
+		for (int i = 0; i < n; i++)
+			fprintf(fp, " %s", all[i]->name);
+		fputc('}', fp);
+	} else if (!strcmp(v, "@arch")) {
+		int n;
+		const kp_arch *all = kp_arch_all(&n);
+		for (int i = 0; i < n; i++)
+			fprintf(fp, "%c%s", i ? ' ' : '{', all[i].name);
+		fputc('}', fp);
+	} else if (!strcmp(v, "@format"))
+		fputs(!strcmp(cmd, "rewrite") || !strcmp(cmd, "analyze") ? "{text json sarif}"
+									 : "{text json}",
+		      fp);
+	else if (!strcmp(v, "@stages"))
+		fputs("{2 3 4 5 6 7 8}", fp);
+	else
+		fputs(v, fp);
+}
+
+int kp_cli_list_options(FILE *fp, const char *cmd, const char *const *allowed)
+{
+	int rc = 0;
+	for (int i = 0; allowed && allowed[i]; i++) {
+		const cli_opt *opt = find_opt(allowed[i]);
+		if (!opt) {
+			rc = -1; /* an allowed name the table does not know */
+			continue;
+		}
+		fprintf(fp, "%s\t%s\t", opt->name, opt->alias ? opt->alias : "-");
+		if (opt->value)
+			print_value(fp, cmd, opt->value);
+		else
+			fputc('-', fp);
+		fprintf(fp, "\t%s\n", opt->summary);
+	}
+	fputs("--help\t-h\t-\tshow the help\n", fp);
+	return rc;
+}
 
 /* Options that would otherwise be silently ignored: a usage error naming
  * what they need (NULL: none). */
@@ -328,20 +419,20 @@ static int parse_option(kp_cli *o, int argc, char **argv, int *i, const char *cm
 		fprintf(stderr, "run 'kpipe %s --help' for usage\n", cmd);
 		return KP_EXIT_USAGE;
 	}
-	if (opt->takes && !val) {
+	if (opt->value && !val) {
 		if (*i + 1 >= argc) {
 			fprintf(stderr, "kpipe: error: option '%s' needs a value\n", a);
 			return KP_EXIT_USAGE;
 		}
 		val = argv[++*i];
 	}
-	if (!opt->takes && val) {
+	if (!opt->value && val) {
 		fprintf(stderr, "kpipe: error: option '%s' takes no value\n", name);
 		return KP_EXIT_USAGE;
 	}
 	if (opt->set)
 		return opt->set(o, val);
-	if (opt->takes)
+	if (opt->value)
 		*(const char **)((char *)o + opt->off) = val;
 	else
 		*(int *)((char *)o + opt->off) = opt->flag;

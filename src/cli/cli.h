@@ -13,6 +13,8 @@
 #include "batch.h"
 #include "parse.h"
 
+#include <stdio.h>
+
 typedef struct {
 	const char **files;
 	int nfiles;
@@ -78,6 +80,15 @@ typedef struct {
  * are rejected by `allowed` (a list of long option names). Returns 0, or
  * KP_EXIT_USAGE after printing the problem. */
 int kp_cli_parse(kp_cli *o, int argc, char **argv, const char *cmd, const char *const *allowed);
+/* For the shell completions (hidden options of main.c): the variant names
+ * --variant takes, one a line; and the options of `allowed` (a command's
+ * list, -I, -D and -U included where it takes them) as lines of NAME, ALIAS
+ * (or -), VALUE and SUMMARY separated by tabs, then --help.  VALUE is -
+ * for a flag, else file, dir, json (a .json file), text (nothing to
+ * offer) or {a b c} (the choices), with "..." after it when the option
+ * may be repeated.  Returns -1 when `allowed` names an unknown option. */
+void kp_cli_list_variants(FILE *fp);
+int kp_cli_list_options(FILE *fp, const char *cmd, const char *const *allowed);
 void kp_cli_release(kp_cli *o);
 
 /* A file's compile setup: its compile_commands.json entry and its target. */

@@ -14,6 +14,11 @@ int cmd_rewrite(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_lsp(int argc, char **argv);
+/* The options each command takes (NULL-terminated lists of the names in
+ * cli.c's table), for kp_cli_parse and `kpipe --list-options CMD`. */
+extern const char *const kp_opts_analyze[],
+	*const kp_opts_rewrite[], *const kp_opts_tune[], *const kp_opts_validate[],
+								 *const kp_opts_lsp[];
 
 /* Everything `kpipe validate` does after its option parsing, for another
  * command (`kpipe rewrite --validate`): finds the tools and the launch

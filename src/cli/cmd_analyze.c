@@ -26,10 +26,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *const analyze_opts[] = {
+/* The options it takes (cli.h; -I, -D and -U for the listing of
+ * kp_cli_list_options: the parser takes them anyway). */
+const char *const kp_opts_analyze[] = {
 	"--arch",     "--kernel",    "--format", "--cuda-path", "-p",       "--spec",
 	"--threads",  "--extra-arg", "-v",       "--variant",   "--stages", "--header-filter",
-	"--no-ptxas", "--block",     "-j",       "--exclude",   NULL,
+	"--no-ptxas", "--block",     "-j",       "--exclude",   "-I",       "-D",
+	"-U",         NULL,
 };
 
 static const char *guard_name(kp_guard_kind g)
@@ -1231,7 +1234,7 @@ static int list_paths(const kp_cli *o, an_run *x)
 int cmd_analyze(int argc, char **argv)
 {
 	kp_cli o;
-	int rc = kp_cli_parse(&o, argc, argv, "analyze", analyze_opts);
+	int rc = kp_cli_parse(&o, argc, argv, "analyze", kp_opts_analyze);
 	if (rc)
 		return rc;
 	if (o.nfiles == 0 && !o.build_dir) {

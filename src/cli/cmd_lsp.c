@@ -11,15 +11,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const char *const lsp_opts[] = {
+/* The options it takes (cli.h; -I, -D and -U for the listing of
+ * kp_cli_list_options: the parser takes them anyway). */
+const char *const kp_opts_lsp[] = {
 	"--arch",   "--cuda-path", "-p",       "--extra-arg", "--header-filter",
-	"--stages", "--threads",   "--no-pch", "-v",          NULL,
+	"--stages", "--threads",   "--no-pch", "-v",          "-I",
+	"-D",       "-U",          NULL,
 };
 
 int cmd_lsp(int argc, char **argv)
 {
 	kp_cli o;
-	int rc = kp_cli_parse(&o, argc, argv, "lsp", lsp_opts);
+	int rc = kp_cli_parse(&o, argc, argv, "lsp", kp_opts_lsp);
 	if (rc)
 		return rc;
 	if (o.nfiles) {

@@ -25,7 +25,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *const rewrite_opts[] = {
+/* The options it takes (cli.h; -I, -D and -U for the listing of
+ * kp_cli_list_options: the parser takes them anyway). */
+const char *const kp_opts_rewrite[] = {
 	"--arch",
 	"--kernel",
 	"--cuda-path",
@@ -68,6 +70,9 @@ static const char *const rewrite_opts[] = {
 	"--no-verify",
 	"--require-verify",
 	"--sarif-all",
+	"-I",
+	"-D",
+	"-U",
 	NULL,
 };
 
@@ -456,7 +461,7 @@ static int rewrite_one(kp_cli *o)
 int cmd_rewrite(int argc, char **argv)
 {
 	kp_cli o;
-	int rc = kp_cli_parse(&o, argc, argv, "rewrite", rewrite_opts);
+	int rc = kp_cli_parse(&o, argc, argv, "rewrite", kp_opts_rewrite);
 	if (rc)
 		return rc;
 	int batch = o.nfiles > 1 || o.out_dir || (o.nfiles == 0 && o.build_dir) ||

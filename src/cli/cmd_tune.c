@@ -3,14 +3,15 @@
  * every legal variant of the file (the registered transforms' tune
  * candidates, transform.h: register staging with two buffers, plain and
  * with the prefetch through __ldca, and the one-buffer two-barrier form;
- * cp.async rings of 2, 3 and 4 stages), validates each one's
- * compile and SASS (validate.c), runs the original and all that passed in
- * one harness run (gpu_run.c: every size checked element by element, the
- * 'target' size timed in rounds; every instantiation the launch
- * description lists, each (instantiation, size) a cell of its own),
- * prints the table, and writes the fastest
- * variant, or the original when none is faster by more than the spread
- * (tune.c decides).
+ * cp.async, bulk and tensor-map rings of 2, 3 and 4 stages), and each
+ * with --pad as well where the padding changes it ("V+pad"), compiles
+ * each and reads its SASS (validate.c: the SASS verdict is shown, not a
+ * gate), runs the original and all that compiled in one harness run
+ * (gpu_run.c: every size checked element by element, the 'target' size
+ * timed in rounds; every instantiation the launch description lists, each
+ * (instantiation, size) a cell of its own), prints the table, and writes
+ * the fastest variant whose paired 95% interval of the speedup lies above
+ * 1, or the original when none does (tune.c decides).
  *
  * The target is --arch, else (with -p) the one of the file's
  * compile_commands.json entry, else sm_90.
@@ -46,11 +47,13 @@
 
 #define TUNE_ROUNDS 5
 
-static const char *const tune_opts[] = {
+/* The options it takes (cli.h; -I, -D and -U for the listing of
+ * kp_cli_list_options: the parser takes them anyway). */
+const char *const kp_opts_tune[] = {
 	"--arch",    "--kernel",    "--cuda-path", "-p",        "--spec",
 	"--threads", "--extra-arg", "-o",          "-i",        "--backup-suffix",
 	"--format",  "-v",          "--sizes",     "--gpu-dir", "--no-sanitize",
-	"--profile", NULL,
+	"--profile", "-I",          "-D",          "-U",        NULL,
 };
 
 /* The most variants tried (kp_transform_tune_list gives them, in the
@@ -1100,7 +1103,7 @@ int cmd_tune(int argc, char **argv)
 {
 	tune_state t;
 	memset(&t, 0, sizeof(t));
-	int rc = kp_cli_parse(&t.o, argc, argv, "tune", tune_opts);
+	int rc = kp_cli_parse(&t.o, argc, argv, "tune", kp_opts_tune);
 	if (rc)
 		return rc;
 	double t0 = kp_now();

@@ -192,6 +192,13 @@ cleanup:
 	return rc;
 }
 
+/* The options cmd_validate's loop below takes, for kpipe --list-options
+ * (the shell completions): keep them in step. */
+const char *const kp_opts_validate[] = {
+	"--kernel",  "--arch",     "--cuda-path",   "--format",  "--spec", "--sizes", "--gpu-dir",
+	"--threads", "--sanitize", "--no-sanitize", "--profile", "-I",     "-D",      NULL,
+};
+
 int cmd_validate(int argc, char **argv)
 {
 	kp_validate_request rq = {.arch = DEFAULT_ARCH, .format = "text", .sanitize = 1};

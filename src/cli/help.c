@@ -32,7 +32,8 @@ static const char common_opts[] =
 	"  --cuda-path DIR     CUDA toolkit (default: CUDA_HOME, PATH, /usr/local/cuda)\n"
 	"  -p BUILD_DIR        read compile flags from BUILD_DIR/compile_commands.json\n"
 	"                      (searched upward from the file when omitted)\n"
-	"  -I DIR, -D NAME[=V] passed to the parser; so are --extra-arg ARG and everything\n"
+	"  -I DIR, -D NAME[=V], -U NAME\n"
+	"                      passed to the parser; so are --extra-arg ARG and everything\n"
 	"                      after --, nvcc's spellings translated and its other options\n"
 	"                      dropped, as for the database (-v lists what was kept)\n"
 	"  --threads N         threads per block for the compute/load ratio (1..4096)\n"
@@ -103,8 +104,9 @@ static const char rewrite_text[] =
 	"       kpipe rewrite -p BUILD_DIR (-i | --out-dir OUT | --dry-run | --diff)\n"
 	"       kpipe rewrite - --assume-filename PATH   (the buffer on stdin)\n"
 	"\n"
-	"Pipelines the eligible K-loops (cp.async or register staging); a loop that\n"
-	"cannot be proven safe is left alone with a diagnostic.\n"
+	"Pipelines the eligible K-loops (register staging, cp.async, bulk or tensor-map\n"
+	"copies: --variant below); a loop that cannot be proven safe is left alone with\n"
+	"a diagnostic.\n"
 	"\n"
 	"options (--opt VALUE and --opt=VALUE both work):\n"
 	"%s"
@@ -198,7 +200,8 @@ static const char rewrite_text[] =
 
 static const char lsp_text[] =
 	"usage: kpipe lsp [--arch sm_XX] [-p BUILD_DIR] [--cuda-path DIR] [--stages N]\n"
-	"                 [--threads N] [--header-filter RE] [--no-pch] [-v] [-- compiler-args]\n"
+	"                 [--threads N] [--header-filter RE] [--no-pch] [-v]\n"
+	"                 [-I DIR] [-D NAME[=V]] [-U NAME] [--extra-arg ARG] [-- compiler-args]\n"
 	"\n"
 	"A language server (LSP over stdin/stdout) for editors: kpipe's diagnostics on the\n"
 	"editor's buffers, a hint on each loop that can be pipelined, and a code action per\n"
@@ -330,7 +333,9 @@ static void tune_paragraph(kp_strbuf *sb)
 			       cand[i]->name);
 	kp_strbuf_adds(
 		&text,
-		", drops those that fail validation (compile, SASS), checks and times "
+		", each also with --pad (as V+pad) where the padding changes its rewrite; "
+		"drops those that do not compile (the SASS verdict is shown, not used to "
+		"drop), checks and times "
 		"the rest against the original in one GPU run, drops those "
 		"compute-sanitizer memcheck/racecheck/synccheck flags, and writes the "
 		"fastest whose paired 95% interval lies above 1 (the original when none does: a gain inside the noise is a tie); "

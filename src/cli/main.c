@@ -21,17 +21,59 @@ static const struct {
 	const char *name;
 	int (*fn)(int, char **);
 	const char *summary;
+	const char *const *opts; /* its options (cmd.h), for --list-options */
 } commands[] = {
-	{"analyze", cmd_analyze, "report every tiled K-loop, its budget and eligibility"},
-	{"rewrite", cmd_rewrite, "pipeline the eligible K-loops (cp.async or register staging)"},
+	{"analyze", cmd_analyze, "report every tiled K-loop, its budget and eligibility",
+	 kp_opts_analyze},
+	{"rewrite", cmd_rewrite,
+	 "pipeline the eligible K-loops (registers, cp.async, bulk or TMA copies)",
+	 kp_opts_rewrite},
 	{"tune", cmd_tune,
-	 "build every legal variant, validate and time them on the GPU, keep the fastest"},
+	 "build every legal variant, validate and time them on the GPU, keep the fastest",
+	 kp_opts_tune},
 	{"validate", cmd_validate,
-	 "prove a rewrite: resources, SASS overlap, GPU run, timing, sanitizers"},
-	{"lsp", cmd_lsp, "language server for editors (LSP over stdin/stdout; docs/editors.md)"},
-	{"version", cmd_version, "print kpipe's, libclang's and CUDA's versions"},
-	{"help", cmd_help, "show this overview; help COMMAND: that command's options"},
+	 "prove a rewrite: resources, SASS overlap, GPU run, timing, sanitizers", kp_opts_validate},
+	{"lsp", cmd_lsp, "language server for editors (LSP over stdin/stdout; docs/editors.md)",
+	 kp_opts_lsp},
+	{"version", cmd_version, "print kpipe's, libclang's and CUDA's versions", NULL},
+	{"help", cmd_help, "show this overview; help COMMAND: that command's options", NULL},
 };
+
+/* The hidden options the shell completions call at completion time, as
+ * clang-tidy's --list-checks (completions/, docs/design.md): the commands
+ * (NAME<tab>SUMMARY), the variant names, and one command's options
+ * (kp_cli_list_options).  Returns -1 when argv[1] is none of them. */
+static int list(int argc, char **argv)
+{
+	const char *c = argv[1];
+	if (!strcmp(c, "--list-commands")) {
+		for (size_t i = 0; i < KP_ARRAY_LEN(commands); i++)
+			printf("%s\t%s\n", commands[i].name, commands[i].summary);
+		return KP_EXIT_OK;
+	}
+	if (!strcmp(c, "--list-variants")) {
+		kp_cli_list_variants(stdout);
+		return KP_EXIT_OK;
+	}
+	if (strcmp(c, "--list-options"))
+		return -1;
+	if (argc != 3) {
+		fprintf(stderr, "kpipe: error: usage: kpipe --list-options COMMAND\n");
+		return KP_EXIT_USAGE;
+	}
+	for (size_t i = 0; i < KP_ARRAY_LEN(commands); i++)
+		if (!strcmp(argv[2], commands[i].name)) {
+			if (commands[i].opts &&
+			    kp_cli_list_options(stdout, argv[2], commands[i].opts)) {
+				fprintf(stderr, "kpipe: error: %s lists an unknown option\n",
+					argv[2]);
+				return KP_EXIT_INPUT;
+			}
+			return KP_EXIT_OK;
+		}
+	fprintf(stderr, "kpipe: error: unknown command '%s'\n", argv[2]);
+	return KP_EXIT_USAGE;
+}
 
 /* `kpipe help` and `kpipe --help`: the overview; `kpipe help CMD`: that
  * command's options and examples (help.c). */
@@ -84,6 +126,9 @@ int main(int argc, char **argv)
 		return cmd_help(argc - 1, argv + 1);
 	if (!strcmp(c, "--version"))
 		return cmd_version(argc - 1, argv + 1);
+	int rc = list(argc, argv);
+	if (rc >= 0)
+		return rc;
 	for (size_t i = 0; i < KP_ARRAY_LEN(commands); i++)
 		if (!strcmp(c, commands[i].name)) {
 			/* an interrupted command leaves no temporary file behind */

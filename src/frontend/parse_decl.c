@@ -166,6 +166,36 @@ static kp_scalar scalar_of(CXType ct, int depth)
 	return r;
 }
 
+/* The spelling of the declaration of type t (a record's, a template's),
+ * compared with `want`. */
+static int decl_named(CXType t, const char *want)
+{
+	CXString nm = clang_getCursorSpelling(clang_getTypeDeclaration(t));
+	const char *n = clang_getCString(nm);
+	int r = n && !strcmp(n, want);
+	clang_disposeString(nm);
+	return r;
+}
+
+/* kp_type.frag and frag_col of ct (an element type): a wmma fragment's
+ * use and layout, from its template arguments (a dependent fragment's
+ * too: clang keeps a dependent specialisation's arguments). */
+static void frag_of(CXType ct, kp_type *r)
+{
+	int n = clang_Type_getNumTemplateArguments(ct);
+	if (n < 4 || !decl_named(ct, "fragment"))
+		return;
+	CXType use = clang_getCanonicalType(clang_Type_getTemplateArgumentAsType(ct, 0));
+	r->frag = decl_named(use, "matrix_a")      ? KP_FRAG_A
+		  : decl_named(use, "matrix_b")    ? KP_FRAG_B
+		  : decl_named(use, "accumulator") ? KP_FRAG_ACC
+						   : KP_FRAG_OTHER;
+	if (n >= 6) {
+		CXType lay = clang_getCanonicalType(clang_Type_getTemplateArgumentAsType(ct, 5));
+		r->frag_col = (unsigned char)decl_named(lay, "col_major");
+	}
+}
+
 kp_type kp_parse_type_facts(CXType t)
 {
 	kp_type r = {0};
@@ -199,6 +229,8 @@ kp_type kp_parse_type_facts(CXType t)
 					       (r.kind == KP_TY_ARRAY && r.is_const));
 		r.elem_volatile = (unsigned char)clang_isVolatileQualifiedType(et);
 	}
+	if (r.kind != KP_TY_POINTER)
+		frag_of(et, &r);
 	return r;
 }
 

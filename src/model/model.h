@@ -119,7 +119,20 @@ typedef struct {
 	 * through), with its qualifiers; KP_TY_UNKNOWN otherwise */
 	kp_type_kind elem;
 	unsigned char elem_const, elem_volatile;
+	/* a wmma fragment (an array of them looked through): its use, the
+	 * first template argument (kp_frag_use), and whether its layout, the
+	 * sixth, is col_major; its sizes are template arguments clang's C API
+	 * does not give (kp_decl.type spells them) */
+	unsigned char frag, frag_col;
 } kp_type;
+
+typedef enum {
+	KP_FRAG_NONE = 0,
+	KP_FRAG_A,   /* matrix_a */
+	KP_FRAG_B,   /* matrix_b */
+	KP_FRAG_ACC, /* accumulator */
+	KP_FRAG_OTHER
+} kp_frag_use;
 
 /* An integer type whose wrap-around at zero is defined (unsigned, bool,
  * an enum with an unsigned underlying type is recorded as KP_TY_UINT). */

@@ -8,6 +8,7 @@
 #include "pass_targets.h"
 
 #include "findings.h"
+#include "host_edits.h"
 #include "plan.h"
 #include "rewrite.h"
 #include "transform.h"
@@ -26,6 +27,8 @@ typedef struct {
 	int npiped;
 	const kp_kernel **dyn; /* kernels whose tiles a loop moved to dynamic shared memory */
 	int ndyn;
+	const char **once; /* the names of the text added once per file (kp_edit.once) */
+	int nonce;
 } pipeline_state;
 
 /* The analysis counts the tiles of the kernel's other K-loops once, among
@@ -79,6 +82,7 @@ static void launch_edits(kp_pass_ctx *c, const kp_loop *l, long long bytes, int 
 	kp_arena *ar = &f->arena;
 	const kp_kernel *k = l->kernel;
 	int n = 0;
+	kp_edits ed = {0};
 	for (int i = 0; i < f->nlaunches; i++) {
 		const kp_launch *x = &f->launches[i];
 		if (x->kernel != k)
@@ -98,12 +102,12 @@ static void launch_edits(kp_pass_ctx *c, const kp_loop *l, long long bytes, int 
 			ar,
 			"(cudaFuncSetAttribute(%.*s, cudaFuncAttributeMaxDynamicSharedMemorySize, %s), %s)",
 			(int)(ce - cb), f->src + cb, attr, pass);
-		if (x->nconfig == 2)
-			kp_pass_edit(c, x->arg_e[1], 0, kp_arena_printf(ar, ", %s", e), di);
-		else
-			kp_pass_edit(c, ab, ae - ab, e, di);
+		kp_launch_set_config(&ed, f, x, 2, e);
 		n++;
 	}
+	for (int i = 0; i < ed.n; i++)
+		kp_pass_edit(c, ed.v[i].off, ed.v[i].len, ed.v[i].text, di);
+	kp_edits_release(&ed);
 	unsigned kb = k->begin;
 	while (kb > 0 && f->src[kb - 1] != '\n')
 		kb--;
@@ -238,16 +242,18 @@ static void pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 		s->dyn[s->ndyn++] = l->kernel;
 	}
 	for (int e = 0; e < mine.n; e++) {
-		/* one #include per file */
+		/* what the file needs once (an #include, helpers): the first loop's */
 		const kp_edit *m = &mine.v[e];
 		int dup = 0;
-		for (int k = 0; k < c->ed.n; k++)
-			if (c->ed.v[k].off == m->off && c->ed.v[k].len == m->len &&
-			    !strcmp(c->ed.v[k].text, m->text) && m->len == 0 &&
-			    strstr(m->text, "#include"))
-				dup = 1;
-		if (!dup)
-			kp_pass_edit(c, m->off, m->len, m->text, di);
+		for (int k = 0; m->once && k < s->nonce; k++)
+			dup |= !strcmp(s->once[k], m->once);
+		if (dup)
+			continue;
+		if (m->once) {
+			s->once = kp_xrealloc(s->once, sizeof(*s->once) * (size_t)(s->nonce + 1));
+			s->once[s->nonce++] = m->once;
+		}
+		kp_pass_edit(c, m->off, m->len, m->text, di);
 	}
 	kp_edits_release(&mine);
 	for (int t = 0; t < l->ntiles; t++)
@@ -293,11 +299,12 @@ static void pipeline_run(kp_pass_ctx *c)
 	free(s.piped);
 	free(s.bufs);
 	free(s.dyn);
+	free(s.once);
 	free(sk);
 }
 
 const kp_pass kp_pass_pipeline = {
 	"pipeline",
-	"pipelines the K-loops of every kernel (cp.async or register staging)",
+	"pipelines the K-loops of every kernel (the transforms of transforms/)",
 	pipeline_run,
 };

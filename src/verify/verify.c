@@ -30,11 +30,6 @@
 /* bump when what a cached result means changes */
 #define KP_VERIFY_FORMAT "kpipe-verify 1"
 
-const char *kp_verify_status_name(kp_verify_status s)
-{
-	return s == KP_VERIFY_PASSED ? "passed" : s == KP_VERIFY_FAILED ? "failed" : "unavailable";
-}
-
 void kp_verify_result_release(kp_verify_result *r)
 {
 	free(r->kernel);

@@ -49,7 +49,4 @@ typedef struct {
 kp_verify_status kp_verify(const kp_verify_input *in, kp_verify_result *r);
 void kp_verify_result_release(kp_verify_result *r);
 
-/* "passed", "failed", "unavailable". */
-const char *kp_verify_status_name(kp_verify_status s);
-
 #endif

@@ -3,8 +3,9 @@
 # prefix: every file where GNUInstallDirs puts it; the installed binary runs
 # without the checkout and rewrites the installed example as build/kpipe
 # does; `man` finds the page through MANPATH; the bash, zsh and fish
-# completions offer the commands, the variant names (as kpipe lists them)
-# and every option of `kpipe --help`; a fresh configure leaves -Werror off.  zsh and fish are driven when they
+# completions, which ask the installed kpipe (--list-options), offer the
+# commands, the variant names (as kpipe lists them) and every option of
+# `kpipe rewrite --help`; a fresh configure leaves -Werror off.  zsh and fish are driven when they
 # are installed (a note, not a pass, otherwise).
 # Prints "N passed, N failed".
 set -uo pipefail
@@ -61,6 +62,9 @@ else
 fi
 
 # --- completions ----------------------------------------------------------------
+# they ask the kpipe on PATH (kpipe --list-options CMD): the installed one
+PATH="$p/bin:$PATH"
+export PATH
 # what kpipe itself lists: commands, variants, long options
 "$kpipe" --help >"$tmp/help" 2>&1
 commands=$(awk '/^commands:/ { on = 1; next } on && /^$/ { exit } on { print $1 }' "$tmp/help" |

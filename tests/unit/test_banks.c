@@ -612,3 +612,36 @@ Test(banks, block_from_launch)
 	cr_expect_eq(b.z, 1);
 	cr_expect_str_eq(b.from, "--block");
 }
+
+/* A fragment's use and layout are clang's template arguments, not words of
+ * its spelling: an alias named like another use (`matrix_a_rows` is
+ * matrix_b), an alias of col_major, a typedef'd accumulator. */
+static const char *const frag_alias_src =
+	"#include <mma.h>\n"                                                    /* 1 */
+	"using namespace nvcuda;\n"                                             /* 2 */
+	"using matrix_a_rows = wmma::matrix_b;\n"                               /* 3 */
+	"using cm = wmma::col_major;\n"                                         /* 4 */
+	"typedef wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc_t;\n" /* 5 */
+	"__global__ void k(float *out)\n"                                       /* 6 */
+	"{\n"                                                                   /* 7 */
+	"    __shared__ __align__(32) half a[64][64];\n"                        /* 8 */
+	"    __shared__ __align__(32) float f[16][32];\n"                       /* 9 */
+	"    wmma::fragment<matrix_a_rows, 16, 16, 16, half, cm> fb;\n"         /* 10 */
+	"    acc_t fc;\n"                                                       /* 11 */
+	"    wmma::load_matrix_sync(fb, &a[16][0], 64);\n"                      /* 12 */
+	"    wmma::load_matrix_sync(fc, &f[0][0], 32, wmma::mem_row_major);\n"  /* 13 */
+	"    out[0] = (float)fb.x[0] + fc.x[0];\n"                              /* 14 */
+	"}\n";
+
+Test(banks, wmma_fragment_use_from_clang)
+{
+	run(frag_alias_src, 32, 4);
+	const kp_bk_access *x = at(12, KP_BK_SHARED);
+	cr_expect(x->wmma);
+	cr_expect_str_eq(x->frag ? x->frag : "(none)", "matrix_b 16x16");
+	cr_expect_null(x->not_analysed, "%s", x->not_analysed);
+	const kp_bk_access *acc = at(13, KP_BK_SHARED);
+	cr_expect_not_null(acc->not_analysed);
+	cr_expect(acc->not_analysed && strstr(acc->not_analysed, "accumulator"), "%s",
+		  acc->not_analysed ? acc->not_analysed : "(analysed)");
+}
