@@ -8,26 +8,6 @@
 #include "analyze.h"
 #include "refill.h"
 
-typedef struct {
-	const kp_decl *d;
-	int hit;
-} var_walk;
-
-/* A write to w->d: an assignment, ++/--, its address taken. */
-static int writes_var(kp_node *n, kp_node *parent, void *ud)
-{
-	(void)parent;
-	var_walk *w = ud;
-	const kp_node *t = NULL;
-	if (((n->kind == KP_N_BINOP && n->opk == KP_OP_ASSIGN) || n->kind == KP_N_ASSIGNOP ||
-	     (n->kind == KP_N_UNOP && (KP_OP_IS_INCDEC(n->opk) || n->opk == KP_OP_ADDR))) &&
-	    n->nkids >= 1)
-		t = kp_node_strip(n->kids[0]);
-	if (t && t->kind == KP_N_DECLREF && t->decl == w->d)
-		w->hit = 1;
-	return !w->hit;
-}
-
 /* A return, break, continue or goto in n: a copy loop left early writes
  * part of its elements. */
 static int jumps(const kp_node *n)
@@ -95,9 +75,7 @@ static int copy_same_each_time(const kp_kernel *k, const kp_loop *l, const kp_lo
 		    !kp_fixed_from(k, l, lp->for_cond, ctr, i + 1) ||
 		    !inc_fixed(k, l, lp->for_inc, ctr[i], ctr, i + 1))
 			return 0;
-		var_walk w = {ctr[i], 0};
-		kp_node_walk(lp->for_body, NULL, writes_var, &w);
-		if (w.hit || jumps(lp->for_body))
+		if (kp_writes_decl_from(lp->for_body, ctr[i], 0) || jumps(lp->for_body))
 			return 0;
 	}
 	/* a condition of its own, fixed: the same elements every time */

@@ -58,6 +58,13 @@ static int late_write(kp_node *n, kp_node *parent, void *ud)
 	return !w->hit;
 }
 
+int kp_writes_decl_from(kp_node *root, const kp_decl *d, unsigned from)
+{
+	wwalk w = {d, from, 0};
+	kp_node_walk(root, NULL, late_write, &w);
+	return w.hit;
+}
+
 /* Every variable of the subscripts of a copy into the tile keeps its value
  * from the loop on: thread and block indices, parameters, constants, locals
  * no statement from the loop on writes (nor hands to a reference), and the
@@ -79,9 +86,7 @@ int kp_fixed_from(const kp_kernel *k, const kp_loop *l, const kp_node *n,
 			return !d->ty.is_ref && !d->is_shared;
 		if (d->kind != KP_D_VAR || d->is_shared || d->ty.is_ref || d->is_pointer)
 			return 0;
-		wwalk w = {d, l->node->begin, 0};
-		kp_node_walk(k->body, NULL, late_write, &w);
-		return !w.hit;
+		return !kp_writes_decl_from(k->body, d, l->node->begin);
 	}
 	if (n->kind == KP_N_CALL || n->kind == KP_N_ASM || n->kind == KP_N_LAMBDA)
 		return 0;

@@ -30,4 +30,8 @@ int kp_tile_refilled_after(kp_file *f, const kp_kernel *k, const kp_loop *l, con
 int kp_fixed_from(const kp_kernel *k, const kp_loop *l, const kp_node *n,
 		  const kp_decl *const *local, int nlocal);
 
+/* Whether something in root writes d at or after source offset `from`
+ * (an assignment, ++/--, or its address taken). */
+int kp_writes_decl_from(kp_node *root, const kp_decl *d, unsigned from);
+
 #endif
