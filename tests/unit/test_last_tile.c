@@ -11,49 +11,13 @@
 #include "last_tile.h"
 #include "parse.h"
 
+#include "kp_test_loop.h"
+
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 
-static kp_file F;
-static kp_analysis AN;
-
-static kp_loop *analyse(const char *src)
-{
-	memset(&F, 0, sizeof(F));
-	kp_parse_opts o;
-	memset(&o, 0, sizeof(o));
-	o.arch = "sm_90";
-	o.contents = src;
-	o.contents_len = strlen(src);
-	o.no_compdb = 1;
-	char *err = NULL;
-	int rc = kp_parse(&F, "snippet.cu", &o, &err);
-	cr_assert_eq(rc, KP_PARSE_OK, "kp_parse: %d (%s)", rc, err ? err : "compile errors");
-	free(err);
-	kp_analyze_opts ao;
-	memset(&ao, 0, sizeof(ao));
-	ao.arch = kp_arch_find("sm_90");
-	cr_assert_eq(kp_analyze(&AN, &F, &ao), 0);
-	cr_assert_geq(AN.nloops, 1, "no loop found");
-	return AN.loops[0];
-}
-
-static int has_reason(const kp_loop *l, const char *id)
-{
-	for (int i = 0; i < l->nreasons; i++)
-		if (!strcmp(l->reasons[i].id, id))
-			return 1;
-	return 0;
-}
-
-static void release(void)
-{
-	kp_file_release(&F);
-	memset(&F, 0, sizeof(F));
-}
-
-TestSuite(last_tile, .fini = release);
+TestSuite(last_tile, .fini = kp_test_loop_release);
 
 /* A K-loop over whole tiles whose copies are COPY (each thread copies a
  * 2 x 2 share of a 16 x 16 tile with an 8 x 8 block when in copy loops),
