@@ -22,6 +22,8 @@
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work="$root/gpu-families"
+# shellcheck source=bench/strip_torch.sh
+. "$root/bench/strip_torch.sh"
 
 # family | textbook kernel (bench/gpu_headers.sh's table) | kpipe variants
 families() {
@@ -128,7 +130,7 @@ if [ -n "${PREPARE:-}" ]; then
 	mkdir -p "$d/author"
 	st="$d/author/hgemm_wmma_stage.cu"
 	cp "$lc/kernels/hgemm/wmma/hgemm_wmma_stage.cu" "$st"
-	sed -i -e '/^#include <torch\//d' -e '/^#define STRINGFY/,$d' "$st"
+	strip_torch "$st"
 	# its system includes first, then the file inside a namespace of its
 	# own (it repeats helpers of the textbook's file)
 	stage_incl="$(grep '^#include <' "$st")

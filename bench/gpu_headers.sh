@@ -34,7 +34,7 @@ work="${HEADERS_DIR:-$root/gpu-headers}" # HEADERS_DIR: another prepared folder
 # checkout is $CS_DIR).  LeetCUDA's files are PyTorch extensions: kpipe rewrites them as
 # they are (the missing <torch/...> headers are tolerated), and the copies
 # built on the GPU machine lose the torch includes and the binding section
-# (strip_torch below).
+# (strip_torch, bench/strip_torch.sh).
 table() {
 	cat <<'EOF'
 wangzyon_2|ws|src/kernel/kernel_2.cuh|src/utils.cu|mysgemm_v2|<32>|1024|CEIL(M,32);CEIL(N,32)|32|32|sib
@@ -65,11 +65,8 @@ leetcuda_hgemm_wmma_warp2x4|lc|kernels/hgemm/wmma/hgemm_wmma.cu|kernels/hgemm/wm
 EOF
 }
 
-# strip_torch FILE: drops the <torch/...> includes and everything from the
-# binding section's first line (`#define STRINGFY`) on, in place.
-strip_torch() {
-	sed -i -e '/^#include <torch\//d' -e '/^#define STRINGFY/,$d' "$1"
-}
+# shellcheck source=bench/strip_torch.sh
+. "$root/bench/strip_torch.sh"
 
 ceil_expr() { # CEIL(M,32) -> (M + 31) / 32
 	sed -E 's/CEIL\(([A-Z]),([0-9]+)\)/(\1 + \2 - 1) \/ \2/g' <<<"$1"
