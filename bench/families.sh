@@ -13,9 +13,10 @@
 # copies it out of checkouts you fetched yourself into gpu-families/
 # (git-ignored).
 #
-#   PREPARE=1 bash bench/families.sh KPIPE SGEMM_CUDA_DIR NVIDIA_SGEMM_PRACTICE_DIR LEETCUDA_DIR
+#   NW_DIR=CUDA_TENSORCORE_HGEMM_DIR PREPARE=1 bash bench/families.sh KPIPE SGEMM_CUDA_DIR NVIDIA_SGEMM_PRACTICE_DIR LEETCUDA_DIR
 #       here (siboehm/SGEMM_CUDA 60cba6f, wangzyon/NVIDIA_SGEMM_PRACTICE,
-#       xlite-dev/LeetCUDA cb6a049; docs/public-eval.md names the commits)
+#       xlite-dev/LeetCUDA cb6a049, nicolaswilde/cuda-tensorcore-hgemm
+#       079d286; docs/public-eval.md names the commits)
 #   bash bench/families.sh
 #       on the GPU machine: $OUT/NAME.{md,json,log}, $OUT/families.md (the
 #       table of docs/benchmarks.md) and $OUT/all.tgz
@@ -33,6 +34,8 @@ wangzyon|wangzyon_6|auto cp-async cp-async-s3 cp-async-s4 register register-ca r
 leetcuda-sgemm|leetcuda_sgemm_f32x4_bcf|auto cp-async cp-async-s3 cp-async-s4 register register-ca register-2bar
 leetcuda-hgemm-simt|leetcuda_hgemm_f16x8_pack_bcf|auto cp-async cp-async-s3 cp-async-s4 register register-ca register-2bar
 leetcuda-hgemm-wmma|leetcuda_hgemm_wmma_warp2x4|auto auto-nopad cp-async cp-async-pad cp-async-s3-pad cp-async-s4-pad register-pad
+leetcuda-hgemm-mma|leetcuda_hgemm_mma2x4_warp4x4|auto cp-async cp-async-s3 cp-async-s4 register register-ca register-2bar
+nicolaswilde|nicolaswilde_v1|auto cp-async cp-async-s3 cp-async-s4 register register-ca register-2bar
 EOF
 }
 
@@ -76,7 +79,7 @@ cublas_body() { # sib | f32 | f16
 }
 
 if [ -n "${PREPARE:-}" ]; then
-	use="usage: PREPARE=1 bash bench/families.sh KPIPE SGEMM_CUDA_DIR NVIDIA_SGEMM_PRACTICE_DIR LEETCUDA_DIR"
+	use="usage: NW_DIR=DIR PREPARE=1 bash bench/families.sh KPIPE SGEMM_CUDA_DIR NVIDIA_SGEMM_PRACTICE_DIR LEETCUDA_DIR"
 	kpipe="$(realpath "${1:?$use}")"
 	sg="$(realpath "${2:?$use}")"
 	ws="$(realpath "${3:?$use}")"
@@ -152,6 +155,62 @@ namespace kp_stage {
     kp_stage::hgemm_wmma_m16n16k16_mma4x2_warp2x4_stages_kernel<16, 16, 16, 4, 2, 2, 4, 0, 16, 3, true>
         <<<dim3(((N + 127) / 128 + nsw - 1) / nsw, (M + 127) / 128, nsw), dim3(256), 0, s>>>(a, b, c, M, N, K);' \
 		"$stage_incl"
+	yard "$d/yard-cublas.cu" "$k" "$sig_f16" "$(cublas_body f16)"
+
+	# LeetCUDA's mma (PTX) HGEMM: the textbook's A_PAD = B_PAD = 8 layout
+	# in hgemm_mma_stage.cu's kernels: 2 to 4 stages, the block swizzle
+	# (stride 1024), and the dynamic-shared-memory kernel with two k-steps
+	# per tile and register double buffers (warp4x4x2), the file's own
+	# binary's choice.  That file's binary section (main, utils.h) and
+	# binding are cut off.
+	d="$work/leetcuda_hgemm_mma2x4_warp4x4"
+	k=hgemm_mma_m16n8k16_mma2x4_warp4x4_kernel
+	mkdir -p "$d/author"
+	st="$d/author/hgemm_mma_stage.cu"
+	cp "$lc/kernels/hgemm/mma/basic/hgemm_mma_stage.cu" "$st"
+	sed -i '/^#ifndef NO_MMA_HGEMM_BIN/,$d' "$st"
+	stage_incl="$(grep '^#include <' "$st")
+namespace kp_mstage {
+#include \"author/hgemm_mma_stage.cu\"
+}"
+	for n in 2 3 4; do
+		yard "$d/yard-author-stages$n.cu" "$k" "$sig_f16" \
+			"    kp_mstage::hgemm_mma_m16n8k16_mma2x4_warp4x4_stages_kernel<16, 8, 16, 2, 4, 4, 4, 8, 8, $n, false>
+        <<<dim3((N + 127) / 128, (M + 127) / 128), dim3(256), 0, s>>>(a, b, c, M, N, K);" "$stage_incl"
+	done
+	for n in 3 4; do
+		yard "$d/yard-author-stages$n-swizzle.cu" "$k" "$sig_f16" \
+			"    const int nsw = (N + 1023) / 1024;
+    kp_mstage::hgemm_mma_m16n8k16_mma2x4_warp4x4_stages_kernel<16, 8, 16, 2, 4, 4, 4, 8, 8, $n, true>
+        <<<dim3(((N + 127) / 128 + nsw - 1) / nsw, (M + 127) / 128, nsw), dim3(256), 0, s>>>(a, b, c, M, N, K);" \
+			"$stage_incl"
+		yard "$d/yard-author-x4x2-dsmem-stages$n-swizzle.cu" "$k" "$sig_f16" \
+			"    const int nsw = (N + 1023) / 1024;
+    const int smem = $n * 128 * (16 + 8) * 2 * sizeof(half) + $n * 16 * (128 + 8) * 2 * sizeof(half);
+    cudaFuncSetAttribute(kp_mstage::hgemm_mma_m16n8k16_mma2x4_warp4x4x2_stages_dsmem_kernel<16, 8, 16, 2, 4, 4, 4, 2, 8, 8, $n, true>,
+                         cudaFuncAttributeMaxDynamicSharedMemorySize, 98304);
+    kp_mstage::hgemm_mma_m16n8k16_mma2x4_warp4x4x2_stages_dsmem_kernel<16, 8, 16, 2, 4, 4, 4, 2, 8, 8, $n, true>
+        <<<dim3(((N + 127) / 128 + nsw - 1) / nsw, (M + 127) / 128, nsw), dim3(256), smem, s>>>(a, b, c, M, N, K);" \
+			"$stage_incl"
+	done
+	yard "$d/yard-cublas.cu" "$k" "$sig_f16" "$(cublas_body f16)"
+
+	# nicolaswilde's V2 (cp.async, one buffer), V3 (two buffers in
+	# dynamic shared memory), V4 (and the grid split in column bands of
+	# 4096) and V5 (and unrolled); all in the textbook's own file, launched
+	# as its myF16F16GemmTCWarp does
+	d="$work/nicolaswilde_v1"
+	k=myHGEMMAlignedV1
+	yard "$d/yard-author-v2.cu" "$k" "$sig_f16" \
+		'    myHGEMMAlignedV2<<<dim3((N + 255) / 256, (M + 127) / 128), dim3(256), 0, s>>>(a, b, c, M, N, K);'
+	for v in 3 4 5; do
+		grid='dim3((N + 255) / 256, (M + 127) / 128)'
+		[ $v = 3 ] || grid='dim3(((N + 255) / 256 + (N + 4095) / 4096 - 1) / ((N + 4095) / 4096), (M + 127) / 128, (N + 4095) / 4096)'
+		yard "$d/yard-author-v$v.cu" "$k" "$sig_f16" \
+			"    cudaFuncSetAttribute(myHGEMMAlignedV$v, cudaFuncAttributeMaxDynamicSharedMemorySize, 98304);
+    const unsigned dsmem = 2 * (128 * (32 + 8) + 32 * (256 + 8)) * sizeof(half);
+    myHGEMMAlignedV$v<<<$grid, dim3(256), dsmem, s>>>(a, b, c, M, N, K);"
+	done
 	yard "$d/yard-cublas.cu" "$k" "$sig_f16" "$(cublas_body f16)"
 
 	# every version must build here (no GPU needed): a typo in a wrapper

@@ -16,11 +16,14 @@
 #       ONLY=REGEX prepares the kernels whose name matches (adding to what
 #       gpu-headers/ holds); VARIANTS="auto register" the versions written
 #       (NAME-s3, NAME-s4: --stages; NAME-pad, NAME-nopad: --pad, --no-pad);
-#       HEADERS_BLOCK=1 gives kpipe the table's block (--block).
+#       HEADERS_BLOCK=1 gives kpipe the table's block (--block);
+#       KPIPE_ARGS more options for every rewrite (--no-verify: the GPU
+#       run checks every version at every size anyway).
 #   bash bench/gpu_headers.sh
 #       on the GPU machine: gpu_bench.py on each, $OUT/NAME.{md,json},
 #       $OUT/summary.txt and $OUT/all.tgz.  GPU_BENCH_ARGS adds gpu_bench
-#       options (--no-time: check and sanitize only).
+#       options (--no-time: check and sanitize only); ONLY=REGEX runs the
+#       kernels whose name matches.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work="${HEADERS_DIR:-$root/gpu-headers}" # HEADERS_DIR: another prepared folder
@@ -31,7 +34,9 @@ work="${HEADERS_DIR:-$root/gpu-headers}" # HEADERS_DIR: another prepared folder
 # siboehm's and wangzyon's), f32 or f16 (a, b, c, M, N, K; LeetCUDA's, float
 # or half), cs (C, A, B, wA, wB; NVIDIA's matrixMulDrv, whose K-loop is in
 # a __device__ function template behind #define AS(i, j) As[i][j]; its
-# checkout is $CS_DIR).  LeetCUDA's files are PyTorch extensions: kpipe rewrites them as
+# checkout is $CS_DIR).  Key nw: nicolaswilde/cuda-tensorcore-hgemm, a
+# program whose kernels sit beside its main(), which the copies lose
+# (strip_main); its checkout is $NW_DIR.  LeetCUDA's files are PyTorch extensions: kpipe rewrites them as
 # they are (the missing <torch/...> headers are tolerated), and the copies
 # built on the GPU machine lose the torch includes and the binding section
 # (strip_torch, bench/strip_torch.sh).
@@ -62,6 +67,8 @@ leetcuda_hgemm_f16x4_pack_bcf|lc|kernels/hgemm/naive/hgemm.cu|kernels/hgemm/naiv
 leetcuda_hgemm_f16x8_pack_bcf|lc|kernels/hgemm/naive/hgemm.cu|kernels/hgemm/naive/hgemm.cu|hgemm_t_8x8_sliced_k_f16x8_pack_bcf_kernel|<128, 128, 8, 8, 8, 8>|16;16|CEIL(N,128);CEIL(M,128)|128|128|f16
 leetcuda_hgemm_wmma_mma4x2|lc|kernels/hgemm/wmma/hgemm_wmma.cu|kernels/hgemm/wmma/hgemm_wmma.cu|hgemm_wmma_m16n16k16_mma4x2_kernel|<16, 16, 16, 4, 2>|256|CEIL(N,32);CEIL(M,64)|64|32|f16
 leetcuda_hgemm_wmma_warp2x4|lc|kernels/hgemm/wmma/hgemm_wmma.cu|kernels/hgemm/wmma/hgemm_wmma.cu|hgemm_wmma_m16n16k16_mma4x2_warp2x4_kernel|<16, 16, 16, 4, 2, 2, 4>|256|CEIL(N,128);CEIL(M,128)|128|128|f16
+leetcuda_hgemm_mma2x4_warp4x4|lc|kernels/hgemm/mma/basic/hgemm_mma.cu|kernels/hgemm/mma/basic/hgemm_mma.cu|hgemm_mma_m16n8k16_mma2x4_warp4x4_kernel|<16, 8, 16, 2, 4, 4, 4, 8, 8>|256|CEIL(N,128);CEIL(M,128)|128|128|f16
+nicolaswilde_v1|nw|gemm-tc-f16f16-128x256-public/gemm.cu|gemm-tc-f16f16-128x256-public/gemm.cu|myHGEMMAlignedV1||256|CEIL(N,256);CEIL(M,128)|128|256|f16
 EOF
 }
 
@@ -160,13 +167,14 @@ if [ "${PREPARE:-0}" = 1 ]; then
 		sg) src=$sg ;;
 		ws) src=$ws ;;
 		cs) src=${CS_DIR:?CS_DIR: the cuda-samples checkout} ;;
+		nw) src=${NW_DIR:?NW_DIR: the nicolaswilde/cuda-tensorcore-hgemm checkout} ;;
 		*) src=$lc ;;
 		esac
 		d="$work/$name"
 		mkdir -p "$d/orig"
 		base=$(basename "$hdr")
 		cp "$src/$hdr" "$d/orig/$base"
-		[ "$key" = lc ] && strip_torch "$d/orig/$base"
+		strip_source "$key" "$d/orig/$base"
 		printf '#include "orig/%s"\n' "$base" >"$d/kernel.cu"
 		spec "$kernel" "$targs" "$block" "$grid" "$bm" "$bn" "$style" >"$d/kernel.launch.json"
 		for v in ${VARIANTS:-auto cp-async register register-ca register-2bar cp-async-s3 cp-async-s4}; do
@@ -180,19 +188,20 @@ if [ "${PREPARE:-0}" = 1 ]; then
 			# HEADERS_BLOCK=1: the block of the table given (--block), as
 			# the launcher kpipe cannot see (a PyTorch binding) says it
 			[ -n "${HEADERS_BLOCK:-}" ] && args+=(--block "${block/;/,}")
-			if [ "$key" = lc ] || [ "$key" = cs ]; then # one file (one kernel of it)
+			if [ "$key" = lc ] || [ "$key" = cs ] || [ "$key" = nw ]; then # one file (one kernel of it)
 				mkdir -p "$tmp/tree/$(dirname "$hdr")"
 				cp "$src/$hdr" "$tmp/tree/$hdr"
-				[ "$key" = lc ] && args+=(--kernel "$kernel")
+				[ "$key" != cs ] && args+=(--kernel "$kernel")
 			else
 				cp -r "$src" "$tmp/tree"
 			fi
+			# shellcheck disable=SC2086 # KPIPE_ARGS: options, split
 			(cd "$tmp/tree" && "$kpipe" rewrite "$runner" -i \
-				"${args[@]}" >/dev/null 2>"$d/$v.log")
+				"${args[@]}" ${KPIPE_ARGS:-} >/dev/null 2>"$d/$v.log")
 			if ! cmp -s "$src/$hdr" "$tmp/tree/$hdr"; then
 				mkdir -p "$d/$v"
 				cp "$tmp/tree/$hdr" "$d/$v/$base"
-				[ "$key" = lc ] && strip_torch "$d/$v/$base"
+				strip_source "$key" "$d/$v/$base"
 				printf '#include "%s/%s"\n' "$v" "$base" >"$d/$v.cu"
 			fi
 		done
@@ -215,6 +224,8 @@ mkdir -p "$out"
 status=0
 for d in "$work"/*/; do
 	name=$(basename "$d")
+	# ONLY=REGEX: those kernels only (a run split over several calls)
+	[ -n "${ONLY:-}" ] && ! grep -qE "$ONLY" <<<"$name" && continue
 	vs=()
 	for f in "$d"*.cu; do
 		v=$(basename "$f" .cu)

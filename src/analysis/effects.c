@@ -11,7 +11,9 @@
 #define _GNU_SOURCE /* memmem */
 #include "effects.h"
 #include "pure.h"
+#include "util.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,11 +134,24 @@ static size_t core_len(const char *t)
 /* A pointer (not a reference to one), from clang's canonical type. */
 static int is_ptr(kp_type t) { return t.kind == KP_TY_POINTER && !t.is_ref; }
 
+static const kp_node *strip(const kp_node *n);
+
 static int is_array_expr(const kp_node *n)
 {
 	if (n->kind == KP_N_DECLREF && n->decl)
 		return n->decl->is_array && !n->decl->is_pointer && !n->decl->ty.is_ref;
-	return n->ty.kind == KP_TY_ARRAY;
+	if (n->ty.kind == KP_TY_ARRAY)
+		return 1;
+	/* a[i] of an array of more dimensions whose bounds a template's
+	 * parameters give (clang types a[i] as dependent) */
+	int depth = 0;
+	const kp_node *b = n;
+	while (b && b->kind == KP_N_SUBSCRIPT && b->nkids == 2) {
+		depth++;
+		b = strip(b->kids[0]);
+	}
+	return depth > 0 && b && b->kind == KP_N_DECLREF && b->decl && b->decl->is_array &&
+	       !b->decl->is_pointer && !b->decl->ty.is_ref && b->decl->ndims > depth;
 }
 
 static int word_in(const char *s, size_t b, size_t e, const char *w)
@@ -700,44 +715,119 @@ static void helper_call(ectx *c, const kp_node *n, const kp_kernel *fn, int a0)
 	free(h.al);
 }
 
-/* asm: its output operands are written; memory is written (read) when it
- * clobbers "memory", has a memory operand, or stores (loads). */
+/* One PTX opcode's memory effect: 1 reads, 2 writes, 3 both, 0 none. */
+static int ptx_opcode_effect(const char *op, size_t n)
+{
+	static const char *const wr[] = {"st",   "stmatrix", "red",     "atom",
+					 "cp",   "mbarrier", "wgmma",   "multimem",
+					 "sust", "sured",    "tcgen05", "discard"};
+	static const char *const rd[] = {"ld",   "ldu",  "ldmatrix", "tex",
+					 "tld4", "suld", "prefetch", "prefetchu"};
+	size_t h = 0;
+	while (h < n && op[h] != '.')
+		h++;
+	if (h == 4 && !strncmp(op, "wmma", 4)) /* wmma.load / wmma.store / wmma.mma */
+		return n >= 9 && !strncmp(op + 5, "load", 4)     ? 1
+		       : n >= 10 && !strncmp(op + 5, "store", 5) ? 2
+								 : 0;
+	for (size_t i = 0; i < KP_ARRAY_LEN(wr); i++)
+		if (strlen(wr[i]) == h && !strncmp(op, wr[i], h))
+			return 3; /* a write; atomics and copies read too */
+	for (size_t i = 0; i < KP_ARRAY_LEN(rd); i++)
+		if (strlen(rd[i]) == h && !strncmp(op, rd[i], h))
+			return 1;
+	return 0;
+}
+
+/* The memory effect of an asm statement as clang prints it: its template's
+ * opcodes (each instruction's first word, after a predicate or a label),
+ * a memory operand ("m") or a "memory" clobber (both).  *nout: its output
+ * operands ("=..." and "+..." constraints). */
+static int asm_effect(const char *t, int *nout)
+{
+	int fx = 0;
+	*nout = 0;
+	/* asm [volatile | __volatile__ | inline | goto]... ( "template" */
+	const char *q = t;
+	while (*q && *q != '(' && *q != '"')
+		q++;
+	if (*q == '(')
+		q++;
+	while (isspace((unsigned char)*q))
+		q++;
+	if (*q != '"')
+		return 3; /* a template kpipe cannot read (a macro parameter) */
+	/* the template: adjacent literals, escapes kept as written */
+	kp_strbuf tpl = KP_STRBUF_INIT;
+	while (*q == '"') {
+		const char *e = q + 1;
+		while (*e && *e != '"')
+			e += e[0] == '\\' && e[1] ? 2 : 1;
+		kp_strbuf_add(&tpl, q + 1, (size_t)(e - q - 1));
+		kp_strbuf_addc(&tpl, '\n');
+		q = *e ? e + 1 : e;
+		while (isspace((unsigned char)*q))
+			q++;
+	}
+	const char *p = kp_strbuf_str(&tpl);
+	while (*p) {
+		/* one instruction: separators ; { } and line breaks (\n) */
+		while (*p && (isspace((unsigned char)*p) || strchr(";{}", *p) ||
+			      (p[0] == '\\' && (p[1] == 'n' || p[1] == 't'))))
+			p += p[0] == '\\' ? 2 : 1;
+		if (*p == '@') /* a predicate guard */
+			while (*p && !isspace((unsigned char)*p))
+				p++;
+		while (isspace((unsigned char)*p))
+			p++;
+		const char *op = p;
+		while (*p && !isspace((unsigned char)*p) && !strchr(";{}\\", *p))
+			p++;
+		if (p > op && p[-1] != ':') /* a label is no opcode */
+			fx |= ptx_opcode_effect(op, (size_t)(p - op));
+		while (*p && !strchr(";{}", *p) && !(p[0] == '\\' && p[1] == 'n'))
+			p++;
+	}
+	kp_strbuf_release(&tpl);
+	/* the operands and clobbers */
+	for (const char *r = q; *r; r++) {
+		if (*r != '"')
+			continue;
+		if (r[1] == '=' || r[1] == '+')
+			(*nout)++;
+		const char *k = r + 1 + (r[1] == '=' || r[1] == '+');
+		if (*k == 'm' && (k[1] == '"' || !strncmp(k, "memory\"", 7)))
+			fx = 3;
+		const char *close = strchr(r + 1, '"');
+		if (!close)
+			break;
+		r = close;
+	}
+	return fx;
+}
+
+/* asm: its output operands are written; memory is read or written as its
+ * PTX says (asm_effect): a warp's ldmatrix or wmma.load reads shared
+ * memory through an address operand kpipe does not follow, so it is a
+ * read of unknown memory; a store, an atomic or a copy writes unknown
+ * memory; without the statement's text, both. */
 static void visit_asm(ectx *c, const kp_node *n)
 {
-	const kp_file *tf = c->k->home ? c->k->home : c->f;
-	if (!n->in_main || n->end > tf->len || n->begin >= n->end) {
+	int nout = 0, fx = n->asm_text ? asm_effect(n->asm_text, &nout) : 3;
+	if (fx & 2)
 		record_one(c, c->wr, KP_LOC_UNKNOWN, n, 1);
-		record_one(c, c->rd, KP_LOC_UNKNOWN, n, 1);
-		for (int i = 0; i < n->nkids; i++)
-			visit(c, n->kids[i]);
-		return;
-	}
-	const char *s = tf->src + n->begin;
-	size_t len = n->end - n->begin;
-	int nout = 0, mem = 0;
-	for (size_t i = 0; i + 1 < len; i++) {
-		if (s[i] == '"' && (s[i + 1] == '=' || s[i + 1] == '+'))
-			nout++;
-		if (s[i] == '"' && (s[i + 1] == 'm' || ((s[i + 1] == '=' || s[i + 1] == '+') &&
-							i + 2 < len && s[i + 2] == 'm')))
-			mem = 1;
-	}
-	static const char *const st[] = {"memory",   "st.",      "red.",  "atom.", "cp.",
-					 "stmatrix", "mbarrier", "wgmma", "tcgen"};
-	for (size_t i = 0; i < KP_ARRAY_LEN(st); i++)
-		if (memmem(s, len, st[i], strlen(st[i])))
-			mem = 1;
-	if (mem)
-		record_one(c, c->wr, KP_LOC_UNKNOWN, n, 1);
-	if (mem || memmem(s, len, "ld.", 3))
+	if (fx & 1)
 		record_one(c, c->rd, KP_LOC_UNKNOWN, n, 1);
 	for (int i = 0; i < n->nkids; i++) {
-		if (i < nout) {
+		if (!n->asm_text || i < nout) { /* unknown: any operand may be written */
 			loc_set ls = {0};
 			locs(c, n->kids[i], &ls, 0);
 			record(c, c->wr, &ls, n, 1);
 			free(ls.v);
-			visit_addr(c, n->kids[i]);
+			if (n->asm_text)
+				visit_addr(c, n->kids[i]);
+			else
+				visit(c, n->kids[i]);
 		} else
 			visit(c, n->kids[i]);
 	}

@@ -141,6 +141,7 @@ static const pure_entry table[] = {
 	{"__double2hiint", V},
 	{"__double2loint", V},
 	{"__float_to_tf32", V},
+	{"__cvta_generic_to_shared", V},
 	{"__activemask", M},
 	{"__all_sync", M},
 	{"__any_sync", M},

@@ -472,6 +472,12 @@ static kp_node *convert_node(pctx *c, CXCursor cur)
 		n->name = cx_dup(&f->arena, clang_getCursorSpelling(cur));
 		n->decl = kp_parse_decl_for(c, cur);
 		break;
+	case KP_N_ASM:
+		/* as its tokens spell it: the PTX and the constraints also
+		 * where a macro wrote the statement (its extent is the macro's
+		 * call) */
+		n->asm_text = kp_parse_asm_text(c, cur);
+		break;
 	case KP_N_INTLIT:
 	case KP_N_FLOATLIT:
 	case KP_N_SIZEOF: {

@@ -234,4 +234,9 @@ const kp_unsaved *kp_parse_unsaved_for(const kp_parse_opts *o, const char *abs);
 void kp_parse_build_header_models(pctx *c, const kp_parse_opts *o, const header_policy *pol,
 				  const char *const *argv, int nstore);
 
+/* An asm statement's tokens, from its `asm` keyword where it is spelled
+ * to its closing parenthesis, joined by spaces (parse_asm.c); NULL when
+ * they cannot be read. */
+const char *kp_parse_asm_text(pctx *c, CXCursor cur);
+
 #endif

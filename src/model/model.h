@@ -313,6 +313,11 @@ struct kp_node {
 	kp_op opk;        /* the operator (decisions read this) */
 	int postfix;      /* UNOP: postfix ++/-- */
 	const char *name; /* DECLREF/MEMBER/CALL/VARDECL name */
+	/* ASM: the statement's tokens joined by spaces (`asm volatile (
+	 * "ld.shared.f32 %0, [%1];" : "=f" ( v ) : "r" ( a ) )`), where its
+	 * `asm` is spelled: the PTX template and the constraints even where a
+	 * macro wrote it; NULL when unknown */
+	const char *asm_text;
 	/* CALL without a name (a dependent call in a template): the
 	 * unqualified name its callee looks up ("__fmaf_rn"), or NULL */
 	const char *lookup_name;

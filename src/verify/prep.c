@@ -774,3 +774,104 @@ int kp_prep(const char *src, size_t len, const char *path, char **out, char **wh
 	*out = kp_strbuf_detach(&sb);
 	return 0;
 }
+
+/* ---- the kernels the launch never reaches ------------------------------ */
+
+/* The identifier that ends at e (exclusive) in c, as [*b, e). */
+static size_t id_before(const char *c, size_t e)
+{
+	size_t b = e;
+	while (b > 0 && is_id(c[b - 1]))
+		b--;
+	return b;
+}
+
+/* The index of the bracket closing the one at i (c[i] is `open`), or len. */
+static size_t closing(const char *c, size_t len, size_t i, char open, char close)
+{
+	int d = 0;
+	for (; i < len; i++) {
+		if (c[i] == open)
+			d++;
+		else if (c[i] == close && --d == 0)
+			return i;
+	}
+	return len;
+}
+
+/* One __global__ definition found from position i of the blanked copy c:
+ * its name [nb, ne) and its body's braces [ob, cb]; 0 when the
+ * declaration has no body (or is not understood). */
+static int global_def(const char *c, size_t len, size_t i, size_t *nb, size_t *ne, size_t *ob,
+		      size_t *cb)
+{
+	*nb = *ne = 0;
+	for (size_t k = i; k < len; k++) {
+		if (c[k] == ';' || c[k] == '{' || c[k] == '}')
+			return 0;
+		if (c[k] != '(')
+			continue;
+		size_t e = k;
+		while (e > 0 && isspace((unsigned char)c[e - 1]))
+			e--;
+		size_t b = id_before(c, e);
+		size_t close = closing(c, len, k, '(', ')');
+		if (close >= len)
+			return 0;
+		if (b == e || (e - b == 17 && !strncmp(c + b, "__launch_bounds__", 17)) ||
+		    (e - b == 13 && !strncmp(c + b, "__attribute__", 13))) {
+			k = close;
+			continue;
+		}
+		*nb = b;
+		*ne = e;
+		for (size_t j = close + 1; j < len; j++) {
+			if (c[j] == ';')
+				return 0;
+			if (c[j] == '{') {
+				*ob = j;
+				*cb = closing(c, len, j, '{', '}');
+				return *cb < len;
+			}
+		}
+		return 0;
+	}
+	return 0;
+}
+
+char *kp_prep_only_kernel(const char *src, size_t len, const char *kernel)
+{
+	/* the kernel's own name: no namespace, no template arguments */
+	const char *k = kernel ? kernel : "";
+	size_t kn = strcspn(k, "<");
+	for (size_t i = 0; i + 1 < kn; i++)
+		if (k[i] == ':' && k[i + 1] == ':') {
+			k += i + 2;
+			kn -= i + 2;
+			i = (size_t)-1;
+		}
+	char *c = kp_prep_blank(src, len);
+	char *out = kp_xmalloc(len + 1);
+	memcpy(out, src, len);
+	out[len] = 0;
+	int found = 0, launches = 0;
+	/* first the kernel itself, then the others' bodies */
+	for (int pass = 0; pass < 2 && kn && (pass == 0 || (found && !launches)); pass++)
+		for (const char *p = c; (p = strstr(p, "__global__")) != NULL; p += 10) {
+			size_t i = (size_t)(p - c), nb, ne, ob, cb;
+			if ((i > 0 && is_id(c[i - 1])) || is_id(c[i + 10]) ||
+			    !global_def(c, len, i + 10, &nb, &ne, &ob, &cb))
+				continue;
+			int self = ne - nb == kn && !strncmp(c + nb, k, kn);
+			if (pass == 0) {
+				found |= self;
+				launches |= self && memmem(c + ob, cb - ob, "<<<", 3) != NULL;
+			} else if (!self) {
+				for (size_t j = ob + 1; j < cb; j++)
+					if (out[j] != '\n')
+						out[j] = ' ';
+			}
+		}
+	free(c);
+	return out;
+}

@@ -35,6 +35,14 @@ char *kp_prep_blank(const char *src, size_t len);
  * "; ", or NULL when there is none.  Caller frees. */
 char *kp_prep_unsupported(const char *src, size_t len);
 
+/* src with the bodies of the other __global__ functions blanked (spaces,
+ * line breaks kept): a kernel the launch of `kernel` ("matmul<32>",
+ * "ns::k") never reaches cannot stop its check with what the emulator
+ * cannot run (another kernel's inline PTX, warp shuffles).  Nothing is
+ * blanked when no definition of `kernel` is found (a kernel a macro
+ * defines) or when it launches kernels itself.  Caller frees. */
+char *kp_prep_only_kernel(const char *src, size_t len, const char *kernel);
+
 /* Prepares src (named path in the #line).  Returns 0 with *out (caller
  * frees), 1 with *why (caller frees) when the emulator cannot run it, -1
  * with *why when the source is malformed (an unbalanced launch). */

@@ -89,7 +89,9 @@ static char *write_sources(const kp_vbuild_env *env, const kp_launch_spec *s, kp
 			   unsigned long long *key)
 {
 	char *prepped = NULL, *why = NULL;
-	int rc = kp_prep(v->text, v->len, v->path, &prepped, &why);
+	char *only = kp_prep_only_kernel(v->text, v->len, s->kernel);
+	int rc = kp_prep(only, v->len, v->path, &prepped, &why);
+	free(only);
 	if (rc) {
 		v->status = rc > 0 ? 1 : -1;
 		v->why = why;

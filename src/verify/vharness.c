@@ -128,8 +128,11 @@ char *kp_vharness_source(const kp_launch_spec *s, const char *prepped_path, cons
 			 const char *via, int timeout_s)
 {
 	kp_strbuf sb = KP_STRBUF_INIT, call = KP_STRBUF_INIT, bufs = KP_STRBUF_INIT;
+	/* a program's own main() (kernels beside their test driver) is
+	 * renamed: the launcher brings the one that runs */
 	kp_strbuf_addf(&sb,
-		       "#include \"kp_cpu_cuda.h\"\n#include \"%s\"\n#include \"kp_harness.h\"\n",
+		       "#include \"kp_cpu_cuda.h\"\n#define main kp_program_main\n#include "
+		       "\"%s\"\n#undef main\n#include \"kp_harness.h\"\n",
 		       prepped_path);
 	gen_tables(&sb, s);
 	kp_strbuf_adds(&sb, "static int kp_run(int kp_si, const kph::Opts &kp_o)\n{\n"

@@ -455,6 +455,25 @@ check "canon_carve_unsafe: only the three near misses pipelined" \
 check "canon_carve_unsafe: the refused loops' pointers kept" \
 	test "$(grep -c 'float \*aLoad = ' "$tmp/canon_carve_unsafe.out.cu")" -eq 7
 
+# inline PTX written by macros: its effects are read from the macro's body
+# (a store through a macro was once no write at all)
+"$kpipe" rewrite "$in/asm_macro_effects.cu" -o "$tmp/asm_macro_effects.out.cu" \
+	>"$tmp/asm_macro.out" 2>"$tmp/asm_macro.err"
+check "asm_macro_effects: exit 0" test $? -eq 0
+for at in 35:4 55:3 74:3; do
+	check "asm_macro_effects: the store at $at refused" grep -q \
+		"asm_macro_effects\.cu:$at: warning: the compute phase writes memory kpipe cannot name by inline assembly.*\[kpipe-unknown-effect\]" \
+		"$tmp/asm_macro.err"
+done
+check "asm_macro_effects: only k_ldmatrix pipelined" \
+	test "$(grep -c 'int kp_stage = 0;' "$tmp/asm_macro_effects.out.cu")" -eq 1
+check "asm_macro_effects: its ldmatrix reads the current stage" \
+	grep -q '__cvta_generic_to_shared(&As\[kp_stage\]' "$tmp/asm_macro_effects.out.cu"
+if [ -n "$nvcc" ]; then
+	check "asm_macro_effects: the output compiles" \
+		"$nvcc" -arch=sm_90 -c -o /dev/null "$tmp/asm_macro_effects.out.cu"
+fi
+
 # K-loops pipelined by hand through registers (cuda-convnet2's *Preload
 # kernels): already pipelined, a remark; the near misses keep their warning
 refused hand_prefetch "$in/hand_prefetch.cu" 0 0 \

@@ -244,6 +244,28 @@ Test(effects, unknown_call_and_asm)
 	release();
 }
 
+/* A warp's ldmatrix reads shared memory through an address operand kpipe
+ * does not follow (a read of unknown memory, never nothing); the address
+ * conversion before it is a function of its operand, which writes
+ * nothing. */
+Test(effects, ldmatrix_reads_unknown_and_cvta_is_pure)
+{
+	const kp_effects *e =
+		effects_of(HEAD FOR LOAD
+			   "        unsigned r0, a = __cvta_generic_to_shared(&As[ty][0]);\n"
+			   "        asm volatile(\"ldmatrix.sync.aligned.x1.m8n8.shared.b16 {%0}, "
+			   "[%1];\" : \"=r\"(r0) : \"r\"(a));\n"
+			   "        acc += r0;\n" END);
+	const kp_effect_set *r = &e->rd[KP_PH_COMP], *w = &e->wr[KP_PH_COMP];
+	int rd = 0;
+	for (int i = 0; i < r->n; i++)
+		rd |= r->v[i].loc.kind == KP_LOC_UNKNOWN && r->v[i].by_asm;
+	cr_expect(rd, "the ldmatrix reads unknown memory");
+	cr_expect_eq(count_kind(w, KP_LOC_UNKNOWN), 0,
+		     "neither the cvta nor the ldmatrix writes memory");
+	release();
+}
+
 Test(effects, member_pointer_is_unknown)
 {
 	const kp_effects *e = effects_of("struct V { float *p; };\n" HEAD

@@ -181,6 +181,36 @@ Test(verify, prep_unsupported_and_ptx)
 	free(out);
 }
 
+/* The other kernels' bodies are blanked before the emulator sees them:
+ * their inline PTX no longer stops the check of one that has none. */
+Test(verify, prep_only_kernel)
+{
+	const char *src = "template <int N> __global__ void __launch_bounds__(64) k(float *p)\n"
+			  "{ p[0] = N; }\n"
+			  "__global__ void other(float *p);\n"
+			  "__global__ void other(float *p) {\n"
+			  "  asm volatile(\"bar.sync 0;\"); /* } */\n"
+			  "}\n"
+			  "int main() { k<2><<<1, 1>>>(0); }\n";
+	char *o = kp_prep_only_kernel(src, strlen(src), "ns::k<2>");
+	cr_assert_eq(strlen(o), strlen(src), "same length");
+	cr_expect(strstr(o, "{ p[0] = N; }"), "%s", o);
+	cr_expect_null(strstr(o, "bar.sync"), "%s", o);
+	cr_expect(strstr(o, "__global__ void other(float *p) {\n"), "%s", o);
+	cr_expect(strstr(o, "int main() { k<2><<<1, 1>>>(0); }"), "%s", o);
+	free(o);
+	/* the kernel not found (a macro defines it): nothing blanked */
+	o = kp_prep_only_kernel(src, strlen(src), "nowhere");
+	cr_expect_str_eq(o, src);
+	free(o);
+	/* a kernel that launches others keeps them */
+	const char *dp = "__global__ void child(float *p) { asm(\"exit;\"); }\n"
+			 "__global__ void k(float *p) { child<<<1, 1>>>(p); }\n";
+	o = kp_prep_only_kernel(dp, strlen(dp), "k");
+	cr_expect_str_eq(o, dp);
+	free(o);
+}
+
 Test(verify, harness_settings)
 {
 	const char *spec =
