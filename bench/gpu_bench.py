@@ -295,6 +295,24 @@ def launcher_of(text, kernel):
     return None
 
 
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def version_text(path):
+    """A version's text and that of the files it includes with quotes, one
+    level deep (bench/gpu_headers.sh's versions are one #include of the
+    rewritten header, whose kpipe-launch lines are what count)."""
+    with open(path, errors="replace") as f:
+        text = f.read()
+    parts = [text]
+    for inc in INCLUDE.findall(text):
+        p = os.path.join(os.path.dirname(path), inc)
+        if os.path.isfile(p):
+            with open(p, errors="replace") as f:
+                parts.append(f.read())
+    return "\n".join(parts)
+
+
 def gen_launcher(spec, version_path, label, dynamic_smem, launcher=None):
     kfn = spec["kernel"] + spec["template_args"]
     args, b = [], 0
@@ -559,8 +577,7 @@ def build_all(samples, args, build_root):
             smem = s.spec["dynamic_smem"]
             launcher = None
             try:
-                with open(v.path, errors="replace") as f:
-                    text = f.read()
+                text = version_text(v.path)
                 m = OVERRIDE.search(text)
                 launcher = launcher_of(text, s.spec["kernel"])
                 if m:

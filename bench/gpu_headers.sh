@@ -89,8 +89,12 @@ spec() { # kernel targs block grid bm bn style
 	# matrixMulDrv's loop runs a <= aEnd with aEnd = aBegin + wA - 1 in
 	# size_t: with wA = 0 it does not end (the original reads out of
 	# bounds), so it has no "empty" size
-	local empty='
-    "empty": {"M": 128, "N": 128, "K": 0},'
+	# the smallest square size the block tiles divide (256 for
+	# nicolaswilde's 128x256 tiles)
+	local m0=128
+	[ "$6" -gt 128 ] && m0=$6
+	local empty="
+    \"empty\": {\"M\": $m0, \"N\": $m0, \"K\": 0},"
 	[ "$7" = cs ] && empty=""
 
 	cat <<EOF
@@ -101,9 +105,9 @@ spec() { # kernel targs block grid bm bn style
   "grid": ["$g0", "$g1", "1"],
   "requires": ["M == N", "M % $5 == 0", "M % $6 == 0", "K % 32 == 0"],
   "sizes": {
-    "tiny": {"M": 128, "N": 128, "K": 32},
+    "tiny": {"M": $m0, "N": $m0, "K": 32},
     "small": {"M": 256, "N": 256, "K": 96},
-    "odd": {"M": 128, "N": 128, "K": 160},
+    "odd": {"M": $m0, "N": $m0, "K": 160},
     "even": {"M": 256, "N": 256, "K": 256},$empty
     "target": {"M": 4096, "N": 4096, "K": 4096}
   },
