@@ -17,8 +17,10 @@
 #                           side), OUT must be the mutant unchanged (a
 #                           file with nothing pipelined goes through as it
 #                           was, exit 0); any exit but 0 fails.
-# Prints one FAIL line per broken expectation and the summary
-#   mutants: N generated, N refused with the expected id, N rewritten
+# kpipe runs per mutant, side by side; tests/mutants/judge.py then checks
+# all of them in one process (CI time).  Prints one FAIL line per broken
+# expectation and the summary
+#   mutants: N generated, N checked, N refused with the expected id, N rewritten
 # Exits 1 on any failure.
 #
 # Environment: KPIPE (default build/kpipe), KPIPE_SOURCE_DIR (default: this
