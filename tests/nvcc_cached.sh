@@ -36,11 +36,11 @@ for a in "$@"; do
 	fi
 	case "$a" in
 	-o) prev=-o ;;
-	-o*) bypass "$@" ;;
+	-o*) bypass "$@" ;; # -ofoo, -odir
 	-I* | -isystem* | -include* | --include-path* | -iquote* | --pre-include* | -L* | -l* | \
-		-odir* | --output-directory* | -keep* | --keep* | -save-temps* | --save-temps* | \
+		--output-directory* | -keep* | --keep* | -save-temps* | --save-temps* | \
 		-M* | --generate-dependencies* | --dependency-output* | -run | --run | -dryrun | --dryrun | \
-		--options-file* | -optf*)
+		--options-file*)
 		bypass "$@"
 		;;
 	-*) ;;
@@ -56,7 +56,9 @@ for a in "$@"; do
 	esac
 	[ "$prev" = -o ] || keyargs+=("$a")
 done
-[ -n "$out" ] && [ "${#inputs[@]}" -gt 0 ] || bypass "$@"
+if [ -z "$out" ] || [ "${#inputs[@]}" -eq 0 ]; then
+	bypass "$@"
+fi
 
 # the quoted includes of FILE found beside it, and theirs in turn
 headers_of() {
