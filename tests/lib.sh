@@ -14,7 +14,8 @@
 #                      nothing failed (make it the script's last command)
 #   kp_find_nvcc       sets nvcc ($NVCC, else nvcc on PATH, else
 #                      /usr/local/cuda/bin/nvcc), or prints "SKIP: nvcc not
-#                      found" and exits 77
+#                      found" and exits 77; kp_nvcc_cached ARGS... runs it
+#                      through the tests' nvcc cache (tests/nvcc_cached.sh)
 #   kp_have_gpu        whether nvidia-smi lists a GPU
 #   kp_gen_kernels N   prints a file of N small tiled matmul kernels (mm0,
 #                      mm1, ...), each with one pipelinable K-loop
@@ -65,12 +66,24 @@ kp_find_nvcc() {
 	fi
 }
 
+# kp_nvcc_cached ARGS...: "$nvcc" ARGS..., through tests/nvcc_cached.sh
+# (results by content hash) when KPIPE_NVCC_CACHE names its folder (ctest
+# sets it: the sanitizer build's rewrites are the plain build's, and a rerun
+# compiles only what changed).
+kp_nvcc_cached() {
+	if [ -n "${KPIPE_NVCC_CACHE:-}" ]; then
+		NVCC_REAL="$nvcc" bash "$root/tests/nvcc_cached.sh" "$@"
+	else
+		"$nvcc" "$@"
+	fi
+}
+
 # kp_nvcc_both FILE: compiles FILE for sm_80 and sm_90 in one nvcc run (one
 # host compile: CI time) into $tmp; its stderr stays in $tmp/nv.  Returns
 # nvcc's status.  kp_nvcc_warnings: that run's warnings, without the file
 # and line, sorted (to compare a rewrite's with its original's).
 kp_nvcc_both() {
-	"$nvcc" -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+	kp_nvcc_cached -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
 		-c -o "$tmp/kp_both.o" "$1" 2>"$tmp/nv"
 }
 kp_nvcc_warnings() {

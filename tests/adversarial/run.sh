@@ -30,6 +30,12 @@ if [ -z "$nvcc" ]; then
 		fi
 	done
 fi
+# the compile checks through the tests' nvcc cache (tests/nvcc_cached.sh):
+# the sanitizer build's rewrites are the plain build's, byte for byte
+if [ -n "$nvcc" ] && [ -n "${KPIPE_NVCC_CACHE:-}" ]; then
+	export NVCC_REAL="$nvcc"
+	nvcc="$root/tests/nvcc_cached.sh"
+fi
 kp_tmpdir adversarial
 table=()
 cd "$root" || exit 1

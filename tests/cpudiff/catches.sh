@@ -63,7 +63,7 @@ for dir in "$here"/bad/*/; do
 	orig="$dir/kernel.cu"
 	bad="$dir/kernel.kpipe.cu"
 	rc=0
-	python3 "$here/cpudiff.py" "$orig" "$orig" --cache "$tmp/cache" -q >"$tmp/self" 2>&1 || rc=$?
+	python3 "$here/cpudiff.py" "$orig" "$orig" --cache "${KPIPE_CPUDIFF_CACHE:-$tmp/cache}" -q >"$tmp/self" 2>&1 || rc=$?
 	if [ "$rc" -ne 0 ]; then
 		echo "FAIL $name: the original does not pass against itself (exit $rc)"
 		sed 's/^/    /' "$tmp/self" | head -10
@@ -71,7 +71,7 @@ for dir in "$here"/bad/*/; do
 		continue
 	fi
 	rc=0
-	python3 "$here/cpudiff.py" "$orig" "$bad" --cache "$tmp/cache" -q >"$tmp/out" 2>&1 || rc=$?
+	python3 "$here/cpudiff.py" "$orig" "$bad" --cache "${KPIPE_CPUDIFF_CACHE:-$tmp/cache}" -q >"$tmp/out" 2>&1 || rc=$?
 	nbad=$(grep -Ec ' (MISMATCH|ERROR) ' "$tmp/out" || true)
 	if [ "$rc" -eq 1 ] && [ "$nbad" -gt 0 ]; then
 		echo "ok   $name: caught, $(grep -E '^cpudiff: FAIL' "$tmp/out" | sed 's/^cpudiff: FAIL: //')"
@@ -104,7 +104,7 @@ for dir in "$here"/bad/*/; do
 	else
 		rc=0
 		python3 "$here/cpudiff.py" "$orig" "$tmp/now.cu" --spec "$dir/kernel.launch.json" \
-			--cache "$tmp/cache" -q >"$tmp/out" 2>&1 || rc=$?
+			--cache "${KPIPE_CPUDIFF_CACHE:-$tmp/cache}" -q >"$tmp/out" 2>&1 || rc=$?
 		if [ "$rc" -eq 0 ]; then
 			echo "ok   $name: kpipe ${args[*]} now writes a rewrite that passes ($(grep -o '[0-9]* runs of the rewrite match' "$tmp/out" || echo 'all runs match'))"
 			pass=$((pass + 1))

@@ -63,7 +63,7 @@ done
 export here tmp
 check_one() {
 	local name=$1 tag=$2 src=$3 out=$4 rc=0
-	python3 "$here/cpudiff.py" "$src" "$out" --cache "$tmp/cache" --jobs 1 -q \
+	python3 "$here/cpudiff.py" "$src" "$out" --cache "${KPIPE_CPUDIFF_CACHE:-$tmp/cache}" --jobs 1 -q \
 		--size tiny --size small --size odd --size empty \
 		>"$tmp/log/$name.$tag.check" 2>&1 || rc=$?
 	echo "$rc" >"$tmp/log/$name.$tag.rc"

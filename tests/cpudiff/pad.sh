@@ -42,7 +42,7 @@ one() {
 		fail=$((fail + 1))
 		return
 	fi
-	python3 "$here/cpudiff.py" "$src" "$out" --cache "$tmp/cache" -q >"$tmp/$name.$tag.check" 2>&1 || rc=$?
+	python3 "$here/cpudiff.py" "$src" "$out" --cache "${KPIPE_CPUDIFF_CACHE:-$tmp/cache}" -q >"$tmp/$name.$tag.check" 2>&1 || rc=$?
 	if [ $rc -eq 0 ]; then
 		printf '%-22s %-22s PASS %s\n' "$name" "$tag" "$(grep -o '[0-9]* runs of the rewrite match.*' "$tmp/$name.$tag.check")"
 		pass=$((pass + 1))
@@ -76,7 +76,7 @@ if [ -s "$w" ]; then
 	sed '0,/tile\[ty + j\]\[(tx + i) ^ ((ty + j) & 31)\]/s//tile[ty + j][tx + i]/' "$w" >"$tmp/half.cu"
 	rc=0
 	python3 "$here/cpudiff.py" "$root/samples/transpose_wide_tile.cu" "$tmp/half.cu" \
-		--cache "$tmp/cache" -q >"$tmp/half.check" 2>&1 || rc=$?
+		--cache "${KPIPE_CPUDIFF_CACHE:-$tmp/cache}" -q >"$tmp/half.check" 2>&1 || rc=$?
 	if ! cmp -s "$w" "$tmp/half.cu" && [ $rc -eq 1 ] && grep -q MISMATCH "$tmp/half.check"; then
 		printf '%-22s %-22s PASS (caught: %s)\n' transpose_wide_tile half-swizzled "$(grep -o 'FAIL: .*' "$tmp/half.check")"
 		pass=$((pass + 1))

@@ -84,7 +84,7 @@ export CPUDIFF_SIZE_ARGS="${size_args[*]:-}"
 check_one() {
 	local name=$1 tag=$2 src=$3 out=$4 rc=0
 	# shellcheck disable=SC2086 # the size options are words on purpose
-	python3 "$here/cpudiff.py" "$src" "$out" --cache "$tmp/cache" --jobs 1 -q $CPUDIFF_SIZE_ARGS \
+	python3 "$here/cpudiff.py" "$src" "$out" --cache "${KPIPE_CPUDIFF_CACHE:-$tmp/cache}" --jobs 1 -q $CPUDIFF_SIZE_ARGS \
 		>"$tmp/log/$name.$tag.check" 2>&1 || rc=$?
 	echo "$rc" >"$tmp/log/$name.$tag.rc"
 }

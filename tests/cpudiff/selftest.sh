@@ -32,7 +32,7 @@ fail=0
 expect() {
 	local orig=$1 rew=$2 want=$3 pattern=$4 spec=${5:-reverse.launch.json} rc=0
 	python3 "$here/cpudiff.py" "$st/$orig" "$st/$rew" --spec "$st/$spec" \
-		--cache "$tmp/cache" -q >"$tmp/out" 2>&1 || rc=$?
+		--cache "${KPIPE_CPUDIFF_CACHE:-$tmp/cache}" -q >"$tmp/out" 2>&1 || rc=$?
 	if [ "$rc" -eq "$want" ] && grep -Eq -- "$pattern" "$tmp/out"; then
 		echo "ok   $orig vs $rew: exit $rc ($(grep -Em1 -- "$pattern" "$tmp/out" | cut -c1-110))"
 		pass=$((pass + 1))
@@ -58,7 +58,7 @@ expect warp_reverse.cu warp_reverse_syncwarp.cu 0 '^cpudiff: PASS'
 # the cp.async form without the wait is right when copies land at issue:
 # the checker must not call it wrong there
 python3 "$here/cpudiff.py" "$st/reverse.cu" "$st/reverse_cpasync_nowait.cu" --spec "$st/reverse.launch.json" \
-	--cache "$tmp/cache" --modes issue -q >"$tmp/out" 2>&1 && rc=0 || rc=$?
+	--cache "${KPIPE_CPUDIFF_CACHE:-$tmp/cache}" --modes issue -q >"$tmp/out" 2>&1 && rc=0 || rc=$?
 if [ "$rc" -eq 0 ]; then
 	echo "ok   reverse.cu vs reverse_cpasync_nowait.cu with copies landing at issue only: PASS"
 	pass=$((pass + 1))

@@ -37,15 +37,14 @@ static_ok() { # REPORT EXIT
 for src in "$root"/samples/*.cu; do
 	name=$(basename "$src" .cu)
 	spec="${src%.cu}.launch.json"
-	eligible=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get('eligible', True))" "$spec")
-	threads=$(python3 -c "
+	# the spec's eligible flag, threads per block and (a transposing copy
+	# cp.async cannot make) the variants that do not apply, each of which
+	# must be refused with the reason: one python3 (CI time)
+	read -r eligible threads unavailable < <(python3 -c "
 import json,sys
-b=json.load(open(sys.argv[1]))['block']; n=1
-for x in b: n*=int(eval(str(x)))
-print(n)" "$spec")
-	# variants the sample's launch spec says do not apply (a transposing
-	# copy cp.async cannot make): each must be refused with the reason
-	unavailable=$(python3 -c "import json,sys; print(' '.join(json.load(open(sys.argv[1])).get('variants_unavailable', [])))" "$spec")
+d=json.load(open(sys.argv[1])); n=1
+for x in d['block']: n*=int(eval(str(x)))
+print(d.get('eligible', True), n, ' '.join(d.get('variants_unavailable', [])))" "$spec")
 	for v in cp-async register register-ca; do
 		out="$tmp/$name.$v.cu"
 		"$kpipe" rewrite --variant "$v" "$src" -o "$out" 2>"$tmp/err"
