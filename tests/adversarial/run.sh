@@ -34,6 +34,8 @@ kp_tmpdir adversarial
 table=()
 cd "$root" || exit 1
 
+not_grep() { ! grep -q -- "$1" "$2"; }
+
 # kp NAME SECONDS ARGS...: runs kpipe; sets rc, secs, and $tmp/NAME.out/.err.
 kp() {
 	local name="$1" lim="$2"
@@ -410,6 +412,20 @@ done
 check "canon_while_unsafe: only w_plain pipelined" \
 	test "$(grep -c 'for (; t < n / T; t += 1)' "$tmp/canon_while_unsafe.out.cu")" -eq 1 -a \
 	"$(grep -c 'while (' "$tmp/canon_while_unsafe.out.cu")" -eq 3
+
+# while loops that are no K-loops: the reason a for-loop would get, not
+# "rewrite it as a for-loop"; a while K-loop beside them still pipelined
+"$kpipe" rewrite "$in/while_not_kloop.cu" -o "$tmp/while_not_kloop.out.cu" \
+	>"$tmp/while_not_kloop.out" 2>"$tmp/while_not_kloop.err"
+check "while_not_kloop: exit 0" test $? -eq 0
+for want in "27:5: remark: not a K-loop: the loop copies nothing from global into __shared__ memory.*\[kpipe-no-tile-load\]" \
+	"44:5: remark: not a K-loop: no __syncthreads\(\) at the top level.*\[kpipe-no-barrier\]" \
+	"65:5: note: kpipe wrote the while-loop as a for-loop"; do
+	check "while_not_kloop: ${want%%:*}" grep -qE "while_not_kloop\.cu:$want" "$tmp/while_not_kloop.err"
+done
+check "while_not_kloop: no loop-shape refusal" not_grep kpipe-loop-shape "$tmp/while_not_kloop.err"
+check "while_not_kloop: only tiles_while pipelined" \
+	test "$(grep -cE '^\s+while \(' "$tmp/while_not_kloop.out.cu")" -eq 2
 
 # do-while K-loops: a continue that skips the steps, a step reading shared
 # memory past the closing barrier, a step that writes another variable, a
