@@ -15,6 +15,7 @@ the checkout), the kernel, and the verdict:
   rewritten: ... (load phase canonicalized)  the same after rewrite's canon pass
                                   (the loop's "canon")
   already pipelined               kpipe-already-pipelined
+  loop around K-loops (line N)    no K-loop itself: the one at line N is a row
   refused: ID, ID ...             the refusal ids, in kpipe's order
   file not analysed: ...          kpipe's error for the whole file
 
@@ -61,6 +62,8 @@ def verdict(loop):
         return "rewritten: %s%s" % (plan["variant"], "" if st == 2 else ", %d stages" % st)
     if loop.get("already_pipelined"):
         return "already pipelined"
+    if loop.get("encloses_line"):  # a loop around K-loops: its K-loops are rows of their own
+        return "loop around K-loops (line %d)" % loop["encloses_line"]
     can = loop.get("canon") or {}
     if can.get("pipelined"):  # rewrite's canon pass (and the inline pass), then the plan
         st = can.get("stages", 2)

@@ -202,6 +202,22 @@ static int split_phases(actx *c, int ntop)
 	return 1;
 }
 
+/* A while or do loop that is no K-loop (kp_kloop_like): the reason a for-loop
+ * of the same body would get, not "rewrite it as a for-loop", which would not
+ * make it one (the canon pass does not try it either). */
+static void refuse_not_kloop(actx *c, kp_node *n)
+{
+	if (!kp_top_level_barrier(n))
+		kp_ana_refuse(
+			c, n, "kpipe-no-barrier",
+			"not a K-loop: no __syncthreads() at the top level of the loop's body "
+			"(a copy or reduction loop, not a loop over tiles)");
+	else
+		kp_ana_refuse(c, n, "kpipe-no-tile-load",
+			      "not a K-loop: the loop copies nothing from global into __shared__ "
+			      "memory (an iteration to convergence, a reduction)");
+}
+
 static void analyze_loop(actx *c)
 {
 	kp_loop *l = c->l;
@@ -237,8 +253,12 @@ static void analyze_loop(actx *c)
 		return;
 	}
 	if (n->kind != KP_N_FOR) {
-		kp_ana_refuse(c, n, "kpipe-loop-shape",
-			      "only for-loops are pipelined; rewrite this loop as a for-loop");
+		if (l->not_kloop) /* a convergence loop, a copy loop: say why, not its form */
+			refuse_not_kloop(c, n);
+		else
+			kp_ana_refuse(
+				c, n, "kpipe-loop-shape",
+				"only for-loops are pipelined; rewrite this loop as a for-loop");
 		return;
 	}
 	l->body = n->for_body;

@@ -195,6 +195,7 @@ kp_node *kp_loop_body(const kp_node *n);
 const kp_decl *kp_hand_buffers(const kp_kernel *k, const kp_node *loop);
 int kp_uses_kpipe_stage(kp_node *body);
 int kp_kloop_like(const kp_node *n);
+int kp_top_level_barrier(const kp_node *loop);
 kp_node *kp_nested_kloop(kp_node *n);
 void kp_find_candidates(kp_node *n, kp_node_vec *out);
 

@@ -237,6 +237,8 @@ static int top_level_barrier(const kp_node *loop)
 	return 0;
 }
 
+int kp_top_level_barrier(const kp_node *loop) { return top_level_barrier(loop); }
+
 /* A loop that is a K-loop of its own wherever it is nested: a barrier at
  * the top level of its body and a copy from global into shared memory in
  * it.  (A copy loop of a load phase has no barrier; a loop of a compute

@@ -199,6 +199,8 @@ static int changes(const kp_node *n, const kp_decl *d)
 	return 0;
 }
 
+int kp_var_escapes(const kp_kernel *k, const kp_decl *d) { return !k->body || escapes(k->body, d); }
+
 int kp_var_may_change(const kp_kernel *k, const kp_decl *d)
 {
 	return !k->body || changes(k->body, d) || escapes(k->body, d);

@@ -30,4 +30,8 @@ int kp_var_phase_private(const kp_file *f, const kp_kernel *k, const kp_loop *l,
  * naming it. */
 int kp_var_may_change(const kp_kernel *k, const kp_decl *d);
 
+/* Whether d's address is taken, d is bound to a reference or handed to a
+ * parameter that is not a plain value, in k's body. */
+int kp_var_escapes(const kp_kernel *k, const kp_decl *d);
+
 #endif

@@ -1359,9 +1359,11 @@ int kp_canon_edits(kp_file *f, const kp_loop *l, kp_edits *ed, const char **what
 	if (!c.why)
 		hoist_decls(&c);
 	int r = c.why ? -1 : c.ed.n ? 1 : 0;
-	if (r == 0) /* the tile pointers, alone (canon_carve.c) */
+	if (r == 0) { /* the tile pointers, alone (canon_carve.c) */
 		r = kp_canon_carve_edits(f, l, ed, what, why);
-	else if (r > 0) {
+		if (r == 0) /* C89 copy-loop counters, alone (canon_counter.c) */
+			r = kp_canon_counter_edits(f, l, ed, what, why);
+	} else if (r > 0) {
 		kp_strbuf w = KP_STRBUF_INIT;
 		if (c.ntemps)
 			kp_strbuf_addf(&w,

@@ -49,4 +49,11 @@ typedef struct {
 int kp_canon_fuse(kp_file *f, const kp_loop *l, const kp_canon_subst *s, kp_edits *ed,
 		  kp_canon_ranges *r, const char **lines, const char **why);
 
+/* Shape 8 (canon_counter.c): the copy loops of l's load phase that count
+ * with a variable declared before the loop, which the kernel uses only as
+ * the counter of for-loops, declare their own (`for (l = 0; ..)` becomes
+ * `for (int l = 0; ..)`). Returns as kp_canon_edits (canon.h). */
+int kp_canon_counter_edits(kp_file *f, const kp_loop *l, kp_edits *ed, const char **what,
+			   const char **why);
+
 #endif

@@ -88,6 +88,8 @@ int kp_canon_wanted(const kp_trial_env *e, kp_file *f, const kp_loop *l)
 	return kp_trial_refused_for(l, "kpipe-partial-tile-write") ||
 	       kp_trial_refused_for(l, "kpipe-load-decl-used-later") ||
 	       (l->loads_carve_out && kp_trial_refused_for(l, "kpipe-tile-escapes")) ||
+	       kp_trial_refused_for(l, "kpipe-load-depends-on-compute") || /* shape 8 */
+	       kp_trial_refused_for(l, "kpipe-load-side-effect") ||
 	       ((l->node->kind == KP_N_WHILE || l->node->kind == KP_N_DO) &&
 		kp_trial_refused_for(l, "kpipe-loop-shape"));
 }

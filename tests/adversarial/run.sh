@@ -40,6 +40,8 @@ kp_tmpdir adversarial
 table=()
 cd "$root" || exit 1
 
+not_grep() { ! grep -q -- "$1" "$2"; }
+
 # kp NAME SECONDS ARGS...: runs kpipe; sets rc, secs, and $tmp/NAME.out/.err.
 kp() {
 	local name="$1" lim="$2"
@@ -416,6 +418,35 @@ done
 check "canon_while_unsafe: only w_plain pipelined" \
 	test "$(grep -c 'for (; t < n / T; t += 1)' "$tmp/canon_while_unsafe.out.cu")" -eq 1 -a \
 	"$(grep -c 'while (' "$tmp/canon_while_unsafe.out.cu")" -eq 3
+
+# while loops that are no K-loops: the reason a for-loop would get, not
+# "rewrite it as a for-loop"; a while K-loop beside them still pipelined
+"$kpipe" rewrite -v "$in/while_not_kloop.cu" -o "$tmp/while_not_kloop.out.cu" \
+	>"$tmp/while_not_kloop.out" 2>"$tmp/while_not_kloop.err"
+check "while_not_kloop: exit 0" test $? -eq 0
+for want in "27:5: remark: not a K-loop: the loop copies nothing from global into __shared__ memory.*\[kpipe-no-tile-load\]" \
+	"44:5: remark: not a K-loop: no __syncthreads\(\) at the top level.*\[kpipe-no-barrier\]" \
+	"65:5: note: kpipe wrote the while-loop as a for-loop"; do
+	check "while_not_kloop: ${want%%:*}" grep -qE "while_not_kloop\.cu:$want" "$tmp/while_not_kloop.err"
+done
+check "while_not_kloop: no loop-shape refusal" not_grep kpipe-loop-shape "$tmp/while_not_kloop.err"
+check "while_not_kloop: only tiles_while pipelined" \
+	test "$(grep -cE '^\s+while \(' "$tmp/while_not_kloop.out.cu")" -eq 2
+
+# copy loops counting with a variable of the kernel (canon shape 8): given
+# their own counter only where the kernel uses it as a for-loop counter alone
+"$kpipe" rewrite -v "$in/counter_outside.cu" -o "$tmp/counter_outside.out.cu" \
+	>"$tmp/counter_outside.out" 2>"$tmp/counter_outside.err"
+check "counter_outside: exit 0" test $? -eq 0
+for want in "27:5: remark: the copy loop on line 28 counts with 'l', declared before the loop, and it is used outside the for-loops it counts" \
+	"49:9: remark: the copy loop on line 50 counts with 'l', declared before the loop, and the loop on line 48 around it counts with it too" \
+	"70:5: remark: the copy loop on line 71 counts with 'l', declared before the loop, and its address is taken" \
+	"94:5: note: kpipe gave 1 copy loop \(the first on line 95\) its own counter 'l'"; do
+	check "counter_outside: ${want%%:*}" grep -qE "counter_outside\.cu:$want" "$tmp/counter_outside.err"
+done
+check "counter_outside: only counter_only pipelined" \
+	test "$(grep -c ': note: pipelined with ' "$tmp/counter_outside.err")" -eq 1 -a \
+	"$(grep -c 'for (int l = 0; l < R; l++)' "$tmp/counter_outside.out.cu")" -ge 1
 
 # do-while K-loops: a continue that skips the steps, a step reading shared
 # memory past the closing barrier, a step that writes another variable, a

@@ -684,3 +684,68 @@ Test(canon_pass, lists)
 	cr_assert_eq(n, 1);
 	cr_assert_str_eq(d[0]->name, "pad");
 }
+
+/* --- 8: a copy loop counting with a variable of the kernel --------------- */
+
+static const char counter_src[] =
+	"#define T 16\n"
+	"__global__ void k(const float *__restrict__ A, const float *__restrict__ B,\n"
+	"                  float *__restrict__ C, int N, int K)\n"
+	"{\n"
+	"    __shared__ float As[T][T];\n"
+	"    __shared__ float Bs[T][T];\n"
+	"    int tx = threadIdx.x, ty = threadIdx.y;\n"
+	"    int l, k0, kk;\n"
+	"    float acc = 0.0f;\n"
+	"    for (k0 = 0; k0 < K; k0 += T) {\n"
+	"        for (l = 0; l < 2; l++)\n"
+	"            As[ty + 8 * l][tx] = A[(blockIdx.y * T + ty + 8 * l) * K + k0 + tx];\n"
+	"        for (l = 0; l < 2; l++)\n"
+	"            Bs[ty + 8 * l][tx] = B[(k0 + ty + 8 * l) * N + blockIdx.x * T + tx];\n"
+	"        __syncthreads();\n"
+	"        for (kk = 0; kk < T; kk++)\n"
+	"            acc += As[ty][kk] * Bs[kk][tx];\n"
+	"        __syncthreads();\n"
+	"    }\n"
+	"    for (l = 0; l < 1; l++)\n"
+	"        C[(blockIdx.y * T + ty) * N + blockIdx.x * T + tx] = acc;\n"
+	"}\n";
+
+/* Alone, the pass declares the two copy loops' counters and nothing else;
+ * in the default list the loop is then pipelined; without the pass it is
+ * refused. The counter read after its loops keeps it as it is. */
+Test(canon_pass, copy_loop_counter, .init = kp_test_tmpdir_make, .fini = kp_test_tmpdir_remove)
+{
+	run_t x;
+	run_text(&x, "t.cu", counter_src, "register", "canon");
+	cr_assert_eq(x.rc, KP_EXIT_OK);
+	cr_assert_not_null(x.out);
+	char *a = replace_once(counter_src, "        for (l = 0; l < 2; l++)\n            As",
+			       "        for (int l = 0; l < 2; l++)\n            As");
+	char *b = replace_once(a, "        for (l = 0; l < 2; l++)\n            Bs",
+			       "        for (int l = 0; l < 2; l++)\n            Bs");
+	cr_assert_str_eq(x.out, b);
+	free(a);
+	free(b);
+	expect_diag(&x.r, "kpipe-canonicalized", 10,
+		    "gave 2 copy loops (the first on line 11) their own counter 'l'");
+	expect_fixes_give_text(&x.r, x.src, x.out);
+	run_release(&x);
+
+	run_text(&x, "t.cu", counter_src, "register", NULL);
+	cr_assert_eq(x.rc, KP_EXIT_OK);
+	cr_assert_geq(diag_index(&x.r, "kpipe-pipelined"), 0);
+	run_release(&x);
+
+	run_text(&x, "t.cu", counter_src, "register", "inline,pipeline");
+	cr_assert_eq(x.rc, KP_EXIT_NOTHING);
+	cr_assert_geq(diag_index(&x.r, "kpipe-load-depends-on-compute"), 0);
+	run_release(&x);
+
+	char *late = replace_once(counter_src, "    for (l = 0; l < 1; l++)\n", "    if (l > 0)\n");
+	run_text(&x, "t.cu", late, "register", NULL);
+	cr_assert_eq(x.rc, KP_EXIT_NOTHING);
+	expect_diag(&x.r, "kpipe-canon-refused", 10, "used outside the for-loops it counts");
+	run_release(&x);
+	free(late);
+}
