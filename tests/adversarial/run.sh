@@ -662,6 +662,18 @@ check "guard_cover: matmul_ragged pipelined" has guard_cover.r "guard_cover\.cu:
 check "guard_cover: gemv_and pipelined" has guard_cover.r "guard_cover\.cu:126:5: note: pipelined with "
 check "guard_cover: moving_target refused" has guard_cover.r "guard_cover\.cu:146:9: warning: 'xs' is written under the condition .*\[kpipe-partial-tile-write\]"
 
+# --- issue 34: transpose-shaped loops (MAGMA geam/transpose): scratch
+# indices read through their assignments (analysis/scratch_def.c) ---
+rewritten guard_transpose "$in/guard_transpose.cu"
+for want in "41:9: warning: 'sY' is written under the condition 'r < m'" \
+	"89:17: warning: 'sY' is written under the condition 's \+ q < n'" \
+	"132:9: warning: 'sY' is written under the condition 'r < m'"; do
+	check "guard_transpose: ${want%%:*} refused" has guard_transpose.r "guard_transpose\.cu:$want.*\[kpipe-partial-tile-write\]"
+done
+check "guard_transpose: aliased refused naming Y" has guard_transpose.r "guard_transpose\.cu:194:25: warning: the loop stores through 'Z', which may alias a loaded array \('Y'.*\[kpipe-memory-order\]"
+check "guard_transpose: only conj_ok pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/guard_transpose.r.err")" = 1
+check "guard_transpose: conj_ok pipelined" has guard_transpose.r "guard_transpose\.cu:219:5: note: pipelined with "
+
 # --- issue 34: a tile refilled after the loop (analysis/refill.c) or read as
 # the loop left it (analysis/last_tile.c) ---
 rewritten refill_after "$in/refill_after.cu"
