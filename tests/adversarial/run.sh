@@ -674,6 +674,18 @@ check "guard_transpose: aliased refused naming Y" has guard_transpose.r "guard_t
 check "guard_transpose: only conj_ok pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/guard_transpose.r.err")" = 1
 check "guard_transpose: conj_ok pipelined" has guard_transpose.r "guard_transpose\.cu:219:5: note: pipelined with "
 
+# --- issue 34: tile loads through a __shared__ table the loop never writes
+# (analysis/shared_table.c) ---
+rewritten shared_table "$in/shared_table.cu"
+for want in "29:5: warning: the load phase reads the shared array 'rows'" \
+	"56:5: warning: the load phase reads the shared array 'rows'" \
+	"80:5: warning: the load phase reads the shared array 'rows'" \
+	"105:5: warning: the load phase reads the shared array 'idx'"; do
+	check "shared_table: ${want%%:*} refused" has shared_table.r "shared_table\.cu:$want.*\[kpipe-load-depends-on-compute\]"
+done
+check "shared_table: only fixed_ok pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/shared_table.r.err")" = 1
+check "shared_table: fixed_ok pipelined" has shared_table.r "shared_table\.cu:128:5: note: pipelined with "
+
 # --- issue 34: a tile refilled after the loop (analysis/refill.c) or read as
 # the loop left it (analysis/last_tile.c) ---
 rewritten refill_after "$in/refill_after.cu"
