@@ -686,6 +686,15 @@ done
 check "shared_table: only fixed_ok pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/shared_table.r.err")" = 1
 check "shared_table: fixed_ok pipelined" has shared_table.r "shared_table\.cu:128:5: note: pipelined with "
 
+# --- issue 34: nested if/else of copy loops with a const local between
+# (rewrite/canon_fuse.c, fuse_nested) ---
+rewritten canon_nested_unsafe "$in/canon_nested_unsafe.cu"
+for want in 27 61 95 130; do
+	check "canon_nested_unsafe: line $want refused" has canon_nested_unsafe.r "canon_nested_unsafe\.cu:$want:9: warning: 'As' is written under the condition 'k0 \+ tx < K'.*\[kpipe-partial-tile-write\]"
+done
+check "canon_nested_unsafe: only float_table_ok pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/canon_nested_unsafe.r.err")" = 1
+check "canon_nested_unsafe: float_table_ok fused" has canon_nested_unsafe.r "canon_nested_unsafe\.cu:163:5: note: kpipe fused the if/else of copy loops \(line 164\)"
+
 # --- issue 34: a tile refilled after the loop (analysis/refill.c) or read as
 # the loop left it (analysis/last_tile.c) ---
 rewritten refill_after "$in/refill_after.cu"
