@@ -314,6 +314,8 @@ typedef struct {
 	const kp_decl *v, *tile;
 	int refs, fixed;
 	const char *bad;
+	int device_fn; /* a __device__ function: its pointer parameters may
+			* point into the tile */
 } v_walk;
 
 /* The references to v (each must be renamable), and what E may read. */
@@ -337,8 +339,9 @@ static int e_reads(kp_node *n, kp_node *parent, void *ud)
 		return 1;
 	if (d == w->tile)
 		w->bad = "its value reads the tile the branches store into";
-	else if (d->is_pointer && d->kind != KP_D_PARM)
-		w->bad = "its value reads through a local pointer";
+	else if (d->is_pointer && (d->kind != KP_D_PARM || w->device_fn))
+		w->bad = "its value reads through a local pointer or a __device__ function's "
+			 "parameter";
 	else if (d->is_shared && kp_decl_is_dynamic_smem(d))
 		w->bad = "its value reads dynamic shared memory";
 	else if (d->ty.is_ref)
@@ -411,7 +414,8 @@ static int fuse_nested(fuse *c, kp_node *iff)
 	int pt = 0;
 	kp_node *tgt = why ? NULL : kp_write_target(in_t, &pt);
 	kp_node *root = tgt ? kp_lvalue_root(tgt) : NULL;
-	v_walk vw = {v, root ? root->decl : NULL, 0, 0, NULL};
+	v_walk vw = {
+		v, root ? root->decl : NULL, 0, 0, NULL, !c->l->kernel || c->l->kernel->is_device};
 	if (!why) {
 		kp_node_walk(E, NULL, e_reads, &vw);
 		why = vw.bad;
