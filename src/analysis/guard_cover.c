@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "liveness.h"
-#include "refill.h"
 #include "scratch_def.h"
 #include "util.h"
 
