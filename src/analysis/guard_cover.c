@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "liveness.h"
+#include "scratch_def.h"
 #include "util.h"
 
 #define MAX_TERMS 12
@@ -51,16 +52,27 @@ static const char *squeeze(kp_file *f, const kp_node *n)
 	return s;
 }
 
-static void collect(kp_file *f, const kp_node *n, int sign, terms *t)
+/* The terms of the sum n.  A scratch variable of the loop (`i` of `int i,
+ * j;` before the loop) is read as the value its one reaching assignment
+ * gives it at statement stmt of the body (scratch_def.h); stmt -1 reads
+ * every variable as itself. */
+static void collect_at(const gctx *g, const kp_node *n, int sign, terms *t, int stmt)
 {
 	n = kp_node_strip(n);
 	if (n && n->kind == KP_N_BINOP && n->nkids == 2 &&
 	    (n->opk == KP_OP_ADD || n->opk == KP_OP_SUB)) {
-		collect(f, n->kids[0], sign, t);
-		collect(f, n->kids[1], n->opk == KP_OP_SUB ? -sign : sign, t);
+		collect_at(g, n->kids[0], sign, t, stmt);
+		collect_at(g, n->kids[1], n->opk == KP_OP_SUB ? -sign : sign, t, stmt);
 		return;
 	}
-	const char *s = n ? squeeze(f, n) : NULL;
+	if (n && n->kind == KP_N_DECLREF && stmt >= 0) {
+		const kp_node *v = kp_scratch_value(g->f, g->k, g->l, n->decl, stmt);
+		if (v) {
+			collect_at(g, v, sign, t, -1);
+			return;
+		}
+	}
+	const char *s = n ? squeeze(g->f, n) : NULL;
 	if (!s || t->n >= MAX_TERMS) {
 		t->overflow = 1;
 		return;
@@ -163,13 +175,34 @@ static int uniform(const gctx *g, const kp_node *n, int depth)
 	return 1;
 }
 
-/* `L op R` read as x < bound (*strict) or x <= bound, where x is the term
- * spelled xs; the bound's canonical string, or NULL when c is not such a
- * conjunct or a term of the bound is not uniform. */
-static const char *upper_bound(const gctx *g, const kp_node *c, const char *xs, int *strict)
+/* Drops the pairs of equal terms of opposite signs. */
+static void cancel(terms *t)
+{
+	for (int i = 0; i < t->n; i++)
+		for (int j = i + 1; j < t->n; j++)
+			if (t->sign[i] == -t->sign[j] && !strcmp(t->text[i], t->text[j])) {
+				for (int m = j; m + 1 < t->n; m++)
+					t->text[m] = t->text[m + 1], t->node[m] = t->node[m + 1],
+					t->sign[m] = t->sign[m + 1];
+				t->n--;
+				for (int m = i; m + 1 < t->n; m++)
+					t->text[m] = t->text[m + 1], t->node[m] = t->node[m + 1],
+					t->sign[m] = t->sign[m + 1];
+				t->n--;
+				i--;
+				break;
+			}
+}
+
+/* `L op R` read as x < bound (*strict) or x <= bound, where x is the sum
+ * of terms xs (each term of x one of L, or of -R); the bound's canonical
+ * string, or NULL when c is not such a conjunct or a term of the bound is
+ * not uniform.  Variables are read at statement stmt (collect_at). */
+static const char *upper_bound(const gctx *g, const kp_node *c, const terms *xs, int *strict,
+			       int stmt)
 {
 	c = kp_node_strip(c);
-	if (!c || c->kind != KP_N_BINOP || c->nkids != 2)
+	if (!c || c->kind != KP_N_BINOP || c->nkids != 2 || xs->n == 0 || xs->overflow)
 		return NULL;
 	const kp_node *L, *R;
 	switch (c->opk) {
@@ -180,25 +213,29 @@ static const char *upper_bound(const gctx *g, const kp_node *c, const char *xs, 
 	default: return NULL;
 	}
 	*strict = c->opk == KP_OP_LT || c->opk == KP_OP_GT;
-	terms lt = {0}, rt = {0}, b = {0};
-	collect(g->f, L, 1, &lt);
-	collect(g->f, R, 1, &rt);
-	if (lt.overflow || rt.overflow)
+	/* L - R < 0, as one sum */
+	terms d = {0};
+	collect_at(g, L, 1, &d, stmt);
+	collect_at(g, R, -1, &d, stmt);
+	if (d.overflow)
 		return NULL;
-	int found = 0;
-	for (int i = 0; i < lt.n; i++) {
-		if (!found && lt.sign[i] > 0 && !strcmp(lt.text[i], xs)) {
-			found = 1;
-			continue;
-		}
-		b.text[b.n] = lt.text[i], b.node[b.n] = lt.node[i], b.sign[b.n++] = -lt.sign[i];
-	}
-	for (int i = 0; i < rt.n && b.n < MAX_TERMS; i++) {
-		if (!strcmp(rt.text[i], xs))
+	cancel(&d);
+	/* take x out: every term of x must be there with its sign */
+	int used[MAX_TERMS] = {0};
+	for (int i = 0; i < xs->n; i++) {
+		int found = 0;
+		for (int j = 0; j < d.n && !found; j++)
+			if (!used[j] && d.sign[j] == xs->sign[i] && !strcmp(d.text[j], xs->text[i]))
+				used[j] = found = 1;
+		if (!found)
 			return NULL;
-		b.text[b.n] = rt.text[i], b.node[b.n] = rt.node[i], b.sign[b.n++] = rt.sign[i];
 	}
-	if (!found || b.n == 0 || b.n >= MAX_TERMS)
+	terms b = {0};
+	for (int j = 0; j < d.n; j++)
+		if (!used[j])
+			b.text[b.n] = d.text[j], b.node[b.n] = d.node[j],
+			b.sign[b.n++] = -d.sign[j];
+	if (b.n == 0)
 		return NULL;
 	for (int i = 0; i < b.n; i++)
 		if (!uniform(g, b.node[i], 0))
@@ -206,36 +243,41 @@ static const char *upper_bound(const gctx *g, const kp_node *c, const char *xs, 
 	return canon(g->f, &b);
 }
 
-/* Whether cond bounds the read subscript j (spelled js) by the guard's
- * bound gb: a conjunct of cond, or an argument of min() on its right. */
-static int bounds_by(const gctx *g, const kp_node *cond, const char *js, const char *gb,
-		     int gstrict)
+/* Whether cond bounds the read subscript x (the sum xs) by the guard's
+ * bound gb: a conjunct of cond, or an argument of min() on its right
+ * (`x < min(T, b - a)`). */
+static int bounds_by(const gctx *g, const kp_node *cond, const terms *xs, const char *gb,
+		     int gstrict, int stmt)
 {
 	cond = kp_node_strip(cond);
 	if (!cond)
 		return 0;
 	if (cond->kind == KP_N_BINOP && cond->opk == KP_OP_LAND && cond->nkids == 2)
-		return bounds_by(g, cond->kids[0], js, gb, gstrict) ||
-		       bounds_by(g, cond->kids[1], js, gb, gstrict);
+		return bounds_by(g, cond->kids[0], xs, gb, gstrict, stmt) ||
+		       bounds_by(g, cond->kids[1], xs, gb, gstrict, stmt);
 	int strict;
-	const char *b = upper_bound(g, cond, js, &strict);
+	const char *b = upper_bound(g, cond, xs, &strict, stmt);
 	if (b && !strcmp(b, gb) && (strict || !gstrict))
 		return 1;
-	/* j < min(T, b - a) */
+	/* x < min(T, b - a) */
 	if (cond->kind != KP_N_BINOP || cond->nkids != 2 ||
 	    (cond->opk != KP_OP_LT && cond->opk != KP_OP_LE))
 		return 0;
-	const kp_node *l = kp_node_strip(cond->kids[0]), *r = kp_node_strip(cond->kids[1]);
-	if (!l || l->kind != KP_N_DECLREF || !l->name || strcmp(l->name, js) || !r ||
-	    r->kind != KP_N_CALL || !r->name || strcmp(r->name, "min"))
+	const kp_node *r = kp_node_strip(cond->kids[1]);
+	if (!r || r->kind != KP_N_CALL || !r->name || strcmp(r->name, "min"))
+		return 0;
+	terms lt = {0};
+	collect_at(g, cond->kids[0], 1, &lt, stmt);
+	if (lt.overflow || strcmp(canon(g->f, &lt), canon(g->f, xs)))
 		return 0;
 	if (gstrict && cond->opk != KP_OP_LT)
 		return 0;
 	for (int i = 1; i < r->nkids; i++) {
 		terms t = {0};
-		collect(g->f, r->kids[i], 1, &t);
+		collect_at(g, r->kids[i], 1, &t, stmt);
 		if (t.overflow || !uniform(g, r->kids[i], 0))
 			continue;
+		cancel(&t);
 		if (!strcmp(canon(g->f, &t), gb))
 			return 1;
 	}
@@ -270,15 +312,32 @@ typedef struct {
 	int dim;        /* the guarded subscript, counted from the array's name */
 	const char *gb; /* the guard's bound */
 	int gstrict;
-	const kp_node *fors[16];
-	int nfors;
+	int stmt; /* the statement of the loop body walked */
+	/* the conditions around the walk: a for loop's while walking its
+	 * body, an if's while walking its then branch */
+	const kp_node *cond[16], *body[16];
+	int nctx;
 	int bad;
 } rwalk;
 
 static void reads(rwalk *w, const kp_node *n);
 
-/* One access As[i0][i1]...: its subscript at w->dim must be the counter
- * of an enclosing for loop bounded like the guard. */
+/* Whether body writes a variable named in n. */
+static int writes_a_var_of(const kp_node *body, const kp_node *n)
+{
+	if (!n)
+		return 0;
+	if (n->kind == KP_N_DECLREF && n->decl && writes_to(body, n->decl))
+		return 1;
+	for (int i = 0; i < n->nkids; i++)
+		if (writes_a_var_of(body, n->kids[i]))
+			return 1;
+	return 0;
+}
+
+/* One access As[i0][i1]...: its subscript at w->dim, x, must be bounded
+ * like the guard by the condition of an enclosing for loop or if (x <
+ * bound on entry to its body), whose body writes no variable of x. */
 static void access(rwalk *w, const kp_node *n)
 {
 	const kp_node *idx[KP_MAX_DIMS + 1];
@@ -292,18 +351,13 @@ static void access(rwalk *w, const kp_node *n)
 		w->bad = 1;
 		return;
 	}
-	const kp_node *j = kp_node_strip(idx[ni - 1 - w->dim]);
+	const kp_node *x = idx[ni - 1 - w->dim];
+	terms xs = {0};
+	collect_at(w->g, x, 1, &xs, w->stmt);
 	int ok = 0;
-	/* the innermost enclosing for loop whose condition names j */
-	if (j && j->kind == KP_N_DECLREF && j->decl && j->decl->kind == KP_D_VAR)
-		for (int i = w->nfors - 1; i >= 0; i--) {
-			const kp_node *fl = w->fors[i];
-			if (!kp_node_names_decl(fl->for_cond, j->decl))
-				continue;
-			ok = !writes_to(fl->for_body, j->decl) &&
-			     bounds_by(w->g, fl->for_cond, squeeze(w->g->f, j), w->gb, w->gstrict);
-			break;
-		}
+	for (int i = w->nctx - 1; i >= 0 && !ok && !xs.overflow; i--)
+		ok = !writes_a_var_of(w->body[i], x) &&
+		     bounds_by(w->g, w->cond[i], &xs, w->gb, w->gstrict, w->stmt);
 	if (!ok)
 		w->bad = 1;
 	for (int i = 0; i < ni && !w->bad; i++)
@@ -327,19 +381,27 @@ static void reads(rwalk *w, const kp_node *n)
 		w->bad = 1; /* the tile named otherwise: a pointer, an argument */
 		return;
 	}
-	int pushed = 0;
-	if (n->kind == KP_N_FOR) {
-		if (w->nfors >= 16) {
-			w->bad = 1;
-			return;
-		}
-		w->fors[w->nfors++] = n;
-		pushed = 1;
+	/* the body of a for loop runs with its condition true; the then
+	 * branch of an if with its condition true */
+	const kp_node *body = NULL, *cond = NULL;
+	if (n->kind == KP_N_FOR && n->for_cond && n->for_body)
+		body = n->for_body, cond = n->for_cond;
+	else if (n->kind == KP_N_IF && n->nkids >= 2)
+		body = n->kids[1], cond = n->kids[0];
+	if (body && w->nctx >= 16) {
+		w->bad = 1;
+		return;
 	}
-	for (int i = 0; i < n->nkids; i++)
+	for (int i = 0; i < n->nkids && !w->bad; i++) {
+		int push = body && n->kids[i] == body;
+		if (push) {
+			w->cond[w->nctx] = cond, w->body[w->nctx] = body;
+			w->nctx++;
+		}
 		reads(w, n->kids[i]);
-	if (pushed)
-		w->nfors--;
+		if (push)
+			w->nctx--;
+	}
 }
 
 static int conjuncts(const kp_node *c, const kp_node **out, int n, int max)
@@ -375,17 +437,23 @@ static int conjunct_covers(const gctx *g, const kp_load *ld, const kp_node *cj, 
 	for (int d = 0; d < ni; d++)
 		if (varies(ctx, idx[d]))
 			return 0;
+	const kp_loop *l = g->l;
+	int at = kp_stmt_index_of(l, ld->stmt);
+	if (at < l->load_b || at >= l->load_e)
+		return 0;
 	for (int d = 0; d < ni; d++) {
 		int strict;
-		const char *xs = squeeze(g->f, kp_node_strip(idx[ni - 1 - d]));
-		const char *gb = xs ? upper_bound(g, cj, xs, &strict) : NULL;
+		terms xs = {0};
+		collect_at(g, idx[ni - 1 - d], 1, &xs, at);
+		const char *gb = xs.overflow ? NULL : upper_bound(g, cj, &xs, &strict, at);
 		if (!gb)
 			continue;
-		rwalk w = {g, ld->tile, d, gb, strict, {NULL}, 0, 0};
-		const kp_loop *l = g->l;
+		rwalk w = {g, ld->tile, d, gb, strict, 0, {NULL}, {NULL}, 0, 0};
 		for (int i = 0; i < l->nstmts && !w.bad; i++)
-			if (i < l->load_b || i >= l->load_e)
+			if (i < l->load_b || i >= l->load_e) {
+				w.stmt = i;
 				reads(&w, l->stmts[i]);
+			}
 		if (!w.bad)
 			return 1;
 	}

@@ -268,7 +268,11 @@ static int dead_after(const kp_kernel *k, const kp_loop *l, const kp_decl *d)
 				return 0;
 			continue;
 		}
-		return 0; /* a switch, a label, a lambda...: not followed */
+		/* `#pragma unroll` before the loop (an attributed statement) or a
+		 * label: a wrapper of the loop alone, which flows into it */
+		if (p->kind == KP_N_OTHER && p->nkids == 1 && child == p->kids[0])
+			continue;
+		return 0; /* a switch, a lambda...: not followed */
 	}
 	return 1;
 }

@@ -197,6 +197,38 @@ static const char *store_problem(fuse *c, kp_node *s, kp_node *z)
 	return NULL;
 }
 
+/* Walks the copy loops of the two branches down to their innermost
+ * statements (*t, *e): why their headers differ or write what they do
+ * not declare, or NULL; the names they declare are added to vars. */
+static const char *same_chains(fuse *c, kp_node **tp, kp_node **ep, name_walk *vars)
+{
+	kp_file *f = c->f;
+	kp_node *t = *tp, *e = *ep;
+	const char *why = NULL;
+	while (t && e && t->kind == KP_N_FOR && e->kind == KP_N_FOR && !why) {
+		if (!same_text(text_of(f, t->for_init), text_of(f, e->for_init)) ||
+		    !same_text(text_of(f, t->for_cond), text_of(f, e->for_cond)) ||
+		    !same_text(text_of(f, t->for_inc), text_of(f, e->for_inc)))
+			why = "the copy loops of the two branches have different headers";
+		for (int i = 0; t->for_init && i < t->for_init->nkids && vars->n < 8; i++)
+			if (t->for_init->kids[i]->kind == KP_N_VARDECL &&
+			    t->for_init->kids[i]->name)
+				vars->names[vars->n++] = t->for_init->kids[i]->name;
+		kp_node *hdr[3] = {t->for_init, t->for_cond, t->for_inc};
+		for (int i = 0; i < 3 && !why; i++)
+			if (hdr[i]) {
+				kp_node_walk(hdr[i], NULL, find_header_write, vars);
+				if (vars->hit)
+					why = "a copy loop's header changes a variable it does not "
+					      "declare";
+			}
+		t = single(f, t->for_body);
+		e = single(f, e->for_body);
+	}
+	*tp = t, *ep = e;
+	return why;
+}
+
 /* Shape 7 at the if statement iff: 1 when fused, 0 when not the shape;
  * c->why when it is but cannot be fused. */
 static int fuse_if(fuse *c, kp_node *iff)
@@ -208,27 +240,7 @@ static int fuse_if(fuse *c, kp_node *iff)
 	if (!t || !e || t->kind != KP_N_FOR || e->kind != KP_N_FOR)
 		return 0;
 	name_walk vars = {{0}, 0, NULL};
-	const char *why = NULL;
-	while (t && e && t->kind == KP_N_FOR && e->kind == KP_N_FOR && !why) {
-		if (!same_text(text_of(f, t->for_init), text_of(f, e->for_init)) ||
-		    !same_text(text_of(f, t->for_cond), text_of(f, e->for_cond)) ||
-		    !same_text(text_of(f, t->for_inc), text_of(f, e->for_inc)))
-			why = "the copy loops of the two branches have different headers";
-		for (int i = 0; t->for_init && i < t->for_init->nkids && vars.n < 8; i++)
-			if (t->for_init->kids[i]->kind == KP_N_VARDECL &&
-			    t->for_init->kids[i]->name)
-				vars.names[vars.n++] = t->for_init->kids[i]->name;
-		kp_node *hdr[3] = {t->for_init, t->for_cond, t->for_inc};
-		for (int i = 0; i < 3 && !why; i++)
-			if (hdr[i]) {
-				kp_node_walk(hdr[i], NULL, find_header_write, &vars);
-				if (vars.hit)
-					why = "a copy loop's header changes a variable it does not "
-					      "declare";
-			}
-		t = single(f, t->for_body);
-		e = single(f, e->for_body);
-	}
+	const char *why = same_chains(c, &t, &e, &vars);
 	if (!why)
 		why = store_problem(c, t, e);
 	kp_node *g = iff->kids[0];
@@ -282,11 +294,200 @@ static int fuse_if(fuse *c, kp_node *iff)
 	return 1;
 }
 
+/* The then branch of an if as its statements (a block's, or itself). */
+static int branch_stmts(kp_node *b, kp_node **out, int max)
+{
+	if (!b)
+		return 0;
+	if (b->kind != KP_N_COMPOUND) {
+		out[0] = b;
+		return 1;
+	}
+	if (b->nkids > max)
+		return 0;
+	for (int i = 0; i < b->nkids; i++)
+		out[i] = b->kids[i];
+	return b->nkids;
+}
+
+typedef struct {
+	const kp_decl *v, *tile;
+	int refs, fixed;
+	const char *bad;
+	int device_fn; /* a __device__ function: its pointer parameters may
+			* point into the tile */
+} v_walk;
+
+/* The references to v (each must be renamable), and what E may read. */
+static int count_v(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	v_walk *w = ud;
+	if (n->kind == KP_N_DECLREF && n->decl == w->v) {
+		w->refs++;
+		w->fixed += n->name_editable;
+	}
+	return 1;
+}
+
+static int e_reads(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	v_walk *w = ud;
+	const kp_decl *d = n->kind == KP_N_DECLREF ? n->decl : NULL;
+	if (!d || w->bad)
+		return 1;
+	if (d == w->tile)
+		w->bad = "its value reads the tile the branches store into";
+	else if (d->is_pointer && (d->kind != KP_D_PARM || w->device_fn))
+		w->bad = "its value reads through a local pointer or a __device__ function's "
+			 "parameter";
+	else if (d->is_shared && kp_decl_is_dynamic_smem(d))
+		w->bad = "its value reads dynamic shared memory";
+	else if (d->ty.is_ref)
+		w->bad = "its value reads a reference";
+	return 1;
+}
+
+/* Shape 7 one level down (cuda-convnet2's weight_acts.cu):
+ *
+ *     if (g1) { const T v = E; if (g2) { for (H) S; } else { for (H) Z; } }
+ *     else { for (H) Z; }
+ *
+ * becomes `for (H) { if ((g1) && (g2')) S'; else Z; }`, g2' and S' with
+ * each use of v written `((T)(E))`.  The same program: g1 is pure and names no
+ * header variable, so it has one value in every trip; E has no side
+ * effect, names no header variable, reads neither the tile (the only
+ * memory the trips write) nor memory a local pointer or dynamic shared
+ * memory reaches, and v is of an arithmetic type T (one word, `int`), so
+ * each `((T)(E))` is v's value (the conversion its declaration makes); `&&`
+ * evaluates E only where g1 holds, as the original does; g2 with v
+ * written out is then pure for the trips (the headers write only what they
+ * declare); the stores are those of the branch the two conditions chose.
+ * Returns 1 when fused, 0 when iff is not this shape or c->why says why
+ * it is left. */
+static int fuse_nested(fuse *c, kp_node *iff)
+{
+	kp_file *f = c->f;
+	kp_node *st[2];
+	if (iff->nkids != 3 || iff->from_macro || !iff->in_main ||
+	    iff->kids[1]->kind != KP_N_COMPOUND || branch_stmts(iff->kids[1], st, 2) != 2)
+		return 0;
+	kp_node *ds = st[0], *in = st[1];
+	while (in && in->kind == KP_N_OTHER && in->nkids == 1 && !in->op)
+		in = in->kids[0];
+	if (ds->kind != KP_N_DECLSTMT || ds->nkids != 1 || ds->kids[0]->kind != KP_N_VARDECL ||
+	    !in || in->kind != KP_N_IF || in->nkids != 3 || in != st[1] ||
+	    in->kids[1]->kind != KP_N_COMPOUND)
+		return 0;
+	kp_node *t = single(f, in->kids[1]), *e1 = single(f, in->kids[2]),
+		*e2 = single(f, iff->kids[2]);
+	if (!t || !e1 || !e2 || t->kind != KP_N_FOR || e1->kind != KP_N_FOR || e2->kind != KP_N_FOR)
+		return 0;
+	const kp_decl *v = ds->kids[0]->decl;
+	kp_node *E = v ? v->init : NULL;
+	kp_node *g1 = iff->kids[0], *g2 = in->kids[0];
+	const char *why = NULL;
+	if (!v || !E || !v->is_const || v->is_pointer || v->is_array || v->ty.is_ref || !E->type ||
+	    !v->type)
+		why = "the statement before the inner if is not one const scalar's declaration";
+	name_walk vars = {{0}, 0, NULL};
+	kp_node *t2 = t, *in_t = t;
+	if (!why)
+		why = same_chains(c, &in_t, &e1, &vars);
+	if (!why)
+		why = same_chains(c, &t2, &e2, &vars);
+	if (!why)
+		why = store_problem(c, in_t, e1);
+	if (!why)
+		why = store_problem(c, t2, e2);
+	/* v's value is E converted to v's type: written `((T)(E))`, T
+	 * arithmetic, the conversion the declaration makes */
+	const char *vt = v ? v->type : NULL;
+	if (vt && !strncmp(vt, "const ", 6))
+		vt += 6;
+	if (!why && v->ty.kind != KP_TY_SINT && v->ty.kind != KP_TY_UINT &&
+	    v->ty.kind != KP_TY_FLOAT && v->ty.kind != KP_TY_BOOL)
+		why = "the declared variable is not of an arithmetic type";
+	if (!why && (strchr(vt, ' ') || strchr(vt, '<') || strchr(vt, ':')))
+		why = "the declared variable's type is not one word";
+	int pt = 0;
+	kp_node *tgt = why ? NULL : kp_write_target(in_t, &pt);
+	kp_node *root = tgt ? kp_lvalue_root(tgt) : NULL;
+	v_walk vw = {
+		v, root ? root->decl : NULL, 0, 0, NULL, !c->l->kernel || c->l->kernel->is_device};
+	if (!why) {
+		kp_node_walk(E, NULL, e_reads, &vw);
+		why = vw.bad;
+	}
+	if (!why && kp_canon_impure(f, E, 1))
+		why = "the declared variable's value has a side effect";
+	if (!why && (kp_canon_impure(f, g1, 0) || kp_canon_impure(f, g2, 0)))
+		why = "a condition reads memory or has a side effect";
+	kp_node *named[3] = {g1, g2, E};
+	for (int i = 0; i < 3 && !why; i++) {
+		name_walk gw = vars;
+		gw.hit = NULL;
+		kp_node_walk(named[i], NULL, find_name, &gw);
+		if (gw.hit)
+			why = "a condition names a variable a copy loop declares";
+	}
+	/* v named only in g2 and the store, each use renamable */
+	if (!why) {
+		kp_node_walk(g2, NULL, count_v, &vw);
+		kp_node_walk(in_t, NULL, count_v, &vw);
+		int inner = vw.refs;
+		vw.refs = vw.fixed = 0;
+		kp_node_walk(in, NULL, count_v, &vw);
+		if (vw.refs != inner || vw.fixed != vw.refs)
+			why = "the declared variable is used outside the condition and the copy";
+	}
+	kp_node *hdrs[3] = {t->for_init, t->for_cond, t->for_inc};
+	for (int i = 0; i < 3 && !why; i++)
+		if (hdrs[i] && kp_node_names_decl(hdrs[i], v))
+			why = "a copy loop's header names the declared variable";
+	if (!why && (!pragmas_only(f, iff->begin, kp_canon_stmt_end(f, iff)) || g1->from_macro ||
+		     g2->from_macro || !g1->in_main || !g2->in_main))
+		why = "a preprocessor line other than #pragma, or a macro, stands in it";
+	if (why) {
+		if (!c->why)
+			c->why = kp_arena_printf(
+				&f->arena,
+				"the if/else on line %d is not fused into one copy loop "
+				"of guarded copies: %s",
+				iff->line, why);
+		return 0;
+	}
+	if (c->r->n + 3 > KP_CANON_MAX_RANGES || c->s->n >= KP_CANON_MAX_SUBST)
+		return 0;
+	kp_canon_subst sv = *c->s;
+	sv.p[sv.n] = v;
+	sv.text[sv.n++] = kp_arena_printf(&f->arena, "((%s)(%s))", vt, rendered(f, E, c->s));
+	kp_node *itb = in->kids[1];
+	unsigned end = kp_canon_stmt_end(f, iff);
+	unsigned open = itb->begin + 1, close = itb->end - 1;
+	unsigned sb = in_t->begin, se = kp_canon_stmt_end(f, in_t);
+	const char *txt = kp_arena_printf(&f->arena, "if ((%s) && (%s)) %s; else %s;",
+					  rendered(f, g1, c->s), rendered(f, g2, &sv),
+					  rendered(f, in_t, &sv), rendered(f, e1, c->s));
+	unsigned rb[3] = {iff->begin, sb, close}, re[3] = {open, se, end};
+	kp_edits_add(c->ed, iff->begin, open - iff->begin, "");
+	kp_edits_add(c->ed, sb, se - sb, txt);
+	kp_edits_add(c->ed, close, end - close, "");
+	for (int i = 0; i < 3; i++) {
+		c->r->b[c->r->n] = rb[i];
+		c->r->e[c->r->n++] = re[i];
+	}
+	kp_strbuf_addf(&c->lines, "%sline %d", c->n ? ", " : "", iff->line);
+	c->n++;
+	return 1;
+}
+
 static void scan(fuse *c, kp_node *n)
 {
 	if (!n)
 		return;
-	if (n->kind == KP_N_IF && fuse_if(c, n))
+	if (n->kind == KP_N_IF && (fuse_nested(c, n) || fuse_if(c, n)))
 		return;
 	for (int i = 0; i < n->nkids; i++)
 		scan(c, n->kids[i]);

@@ -718,6 +718,39 @@ check "guard_cover: matmul_ragged pipelined" has guard_cover.r "guard_cover\.cu:
 check "guard_cover: gemv_and pipelined" has guard_cover.r "guard_cover\.cu:126:5: note: pipelined with "
 check "guard_cover: moving_target refused" has guard_cover.r "guard_cover\.cu:146:9: warning: 'xs' is written under the condition .*\[kpipe-partial-tile-write\]"
 
+# --- issue 34: transpose-shaped loops (MAGMA geam/transpose): scratch
+# indices read through their assignments (analysis/scratch_def.c) ---
+rewritten guard_transpose "$in/guard_transpose.cu"
+for want in "41:9: warning: 'sY' is written under the condition 'r < m'" \
+	"89:17: warning: 'sY' is written under the condition 's \+ q < n'" \
+	"132:9: warning: 'sY' is written under the condition 'r < m'"; do
+	check "guard_transpose: ${want%%:*} refused" has guard_transpose.r "guard_transpose\.cu:$want.*\[kpipe-partial-tile-write\]"
+done
+check "guard_transpose: aliased refused naming Y" has guard_transpose.r "guard_transpose\.cu:194:25: warning: the loop stores through 'Z', which may alias a loaded array \('Y'.*\[kpipe-memory-order\]"
+check "guard_transpose: only conj_ok pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/guard_transpose.r.err")" = 1
+check "guard_transpose: conj_ok pipelined" has guard_transpose.r "guard_transpose\.cu:219:5: note: pipelined with "
+
+# --- issue 34: tile loads through a __shared__ table the loop never writes
+# (analysis/shared_table.c) ---
+rewritten shared_table "$in/shared_table.cu"
+for want in "29:5: warning: the load phase reads the shared array 'rows'" \
+	"56:5: warning: the load phase reads the shared array 'rows'" \
+	"80:5: warning: the load phase reads the shared array 'rows'" \
+	"105:5: warning: the load phase reads the shared array 'idx'"; do
+	check "shared_table: ${want%%:*} refused" has shared_table.r "shared_table\.cu:$want.*\[kpipe-load-depends-on-compute\]"
+done
+check "shared_table: only fixed_ok pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/shared_table.r.err")" = 1
+check "shared_table: fixed_ok pipelined" has shared_table.r "shared_table\.cu:128:5: note: pipelined with "
+
+# --- issue 34: nested if/else of copy loops with a const local between
+# (rewrite/canon_fuse.c, fuse_nested) ---
+rewritten canon_nested_unsafe "$in/canon_nested_unsafe.cu"
+for want in 27 61 95 130; do
+	check "canon_nested_unsafe: line $want refused" has canon_nested_unsafe.r "canon_nested_unsafe\.cu:$want:9: warning: 'As' is written under the condition 'k0 \+ tx < K'.*\[kpipe-partial-tile-write\]"
+done
+check "canon_nested_unsafe: only float_table_ok pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/canon_nested_unsafe.r.err")" = 1
+check "canon_nested_unsafe: float_table_ok fused" has canon_nested_unsafe.r "canon_nested_unsafe\.cu:163:5: note: kpipe fused the if/else of copy loops \(line 164\)"
+
 # --- issue 34: a tile refilled after the loop (analysis/refill.c) or read as
 # the loop left it (analysis/last_tile.c) ---
 rewritten refill_after "$in/refill_after.cu"

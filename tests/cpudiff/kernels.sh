@@ -4,9 +4,12 @@
 # have: cooperative-groups barriers, __syncthreads_count as a barrier, a
 # per-tile partial sum, copies through a temporary, and issue 34's C89
 # scratch variables (c89_scratch), guarded copies without else read inside
-# their bound (guarded_partial, matmul_ragged) and a tile refilled after the
-# loop (remainder_tile), copy loops counting with a C89 variable of the
-# kernel (c89_counter, c89_counter_d).  Every variant of every
+# their bound (guarded_partial, matmul_ragged, and transposed with C89
+# scratch indices: transpose_add), a tile refilled after the loop
+# (remainder_tile), loads through a __shared__ table (shared_table), a
+# nested if/else of copy loops the canon pass fuses (nested_guard), copy
+# loops counting with a C89 variable of the kernel (c89_counter,
+# c89_counter_d).  Every variant of every
 # kernel must match its original on the CPU emulator; the output and the
 # environment variables are those of samples.sh.
 set -euo pipefail

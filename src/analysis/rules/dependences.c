@@ -10,6 +10,7 @@
 #include "analyze.h"
 #include "analyze_int.h"
 #include "liveness.h"
+#include "shared_table.h"
 #include "rules.h"
 
 #include <string.h>
@@ -99,9 +100,13 @@ static void check(kp_rule_ctx *c)
 		}
 	}
 	for (int i = 0; i < lw->nr && !l->loads_in_helper; i++)
-		if (lw->r[i]->is_shared && !kp_rw_has(lw->w, lw->nw, lw->r[i])) {
+		if (lw->r[i]->is_shared && !kp_rw_has(lw->w, lw->nw, lw->r[i]) &&
+		    !kp_shared_table_fixed(c->k, l, lw->r[i])) {
 			kp_rule_refuse(c, n, "kpipe-load-depends-on-compute",
-				       "the load phase reads the shared array '%s'",
+				       "the load phase reads the shared array '%s', which the loop "
+				       "may change (written in the loop, or reached through a "
+				       "pointer, a reference or a call): the next tile's loads "
+				       "would read it early",
 				       lw->r[i]->name);
 			break;
 		}

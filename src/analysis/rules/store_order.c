@@ -118,12 +118,22 @@ static void check(kp_rule_ctx *c)
 			"the loop stores through '%s', which may point into memory the tile loads "
 			"read: the prefetch of the next tile would miss the store",
 			w.target->name);
-	else
-		kp_rule_refuse(
-			c, w.bad, "kpipe-memory-order",
-			"the loop stores through '%s', which may alias a loaded array: mark the "
-			"pointers __restrict__ (or move the store after the loop)",
-			w.target->name);
+	else {
+		/* name the array the store may overlap: a load source that is not
+		 * a __restrict__ parameter */
+		const char *src = NULL;
+		for (int i = 0; i < l->nloads && !src; i++)
+			if (!l->loads[i].src || l->loads[i].src->kind != KP_D_PARM ||
+			    !is_restrict(l->loads[i].src))
+				src = l->loads[i].src ? l->loads[i].src->name : NULL;
+		kp_rule_refuse(c, w.bad, "kpipe-memory-order",
+			       "the loop stores through '%s', which may alias a loaded array "
+			       "('%s', which the tile loads read; neither is __restrict__): the "
+			       "prefetch of the next tile would run before this store; mark the "
+			       "pointers __restrict__ if they never overlap (or move the store "
+			       "after the loop)",
+			       w.target->name, src ? src : "?");
+	}
 }
 
 const kp_rule kp_rule_store_order = {
