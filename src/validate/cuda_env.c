@@ -204,7 +204,8 @@ static void set_error(kp_cuda_env *env, const char *fmt, const char *arg)
 	env->error = kp_strbuf_detach(&sb);
 }
 
-/* nvcc (and with `tools` the disassemblers, which may ask python3). */
+/* nvcc (and with `tools` its version and the disassemblers, which run
+ * nvcc --version and may ask python3). */
 static int env_find(kp_cuda_env *out, const char *cuda_path_opt, int tools)
 {
 	kp_cuda_env env = KP_CUDA_ENV_INIT;
@@ -241,7 +242,8 @@ static int env_find(kp_cuda_env *out, const char *cuda_path_opt, int tools)
 	}
 
 	if (env.nvcc) {
-		read_version(&env);
+		if (tools)
+			read_version(&env);
 		if (env.root)
 			env.include_dir = include_dir_of(env.root);
 	}
