@@ -284,11 +284,25 @@ static inline __half2 __hadd2(__half2 a, __half2 b) { return __half2{a.x + b.x, 
 static inline __half2 __hmul2(__half2 a, __half2 b) { return __half2{a.x * b.x, a.y * b.y}; }
 static inline __half2 __hfma2(__half2 a, __half2 b, __half2 c) { return __half2{__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y)}; }
 
+// KP_EMU_SPLIT (kpipe's verifier, docs/verify.md): the runtime's functions
+// marked KP_RT are compiled once into an object (where KP_EMU_RUNTIME is
+// defined too) and only declared to each kernel's translation unit.
+#if defined(KP_EMU_SPLIT) && !defined(KP_EMU_RUNTIME)
+#define KP_RT_DECL 1
+#define KP_RT
+#elif defined(KP_EMU_SPLIT)
+#define KP_RT __attribute__((noinline))
+#else
+#define KP_RT static inline
+#endif
 // --- the runtime -----------------------------------------------------------
 namespace kp {
 
-[[noreturn]] static inline void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-[[noreturn]] static inline void fail(const char *fmt, ...)
+[[noreturn]] KP_RT void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+[[noreturn]] KP_RT void fail(const char *fmt, ...)
+#ifdef KP_RT_DECL
+;
+#else
 {
     va_list ap;
     va_start(ap, fmt);
@@ -299,6 +313,7 @@ namespace kp {
     fflush(stdout);
     _exit(3);
 }
+#endif
 [[noreturn]] static inline void unsupported(const char *what)
 {
     printf("SKIP: %s is unsupported by the CPU checker (threads switch only at __syncthreads)\n", what);
@@ -532,7 +547,10 @@ static inline void shuffle(std::vector<unsigned> &order)
          m ? m->pending : 0, m ? m->expected : 0, m ? m->tx : 0);
 }
 
-static inline void run_block(unsigned nthreads)
+KP_RT void run_block(unsigned nthreads)
+#ifdef KP_RT_DECL
+;
+#else
 {
     for (const ShmArea &a : shm_areas)
         memset(a.p, 0xff, a.n);
@@ -643,6 +661,7 @@ static inline void run_block(unsigned nthreads)
         order = waiting;
     }
 }
+#endif
 
 struct LaunchCfg {
     dim3 grid, block;

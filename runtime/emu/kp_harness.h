@@ -41,7 +41,10 @@ static inline size_t elsize_of(int type)
     return type == F64 ? 8 : type == F32 || type == I32 ? 4 : type == F16 ? 2 : 1;
 }
 
-static inline void *buffer(const char *name, int role, int type, size_t count)
+KP_RT void *buffer(const char *name, int role, int type, size_t count)
+#ifdef KP_RT_DECL
+;
+#else
 {
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
     const size_t es = elsize_of(type);
@@ -60,6 +63,7 @@ static inline void *buffer(const char *name, int role, int type, size_t count)
     bufs.push_back(Buf{name, role, type, count, es, p, r, len, guard});
     return p;
 }
+#endif
 
 static inline uint64_t mix(uint64_t z)
 {
@@ -71,7 +75,10 @@ static inline uint64_t mix(uint64_t z)
 
 // Inputs as docs/launch-spec.md has them: never zero; float and double
 // uniform in [-1, 1], half k/1024 with |k| <= 1024, int8 and int in [-8, 8].
-static inline void fill_all()
+KP_RT void fill_all()
+#ifdef KP_RT_DECL
+;
+#else
 {
     for (size_t b = 0; b < bufs.size(); ++b) {
         Buf &B = bufs[b];
@@ -109,8 +116,12 @@ static inline void fill_all()
             mprotect(B.region + B.guard, B.region_len - 2 * B.guard, PROT_READ);
     }
 }
+#endif
 
-static inline void dump(const char *path)
+KP_RT void dump(const char *path)
+#ifdef KP_RT_DECL
+;
+#else
 {
     FILE *f = fopen(path, "wb");
     if (!f)
@@ -129,6 +140,7 @@ static inline void dump(const char *path)
     if (fclose(f) != 0)
         kp::fail("cannot write %s", path);
 }
+#endif
 
 static void on_fault(int sig, siginfo_t *si, void *)
 {
@@ -167,7 +179,10 @@ static void on_alarm(int)
     _exit(3);
 }
 
-static inline void install_handlers(unsigned timeout_s)
+KP_RT void install_handlers(unsigned timeout_s)
+#ifdef KP_RT_DECL
+;
+#else
 {
     static char altstack[1 << 16];
     stack_t ss{};
@@ -182,9 +197,13 @@ static inline void install_handlers(unsigned timeout_s)
     signal(SIGALRM, on_alarm);
     alarm(timeout_s);
 }
+#endif
 
 // usage: HARNESS --size NAME (--info | --sched fwd|rev|rand --seed N --cp wait|issue --out FILE)
-static inline Opts parse(int argc, char **argv)
+KP_RT Opts parse(int argc, char **argv)
+#ifdef KP_RT_DECL
+;
+#else
 {
     Opts o;
     for (int i = 1; i < argc; ++i) {
@@ -214,6 +233,7 @@ static inline Opts parse(int argc, char **argv)
         kp::fail("usage: %s --size NAME (--info | [--sched fwd|rev|rand] [--seed N] [--cp wait|issue] --out FILE)", argv[0]);
     return o;
 }
+#endif
 
 } // namespace kph
 

@@ -204,7 +204,9 @@ static void set_error(kp_cuda_env *env, const char *fmt, const char *arg)
 	env->error = kp_strbuf_detach(&sb);
 }
 
-int kp_cuda_env_find(kp_cuda_env *out, const char *cuda_path_opt)
+/* nvcc (and with `tools` its version and the disassemblers, which run
+ * nvcc --version and may ask python3). */
+static int env_find(kp_cuda_env *out, const char *cuda_path_opt, int tools)
 {
 	kp_cuda_env env = KP_CUDA_ENV_INIT;
 	if (cuda_path_opt && !*cuda_path_opt)
@@ -240,19 +242,34 @@ int kp_cuda_env_find(kp_cuda_env *out, const char *cuda_path_opt)
 	}
 
 	if (env.nvcc) {
-		read_version(&env);
+		if (tools)
+			read_version(&env);
 		if (env.root)
 			env.include_dir = include_dir_of(env.root);
 	}
 
 	char *sites = NULL;
 	int asked_python = 0;
-	env.cuobjdump = find_tool("cuobjdump", cuda_path_opt, env.root, &sites, &asked_python);
-	env.nvdisasm = find_tool("nvdisasm", cuda_path_opt, env.root, &sites, &asked_python);
+	if (tools) {
+		env.cuobjdump =
+			find_tool("cuobjdump", cuda_path_opt, env.root, &sites, &asked_python);
+		env.nvdisasm =
+			find_tool("nvdisasm", cuda_path_opt, env.root, &sites, &asked_python);
+	}
 	free(sites);
 
 	*out = env;
 	return env.nvcc ? 0 : -ENOENT;
+}
+
+int kp_cuda_env_find(kp_cuda_env *out, const char *cuda_path_opt)
+{
+	return env_find(out, cuda_path_opt, 1);
+}
+
+int kp_cuda_env_find_nvcc(kp_cuda_env *out, const char *cuda_path_opt)
+{
+	return env_find(out, cuda_path_opt, 0);
 }
 
 void kp_cuda_env_release(kp_cuda_env *env)

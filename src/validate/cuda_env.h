@@ -37,6 +37,11 @@ typedef struct {
  * the other tools are looked for either way and are NULL when absent.
  */
 int kp_cuda_env_find(kp_cuda_env *out, const char *cuda_path_opt);
+/* The same without the version and the disassemblers (version,
+ * cuobjdump and nvdisasm stay NULL), so without running `nvcc --version`
+ * and the python3 that looking for them in pip wheels may run: ptxas's
+ * probe needs nvcc only, on every rewrite, its reports cached or not. */
+int kp_cuda_env_find_nvcc(kp_cuda_env *out, const char *cuda_path_opt);
 
 /* Parses "release 13.0" out of `nvcc --version` output: 0 or -EINVAL. */
 int kp_cuda_parse_nvcc_version(const char *text, int *major, int *minor);

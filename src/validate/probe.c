@@ -28,7 +28,7 @@ static int have_nvcc(kp_ptxas_probe *p)
 	if (!p->looked) {
 		p->looked = 1;
 		kp_cuda_env env = KP_CUDA_ENV_INIT;
-		if (kp_cuda_env_find(&env, p->cuda_path) == 0 && env.nvcc)
+		if (kp_cuda_env_find_nvcc(&env, p->cuda_path) == 0 && env.nvcc)
 			p->nvcc = kp_xstrdup(env.nvcc);
 		else
 			snprintf(p->error, sizeof(p->error), "%s",

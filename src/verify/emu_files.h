@@ -3,7 +3,8 @@
  * kp_harness.h, the stand-in CUDA headers of include/), compiled into
  * kpipe by CMake (generated/kpipe_emu_src.h), written out on first use
  * into a folder named by their hash, with a g++ precompiled header of
- * kp_cpu_cuda.h beside them.
+ * kp_cpu_cuda.h and the object of the runtime's functions (KP_EMU_SPLIT)
+ * beside them.
  */
 #ifndef KPIPE_VERIFY_EMU_FILES_H
 #define KPIPE_VERIFY_EMU_FILES_H
@@ -12,11 +13,15 @@
 unsigned long long kp_emu_hash(void);
 
 /* The folder base/emu-HASH holding the files (written there once, each by
- * rename, so kpipes side by side never read half a file), and in
- * base/emu-HASH/pch/ kp_cpu_cuda.h.gch built with g++ `cxx` and `flags`
- * (NULL-terminated) when it can be (*pch set to that folder, else NULL).
- * Returns the folder (caller frees), or NULL with *err (caller frees). */
-char *kp_emu_install(const char *base, const char *cxx, const char *const *flags, char **pch,
-		     char **err);
+ * rename, so kpipes side by side never read half a file); in
+ * base/emu-HASH/rt/ kp_emu_rt.o, the functions kp_cpu_cuda.h and
+ * kp_harness.h mark KP_RT, which every build links (*rt set to its path);
+ * and with want_pch, in base/emu-HASH/pch/ kp_cpu_cuda.h.gch, both built
+ * side by side with g++ `cxx` and `flags` (NULL-terminated, holding
+ * -DKP_EMU_SPLIT), the header when it can be (*pch set to that folder,
+ * else NULL).  Returns the folder (caller frees), or NULL with *err
+ * (caller frees; also when the runtime's object does not build). */
+char *kp_emu_install(const char *base, const char *cxx, const char *const *flags, int want_pch,
+		     char **pch, char **rt, char **err);
 
 #endif

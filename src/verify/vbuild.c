@@ -15,8 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-const char *const kp_vbuild_flags[] = {"-std=c++17",           "-O1",      "-w",
-				       "-fno-strict-aliasing", "-pthread", NULL};
+/* KP_EMU_SPLIT: the emulator's runtime comes from its object (emu_files.h) */
+const char *const kp_vbuild_flags[] = {
+	"-std=c++17", "-O1", "-w", "-fno-strict-aliasing", "-pthread", "-DKP_EMU_SPLIT", NULL};
 
 /* a run's limit in the launcher (alarm) */
 #define KP_VERIFY_RUN_LIMIT_S 60
@@ -150,6 +151,7 @@ static char *first_errors(const char *out)
 }
 
 typedef struct {
+	const char *label;
 	char *main, *exe, *tmp;
 	kp_proc p;
 	int running;
@@ -160,7 +162,9 @@ static void start_job(const kp_vbuild_env *env, build_job *j, unsigned long long
 {
 	kp_strbuf e = KP_STRBUF_INIT, t = KP_STRBUF_INIT;
 	kp_strbuf_addf(&e, "%s/x-%016llx.exe", env->store, key);
-	kp_strbuf_addf(&t, "%s.tmp%ld", kp_strbuf_str(&e), (long)getpid());
+	/* two versions of one text (a file verified against itself) build
+	 * side by side: each into a file of its own */
+	kp_strbuf_addf(&t, "%s.tmp%ld-%s", kp_strbuf_str(&e), (long)getpid(), j->label);
 	j->exe = kp_strbuf_detach(&e);
 	j->tmp = kp_strbuf_detach(&t);
 	if (!access(j->exe, X_OK))
@@ -183,6 +187,7 @@ static void start_job(const kp_vbuild_env *env, build_job *j, unsigned long long
 	argv[n++] = "-iquote";
 	argv[n++] = env->src_dir;
 	argv[n++] = j->main;
+	argv[n++] = env->rt;
 	argv[n++] = "-o";
 	argv[n++] = j->tmp;
 	argv[n] = NULL;
@@ -203,6 +208,7 @@ void kp_vbuild_run(const kp_vbuild_env *env, const kp_launch_spec *s, kp_vbuild 
 	for (int i = 0; i < n; i++) {
 		unsigned long long key = 0;
 		v[i].cp_async = uses_async_copies(v[i].text);
+		jobs[i].label = v[i].label;
 		jobs[i].main = write_sources(env, s, &v[i], &key);
 		if (!jobs[i].main)
 			continue;

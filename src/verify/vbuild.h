@@ -13,6 +13,7 @@
 typedef struct {
 	const char *emu;        /* the emulator's folder (emu_files.h) */
 	const char *pch;        /* its precompiled header's folder, or NULL */
+	const char *rt;         /* the object of its runtime, linked into every build */
 	const char *work;       /* scratch files */
 	const char *store;      /* where executables are kept (the cache, or work) */
 	const char *src_dir;    /* the kernel file's folder (its quoted includes) */

@@ -490,14 +490,17 @@ static void verify_fresh(const kp_verify_input *in, const kp_launch_spec *s, con
 			 const char *work, unsigned long long key, const char *src_dir,
 			 kp_verify_result *r)
 {
-	char *pch = NULL, *err = NULL;
-	char *emu = kp_emu_install(base, kp_vbuild_cxx(), kp_vbuild_flags, &pch, &err);
+	char *pch = NULL, *rt = NULL, *err = NULL;
+	/* without a cache the precompiled header would be built for one
+	 * file's two builds: it costs more than it saves them */
+	char *emu = kp_emu_install(base, kp_vbuild_cxx(), kp_vbuild_flags, strcmp(base, work) != 0,
+				   &pch, &rt, &err);
 	if (!emu) {
 		unavailable(r, "%s", err);
 		free(err);
 		return;
 	}
-	kp_vbuild_env env = {emu, pch, work, base, src_dir, key};
+	kp_vbuild_env env = {emu, pch, rt, work, base, src_dir, key};
 	kp_vbuild b[2] = {{"original", in->path, in->orig, in->orig_len, NULL, NULL, 0, 0},
 			  {"rewrite", in->path, in->rew, in->rew_len, NULL, NULL, 0, 0}};
 	kp_vbuild_run(&env, s, b, 2);
@@ -535,6 +538,7 @@ static void verify_fresh(const kp_verify_input *in, const kp_launch_spec *s, con
 	kp_vbuild_release(&b[1]);
 	free(emu);
 	free(pch);
+	free(rt);
 }
 
 kp_verify_status kp_verify(const kp_verify_input *in, kp_verify_result *r)
