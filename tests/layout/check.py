@@ -13,6 +13,7 @@
     rule (src/plan/auto.c), which weighs named transforms by measurements;
   * no function is longer than 150 lines, except the table-driven ones
     listed in ALLOWED_LONG;
+  * no call circle between modules (calls.py);
   * the links into bench/results resolve, and no raw output is kept there
     (doc_links.py).
 
@@ -137,8 +138,11 @@ def main():
         if not state.get(u):
             visit(u, [])
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import calls
     import doc_links
-    checks += 1
+    checks += 2
+    if calls.main():
+        bad.append("call circles: see the lines above (tests/layout/calls.py)")
     if doc_links.main():
         bad.append("bench/results: see the lines above (tests/layout/doc_links.py)")
     if not names:
