@@ -233,5 +233,9 @@ const kp_unsaved *kp_parse_unsaved_for(const kp_parse_opts *o, const char *abs);
 /* One model per qualifying project header with kernels, into c->f->headers. */
 void kp_parse_build_header_models(pctx *c, const kp_parse_opts *o, const header_policy *pol,
 				  const char *const *argv, int nstore);
+/* parse_carve.c: records the carve-outs of shared memory of the kernels
+ * of f and of its header models (kp_decl.dyn_base), the model's last
+ * change before kp_parse returns. */
+void kp_parse_mark_carves(kp_file *f);
 
 #endif

@@ -243,9 +243,10 @@ typedef struct kp_decl {
 	/* A carve-out of dynamic shared memory (`float *Kj = &sram[ts];`,
 	 * never reassigned), or of a static __shared__ array of the kernel
 	 * (`float *Bs = (float *)(buf + 4096);`): the array it points into, and
-	 * the offset in the array's elements (NULL: the array itself).  The analysis sets these and
-	 * marks the pointer is_shared / is_array with unknown bounds, so it is
-	 * a tile candidate like the array (dyn_smem.c, kp_mark_carve_outs). */
+	 * the offset in the array's elements (NULL: the array itself).  The parser sets these
+	 * once the model is built (model/carves.c decides, frontend/parse_carve.c records)
+	 * and marks the pointer is_shared / is_array with unknown bounds, so it
+	 * is a tile candidate like the array; no later stage writes them. */
 	const struct kp_decl *dyn_base;
 	const kp_node *dyn_off;
 	int has_value; /* integer constant with a known value */
@@ -621,10 +622,10 @@ const char *kp_node_builtin(const kp_file *f, const kp_node *n, int by_name, int
 /* An extern __shared__ array (its bound unknown), not a carve-out of one. */
 int kp_decl_is_extern_shared(const kp_decl *d);
 /* Dynamic shared memory: an extern __shared__ array or a carve-out of one
- * (kp_decl.dyn_base, set by the analysis). */
+ * (kp_decl.dyn_base, set by the parser: model/carves.c). */
 int kp_decl_is_dynamic_smem(const kp_decl *d);
 /* A carve-out of a static __shared__ array (`float *As = (float *)buf;`,
- * kp_decl.dyn_base a sized array, set by the analysis: static_carve.c). */
+ * kp_decl.dyn_base a sized array, set by the parser: model/carves.c). */
 int kp_decl_is_static_carve(const kp_decl *d);
 
 /* A launch's callee (arg -1) or configuration argument arg (0..nconfig-1),
