@@ -165,6 +165,10 @@ long long kp_parse_safe_sizeof(pctx *c, CXType t);
 long long kp_parse_safe_alignof(pctx *c, CXType t);
 /* The facts of a type (kp_type), from its canonical type. */
 kp_type kp_parse_type_facts(CXType t);
+/* parse_frag.c: the sizes of the dependent wmma fragment declared at cur
+ * (kp_type.frag_dim) that are written as a template parameter or a
+ * constant, read from the declaration's template arguments. */
+void kp_parse_frag_dims(CXCursor cur, kp_type *ty);
 /* Trivially copyable: 1, 0, or -1 unknown (dependent). */
 int kp_parse_type_trivial(CXType t);
 /* Visitor filling an attr_scan with a declaration's CUDA attributes. */

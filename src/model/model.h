@@ -121,9 +121,14 @@ typedef struct {
 	unsigned char elem_const, elem_volatile;
 	/* a wmma fragment (an array of them looked through): its use, the
 	 * first template argument (kp_frag_use), and whether its layout, the
-	 * sixth, is col_major; its sizes are template arguments clang's C API
-	 * does not give (kp_decl.type spells them) */
+	 * sixth, is col_major */
 	unsigned char frag, frag_col;
+	/* its sizes M, N, K (the second to fourth template arguments): the
+	 * value clang gives (1 to 255); for a declaration of a dependent
+	 * fragment, a template parameter of the function written as the
+	 * argument: -1 - its position (kp_kernel.tparam_names); 0 unknown
+	 * (`WM * 2`, a typedef of a dependent fragment, another node) */
+	short frag_dim[3];
 } kp_type;
 
 typedef enum {
