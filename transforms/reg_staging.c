@@ -303,7 +303,9 @@ static int plan_regs(kp_file *f, const kp_loop *l, stage_reg *r, const char **er
 			free(idx);
 		}
 		const char *ty = ld->lhs->type;
-		if (!ty || strstr(ty, "dependent") || strchr(ty, '<'))
+		/* a spelling with a template-id or clang's "<dependent type>": the
+		 * tile's element is spelled instead (a rendering choice) */
+		if (!ty || strchr(ty, '<'))
 			ty = ld->tile->elem_type;
 		/* drop cv-qualifiers of the target type */
 		if (!strncmp(ty, "volatile ", 9))

@@ -420,7 +420,6 @@ int kp_analyze(kp_analysis *out, kp_file *f, const kp_analyze_opts *o)
 		if (!kp_kernel_matches(k, o->kernel))
 			continue;
 		out->nkernels++;
-		kp_mark_carve_outs(k);
 		kp_node_vec cands = {0};
 		kp_find_candidates(k->body, &cands);
 		for (int i = 0; i < cands.n; i++) {

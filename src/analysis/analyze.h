@@ -13,6 +13,7 @@
 #define KPIPE_ANALYZE_H
 
 #include "arch.h"
+#include "changes.h"
 #include "loop.h"
 #include "model.h"
 
@@ -64,13 +65,6 @@ int kp_is_scratch(const kp_file *f, const kp_kernel *k, const kp_loop *l, const 
  * all-zero initializer list. */
 int kp_is_zero_value(const kp_node *n);
 
-/* The variable an lvalue (or address) expression is rooted at: the
- * DECLREF of `As` in `As[i][j]`, `*(float4 *)&As[i]`, `p + 4`; or NULL. */
-kp_node *kp_lvalue_root(kp_node *n);
-
-/* What a write node writes: the target of an assignment (plain or
- * compound; *plain says which) or of ++/--; NULL for other nodes. */
-kp_node *kp_write_target(const kp_node *n, int *plain);
 /* The variable a write to target t changes: the declaration t is rooted
  * at or, for a store through a pointer into a variable of the thread (a
  * pointer of one level, never changed, initialised with the variable's
@@ -84,14 +78,6 @@ const kp_decl *kp_written_var(const kp_file *f, const kp_kernel *k, kp_node *t, 
  * kp_load.src_global and kp_load.async_why (copies.c). */
 void kp_copy_facts(kp_file *f, const kp_kernel *k, kp_loop *l, const long long *iv,
 		   const kp_targ *targs);
-
-/* Whether d is assigned, incremented, has its address taken, or is handed
- * to something that may change it (a non-const reference parameter, an
- * unknown callee, asm, a lambda) anywhere in k's body. */
-int kp_assigned_in(const kp_kernel *k, const kp_decl *d);
-/* kp_assigned_in(), but an asm statement of f's text changes only its
- * output operands (an input "r"(addr) leaves addr as it is). */
-int kp_changed_in(const kp_file *f, const kp_kernel *k, const kp_decl *d);
 
 /* The first argument of a call (kids[1..]) that is a __shared__ array, or
  * an element or row of one: its declaration, or NULL. */

@@ -67,14 +67,11 @@ int kp_same_pointee(actx *c, const char *ptr, const char *elem, int *uses_param)
 int kp_same_canon(const kp_decl *src, const kp_decl *tile);
 
 /* ---- dyn_smem.c */
-void kp_mark_carve_outs(kp_kernel *k);
 /* Why the dynamic tile t cannot get a buffer per stage, or NULL. */
 const char *kp_dynamic_tile_problem(kp_file *f, kp_kernel *k, const long long *iv,
 				    const kp_tile *t);
 
 /* ---- static_carve.c: carve-outs of a static __shared__ array */
-/* Whether d is a static shared array of k's body that carve-outs may use. */
-int kp_static_carve_base(const kp_kernel *k, const kp_decl *d);
 /* Why the static carve-out tile t cannot get a buffer per stage, or NULL. */
 const char *kp_static_carve_problem(kp_file *f, const kp_kernel *k, const long long *iv,
 				    const kp_tile *t);

@@ -897,52 +897,35 @@ static const kp_decl *shared_base(const kp_node *n, const kp_node **elem, int de
 	return NULL;
 }
 
-/* One of a fragment type's sizes: a number, or a template parameter of
- * kernel k with its value in instantiation iv. */
-static int frag_dim(const kp_kernel *k, const long long *iv, const char *s, int *out)
+/* One of a fragment's sizes (kp_type.frag_dim): a number, or a template
+ * parameter of kernel k with its value in instantiation iv. */
+static int frag_dim(const kp_kernel *k, const long long *iv, int dim, int *out)
 {
-	while (*s == ' ')
-		s++;
-	char *end;
-	long v = strtol(s, &end, 10);
-	if (end == s) {
-		size_t n = 0;
-		while (isalnum((unsigned char)s[n]) || s[n] == '_')
-			n++;
-		v = -1;
-		for (int i = 0; iv && n && i < k->ntparams && i < KP_MAX_TARGS; i++)
-			if (k->tparam_names[i] && strlen(k->tparam_names[i]) == n &&
-			    !strncmp(k->tparam_names[i], s, n))
-				v = (long)iv[i];
-		end = (char *)s + n;
+	long long v = dim;
+	if (dim < 0) {
+		int i = -1 - dim;
+		v = iv && i < k->ntparams && i < KP_MAX_TARGS ? iv[i] : -1;
 	}
-	while (*end == ' ')
-		end++;
-	if (v <= 0 || v > 64 || (*end != ',' && *end != '>'))
+	if (v <= 0 || v > 64)
 		return -1;
 	*out = (int)v;
 	return 0;
 }
 
 /* The rows and the elements of a row in memory of a wmma matrix_a or
- * matrix_b fragment of type ty, spelled t (clang's facts say which use and
- * layout; its sizes, numbers or template parameters of the kernel for
- * instantiation iv, are read from the spelling's template arguments); -1
+ * matrix_b fragment of type ty (clang's facts: its use, layout and sizes,
+ * numbers or template parameters of the kernel for instantiation iv); -1
  * for another (an accumulator: *acc set) or sizes kpipe does not read. */
-static int frag_shape(const kp_kernel *k, const long long *iv, const kp_type *ty, const char *t,
-		      int *rows, int *cols, int *acc)
+static int frag_shape(const kp_kernel *k, const long long *iv, const kp_type *ty, int *rows,
+		      int *cols, int *acc)
 {
 	int d[3];
 	*acc = ty && ty->frag == KP_FRAG_ACC;
-	if (!ty || (ty->frag != KP_FRAG_A && ty->frag != KP_FRAG_B) || !t)
+	if (!ty || (ty->frag != KP_FRAG_A && ty->frag != KP_FRAG_B))
 		return -1;
-	const char *c = strchr(t, '<'); /* fragment<use, m, n, k, ...> */
-	c = c ? strchr(c, ',') : NULL;
-	for (int i = 0; i < 3; i++) {
-		if (!c || frag_dim(k, iv, c + 1, &d[i]))
+	for (int i = 0; i < 3; i++)
+		if (frag_dim(k, iv, ty->frag_dim[i], &d[i]))
 			return -1;
-		c = strchr(c + 1, ',');
-	}
 	int m = d[0], n = d[1], kk = d[2];
 	int col = ty->frag_col;
 	if (ty->frag == KP_FRAG_A) {
@@ -955,21 +938,25 @@ static int frag_shape(const kp_kernel *k, const long long *iv, const kp_type *ty
 	return 0;
 }
 
-/* A fragment argument's type: its own, or its variable's (an array of
- * fragments subscripted); its spelling in *t. */
+/* A fragment argument's type: its variable's when it names one (an array
+ * of fragments subscripted: the declaration knows which template
+ * parameters give a dependent fragment's sizes), else its own; its
+ * spelling, for messages, in *t. */
 static const kp_type *frag_type(const kp_node *n, const char **t)
 {
 	*t = NULL;
+	const kp_node *v = n;
+	while (v && (v->kind == KP_N_SUBSCRIPT || v->kind == KP_N_PAREN) && v->nkids)
+		v = v->kids[0];
+	if (v && v->kind == KP_N_DECLREF && v->decl && (v->decl->ty.frag || !n->ty.frag)) {
+		*t = v->decl->type;
+		return &v->decl->ty;
+	}
 	if (n && n->ty.frag) {
 		*t = n->type;
 		return &n->ty;
 	}
-	while (n && (n->kind == KP_N_SUBSCRIPT || n->kind == KP_N_PAREN) && n->nkids)
-		n = n->kids[0];
-	if (!n || n->kind != KP_N_DECLREF || !n->decl)
-		return NULL;
-	*t = n->decl->type;
-	return &n->decl->ty;
+	return NULL;
 }
 
 /* A wmma load (rows > 0: its rows x cols elements in memory read as
@@ -1045,7 +1032,7 @@ static void fragment_call(acc_walk *w, const kp_node *call)
 	for (int i = 0; i < ninst_of(w) && !x->not_analysed; i++) {
 		const long long *iv = inst_iv(w, i);
 		int rows = 0, cols = 0, acc;
-		if (frag_shape(w->k, iv, ty, t, &rows, &cols, &acc) || !load) {
+		if (frag_shape(w->k, iv, ty, &rows, &cols, &acc) || !load) {
 			rows = 0;
 			why = acc || !load ? "a wmma accumulator load or store (not an "
 					     "ldmatrix: not analysed)"

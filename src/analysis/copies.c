@@ -119,8 +119,8 @@ static int check_store(kp_node *n, kp_node *parent, void *ud)
 	} else if (n->kind == KP_N_UNOP && n->op && n->opk == KP_OP_ADDR && n->nkids &&
 		   is_ref_to(n->kids[0], w->d))
 		w->bad++;
-	else if (n->kind == KP_N_VARDECL && n->decl != w->d && n->type && strchr(n->type, '&') &&
-		 n->nkids && is_ref_to(n->kids[n->nkids - 1], w->d))
+	else if (n->kind == KP_N_VARDECL && n->decl != w->d && n->ty.is_ref && n->nkids &&
+		 is_ref_to(n->kids[n->nkids - 1], w->d))
 		w->bad++;
 	else if (n->kind == KP_N_CALL && n->arg_conv)
 		for (int i = 1; i < n->nkids; i++)

@@ -74,7 +74,7 @@ static void temp_at(actx *c, kp_node **v, int n, int i)
 		return;
 	kp_decl *t = ds->kids[0]->decl;
 	if (!t || t->kind != KP_D_VAR || t->is_shared || t->is_array || t->is_pointer || !t->type ||
-	    strchr(t->type, '&'))
+	    t->ty.is_ref)
 		return;
 	kp_copy_temp ct = {t, ds, NULL, t->init, NULL};
 	int j = i + 1;

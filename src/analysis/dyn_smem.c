@@ -1,68 +1,14 @@
 /*
- * dyn_smem.c - dynamic (extern) shared memory: marks the carve-outs of
- * an extern __shared__ array, and those of a static one of the kernel
- * (kp_decl.dyn_base, once per kernel; static_carve.c checks the latter),
- * and says why a dynamic tile cannot get a buffer per stage.
+ * dyn_smem.c - dynamic (extern) shared memory: why a dynamic tile cannot
+ * get a buffer per stage.  The parser marks the carve-outs of an extern
+ * __shared__ array, and those of a static one of the kernel
+ * (kp_decl.dyn_base: src/model/carves.c decides, frontend/parse_carve.c
+ * records; static_carve.c checks the latter).
  */
 #include "analyze.h"
 #include "analyze_int.h"
 
 #include <string.h>
-
-/* `&base[X]`, `base + X` or `base` (casts and parentheses aside): X, or NULL
- * for the array itself; *ok 0 for any other form. */
-static const kp_node *carve_offset(const kp_node *init, const kp_decl *base, int *ok)
-{
-	const kp_node *n = kp_node_strip(init);
-	*ok = 1;
-	if (n && n->kind == KP_N_DECLREF && n->decl == base)
-		return NULL;
-	if (n && n->kind == KP_N_UNOP && n->op && n->opk == KP_OP_ADDR && n->nkids == 1) {
-		const kp_node *sub = kp_node_strip(n->kids[0]);
-		if (sub->kind == KP_N_SUBSCRIPT && sub->nkids == 2) {
-			const kp_node *b = kp_node_strip(sub->kids[0]);
-			if (b->kind == KP_N_DECLREF && b->decl == base)
-				return sub->kids[1];
-		}
-	}
-	if (n && n->kind == KP_N_BINOP && n->op && n->opk == KP_OP_ADD && n->nkids == 2) {
-		const kp_node *b = kp_node_strip(n->kids[0]);
-		if (b->kind == KP_N_DECLREF && b->decl == base)
-			return n->kids[1];
-	}
-	*ok = 0;
-	return NULL;
-}
-
-static int mark_carve(kp_node *n, kp_node *parent, void *ud)
-{
-	(void)parent;
-	kp_kernel *k = ud;
-	kp_decl *d = n->kind == KP_N_VARDECL ? n->decl : NULL;
-	if (!d || d->kind != KP_D_VAR || !d->is_pointer || d->is_shared || !d->init)
-		return 1;
-	kp_node *r = kp_lvalue_root(d->init);
-	if (!r || (!kp_decl_is_extern_shared(r->decl) && !kp_static_carve_base(k, r->decl)))
-		return 1;
-	int ok;
-	const kp_node *off = carve_offset(d->init, r->decl, &ok);
-	if (!ok || kp_assigned_in(k, d))
-		return 1;
-	d->dyn_base = r->decl;
-	d->dyn_off = off;
-	d->is_shared = 1;
-	d->is_array = 1;
-	d->ndims = 0;
-	return 1;
-}
-
-/* Marks the kernel's carve-outs of dynamic shared memory (model.h,
- * kp_decl.dyn_base); once per kernel, whatever the pass. */
-void kp_mark_carve_outs(kp_kernel *k)
-{
-	if (k->body)
-		kp_node_walk(k->body, NULL, mark_carve, k);
-}
 
 typedef struct {
 	const kp_decl *base;

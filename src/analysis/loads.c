@@ -139,7 +139,7 @@ int kp_is_scratch(const kp_file *f, const kp_kernel *k, const kp_loop *l, const 
 {
 	unsigned b, e;
 	if (!d || d->kind != KP_D_VAR || d->is_shared || d->is_pointer || !d->type ||
-	    strchr(d->type, '&') || !k->body || !load_extent(l, &b, &e))
+	    d->ty.is_ref || !k->body || !load_extent(l, &b, &e))
 		return 0;
 	if (d->begin < k->body->begin || d->end > l->node->begin)
 		return 0;
@@ -221,7 +221,7 @@ static int other_stage_local(const actx *c, const kp_decl *d)
 	const kp_loop *l = c->l;
 	unsigned b, e;
 	if (!d || d->kind != KP_D_VAR || d->is_shared || d->is_pointer || !d->type ||
-	    strchr(d->type, '&') || !load_extent(l, &b, &e) || d->begin < b || d->end > e)
+	    d->ty.is_ref || !load_extent(l, &b, &e) || d->begin < b || d->end > e)
 		return 0;
 	kp_node *g = d->init ? kp_find_global_load(d->init) : NULL;
 	if (!g) {

@@ -1,8 +1,8 @@
 /*
  * pure.c - the table of known pure functions (CUDA math API, libdevice,
- * std:: math, cuComplex.h, the warp intrinsics), keyed by the resolved declaration, and
- * what a call may write through each argument, from clang's parameter
- * types and the argument's type (pure.h).
+ * std:: math, cuComplex.h, the warp intrinsics), keyed by the resolved declaration
+ * (pure.h).  What a call may write through each argument is a question of
+ * the model's (src/model/changes.c).
  */
 #include "pure.h"
 
@@ -187,22 +187,11 @@ kp_pure_class kp_pure_name(const char *nm)
 	return KP_PURE_NO;
 }
 
-/* The comparison and arithmetic operators: none assigns its operands. */
-static int reading_operator(const char *op)
-{
-	static const char *const ops[] = {"<", ">", "<=", ">=", "==", "!=", "+",  "-",  "*",  "/",
-					  "%", "&", "|",  "^",  "~",  "!",  "&&", "||", "<<", ">>"};
-	for (size_t i = 0; i < KP_ARRAY_LEN(ops); i++)
-		if (!strcmp(op, ops[i]))
-			return 1;
-	return 0;
-}
-
 kp_pure_class kp_call_pure(const kp_node *n)
 {
 	if (!n || n->kind != KP_N_CALL)
 		return KP_PURE_NO;
-	int op = n->name && !strncmp(n->name, "operator", 8) && reading_operator(n->name + 8);
+	int op = n->name && !strncmp(n->name, "operator", 8) && kp_op_reads_only(n->name + 8);
 	if (n->decl) {
 		/* the declaration clang resolved: the toolkit's or a system
 		 * header's, and no body of the user's file kpipe reads instead;
@@ -227,154 +216,4 @@ kp_pure_class kp_call_pure(const kp_node *n)
 	if (n->lookup_name && n->lookup_system)
 		return kp_pure_name(n->lookup_name);
 	return KP_PURE_NO;
-}
-
-static int operator_call(const kp_node *n) { return n->name && !strncmp(n->name, "operator", 8); }
-
-/* Whether kid k of an operator call is its callee: a name of no object. */
-static int callee_kid(const kp_node *n, int k)
-{
-	const kp_node *c = kp_node_strip(n->kids[k]);
-	return c && c->kind == KP_N_DECLREF && (!c->decl || c->decl->kind == KP_D_FUNC) &&
-	       (!c->name || !*c->name || !strcmp(c->name, n->name));
-}
-
-int kp_call_first_arg(const kp_node *n)
-{
-	if (n->nkids < 1)
-		return 0;
-	const kp_node *k0 = kp_node_strip(n->kids[0]);
-	int fn = k0 && k0->kind == KP_N_DECLREF && k0->decl && k0->decl->kind == KP_D_FUNC;
-	if (operator_call(n) && n->nkids == 3 && !fn)
-		return 0; /* lhs, callee, rhs */
-	if (operator_call(n) && n->nkids == 2)
-		return callee_kid(n, 0) || !callee_kid(n, 1); /* x++: operand, callee */
-	if (n->decl && n->decl->kind == KP_D_OTHER)
-		return 0; /* a constructor: its arguments only */
-	/* a call expression: the callee (a name, a member, a template-id)
-	 * comes first */
-	return 1;
-}
-
-/* The parameter argument kid binds to (-1: none, the callee), for a call
- * whose callee is kids[0] or an operator's (lhs, callee, rhs). */
-static int param_of(const kp_node *n, int kid)
-{
-	int a0 = kp_call_first_arg(n);
-	if (kid < a0)
-		return -1;
-	if (a0 == 0 && operator_call(n) && n->nkids == 3) {
-		if (kid == 1)
-			return -1;
-		return kid == 0 ? 0 : 1;
-	}
-	return kid - a0;
-}
-
-/* A cast on the way to the argument's object that drops const
- * (const_cast, a C-style cast): its constness proves nothing. */
-static int drops_const(const kp_node *a)
-{
-	for (int g = 0; a && g < 64; g++) {
-		if (a->kind == KP_N_CAST && ((a->ty.kind == KP_TY_POINTER && !a->ty.elem_const) ||
-					     (a->ty.is_ref && !a->ty.is_const)))
-			return 1;
-		if ((a->kind == KP_N_PAREN || a->kind == KP_N_CAST || a->kind == KP_N_OTHER) &&
-		    a->nkids >= 1)
-			a = a->kids[a->nkids - 1];
-		else
-			return 0;
-	}
-	return 1;
-}
-
-int kp_call_arg_write(const kp_node *n, int kid)
-{
-	if (!n || kid < 0 || kid >= n->nkids)
-		return 0;
-	int p = param_of(n, kid);
-	if (p < 0)
-		return 0; /* the callee */
-	const kp_node *raw = n->kids[kid];
-	const kp_node *a = kp_node_strip(raw);
-	if (!a || a->kind == KP_N_INTLIT || a->kind == KP_N_FLOATLIT || a->kind == KP_N_SIZEOF)
-		return 0;
-	kp_type t = a->ty;
-	if (a->kind == KP_N_DECLREF) {
-		const kp_decl *d = a->decl;
-		if (!d || d->kind == KP_D_TPARAM || d->kind == KP_D_ENUM || d->kind == KP_D_FUNC)
-			return 0; /* a constant, or no object */
-		if (d->ty.kind != KP_TY_UNKNOWN)
-			t = d->ty;
-	}
-	int cast = drops_const(raw);
-	int arr = t.kind == KP_TY_ARRAY;
-	/* the object itself, and what it points to (an array's elements are
-	 * its object), can be changed without a cast */
-	int obj_const = !cast && !t.is_ref && (arr ? t.elem_const : t.is_const);
-	int pts_const = !cast && (t.kind == KP_TY_POINTER || arr) && t.elem_const;
-	int w = -1; /* as effects.c's param_writes */
-	const kp_decl *f = n->decl;
-	/* a member operator (lhs, callee, rhs; one parameter): the lhs is its
-	 * object, whose method may not be const */
-	int a0 = kp_call_first_arg(n);
-	int nargs = n->nkids - a0 - (a0 == 0 && n->nkids == 3 ? 1 : 0);
-	int member = f && operator_call(n) && f->nparam_ty >= 0 && f->nparam_ty == nargs - 1;
-	if (member)
-		p = p == 0 ? -1 : p - 1;
-	if (member && p < 0)
-		w = -1;
-	else if (f && f->nparam_ty >= 0) {
-		if (p >= f->nparam_ty)
-			w = f->variadic ? -1 : 0;
-		else {
-			kp_type pt = f->param_ty[p];
-			if (pt.is_ref == 2)
-				w = 0;
-			else if (pt.is_ref)
-				w = pt.is_const ? 0 : 1;
-			else if (pt.kind == KP_TY_POINTER || pt.kind == KP_TY_ARRAY)
-				w = pt.elem_const ? 0 : 2; /* an array parameter is a pointer */
-			else if (pt.kind == KP_TY_DEPENDENT || pt.kind == KP_TY_UNKNOWN)
-				w = -1; /* `T tile[R][C]` in a template: not known yet */
-			else
-				w = 0;
-		}
-	} else if (!f && operator_call(n)) {
-		const char *op = n->name + 8;
-		if (reading_operator(op) && n->lookup_ro)
-			w = 0;
-		else if (reading_operator(op) || strcmp(op, "()") == 0)
-			w = -1;
-		else /* = and the compound assignments, ++, --: the first operand */
-			w = kid == kp_call_first_arg(n) ? 1 : -1;
-	}
-	if (w == 0)
-		return 0;
-	if (w == 1)
-		return obj_const ? 0 : 1;
-	if (w == 2)
-		return arr ? (pts_const ? 0 : 1) : (pts_const ? 0 : 2);
-	/* unknown: a reference to the object or a pointer to it may be taken */
-	if (obj_const)
-		return t.kind == KP_TY_POINTER && !pts_const ? 2 : 0;
-	return 1;
-}
-
-int kp_call_arg_writes_pointee(const kp_node *n, int kid)
-{
-	if (!n || kid < 0 || kid >= n->nkids || !kp_call_arg_write(n, kid))
-		return 0;
-	const kp_node *raw = n->kids[kid], *a = kp_node_strip(raw);
-	kp_type t = a->kind == KP_N_DECLREF && a->decl ? a->decl->ty : a->ty;
-	if ((t.kind == KP_TY_POINTER || t.kind == KP_TY_ARRAY) && t.elem_const && !drops_const(raw))
-		return 0;
-	int p = param_of(n, kid);
-	const kp_decl *f = n->decl;
-	if (!f || f->nparam_ty < 0 || p < 0 || p >= f->nparam_ty)
-		return 1;
-	kp_type pt = f->param_ty[p];
-	if (pt.kind == KP_TY_POINTER || pt.kind == KP_TY_ARRAY)
-		return !pt.elem_const; /* a pointer, or a reference to one */
-	return pt.kind == KP_TY_DEPENDENT || pt.kind == KP_TY_UNKNOWN;
 }

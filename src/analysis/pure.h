@@ -4,15 +4,16 @@
  * pure functions is keyed by the resolved declaration (its name, and it
  * declared in a system header or the CUDA toolkit: kp_decl.in_system, or
  * for a call left unresolved in a template, every candidate its name finds:
- * kp_node.lookup_system); what a call may write through an argument comes
- * from the callee's parameter types (kp_decl.param_ty) and the argument's
- * own type (a constant, a const object).
+ * kp_node.lookup_system).  What a call may write through an argument
+ * (kp_call_arg_write) is declared in src/model/changes.h, which this
+ * header includes.
  *
  * Works on the model only.
  */
 #ifndef KPIPE_PURE_H
 #define KPIPE_PURE_H
 
+#include "changes.h"
 #include "model.h"
 
 typedef enum {
@@ -31,23 +32,5 @@ kp_pure_class kp_pure_name(const char *nm);
  * in a system header or the CUDA toolkit (a function of the user's file
  * of the same name is not in the table; its body decides). */
 kp_pure_class kp_call_pure(const kp_node *n);
-
-/* The index of the call's first argument in n->kids (after the callee). */
-int kp_call_first_arg(const kp_node *n);
-
-/* What the call n may do to the object argument kid (an index into
- * n->kids) names: 0 nothing (a constant, a template parameter, a const
- * object, a parameter taken by value, const reference or pointer to
- * const, an operand of a comparison or arithmetic operator whose
- * candidates all take their operands so), 1 change it (a non-const lvalue
- * reference parameter, an array handed to a pointer to non-const, or a
- * callee kpipe cannot see), 2 change what it points to only (a pointer
- * handed to a pointer to non-const). */
-int kp_call_arg_write(const kp_node *n, int kid);
-
-/* Whether the call n may write what argument kid (a pointer) points to:
- * its parameter a pointer, or a reference to a pointer, to non-const, or
- * unknown; never through a pointer to const handed without a cast. */
-int kp_call_arg_writes_pointee(const kp_node *n, int kid);
 
 #endif

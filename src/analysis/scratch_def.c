@@ -7,7 +7,6 @@
 #include "scratch_def.h"
 
 #include "analyze.h"
-#include "analyze_int.h"
 #include "liveness.h"
 #include "refill.h"
 

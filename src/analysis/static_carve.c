@@ -18,37 +18,6 @@
 
 #define MAX_CARVES 16
 
-/* Whether the array base is named outside the initialisers of pointers
- * into it (`float *As = (float *)base + X`): a direct use. */
-static int direct_use(kp_node *n, kp_node *parent, void *ud)
-{
-	(void)parent;
-	const kp_decl **w = ud;
-	if (w[1])
-		return 0;
-	if (n->kind == KP_N_VARDECL && n->decl && n->decl->is_pointer && n->decl->init) {
-		const kp_node *r = kp_lvalue_root(n->decl->init);
-		if (r && r->decl == w[0])
-			return 0;
-	}
-	if (n->kind == KP_N_DECLREF && n->decl == w[0])
-		w[1] = w[0];
-	return 1;
-}
-
-int kp_static_carve_base(const kp_kernel *k, const kp_decl *d)
-{
-	if (!d || !k || !k->body || d->kind != KP_D_VAR || !d->is_shared || !d->is_array ||
-	    d->is_pointer || d->dyn_base || d->unsized || d->ndims < 1 ||
-	    d->begin < k->body->begin || d->end > k->body->end)
-		return 0;
-	/* an array the kernel also names itself is a tile, and pointers into
-	 * it are tile pointers (tile_ptr.c), not carve-outs */
-	const kp_decl *w[2] = {d, NULL};
-	kp_node_walk(k->body, NULL, direct_use, (void *)w);
-	return !w[1];
-}
-
 typedef struct {
 	const kp_decl *base;
 	const kp_node *direct; /* the base named outside a carve-out's initialiser */

@@ -1,144 +1,15 @@
 /*
- * writes.c - what an expression writes and what may change a variable:
- * the root of an lvalue, the target of a write, whether a variable is
- * assigned (or handed to something that may change it) in a kernel, and
- * the local pointers whose target is known (carve-outs of a shared array,
- * pointers into a variable of the thread).
+ * writes.c - the local pointers whose target is known (carve-outs of a
+ * shared array, pointers into a variable of the thread) and the writes of
+ * a shared array a call makes.  The root of an lvalue, the target of a
+ * write and whether a variable is changed in a kernel are the model's
+ * (src/model/changes.c).
  */
 #include "analyze.h"
 #include "analyze_int.h"
 #include "pure.h"
 
 #include <string.h>
-
-/* Root declaration of an lvalue: As[i][j], *reinterpret_cast<T*>(&As[i][j]),
- * ((float4*)As)[i], p->x ... */
-kp_node *kp_lvalue_root(kp_node *n)
-{
-	for (int guard = 0; n && guard < 64; guard++) {
-		switch (n->kind) {
-		case KP_N_DECLREF: return n;
-		case KP_N_SUBSCRIPT:
-		case KP_N_PAREN:
-		case KP_N_CAST:
-		case KP_N_OTHER:
-		case KP_N_MEMBER:
-			if (!n->nkids)
-				return NULL;
-			n = n->kind == KP_N_CAST || n->kind == KP_N_OTHER ? n->kids[n->nkids - 1]
-									  : n->kids[0];
-			break;
-		case KP_N_UNOP:
-			if (!n->nkids || (n->opk != KP_OP_DEREF && n->opk != KP_OP_ADDR))
-				return NULL;
-			n = n->kids[0];
-			break;
-		case KP_N_BINOP: /* pointer arithmetic: base + off */
-			if (n->nkids != 2 || (n->opk != KP_OP_ADD && n->opk != KP_OP_SUB))
-				return NULL;
-			n = n->kids[0];
-			break;
-		default: return NULL;
-		}
-	}
-	return NULL;
-}
-
-/* What a write node writes: the target of an assignment (plain or
- * compound; *plain says which) or of ++/--; NULL for other nodes. */
-kp_node *kp_write_target(const kp_node *n, int *plain)
-{
-	*plain = 0;
-	if ((kp_is_assign(n) || n->kind == KP_N_ASSIGNOP) && n->nkids == 2) {
-		*plain = kp_is_assign(n);
-		return n->kids[0];
-	}
-	if (n->kind == KP_N_UNOP && n->nkids == 1 && n->op && (KP_OP_IS_INCDEC(n->opk)))
-		return n->kids[0];
-	return NULL;
-}
-
-typedef struct {
-	const kp_decl *d;
-	int assigned;
-	const kp_file *f; /* when set: an asm statement changes its outputs only */
-} reassign_walk;
-
-static int find_reassign(kp_node *n, kp_node *parent, void *ud)
-{
-	(void)parent;
-	reassign_walk *w = ud;
-	int plain;
-	kp_node *t = kp_write_target(n, &plain);
-	if (!t && n->kind == KP_N_UNOP && n->nkids == 1 && n->op && n->opk == KP_OP_ADDR)
-		t = n->kids[0]; /* its address taken: it may change */
-	t = t ? (kp_node *)kp_node_strip(t) : NULL;
-	if (t && t->kind == KP_N_DECLREF && t->decl == w->d)
-		w->assigned = 1;
-	return !w->assigned;
-}
-
-static int names_var(kp_node *n, kp_node *parent, void *ud)
-{
-	(void)parent;
-	reassign_walk *w = ud;
-	if (n->kind == KP_N_DECLREF && n->decl == w->d)
-		w->assigned = 1;
-	return !w->assigned;
-}
-
-/* What else may change a variable: a call handed it where the callee's
- * parameter is a non-const reference (or the callee is unknown), an asm
- * statement or a lambda that names it. */
-static int find_hidden_write(kp_node *n, kp_node *parent, void *ud)
-{
-	(void)parent;
-	reassign_walk *w = ud;
-	if (w->assigned)
-		return 0;
-	if (n->kind == KP_N_ASM && w->f && n->in_main && n->end <= w->f->len) {
-		/* its output operands come first, each constraint "=..." or "+..." */
-		int nout = 0;
-		for (unsigned i = n->begin; i + 1 < n->end; i++)
-			nout += w->f->src[i] == '"' &&
-				(w->f->src[i + 1] == '=' || w->f->src[i + 1] == '+');
-		for (int i = 0; i < nout && i < n->nkids; i++)
-			kp_node_walk(n->kids[i], NULL, names_var, w);
-		return 0;
-	}
-	if (n->kind == KP_N_ASM || n->kind == KP_N_LAMBDA) {
-		kp_node_walk(n, NULL, names_var, w);
-		return 0;
-	}
-	if (n->kind == KP_N_CALL)
-		for (int i = kp_call_first_arg(n); i < n->nkids; i++) {
-			const kp_node *a = kp_node_strip(n->kids[i]);
-			if (a && a->kind == KP_N_DECLREF && a->decl == w->d &&
-			    kp_call_arg_write(n, i) == 1)
-				w->assigned = 1;
-		}
-	return 1;
-}
-
-/* Whether d is assigned, incremented, has its address taken, or is handed
- * to something that may change it anywhere in k's body. */
-int kp_assigned_in(const kp_kernel *k, const kp_decl *d)
-{
-	reassign_walk w = {d, 0, NULL};
-	kp_node_walk(k->body, NULL, find_reassign, &w);
-	if (!w.assigned)
-		kp_node_walk(k->body, NULL, find_hidden_write, &w);
-	return w.assigned;
-}
-
-int kp_changed_in(const kp_file *f, const kp_kernel *k, const kp_decl *d)
-{
-	reassign_walk w = {d, 0, f};
-	kp_node_walk(k->body, NULL, find_reassign, &w);
-	if (!w.assigned)
-		kp_node_walk(k->body, NULL, find_hidden_write, &w);
-	return w.assigned;
-}
 
 const kp_decl *kp_call_shared_arg(const kp_node *call)
 {

@@ -498,6 +498,7 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 		else
 			rc = KP_PARSE_ERRORS;
 	}
+	kp_parse_mark_carves(f);
 	kp_parse_header_policy_release(&pol);
 cleanup:
 	free(ctext);

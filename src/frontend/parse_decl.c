@@ -194,6 +194,16 @@ static void frag_of(CXType ct, kp_type *r)
 		CXType lay = clang_getCanonicalType(clang_Type_getTemplateArgumentAsType(ct, 5));
 		r->frag_col = (unsigned char)decl_named(lay, "col_major");
 	}
+	/* M, N, K of a specialisation (not of a dependent fragment, whose
+	 * declaration is the template: kp_parse_frag_dims) */
+	CXCursor spec = clang_getTypeDeclaration(ct);
+	if (clang_Cursor_getNumTemplateArguments(spec) >= 4)
+		for (unsigned i = 0; i < 3; i++)
+			if (clang_Cursor_getTemplateArgumentKind(spec, i + 1) ==
+			    CXTemplateArgumentKind_Integral) {
+				long long v = clang_Cursor_getTemplateArgumentValue(spec, i + 1);
+				r->frag_dim[i] = (short)(v > 0 && v < 256 ? v : 0);
+			}
 }
 
 kp_type kp_parse_type_facts(CXType t)
@@ -493,6 +503,7 @@ kp_decl *kp_parse_decl_for(pctx *c, CXCursor ref)
 		d->usr = cx_dup(&f->arena, clang_getCursorUSR(canon));
 	CXType t = clang_getCursorType(canon);
 	fill_array_type(c, d, t);
+	kp_parse_frag_dims(canon, &d->ty);
 	d->nparam_ty = -1;
 	if (d->kind == KP_D_FUNC || clang_getCursorKind(canon) == CXCursor_Constructor) {
 		int np = clang_getNumArgTypes(t);

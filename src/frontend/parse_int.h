@@ -165,6 +165,10 @@ long long kp_parse_safe_sizeof(pctx *c, CXType t);
 long long kp_parse_safe_alignof(pctx *c, CXType t);
 /* The facts of a type (kp_type), from its canonical type. */
 kp_type kp_parse_type_facts(CXType t);
+/* parse_frag.c: the sizes of the dependent wmma fragment declared at cur
+ * (kp_type.frag_dim) that are written as a template parameter or a
+ * constant, read from the declaration's template arguments. */
+void kp_parse_frag_dims(CXCursor cur, kp_type *ty);
 /* Trivially copyable: 1, 0, or -1 unknown (dependent). */
 int kp_parse_type_trivial(CXType t);
 /* Visitor filling an attr_scan with a declaration's CUDA attributes. */
@@ -233,6 +237,10 @@ const kp_unsaved *kp_parse_unsaved_for(const kp_parse_opts *o, const char *abs);
 /* One model per qualifying project header with kernels, into c->f->headers. */
 void kp_parse_build_header_models(pctx *c, const kp_parse_opts *o, const header_policy *pol,
 				  const char *const *argv, int nstore);
+/* parse_carve.c: records the carve-outs of shared memory of the kernels
+ * of f and of its header models (kp_decl.dyn_base), the model's last
+ * change before kp_parse returns. */
+void kp_parse_mark_carves(kp_file *f);
 
 /* An asm statement's tokens, from its `asm` keyword where it is spelled
  * to its closing parenthesis, joined by spaces (parse_asm.c); NULL when

@@ -121,9 +121,14 @@ typedef struct {
 	unsigned char elem_const, elem_volatile;
 	/* a wmma fragment (an array of them looked through): its use, the
 	 * first template argument (kp_frag_use), and whether its layout, the
-	 * sixth, is col_major; its sizes are template arguments clang's C API
-	 * does not give (kp_decl.type spells them) */
+	 * sixth, is col_major */
 	unsigned char frag, frag_col;
+	/* its sizes M, N, K (the second to fourth template arguments): the
+	 * value clang gives (1 to 255); for a declaration of a dependent
+	 * fragment, a template parameter of the function written as the
+	 * argument: -1 - its position (kp_kernel.tparam_names); 0 unknown
+	 * (`WM * 2`, a typedef of a dependent fragment, another node) */
+	short frag_dim[3];
 } kp_type;
 
 typedef enum {
@@ -243,9 +248,10 @@ typedef struct kp_decl {
 	/* A carve-out of dynamic shared memory (`float *Kj = &sram[ts];`,
 	 * never reassigned), or of a static __shared__ array of the kernel
 	 * (`float *Bs = (float *)(buf + 4096);`): the array it points into, and
-	 * the offset in the array's elements (NULL: the array itself).  The analysis sets these and
-	 * marks the pointer is_shared / is_array with unknown bounds, so it is
-	 * a tile candidate like the array (dyn_smem.c, kp_mark_carve_outs). */
+	 * the offset in the array's elements (NULL: the array itself).  The parser sets these
+	 * once the model is built (model/carves.c decides, frontend/parse_carve.c records)
+	 * and marks the pointer is_shared / is_array with unknown bounds, so it
+	 * is a tile candidate like the array; no later stage writes them. */
 	const struct kp_decl *dyn_base;
 	const kp_node *dyn_off;
 	int has_value; /* integer constant with a known value */
@@ -626,10 +632,10 @@ const char *kp_node_builtin(const kp_file *f, const kp_node *n, int by_name, int
 /* An extern __shared__ array (its bound unknown), not a carve-out of one. */
 int kp_decl_is_extern_shared(const kp_decl *d);
 /* Dynamic shared memory: an extern __shared__ array or a carve-out of one
- * (kp_decl.dyn_base, set by the analysis). */
+ * (kp_decl.dyn_base, set by the parser: model/carves.c). */
 int kp_decl_is_dynamic_smem(const kp_decl *d);
 /* A carve-out of a static __shared__ array (`float *As = (float *)buf;`,
- * kp_decl.dyn_base a sized array, set by the analysis: static_carve.c). */
+ * kp_decl.dyn_base a sized array, set by the parser: model/carves.c). */
 int kp_decl_is_static_carve(const kp_decl *d);
 
 /* A launch's callee (arg -1) or configuration argument arg (0..nconfig-1),

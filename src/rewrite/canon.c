@@ -542,7 +542,7 @@ static void guarded_temp(canon *c, kp_node **v, int n, int i)
 		return;
 	s.t = s.ds->kids[0]->decl;
 	if (!s.t || s.t->kind != KP_D_VAR || s.t->is_shared || s.t->is_array || !s.t->type ||
-	    strchr(s.t->type, '&'))
+	    s.t->ty.is_ref)
 		return;
 	int j = i + 1;
 	while (j < n && !refs(v[j], s.t))

@@ -159,7 +159,7 @@ static const char *carve_problem(kp_file *f, const kp_loop *l, const kp_decl *p,
 		return "it is not declared in the kernel's body before the loop";
 	if (kp_changed_in(f, k, p))
 		return "it is changed in the kernel";
-	if (KP_TY_ANY_VOLATILE(p->ty) || (p->type && strstr(p->type, "volatile")))
+	if (KP_TY_ANY_VOLATILE(p->ty))
 		return "it points to volatile memory, which its initialiser does not";
 	init_walk iw = {f, k, t, NULL, {0}, 0};
 	kp_node_walk(p->init, NULL, find_variant, &iw);

@@ -667,7 +667,7 @@ static int stable(const kp_decl *d)
 	if (d->kind == KP_D_ENUM || d->kind == KP_D_TPARAM || (d->is_const && !d->is_pointer))
 		return 1;
 	return (d->kind == KP_D_VAR || d->kind == KP_D_PARM) && !d->usr && !d->is_shared &&
-	       !(d->type && strchr(d->type, '&'));
+	       !d->ty.is_ref;
 }
 
 /* Whether address or value expression n reads no memory and changes

@@ -12,7 +12,10 @@
   * transform names appear, quoted, only in transforms/ and in the auto
     rule (src/plan/auto.c), which weighs named transforms by measurements;
   * no function is longer than 150 lines, except the table-driven ones
-    listed in ALLOWED_LONG.
+    listed in ALLOWED_LONG;
+  * no call circle between modules (calls.py);
+  * the links into bench/results resolve, and no raw output is kept there
+    (doc_links.py).
 
 Prints one line per violation and "N checks, N violations"; exit 1 on any.
 """
@@ -134,6 +137,14 @@ def main():
         checks += 1
         if not state.get(u):
             visit(u, [])
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import calls
+    import doc_links
+    checks += 2
+    if calls.main():
+        bad.append("call circles: see the lines above (tests/layout/calls.py)")
+    if doc_links.main():
+        bad.append("bench/results: see the lines above (tests/layout/doc_links.py)")
     if not names:
         bad.append("no transform descriptor found in transforms/ (const kp_transform kp_transform_X = {...})")
     for b in bad:

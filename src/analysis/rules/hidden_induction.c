@@ -54,7 +54,7 @@ static int find_hidden(kp_node *n, kp_node *parent, void *ud)
 	if (parent && !w->alias &&
 	    ((parent->kind == KP_N_UNOP && parent->op && parent->opk == KP_OP_ADDR) ||
 	     (parent->kind == KP_N_VARDECL && parent->decl && parent->decl != n->decl &&
-	      parent->decl->type && strchr(parent->decl->type, '&')))) {
+	      parent->decl->ty.is_ref))) {
 		w->alias = n;
 		if (!w->var)
 			w->var = n->decl;

@@ -46,7 +46,7 @@ static int unsafe_target(const store_walk *w, const kp_decl *d)
 	const kp_loop *l = w->c->l;
 	if (!d || d->is_shared)
 		return 0;
-	if (!d->is_pointer && !(d->type && strchr(d->type, '&')))
+	if (!d->is_pointer && !d->ty.is_ref)
 		return 0; /* a local variable or array of the thread */
 	if (is_load_source(l, d))
 		return 1;
