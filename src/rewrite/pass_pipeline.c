@@ -253,6 +253,16 @@ static void unregister(pipeline_state *s, kp_loop *l)
 	l->nskip = 0;
 }
 
+/* Whether the plan indexes static tiles by stage, [S][...] with S of 2 or
+ * more, for every target alike: what loops that share tiles can agree on. */
+static int plain_stages(int split, const kp_tplan *tp, const kp_plan *p)
+{
+	if (p->dynamic || p->stages < 2 || p->xform->buffers(p->stages) != p->stages)
+		return 0;
+	return !split || (tp->lo.xform && !tp->lo.dynamic && tp->lo.stages == p->stages &&
+			  tp->lo.xform->buffers(tp->lo.stages) == tp->lo.stages);
+}
+
 /* Plans and transforms one eligible loop: its edits, owned by its note.
  * Returns whether it was pipelined. */
 static int pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
@@ -309,8 +319,8 @@ static int pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 					buffers, buffers));
 		return 0;
 	}
-	if (ci >= 0 && (split || p.dynamic || stage_major || buffers != p.stages ||
-			p.stages > s->cont_bufs[ci])) {
+	int plain = plain_stages(split, &tp, &p) && !stage_major;
+	if (ci >= 0 && (!plain || p.stages > s->cont_bufs[ci])) {
 		kp_pass_refuse(
 			c, line, col, "kpipe-tile-shared-by-loops",
 			kp_arena_printf(&f->arena,
@@ -323,7 +333,7 @@ static int pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 	}
 	if (ci >= 0)
 		as_continuation(s, f, l, ci);
-	if (ci < 0 && !split && !p.dynamic && !stage_major && buffers == p.stages && p.stages >= 2)
+	if (ci < 0 && plain)
 		register_later(c, s, l, buffers);
 	kp_xform_opts xo = {o->arch, p.stages, p.why, p.dynamic, o->no_comment};
 	const char *xerr = NULL;

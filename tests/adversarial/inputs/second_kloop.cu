@@ -13,7 +13,9 @@
 //    the original keeps from the first loop and the other buffer does not;
 //  - around: both loops inside an outer loop (its next round comes back).
 // Expected: the second loop of each of those four refused
-// (kpipe-tile-escapes); the first loops are pipelined; the near miss
+// (kpipe-tile-escapes); the first loops of no_sync and transposed are
+// pipelined (those of open_loop and around are refused for reasons of
+// their own); the near miss
 // same_copies (a refill and a second loop with the first loop's copies,
 // barriers between) has both loops pipelined, its uses between and after
 // indexed by the shared last-stage variable.
