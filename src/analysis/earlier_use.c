@@ -152,11 +152,15 @@ typedef struct {
 	int bad;
 } store_walk;
 
-static const kp_node *skip_casts_up(const store_walk *w, int *i, const kp_node *cur)
+/* The top of the subscript chain over ref (through casts and parens),
+ * with *depth its subscripts. */
+static const kp_node *skip_casts_up(const store_walk *w, int *i, const kp_node *cur, int *depth)
 {
+	*depth = 0;
 	while (*i >= 0 && (w->stk[*i]->kind == KP_N_CAST || w->stk[*i]->kind == KP_N_PAREN ||
 			   (w->stk[*i]->kind == KP_N_SUBSCRIPT && w->stk[*i]->nkids &&
 			    w->stk[*i]->kids[0] == cur))) {
+		*depth += w->stk[*i]->kind == KP_N_SUBSCRIPT;
 		cur = w->stk[*i];
 		(*i)--;
 	}
@@ -170,8 +174,18 @@ static void check_ref(store_walk *w, const kp_node *ref)
 {
 	eu *c = w->c;
 	int i = w->ns - 1;
-	const kp_node *top = skip_casts_up(w, &i, ref);
+	int depth;
+	const kp_node *top = skip_casts_up(w, &i, ref, &depth);
 	const kp_node *p = i >= 0 ? w->stk[i] : NULL;
+	if (p && p->kind == KP_N_SIZEOF)
+		return; /* indexed, the size of one buffer: what it was */
+	if (p && depth < c->t->arr->ndims) {
+		w->bad = fail(c, ref,
+			      "is named before the loop with fewer subscripts than it has "
+			      "dimensions (a pointer into it), which kpipe does not follow") ==
+			 EU_FAIL;
+		return;
+	}
 	if (!p) {
 		w->bad =
 			fail(c, ref,
