@@ -312,9 +312,9 @@ static int back_stmt(eu *c, const kp_node *s)
 		return u->kind == KP_N_DO ? EU_SAFE : EU_ON;
 	}
 	return fail(c, s,
-		    "is used with no __syncthreads() between that use and the "
-		    "loop: the pipelined loop's prologue would write the tile while "
-		    "that use may still read it");
+		    "is used before the loop with no __syncthreads() between that "
+		    "use and the loop: the pipelined loop's prologue would write the "
+		    "tile while that use may still read it");
 }
 
 /* The statements from k's body down to the loop, path[0] the body. */
@@ -381,6 +381,25 @@ const char *kp_tile_earlier_problem(kp_file *f, const kp_kernel *k, const kp_loo
 	int np = 0;
 	if (!find_path(k->body, l->node, path, &np, 64))
 		return "is used before the loop, which kpipe cannot place in the kernel";
+	/* every statement before the loop on a path to it (whether or not a
+	 * barrier follows): its stores into the tile are the loop's copies,
+	 * and nothing else writes it or lets it escape */
+	int stores = 0;
+	for (int j = np - 2; j >= 0 && !c.why; j--) {
+		const kp_node *p = path[j], *child = path[j + 1];
+		if (p->kind == KP_N_IF && p->nkids && p->kids[0] != child)
+			stores_ok(&c, p->kids[0]);
+		for (int i = 0;
+		     p->kind == KP_N_COMPOUND && i < p->nkids && p->kids[i] != child && !c.why; i++)
+			if (kp_node_names_decl(p->kids[i], t->arr)) {
+				stores = 1;
+				stores_ok(&c, p->kids[i]);
+			}
+	}
+	if (c.why) {
+		*at = c.at;
+		return c.why;
+	}
 	int r = EU_ON;
 	for (int j = np - 2; j >= 0 && r == EU_ON; j--) {
 		const kp_node *p = path[j], *child = path[j + 1];
@@ -403,30 +422,6 @@ const char *kp_tile_earlier_problem(kp_file *f, const kp_kernel *k, const kp_loo
 		}
 	}
 	if (r == EU_FAIL) {
-		*at = c.at;
-		return c.why;
-	}
-	/* every statement before the loop on a path to it (whether or not a
-	 * barrier follows): its stores into the tile are the loop's copies */
-	int stores = 0;
-	for (int j = np - 2; j >= 0; j--) {
-		const kp_node *p = path[j], *child = path[j + 1];
-		if (p->kind == KP_N_IF && p->nkids && p->kids[0] != child &&
-		    !stores_ok(&c, p->kids[0]))
-			break;
-		if (p->kind != KP_N_COMPOUND)
-			continue;
-		for (int i = 0; i < p->nkids && p->kids[i] != child; i++) {
-			if (!kp_node_names_decl(p->kids[i], t->arr))
-				continue;
-			stores = 1;
-			if (!stores_ok(&c, p->kids[i]))
-				break;
-		}
-		if (c.why)
-			break;
-	}
-	if (c.why) {
 		*at = c.at;
 		return c.why;
 	}

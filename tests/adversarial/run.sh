@@ -684,8 +684,8 @@ check "last_tile: the read after the loop uses the last stage" grep -q "L\[row \
 
 # --- issue 34: a second K-loop over the tiles of a first one (analysis/earlier_use.c) ---
 rewritten second_kloop "$in/second_kloop.cu"
-check "second_kloop: no_sync refused" has second_kloop.r "second_kloop\.cu:37:5: warning: 'As' is used with no __syncthreads\(\) between that use and the loop.*\[kpipe-tile-escapes\]"
-check "second_kloop: open_loop refused" has second_kloop.r "second_kloop\.cu:56:9: warning: 'As' is used with no __syncthreads\(\) between that use and the loop.*\[kpipe-tile-escapes\]"
+check "second_kloop: no_sync refused" has second_kloop.r "second_kloop\.cu:37:5: warning: 'As' is used before the loop with no __syncthreads\(\) between that use and the loop.*\[kpipe-tile-escapes\]"
+check "second_kloop: open_loop refused" has second_kloop.r "second_kloop\.cu:56:9: warning: 'As' is used before the loop with no __syncthreads\(\) between that use and the loop.*\[kpipe-tile-escapes\]"
 check "second_kloop: transposed refused" has second_kloop.r "second_kloop\.cu:75:9: warning: 'As' is stored into before the loop through other subscripts.*\[kpipe-tile-escapes\]"
 check "second_kloop: around refused" has second_kloop.r "second_kloop\.cu:99:13: warning: 'As' is used before the loop, in the loop around it at line 96.*\[kpipe-tile-escapes\]"
 check "second_kloop: four loops pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/second_kloop.r.err")" = 4
