@@ -525,10 +525,14 @@ static void dynamic_decl_edits(kp_file *f, const kp_loop *l, const char *sbuf, i
 
 /* A tile refilled after the loop (analysis/refill.h): its uses after the
  * loop read and write stage 0; a tile read as the loop left it
- * (analysis/last_tile.h): the stage of the last tile, kp_last_var(). */
+ * (analysis/last_tile.h): the stage of the last tile, kp_last_var().  Uses
+ * before the loop (analysis/earlier_use.h) take the same index; the ranges
+ * of later loops over the same tiles are theirs (l->skip_b). */
 typedef struct {
 	const kp_decl *d;
-	unsigned after;
+	unsigned lb, le; /* the loop */
+	int before;      /* the uses before the loop too */
+	const kp_loop *l;
 	kp_edits *out;
 	const char *idx;
 } after_walk;
@@ -537,10 +541,30 @@ static int stage0_after(kp_node *n, kp_node *parent, void *ud)
 {
 	(void)parent;
 	after_walk *w = ud;
-	if (n->kind == KP_N_DECLREF && n->decl == w->d && n->name_editable &&
-	    n->name_off >= w->after)
-		kp_edits_add(w->out, n->name_off + (unsigned)strlen(n->name), 0, w->idx);
+	if (n->kind != KP_N_DECLREF || n->decl != w->d || !n->name_editable)
+		return 1;
+	unsigned o = n->name_off;
+	if ((o >= w->lb && o < w->le) || (o < w->lb && !w->before))
+		return 1;
+	for (int i = 0; w->l && i < w->l->nskip; i++)
+		if (o >= w->l->skip_b[i] && o < w->l->skip_e[i])
+			return 1;
+	kp_edits_add(w->out, o + (unsigned)strlen(n->name), 0, w->idx);
 	return 1;
+}
+
+void kp_tile_index_range(const kp_kernel *k, const kp_decl *d, unsigned b, unsigned e,
+			 const char *idx, kp_edits *out)
+{
+	/* the uses outside [b, e) are those of an empty loop at b (skipped
+	 * below), so every use of the kernel is indexed, then only [b, e) kept */
+	kp_edits tmp = {0};
+	after_walk w = {d, b, b, 1, NULL, &tmp, idx};
+	kp_node_walk(k->body, NULL, stage0_after, &w);
+	for (int i = 0; i < tmp.n; i++)
+		if (tmp.v[i].off > b && tmp.v[i].off <= e)
+			kp_edits_add(out, tmp.v[i].off, tmp.v[i].len, tmp.v[i].text);
+	kp_edits_release(&tmp);
 }
 
 /* The static array that tile i of l is carved out of, once per loop (its
@@ -568,8 +592,10 @@ const char *kp_last_var(kp_file *f, const kp_loop *l, int stages)
 {
 	if (stages < 2 || !l->kernel->body || !l->kernel->body->in_main)
 		return NULL;
+	if (l->last_name)
+		return l->last_name;
 	for (int i = 0; i < l->ntiles; i++)
-		if (l->tiles[i].loaded && l->tiles[i].last_after)
+		if (l->tiles[i].loaded && (l->tiles[i].last_after || l->nskip))
 			return kp_fresh_name(f, kp_arena_printf(&f->arena, "%s%d", KP_NAME_LAST,
 								l->index));
 	return NULL;
@@ -587,8 +613,13 @@ void kp_emit_last_set(kp_strbuf *sb, kp_file *f, const kp_loop *l, const char *I
  * kp_last_var() declared at the top of the kernel, or stage 0. */
 static void after_edits(kp_file *f, const kp_loop *l, int stages, const kp_tile *t, kp_edits *out)
 {
-	const char *v = t->last_after ? kp_last_var(f, l, stages) : NULL;
-	after_walk w = {t->arr, l->node->end, out,
+	const char *v = t->last_after || l->nskip ? kp_last_var(f, l, stages) : NULL;
+	after_walk w = {t->arr,
+			l->node->begin,
+			l->node->end,
+			t->used_before,
+			l,
+			out,
 			v ? kp_arena_printf(&f->arena, "[%s]", v) : "[0]"};
 	kp_node_walk(l->kernel->body, NULL, stage0_after, &w);
 }
@@ -599,11 +630,11 @@ static void after_edits(kp_file *f, const kp_loop *l, int stages, const kp_tile 
 static void last_decl_edit(kp_file *f, const kp_loop *l, int stages, int comments, kp_edits *out)
 {
 	const char *v = kp_last_var(f, l, stages);
-	if (!v)
-		return;
+	if (!v || l->last_name)
+		return; /* a later loop over shared tiles: the first declared it */
 	const kp_decl *d = NULL;
 	for (int i = 0; i < l->ntiles && !d; i++)
-		if (l->tiles[i].loaded && l->tiles[i].last_after)
+		if (l->tiles[i].loaded && (l->tiles[i].last_after || l->nskip))
 			d = l->tiles[i].arr;
 	char *ind = kp_line_indent(f, d->begin);
 	kp_strbuf sb = KP_STRBUF_INIT;
@@ -647,6 +678,8 @@ char *kp_tile_decl_edits(kp_file *f, const kp_loop *l, int stages, int dynamic, 
 		    kp_decl_is_static_carve(t->arr))
 			continue; /* dynamic: the stages are copies of the region */
 		unsigned at = t->arr->name_off + (unsigned)strlen(t->arr->name);
+		if (t->cont)
+			continue; /* an earlier loop gave it its stages and indexes the rest */
 		if (!t->in_loop) {
 			if (sbuf[0])
 				kp_edits_add(out, at, 0, sbuf);

@@ -217,6 +217,11 @@ void kp_emit_open(kp_strbuf *sb, kp_file *f, const kp_loop *l, unsigned start, c
  * kp_emit_last_set() appends `kp_lastN = stage;` (indent I) where an
  * iteration has computed on buffer `stage`, before it advances. */
 const char *kp_last_var(kp_file *f, const kp_loop *l, int stages);
+/* `[idx]` after every use of the tile d of kernel k spelled in [b, e): the
+ * range of a later loop over shared tiles that was not pipelined after all
+ * (rewrite/pass_pipeline.c). */
+void kp_tile_index_range(const kp_kernel *k, const kp_decl *d, unsigned b, unsigned e,
+			 const char *idx, kp_edits *out);
 void kp_emit_last_set(kp_strbuf *sb, kp_file *f, const kp_loop *l, const char *I, const char *stage,
 		      int stages);
 /* Appends the bumps that closed the load phase and the statements after

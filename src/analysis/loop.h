@@ -130,6 +130,13 @@ typedef struct {
 	/* Read after the loop as the loop left it (analysis/last_tile.h): the
 	 * uses after the loop index the stage the last iteration computed on. */
 	int last_after;
+	/* Named before the loop, safely (analysis/earlier_use.h): those uses
+	 * index the stage that holds the original's buffer too. */
+	int used_before;
+	/* Set by the pipeline pass: an earlier loop of the kernel already gave
+	 * the tile its stages (this loop indexes them and leaves the
+	 * declaration and the uses outside it to that loop). */
+	int cont;
 } kp_tile;
 
 typedef struct kp_loop {
@@ -200,6 +207,14 @@ typedef struct kp_loop {
 			    * first K-loop nested in it (a candidate of its own) */
 	int not_kloop;     /* no K-loop shape at all (no top-level barrier, or no
 			    * copy into shared memory): its refusals are remarks */
+	/* Set by the pipeline pass (rewrite/pass_pipeline.c) for tiles two
+	 * pipelined loops share (analysis/earlier_use.h).  The first loop
+	 * indexes every use outside it but the ranges of the later ones
+	 * (skip_b/skip_e); a later loop sets the first's last-stage variable,
+	 * last_name, instead of declaring its own. */
+	unsigned skip_b[4], skip_e[4];
+	int nskip;
+	const char *last_name;
 } kp_loop;
 
 #endif

@@ -29,7 +29,26 @@ typedef struct {
 	int ndyn;
 	const char **once; /* the names of the text added once per file (kp_edit.once) */
 	int nonce;
+	kp_analysis *an;
+	/* later loops over tiles an earlier pipelined loop shares with them
+	 * (analysis/earlier_use.h): the loop, that first loop, its stages */
+	kp_loop **cont, **cont_of;
+	int *cont_bufs;
+	int ncont;
 } pipeline_state;
+
+/* Whether every tile p loads is one l loads too. */
+static int all_shared(const kp_loop *p, const kp_loop *l)
+{
+	for (int i = 0; i < p->ntiles; i++) {
+		int found = !p->tiles[i].loaded;
+		for (int j = 0; j < l->ntiles && !found; j++)
+			found = l->tiles[j].loaded && l->tiles[j].arr == p->tiles[i].arr;
+		if (!found)
+			return 0;
+	}
+	return 1;
+}
 
 /* The analysis counts the tiles of the kernel's other K-loops once, among
  * a loop's other shared memory; a loop pipelined before it declared them
@@ -42,8 +61,8 @@ static long long add_earlier_buffers(const pipeline_state *s, kp_loop *l)
 	for (int i = 0; i < s->npiped; i++) {
 		const kp_loop *p = s->piped[i];
 		long long more = s->bufs[i] - 1;
-		if (p->kernel != l->kernel || more <= 0)
-			continue;
+		if (p->kernel != l->kernel || more <= 0 || all_shared(p, l))
+			continue; /* shared tiles: their stages are counted once */
 		if (p->tile_bytes > 0) {
 			l->other_smem += p->tile_bytes * more;
 			added += p->tile_bytes * more;
@@ -53,6 +72,53 @@ static long long add_earlier_buffers(const pipeline_state *s, kp_loop *l)
 				l->per_inst[q]->other_smem += p->per_inst[q]->tile_bytes * more;
 	}
 	return added;
+}
+
+/* Whether later loop m loads a tile that l loads, used before m in a way
+ * earlier_use.h proved, and nothing else of l's. */
+static int shares_tiles(const kp_loop *l, const kp_loop *m)
+{
+	int any = 0;
+	for (int i = 0; i < m->ntiles; i++)
+		for (int j = 0; j < l->ntiles; j++)
+			if (m->tiles[i].loaded && l->tiles[j].loaded &&
+			    m->tiles[i].arr == l->tiles[j].arr) {
+				if (!m->tiles[i].used_before)
+					return 0;
+				any = 1;
+			}
+	return any;
+}
+
+/* Registers the later eligible loops of l's kernel over tiles l shares
+ * with them: l's uses outside it skip their ranges, and they index the
+ * stages l declares (kp_loop.skip_b, .last_name). */
+static void register_later(kp_pass_ctx *c, pipeline_state *s, kp_loop *l, int bufs)
+{
+	l->nskip = 0;
+	for (int i = 0; s->an && i < s->an->nloops; i++) {
+		kp_loop *m = s->an->loops[i];
+		if (m->kernel != l->kernel || m->node->begin <= l->node->end || !m->eligible ||
+		    l->nskip >= 4 || !shares_tiles(l, m) || !kp_pass_loop_wanted(c, m))
+			continue;
+		l->skip_b[l->nskip] = m->node->begin;
+		l->skip_e[l->nskip++] = m->node->end;
+		s->cont = kp_xrealloc(s->cont, sizeof(*s->cont) * (size_t)(s->ncont + 1));
+		s->cont_of = kp_xrealloc(s->cont_of, sizeof(*s->cont_of) * (size_t)(s->ncont + 1));
+		s->cont_bufs =
+			kp_xrealloc(s->cont_bufs, sizeof(*s->cont_bufs) * (size_t)(s->ncont + 1));
+		s->cont[s->ncont] = m;
+		s->cont_of[s->ncont] = l;
+		s->cont_bufs[s->ncont++] = bufs;
+	}
+}
+
+static int cont_index(const pipeline_state *s, const kp_loop *m)
+{
+	for (int i = 0; i < s->ncont; i++)
+		if (s->cont[i] == m)
+			return i;
+	return -1;
 }
 
 /* Whether a tile loop l loads was pipelined in an earlier loop. */
@@ -153,17 +219,63 @@ static void launch_edits(kp_pass_ctx *c, const kp_loop *l, long long bytes, int 
 					 k->name, bytes, k->name, bytes));
 }
 
-/* Plans and transforms one eligible loop: its edits, owned by its note. */
-static void pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
+/* A loop registered to share tiles with an earlier one, which left a
+ * last-stage variable: its index in s->cont, else -1. */
+static int continuation(pipeline_state *s, kp_file *f, kp_loop *l)
+{
+	int ci = cont_index(s, l);
+	return ci >= 0 && kp_last_var(f, s->cont_of[ci], s->cont_bufs[ci]) ? ci : -1;
+}
+
+/* Once planned (the ptxas probe rewrote it alone): its shared tiles
+ * already have their stages (kp_tile.cont) and it sets the earlier loop's
+ * last-stage variable. */
+static void as_continuation(pipeline_state *s, kp_file *f, kp_loop *l, int ci)
+{
+	for (int t = 0; t < l->ntiles; t++)
+		for (int d = 0; d < s->ndone; d++)
+			if (l->tiles[t].loaded && s->done[d] == l->tiles[t].arr)
+				l->tiles[t].cont = 1;
+	l->last_name = kp_last_var(f, s->cont_of[ci], s->cont_bufs[ci]);
+}
+
+/* Forgets the later loops registered with l (l was not pipelined). */
+static void unregister(pipeline_state *s, kp_loop *l)
+{
+	int n = 0;
+	for (int i = 0; i < s->ncont; i++)
+		if (s->cont_of[i] != l) {
+			s->cont[n] = s->cont[i];
+			s->cont_of[n] = s->cont_of[i];
+			s->cont_bufs[n++] = s->cont_bufs[i];
+		}
+	s->ncont = n;
+	l->nskip = 0;
+}
+
+/* Whether the plan indexes static tiles by stage, [S][...] with S of 2 or
+ * more, for every target alike: what loops that share tiles can agree on. */
+static int plain_stages(int split, const kp_tplan *tp, const kp_plan *p)
+{
+	if (p->dynamic || p->stages < 2 || p->xform->buffers(p->stages) != p->stages)
+		return 0;
+	return !split || (tp->lo.xform && !tp->lo.dynamic && tp->lo.stages == p->stages &&
+			  tp->lo.xform->buffers(tp->lo.stages) == tp->lo.stages);
+}
+
+/* Plans and transforms one eligible loop: its edits, owned by its note.
+ * Returns whether it was pipelined. */
+static int pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 {
 	const kp_rw_opts *o = c->o;
 	kp_file *f = c->f;
 	kp_rw_result *r = c->r;
 	int line = l->node->line, col = l->node->col;
-	if (tile_clash(s, l)) {
+	int ci = -1;
+	if (tile_clash(s, l) && (ci = continuation(s, f, l)) < 0) {
 		kp_pass_refuse(c, line, col, "kpipe-tile-shared-by-loops",
 			       "a tile of this loop was already pipelined in an earlier loop");
-		return;
+		return 0;
 	}
 	long long added = add_earlier_buffers(s, l);
 	kp_plan p;
@@ -177,7 +289,7 @@ static void pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 					      "before it in the kernel added",
 					      msg, added);
 		kp_pass_refuse(c, line, col, p.refuse_id, msg);
-		return;
+		return 0;
 	}
 	/* one extern array per kernel: a second loop's tiles would alias the
 	 * first's (and its launches would be edited twice) */
@@ -194,7 +306,7 @@ static void pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 					       "already moved its tiles to dynamic shared memory "
 					       "(kpipe moves one loop's per kernel)",
 					       p.stages, p.dyn_bytes, l->kernel->name));
-		return;
+		return 0;
 	}
 	if (clash) {
 		kp_pass_refuse(
@@ -205,8 +317,24 @@ static void pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 					"K-loop of the kernel already has stages in dynamic "
 					"shared memory",
 					buffers, buffers));
-		return;
+		return 0;
 	}
+	int plain = plain_stages(split, &tp, &p) && !stage_major;
+	if (ci >= 0 && (!plain || p.stages > s->cont_bufs[ci])) {
+		kp_pass_refuse(
+			c, line, col, "kpipe-tile-shared-by-loops",
+			kp_arena_printf(&f->arena,
+					"the K-loop at line %d pipelined this loop's tiles "
+					"first (%d stages); this loop's plan (%s, %d stages) "
+					"cannot index the same stages",
+					s->cont_of[ci]->node->line, s->cont_bufs[ci], p.xform->name,
+					p.stages));
+		return 0;
+	}
+	if (ci >= 0)
+		as_continuation(s, f, l, ci);
+	if (ci < 0 && plain)
+		register_later(c, s, l, buffers);
 	kp_xform_opts xo = {o->arch, p.stages, p.why, p.dynamic, o->no_comment};
 	const char *xerr = NULL;
 	kp_edits mine = {0};
@@ -215,7 +343,8 @@ static void pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 		kp_pass_refuse(c, line, col, "kpipe-transform-failed",
 			       xerr ? xerr : "the transform failed");
 		kp_edits_release(&mine);
-		return;
+		unregister(s, l);
+		return 0;
 	}
 	kp_strbuf note = KP_STRBUF_INIT;
 	if (split)
@@ -267,6 +396,26 @@ static void pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 	s->bufs[s->npiped++] = p.xform->buffers(p.stages);
 	r->pipelined++;
 	kp_counts_add(&r->by_variant, p.xform->name, 1);
+	return 1;
+}
+
+/* A later loop registered with an earlier one that was not pipelined
+ * after all: the earlier loop's walk skipped its range, so its uses of the
+ * shared tiles take that loop's index here. */
+static void index_as_before(kp_pass_ctx *c, pipeline_state *s, int ci)
+{
+	kp_loop *m = s->cont[ci], *o = s->cont_of[ci];
+	const char *v = kp_last_var(c->f, o, s->cont_bufs[ci]);
+	kp_edits ed = {0};
+	for (int t = 0; t < m->ntiles; t++)
+		for (int d = 0; d < s->ndone; d++)
+			if (m->tiles[t].loaded && s->done[d] == m->tiles[t].arr)
+				kp_tile_index_range(
+					m->kernel, m->tiles[t].arr, m->node->begin, m->node->end,
+					kp_arena_printf(&c->f->arena, "[%s]", v ? v : "0"), &ed);
+	for (int e = 0; e < ed.n; e++)
+		kp_pass_edit(c, ed.v[e].off, ed.v[e].len, ed.v[e].text, -1);
+	kp_edits_release(&ed);
 }
 
 static void pipeline_run(kp_pass_ctx *c)
@@ -279,6 +428,7 @@ static void pipeline_run(kp_pass_ctx *c)
 	kp_analyze(&an, c->f, &ao);
 	r->kernels += an.nkernels;
 	pipeline_state s = {0};
+	s.an = &an;
 	for (int i = 0; i < an.nloops; i++) {
 		kp_loop *l = an.loops[i];
 		if (!kp_pass_loop_wanted(c, l))
@@ -286,7 +436,9 @@ static void pipeline_run(kp_pass_ctx *c)
 		r->loops++;
 		c->loop_begin = l->node->begin; /* "// kpipe: ignore" there counts */
 		if (l->eligible) {
-			pipeline_loop(c, &s, l);
+			int ci = cont_index(&s, l);
+			if (!pipeline_loop(c, &s, l) && ci >= 0)
+				index_as_before(c, &s, ci);
 			continue;
 		}
 		kp_rw_loop_refusals(r, c->f, l);
@@ -300,6 +452,9 @@ static void pipeline_run(kp_pass_ctx *c)
 	free(s.bufs);
 	free(s.dyn);
 	free(s.once);
+	free(s.cont);
+	free(s.cont_of);
+	free(s.cont_bufs);
 	free(sk);
 }
 

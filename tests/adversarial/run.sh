@@ -771,6 +771,19 @@ for want in 116:5 139:5; do
 done
 check "last_tile: the read after the loop uses the last stage" grep -q "L\[row \* N + col\] = As\[kp_last1\]\[tx\]\[ty\] - Bs\[kp_last1\]\[ty\]\[tx\];" "$tmp/last_tile.rw.cu"
 
+# --- issue 34: a second K-loop over the tiles of a first one (analysis/earlier_use.c) ---
+rewritten second_kloop "$in/second_kloop.cu"
+check "second_kloop: no_sync refused" has second_kloop.r "second_kloop\.cu:37:5: warning: 'As' is used before the loop with no __syncthreads\(\) between that use and the loop.*\[kpipe-tile-escapes\]"
+check "second_kloop: open_loop refused" has second_kloop.r "second_kloop\.cu:56:9: warning: 'As' is used before the loop with no __syncthreads\(\) between that use and the loop.*\[kpipe-tile-escapes\]"
+check "second_kloop: transposed refused" has second_kloop.r "second_kloop\.cu:75:9: warning: 'As' is stored into before the loop through other subscripts.*\[kpipe-tile-escapes\]"
+check "second_kloop: around refused" has second_kloop.r "second_kloop\.cu:99:13: warning: 'As' is used before the loop, in the loop around it at line 96.*\[kpipe-tile-escapes\]"
+check "second_kloop: four loops pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/second_kloop.r.err")" = 4
+for want in 122:5 135:5; do
+	check "second_kloop: same_copies $want pipelined" has second_kloop.r "second_kloop\.cu:$want: note: pipelined with "
+done
+check "second_kloop: one last-stage variable for both loops" test "$(grep -c 'kp_last1 = kp_stage;' "$tmp/second_kloop.rw.cu")" = 4
+check "second_kloop: the read after the second loop uses it" grep -q "C\[ty \* S + tx\] = acc + As\[kp_last1\]\[tx\]\[ty\];" "$tmp/second_kloop.rw.cu"
+
 # --- issue #34's idioms (analysis/pure.c): the near misses that stay refused ------
 rewritten effects_idioms_unsafe "$in/effects_idioms_unsafe.cu"
 for want in "39:25: warning: the loop condition calls 'min', which may have a side effect.*\[kpipe-cond-side-effect\]" \

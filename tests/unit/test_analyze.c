@@ -878,10 +878,14 @@ static const char *const wrong_src[] = {
 	/* 13 the load phase reads the tile it refills */
 	HEAD FOR "        As[ty][tx] = As[ty][tx] * 0.5f + A[row * K + k0 + tx];\n" LOAD_B SYNC COMP
 		SYNC END TAIL,
-	/* 14 two K-loops share the tiles (the second is the candidate checked;
-	 * the first is eligible: the second reads its tiles after it, as the
-	 * last tile's stage, analysis/last_tile.c) */
-	HEAD FOR LOAD SYNC COMP SYNC END FOR LOAD SYNC COMP SYNC END TAIL,
+	/* 14 two K-loops share the tiles, the second loading As transposed
+	 * (the second is the candidate checked; the first is eligible: the
+	 * second reads its tiles after it, as the last tile's stage,
+	 * analysis/last_tile.c).  With the same copies both are pipelined
+	 * (analysis/earlier_use.c, test_earlier_use.c); transposed, an element
+	 * the first loop stored and the second does not could be read */
+	HEAD FOR LOAD SYNC COMP SYNC END FOR
+	"        As[tx][ty] = A[row * K + k0 + tx];\n" LOAD_B SYNC COMP SYNC END TAIL,
 };
 
 struct wrong_case {

@@ -6,6 +6,7 @@
  */
 #include "analyze.h"
 #include "analyze_int.h"
+#include "earlier_use.h"
 #include "rules.h"
 
 #include <string.h>
@@ -122,12 +123,17 @@ static void check(kp_rule_ctx *c)
 				"what that loop leaves in it for the K-loop would be in one "
 				"buffer of the doubled tile",
 				d->name, around->line);
-		else if (tw.outside)
-			kp_rule_refuse(
-				c, tw.outside, "kpipe-tile-escapes",
-				"'%s' is used before the loop: a pointer, reference, size or another "
-				"loop there would see one buffer of the doubled tile",
-				d->name);
+		else if (tw.outside) {
+			/* a first K-loop, a refill or the other branch before it:
+			 * earlier_use.h */
+			const kp_node *at = NULL;
+			const char *why = kp_tile_earlier_problem(c->f, k, l, t, &at);
+			if (!why)
+				l->tiles[i].used_before = 1;
+			else
+				kp_rule_refuse(c, at ? at : tw.outside, "kpipe-tile-escapes",
+					       "'%s' %s", d->name, why);
+		}
 		lambda_walk lw = {c->f, l, d, NULL};
 		if (k->body)
 			kp_node_walk(k->body, NULL, find_tile_lambda, &lw);

@@ -8,7 +8,7 @@
 // transposed, and a last block refilled transposed after it.  The first
 // K-loop is pipelined: the code after it sees the tiles as the loop left
 // them (docs/design.md, "A tile read after the loop"); the second keeps
-// its single buffers (the tiles are used before it).
+// its single buffers (its transposed copies are not the first loop's).
 #define DIM 8
 #define BLK 16
 
