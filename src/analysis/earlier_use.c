@@ -317,23 +317,6 @@ static int back_stmt(eu *c, const kp_node *s)
 		    "tile while that use may still read it");
 }
 
-/* The statements from k's body down to the loop, path[0] the body. */
-static int find_path(const kp_node *n, const kp_node *target, const kp_node **path, int *np,
-		     int max)
-{
-	if (!n || *np >= max)
-		return 0;
-	path[(*np)++] = n;
-	if (n == target)
-		return 1;
-	if (n->begin <= target->begin && n->end >= target->end)
-		for (int i = 0; i < n->nkids; i++)
-			if (find_path(n->kids[i], target, path, np, max))
-				return 1;
-	(*np)--;
-	return 0;
-}
-
 typedef struct {
 	const kp_decl *d;
 	unsigned b, e;
@@ -379,7 +362,7 @@ const char *kp_tile_earlier_problem(kp_file *f, const kp_kernel *k, const kp_loo
 		       "dynamic or carved shared memory, or is loaded in a helper";
 	const kp_node *path[64];
 	int np = 0;
-	if (!find_path(k->body, l->node, path, &np, 64))
+	if (!kp_node_path(k->body, l->node, path, &np, 64))
 		return "is used before the loop, which kpipe cannot place in the kernel";
 	/* every statement before the loop on a path to it (whether or not a
 	 * barrier follows): its stores into the tile are the loop's copies,

@@ -206,24 +206,6 @@ int kp_var_may_change(const kp_kernel *k, const kp_decl *d)
 	return !k->body || changes(k->body, d) || escapes(k->body, d);
 }
 
-/* The statements from the body of k down to the loop node: path[0] the
- * body, path[*np - 1] the loop. */
-static int find_path(const kp_node *n, const kp_node *target, const kp_node **path, int *np,
-		     int max)
-{
-	if (!n || *np >= max)
-		return 0;
-	path[(*np)++] = n;
-	if (n == target)
-		return 1;
-	if (n->begin <= target->begin && n->end >= target->end)
-		for (int i = 0; i < n->nkids; i++)
-			if (find_path(n->kids[i], target, path, np, max))
-				return 1;
-	(*np)--;
-	return 0;
-}
-
 static int is_loop(const kp_node *n)
 {
 	return n->kind == KP_N_FOR || n->kind == KP_N_WHILE || n->kind == KP_N_DO;
@@ -237,7 +219,7 @@ static int dead_after(const kp_kernel *k, const kp_loop *l, const kp_decl *d)
 {
 	const kp_node *path[64];
 	int np = 0;
-	if (!find_path(k->body, l->node, path, &np, 64))
+	if (!kp_node_path(k->body, l->node, path, &np, 64))
 		return 0;
 	mwalk w = {d, 0};
 	for (int i = np - 2; i >= 0; i--) {
@@ -284,7 +266,7 @@ static int outer_rounds_clean(const kp_kernel *k, const kp_loop *l, const kp_dec
 {
 	const kp_node *path[64];
 	int np = 0;
-	if (!find_path(k->body, l->node, path, &np, 64))
+	if (!kp_node_path(k->body, l->node, path, &np, 64))
 		return 0;
 	mwalk w = {d, 0};
 	for (int i = 0; i < np - 1; i++) {

@@ -189,22 +189,6 @@ static int refs_after(kp_node *n, kp_node *parent, void *ud)
 	return 1;
 }
 
-static int find_path(const kp_node *n, const kp_node *target, const kp_node **path, int *np,
-		     int max)
-{
-	if (!n || *np >= max)
-		return 0;
-	path[(*np)++] = n;
-	if (n == target)
-		return 1;
-	if (n->begin <= target->begin && n->end >= target->end)
-		for (int i = 0; i < n->nkids; i++)
-			if (find_path(n->kids[i], target, path, np, max))
-				return 1;
-	(*np)--;
-	return 0;
-}
-
 /* fixed_from() for each subscript of the chain n. */
 static int subscripts_fixed(const kp_kernel *k, const kp_loop *l, const kp_node *n)
 {
@@ -258,7 +242,7 @@ int kp_tile_refilled_after(kp_file *f, const kp_kernel *k, const kp_loop *l, con
 	/* the innermost block holding the first use after the loop */
 	const kp_node *path[64];
 	int np = 0, ib = -1;
-	if (!find_path(k->body, rw.first, path, &np, 64))
+	if (!kp_node_path(k->body, rw.first, path, &np, 64))
 		return 0;
 	for (int i = 0; i < np - 1; i++)
 		if (path[i]->kind == KP_N_COMPOUND)

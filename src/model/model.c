@@ -362,3 +362,18 @@ kp_op kp_op_of(const char *spelling, int unary, int postfix)
 		}
 	return KP_OP_NONE;
 }
+
+int kp_node_path(const kp_node *n, const kp_node *target, const kp_node **path, int *np, int max)
+{
+	if (!n || *np >= max)
+		return 0;
+	path[(*np)++] = n;
+	if (n == target)
+		return 1;
+	if (n->begin <= target->begin && n->end >= target->end)
+		for (int i = 0; i < n->nkids; i++)
+			if (kp_node_path(n->kids[i], target, path, np, max))
+				return 1;
+	(*np)--;
+	return 0;
+}

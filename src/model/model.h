@@ -601,6 +601,9 @@ const char *kp_range_text(kp_file *f, unsigned begin, unsigned end);
 
 /* Helpers used by every stage. */
 const kp_node *kp_node_strip(const kp_node *n); /* parens, casts */
+/* The nodes from n down to target, path[0] = n and path[*np - 1] = target
+ * (at most max): 1 when target is under n, else 0 with *np as it was. */
+int kp_node_path(const kp_node *n, const kp_node *target, const kp_node **path, int *np, int max);
 /* A call's name, or for a dependent call in a template the name its
  * callee looks up (kp_node.lookup_name); "" when neither is known. */
 const char *kp_call_name(const kp_node *n);

@@ -231,6 +231,25 @@ static const char *same_chains(fuse *c, kp_node **tp, kp_node **ep, name_walk *v
 
 /* Shape 7 at the if statement iff: 1 when fused, 0 when not the shape;
  * c->why when it is but cannot be fused. */
+/* The edits of one fusion: the if's head [iff, open) and its tail
+ * [close, end) go, the copy statement [sb, se) becomes txt; the three
+ * ranges are the pass's and the if's line is reported. */
+static int fused(fuse *c, const kp_node *iff, unsigned open, unsigned close, unsigned end,
+		 unsigned sb, unsigned se, const char *txt)
+{
+	unsigned rb[3] = {iff->begin, sb, close}, re[3] = {open, se, end};
+	kp_edits_add(c->ed, iff->begin, open - iff->begin, "");
+	kp_edits_add(c->ed, sb, se - sb, txt);
+	kp_edits_add(c->ed, close, end - close, "");
+	for (int i = 0; i < 3; i++) {
+		c->r->b[c->r->n] = rb[i];
+		c->r->e[c->r->n++] = re[i];
+	}
+	kp_strbuf_addf(&c->lines, "%sline %d", c->n ? ", " : "", iff->line);
+	c->n++;
+	return 1;
+}
+
 static int fuse_if(fuse *c, kp_node *iff)
 {
 	kp_file *f = c->f;
@@ -281,17 +300,7 @@ static int fuse_if(fuse *c, kp_node *iff)
 	const char *gt = kp_range_text(f, g->begin, g->end);
 	const char *txt = kp_arena_printf(&f->arena, "if (%s) %s; else %s;", gt,
 					  rendered(f, t, c->s), rendered(f, e, c->s));
-	unsigned rb[3] = {iff->begin, sb, close}, re[3] = {open, se, end};
-	kp_edits_add(c->ed, iff->begin, open - iff->begin, "");
-	kp_edits_add(c->ed, sb, se - sb, txt);
-	kp_edits_add(c->ed, close, end - close, "");
-	for (int i = 0; i < 3; i++) {
-		c->r->b[c->r->n] = rb[i];
-		c->r->e[c->r->n++] = re[i];
-	}
-	kp_strbuf_addf(&c->lines, "%sline %d", c->n ? ", " : "", iff->line);
-	c->n++;
-	return 1;
+	return fused(c, iff, open, close, end, sb, se, txt);
 }
 
 /* The then branch of an if as its statements (a block's, or itself). */
@@ -470,17 +479,7 @@ static int fuse_nested(fuse *c, kp_node *iff)
 	const char *txt = kp_arena_printf(&f->arena, "if ((%s) && (%s)) %s; else %s;",
 					  rendered(f, g1, c->s), rendered(f, g2, &sv),
 					  rendered(f, in_t, &sv), rendered(f, e1, c->s));
-	unsigned rb[3] = {iff->begin, sb, close}, re[3] = {open, se, end};
-	kp_edits_add(c->ed, iff->begin, open - iff->begin, "");
-	kp_edits_add(c->ed, sb, se - sb, txt);
-	kp_edits_add(c->ed, close, end - close, "");
-	for (int i = 0; i < 3; i++) {
-		c->r->b[c->r->n] = rb[i];
-		c->r->e[c->r->n++] = re[i];
-	}
-	kp_strbuf_addf(&c->lines, "%sline %d", c->n ? ", " : "", iff->line);
-	c->n++;
-	return 1;
+	return fused(c, iff, open, close, end, sb, se, txt);
 }
 
 static void scan(fuse *c, kp_node *n)
