@@ -7,11 +7,13 @@ dir=$1
 shift
 zpty z 'zsh -f -i'
 zpty -w z "fpath=($dir \$fpath); autoload -Uz compinit; compinit -u -D; PS1='> '; setopt nobeep; LISTMAX=10000; print RE''ADY"
-# the output up to the first that holds $1 (at most about 8 s)
+# the output up to the first that holds $1 (at most about 50 s: a loaded
+# machine, such as a ctest -j2 run, once took more than 8 s for a
+# completion that asks kpipe)
 until_seen() {
 	local out= line
 	local -i n=0
-	while ((n++ < 400)); do
+	while ((n++ < 2500)); do
 		if zpty -r -t z line; then
 			out+=$line
 			[[ $out == *$1* ]] && break
