@@ -10,7 +10,7 @@
  */
 #include "analyze.h"
 #include "arch.h"
-#include "parse.h"
+#include "kp_test_parse.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -71,19 +71,7 @@ static void parse(void)
 	 * expanded (a pointer into `tile`, which the kernel also names) */
 	static char text[4096];
 	snprintf(text, sizeof(text), "#define sram_like(t) (t)\n%s", src);
-	memset(&F, 0, sizeof(F));
-	kp_parse_opts o;
-	memset(&o, 0, sizeof(o));
-	o.arch = "sm_90";
-	o.contents = text;
-	o.contents_len = strlen(text);
-	o.no_compdb = 1;
-	char *err = NULL;
-	int rc = kp_parse(&F, "owned.cu", &o, &err);
-	for (int i = 0; rc != KP_PARSE_OK && i < F.ndiags; i++)
-		cr_log_info("%d:%d: %s", F.diags[i].line, F.diags[i].col, F.diags[i].message);
-	cr_assert_eq(rc, KP_PARSE_OK, "kp_parse: %d (%s)", rc, err ? err : "compile errors");
-	free(err);
+	kp_test_parse(&F, "owned.cu", text);
 }
 
 Test(model_owned, carve_outs_from_the_parser)
