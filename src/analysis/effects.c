@@ -715,7 +715,8 @@ static void helper_call(ectx *c, const kp_node *n, const kp_kernel *fn, int a0)
 	free(h.al);
 }
 
-/* One PTX opcode's memory effect: 1 reads, 2 writes, 3 both, 0 none. */
+/* One PTX opcode's memory effect: 1 reads, 2 writes, 3 both, 0 none;
+ * an opcode kpipe does not know is 3. */
 static int ptx_opcode_effect(const char *op, size_t n)
 {
 	static const char *const wr[] = {"st",   "stmatrix", "red",     "atom",
@@ -723,20 +724,51 @@ static int ptx_opcode_effect(const char *op, size_t n)
 					 "sust", "sured",    "tcgen05", "discard"};
 	static const char *const rd[] = {"ld",   "ldu",  "ldmatrix", "tex",
 					 "tld4", "suld", "prefetch", "prefetchu"};
+	/* the instructions that touch registers only (arithmetic, moves,
+	 * conversions, the warp's collectives, barriers and fences, control);
+	 * any other opcode may read and write memory (denied by default) */
+	static const char *const regs[] = {
+		"add",          "sub",        "mul",        "mad",
+		"mad24",        "mul24",      "sad",        "fma",
+		"div",          "rem",        "abs",        "neg",
+		"min",          "max",        "addc",       "subc",
+		"madc",         "popc",       "clz",        "bfind",
+		"fns",          "brev",       "bfe",        "bfi",
+		"bmsk",         "szext",      "dp4a",       "dp2a",
+		"and",          "or",         "xor",        "not",
+		"cnot",         "lop3",       "shf",        "shl",
+		"shr",          "mov",        "prmt",       "cvt",
+		"cvta",         "set",        "setp",       "selp",
+		"slct",         "copysign",   "testp",      "rcp",
+		"sqrt",         "rsqrt",      "sin",        "cos",
+		"lg2",          "ex2",        "tanh",       "mma",
+		"movmatrix",    "shfl",       "vote",       "match",
+		"redux",        "activemask", "elect",      "bar",
+		"barrier",      "fence",      "membar",     "nanosleep",
+		"getctarank",   "isspacep",   "setmaxnreg", "griddepcontrol",
+		"createpolicy", "trap",       "exit",       "ret",
+		"bra",          "vadd2",      "vadd4",      "vsub2",
+		"vsub4",        "vavrg2",     "vavrg4",     "vabsdiff2",
+		"vabsdiff4",    "vmin2",      "vmin4",      "vmax2",
+		"vmax4",        "vset2",      "vset4"};
 	size_t h = 0;
 	while (h < n && op[h] != '.')
 		h++;
 	if (h == 4 && !strncmp(op, "wmma", 4)) /* wmma.load / wmma.store / wmma.mma */
 		return n >= 9 && !strncmp(op + 5, "load", 4)     ? 1
 		       : n >= 10 && !strncmp(op + 5, "store", 5) ? 2
-								 : 0;
+		       : n >= 8 && !strncmp(op + 5, "mma", 3)    ? 0
+								 : 3;
 	for (size_t i = 0; i < KP_ARRAY_LEN(wr); i++)
 		if (strlen(wr[i]) == h && !strncmp(op, wr[i], h))
 			return 3; /* a write; atomics and copies read too */
 	for (size_t i = 0; i < KP_ARRAY_LEN(rd); i++)
 		if (strlen(rd[i]) == h && !strncmp(op, rd[i], h))
 			return 1;
-	return 0;
+	for (size_t i = 0; i < KP_ARRAY_LEN(regs); i++)
+		if (strlen(regs[i]) == h && !strncmp(op, regs[i], h))
+			return 0;
+	return 3;
 }
 
 /* The memory effect of an asm statement as clang prints it: its template's
@@ -783,7 +815,9 @@ static int asm_effect(const char *t, int *nout)
 		const char *op = p;
 		while (*p && !isspace((unsigned char)*p) && !strchr(";{}\\", *p))
 			p++;
-		if (p > op && p[-1] != ':') /* a label is no opcode */
+		/* an opcode starts with a letter: not a label (`L1:`), a
+		 * directive (`.reg`) or the operands after a `{` */
+		if (p > op && p[-1] != ':' && isalpha((unsigned char)*op))
 			fx |= ptx_opcode_effect(op, (size_t)(p - op));
 		while (*p && !strchr(";{}", *p) && !(p[0] == '\\' && p[1] == 'n'))
 			p++;

@@ -266,6 +266,27 @@ Test(effects, ldmatrix_reads_unknown_and_cvta_is_pure)
 	release();
 }
 
+/* An opcode kpipe has in neither list (here one that writes a tensor map
+ * in global memory) may read and write anything; a register-only one
+ * (`mov`) touches no memory. */
+Test(effects, unknown_ptx_opcode_is_denied)
+{
+	const kp_effects *e = effects_of(
+		HEAD FOR LOAD
+		"        asm volatile(\"tensormap.replace.tile.global_address.global.b1024.b64 "
+		"[%0], %1;\" :: \"l\"(P), \"l\"(P));\n"
+		"        unsigned m;\n"
+		"        asm(\"{ .reg .u32 t; mov.u32 t, %1; mov.u32 %0, t; }\" : \"=r\"(m) : "
+		"\"r\"(tx));\n"
+		"        acc += m;\n" END);
+	const kp_effect_set *w = &e->wr[KP_PH_COMP];
+	int n = 0;
+	for (int i = 0; i < w->n; i++)
+		n += w->v[i].loc.kind == KP_LOC_UNKNOWN && w->v[i].by_asm;
+	cr_expect_eq(n, 1, "the tensormap.replace writes unknown memory, the movs do not");
+	release();
+}
+
 Test(effects, member_pointer_is_unknown)
 {
 	const kp_effects *e = effects_of("struct V { float *p; };\n" HEAD
