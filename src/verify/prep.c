@@ -786,19 +786,6 @@ static size_t id_before(const char *c, size_t e)
 	return b;
 }
 
-/* The index of the bracket closing the one at i (c[i] is `open`), or len. */
-static size_t closing(const char *c, size_t len, size_t i, char open, char close)
-{
-	int d = 0;
-	for (; i < len; i++) {
-		if (c[i] == open)
-			d++;
-		else if (c[i] == close && --d == 0)
-			return i;
-	}
-	return len;
-}
-
 /* One __global__ definition found from position i of the blanked copy c:
  * its name [nb, ne) and its body's braces [ob, cb]; 0 when the
  * declaration has no body (or is not understood). */
@@ -815,9 +802,10 @@ static int global_def(const char *c, size_t len, size_t i, size_t *nb, size_t *n
 		while (e > 0 && isspace((unsigned char)c[e - 1]))
 			e--;
 		size_t b = id_before(c, e);
-		size_t close = closing(c, len, k, '(', ')');
-		if (close >= len)
+		size_t past = match_close(c, len, k, '(', ')');
+		if (!past)
 			return 0;
+		size_t close = past - 1;
 		if (b == e || (e - b == 17 && !strncmp(c + b, "__launch_bounds__", 17)) ||
 		    (e - b == 13 && !strncmp(c + b, "__attribute__", 13))) {
 			k = close;
@@ -829,9 +817,10 @@ static int global_def(const char *c, size_t len, size_t i, size_t *nb, size_t *n
 			if (c[j] == ';')
 				return 0;
 			if (c[j] == '{') {
+				size_t past = match_close(c, len, j, '{', '}');
 				*ob = j;
-				*cb = closing(c, len, j, '{', '}');
-				return *cb < len;
+				*cb = past ? past - 1 : 0;
+				return past != 0;
 			}
 		}
 		return 0;
