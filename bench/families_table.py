@@ -43,10 +43,11 @@ def main(argv):
         if not bt.get("median_ms"):
             notes.append("%s: the textbook kernel was not timed" % family)
             continue
-        # NAME-peel: bench/peel_experiment.py's hand-made copies, a
-        # measurement beside kpipe's output, never counted as kpipe's
+        # NAME-peel, NAME-x: bench/peel_experiment.py's and
+        # bench/cpasync_experiment.py's hand-made copies, a measurement
+        # beside kpipe's output, never counted as kpipe's
         kp = [v for v in vers if v["kind"] == "variant" and v.get("ok") and (v.get("time") or {}).get("speedup")
-              and not v["name"].endswith("-peel")]
+              and not v["name"].endswith(("-peel", "-x"))]
         auto = next((v for v in kp if v["name"] == "auto"), None)
         best = max(kp, key=lambda v: v["time"]["speedup"], default=None)
         yards = [v for v in vers if v["kind"] == "yard" and (v.get("time") or {}).get("speedup")]
