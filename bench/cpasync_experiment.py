@@ -21,18 +21,28 @@ MODE:
           (only where every other index is declared before the block; the
           GPU run checks every output bit for bit).
   sbase-cg  `sbase` without the hint: the hoisted addresses alone.
+  peel    bench/peel_experiment.py (2 stages only)
+  mbN     `__launch_bounds__(THREADS, N)` on the kernel: ptxas must fit N
+          blocks per SM in registers (not a cp.async change: the
+          occupancy the authors' 64-register kernel has)
+  A+B     one after the other (l2+peel, sbase+peel, sbase+mb4, ...)
 Anything kpipe did not write is an error (exit 1), never a guess.
 
-    python3 bench/cpasync_experiment.py prepare GPU_FAMILIES_DIR
+    python3 bench/cpasync_experiment.py prepare GPU_FAMILIES_DIR [REGEX]
 
 writes, for the cp.async families of bench/families.sh's folder (after its
-PREPARE), each experiment as one more version VERSION-MODE-x (and, for the
-2-stage form, -peel-x: bench/peel_experiment.py on top), with the one-line
-.cu that includes it; families_table.py leaves names ending in -x out of
-"kpipe best"."""
+PREPARE), each experiment of PLAN as one more version VERSION-MODE-x with
+the one-line .cu that includes it, and the yardstick
+yard-x-author-stages2-3blk.cu (the author's 2-stage mma kernel held to 3
+blocks per SM); REGEX: only the FAMILY/NAME that match.
+families_table.py leaves names ending in -x (and yardsticks not named
+author*) out of "kpipe best" and "author's best"."""
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import peel_experiment  # noqa: E402
 
 HELPER = r'''
 // (bench/cpasync_experiment.py, %(mode)s: a measurement, not kpipe's output)
@@ -120,32 +130,80 @@ def convert(mode, s):
     return s
 
 
-# family folder -> {kpipe version: experiment modes}; "+peel": also peeled
+def min_blocks(s, kernel, n):
+    """`__launch_bounds__(THREADS, n)` on the kernel's declaration: ptxas
+    must fit n blocks of THREADS per SM in registers (spilling if need be)"""
+    m = re.search(r"__global__\s+void\s+(?:__launch_bounds__\((?P<lb>[^)]*)\)\s+)?%s\s*\(" % re.escape(kernel), s)
+    if not m:
+        raise ValueError("no declaration of the kernel '%s'" % kernel)
+    threads = m.group("lb").split(",")[0].strip() if m.group("lb") else "256"
+    new = "__global__ void __launch_bounds__(%s, %d) %s(" % (threads, n, kernel)
+    return s[:m.start()] + new + s[m.end():]
+
+
+def experiment(mode, src, kernel):
+    """MODE[+MODE...]: l2, cg, sbase, sbase-cg, peel, mbN in that order"""
+    for part in mode.split("+"):
+        if part in ("l2", "cg", "sbase", "sbase-cg"):
+            src = convert(part, src)
+        elif part == "peel":
+            src = peel_experiment.peel_cp_async(src)
+        elif re.fullmatch(r"mb[1-9]", part):
+            src = min_blocks(src, kernel, int(part[2:]))
+        else:
+            raise ValueError("unknown experiment '%s'" % part)
+    return src
+
+
+# family folder -> (kernel, {kpipe version: experiments})
 PLAN = {
-    "leetcuda_hgemm_mma2x4_warp4x4": {
-        "cp-async": ["cg", "l2", "sbase-cg", "sbase", "l2+peel", "sbase+peel", "+peel"],
+    "leetcuda_hgemm_mma2x4_warp4x4": ("hgemm_mma_m16n8k16_mma2x4_warp4x4_kernel", {
+        "cp-async": ["cg", "l2", "sbase-cg", "sbase", "peel", "l2+peel", "sbase+peel", "mb4", "l2+mb4",
+                     "peel+mb4"],
+        "cp-async-s3": ["l2", "sbase", "mb4"],
+        "cp-async-s4": ["l2", "sbase-cg", "sbase", "mb4", "sbase+mb4"],
+    }),
+    "nicolaswilde_v1": ("myHGEMMAlignedV1", {
+        "cp-async": ["l2", "sbase", "mb3"],
         "cp-async-s3": ["l2", "sbase"],
-        "cp-async-s4": ["l2", "sbase-cg", "sbase"],
-    },
-    "nicolaswilde_v1": {v: ["l2", "sbase"] for v in ("cp-async", "cp-async-s3", "cp-async-s4")},
-    "leetcuda_hgemm_wmma_warp2x4": {v: ["l2", "sbase"] for v in ("cp-async", "cp-async-s3-pad", "cp-async-s4-pad")},
+        "cp-async-s4": ["l2", "sbase"],
+    }),
+    "leetcuda_hgemm_wmma_warp2x4": ("hgemm_wmma_m16n16k16_mma4x2_warp2x4_kernel", {
+        "cp-async": ["l2", "sbase"],
+        "cp-async-s3-pad": ["l2", "sbase", "mb4"],
+        "cp-async-s4-pad": ["l2", "sbase", "mb4"],
+    }),
 }
 
 
-def prepare(work):
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import peel_experiment
-    for fam, versions in PLAN.items():
+def limited_yard(work):
+    """the author's 2-stage mma kernel held to 3 blocks per SM, as kpipe's
+    72-register rewrites are: 40 KB of dynamic shared memory it does not
+    use (20,992 + 40,960 B a block: 3 fit in the H100's 228 KB, 4 do not)"""
+    d = os.path.join(work, "leetcuda_hgemm_mma2x4_warp4x4")
+    s = open(os.path.join(d, "yard-author-stages2.cu")).read()
+    k = "kp_mstage::hgemm_mma_m16n8k16_mma2x4_warp4x4_stages_kernel<16, 8, 16, 2, 4, 4, 4, 8, 8, 2, false>"
+    if k not in s or "dim3(256), 0, s>>>" not in s:
+        raise ValueError("yard-author-stages2.cu is not the launch bench/families.sh writes")
+    s = s.replace("{\n    " + k, "{\n    cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamicSharedMemorySize, 40960);\n    %s"
+                  % (k, k), 1).replace("dim3(256), 0, s>>>", "dim3(256), 40960, s>>>")
+    open(os.path.join(d, "yard-x-author-stages2-3blk.cu"), "w").write(s)
+    print("leetcuda_hgemm_mma2x4_warp4x4/yard-x-author-stages2-3blk")
+
+
+def prepare(work, only=None):
+    if not only or re.search(only, "leetcuda_hgemm_mma2x4_warp4x4/yard-x-author-stages2-3blk"):
+        limited_yard(work)
+    for fam, (kernel, versions) in PLAN.items():
         for v, modes in versions.items():
             d = os.path.join(work, fam, v)
             (name,) = os.listdir(d)
             src = open(os.path.join(d, name)).read()
             for mode in modes:
-                m, peel = mode.split("+")[0], mode.endswith("+peel")
-                out = convert(m, src) if m else src
-                if peel:
-                    out = peel_experiment.peel_cp_async(out)
-                x = "%s%s%s-x" % (v, "-" + m if m else "", "-peel" if peel else "")
+                x = "%s-%s-x" % (v, mode.replace("+", "-"))
+                if only and not re.search(only, fam + "/" + x):
+                    continue
+                out = experiment(mode, src, kernel)
                 os.makedirs(os.path.join(work, fam, x), exist_ok=True)
                 open(os.path.join(work, fam, x, name), "w").write(out)
                 open(os.path.join(work, fam, x + ".cu"), "w").write('#include "%s/%s"\n' % (x, name))
@@ -153,17 +211,19 @@ def prepare(work):
 
 
 def main():
-    if len(sys.argv) == 3 and sys.argv[1] == "prepare":
+    if len(sys.argv) in (3, 4) and sys.argv[1] == "prepare":
         try:
-            prepare(sys.argv[2])
+            prepare(sys.argv[2], sys.argv[3] if len(sys.argv) == 4 else None)
         except ValueError as e:
             sys.exit("cpasync_experiment: %s" % e)
         return
-    if len(sys.argv) != 4 or sys.argv[1] not in ("l2", "cg", "sbase", "sbase-cg"):
+    if len(sys.argv) != 4:
         sys.exit(__doc__)
     src = open(sys.argv[2]).read()
+    if "mb" in sys.argv[1]:
+        sys.exit("cpasync_experiment: mbN needs the kernel's name: use prepare")
     try:
-        out = convert(sys.argv[1], src)
+        out = experiment(sys.argv[1], src, None)
     except ValueError as e:
         sys.exit("cpasync_experiment: %s: %s" % (sys.argv[2], e))
     open(sys.argv[3], "w").write(out)
