@@ -5,7 +5,7 @@ authors' cp.async form changed, as LeetCUDA's hgemm_mma_stage.cu writes it,
 so bench/families.sh can time each beside kpipe's own version and the
 author's kernel.
 
-    python3 bench/cpasync_experiment.py MODE KPIPE_OUTPUT EXPERIMENT_OUTPUT
+    python3 bench/cpasync_experiment.py MODE KPIPE_OUTPUT EXPERIMENT_OUTPUT [KERNEL]
 
 MODE:
   l2      every `__pipeline_memcpy_async(DST, SRC, 16)` becomes inline PTX
@@ -22,7 +22,7 @@ MODE:
           GPU run checks every output bit for bit).
   sbase-cg  `sbase` without the hint: the hoisted addresses alone.
   peel    bench/peel_experiment.py (2 stages only)
-  mbN     `__launch_bounds__(THREADS, N)` on the kernel: ptxas must fit N
+  mbN     `__launch_bounds__(THREADS, N)` on KERNEL: ptxas must fit N
           blocks per SM in registers (not a cp.async change: the
           occupancy the authors' 64-register kernel has)
   A+B     one after the other (l2+peel, sbase+peel, sbase+mb4, ...)
@@ -98,8 +98,9 @@ def convert(mode, s):
     hint = "" if mode in ("cg", "sbase-cg") else ".L2::128B"
     out, pos, bases = [], 0, {}
     for m in COPY.finditer(s):
-        if m.start() < pos:
-            continue
+        line = s[s.rfind("\n", 0, m.start()) + 1:m.start()]
+        if m.start() < pos or "//" in line or line.lstrip().startswith("*"):
+            continue  # a comment's words
         args, end = split_args(s, m.end())
         if len(args) != 3 or args[2] != "16":
             raise ValueError("a copy of other than 16 bytes: %s" % ", ".join(args))
@@ -217,13 +218,14 @@ def main():
         except ValueError as e:
             sys.exit("cpasync_experiment: %s" % e)
         return
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 5):
         sys.exit(__doc__)
     src = open(sys.argv[2]).read()
-    if "mb" in sys.argv[1]:
-        sys.exit("cpasync_experiment: mbN needs the kernel's name: use prepare")
+    kernel = sys.argv[4] if len(sys.argv) == 5 else None
+    if re.search(r"\bmb[1-9]\b", sys.argv[1]) and not kernel:
+        sys.exit("cpasync_experiment: mbN needs the kernel's name (KERNEL)")
     try:
-        out = experiment(sys.argv[1], src, None)
+        out = experiment(sys.argv[1], src, kernel)
     except ValueError as e:
         sys.exit("cpasync_experiment: %s: %s" % (sys.argv[2], e))
     open(sys.argv[3], "w").write(out)
