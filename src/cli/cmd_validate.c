@@ -57,6 +57,17 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name, in
 	return argv[++*i];
 }
 
+/* KPIPE_VALIDATE_CACHE=DIR: the compilations and disassemblies of step 1
+ * and 2 kept in DIR by content (build_cache.h), so that the variants of one
+ * original compile and disassemble it once (the tests set it to a folder of
+ * their own run: the key holds the source's bytes, not its headers').
+ * NULL when unset, empty or "off". */
+static const char *validate_cache_dir(void)
+{
+	const char *d = getenv("KPIPE_VALIDATE_CACHE");
+	return d && *d && strcmp(d, "off") != 0 ? d : NULL;
+}
+
 static int usage_error(const char *fmt, ...) KP_PRINTF(1, 2);
 
 static int usage_error(const char *fmt, ...)
@@ -141,6 +152,7 @@ int kp_validate_files(const kp_validate_request *rq)
 		.nvcc = env.nvcc,
 		.cuobjdump = env.cuobjdump,
 		.nvdisasm = env.nvdisasm,
+		.cache_dir = validate_cache_dir(),
 	};
 	int vr = kp_validate_static(&res, &o);
 	have_res = 1;

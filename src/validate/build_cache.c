@@ -28,7 +28,8 @@ static void mix(hash2 *h, const char *s, size_t n)
 	}
 }
 
-char *kp_build_key(const char *const *args, int nargs, const char *const *files, int nfiles)
+static char *key_of(const char *const *args, int nargs, const char *const *files, int nfiles,
+		    int with_paths)
 {
 	hash2 h = {14695981039346656037ULL, 0x84222325cbf29ce4ULL};
 	for (int i = 0; i < nargs; i++)
@@ -39,13 +40,24 @@ char *kp_build_key(const char *const *args, int nargs, const char *const *files,
 		size_t len = 0;
 		if (kp_read_file(files[i], &text, &len) != 0)
 			return NULL;
-		mix(&h, files[i], strlen(files[i]));
+		if (with_paths)
+			mix(&h, files[i], strlen(files[i]));
 		mix(&h, text, len);
 		free(text);
 	}
 	char buf[40];
 	snprintf(buf, sizeof(buf), "%016llx%016llx", h.a, h.b);
 	return kp_xstrdup(buf);
+}
+
+char *kp_build_key(const char *const *args, int nargs, const char *const *files, int nfiles)
+{
+	return key_of(args, nargs, files, nfiles, 1);
+}
+
+char *kp_build_key_content(const char *const *args, int nargs, const char *const *files, int nfiles)
+{
+	return key_of(args, nargs, files, nfiles, 0);
 }
 
 static char *entry(const char *dir, const char *key, const char *suffix)

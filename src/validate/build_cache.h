@@ -17,6 +17,10 @@
  * of files[0..nfiles), its path and contents.  32 hex digits (two 64-bit
  * FNV-1a hashes); NULL when a file cannot be read. */
 char *kp_build_key(const char *const *args, int nargs, const char *const *files, int nfiles);
+/* The same without the files' paths: their contents only (a disassembly
+ * of a cubin written to a fresh temporary folder each time). */
+char *kp_build_key_content(const char *const *args, int nargs, const char *const *files,
+			   int nfiles);
 
 /* Copies the cached DIR/KEY.SUFFIX to dest (its mode too: an executable
  * stays one).  Returns 1 on a hit, 0 when absent or not copied. */

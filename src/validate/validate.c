@@ -15,6 +15,7 @@
 #endif
 #include "validate.h"
 
+#include "build_cache.h"
 #include "proc.h"
 
 #include <cjson/cJSON.h>
@@ -251,6 +252,27 @@ static void step_resources(kp_validate_result *r, const kp_resources *orig, cons
 
 /* ---- step 2 ----------------------------------------------------------- */
 
+/* The disassembler's listing of cubin: from o->cache_dir when a cubin of
+ * the same bytes was disassembled by the same tool before (the original of
+ * each variant tune or the tests validate), else run (and kept there when
+ * it succeeded).  Returns the tool's exit status. */
+static int run_disassembler(const kp_validate_opts *o, char *const *argv, char **text)
+{
+	const char *cubin = argv[2];
+	char *key = o->cache_dir ? kp_build_key_content((const char *const *)argv, 2, &cubin, 1)
+				 : NULL;
+	*text = key ? kp_build_cache_get_text(o->cache_dir, key, "sass") : NULL;
+	if (*text) {
+		free(key);
+		return 0;
+	}
+	int rc = kp_run_capture(argv, text);
+	if (key && rc == 0 && *text)
+		kp_build_cache_put_text(o->cache_dir, key, "sass", *text);
+	free(key);
+	return rc;
+}
+
 static int disassemble(kp_validate_result *r, const kp_validate_opts *o, const char *cubin,
 		       kp_sass *out, char *why, size_t whysz)
 {
@@ -262,7 +284,7 @@ static int disassemble(kp_validate_result *r, const kp_validate_opts *o, const c
 			continue;
 		char *argv[] = {(char *)tools[t][0], (char *)tools[t][1], (char *)cubin, NULL};
 		char *text = NULL;
-		int rc = kp_run_capture(argv, &text);
+		int rc = run_disassembler(o, argv, &text);
 		if (rc == 0 && kp_sass_parse(out, text) == 0) {
 			free(text);
 			r->disassembler = tools[t][2];

@@ -51,9 +51,12 @@ for src in "${CPUDIFF_DIR:-$root/samples}"/*.cu; do
 	fi
 	spec="${src%.cu}.launch.json"
 	[ -f "$spec" ] || continue
-	eligible=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get('eligible', True))" "$spec")
+	# the spec's eligible flag and the variants that do not apply: one
+	# python3 (CI time: this loop runs in cpudiff.samples, .kernels, .bulk)
+	read -r eligible unavailable < <(python3 -c "import json,sys
+d = json.load(open(sys.argv[1]))
+print(d.get('eligible', True), ' '.join(d.get('variants_unavailable', [])))" "$spec")
 	[ "$eligible" = "True" ] || continue
-	unavailable=$(python3 -c "import json,sys; print(' '.join(json.load(open(sys.argv[1])).get('variants_unavailable', [])))" "$spec")
 	for v in "${cpudiff_variants[@]}"; do
 		rc=0
 		cpudiff_rewrite "$kpipe" "$src" "$v" "$tmp/rw" "$tmp/log" || rc=$?

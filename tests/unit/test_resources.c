@@ -334,7 +334,8 @@ Test(resources_compile, cache_compiles_a_source_once, .init = kp_test_tmpdir_mak
 	free(count);
 }
 
-/* The key covers the arguments and the files' contents, in order. */
+/* The key covers the arguments and the files' paths and contents, in order;
+ * the content key the same without the paths. */
 Test(resources_compile, build_key, .init = kp_test_tmpdir_make, .fini = kp_test_tmpdir_remove)
 {
 	char *f = kp_test_path("a.cu");
@@ -351,6 +352,23 @@ Test(resources_compile, build_key, .init = kp_test_tmpdir_make, .fini = kp_test_
 	cr_assert_str_neq(k1, k4);
 	const char *const missing[] = {"/nonexistent/kpipe/x.cu"};
 	cr_assert_null(kp_build_key(a1, 2, missing, 1));
+	/* the same bytes at another path: another key, the same content key */
+	char *g = kp_test_path("b.cu");
+	cr_assert_eq(kp_write_file_atomic(g, "two", 3), 0);
+	const char *const other[] = {g};
+	char *k5 = kp_build_key(a1, 2, other, 1);
+	char *c1 = kp_build_key_content(a1, 2, files, 1),
+	     *c2 = kp_build_key_content(a1, 2, other, 1);
+	char *c3 = kp_build_key_content(a2, 2, other, 1);
+	cr_assert_str_neq(k4, k5);
+	cr_assert_str_eq(c1, c2);
+	cr_assert_str_neq(c1, c3);
+	cr_assert_null(kp_build_key_content(a1, 2, missing, 1));
+	free(k5);
+	free(c1);
+	free(c2);
+	free(c3);
+	free(g);
 	free(k1);
 	free(k2);
 	free(k3);

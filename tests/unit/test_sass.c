@@ -696,6 +696,62 @@ Test(validate, kernel_filter)
 	kp_validate_result_release(&r);
 }
 
+/* With a cache folder (KPIPE_VALIDATE_CACHE), a cubin of the same bytes
+ * is disassembled once: the second run of the same pair, and the original
+ * of another variant, come from the cache with the same verdicts. */
+Test(validate, cache_disassembles_a_cubin_once)
+{
+	char *count = kp_test_path("count"), *cache = kp_test_path("cache");
+	char *counting = kp_test_path("cuobjdump-counting");
+	kp_strbuf body = KP_STRBUF_INIT;
+	kp_strbuf_addf(&body, "#!/bin/sh\necho \"$2\" >>%s\nexec cat \"$(cat \"$2\")\"\n", count);
+	kp_test_write_script(counting, kp_strbuf_str(&body));
+	const char *rews[] = {"cp_async.cu", "cp_async.cu", "reg_staged.cu"};
+	const char *want[] = {"PASS", "PASS", NULL};
+	int runs_after[] = {2, 2, 3};
+	char *first = NULL;
+	for (int i = 0; i < 3; i++) {
+		char po[512], pr[512];
+		snprintf(po, sizeof(po), FIXTURES "naive.cu");
+		snprintf(pr, sizeof(pr), FIXTURES "%s", rews[i]);
+		kp_validate_opts o = {.original = po,
+				      .rewritten = pr,
+				      .arch = "sm_90",
+				      .threads = 256,
+				      .nvcc = fake_nvcc,
+				      .cuobjdump = counting,
+				      .cxxfilt = "false",
+				      .cache_dir = cache};
+		kp_validate_result r;
+		cr_assert_eq(kp_validate_static(&r, &o), KP_VALIDATE_OK);
+		cr_assert_eq(r.nkernels, 1);
+		if (want[i])
+			cr_assert_str_eq(r.kernels[0].verdict, want[i]);
+		char *text = kp_validate_render_text(&r);
+		if (i == 0)
+			first = text;
+		else if (i == 1) {
+			cr_assert_str_eq(text, first, "the cached run reports otherwise");
+			free(text);
+		} else
+			free(text);
+		kp_validate_result_release(&r);
+		char *n = NULL;
+		cr_assert_eq(kp_read_file(count, &n, NULL), 0);
+		int lines = 0;
+		for (const char *c = n; *c; c++)
+			lines += *c == '\n';
+		cr_assert_eq(lines, runs_after[i], "run %d: %d disassemblies so far:\n%s", i, lines,
+			     n);
+		free(n);
+	}
+	free(first);
+	kp_strbuf_release(&body);
+	free(counting);
+	free(cache);
+	free(count);
+}
+
 Test(validate, compile_failure_and_missing_nvcc)
 {
 	kp_validate_result r;
