@@ -1752,6 +1752,108 @@ Test(plan, auto_register_staging_that_halves_the_resident_warps_without_cp_async
 	F.auto_probe = NULL;
 }
 
+/* The one K-loop of REPO/REL (a golden case's kernel), analysed with its
+ * __launch_bounds__ or launches. */
+static kp_loop *loop_of_file(const char *rel)
+{
+	const char *root = getenv("KPIPE_SOURCE_DIR");
+	release();
+	snprintf(SAMPLE_PATH, sizeof(SAMPLE_PATH), "%s/%s", root ? root : ".", rel);
+	kp_parse_opts o;
+	memset(&o, 0, sizeof(o));
+	o.arch = "sm_90";
+	o.no_compdb = 1;
+	cr_assert_eq(kp_parse(&F, SAMPLE_PATH, &o, &ERRMSG), KP_PARSE_OK, "kp_parse %s", rel);
+	kp_analyze_opts ao;
+	memset(&ao, 0, sizeof(ao));
+	ao.arch = kp_arch_find("sm_90");
+	kp_analyze(&AN, &F, &ao);
+	cr_assert_geq(AN.nloops, 1, "%s: no loop", rel);
+	return AN.loops[0];
+}
+
+#define MMA_LDSM "tests/golden/cases/rewrite-mma_ldmatrix/kernel.cu"
+
+Test(plan, inline_ptx_mma_is_tensor_core_math)
+{
+	/* mma.sync m16n8k16 in an asm macro: 2*16*8*16/32 = 128 FLOPs per
+	 * thread each, 8 per warp tile and k-step (2x4 tiles, BK 16) */
+	kp_loop *l = loop_of_file(MMA_LDSM);
+	cr_expect_eq(l->math, KP_MATH_HMMA, "%s", kp_math_name(l->math));
+	cr_expect_eq(l->flops_thread, 1024.0, "%.1f", l->flops_thread);
+	/* integer operands make it IMMA; the FLOPs follow the shape */
+	static const char imma_src[] =
+		"__global__ void __launch_bounds__(128) im(const int4 *A, int *C, int K)\n"
+		"{\n"
+		"    __shared__ int4 As[128];\n"
+		"    int acc[4] = {0, 0, 0, 0};\n"
+		"    for (int k0 = 0; k0 < K; k0 += 128) {\n"
+		"        As[threadIdx.x] = A[k0 + threadIdx.x];\n"
+		"        __syncthreads();\n"
+		"        int4 a = As[threadIdx.x ^ 1];\n"
+		"        asm volatile(\"mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 "
+		"{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\\n\"\n"
+		"                     : \"+r\"(acc[0]), \"+r\"(acc[1]), \"+r\"(acc[2]), \"+r\"(acc[3])\n"
+		"                     : \"r\"(a.x), \"r\"(a.y), \"r\"(a.z), \"r\"(a.w), \"r\"(a.x), "
+		"\"r\"(a.y));\n"
+		"        __syncthreads();\n"
+		"    }\n"
+		"    C[threadIdx.x] = acc[0] + acc[1] + acc[2] + acc[3];\n"
+		"}\n";
+	l = loop_of(imma_src, "sm_90");
+	cr_expect_eq(l->math, KP_MATH_IMMA, "%s", kp_math_name(l->math));
+	cr_expect_eq(l->flops_thread, 2.0 * 16 * 8 * 32 / 32, "%.1f", l->flops_thread);
+}
+
+Test(plan, auto_tensor_core_tiles_with_many_resident_warps_take_register_staging)
+{
+	/* our ldmatrix/mma.sync kernel, 64 registers, 32 warps per SM, no
+	 * conflicted read (H100: cp.async 0.912x-0.990x, register 1.087x) */
+	kp_loop *l = loop_of_file(MMA_LDSM);
+	kp_plan p;
+	fake_probe many = {{fake_facts, NULL}, 64, 32, 1, 0};
+	F.auto_probe = &many.base;
+	plan(&p, l, "sm_90", "auto", 0);
+	expect_xform(&p, "register");
+	cr_expect_eq(p.stages, 2);
+	cr_expect(strstr(p.why,
+			 "tensor-core tiles (HMMA), but ptxas gives the kernel 64 registers, "
+			 "32 resident warps per SM (>= 32)") != NULL,
+		  "%s", p.why);
+	/* 28 warps and fewer (where the ring won): the deepest ring */
+	fake_probe few = {{fake_facts, NULL}, 80, 28, 1, 0};
+	F.auto_probe = &few.base;
+	plan(&p, l, "sm_90", "auto", 0);
+	expect_xform(&p, "cp-async");
+	cr_expect_eq(p.stages, 4);
+	/* without ptxas the ring stands */
+	F.auto_probe = NULL;
+	plan(&p, l, "sm_90", "auto", 0);
+	expect_xform(&p, "cp-async");
+	cr_expect(strstr(p.why, "tensor-core tiles (HMMA)") != NULL, "%s", p.why);
+	/* --stages 3 is never second-guessed */
+	F.auto_probe = &many.base;
+	plan(&p, l, "sm_90", "auto", 3);
+	expect_xform(&p, "cp-async");
+	cr_expect_eq(p.stages, 3);
+	F.auto_probe = NULL;
+}
+
+Test(plan, auto_tensor_core_tiles_with_a_conflicted_read_keep_the_ring)
+{
+	/* hgemm_wmma_template's fragment reads conflict 8 ways (auto pads
+	 * them; LeetCUDA's mma4x2, 64 warps, padded: 4 stages 1.408x against
+	 * register 1.249x): the ring even at 32 warps */
+	kp_loop *l = loop_of_sample("hgemm_wmma_template", 256);
+	kp_plan p;
+	fake_probe many = {{fake_facts, NULL}, 64, 32, 1, 0};
+	F.auto_probe = &many.base;
+	plan(&p, l, "sm_90", "auto", 0);
+	expect_xform(&p, "cp-async");
+	cr_expect(strstr(p.why, "tensor-core tiles") != NULL, "%s", p.why);
+	F.auto_probe = NULL;
+}
+
 /* --- launch-level resources (src/plan/launch_check.c) ----------------------------------- */
 
 /* fp32 32x32 tiles (8 KB) in a kernel that also uses dynamic shared
