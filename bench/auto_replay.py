@@ -253,6 +253,7 @@ def main():
                 rows.append([name, kind, r, "no input", "", None, bname, cand[bname], "", "no input"])
                 continue
             pick, why = auto_now(a.kpipe, path, args, tmp)
+            why = why.replace(tmp, "$TMP")  # the copies' folder, not kept
             got, note = lookup(sp, pick) if pick else (None, "analyze failed")
             best = max(cand[bname], 1.0)
             if got is None:
