@@ -1805,6 +1805,15 @@ Test(plan, inline_ptx_mma_is_tensor_core_math)
 	cr_expect_eq(l->flops_thread, 2.0 * 16 * 8 * 32 / 32, "%.1f", l->flops_thread);
 }
 
+/* auto's plan for l with `probe` answering for ptxas (NULL: no nvcc) */
+static void plan_probed(kp_plan *p, kp_loop *l, fake_probe *probe, int stages)
+{
+	F.auto_probe = probe ? &probe->base : NULL;
+	plan(p, l, "sm_90", "auto", stages);
+	F.auto_probe = NULL;
+	cr_assert_not_null(p->xform, "refused: %s", p->refuse_msg ? p->refuse_msg : "");
+}
+
 Test(plan, auto_tensor_core_tiles_with_many_resident_warps_take_register_staging)
 {
 	/* our ldmatrix/mma.sync kernel, 64 registers, 32 warps per SM, no
@@ -1812,31 +1821,26 @@ Test(plan, auto_tensor_core_tiles_with_many_resident_warps_take_register_staging
 	kp_loop *l = loop_of_file(MMA_LDSM);
 	kp_plan p;
 	fake_probe many = {{fake_facts, NULL}, 64, 32, 1, 0};
-	F.auto_probe = &many.base;
-	plan(&p, l, "sm_90", "auto", 0);
-	expect_xform(&p, "register");
+	fake_probe few = {{fake_facts, NULL}, 80, 28, 1, 0};
+	plan_probed(&p, l, &many, 0);
+	cr_expect_str_eq(p.xform->name, "register");
 	cr_expect_eq(p.stages, 2);
 	cr_expect(strstr(p.why,
 			 "tensor-core tiles (HMMA), but ptxas gives the kernel 64 registers, "
 			 "32 resident warps per SM (>= 32)") != NULL,
 		  "%s", p.why);
 	/* 28 warps and fewer (where the ring won): the deepest ring */
-	fake_probe few = {{fake_facts, NULL}, 80, 28, 1, 0};
-	F.auto_probe = &few.base;
-	plan(&p, l, "sm_90", "auto", 0);
-	expect_xform(&p, "cp-async");
+	plan_probed(&p, l, &few, 0);
+	cr_expect_str_eq(p.xform->name, "cp-async");
 	cr_expect_eq(p.stages, 4);
 	/* without ptxas the ring stands */
-	F.auto_probe = NULL;
-	plan(&p, l, "sm_90", "auto", 0);
-	expect_xform(&p, "cp-async");
+	plan_probed(&p, l, NULL, 0);
+	cr_expect_str_eq(p.xform->name, "cp-async");
 	cr_expect(strstr(p.why, "tensor-core tiles (HMMA)") != NULL, "%s", p.why);
 	/* --stages 3 is never second-guessed */
-	F.auto_probe = &many.base;
-	plan(&p, l, "sm_90", "auto", 3);
-	expect_xform(&p, "cp-async");
+	plan_probed(&p, l, &many, 3);
+	cr_expect_str_eq(p.xform->name, "cp-async");
 	cr_expect_eq(p.stages, 3);
-	F.auto_probe = NULL;
 }
 
 Test(plan, auto_tensor_core_tiles_with_a_conflicted_read_keep_the_ring)
@@ -1847,11 +1851,10 @@ Test(plan, auto_tensor_core_tiles_with_a_conflicted_read_keep_the_ring)
 	kp_loop *l = loop_of_sample("hgemm_wmma_template", 256);
 	kp_plan p;
 	fake_probe many = {{fake_facts, NULL}, 64, 32, 1, 0};
-	F.auto_probe = &many.base;
-	plan(&p, l, "sm_90", "auto", 0);
-	expect_xform(&p, "cp-async");
+	plan_probed(&p, l, &many, 0);
+	cr_expect_str_eq(p.xform->name, "cp-async");
 	cr_expect(strstr(p.why, "tensor-core tiles") != NULL, "%s", p.why);
-	F.auto_probe = NULL;
+	cr_expect_geq(many.asked, 1, "ptxas not asked");
 }
 
 /* --- launch-level resources (src/plan/launch_check.c) ----------------------------------- */
