@@ -1782,27 +1782,49 @@ Test(plan, inline_ptx_mma_is_tensor_core_math)
 	cr_expect_eq(l->math, KP_MATH_HMMA, "%s", kp_math_name(l->math));
 	cr_expect_eq(l->flops_thread, 1024.0, "%.1f", l->flops_thread);
 	/* integer operands make it IMMA; the FLOPs follow the shape */
-	static const char imma_src[] =
-		"__global__ void __launch_bounds__(128) im(const int4 *A, int *C, int K)\n"
-		"{\n"
-		"    __shared__ int4 As[128];\n"
-		"    int acc[4] = {0, 0, 0, 0};\n"
-		"    for (int k0 = 0; k0 < K; k0 += 128) {\n"
-		"        As[threadIdx.x] = A[k0 + threadIdx.x];\n"
-		"        __syncthreads();\n"
-		"        int4 a = As[threadIdx.x ^ 1];\n"
-		"        asm volatile(\"mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 "
-		"{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\\n\"\n"
-		"                     : \"+r\"(acc[0]), \"+r\"(acc[1]), \"+r\"(acc[2]), \"+r\"(acc[3])\n"
-		"                     : \"r\"(a.x), \"r\"(a.y), \"r\"(a.z), \"r\"(a.w), \"r\"(a.x), "
-		"\"r\"(a.y));\n"
-		"        __syncthreads();\n"
-		"    }\n"
-		"    C[threadIdx.x] = acc[0] + acc[1] + acc[2] + acc[3];\n"
-		"}\n";
-	l = loop_of(imma_src, "sm_90");
-	cr_expect_eq(l->math, KP_MATH_IMMA, "%s", kp_math_name(l->math));
-	cr_expect_eq(l->flops_thread, 2.0 * 16 * 8 * 32 / 32, "%.1f", l->flops_thread);
+	/* integer operands make it IMMA, the FLOPs follow the shape (an
+	 * unreadable shape: tensor-core math without FLOPs); the wmma PTX
+	 * form counts too, and a .s32 accumulator alone is no IMMA */
+	static const struct {
+		const char *op;
+		kp_math math;
+		double flops;
+	} mmas[] = {
+		{"mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", KP_MATH_IMMA,
+		 2.0 * 16 * 8 * 32 / 32},
+		{"mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32", KP_MATH_HMMA,
+		 2.0 * 16 * 8 * 8 / 32},
+		{"wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32", KP_MATH_HMMA,
+		 2.0 * 16 * 16 * 16 / 32},
+		{"mma.sync.aligned.SHAPE.row.col.f16.f16.f16.f16", KP_MATH_HMMA, 0},
+	};
+	for (size_t i = 0; i < KP_ARRAY_LEN(mmas); i++) {
+		char src[1024];
+		snprintf(src, sizeof(src),
+			 "__global__ void __launch_bounds__(128) im(const int4 *A, int *C, int K)\n"
+			 "{\n"
+			 "    __shared__ int4 As[128];\n"
+			 "    int acc[4] = {0, 0, 0, 0};\n"
+			 "    for (int k0 = 0; k0 < K; k0 += 128) {\n"
+			 "        As[threadIdx.x] = A[k0 + threadIdx.x];\n"
+			 "        __syncthreads();\n"
+			 "        int4 a = As[threadIdx.x ^ 1];\n"
+			 "        asm volatile(\"%s {%%0,%%1,%%2,%%3}, {%%4,%%5}, {%%6}, "
+			 "{%%0,%%1,%%2,%%3};\\n\"\n"
+			 "                     : \"+r\"(acc[0]), \"+r\"(acc[1]), \"+r\"(acc[2]), "
+			 "\"+r\"(acc[3])\n"
+			 "                     : \"r\"(a.x), \"r\"(a.y), \"r\"(a.z));\n"
+			 "        __syncthreads();\n"
+			 "    }\n"
+			 "    C[threadIdx.x] = acc[0] + acc[1] + acc[2] + acc[3];\n"
+			 "}\n",
+			 mmas[i].op);
+		release();
+		l = loop_of(src, "sm_90");
+		cr_expect_eq(l->math, mmas[i].math, "%s: %s", mmas[i].op, kp_math_name(l->math));
+		cr_expect_eq(l->flops_thread, mmas[i].flops, "%s: %.1f", mmas[i].op,
+			     l->flops_thread);
+	}
 }
 
 /* auto's plan for l with `probe` answering for ptxas (NULL: no nvcc) */
