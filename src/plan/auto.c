@@ -286,7 +286,7 @@ static int tile_read_conflict(kp_file *f, const kp_loop *l)
  * 0.912x with 2 stages, 0.990x with 3, 0.985x with 4, register staging
  * 1.087x; LeetCUDA's wmma mma4x2 kernel (H200; 64 warps) unpadded:
  * cp.async 0.967x-0.978x, register 1.021x, but its fragment reads conflict
- * 8 ways and padded the ring wins (4 stages 1.408x, register 1.249x), so
+ * 4 ways (s_b) and padded the ring wins (4 stages 1.408x, register 1.249x), so
  * a conflicted read keeps the ring.  Every tensor-core kernel where the
  * ring won unpadded had at most 28 warps (wmma_persistent_staged 28,
  * wmma_fp16_64x64x32 24, LeetCUDA's mma2x4 24).  Without ptxas the ring
