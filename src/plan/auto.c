@@ -9,9 +9,12 @@
  * bench/calibration.tsv, made by bench/calibrate.py from the tune run in
  * bench/results/2026-12-02-h200-tune-all; docs/tune.md, "What auto
  * predicts"), in this order:
- *  1. tensor-core math (wmma, mma) with cp.async possible: a cp.async ring,
- *     the deepest of at most 4 stages that fits the static limit when
- *     --stages is not given (wmma 64x64x32: s4 1.151x, register 1.109x);
+ *  1. tensor-core math (wmma, mma; inline PTX mma.sync too) with cp.async
+ *     possible: a cp.async ring, the deepest of at most 4 stages that fits
+ *     the static limit when --stages is not given (wmma 64x64x32: s4
+ *     1.151x, register 1.109x); but where ptxas gives the kernel >= 32
+ *     resident warps and no tile read conflicts >= 4 ways, register
+ *     staging (tensor_many_warps());
  *  2. every copy a 16-byte vector: cp.async, one LDGSTS.128 per copy
  *     (float4 SGEMM: 1.093x; register staging held 4 registers per copy
  *     and lost, 0.965x);
@@ -55,6 +58,7 @@
  * register-2bar 1.437x; bench/results/2026-12-01-h200-dynamic).
  * Otherwise the loop is refused with kpipe-smem-over-limit.
  */
+#include "banks.h"
 #include "plan.h"
 
 #include <string.h>
@@ -62,6 +66,10 @@
 /* busy_kernel()'s thresholds, calibrated on the H200 (docs/tune.md) */
 #define KP_AUTO_BUSY_RATIO 20
 #define KP_AUTO_BUSY_WARPS 48
+/* tensor_many_warps()'s: the resident warps per SM from which tensor-core
+ * tiles take register staging, and the read conflict auto's padding fixes */
+#define KP_AUTO_TENSOR_WARPS 32
+#define KP_AUTO_PAD_DEGREE 4
 
 /* Two buffers over the limit, one within it: register-2bar, or NULL. */
 static const char *single_buffer(kp_file *f, const kp_loop *l, const kp_arch *a,
@@ -245,6 +253,71 @@ static void busy_kernel(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch 
 		l->ratio, KP_AUTO_BUSY_RATIO, fx.regs, fx.warps, fx.threads, KP_AUTO_BUSY_WARPS);
 }
 
+/* The worst bank conflict of a read of one of l's loaded tiles (a
+ * fragment load, an ldmatrix, a column read), for the block the file or
+ * __launch_bounds__ gives (wmma fragment loads without one): what
+ * --variant auto pads from KP_AUTO_PAD_DEGREE ways up (pass_pad.c). */
+static int tile_read_conflict(kp_file *f, const kp_loop *l)
+{
+	kp_analyze_opts o;
+	kp_bk_block b;
+	kp_bk_result r;
+	memset(&o, 0, sizeof(o));
+	kp_bk_block_of(f, l->kernel, &o, &b);
+	kp_bk_analyze(f, l->kernel, &b, NULL, 0, &r);
+	int worst = 0;
+	for (int i = 0; i < r.n; i++) {
+		const kp_bk_access *x = &r.acc[i];
+		if (x->space != KP_BK_SHARED || x->store || x->not_analysed || x->degree <= worst)
+			continue;
+		for (int t = 0; t < l->ntiles; t++)
+			if (l->tiles[t].loaded && l->tiles[t].arr == x->arr)
+				worst = x->degree;
+	}
+	return worst;
+}
+
+/* Tensor-core tiles on the cp.async ring (rule 1) in a kernel whose
+ * registers already keep >= KP_AUTO_TENSOR_WARPS warps resident per SM
+ * (ptxas), whose tile reads have no conflict for auto's padding to fix:
+ * register staging, where it applies with at most 16 staging registers.
+ * Measured: our ldmatrix/mma.sync kernel (tests/golden/cases/
+ * rewrite-mma_ldmatrix, H100; 32 warps, conflict-free reads): cp.async
+ * 0.912x with 2 stages, 0.990x with 3, 0.985x with 4, register staging
+ * 1.087x; LeetCUDA's wmma mma4x2 kernel (H200; 64 warps) unpadded:
+ * cp.async 0.967x-0.978x, register 1.021x, but its fragment reads conflict
+ * 4 ways (s_b) and padded the ring wins (4 stages 1.408x, register 1.249x), so
+ * a conflicted read keeps the ring.  Every tensor-core kernel where the
+ * ring won unpadded had at most 28 warps (wmma_persistent_staged 28,
+ * wmma_fp16_64x64x32 24, LeetCUDA's mma2x4 24).  Without ptxas the ring
+ * stands. */
+static void tensor_many_warps(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a,
+			      const kp_transform *rg)
+{
+	const kp_auto_probe *pr = f->auto_probe;
+	const char *no = NULL;
+	kp_auto_facts fx;
+	kp_xfacts rx;
+	memset(&fx, 0, sizeof(fx));
+	if (!pr || p->dynamic || !pr->facts(pr, f, l, a, &fx) || fx.warps < KP_AUTO_TENSOR_WARPS ||
+	    !kp_transform_match(rg, f, l, a, &f->arena, &no))
+		return;
+	kp_transform_facts(rg, f, l, &f->arena, &rx);
+	int worst = rx.regs >= 0 && rx.regs <= 16 ? tile_read_conflict(f, l) : KP_AUTO_PAD_DEGREE;
+	if (worst >= KP_AUTO_PAD_DEGREE)
+		return;
+	p->xform = rg;
+	p->stages = 2;
+	p->why = kp_arena_printf(
+		&f->arena,
+		"tensor-core tiles (%s), but ptxas gives the kernel %d registers, %d resident "
+		"warps per SM (>= %d) and no read of the tiles conflicts %d ways or more: "
+		"register staging, %d staging register%s per thread (<= 16), where the "
+		"cp.async ring lost on the one such kernel measured",
+		kp_math_name(l->math), fx.regs, fx.warps, KP_AUTO_TENSOR_WARPS, KP_AUTO_PAD_DEGREE,
+		rx.regs, rx.regs == 1 ? "" : "s");
+}
+
 /* Register staging that halves the kernel's resident warps per SM, by
  * ptxas on the rewrite, where cp.async (which holds no staging registers)
  * applies and fits: cp.async.  Where cp.async does not apply, the loop is
@@ -337,6 +410,8 @@ void kp_plan_auto(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, in
 	if (p->dynamic && stages <= 0)
 		stages = 2; /* the dynamic ring was sized for 2 stages */
 	pick(p, f, l, a, stages, cp, rg, r2);
+	if (p->xform == cp && tensor_math(l) && stages <= 2)
+		tensor_many_warps(p, f, l, a, rg);
 	if (p->xform == rg || p->xform == r2)
 		staging_occupancy(p, f, l, a, cp);
 	if (p->xform && l->ratio >= KP_AUTO_BUSY_RATIO)

@@ -1752,6 +1752,133 @@ Test(plan, auto_register_staging_that_halves_the_resident_warps_without_cp_async
 	F.auto_probe = NULL;
 }
 
+/* The one K-loop of REPO/REL (a golden case's kernel), analysed with its
+ * __launch_bounds__ or launches. */
+static kp_loop *loop_of_file(const char *rel)
+{
+	const char *root = getenv("KPIPE_SOURCE_DIR");
+	release();
+	snprintf(SAMPLE_PATH, sizeof(SAMPLE_PATH), "%s/%s", root ? root : ".", rel);
+	kp_parse_opts o;
+	memset(&o, 0, sizeof(o));
+	o.arch = "sm_90";
+	o.no_compdb = 1;
+	cr_assert_eq(kp_parse(&F, SAMPLE_PATH, &o, &ERRMSG), KP_PARSE_OK, "kp_parse %s", rel);
+	kp_analyze_opts ao;
+	memset(&ao, 0, sizeof(ao));
+	ao.arch = kp_arch_find("sm_90");
+	kp_analyze(&AN, &F, &ao);
+	cr_assert_geq(AN.nloops, 1, "%s: no loop", rel);
+	return AN.loops[0];
+}
+
+#define MMA_LDSM "tests/golden/cases/rewrite-mma_ldmatrix/kernel.cu"
+
+Test(plan, inline_ptx_mma_is_tensor_core_math)
+{
+	/* mma.sync m16n8k16 in an asm macro: 2*16*8*16/32 = 128 FLOPs per
+	 * thread each, 8 per warp tile and k-step (2x4 tiles, BK 16) */
+	kp_loop *l = loop_of_file(MMA_LDSM);
+	cr_expect_eq(l->math, KP_MATH_HMMA, "%s", kp_math_name(l->math));
+	cr_expect_eq(l->flops_thread, 1024.0, "%.1f", l->flops_thread);
+	/* integer operands make it IMMA; the FLOPs follow the shape */
+	/* integer operands make it IMMA, the FLOPs follow the shape (an
+	 * unreadable shape: tensor-core math without FLOPs); the wmma PTX
+	 * form counts too, and a .s32 accumulator alone is no IMMA */
+	static const struct {
+		const char *op;
+		kp_math math;
+		double flops;
+	} mmas[] = {
+		{"mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", KP_MATH_IMMA,
+		 2.0 * 16 * 8 * 32 / 32},
+		{"mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32", KP_MATH_HMMA,
+		 2.0 * 16 * 8 * 8 / 32},
+		{"wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32", KP_MATH_HMMA,
+		 2.0 * 16 * 16 * 16 / 32},
+		{"mma.sync.aligned.SHAPE.row.col.f16.f16.f16.f16", KP_MATH_HMMA, 0},
+	};
+	for (size_t i = 0; i < KP_ARRAY_LEN(mmas); i++) {
+		char src[1024];
+		snprintf(src, sizeof(src),
+			 "__global__ void __launch_bounds__(128) im(const int4 *A, int *C, int K)\n"
+			 "{\n"
+			 "    __shared__ int4 As[128];\n"
+			 "    int acc[4] = {0, 0, 0, 0};\n"
+			 "    for (int k0 = 0; k0 < K; k0 += 128) {\n"
+			 "        As[threadIdx.x] = A[k0 + threadIdx.x];\n"
+			 "        __syncthreads();\n"
+			 "        int4 a = As[threadIdx.x ^ 1];\n"
+			 "        asm volatile(\"%s {%%0,%%1,%%2,%%3}, {%%4,%%5}, {%%6}, "
+			 "{%%0,%%1,%%2,%%3};\\n\"\n"
+			 "                     : \"+r\"(acc[0]), \"+r\"(acc[1]), \"+r\"(acc[2]), "
+			 "\"+r\"(acc[3])\n"
+			 "                     : \"r\"(a.x), \"r\"(a.y), \"r\"(a.z));\n"
+			 "        __syncthreads();\n"
+			 "    }\n"
+			 "    C[threadIdx.x] = acc[0] + acc[1] + acc[2] + acc[3];\n"
+			 "}\n",
+			 mmas[i].op);
+		release();
+		l = loop_of(src, "sm_90");
+		cr_expect_eq(l->math, mmas[i].math, "%s: %s", mmas[i].op, kp_math_name(l->math));
+		cr_expect_eq(l->flops_thread, mmas[i].flops, "%s: %.1f", mmas[i].op,
+			     l->flops_thread);
+	}
+}
+
+/* auto's plan for l with `probe` answering for ptxas (NULL: no nvcc) */
+static void plan_probed(kp_plan *p, kp_loop *l, fake_probe *probe, int stages)
+{
+	F.auto_probe = probe ? &probe->base : NULL;
+	plan(p, l, "sm_90", "auto", stages);
+	F.auto_probe = NULL;
+	cr_assert_not_null(p->xform, "refused: %s", p->refuse_msg ? p->refuse_msg : "");
+}
+
+Test(plan, auto_tensor_core_tiles_with_many_resident_warps_take_register_staging)
+{
+	/* our ldmatrix/mma.sync kernel, 64 registers, 32 warps per SM, no
+	 * conflicted read (H100: cp.async 0.912x-0.990x, register 1.087x) */
+	kp_loop *l = loop_of_file(MMA_LDSM);
+	kp_plan p;
+	fake_probe many = {{fake_facts, NULL}, 64, 32, 1, 0};
+	fake_probe few = {{fake_facts, NULL}, 80, 28, 1, 0};
+	plan_probed(&p, l, &many, 0);
+	cr_expect_str_eq(p.xform->name, "register");
+	cr_expect_eq(p.stages, 2);
+	cr_expect(strstr(p.why,
+			 "tensor-core tiles (HMMA), but ptxas gives the kernel 64 registers, "
+			 "32 resident warps per SM (>= 32)") != NULL,
+		  "%s", p.why);
+	/* 28 warps and fewer (where the ring won): the deepest ring */
+	plan_probed(&p, l, &few, 0);
+	cr_expect_str_eq(p.xform->name, "cp-async");
+	cr_expect_eq(p.stages, 4);
+	/* without ptxas the ring stands */
+	plan_probed(&p, l, NULL, 0);
+	cr_expect_str_eq(p.xform->name, "cp-async");
+	cr_expect(strstr(p.why, "tensor-core tiles (HMMA)") != NULL, "%s", p.why);
+	/* --stages 3 is never second-guessed */
+	plan_probed(&p, l, &many, 3);
+	cr_expect_str_eq(p.xform->name, "cp-async");
+	cr_expect_eq(p.stages, 3);
+}
+
+Test(plan, auto_tensor_core_tiles_with_a_conflicted_read_keep_the_ring)
+{
+	/* hgemm_wmma_template's fragment reads conflict 8 ways (auto pads
+	 * them; LeetCUDA's mma4x2, 64 warps, padded: 4 stages 1.408x against
+	 * register 1.249x): the ring even at 32 warps */
+	kp_loop *l = loop_of_sample("hgemm_wmma_template", 256);
+	kp_plan p;
+	fake_probe many = {{fake_facts, NULL}, 64, 32, 1, 0};
+	plan_probed(&p, l, &many, 0);
+	cr_expect_str_eq(p.xform->name, "cp-async");
+	cr_expect(strstr(p.why, "tensor-core tiles") != NULL, "%s", p.why);
+	cr_expect_geq(many.asked, 1, "ptxas not asked");
+}
+
 /* --- launch-level resources (src/plan/launch_check.c) ----------------------------------- */
 
 /* fp32 32x32 tiles (8 KB) in a kernel that also uses dynamic shared
