@@ -35,10 +35,12 @@ typedef struct {
 	const char *spec; /* launch description */
 	int stages;
 	int threads;
-	int block[3]; /* --block X[,Y[,Z]] (bank analysis), 0: not given */
-	int pad;      /* rewrite --pad 1 (pad, then pipeline), --pad-only 2 */
-	int swizzle;  /* rewrite --swizzle (with --pad or --pad-only) */
-	int no_pad;   /* rewrite --no-pad: --variant auto pads nothing */
+	int block[3];        /* --block X[,Y[,Z]] (bank analysis), 0: not given */
+	int pad;             /* rewrite --pad 1 (pad, then pipeline), --pad-only 2 */
+	int swizzle;         /* rewrite --swizzle (with --pad or --pad-only) */
+	int no_pad;          /* rewrite --no-pad: --variant auto pads nothing */
+	int keep_occupancy;  /* rewrite --keep-occupancy (occ_bound.c) */
+	int raise_occupancy; /* rewrite --raise-occupancy */
 	int in_place;
 	int diff;
 	int dry_run;

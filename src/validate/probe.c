@@ -349,6 +349,13 @@ static int kernel_facts(kp_ptxas_probe *p, const kp_probe_build *b, const kp_loo
 		out->regs = k->registers;
 		out->warps = occ.warps_per_sm;
 		out->threads = threads;
+		out->smem = k->smem;
+		for (int j = i; j < b->res.nkernels; j++) { /* every instantiation */
+			const kp_kernel_res *x = &b->res.kernels[j];
+			int sp = x->spill_stores + x->spill_loads;
+			if (x->is_entry && kp_resources_name_matches(x, name) && sp > out->spills)
+				out->spills = sp;
+		}
 		return 1;
 	}
 	snprintf(p->error, sizeof(p->error), "ptxas reported no kernel named '%s'", name);
@@ -407,9 +414,36 @@ static void paired_facts(const kp_probe_build *o, const kp_probe_build *v, const
 				out->warps = ov.warps_per_sm;
 				out->base_regs = ko->registers;
 				out->base_warps = oo.warps_per_sm;
+				out->smem = kv->smem;
+				out->base_smem = ko->smem;
 			}
 		}
 	}
+}
+
+/* The same for text, a rewrite of f's whole text. */
+static int probe_text(const kp_auto_probe *base, kp_file *f, const kp_loop *l, const kp_arch *a,
+		      const char *text, size_t len, kp_auto_facts *out)
+{
+	kp_ptxas_probe *p = (kp_ptxas_probe *)base;
+	memset(out, 0, sizeof(*out));
+	if (!within_budget(p, f, 1)) {
+		out->why = p->error;
+		return 0;
+	}
+	size_t n;
+	char *unit = unit_text(f, text, len, &n);
+	int ok = compile_once(p, &p->var, f, unit, n, a);
+	free(unit);
+	if (!ok) {
+		out->why = p->error;
+		out->compile_error = p->last_ecompile;
+		return 0;
+	}
+	if (!kernel_facts(p, &p->var, l, a, out))
+		return 0;
+	paired_facts(&p->orig, &p->var, l, a, out);
+	return 1;
 }
 
 /* The same once t has rewritten l alone (no comments: they change
@@ -438,20 +472,9 @@ static int probe_variant(const kp_auto_probe *base, kp_file *f, const kp_loop *l
 		free(text);
 		return 0;
 	}
-	size_t n;
-	char *unit = unit_text(f, text, len, &n);
-	ok = compile_once(p, &p->var, f, unit, n, a);
-	free(unit);
+	ok = probe_text(base, f, l, a, text, len, out);
 	free(text);
-	if (!ok) {
-		out->why = p->error;
-		out->compile_error = p->last_ecompile;
-		return 0;
-	}
-	if (!kernel_facts(p, &p->var, l, a, out))
-		return 0;
-	paired_facts(&p->orig, &p->var, l, a, out);
-	return 1;
+	return ok;
 }
 
 /* The parse flags nvcc also takes. */
@@ -470,6 +493,7 @@ void kp_ptxas_probe_init(kp_ptxas_probe *p, const char *cuda_path, const char *c
 	memset(p, 0, sizeof(*p));
 	p->base.facts = probe_warps;
 	p->base.variant = probe_variant;
+	p->base.text = probe_text;
 	p->cuda_path = cuda_path ? kp_xstrdup(cuda_path) : NULL;
 	p->args = kp_xcalloc((size_t)nargs + 1, sizeof(char *));
 	for (int i = 0; i < nargs; i++) {
