@@ -613,6 +613,12 @@ static void probe_release(void)
 	probe_made = NULL;
 }
 
+void kp_cli_probe_new_budget(void)
+{
+	if (probe_made)
+		kp_ptxas_probe_new_budget(probe_made);
+}
+
 static const kp_auto_probe *cli_probe(const kp_cli *o)
 {
 	/* every variant: the plan asks ptxas the registers of a rewrite that

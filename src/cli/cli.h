@@ -124,6 +124,9 @@ const char **kp_cli_file_args(const kp_cli *o, const kp_file_setup *fs, int *n);
 /* The rewrite driver's options (rewrite.h) and a batch's (batch.h), from
  * the command line; the strings and arrays stay o's. */
 void kp_cli_rw_opts(const kp_cli *o, kp_rw_opts *rw);
+/* A fresh ptxas budget (probe.h) for the process's probe, if made: tune
+ * asks it before each variant's rewrite. */
+void kp_cli_probe_new_budget(void);
 void kp_cli_batch_opts(const kp_cli *o, kp_batch_opts *b);
 
 /* Parse options for a file, with its launch description if one sits

@@ -622,6 +622,7 @@ static int rewrite_kind(tune_state *t, int i, int mod, kp_rw_result *r, char **t
 	if (mod == MOD_RAISE)
 		a.raise_occupancy = 1;
 	r->path = kp_xstrdup(t->in);
+	kp_cli_probe_new_budget(); /* as one `kpipe rewrite` of the variant */
 	kp_rw_input rin = {.path = t->in, .contents = t->src, .len = t->len};
 	kp_rw_opts rwo;
 	kp_cli_rw_opts(&a, &rwo);

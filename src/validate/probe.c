@@ -522,3 +522,5 @@ void kp_ptxas_probe_release(kp_ptxas_probe *p)
 	kp_resources_release(&p->var.res);
 	memset(p, 0, sizeof(*p));
 }
+
+void kp_ptxas_probe_new_budget(kp_ptxas_probe *p) { p->nrewrites = 0; }

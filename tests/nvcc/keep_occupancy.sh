@@ -105,6 +105,11 @@ check "with --pad-only: usage error" grep -q 'pipelines nothing' "$tmp/po.err"
 check "tune: register+occ written with the bound" grep -q '__launch_bounds__(256, 4) matmul_vec_loader(' "$tmp/gd/register+occ.cu"
 check "tune: register+occ is rewrite --keep-occupancy's text" \
 	cmp -s "$tmp/gd/register+occ.cu" "$tmp/matmul_vec_loader-register.cu"
+# each variant's rewrite has ptxas's budget of one `kpipe rewrite`: the
+# later variants' bounds are built too
+check "tune: cp-async+raise (256, 5), past the first variants' compilations" \
+	grep -q '__launch_bounds__(256, 5) matmul_vec_loader(' "$tmp/gd/cp-async+raise.cu"
+check "tune: no cp-async+occ (cp-async loses no block)" test ! -e "$tmp/gd/cp-async+occ.cu"
 check "tune: only the +occ and +raise builds are bounded" \
 	bash -c "cd '$tmp/gd' && ! grep -l __launch_bounds__ *.cu | grep -v '+occ.cu\$\|+raise.cu\$'"
 
