@@ -363,25 +363,34 @@ static int kernel_facts(kp_ptxas_probe *p, const kp_probe_build *b, const kp_loo
 	return 0;
 }
 
-static int probe_warps(const kp_auto_probe *base, const kp_file *f, const kp_loop *l,
-		       const kp_arch *a, kp_auto_facts *out)
+/* `text` (f's, or a rewrite of it) compiled into b, and l's kernel's facts
+ * in it; 0 with out->why when unknown.  out is zeroed, the budget checked. */
+static int build_facts(kp_ptxas_probe *p, kp_probe_build *b, const kp_file *f, const char *text,
+		       size_t len, const kp_loop *l, const kp_arch *a, kp_auto_facts *out)
 {
-	kp_ptxas_probe *p = (kp_ptxas_probe *)base;
 	memset(out, 0, sizeof(*out));
-	if (!within_budget(p, f, 0)) { /* before the text: it is the whole file */
+	/* before the text: it is the whole file */
+	if (!within_budget(p, f, b == &p->var)) {
 		out->why = p->error;
 		return 0;
 	}
 	size_t n;
-	char *text = unit_text(f, f->src, f->len, &n);
-	int ok = compile_once(p, &p->orig, f, text, n, a);
-	free(text);
+	char *unit = unit_text(f, text, len, &n);
+	int ok = compile_once(p, b, f, unit, n, a);
+	free(unit);
 	if (!ok) {
 		out->why = p->error;
 		out->compile_error = p->last_ecompile;
 		return 0;
 	}
-	return kernel_facts(p, &p->orig, l, a, out);
+	return kernel_facts(p, b, l, a, out);
+}
+
+static int probe_warps(const kp_auto_probe *base, const kp_file *f, const kp_loop *l,
+		       const kp_arch *a, kp_auto_facts *out)
+{
+	kp_ptxas_probe *p = (kp_ptxas_probe *)base;
+	return build_facts(p, &p->orig, f, f->src, f->len, l, a, out);
 }
 
 /* A kernel template compiled for several instantiations: each of the
@@ -426,21 +435,7 @@ static int probe_text(const kp_auto_probe *base, kp_file *f, const kp_loop *l, c
 		      const char *text, size_t len, kp_auto_facts *out)
 {
 	kp_ptxas_probe *p = (kp_ptxas_probe *)base;
-	memset(out, 0, sizeof(*out));
-	if (!within_budget(p, f, 1)) {
-		out->why = p->error;
-		return 0;
-	}
-	size_t n;
-	char *unit = unit_text(f, text, len, &n);
-	int ok = compile_once(p, &p->var, f, unit, n, a);
-	free(unit);
-	if (!ok) {
-		out->why = p->error;
-		out->compile_error = p->last_ecompile;
-		return 0;
-	}
-	if (!kernel_facts(p, &p->var, l, a, out))
+	if (!build_facts(p, &p->var, f, text, len, l, a, out))
 		return 0;
 	paired_facts(&p->orig, &p->var, l, a, out);
 	return 1;
@@ -452,11 +447,7 @@ static int probe_variant(const kp_auto_probe *base, kp_file *f, const kp_loop *l
 			 const kp_transform *t, int stages, kp_auto_facts *out)
 {
 	kp_ptxas_probe *p = (kp_ptxas_probe *)base;
-	memset(out, 0, sizeof(*out));
-	if (!within_budget(p, f, 1)) {
-		out->why = p->error;
-		return 0;
-	}
+	memset(out, 0, sizeof(*out)); /* the budget: probe_text's */
 	kp_xform_opts xo = {a, stages, "probe", 0, 1};
 	kp_edits ed = {0};
 	const char *err = NULL;
