@@ -86,6 +86,11 @@ typedef struct {
  * <<<grid, block>>> launches of k when they all give the same constant
  * block, else --threads or __launch_bounds__ as 1-D. */
 void kp_bk_block_of(kp_file *f, const kp_kernel *k, const kp_analyze_opts *o, kp_bk_block *b);
+/* Whether every launch of k that f shows uses at most `threads` threads
+ * per block: 0 yes (also when f shows none); -1 a launch whose block kpipe
+ * does not read (a runtime value, cudaLaunchKernel, its address taken),
+ * 1 a launch of more threads; *line: that launch's line. */
+int kp_bk_launches_within(kp_file *f, const kp_kernel *k, int threads, int *line);
 
 /* An XOR swizzle of the innermost index of a shared array: element c of
  * row r (r: the index of the next dimension out) is stored at

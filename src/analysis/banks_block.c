@@ -185,3 +185,23 @@ void kp_bk_block_of(kp_file *f, const kp_kernel *k, const kp_analyze_opts *o, kp
 	else if (k->launch_bounds > 0)
 		*b = (kp_bk_block){k->launch_bounds, 1, 1, "__launch_bounds__ (1-D)"};
 }
+
+int kp_bk_launches_within(kp_file *f, const kp_kernel *k, int threads, int *line)
+{
+	*line = 0;
+	for (int i = 0; i < f->nlaunches; i++) {
+		const kp_launch *x = &f->launches[i];
+		if (x->kernel != k)
+			continue;
+		int xyz[3];
+		*line = x->line;
+		if (x->api || x->nconfig < 2 || launch_block(f, x, xyz))
+			return -1;
+		long long n =
+			(long long)xyz[0] * (xyz[1] > 0 ? xyz[1] : 1) * (xyz[2] > 0 ? xyz[2] : 1);
+		if (n > threads)
+			return 1;
+	}
+	*line = 0;
+	return 0;
+}

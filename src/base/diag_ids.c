@@ -99,6 +99,8 @@ const kp_diag_id kp_diag_ids[] = {
 	 "(remark) `--variant auto` left a loop alone: ptxas shows enough resident warps to hide the loads, or register staging, the only variant, would halve them"},
 	{"kpipe-pipelined", KP_LEVEL_NOTE,
 	 "(note) the loop was pipelined: the variant, its stages and why"},
+	{"kpipe-keep-occupancy", KP_LEVEL_NOTE,
+	 "(note) `rewrite --keep-occupancy` or `--raise-occupancy`: the `__launch_bounds__` added to the kernel, or why none was"},
 	{"kpipe-registers-over-limit", KP_LEVEL_WARNING,
 	 "the rewrite needs more registers per thread than a block of its size may use, and no `__launch_bounds__` bounds them (a note when ptxas could not be asked)"},
 	{"kpipe-compiler-error", KP_LEVEL_ERROR,

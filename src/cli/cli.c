@@ -260,6 +260,11 @@ static const cli_opt cli_opts[] = {
 	{"--swizzle", NULL, NULL, FLAG(swizzle, 1),
 	 "with --pad, XOR-swizzle conflicted columns instead of padding rows"},
 	{"--no-pad", NULL, NULL, FLAG(no_pad, 1), "with --variant auto, pad nothing"},
+	{"--keep-occupancy", NULL, NULL, FLAG(keep_occupancy, 1),
+	 "keep the original's blocks per SM with __launch_bounds__ where registers cost them"},
+	{"--raise-occupancy", NULL, NULL, FLAG(raise_occupancy, 1),
+	 "one block per SM more than the rewrite's with __launch_bounds__ where registers "
+	 "limit it"},
 	{"-i", "--in-place", NULL, FLAG(in_place, 1), "rewrite the input files"},
 	{"--diff", NULL, NULL, FLAG(diff, 1), "print a unified diff"},
 	{"--dry-run", NULL, NULL, FLAG(dry_run, 1),
@@ -386,6 +391,12 @@ static const char *ignored_combination(const kp_cli *o)
 	if (o->swizzle && !o->pad)
 		return "--swizzle chooses how --pad lays out a conflicted array: use it with --pad "
 		       "or --pad-only";
+	if (o->keep_occupancy && o->raise_occupancy)
+		return "--keep-occupancy and --raise-occupancy each choose the blocks per SM of the "
+		       "bound: give one";
+	if ((o->keep_occupancy || o->raise_occupancy) && o->pad == 2)
+		return "--keep-occupancy and --raise-occupancy bound a pipelined kernel: --pad-only "
+		       "pipelines nothing";
 	if (o->no_verify && o->require_verify)
 		return "--no-verify and --require-verify contradict each other";
 	if (o->sarif_all && strcmp(o->format, "sarif"))
@@ -602,6 +613,12 @@ static void probe_release(void)
 	probe_made = NULL;
 }
 
+void kp_cli_probe_new_budget(void)
+{
+	if (probe_made)
+		kp_ptxas_probe_new_budget(probe_made);
+}
+
 static const kp_auto_probe *cli_probe(const kp_cli *o)
 {
 	/* every variant: the plan asks ptxas the registers of a rewrite that
@@ -658,6 +675,7 @@ void kp_cli_rw_opts(const kp_cli *o, kp_rw_opts *rw)
 	rw->require_verify = o->require_verify;
 	rw->format_style = o->format_style;
 	rw->swizzle = o->swizzle;
+	rw->keep_occupancy = o->raise_occupancy ? 2 : o->keep_occupancy;
 	if (o->pad)
 		rw->passes = kp_pass_pad_list(o->pad == 2, &rw->npasses);
 	else if (!o->no_pad && o->variant && !strcmp(o->variant, "auto")) {

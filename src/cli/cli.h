@@ -35,10 +35,12 @@ typedef struct {
 	const char *spec; /* launch description */
 	int stages;
 	int threads;
-	int block[3]; /* --block X[,Y[,Z]] (bank analysis), 0: not given */
-	int pad;      /* rewrite --pad 1 (pad, then pipeline), --pad-only 2 */
-	int swizzle;  /* rewrite --swizzle (with --pad or --pad-only) */
-	int no_pad;   /* rewrite --no-pad: --variant auto pads nothing */
+	int block[3];        /* --block X[,Y[,Z]] (bank analysis), 0: not given */
+	int pad;             /* rewrite --pad 1 (pad, then pipeline), --pad-only 2 */
+	int swizzle;         /* rewrite --swizzle (with --pad or --pad-only) */
+	int no_pad;          /* rewrite --no-pad: --variant auto pads nothing */
+	int keep_occupancy;  /* rewrite --keep-occupancy (occ_bound.c) */
+	int raise_occupancy; /* rewrite --raise-occupancy */
 	int in_place;
 	int diff;
 	int dry_run;
@@ -122,6 +124,9 @@ const char **kp_cli_file_args(const kp_cli *o, const kp_file_setup *fs, int *n);
 /* The rewrite driver's options (rewrite.h) and a batch's (batch.h), from
  * the command line; the strings and arrays stay o's. */
 void kp_cli_rw_opts(const kp_cli *o, kp_rw_opts *rw);
+/* A fresh ptxas budget (probe.h) for the process's probe, if made: tune
+ * asks it before each variant's rewrite. */
+void kp_cli_probe_new_budget(void);
 void kp_cli_batch_opts(const kp_cli *o, kp_batch_opts *b);
 
 /* Parse options for a file, with its launch description if one sits

@@ -39,6 +39,8 @@ const char *const kp_opts_rewrite[] = {
 	"--pad-only",
 	"--no-pad",
 	"--swizzle",
+	"--keep-occupancy",
+	"--raise-occupancy",
 	"--extra-arg",
 	"-o",
 	"-i",

@@ -4,7 +4,9 @@
  * candidates, transform.h: register staging with two buffers, plain and
  * with the prefetch through __ldca, and the one-buffer two-barrier form;
  * cp.async, bulk and tensor-map rings of 2, 3 and 4 stages), and each
- * with --pad as well where the padding changes it ("V+pad"), compiles
+ * with --pad as well where the padding changes it ("V+pad"), and with
+ * --keep-occupancy and --raise-occupancy where the bound changes it
+ * ("V+occ", "V+raise"), compiles
  * each and reads its SASS (validate.c: the SASS verdict is shown, not a
  * gate), runs the original and all that compiled in one harness run
  * (gpu_run.c: every size checked element by element, the 'target' size
@@ -57,8 +59,8 @@ const char *const kp_opts_tune[] = {
 };
 
 /* The most variants tried (kp_transform_tune_list gives them, in the
- * order of the table). */
-enum { NKINDS_MAX = 32 };
+ * order of the table), with the forms add_modified() appends. */
+enum { NKINDS_MAX = 64 };
 
 typedef struct {
 	const char *name;
@@ -525,7 +527,7 @@ typedef struct {
 	const kp_tune_cand *kinds[NKINDS_MAX];
 	const kp_transform *kind_xf[NKINDS_MAX];
 	int nk;
-	/* the names of the candidates add_padded() appends ("V+pad") */
+	/* the names of the candidates add_modified() appends ("V+pad", "V+occ") */
 	char pad_name[NKINDS_MAX][48];
 	cand c[NKINDS_MAX];
 	kp_tune_run run;
@@ -602,17 +604,25 @@ static int usage_error(const kp_cli *o)
 	return KP_EXIT_USAGE;
 }
 
-/* Kind i rewritten as `rewrite --variant V --stages N` (with --pad when
- * pad) writes it: kp_rewrite_buffer's exit code, its result in *r (path
+/* The modifiers tune builds each variant with as well (add_modified). */
+enum { MOD_NONE, MOD_PAD, MOD_OCC, MOD_RAISE };
+
+/* Kind i rewritten as `rewrite --variant V --stages N` (with --pad or
+ * --keep-occupancy as mod says) writes it: kp_rewrite_buffer's exit code, its result in *r (path
  * set here; the caller releases it) and text. */
-static int rewrite_kind(tune_state *t, int i, int pad, kp_rw_result *r, char **text, size_t *len)
+static int rewrite_kind(tune_state *t, int i, int mod, kp_rw_result *r, char **text, size_t *len)
 {
 	kp_cli a = t->o;
 	a.variant = t->kind_xf[i]->name;
 	a.stages = t->kinds[i]->stages;
-	if (pad)
+	if (mod == MOD_PAD)
 		a.pad = 1;
+	if (mod == MOD_OCC)
+		a.keep_occupancy = 1;
+	if (mod == MOD_RAISE)
+		a.raise_occupancy = 1;
 	r->path = kp_xstrdup(t->in);
+	kp_cli_probe_new_budget(); /* as one `kpipe rewrite` of the variant */
 	kp_rw_input rin = {.path = t->in, .contents = t->src, .len = t->len};
 	kp_rw_opts rwo;
 	kp_cli_rw_opts(&a, &rwo);
@@ -631,10 +641,13 @@ static int same_text(const cand *c, int n, const char *text, size_t len)
 /* 1b. each variant built with --pad as well, as one more candidate where
  * the padding changes its rewrite (tune measures the padded and the
  * unpadded form; `rewrite --variant auto` pads only where bank conflicts
- * of reads make it pay, pass_pad.c) */
-static void add_padded(tune_state *t)
+ * of reads make it pay, pass_pad.c); and with --keep-occupancy ("V+occ"),
+ * where a __launch_bounds__ keeps the original's blocks per SM, and with
+ * --raise-occupancy ("V+raise"), where one more block per SM than the
+ * rewrite's fits without spills (occ_bound.c; auto adds neither) */
+static void add_modified(tune_state *t, int n0, int mod)
 {
-	int n0 = t->nk;
+	const char *suffix = mod == MOD_PAD ? "pad" : mod == MOD_OCC ? "occ" : "raise";
 	for (int i = 0; i < n0 && t->nk < NKINDS_MAX; i++) {
 		if (!t->c[i].text || t->c[i].same_as)
 			continue;
@@ -642,7 +655,7 @@ static void add_padded(tune_state *t)
 		kp_rw_result r = {0};
 		char *text = NULL;
 		size_t len = 0;
-		int xr = rewrite_kind(t, i, 1, &r, &text, &len);
+		int xr = rewrite_kind(t, i, mod, &r, &text, &len);
 		kp_rw_result_release(&r);
 		if (xr != KP_EXIT_OK || same_text(t->c, t->nk, text, len) >= 0) {
 			free(text);
@@ -651,7 +664,8 @@ static void add_padded(tune_state *t)
 		memset(&t->c[j], 0, sizeof(t->c[j]));
 		t->kinds[j] = t->kinds[i];
 		t->kind_xf[j] = t->kind_xf[i];
-		snprintf(t->pad_name[j], sizeof(t->pad_name[j]), "%s+pad", t->kinds[i]->name);
+		snprintf(t->pad_name[j], sizeof(t->pad_name[j]), "%s+%s", t->kinds[i]->name,
+			 suffix);
 		t->c[j].name = t->pad_name[j];
 		t->c[j].text = text;
 		t->c[j].len = len;
@@ -696,7 +710,10 @@ static int build_candidates(tune_state *t)
 		kp_rw_result_release(&r);
 	}
 	if (built) {
-		add_padded(t);
+		int n0 = t->nk;
+		add_modified(t, n0, MOD_PAD);
+		add_modified(t, n0, MOD_OCC);
+		add_modified(t, n0, MOD_RAISE);
 		return TUNE_GO;
 	}
 	for (int i = 0; i < t->nk; i++)

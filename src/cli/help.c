@@ -151,6 +151,16 @@ static const char rewrite_text[] =
 	"                      conflicted array instead of padding its rows wherever that\n"
 	"                      does as well (no extra memory); without it, only where no\n"
 	"                      padding helps or fits\n"
+	"  --keep-occupancy    where ptxas says the rewrite loses resident blocks per SM to\n"
+	"                      registers, give the kernel __launch_bounds__(THREADS, N): N\n"
+	"                      the original's blocks (as the rewrite's shared memory\n"
+	"                      allows), THREADS its bound or the block of every launch;\n"
+	"                      dropped where the bound makes ptxas spill (note\n"
+	"                      kpipe-keep-occupancy; not applied by --variant auto)\n"
+	"  --raise-occupancy   the same bound with N one block more than the rewrite's, where\n"
+	"                      registers limit it (what measured 1.28x -> 1.41x on\n"
+	"                      LeetCUDA's mma HGEMM; not proven never to lose: kpipe tune\n"
+	"                      measures it as V+raise)\n"
 	"  --block X[,Y[,Z]]   block shape for --pad (default as for analyze)\n"
 	"  --assume-filename P name of the buffer read from stdin (only with FILE = -)\n"
 	"  --export-fixes F    write the changes and refusals as clang-tidy fixes (YAML) for\n"
@@ -333,7 +343,8 @@ static void tune_paragraph(kp_strbuf *sb)
 			       cand[i]->name);
 	kp_strbuf_adds(
 		&text,
-		", each also with --pad (as V+pad) where the padding changes its rewrite; "
+		", each also with --pad (as V+pad), --keep-occupancy (V+occ) and "
+		"--raise-occupancy (V+raise) where that changes its rewrite; "
 		"drops those that do not compile (the SASS verdict is shown, not used to "
 		"drop), checks and times "
 		"the rest against the original in one GPU run, drops those "

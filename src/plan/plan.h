@@ -107,6 +107,12 @@ typedef struct {
 	int base_regs, base_warps;
 	/* nvcc ran and reported an error (why has it): kp_plan_compile_error */
 	int compile_error;
+	/* static shared memory of the kernel reported (bytes) and of the
+	 * original's same instantiation (variant(), text(); 0 not known) */
+	int smem, base_smem;
+	/* spill stores plus loads: the most any instantiation of the kernel
+	 * has in this build */
+	int spills;
 } kp_auto_facts;
 
 /* Set on the file (kp_file.auto_probe) by the driver when nvcc can be
@@ -119,6 +125,10 @@ struct kp_auto_probe {
 	 * alone: ptxas on the rewrite.  NULL: not offered. */
 	int (*variant)(const struct kp_auto_probe *self, kp_file *f, const kp_loop *l,
 		       const kp_arch *a, const kp_transform *t, int stages, kp_auto_facts *out);
+	/* The same for l's kernel in `text`, a rewrite of f's whole text
+	 * (the modifiers of the rewrite, occ_bound.c).  NULL: not offered. */
+	int (*text)(const struct kp_auto_probe *self, kp_file *f, const kp_loop *l,
+		    const kp_arch *a, const char *text, size_t len, kp_auto_facts *out);
 };
 typedef struct kp_auto_probe kp_auto_probe;
 

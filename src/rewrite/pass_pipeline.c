@@ -9,6 +9,7 @@
 
 #include "findings.h"
 #include "host_edits.h"
+#include "occ_bound.h"
 #include "plan.h"
 #include "rewrite.h"
 #include "transform.h"
@@ -365,6 +366,14 @@ static int pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 	const char *tt = p.dynamic ? NULL : kp_plan_template_tiles(f, l, o->arch, buffers);
 	if (tt)
 		kp_pass_diag(c, line, col, "warning", "kpipe-template-tiles", tt);
+	if (o->keep_occupancy && (split || l->dyn_tiles))
+		kp_pass_diag(c, line, col, "note", "kpipe-keep-occupancy",
+			     split ? "no __launch_bounds__ added: the targets have a loop each, "
+				     "whose blocks per SM differ"
+				   : "no __launch_bounds__ added: the tiles are dynamic shared "
+				     "memory of the kernel's own, whose size ptxas does not see");
+	else if (o->keep_occupancy)
+		kp_occ_bound(c, l, &mine, p.dynamic ? p.dyn_bytes : 0, line, col);
 	if (p.dynamic || stage_major) {
 		launch_edits(c, l, p.dynamic ? p.dyn_bytes : 0, stage_major ? buffers : 0, di);
 		s->dyn = kp_xrealloc(s->dyn, sizeof(*s->dyn) * (size_t)(s->ndyn + 1));

@@ -80,6 +80,46 @@ static int read_spec(const char *path, int *threads, int block3[3], char **kerne
 	return 0;
 }
 
+/* The launch description of `file`: --spec, else FILE.launch.json beside
+ * it; NULL for neither (caller frees). */
+static char *spec_path(const kp_rw_opts *o, const char *file)
+{
+	if (o->spec)
+		return kp_xstrdup(o->spec);
+	if (!file)
+		return NULL;
+	size_t n = strlen(file);
+	const char *dot = strrchr(file, '.');
+	if (dot && (!strcmp(dot, ".cu") || !strcmp(dot, ".cuh")))
+		n = (size_t)(dot - file);
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_add(&sb, file, n);
+	kp_strbuf_adds(&sb, ".launch.json");
+	return kp_strbuf_detach(&sb);
+}
+
+char *kp_rw_spec_targs(const kp_rw_opts *o, const char *file, const char *kernel)
+{
+	char *spec = spec_path(o, file), *txt = NULL, *out = NULL;
+	size_t len;
+	if (!spec || kp_read_file(spec, &txt, &len)) {
+		free(spec);
+		return NULL;
+	}
+	free(spec);
+	cJSON *j = cJSON_Parse(txt);
+	free(txt);
+	const cJSON *k = cJSON_GetObjectItemCaseSensitive(j, "kernel");
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(j, "template_args");
+	if (cJSON_IsArray(t))
+		t = cJSON_GetArrayItem(t, 0);
+	if (cJSON_IsString(k) && !strcmp(k->valuestring, kernel) && cJSON_IsString(t) &&
+	    t->valuestring[0] == '<')
+		out = kp_xstrdup(t->valuestring);
+	cJSON_Delete(j);
+	return out;
+}
+
 void kp_rw_analyze_opts(const kp_rw_opts *o, const char *file, kp_analyze_opts *ao,
 			char **spec_kernel)
 {
@@ -89,19 +129,7 @@ void kp_rw_analyze_opts(const kp_rw_opts *o, const char *file, kp_analyze_opts *
 	memcpy(ao->block, o->block, sizeof(ao->block));
 	ao->kernel = o->kernel;
 	*spec_kernel = NULL;
-	char *spec = NULL;
-	if (o->spec)
-		spec = kp_xstrdup(o->spec);
-	else if (file) {
-		size_t n = strlen(file);
-		const char *dot = strrchr(file, '.');
-		if (dot && (!strcmp(dot, ".cu") || !strcmp(dot, ".cuh")))
-			n = (size_t)(dot - file);
-		kp_strbuf sb = KP_STRBUF_INIT;
-		kp_strbuf_add(&sb, file, n);
-		kp_strbuf_adds(&sb, ".launch.json");
-		spec = kp_strbuf_detach(&sb);
-	}
+	char *spec = spec_path(o, file);
 	if (spec && read_spec(spec, &ao->spec_threads, ao->spec_block, spec_kernel) == 0)
 		ao->spec_kernel = *spec_kernel;
 	free(spec);

@@ -48,5 +48,8 @@ void kp_rw_parse_opts(const kp_rw_opts *o, kp_parse_opts *po);
  * kernel name it names goes to *spec_kernel (caller frees). */
 void kp_rw_analyze_opts(const kp_rw_opts *o, const char *file, kp_analyze_opts *ao,
 			char **spec_kernel);
+/* The template arguments ("<16, 8>", the first of a list) the launch
+ * description of `file` gives kernel `kernel`, or NULL (caller frees). */
+char *kp_rw_spec_targs(const kp_rw_opts *o, const char *file, const char *kernel);
 
 #endif

@@ -48,6 +48,11 @@ typedef struct {
 	 * loops it will pipeline whose bank conflicts a padding lowers at an
 	 * eighth more shared memory or less (pass_pad.c) */
 	int pad_auto;
+	/* --keep-occupancy (1): a pipelined loop's kernel gets
+	 * __launch_bounds__(THREADS, MINBLOCKS) where the rewrite loses
+	 * resident blocks per SM to registers; --raise-occupancy (2): where
+	 * registers limit the rewrite's blocks per SM, one more (occ_bound.c) */
+	int keep_occupancy;
 	/* --format-style: "file" (NULL: the .clang-format above the file, when
 	 * there is one), "none", or a clang-format style (format.h) */
 	const char *format_style;

@@ -349,6 +349,13 @@ static int kernel_facts(kp_ptxas_probe *p, const kp_probe_build *b, const kp_loo
 		out->regs = k->registers;
 		out->warps = occ.warps_per_sm;
 		out->threads = threads;
+		out->smem = k->smem;
+		for (int j = i; j < b->res.nkernels; j++) { /* every instantiation */
+			const kp_kernel_res *x = &b->res.kernels[j];
+			int sp = x->spill_stores + x->spill_loads;
+			if (x->is_entry && kp_resources_name_matches(x, name) && sp > out->spills)
+				out->spills = sp;
+		}
 		return 1;
 	}
 	snprintf(p->error, sizeof(p->error), "ptxas reported no kernel named '%s'", name);
@@ -356,25 +363,34 @@ static int kernel_facts(kp_ptxas_probe *p, const kp_probe_build *b, const kp_loo
 	return 0;
 }
 
-static int probe_warps(const kp_auto_probe *base, const kp_file *f, const kp_loop *l,
-		       const kp_arch *a, kp_auto_facts *out)
+/* `text` (f's, or a rewrite of it) compiled into b, and l's kernel's facts
+ * in it; 0 with out->why when unknown.  out is zeroed, the budget checked. */
+static int build_facts(kp_ptxas_probe *p, kp_probe_build *b, const kp_file *f, const char *text,
+		       size_t len, const kp_loop *l, const kp_arch *a, kp_auto_facts *out)
 {
-	kp_ptxas_probe *p = (kp_ptxas_probe *)base;
 	memset(out, 0, sizeof(*out));
-	if (!within_budget(p, f, 0)) { /* before the text: it is the whole file */
+	/* before the text: it is the whole file */
+	if (!within_budget(p, f, b == &p->var)) {
 		out->why = p->error;
 		return 0;
 	}
 	size_t n;
-	char *text = unit_text(f, f->src, f->len, &n);
-	int ok = compile_once(p, &p->orig, f, text, n, a);
-	free(text);
+	char *unit = unit_text(f, text, len, &n);
+	int ok = compile_once(p, b, f, unit, n, a);
+	free(unit);
 	if (!ok) {
 		out->why = p->error;
 		out->compile_error = p->last_ecompile;
 		return 0;
 	}
-	return kernel_facts(p, &p->orig, l, a, out);
+	return kernel_facts(p, b, l, a, out);
+}
+
+static int probe_warps(const kp_auto_probe *base, const kp_file *f, const kp_loop *l,
+		       const kp_arch *a, kp_auto_facts *out)
+{
+	kp_ptxas_probe *p = (kp_ptxas_probe *)base;
+	return build_facts(p, &p->orig, f, f->src, f->len, l, a, out);
 }
 
 /* A kernel template compiled for several instantiations: each of the
@@ -407,9 +423,22 @@ static void paired_facts(const kp_probe_build *o, const kp_probe_build *v, const
 				out->warps = ov.warps_per_sm;
 				out->base_regs = ko->registers;
 				out->base_warps = oo.warps_per_sm;
+				out->smem = kv->smem;
+				out->base_smem = ko->smem;
 			}
 		}
 	}
+}
+
+/* The same for text, a rewrite of f's whole text. */
+static int probe_text(const kp_auto_probe *base, kp_file *f, const kp_loop *l, const kp_arch *a,
+		      const char *text, size_t len, kp_auto_facts *out)
+{
+	kp_ptxas_probe *p = (kp_ptxas_probe *)base;
+	if (!build_facts(p, &p->var, f, text, len, l, a, out))
+		return 0;
+	paired_facts(&p->orig, &p->var, l, a, out);
+	return 1;
 }
 
 /* The same once t has rewritten l alone (no comments: they change
@@ -418,11 +447,7 @@ static int probe_variant(const kp_auto_probe *base, kp_file *f, const kp_loop *l
 			 const kp_transform *t, int stages, kp_auto_facts *out)
 {
 	kp_ptxas_probe *p = (kp_ptxas_probe *)base;
-	memset(out, 0, sizeof(*out));
-	if (!within_budget(p, f, 1)) {
-		out->why = p->error;
-		return 0;
-	}
+	memset(out, 0, sizeof(*out)); /* the budget: probe_text's */
 	kp_xform_opts xo = {a, stages, "probe", 0, 1};
 	kp_edits ed = {0};
 	const char *err = NULL;
@@ -438,20 +463,9 @@ static int probe_variant(const kp_auto_probe *base, kp_file *f, const kp_loop *l
 		free(text);
 		return 0;
 	}
-	size_t n;
-	char *unit = unit_text(f, text, len, &n);
-	ok = compile_once(p, &p->var, f, unit, n, a);
-	free(unit);
+	ok = probe_text(base, f, l, a, text, len, out);
 	free(text);
-	if (!ok) {
-		out->why = p->error;
-		out->compile_error = p->last_ecompile;
-		return 0;
-	}
-	if (!kernel_facts(p, &p->var, l, a, out))
-		return 0;
-	paired_facts(&p->orig, &p->var, l, a, out);
-	return 1;
+	return ok;
 }
 
 /* The parse flags nvcc also takes. */
@@ -470,6 +484,7 @@ void kp_ptxas_probe_init(kp_ptxas_probe *p, const char *cuda_path, const char *c
 	memset(p, 0, sizeof(*p));
 	p->base.facts = probe_warps;
 	p->base.variant = probe_variant;
+	p->base.text = probe_text;
 	p->cuda_path = cuda_path ? kp_xstrdup(cuda_path) : NULL;
 	p->args = kp_xcalloc((size_t)nargs + 1, sizeof(char *));
 	for (int i = 0; i < nargs; i++) {
@@ -498,3 +513,5 @@ void kp_ptxas_probe_release(kp_ptxas_probe *p)
 	kp_resources_release(&p->var.res);
 	memset(p, 0, sizeof(*p));
 }
+
+void kp_ptxas_probe_new_budget(kp_ptxas_probe *p) { p->nrewrites = 0; }

@@ -57,5 +57,8 @@ typedef struct {
 void kp_ptxas_probe_init(kp_ptxas_probe *p, const char *cuda_path, const char *const *args,
 			 int nargs);
 void kp_ptxas_probe_release(kp_ptxas_probe *p);
+/* A fresh budget for the next rewrite of the same file (kpipe tune: each
+ * variant's rewrite is asked what one `kpipe rewrite` would be). */
+void kp_ptxas_probe_new_budget(kp_ptxas_probe *p);
 
 #endif

@@ -613,6 +613,33 @@ Test(banks, block_from_launch)
 	cr_expect_str_eq(b.from, "--block");
 }
 
+/* The launches a __launch_bounds__(THREADS, ..) must allow (occ_bound.c):
+ * every block the file shows at most THREADS threads; a runtime block is
+ * not known, and refuses the bound. */
+Test(banks, launches_within_a_bound)
+{
+	int line = 0;
+	parse_src(LAUNCHED("    k<<<1, blk>>>(o);\n    k<<<1, 64>>>(o);\n"));
+	cr_expect_eq(kp_bk_launches_within(&F, F.kernels[0], 256, &line), 0);
+	cr_expect_eq(line, 0);
+	cr_expect_eq(kp_bk_launches_within(&F, F.kernels[0], 255, &line), 1);
+	cr_expect_eq(line, 5, "the launch of 256 threads (dim3 blk(32, 8))");
+	cr_expect_eq(kp_bk_launches_within(&F, F.kernels[0], 64, &line), 1);
+	release();
+	parse_src("__global__ void k(float *out) { out[threadIdx.x] = 0; }\n"
+		  "void host(float *o, int n)\n"
+		  "{\n"
+		  "    k<<<1, 32>>>(o);\n"
+		  "    k<<<1, n>>>(o);\n"
+		  "}\n");
+	cr_expect_eq(kp_bk_launches_within(&F, F.kernels[0], 1024, &line), -1);
+	cr_expect_eq(line, 5);
+	release();
+	/* no launch in the file: nothing to contradict the bound */
+	parse_src("__global__ void k(float *out) { out[threadIdx.x] = 0; }\n");
+	cr_expect_eq(kp_bk_launches_within(&F, F.kernels[0], 32, &line), 0);
+}
+
 /* A fragment's use and layout are clang's template arguments, not words of
  * its spelling: an alias named like another use (`matrix_a_rows` is
  * matrix_b), an alias of col_major, a typedef'd accumulator. */
