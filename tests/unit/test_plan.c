@@ -1842,8 +1842,8 @@ Test(plan, auto_tensor_core_tiles_with_many_resident_warps_take_register_staging
 	 * conflicted read (H100: cp.async 0.912x-0.990x, register 1.087x) */
 	kp_loop *l = loop_of_file(MMA_LDSM);
 	kp_plan p;
-	fake_probe many = {{fake_facts, NULL}, 64, 32, 1, 0};
-	fake_probe few = {{fake_facts, NULL}, 80, 28, 1, 0};
+	fake_probe many = {{fake_facts, NULL, NULL}, 64, 32, 1, 0};
+	fake_probe few = {{fake_facts, NULL, NULL}, 80, 28, 1, 0};
 	plan_probed(&p, l, &many, 0);
 	cr_expect_str_eq(p.xform->name, "register");
 	cr_expect_eq(p.stages, 2);
@@ -1872,7 +1872,7 @@ Test(plan, auto_tensor_core_tiles_with_a_conflicted_read_keep_the_ring)
 	 * register 1.249x): the ring even at 32 warps */
 	kp_loop *l = loop_of_sample("hgemm_wmma_template", 256);
 	kp_plan p;
-	fake_probe many = {{fake_facts, NULL}, 64, 32, 1, 0};
+	fake_probe many = {{fake_facts, NULL, NULL}, 64, 32, 1, 0};
 	plan_probed(&p, l, &many, 0);
 	cr_expect_str_eq(p.xform->name, "cp-async");
 	cr_expect(strstr(p.why, "tensor-core tiles") != NULL, "%s", p.why);
