@@ -23,6 +23,7 @@
 #ifndef KPIPE_EARLIER_USE_H
 #define KPIPE_EARLIER_USE_H
 
+#include "analyze.h"
 #include "loop.h"
 
 /* Whether tile t of loop l (of kernel k) is named before l: a DECLREF of
@@ -30,8 +31,12 @@
 int kp_tile_named_before(const kp_kernel *k, const kp_loop *l, const kp_tile *t);
 
 /* NULL when every use of t before l is safe as above; else why not, and
- * *at the use or store it is about. */
+ * *at the use or store it is about.  A store spelled unlike the loop's
+ * copies is safe when, for instantiation iv (NULL: symbolic) and the
+ * block shape o and the file give (elem_cover.h), every element it may
+ * write is one every iteration of l writes. */
 const char *kp_tile_earlier_problem(kp_file *f, const kp_kernel *k, const kp_loop *l,
-				    const kp_tile *t, const kp_node **at);
+				    const kp_tile *t, const long long *iv, const kp_analyze_opts *o,
+				    const kp_node **at);
 
 #endif
