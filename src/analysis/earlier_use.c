@@ -236,8 +236,9 @@ static int copy_ctor(const kp_node *p, const kp_node *top)
 
 /* Whether call p only reads its argument `top`: passed by value (or
  * copied by a constructor, copy_ctor), or a call that writes nothing at
- * all (its effects, the callee's body followed: `OP(T &x) { return
- * conj(x); }`), so it neither writes the element nor keeps its address. */
+ * all (its effects, the callee's body followed: `twice(float &x) {
+ * return 2 * x; }`) and returns a value, not a reference or pointer, so it
+ * neither writes the element nor keeps or hands back its address. */
 static int call_reads(eu *c, const kp_node *p, const kp_node *top)
 {
 	int arg = -1, a0 = kp_call_first_arg(p);
@@ -250,9 +251,14 @@ static int call_reads(eu *c, const kp_node *p, const kp_node *top)
 	      fn->param_ty[arg].kind == KP_TY_POINTER || fn->param_ty[arg].kind == KP_TY_UNKNOWN ||
 	      fn->param_ty[arg].kind == KP_TY_DEPENDENT))
 		return 1;
+	const char *ft = fn ? fn->type : NULL, *open = ft ? strchr(ft, '(') : NULL;
+	if (arg < 0 || !open || memchr(ft, '&', (size_t)(open - ft)) ||
+	    memchr(ft, '*', (size_t)(open - ft)) || p->ty.kind == KP_TY_POINTER ||
+	    p->ty.kind == KP_TY_UNKNOWN || p->ty.kind == KP_TY_DEPENDENT)
+		return 0; /* what it returns may be the element */
 	kp_effect_set rd = {0}, wr = {0};
 	kp_effects_of_node(c->f, c->k, p, &rd, &wr);
-	return arg >= 0 && wr.n == 0;
+	return wr.n == 0;
 }
 
 /* Whether the member access stk[i] of an element (`la[i][j].x`) is read

@@ -792,7 +792,10 @@ check "second_kloop_cover: runtime_block refused" has second_kloop_cover.r "seco
 for want in 97:5 104:5; do
 	check "second_kloop_cover: square $want pipelined" has second_kloop_cover.r "second_kloop_cover\.cu:$want: note: pipelined with "
 done
-check "second_kloop_cover: five loops pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/second_kloop_cover.r.err")" = 5
+check "second_kloop_cover: helper_reads' two loops pipelined (twice() only reads its reference)" has second_kloop_cover.r "second_kloop_cover\.cu:148:5: note: pipelined with "
+check "second_kloop_cover: helper_writes refused (bump() writes the element)" has second_kloop_cover.r "second_kloop_cover\.cu:171:17: warning: 'As' is written, passed on or aliased before the loop.*\[kpipe-tile-escapes\]"
+check "second_kloop_cover: helper_ref refused (same() returns the reference)" has second_kloop_cover.r "second_kloop_cover\.cu:196:10: warning: 'As' is written, passed on or aliased before the loop.*\[kpipe-tile-escapes\]"
+check "second_kloop_cover: nine loops pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/second_kloop_cover.r.err")" = 9
 
 # --- issue #34's idioms (analysis/pure.c): the near misses that stay refused ------
 rewritten effects_idioms_unsafe "$in/effects_idioms_unsafe.cu"
