@@ -234,13 +234,32 @@ static int copy_ctor(const kp_node *p, const kp_node *top)
 	       top->ty.kind == KP_TY_RECORD;
 }
 
-/* Whether call p only reads its argument `top`: passed by value (or
- * copied by a constructor, copy_ctor), or a call that writes nothing at
- * all (its effects, the callee's body followed: `twice(float &x) {
- * return 2 * x; }`) and returns a value, not a reference or pointer, so it
- * neither writes the element nor keeps or hands back its address. */
-static int call_reads(eu *c, const kp_node *p, const kp_node *top)
+/* Whether the value of stk[i] is only read: its parent (through parens
+ * and casts) an operator that is no assignment, increment, address-of or
+ * comma, or the right side of an assignment. */
+static int value_only(const store_walk *w, int i)
 {
+	const kp_node *m = w->stk[i];
+	int j = i - 1;
+	while (j >= 0 && (w->stk[j]->kind == KP_N_PAREN || w->stk[j]->kind == KP_N_CAST))
+		m = w->stk[j--];
+	const kp_node *q = j >= 0 ? w->stk[j] : NULL;
+	if (!q || q->nkids < 2)
+		return 0;
+	if ((q->kind == KP_N_BINOP && KP_OP_IS_ASSIGN(q->opk)) || q->kind == KP_N_ASSIGNOP)
+		return q->kids[1] == m;
+	return q->kind == KP_N_BINOP && q->opk != KP_OP_COMMA;
+}
+
+/* Whether the call stk[i] only reads its argument `top`: passed by value
+ * (or copied by a constructor, copy_ctor), or to a call that writes
+ * nothing at all (its effects, the callee's body followed: `twice(float
+ * &x) { return 2 * x; }`), declared to return no reference or pointer,
+ * whose value is only read (value_only), so it neither writes the element
+ * nor keeps or hands back its address. */
+static int call_reads(store_walk *w, int i, const kp_node *top)
+{
+	const kp_node *p = w->stk[i];
 	int arg = -1, a0 = kp_call_first_arg(p);
 	for (int j = a0; j < p->nkids; j++)
 		if (p->kids[j] == top)
@@ -254,10 +273,10 @@ static int call_reads(eu *c, const kp_node *p, const kp_node *top)
 	const char *ft = fn ? fn->type : NULL, *open = ft ? strchr(ft, '(') : NULL;
 	if (arg < 0 || !open || memchr(ft, '&', (size_t)(open - ft)) ||
 	    memchr(ft, '*', (size_t)(open - ft)) || p->ty.kind == KP_TY_POINTER ||
-	    p->ty.kind == KP_TY_UNKNOWN || p->ty.kind == KP_TY_DEPENDENT)
+	    !value_only(w, i))
 		return 0; /* what it returns may be the element */
 	kp_effect_set rd = {0}, wr = {0};
-	kp_effects_of_node(c->f, c->k, p, &rd, &wr);
+	kp_effects_of_node(w->c->f, w->c->k, p, &rd, &wr);
 	return wr.n == 0;
 }
 
@@ -273,7 +292,7 @@ static int member_read(store_walk *w, int i)
 		m = w->stk[j--];
 	const kp_node *q = j >= 0 ? w->stk[j] : NULL;
 	if (q && q->kind == KP_N_CALL)
-		return call_reads(w->c, q, m);
+		return call_reads(w, j, m);
 	if (!q || q->kind == KP_N_MEMBER || q->kind == KP_N_VARDECL || q->kind == KP_N_OTHER ||
 	    q->kind == KP_N_INITLIST || q->kind == KP_N_LAMBDA || q->kind == KP_N_ASM)
 		return 0;
@@ -321,7 +340,7 @@ static void check_ref(store_walk *w, const kp_node *ref)
 		     (p->kind == KP_N_UNOP && (KP_OP_IS_INCDEC(p->opk) || p->opk == KP_OP_ADDR)) ||
 		     p->kind == KP_N_VARDECL || (p->kind == KP_N_MEMBER && !member_read(w, i));
 	if (p->kind == KP_N_CALL)
-		lvalue = !call_reads(c, p, top);
+		lvalue = !call_reads(w, i, top);
 	if (lvalue)
 		w->bad = fail(c, ref,
 			      "is written, passed on or aliased before the loop in a way "
