@@ -13,10 +13,11 @@
  * read without the loop writing it first: every store into the tile on a
  * path to the loop is one of the loop's own copies, spelled the same (the
  * same target and the same copy loops, their other names fixed in the
- * kernel), so the elements it writes are among those every iteration
- * writes (the loop's copies write the same elements every time,
- * last_tile.h), and an element outside them is written on no path to the
- * loop, in either design.  Every earlier use is spelled in the source, so
+ * kernel) or, for the block shape, writing only elements the loop's
+ * copies write (elem_cover.h), so the elements it writes are among those
+ * every iteration writes (the loop's copies write the same elements every
+ * time, last_tile.h), and an element outside them is written on no path
+ * to the loop, in either design.  Every earlier use is spelled in the source, so
  * the transforms can index it with the stage that holds the original's
  * buffer (docs/design.md, "A second K-loop over the same tiles").
  */
