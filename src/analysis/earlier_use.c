@@ -106,6 +106,14 @@ static int names_fixed(eu *c, const kp_node *n, const kp_node *const *hdr, int n
 	return 1;
 }
 
+/* A barrier anywhere in loop p. */
+static int has_barrier(const kp_node *p)
+{
+	kp_scan_info si = {0};
+	kp_scan_calls((kp_node *)p, &si, 0, 0);
+	return si.barriers || si.nested_barriers;
+}
+
 /* The copy loops around a store, innermost first, from the stack of its
  * ancestors: for loops (through braces and attributes) up to the first
  * other statement or a loop with a barrier. */
@@ -116,11 +124,7 @@ static int nest_of(const kp_node *const *stk, int ns, const kp_node **out, int m
 		const kp_node *p = stk[i];
 		if (p->kind == KP_N_COMPOUND || (p->kind == KP_N_OTHER && p->nkids == 1))
 			continue;
-		if (p->kind != KP_N_FOR || n >= max)
-			break;
-		kp_scan_info si = {0};
-		kp_scan_calls((kp_node *)p, &si, 0, 0);
-		if (si.barriers || si.nested_barriers)
+		if (p->kind != KP_N_FOR || n >= max || has_barrier(p))
 			break;
 		out[n++] = p;
 	}
@@ -195,9 +199,7 @@ static void covered_store(store_walk *w, const kp_node *ref, const kp_node *top,
 				break;
 			if (p->kind != KP_N_FOR)
 				continue;
-			kp_scan_info si = {0};
-			kp_scan_calls((kp_node *)p, &si, 0, 0);
-			if (si.barriers || si.nested_barriers)
+			if (has_barrier(p))
 				break;
 			loops[n++] = p;
 		}
@@ -234,15 +236,24 @@ static int copy_ctor(const kp_node *p, const kp_node *top)
 	       top->ty.kind == KP_TY_RECORD;
 }
 
+/* The index in w->stk of the parent of stk[i] through parens and casts
+ * (-1: none), and in *m the child of it that holds stk[i]. */
+static int parent_of(const store_walk *w, int i, const kp_node **m)
+{
+	*m = w->stk[i];
+	int j = i - 1;
+	while (j >= 0 && (w->stk[j]->kind == KP_N_PAREN || w->stk[j]->kind == KP_N_CAST))
+		*m = w->stk[j--];
+	return j;
+}
+
 /* Whether the value of stk[i] is only read: its parent (through parens
  * and casts) an operator that is no assignment, increment, address-of or
  * comma, or the right side of an assignment. */
 static int value_only(const store_walk *w, int i)
 {
-	const kp_node *m = w->stk[i];
-	int j = i - 1;
-	while (j >= 0 && (w->stk[j]->kind == KP_N_PAREN || w->stk[j]->kind == KP_N_CAST))
-		m = w->stk[j--];
+	const kp_node *m;
+	int j = parent_of(w, i, &m);
 	const kp_node *q = j >= 0 ? w->stk[j] : NULL;
 	if (!q || q->nkids < 2)
 		return 0;
@@ -286,10 +297,8 @@ static int call_reads(store_walk *w, int i, const kp_node *top)
  * passes it on nor binds it. */
 static int member_read(store_walk *w, int i)
 {
-	const kp_node *m = w->stk[i];
-	int j = i - 1;
-	while (j >= 0 && (w->stk[j]->kind == KP_N_PAREN || w->stk[j]->kind == KP_N_CAST))
-		m = w->stk[j--];
+	const kp_node *m;
+	int j = parent_of(w, i, &m);
 	const kp_node *q = j >= 0 ? w->stk[j] : NULL;
 	if (q && q->kind == KP_N_CALL)
 		return call_reads(w, j, m);
