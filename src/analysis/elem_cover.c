@@ -312,9 +312,32 @@ static int walk_block(ec *e, const kp_node *lhs, const kp_node *const *loops, in
 
 /* ------------------------------------------------ the public parts */
 
+/* The block the user gives kernel k: --block, or the launch description's. */
+static int given_block(const kp_kernel *k, const kp_analyze_opts *o)
+{
+	return o->block[0] > 0 ||
+	       (o->spec_block[0] > 0 && (!o->spec_kernel || !strcmp(o->spec_kernel, k->name)));
+}
+
+/* Whether f launches k in a way whose block kpipe does not read (a
+ * runtime API launch, the kernel's address taken). */
+static int unread_launch(const kp_file *f, const kp_kernel *k)
+{
+	for (int i = 0; i < f->nlaunches; i++)
+		if (f->launches[i].kernel == k &&
+		    (f->launches[i].api || f->launches[i].nconfig < 2))
+			return 1;
+	return 0;
+}
+
+/* Kernel k's block in model f: the one the user gives, or the same
+ * constant block at every <<<>>> launch of k in f, no launch of k in f
+ * unread. */
 static int from_launches(kp_file *f, const kp_kernel *k, const kp_analyze_opts *o, int xyz[3],
 			 const char **from)
 {
+	if (!given_block(k, o) && unread_launch(f, k))
+		return -1;
 	kp_bk_block b;
 	kp_bk_block_of(f, k, o, &b);
 	if (b.x <= 0 || !b.from || strstr(b.from, "(1-D)"))
@@ -454,27 +477,40 @@ static int models_of(kp_file *f, kp_file **out, int max)
 	return n;
 }
 
-/* The block every launch of caller ck gives device function d: its
- * constant block (kp_bk_block_of), or one through template arguments. */
+/* The block every launch of caller ck gives device function d, over the
+ * models that may launch it: in each, its constant block
+ * (from_launches), or, launch by launch, one through template arguments;
+ * all the same, and at least one launch. */
 static int caller_block(kp_file *f, const kp_kernel *ck, const kp_kernel *d,
 			const kp_analyze_opts *o, const long long *iv, int xyz[3],
 			const char **from)
 {
+	if (given_block(ck, o))
+		return from_launches(f, ck, o, xyz, from);
 	kp_file *m[16];
 	int nm = models_of(f, m, 16), seen = 0;
+	kp_file *cf = NULL; /* the model that holds ck */
+	for (int j = 0; j < nm && !cf; j++)
+		for (int q = 0; q < m[j]->nkernels && !cf; q++)
+			if (m[j]->kernels[q] == ck)
+				cf = m[j];
 	for (int i = 0; i < nm; i++) {
-		if (!from_launches(m[i], ck, o, xyz, from))
-			return 0;
-		kp_file *cf = NULL; /* the model that holds ck */
-		for (int j = 0; j < nm && !cf; j++)
-			for (int q = 0; q < m[j]->nkernels && !cf; q++)
-				if (m[j]->kernels[q] == ck)
-					cf = m[j];
+		int c[3];
+		const char *fr = NULL;
+		if (unread_launch(m[i], ck))
+			return -1;
+		if (!from_launches(m[i], ck, o, c, &fr)) {
+			if (seen && memcmp(c, xyz, sizeof(c)))
+				return -1;
+			memcpy(xyz, c, sizeof(c));
+			*from = fr;
+			seen = 1;
+			continue;
+		}
 		for (int j = 0; j < m[i]->nlaunches; j++) {
 			const kp_launch *x = &m[i]->launches[j];
 			if (x->kernel != ck)
 				continue;
-			int c[3];
 			if (!cf || through_targs(m[i], x, ck, cf, d, iv, c) ||
 			    (seen && memcmp(c, xyz, sizeof(c))))
 				return -1;

@@ -11,8 +11,8 @@
 //    write"), the first pipelined.
 //  - mirror_out: a 16 x 16 block, but the store between the loops writes
 //    column 16 (the padding), which the second loop never writes: refused.
-//  - runtime_block: the block is a parameter of the host function: no
-//    block shape, refused ("no block shape is known").
+//  - runtime_block: the block is a parameter of the host function, and
+//    taken (below) has its address taken: no block shape, refused.
 //  - square: the near miss, a 16 x 16 block: both loops pipelined.
 #define S 16
 
@@ -210,4 +210,36 @@ void launch_helpers(const float *A, float *C, int K, int part1)
     helper_reads<<<1, dim3(S, S)>>>(A, C, K, part1);
     helper_writes<<<1, dim3(S, S)>>>(A, C, K, part1);
     helper_ref<<<1, dim3(S, S)>>>(A, C, K, part1);
+}
+
+// taken: launched with a square block, but its address is also taken (a
+// launch kpipe cannot read the block of): no block shape, refused.
+__global__ void taken(const float *__restrict__ A, float *__restrict__ C, int K, int part1)
+{
+    __shared__ float As[S][S + 1];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    float acc = 0.0f;
+    int k0;
+    for (k0 = 0; k0 < part1; k0 += S) {
+        As[ty][tx] = A[ty * K + k0 + tx];
+        __syncthreads();
+        for (int k = 0; k < S; k++)
+            acc += As[ty][k];
+        __syncthreads();
+    }
+    for (k0 = part1; k0 < K; k0 += S) {
+        As[tx][ty] = A[tx * K + k0 + ty];
+        __syncthreads();
+        for (int k = 0; k < S; k++)
+            acc += 2.0f * As[ty][k];
+        __syncthreads();
+    }
+    C[ty * S + tx] = acc;
+}
+
+void (*taken_ptr)(const float *, float *, int, int) = taken;
+
+void launch_taken(const float *A, float *C, int K, int part1)
+{
+    taken<<<1, dim3(S, S)>>>(A, C, K, part1);
 }
