@@ -28,7 +28,9 @@
 
 /* The block shape element sets are proven for, kernel k's: --block, the
  * launch description, or every <<<>>> launch of k in the file with the
- * same constant block; for a __device__ function, each calling kernel's,
+ * same constant block and no launch whose block kpipe does not read (a
+ * runtime API launch, the address taken); for a __device__ function,
+ * each calling kernel's (its launches in the .cu and its header models),
  * all the same, where a launch's block may also name the kernel's
  * template parameter that the kernel passes on to k's (`dim3
  * threads(DIM, DIM)` with `kern<T, DIM><<<grid, threads>>>` and
