@@ -320,7 +320,7 @@ static void analyze_loop(actx *c)
 	kp_find_tile_aliases(c);
 	kp_copy_facts(c->f, c->k, l, c->iv, c->targs);
 	l->effects = kp_effects_of_loop(c->f, c->k, l);
-	kp_rule_ctx rc = {c->f, c->k, l, c->iv, c->targs, &rw};
+	kp_rule_ctx rc = {c->f, c->k, l, c->iv, c->targs, &rw, c->o};
 	kp_rules_run(&rc);
 	if (l->nreasons)
 		kp_find_hand_prefetch(c);
@@ -398,7 +398,7 @@ static kp_loop *analyze_one(kp_file *f, kp_kernel *k, kp_node *node, int index, 
 	l->kernel = k;
 	l->index = index;
 	l->node = node;
-	actx c = {f, k, NULL, l, NULL, NULL, 0};
+	actx c = {f, k, NULL, l, NULL, NULL, 0, o};
 	if (inst >= 0) {
 		l->inst = k->inst_args[inst];
 		if (kp_inst_known(k, inst)) {
@@ -433,7 +433,7 @@ int kp_analyze(kp_analysis *out, kp_file *f, const kp_analyze_opts *o)
 			} else
 				l = analyze_one(f, k, cands.v[i], i + 1, -1, o);
 			if (k->error) { /* analysed for the report, never rewritten */
-				actx c = {f, k, NULL, l, NULL, NULL, 0};
+				actx c = {f, k, NULL, l, NULL, NULL, 0, o};
 				kp_ana_refuse(
 					&c, NULL, "kpipe-kernel-error",
 					"clang reports an error in this kernel (%s); kpipe does not "

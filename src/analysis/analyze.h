@@ -17,7 +17,7 @@
 #include "loop.h"
 #include "model.h"
 
-typedef struct {
+typedef struct kp_analyze_opts {
 	const kp_arch *arch;
 	int threads;        /* --threads, 0 = find out */
 	const char *kernel; /* --kernel filter, NULL all */

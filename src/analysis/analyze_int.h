@@ -25,6 +25,7 @@ typedef struct {
 	const kp_targ *targs;       /* the instantiation's arguments (types) or NULL */
 	struct kp_copy_temp *temps; /* copies through a temporary (kp_find_temps) */
 	int ntemps;
+	const kp_analyze_opts *o; /* the analysis's options, or NULL */
 } actx;
 
 /* Refuses c's loop with diagnostic `id` at node `at` (NULL: the loop):

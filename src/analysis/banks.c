@@ -455,26 +455,6 @@ int kp_bk_deref_of(const kp_node *q, const kp_node *below, const kp_kernel *k)
 	       !kp_eval(q->kids[1], k, NULL, &z) && z == 0;
 }
 
-const kp_node *kp_bk_dim_expr(const kp_decl *d, int i)
-{
-	/* the parser records them in the order clang visits them, which is
-	 * not always the order of the source */
-	const kp_node *v[KP_MAX_DIMS];
-	int n = 0;
-	for (int j = 0; j < d->ndims && j < KP_MAX_DIMS; j++)
-		if (d->dim_expr[j])
-			v[n++] = d->dim_expr[j];
-	if (n != d->ndims || i < 0 || i >= n)
-		return NULL;
-	for (int a = 1; a < n; a++)
-		for (int b = a; b > 0 && v[b]->begin < v[b - 1]->begin; b--) {
-			const kp_node *t = v[b];
-			v[b] = v[b - 1];
-			v[b - 1] = t;
-		}
-	return v[i];
-}
-
 /* The bound of dimension i of d for instantiation iv, -1 unknown. */
 static long long dim_of(const kp_kernel *k, const kp_decl *d, int i, const long long *iv)
 {

@@ -91,6 +91,12 @@ void kp_bk_block_of(kp_file *f, const kp_kernel *k, const kp_analyze_opts *o, kp
  * does not read (a runtime value, cudaLaunchKernel, its address taken),
  * 1 a launch of more threads; *line: that launch's line. */
 int kp_bk_launches_within(kp_file *f, const kp_kernel *k, int threads, int *line);
+/* The three components of launch x's block as written, white space
+ * dropped ("DIM", "DIM", "1"; "1" where absent): the dim3(...) or {...}
+ * of the launch, or the initialiser of the dim3 variable it names when
+ * clang did not read that variable as a run-time value; arena-owned.
+ * 0, or -1 when not readable. */
+int kp_bk_block_texts(kp_file *f, const kp_launch *x, const char *comp[3]);
 
 /* An XOR swizzle of the innermost index of a shared array: element c of
  * row r (r: the index of the next dimension out) is stored at

@@ -13,6 +13,26 @@
 
 /* ------------------------------------------------------------ block shape */
 
+const kp_node *kp_bk_dim_expr(const kp_decl *d, int i)
+{
+	/* the parser records them in the order clang visits them, which is
+	 * not always the order of the source */
+	const kp_node *v[KP_MAX_DIMS];
+	int n = 0;
+	for (int j = 0; j < d->ndims && j < KP_MAX_DIMS; j++)
+		if (d->dim_expr[j])
+			v[n++] = d->dim_expr[j];
+	if (n != d->ndims || i < 0 || i >= n)
+		return NULL;
+	for (int a = 1; a < n; a++)
+		for (int b = a; b > 0 && v[b]->begin < v[b - 1]->begin; b--) {
+			const kp_node *t = v[b];
+			v[b] = v[b - 1];
+			v[b - 1] = t;
+		}
+	return v[i];
+}
+
 /* The value of `#define name N` in f (an object-like macro whose body is
  * one number; the last definition wins), -1 when none. */
 static int define_value(const kp_file *f, const char *name, int *out)
@@ -140,6 +160,49 @@ static int launch_block(kp_file *f, const kp_launch *x, int xyz[3])
 		return dim_value(f, t, strlen(t), &xyz[0]) ? -1 : (xyz[1] = xyz[2] = 1, 0);
 	}
 	return parse_dim3(f, t, xyz);
+}
+
+/* The text of launch x's block, or of the dim3 variable's initialiser it
+ * names (without white space), split into its three components. */
+int kp_bk_block_texts(kp_file *f, const kp_launch *x, const char *comp[3])
+{
+	if (x->block_runtime || x->api || x->nconfig < 2)
+		return -1;
+	unsigned b, e;
+	kp_launch_span(f, x, 1, &b, &e);
+	const char *t = kp_range_text(f, b, e);
+	while (t && isspace((unsigned char)*t))
+		t++;
+	if (t && kp_is_ident(t) && strcmp(t, "dim3"))
+		t = dim3_decl(f, t, x->begin);
+	const char *o = t ? strpbrk(t, "({") : NULL;
+	if (!o)
+		return -1;
+	comp[0] = comp[1] = comp[2] = "1";
+	int n = 0, depth = 0;
+	const char *p = o + 1;
+	for (const char *q = p;; q++) {
+		if (!*q)
+			return -1;
+		if (*q == '(' || *q == '{' || *q == '[' || *q == '<')
+			depth++;
+		else if ((*q == ')' || *q == '}' || *q == ']' || *q == '>') && depth)
+			depth--;
+		else if ((*q == ',' && !depth) || *q == ')' || *q == '}') {
+			if (n == 3)
+				return -1;
+			kp_strbuf sb = KP_STRBUF_INIT;
+			for (const char *r = p; r < q; r++)
+				if (!isspace((unsigned char)*r))
+					kp_strbuf_addc(&sb, *r);
+			comp[n++] = kp_arena_strdup(&f->arena, kp_strbuf_str(&sb));
+			kp_strbuf_release(&sb);
+			if (*q != ',')
+				break;
+			p = q + 1;
+		}
+	}
+	return n ? 0 : -1;
 }
 
 void kp_bk_block_of(kp_file *f, const kp_kernel *k, const kp_analyze_opts *o, kp_bk_block *b)

@@ -6,6 +6,8 @@
 
 #include "analyze.h"
 #include "analyze_int.h"
+#include "effects.h"
+#include "elem_cover.h"
 #include "last_tile.h"
 #include "liveness.h"
 
@@ -16,6 +18,9 @@ typedef struct {
 	const kp_kernel *k;
 	const kp_loop *l;
 	const kp_tile *t;
+	const long long *iv; /* the instantiation analysed, or NULL */
+	int block[3];        /* the block shape (elem_cover.h), x 0: not known */
+	const char *block_from;
 	const kp_node *at;
 	const char *why;
 } eu;
@@ -101,6 +106,14 @@ static int names_fixed(eu *c, const kp_node *n, const kp_node *const *hdr, int n
 	return 1;
 }
 
+/* A barrier anywhere in loop p. */
+static int has_barrier(const kp_node *p)
+{
+	kp_scan_info si = {0};
+	kp_scan_calls((kp_node *)p, &si, 0, 0);
+	return si.barriers || si.nested_barriers;
+}
+
 /* The copy loops around a store, innermost first, from the stack of its
  * ancestors: for loops (through braces and attributes) up to the first
  * other statement or a loop with a barrier. */
@@ -111,11 +124,7 @@ static int nest_of(const kp_node *const *stk, int ns, const kp_node **out, int m
 		const kp_node *p = stk[i];
 		if (p->kind == KP_N_COMPOUND || (p->kind == KP_N_OTHER && p->nkids == 1))
 			continue;
-		if (p->kind != KP_N_FOR || n >= max)
-			break;
-		kp_scan_info si = {0};
-		kp_scan_calls((kp_node *)p, &si, 0, 0);
-		if (si.barriers || si.nested_barriers)
+		if (p->kind != KP_N_FOR || n >= max || has_barrier(p))
 			break;
 		out[n++] = p;
 	}
@@ -167,6 +176,142 @@ static const kp_node *skip_casts_up(const store_walk *w, int *i, const kp_node *
 	return cur;
 }
 
+/* A store into the tile spelled unlike the loop's copies (the store
+ * `top = ...`, stk[i] its assignment): the elements it may write, for the
+ * block shape, are among those the loop's copies write every iteration
+ * (elem_cover.h), its copy loops the for loops around it up to the first
+ * loop with a barrier or another loop. */
+static void covered_store(store_walk *w, const kp_node *ref, const kp_node *top, int i)
+{
+	eu *c = w->c;
+	const char *why;
+	if (!c->block[0]) {
+		why = "is stored into before the loop through other subscripts or copy loops "
+		      "than this loop's copies, and no block shape is known (a launch, a launch "
+		      "description, --block) to compare the elements each writes: an element "
+		      "that store leaves and the loop does not write would be in one buffer only";
+	} else {
+		const kp_node *loops[8];
+		int n = 0;
+		for (int j = i - 1; j >= 0 && n < 8; j--) {
+			const kp_node *p = w->stk[j];
+			if (p->kind == KP_N_WHILE || p->kind == KP_N_DO)
+				break;
+			if (p->kind != KP_N_FOR)
+				continue;
+			if (has_barrier(p))
+				break;
+			loops[n++] = p;
+		}
+		for (int a = 0, b = n - 1; a < b; a++, b--) { /* outermost first */
+			const kp_node *x = loops[a];
+			loops[a] = loops[b];
+			loops[b] = x;
+		}
+		const char *e =
+			kp_ec_store_covered(c->f, c->k, c->l, c->t, c->iv, c->block, top, loops, n);
+		if (!e)
+			return;
+		why = kp_arena_printf(
+			&c->f->arena,
+			"is stored into before the loop through other subscripts or "
+			"copy loops than this loop's copies, and with the block %dx%dx%d "
+			"(%s) the store %s: an element that store leaves and the loop "
+			"does not write would be in one buffer only",
+			c->block[0], c->block[1], c->block[2], c->block_from, e);
+	}
+	w->bad = fail(c, ref, why) == EU_FAIL;
+}
+
+/* Whether call p is the copy of a class value `top` (the element passed
+ * by value to a function: `cuCabs(la[i][j])`): a constructor (its name the
+ * declaration's) of one argument, a const reference, building a value of
+ * class type from one of class type.  It reads the element. */
+static int copy_ctor(const kp_node *p, const kp_node *top)
+{
+	const kp_decl *fn = p->decl;
+	return fn && fn->name && !strcmp(kp_call_name(p), fn->name) && p->nkids == 1 &&
+	       kp_call_first_arg(p) == 0 && fn->nparam_ty == 1 && fn->param_ty[0].is_ref == 1 &&
+	       fn->param_ty[0].is_const && p->ty.kind == KP_TY_RECORD && !p->ty.is_ref &&
+	       top->ty.kind == KP_TY_RECORD;
+}
+
+/* The index in w->stk of the parent of stk[i] through parens and casts
+ * (-1: none), and in *m the child of it that holds stk[i]. */
+static int parent_of(const store_walk *w, int i, const kp_node **m)
+{
+	*m = w->stk[i];
+	int j = i - 1;
+	while (j >= 0 && (w->stk[j]->kind == KP_N_PAREN || w->stk[j]->kind == KP_N_CAST))
+		*m = w->stk[j--];
+	return j;
+}
+
+/* Whether the value of stk[i] is only read: its parent (through parens
+ * and casts) an operator that is no assignment, increment, address-of or
+ * comma, or the right side of an assignment. */
+static int value_only(const store_walk *w, int i)
+{
+	const kp_node *m;
+	int j = parent_of(w, i, &m);
+	const kp_node *q = j >= 0 ? w->stk[j] : NULL;
+	if (!q || q->nkids < 2)
+		return 0;
+	if ((q->kind == KP_N_BINOP && KP_OP_IS_ASSIGN(q->opk)) || q->kind == KP_N_ASSIGNOP)
+		return q->kids[1] == m;
+	return q->kind == KP_N_BINOP && q->opk != KP_OP_COMMA;
+}
+
+/* Whether the call stk[i] only reads its argument `top`: passed by value
+ * (or copied by a constructor, copy_ctor), or to a call that writes
+ * nothing at all (its effects, the callee's body followed: `twice(float
+ * &x) { return 2 * x; }`), declared to return no reference or pointer,
+ * whose value is only read (value_only), so it neither writes the element
+ * nor keeps or hands back its address. */
+static int call_reads(store_walk *w, int i, const kp_node *top)
+{
+	const kp_node *p = w->stk[i];
+	int arg = -1, a0 = kp_call_first_arg(p);
+	for (int j = a0; j < p->nkids; j++)
+		if (p->kids[j] == top)
+			arg = j - a0;
+	const kp_decl *fn = p->decl;
+	if (!(arg < 0 || !fn || !fn->param_ty || arg >= fn->nparam_ty ||
+	      (fn->param_ty[arg].is_ref && !copy_ctor(p, top)) ||
+	      fn->param_ty[arg].kind == KP_TY_POINTER || fn->param_ty[arg].kind == KP_TY_UNKNOWN ||
+	      fn->param_ty[arg].kind == KP_TY_DEPENDENT))
+		return 1;
+	const char *ft = fn ? fn->type : NULL, *open = ft ? strchr(ft, '(') : NULL;
+	if (arg < 0 || !open || memchr(ft, '&', (size_t)(open - ft)) ||
+	    memchr(ft, '*', (size_t)(open - ft)) || p->ty.kind == KP_TY_POINTER ||
+	    !value_only(w, i))
+		return 0; /* what it returns may be the element */
+	kp_effect_set rd = {0}, wr = {0};
+	kp_effects_of_node(w->c->f, w->c->k, p, &rd, &wr);
+	return wr.n == 0;
+}
+
+/* Whether the member access stk[i] of an element (`la[i][j].x`) is read
+ * as a value: its parent (through parens and casts) is an operator or
+ * statement that neither assigns it, takes its address, calls through it,
+ * passes it on nor binds it. */
+static int member_read(store_walk *w, int i)
+{
+	const kp_node *m;
+	int j = parent_of(w, i, &m);
+	const kp_node *q = j >= 0 ? w->stk[j] : NULL;
+	if (q && q->kind == KP_N_CALL)
+		return call_reads(w, j, m);
+	if (!q || q->kind == KP_N_MEMBER || q->kind == KP_N_VARDECL || q->kind == KP_N_OTHER ||
+	    q->kind == KP_N_INITLIST || q->kind == KP_N_LAMBDA || q->kind == KP_N_ASM)
+		return 0;
+	if ((q->kind == KP_N_BINOP && KP_OP_IS_ASSIGN(q->opk) && q->nkids && q->kids[0] == m) ||
+	    (q->kind == KP_N_ASSIGNOP && q->nkids && q->kids[0] == m) ||
+	    (q->kind == KP_N_UNOP && (KP_OP_IS_INCDEC(q->opk) || q->opk == KP_OP_ADDR)))
+		return 0;
+	return 1;
+}
+
 /* A use of the tile in a store on the path to the loop: a read of an
  * element (an operand, or an argument passed by value), or the target of
  * a plain `=` that is one of the loop's copies. */
@@ -197,27 +342,14 @@ static void check_ref(store_walk *w, const kp_node *ref)
 		const kp_node *nest[4];
 		int nn = nest_of(w->stk, i, nest, 4);
 		if (!same_as_copy(c, top, nest, nn))
-			w->bad = fail(c, ref,
-				      "is stored into before the loop through other subscripts "
-				      "or copy loops than this loop's copies: an element that "
-				      "store leaves and the loop does not write would be in one "
-				      "buffer only") == EU_FAIL;
+			covered_store(w, ref, top, i);
 		return;
 	}
 	int lvalue = (p->kind == KP_N_ASSIGNOP && p->kids[0] == top) ||
 		     (p->kind == KP_N_UNOP && (KP_OP_IS_INCDEC(p->opk) || p->opk == KP_OP_ADDR)) ||
-		     p->kind == KP_N_VARDECL || p->kind == KP_N_MEMBER;
-	if (p->kind == KP_N_CALL) {
-		int arg = -1;
-		for (int j = 1; j < p->nkids; j++)
-			if (p->kids[j] == top)
-				arg = j - 1;
-		const kp_decl *fn = p->decl;
-		lvalue = arg < 0 || !fn || !fn->param_ty || arg >= fn->nparam_ty ||
-			 fn->param_ty[arg].is_ref || fn->param_ty[arg].kind == KP_TY_POINTER ||
-			 fn->param_ty[arg].kind == KP_TY_UNKNOWN ||
-			 fn->param_ty[arg].kind == KP_TY_DEPENDENT;
-	}
+		     p->kind == KP_N_VARDECL || (p->kind == KP_N_MEMBER && !member_read(w, i));
+	if (p->kind == KP_N_CALL)
+		lvalue = !call_reads(w, i, top);
 	if (lvalue)
 		w->bad = fail(c, ref,
 			      "is written, passed on or aliased before the loop in a way "
@@ -346,9 +478,12 @@ int kp_tile_named_before(const kp_kernel *k, const kp_loop *l, const kp_tile *t)
 }
 
 const char *kp_tile_earlier_problem(kp_file *f, const kp_kernel *k, const kp_loop *l,
-				    const kp_tile *t, const kp_node **at)
+				    const kp_tile *t, const long long *iv, const kp_analyze_opts *o,
+				    const kp_node **at)
 {
-	eu c = {f, k, l, t, NULL, NULL};
+	eu c = {f, k, l, t, iv, {0, 0, 0}, NULL, NULL, NULL};
+	if (!o || kp_ec_block(f, k, o, iv, c.block, &c.block_from))
+		c.block[0] = 0;
 	*at = l->node;
 	before_walk bw = {t->arr, l->node->begin, l->node->end, NULL, 0};
 	kp_node_walk(k->body, NULL, find_before, &bw);

@@ -13,16 +13,18 @@
  * read without the loop writing it first: every store into the tile on a
  * path to the loop is one of the loop's own copies, spelled the same (the
  * same target and the same copy loops, their other names fixed in the
- * kernel), so the elements it writes are among those every iteration
- * writes (the loop's copies write the same elements every time,
- * last_tile.h), and an element outside them is written on no path to the
- * loop, in either design.  Every earlier use is spelled in the source, so
+ * kernel) or, for the block shape, writing only elements the loop's
+ * copies write (elem_cover.h), so the elements it writes are among those
+ * every iteration writes (the loop's copies write the same elements every
+ * time, last_tile.h), and an element outside them is written on no path
+ * to the loop, in either design.  Every earlier use is spelled in the source, so
  * the transforms can index it with the stage that holds the original's
  * buffer (docs/design.md, "A second K-loop over the same tiles").
  */
 #ifndef KPIPE_EARLIER_USE_H
 #define KPIPE_EARLIER_USE_H
 
+#include "analyze.h"
 #include "loop.h"
 
 /* Whether tile t of loop l (of kernel k) is named before l: a DECLREF of
@@ -30,8 +32,12 @@
 int kp_tile_named_before(const kp_kernel *k, const kp_loop *l, const kp_tile *t);
 
 /* NULL when every use of t before l is safe as above; else why not, and
- * *at the use or store it is about. */
+ * *at the use or store it is about.  A store spelled unlike the loop's
+ * copies is safe when, for instantiation iv (NULL: symbolic) and the
+ * block shape o and the file give (elem_cover.h), every element it may
+ * write is one every iteration of l writes. */
 const char *kp_tile_earlier_problem(kp_file *f, const kp_kernel *k, const kp_loop *l,
-				    const kp_tile *t, const kp_node **at);
+				    const kp_tile *t, const long long *iv, const kp_analyze_opts *o,
+				    const kp_node **at);
 
 #endif

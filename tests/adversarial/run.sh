@@ -784,6 +784,20 @@ done
 check "second_kloop: one last-stage variable for both loops" test "$(grep -c 'kp_last1 = kp_stage;' "$tmp/second_kloop.rw.cu")" = 4
 check "second_kloop: the read after the second loop uses it" grep -q "C\[ty \* S + tx\] = acc + As\[kp_last1\]\[tx\]\[ty\];" "$tmp/second_kloop.rw.cu"
 
+# --- issue 34: earlier stores spelled unlike the second loop's copies (analysis/elem_cover.c) ---
+rewritten second_kloop_cover "$in/second_kloop_cover.cu"
+check "second_kloop_cover: rect (16 x 8) refused" has second_kloop_cover.r "second_kloop_cover\.cu:26:9: warning: 'As' is stored into before the loop .* with the block 16x8x1 \(launch at line 116\) the store writes an element that no thread's copies in the loop write.*\[kpipe-tile-escapes\]"
+check "second_kloop_cover: mirror_out (the padding column) refused" has second_kloop_cover.r "second_kloop_cover\.cu:56:9: warning: 'As' is stored into before the loop .* with the block 16x16x1 \(launch at line 117\) the store writes an element that no thread's copies.*\[kpipe-tile-escapes\]"
+check "second_kloop_cover: runtime_block refused" has second_kloop_cover.r "second_kloop_cover\.cu:75:9: warning: 'As' is stored into before the loop .* no block shape is known.*\[kpipe-tile-escapes\]"
+for want in 97:5 104:5; do
+	check "second_kloop_cover: square $want pipelined" has second_kloop_cover.r "second_kloop_cover\.cu:$want: note: pipelined with "
+done
+check "second_kloop_cover: helper_reads' two loops pipelined (twice() only reads its reference)" has second_kloop_cover.r "second_kloop_cover\.cu:148:5: note: pipelined with "
+check "second_kloop_cover: helper_writes refused (bump() writes the element)" has second_kloop_cover.r "second_kloop_cover\.cu:171:17: warning: 'As' is written, passed on or aliased before the loop.*\[kpipe-tile-escapes\]"
+check "second_kloop_cover: helper_ref refused (same() returns the reference)" has second_kloop_cover.r "second_kloop_cover\.cu:196:10: warning: 'As' is written, passed on or aliased before the loop.*\[kpipe-tile-escapes\]"
+check "second_kloop_cover: taken refused (its address is taken: a launch whose block kpipe does not read)" has second_kloop_cover.r "second_kloop_cover\.cu:224:9: warning: 'As' is stored into before the loop .* no block shape is known.*\[kpipe-tile-escapes\]"
+check "second_kloop_cover: ten loops pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/second_kloop_cover.r.err")" = 10
+
 # --- issue #34's idioms (analysis/pure.c): the near misses that stay refused ------
 rewritten effects_idioms_unsafe "$in/effects_idioms_unsafe.cu"
 for want in "39:25: warning: the loop condition calls 'min', which may have a side effect.*\[kpipe-cond-side-effect\]" \

@@ -9,7 +9,8 @@
 # (remainder_tile), loads through a __shared__ table (shared_table), a
 # nested if/else of copy loops the canon pass fuses (nested_guard), copy
 # loops counting with a C89 variable of the kernel (c89_counter,
-# c89_counter_d).  Every variant of every
+# c89_counter_d), second K-loops whose earlier stores are spelled unlike
+# their copies (second_kloop_cover, hemm_like).  Every variant of every
 # kernel must match its original on the CPU emulator; the output and the
 # environment variables are those of samples.sh.
 set -euo pipefail

@@ -16,6 +16,7 @@
 #include "loop.h"
 
 struct kp_loop_rw;
+struct kp_analyze_opts;
 
 /* What a rule sees: the file, the kernel, the loop being analysed and,
  * for a template kernel analysed per instantiation, that instantiation's
@@ -28,6 +29,7 @@ typedef struct kp_rule_ctx {
 	const long long *iv;
 	const kp_targ *targs;
 	const struct kp_loop_rw *rw;
+	const struct kp_analyze_opts *o; /* the analysis's options (block shape), or NULL */
 } kp_rule_ctx;
 
 typedef struct {

@@ -127,7 +127,7 @@ static void check(kp_rule_ctx *c)
 			/* a first K-loop, a refill or the other branch before it:
 			 * earlier_use.h */
 			const kp_node *at = NULL;
-			const char *why = kp_tile_earlier_problem(c->f, k, l, t, &at);
+			const char *why = kp_tile_earlier_problem(c->f, k, l, t, c->iv, c->o, &at);
 			if (!why)
 				l->tiles[i].used_before = 1;
 			else

@@ -7,8 +7,11 @@
 // computed; part 3, a second K-loop over the same tiles that loads A
 // transposed, and a last block refilled transposed after it.  The first
 // K-loop is pipelined: the code after it sees the tiles as the loop left
-// them (docs/design.md, "A tile read after the loop"); the second keeps
-// its single buffers (its transposed copies are not the first loop's).
+// them (docs/design.md, "A tile read after the loop").  The second is
+// pipelined too, over the same buffers: its transposed copies write, with
+// the 8 x 8 block of the launch description, the elements the first
+// loop's and the refill's copies and the mirror write (docs/design.md, "A
+// second K-loop over the same tiles").
 #define DIM 8
 #define BLK 16
 
