@@ -88,9 +88,21 @@ char *kp_format_tool(void)
 	return NULL;
 }
 
+/* Whether the line at p is a // comment and nothing else.  Such lines
+ * are left out of what clang-format is given: with ReflowComments it would
+ * join an over-long `// kpipe:` line to the next one, and a
+ * `// kpipe-launch: dynamic_smem = N` line read by validate, the verifier
+ * and the bench would no longer start the line. */
+static int line_comment(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p[0] == '/' && p[1] == '/';
+}
+
 /* The lines of `b` that are not lines of `a` (the unified diff's added
- * lines), as 1-based "first:last" pairs in lines[] (the caller frees);
- * returns how many runs. */
+ * lines) and not comment lines, as 1-based "first:last" pairs in lines[]
+ * (the caller frees); returns how many runs. */
 static int changed_lines(const char *a, size_t alen, const char *b, size_t blen, int **lines)
 {
 	char *d = kp_diff("a", a, alen, "b", b, blen);
@@ -102,6 +114,8 @@ static int changed_lines(const char *a, size_t alen, const char *b, size_t blen,
 			const char *plus = strstr(p, " +");
 			line = plus ? (int)strtol(plus + 2, NULL, 10) : 0;
 			in_hunk = line > 0;
+		} else if (in_hunk && *p == '+' && line_comment(p + 1)) {
+			line++; /* kpipe's own comment lines stay as written */
 		} else if (in_hunk && *p == '+') {
 			if (n && (*lines)[2 * n - 1] == line - 1)
 				(*lines)[2 * n - 1] = line;

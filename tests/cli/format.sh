@@ -72,6 +72,18 @@ check "no clang-format: the unformatted rewrite" cmp -s "$p/src/missing.cu" "$p/
 "$kpipe" rewrite - --assume-filename "$p/src/new.cu" <"$p/src/k.cu" >"$tmp/stdin.cu" 2>/dev/null
 check "stdin, --assume-filename in the project: formatted" cmp -s "$tmp/stdin.cu" "$p/src/out.cu"
 
+# kpipe's comment lines are never reflowed: clang-format (ReflowComments,
+# on by default) joined an over-long `// kpipe:` line to the next, and the
+# `// kpipe-launch: dynamic_smem = N` line that validate, the verifier and
+# the bench read no longer started its line (4 stages of 16 KB tiles move
+# to dynamic shared memory)
+"$cf" --style="file:$p/.clang-format" "$root/samples/wmma_column_conflict.cu" >"$p/src/w.cu"
+(cd "$p/src" && "$kpipe" rewrite --variant cp-async --stages 4 --no-verify w.cu -o w4.cu) 2>/dev/null
+check "dynamic shared memory: the kpipe-launch line starts its line" \
+	grep -q '^// kpipe-launch: dynamic_smem = 65536$' "$p/src/w4.cu"
+check "dynamic shared memory: kpipe's comment line kept whole" \
+	grep -q "^// kpipe: the tiles of 'wmma_column_conflict' are in dynamic shared memory: every launch passes 65536 bytes$" "$p/src/w4.cu"
+
 # DisableFormat: true (as in the repository's own CUDA folders): nothing
 # to format, so no clang-format is needed and no remark is made
 mkdir -p "$tmp/off"
