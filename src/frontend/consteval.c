@@ -332,9 +332,31 @@ int kp_ceval_text(const kp_ceval_env *env, const char *p, const char *e, long lo
 	return eval_body(env, p, e, 0, out);
 }
 
-int kp_ceval_launch_bounds(const kp_ceval_env *env, unsigned b, unsigned e)
+/* The arguments of the parenthesis opened at s[q] within [q, e): their
+ * number, and the offset of its ')' in *close; -1 without one. */
+static int count_args(const char *s, unsigned q, unsigned e, unsigned *close)
+{
+	int depth = 0, nargs = 1;
+	for (q++; q < e; q++) {
+		if (s[q] == '(')
+			depth++;
+		else if (s[q] == ')' && depth-- == 0)
+			break;
+		else if (s[q] == ',' && depth == 0)
+			nargs++;
+	}
+	if (q >= e)
+		return -1;
+	*close = q;
+	return nargs;
+}
+
+int kp_ceval_launch_bounds(const kp_ceval_env *env, unsigned b, unsigned e, int *nargs,
+			   unsigned *close)
 {
 	const kp_file *f = env->f;
+	*nargs = 0;
+	*close = 0;
 	if (!f || e > f->len)
 		return 0;
 	const char *s = f->src;
@@ -344,10 +366,13 @@ int kp_ceval_launch_bounds(const kp_ceval_env *env, unsigned b, unsigned e)
 		if (strncmp(s + p, kw, kl) || (p > 0 && kp_is_ident_char(s[p - 1])))
 			continue;
 		unsigned q = p + (unsigned)kl;
-		while (q < e && (s[q] == ' ' || s[q] == '\t'))
+		while (q < e && (s[q] == ' ' || s[q] == '\t' || s[q] == '\n'))
 			q++;
-		if (q >= e || s[q] != '(')
+		if (q >= e || s[q] != '(') {
+			*nargs = -1;
 			return 0;
+		}
+		*nargs = count_args(s, q, e, close);
 		/* the first argument: up to a ',' or ')' outside parentheses */
 		unsigned a = q + 1, z = a;
 		int depth = 0;

@@ -34,7 +34,10 @@ typedef struct {
 int kp_ceval_text(const kp_ceval_env *env, const char *p, const char *e, long long *out);
 
 /* __launch_bounds__(N, ...) in f->src[b, e) (a kernel's declaration text
- * before its body): N's value, 0 when there is none or it is not known. */
-int kp_ceval_launch_bounds(const kp_ceval_env *env, unsigned b, unsigned e);
+ * before its body): N's value, 0 when there is none or it is not known.
+ * *nargs: its number of arguments (0 none, -1 not readable: no closing
+ * parenthesis), *close: the offset of its ')'. */
+int kp_ceval_launch_bounds(const kp_ceval_env *env, unsigned b, unsigned e, int *nargs,
+			   unsigned *close);
 
 #endif

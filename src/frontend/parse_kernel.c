@@ -198,6 +198,9 @@ kp_kernel *kp_parse_make_function(pctx *c, CXCursor cur, int is_template)
 	k->end = (unsigned)main_offset(c, clang_getRangeEnd(r));
 	long no = file_offset(c, clang_getCursorLocation(cur));
 	kp_file_linecol(f, no >= 0 ? (unsigned)no : k->begin, &k->line, &k->col);
+	size_t nl = strlen(k->name);
+	if (no >= 0 && (size_t)no + nl <= f->len && !strncmp(f->src + no, k->name, nl))
+		k->name_off = (unsigned)no;
 	cursor_list l = {0};
 	clang_visitChildren(cur, kp_parse_collect, &l);
 	int capp = 0;
@@ -272,7 +275,9 @@ kp_kernel *kp_parse_make_function(pctx *c, CXCursor cur, int is_template)
 	 * evaluated (a template parameter in it leaves it unknown) */
 	if (k->body && k->body->in_main) {
 		kp_ceval_env env = {c->tu, f, c->argv, c->nargv, k->tparam_names, k->ntparams};
-		k->launch_bounds = kp_ceval_launch_bounds(&env, k->begin, k->body->begin);
+		k->launch_bounds = kp_ceval_launch_bounds(&env, k->begin, k->body->begin,
+							  &k->launch_bounds_args,
+							  &k->launch_bounds_close);
 	}
 	if (!k->params) /* mark as kernel for template lookup even with no params */
 		k->params = kp_arena_alloc(&f->arena, sizeof(kp_decl *));

@@ -21,56 +21,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The kernel's __launch_bounds__ in its declaration text: the offsets of
- * its ')' and its number of arguments; 0 when it has none. */
-static int find_bounds(const kp_file *f, const kp_kernel *k, unsigned *close)
-{
-	static const char kw[] = "__launch_bounds__";
-	const size_t kl = sizeof(kw) - 1;
-	unsigned e = k->body ? k->body->begin : k->end;
-	const char *s = f->src;
-	for (unsigned p = k->begin; p + kl < e; p++) {
-		if (strncmp(s + p, kw, kl) || (p > 0 && kp_is_ident_char(s[p - 1])))
-			continue;
-		unsigned q = p + (unsigned)kl;
-		while (q < e && (s[q] == ' ' || s[q] == '\t' || s[q] == '\n'))
-			q++;
-		if (q >= e || s[q] != '(')
-			return -1;
-		int depth = 0, nargs = 1;
-		for (q++; q < e; q++) {
-			if (s[q] == '(')
-				depth++;
-			else if (s[q] == ')' && depth-- == 0)
-				break;
-			else if (s[q] == ',' && depth == 0)
-				nargs++;
-		}
-		if (q >= e)
-			return -1;
-		*close = q;
-		return nargs;
-	}
-	return 0;
-}
-
 /* The offset of k's name in its declaration (where a new bound goes), or
- * 0 when it is not found as `NAME (`. */
+ * 0 when the parser did not place it or it is not followed by '('. */
 static unsigned name_offset(const kp_file *f, const kp_kernel *k)
 {
+	unsigned q = k->name_off + (unsigned)strlen(k->name);
 	unsigned e = k->body ? k->body->begin : k->end;
-	size_t n = strlen(k->name);
-	for (unsigned p = k->begin; p + n < e; p++) {
-		if (strncmp(f->src + p, k->name, n) || (p > 0 && kp_is_ident_char(f->src[p - 1])) ||
-		    kp_is_ident_char(f->src[p + n]))
-			continue;
-		unsigned q = p + (unsigned)n;
-		while (q < e && (f->src[q] == ' ' || f->src[q] == '\t' || f->src[q] == '\n'))
-			q++;
-		if (q < e && f->src[q] == '(')
-			return p;
-	}
-	return 0;
+	if (!k->name_off)
+		return 0;
+	while (q < e && (f->src[q] == ' ' || f->src[q] == '\t' || f->src[q] == '\n'))
+		q++;
+	return q < e && f->src[q] == '(' ? k->name_off : 0;
 }
 
 /* What the bound is made of; why: NULL, or why there is none. */
@@ -92,8 +53,8 @@ static void where_bound(kp_pass_ctx *c, const kp_loop *l, occ_where *w)
 			 "kernels that call it";
 		return;
 	}
-	unsigned close = 0;
-	int nb = find_bounds(f, k, &close);
+	unsigned close = k->launch_bounds_close;
+	int nb = k->launch_bounds_args;
 	if (nb >= 2) {
 		w->why = "the kernel already has __launch_bounds__ with a minimum of blocks "
 			 "per SM, left as written";
