@@ -397,12 +397,13 @@ typedef struct kp_kernel {
 						   (0 otherwise) */
 	kp_targ (*inst_targs)[KP_MAX_TARGS];    /* per instantiation, the first
 						   KP_MAX_TARGS arguments */
-	int launch_bounds_args;       /* its number of arguments (0 none, -1 not readable) */
-	unsigned launch_bounds_close; /* the offset of its ')' */
-	unsigned name_off;            /* the offset of the name in the main file, 0 unknown */
-	int launch_bounds;            /* __launch_bounds__ max threads, 0 none; a
-					 __device__ function: its calling kernels'
-					 when they agree */
+	int launch_bounds;                      /* __launch_bounds__ max threads, 0 none; a
+						   __device__ function: its calling kernels'
+						   when they agree */
+	int launch_bounds_args;                 /* the kernel's __launch_bounds__: its number of
+						   arguments (0 none, -1 not readable) */
+	unsigned launch_bounds_close;           /* and the offset of its ')' */
+	unsigned name_off; /* the offset of the name in the main file, 0 unknown */
 	/* a __device__ function with __shared__ arrays of its own (its K-loops
 	 * are candidates like a kernel's), not a __global__ kernel */
 	int is_device;
