@@ -17,6 +17,7 @@
  */
 #include "banks.h"
 #include "parse.h"
+#include "kp_test_parse.h"
 
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -40,19 +41,7 @@ static void release(void)
 
 static void parse_src(const char *src)
 {
-	memset(&F, 0, sizeof(F));
-	kp_parse_opts o;
-	memset(&o, 0, sizeof(o));
-	o.arch = "sm_90";
-	o.contents = src;
-	o.contents_len = strlen(src);
-	o.no_compdb = 1;
-	char *err = NULL;
-	int rc = kp_parse(&F, "snippet.cu", &o, &err);
-	for (int i = 0; rc != KP_PARSE_OK && i < F.ndiags; i++)
-		cr_log_info("%d:%d: %s", F.diags[i].line, F.diags[i].col, F.diags[i].message);
-	cr_assert_eq(rc, KP_PARSE_OK, "kp_parse: %d (%s)", rc, err ? err : "compile errors");
-	free(err);
+	kp_test_parse(&F, "snippet.cu", src);
 	cr_assert(F.nkernels >= 1);
 }
 

@@ -12,6 +12,7 @@
 #include "arch.h"
 #include "liveness.h"
 #include "parse.h"
+#include "kp_test_parse.h"
 
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -61,17 +62,7 @@ static int vardecl(kp_node *n, kp_node *parent, void *ud)
  * loop's verdict. */
 static int private_idx(const char *src, int *eligible)
 {
-	memset(&F, 0, sizeof(F));
-	kp_parse_opts o;
-	memset(&o, 0, sizeof(o));
-	o.arch = "sm_90";
-	o.contents = src;
-	o.contents_len = strlen(src);
-	o.no_compdb = 1;
-	char *err = NULL;
-	int rc = kp_parse(&F, "snippet.cu", &o, &err);
-	cr_assert_eq(rc, KP_PARSE_OK, "kp_parse: %d (%s)", rc, err ? err : "compile errors");
-	free(err);
+	kp_test_parse(&F, "snippet.cu", src);
 	kp_analyze_opts ao;
 	memset(&ao, 0, sizeof(ao));
 	ao.arch = kp_arch_find("sm_90");

@@ -13,6 +13,7 @@
 #include "arch.h"
 #include "effects.h"
 #include "parse.h"
+#include "kp_test_parse.h"
 #include "pure.h"
 
 #include <criterion/criterion.h>
@@ -21,20 +22,7 @@
 
 static kp_file F;
 
-static void parse(const char *src)
-{
-	memset(&F, 0, sizeof(F));
-	kp_parse_opts o;
-	memset(&o, 0, sizeof(o));
-	o.arch = "sm_90";
-	o.contents = src;
-	o.contents_len = strlen(src);
-	o.no_compdb = 1;
-	char *err = NULL;
-	int rc = kp_parse(&F, "snippet.cu", &o, &err);
-	cr_assert_eq(rc, KP_PARSE_OK, "kp_parse: %d (%s)", rc, err ? err : "compile errors");
-	free(err);
-}
+static void parse(const char *src) { kp_test_parse(&F, "snippet.cu", src); }
 
 typedef struct {
 	const char *name;

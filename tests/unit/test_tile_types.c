@@ -10,6 +10,7 @@
 #include "analyze.h"
 #include "arch.h"
 #include "parse.h"
+#include "kp_test_parse.h"
 
 static kp_file F;
 static kp_analysis AN;
@@ -51,17 +52,7 @@ static const char *carve(const char *src_t)
 static int pure_of(const char *src_t)
 {
 	const char *src = carve(src_t);
-	memset(&F, 0, sizeof(F));
-	kp_parse_opts o;
-	memset(&o, 0, sizeof(o));
-	o.arch = "sm_90";
-	o.contents = src;
-	o.contents_len = strlen(src);
-	o.no_compdb = 1;
-	char *err = NULL;
-	int rc = kp_parse(&F, "snippet.cu", &o, &err);
-	cr_assert_eq(rc, KP_PARSE_OK, "kp_parse: %d (%s)", rc, err ? err : "compile errors");
-	free(err);
+	kp_test_parse(&F, "snippet.cu", src);
 	kp_analyze_opts ao;
 	memset(&ao, 0, sizeof(ao));
 	ao.arch = kp_arch_find("sm_90");
