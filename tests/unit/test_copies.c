@@ -9,22 +9,14 @@
 #include "analyze.h"
 #include "arch.h"
 #include "parse.h"
+#include "kp_test_parse.h"
 
 static kp_file F;
 static kp_analysis AN;
-static char *ERRMSG;
 
 static void analyze_src(const char *src)
 {
-	memset(&F, 0, sizeof(F));
-	kp_parse_opts o;
-	memset(&o, 0, sizeof(o));
-	o.arch = "sm_90";
-	o.contents = src;
-	o.contents_len = strlen(src);
-	o.no_compdb = 1;
-	int rc = kp_parse(&F, "snippet.cu", &o, &ERRMSG);
-	cr_assert_eq(rc, KP_PARSE_OK, "kp_parse: %d (%s)", rc, ERRMSG ? ERRMSG : "compile errors");
+	kp_test_parse(&F, "snippet.cu", src);
 	kp_analyze_opts ao;
 	memset(&ao, 0, sizeof(ao));
 	ao.arch = kp_arch_find("sm_90");
@@ -35,8 +27,6 @@ static void release(void)
 {
 	kp_file_release(&F);
 	memset(&F, 0, sizeof(F));
-	free(ERRMSG);
-	ERRMSG = NULL;
 }
 
 static kp_decl *decl_named(const char *name)

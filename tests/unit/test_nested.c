@@ -37,6 +37,7 @@
 #include "analyze.h"
 #include "arch.h"
 #include "parse.h"
+#include "kp_test_parse.h"
 #include "rewrite.h"
 
 #include <criterion/criterion.h>
@@ -82,14 +83,11 @@
 
 static kp_file F;
 static kp_analysis AN;
-static char *ERRMSG;
 
 static void release(void)
 {
 	kp_file_release(&F);
 	memset(&F, 0, sizeof(F));
-	free(ERRMSG);
-	ERRMSG = NULL;
 }
 
 TestSuite(nested, .fini = release);
@@ -97,18 +95,7 @@ TestSuite(nested, .fini = release);
 /* Parses and analyses `src` for sm_90 (asserting a clean parse). */
 static void analyze_src(const char *src)
 {
-	memset(&F, 0, sizeof(F));
-	kp_parse_opts o;
-	memset(&o, 0, sizeof(o));
-	o.arch = "sm_90";
-	o.contents = src;
-	o.contents_len = strlen(src);
-	o.no_compdb = 1;
-	int rc = kp_parse(&F, "nested.cu", &o, &ERRMSG);
-	for (int i = 0; rc != KP_PARSE_OK && i < F.ndiags; i++)
-		cr_log_info("%d:%d: %s: %s", F.diags[i].line, F.diags[i].col, F.diags[i].severity,
-			    F.diags[i].message);
-	cr_assert_eq(rc, KP_PARSE_OK, "kp_parse: %d (%s)", rc, ERRMSG ? ERRMSG : "compile errors");
+	kp_test_parse(&F, "nested.cu", src);
 	kp_analyze_opts ao;
 	memset(&ao, 0, sizeof(ao));
 	ao.arch = kp_arch_find("sm_90");

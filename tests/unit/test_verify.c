@@ -339,22 +339,14 @@ Test(verify_run, unavailable_says_why)
 
 /* ---- kpipe's own launches ---------------------------------------------- */
 
+#include "kp_test_parse.h"
 #include "own_launch.h"
 #include "parse.h"
 
 static kp_file *parse_snippet(const char *src)
 {
 	kp_file *f = kp_xcalloc(1, sizeof(*f));
-	kp_parse_opts o;
-	memset(&o, 0, sizeof(o));
-	o.arch = "sm_90";
-	o.contents = src;
-	o.contents_len = strlen(src);
-	o.no_compdb = 1;
-	char *err = NULL;
-	int rc = kp_parse(f, "snippet.cu", &o, &err);
-	cr_assert_eq(rc, KP_PARSE_OK, "kp_parse: %d (%s)", rc, err ? err : "compile errors");
-	free(err);
+	kp_test_parse(f, "snippet.cu", src);
 	return f;
 }
 
