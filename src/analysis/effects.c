@@ -771,14 +771,9 @@ static int ptx_opcode_effect(const char *op, size_t n)
 	return 3;
 }
 
-/* The memory effect of an asm statement as clang prints it: its template's
- * opcodes (each instruction's first word, after a predicate or a label),
- * a memory operand ("m") or a "memory" clobber (both).  *nout: its output
- * operands ("=..." and "+..." constraints). */
-static int asm_effect(const char *t, int *nout)
+const char *kp_asm_each_opcode(const char *t, void (*fn)(const char *op, size_t n, void *ctx),
+			       void *ctx)
 {
-	int fx = 0;
-	*nout = 0;
 	/* asm [volatile | __volatile__ | inline | goto]... ( "template" */
 	const char *q = t;
 	while (*q && *q != '(' && *q != '"')
@@ -788,7 +783,7 @@ static int asm_effect(const char *t, int *nout)
 	while (isspace((unsigned char)*q))
 		q++;
 	if (*q != '"')
-		return 3; /* a template kpipe cannot read (a macro parameter) */
+		return NULL;
 	/* the template: adjacent literals, escapes kept as written */
 	kp_strbuf tpl = KP_STRBUF_INIT;
 	while (*q == '"') {
@@ -818,11 +813,30 @@ static int asm_effect(const char *t, int *nout)
 		/* an opcode starts with a letter: not a label (`L1:`), a
 		 * directive (`.reg`) or the operands after a `{` */
 		if (p > op && p[-1] != ':' && isalpha((unsigned char)*op))
-			fx |= ptx_opcode_effect(op, (size_t)(p - op));
+			fn(op, (size_t)(p - op), ctx);
 		while (*p && !strchr(";{}", *p) && !(p[0] == '\\' && p[1] == 'n'))
 			p++;
 	}
 	kp_strbuf_release(&tpl);
+	return q;
+}
+
+static void or_opcode_effect(const char *op, size_t n, void *ctx)
+{
+	*(int *)ctx |= ptx_opcode_effect(op, n);
+}
+
+/* The memory effect of an asm statement as clang prints it: its template's
+ * opcodes (kp_asm_each_opcode), a memory operand ("m") or a "memory"
+ * clobber (both).  *nout: its output operands ("=..." and "+..."
+ * constraints). */
+static int asm_effect(const char *t, int *nout)
+{
+	int fx = 0;
+	*nout = 0;
+	const char *q = kp_asm_each_opcode(t, or_opcode_effect, &fx);
+	if (!q)
+		return 3; /* a template kpipe cannot read (a macro parameter) */
 	/* the operands and clobbers */
 	for (const char *r = q; *r; r++) {
 		if (*r != '"')

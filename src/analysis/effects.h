@@ -96,4 +96,12 @@ const char *kp_effect_how(kp_file *f, const kp_effect *e);
  * such write, or NULL. */
 const kp_effect *kp_effects_read_after(const kp_effects *e);
 
+/* Calls fn with each instruction's opcode (its first word, after a
+ * predicate or a label; "mma.sync.aligned.m16n8k16...") in the template of
+ * the asm statement t as clang prints it.  Returns where the template
+ * ends (the operands follow), NULL when it is not a string literal (a
+ * macro parameter). */
+const char *kp_asm_each_opcode(const char *t, void (*fn)(const char *op, size_t n, void *ctx),
+			       void *ctx);
+
 #endif

@@ -6,6 +6,7 @@
  */
 #include "analyze.h"
 #include "analyze_int.h"
+#include "effects.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -119,28 +120,37 @@ static int is_int_or_ptr(const kp_node *n)
 }
 
 /* Tensor-core math written in inline PTX: each `mma.sync` (also
- * `wmma.mma.sync`) of an asm statement's template is one warp-wide
- * multiply-accumulate of its shape mMnNkK, 2*M*N*K/32 FLOPs per thread;
- * integer operands (.s8, .u8, .s4, .u4, .b1) make it IMMA.  A shape kpipe
- * cannot read still makes the math tensor-core math, with no FLOPs. */
-static void asm_mma(math_scan *m, const char *t, double mult)
+ * `wmma.mma.sync`) opcode of an asm statement (kp_asm_each_opcode) is one
+ * warp-wide multiply-accumulate of its shape mMnNkK, 2*M*N*K/32 FLOPs per
+ * thread; integer operands (.s8, .u8, .s4, .u4, .b1) make it IMMA.  A
+ * shape kpipe cannot read still makes the math tensor-core math, with no
+ * FLOPs. */
+typedef struct {
+	math_scan *m;
+	double mult;
+} asm_math;
+
+static void asm_mma(const char *p, size_t len, void *ctx)
 {
-	for (const char *p = strstr(t, "mma.sync"); p; p = strstr(p + 8, "mma.sync")) {
-		size_t len = strcspn(p, " \t\"\\{;");
-		int mm = 0, nn = 0, kk = 0, is_int = 0;
-		for (const char *q = p; q < p + len; q++) {
-			if (q[0] == '.' && q[1] == 'm' && !mm)
-				sscanf(q + 1, "m%dn%dk%d", &mm, &nn, &kk);
-			/* .s8 .u8 .s4 .u4 .b1, not .s32 or .b16 */
-			int end = q + 3 == p + len || (q + 3 < p + len && q[3] == '.');
-			is_int |= q[0] == '.' && end &&
-				  ((strchr("su", q[1]) && q[1] && strchr("48", q[2]) && q[2]) ||
-				   (q[1] == 'b' && q[2] == '1'));
-		}
-		m->math = is_int ? KP_MATH_IMMA : KP_MATH_HMMA;
-		if (mm > 0 && nn > 0 && kk > 0)
-			m->flops += mult * 2.0 * mm * nn * kk / 32.0;
+	asm_math *am = ctx;
+	const char *e = p + len;
+	if (len >= 5 && !strncmp(p, "wmma.", 5))
+		p += 5;
+	if ((size_t)(e - p) < 8 || strncmp(p, "mma.sync", 8))
+		return;
+	int mm = 0, nn = 0, kk = 0, is_int = 0;
+	for (const char *q = p; q < e; q++) {
+		if (q[0] == '.' && q[1] == 'm' && !mm)
+			sscanf(q + 1, "m%dn%dk%d", &mm, &nn, &kk);
+		/* .s8 .u8 .s4 .u4 .b1, not .s32 or .b16 */
+		int end = q + 3 == e || (q + 3 < e && q[3] == '.');
+		is_int |= q[0] == '.' && end &&
+			  ((strchr("su", q[1]) && q[1] && strchr("48", q[2]) && q[2]) ||
+			   (q[1] == 'b' && q[2] == '1'));
 	}
+	am->m->math = is_int ? KP_MATH_IMMA : KP_MATH_HMMA;
+	if (mm > 0 && nn > 0 && kk > 0)
+		am->m->flops += am->mult * 2.0 * mm * nn * kk / 32.0;
 }
 
 static void scan_math(math_scan *m, kp_node *n, double mult)
@@ -158,8 +168,10 @@ static void scan_math(math_scan *m, kp_node *n, double mult)
 			scan_math(m, n->kids[i], mult * (n->kids[i] == body ? t : 1));
 		return;
 	}
-	if (n->kind == KP_N_ASM && n->asm_text)
-		asm_mma(m, n->asm_text, mult);
+	if (n->kind == KP_N_ASM && n->asm_text) {
+		asm_math am = {m, mult};
+		kp_asm_each_opcode(n->asm_text, asm_mma, &am);
+	}
 	if (n->kind == KP_N_CALL && *kp_call_name(n)) {
 		const char *name = kp_call_name(n);
 		if (!strcmp(name, "mma_sync")) {
