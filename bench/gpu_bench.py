@@ -46,13 +46,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 HARNESS_MAIN = os.path.join(HERE, "harness", "bench_main.cu")
 
-# spec type -> (C type, element size, harness enum)
+# spec type -> (C type, element size, harness enum, lanes).  The vector
+# types float2 and double2 (cuFloatComplex, cuDoubleComplex, MAGMA's
+# magmaFloatComplex, magmaDoubleComplex are typedefs of them) are buffers of
+# 2 x count scalars to the harness: filled, poisoned and compared lane by lane.
 TYPES = {
-    "float": ("float", 4, "T_F32"),
-    "half": ("__half", 2, "T_F16"),
-    "int8": ("int8_t", 1, "T_I8"),
-    "int": ("int", 4, "T_I32"),
-    "double": ("double", 8, "T_F64"),
+    "float": ("float", 4, "T_F32", 1),
+    "half": ("__half", 2, "T_F16", 1),
+    "int8": ("int8_t", 1, "T_I8", 1),
+    "int": ("int", 4, "T_I32", 1),
+    "double": ("double", 8, "T_F64", 1),
+    "float2": ("float2", 4, "T_F32", 2),
+    "double2": ("double2", 8, "T_F64", 2),
 }
 ROLES = {"in": "R_IN", "out": "R_OUT", "inout": "R_INOUT", "scalar": None}
 TOOLS = ("memcheck", "racecheck", "synccheck")
@@ -263,7 +268,8 @@ def gen_spec_header(spec):
     out.append(_sym_decls(spec).rstrip("\n"))
     out.append("    switch (kpipe_i) {")
     for i, a in enumerate(bufs):
-        out.append("    case %d: return (long)(%s);" % (i, a["count"]))
+        lanes = TYPES[a["type"]][3]
+        out.append("    case %d: return (long)(%s)%s;" % (i, a["count"], " * %d" % lanes if lanes > 1 else ""))
     out.append("    }\n    return 0;\n}")
     out.append("static double work_amount(const long *kpipe_sz)\n{")
     out.append(_sym_decls(spec).rstrip("\n"))
@@ -280,6 +286,9 @@ def _scalar(a):
     ty = a["type"]
     if ty == "half":
         return "__float2half((float)(%s))" % a["value"]
+    if TYPES[ty][3] == 2:  # a complex scalar: the value is its real part
+        c = TYPES[ty][0]
+        return "make_%s((%s)(%s), 0)" % (c, c[:-1], a["value"])
     return "(%s)(%s)" % (TYPES[ty][0], a["value"])
 
 

@@ -374,6 +374,8 @@ static void fill_array_type(pctx *c, kp_decl *d, CXType t)
 	d->elem_size = kp_parse_safe_sizeof(c, n ? et : t);
 	d->elem_align = kp_parse_safe_alignof(c, n ? et : t);
 	d->pointee_align = d->is_pointer ? kp_parse_safe_alignof(c, clang_getPointeeType(ct)) : -1;
+	if (ct.kind == CXType_Record) /* a struct: double2 for a typedef of it */
+		d->type_canon = cx_dup(a, clang_getTypeSpelling(clang_getUnqualifiedType(ct)));
 	if (d->is_pointer)
 		d->pointee_canon =
 			cx_dup(a, clang_getTypeSpelling(clang_getUnqualifiedType(

@@ -72,8 +72,9 @@ char *kp_gpu_gen_spec_header(const kp_launch_spec *s)
 	int b = 0;
 	for (int i = 0; i < s->nargs; i++)
 		if (s->args[i].role != KP_ROLE_SCALAR)
-			kp_strbuf_addf(&sb, "    case %d: return (long)(%s);\n", b++,
-				       s->args[i].expr);
+			kp_strbuf_addf(&sb, "    case %d: return (long)(%s)%s;\n", b++,
+				       s->args[i].expr,
+				       kp_arg_type_lanes(s->args[i].type) > 1 ? " * 2" : "");
 	kp_strbuf_adds(&sb, "    }\n    return 0;\n}\n");
 
 	kp_strbuf_adds(&sb, "static double work_amount(const long *kpipe_sz)\n{\n");
@@ -99,10 +100,9 @@ char *kp_gpu_gen_spec_header(const kp_launch_spec *s)
 
 static void scalar_arg(kp_strbuf *sb, const kp_launch_arg *a)
 {
-	if (a->type == KP_TYPE_HALF)
-		kp_strbuf_addf(sb, "__float2half((float)(%s))", a->expr);
-	else
-		kp_strbuf_addf(sb, "(%s)(%s)", kp_arg_type_ctype(a->type), a->expr);
+	char *v = kp_arg_scalar_expr(a->type, a->expr);
+	kp_strbuf_adds(sb, v);
+	free(v);
 }
 
 /* The two exported functions of one instantiation, whose kernel is named k

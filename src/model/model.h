@@ -291,6 +291,10 @@ typedef struct kp_decl {
 	/* a pointer: its pointee's canonical type spelled without qualifiers
 	 * (typedefs resolved: "float" for `const real *`), else NULL */
 	const char *pointee_canon;
+	/* a struct: the declaration's own canonical type spelled without
+	 * qualifiers ("double2" for a `zcomplex` that is a typedef of it),
+	 * else NULL */
+	const char *type_canon;
 } kp_decl;
 
 /* How a call converts one argument to its parameter (kp_node.arg_conv),

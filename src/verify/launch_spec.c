@@ -22,12 +22,16 @@
 
 static const struct {
 	const char *spec, *ctype, *tenum;
+	kp_arg_type lane;
+	int lanes;
 } types[] = {
-	[KP_TYPE_FLOAT] = {"float", "float", "T_F32"},
-	[KP_TYPE_HALF] = {"half", "__half", "T_F16"},
-	[KP_TYPE_INT8] = {"int8", "int8_t", "T_I8"},
-	[KP_TYPE_INT] = {"int", "int", "T_I32"},
-	[KP_TYPE_DOUBLE] = {"double", "double", "T_F64"},
+	[KP_TYPE_FLOAT] = {"float", "float", "T_F32", KP_TYPE_FLOAT, 1},
+	[KP_TYPE_HALF] = {"half", "__half", "T_F16", KP_TYPE_HALF, 1},
+	[KP_TYPE_INT8] = {"int8", "int8_t", "T_I8", KP_TYPE_INT8, 1},
+	[KP_TYPE_INT] = {"int", "int", "T_I32", KP_TYPE_INT, 1},
+	[KP_TYPE_DOUBLE] = {"double", "double", "T_F64", KP_TYPE_DOUBLE, 1},
+	[KP_TYPE_FLOAT2] = {"float2", "float2", "T_F32", KP_TYPE_FLOAT, 2},
+	[KP_TYPE_DOUBLE2] = {"double2", "double2", "T_F64", KP_TYPE_DOUBLE, 2},
 };
 
 static const struct {
@@ -41,6 +45,21 @@ static const struct {
 
 const char *kp_arg_type_ctype(kp_arg_type t) { return types[t].ctype; }
 const char *kp_arg_type_enum(kp_arg_type t) { return types[t].tenum; }
+int kp_arg_type_lanes(kp_arg_type t) { return types[t].lanes; }
+kp_arg_type kp_arg_type_lane(kp_arg_type t) { return types[t].lane; }
+
+char *kp_arg_scalar_expr(kp_arg_type t, const char *e)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	if (t == KP_TYPE_HALF)
+		kp_strbuf_addf(&sb, "__float2half((float)(%s))", e);
+	else if (types[t].lanes == 2)
+		kp_strbuf_addf(&sb, "make_%s((%s)(%s), 0)", types[t].ctype,
+			       types[types[t].lane].ctype, e);
+	else
+		kp_strbuf_addf(&sb, "(%s)(%s)", types[t].ctype, e);
+	return kp_strbuf_detach(&sb);
+}
 const char *kp_arg_role_enum(kp_arg_role r) { return roles[r].renum; }
 
 /* ---- small checks ----------------------------------------------------- */
@@ -278,8 +297,10 @@ static int parse_args(parser *p, const cJSON *root)
 			if (!strcmp(ty->valuestring, types[k].spec))
 				t = (int)k;
 		if (t < 0)
-			return fail(p, "%s: type must be one of float, half, int8, int, double",
-				    where);
+			return fail(
+				p,
+				"%s: type must be one of float, half, int8, int, double, float2, double2",
+				where);
 		arg->role = (kp_arg_role)r;
 		arg->type = (kp_arg_type)t;
 		const char *key = r == KP_ROLE_SCALAR ? "value" : "count";

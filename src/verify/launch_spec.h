@@ -18,7 +18,19 @@
 #include "util.h"
 
 typedef enum { KP_ROLE_IN, KP_ROLE_OUT, KP_ROLE_INOUT, KP_ROLE_SCALAR } kp_arg_role;
-typedef enum { KP_TYPE_FLOAT, KP_TYPE_HALF, KP_TYPE_INT8, KP_TYPE_INT, KP_TYPE_DOUBLE } kp_arg_type;
+/* float2 and double2 are the CUDA vector types that cuFloatComplex,
+ * cuDoubleComplex and libraries' complex typedefs (MAGMA's
+ * magmaDoubleComplex) name: a buffer of them is 2 x count scalars to the
+ * harnesses, filled and compared lane by lane. */
+typedef enum {
+	KP_TYPE_FLOAT,
+	KP_TYPE_HALF,
+	KP_TYPE_INT8,
+	KP_TYPE_INT,
+	KP_TYPE_DOUBLE,
+	KP_TYPE_FLOAT2,
+	KP_TYPE_DOUBLE2
+} kp_arg_type;
 
 typedef struct {
 	const char *name;
@@ -111,8 +123,20 @@ int kp_gpu_check_expr(const char *e);
 int kp_gpu_parse_sizes(const kp_launch_spec *s, const char *list, const char **names, int max,
 		       char *err, size_t errsz);
 
-/* "float", "__half", "int8_t", "int", "double" and the harness's enum names. */
+/* "float", "__half", "int8_t", "int", "double", "float2", "double2". */
 const char *kp_arg_type_ctype(kp_arg_type t);
+
+/* Scalars per element: 2 for float2 and double2, else 1. */
+int kp_arg_type_lanes(kp_arg_type t);
+
+/* The type of one lane: KP_TYPE_FLOAT for float2, KP_TYPE_DOUBLE for
+ * double2, t itself otherwise. */
+kp_arg_type kp_arg_type_lane(kp_arg_type t);
+
+/* A scalar argument's C expression for value expression e of type t
+ * ("(int)(e)", "__float2half((float)(e))", "make_double2((double)(e), 0)":
+ * a complex scalar's value is its real part). */
+char *kp_arg_scalar_expr(kp_arg_type t, const char *e);
 
 /* The harness's enum names of a type and a role ("T_F32", "R_IN"). */
 const char *kp_arg_type_enum(kp_arg_type t);

@@ -57,7 +57,8 @@ static const char *spec_type(const char *t)
 		   {"int", "int"},           {"unsigned", "int"},     {"unsigned int", "int"},
 		   {"int32_t", "int"},       {"uint32_t", "int"},     {"long", "int"},
 		   {"size_t", "int"},        {"long long", "int"},    {"int64_t", "int"},
-		   {"unsigned long", "int"}, {"short", "int"},        {"double", "double"}};
+		   {"unsigned long", "int"}, {"short", "int"},        {"double", "double"},
+		   {"float2", "float2"},     {"double2", "double2"}};
 	for (size_t i = 0; i < KP_ARRAY_LEN(map); i++)
 		if (!strcmp(t, map[i].c))
 			return map[i].spec;
@@ -73,7 +74,13 @@ static int param_arg(const kp_decl *d, kp_strbuf *sb, int *outputs, char **why)
 	int ptr = n && t[n - 1] == '*';
 	if (ptr)
 		t[--n] = 0;
-	const char *st = spec_type(t);
+	/* a pointer's element by its canonical type: typedefs such as
+	 * cuDoubleComplex or a library's complex type resolved */
+	const char *st = ptr && d->pointee_canon ? spec_type(d->pointee_canon) : NULL;
+	if (!st && !ptr && d->type_canon)
+		st = spec_type(d->type_canon);
+	if (!st)
+		st = spec_type(t);
 	int rc = 0;
 	if (!st || (ptr && strchr(t, '*')) || (!ptr && !strcmp(st, "half"))) {
 		kp_strbuf m = KP_STRBUF_INIT;
@@ -92,7 +99,7 @@ static int param_arg(const kp_decl *d, kp_strbuf *sb, int *outputs, char **why)
 			sb,
 			"{\"name\": \"%s\", \"role\": \"scalar\", \"type\": \"%s\", \"value\": "
 			"\"%s\"}",
-			d->name, st, !strcmp(st, "float") || !strcmp(st, "double") ? "1.5" : "V");
+			d->name, st, !strcmp(st, "int") || !strcmp(st, "int8") ? "V" : "1.5");
 	free(t);
 	return rc;
 }

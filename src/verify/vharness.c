@@ -24,6 +24,7 @@ static const char *role_code(kp_arg_role r)
 
 static const char *type_code(kp_arg_type t)
 {
+	t = kp_arg_type_lane(t); /* float2, double2: two lanes each */
 	return t == KP_TYPE_FLOAT    ? "kph::F32"
 	       : t == KP_TYPE_HALF   ? "kph::F16"
 	       : t == KP_TYPE_INT8   ? "kph::I8"
@@ -82,16 +83,16 @@ static void gen_args(kp_strbuf *sb, const kp_launch_spec *s, kp_strbuf *bufs, kp
 	kp_strbuf_adds(sb, "    const size_t kp_counts[] = {");
 	for (int a = 0; a < s->nargs; a++)
 		if (s->args[a].role != KP_ROLE_SCALAR)
-			kp_strbuf_addf(sb, "(size_t)(%s), ", s->args[a].expr);
+			kp_strbuf_addf(sb, "(size_t)(%s)%s, ", s->args[a].expr,
+				       kp_arg_type_lanes(s->args[a].type) > 1 ? " * 2" : "");
 	kp_strbuf_adds(sb, "0};\n");
 	for (int a = 0; a < s->nargs; a++) {
 		const kp_launch_arg *x = &s->args[a];
 		const char *ct = kp_arg_type_ctype(x->type);
 		if (x->role == KP_ROLE_SCALAR) {
-			if (x->type == KP_TYPE_HALF)
-				kp_strbuf_addf(call, ", __float2half((float)(%s))", x->expr);
-			else
-				kp_strbuf_addf(call, ", (%s)(%s)", ct, x->expr);
+			char *v = kp_arg_scalar_expr(x->type, x->expr);
+			kp_strbuf_addf(call, ", %s", v);
+			free(v);
 			continue;
 		}
 		kp_strbuf_addf(

@@ -27,6 +27,12 @@
 #       comparison of the dumps as doubles sees it);
 #   (g) kpipe's own launches of a double kernel (dgemm_launched.cu, no
 #       launch description): verified, and its wrong rewrite caught.
+#   (h) complex buffers and scalars (double2, which cuDoubleComplex and
+#       MAGMA's magmaDoubleComplex are): zgemm_like.cu with its launch
+#       description, each variant verified; its rewrite with 8-byte copies
+#       of the next tiles (only the real lanes prefetched) caught; and
+#       zgemm_launched.cu without one, whose `zcomplex` typedef kpipe's own
+#       launch fills by its canonical type: verified, the wrong one caught.
 # Verification needs g++: without it the test is skipped (exit 77).
 # Prints "N passed, N failed".
 set -uo pipefail
@@ -124,5 +130,25 @@ KPIPE_VERIFY_SUBSTITUTE="$root/tests/cli/verify/dgemm_launched.wrong.cu" \
 	"$kpipe" rewrite --variant cp-async "$dl" -o "$tmp/dlw.cu" 2>"$tmp/err"
 check "(g) own launches, double: the wrong rewrite not written" same "$tmp/dlw.cu" "$dl"
 check "(g) own launches, double: kpipe-verify-failed" grep -q "^$dl:18:5: warning: the rewrite differs .*kernel dgemm_launched, kpipe's own launch (no launch description).*\[kpipe-verify-failed\]" "$tmp/err"
+
+# (h) complex (double2) buffers and scalars, with and without a description
+zg=tests/cli/verify/zgemm_like.cu
+for v in cp-async register register-ca register-2bar; do
+	"$kpipe" rewrite --require-verify --variant "$v" "$zg" -o "$tmp/zg.$v.cu" 2>"$tmp/err"
+	check "(h) complex $v: verified and written" grep -q kp_stage "$tmp/zg.$v.cu"
+	check "(h) complex $v: no warning" test ! -s "$tmp/err"
+done
+KPIPE_VERIFY_SUBSTITUTE="$root/tests/cli/verify/zgemm_like.wrong.cu" \
+	"$kpipe" rewrite --variant cp-async "$zg" -o "$tmp/zgw.cu" 2>"$tmp/err"
+check "(h) complex, 8-byte copies: the input unchanged" same "$tmp/zgw.cu" "$zg"
+check "(h) complex, 8-byte copies: kpipe-verify-failed" grep -q "^$zg:34:5: warning: the rewrite differs from the original on the CPU emulator: kernel zgemm_like, size [a-z]* (M=.*: C\[[0-9]*\]: expected .*\[kpipe-verify-failed\]" "$tmp/err"
+zl=tests/cli/verify/zgemm_launched.cu
+"$kpipe" rewrite --require-verify --variant cp-async "$zl" -o "$tmp/zl.cu" 2>"$tmp/err"
+check "(h) own launches, complex typedef: verified and written" grep -q __pipeline_memcpy_async "$tmp/zl.cu"
+check "(h) own launches, complex typedef: no warning" test ! -s "$tmp/err"
+KPIPE_VERIFY_SUBSTITUTE="$root/tests/cli/verify/zgemm_launched.wrong.cu" \
+	"$kpipe" rewrite --variant cp-async "$zl" -o "$tmp/zlw.cu" 2>"$tmp/err"
+check "(h) own launches, complex typedef: the wrong rewrite not written" same "$tmp/zlw.cu" "$zl"
+check "(h) own launches, complex typedef: kpipe-verify-failed" grep -q "^$zl:24:5: warning: the rewrite differs .*kernel zgemm_launched, kpipe's own launch (no launch description).*\[kpipe-verify-failed\]" "$tmp/err"
 
 kp_summary verify

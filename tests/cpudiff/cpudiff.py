@@ -53,7 +53,12 @@ TYPES = {  # spec type -> (C type, harness code, struct format)
     "int8": ("int8_t", "kph::I8", "b"),
     "int": ("int", "kph::I32", "i"),
     "double": ("double", "kph::F64", "d"),
+    # the vector types complex numbers are (cuDoubleComplex is double2): a
+    # buffer of 2 x count lanes to the harness, dumped as its lane type
+    "float2": ("float2", "kph::F32", "f"),
+    "double2": ("double2", "kph::F64", "d"),
 }
+LANES = {"float2": 2, "double2": 2}
 ROLES = {"in": "kph::IN", "out": "kph::OUT", "inout": "kph::INOUT"}
 TYPE_BY_CODE = {0: "float", 1: "half", 2: "int8", 3: "int", 4: "double"}
 MAX_THREADS = 1 << 16      # default sizes: at most this many threads in the grid
@@ -125,7 +130,8 @@ def harness_source(spec, prepped_path, dyn_smem, launcher=None):
     L.append("    const size_t kpipe_spec_smem = (size_t)(%s); (void)kpipe_spec_smem;" % (spec.get("dynamic_smem", "0") or "0"))
     L.append("    const size_t kp_smem = (size_t)(%s);" % (dyn_smem or spec.get("dynamic_smem", "0") or "0"))
     bufs = [a for a in spec["args"] if a["role"] != "scalar"]
-    L.append("    const size_t kp_counts[] = {%s};" % (", ".join("(size_t)(%s)" % a["count"] for a in bufs) or "0"))
+    L.append("    const size_t kp_counts[] = {%s};" % (", ".join(
+        "(size_t)(%s)%s" % (a["count"], " * 2" if a["type"] in LANES else "") for a in bufs) or "0"))
     L.append("    if (kp_o.info) {")
     L.append("        size_t e = 0; for (size_t c : kp_counts) e += c;")
     L.append("        printf(\"ok threads=%llu blocks=%llu elems=%zu\\n\", (unsigned long long)kp_grid.x * kp_grid.y * kp_grid.z"
@@ -139,6 +145,8 @@ def harness_source(spec, prepped_path, dyn_smem, launcher=None):
         if a["role"] == "scalar":
             if a["type"] == "half":
                 call.append("__float2half((float)(%s))" % a["value"])
+            elif a["type"] in LANES:  # a complex scalar: the value is its real part
+                call.append("make_%s((%s)(%s), 0)" % (ctype, ctype[:-1], a["value"]))
             else:
                 call.append("(%s)(%s)" % (ctype, a["value"]))
         else:
