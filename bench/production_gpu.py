@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""production_gpu.py - kpipe's rewrites of production-library K-loops run
+on the GPU against the library's own kernels (issue 34: "the ones you can
+run are bit-identical and sanitizer-clean").
+
+MAGMA (icl-utk-edu/magma c64e52a, its precisions generated as
+bench/production_eval.tsv says) is the library: the files whose K-loops
+docs/production-eval.md counts as rewritten and whose kernels take plain
+buffers and integers — magmablas/ztrtri_lower.cu, ztrtri_upper.cu (the
+triple_zgemm*_part{1,2} kernels over the rewritten __device__ functions of
+ztrtri_{lower,upper}_device.cuh) and zlanhe.cu (zlanhe_inf_kernel_{lower,
+upper}).  Each kernel is launched as MAGMA's host code launches it
+(magmablas/ztrtri_diag.cu, zlanhe.cu: the geometry is in KERNELS below),
+with complex buffers as `double2` (docs/launch-spec.md), by
+bench/gpu_bench.py: the original file and kpipe's rewrite of it, checked
+element for element (tolerance 0) at every size, run under
+compute-sanitizer memcheck, racecheck and synccheck, timed at `target`.
+No MAGMA code is kept in this repository: `prepare` copies what the build
+needs out of your checkout into gpu-production/ (git-ignored).
+
+  python3 bench/production_gpu.py prepare --kpipe build/kpipe --magma DIR
+      here: kpipe rewrites the three files with MAGMA's own flags
+      (--out-dir gpu-production/out), the launch descriptions are written
+      to gpu-production/specs, MAGMA's headers copied
+  python3 bench/production_gpu.py run [--out DIR]
+      on the GPU machine (carry gpu-production): one gpu_bench.py run per
+      kernel, reports DIR/NAME.{md,json}, a summary table DIR/summary.md
+"""
+import argparse
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORK = os.path.join(ROOT, "gpu-production")
+# MAGMA's Makefile flags (bench/production_eval.tsv), its targets sm_70 and sm_80
+FLAGS = ["-O3", "-DNDEBUG", "-DADD_", "-std=c++11", "-I{m}/include", "-I{m}/testing",
+         "-I{m}/control", "-gencode", "arch=compute_70,code=sm_70",
+         "-gencode", "arch=compute_80,code=sm_80"]
+FILES = ["magmablas/ztrtri_lower.cu", "magmablas/ztrtri_upper.cu", "magmablas/zlanhe.cu"]
+
+
+def trtri(side, name, jb):
+    """magmablas/ztrtri_diag.cu: threads (jb <= 32 ? jb/4 : 16, 4), grid
+    (jb / (threads.x * threads.y), npages * (jb / 16)), npages =
+    ceil(n / 2jb); d_dinvA is roundup(n, NB) * NB with NB = 128.  n a
+    multiple of 128: the pages then lie inside A, as in MAGMA's own use."""
+    tx = jb // 4 if jb <= 32 else 16
+    npages = "((N + %d) / %d)" % (2 * jb - 1, 2 * jb)
+    return {
+        "kernel": "triple_zgemm%s_%s_kernel" % (name, side),
+        "block": [str(tx), "4", "1"],
+        "grid": [str(jb // (tx * 4)), "%s * %d" % (npages, jb // 16), "1"],
+        "requires": ["N % 128 == 0"],
+        "sizes": {"tiny": {"N": 128}, "small": {"N": 256}, "odd": {"N": 384},
+                  "target": {"N": 8192}},
+        "args": [
+            {"name": "n", "role": "scalar", "type": "int", "value": "N"},
+            {"name": "Ain", "role": "in", "type": "double2", "count": "N * N"},
+            {"name": "lda", "role": "scalar", "type": "int", "value": "N"},
+            {"name": "d_dinvA", "role": "inout", "type": "double2",
+             "count": "((N + 127) / 128) * 128 * 128"},
+            {"name": "jb", "role": "scalar", "type": "int", "value": str(jb)},
+            {"name": "npages", "role": "scalar", "type": "int", "value": npages},
+        ],
+        "tolerance": {"abs": 0, "rel": 0},
+        "work": {"flops": "8.0 * %d * %d * N" % (jb, jb)},
+        "note": "MAGMA magmablas/ztrtri_diag.cu's launch of this kernel with jb = %d" % jb,
+    }
+
+
+def lanhe(side):
+    """magmablas/zlanhe.cu zlanhe_inf: threads (inf_bs, 4), grid
+    ceil(n / inf_bs), inf_bs = 32; dwork has n entries."""
+    return {
+        "kernel": "zlanhe_inf_kernel_%s" % side,
+        "block": ["32", "4", "1"],
+        "grid": ["(N + 31) / 32", "1", "1"],
+        "sizes": {"tiny": {"N": 32}, "small": {"N": 100}, "ragged": {"N": 77},
+                  "empty": {"N": 0}, "target": {"N": 8192}},
+        "args": [
+            {"name": "n", "role": "scalar", "type": "int", "value": "N"},
+            {"name": "A", "role": "in", "type": "double2", "count": "N * N"},
+            {"name": "lda", "role": "scalar", "type": "int", "value": "N"},
+            {"name": "dwork", "role": "out", "type": "double", "count": "N"},
+            {"name": "n_full_block", "role": "scalar", "type": "int", "value": "N / 32"},
+            {"name": "n_mod_bs", "role": "scalar", "type": "int", "value": "N % 32"},
+        ],
+        "tolerance": {"abs": 0, "rel": 0},
+        "work": {"bytes": "16.0 * N * N"},
+        "note": "MAGMA magmablas/zlanhe.cu's launch (zlanhe_inf)",
+    }
+
+
+def kernels():
+    """(file, spec) of every kernel run."""
+    out = []
+    for side in ("lower", "upper"):
+        for jb in (16, 32, 64):
+            for part in (1, 2):
+                out.append(("magmablas/ztrtri_%s.cu" % side, trtri(side, "%d_part%d" % (jb, part), jb)))
+        for part in (1, 2):  # the above-64 forms at jb = 64, the largest NB = 128 allows
+            out.append(("magmablas/ztrtri_%s.cu" % side, trtri(side, "_above64_part%d" % part, 64)))
+        out.append(("magmablas/zlanhe.cu", lanhe(side)))
+    return out
+
+
+def prepare(args):
+    magma = os.path.abspath(args.magma)
+    if os.path.isdir(WORK):
+        shutil.rmtree(WORK)
+    dst = os.path.join(WORK, "magma")
+    for sub in ("include", "control", "magmablas"):
+        os.makedirs(os.path.join(dst, sub))
+    for f in glob.glob(os.path.join(magma, "include", "*.h")):
+        shutil.copy(f, os.path.join(dst, "include"))
+    for f in glob.glob(os.path.join(magma, "control", "*.h")):
+        shutil.copy(f, os.path.join(dst, "control"))
+    for pat in ("*.h", "*.cuh"):
+        for f in glob.glob(os.path.join(magma, "magmablas", pat)):
+            shutil.copy(f, os.path.join(dst, "magmablas"))
+    for f in FILES:
+        shutil.copy(os.path.join(magma, f), os.path.join(dst, "magmablas"))
+    flags = [x.format(m=magma) for x in FLAGS]
+    out = os.path.join(WORK, "out")
+    r = subprocess.run([args.kpipe, "rewrite"] + [os.path.join(magma, f) for f in FILES]
+                       + ["--out-dir", out, "--"] + flags,
+                       capture_output=True, text=True)
+    with open(os.path.join(WORK, "rewrite.log"), "w") as f:
+        f.write(r.stderr)
+    print(r.stderr.strip().splitlines()[-1] if r.stderr.strip() else "", file=sys.stderr)
+    if r.returncode not in (0, 1):
+        sys.exit("kpipe rewrite exited %d (gpu-production/rewrite.log)" % r.returncode)
+    specs = os.path.join(WORK, "specs")
+    os.makedirs(specs)
+    for f, spec in kernels():
+        spec["note"] += "; file %s" % f
+        with open(os.path.join(specs, spec["kernel"] + ".launch.json"), "w") as fp:
+            json.dump(spec, fp, indent=1)
+    print("prepared %s: %d kernels" % (WORK, len(kernels())), file=sys.stderr)
+
+
+def run(args):
+    out = os.path.abspath(args.out)
+    os.makedirs(out, exist_ok=True)
+    m = os.path.join(WORK, "magma")
+    flags = "-std=c++11 -DADD_ -DNDEBUG -I%s/include -I%s/control -I%s/magmablas" % (m, m, m)
+    jobs = []
+    for f, spec in kernels():
+        name = spec["kernel"]
+        base = os.path.join(m, f)
+        ver = os.path.join(WORK, "out", os.path.basename(f))
+        cmd = [sys.executable, os.path.join(ROOT, "bench", "gpu_bench.py"),
+               "--spec", os.path.join(WORK, "specs", name + ".launch.json"),
+               "--baseline", base, "--variant", "kpipe=" + ver, "--arch", args.arch,
+               "--nvcc-flags", flags, "--jobs", "2", "--sanitize", "--sanitize-size", "tiny",
+               "--json", os.path.join(out, name + ".json"),
+               "--report", os.path.join(out, name + ".md"), "--quiet"]
+        jobs.append((name, f, cmd))
+    # --parallel runs at once: the builds are most of the time; the timings
+    # of kernels timed side by side are not comparable (correctness is the
+    # point here), so the summary says how they were run
+    rows, bad, running = [], 0, []
+    while jobs or running:
+        while jobs and len(running) < args.parallel:
+            name, f, cmd = jobs.pop(0)
+            log = open(os.path.join(out, name + ".log"), "w")
+            running.append((name, f, subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT), log))
+        name, f, pr, log = running.pop(0)
+        rc = pr.wait()
+        log.close()
+        bad += rc != 0
+        rows.append((name, f, rc))
+        print("%-40s exit %d" % (name, rc), file=sys.stderr)
+    with open(os.path.join(out, "summary.md"), "w") as fp:
+        fp.write("%d gpu_bench.py runs, %d at once\n\n" % (len(rows), args.parallel))
+        fp.write("| kernel | file | gpu_bench.py exit |\n|---|---|---|\n")
+        for name, f, rc in rows:
+            fp.write("| %s | %s | %d |\n" % (name, f, rc))
+    print("%d kernels, %d with a failure" % (len(rows), bad), file=sys.stderr)
+    return 1 if bad else 0
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    a = sub.add_parser("prepare")
+    a.add_argument("--kpipe", default=os.path.join(ROOT, "build", "kpipe"))
+    a.add_argument("--magma", required=True)
+    b = sub.add_parser("run")
+    b.add_argument("--out", default=os.path.join(os.environ.get("OUT", WORK), "results"))
+    b.add_argument("--arch", default="sm_90")
+    b.add_argument("--parallel", type=int, default=4, help="gpu_bench.py runs at once")
+    args = p.parse_args()
+    if args.cmd == "prepare":
+        prepare(args)
+        return 0
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
