@@ -69,6 +69,9 @@ if [ -n "$nvcc" ]; then
 		"$nvcc" -arch=sm_90 -c "$tmp/copies_zero_trips.register.rw.cu" -o "$tmp/copies_zero_trips.o"
 fi
 
+# The CPU checks below keep their builds and runs in the tests' cpudiff
+# cache (KPIPE_CPUDIFF_CACHE, by content): the sanitizer tree's run checks
+# the plain tree's rewrites, the same bytes (CI time).
 # --- a zero fill that is no zero ---------------------------------------------------
 rewritten copies_zero_fill "$in/copies_zero_fill.cu"
 forced copies_zero_fill "$in/copies_zero_fill.cu" cp-async
@@ -77,7 +80,8 @@ for line in 52 68 84; do cp_async_at copies_zero_fill $line; done
 kp copies_zero_fill.far "$limit" rewrite --kernel k_far "$in/copies_zero_fill.cu" -o "$tmp/copies_zero_fill.far.cu"
 check "copies_zero_fill: k_far's rewrite matches the original on the CPU" \
 	bash "$root/tests/cpudiff/cpudiff.sh" "$in/copies_zero_fill.cu" "$tmp/copies_zero_fill.far.cu" \
-	--spec "$in/copies_zero_fill.launch.json" --jobs 1 -q
+	--spec "$in/copies_zero_fill.launch.json" --jobs 1 -q \
+	--cache "${KPIPE_CPUDIFF_CACHE:-$tmp/cpudiff-cache}"
 
 # --- a macro parameter followed by a member ----------------------------------------
 rewritten copies_macro_member "$in/copies_macro_member.cu"
@@ -88,7 +92,8 @@ check "copies_macro_member: B_AT(pp, kk) expanded with pp" \
 kp copies_macro_member.k "$limit" rewrite --kernel k_member "$in/copies_macro_member.cu" -o "$tmp/copies_macro_member.k.cu"
 check "copies_macro_member: k_member's rewrite matches the original on the CPU" \
 	bash "$root/tests/cpudiff/cpudiff.sh" "$in/copies_macro_member.cu" "$tmp/copies_macro_member.k.cu" \
-	--spec "$in/copies_macro_member.launch.json" --jobs 1 -q
+	--spec "$in/copies_macro_member.launch.json" --jobs 1 -q \
+	--cache "${KPIPE_CPUDIFF_CACHE:-$tmp/cpudiff-cache}"
 
 # --- a macro redefined inside the loop ----------------------------------------------
 rewritten copies_macro_redefined "$in/copies_macro_redefined.cu"

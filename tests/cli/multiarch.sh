@@ -73,8 +73,13 @@ check "rewrite: verified, no warning" test ! -s "$tmp/rw.err"
 sed 's/^#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800$/#if 0/' "$tmp/rw.cu" >"$tmp/rw_older.cu"
 check "older branch: no cp.async left" grep -q "^#if 0$" "$tmp/rw_older.cu"
 
+# cpudiff's builds and runs in the tests' cache (KPIPE_CPUDIFF_CACHE, by
+# content): the emulator's header compiled once for the three checks, and
+# the sanitizer tree's run, whose rewrites are the plain tree's, builds
+# and runs nothing again (CI time)
 cpudiff() { # WHAT FILE: the rewrite FILE against the original on the CPU
 	bash "$root/tests/cpudiff/cpudiff.sh" "$f" "$2" --spec "$tmp/proj/src/sgemm_vec4.launch.json" \
+		--cache "${KPIPE_CPUDIFF_CACHE:-$tmp/cpudiff-cache}" \
 		>"$tmp/cd.out" 2>&1
 	local rc=$?
 	if [ $rc -eq 77 ]; then
@@ -89,7 +94,8 @@ cpudiff "the #else branch (before sm_80)" "$tmp/rw_older.cu"
 # a wrong #else (its stage never flips) is only seen with the guard turned off
 awk '/^#else$/ { e = 1 } /^#endif$/ { e = 0 } !(e && /kp_stage \^= 1;/)' "$tmp/rw.cu" >"$tmp/bad.cu"
 sed 's/^#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800$/#if 0/' "$tmp/bad.cu" >"$tmp/bad_older.cu"
-bash "$root/tests/cpudiff/cpudiff.sh" "$f" "$tmp/bad_older.cu" --spec "$tmp/proj/src/sgemm_vec4.launch.json" >"$tmp/cd.out" 2>&1
+bash "$root/tests/cpudiff/cpudiff.sh" "$f" "$tmp/bad_older.cu" --spec "$tmp/proj/src/sgemm_vec4.launch.json" \
+	--cache "${KPIPE_CPUDIFF_CACHE:-$tmp/cpudiff-cache}" >"$tmp/cd.out" 2>&1
 rc=$?
 if [ $rc -eq 77 ]; then echo "SKIP: cpudiff of a wrong #else: $(grep -m1 SKIP "$tmp/cd.out")"; else
 	check "cpudiff catches a wrong #else branch (exit 1)" test $rc -eq 1
@@ -144,7 +150,9 @@ else
 			echo "SKIP: nvcc ($ver) does not build sm_$cc"
 			continue
 		fi
-		check "nvcc -c for sm_$cc" "$nvcc" -c -arch=sm_$cc -o "$tmp/sm_$cc.o" "$tmp/rw.cu"
+		# through the tests' nvcc cache: the sanitizer build's run
+		# compiles the plain build's rewrite, the same bytes (CI time)
+		check "nvcc -c for sm_$cc" kp_nvcc_cached -c -arch=sm_$cc -o "$tmp/sm_$cc.o" "$tmp/rw.cu"
 	done
 fi
 kp_summary multiarch

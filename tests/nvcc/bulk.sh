@@ -7,15 +7,20 @@
 # with no new warning, and the PTX holds the bulk copy and the mbarrier
 # wait; for sm_80 the loop is refused (kpipe-bulk-unavailable): the file is
 # written unchanged, exit 0, and exit 1 with --Werror.
-# Two nvcc runs per job (the originals' warnings are the baseline).  Exit 77 (skipped) when nvcc is missing.
+# Two nvcc runs per job (the originals' warnings are the baseline), through
+# the tests' nvcc cache.  Exit 77 (skipped) when nvcc is missing.
 set -uo pipefail
 # shellcheck source=tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 kp_find_nvcc
 kp_tmpdir nvcc-bulk
 
+# nvcc through the tests' cache (tests/nvcc_cached.sh): the originals are
+# compiled once per architecture, not once per job, and the sanitizer
+# build's run, whose rewrites are the plain build's byte for byte, compiles
+# nothing (CI time)
 warnings() { # file arch -> warnings without file/line prefixes
-	"$nvcc" -arch="$2" -c -o "$tmp/w.o" "$1" 2>&1 | grep -i warning | sed 's/^[^:]*([0-9]*): //' | sort
+	kp_nvcc_cached -arch="$2" -c -o "$tmp/w.o" "$1" 2>&1 | grep -i warning | sed 's/^[^:]*([0-9]*): //' | sort
 }
 for job in "matmul_bulk_float 2 sm_90" "sgemm_at_bulk 3 sm_100" \
 	"matmul_bulk_float 3 sm_100" "sgemm_at_bulk 8 sm_90" \
@@ -31,7 +36,7 @@ for job in "matmul_bulk_float 2 sm_90" "sgemm_at_bulk 3 sm_100" \
 		continue
 	fi
 	# one compile to PTX (the instructions), one to an object (ptxas)
-	if "$nvcc" -arch="$arch" -ptx -o "$tmp/o.ptx" "$out" 2>"$tmp/nv"; then
+	if kp_nvcc_cached -arch="$arch" -ptx -o "$tmp/o.ptx" "$out" 2>"$tmp/nv"; then
 		check "$name $arch: cp.async.bulk in the PTX" grep -q 'cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes' "$tmp/o.ptx"
 		check "$name $arch: mbarrier wait in the PTX" grep -q 'mbarrier.try_wait.parity.shared::cta.b64' "$tmp/o.ptx"
 	else
@@ -57,7 +62,7 @@ for job in "sgemm_tma_host 2 sm_90" "sgemm_tma_host 4 sm_100" "matmul_32x32 3 sm
 		bad "$name: rewrite failed: $(head -c 300 "$tmp/err")"
 		continue
 	fi
-	if "$nvcc" -arch="$arch" -ptx -o "$tmp/o.ptx" "$out" 2>"$tmp/nv"; then
+	if kp_nvcc_cached -arch="$arch" -ptx -o "$tmp/o.ptx" "$out" 2>"$tmp/nv"; then
 		check "$name $arch: cp.async.bulk.tensor in the PTX" grep -q 'cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes' "$tmp/o.ptx"
 	else
 		bad "$name $arch: nvcc -ptx failed: $(head -c 400 "$tmp/nv")"

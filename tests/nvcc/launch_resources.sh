@@ -55,7 +55,9 @@ void run(const float4 *A, const float4 *B, float *C, int N, int K)
     heavy<<<dim3(N / 32, N / 32), dim3(32, 32)>>>(A, B, C, N, K);
 }
 CU
-regs() { "$nvcc" -arch=sm_90 -c "$1" -o /dev/null -Xptxas -v 2>&1 | grep -o 'Used [0-9]* registers' | head -1 | grep -o '[0-9]*'; }
+# nvcc through the tests' cache (tests/nvcc_cached.sh): the sanitizer
+# build's run compiles the same bytes (CI time)
+regs() { kp_nvcc_cached -arch=sm_90 -c "$1" -o /dev/null -Xptxas -v 2>&1 | grep -o 'Used [0-9]* registers' | head -1 | grep -o '[0-9]*'; }
 orig_regs=$(regs "$tmp/heavy.cu")
 "$kpipe" rewrite -v --no-ptxas --variant register-2bar "$tmp/heavy.cu" -o "$tmp/heavy.guess.cu" 2>"$tmp/guess.err"
 rw_regs=$(regs "$tmp/heavy.guess.cu")
@@ -77,7 +79,7 @@ check "--no-ptxas -v: rewritten, a note says the registers were not checked" gre
 sed 's/__global__ void heavy/__global__ void __launch_bounds__(1024) heavy/' "$tmp/heavy.cu" >"$tmp/bounded.cu"
 "$kpipe" rewrite --variant register-2bar "$tmp/bounded.cu" -o "$tmp/bounded.out.cu" 2>"$tmp/bounded.err"
 check "__launch_bounds__(1024): rewritten" grep -q kp_reg "$tmp/bounded.out.cu"
-check "__launch_bounds__(1024): the rewrite compiles" "$nvcc" -arch=sm_90 -c "$tmp/bounded.out.cu" -o "$tmp/b.o"
+check "__launch_bounds__(1024): the rewrite compiles" kp_nvcc_cached -arch=sm_90 -c "$tmp/bounded.out.cu" -o "$tmp/b.o"
 
 # a rewrite nvcc rejects and libclang does not see: nothing written, exit 3
 python3 - "$root/samples/matmul_32x32.cu" "$tmp/assert.cu" <<'PY'
