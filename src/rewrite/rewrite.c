@@ -506,9 +506,17 @@ static void run_passes(const kp_rw_opts *o, const kp_parse_opts *po, kp_file *f,
 		       int nfiles)
 {
 	int np = o->npasses;
-	const kp_pass *const *passes = o->passes;
-	if (!passes)
-		passes = kp_pass_default(&np);
+	const kp_pass *const *given = o->passes;
+	if (!given)
+		given = kp_pass_default(&np);
+	/* --block-swizzle: its pass after the others (on their output) */
+	const kp_pass *list[16];
+	const kp_pass *const *passes = given;
+	if (o->block_swizzle && np < (int)KP_ARRAY_LEN(list)) {
+		memcpy(list, given, sizeof(*list) * (size_t)np);
+		list[np++] = &kp_pass_block_swizzle;
+		passes = list;
+	}
 	kp_file *cur = f;
 	reparse_env env = {po, f->path, files, nfiles};
 	for (int p = 0; p < np; p++) {
