@@ -811,12 +811,14 @@ static int verify_main(const kp_rw_opts *o, const kp_rw_input *in, rw_file *x, r
 		return KP_EXIT_OK;
 	kp_verify_result vr;
 	memset(&vr, 0, sizeof(vr));
-	/* the input offsets of the loops pipelined */
+	/* the input offsets of the loops pipelined and of the kernels whose
+	 * blocks were remapped (pass_block_swizzle.c) */
 	long *offs = kp_xcalloc((size_t)x->r->ndiags + 1, sizeof(long));
 	int n = 0;
 	for (int i = 0; i < x->r->ndiags; i++) {
 		const kp_rw_diag *d = &x->r->diags[i];
-		if (d->id && !strcmp(d->id, "kpipe-pipelined"))
+		if (d->id &&
+		    (!strcmp(d->id, "kpipe-pipelined") || !strcmp(d->id, "kpipe-block-swizzled")))
 			offs[n++] = d->off >= 0 ? d->off : kp_file_offset(x->orig, d->line, d->col);
 	}
 	kp_analyze_opts ao;
