@@ -133,6 +133,14 @@ static void builtin_member(swz_walk *w, const kp_node *n, const char *name, int 
 		w->reads_z++;
 		return;
 	}
+	if (bycomp < 0 && n->in_main && !n->from_macro) {
+		refuse(w, n,
+		       kp_arena_printf(&f->arena,
+				       "blockIdx is used whole at line %d (not one of its "
+				       "coordinates): kpipe cannot remap it",
+				       n->line));
+		return;
+	}
 	if (bycomp < 0 || !n->in_main || n->from_macro) {
 		refuse(w, n,
 		       kp_arena_printf(&f->arena,
@@ -234,6 +242,20 @@ static void visit_call(swz_walk *w, const kp_node *n, int in_loop)
 		return;
 	}
 	const kp_decl *d = n->decl && n->decl->tmpl ? n->decl->tmpl : n->decl;
+	/* libcu++'s atomics and fences (cuda::atomic_ref's fetch_add,
+	 * cuda::atomic_thread_fence), which the toolkit declares: any call
+	 * whose name or whose declaration's USR says atomic or fence */
+	if ((strstr(nm, "atomic") || strstr(nm, "fence") || !strncmp(nm, "fetch_", 6) ||
+	     !strncmp(nm, "compare_exchange", 16) || (d && d->usr && strstr(d->usr, "atomic"))) &&
+	    strcmp(nm, "__threadfence_block")) {
+		refuse(w, n,
+		       kp_arena_printf(&f->arena,
+				       "'%s' at line %d%s is an atomic operation or a fence kpipe "
+				       "does not prove block-local: blocks that meet in memory may "
+				       "depend on which block computes which tile",
+				       nm, n->line, in_callee(w)));
+		return;
+	}
 	if (d && d->kind == KP_D_FUNC && d->fn && d->fn->body) {
 		for (int i = 0; i < w->nseen; i++)
 			if (w->seen[i] == d)
@@ -388,7 +410,13 @@ static void walk(swz_walk *w, const kp_node *n, int in_loop)
 					       "memory: blocks may signal each other through it",
 					       n->name, n->line, in_callee(w)));
 		return;
-	case KP_N_CALL: visit_call(w, n, in_loop); break;
+	case KP_N_CALL:
+		/* the arguments first: a blockIdx used whole is the reason to
+		 * give, not the conversion it is handed to */
+		for (int i = 0; i < n->nkids && !w->why; i++)
+			walk(w, n->kids[i], in_loop);
+		visit_call(w, n, in_loop);
+		return;
 	case KP_N_ASM: visit_asm(w, n); break;
 	case KP_N_FOR:
 	case KP_N_WHILE:
@@ -425,29 +453,48 @@ static unsigned entry_offset(const kp_file *f, const kp_kernel *k)
 	return k->body->begin + 1;
 }
 
-static const char *entry_text(kp_pass_ctx *c, int g, const char *const *nm)
+/* The indentation of the body's first line at `at` (its statements'),
+ * or four spaces when the body starts on the brace's line. */
+static const char *body_indent(kp_file *f, const kp_kernel *k, unsigned at)
+{
+	unsigned e = at;
+	if (at == k->body->begin + 1)
+		return "    ";
+	while (e < f->len && (f->src[e] == ' ' || f->src[e] == '\t'))
+		e++;
+	if (e == at || e >= f->len || f->src[e] == '\n' || f->src[e] == '}')
+		return "    ";
+	return kp_range_text(f, at, e);
+}
+
+static const char *entry_text(kp_pass_ctx *c, const kp_kernel *k, unsigned at, int g,
+			      const char *const *nm)
 {
 	kp_strbuf s = KP_STRBUF_INIT;
+	const char *in = body_indent(c->f, k, at);
 	if (!c->o->no_comment)
 		kp_strbuf_addf(&s,
-			       "    // kpipe --block-swizzle=%d: blocks started one after another "
+			       "%s// kpipe --block-swizzle=%d: blocks started one after another "
 			       "compute\n"
-			       "    // the tiles of %d rows of blocks, column by column (a "
+			       "%s// the tiles of %d rows of blocks, column by column (a "
 			       "permutation of the\n"
-			       "    // grid; the launch is unchanged), so they share A and B "
+			       "%s// grid; the launch is unchanged), so they share A and B "
 			       "tiles in L2\n",
-			       g, g);
-	kp_strbuf_addf(
-		&s,
-		"    const unsigned long long %s = (unsigned long long)blockIdx.y * gridDim.x + "
-		"blockIdx.x;\n"
-		"    const unsigned long long %s = %dull * gridDim.x;\n"
-		"    const unsigned int %s = (unsigned int)(%s / %s) * %du;\n"
-		"    const unsigned int %s = gridDim.y - %s < %du ? gridDim.y - %s : %du;\n"
-		"    const unsigned int %s = %s + (unsigned int)(%s %% %s %% %s);\n"
-		"    const unsigned int %s = (unsigned int)(%s %% %s / %s);\n",
-		nm[0], nm[1], g, nm[2], nm[0], nm[1], g, nm[3], nm[2], g, nm[2], g, nm[5], nm[2],
-		nm[0], nm[1], nm[3], nm[4], nm[0], nm[1], nm[3]);
+			       in, g, in, g, in);
+	kp_strbuf_addf(&s,
+		       "%sconst unsigned long long %s = (unsigned long long)blockIdx.y * gridDim.x "
+		       "+ blockIdx.x;\n"
+		       "%sconst unsigned long long %s = %dull * gridDim.x;\n",
+		       in, nm[0], in, nm[1], g);
+	kp_strbuf_addf(&s, "%sconst unsigned int %s = (unsigned int)(%s / %s) * %du;\n", in, nm[2],
+		       nm[0], nm[1], g);
+	kp_strbuf_addf(&s,
+		       "%sconst unsigned int %s = gridDim.y - %s < %du ? gridDim.y - %s : %du;\n",
+		       in, nm[3], nm[2], g, nm[2], g);
+	kp_strbuf_addf(&s, "%sconst unsigned int %s = %s + (unsigned int)(%s %% %s %% %s);\n", in,
+		       nm[5], nm[2], nm[0], nm[1], nm[3]);
+	kp_strbuf_addf(&s, "%sconst unsigned int %s = (unsigned int)(%s %% %s / %s);\n", in, nm[4],
+		       nm[0], nm[1], nm[3]);
 	const char *t = kp_arena_strdup(&c->f->arena, kp_strbuf_str(&s));
 	kp_strbuf_release(&s);
 	return t;
@@ -511,7 +558,7 @@ static void swizzle_kernel(kp_pass_ctx *c, const kp_kernel *k)
 				"unchanged",
 				k->name, g, g, w.nreads[0], w.nreads[0] == 1 ? "" : "s",
 				w.nreads[1], nm[4], nm[5]));
-		kp_pass_edit(c, at, 0, entry_text(c, g, nm), d);
+		kp_pass_edit(c, at, 0, entry_text(c, k, at, g, nm), d);
 		for (int comp = 0; comp < 2; comp++)
 			for (int i = 0; i < w.nreads[comp]; i++)
 				kp_pass_edit(c, w.reads[comp][i]->begin,
