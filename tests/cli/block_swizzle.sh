@@ -14,8 +14,9 @@
 #     run on kpipe's output leaves the remap as it is (a remark);
 #   - refusals with their reasons: PTX reading %ctaid, red.global, a grid
 #     group of cooperative groups, a callee without a body, blockIdx used
-#     whole (more_refusals.cu; the golden case
-#     rewrite-block-swizzle-refusals has the others).
+#     whole (more_refusals.cu), libcu++'s atomic_ref and device-scope
+#     fence (libcu.cu; a block-scope fence is remapped); the golden case
+#     rewrite-block-swizzle-refusals has the others.
 # Prints "N passed, N failed".
 set -uo pipefail
 # shellcheck source=tests/lib.sh
@@ -122,5 +123,9 @@ check "refused: this_grid" grep -q "kernel 'grid_group' not remapped.*'this_grid
 check "refused: a callee without a body" grep -q "kernel 'unknown_callee' not remapped.*the call to 'elsewhere' at line 37: kpipe does not read its body.*$refused" "$tmp/mr.err"
 check "refused: blockIdx used whole" grep -q "kernel 'whole_blockidx' not remapped.*blockIdx is used whole at line 42.*$refused" "$tmp/mr.err"
 check "refusals: five" test "$(grep -c "$refused" "$tmp/mr.err")" = 5
+"$kpipe" rewrite --block-swizzle "$fx/libcu.cu" -o "$tmp/lc.cu" 2>"$tmp/lc.err"
+check "refused: cuda::atomic_ref" grep -q "kernel 'counted' not remapped.*atomic_ref at line 10.*$refused" "$tmp/lc.err"
+check "refused: cuda::atomic_thread_fence" grep -q "kernel 'device_fence' not remapped.*atomic_thread_fence at line 18.*$refused" "$tmp/lc.err"
+check "__threadfence_block: remapped" grep -q "kernel 'block_fence' remapped.*$note" "$tmp/lc.err"
 
 kp_summary
