@@ -183,11 +183,13 @@ if [ "${PREPARE:-0}" = 1 ]; then
 		spec "$kernel" "$targs" "$block" "$grid" "$bm" "$bn" "$style" >"$d/kernel.launch.json"
 		for v in ${VARIANTS:-auto cp-async register register-ca register-2bar cp-async-s3 cp-async-s4}; do
 			rm -rf "$tmp/tree"
-			# NAME[-s3|-s4][-pad|-nopad][-occ|-raise]: --stages, --pad,
-			# --no-pad, --keep-occupancy, --raise-occupancy
+			# NAME[-s3|-s4][-pad|-nopad][-occ|-raise][-swz]: --stages, --pad,
+			# --no-pad, --keep-occupancy, --raise-occupancy, --block-swizzle
 			vb=$v
 			args=()
 			occ=
+			swz=
+			case "$vb" in *-swz) vb=${vb%-swz} swz=1 args+=(--block-swizzle) ;; esac
 			case "$vb" in *-occ) vb=${vb%-occ} occ=--keep-occupancy ;; *-raise) vb=${vb%-raise} occ=--raise-occupancy ;; esac
 			case "$vb" in *-nopad) vb=${vb%-nopad} args+=(--no-pad) ;; *-pad) vb=${vb%-pad} args+=(--pad) ;; esac
 			case "$vb" in *-s3) args+=(--stages 3) ;; *-s4) args+=(--stages 4) ;; esac
@@ -216,6 +218,8 @@ if [ "${PREPARE:-0}" = 1 ]; then
 			# variant without it: not built twice
 			same=
 			[ -n "$occ" ] && ! grep -q '__launch_bounds__(.*) added' "$d/$v.log" && same=1
+			# likewise a remap the kernel refuses (the warning says why)
+			[ -n "$swz" ] && ! grep -q '\[kpipe-block-swizzled\]' "$d/$v.log" && same=1
 			if [ -z "$same" ] && ! cmp -s "$src/$hdr" "$tmp/tree/$hdr"; then
 				mkdir -p "$d/$v"
 				cp "$tmp/tree/$hdr" "$d/$v/$base"

@@ -201,6 +201,21 @@ static int set_block(kp_cli *o, const char *val)
 	return bad_value("--block", val, " (X[,Y[,Z]], at most 1024 threads)");
 }
 
+/* --block-swizzle[=G]: G rows of blocks per group (default 8). */
+static int set_block_swizzle(kp_cli *o, const char *val)
+{
+	if (!val) {
+		o->block_swizzle = KP_BLOCK_SWIZZLE_DEFAULT;
+		return 0;
+	}
+	char *end;
+	long g = strtol(val, &end, 10);
+	if (end == val || *end || g < 1 || g > 65535)
+		return bad_value("--block-swizzle", val, " (rows of blocks per group, 1 to 65535)");
+	o->block_swizzle = (int)g;
+	return 0;
+}
+
 static int set_shard(kp_cli *o, const char *val)
 {
 	char *end;
@@ -219,7 +234,8 @@ static int set_shard(kp_cli *o, const char *val)
 }
 
 /* One option: its names, the value it takes and what it does in a few
- * words.  `value` is NULL for a flag, else how a shell completes the
+ * words.  `value` is NULL for a flag (a flag with a setter takes an
+ * optional `=VALUE`, the setter getting NULL without one), else how a shell completes the
  * value (printed by kp_cli_list_options): "file", "dir", "json" (a .json
  * file), "text" (nothing to offer), or one of the lists "@arch",
  * "@variant", "@format", "@stages" and "{a b c}"; a trailing "..." marks
@@ -265,6 +281,8 @@ static const cli_opt cli_opts[] = {
 	{"--raise-occupancy", NULL, NULL, FLAG(raise_occupancy, 1),
 	 "one block per SM more than the rewrite's with __launch_bounds__ where registers "
 	 "limit it"},
+	{"--block-swizzle", NULL, NULL, FN(set_block_swizzle),
+	 "remap the blocks in groups of G rows of blocks to share tiles in L2 (=G, default 8)"},
 	{"-i", "--in-place", NULL, FLAG(in_place, 1), "rewrite the input files"},
 	{"--diff", NULL, NULL, FLAG(diff, 1), "print a unified diff"},
 	{"--dry-run", NULL, NULL, FLAG(dry_run, 1),
@@ -437,7 +455,7 @@ static int parse_option(kp_cli *o, int argc, char **argv, int *i, const char *cm
 		}
 		val = argv[++*i];
 	}
-	if (!opt->value && val) {
+	if (!opt->value && val && !opt->set) {
 		fprintf(stderr, "kpipe: error: option '%s' takes no value\n", name);
 		return KP_EXIT_USAGE;
 	}
@@ -676,6 +694,7 @@ void kp_cli_rw_opts(const kp_cli *o, kp_rw_opts *rw)
 	rw->format_style = o->format_style;
 	rw->swizzle = o->swizzle;
 	rw->keep_occupancy = o->raise_occupancy ? 2 : o->keep_occupancy;
+	rw->block_swizzle = o->block_swizzle;
 	if (o->pad)
 		rw->passes = kp_pass_pad_list(o->pad == 2, &rw->npasses);
 	else if (!o->no_pad && o->variant && !strcmp(o->variant, "auto")) {

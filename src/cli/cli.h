@@ -41,6 +41,7 @@ typedef struct {
 	int no_pad;          /* rewrite --no-pad: --variant auto pads nothing */
 	int keep_occupancy;  /* rewrite --keep-occupancy (occ_bound.c) */
 	int raise_occupancy; /* rewrite --raise-occupancy */
+	int block_swizzle;   /* rewrite --block-swizzle[=G]: G, 0 not given */
 	int in_place;
 	int diff;
 	int dry_run;

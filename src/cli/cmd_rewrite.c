@@ -41,6 +41,7 @@ const char *const kp_opts_rewrite[] = {
 	"--swizzle",
 	"--keep-occupancy",
 	"--raise-occupancy",
+	"--block-swizzle",
 	"--extra-arg",
 	"-o",
 	"-i",

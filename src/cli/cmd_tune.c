@@ -6,7 +6,8 @@
  * cp.async, bulk and tensor-map rings of 2, 3 and 4 stages), and each
  * with --pad as well where the padding changes it ("V+pad"), and with
  * --keep-occupancy and --raise-occupancy where the bound changes it
- * ("V+occ", "V+raise"), compiles
+ * ("V+occ", "V+raise"), and with --block-swizzle where the blocks are
+ * remapped ("V+swz"), compiles
  * each and reads its SASS (validate.c: the SASS verdict is shown, not a
  * gate), runs the original and all that compiled in one harness run
  * (gpu_run.c: every size checked element by element, the 'target' size
@@ -605,11 +606,11 @@ static int usage_error(const kp_cli *o)
 }
 
 /* The modifiers tune builds each variant with as well (add_modified). */
-enum { MOD_NONE, MOD_PAD, MOD_OCC, MOD_RAISE };
+enum { MOD_NONE, MOD_PAD, MOD_OCC, MOD_RAISE, MOD_SWZ };
 
 /* Kind i rewritten as `rewrite --variant V --stages N` (with --pad or
- * --keep-occupancy as mod says) writes it: kp_rewrite_buffer's exit code, its result in *r (path
- * set here; the caller releases it) and text. */
+ * --keep-occupancy, --raise-occupancy or --block-swizzle as mod says) writes it: kp_rewrite_buffer's
+ * exit code, its result in *r (path set here; the caller releases it) and text. */
 static int rewrite_kind(tune_state *t, int i, int mod, kp_rw_result *r, char **text, size_t *len)
 {
 	kp_cli a = t->o;
@@ -621,6 +622,8 @@ static int rewrite_kind(tune_state *t, int i, int mod, kp_rw_result *r, char **t
 		a.keep_occupancy = 1;
 	if (mod == MOD_RAISE)
 		a.raise_occupancy = 1;
+	if (mod == MOD_SWZ)
+		a.block_swizzle = KP_BLOCK_SWIZZLE_DEFAULT;
 	r->path = kp_xstrdup(t->in);
 	kp_cli_probe_new_budget(); /* as one `kpipe rewrite` of the variant */
 	kp_rw_input rin = {.path = t->in, .contents = t->src, .len = t->len};
@@ -644,10 +647,16 @@ static int same_text(const cand *c, int n, const char *text, size_t len)
  * of reads make it pay, pass_pad.c); and with --keep-occupancy ("V+occ"),
  * where a __launch_bounds__ keeps the original's blocks per SM, and with
  * --raise-occupancy ("V+raise"), where one more block per SM than the
- * rewrite's fits without spills (occ_bound.c; auto adds neither) */
+ * rewrite's fits without spills (occ_bound.c); and with --block-swizzle
+ * ("V+swz"), where the kernel's blocks are remapped in groups of 8 rows
+ * (pass_block_swizzle.c).  auto adds none of the last three: they are
+ * measured choices */
 static void add_modified(tune_state *t, int n0, int mod)
 {
-	const char *suffix = mod == MOD_PAD ? "pad" : mod == MOD_OCC ? "occ" : "raise";
+	const char *suffix = mod == MOD_PAD   ? "pad"
+			     : mod == MOD_OCC ? "occ"
+			     : mod == MOD_SWZ ? "swz"
+					      : "raise";
 	for (int i = 0; i < n0 && t->nk < NKINDS_MAX; i++) {
 		if (!t->c[i].text || t->c[i].same_as)
 			continue;
@@ -714,6 +723,7 @@ static int build_candidates(tune_state *t)
 		add_modified(t, n0, MOD_PAD);
 		add_modified(t, n0, MOD_OCC);
 		add_modified(t, n0, MOD_RAISE);
+		add_modified(t, n0, MOD_SWZ);
 		return TUNE_GO;
 	}
 	for (int i = 0; i < t->nk; i++)

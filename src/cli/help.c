@@ -161,6 +161,14 @@ static const char rewrite_text[] =
 	"                      registers limit it (what measured 1.28x -> 1.41x on\n"
 	"                      LeetCUDA's mma HGEMM; not proven never to lose: kpipe tune\n"
 	"                      measures it as V+raise)\n"
+	"  --block-swizzle=G   remap each kernel's (x, y) blocks in groups of G rows of\n"
+	"                      blocks (--block-swizzle alone: 8; Triton's grouped order,\n"
+	"                      a permutation of the grid, no launch change) so that blocks\n"
+	"                      started together share A and B tiles in L2; refused where\n"
+	"                      the blocks may communicate or depend on their order\n"
+	"                      (atomics outside shared memory, fences, grid-stride loops;\n"
+	"                      kpipe-block-swizzle-refused); not applied by --variant auto\n"
+	"                      (kpipe tune measures it as V+swz)\n"
 	"  --block X[,Y[,Z]]   block shape for --pad (default as for analyze)\n"
 	"  --assume-filename P name of the buffer read from stdin (only with FILE = -)\n"
 	"  --export-fixes F    write the changes and refusals as clang-tidy fixes (YAML) for\n"
@@ -343,8 +351,9 @@ static void tune_paragraph(kp_strbuf *sb)
 			       cand[i]->name);
 	kp_strbuf_adds(
 		&text,
-		", each also with --pad (as V+pad), --keep-occupancy (V+occ) and "
-		"--raise-occupancy (V+raise) where that changes its rewrite; "
+		", each also with --pad (as V+pad), --keep-occupancy (V+occ), "
+		"--raise-occupancy (V+raise) and --block-swizzle (V+swz) where that changes "
+		"its rewrite; "
 		"drops those that do not compile (the SASS verdict is shown, not used to "
 		"drop), checks and times "
 		"the rest against the original in one GPU run, drops those "

@@ -518,7 +518,7 @@ kp_decl *kp_parse_decl_for(pctx *c, CXCursor ref)
 					kp_parse_type_facts(clang_getArgType(t, (unsigned)i));
 		}
 	}
-	if (d->kind == KP_D_FUNC)
+	if (d->kind == KP_D_FUNC || clang_getCursorKind(canon) == CXCursor_Constructor)
 		d->in_system = kp_parse_system_decl(c, canon);
 	if (d->kind == KP_D_ENUM || d->kind == KP_D_TPARAM)
 		d->is_const = 1;

@@ -284,9 +284,9 @@ typedef struct kp_decl {
 	 * can tell that a name means the same declaration in a trial parse.
 	 * NULL for parameters and locals. */
 	const char *usr;
-	/* KP_D_FUNC: declared (its first declaration) in a system header or
-	 * the CUDA toolkit, not by the user's code: the pure-function table
-	 * (analysis/pure.h) is keyed by this and the name */
+	/* KP_D_FUNC or a constructor: declared (its first declaration) in a
+	 * system header or the CUDA toolkit, not by the user's code: the
+	 * pure-function table (analysis/pure.h) is keyed by this and the name */
 	int in_system;
 	/* a pointer: its pointee's canonical type spelled without qualifiers
 	 * (typedefs resolved: "float" for `const real *`), else NULL */

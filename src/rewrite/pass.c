@@ -10,10 +10,7 @@
 #include <string.h>
 
 static const kp_pass *const builtin[] = {
-	&kp_pass_canon,
-	&kp_pass_inline,
-	&kp_pass_pipeline,
-	&kp_pass_pad,
+	&kp_pass_canon, &kp_pass_inline, &kp_pass_pipeline, &kp_pass_pad, &kp_pass_block_swizzle,
 };
 
 static const kp_pass *const pad_list[] = {

@@ -64,6 +64,11 @@ extern const kp_pass kp_pass_inline;
  * loop is then pipelined (pass_canon.c, canon.h). */
 extern const kp_pass kp_pass_canon;
 
+/* The pass that remaps a kernel's blocks in groups of rows
+ * (`rewrite --block-swizzle`, pass_block_swizzle.c): the driver runs it
+ * after the list when kp_rw_opts.block_swizzle is set. */
+extern const kp_pass kp_pass_block_swizzle;
+
 /* The pass that pads the rows of shared arrays against bank conflicts
  * (pass_pad.c): in the list of `rewrite --pad` (inline, pad, pipeline)
  * and alone for --pad-only. */

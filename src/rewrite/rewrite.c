@@ -506,9 +506,17 @@ static void run_passes(const kp_rw_opts *o, const kp_parse_opts *po, kp_file *f,
 		       int nfiles)
 {
 	int np = o->npasses;
-	const kp_pass *const *passes = o->passes;
-	if (!passes)
-		passes = kp_pass_default(&np);
+	const kp_pass *const *given = o->passes;
+	if (!given)
+		given = kp_pass_default(&np);
+	/* --block-swizzle: its pass after the others (on their output) */
+	const kp_pass *list[16];
+	const kp_pass *const *passes = given;
+	if (o->block_swizzle && np < (int)KP_ARRAY_LEN(list)) {
+		memcpy(list, given, sizeof(*list) * (size_t)np);
+		list[np++] = &kp_pass_block_swizzle;
+		passes = list;
+	}
 	kp_file *cur = f;
 	reparse_env env = {po, f->path, files, nfiles};
 	for (int p = 0; p < np; p++) {
@@ -803,12 +811,14 @@ static int verify_main(const kp_rw_opts *o, const kp_rw_input *in, rw_file *x, r
 		return KP_EXIT_OK;
 	kp_verify_result vr;
 	memset(&vr, 0, sizeof(vr));
-	/* the input offsets of the loops pipelined */
+	/* the input offsets of the loops pipelined and of the kernels whose
+	 * blocks were remapped (pass_block_swizzle.c) */
 	long *offs = kp_xcalloc((size_t)x->r->ndiags + 1, sizeof(long));
 	int n = 0;
 	for (int i = 0; i < x->r->ndiags; i++) {
 		const kp_rw_diag *d = &x->r->diags[i];
-		if (d->id && !strcmp(d->id, "kpipe-pipelined"))
+		if (d->id &&
+		    (!strcmp(d->id, "kpipe-pipelined") || !strcmp(d->id, "kpipe-block-swizzled")))
 			offs[n++] = d->off >= 0 ? d->off : kp_file_offset(x->orig, d->line, d->col);
 	}
 	kp_analyze_opts ao;

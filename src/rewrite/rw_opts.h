@@ -12,6 +12,10 @@
 
 struct kp_pass;
 
+/* --block-swizzle without =G: the rows of blocks per group (Triton's
+ * GROUP_SIZE_M in its tutorial's matmul; pass_block_swizzle.c) */
+#define KP_BLOCK_SWIZZLE_DEFAULT 8
+
 /* How every file is rewritten. */
 typedef struct {
 	const kp_arch *arch; /* the target: budget, plan, and what libclang parses as */
@@ -53,6 +57,10 @@ typedef struct {
 	 * resident blocks per SM to registers; --raise-occupancy (2): where
 	 * registers limit the rewrite's blocks per SM, one more (occ_bound.c) */
 	int keep_occupancy;
+	/* --block-swizzle[=G]: G rows of blocks per group, 0 none: after the
+	 * other passes, the block-swizzle pass remaps each kernel's (x, y)
+	 * blocks where that is proven safe (pass_block_swizzle.c) */
+	int block_swizzle;
 	/* --format-style: "file" (NULL: the .clang-format above the file, when
 	 * there is one), "none", or a clang-format style (format.h) */
 	const char *format_style;
