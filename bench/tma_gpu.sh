@@ -21,7 +21,7 @@ mkdir -p "$out/prof"
 status=0
 OUT="$out/prof" SANITIZE=1 SANITIZE_SIZES=tiny,small,even,odd,empty \
 	BULK="bulk tma tma-s3:--stages=3 tma-s4:--stages=4" \
-	bash bench/bulk_profile.sh ${TMA_SAMPLES:-sgemm_tma_host:2 wmma_tma_half:2 matmul_32x32:4 matmul_cuda_sample_style:2} \
+	bash bench/bulk_profile.sh ${TMA_SAMPLES:-sgemm_tma_host:2 wmma_tma_half:2 matmul_32x32:4 matmul_cuda_sample_style:2 wmma_loop_tma:2 sgemm_loop_tma:2} \
 	>"$out/prof/summary.md" 2>&1 || status=1
 echo "bulk_profile: exit $status"
 if [ -n "${SAMPLES:-}" ]; then
