@@ -665,6 +665,8 @@ static char *tma_loop_src(const char *loop)
 {
 	kp_strbuf sb = KP_STRBUF_INIT;
 	kp_strbuf_addf(&sb,
+		       "#define ST4(p) (reinterpret_cast<float4 *>(&(p))[0])\n"
+		       "#define LD4(p) (reinterpret_cast<const float4 *>(&(p))[0])\n"
 		       "__global__ void __launch_bounds__(128) ml(const float *A, float *C, int M, "
 		       "int K)\n"
 		       "{\n"
@@ -701,6 +703,10 @@ Test(plan, tma_copy_loops_fill_one_box)
 		/* float4 vectors, the loop strided by the block */
 		{"for (int v = tid; v < 256; v += 128) { const int r = v / 4, c = v % 4 * 4; " V4
 		 "(&A[(bm + r) * K + k0 + c]); }",
+		 NULL},
+		/* 16-byte copies through macros, at their real width */
+		{"for (int v = tid; v < 256; v += 128) { const int r = v / 4, c = v % 4 * 4; "
+		 "ST4(As[r][c]) = LD4(A[(bm + r) * K + k0 + c]); }",
 		 NULL},
 		/* counted trips, column-major order: the same set of elements */
 		{"for (int i = 0; i < 2; ++i) { const int v = tid + i * 128; const int r = v % 64, "
