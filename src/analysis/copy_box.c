@@ -572,6 +572,18 @@ static const kp_decl *chain_of(const kp_node *n, const kp_node **idx, int max, i
 
 /* ------------------------------------------------ the proof */
 
+/* A jump (break, continue, return, goto) in a copy loop: the copies it
+ * skips are not the enumeration's. */
+static int find_jump(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	const kp_node **hit = ud;
+	if (!*hit && (n->kind == KP_N_BREAK || n->kind == KP_N_CONTINUE || n->kind == KP_N_RETURN ||
+		      n->kind == KP_N_GOTO))
+		*hit = n;
+	return !*hit;
+}
+
 /* A store to the tile, or a call or asm statement naming it, outside the
  * loop's copies of it: the padding columns a tensor copy fills might be
  * written or read there. */
@@ -771,6 +783,15 @@ const char *kp_cb_prove(kp_file *f, const kp_loop *l, const kp_load *ld, kp_cbox
 		return "the copy goes through a temporary";
 	if (ld->depth > 4)
 		return "the copy is in more than 4 copy loops";
+	const kp_node *jump = NULL;
+	if (ld->depth)
+		kp_node_walk(ld->loops[0], NULL, find_jump, &jump);
+	if (jump)
+		return kp_arena_printf(
+			ar,
+			"line %d: the copy loop holds a break, continue, return or "
+			"goto (line %d): which copies run is not its counters' alone",
+			ld->line, jump->line);
 	if (t->ndims != 2 || t->dims[0] <= 0 || t->dims[1] <= 0 || t->elem_size <= 0)
 		return kp_arena_printf(ar, "'%s' is not a two-dimensional array of constant bounds",
 				       t->name);

@@ -737,6 +737,10 @@ Test(plan, tma_copy_loops_fill_one_box)
 		{"for (int v = tid; v < 1024; v += 128) As[v / 16][v % 16] = bm + v / 16 < M ? A[(bm + "
 		 "v / 16) * K + k0 + v % 16] : 0.0f;",
 		 "under a condition"},
+		/* which copies run depends on more than the counters */
+		{"for (int v = tid; v < 256; v += 128) { if (v >= K) break; const int r = v / 4, c = "
+		 "v % 4 * 4; " V4 "(&A[(bm + r) * K + k0 + c]); }",
+		 "the copy loop holds a break, continue, return or goto"},
 	};
 #undef V4
 	for (size_t i = 0; i < KP_ARRAY_LEN(cases); i++) {
