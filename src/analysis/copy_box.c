@@ -210,8 +210,11 @@ static int sym_ref(cb *c, const kp_node *n, kp_cb_poly *out)
 		if (c->l->ind[i].var == d && !c->l->ind[i].is_pointer && wide_int(n) &&
 		    n->begin >= c->l->body->begin && n->end <= c->l->body->end)
 			return atom_of(c, n, d, NULL, 0, out);
-	if (d->kind == KP_D_VAR && !d->is_shared && !d->is_array && !d->is_pointer &&
-	    !d->ty.is_ref && d->init && !kp_changed_in(c->f, c->l->kernel, d) && c->depth < 24) {
+	/* a local of the kernel (a __device__ variable may change from the
+	 * host or another kernel) */
+	if (d->kind == KP_D_VAR && !d->is_shared && !d->is_device_var && !d->is_array &&
+	    !d->is_pointer && !d->ty.is_ref && d->init && !kp_changed_in(c->f, c->l->kernel, d) &&
+	    c->depth < 24) {
 		c->depth++;
 		int r = sym(c, d->init, out);
 		c->depth--;
