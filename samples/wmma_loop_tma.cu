@@ -14,10 +14,8 @@
 // for copy loops (--variant tma, sm_90+): kpipe proves, element by element
 // over the block, that each copy loop fills one box (src/analysis/
 // copy_box.c) and replaces it by one tensor copy per tile; the box is as
-// wide as the padded row (the padding columns, which nothing else writes
-// or reads, get the next global columns), and a tile whose padded box
-// reaches past the end of its rows (the last k-slice) takes the plain
-// copies.
+// wide as the padded row (the padding columns, which nothing else writes,
+// get the next global columns, or zeros past the end of the row).
 
 #include <cuda_fp16.h>
 #include <mma.h>

@@ -864,9 +864,13 @@ static void emit_boxes(kp_strbuf *sb, const bulk_ctx *c, const char *pre)
 {
 	for (int i = 0; i < c->l->nloads; i++) {
 		const kp_decl *t = c->cp[i].tile;
+		/* a padded tile's box (copy_box.h) is as wide as its rows; only
+		 * the columns its copies write must lie in the row, the others
+		 * are the map's out-of-bounds zeros past it */
+		long long cols = c->cp[i].box ? c->cp[i].box->width : t->dims[1];
 		kp_strbuf_addf(sb, " &&\n%s%s(%s, %s, %s, %s, %lldu, %lldu, %lldu)", pre,
 			       c->nm->tma_box, c->co[3 * i], c->co[3 * i + 1], c->co[3 * i + 2],
-			       c->cp[i].ld, t->dims[1], t->dims[0], t->elem_size);
+			       c->cp[i].ld, cols, t->dims[0], t->elem_size);
 	}
 }
 
