@@ -382,6 +382,18 @@ static char *render_index(rctx *r, const kp_node *n, int ahead)
 	return txt;
 }
 
+/* An atom of a copy loop's polynomial (copy_box.h), `ahead` tiles on. */
+typedef struct {
+	rctx *r;
+	int ahead;
+} atom_ctx;
+
+static char *atom_text(void *ud, const kp_node *n)
+{
+	atom_ctx *a = ud;
+	return render_index(a->r, n, a->ahead);
+}
+
 /* The generated names, fresh for the file. */
 typedef struct {
 	const char *stage, *bar, *phase, *ok, *init, *fence, *expect, *arrive, *wait, *rows_ok,
@@ -715,6 +727,16 @@ static void emit_guards(kp_strbuf *sb, const bulk_ctx *c, int ahead, const char 
 	for (int i = 0; i < c->l->nloads; i++) {
 		const kp_bulk_copy *cp = &c->cp[i];
 		const kp_node *t[KP_BULK_GUARD_TERMS];
+		const kp_cbox *bx = cp->box;
+		for (int k = 0; bx && k < bx->nterms; k++) {
+			/* a copy loop's guard at its tightest element (copy_box.h) */
+			rctx r = {c->l, NULL, c->f, "0", "0", 0, NULL, NULL};
+			atom_ctx a = {&r, ahead};
+			char *u = kp_cb_poly_text(bx, &bx->term[k].u, atom_text, &a);
+			kp_strbuf_addf(sb, " &&\n%s(%s + %lldLL %s 0LL)", pre, u, bx->term[k].kmax,
+				       bx->term[k].strict ? "<" : "<=");
+			free(u);
+		}
 		int n = cp->guard ? kp_bulk_guard_terms(cp->guard, t, KP_BULK_GUARD_TERMS, 0) : 0;
 		char xs[2][24], ys[2][24];
 		snprintf(xs[0], sizeof(xs[0]), "0u");
@@ -781,17 +803,6 @@ static void emit_bulk_path(kp_strbuf *sb, const bulk_ctx *c, const char *idx, in
  * column (over the stride's constant factor), the row.  The box test
  * checks that column + row * stride is the offset (so any index of
  * another form takes the plain copies), each a long long.  Caller frees. */
-typedef struct {
-	rctx *r;
-	int ahead;
-} atom_ctx;
-
-static char *atom_text(void *ud, const kp_node *n)
-{
-	atom_ctx *a = ud;
-	return render_index(a->r, n, a->ahead);
-}
-
 static void tma_coords(kp_file *f, const kp_loop *l, const kp_bulk_copy *c, int ahead, char **off,
 		       char **x, char **y)
 {

@@ -452,6 +452,9 @@ typedef struct {
 	unsigned char *count;
 	int *writer; /* the linear thread index of the first writer */
 	kp_cb_poly *g;
+	/* the guard's terms: a OP b read as sign * (a - b) < 0 (<= 0) */
+	const kp_node *term[KP_CB_TERMS];
+	int nterms, sign[KP_CB_TERMS], seen;
 } rec;
 
 static int visit(rec *r)
@@ -464,6 +467,37 @@ static int visit(rec *r)
 	    num(c, r->tidx[1], &col, "the tile's column index") || sym(c, r->gidx, &g))
 		return -1;
 	int t = c->tid[0] + b->block[0] * (c->tid[1] + b->block[1] * c->tid[2]);
+	for (int i = 0; i < r->nterms; i++) {
+		const kp_node *n = r->term[i];
+		kp_cb_poly x, y, d;
+		if (sym(c, n->kids[0], &x) || sym(c, n->kids[1], &y))
+			return -1;
+		if (poly_add(&d, &x, &y, -1))
+			return fail(c, "has a guard with too many terms");
+		/* d's number apart: k; the rest must be the same everywhere */
+		long long k = 0;
+		kp_cb_poly u = {0};
+		for (int j = 0; j < d.n; j++) {
+			if (!d.m[j].deg)
+				k = d.m[j].k * r->sign[i];
+			else
+				poly_addm(&u, &d.m[j], r->sign[i]);
+		}
+		kp_cb_term *bt = &b->term[i];
+		if (!r->seen) {
+			bt->u = u;
+			bt->kmax = k;
+		} else if (!poly_eq(&u, &bt->u))
+			return fail(
+				c, kp_arena_printf(&c->f->arena,
+						   "the guard's term '%s' differs between the "
+						   "elements by more than a number (not decided by "
+						   "one test per tile)",
+						   kp_node_text(c->f, n)));
+		else if (k > bt->kmax)
+			bt->kmax = k;
+	}
+	r->seen = 1;
 	if (row < 0 || row >= b->rows || col < 0 || col + r->w > b->cols)
 		return fail(c, kp_arena_printf(&c->f->arena,
 					       "thread %d writes '%s[%lld][%lld]'%s, outside the "
@@ -774,14 +808,84 @@ static const char *check_box(cb *c, rec *r)
 	return NULL;
 }
 
+/* n and its one-child wrappers have a signed integer type (an unsigned
+ * comparison may wrap around inside the box). */
+static int signed_int(const kp_node *n)
+{
+	for (; n; n = n->nkids == 1 ? n->kids[0] : NULL) {
+		if (n->ty.kind != KP_TY_SINT)
+			return 0;
+		if (n->kind != KP_N_PAREN && n->kind != KP_N_OTHER)
+			break;
+	}
+	return 1;
+}
+
+/* The terms of guard n (an && chain of <, <=, >, >= on signed values)
+ * into r, or why not. */
+static const char *guard_terms(kp_file *f, const kp_node *n, rec *r, kp_cbox *b)
+{
+	while (n && (n->kind == KP_N_PAREN || (n->kind == KP_N_OTHER && n->nkids == 1)))
+		n = n->kids[0];
+	if (n && n->kind == KP_N_BINOP && n->opk == KP_OP_LAND && n->nkids == 2) {
+		const char *why = guard_terms(f, n->kids[0], r, b);
+		return why ? why : guard_terms(f, n->kids[1], r, b);
+	}
+	int rel = n && n->kind == KP_N_BINOP && n->nkids == 2 &&
+		  (n->opk == KP_OP_LT || n->opk == KP_OP_LE || n->opk == KP_OP_GT ||
+		   n->opk == KP_OP_GE);
+	const char *t = n ? kp_node_text(f, n) : "?";
+	if (!rel)
+		return kp_arena_printf(&f->arena,
+				       "the guard's term '%s' is not a comparison (<, <=, >, >=); "
+				       "the tensor-map form tests a copy loop's guard as a "
+				       "conjunction of those",
+				       t);
+	if (!signed_int(n->kids[0]) || !signed_int(n->kids[1]))
+		return kp_arena_printf(&f->arena,
+				       "the guard's term '%s' compares values that are not signed "
+				       "integers (they may wrap around inside the box)",
+				       t);
+	if (r->nterms == KP_CB_TERMS)
+		return "the guard has too many terms";
+	r->sign[r->nterms] = n->opk == KP_OP_LT || n->opk == KP_OP_LE ? 1 : -1;
+	b->term[r->nterms].strict = n->opk == KP_OP_LT || n->opk == KP_OP_GT;
+	r->term[r->nterms++] = n;
+	return NULL;
+}
+
+/* The terms the fill must test: a term without uniform values is true at
+ * every element (dropped) or refuses. */
+static const char *decide_terms(cb *c, rec *r)
+{
+	kp_cbox *b = c->box;
+	int n = 0;
+	for (int i = 0; i < r->nterms; i++) {
+		kp_cb_term *t = &b->term[i];
+		if (t->u.n) {
+			b->term[n++] = *t;
+			continue;
+		}
+		if (t->strict ? t->kmax >= 0 : t->kmax > 0)
+			return kp_arena_printf(&c->f->arena,
+					       "the guard's term '%s' is false for some element in "
+					       "every tile (the copies store zeros there)",
+					       kp_node_text(c->f, r->term[i]));
+	}
+	b->nterms = n;
+	return NULL;
+}
+
 const char *kp_cb_prove(kp_file *f, const kp_loop *l, const kp_load *ld, kp_cbox *out)
 {
 	kp_arena *ar = &f->arena;
 	memset(out, 0, sizeof(*out));
 	const kp_decl *t = ld->tile;
-	if (ld->nunder || ld->guard != KP_G_NONE)
+	if (ld->nunder)
 		return "the copy in the copy loop is under a condition (not done for the "
 		       "tensor-map form)";
+	if (ld->guard != KP_G_NONE && !ld->cond)
+		return "the copy's guard is not visible to kpipe";
 	if (ld->tmp_decl)
 		return "the copy goes through a temporary";
 	if (ld->depth > 4)
@@ -840,7 +944,18 @@ const char *kp_cb_prove(kp_file *f, const kp_loop *l, const kp_load *ld, kp_cbox
 	out->ptr = groot;
 
 	long long total = out->rows * out->cols;
-	rec r = {NULL, ld, {lidx[0], lidx[1]}, gidx[0], ld->bytes / t->elem_size, NULL, NULL, NULL};
+	rec r;
+	memset(&r, 0, sizeof(r));
+	r.ld = ld;
+	r.tidx[0] = lidx[0];
+	r.tidx[1] = lidx[1];
+	r.gidx = gidx[0];
+	r.w = ld->bytes / t->elem_size;
+	if (ld->guard != KP_G_NONE) {
+		const char *why = guard_terms(f, ld->cond, &r, out);
+		if (why)
+			return kp_arena_printf(ar, "line %d: %s", ld->line, why);
+	}
 	r.count = calloc((size_t)total, 1);
 	r.writer = calloc((size_t)total, sizeof(int));
 	r.g = calloc((size_t)total, sizeof(kp_cb_poly));
@@ -860,6 +975,8 @@ const char *kp_cb_prove(kp_file *f, const kp_loop *l, const kp_load *ld, kp_cbox
 			}
 	if (!why)
 		why = check_box(&c, &r);
+	if (!why)
+		why = decide_terms(&c, &r);
 	free(r.count);
 	free(r.writer);
 	free(r.g);

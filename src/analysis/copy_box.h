@@ -16,14 +16,18 @@
  * trip of the copy loops (their bounds must be constants there), each
  * subscript of the tile evaluated to a number, the global index to a
  * polynomial; a division, remainder, shift right or mask of a value that
- * is not a number there refuses.  Works on the model only.
+ * is not a number there refuses.  A guarded copy's guard must be a
+ * conjunction of comparisons of signed values whose difference is the same
+ * polynomial at every element up to a number (`bm + r < M`, `k0 + c < K`):
+ * the fill then tests each at its tightest element (kp_cb_term).  Works on
+ * the model only.
  */
 #ifndef KPIPE_COPY_BOX_H
 #define KPIPE_COPY_BOX_H
 
 #include "analyze.h"
 
-enum { KP_CB_ATOMS = 12, KP_CB_MONOS = 16, KP_CB_DEG = 3 };
+enum { KP_CB_ATOMS = 12, KP_CB_MONOS = 16, KP_CB_DEG = 3, KP_CB_TERMS = 8 };
 
 /* k times the product of atoms a[0..deg) (ids into kp_cbox.atom, sorted). */
 typedef struct {
@@ -37,6 +41,16 @@ typedef struct {
 	int n;
 	kp_cb_mono m[KP_CB_MONOS];
 } kp_cb_poly;
+
+/* One comparison of a guarded copy's guard (`g ? P[i] : 0`, `if (g) ...
+ * else ... = 0`, a conjunction of such terms) read as u + k < 0 (<= 0 when
+ * !strict), u the same polynomial at every element and k a number that
+ * varies: the guard holds for the whole box exactly when u + kmax < 0. */
+typedef struct {
+	kp_cb_poly u;
+	long long kmax;
+	int strict;
+} kp_cb_term;
 
 /* What a proven copy loop fills. */
 typedef struct {
@@ -55,6 +69,9 @@ typedef struct {
 	const kp_decl *ldd;
 	/* base as bx + ldd * by (ldd set): bx free of ldd */
 	kp_cb_poly bx, by;
+	/* a guarded copy: the terms the fill tests (none: always true) */
+	int nterms;
+	kp_cb_term term[KP_CB_TERMS];
 } kp_cbox;
 
 /* Why copy ld of loop l (in copy loops) does not fill one box of its

@@ -734,9 +734,19 @@ Test(plan, tma_copy_loops_fill_one_box)
 		{"for (int v = tid; v < 256; v += 128) { const int r = v / 4, c = v % 4 * 4; " V4
 		 "(&A[(bm + r) * (K + 1) + k0 + c]); }",
 		 "row stride is neither a positive constant nor"},
+		/* a guard tested at its tightest element */
 		{"for (int v = tid; v < 1024; v += 128) As[v / 16][v % 16] = bm + v / 16 < M ? A[(bm + "
 		 "v / 16) * K + k0 + v % 16] : 0.0f;",
-		 "under a condition"},
+		 NULL},
+		{"for (int v = tid; v < 1024; v += 128) As[v / 16][v % 16] = v % 16 < 8 ? A[(bm + "
+		 "v / 16) * K + k0 + v % 16] : 0.0f;",
+		 "is false for some element in every tile"},
+		{"for (int v = tid; v < 1024; v += 128) As[v / 16][v % 16] = (bm + v / 16) * K < M * K ? "
+		 "A[(bm + v / 16) * K + k0 + v % 16] : 0.0f;",
+		 "differs between the elements by more than a number"},
+		{"for (int v = tid; v < 1024; v += 128) As[v / 16][v % 16] = (unsigned)(bm + v / 16) < "
+		 "(unsigned)M ? A[(bm + v / 16) * K + k0 + v % 16] : 0.0f;",
+		 "not signed integers"},
 		/* which copies run depends on more than the counters */
 		{"for (int v = tid; v < 256; v += 128) { if (v >= K) break; const int r = v / 4, c = "
 		 "v % 4 * 4; " V4 "(&A[(bm + r) * K + k0 + c]); }",
