@@ -907,6 +907,11 @@ const char *kp_cb_prove(kp_file *f, const kp_loop *l, const kp_load *ld, kp_cbox
 				       "'%s' is over 256 elements on a side (a tensor copy's box "
 				       "is at most 256 x 256)",
 				       t->name);
+	if (t->dims[1] * t->elem_size % 16)
+		return kp_arena_printf(ar,
+				       "a row of '%s' is %lld bytes; a tensor copy's box rows are "
+				       "multiples of 16 bytes",
+				       t->name, t->dims[1] * t->elem_size);
 	if (ld->bytes <= 0 || ld->bytes % t->elem_size)
 		return kp_arena_printf(ar, "the copy moves %lld bytes, not whole elements of '%s'",
 				       ld->bytes, t->name);
