@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make_variants.sh - runs kpipe on every sample for each variant (register,
-# register-ca, register-2bar, cp-async with 2, 3 and 4 stages, bulk with 2, 3
-# and 4 stages for sm_90) and writes OUTDIR/NAME.VARIANT.cu (the
+# register-ca, register-2bar, cp-async with 2, 3 and 4 stages, bulk and tma
+# with 2, 3 and 4 stages for sm_90) and writes OUTDIR/NAME.VARIANT.cu (the
 # layout bench/run_gpu.sh reads).  A refused variant gets no file (kpipe
 # writes its input unchanged: that file is removed, it would be timed
 # as a variant); kpipe's diagnostics go to OUTDIR/NAME.VARIANT.log.
@@ -46,6 +46,16 @@ for src in "${SAMPLES_DIR:-$root/samples}"/*.cu; do
 		"$kpipe" rewrite --variant bulk --stages $n --arch sm_90 "$src" -o "$out/$name.$v.cu" "${KPIPE_PARSE_ARGS[@]}" 2>"$out/$name.$v.log"
 		rc=$?
 		# a refusal writes the input unchanged: no file
+		if cmp -s "$src" "$out/$name.$v.cu"; then rm -f "$out/$name.$v.cu"; fi
+		echo "$name $v rc=$rc"
+	done
+	# the tensor-map form (sm_90+): refused, with no file, where the kernel
+	# is not launched in its file or the copies are not boxes of a matrix
+	for n in 2 3 4; do
+		v=tma
+		[ $n = 2 ] || v=tma-s$n
+		"$kpipe" rewrite --variant tma --stages $n --arch sm_90 "$src" -o "$out/$name.$v.cu" "${KPIPE_PARSE_ARGS[@]}" 2>"$out/$name.$v.log"
+		rc=$?
 		if cmp -s "$src" "$out/$name.$v.cu"; then rm -f "$out/$name.$v.cu"; fi
 		echo "$name $v rc=$rc"
 	done

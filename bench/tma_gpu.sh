@@ -10,6 +10,11 @@
 #
 #   OUT=DIR bash bench/tma_gpu.sh
 #
+# TMA_SAMPLES="NAME:STAGES ..." replaces the default list (NAME's best
+# cp.async ring has STAGES stages: wmma_loop_tma is wmma_fp16_64x64x32,
+# whose best is 4, with a launcher; sgemm_loop_tma and wmma_loop_tma fill
+# their tiles by copy loops, the tensor-map form of issue #35).
+#
 # Writes DIR/prof/ (bulk_profile.sh's report: summary.md, NAME.md/json/log,
 # the ncu tables) and DIR/samples/ (gpu_samples.sh's reports).  The build
 # directories are removed (they hold the compiled variants).
@@ -21,7 +26,7 @@ mkdir -p "$out/prof"
 status=0
 OUT="$out/prof" SANITIZE=1 SANITIZE_SIZES=tiny,small,even,odd,empty \
 	BULK="bulk tma tma-s3:--stages=3 tma-s4:--stages=4" \
-	bash bench/bulk_profile.sh ${TMA_SAMPLES:-sgemm_tma_host:2 wmma_tma_half:2 matmul_32x32:4 matmul_cuda_sample_style:2} \
+	bash bench/bulk_profile.sh ${TMA_SAMPLES:-sgemm_tma_host:2 wmma_tma_half:2 matmul_32x32:4 matmul_cuda_sample_style:2 wmma_loop_tma:4 sgemm_loop_tma:3} \
 	>"$out/prof/summary.md" 2>&1 || status=1
 echo "bulk_profile: exit $status"
 if [ -n "${SAMPLES:-}" ]; then

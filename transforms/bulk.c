@@ -198,6 +198,19 @@ static const char *tma_stride(const kp_loop *l, kp_arena *ar, kp_bulk_copy *c, c
 		      : kp_arena_printf(ar, "(%lldLL * (long long)(%s))", k, d->name);
 }
 
+/* The row stride of a box copy as text (copy_box.h: ldk times the
+ * parameter ldd), the stride's fields of c set. */
+static const char *box_stride(kp_arena *ar, kp_bulk_copy *c)
+{
+	c->ldk = c->box->ldk;
+	c->ldd = c->box->ldd;
+	if (!c->ldd)
+		return kp_arena_printf(ar, "%lldLL", c->ldk);
+	return c->ldk == 1
+		       ? kp_arena_printf(ar, "((long long)(%s))", c->ldd->name)
+		       : kp_arena_printf(ar, "(%lldLL * (long long)(%s))", c->ldk, c->ldd->name);
+}
+
 /* Why the loop has no tensor-map form, or NULL (copies[] filled, their
  * strides too): the bulk form's copies, each a box of a row-major matrix
  * whose pointer is a parameter of the kernel, 1- to 8-byte elements, at
@@ -207,7 +220,7 @@ static const char *tma_problem(const kp_file *f, const kp_loop *l, kp_arena *ar,
 {
 	const char *why = kp_bulk_plain_copies_problem(l, ar);
 	if (!why)
-		why = kp_bulk_problem(f, l, ar, cp);
+		why = kp_bulk_problem(f, l, ar, cp, 1);
 	if (!why)
 		why = tma_kernel_problem(f, l, ar);
 	for (int i = 0; i < l->nloads && !why; i++) {
@@ -241,6 +254,8 @@ static const char *tma_problem(const kp_file *f, const kp_loop *l, kp_arena *ar,
 				"a stage of '%s' is %lld bytes, not a multiple of 128 "
 				"(the alignment a tensor copy writes at)",
 				t->name, stage);
+		else if (c->box)
+			cp[i].ld = box_stride(ar, c);
 		else if (!(cp[i].ld = tma_stride(l, ar, c, &w)))
 			why = kp_arena_printf(ar, "line %d: the copy's read %s", l->loads[i].line,
 					      w);
@@ -268,7 +283,7 @@ static void ring_facts(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_x
 	const char *why = tma ? tma_problem(f, l, arena, copies)
 			      : kp_bulk_plain_copies_problem(l, arena);
 	if (!why && !tma)
-		why = kp_bulk_problem(f, l, arena, copies);
+		why = kp_bulk_problem(f, l, arena, copies, 0);
 	free(copies);
 	if (why) {
 		x->ok = 0;
@@ -365,6 +380,18 @@ static char *render_index(rctx *r, const kp_node *n, int ahead)
 	char *txt = kp_render(r->f, n->begin, n->end, &s);
 	kp_subs_release(&s);
 	return txt;
+}
+
+/* An atom of a copy loop's polynomial (copy_box.h), `ahead` tiles on. */
+typedef struct {
+	rctx *r;
+	int ahead;
+} atom_ctx;
+
+static char *atom_text(void *ud, const kp_node *n)
+{
+	atom_ctx *a = ud;
+	return render_index(a->r, n, a->ahead);
 }
 
 /* The generated names, fresh for the file. */
@@ -700,6 +727,16 @@ static void emit_guards(kp_strbuf *sb, const bulk_ctx *c, int ahead, const char 
 	for (int i = 0; i < c->l->nloads; i++) {
 		const kp_bulk_copy *cp = &c->cp[i];
 		const kp_node *t[KP_BULK_GUARD_TERMS];
+		const kp_cbox *bx = cp->box;
+		for (int k = 0; bx && k < bx->nterms; k++) {
+			/* a copy loop's guard at its tightest element (copy_box.h) */
+			rctx r = {c->l, NULL, c->f, "0", "0", 0, NULL, NULL};
+			atom_ctx a = {&r, ahead};
+			char *u = kp_cb_poly_text(bx, &bx->term[k].u, atom_text, &a);
+			kp_strbuf_addf(sb, " &&\n%s(%s + %lldLL %s 0LL)", pre, u, bx->term[k].kmax,
+				       bx->term[k].strict ? "<" : "<=");
+			free(u);
+		}
 		int n = cp->guard ? kp_bulk_guard_terms(cp->guard, t, KP_BULK_GUARD_TERMS, 0) : 0;
 		char xs[2][24], ys[2][24];
 		snprintf(xs[0], sizeof(xs[0]), "0u");
@@ -770,6 +807,22 @@ static void tma_coords(kp_file *f, const kp_loop *l, const kp_bulk_copy *c, int 
 		       char **x, char **y)
 {
 	rctx r = {l, NULL, f, "0", "0", 0, NULL, NULL};
+	if (c->box) {
+		/* a copy loop's box: the polynomials of its proof (copy_box.h) */
+		atom_ctx a = {&r, ahead};
+		kp_strbuf sb = KP_STRBUF_INIT;
+		*off = kp_cb_poly_text(c->box, &c->box->base, atom_text, &a);
+		if (c->box->ldd) {
+			*x = kp_cb_poly_text(c->box, &c->box->bx, atom_text, &a);
+			*y = kp_cb_poly_text(c->box, &c->box->by, atom_text, &a);
+			return;
+		}
+		kp_strbuf_addf(&sb, "(%s %% %lldLL)", *off, c->ldk);
+		*x = kp_strbuf_detach(&sb);
+		kp_strbuf_addf(&sb, "(%s / %lldLL)", *off, c->ldk);
+		*y = kp_strbuf_detach(&sb);
+		return;
+	}
 	char *e = render_index(&r, c->index, ahead);
 	kp_strbuf sb = KP_STRBUF_INIT;
 	kp_strbuf_addf(&sb, "(long long)(%s)", e);
@@ -822,9 +875,13 @@ static void emit_boxes(kp_strbuf *sb, const bulk_ctx *c, const char *pre)
 {
 	for (int i = 0; i < c->l->nloads; i++) {
 		const kp_decl *t = c->cp[i].tile;
+		/* a padded tile's box (copy_box.h) is as wide as its rows; only
+		 * the columns its copies write must lie in the row, the others
+		 * are the map's out-of-bounds zeros past it */
+		long long cols = c->cp[i].box ? c->cp[i].box->width : t->dims[1];
 		kp_strbuf_addf(sb, " &&\n%s%s(%s, %s, %s, %s, %lldu, %lldu, %lldu)", pre,
 			       c->nm->tma_box, c->co[3 * i], c->co[3 * i + 1], c->co[3 * i + 2],
-			       c->cp[i].ld, t->dims[1], t->dims[0], t->elem_size);
+			       c->cp[i].ld, cols, t->dims[0], t->elem_size);
 	}
 }
 
@@ -898,6 +955,16 @@ static void emit_setup(kp_strbuf *sb, const bulk_ctx *c, int S, const char *I1)
 		       c->tma ? nm->tma_ok : "", c->tma ? " != 0u && " : "");
 	for (int i = 0; i < c->l->nloads && c->tma; i++) {
 		const char *t = c->cp[i].tile->name;
+		const kp_cbox *bx = c->cp[i].box;
+		if (bx) {
+			/* the block the copy loop's box is proven for */
+			kp_strbuf_addf(
+				sb,
+				" &&\n%s%sblockDim.x == %du && blockDim.y == %du &&\n%s%s"
+				"((unsigned)__cvta_generic_to_shared(&%s[0][0][0]) & 127u) == 0u",
+				I1, iu, bx->block[0], bx->block[1], I1, iu, t);
+			continue;
+		}
 		kp_strbuf_addf(sb,
 			       " &&\n%s%sblockDim.x == sizeof(%s[0][0]) / sizeof(%s[0][0][0]) && "
 			       "blockDim.y == sizeof(%s[0]) / sizeof(%s[0][0]) &&\n%s%s"
@@ -1090,7 +1157,7 @@ static int ring_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_e
 	int S = o->stages < 2 ? 2 : o->stages;
 	kp_bulk_copy *cp = kp_xcalloc((size_t)l->nloads + 1, sizeof(*cp));
 	const char *why = tma ? tma_problem(f, l, &f->arena, cp)
-			      : kp_bulk_problem(f, l, &f->arena, cp);
+			      : kp_bulk_problem(f, l, &f->arena, cp, 0);
 	if (S > 8 || why || (tma && o->dynamic)) {
 		*err = S > 8 ? "at most 8 stages"
 		       : why ? (tma ? "the copies have no tensor-map form"

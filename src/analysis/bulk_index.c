@@ -546,7 +546,8 @@ static const char *copy_problem(kp_lin_ctx *c, const kp_load *ld, kp_bulk_copy *
 }
 
 /* Why the loop has no bulk form, or NULL; copies[] filled (l->nloads). */
-const char *kp_bulk_problem(const kp_file *f, const kp_loop *l, kp_arena *ar, kp_bulk_copy *copies)
+const char *kp_bulk_problem(const kp_file *f, const kp_loop *l, kp_arena *ar, kp_bulk_copy *copies,
+			    int boxes)
 {
 	kp_lin_ctx c = {f, l, ar, 0};
 	if (l->dyn_tiles)
@@ -554,7 +555,22 @@ const char *kp_bulk_problem(const kp_file *f, const kp_loop *l, kp_arena *ar, kp
 	if (l->loads_in_helper || l->loads_carve_out)
 		return "the tiles are filled by a helper or through pointers";
 	for (int i = 0; i < l->nloads; i++) {
-		const char *why = copy_problem(&c, &l->loads[i], &copies[i]);
+		const kp_load *ld = &l->loads[i];
+		const char *why = NULL;
+		if (boxes && ld->depth) {
+			/* the proof evaluates names and reads the block shape through
+			 * the model's caches and arena (it changes nothing else) */
+			kp_cbox *b = kp_arena_alloc(ar, sizeof(*b));
+			why = kp_cb_prove((kp_file *)f, l, ld, b);
+			if (!why) {
+				memset(&copies[i], 0, sizeof(copies[i]));
+				copies[i].tile = ld->tile;
+				copies[i].base = b->ptr;
+				copies[i].affine = 1;
+				copies[i].box = b;
+			}
+		} else
+			why = copy_problem(&c, ld, &copies[i]);
 		if (why)
 			return why;
 		for (int j = 0; j < i; j++)

@@ -12,6 +12,7 @@
 #define KPIPE_BULK_INDEX_H
 
 #include "analyze.h"
+#include "copy_box.h"
 
 /* An integer expression as c0 + cx * threadIdx.x + (a uniform coefficient)
  * * threadIdx.y + (uniform terms): what a copy's addresses must be. */
@@ -58,6 +59,9 @@ typedef struct {
 			       * the kernel and its host launcher both evaluate */
 	const kp_decl *ldd;   /* ... ldk times this integer parameter, or NULL: ldk */
 	long long ldk;
+	/* the tensor-map form of a copy in copy loops: the box its copies fill
+	 * over the whole block (copy_box.h), else NULL */
+	const kp_cbox *box;
 } kp_bulk_copy;
 
 /* Whether v reads a thread index (threadIdx.x or .y). */
@@ -89,8 +93,11 @@ const char *kp_bulk_term_problem(kp_lin_ctx *c, const kp_node *n, int *mx, int *
  * stripped. */
 const kp_node *kp_lin_strip_all(const kp_node *n);
 
-/* Why the loop has no bulk form, or NULL; copies[] filled (l->nloads). */
-const char *kp_bulk_problem(const kp_file *f, const kp_loop *l, kp_arena *ar, kp_bulk_copy *copies);
+/* Why the loop has no bulk form, or NULL; copies[] filled (l->nloads).
+ * boxes: a copy in copy loops may fill its tile as one box (the
+ * tensor-map form: kp_cb_prove), else it is refused. */
+const char *kp_bulk_problem(const kp_file *f, const kp_loop *l, kp_arena *ar, kp_bulk_copy *copies,
+			    int boxes);
 
 /* Why the copies are not plain global loads stored unchanged into tiles
  * that are not volatile (what a bulk copy moves), or NULL. */

@@ -52,7 +52,7 @@ done
 # the tensor-map form, where the kernel is launched in its sample: the PTX
 # holds the tensor copy, the host code the launcher and its driver lookup
 for job in "sgemm_tma_host 2 sm_90" "sgemm_tma_host 4 sm_100" "matmul_32x32 3 sm_90" "wmma_tma_half 3 sm_90" \
-	"matmul_cuda_sample_style 2 sm_100"; do
+	"matmul_cuda_sample_style 2 sm_100" "wmma_loop_tma 2 sm_90" "sgemm_loop_tma 3 sm_90"; do
 	read -r name stages arch <<<"$job"
 	src="$root/samples/$name.cu"
 	out="$tmp/$name.tma.cu"

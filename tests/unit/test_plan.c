@@ -659,6 +659,114 @@ Test(plan, tma_row_strides)
 	}
 }
 
+/* A 64x16 fp32 tile filled by the copy loop `loop` (v, r, c free to use),
+ * 128 threads, launched in the file. */
+static char *tma_loop_src(const char *loop)
+{
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_addf(&sb,
+		       "#define ST4(p) (reinterpret_cast<float4 *>(&(p))[0])\n"
+		       "#define LD4(p) (reinterpret_cast<const float4 *>(&(p))[0])\n"
+		       "__global__ void __launch_bounds__(128) ml(const float *A, float *C, int M, "
+		       "int K)\n"
+		       "{\n"
+		       "    __shared__ __align__(16) float As[64][16];\n"
+		       "    const int tid = threadIdx.x;\n"
+		       "    const int bm = blockIdx.x * 64;\n"
+		       "    float acc = 0.0f;\n"
+		       "    for (int k0 = 0; k0 < K; k0 += 16) {\n"
+		       "        %s\n"
+		       "        __syncthreads();\n"
+		       "        for (int kk = 0; kk < 16; ++kk)\n"
+		       "            acc += As[tid %% 64][kk];\n"
+		       "        __syncthreads();\n"
+		       "    }\n"
+		       "    C[blockIdx.x * 128 + tid] = acc;\n"
+		       "}\n"
+		       "void run(const float *A, float *C, int M, int K)\n"
+		       "{\n"
+		       "    ml<<<M / 64, 128>>>(A, C, M, K);\n"
+		       "}\n",
+		       loop);
+	return kp_strbuf_detach(&sb);
+}
+
+/* the tensor-map form of copy loops: an element-set proof over the block,
+ * whatever the loop's spelling; each near miss refused with the element
+ * that fails */
+Test(plan, tma_copy_loops_fill_one_box)
+{
+#define V4 "*reinterpret_cast<float4 *>(&As[r][c]) = *reinterpret_cast<const float4 *>"
+	static const struct {
+		const char *loop, *why; /* why NULL: applies */
+	} cases[] = {
+		/* float4 vectors, the loop strided by the block */
+		{"for (int v = tid; v < 256; v += 128) { const int r = v / 4, c = v % 4 * 4; " V4
+		 "(&A[(bm + r) * K + k0 + c]); }",
+		 NULL},
+		/* 16-byte copies through macros, at their real width */
+		{"for (int v = tid; v < 256; v += 128) { const int r = v / 4, c = v % 4 * 4; "
+		 "ST4(As[r][c]) = LD4(A[(bm + r) * K + k0 + c]); }",
+		 NULL},
+		/* counted trips, column-major order: the same set of elements */
+		{"for (int i = 0; i < 2; ++i) { const int v = tid + i * 128; const int r = v % 64, "
+		 "c = v / 64 * 4; " V4 "(&A[(bm + r) * K + k0 + c]); }",
+		 NULL},
+		/* scalar copies in two nested loops */
+		{"for (int i = 0; i < 8; ++i) for (int j = 0; j < 1; ++j) { const int v = tid + "
+		 "(i + j) * 128; As[v / 16][v % 16] = A[(bm + v / 16) * K + k0 + v % 16]; }",
+		 NULL},
+		{"for (int v = tid; v < 252; v += 128) { const int r = v / 4, c = v % 4 * 4; " V4
+		 "(&A[(bm + r) * K + k0 + c]); }",
+		 "'As[63][0]' is written by no copy"},
+		{"for (int v = tid; v < 256; v += 128) { const int r = v / 4 - (v / 4 == 63), c = v "
+		 "% 4 * 4; " V4 "(&A[(bm + r) * K + k0 + c]); }",
+		 "'As[62][0]' is written twice"},
+		{"for (int v = tid; v < 1024; v += 128) As[v % 64][v / 64] = A[(bm + v % 64) + (k0 + "
+		 "v / 64) * M];",
+		 "'As[0][1]' reads the global index"},
+		{"for (int v = tid; v < 256; v += 128) { const int r = v / 4, c = v % 4 * 4; " V4
+		 "(&A[(bm + r) * K + k0 + (c ^ 4)]); }",
+		 "'As[0][4]' reads the global index"},
+		{"for (int v = tid; v < 256; v += 128) { const int r = v / 4, c = v % 4 * 4; " V4
+		 "(&A[(bm + r) * K + k0 / 2 * 2 + c]); }",
+		 "computes 'k0 / 2' from a value that is not known"},
+		{"for (int v = tid; v < 256; v += 128) { const int r = v / 4, c = v % 4 * 4; " V4
+		 "(&A[(bm + r) * (K + 1) + k0 + c]); }",
+		 "row stride is neither a positive constant nor"},
+		/* a guard tested at its tightest element */
+		{"for (int v = tid; v < 1024; v += 128) As[v / 16][v % 16] = bm + v / 16 < M ? A[(bm + "
+		 "v / 16) * K + k0 + v % 16] : 0.0f;",
+		 NULL},
+		{"for (int v = tid; v < 1024; v += 128) As[v / 16][v % 16] = v % 16 < 8 ? A[(bm + "
+		 "v / 16) * K + k0 + v % 16] : 0.0f;",
+		 "is false for some element in every tile"},
+		{"for (int v = tid; v < 1024; v += 128) As[v / 16][v % 16] = (bm + v / 16) * K < M * K ? "
+		 "A[(bm + v / 16) * K + k0 + v % 16] : 0.0f;",
+		 "differs between the elements by more than a number"},
+		{"for (int v = tid; v < 1024; v += 128) As[v / 16][v % 16] = (unsigned)(bm + v / 16) < "
+		 "(unsigned)M ? A[(bm + v / 16) * K + k0 + v % 16] : 0.0f;",
+		 "not signed integers"},
+		/* which copies run depends on more than the counters */
+		{"for (int v = tid; v < 256; v += 128) { if (v >= K) break; const int r = v / 4, c = "
+		 "v % 4 * 4; " V4 "(&A[(bm + r) * K + k0 + c]); }",
+		 "the copy loop holds a break, continue, return or goto"},
+	};
+#undef V4
+	for (size_t i = 0; i < KP_ARRAY_LEN(cases); i++) {
+		char *src = tma_loop_src(cases[i].loop);
+		kp_loop *l = loop_of(src, "sm_90");
+		kp_plan p;
+		plan(&p, l, "sm_90", "tma", 2);
+		if (!cases[i].why)
+			expect_xform(&p, "tma");
+		else
+			expect_refused(&p, "kpipe-bulk-unavailable", cases[i].why);
+		release();
+		free(src);
+	}
+}
+
 /* each copy the bulk form cannot carry, and the reason given */
 Test(plan, bulk_refusals_name_the_copy)
 {

@@ -1,0 +1,39 @@
+// tma_loop_box.cu - a copy loop strided by the block fills the whole tile (kpipe: tma applies).
+//
+// The control of the near misses tests/adversarial/inputs/tma_loop_*.cu:
+// `for (v = tid; v < TM * TK / 4;
+// v += NT)`, float4 copies, every element of the 64x16 tile once from one
+// box of A.
+
+#include <cuda_runtime.h>
+
+#define TM 64
+#define TK 16
+#define NT 128
+
+__global__ void __launch_bounds__(NT)
+    tma_loop_box(const float *__restrict__ A, float *__restrict__ C, int M, int K)
+{
+    __shared__ __align__(16) float As[TM][TK];
+    const int tid = threadIdx.x;
+    const int bm = blockIdx.x * TM;
+    float acc = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += TK) {
+        for (int v = tid; v < TM * TK / 4; v += NT) {
+            const int r = v / (TK / 4);
+            const int c = (v % (TK / 4)) * 4;
+            *reinterpret_cast<float4 *>(&As[r][c]) =
+                *reinterpret_cast<const float4 *>(&A[(size_t)(bm + r) * K + k0 + c]);
+        }
+        __syncthreads();
+        for (int kk = 0; kk < TK; ++kk)
+            acc += As[tid % TM][kk];
+        __syncthreads();
+    }
+    C[(size_t)blockIdx.x * NT + tid] = acc;
+}
+
+void launch_tma_loop_box(const float *A, float *C, int M, int K)
+{
+    tma_loop_box<<<M / TM, NT>>>(A, C, M, K);
+}
