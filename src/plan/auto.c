@@ -43,8 +43,7 @@
  * alone (kpipe-no-predicted-gain); without nvcc the choice stands and
  * says it is a guess.  So is one from 32 warps whose tiles auto pads
  * where cp.async does not apply, and one from 48 warps whose compute
- * phase's work kpipe does not count (busy_kernel()).  Where the block
- * size is not known, compute/load is the thread's (auto_ratio()).
+ * phase's work kpipe does not count (busy_kernel()).
  *
  * When two buffers of the tiles do not fit the static shared-memory limit
  * but one does, auto picks register-2bar (single tiles, two barriers)
@@ -125,34 +124,6 @@ static int tensor_stages(const kp_loop *l, const kp_arch *a, const kp_transform 
 	return 2;
 }
 
-/* Compute/load in FLOP per loaded byte: kp_loop.ratio, or, where the
- * block size is not known (a launch in another file, a torch binding),
- * the thread's own FLOPs over the bytes the thread copies per tile.
- * When every thread runs the same copies (none under a condition, whose
- * threads may copy different amounts; a guard that stores 0 instead
- * still stores; every copy loop's trip count a constant), the block's FLOPs and
- * bytes are both that many times the thread's, and the block size
- * cancels out.  -1 when neither is known. */
-static double auto_ratio(const kp_loop *l)
-{
-	if (l->ratio >= 0 || l->threads > 0 || l->flops_thread <= 0 || l->flops_uncounted)
-		return l->ratio;
-	double bytes = 0;
-	for (int i = 0; i < l->nloads; i++) {
-		const kp_load *ld = &l->loads[i];
-		if (ld->nunder || ld->bytes <= 0)
-			return -1;
-		double n = (double)ld->bytes;
-		for (int d = 0; d < ld->depth; d++) {
-			if (d >= 4 || ld->trips[d] < 0)
-				return -1;
-			n *= ld->trips[d];
-		}
-		bytes += n;
-	}
-	return bytes > 0 ? l->flops_thread / bytes : -1;
-}
-
 /* The rule between cp.async and the register forms once S buffers fit
  * (the calibration behind each branch: docs/tune.md, "What auto
  * predicts"). */
@@ -202,10 +173,7 @@ static void pick(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, int
 	kp_xfacts rx;
 	kp_transform_facts(rg, f, l, ar, &rx);
 	int regs = rx.regs;
-	double ratio = auto_ratio(l);
-	/* said where compute/load is the thread's (auto_ratio()) */
-	const char *per = l->ratio < 0 && ratio >= 0 ? " per thread (the block size is not known)"
-						     : "";
+	double ratio = l->ratio;
 	if (rg_ok && (!cp_ok || (regs >= 0 && regs <= 16))) {
 		const char *base =
 			!cp_ok ? kp_arena_printf(ar, "cp.async does not apply (%s)", cp_no)
@@ -215,23 +183,22 @@ static void pick(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, int
 		if (!cp_ok && ratio >= 8)
 			p->why = kp_arena_printf(
 				ar,
-				"%s, compute/load %.1f FLOP/B%s: two buffers all the "
+				"%s, compute/load %.1f FLOP/B: two buffers all the "
 				"same (without cp.async, ahead of register-2bar on every "
 				"sample measured)",
-				base, ratio, per);
+				base, ratio);
 		else if (cp_ok && ratio >= 8 && !p->dynamic &&
 			 kp_transform_match(r2, f, l, a, ar, &r2_no)) {
 			/* (not where the two buffers went to dynamic shared memory
 			 * because they do not fit the static limit: kp_plan_auto()) */
 			p->xform = r2;
-			p->why = kp_arena_printf(
-				ar,
-				"%s, compute/load %.1f FLOP/B%s >= 8: the one-buffer "
-				"form, registers stored between two barriers",
-				base, ratio, per);
+			p->why =
+				kp_arena_printf(ar,
+						"%s, compute/load %.1f FLOP/B >= 8: the one-buffer "
+						"form, registers stored between two barriers",
+						base, ratio);
 		} else if (ratio >= 0)
-			p->why = kp_arena_printf(ar, "%s, compute/load %.1f FLOP/B%s", base, ratio,
-						 per);
+			p->why = kp_arena_printf(ar, "%s, compute/load %.1f FLOP/B", base, ratio);
 		else
 			p->why = base;
 		return;
@@ -322,7 +289,7 @@ static void busy_kernel(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch 
 	kp_auto_facts fx;
 	const kp_auto_probe *pr = f->auto_probe;
 	const char *no = NULL;
-	double ratio = auto_ratio(l);
+	double ratio = l->ratio;
 	int heavy = ratio >= KP_AUTO_BUSY_RATIO;
 	int padded = heavy && p->xform != cp && !kp_transform_match(cp, f, l, a, &f->arena, &no) &&
 		     tiles_padded(f, l);
@@ -520,7 +487,7 @@ void kp_plan_auto(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, in
 		tensor_many_warps(p, f, l, a, rg);
 	if (p->xform == rg || p->xform == r2)
 		staging_occupancy(p, f, l, a, cp);
-	if (p->xform && (auto_ratio(l) >= KP_AUTO_BUSY_RATIO || l->flops_uncounted))
+	if (p->xform && (l->ratio >= KP_AUTO_BUSY_RATIO || l->flops_uncounted))
 		busy_kernel(p, f, l, a, cp);
 }
 

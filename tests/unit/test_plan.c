@@ -1925,35 +1925,6 @@ Test(plan, auto_leaves_a_loop_whose_compute_work_is_not_counted_to_ptxas)
 	cr_expect_eq(full.asked, 0);
 }
 
-Test(plan, auto_reads_compute_load_per_thread_without_a_block_size)
-{
-	/* no launch description, no __launch_bounds__: the block size is not
-	 * known and kp_loop.ratio is not either, but every thread runs the
-	 * same copies (2 x 4 B per tile) and 64 FLOPs: 8 FLOP/B, the one-buffer
-	 * form as with the block known (LeetCUDA's f16x4 SGEMM through its
-	 * torch binding, 64 FLOP/B per thread: register-2bar 1.032x, register
-	 * 1.015x on the H200) */
-	kp_loop *l = loop_of_sample("matmul_32x32", 0);
-	cr_expect_lt(l->ratio, 0);
-	kp_plan p;
-	plan(&p, l, "sm_90", "auto", 0);
-	expect_xform(&p, "register-2bar");
-	cr_expect(strstr(p.why, "compute/load 8.0 FLOP/B per thread (the block size is not known)"),
-		  "%s", p.why);
-	/* 4 FLOP/B per thread (guarded copies that store 0 past the edge
-	 * still store): the two-buffer form */
-	l = loop_of_sample("matmul_guarded", 0);
-	plan(&p, l, "sm_90", "auto", 0);
-	expect_xform(&p, "register");
-	cr_expect(strstr(p.why, "4.0 FLOP/B per thread"), "%s", p.why);
-	/* a copy under a condition: threads may copy different amounts, no
-	 * figure */
-	l = loop_of_source("tests/cpudiff/kernels", "nested_guard", 0);
-	cr_expect_gt(l->loads[0].nunder, 0);
-	plan(&p, l, "sm_90", "auto", 0);
-	cr_expect(!p.why || !strstr(p.why, "per thread ("), "%s", p.why);
-}
-
 Test(plan, auto_counts_the_math_of_compute_helpers)
 {
 	/* `acc += tile_dot(As, Bs, ty, tx)`: the helper's 32 multiply-adds

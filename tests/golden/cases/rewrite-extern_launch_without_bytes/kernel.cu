@@ -1,6 +1,6 @@
-// No dynamic shared memory at the launch: the kernel reads past its region
-// already, and kpipe cannot multiply bytes that are not there: two buffers
-// (--variant register; auto takes register-2bar) refused (kpipe-dynamic-smem).
+// The launch passes no dynamic shared memory: the kernel reads past its
+// region already, and kpipe cannot multiply bytes that are not there:
+// refused (kpipe-dynamic-smem).
 #define T 32
 __global__ void mm_ext(const float *A, const float *B, float *C, int N, int K)
 {
