@@ -204,13 +204,39 @@ def auto_now(kpipe, path, args, tmp):
                     whys.append(p.get("why", ""))
                 elif p.get("refused") or p.get("why"):
                     whys.append("%s: %s" % (p.get("refused", ""), p.get("why", "")))
-    if not pick:
-        return "original", "; ".join(w for w in whys if w) or "no loop pipelined"
     o = os.path.join(tmp, "out.cu")
     _, err = run([kpipe, "rewrite", "--no-verify", path, "-o", o] + args)
-    if "kpipe-padded" in err or "kpipe-swizzled" in err:
+    padded = "kpipe-padded" in err or "kpipe-swizzled" in err
+    if not pick:
+        # a loop left alone keeps auto's padding: the padded original
+        return "original" + ("-pad" if padded else ""), \
+            "; ".join(w for w in whys if w) or "no loop pipelined"
+    if padded:
         pick += "-pad"
     return pick, "; ".join(w for w in whys if w)
+
+
+def padded_original(kpipe, path, args, sp, tmp):
+    """The record's row that is the padded original auto now writes: an
+    'original-pad' row, or a 'V-pad' row whose rewrite is byte for byte
+    auto's (gpu_pad.sh kept the file `--variant V --pad` wrote where V
+    did not apply: the original, padded).  (name, note) or (None, None)."""
+    if "original-pad" in sp:
+        return "original-pad", ""
+    auto = open(os.path.join(tmp, "out.cu"), "rb").read()
+    for k in sorted(sp):
+        m = VARIANT.match(k)
+        if not m or m.group(3) != "-pad":
+            continue
+        v = os.path.join(tmp, "pad-probe.cu")
+        cmd = [kpipe, "rewrite", "--no-verify", "--variant", m.group(1), "--pad", path, "-o", v]
+        if m.group(2):
+            cmd[4:4] = ["--stages", m.group(2)[2:]]
+        run(cmd + args)
+        if os.path.exists(v) and open(v, "rb").read() == auto:
+            return k, ("the record's %s row is the padded original: `--variant %s --pad` "
+                       "writes auto's file" % (k, k[: -len("-pad")]))
+    return None, None
 
 
 def lookup(sp, pick):
@@ -219,6 +245,8 @@ def lookup(sp, pick):
     dropped, said in the note)."""
     if pick == "original":
         return 1.0, ""
+    if pick == "original-pad":
+        return None, ""  # main() looks for the padded original's row
     if pick in sp:
         return sp[pick], ""
     if pick.endswith("-pad") and not any(k.endswith("-pad") for k in sp):
@@ -255,6 +283,9 @@ def main():
             pick, why = auto_now(a.kpipe, path, args, tmp)
             why = why.replace(tmp, "$TMP")  # the copies' folder, not kept
             got, note = lookup(sp, pick) if pick else (None, "analyze failed")
+            if pick == "original-pad":
+                row, note = padded_original(a.kpipe, path, args, sp, tmp)
+                got = sp[row] if row else None
             best = max(cand[bname], 1.0)
             if got is None:
                 verdict = "not measured"

@@ -172,8 +172,13 @@ typedef struct kp_loop {
 	long long other_smem; /* other static shared memory of the kernel */
 	kp_math math;
 	double flops_thread; /* per thread per tile, <0 unknown */
-	double flops_tile;   /* per block per tile, <0 unknown */
-	int threads;         /* threads per block used, 0 unknown */
+	/* the compute phase's work is not all counted: a loop of it whose trip
+	 * count is not a compile-time constant (its body counted once), or no
+	 * arithmetic kpipe counts at all (flops_thread 0); compute/load is then
+	 * no measure of the tile (plan/auto.c, busy_kernel()) */
+	int flops_uncounted;
+	double flops_tile; /* per block per tile, <0 unknown */
+	int threads;       /* threads per block used, 0 unknown */
 	const char *threads_from;
 	double ratio;        /* FLOP per loaded byte, <0 unknown */
 	int params_symbolic; /* a template kernel analysed with its parameters

@@ -17,7 +17,10 @@ typedef struct {
 	double flops;
 	int unknown;
 	kp_math math;
+	int depth; /* __device__ helpers entered (HELPER_DEPTH at most) */
 } math_scan;
+
+#define HELPER_DEPTH 3
 
 /* Reads a for-statement as a counted loop (analyze.h): the counter's
  * first value from the init (a declaration or an assignment), the bound
@@ -192,6 +195,13 @@ static void scan_math(math_scan *m, kp_node *n, double mult)
 			if (m->math == KP_MATH_NONE)
 				m->math = KP_MATH_HFMA;
 			m->flops += mult * (!strcmp(name, "__hfma2") ? 4 : 2);
+		} else if (n->decl && n->decl->fn && n->decl->fn->body && m->depth < HELPER_DEPTH) {
+			/* a __device__ helper of the file (`acc += tile_dot(As, Bs,
+			 * ty, tx)`): its body's math, once per call, as effects.c
+			 * reads its effects; its arguments below */
+			m->depth++;
+			scan_math(m, n->decl->fn->body, mult);
+			m->depth--;
 		}
 	}
 	if (n->kind == KP_N_ASSIGNOP && n->op &&
@@ -240,11 +250,12 @@ void kp_count_math(actx *c)
 {
 	kp_loop *l = c->l;
 	/* math */
-	math_scan ms = {c, 0, 0, KP_MATH_NONE};
+	math_scan ms = {c, 0, 0, KP_MATH_NONE, 0};
 	for (int i = l->comp_b; i < l->comp_e; i++)
 		scan_math(&ms, l->stmts[i], 1.0);
 	l->math = ms.math;
 	l->flops_thread = ms.unknown && ms.flops == 0 ? -1 : ms.flops;
+	l->flops_uncounted = ms.unknown || ms.flops == 0;
 	l->tile_bytes = 0;
 	for (int i = 0; i < l->ntiles; i++)
 		if (l->tiles[i].loaded) {

@@ -538,6 +538,14 @@ typedef struct kp_file {
 	/* ptxas's view of the original for --variant auto (plan.h), set by the
 	 * rewrite driver when nvcc can run; NULL otherwise.  Not owned. */
 	const struct kp_auto_probe *auto_probe;
+	/* The lines of the shared arrays an earlier pass of the same rewrite
+	 * padded (kpipe-padded, rewrite/pass_pad.c), set by the pipeline pass
+	 * for --variant auto (plan/auto.c, busy_kernel()); NULL / 0 otherwise
+	 * (none padded, or not in a rewrite: pad_known).
+	 * Not owned. */
+	const int *padded_lines;
+	int npadded;
+	int pad_known;         /* set with them: 0 outside a rewrite's pipeline pass */
 	unsigned *line_starts; /* lazily built line table (malloc) */
 	int nlines;
 	/* Names a rewrite must not declare (parse.c): every identifier-like

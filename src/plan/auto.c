@@ -41,7 +41,9 @@
  * From compute/load 20 FLOP/B up, ptxas decides (busy_kernel()):
  * a kernel whose registers leave >= 48 warps resident per SM is left
  * alone (kpipe-no-predicted-gain); without nvcc the choice stands and
- * says it is a guess.
+ * says it is a guess.  So is one from 32 warps whose tiles auto pads
+ * where cp.async does not apply, and one from 48 warps whose compute
+ * phase's work kpipe does not count (busy_kernel()).
  *
  * When two buffers of the tiles do not fit the static shared-memory limit
  * but one does, auto picks register-2bar (single tiles, two barriers)
@@ -70,6 +72,8 @@
  * tiles take register staging, and the read conflict auto's padding fixes */
 #define KP_AUTO_TENSOR_WARPS 32
 #define KP_AUTO_PAD_DEGREE 4
+/* busy_kernel()'s warps for a compute-heavy loop whose tile reads auto pads */
+#define KP_AUTO_PAD_WARPS 32
 
 /* Two buffers over the limit, one within it: register-2bar, or NULL. */
 static const char *single_buffer(kp_file *f, const kp_loop *l, const kp_arch *a,
@@ -169,29 +173,32 @@ static void pick(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, int
 	kp_xfacts rx;
 	kp_transform_facts(rg, f, l, ar, &rx);
 	int regs = rx.regs;
+	double ratio = l->ratio;
 	if (rg_ok && (!cp_ok || (regs >= 0 && regs <= 16))) {
 		const char *base =
 			!cp_ok ? kp_arena_printf(ar, "cp.async does not apply (%s)", cp_no)
 			       : kp_arena_printf(ar, "%d staging register%s per thread (<= 16)",
 						 regs, regs == 1 ? "" : "s");
 		p->xform = rg;
-		if (!cp_ok && l->ratio >= 8)
+		if (!cp_ok && ratio >= 8)
 			p->why = kp_arena_printf(
 				ar,
 				"%s, compute/load %.1f FLOP/B: two buffers all the "
 				"same (without cp.async, ahead of register-2bar on every "
 				"sample measured)",
-				base, l->ratio);
-		else if (cp_ok && l->ratio >= 8 && kp_transform_match(r2, f, l, a, ar, &r2_no)) {
+				base, ratio);
+		else if (cp_ok && ratio >= 8 && !p->dynamic &&
+			 kp_transform_match(r2, f, l, a, ar, &r2_no)) {
+			/* (not where the two buffers went to dynamic shared memory
+			 * because they do not fit the static limit: kp_plan_auto()) */
 			p->xform = r2;
 			p->why =
 				kp_arena_printf(ar,
 						"%s, compute/load %.1f FLOP/B >= 8: the one-buffer "
 						"form, registers stored between two barriers",
-						base, l->ratio);
-		} else if (l->ratio >= 0)
-			p->why =
-				kp_arena_printf(ar, "%s, compute/load %.1f FLOP/B", base, l->ratio);
+						base, ratio);
+		} else if (ratio >= 0)
+			p->why = kp_arena_printf(ar, "%s, compute/load %.1f FLOP/B", base, ratio);
 		else
 			p->why = base;
 		return;
@@ -206,51 +213,6 @@ static void pick(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, int
 			regs);
 	else
 		p->why = "staging register count unknown; cp.async needs none";
-}
-
-/* A compute-heavy tile (compute/load >= KP_AUTO_BUSY_RATIO FLOP/B) in a
- * kernel whose warps already fill the SM (>= KP_AUTO_BUSY_WARPS resident,
- * by ptxas's registers) gains nothing from pipelining: the warp scheduler
- * already hides the loads behind other warps' math (measured: int8_dp4a,
- * 31.5 FLOP/B, 48 warps: every variant 0.95-0.999x; sgemm_128x128x8, 32
- * FLOP/B but 16 warps: 1.16x).  32 warps is not enough: the 1024-thread
- * samples at one block per SM gain (sgemm_at_bulk register-2bar 1.393x,
- * sgemm_bulk_guarded 1.394x, wmma_bulk_half register 1.127x,
- * wmma_tma_half 1.054x; the threshold was 32 and left them alone); 40 is
- * not measured.  Without ptxas that cannot be told apart: the choice
- * stands and says it is a guess. */
-static void busy_kernel(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a)
-{
-	kp_auto_facts fx;
-	const kp_auto_probe *pr = f->auto_probe;
-	memset(&fx, 0, sizeof(fx));
-	/* an original nvcc does not compile (a header only the project's
-	 * build finds, an #ifdef __NVCC__ clang never saw) leaves ptxas
-	 * without an answer, as without nvcc: not kpipe's error */
-	int known = pr && pr->facts(pr, f, l, a, &fx);
-	if (!known) {
-		p->why = kp_arena_printf(&f->arena,
-					 "%s; a guess: compute/load is %.1f FLOP/B (>= %d), where "
-					 "only the kernel's resident warps tell whether pipelining "
-					 "gains, and ptxas could not be asked (%s)",
-					 p->why, l->ratio, KP_AUTO_BUSY_RATIO,
-					 pr ? fx.why : "nvcc not used");
-		return;
-	}
-	if (fx.warps < KP_AUTO_BUSY_WARPS) {
-		p->why = kp_arena_printf(&f->arena,
-					 "%s; ptxas: %d registers, %d resident warps per SM (< %d)",
-					 p->why, fx.regs, fx.warps, KP_AUTO_BUSY_WARPS);
-		return;
-	}
-	p->xform = NULL;
-	p->refuse_id = "kpipe-no-predicted-gain";
-	p->refuse_msg = kp_arena_printf(
-		&f->arena,
-		"no gain predicted: compute/load %.1f FLOP/B (>= %d) and ptxas gives the kernel %d "
-		"registers, %d resident warps per SM at %d threads (>= %d): other warps' math "
-		"already hides the loads; --variant NAME pipelines it anyway",
-		l->ratio, KP_AUTO_BUSY_RATIO, fx.regs, fx.warps, fx.threads, KP_AUTO_BUSY_WARPS);
 }
 
 /* The worst bank conflict of a read of one of l's loaded tiles (a
@@ -275,6 +237,117 @@ static int tile_read_conflict(kp_file *f, const kp_loop *l)
 				worst = x->degree;
 	}
 	return worst;
+}
+
+/* A loaded tile of l that the rewrite's pad pass padded (kp_file.padded_lines):
+ * the rewrite plans on the padded text, where tile_read_conflict() finds
+ * the conflicts gone.  Outside a rewrite (analyze), a tile read that
+ * conflicts as much as the pad pass pads for. */
+static int tiles_padded(kp_file *f, const kp_loop *l)
+{
+	if (!f->pad_known) /* analyze: what the pad pass will pad */
+		return tile_read_conflict(f, l) >= KP_AUTO_PAD_DEGREE;
+	for (int i = 0; i < f->npadded; i++)
+		for (int t = 0; t < l->ntiles; t++)
+			if (l->tiles[t].loaded && l->tiles[t].arr->line == f->padded_lines[i])
+				return 1;
+	return 0;
+}
+
+/* A compute-heavy tile (compute/load >= KP_AUTO_BUSY_RATIO FLOP/B) in a
+ * kernel whose warps already fill the SM (>= KP_AUTO_BUSY_WARPS resident,
+ * by ptxas's registers) gains nothing from pipelining: the warp scheduler
+ * already hides the loads behind other warps' math (measured: int8_dp4a,
+ * 31.5 FLOP/B, 48 warps: every variant 0.95-0.999x; sgemm_128x128x8, 32
+ * FLOP/B but 16 warps: 1.16x).  32 warps is not enough: the 1024-thread
+ * samples at one block per SM gain (sgemm_at_bulk register-2bar 1.393x,
+ * sgemm_bulk_guarded 1.394x, wmma_bulk_half register 1.127x,
+ * wmma_tma_half 1.054x; the threshold was 32 and left them alone); 40 is
+ * not measured.  Without ptxas that cannot be told apart: the choice
+ * stands and says it is a guess.
+ *
+ * Two more loops count as busy:
+ *  - one whose tile reads auto pads (a read conflicts >= KP_AUTO_PAD_DEGREE
+ *    ways), from KP_AUTO_PAD_WARPS warps: the two wmma samples above gained
+ *    at 32 warps unpadded, where 8-way conflicted fragment reads stretched
+ *    the compute phase; padded, the original alone is 2.778x and 2.766x,
+ *    padded register staging 2.205x and 2.188x (H200): the padding is
+ *    kept and the loop left alone;
+ *  - one whose compute phase's work kpipe does not count
+ *    (kp_loop.flops_uncounted: a loop of it with a trip count that is not a
+ *    compile-time constant, or no arithmetic counted), from
+ *    KP_AUTO_BUSY_WARPS warps: its compute/load says nothing, so the tile
+ *    may be as busy as the first kind; at 48-64 resident warps every
+ *    variant lost on two such kernels (H100: matmul_ragged, a compute loop
+ *    to min(16, K - k0), 0.872x-0.970x; eff_dep_compare, no multiply-add
+ *    kpipe counts, 0.889x-0.983x) and register staging on a third
+ *    (guarded_partial 0.879x).  Without ptxas the choice stands, as it
+ *    did. */
+static void busy_kernel(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a,
+			const kp_transform *cp)
+{
+	kp_auto_facts fx;
+	const kp_auto_probe *pr = f->auto_probe;
+	const char *no = NULL;
+	double ratio = l->ratio;
+	int heavy = ratio >= KP_AUTO_BUSY_RATIO;
+	int padded = heavy && p->xform != cp && !kp_transform_match(cp, f, l, a, &f->arena, &no) &&
+		     tiles_padded(f, l);
+	int warps_needed = padded ? KP_AUTO_PAD_WARPS : KP_AUTO_BUSY_WARPS;
+	memset(&fx, 0, sizeof(fx));
+	/* an original nvcc does not compile (a header only the project's
+	 * build finds, an #ifdef __NVCC__ clang never saw) leaves ptxas
+	 * without an answer, as without nvcc: not kpipe's error */
+	int known = pr && pr->facts(pr, f, l, a, &fx);
+	if (!known) {
+		if (heavy)
+			p->why = kp_arena_printf(
+				&f->arena,
+				"%s; a guess: compute/load is %.1f FLOP/B (>= %d), where "
+				"only the kernel's resident warps tell whether pipelining "
+				"gains, and ptxas could not be asked (%s)",
+				p->why, ratio, KP_AUTO_BUSY_RATIO, pr ? fx.why : "nvcc not used");
+		return;
+	}
+	if (fx.warps < warps_needed) {
+		if (heavy)
+			p->why = kp_arena_printf(
+				&f->arena,
+				"%s; ptxas: %d registers, %d resident warps per SM (< %d)", p->why,
+				fx.regs, fx.warps, warps_needed);
+		return;
+	}
+	p->xform = NULL;
+	p->refuse_id = "kpipe-no-predicted-gain";
+	if (padded)
+		p->refuse_msg = kp_arena_printf(
+			&f->arena,
+			"no gain predicted: compute/load %.1f FLOP/B (>= %d), a read of the tiles "
+			"conflicts %d ways or more and is padded, and ptxas gives the kernel %d "
+			"registers, %d resident warps per SM at %d threads (>= %d): with "
+			"conflict-free reads other warps' math hides the loads; the padding "
+			"stays; --variant NAME pipelines it anyway",
+			ratio, KP_AUTO_BUSY_RATIO, KP_AUTO_PAD_DEGREE, fx.regs, fx.warps,
+			fx.threads, KP_AUTO_PAD_WARPS);
+	else if (heavy)
+		p->refuse_msg = kp_arena_printf(
+			&f->arena,
+			"no gain predicted: compute/load %.1f FLOP/B (>= %d) and ptxas gives the "
+			"kernel %d registers, %d resident warps per SM at %d threads (>= %d): other "
+			"warps' math already hides the loads; --variant NAME pipelines it anyway",
+			ratio, KP_AUTO_BUSY_RATIO, fx.regs, fx.warps, fx.threads,
+			KP_AUTO_BUSY_WARPS);
+	else
+		p->refuse_msg = kp_arena_printf(
+			&f->arena,
+			"no gain predicted: the compute phase's work is not counted (%s), so "
+			"compute/load says nothing, and ptxas gives the kernel %d registers, %d "
+			"resident warps per SM at %d threads (>= %d): other warps may already "
+			"hide the loads; --variant NAME pipelines it anyway",
+			l->flops_thread == 0 ? "no arithmetic kpipe counts"
+					     : "a loop of it runs a number of times known only at "
+					       "run time",
+			fx.regs, fx.warps, fx.threads, KP_AUTO_BUSY_WARPS);
 }
 
 /* Tensor-core tiles on the cp.async ring (rule 1) in a kernel whose
@@ -414,8 +487,8 @@ void kp_plan_auto(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, in
 		tensor_many_warps(p, f, l, a, rg);
 	if (p->xform == rg || p->xform == r2)
 		staging_occupancy(p, f, l, a, cp);
-	if (p->xform && l->ratio >= KP_AUTO_BUSY_RATIO)
-		busy_kernel(p, f, l, a);
+	if (p->xform && (l->ratio >= KP_AUTO_BUSY_RATIO || l->flops_uncounted))
+		busy_kernel(p, f, l, a, cp);
 }
 
 const char *kp_ratio_rule(const kp_loop *l, kp_arena *arena, const char **why)

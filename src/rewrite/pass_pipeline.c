@@ -433,6 +433,18 @@ static void pipeline_run(kp_pass_ctx *c)
 	kp_analyze_opts ao;
 	char *sk;
 	kp_rw_analyze_opts(c->o, c->tu->path, &ao, &sk);
+	/* the arrays the pad pass padded: --variant auto plans on their
+	 * padded text, where the conflicts it padded for are gone
+	 * (auto.c, busy_kernel()) */
+	int *padded = NULL, npadded = 0;
+	for (int i = 0; i < r->ndiags; i++)
+		if (r->diags[i].id && !strcmp(r->diags[i].id, "kpipe-padded")) {
+			padded = kp_xrealloc(padded, sizeof(*padded) * (size_t)(npadded + 1));
+			padded[npadded++] = r->diags[i].line;
+		}
+	c->f->padded_lines = padded;
+	c->f->npadded = npadded;
+	c->f->pad_known = 1;
 	kp_analysis an;
 	kp_analyze(&an, c->f, &ao);
 	r->kernels += an.nkernels;
@@ -456,6 +468,10 @@ static void pipeline_run(kp_pass_ctx *c)
 			r->left_alone++;
 	}
 	c->loop_begin = 0;
+	c->f->padded_lines = NULL;
+	c->f->npadded = 0;
+	c->f->pad_known = 0;
+	free(padded);
 	free(s.done);
 	free(s.piped);
 	free(s.bufs);

@@ -6,7 +6,9 @@
 # what ptxas gave; --no-ptxas and KPIPE_NO_PTXAS=1 decide from the source
 # and say the choice is a guess; --variant NAME is never second-guessed;
 # register staging is compiled and its resident warps compared (also for a
-# kernel template in a project header); ptxas's budget per file.
+# kernel template in a project header); ptxas's budget per file; a loop
+# whose compute work is not counted, and padded tiles without cp.async at
+# 32 warps, left alone.
 # Exit 77 (skipped) when nvcc is missing.
 set -uo pipefail
 # shellcheck source=tests/lib.sh
@@ -76,5 +78,24 @@ kp_gen_kernels 10 >"$tmp/k10.cu"
 "$kpipe" rewrite "$tmp/k10.cu" -o "$tmp/k10.out.cu" 2>/dev/null
 check "10 kernels: 8 rewrites checked by ptxas" test "$(grep -c 'ptxas: 3[0-9] -> 3[0-9] registers' "$tmp/k10.out.cu")" = 8
 check "10 kernels: the last 2 say the budget is spent" test "$(grep -c 'already asked about 8 rewrites of this file' "$tmp/k10.out.cu")" = 2
+
+# a compute phase whose work kpipe does not count (a compute loop to
+# min(16, K - k0)) at 64 resident warps: left alone (H100: every variant
+# 0.872x-0.970x); with --no-ptxas the choice stands, without a note
+"$kpipe" rewrite "$root/tests/cpudiff/kernels/matmul_ragged.cu" -o "$tmp/ragged.cu" 2>"$tmp/ragged.err"
+check "matmul_ragged: work not counted, left alone" grep -q "compute phase's work is not counted (a loop of it runs a number of times known only at run time).*64 resident warps.*\[kpipe-no-predicted-gain\]" "$tmp/ragged.err"
+check "matmul_ragged: nothing rewritten" cmp -s "$root/tests/cpudiff/kernels/matmul_ragged.cu" "$tmp/ragged.cu"
+"$kpipe" rewrite --no-ptxas "$root/tests/cpudiff/kernels/matmul_ragged.cu" -o "$tmp/ragged-np.cu" 2>/dev/null
+check "matmul_ragged --no-ptxas: pipelined" grep -q 'kp_reg' "$tmp/ragged-np.cu"
+# padded compute-heavy tiles without cp.async at 32 warps: the padded
+# original (H200: 2.778x against padded register staging's 2.205x); the
+# rewrite plans on the padded text, where the pad pass's lines say what
+# it padded
+"$kpipe" rewrite "$s/wmma_bulk_half.cu" -o "$tmp/wbh.cu" 2>"$tmp/wbh.err"
+check "wmma_bulk_half: padded, left alone" grep -q 'is padded, and ptxas gives the kernel [0-9]* registers, 32 resident warps.*\[kpipe-no-predicted-gain\]' "$tmp/wbh.err"
+check "wmma_bulk_half: the tiles padded" grep -q 'WB_BM + 8\]' "$tmp/wbh.cu"
+check "wmma_bulk_half: not pipelined" bash -c "! grep -q 'kp_reg\|kp_stage' '$tmp/wbh.cu'"
+"$kpipe" rewrite --no-pad "$s/wmma_bulk_half.cu" -o "$tmp/wbh-np.cu" 2>/dev/null
+check "wmma_bulk_half --no-pad: pipelined (32 < 48 warps)" grep -q 'kp_reg' "$tmp/wbh-np.cu"
 
 kp_summary auto_ptxas
