@@ -379,6 +379,26 @@ static const name_count *functions_named(pctx *c, const char *name)
 
 static int type_dependent(CXType t);
 
+/* Whether template parameter p is a pack (`typename... Ts`, deduced
+ * empty when nothing names it): a `...` among its tokens. */
+static int is_pack(CXCursor p)
+{
+	CXTranslationUnit tu = clang_Cursor_getTranslationUnit(p);
+	CXToken *tk = NULL;
+	unsigned nt = 0;
+	clang_tokenize(tu, clang_getCursorExtent(p), &tk, &nt);
+	int pack = !nt; /* no tokens: not known, taken for a pack */
+	for (unsigned i = 0; i < nt && !pack; i++) {
+		CXString sp = clang_getTokenSpelling(tu, tk[i]);
+		const char *t = clang_getCString(sp);
+		pack = t && !strcmp(t, "...");
+		clang_disposeString(sp);
+	}
+	if (tk)
+		clang_disposeTokens(tu, tk, nt);
+	return pack;
+}
+
 static enum CXChildVisitResult bare_tparam(CXCursor cur, CXCursor parent, CXClientData ud)
 {
 	(void)parent;
@@ -387,7 +407,7 @@ static enum CXChildVisitResult bare_tparam(CXCursor cur, CXCursor parent, CXClie
 	    k == CXCursor_TemplateTemplateParameter) {
 		cursor_list l = {0};
 		clang_visitChildren(cur, kp_parse_collect, &l);
-		if (!l.n)
+		if (!l.n && !is_pack(cur))
 			*(int *)ud = 1; /* nothing under it: no default argument */
 		free(l.v);
 	}
@@ -398,7 +418,7 @@ static enum CXChildVisitResult bare_tparam(CXCursor cur, CXCursor parent, CXClie
  * specialisation t) can never be called without template arguments
  * (`template <int c> double conj(const double &)` for `conj(x)`): no
  * parameter type depends on a template parameter, so none is deduced, and
- * one of them has no default. */
+ * one of them has no default and is no pack. */
 static int never_deduced(CXCursor t)
 {
 	if (clang_getCursorKind(t) == CXCursor_FunctionDecl) {

@@ -8,8 +8,8 @@
  * a store through a struct member (unknown), a global write read after
  * the loop, and kp_loc_may_alias's facts.  A call left unresolved in a
  * template: every overload its name can reach read (a template it can
- * never call left out), unknown when another namespace declares the name
- * too; the copy of a returned value through a typedef of its class.
+ * never call left out, one with a pack kept), unknown when another
+ * namespace declares the name too; the copy of a returned value through a typedef of its class.
  */
 #include "analyze.h"
 #include "arch.h"
@@ -395,6 +395,22 @@ Test(effects, unresolved_call_reads_every_overload)
 	cr_expect_eq(count_kind(w, KP_LOC_UNKNOWN), 0, "every overload the call can reach is read");
 	cr_expect_not_null(find(w, KP_LOC_GLOBAL, "g_hits", NULL, NULL),
 			   "the double overload's write is the call's");
+	release();
+}
+
+/* A template whose pack nothing deduces is still callable (the pack
+ * deduced empty): it stays a candidate, and its write is the call's. */
+Test(effects, unresolved_call_keeps_a_template_with_a_pack)
+{
+	const kp_effects *e = effects_of(
+		"__device__ int g_hits[4];\n"
+		"__device__ float scale(const float &x) { return 2.0f * x; }\n"
+		"__device__ double scale(const double &x) { return 2.0 * x; }\n"
+		"template <typename... Ts> __device__ float scale(const float &x) { g_hits[1] = 1; "
+		"return x; }\n" OVL_KERNEL);
+	const kp_effect_set *w = &e->wr[KP_PH_COMP];
+	cr_expect(find(w, KP_LOC_GLOBAL, "g_hits", NULL, NULL) || count_kind(w, KP_LOC_UNKNOWN) > 0,
+		  "the variadic overload's write is the call's");
 	release();
 }
 
