@@ -259,7 +259,29 @@ static int value_only(const store_walk *w, int i)
 		return 0;
 	if ((q->kind == KP_N_BINOP && KP_OP_IS_ASSIGN(q->opk)) || q->kind == KP_N_ASSIGNOP)
 		return q->kids[1] == m;
+	if (q->kind == KP_N_CALL && q->decl && q->decl->param_ty) {
+		/* an argument copied into a parameter taken by value
+		 * (`make_cuDoubleComplex(real(x), 0.0)`) */
+		int a0 = kp_call_first_arg(q);
+		for (int a = a0; a < q->nkids; a++)
+			if (q->kids[a] == m)
+				return a - a0 < q->decl->nparam_ty &&
+				       !q->decl->param_ty[a - a0].is_ref &&
+				       q->decl->param_ty[a - a0].kind != KP_TY_POINTER &&
+				       q->decl->param_ty[a - a0].kind != KP_TY_UNKNOWN &&
+				       q->decl->param_ty[a - a0].kind != KP_TY_DEPENDENT;
+		return 0;
+	}
 	return q->kind == KP_N_BINOP && q->opk != KP_OP_COMMA;
+}
+
+/* Whether function type ft ("T (T &)") returns a reference or a pointer,
+ * or is not known. */
+static int returns_address(const char *ft)
+{
+	const char *open = ft ? strchr(ft, '(') : NULL;
+	return !open || memchr(ft, '&', (size_t)(open - ft)) ||
+	       memchr(ft, '*', (size_t)(open - ft));
 }
 
 /* Whether the call stk[i] only reads its argument `top`: passed by value
@@ -281,10 +303,12 @@ static int call_reads(store_walk *w, int i, const kp_node *top)
 	      fn->param_ty[arg].kind == KP_TY_POINTER || fn->param_ty[arg].kind == KP_TY_UNKNOWN ||
 	      fn->param_ty[arg].kind == KP_TY_DEPENDENT))
 		return 1;
-	const char *ft = fn ? fn->type : NULL, *open = ft ? strchr(ft, '(') : NULL;
-	if (arg < 0 || !open || memchr(ft, '&', (size_t)(open - ft)) ||
-	    memchr(ft, '*', (size_t)(open - ft)) || p->ty.kind == KP_TY_POINTER ||
-	    !value_only(w, i))
+	/* a call unresolved in a template: each function its name can find
+	 * (kp_node.lookup_decls), none returning an address */
+	int ret_addr = fn ? returns_address(fn->type) : !p->nlookup;
+	for (int j = 0; !fn && j < p->nlookup; j++)
+		ret_addr |= !p->lookup_decls[j] || returns_address(p->lookup_decls[j]->type);
+	if (arg < 0 || ret_addr || p->ty.kind == KP_TY_POINTER || !value_only(w, i))
 		return 0; /* what it returns may be the element */
 	kp_effect_set rd = {0}, wr = {0};
 	kp_effects_of_node(w->c->f, w->c->k, p, &rd, &wr);

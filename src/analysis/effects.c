@@ -546,9 +546,11 @@ static int ctor_call(const kp_node *n)
 static int callee_first(const kp_node *n) { return kp_call_first_arg(n); }
 
 /* An implicit copy or move of a class value (C++11's construction of a
- * by-value parameter from a temporary, `f(a * b)`): no name, no
- * constructor declaration the model knows, one operand of the same class
- * type.  It reads its operand; a user-declared constructor would have its
+ * by-value parameter from a temporary, `f(a * b)`, or of a value
+ * returned, `return cuConj(x);` in a function returning the typedef
+ * `magmaDoubleComplex`): no name, no constructor declaration the model
+ * knows, one operand of the same class type (spelled so, or the same by
+ * clang's canonical types).  It reads its operand; a user-declared constructor would have its
  * declaration, and goes the other ways. */
 static int implicit_copy(const kp_node *n)
 {
@@ -562,7 +564,7 @@ static int implicit_copy(const kp_node *n)
 	if (!strncmp(ta, "const ", 6))
 		ta += 6, la -= 6;
 	return n->ty.kind == KP_TY_RECORD && a->ty.kind == KP_TY_RECORD && !n->ty.is_ref &&
-	       ln == la && !strncmp(tn, ta, ln);
+	       ((ln == la && !strncmp(tn, ta, ln)) || n->same_class_copy);
 }
 
 static void helper_call(ectx *c, const kp_node *n, const kp_kernel *fn, int a0);
@@ -613,6 +615,16 @@ static void fragment_effects(ectx *c, const kp_node *n, int a0)
 	}
 }
 
+/* Whether each function an unresolved call's name can find
+ * (kp_node.lookup_decls) has a body kpipe reads. */
+static int lookup_read(const kp_node *n)
+{
+	for (int i = 0; i < n->nlookup; i++)
+		if (!n->lookup_decls[i] || !n->lookup_decls[i]->fn || !n->lookup_decls[i]->fn->body)
+			return 0;
+	return n->nlookup > 0;
+}
+
 static void visit_call(ectx *c, const kp_node *n)
 {
 	const char *nm = kp_call_name(n);
@@ -655,6 +667,13 @@ static void visit_call(ectx *c, const kp_node *n)
 		fragment_effects(c, n, a0);
 	} else if (n->decl && n->decl->fn && c->depth < HELPER_DEPTH) {
 		helper_call(c, n, n->decl->fn, a0);
+	} else if (!n->decl && n->nlookup && c->depth < HELPER_DEPTH && lookup_read(n)) {
+		/* unresolved in a template, its name finding only these
+		 * functions (no other of that name in the translation unit):
+		 * the instantiation calls one of them, which does what its
+		 * body does */
+		for (int i = 0; i < n->nlookup; i++)
+			helper_call(c, n, n->lookup_decls[i]->fn, a0);
 	} else {
 		signature_call(c, n, a0);
 		record_one(c, c->wr, KP_LOC_UNKNOWN, n, 0);

@@ -10,6 +10,8 @@
  */
 #include "liveness.h"
 
+#include "effects.h"
+
 #include <string.h>
 
 typedef struct {
@@ -158,9 +160,49 @@ static int param_by_value(const kp_node *call, int i)
 	return !t->is_ref && t->kind != KP_TY_UNKNOWN && t->kind != KP_TY_DEPENDENT;
 }
 
+/* Whether function type ft ("T (T &)") returns a reference or a pointer,
+ * or is not known. */
+static int returns_address(const char *ft)
+{
+	const char *open = ft ? strchr(ft, '(') : NULL;
+	return !open || memchr(ft, '&', (size_t)(open - ft)) ||
+	       memchr(ft, '*', (size_t)(open - ft));
+}
+
+/* The kernel whose calls escapes() may read (kp_var_phase_private), or
+ * NULL: a call then only reads what it takes by value. */
+typedef struct {
+	kp_file *f;
+	const kp_kernel *k;
+} esc_ctx;
+
+/* Whether call n, handed a variable by reference, writes nothing at all
+ * and hands back no address: its callee (or each function its name can
+ * find, kp_node.lookup_decls) has a body kpipe reads, returns no
+ * reference or pointer, and the call's effects, bodies followed, hold
+ * no write (`OP<T, CONJA>(T &x)` returning `conj(x)` or `x`). */
+static int call_only_reads(const esc_ctx *e, const kp_node *n)
+{
+	if (!e)
+		return 0;
+	const kp_decl *fn = n->decl;
+	if (fn && (!fn->fn || returns_address(fn->type)))
+		return 0;
+	if (!fn && !n->nlookup)
+		return 0;
+	for (int j = 0; !fn && j < n->nlookup; j++)
+		if (!n->lookup_decls[j] || !n->lookup_decls[j]->fn ||
+		    returns_address(n->lookup_decls[j]->type))
+			return 0;
+	kp_effect_set rd = {0}, wr = {0};
+	kp_effects_of_node(e->f, e->k, n, &rd, &wr);
+	return wr.n == 0;
+}
+
 /* A use that may change d or let it escape: its address taken, bound to
- * a reference, handed to a parameter that is not a plain value. */
-static int escapes(const kp_node *n, const kp_decl *d)
+ * a reference, handed to a parameter that is not a plain value (unless,
+ * with e, to a call that only reads). */
+static int escapes(const esc_ctx *e, const kp_node *n, const kp_decl *d)
 {
 	if (!n)
 		return 0;
@@ -172,10 +214,11 @@ static int escapes(const kp_node *n, const kp_decl *d)
 		return 1;
 	if (n->kind == KP_N_CALL)
 		for (int i = 1; i < n->nkids; i++)
-			if (is_d(&w, n->kids[i]) && !param_by_value(n, i - 1))
+			if (is_d(&w, n->kids[i]) && !param_by_value(n, i - 1) &&
+			    !call_only_reads(e, n))
 				return 1;
 	for (int i = 0; i < n->nkids; i++)
-		if (escapes(n->kids[i], d))
+		if (escapes(e, n->kids[i], d))
 			return 1;
 	return 0;
 }
@@ -199,11 +242,14 @@ static int changes(const kp_node *n, const kp_decl *d)
 	return 0;
 }
 
-int kp_var_escapes(const kp_kernel *k, const kp_decl *d) { return !k->body || escapes(k->body, d); }
+int kp_var_escapes(const kp_kernel *k, const kp_decl *d)
+{
+	return !k->body || escapes(NULL, k->body, d);
+}
 
 int kp_var_may_change(const kp_kernel *k, const kp_decl *d)
 {
-	return !k->body || changes(k->body, d) || escapes(k->body, d);
+	return !k->body || changes(k->body, d) || escapes(NULL, k->body, d);
 }
 
 static int is_loop(const kp_node *n)
@@ -291,13 +337,43 @@ static int segment_ok(const kp_loop *l, int b, int e, const kp_decl *d)
 	return !w.bad;
 }
 
+/* Whether a plain `=` to d replaces all of its value and reads none of
+ * it: a scalar; in a template, a type parameter of k (`T tmp;`, whose
+ * `=` the template spells as a plain assignment) whose argument is
+ * trivially copyable in every instantiation kpipe saw (kp_targ.trivial:
+ * no user operator= that could read the old value).  A variable of class
+ * type outside a template is assigned through its operator=, a call the
+ * must-assign walk does not take for an assignment. */
+static int whole_assign(const kp_kernel *k, const kp_decl *d)
+{
+	switch (d->ty.kind) {
+	case KP_TY_BOOL:
+	case KP_TY_SINT:
+	case KP_TY_UINT:
+	case KP_TY_FLOAT: return 1;
+	case KP_TY_DEPENDENT: break;
+	default: return 0;
+	}
+	if (!d->type || k->ninst < 1 || !k->inst_targs || !k->tparam_names || k->tparam_unusual)
+		return 0;
+	for (int i = 0; i < k->ntparams && i < KP_MAX_TARGS && i < 32; i++) {
+		if (!(k->tparam_type >> i & 1u) || !k->tparam_names[i] ||
+		    strcmp(k->tparam_names[i], d->type))
+			continue;
+		for (int j = 0; j < k->ninst; j++)
+			if (k->inst_targs[j][i].trivial != 1)
+				return 0;
+		return 1;
+	}
+	return 0;
+}
+
 int kp_var_phase_private(const kp_file *f, const kp_kernel *k, const kp_loop *l, const kp_decl *d)
 {
 	if (!d || d->kind != KP_D_VAR || d->is_shared || d->is_pointer || d->is_array ||
 	    d->ty.is_ref || d->ty.is_volatile || !k->body || l->load_b >= l->load_e)
 		return 0;
-	if (d->ty.kind != KP_TY_BOOL && d->ty.kind != KP_TY_SINT && d->ty.kind != KP_TY_UINT &&
-	    d->ty.kind != KP_TY_FLOAT)
+	if (!whole_assign(k, d))
 		return 0;
 	if (d->begin < k->body->begin || d->end > l->node->begin)
 		return 0; /* a parameter, or not declared before the loop */
@@ -306,7 +382,8 @@ int kp_var_phase_private(const kp_file *f, const kp_kernel *k, const kp_loop *l,
 	mwalk w = {d, 0};
 	if (names_d(&w, l->init) || names_d(&w, l->cond) || names_d(&w, l->inc))
 		return 0;
-	if (escapes(k->body, d))
+	esc_ctx e = {(kp_file *)f, k};
+	if (escapes(&e, k->body, d))
 		return 0;
 	if (!segment_ok(l, 0, l->load_b, d) || !segment_ok(l, l->load_b, l->load_e, d) ||
 	    !segment_ok(l, l->load_e, l->nstmts, d))

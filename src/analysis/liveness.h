@@ -14,9 +14,12 @@
 #include "loop.h"
 
 /* Whether d, a variable of kernel k declared before loop l, is private to
- * each phase of each iteration of l: a plain local scalar (no reference,
- * pointer, array, static), its address never taken nor handed to a
- * reference parameter, a lambda or asm; the statements before the load
+ * each phase of each iteration of l: a plain local (no reference,
+ * pointer, array, static) whose `=` replaces all of it (a scalar, or a
+ * template type parameter whose every instantiation argument is
+ * trivially copyable), its address never taken nor handed to
+ * a reference parameter (unless of a call that writes nothing and returns
+ * no address, its body read), a lambda or asm; the statements before the load
  * phase, the load phase and the statements after it each assign it
  * before any read on every path; the loop's init, condition and
  * increment do not name it; and after the loop every path assigns it

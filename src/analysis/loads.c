@@ -7,6 +7,7 @@
  */
 #include "analyze.h"
 #include "analyze_int.h"
+#include "liveness.h"
 
 #include <string.h>
 
@@ -261,6 +262,7 @@ static int find_other_write(kp_node *n, kp_node *parent, void *ud)
 		w->other = 1;
 	else if (d && !d->is_shared &&
 		 !(plain && (d == w->via || kp_is_scratch(w->c->f, w->c->k, w->c->l, d) ||
+			     kp_var_phase_private(w->c->f, w->c->k, w->c->l, d) ||
 			     other_stage_local(w->c, d))))
 		w->other = 1;
 	return !w->other;
@@ -268,7 +270,8 @@ static int find_other_write(kp_node *n, kp_node *parent, void *ud)
 
 /* The source's own register staging: the stored value reads a local of
  * the load phase (declared in it, or a scratch register declared before
- * the loop) whose initialiser or an assignment in the load phase loads
+ * the loop: used in the load phase alone, or private to each phase,
+ * liveness.h) whose initialiser or an assignment in the load phase loads
  * from global memory (`float4 v = A4[i]; As[c + 0][r] = v.x; ...`, a tile
  * transposed on its way in).  Returns that load's root and sets *via to
  * the local. */
@@ -282,7 +285,8 @@ static kp_node *staged_load(actx *c, kp_node *n, const kp_decl **via)
 	if (d && d->kind == KP_D_VAR && !d->is_shared && load_extent(l, &b, &e)) {
 		int inside = d->begin >= b && d->end <= e;
 		kp_node *g = inside && d->init ? kp_find_global_load(d->init) : NULL;
-		if (!g && (inside || kp_is_scratch(c->f, c->k, l, d))) {
+		if (!g && (inside || kp_is_scratch(c->f, c->k, l, d) ||
+			   kp_var_phase_private(c->f, c->k, l, d))) {
 			kp_assign_walk w = {d, NULL};
 			for (int i = l->load_b; i < l->load_e && !w.load; i++)
 				kp_node_walk(l->stmts[i], NULL, kp_find_assign_load, &w);

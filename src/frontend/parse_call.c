@@ -301,6 +301,202 @@ static void lookup_facts(pctx *c, CXCursor o, kp_node *n)
 	n->lookup_ro = (unsigned char)ro;
 }
 
+/* The functions of the translation unit of one name (distinct canonical
+ * declarations), cached in pctx.names. */
+typedef struct name_count {
+	const char *name;
+	CXCursor *v;
+	int n, cap;
+	struct name_count *next;
+} name_count;
+
+static void add_canon(kp_arena *a, name_count *s, CXCursor d)
+{
+	CXCursor k = clang_getCanonicalCursor(d);
+	for (int i = 0; i < s->n; i++)
+		if (clang_equalCursors(s->v[i], k))
+			return;
+	if (s->n == s->cap) {
+		int cap = s->cap ? s->cap * 2 : 8;
+		CXCursor *v = kp_arena_alloc(a, sizeof(CXCursor) * (size_t)cap);
+		if (s->n)
+			memcpy(v, s->v, sizeof(CXCursor) * (size_t)s->n);
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n++] = k;
+}
+
+typedef struct {
+	kp_arena *a;
+	name_count *s;
+} name_scan;
+
+/* Every function or function template named s->name, in any namespace,
+ * linkage block or class (a friend), system headers included: what a
+ * lookup at instantiation, argument-dependent or not, could find. */
+static enum CXChildVisitResult count_named(CXCursor cur, CXCursor parent, CXClientData ud)
+{
+	(void)parent;
+	name_scan *w = ud;
+	switch (clang_getCursorKind(cur)) {
+	case CXCursor_Namespace:
+	case CXCursor_LinkageSpec:
+	case CXCursor_UnexposedDecl:
+	case CXCursor_ClassDecl:
+	case CXCursor_StructDecl:
+	case CXCursor_UnionDecl:
+	case CXCursor_ClassTemplate:
+	case CXCursor_ClassTemplatePartialSpecialization:
+	case CXCursor_FriendDecl: return CXChildVisit_Recurse;
+	case CXCursor_FunctionDecl:
+	case CXCursor_FunctionTemplate: {
+		CXString sp = clang_getCursorSpelling(cur);
+		const char *nm = clang_getCString(sp);
+		if (nm && !strcmp(nm, w->s->name))
+			add_canon(w->a, w->s, cur);
+		clang_disposeString(sp);
+		return CXChildVisit_Continue;
+	}
+	default: return CXChildVisit_Continue;
+	}
+}
+
+static const name_count *functions_named(pctx *c, const char *name)
+{
+	for (name_count *s = c->names; s; s = s->next)
+		if (!strcmp(s->name, name))
+			return s;
+	name_count *s = kp_arena_alloc(&c->f->arena, sizeof(*s));
+	memset(s, 0, sizeof(*s));
+	s->name = kp_arena_strdup(&c->f->arena, name);
+	name_scan w = {&c->f->arena, s};
+	clang_visitChildren(clang_getTranslationUnitCursor(c->tu), count_named, &w);
+	s->next = c->names;
+	c->names = s;
+	return s;
+}
+
+static int type_dependent(CXType t);
+
+/* Whether template parameter p is a pack (`typename... Ts`, deduced
+ * empty when nothing names it): a `...` among its tokens. */
+static int is_pack(CXCursor p)
+{
+	CXTranslationUnit tu = clang_Cursor_getTranslationUnit(p);
+	CXToken *tk = NULL;
+	unsigned nt = 0;
+	clang_tokenize(tu, clang_getCursorExtent(p), &tk, &nt);
+	int pack = !nt; /* no tokens: not known, taken for a pack */
+	for (unsigned i = 0; i < nt && !pack; i++) {
+		CXString sp = clang_getTokenSpelling(tu, tk[i]);
+		const char *t = clang_getCString(sp);
+		pack = t && !strcmp(t, "...");
+		clang_disposeString(sp);
+	}
+	if (tk)
+		clang_disposeTokens(tu, tk, nt);
+	return pack;
+}
+
+static enum CXChildVisitResult bare_tparam(CXCursor cur, CXCursor parent, CXClientData ud)
+{
+	(void)parent;
+	enum CXCursorKind k = clang_getCursorKind(cur);
+	if (k == CXCursor_TemplateTypeParameter || k == CXCursor_NonTypeTemplateParameter ||
+	    k == CXCursor_TemplateTemplateParameter) {
+		cursor_list l = {0};
+		clang_visitChildren(cur, kp_parse_collect, &l);
+		if (!l.n && !is_pack(cur))
+			*(int *)ud = 1; /* nothing under it: no default argument */
+		free(l.v);
+	}
+	return CXChildVisit_Continue;
+}
+
+/* Whether function template t (or the template of explicit
+ * specialisation t) can never be called without template arguments
+ * (`template <int c> double conj(const double &)` for `conj(x)`): no
+ * parameter type depends on a template parameter, so none is deduced, and
+ * one of them has no default and is no pack. */
+static int never_deduced(CXCursor t)
+{
+	if (clang_getCursorKind(t) == CXCursor_FunctionDecl) {
+		CXCursor p = clang_getSpecializedCursorTemplate(t);
+		if (clang_Cursor_isNull(p))
+			return 0;
+		t = p;
+	}
+	if (clang_getCursorKind(t) != CXCursor_FunctionTemplate)
+		return 0;
+	CXType ft = clang_getCursorType(t);
+	int np = clang_getNumArgTypes(ft);
+	if (ft.kind != CXType_FunctionProto || np < 0)
+		return 0;
+	for (int i = 0; i < np; i++)
+		if (type_dependent(clang_getArgType(ft, (unsigned)i)))
+			return 0;
+	int bare = 0;
+	clang_visitChildren(t, bare_tparam, &bare);
+	return bare;
+}
+
+/* Whether the callee of call cur is written with template arguments
+ * (`conj<1>(x)`): a `<` among its tokens. */
+static int explicit_targs(pctx *c, CXCursor callee)
+{
+	CXToken *tk = NULL;
+	unsigned nt = 0;
+	clang_tokenize(c->tu, clang_getCursorExtent(callee), &tk, &nt);
+	int lt = 0;
+	for (unsigned i = 0; i < nt && !lt; i++) {
+		CXString sp = clang_getTokenSpelling(c->tu, tk[i]);
+		const char *t = clang_getCString(sp);
+		lt = t && !strcmp(t, "<");
+		clang_disposeString(sp);
+	}
+	if (tk)
+		clang_disposeTokens(c->tu, tk, nt);
+	return lt || !nt;
+}
+
+/* kp_node.lookup_decls of an unresolved call named n->lookup_name whose
+ * overload set o holds two or more functions of the user's headers: set
+ * only when they are all the translation unit has of that name, leaving
+ * out, for a call without template arguments, the templates it can never
+ * call and their explicit specialisations. */
+static void closed_candidates(pctx *c, CXCursor o, CXCursor callee, kp_node *n)
+{
+	unsigned nd = clang_getNumOverloadedDecls(o);
+	if (nd < 2 || !n->lookup_name)
+		return;
+	int targs = explicit_targs(c, callee);
+	name_count set = {0};
+	for (unsigned i = 0; i < nd; i++) {
+		CXCursor d = clang_getOverloadedDecl(o, i);
+		enum CXCursorKind k = clang_getCursorKind(d);
+		if ((k != CXCursor_FunctionDecl && k != CXCursor_FunctionTemplate) ||
+		    kp_parse_system_decl(c, d))
+			return;
+		if (targs || !never_deduced(d))
+			add_canon(&c->f->arena, &set, d);
+	}
+	if (!set.n)
+		return;
+	const name_count *all = functions_named(c, n->lookup_name);
+	for (int j = 0; j < all->n; j++) {
+		int in = 0;
+		for (int i = 0; i < set.n && !in; i++)
+			in = clang_equalCursors(all->v[j], set.v[i]);
+		if (!in && (targs || !never_deduced(all->v[j])))
+			return; /* another one, which a lookup at instantiation may find */
+	}
+	n->lookup_decls = kp_arena_alloc(&c->f->arena, sizeof(kp_decl *) * (size_t)set.n);
+	for (int i = 0; i < set.n; i++)
+		n->lookup_decls[i] = kp_parse_decl_for(c, set.v[i]);
+	n->nlookup = set.n;
+}
+
 /* The overload set an unresolved call's callee names: under its first
  * child, or for an operator (lhs, callee, rhs) under any child. */
 static void unresolved_lookup(pctx *c, CXCursor cur, kp_node *n)
@@ -321,6 +517,8 @@ static void unresolved_lookup(pctx *c, CXCursor cur, kp_node *n)
 		clang_disposeString(sp);
 		if (i == 0 || op) {
 			lookup_facts(c, o, n);
+			if (i == 0 && !op && !n->lookup_system)
+				closed_candidates(c, o, l.v[0], n);
 			break;
 		}
 	}

@@ -515,6 +515,13 @@ static kp_node *convert_node(pctx *c, CXCursor cur)
 	}
 	if (n->kind == KP_N_FOR && l.n > 0)
 		for_slots(c, cur, l.v[l.n - 1], n);
+	if (n->kind == KP_N_CALL && n->nkids == 1 && l.n >= 1 && n->name && !*n->name) {
+		CXType a = clang_getCanonicalType(clang_getCursorType(cur));
+		CXType b = clang_getCanonicalType(clang_getCursorType(l.v[l.n - 1]));
+		n->same_class_copy =
+			a.kind == CXType_Record && b.kind == CXType_Record &&
+			clang_equalTypes(clang_getUnqualifiedType(a), clang_getUnqualifiedType(b));
+	}
 	free(l.v);
 	if (n->kind == KP_N_CALL && l.n)
 		kp_parse_unresolved_call(c, cur, n);

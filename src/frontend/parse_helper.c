@@ -21,17 +21,23 @@ static int collect_callees(kp_node *n, kp_node *parent, void *ud)
 {
 	(void)parent;
 	callee_set *cs = ud;
-	kp_decl *d = n->kind == KP_N_CALL && n->decl && n->decl->tmpl ? n->decl->tmpl : n->decl;
-	if (n->kind != KP_N_CALL || !d || d->kind != KP_D_FUNC || d->fn)
+	if (n->kind != KP_N_CALL)
 		return 1;
-	for (int i = 0; i < cs->n; i++)
-		if (cs->v[i] == d)
-			return 1;
-	if (cs->n == cs->cap) {
-		cs->cap = cs->cap ? cs->cap * 2 : 16;
-		cs->v = kp_xrealloc(cs->v, sizeof(*cs->v) * (size_t)cs->cap);
+	kp_decl *d = n->decl && n->decl->tmpl ? n->decl->tmpl : n->decl;
+	/* an unresolved call: each function its name can find (kp_node.lookup_decls) */
+	for (int j = -1; j < (d ? 0 : n->nlookup); j++) {
+		kp_decl *e = j < 0 ? d : n->lookup_decls[j];
+		int seen = !e || e->kind != KP_D_FUNC || e->fn;
+		for (int i = 0; i < cs->n && !seen; i++)
+			seen = cs->v[i] == e;
+		if (seen)
+			continue;
+		if (cs->n == cs->cap) {
+			cs->cap = cs->cap ? cs->cap * 2 : 16;
+			cs->v = kp_xrealloc(cs->v, sizeof(*cs->v) * (size_t)cs->cap);
+		}
+		cs->v[cs->n++] = e;
 	}
-	cs->v[cs->n++] = d;
 	return 1;
 }
 
@@ -253,12 +259,8 @@ static void add_home_helper(pctx *c, CXCursor def, kp_decl *d, pctx **hcs)
  * set), a helper defined in a project header is converted in a model of
  * that header (kp_file.helper_homes); a callee that is not converted gets
  * the reason in kp_decl.fn_why. */
-void kp_parse_add_helpers(pctx *c, kernel_scan *ks)
+static void add_round(pctx *c, kernel_scan *ks, callee_set cs, pctx **hcs)
 {
-	kp_file *f = c->f;
-	callee_set cs = {0};
-	for (int i = 0; i < f->nkernels; i++)
-		kp_node_walk(f->kernels[i]->body, NULL, collect_callees, &cs);
 	for (int h = 0; h < ks->nhelpers && cs.n; h++) {
 		kp_decl *d = callee_of(c, &cs, ks->helpers[h]);
 		if (d) {
@@ -276,24 +278,48 @@ void kp_parse_add_helpers(pctx *c, kernel_scan *ks)
 	if (c->o && cs.n) {
 		home_scan hs = {c, &cs, NULL, 0};
 		clang_visitChildren(clang_getTranslationUnitCursor(c->tu), find_home_helpers, &hs);
-		pctx *hcs = NULL;
 		for (int i = 0; i < hs.n; i++) {
 			kp_decl *d = callee_of(c, &cs, hs.defs[i]);
 			if (d)
-				add_home_helper(c, hs.defs[i], d, &hcs);
+				add_home_helper(c, hs.defs[i], d, hcs);
 		}
-		for (int i = 0; i < f->nhelper_homes; i++) {
-			free(hcs[i].dkeys);
-			free(hcs[i].dvals);
-			free(hcs[i].dindex);
-		}
-		free(hcs);
 		free(hs.defs);
 	}
 	for (int i = 0; i < cs.n; i++)
 		if (!cs.v[i]->fn && !cs.v[i]->fn_why && cs.v[i]->kind == KP_D_FUNC)
 			cs.v[i]->fn_why = "kpipe sees no definition of it outside system headers";
+}
+
+/* Rounds of helpers: the kernels' callees, then theirs, as deep as the
+ * effect sets read them (effects.c, three calls). */
+#define HELPER_ROUNDS 3
+
+void kp_parse_add_helpers(pctx *c, kernel_scan *ks)
+{
+	kp_file *f = c->f;
+	callee_set cs = {0};
+	for (int i = 0; i < f->nkernels; i++)
+		kp_node_walk(f->kernels[i]->body, NULL, collect_callees, &cs);
+	pctx *hcs = NULL; /* the contexts of f->helper_homes, made here */
+	for (int r = 0; r < HELPER_ROUNDS && cs.n; r++) {
+		add_round(c, ks, cs, &hcs);
+		callee_set next = {0};
+		for (int i = 0; i < cs.n; i++)
+			if (cs.v[i]->fn && cs.v[i]->fn->body)
+				kp_node_walk(cs.v[i]->fn->body, NULL, collect_callees, &next);
+		for (int i = 0; i < cs.n; i++)
+			if (cs.v[i]->fn && cs.v[i]->fn->body)
+				kp_node_walk(cs.v[i]->fn->body, NULL, share_template_fn, NULL);
+		free(cs.v);
+		cs = next;
+	}
+	free(cs.v);
+	for (int i = 0; hcs && i < f->nhelper_homes; i++) {
+		free(hcs[i].dkeys);
+		free(hcs[i].dvals);
+		free(hcs[i].dindex);
+	}
+	free(hcs);
 	for (int i = 0; i < f->nkernels; i++)
 		kp_node_walk(f->kernels[i]->body, NULL, share_template_fn, NULL);
-	free(cs.v);
 }

@@ -47,6 +47,9 @@ typedef struct {
 	 * defined in project headers are converted for it
 	 * (kp_parse_add_helpers) */
 	const kp_parse_opts *o;
+	/* functions of the translation unit counted by name
+	 * (kp_parse_unresolved_call), arena-owned */
+	struct name_count *names;
 } pctx;
 
 /* The text of s in the arena (s disposed). */

@@ -337,6 +337,19 @@ struct kp_node {
 	 * takes each parameter by value, const reference, rvalue reference or
 	 * pointer to const (none can change an argument's object) */
 	unsigned char lookup_system, lookup_ro;
+	/* CALL unresolved in a template whose name finds two or more
+	 * functions outside system headers and the toolkit: all of them
+	 * (nlookup), when they are every function of that name the translation
+	 * unit declares, in any namespace or class, so that no lookup at
+	 * instantiation (argument-dependent included) can find another one
+	 * (kp_parse_unresolved_call); NULL and 0 otherwise */
+	kp_decl **lookup_decls;
+	int nlookup;
+	/* CALL without a name of one operand (an implicit copy or move of a
+	 * class value) whose type is the operand's, cv-qualifiers aside, by
+	 * clang's canonical types (`magmaDoubleComplex` made from a
+	 * `cuDoubleComplex`, one class through a typedef) */
+	unsigned char same_class_copy;
 	const char *type;     /* expression or declaration type (its spelling) */
 	kp_type ty;           /* the type's facts (decisions read these) */
 	long long type_size;  /* sizeof(type), -1 unknown */

@@ -813,6 +813,17 @@ for want in "39:25: warning: the loop condition calls 'min', which may have a si
 done
 check "effects_idioms_unsafe: one loop of nine pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/effects_idioms_unsafe.r.err")" = 1
 
+# calls left unresolved in a template (hemm_overloads' shape): an overload
+# that writes its argument, and a name another namespace also declares
+rewritten overloads_unsafe "$in/overloads_unsafe.cu"
+for want in "88:46: warning: 'sA' is written, passed on or aliased before the loop.*\[kpipe-tile-escapes\]" \
+	"179:43: warning: 'sA' is written, passed on or aliased before the loop.*\[kpipe-tile-escapes\]" \
+	"239:5: warning: the tile loads read 'tmp', which the loop body modifies.*\[kpipe-load-depends-on-compute\]" \
+	"281:5: warning: the tile loads read 'tmp', which the loop body modifies.*\[kpipe-load-depends-on-compute\]"; do
+	check "overloads_unsafe: ${want%%:*}" has overloads_unsafe.r "overloads_unsafe\.cu:$want"
+done
+check "overloads_unsafe: two loops of six pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/overloads_unsafe.r.err")" = 2
+
 # --- a 10 MB file ------------------------------------------------------------------
 python3 - "$sample" "$tmp/big_10mb.cu" <<'PY'
 import sys

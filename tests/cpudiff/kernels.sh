@@ -10,7 +10,9 @@
 # nested if/else of copy loops the canon pass fuses (nested_guard), copy
 # loops counting with a C89 variable of the kernel (c89_counter,
 # c89_counter_d), second K-loops whose earlier stores are spelled unlike
-# their copies (second_kloop_cover, hemm_like), complex double2 buffers and a
+# their copies (second_kloop_cover, hemm_like), calls left unresolved in a
+# template whose every candidate is read, with a template-typed scratch
+# private to each phase (hemm_overloads), and complex double2 buffers and a
 # complex scalar (zgemm_like).  Every variant of every
 # kernel must match its original on the CPU emulator; the output and the
 # environment variables are those of samples.sh.

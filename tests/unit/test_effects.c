@@ -6,7 +6,10 @@
  * parameter (to the variable aliased), a pure helper (nothing), a helper
  * writing a __device__ array, an extern call and st.global asm (unknown),
  * a store through a struct member (unknown), a global write read after
- * the loop, and kp_loc_may_alias's facts.
+ * the loop, and kp_loc_may_alias's facts.  A call left unresolved in a
+ * template: every overload its name can reach read (a template it can
+ * never call left out, one with a pack kept), unknown when another
+ * namespace declares the name too; the copy of a returned value through a typedef of its class.
  */
 #include "analyze.h"
 #include "arch.h"
@@ -356,5 +359,97 @@ Test(effects, bump_through_reference)
 	for (int i = 0; i < l->nreasons; i++)
 		cr_expect(strcmp(l->reasons[i].id, "kpipe-load-depends-on-compute"), "refused: %s",
 			  l->reasons[i].message);
+	release();
+}
+
+/* A call left unresolved in a template (`scale(As[ty][kk])`, its operand
+ * of type V) whose name finds two overloads: PRE declares them (and
+ * perhaps more); the loop's compute phase calls it. */
+#define OVL_KERNEL                                                                                 \
+	"#define T 16\n"                                                                           \
+	"template <typename V>\n"                                                                  \
+	"__global__ void k(const V *__restrict__ A, V *__restrict__ C, int lim) {\n"               \
+	"    __shared__ V As[T][T];\n"                                                             \
+	"    int tx = threadIdx.x, ty = threadIdx.y;\n"                                            \
+	"    V acc = 0;\n"                                                                         \
+	"    for (int k0 = 0; k0 < lim; k0 += T) {\n"                                              \
+	"        As[ty][tx] = A[(k0 + ty) * T + tx];\n"                                            \
+	"        __syncthreads();\n"                                                               \
+	"        for (int kk = 0; kk < T; ++kk)\n"                                                 \
+	"            acc += scale(As[ty][kk]);\n"                                                  \
+	"        __syncthreads();\n"                                                               \
+	"    }\n"                                                                                  \
+	"    C[ty * T + tx] = acc;\n"                                                              \
+	"}\n"                                                                                      \
+	"template __global__ void k<float>(const float *__restrict__, float *__restrict__, int);\n"
+
+Test(effects, unresolved_call_reads_every_overload)
+{
+	const kp_effects *e = effects_of(
+		"__device__ int g_hits[4];\n"
+		"__device__ float scale(const float &x) { return 2.0f * x; }\n"
+		"__device__ double scale(const double &x) { g_hits[0] = 1; return 2.0 * x; }\n"
+		"template <int c> __device__ float scale(const float &x) { g_hits[c] = 1; return x; }\n"
+		"template <> __device__ float scale<1>(const float &x) { g_hits[2] = 1; return x; }\n" OVL_KERNEL);
+	const kp_effect_set *w = &e->wr[KP_PH_COMP];
+	cr_expect_eq(count_kind(w, KP_LOC_UNKNOWN), 0, "every overload the call can reach is read");
+	cr_expect_not_null(find(w, KP_LOC_GLOBAL, "g_hits", NULL, NULL),
+			   "the double overload's write is the call's");
+	release();
+}
+
+/* A template whose pack nothing deduces is still callable (the pack
+ * deduced empty): it stays a candidate, and its write is the call's. */
+Test(effects, unresolved_call_keeps_a_template_with_a_pack)
+{
+	const kp_effects *e = effects_of(
+		"__device__ int g_hits[4];\n"
+		"__device__ float scale(const float &x) { return 2.0f * x; }\n"
+		"__device__ double scale(const double &x) { return 2.0 * x; }\n"
+		"template <typename... Ts> __device__ float scale(const float &x) { g_hits[1] = 1; "
+		"return x; }\n" OVL_KERNEL);
+	const kp_effect_set *w = &e->wr[KP_PH_COMP];
+	cr_expect(find(w, KP_LOC_GLOBAL, "g_hits", NULL, NULL) || count_kind(w, KP_LOC_UNKNOWN) > 0,
+		  "the variadic overload's write is the call's");
+	release();
+}
+
+Test(effects, unresolved_call_with_an_overload_elsewhere_is_unknown)
+{
+	const kp_effects *e =
+		effects_of("__device__ float scale(const float &x) { return 2.0f * x; }\n"
+			   "__device__ double scale(const double &x) { return 2.0 * x; }\n"
+			   "namespace lib { struct cx { float r; };\n"
+			   "__device__ cx scale(cx &a) { a.r = 0.0f; return a; } }\n" OVL_KERNEL);
+	cr_expect_gt(count_kind(&e->wr[KP_PH_COMP], KP_LOC_UNKNOWN), 0,
+		     "lib::scale, which lookup at instantiation may find, was not read");
+	release();
+}
+
+/* C++11: `return cuConj(x);` in a function declared to return a typedef
+ * of cuConj's class copies the value: no unknown write. */
+Test(effects, implicit_copy_through_a_typedef)
+{
+	static const char *const cxx11[] = {"-std=c++11"};
+	const kp_effects *e =
+		effects_of_args("#include <cuComplex.h>\n"
+				"typedef cuDoubleComplex zc;\n"
+				"__device__ zc conj2(const zc &x) { return cuConj(x); }\n"
+				"#define T 16\n"
+				"__global__ void k(const zc *A, zc *C, int lim) {\n"
+				"    __shared__ zc As[T][T];\n"
+				"    int tx = threadIdx.x, ty = threadIdx.y;\n"
+				"    zc acc = make_cuDoubleComplex(0.0, 0.0);\n"
+				"    for (int k0 = 0; k0 < lim; k0 += T) {\n"
+				"        As[ty][tx] = A[(k0 + ty) * T + tx];\n"
+				"        __syncthreads();\n"
+				"        acc = cuCadd(acc, conj2(As[ty][0]));\n"
+				"        __syncthreads();\n"
+				"    }\n"
+				"    C[ty * T + tx] = acc;\n"
+				"}\n",
+				cxx11, 1);
+	cr_expect_eq(count_kind(&e->wr[KP_PH_COMP], KP_LOC_UNKNOWN), 0,
+		     "the copy of cuConj's value is no unknown write");
 	release();
 }

@@ -6,7 +6,10 @@
  * dead after the loop (private); read by the compute phase after only the
  * load phase assigned it, read before its assignment, assigned under a
  * condition or under &&, read after the loop, named in a loop around the
- * K-loop, its address taken (not private).  And the loop's verdict.
+ * K-loop, its address taken (not private).  A template's `V idx;` handed
+ * to a helper's non-const reference: private when the helper only reads
+ * it and every instantiation's V is trivially copyable, not when the
+ * helper writes it or V has its own operator=.  And the loop's verdict.
  */
 #include "analyze.h"
 #include "arch.h"
@@ -190,4 +193,65 @@ Test(liveness, named_in_a_loop_around)
 	cr_expect_not(private_idx(HEAD "    for (int r = 0; r < 2; r++) {\n"
 				       "        acc += idx;\n" FOR LOADS COMPUTE "    }\n" END,
 				  &el));
+}
+
+/* A template's scratch of its type parameter (`V idx;`, MAGMA's `T tmp`),
+ * staged through a helper CALL taking it by non-const reference, and
+ * assigned again and read after the loop; instantiated as INST. */
+#define TMPL_HEAD                                                                                  \
+	"#define T 16\n"                                                                           \
+	"struct acc_t {\n"                                                                         \
+	"    float v;\n"                                                                           \
+	"    __device__ acc_t(float x = 0.0f) : v(x) {}\n"                                         \
+	"    __device__ acc_t &operator=(const acc_t &o) { v += o.v; return *this; }\n"            \
+	"    __device__ operator float() const { return v; }\n"                                    \
+	"};\n"                                                                                     \
+	"template <typename V> __device__ V pass(V &x) { return x; }\n"                            \
+	"template <typename V> __device__ V bump(V &x) { x = x + 1.0f; return x; }\n"              \
+	"template <typename V>\n"                                                                  \
+	"__global__ void k(const float *__restrict__ A, const float *__restrict__ B,\n"            \
+	"                  float *__restrict__ C, int N, int K)\n"                                 \
+	"{\n"                                                                                      \
+	"    __shared__ float As[T][T];\n"                                                         \
+	"    __shared__ float Bs[T][T];\n"                                                         \
+	"    int tx = threadIdx.x, ty = threadIdx.y, t, kk;\n"                                     \
+	"    int row = blockIdx.y * T + ty, col = blockIdx.x * T + tx;\n"                          \
+	"    float acc = 0.0f;\n"                                                                  \
+	"    V idx;\n"                                                                             \
+	"    for (t = 0; t < K / T; t++) {\n"                                                      \
+	"        idx = A[row * K + t * T + tx];\n"
+#define TMPL_TAIL(CALL, INST)                                                                      \
+	"        As[ty][tx] = " CALL "(idx);\n"                                                    \
+	"        Bs[ty][tx] = B[(t * T + ty) * N + col];\n"                                        \
+	"        __syncthreads();\n"                                                               \
+	"        for (kk = 0; kk < T; kk++)\n"                                                     \
+	"            acc += As[ty][kk] * Bs[kk][tx];\n"                                            \
+	"        __syncthreads();\n"                                                               \
+	"    }\n"                                                                                  \
+	"    idx = A[row];\n"                                                                      \
+	"    C[row * N + col] = acc + " CALL "(idx);\n"                                            \
+	"}\n"                                                                                      \
+	"template __global__ void k<" INST                                                         \
+	">(const float *__restrict__, const float *__restrict__,\n"                                \
+	"                                     float *__restrict__, int, int);\n"
+
+Test(liveness, template_scratch_of_a_trivially_copyable_argument)
+{
+	int el;
+	cr_expect(private_idx(TMPL_HEAD TMPL_TAIL("pass", "float"), &el));
+	cr_expect(el, "the loop is refused");
+}
+
+Test(liveness, template_scratch_whose_argument_has_its_own_assignment)
+{
+	int el;
+	cr_expect_not(private_idx(TMPL_HEAD TMPL_TAIL("pass", "acc_t"), &el));
+	cr_expect_not(el);
+}
+
+Test(liveness, template_scratch_handed_to_a_helper_that_writes_it)
+{
+	int el;
+	cr_expect_not(private_idx(TMPL_HEAD TMPL_TAIL("bump", "float"), &el));
+	cr_expect_not(el);
 }
