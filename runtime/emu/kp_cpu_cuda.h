@@ -45,6 +45,7 @@
 #include <utility>
 #include <vector>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -332,7 +333,8 @@ struct Copy {
 // thread states
 enum { T_RUN, T_BARRIER, T_DONE, T_MBAR, T_WARP, T_YIELD };
 struct Thread {
-    ucontext_t ctx;
+    ucontext_t ctx; // the fiber's context (ucontext switches)
+    void *sp;       // or its saved stack pointer (kp_emu_fiber_swap)
     void *stack;
     // T_RUN, T_BARRIER (__syncthreads), T_DONE, T_MBAR (an mbarrier wait),
     // T_WARP (__syncwarp), T_YIELD (its arrival completed a phase: the
@@ -355,6 +357,7 @@ struct Runtime {
     std::vector<Thread> threads;
     Thread *cur = nullptr;
     ucontext_t sched_ctx;
+    void *sched_sp = nullptr;
     std::function<void()> body;
     size_t stack_size = 512 * 1024;
     int bar_acc = 0, bar_result = 0;
@@ -441,7 +444,120 @@ static inline void fiber_main()
     // returning resumes uc_link, the scheduler
 }
 
-static inline void switch_to_scheduler() { swapcontext(&rt.cur->ctx, &rt.sched_ctx); }
+// Fiber switches.  swapcontext saves and restores the signal mask, a system
+// call (rt_sigprocmask) each way, which was most of a launcher run's time
+// (docs/verify.md, "Cost").  On x86-64 kp_emu_fiber_swap saves the
+// callee-saved registers and the x87 and SSE control words on the stack it
+// leaves and restores them from the one it enters: what a call has to
+// keep, and the same for every fiber (nothing changes the signal mask).
+// ucontext as before elsewhere, under a sanitizer (which tracks stacks
+// through swapcontext), with a shadow stack (CET) on, or with
+// KP_EMU_UCONTEXT=1 in the environment.
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if defined(__has_feature)
+#if !__has_feature(address_sanitizer) && !__has_feature(thread_sanitizer) && !__has_feature(memory_sanitizer)
+#define KP_FAST_FIBERS 1
+#endif
+#else
+#define KP_FAST_FIBERS 1
+#endif
+#endif
+#ifdef KP_FAST_FIBERS
+// kp_emu_fiber_swap(save, to): pushes the callee-saved registers and the
+// control words, stores the stack pointer in *save, takes `to` as the stack
+// pointer and pops the same from it; its `ret` resumes the other fiber (or
+// a new one's entry).  A local symbol: each object that includes this
+// header has its own copy.
+asm(".text\n"
+    ".p2align 4\n"
+    ".type kp_emu_fiber_swap, @function\n"
+    "kp_emu_fiber_swap:\n"
+    "    pushq %rbp\n"
+    "    pushq %rbx\n"
+    "    pushq %r12\n"
+    "    pushq %r13\n"
+    "    pushq %r14\n"
+    "    pushq %r15\n"
+    "    subq $16, %rsp\n"
+    "    stmxcsr 8(%rsp)\n"
+    "    fnstcw (%rsp)\n"
+    "    movq %rsp, (%rdi)\n"
+    "    movq %rsi, %rsp\n"
+    "    fldcw (%rsp)\n"
+    "    ldmxcsr 8(%rsp)\n"
+    "    addq $16, %rsp\n"
+    "    popq %r15\n"
+    "    popq %r14\n"
+    "    popq %r13\n"
+    "    popq %r12\n"
+    "    popq %rbx\n"
+    "    popq %rbp\n"
+    "    ret\n"
+    ".size kp_emu_fiber_swap, .-kp_emu_fiber_swap\n");
+extern "C" void kp_emu_fiber_swap(void **save, void *to);
+#endif
+
+// Whether this process switches with kp_emu_fiber_swap (decided once).
+static inline bool fast_fibers()
+{
+#ifdef KP_FAST_FIBERS
+    static const int fast = [] {
+        const char *e = getenv("KP_EMU_UCONTEXT");
+        if (e && *e && strcmp(e, "0") != 0)
+            return 0;
+        // ARCH_SHSTK_STATUS (Linux 6.6): a shadow stack would refuse the
+        // switch's `ret` to another fiber; older kernels refuse the call
+        unsigned long features = 0;
+        if (syscall(SYS_arch_prctl, 0x5005, &features) == 0 && (features & 1))
+            return 0;
+        return 1;
+    }();
+    return fast;
+#else
+    return false;
+#endif
+}
+
+static inline void switch_to_scheduler()
+{
+#ifdef KP_FAST_FIBERS
+    if (fast_fibers()) {
+        kp_emu_fiber_swap(&rt.cur->sp, rt.sched_sp);
+        return;
+    }
+#endif
+    swapcontext(&rt.cur->ctx, &rt.sched_ctx);
+}
+
+#ifdef KP_FAST_FIBERS
+// A new fiber's first switch returns here, on its own stack.
+[[noreturn]] static inline void fiber_entry()
+{
+    fiber_main();
+    kp_emu_fiber_swap(&rt.cur->sp, rt.sched_sp); // to the scheduler, for good
+    __builtin_unreachable();
+}
+// The stack pointer of a fiber that has not run: what kp_emu_fiber_swap
+// pops (control words, six registers) and fiber_entry as the address its
+// `ret` goes to, with the stack aligned as at a function's entry.
+static inline void *fiber_start(void *stack, size_t size)
+{
+    uintptr_t top = ((uintptr_t)stack + size) & ~(uintptr_t)15;
+    void **sp = (void **)top;
+    *--sp = nullptr;                    // fiber_entry's return address: none
+    *--sp = (void *)&fiber_entry;       // where the `ret` goes
+    for (int i = 0; i < 6; ++i)
+        *--sp = nullptr;                // rbp rbx r12-r15
+    sp -= 2;
+    uint32_t mxcsr;
+    uint16_t fcw;
+    asm volatile("stmxcsr %0" : "=m"(mxcsr));
+    asm volatile("fnstcw %0" : "=m"(fcw));
+    memcpy((char *)sp, &fcw, sizeof fcw);
+    memcpy((char *)sp + 8, &mxcsr, sizeof mxcsr);
+    return sp;
+}
+#endif
 
 static inline void barrier(const char *file, int line, int pred)
 {
@@ -567,6 +683,12 @@ KP_RT void run_block(unsigned nthreads)
         t.groups.clear();
         t.lin = i;
         t.tid = uint3{i % blockDim.x, (i / blockDim.x) % blockDim.y, i / (blockDim.x * blockDim.y)};
+#ifdef KP_FAST_FIBERS
+        if (fast_fibers()) {
+            t.sp = fiber_start(t.stack, rt.stack_size);
+            continue;
+        }
+#endif
         getcontext(&t.ctx);
         t.ctx.uc_stack.ss_sp = t.stack;
         t.ctx.uc_stack.ss_size = rt.stack_size;
@@ -595,7 +717,12 @@ KP_RT void run_block(unsigned nthreads)
                 Thread &t = rt.threads[i];
                 rt.cur = &t;
                 threadIdx = t.tid;
-                swapcontext(&rt.sched_ctx, &t.ctx);
+#ifdef KP_FAST_FIBERS
+                if (fast_fibers())
+                    kp_emu_fiber_swap(&rt.sched_sp, t.sp);
+                else
+#endif
+                    swapcontext(&rt.sched_ctx, &t.ctx);
                 if (t.state != T_YIELD)
                     continue;
                 std::vector<unsigned> now;

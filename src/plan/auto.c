@@ -408,6 +408,8 @@ static void staging_occupancy(kp_plan *p, kp_file *f, const kp_loop *l, const kp
 	int cp_ok = kp_transform_match(cp, f, l, a, &f->arena, &no);
 	memset(&o, 0, sizeof(o));
 	memset(&v, 0, sizeof(v));
+	if (pr->pair)
+		pr->pair(pr, f, l, a, p->xform, 2);
 	if (!pr->facts(pr, f, l, a, &o) || !pr->variant(pr, f, l, a, p->xform, 2, &v) ||
 	    o.warps <= 0) {
 		/* the rewrite fails where the original compiles: kpipe's

@@ -129,6 +129,12 @@ struct kp_auto_probe {
 	 * (the modifiers of the rewrite, occ_bound.c).  NULL: not offered. */
 	int (*text)(const struct kp_auto_probe *self, kp_file *f, const kp_loop *l,
 		    const kp_arch *a, const char *text, size_t len, kp_auto_facts *out);
+	/* facts() and variant(t, stages) are about to be asked for l: both
+	 * compiled by one nvcc where it can (probe.c, "one compilation for
+	 * both"); they then answer as they would have.  Changes no answer;
+	 * NULL: not offered. */
+	void (*pair)(const struct kp_auto_probe *self, kp_file *f, const kp_loop *l,
+		     const kp_arch *a, const kp_transform *t, int stages);
 };
 typedef struct kp_auto_probe kp_auto_probe;
 

@@ -13,6 +13,7 @@
 
 #include "cuda_env.h"
 #include "pch.h"
+#include "prep.h"
 #include "scrub.h"
 #include "util.h"
 
@@ -228,6 +229,10 @@ static int compile_once(kp_ptxas_probe *p, kp_probe_build *b, const kp_file *f, 
 	unsigned long long h = kp_fnv1a64(text, len, KP_FNV1A64_INIT) ^
 			       kp_fnv1a64(a->name, strlen(a->name), KP_FNV1A64_INIT);
 	if (b->compiled && b->hash == h) {
+		if (b == &p->var && !b->counted) { /* filled by pair() */
+			b->counted = 1;
+			p->nrewrites++;
+		}
 		if (b->ecompile)
 			snprintf(p->error, sizeof(p->error), "%s", b->error);
 		p->last_ecompile = b->ecompile;
@@ -239,6 +244,7 @@ static int compile_once(kp_ptxas_probe *p, kp_probe_build *b, const kp_file *f, 
 		p->nrewrites++;
 	kp_resources_release(&b->res);
 	memset(&b->res, 0, sizeof(b->res));
+	b->counted = 1;
 	b->hash = h;
 	b->compiled = -1;
 	b->ecompile = 0;
@@ -441,31 +447,270 @@ static int probe_text(const kp_auto_probe *base, kp_file *f, const kp_loop *l, c
 	return 1;
 }
 
-/* The same once t has rewritten l alone (no comments: they change
- * nothing ptxas sees). */
+/* f's text once t has rewritten l alone (no comments: they change
+ * nothing ptxas sees), and the edits (ed, the caller's) that made it;
+ * NULL with p->error when the rewrite fails. */
+static char *variant_text(kp_ptxas_probe *p, kp_file *f, const kp_loop *l, const kp_arch *a,
+			  const kp_transform *t, int stages, kp_edits *ed, size_t *len)
+{
+	kp_xform_opts xo = {a, stages, "probe", 0, 1};
+	const char *err = NULL;
+	char *text = NULL;
+	*len = 0;
+	if (!t->apply(f, l, &xo, ed, &err) && !kp_edits_apply(ed, f->src, f->len, &text, len))
+		return text;
+	snprintf(p->error, sizeof(p->error), "the %s rewrite failed: %s", t->name,
+		 err ? err : "overlapping edits");
+	free(text);
+	return NULL;
+}
+
+/* The same once t has rewritten l alone. */
 static int probe_variant(const kp_auto_probe *base, kp_file *f, const kp_loop *l, const kp_arch *a,
 			 const kp_transform *t, int stages, kp_auto_facts *out)
 {
 	kp_ptxas_probe *p = (kp_ptxas_probe *)base;
 	memset(out, 0, sizeof(*out)); /* the budget: probe_text's */
-	kp_xform_opts xo = {a, stages, "probe", 0, 1};
 	kp_edits ed = {0};
-	const char *err = NULL;
-	char *text = NULL;
 	size_t len = 0;
-	int ok = !t->apply(f, l, &xo, &ed, &err) &&
-		 !kp_edits_apply(&ed, f->src, f->len, &text, &len);
+	char *text = variant_text(p, f, l, a, t, stages, &ed, &len);
 	kp_edits_release(&ed);
-	if (!ok) {
-		snprintf(p->error, sizeof(p->error), "the %s rewrite failed: %s", t->name,
-			 err ? err : "overlapping edits");
+	if (!text) {
 		out->why = p->error;
-		free(text);
 		return 0;
 	}
-	ok = probe_text(base, f, l, a, text, len, out);
+	int ok = probe_text(base, f, l, a, text, len, out);
 	free(text);
 	return ok;
+}
+
+/* ---- one compilation for both -----------------------------------------
+ *
+ * staging_occupancy (auto.c) and regs_check (launch_check.c) ask about the
+ * original and about its rewrite: two nvcc runs of 0.35 s of CPU each,
+ * most of it cicc parsing the CUDA headers.  Where the rewrite changes the
+ * kernel's definition alone, one file holds both: the original text, then
+ * the rewritten definition under another name (NAME_kp_probe_v, with a
+ * reference to each instantiation the file makes of a template), compiled
+ * once.  ptxas compiles each entry on its own, so the original's entries
+ * report what they would alone, and the copy's what the rewrite's kernel
+ * would; its names are mapped back (`_Z<n>NAME_kp_probe_v...` ->
+ * `_Z<n>NAME...`) and the two builds filled as two compilations would
+ * have.  It is not done, and the two compilations are, when the answer
+ * could differ:
+ * - an edit outside the kernel's definition (a helper, an include, a
+ *   launch), a kernel in a namespace or a class, a __device__ function, a
+ *   project header, the name anywhere before the definition (a
+ *   declaration, which may carry __launch_bounds__) or more than once in
+ *   it (a reference to itself);
+ * - a template the file does not instantiate;
+ * - the combined file does not compile, or the copy's entries are not
+ *   exactly the original kernel's (an extern "C" kernel, an instantiation
+ *   missed);
+ * - ptxas reports a called (not inlined) function: with two callers the
+ *   inliner may decide otherwise than with one. */
+
+#define PAIR_SUFFIX "_kp_probe_v"
+
+/* The offsets of identifier `id` in the blanked text s[0, n) from `from`:
+ * how many there are. */
+static int count_ident(const char *s, size_t from, size_t n, const char *id)
+{
+	size_t il = strlen(id);
+	int c = 0;
+	for (const char *q = s + from; (q = memmem(q, n - (size_t)(q - s), id, il));) {
+		size_t o = (size_t)(q - s);
+		if ((o == 0 || !kp_is_ident_char(s[o - 1])) &&
+		    (o + il >= n || !kp_is_ident_char(s[o + il])))
+			c++;
+		q += il;
+		if ((size_t)(q - s) >= n)
+			break;
+	}
+	return c;
+}
+
+/* The kernel's rewritten definition as it lies in the variant text (its
+ * name changed to NAME PAIR_SUFFIX), with the template references; NULL
+ * when the edits are not all inside the definition or the kernel is not
+ * one pair() handles.  Caller frees. */
+static char *pair_copy(const kp_file *f, const kp_kernel *k, const kp_edits *ed, const char *vtext,
+		       size_t vlen)
+{
+	size_t nl = strlen(k->name);
+	if (f->abs_path || k->is_device || k->home || k->error || !k->name_off ||
+	    (k->qualified && strcmp(k->qualified, k->name)) || k->begin >= k->end ||
+	    k->end > f->len || k->name_off < k->begin || k->name_off + nl > k->end ||
+	    (k->is_template && k->ninst <= 0) || strstr(f->src, PAIR_SUFFIX))
+		return NULL;
+	long delta_name = 0, delta = 0;
+	for (int i = 0; i < ed->n; i++) {
+		const kp_edit *e = &ed->v[i];
+		int inside = e->off > k->begin &&
+			     (e->len ? e->off + e->len <= k->end : e->off < k->end);
+		if (!inside || (e->off < k->name_off + nl && e->off + e->len > k->name_off) ||
+		    (!e->len && e->off > k->name_off && e->off < k->name_off + nl))
+			return NULL;
+		long d = (long)strlen(e->text) - (long)e->len;
+		delta += d;
+		if (e->off + e->len <= k->name_off) /* an insertion there: before it */
+			delta_name += d;
+	}
+	char *blank = kp_prep_blank(f->src, f->len);
+	int once = count_ident(blank, 0, k->end, k->name) == 1 &&
+		   count_ident(blank, k->begin, k->end, k->name) == 1;
+	free(blank);
+	size_t cb = k->begin, ce = (size_t)((long)k->end + delta);
+	size_t no = (size_t)((long)k->name_off + delta_name);
+	if (!once || ce > vlen || no < cb || no + nl > ce || strncmp(vtext + no, k->name, nl))
+		return NULL;
+	/* `extern "C" __global__ void k(...)`: the copy too (in an
+	 * extern "C" block it is not: pair_split then finds no match) */
+	size_t x = k->begin;
+	while (x > 0 && strchr(" \t\r\n", f->src[x - 1]))
+		x--;
+	int c_link = x >= 10 && !strncmp(f->src + x - 10, "extern \"C\"", 10);
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_adds(&sb, c_link ? "\nextern \"C\" " : "\n");
+	kp_strbuf_add(&sb, vtext + cb, no - cb);
+	kp_strbuf_addf(&sb, "%s" PAIR_SUFFIX, k->name);
+	kp_strbuf_add(&sb, vtext + no + nl, ce - no - nl);
+	kp_strbuf_adds(&sb, "\n");
+	for (int j = 0; k->is_template && j < k->ninst; j++)
+		kp_strbuf_addf(&sb,
+			       "static void *kp_probe_pair_ref_%d = (void *)&%s" PAIR_SUFFIX
+			       "<%s>;\n",
+			       j, k->name, k->inst_args[j]);
+	return kp_strbuf_detach(&sb);
+}
+
+/* Whether name s (mangled, or an extern "C" kernel's) is of the function
+ * `name` at global scope: 2 mangled, 1 plain, 0 not; *rest gets what
+ * follows the name (the template arguments and parameters). */
+static int names_fn(const char *s, const char *name, const char **rest)
+{
+	size_t nl = strlen(name);
+	char pre[300];
+	if (nl > 256)
+		return 0;
+	if (!strcmp(s, name)) {
+		*rest = s + nl;
+		return 1;
+	}
+	/* Itanium: _Z<length><name>, the length pinning the identifier */
+	snprintf(pre, sizeof(pre), "_Z%zu%s", nl, name);
+	size_t pl = strlen(pre);
+	if (strncmp(s, pre, pl))
+		return 0;
+	*rest = s + pl;
+	return 2;
+}
+
+/* c (the combined build) split into o (the original's entries) and v (the
+ * rewrite's: the original's with the kernel's entries replaced by the
+ * copy's, renamed back, in place); 0 when the copy's entries are not
+ * exactly the kernel's or a called function was reported. */
+static int pair_split(const kp_resources *c, const char *name, kp_resources *o, kp_resources *v)
+{
+	kp_strbuf copy = KP_STRBUF_INIT;
+	kp_strbuf_addf(&copy, "%s" PAIR_SUFFIX, name);
+	const char *cn = kp_strbuf_str(&copy);
+	int ncopy = 0, nkern = 0, ok = 1;
+	for (int i = 0; i < c->nkernels && ok; i++) {
+		const kp_kernel_res *k = &c->kernels[i];
+		const char *rest;
+		if (!k->is_entry)
+			ok = 0; /* a called function: inlining may differ */
+		else if (names_fn(k->name, cn, &rest))
+			ncopy++;
+		else {
+			kp_resources_add_copy(o, k, NULL);
+			nkern += names_fn(k->name, name, &rest) != 0;
+		}
+	}
+	for (int i = 0; ok && i < o->nkernels; i++) {
+		const kp_kernel_res *k = &o->kernels[i];
+		const char *rest, *found = NULL;
+		if (!names_fn(k->name, name, &rest)) {
+			kp_resources_add_copy(v, k, NULL);
+			continue;
+		}
+		/* the copy's entry of the same instantiation */
+		int kind = names_fn(k->name, name, &rest);
+		for (int j = 0; j < c->nkernels && !found; j++) {
+			const char *r2;
+			const kp_kernel_res *x = &c->kernels[j];
+			if (names_fn(x->name, cn, &r2) == kind && !strcmp(r2, rest)) {
+				kp_resources_add_copy(v, x, k->name);
+				found = x->name;
+			}
+		}
+		ok = found != NULL;
+	}
+	kp_strbuf_release(&copy);
+	return ok && ncopy == nkern && nkern > 0;
+}
+
+static void pair(const kp_auto_probe *base, kp_file *f, const kp_loop *l, const kp_arch *a,
+		 const kp_transform *t, int stages)
+{
+	kp_ptxas_probe *p = (kp_ptxas_probe *)base;
+	if (!p->pair_on || !have_nvcc(p) || !within_budget(p, f, 1))
+		return;
+	size_t on = 0, vn = 0, vlen = 0;
+	char *ounit = unit_text(f, f->src, f->len, &on);
+	unsigned long long ah = kp_fnv1a64(a->name, strlen(a->name), KP_FNV1A64_INIT);
+	unsigned long long oh = kp_fnv1a64(ounit, on, KP_FNV1A64_INIT) ^ ah;
+	if (p->orig.compiled && p->orig.hash == oh) {
+		free(ounit); /* the original is known: one compilation is left */
+		return;
+	}
+	kp_edits ed = {0};
+	char *vtext = variant_text(p, f, l, a, t, stages, &ed, &vlen);
+	char *copy = vtext ? pair_copy(f, l->kernel, &ed, vtext, vlen) : NULL;
+	kp_edits_release(&ed);
+	char *vunit = vtext ? unit_text(f, vtext, vlen, &vn) : NULL;
+	unsigned long long vh = vunit ? kp_fnv1a64(vunit, vn, KP_FNV1A64_INIT) ^ ah : 0;
+	if (copy && !(p->var.compiled && p->var.hash == vh)) {
+		kp_strbuf both = KP_STRBUF_INIT;
+		kp_strbuf_add(&both, ounit, on);
+		kp_strbuf_adds(&both, copy);
+		kp_probe_build c;
+		memset(&c, 0, sizeof(c));
+		if (compile_once(p, &c, f, both.buf, both.len, a)) {
+			kp_resources o, v;
+			memset(&o, 0, sizeof(o));
+			memset(&v, 0, sizeof(v));
+			if (pair_split(&c.res, l->kernel->name, &o, &v)) {
+				/* both logs are the combined compilation's */
+				const char *log = c.res.log ? c.res.log : "";
+				o.log = kp_arena_strdup(&o.arena, log);
+				v.log = kp_arena_strdup(&v.arena, log);
+				kp_resources_release(&p->orig.res);
+				kp_resources_release(&p->var.res);
+				memset(&p->orig, 0, sizeof(p->orig));
+				memset(&p->var, 0, sizeof(p->var));
+				p->orig.hash = oh;
+				p->orig.compiled = 1;
+				p->orig.res = o;
+				p->orig.counted = 1;
+				p->var.hash = vh;
+				p->var.compiled = 1;
+				p->var.res = v; /* counted when variant() asks */
+			} else {
+				kp_resources_release(&o);
+				kp_resources_release(&v);
+			}
+		}
+		kp_resources_release(&c.res);
+		kp_strbuf_release(&both);
+		p->error[0] = 0;
+		p->last_ecompile = 0;
+	}
+	free(ounit);
+	free(vunit);
+	free(vtext);
+	free(copy);
 }
 
 /* The parse flags nvcc also takes. */
@@ -485,6 +730,9 @@ void kp_ptxas_probe_init(kp_ptxas_probe *p, const char *cuda_path, const char *c
 	p->base.facts = probe_warps;
 	p->base.variant = probe_variant;
 	p->base.text = probe_text;
+	p->base.pair = pair;
+	const char *pe = getenv("KPIPE_PROBE_PAIR");
+	p->pair_on = !pe || strcmp(pe, "off") != 0;
 	p->cuda_path = cuda_path ? kp_xstrdup(cuda_path) : NULL;
 	p->args = kp_xcalloc((size_t)nargs + 1, sizeof(char *));
 	for (int i = 0; i < nargs; i++) {

@@ -25,6 +25,9 @@ typedef struct {
 	int ecompile;
 	char error[512];
 	kp_resources res;
+	/* var: counted against the budget (a build filled by the combined
+	 * compilation of probe.c's pair() is counted when first asked) */
+	int counted;
 } kp_probe_build;
 
 typedef struct {
@@ -42,6 +45,9 @@ typedef struct {
 	int nrewrites;
 	char error[512];
 	int last_ecompile; /* the last compile_once failed with nvcc's error */
+	/* pair(): the original and a rewrite compiled as one file; 0 when
+	 * KPIPE_PROBE_PAIR=off (tests/nvcc/probe_pair.sh compares the two) */
+	int pair_on;
 } kp_ptxas_probe;
 
 /* ptxas is not asked about files of more kernels than this, nor about more

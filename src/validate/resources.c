@@ -170,6 +170,18 @@ const kp_kernel_res *kp_resources_find(const kp_resources *r, const char *name)
 	return NULL;
 }
 
+void kp_resources_add_copy(kp_resources *r, const kp_kernel_res *k, const char *name)
+{
+	if (r->nkernels == r->kcap) {
+		r->kcap = r->kcap ? r->kcap * 2 : 8;
+		r->kernels = kp_xrealloc(r->kernels, (size_t)r->kcap * sizeof(*r->kernels));
+	}
+	kp_kernel_res *c = &r->kernels[r->nkernels++];
+	*c = *k;
+	c->name = kp_arena_strdup(&r->arena, name ? name : k->name);
+	c->demangled = k->demangled && !name ? kp_arena_strdup(&r->arena, k->demangled) : NULL;
+}
+
 int kp_resources_name_matches(const kp_kernel_res *k, const char *name)
 {
 	if (!name || !*name)

@@ -73,6 +73,10 @@ int kp_resources_demangle(kp_resources *r, const char *filt);
 
 const kp_kernel_res *kp_resources_find(const kp_resources *r, const char *name);
 
+/* Appends a copy of k to r (its strings copied into r's arena), named
+ * `name` (NULL: k's own name). */
+void kp_resources_add_copy(kp_resources *r, const kp_kernel_res *k, const char *name);
+
 /* 1 when name selects k: the mangled or demangled name, or the function's
  * unqualified identifier ("matmul" selects "void matmul<128>(float*)"). */
 int kp_resources_name_matches(const kp_kernel_res *k, const char *name);

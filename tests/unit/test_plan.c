@@ -1767,7 +1767,8 @@ Test(plan, auto_register_staging_that_halves_the_resident_warps_takes_cp_async)
 	 * 16 -> 8 warps per SM, measured 0.953x; cp.async 1.123x */
 	kp_loop *l = loop_of_sample("matmul_guarded", 256);
 	kp_plan p;
-	fake_probe2 halves = {{{fake_facts, fake_variant, NULL}, 128, 16, 1, 0}, 148, 8, 0, NULL};
+	fake_probe2 halves = {
+		{{fake_facts, fake_variant, NULL, NULL}, 128, 16, 1, 0}, 148, 8, 0, NULL};
 	F.auto_probe = &halves.fp.base;
 	plan(&p, l, "sm_90", "auto", 0);
 	expect_xform(&p, "cp-async");
@@ -1778,7 +1779,8 @@ Test(plan, auto_register_staging_that_halves_the_resident_warps_takes_cp_async)
 		  "%s", p.why);
 	/* a smaller drop (matmul_ptr_bump: 48 -> 40, register 1.032x against
 	 * cp.async's 0.985x) keeps register staging, and says what ptxas said */
-	fake_probe2 keeps = {{{fake_facts, fake_variant, NULL}, 40, 48, 1, 0}, 44, 40, 0, NULL};
+	fake_probe2 keeps = {
+		{{fake_facts, fake_variant, NULL, NULL}, 40, 48, 1, 0}, 44, 40, 0, NULL};
 	F.auto_probe = &keeps.fp.base;
 	plan(&p, l, "sm_90", "auto", 0);
 	expect_xform(&p, "register");
@@ -1799,27 +1801,27 @@ Test(plan, auto_asks_ptxas_about_busy_kernels)
 	 * predicted (measured: every variant 0.95-0.999x) */
 	kp_loop *l = loop_of_sample("int8_dp4a", 256);
 	kp_plan p;
-	fake_probe busy = {{fake_facts, NULL, NULL}, 40, 48, 1, 0};
+	fake_probe busy = {{fake_facts, NULL, NULL, NULL}, 40, 48, 1, 0};
 	F.auto_probe = &busy.base;
 	plan(&p, l, "sm_90", "auto", 0);
 	expect_refused(&p, "kpipe-no-predicted-gain", "48 resident warps");
 	cr_expect_eq(busy.asked, 1);
 	/* the same loop with 16 warps (sgemm_128x128x8's count): pipelined */
-	fake_probe few = {{fake_facts, NULL, NULL}, 119, 16, 1, 0};
+	fake_probe few = {{fake_facts, NULL, NULL, NULL}, 119, 16, 1, 0};
 	F.auto_probe = &few.base;
 	plan(&p, l, "sm_90", "auto", 0);
 	expect_xform(&p, "register-2bar");
 	cr_expect(strstr(p.why, "ptxas: 119 registers, 16 resident warps") != NULL, "%s", p.why);
 	/* 32 warps (one 1024-thread block per SM: sgemm_at_bulk register-2bar
 	 * 1.393x, wmma_bulk_half register 1.127x): pipelined too */
-	fake_probe one_block = {{fake_facts, NULL, NULL}, 64, 32, 1, 0};
+	fake_probe one_block = {{fake_facts, NULL, NULL, NULL}, 64, 32, 1, 0};
 	F.auto_probe = &one_block.base;
 	plan(&p, l, "sm_90", "auto", 0);
 	expect_xform(&p, "register-2bar");
 	cr_expect(strstr(p.why, "ptxas: 64 registers, 32 resident warps per SM (< 48)") != NULL,
 		  "%s", p.why);
 	/* nvcc failed, or no probe: the rule's choice, called a guess */
-	fake_probe failed = {{fake_facts, NULL, NULL}, 0, 0, 0, 0};
+	fake_probe failed = {{fake_facts, NULL, NULL, NULL}, 0, 0, 0, 0};
 	F.auto_probe = &failed.base;
 	plan(&p, l, "sm_90", "auto", 0);
 	expect_xform(&p, "register-2bar");
@@ -1847,7 +1849,8 @@ Test(plan, auto_register_staging_that_halves_the_resident_warps_without_cp_async
 	 * (converted copies): no gain predicted */
 	kp_loop *l = loop_of_sample("sgemm_transpose_staged", 256);
 	kp_plan p;
-	fake_probe2 halves = {{{fake_facts, fake_variant, NULL}, 32, 64, 1, 0}, 40, 32, 0, NULL};
+	fake_probe2 halves = {
+		{{fake_facts, fake_variant, NULL, NULL}, 32, 64, 1, 0}, 40, 32, 0, NULL};
 	F.auto_probe = &halves.fp.base;
 	plan(&p, l, "sm_90", "auto", 0);
 	expect_refused(&p, "kpipe-no-predicted-gain", "would halve the resident warps");
@@ -1856,7 +1859,8 @@ Test(plan, auto_register_staging_that_halves_the_resident_warps_without_cp_async
 				       "apply") != NULL,
 		  "%s", p.refuse_msg);
 	/* a smaller drop keeps register staging */
-	fake_probe2 keeps = {{{fake_facts, fake_variant, NULL}, 32, 24, 1, 0}, 36, 16, 0, NULL};
+	fake_probe2 keeps = {
+		{{fake_facts, fake_variant, NULL, NULL}, 32, 24, 1, 0}, 36, 16, 0, NULL};
 	F.auto_probe = &keeps.fp.base;
 	plan(&p, l, "sm_90", "auto", 0);
 	cr_expect_null(p.refuse_id, "%s", p.refuse_msg ? p.refuse_msg : "");
@@ -1956,8 +1960,8 @@ Test(plan, auto_tensor_core_tiles_with_many_resident_warps_take_register_staging
 	 * conflicted read (H100: cp.async 0.912x-0.990x, register 1.087x) */
 	kp_loop *l = loop_of_file(MMA_LDSM);
 	kp_plan p;
-	fake_probe many = {{fake_facts, NULL, NULL}, 64, 32, 1, 0};
-	fake_probe few = {{fake_facts, NULL, NULL}, 80, 28, 1, 0};
+	fake_probe many = {{fake_facts, NULL, NULL, NULL}, 64, 32, 1, 0};
+	fake_probe few = {{fake_facts, NULL, NULL, NULL}, 80, 28, 1, 0};
 	plan_probed(&p, l, &many, 0);
 	cr_expect_str_eq(p.xform->name, "register");
 	cr_expect_eq(p.stages, 2);
@@ -1986,7 +1990,7 @@ Test(plan, auto_tensor_core_tiles_with_a_conflicted_read_keep_the_ring)
 	 * register 1.249x): the ring even at 32 warps */
 	kp_loop *l = loop_of_sample("hgemm_wmma_template", 256);
 	kp_plan p;
-	fake_probe many = {{fake_facts, NULL, NULL}, 64, 32, 1, 0};
+	fake_probe many = {{fake_facts, NULL, NULL, NULL}, 64, 32, 1, 0};
 	plan_probed(&p, l, &many, 0);
 	cr_expect_str_eq(p.xform->name, "cp-async");
 	cr_expect(strstr(p.why, "tensor-core tiles") != NULL, "%s", p.why);
@@ -2336,7 +2340,7 @@ Test(plan, registers_past_what_1024_threads_allow_are_refused)
 {
 	/* no launch, no __launch_bounds__: up to 1024 threads, 64 registers */
 	kp_loop *l = loop_of(float_src, "sm_90");
-	regs_probe rp = {{regs_facts, regs_variant, NULL}, 64, 74, 0};
+	regs_probe rp = {{regs_facts, regs_variant, NULL, NULL}, 64, 74, 0};
 	F.auto_probe = &rp.base;
 	kp_plan p;
 	plan(&p, l, "sm_90", "register", 2);
@@ -2377,7 +2381,7 @@ Test(plan, registers_past_what_1024_threads_allow_are_refused)
 Test(plan, a_compiler_error_in_the_probe_stops_the_output)
 {
 	kp_loop *l = loop_of(float_src, "sm_90");
-	regs_probe rp = {{regs_facts, regs_variant, NULL}, 64, 74, 1};
+	regs_probe rp = {{regs_facts, regs_variant, NULL, NULL}, 64, 74, 1};
 	F.auto_probe = &rp.base;
 	kp_plan p;
 	plan(&p, l, "sm_90", "register", 2);
