@@ -2009,13 +2009,13 @@ Test(plan, auto_leaves_a_loop_whose_compute_work_is_not_counted_to_ptxas)
 		kp_loop *l = loop_of_source("tests/cpudiff/kernels", kernels[i], 256);
 		cr_expect(l->flops_uncounted, "%s: counted", kernels[i]);
 		kp_plan p;
-		fake_probe full = {{fake_facts, NULL, NULL}, 31, 64, 1, 0};
+		fake_probe full = {{fake_facts, NULL, NULL, NULL}, 31, 64, 1, 0};
 		F.auto_probe = &full.base;
 		plan(&p, l, "sm_90", "auto", 0);
 		expect_refused(&p, "kpipe-no-predicted-gain", why[i]);
 		cr_expect_eq(full.asked, 1, "%s: ptxas asked %d times", kernels[i], full.asked);
 		/* fewer than 48 warps: pipelined as before */
-		fake_probe few = {{fake_facts, NULL, NULL}, 31, 40, 1, 0};
+		fake_probe few = {{fake_facts, NULL, NULL, NULL}, 31, 40, 1, 0};
 		F.auto_probe = &few.base;
 		plan(&p, l, "sm_90", "auto", 0);
 		expect_xform(&p, "register");
@@ -2028,7 +2028,7 @@ Test(plan, auto_leaves_a_loop_whose_compute_work_is_not_counted_to_ptxas)
 	/* a counted loop of the same shape is not asked */
 	kp_loop *l = loop_of_source("tests/cpudiff/kernels", "eff_pure_bound", 256);
 	cr_expect(!l->flops_uncounted);
-	fake_probe full = {{fake_facts, NULL, NULL}, 32, 64, 1, 0};
+	fake_probe full = {{fake_facts, NULL, NULL, NULL}, 32, 64, 1, 0};
 	F.auto_probe = &full.base;
 	kp_plan p;
 	plan(&p, l, "sm_90", "auto", 0);
@@ -2061,7 +2061,7 @@ Test(plan, auto_leaves_padded_compute_heavy_tiles_alone_from_32_warps)
 	kp_loop *l = loop_of_sample("wmma_bulk_half", 1024);
 	kp_plan p;
 	cr_expect(l->ratio >= 20, "%.1f", l->ratio);
-	fake_probe one_block = {{fake_facts, NULL, NULL}, 56, 32, 1, 0};
+	fake_probe one_block = {{fake_facts, NULL, NULL, NULL}, 56, 32, 1, 0};
 	F.auto_probe = &one_block.base;
 	plan(&p, l, "sm_90", "auto", 0);
 	expect_refused(&p, "kpipe-no-predicted-gain", "is padded");
@@ -2082,7 +2082,7 @@ Test(plan, auto_leaves_padded_compute_heavy_tiles_alone_from_32_warps)
 	F.padded_lines = NULL;
 	F.pad_known = 0;
 	/* 28 warps: pipelined */
-	fake_probe fewer = {{fake_facts, NULL, NULL}, 72, 28, 1, 0};
+	fake_probe fewer = {{fake_facts, NULL, NULL, NULL}, 72, 28, 1, 0};
 	F.auto_probe = &fewer.base;
 	plan(&p, l, "sm_90", "auto", 0);
 	F.auto_probe = NULL;
