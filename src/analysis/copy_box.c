@@ -6,6 +6,7 @@
 
 #include "banks.h"
 #include "changes.h"
+#include "elem_cover.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -375,54 +376,11 @@ static int num(cb *c, const kp_node *n, long long *v, const char *what)
 
 /* ------------------------------------------------ the copy loops */
 
-typedef struct {
-	const kp_decl *ctr;
-	int bad;
-} ctr_walk;
-
-static int ref_to(const kp_node *n, const kp_decl *d)
-{
-	n = kp_node_strip(n);
-	return n && n->kind == KP_N_DECLREF && n->decl == d;
-}
-
-static int find_ctr_write(kp_node *n, kp_node *parent, void *ud)
-{
-	(void)parent;
-	ctr_walk *w = ud;
-	if (((n->kind == KP_N_BINOP && KP_OP_IS_ASSIGN(n->opk)) || n->kind == KP_N_ASSIGNOP ||
-	     (n->kind == KP_N_UNOP && (KP_OP_IS_INCDEC(n->opk) || n->opk == KP_OP_ADDR))) &&
-	    n->nkids && ref_to(n->kids[0], w->ctr))
-		w->bad = 1;
-	return !w->bad;
-}
-
-/* The counter of for loop n and its first value's expression. */
-static const kp_decl *counter_of(const kp_node *n, const kp_node **first)
-{
-	const kp_node *init = n->for_init;
-	if (init && init->kind == KP_N_DECLSTMT && init->nkids == 1)
-		init = init->kids[0];
-	if (init && init->kind == KP_N_VARDECL && init->decl && init->decl->init) {
-		*first = init->decl->init;
-		return init->decl;
-	}
-	init = kp_node_strip(init);
-	if (init && init->kind == KP_N_BINOP && init->opk == KP_OP_ASSIGN && init->nkids == 2) {
-		const kp_node *t = kp_node_strip(init->kids[0]);
-		if (t && t->kind == KP_N_DECLREF && t->decl) {
-			*first = init->kids[1];
-			return t->decl;
-		}
-	}
-	return NULL;
-}
-
 static int next_value(cb *c, const kp_node *inc, const kp_decl *ctr, long long *v)
 {
 	inc = kp_node_strip(inc);
 	long long s;
-	if (!inc || !inc->nkids || !ref_to(inc->kids[0], ctr))
+	if (!inc || !inc->nkids || !kp_ec_refers_to(inc->kids[0], ctr))
 		return fail(c, "has a copy loop whose increment is not of its counter");
 	if (inc->kind == KP_N_UNOP && KP_OP_IS_INCDEC(inc->opk)) {
 		*v += inc->opk == KP_OP_PRE_INC || inc->opk == KP_OP_POST_INC ? 1 : -1;
@@ -530,12 +488,10 @@ static int walk_loops(rec *r, int k)
 	if (k == ld->depth)
 		return visit(r);
 	const kp_node *lp = ld->loops[k], *first = NULL;
-	const kp_decl *ctr = lp->kind == KP_N_FOR ? counter_of(lp, &first) : NULL;
+	const kp_decl *ctr = lp->kind == KP_N_FOR ? kp_ec_counter_of(lp, &first) : NULL;
 	if (!ctr || !lp->for_cond || !lp->for_inc || !lp->for_body || c->nb >= CB_BIND)
 		return fail(c, "is in a copy loop that is no counted for loop");
-	ctr_walk cw = {ctr, 0};
-	kp_node_walk(lp->for_body, NULL, find_ctr_write, &cw);
-	if (cw.bad)
+	if (kp_ec_body_changes(lp->for_body, ctr))
 		return fail(c, "is in a copy loop whose body changes its counter");
 	long long v;
 	if (num(c, first, &v, "the copy loop's first value"))

@@ -173,8 +173,16 @@ static int find_ctr_write(kp_node *n, kp_node *parent, void *ud)
 	return !w->bad;
 }
 
-/* The counter of for loop n and its first value's expression. */
-static const kp_decl *counter_of(const kp_node *n, const kp_node **first)
+int kp_ec_refers_to(const kp_node *n, const kp_decl *d) { return ref_to(n, d); }
+
+int kp_ec_body_changes(kp_node *body, const kp_decl *ctr)
+{
+	ctr_walk cw = {ctr, 0};
+	kp_node_walk(body, NULL, find_ctr_write, &cw);
+	return cw.bad;
+}
+
+const kp_decl *kp_ec_counter_of(const kp_node *n, const kp_node **first)
 {
 	const kp_node *init = n->for_init;
 	if (init && init->kind == KP_N_DECLSTMT && init->nkids == 1)
@@ -227,12 +235,10 @@ static int walk_loops(ec *e, const kp_node *const *loops, int n)
 		return visit_point(e);
 	const kp_node *lp = loops[0];
 	const kp_node *first = NULL;
-	const kp_decl *ctr = lp->kind == KP_N_FOR ? counter_of(lp, &first) : NULL;
+	const kp_decl *ctr = lp->kind == KP_N_FOR ? kp_ec_counter_of(lp, &first) : NULL;
 	if (!ctr || !lp->for_cond || !lp->for_inc || !lp->for_body || e->nb >= EC_MAX_BIND)
 		return fail(e, "is written in a loop that is no counted for loop");
-	ctr_walk cw = {ctr, 0};
-	kp_node_walk(lp->for_body, NULL, find_ctr_write, &cw);
-	if (cw.bad)
+	if (kp_ec_body_changes(lp->for_body, ctr))
 		return fail(e, "is written in a copy loop whose body changes its counter");
 	long long v;
 	if (eval(e, first, &v))

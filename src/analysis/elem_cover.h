@@ -48,4 +48,12 @@ const char *kp_ec_store_covered(kp_file *f, const kp_kernel *k, const kp_loop *l
 				const long long *iv, const int xyz[3], const kp_node *lhs,
 				const kp_node *const *loops, int nloops);
 
+/* The copy loops' counters, shared with copy_box.c: for loop n's counter
+ * (declared in its init, or assigned there) and its first value's
+ * expression in *first, else NULL; whether n (stripped) names d; whether
+ * body assigns, steps or takes the address of ctr. */
+const kp_decl *kp_ec_counter_of(const kp_node *n, const kp_node **first);
+int kp_ec_refers_to(const kp_node *n, const kp_decl *d);
+int kp_ec_body_changes(kp_node *body, const kp_decl *ctr);
+
 #endif
