@@ -51,7 +51,7 @@ const kp_diag_id kp_diag_ids[] = {
 	{"kpipe-variant-unavailable", KP_LEVEL_WARNING,
 	 "neither fetch mechanism applies, or the forced one does not"},
 	{"kpipe-bulk-unavailable", KP_LEVEL_WARNING,
-	 "`--variant bulk` or `tma` was requested but the copies are not whole rows for `cp.async.bulk` (or their guard is not one a tile's corners decide), the target is older than sm_90, or (tma) the kernel's launches cannot pass tensor maps"},
+	 "`--variant bulk` or `tma` was requested but the copies are not whole rows for `cp.async.bulk` (or their guard is not one a tile's corners decide), the target is older than sm_90, or (tma) the kernel's launches cannot pass tensor maps, or a copy loop is not proven to fill one box of its tile"},
 	{"kpipe-tile-shared-by-loops", KP_LEVEL_WARNING,
 	 "a tile was already double-buffered for an earlier loop"},
 	{"kpipe-copy-not-trivial", KP_LEVEL_WARNING,
