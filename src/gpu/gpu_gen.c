@@ -73,8 +73,7 @@ char *kp_gpu_gen_spec_header(const kp_launch_spec *s)
 	for (int i = 0; i < s->nargs; i++)
 		if (s->args[i].role != KP_ROLE_SCALAR)
 			kp_strbuf_addf(&sb, "    case %d: return (long)(%s)%s;\n", b++,
-				       s->args[i].expr,
-				       kp_arg_type_lanes(s->args[i].type) > 1 ? " * 2" : "");
+				       s->args[i].expr, kp_arg_lanes_factor(s->args[i].type));
 	kp_strbuf_adds(&sb, "    }\n    return 0;\n}\n");
 
 	kp_strbuf_adds(&sb, "static double work_amount(const long *kpipe_sz)\n{\n");

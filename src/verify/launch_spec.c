@@ -47,6 +47,10 @@ const char *kp_arg_type_ctype(kp_arg_type t) { return types[t].ctype; }
 const char *kp_arg_type_enum(kp_arg_type t) { return types[t].tenum; }
 int kp_arg_type_lanes(kp_arg_type t) { return types[t].lanes; }
 kp_arg_type kp_arg_type_lane(kp_arg_type t) { return types[t].lane; }
+const char *kp_arg_lanes_factor(kp_arg_type t)
+{
+	return types[t].lanes == 2 ? " * 2" : ""; /* the only widths there are */
+}
 
 char *kp_arg_scalar_expr(kp_arg_type t, const char *e)
 {

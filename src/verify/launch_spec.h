@@ -129,6 +129,10 @@ const char *kp_arg_type_ctype(kp_arg_type t);
 /* Scalars per element: 2 for float2 and double2, else 1. */
 int kp_arg_type_lanes(kp_arg_type t);
 
+/* " * N" for a type of N > 1 lanes (float2, double2), "" otherwise: the
+ * factor a buffer's count takes in the harnesses' element counts. */
+const char *kp_arg_lanes_factor(kp_arg_type t);
+
 /* The type of one lane: KP_TYPE_FLOAT for float2, KP_TYPE_DOUBLE for
  * double2, t itself otherwise. */
 kp_arg_type kp_arg_type_lane(kp_arg_type t);

@@ -84,7 +84,7 @@ static void gen_args(kp_strbuf *sb, const kp_launch_spec *s, kp_strbuf *bufs, kp
 	for (int a = 0; a < s->nargs; a++)
 		if (s->args[a].role != KP_ROLE_SCALAR)
 			kp_strbuf_addf(sb, "(size_t)(%s)%s, ", s->args[a].expr,
-				       kp_arg_type_lanes(s->args[a].type) > 1 ? " * 2" : "");
+				       kp_arg_lanes_factor(s->args[a].type));
 	kp_strbuf_adds(sb, "0};\n");
 	for (int a = 0; a < s->nargs; a++) {
 		const kp_launch_arg *x = &s->args[a];

@@ -28,7 +28,8 @@
 #   (g) kpipe's own launches of a double kernel (dgemm_launched.cu, no
 #       launch description): verified, and its wrong rewrite caught.
 #   (h) complex buffers and scalars (double2, which cuDoubleComplex and
-#       MAGMA's magmaDoubleComplex are): zgemm_like.cu with its launch
+#       MAGMA's magmaDoubleComplex are): the CPU checker's kernel
+#       tests/cpudiff/kernels/zgemm_like.cu with its launch
 #       description, each variant verified; its rewrite with 8-byte copies
 #       of the next tiles (only the real lanes prefetched) caught; and
 #       zgemm_launched.cu without one, whose `zcomplex` typedef kpipe's own
@@ -132,7 +133,7 @@ check "(g) own launches, double: the wrong rewrite not written" same "$tmp/dlw.c
 check "(g) own launches, double: kpipe-verify-failed" grep -q "^$dl:18:5: warning: the rewrite differs .*kernel dgemm_launched, kpipe's own launch (no launch description).*\[kpipe-verify-failed\]" "$tmp/err"
 
 # (h) complex (double2) buffers and scalars, with and without a description
-zg=tests/cli/verify/zgemm_like.cu
+zg=tests/cpudiff/kernels/zgemm_like.cu
 for v in cp-async register register-ca register-2bar; do
 	"$kpipe" rewrite --require-verify --variant "$v" "$zg" -o "$tmp/zg.$v.cu" 2>"$tmp/err"
 	check "(h) complex $v: verified and written" grep -q kp_stage "$tmp/zg.$v.cu"

@@ -1,4 +1,4 @@
-// zgemm_like.wrong.cu (tests/cli/verify.sh (h)): kpipe's cp-async rewrite of zgemm_like.cu with the
+// zgemm_like.wrong.cu (tests/cli/verify.sh (h)): kpipe's cp-async rewrite of tests/cpudiff/kernels/zgemm_like.cu with the
 // next tile's copies cut to 8 bytes: only the real lane of each complex element is
 // prefetched, so only a comparison of both lanes of the double2 dumps sees it.
 // zgemm_like.cu (tests/cli/verify.sh (h)) - complex double C = alpha * A * B in the style of a BLAS
