@@ -92,8 +92,11 @@ static int eval_ref(ec *e, const kp_node *n, long long *out)
 		}
 	if (!kp_eval(n, e->k, e->iv, out))
 		return 0;
-	if (d && d->kind == KP_D_VAR && !d->is_shared && !d->is_array && !d->is_pointer &&
-	    !d->ty.is_ref && d->init && !kp_changed_in(e->f, e->k, d) && e->depth < 24) {
+	/* a local of the kernel (a __device__ variable may change from the
+	 * host or another kernel), as copy_box.c's sym_ref */
+	if (d && d->kind == KP_D_VAR && !d->is_shared && !d->is_device_var && !d->is_array &&
+	    !d->is_pointer && !d->ty.is_ref && d->init && !kp_changed_in(e->f, e->k, d) &&
+	    e->depth < 24) {
 		e->depth++;
 		int r = eval(e, d->init, out);
 		e->depth--;
