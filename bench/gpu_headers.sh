@@ -23,7 +23,10 @@
 #       on the GPU machine: gpu_bench.py on each, $OUT/NAME.{md,json},
 #       $OUT/summary.txt and $OUT/all.tgz.  GPU_BENCH_ARGS adds gpu_bench
 #       options (--no-time: check and sanitize only); ONLY=REGEX runs the
-#       kernels whose name matches.
+#       kernels whose name matches; SANITIZE=0 leaves compute-sanitizer
+#       out; PARALLEL_BUILD=1 builds every kernel's versions at once first
+#       (gpu_bench.py --compile-only), then checks and times one kernel at
+#       a time on what was built (--reuse-build).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work="${HEADERS_DIR:-$root/gpu-headers}" # HEADERS_DIR: another prepared folder
@@ -244,11 +247,14 @@ mkdir -p "$out"
 	echo "commit: ${KPIPE_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
 } >"$out/summary.txt"
 status=0
-for d in "$work"/*/; do
-	name=$(basename "$d")
-	# ONLY=REGEX: those kernels only (a run split over several calls)
-	[ -n "${ONLY:-}" ] && ! grep -qE "$ONLY" <<<"$name" && continue
-	vs=()
+sanitize=(--sanitize --sanitize-size small)
+[ "${SANITIZE:-1}" = 0 ] && sanitize=()
+builds=$(mktemp -d)
+# bench NAME DIR [ARGS...]: gpu_bench.py on one prepared kernel
+bench() {
+	local name=$1 d=$2
+	shift 2
+	local vs=() f v
 	for f in "$d"*.cu; do
 		v=$(basename "$f" .cu)
 		case "$v" in
@@ -259,13 +265,28 @@ for d in "$work"/*/; do
 	done
 	# shellcheck disable=SC2086 # GPU_BENCH_ARGS: options, split
 	python3 "$root/bench/gpu_bench.py" --spec "$d/kernel.launch.json" --baseline "$d/kernel.cu" \
-		"${vs[@]}" --sanitize --sizes "$(sizes_of "$d/kernel.launch.json")" --sanitize-size small \
-		--no-hand --no-ref --quiet --report "$out/$name.md" --json "$out/$name.json" \
-		${GPU_BENCH_ARGS:-} >"$out/$name.log" 2>&1
+		"${vs[@]}" "${sanitize[@]}" --sizes "$(sizes_of "$d/kernel.launch.json")" \
+		--no-hand --no-ref --quiet --build-dir "$builds/$name" "$@" ${GPU_BENCH_ARGS:-}
+}
+if [ "${PARALLEL_BUILD:-0}" = 1 ]; then
+	for d in "$work"/*/; do
+		name=$(basename "$d")
+		[ -n "${ONLY:-}" ] && ! grep -qE "$ONLY" <<<"$name" && continue
+		bench "$name" "$d" --compile-only --jobs 4 >"$out/$name.build.log" 2>&1 &
+	done
+	wait
+fi
+for d in "$work"/*/; do
+	name=$(basename "$d")
+	# ONLY=REGEX: those kernels only (a run split over several calls)
+	[ -n "${ONLY:-}" ] && ! grep -qE "$ONLY" <<<"$name" && continue
+	bench "$name" "$d" --reuse-build --report "$out/$name.md" --json "$out/$name.json" >"$out/$name.log" 2>&1
 	rc=$?
-	echo "$name: gpu_bench exit $rc (${#vs[@]} args for $(( ${#vs[@]} / 2 )) versions)" >>"$out/summary.txt"
+	n=$(find "$d" -maxdepth 1 -name '*.cu' ! -name kernel.cu | wc -l)
+	echo "$name: gpu_bench exit $rc ($n versions)" >>"$out/summary.txt"
 	[ $rc = 0 ] || status=1
 done
+rm -rf "$builds"
 cat "$out/summary.txt"
 tar -C "$out" -czf "$out/../gpu-headers.tgz" . && mv "$out/../gpu-headers.tgz" "$out/all.tgz"
 exit $status
