@@ -796,7 +796,8 @@ check "second_kloop_cover: helper_reads' two loops pipelined (twice() only reads
 check "second_kloop_cover: helper_writes refused (bump() writes the element)" has second_kloop_cover.r "second_kloop_cover\.cu:171:17: warning: 'As' is written, passed on or aliased before the loop.*\[kpipe-tile-escapes\]"
 check "second_kloop_cover: helper_ref refused (same() returns the reference)" has second_kloop_cover.r "second_kloop_cover\.cu:196:10: warning: 'As' is written, passed on or aliased before the loop.*\[kpipe-tile-escapes\]"
 check "second_kloop_cover: taken refused (its address is taken: a launch whose block kpipe does not read)" has second_kloop_cover.r "second_kloop_cover\.cu:224:9: warning: 'As' is stored into before the loop .* no block shape is known.*\[kpipe-tile-escapes\]"
-check "second_kloop_cover: ten loops pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/second_kloop_cover.r.err")" = 10
+check "second_kloop_cover: device_shift refused (a __device__ variable's initialiser is not its value)" has second_kloop_cover.r "second_kloop_cover\.cu:260:9: warning: 'As' is stored into before the loop .* the store depends on 'shift', whose value kpipe does not know.*\[kpipe-tile-escapes\]"
+check "second_kloop_cover: eleven loops pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/second_kloop_cover.r.err")" = 11
 
 # --- issue #34's idioms (analysis/pure.c): the near misses that stay refused ------
 rewritten effects_idioms_unsafe "$in/effects_idioms_unsafe.cu"
@@ -823,6 +824,21 @@ for want in "88:46: warning: 'sA' is written, passed on or aliased before the lo
 	check "overloads_unsafe: ${want%%:*}" has overloads_unsafe.r "overloads_unsafe\.cu:$want"
 done
 check "overloads_unsafe: two loops of six pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/overloads_unsafe.r.err")" = 2
+
+# __device__ helpers of the file in the loop condition (rules/cond_pure.c):
+# a pure one is read through and accepted, the rest refused with the reason
+rewritten cond_helpers "$in/cond_helpers.cu"
+check "cond_helpers: cdiv_loop pipelined" has cond_helpers.r "cond_helpers\.cu:42:5: note: pipelined with "
+check "cond_helpers: cdiv_loop verified on the CPU emulator" not_grep kpipe-unverified "$tmp/cond_helpers.r.err"
+for want in "61:25: warning: the loop condition calls 'cdiv_count', which may have a side effect \(it writes the __device__ variable 'calls'\).*\[kpipe-cond-side-effect\]" \
+	"80:25: warning: the loop condition calls 'cdiv_sync', which may have a side effect \(it holds a barrier at line 27\).*\[kpipe-cond-side-effect\]" \
+	"99:25: warning: the loop condition calls 'cdiv_nested', which may have a side effect \(it holds a barrier at line 27\).*\[kpipe-cond-side-effect\]" \
+	"124:25: warning: the loop condition calls 's\.count\(\)', which may have a side effect: .*\[kpipe-cond-side-effect\]"; do
+	check "cond_helpers: ${want%%:*}" has cond_helpers.r "cond_helpers\.cu:$want"
+done
+check "cond_helpers: one loop of five pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/cond_helpers.r.err")" = 1
+refused cond_helpers_asm "$in/cond_helpers_asm.cu" 0 0 \
+	"cond_helpers_asm\.cu:24:25: warning: the loop condition calls 'cdiv_asm', which may have a side effect \(it holds inline assembly at line 12\).*\[kpipe-cond-side-effect\]"
 
 # --- a 10 MB file ------------------------------------------------------------------
 python3 - "$sample" "$tmp/big_10mb.cu" <<'PY'

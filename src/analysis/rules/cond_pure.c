@@ -2,15 +2,82 @@
  * cond_pure.c - rule (kpipe-cond-side-effect): the condition is evaluated
  * once per iteration by the original loop; the rewrite evaluates it
  * (advanced) in the prologue, the loop and the prefetch guard, so it must
- * have no side effects.
+ * have no side effects.  A call is proven so by the pure table (pure.h),
+ * or, for a __device__ helper of the file (`t < cdiv(K, BK)`), by the
+ * effect analysis: the condition's write set (effects.h, which reads the
+ * helper's body and denies what it cannot follow) is empty, and no helper
+ * it reaches holds a barrier or inline assembly, which the sets do not
+ * count as writes.
  */
 #include "analyze.h"
 #include "analyze_int.h"
+#include "effects.h"
 #include "rules.h"
 
 #include <string.h>
 
-static const kp_node *impure_in(const kp_node *n)
+enum { CLEAN_DEPTH = 4 }; /* helpers calling helpers, as effects.c follows them */
+
+/* The first barrier (or other synchronisation) or asm statement in n or in
+ * a helper body it calls, to CLEAN_DEPTH; NULL when there is none. */
+static const kp_node *unclean(const kp_node *n, int depth)
+{
+	if (!n)
+		return NULL;
+	if (n->kind == KP_N_ASM || (n->kind == KP_N_CALL && n->sync != KP_SYNC_NONE))
+		return n;
+	if (n->kind == KP_N_CALL && n->decl && n->decl->fn) {
+		if (depth >= CLEAN_DEPTH)
+			return n;
+		const kp_node *r = unclean(n->decl->fn->body, depth + 1);
+		if (r)
+			return r;
+	}
+	for (int i = 0; i < n->nkids; i++) {
+		const kp_node *r = unclean(n->kids[i], depth);
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
+/* A call to a __device__ helper of the file with a body kpipe reads. */
+static int helper(const kp_node *n)
+{
+	return n->kind == KP_N_CALL && n->decl && n->decl->fn && n->decl->fn->body;
+}
+
+/* A helper call that the effect analysis proved writes nothing, in a
+ * condition that writes nothing. */
+static int helper_pure(const kp_rule_ctx *c, const kp_node *n)
+{
+	const kp_effects *e = c->l->effects;
+	return e && e->wr[KP_PH_COND].n == 0 && helper(n) && !unclean(n->decl->fn->body, 1);
+}
+
+/* Why helper call n is not proven free of side effects: " (it writes the
+ * __device__ variable 'g')", " (it holds a barrier at line 12)", or "". */
+static const char *why(kp_rule_ctx *c, const kp_node *n)
+{
+	if (!helper(n))
+		return "";
+	const kp_node *u = unclean(n->decl->fn->body, 1);
+	if (u)
+		return kp_arena_printf(&c->f->arena, " (it %s at line %d)",
+				       u->kind == KP_N_ASM ? "holds inline assembly"
+				       : u->kind == KP_N_CALL && u->sync != KP_SYNC_NONE
+					       ? "holds a barrier"
+					       : "calls helpers deeper than kpipe follows",
+				       u->line);
+	const kp_effects *e = c->l->effects;
+	if (e && e->wr[KP_PH_COND].n > 0) {
+		const kp_effect *w = &e->wr[KP_PH_COND].v[0];
+		return kp_arena_printf(&c->f->arena, " (it writes %s)", kp_loc_text(c->f, &w->loc));
+	}
+	return "";
+}
+
+static const kp_node *impure_in(const kp_rule_ctx *c, const kp_node *n)
 {
 	if (!n)
 		return NULL;
@@ -19,7 +86,7 @@ static const kp_node *impure_in(const kp_node *n)
 	case KP_N_LAMBDA:
 	case KP_N_ASM: return n;
 	case KP_N_CALL:
-		if (!kp_pure_call(n))
+		if (!kp_pure_call(n) && !helper_pure(c, n))
 			return n;
 		break;
 	case KP_N_UNOP:
@@ -33,7 +100,7 @@ static const kp_node *impure_in(const kp_node *n)
 	default: break;
 	}
 	for (int i = 0; i < n->nkids; i++) {
-		const kp_node *r = impure_in(n->kids[i]);
+		const kp_node *r = impure_in(c, n->kids[i]);
 		if (r)
 			return r;
 	}
@@ -42,14 +109,16 @@ static const kp_node *impure_in(const kp_node *n)
 
 static void check(kp_rule_ctx *c)
 {
-	const kp_node *bad = impure_in(c->l->cond);
-	if (bad && bad->kind == KP_N_CALL && bad->name)
+	const kp_node *bad = impure_in(c, c->l->cond);
+	if (bad && bad->kind == KP_N_CALL)
+		/* a call clang leaves unresolved in a template (`v.getSize(1)` on a
+		 * dependent type) has no name: its text instead */
 		kp_rule_refuse(
 			c, bad, "kpipe-cond-side-effect",
-			"the loop condition calls '%s', which may have a side effect: the rewrite "
+			"the loop condition calls '%s', which may have a side effect%s: the rewrite "
 			"evaluates the condition more than once per iteration; compute it into a "
 			"variable before the loop",
-			bad->name);
+			bad->name && *bad->name ? bad->name : kp_node_text(c->f, bad), why(c, bad));
 	else if (bad)
 		kp_rule_refuse(
 			c, bad, "kpipe-cond-side-effect",

@@ -13,7 +13,7 @@
 //    column 16 (the padding), which the second loop never writes: refused.
 //  - runtime_block: the block is a parameter of the host function, and
 //    taken (below) has its address taken: no block shape, refused.
-//  - square: the near miss, a 16 x 16 block: both loops pipelined.
+//  - square: the near miss, a 16 x 16 block: both pipelined (device_shift, at the end: refused).
 #define S 16
 
 __global__ void rect(const float *__restrict__ A, float *__restrict__ C, int K, int part1)
@@ -242,4 +242,38 @@ void (*taken_ptr)(const float *, float *, int, int) = taken;
 void launch_taken(const float *A, float *C, int K, int part1)
 {
     taken<<<1, dim3(S, S)>>>(A, C, K, part1);
+}
+
+// device_shift: the first loop's copies are shifted by a __device__
+// variable, 0 where it is defined, but the host (cudaMemcpyToSymbol) or
+// another kernel may change it, so kpipe does not take the initialiser:
+// the second loop is refused, naming 'shift'; the first is pipelined.
+__device__ int shift = 0;
+
+__global__ void device_shift(const float *__restrict__ A, float *__restrict__ C, int K, int part1)
+{
+    __shared__ float As[S][S + 1];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    float acc = 0.0f;
+    int k0;
+    for (k0 = 0; k0 < part1; k0 += S) {
+        As[ty][tx + shift] = A[ty * K + k0 + tx];
+        __syncthreads();
+        for (int k = 0; k < S; k++)
+            acc += As[ty][k];
+        __syncthreads();
+    }
+    for (k0 = part1; k0 < K; k0 += S) {
+        As[tx][ty] = A[tx * K + k0 + ty];
+        __syncthreads();
+        for (int k = 0; k < S; k++)
+            acc += 2.0f * As[ty][k];
+        __syncthreads();
+    }
+    C[ty * S + tx] = acc;
+}
+
+void launch_device_shift(const float *A, float *C, int K, int part1)
+{
+    device_shift<<<1, dim3(S, S)>>>(A, C, K, part1);
 }
