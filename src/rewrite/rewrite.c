@@ -18,8 +18,8 @@
 #include "verify.h"
 #include "verify_file.h"
 #include "verify_unit.h"
+#include "launch_spec.h"
 
-#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,87 +36,43 @@ void kp_rw_parse_opts(const kp_rw_opts *o, kp_parse_opts *po)
 	po->auto_probe = o->auto_probe;
 }
 
-/* Threads per block, the block's shape when every component is a number
- * (else block[0] 0) and kernel name from a launch description. */
-static int read_spec(const char *path, int *threads, int block3[3], char **kernel)
+/* The launch description of `file`: --spec, else FILE.launch.json beside
+ * it, read by the verify layer's parser (launch_spec.h), the one the
+ * verifier, `validate` and the GPU harness use; NULL when there is none
+ * or it cannot be used (the verifier's kpipe-unverified says why).  The
+ * caller releases it (kp_launch_spec_release) and frees it. */
+static kp_launch_spec *load_spec(const kp_rw_opts *o, const char *file)
 {
-	char *txt;
-	size_t len;
-	if (kp_read_file(path, &txt, &len))
-		return -1;
-	cJSON *j = cJSON_Parse(txt);
-	free(txt);
-	if (!j)
-		return -1;
-	cJSON *block = cJSON_GetObjectItemCaseSensitive(j, "block");
-	int t = 1, i = 0, exact = 1;
-	if (cJSON_IsArray(block)) {
-		cJSON *e;
-		cJSON_ArrayForEach(e, block)
-		{
-			char *end = NULL;
-			long v = cJSON_IsNumber(e)   ? (long)e->valuedouble
-				 : cJSON_IsString(e) ? strtol(e->valuestring, &end, 10)
-						     : 0;
-			if (v > 0)
-				t *= (int)v;
-			if (v <= 0 || v > 1024 || (end && *end) || i >= 3)
-				exact = 0;
-			else
-				block3[i] = (int)v;
-			i++;
-		}
+	char *path = o->spec ? kp_xstrdup(o->spec)
+		     : file  ? kp_launch_spec_default_path(file)
+			     : NULL;
+	if (!path)
+		return NULL;
+	kp_launch_spec *s = kp_xmalloc(sizeof(*s));
+	char err[512];
+	int rc = kp_launch_spec_load(s, path, err, sizeof(err));
+	free(path);
+	if (rc) {
+		free(s); /* released by the parser */
+		return NULL;
 	}
-	if (!exact || !i)
-		block3[0] = block3[1] = block3[2] = 0;
-	else
-		for (; i < 3; i++)
-			block3[i] = 1;
-	cJSON *k = cJSON_GetObjectItemCaseSensitive(j, "kernel");
-	if (cJSON_IsString(k))
-		*kernel = kp_xstrdup(k->valuestring);
-	*threads = t > 1 ? t : 0;
-	cJSON_Delete(j);
-	return 0;
+	return s;
 }
 
-/* The launch description of `file`: --spec, else FILE.launch.json beside
- * it; NULL for neither (caller frees). */
-static char *spec_path(const kp_rw_opts *o, const char *file)
+static void drop_spec(kp_launch_spec *s)
 {
-	if (o->spec)
-		return kp_xstrdup(o->spec);
-	if (!file)
-		return NULL;
-	size_t n = strlen(file);
-	const char *dot = strrchr(file, '.');
-	if (dot && (!strcmp(dot, ".cu") || !strcmp(dot, ".cuh")))
-		n = (size_t)(dot - file);
-	kp_strbuf sb = KP_STRBUF_INIT;
-	kp_strbuf_add(&sb, file, n);
-	kp_strbuf_adds(&sb, ".launch.json");
-	return kp_strbuf_detach(&sb);
+	if (s)
+		kp_launch_spec_release(s);
+	free(s);
 }
 
 char *kp_rw_spec_targs(const kp_rw_opts *o, const char *file, const char *kernel)
 {
-	char *spec = spec_path(o, file), *txt = NULL, *out = NULL;
-	size_t len;
-	if (!spec || kp_read_file(spec, &txt, &len)) {
-		free(spec);
-		return NULL;
-	}
-	free(spec);
-	cJSON *j = cJSON_Parse(txt);
-	free(txt);
-	const cJSON *k = cJSON_GetObjectItemCaseSensitive(j, "kernel");
-	const cJSON *t = cJSON_GetObjectItemCaseSensitive(j, "template_args");
-	if (cJSON_IsArray(t))
-		t = cJSON_GetArrayItem(t, 0);
-	if (cJSON_IsString(k) && !strcmp(k->valuestring, kernel) && cJSON_IsString(t) &&
-	    t->valuestring[0] == '<')
-		out = kp_xstrdup(t->valuestring);
-	cJSON_Delete(j);
+	kp_launch_spec *s = load_spec(o, file);
+	char *out = s && s->kernel && !strcmp(s->kernel, kernel) && s->template_args[0] == '<'
+			    ? kp_xstrdup(s->template_args)
+			    : NULL;
+	drop_spec(s);
 	return out;
 }
 
@@ -129,10 +85,28 @@ void kp_rw_analyze_opts(const kp_rw_opts *o, const char *file, kp_analyze_opts *
 	memcpy(ao->block, o->block, sizeof(ao->block));
 	ao->kernel = o->kernel;
 	*spec_kernel = NULL;
-	char *spec = spec_path(o, file);
-	if (spec && read_spec(spec, &ao->spec_threads, ao->spec_block, spec_kernel) == 0)
-		ao->spec_kernel = *spec_kernel;
-	free(spec);
+	kp_launch_spec *s = load_spec(o, file);
+	if (!s)
+		return;
+	/* threads per block when every block entry is a number; the shape
+	 * too when each is one of 1..1024 */
+	ao->spec_threads = kp_launch_spec_threads(s);
+	int exact = ao->spec_threads > 0;
+	for (int i = 0; i < 3 && exact; i++) {
+		char *end = NULL;
+		long v = s->block[i] ? strtol(s->block[i], &end, 10) : 1;
+		if (v <= 0 || v > 1024 || (end && *end))
+			exact = 0;
+		else
+			ao->spec_block[i] = (int)v;
+	}
+	if (!exact)
+		memset(ao->spec_block, 0, sizeof(ao->spec_block));
+	if (ao->spec_threads <= 1)
+		ao->spec_threads = 0;
+	if (s->kernel)
+		ao->spec_kernel = *spec_kernel = kp_xstrdup(s->kernel);
+	drop_spec(s);
 }
 
 /* Whether a compiler diagnostic points into the model's file. */
