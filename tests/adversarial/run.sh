@@ -839,6 +839,10 @@ done
 check "cond_helpers: one loop of five pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/cond_helpers.r.err")" = 1
 refused cond_helpers_asm "$in/cond_helpers_asm.cu" 0 0 \
 	"cond_helpers_asm\.cu:24:25: warning: the loop condition calls 'cdiv_asm', which may have a side effect \(it holds inline assembly at line 12\).*\[kpipe-cond-side-effect\]"
+for want in "50:25: warning: the loop condition calls 'bound_shfl', which may have a side effect \(it calls '__shfl_sync' at line 39, which is no function of its operands alone\).*\[kpipe-cond-side-effect\]" \
+	"69:25: warning: the loop condition calls 'bound_clock', which may have a side effect \(it calls 'clock64' at line 40, which is no function of its operands alone\).*\[kpipe-cond-side-effect\]"; do
+	check "cond_helpers_asm: ${want%%:*}" has cond_helpers_asm.r "cond_helpers_asm\.cu:$want"
+done
 
 # --- a 10 MB file ------------------------------------------------------------------
 python3 - "$sample" "$tmp/big_10mb.cu" <<'PY'

@@ -6,8 +6,9 @@
  * or, for a __device__ helper of the file (`t < cdiv(K, BK)`), by the
  * effect analysis: the condition's write set (effects.h, which reads the
  * helper's body and denies what it cannot follow) is empty, and no helper
- * it reaches holds a barrier or inline assembly, which the sets do not
- * count as writes.
+ * it reaches holds a barrier, inline assembly or a call of anything but a
+ * value function (a warp shuffle, a clock), which the sets do not count
+ * as writes.
  */
 #include "analyze.h"
 #include "analyze_int.h"
@@ -18,8 +19,14 @@
 
 enum { CLEAN_DEPTH = 4 }; /* helpers calling helpers, as effects.c follows them */
 
-/* The first barrier (or other synchronisation) or asm statement in n or in
- * a helper body it calls, to CLEAN_DEPTH; NULL when there is none. */
+/* The first barrier (or other synchronisation), asm statement or call of
+ * no value function in n or in a helper body it calls, to CLEAN_DEPTH;
+ * NULL when there is none.  A warp operation (`__shfl_sync`), a clock or
+ * a fence writes no memory, so the effect sets do not see it, but it is
+ * no function of its operands: evaluated again, a tile ahead or under the
+ * prefetch guard, it returns another value or waits for lanes that do not
+ * come.  So is any call kpipe cannot read (a method, a constructor of
+ * the user's). */
 static const kp_node *unclean(const kp_node *n, int depth)
 {
 	if (!n)
@@ -32,7 +39,8 @@ static const kp_node *unclean(const kp_node *n, int depth)
 		const kp_node *r = unclean(n->decl->fn->body, depth + 1);
 		if (r)
 			return r;
-	}
+	} else if (n->kind == KP_N_CALL && !kp_pure_call(n))
+		return n;
 	for (int i = 0; i < n->nkids; i++) {
 		const kp_node *r = unclean(n->kids[i], depth);
 		if (r)
@@ -62,6 +70,12 @@ static const char *why(kp_rule_ctx *c, const kp_node *n)
 	if (!helper(n))
 		return "";
 	const kp_node *u = unclean(n->decl->fn->body, 1);
+	if (u && u->kind == KP_N_CALL && u->sync == KP_SYNC_NONE && !(u->decl && u->decl->fn))
+		return kp_arena_printf(&c->f->arena,
+				       " (it calls '%s' at line %d, which is no function of its "
+				       "operands alone)",
+				       u->name && *u->name ? u->name : kp_node_text(c->f, u),
+				       u->line);
 	if (u)
 		return kp_arena_printf(&c->f->arena, " (it %s at line %d)",
 				       u->kind == KP_N_ASM ? "holds inline assembly"

@@ -1,8 +1,8 @@
-// adversarial input: a __device__ helper in a K-loop's condition that reads
-// the clock through asm volatile: the effect sets count no write for it,
-// but evaluating it more than once per iteration changes what it returns
-// (cond_helpers.cu has the other helpers).
-// Expected: refused with kpipe-cond-side-effect, naming the assembly.
+// adversarial input: __device__ helpers in K-loop conditions that write no
+// memory yet are no functions of their operands (a clock read by asm
+// volatile, __shfl_sync, clock64): evaluated again a tile ahead they return
+// another value (cond_helpers.cu has the other helpers).  Expected: all
+// three refused with kpipe-cond-side-effect, naming the asm or the call.
 #include <cuda_runtime.h>
 #define T 16
 
@@ -32,3 +32,47 @@ __global__ void asm_loop(const float *__restrict__ A, const float *__restrict__ 
     C[row * N + col] = acc;
 }
 
+
+// A warp shuffle and a clock write no memory, so the effect sets hold
+// nothing for them, but neither is a function of its operands: refused,
+// naming the call.
+__device__ int bound_shfl(int n) { return __shfl_sync(0xffffffffu, n, 0) / T; }
+__device__ long long bound_clock(int n) { return n / T + (clock64() & 0); }
+
+__global__ void shfl_loop(const float *__restrict__ A, const float *__restrict__ B,
+                          float *__restrict__ C, int N)
+{
+    __shared__ float As[T][T];
+    __shared__ float Bs[T][T];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int row = blockIdx.y * T + ty, col = blockIdx.x * T + tx;
+    float acc = 0.0f;
+    for (int t = 0; t < bound_shfl(N); ++t) {
+        As[ty][tx] = A[row * N + t * T + tx];
+        Bs[ty][tx] = B[(t * T + ty) * N + col];
+        __syncthreads();
+        for (int k = 0; k < T; ++k)
+            acc += As[ty][k] * Bs[k][tx];
+        __syncthreads();
+    }
+    C[row * N + col] = acc;
+}
+
+__global__ void clock_loop(const float *__restrict__ A, const float *__restrict__ B,
+                           float *__restrict__ C, int N)
+{
+    __shared__ float As[T][T];
+    __shared__ float Bs[T][T];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int row = blockIdx.y * T + ty, col = blockIdx.x * T + tx;
+    float acc = 0.0f;
+    for (int t = 0; t < bound_clock(N); ++t) {
+        As[ty][tx] = A[row * N + t * T + tx];
+        Bs[ty][tx] = B[(t * T + ty) * N + col];
+        __syncthreads();
+        for (int k = 0; k < T; ++k)
+            acc += As[ty][k] * Bs[k][tx];
+        __syncthreads();
+    }
+    C[row * N + col] = acc;
+}
