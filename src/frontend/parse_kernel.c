@@ -95,9 +95,17 @@ static enum CXChildVisitResult find_launches(CXCursor cur, CXCursor parent, CXCl
 	(void)parent;
 	launch_scan *ls = ud;
 	pctx *c = ls->c;
+	enum CXCursorKind kind = clang_getCursorKind(cur);
+	/* an expression other than a call is only walked through: its
+	 * location is its leftmost operand's, which clang finds by descending
+	 * the tree, so asking it of each node of a long chain (`1 + 1 + ...`,
+	 * 100 000 terms) is quadratic; its declaration was already found in
+	 * the main file */
+	if (clang_isExpression(kind) && kind != CXCursor_CallExpr)
+		return CXChildVisit_Recurse;
 	if (main_offset(c, clang_getCursorLocation(cur)) < 0)
 		return CXChildVisit_Continue;
-	if (clang_getCursorKind(cur) != CXCursor_CallExpr)
+	if (kind != CXCursor_CallExpr)
 		return CXChildVisit_Recurse;
 	kp_kernel *k = kernel_called(c, cur);
 	if (!k)
