@@ -83,10 +83,14 @@ static const char *why(kp_rule_ctx *c, const kp_node *n)
 					       ? "holds a barrier"
 					       : "calls helpers deeper than kpipe follows",
 				       u->line);
+	/* the condition's first write that this call makes (another part of
+	 * the condition may write too) */
 	const kp_effects *e = c->l->effects;
-	if (e && e->wr[KP_PH_COND].n > 0) {
-		const kp_effect *w = &e->wr[KP_PH_COND].v[0];
-		return kp_arena_printf(&c->f->arena, " (it writes %s)", kp_loc_text(c->f, &w->loc));
+	for (int i = 0; e && i < e->wr[KP_PH_COND].n; i++) {
+		const kp_effect *w = &e->wr[KP_PH_COND].v[i];
+		if (w->at == n)
+			return kp_arena_printf(&c->f->arena, " (it writes %s)",
+					       kp_loc_text(c->f, &w->loc));
 	}
 	return "";
 }
