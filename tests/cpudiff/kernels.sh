@@ -12,8 +12,9 @@
 # c89_counter_d), second K-loops whose earlier stores are spelled unlike
 # their copies (second_kloop_cover, hemm_like), calls left unresolved in a
 # template whose every candidate is read, with a template-typed scratch
-# private to each phase (hemm_overloads), and complex double2 buffers and a
-# complex scalar (zgemm_like).  Every variant of every
+# private to each phase (hemm_overloads), complex double2 buffers and a
+# complex scalar (zgemm_like), and __device__ helpers of the file in the
+# loop condition (eff_helper_bound).  Every variant of every
 # kernel must match its original on the CPU emulator; the output and the
 # environment variables are those of samples.sh.
 set -euo pipefail
