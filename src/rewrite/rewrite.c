@@ -90,18 +90,7 @@ void kp_rw_analyze_opts(const kp_rw_opts *o, const char *file, kp_analyze_opts *
 		return;
 	/* threads per block when every block entry is a number; the shape
 	 * too when each is one of 1..1024 */
-	ao->spec_threads = kp_launch_spec_threads(s);
-	int exact = ao->spec_threads > 0;
-	for (int i = 0; i < 3 && exact; i++) {
-		char *end = NULL;
-		long v = s->block[i] ? strtol(s->block[i], &end, 10) : 1;
-		if (v <= 0 || v > 1024 || (end && *end))
-			exact = 0;
-		else
-			ao->spec_block[i] = (int)v;
-	}
-	if (!exact)
-		memset(ao->spec_block, 0, sizeof(ao->spec_block));
+	ao->spec_threads = kp_launch_spec_block(s, ao->spec_block);
 	if (ao->spec_threads <= 1)
 		ao->spec_threads = 0;
 	if (s->kernel)

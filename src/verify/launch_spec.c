@@ -524,9 +524,11 @@ int kp_launch_spec_size(const kp_launch_spec *s, const char *name)
 	return -1;
 }
 
-int kp_launch_spec_threads(const kp_launch_spec *s)
+int kp_launch_spec_block(const kp_launch_spec *s, int block[3])
 {
 	long t = 1;
+	int exact = 1;
+	memset(block, 0, 3 * sizeof(*block));
 	for (int i = 0; i < 3; i++) {
 		char *end;
 		long v = strtol(s->block[i], &end, 10);
@@ -535,8 +537,20 @@ int kp_launch_spec_threads(const kp_launch_spec *s)
 		t *= v;
 		if (t > 1 << 20)
 			return 0;
+		if (v > 1024)
+			exact = 0;
+		else
+			block[i] = (int)v;
 	}
+	if (!exact)
+		memset(block, 0, 3 * sizeof(*block));
 	return (int)t;
+}
+
+int kp_launch_spec_threads(const kp_launch_spec *s)
+{
+	int block[3];
+	return kp_launch_spec_block(s, block);
 }
 
 char *kp_launch_spec_default_path(const char *source)

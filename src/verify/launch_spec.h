@@ -96,6 +96,9 @@ int kp_launch_spec_size(const kp_launch_spec *s, const char *name);
 
 /* Threads per block when every block entry is an integer literal, else 0. */
 int kp_launch_spec_threads(const kp_launch_spec *s);
+/* The same, and the block's shape in block[] when every entry is also at
+ * most 1024 (else block[] all 0). */
+int kp_launch_spec_block(const kp_launch_spec *s, int block[3]);
 
 /* "dir/x.cu" -> "dir/x.launch.json" (".cuh" likewise, any other name gets
  * the suffix appended).  Caller frees. */
