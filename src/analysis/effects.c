@@ -17,8 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HELPER_DEPTH 3 /* helpers read inside helpers, at most */
-#define CHAIN_DEPTH 8  /* references to references, pointers to pointers */
+#define CHAIN_DEPTH 8 /* references to references, pointers to pointers */
 
 typedef struct {
 	kp_loc *v;
@@ -665,9 +664,9 @@ static void visit_call(ectx *c, const kp_node *n)
 		signature_call(c, n, a0);
 	} else if (fragment_call(n) && !(n->decl && n->decl->fn)) {
 		fragment_effects(c, n, a0);
-	} else if (n->decl && n->decl->fn && c->depth < HELPER_DEPTH) {
+	} else if (n->decl && n->decl->fn && c->depth < KP_EFFECTS_HELPER_DEPTH) {
 		helper_call(c, n, n->decl->fn, a0);
-	} else if (!n->decl && n->nlookup && c->depth < HELPER_DEPTH && lookup_read(n)) {
+	} else if (!n->decl && n->nlookup && c->depth < KP_EFFECTS_HELPER_DEPTH && lookup_read(n)) {
 		/* unresolved in a template, its name finding only these
 		 * functions (no other of that name in the translation unit):
 		 * the instantiation calls one of them, which does what its

@@ -66,6 +66,10 @@ typedef struct kp_effects {
 	kp_effect_set after_rd; /* what the kernel reads after the loop */
 } kp_effects;
 
+/* How deep the walk reads __device__ helpers called by helpers: a call
+ * deeper than that writes memory kpipe cannot name. */
+#define KP_EFFECTS_HELPER_DEPTH 3
+
 /* Computes the sets of loop l (its phases found: l->load_b < l->load_e) of
  * kernel k, in f's arena. */
 kp_effects *kp_effects_of_loop(kp_file *f, const kp_kernel *k, const kp_loop *l);

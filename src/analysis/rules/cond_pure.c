@@ -17,10 +17,9 @@
 
 #include <string.h>
 
-enum { CLEAN_DEPTH = 4 }; /* helpers calling helpers, as effects.c follows them */
-
 /* The first barrier (or other synchronisation), asm statement or call of
- * no value function in n or in a helper body it calls, to CLEAN_DEPTH;
+ * no value function in n or in a helper body it calls, as deep as the
+ * effect walk reads helpers (KP_EFFECTS_HELPER_DEPTH);
  * NULL when there is none.  A warp operation (`__shfl_sync`), a clock or
  * a fence writes no memory, so the effect sets do not see it, but it is
  * no function of its operands: evaluated again, a tile ahead or under the
@@ -34,7 +33,7 @@ static const kp_node *unclean(const kp_node *n, int depth)
 	if (n->kind == KP_N_ASM || (n->kind == KP_N_CALL && n->sync != KP_SYNC_NONE))
 		return n;
 	if (n->kind == KP_N_CALL && n->decl && n->decl->fn) {
-		if (depth >= CLEAN_DEPTH)
+		if (depth >= KP_EFFECTS_HELPER_DEPTH)
 			return n;
 		const kp_node *r = unclean(n->decl->fn->body, depth + 1);
 		if (r)
