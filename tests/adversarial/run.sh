@@ -842,7 +842,9 @@ check "cond_helpers: one loop of five pipelined" test "$(grep -c ': note: pipeli
 refused cond_helpers_asm "$in/cond_helpers_asm.cu" 0 0 \
 	"cond_helpers_asm\.cu:24:25: warning: the loop condition calls 'cdiv_asm', which may have a side effect \(it holds inline assembly at line 12\).*\[kpipe-cond-side-effect\]"
 for want in "50:25: warning: the loop condition calls 'bound_shfl', which may have a side effect \(it calls '__shfl_sync' at line 39, which is no function of its operands alone\).*\[kpipe-cond-side-effect\]" \
-	"69:25: warning: the loop condition calls 'bound_clock', which may have a side effect \(it calls 'clock64' at line 40, which is no function of its operands alone\).*\[kpipe-cond-side-effect\]"; do
+	"69:25: warning: the loop condition calls 'bound_clock', which may have a side effect \(it calls 'clock64' at line 40, which is no function of its operands alone\).*\[kpipe-cond-side-effect\]" \
+	"93:25: warning: the loop condition reads volatile memory \('\*\(volatile const int \*\)P'\), which may change between its evaluations.*\[kpipe-cond-side-effect\]" \
+	"112:25: warning: the loop condition calls 'bound_volatile', which may have a side effect \(it reads volatile memory at line 83\).*\[kpipe-cond-side-effect\]"; do
 	check "cond_helpers_asm: ${want%%:*}" has cond_helpers_asm.r "cond_helpers_asm\.cu:$want"
 done
 

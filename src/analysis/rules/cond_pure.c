@@ -17,20 +17,21 @@
 
 #include <string.h>
 
-/* The first barrier (or other synchronisation), asm statement or call of
- * no value function in n or in a helper body it calls, as deep as the
- * effect walk reads helpers (KP_EFFECTS_HELPER_DEPTH);
- * NULL when there is none.  A warp operation (`__shfl_sync`), a clock or
- * a fence writes no memory, so the effect sets do not see it, but it is
- * no function of its operands: evaluated again, a tile ahead or under the
- * prefetch guard, it returns another value or waits for lanes that do not
- * come.  So is any call kpipe cannot read (a method, a constructor of
- * the user's). */
+/* The first barrier (or other synchronisation), asm statement, read of
+ * volatile memory or call of no value function in n or in a helper body
+ * it calls, as deep as the effect walk reads helpers
+ * (KP_EFFECTS_HELPER_DEPTH); NULL when there is none.  A volatile read, a
+ * warp operation (`__shfl_sync`), a clock or a fence writes no memory, so
+ * the effect sets do not see it, but it is no function of its operands:
+ * evaluated again, a tile ahead or under the prefetch guard, it returns
+ * another value or waits for lanes that do not come.  So is any call
+ * kpipe cannot read (a method, a constructor of the user's). */
 static const kp_node *unclean(const kp_node *n, int depth)
 {
 	if (!n)
 		return NULL;
-	if (n->kind == KP_N_ASM || (n->kind == KP_N_CALL && n->sync != KP_SYNC_NONE))
+	if (n->kind == KP_N_ASM || (n->kind == KP_N_CALL && n->sync != KP_SYNC_NONE) ||
+	    n->ty.is_volatile)
 		return n;
 	if (n->kind == KP_N_CALL && n->decl && n->decl->fn) {
 		if (depth >= KP_EFFECTS_HELPER_DEPTH)
@@ -77,7 +78,8 @@ static const char *why(kp_rule_ctx *c, const kp_node *n)
 				       u->line);
 	if (u)
 		return kp_arena_printf(&c->f->arena, " (it %s at line %d)",
-				       u->kind == KP_N_ASM ? "holds inline assembly"
+				       u->ty.is_volatile     ? "reads volatile memory"
+				       : u->kind == KP_N_ASM ? "holds inline assembly"
 				       : u->kind == KP_N_CALL && u->sync != KP_SYNC_NONE
 					       ? "holds a barrier"
 					       : "calls helpers deeper than kpipe follows",
@@ -98,6 +100,8 @@ static const kp_node *impure_in(const kp_rule_ctx *c, const kp_node *n)
 {
 	if (!n)
 		return NULL;
+	if (n->ty.is_volatile)
+		return n; /* a volatile object: each read may see another value */
 	switch (n->kind) {
 	case KP_N_ASSIGNOP:
 	case KP_N_LAMBDA:
@@ -136,6 +140,13 @@ static void check(kp_rule_ctx *c)
 			"evaluates the condition more than once per iteration; compute it into a "
 			"variable before the loop",
 			bad->name && *bad->name ? bad->name : kp_node_text(c->f, bad), why(c, bad));
+	else if (bad && bad->ty.is_volatile)
+		kp_rule_refuse(
+			c, bad, "kpipe-cond-side-effect",
+			"the loop condition reads volatile memory ('%s'), which may change "
+			"between its evaluations: the rewrite evaluates it more than once per "
+			"iteration; compute it into a variable first",
+			kp_node_text(c->f, bad));
 	else if (bad)
 		kp_rule_refuse(
 			c, bad, "kpipe-cond-side-effect",

@@ -1,8 +1,8 @@
-// adversarial input: __device__ helpers in K-loop conditions that write no
-// memory yet are no functions of their operands (a clock read by asm
-// volatile, __shfl_sync, clock64): evaluated again a tile ahead they return
-// another value (cond_helpers.cu has the other helpers).  Expected: all
-// three refused with kpipe-cond-side-effect, naming the asm or the call.
+// adversarial input: K-loop conditions that write no memory yet are no
+// functions of their operands (a clock read by asm volatile, __shfl_sync,
+// clock64, a volatile read, in helpers or directly): evaluated again a tile
+// ahead they return another value (cond_helpers.cu has the others).
+// Expected: all five refused with kpipe-cond-side-effect, naming the cause.
 #include <cuda_runtime.h>
 #define T 16
 
@@ -67,6 +67,49 @@ __global__ void clock_loop(const float *__restrict__ A, const float *__restrict_
     const int row = blockIdx.y * T + ty, col = blockIdx.x * T + tx;
     float acc = 0.0f;
     for (int t = 0; t < bound_clock(N); ++t) {
+        As[ty][tx] = A[row * N + t * T + tx];
+        Bs[ty][tx] = B[(t * T + ty) * N + col];
+        __syncthreads();
+        for (int k = 0; k < T; ++k)
+            acc += As[ty][k] * Bs[k][tx];
+        __syncthreads();
+    }
+    C[row * N + col] = acc;
+}
+
+// A volatile read writes no memory either, but another block or the host
+// may change what it reads between the condition's evaluations (a flag, a
+// count): refused, directly in the condition and inside a helper.
+__device__ int bound_volatile(const int *p) { return *(volatile const int *)p / T; }
+
+__global__ void volatile_loop(const float *__restrict__ A, const float *__restrict__ B,
+                              float *__restrict__ C, const int *P, int N)
+{
+    __shared__ float As[T][T];
+    __shared__ float Bs[T][T];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int row = blockIdx.y * T + ty, col = blockIdx.x * T + tx;
+    float acc = 0.0f;
+    for (int t = 0; t < *(volatile const int *)P / T; ++t) {
+        As[ty][tx] = A[row * N + t * T + tx];
+        Bs[ty][tx] = B[(t * T + ty) * N + col];
+        __syncthreads();
+        for (int k = 0; k < T; ++k)
+            acc += As[ty][k] * Bs[k][tx];
+        __syncthreads();
+    }
+    C[row * N + col] = acc;
+}
+
+__global__ void volatile_helper_loop(const float *__restrict__ A, const float *__restrict__ B,
+                                     float *__restrict__ C, const int *P, int N)
+{
+    __shared__ float As[T][T];
+    __shared__ float Bs[T][T];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int row = blockIdx.y * T + ty, col = blockIdx.x * T + tx;
+    float acc = 0.0f;
+    for (int t = 0; t < bound_volatile(P); ++t) {
         As[ty][tx] = A[row * N + t * T + tx];
         Bs[ty][tx] = B[(t * T + ty) * N + col];
         __syncthreads();
