@@ -848,6 +848,16 @@ for want in "50:25: warning: the loop condition calls 'bound_shfl', which may ha
 	check "cond_helpers_asm: ${want%%:*}" has cond_helpers_asm.r "cond_helpers_asm\.cu:$want"
 done
 
+# tile loads from volatile memory outside __shared__ (rules/volatile_load.c)
+rewritten volatile_loads "$in/volatile_loads.cu"
+for want in "25:22: warning: the load phase reads volatile memory at line 25 .*\[kpipe-memory-order\]" \
+	"43:22: warning: the load phase reads volatile memory at line 43 \('table\[.*\[kpipe-memory-order\]" \
+	"62:9: warning: the load phase reads volatile memory in the called function 'load_v' \(its line 14\).*\[kpipe-memory-order\]" \
+	"80:5: note: pipelined with register "; do
+	check "volatile_loads: ${want%%:*}" has volatile_loads.r "volatile_loads\.cu:$want"
+done
+check "volatile_loads: one loop of four pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/volatile_loads.r.err")" = 1
+
 # --- a 10 MB file ------------------------------------------------------------------
 python3 - "$sample" "$tmp/big_10mb.cu" <<'PY'
 import sys

@@ -24,7 +24,8 @@
 	X(copy_trivial)                                                                            \
 	X(copy_trips)                                                                              \
 	X(macro_redefined)                                                                         \
-	X(phase_effects)
+	X(phase_effects)                                                                           \
+	X(volatile_load)
 
 #define DECLARE(name) extern const kp_rule kp_rule_##name;
 RULES(DECLARE)
