@@ -18,6 +18,19 @@
 #             bit for bit, sanitizers, timed (bench/gpu_samples.sh)
 #   memory    bench/transpose.sh: the transposes padded and swizzled, the
 #             K-loop samples padded / swizzled / pipelined (#20)
+#   swz       bench/swz_gpu.sh run: the block-swizzle versions of the
+#             families (carry gpu-swz, made by `swz_gpu.sh prepare`) (#35)
+#   tmaloops  bench/tma_gpu.sh on the copy-loop samples wmma_loop_tma and
+#             sgemm_loop_tma: tma with 2-4 stages against bulk and the best
+#             cp.async ring (#35)
+#   production  bench/production_gpu.py run --only "$PRODUCTION_ONLY"
+#             (default zlanhe; carry gpu-production) (#34)
+#   hemm      the register variants of tests/cpudiff/kernels/hemm_overloads
+#             (made here into gpu-hemm/out by bench/make_variants.sh; carry
+#             gpu-hemm) against the original (#34)
+# PART_TIMEOUT=S stops a part after S seconds (exit 124); PACK=FILE.tgz
+# packs $OUT into FILE after each part, so that what a call that runs out
+# of time has measured still comes back in one file.
 # Prints one line per part with its exit status; the parts' own outputs
 # are their reports.  docs/benchmarks.md says what each figure is.
 set -uo pipefail
@@ -30,6 +43,8 @@ source "$root/bench/device_env.sh" "$kpipe" || exit 1
 parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(tune bulk memory)
 mkdir -p "$out"
+limit=
+[ -z "${PART_TIMEOUT:-}" ] || limit="timeout $PART_TIMEOUT"
 {
 	date -u +%Y-%m-%dT%H:%M:%SZ
 	nvidia-smi -L 2>&1
@@ -70,12 +85,32 @@ for part in "${parts[@]}"; do
 			>"$out/memory/report.md" 2>&1
 		rc=$?
 		;;
+	swz)
+		OUT="$out/swz" $limit bash bench/swz_gpu.sh run >"$out/swz/run.log" 2>&1
+		rc=$?
+		;;
+	tmaloops)
+		KPIPE="$kpipe" OUT="$out/tmaloops" TMA_SAMPLES="wmma_loop_tma:4 sgemm_loop_tma:3" \
+			$limit bash bench/tma_gpu.sh >"$out/tmaloops/run.log" 2>&1
+		rc=$?
+		;;
+	production)
+		$limit python3 bench/production_gpu.py run --only "${PRODUCTION_ONLY:-zlanhe}" \
+			--out "$out/production" >"$out/production/run.log" 2>&1
+		rc=$?
+		;;
+	hemm)
+		SAMPLES_DIR="$root/tests/cpudiff/kernels" OUT="$out/hemm" \
+			$limit bash bench/gpu_samples.sh gpu-hemm/out hemm_overloads >"$out/hemm/run.log" 2>&1
+		rc=$?
+		;;
 	*)
-		echo "pending_gpu.sh: unknown part '$part' (tune, bulk, samples, memory)" >&2
+		echo "pending_gpu.sh: unknown part '$part' (tune, bulk, samples, memory, swz, tmaloops, production, hemm)" >&2
 		rc=2
 		;;
 	esac
-	echo "$part: exit $rc in $(($(date +%s) - t0)) s"
+	echo "$part: exit $rc in $(($(date +%s) - t0)) s" | tee -a "$out/parts.txt"
 	[ "$rc" = 0 ] || status=1
+	[ -z "${PACK:-}" ] || tar czf "$PACK" -C "$(dirname "$out")" "$(basename "$out")"
 done
 exit $status
