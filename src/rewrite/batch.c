@@ -758,6 +758,7 @@ static void write_headers(batch *b)
 			x->refused += x->pipelined;
 			kp_counts_release(&x->by_variant);
 			kp_counts_add(&x->by_reason, "kpipe-variant-unavailable", x->pipelined);
+			kp_rw_verdicts_undo(x, "kpipe-variant-unavailable");
 			x->pipelined = 0;
 			x->status = KP_EXIT_NOTHING;
 			continue;

@@ -36,6 +36,7 @@ typedef struct {
 	kp_loop **cont, **cont_of;
 	int *cont_bufs;
 	int ncont;
+	const char *variant; /* the transform of the loop pipeline_loop() pipelined last */
 } pipeline_state;
 
 /* Whether every tile p loads is one l loads too. */
@@ -405,6 +406,7 @@ static int pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 	s->bufs[s->npiped++] = p.xform->buffers(p.stages);
 	r->pipelined++;
 	kp_counts_add(&r->by_variant, p.xform->name, 1);
+	s->variant = p.xform->name;
 	return 1;
 }
 
@@ -456,16 +458,22 @@ static void pipeline_run(kp_pass_ctx *c)
 			continue;
 		r->loops++;
 		c->loop_begin = l->node->begin; /* "// kpipe: ignore" there counts */
+		int d0 = r->ndiags;
 		if (l->eligible) {
 			int ci = cont_index(&s, l);
-			if (!pipeline_loop(c, &s, l) && ci >= 0)
+			s.variant = NULL;
+			int piped = pipeline_loop(c, &s, l);
+			if (!piped && ci >= 0)
 				index_as_before(c, &s, ci);
+			kp_rw_verdict_add(r, l->kernel->name, l->node->line, l->node->col, 1,
+					  piped ? s.variant : NULL, d0);
 			continue;
 		}
 		kp_rw_loop_refusals(r, c->f, l);
 		r->refused++;
 		if (l->nreasons && !strcmp(kp_rw_loop_level(l, l->reasons[0].id), "remark"))
 			r->left_alone++;
+		kp_rw_verdict_add(r, l->kernel->name, l->node->line, l->node->col, 0, NULL, d0);
 	}
 	c->loop_begin = 0;
 	c->f->padded_lines = NULL;

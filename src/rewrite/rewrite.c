@@ -229,23 +229,38 @@ static size_t rw_origin(const rw_file *x, size_t off, int *diag)
 	return off;
 }
 
-/* Diagnostics from index n0 on that a pass put in model f, whose text is
- * no longer the input's: moved back to the input's line and column. */
-static void remap_diags(const rw_file *x, const kp_file *f, int n0)
+/* The input's offset of line:col of model f (whose text is no longer the
+ * input's), and that position moved back to the input's line and column;
+ * -1 when f has no such position. */
+static long remap_pos(const rw_file *x, const kp_file *f, int *line, int *col)
+{
+	long o = kp_file_offset(f, *line, *col);
+	if (o < 0)
+		return -1;
+	size_t so = rw_origin(x, (size_t)o, NULL);
+	if (so > x->orig->len)
+		so = x->orig->len;
+	kp_file_linecol(x->orig, (unsigned)so, line, col);
+	return (long)so;
+}
+
+/* Diagnostics from index n0 on, and loop verdicts from v0 on, that a pass
+ * put in model f, whose text is no longer the input's: moved back to the
+ * input's line and column. */
+static void remap_diags(const rw_file *x, const kp_file *f, int n0, int v0)
 {
 	for (int i = n0; i < x->r->ndiags; i++) {
 		kp_rw_diag *d = &x->r->diags[i];
 		if (d->line <= 0 || strcmp(d->file, f->path))
 			continue;
-		long o = kp_file_offset(f, d->line, d->col);
-		if (o < 0)
-			continue;
-		size_t so = rw_origin(x, (size_t)o, NULL);
-		if (so > x->orig->len)
-			so = x->orig->len;
-		kp_file_linecol(x->orig, (unsigned)so, &d->line, &d->col);
-		if (d->off >= 0)
-			d->off = (long)so;
+		long so = remap_pos(x, f, &d->line, &d->col);
+		if (so >= 0 && d->off >= 0)
+			d->off = so;
+	}
+	for (int i = v0; i < x->r->nverdicts; i++) {
+		kp_rw_verdict *v = &x->r->verdicts[i];
+		if (v->line > 0)
+			remap_pos(x, f, &v->line, &v->col);
 	}
 }
 
@@ -279,6 +294,7 @@ static void refuse_file(rw_file *x, int line, int col, const char *id, const cha
 	kp_counts_release(&r->by_variant);
 	r->refused += r->pipelined;
 	r->pipelined = 0;
+	kp_rw_verdicts_undo(r, id);
 	kp_rw_diag_add(r, f->path, line, col, line ? kp_file_offset(f, line, col) : -1, "warning",
 		       id, msg);
 	kp_counts_add(&r->by_reason, id, 1);
@@ -427,10 +443,10 @@ static int run_pass(const kp_rw_opts *o, const kp_pass *pass, kp_file *tu, repar
 		if (!x || x->bad)
 			continue;
 		kp_pass_ctx c = {o, tu, f, x->r, {0}, NULL, reparse_with, env, 0};
-		int n0 = x->r->ndiags;
+		int n0 = x->r->ndiags, v0 = x->r->nverdicts;
 		pass->run(&c);
 		if (x->nst)
-			remap_diags(x, f, n0);
+			remap_diags(x, f, n0, v0);
 		if (c.ed.n)
 			changed |= add_stage(x, f, &c);
 		else {

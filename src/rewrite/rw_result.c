@@ -43,8 +43,62 @@ void kp_fixes_free(kp_rw_fix *v, int n)
 	free(v);
 }
 
+void kp_rw_verdict_add_id(kp_rw_verdict *v, const char *id)
+{
+	for (int i = 0; i < v->nids; i++)
+		if (!strcmp(v->ids[i], id))
+			return;
+	v->ids = kp_xrealloc(v->ids, sizeof(*v->ids) * (size_t)(v->nids + 1));
+	v->ids[v->nids++] = kp_xstrdup(id);
+}
+
+int kp_rw_verdict_add(kp_rw_result *r, const char *kernel, int line, int col, int eligible,
+		      const char *variant, int d0)
+{
+	r->verdicts = kp_xrealloc(r->verdicts, sizeof(*r->verdicts) * (size_t)(r->nverdicts + 1));
+	kp_rw_verdict *v = &r->verdicts[r->nverdicts];
+	memset(v, 0, sizeof(*v));
+	v->kernel = kp_xstrdup(kernel ? kernel : "");
+	v->line = line;
+	v->col = col;
+	v->eligible = eligible;
+	v->pipelined = variant != NULL;
+	v->variant = variant ? kp_xstrdup(variant) : NULL;
+	for (int i = d0 < 0 ? 0 : d0; i < r->ndiags; i++)
+		if (r->diags[i].id && strcmp(r->diags[i].level, "note"))
+			kp_rw_verdict_add_id(v, r->diags[i].id);
+	return r->nverdicts++;
+}
+
+void kp_rw_verdicts_undo(kp_rw_result *r, const char *id)
+{
+	for (int i = 0; i < r->nverdicts; i++)
+		if (r->verdicts[i].pipelined) {
+			r->verdicts[i].pipelined = 0;
+			free(r->verdicts[i].variant);
+			r->verdicts[i].variant = NULL;
+			kp_rw_verdict_add_id(&r->verdicts[i], id);
+		}
+}
+
+static void verdicts_release(kp_rw_result *r)
+{
+	for (int i = 0; i < r->nverdicts; i++) {
+		kp_rw_verdict *v = &r->verdicts[i];
+		free(v->kernel);
+		free(v->variant);
+		for (int k = 0; k < v->nids; k++)
+			free(v->ids[k]);
+		free(v->ids);
+	}
+	free(r->verdicts);
+	r->verdicts = NULL;
+	r->nverdicts = 0;
+}
+
 void kp_rw_result_release(kp_rw_result *r)
 {
+	verdicts_release(r);
 	for (int i = 0; i < r->ndiags; i++) {
 		free(r->diags[i].file);
 		free(r->diags[i].level);
@@ -307,6 +361,21 @@ cJSON *kp_rw_result_to_json(const kp_rw_result *r, int internal)
 			cJSON_AddTrueToObject(x, "suppressed");
 		cJSON_AddItemToArray(ds, x);
 	}
+	cJSON *vs = cJSON_AddArrayToObject(o, "verdicts");
+	for (int i = 0; i < r->nverdicts; i++) {
+		const kp_rw_verdict *v = &r->verdicts[i];
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "kernel", v->kernel);
+		cJSON_AddNumberToObject(x, "line", v->line);
+		cJSON_AddNumberToObject(x, "col", v->col);
+		cJSON_AddBoolToObject(x, "eligible", v->eligible);
+		cJSON_AddBoolToObject(x, "pipelined", v->pipelined);
+		add_str_or_null(x, "variant", v->variant);
+		cJSON *ids = cJSON_AddArrayToObject(x, "reasons");
+		for (int k = 0; k < v->nids; k++)
+			cJSON_AddItemToArray(ids, cJSON_CreateString(v->ids[k]));
+		cJSON_AddItemToArray(vs, x);
+	}
 	if (internal) {
 		add_str_or_null(o, "abs_path", r->abs_path);
 		add_str_or_null(o, "diff", r->diff);
@@ -372,6 +441,21 @@ int kp_rw_result_from_json(kp_rw_result *r, const cJSON *o)
 					jstr(e, "id"), jstr(e, "message"));
 		r->diags[di].suppressed =
 			cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "suppressed"));
+	}
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(o, "verdicts"))
+	{
+		const cJSON *ve = cJSON_GetObjectItemCaseSensitive(e, "eligible");
+		int vi = kp_rw_verdict_add(r, jstr(e, "kernel"), (int)jnum(e, "line"),
+					   (int)jnum(e, "col"), cJSON_IsTrue(ve), jstr(e, "variant"),
+					   r->ndiags);
+		r->verdicts[vi].pipelined = cJSON_IsTrue(
+			cJSON_GetObjectItemCaseSensitive(e, "pipelined"));
+		const cJSON *id;
+		cJSON_ArrayForEach(id, cJSON_GetObjectItemCaseSensitive(e, "reasons"))
+		{
+			if (cJSON_IsString(id))
+				kp_rw_verdict_add_id(&r->verdicts[vi], id->valuestring);
+		}
 	}
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(o, "fixes"))
 	{

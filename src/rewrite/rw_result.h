@@ -36,6 +36,22 @@ typedef struct {
 	int diag; /* index of the kpipe-pipelined diagnostic it belongs to */
 } kp_rw_fix;
 
+/* The verdict on one loop the pipeline pass saw (--format json's
+ * "verdicts"): where it is (the input's line and column), the analysis's
+ * eligibility, whether it was pipelined and with what, and the ids of its
+ * refusals (the analysis's reasons, or the plan's refusal of an eligible
+ * loop, or the file's refusal when a pipelined loop's rewrite was undone);
+ * the same facts `analyze --format json` gives per loop, from the run that
+ * writes the rewrite. */
+typedef struct {
+	char *kernel;
+	int line, col;
+	int eligible, pipelined;
+	char *variant; /* NULL unless pipelined */
+	char **ids;
+	int nids;
+} kp_rw_verdict;
+
 /* Counts by name (variant, reason id), in first-seen order. */
 typedef struct {
 	char *name;
@@ -63,6 +79,8 @@ typedef struct kp_rw_result {
 	int ndiags;
 	kp_rw_fix *fixes;
 	int nfixes;
+	kp_rw_verdict *verdicts;
+	int nverdicts;
 	char *diff;     /* --diff in a batch */
 	double seconds; /* time spent on the file */
 	/* Kernels in project headers (--header-filter): one result per header
@@ -91,6 +109,16 @@ int kp_rw_ignored(const char *src, size_t len, size_t off, const char *id);
 /* Adds a diagnostic; `file` NULL means r->path.  Returns its index. */
 int kp_rw_diag_add(kp_rw_result *r, const char *file, int line, int col, long off,
 		   const char *level, const char *id, const char *message);
+
+/* Adds the verdict on one loop, its ids those of diags[d0..ndiags) that
+ * are refusals (an id, not a note).  Returns its index. */
+int kp_rw_verdict_add(kp_rw_result *r, const char *kernel, int line, int col, int eligible,
+		      const char *variant, int d0);
+/* A verdict's refusal id, added once. */
+void kp_rw_verdict_add_id(kp_rw_verdict *v, const char *id);
+/* Every pipelined loop's verdict turned into a refusal `id` (the file's
+ * rewrite was undone). */
+void kp_rw_verdicts_undo(kp_rw_result *r, const char *id);
 
 /* Prints the diagnostics as `file:line:col: level: message [id]`, the
  * kpipe-pipelined notes only when verbose (as `note: pipelined with ...`). */

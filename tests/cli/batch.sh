@@ -167,6 +167,16 @@ if command -v python3 >/dev/null; then
 		m = by["proj/src/gemm/matmul_32x32.cu"]
 		assert m["status"] == "pipelined" and m["output"] == "outj/src/gemm/matmul_32x32.cu", m
 		assert [f["path"] for f in d["files"]] == sorted(by), "files not sorted"
+		# each loop's verdict, back from the batch's children: the
+		# pipelined one with its variant, the refused one with its id
+		v = m["verdicts"]
+		assert len(v) == 1 and v[0]["kernel"] == "matmul_32x32" and v[0]["eligible"], v
+		assert v[0]["pipelined"] and v[0]["variant"] in s["pipelined_by_variant"], v
+		assert v[0]["line"] > 0 and v[0]["reasons"] == [], v
+		r = by["proj/src/attn/refused_smem_carry.cu"]["verdicts"]
+		assert len(r) == 1 and not r[0]["eligible"] and not r[0]["pipelined"], r
+		assert r[0]["variant"] is None and "kpipe-smem-carried" in r[0]["reasons"], r
+		assert sum(len(f["verdicts"]) for f in d["files"]) == s["loops"], "a verdict per loop"
 	PY
 fi
 

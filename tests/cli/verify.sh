@@ -67,6 +67,13 @@ check "(b) -o: kpipe-verify-failed with the launch and the first mismatch" grep 
 check "(b) -o: one diagnostic" test "$(wc -l <"$tmp/err")" -eq 1
 KPIPE_VERIFY_SUBSTITUTE="$wrong" "$kpipe" rewrite --variant register "$dup" --Werror -o "$tmp/d.cu" 2>/dev/null
 check "(b) --Werror: exit 1" test $? -eq 1
+# the loop's verdict in the JSON report: refused with the verifier's id
+KPIPE_VERIFY_SUBSTITUTE="$wrong" "$kpipe" rewrite --variant register --format json "$dup" -o "$tmp/d.cu" >"$tmp/dj" 2>/dev/null
+check "(b) json: the loop's verdict is the refusal" python3 -c '
+import json, sys
+v = json.load(open(sys.argv[1]))["files"][0]["verdicts"]
+assert len(v) == 1 and v[0]["eligible"] and not v[0]["pipelined"] and v[0]["variant"] is None, v
+assert v[0]["reasons"] == ["kpipe-verify-failed"] and v[0]["line"] == 15, v' "$tmp/dj"
 mkdir -p "$tmp/in"
 cp "$dup" tests/cli/verify/dup_copy.launch.json "$tmp/in/"
 cp "$tmp/in/dup_copy.cu" "$tmp/dup_orig.cu"

@@ -3,15 +3,15 @@
 process: run.sh runs kpipe on every mutant (side by side) and leaves each
 mutant's outputs in RUN/FILE/; this script checks them all, with the
 expectations run.sh's header lists (once per mutant a python3 started twice
-and a few sed/awk/grep/cmp: about a third of the test's CPU time).
+and a few sed/awk/grep/cmp were about a third of the test's CPU time).
 
   judge.py MANIFEST MUTANT_DIR RUN_DIR SELECTED [NVCC]
 
 MANIFEST is mutate.py's manifest.json, SELECTED a file of the mutant file
 names checked (one a line, MUTANTS_STRIDE's choice), NVCC "1" when each
 mutant was also compiled with nvcc (MUTANTS_NVCC).  RUN_DIR/FILE/ holds
-a.json a.err a.rc (analyze --format json --kernel K), out.cu r.err r.rc
-(rewrite -v --kernel K -o out.cu) and, with NVCC, nvcc.err nvcc.rc.
+r.json r.err r.rc out.cu (rewrite --format json --kernel K -o out.cu: its
+report, with each loop's verdict) and, with NVCC, nvcc.err nvcc.rc.
 
 Prints, per mutant in the manifest's order, the FAIL lines run.sh printed
 before (same words), then
@@ -19,7 +19,6 @@ before (same words), then
 and exits 1 on any failure, as run.sh did."""
 import json
 import os
-import re
 import sys
 
 
@@ -49,22 +48,22 @@ def read_bytes(path):
         return None
 
 
-def check_json(path, expected, kernel, lb, le):
-    """None when the analyze document refuses the mutated K-loop with the
-    expected id, else why not (run.sh's check_json, word for word)."""
-    try:
-        doc = json.load(open(path))
-    except (ValueError, OSError) as e:
-        return "analyze printed no JSON: %s" % e
-    loops = [lp for f in doc["files"] for k in f["kernels"] if k["name"] == kernel for lp in k["loops"]]
-    inside = [lp for lp in loops if lb <= lp["line"] <= le]
+def verdicts(doc, kernel):
+    """The report's loop verdicts of `kernel` (rewrite --format json)."""
+    return [v for f in doc.get("files", []) for v in f.get("verdicts", []) if v["kernel"] == kernel]
+
+
+def check_verdicts(doc, expected, kernel, lb, le):
+    """None when the report refuses the mutated K-loop with the expected
+    id, else why not."""
+    inside = [lp for lp in verdicts(doc, kernel) if lb <= lp["line"] <= le]
     if not inside:
         return "no candidate loop reported in lines %d-%d" % (lb, le)
     kloop = [lp for lp in inside if lp["line"] == lb]
     judged = kloop if kloop else inside
     bad = []
     for lp in judged:
-        ids = [r["id"] for r in lp["reasons"]]
+        ids = lp["reasons"]
         if lp["eligible"] or expected not in ids:
             bad.append("loop at line %d: eligible=%s ids=%s" % (lp["line"], lp["eligible"], ",".join(ids) or "none"))
     for lp in inside:
@@ -73,53 +72,47 @@ def check_json(path, expected, kernel, lb, le):
     return "; ".join(bad) if bad else None
 
 
-def others_eligible(path, kernel, lb, le):
-    """The kernel's eligible loops outside the mutated K-loop's lines."""
-    try:
-        doc = json.load(open(path))
-    except (ValueError, OSError):
-        return 0
-    return sum(1 for f in doc["files"] for k in f["kernels"] if k["name"] == kernel
-               for lp in k["loops"] if lp["eligible"] and not lb <= lp["line"] <= le)
-
-
-PIPELINED = re.compile(r"^[^:\n]*:([0-9]*):[0-9]*: note: pipelined with ", re.M)
+def diagnostics(doc):
+    return [d for f in doc.get("files", []) for d in f.get("diagnostics", [])]
 
 
 def judge(e, mdir, w, nvcc):
-    """(ok, lines) for one mutant: run.sh's check_one."""
+    """(ok, lines) for one mutant: run.sh's expectations."""
     file, kernel, kind, expected = e["file"], e["kernel"], e["kind"], e["expected"]
     lb, le = int(e["loop_line"]), int(e["loop_end_line"])
     out, ok = [], True
-    rc = int(read(os.path.join(w, "a.rc"), "99").strip() or 99)
-    if rc != 0:
-        out.append("FAIL %s: analyze exited %d (3 = parse error, which is not a refusal)" % (file, rc))
-        out += head(os.path.join(w, "a.err"))
-        ok = False
-    else:
-        why = check_json(os.path.join(w, "a.json"), expected, kernel, lb, le)
-        if why is not None:
-            out.append("FAIL %s (%s): expected %s: %s" % (file, kind, expected, why))
-            ok = False
-    others = others_eligible(os.path.join(w, "a.json"), kernel, lb, le) if ok else 0
     rc = int(read(os.path.join(w, "r.rc"), "99").strip() or 99)
-    err = read(os.path.join(w, "r.err"))
-    # a "pipelined with" note at a line of the mutated K-loop
-    hit = next((m.group(1) for m in PIPELINED.finditer(err) if m.group(1) and lb <= int(m.group(1)) <= le), None)
+    try:
+        doc = json.loads(read(os.path.join(w, "r.json")))
+    except ValueError as ex:
+        doc = None
+        why = "rewrite printed no JSON report: %s" % ex
     mutant = os.path.join(mdir, file)
+    if rc != 0:
+        out.append("FAIL %s (%s): rewrite exited %d, expected 0 (3 = parse error, which is not a refusal)"
+                   % (file, kind, rc))
+        out += head(os.path.join(w, "r.err"))
+        return False, out
+    if doc is None:
+        out.append("FAIL %s (%s): %s" % (file, kind, why))
+        return False, out
+    why = check_verdicts(doc, expected, kernel, lb, le)
+    if why is not None:
+        out.append("FAIL %s (%s): expected %s: %s" % (file, kind, expected, why))
+        ok = False
+    others = sum(1 for lp in verdicts(doc, kernel) if lp["eligible"] and not lb <= lp["line"] <= le) if ok else 0
+    diags = diagnostics(doc)
+    # a kpipe-pipelined note at a line of the mutated K-loop
+    hit = next((d["line"] for d in diags if d.get("id") == "kpipe-pipelined" and lb <= d["line"] <= le), None)
     if hit is not None:
         out.append("FAIL %s (%s): REWRITTEN (the loop at line %s was pipelined)" % (file, kind, hit))
-        ok = False
-    elif rc != 0:
-        out.append("FAIL %s (%s): rewrite exited %d, expected 0" % (file, kind, rc))
-        out += head(os.path.join(w, "r.err"))
         ok = False
     elif others == 0 and read_bytes(os.path.join(w, "out.cu")) != read_bytes(mutant):
         # changed only when another K-loop of the kernel may be pipelined
         out.append("FAIL %s (%s): REWRITTEN (the output is not the mutant unchanged)" % (file, kind))
         ok = False
-    elif "[%s]" % expected not in err:
-        out.append("FAIL %s (%s): rewrite did not report [%s] on stderr" % (file, kind, expected))
+    elif not any(d.get("id") == expected for d in diags):
+        out.append("FAIL %s (%s): rewrite did not report [%s]" % (file, kind, expected))
         ok = False
     if nvcc and read(os.path.join(w, "nvcc.rc"), "1").strip() != "0":
         out.append("FAIL %s (%s): nvcc rejects the mutant" % (file, kind))

@@ -4,19 +4,22 @@
 # refuses every one of them with the expected diagnostic id.
 #
 # For each mutant (run with --kernel NAME, so that the other kernels of a
-# multi-kernel sample do not count):
-#   analyze --format json   must exit 0 (3 = a parse error, not a refusal);
-#                           the mutated K-loop must be reported, refused,
-#                           and carry the expected id in `reasons` (when
-#                           the mutation makes it no candidate at all, every
+# multi-kernel sample do not count), one run of
+#   rewrite --format json -o OUT   (--no-verify) must exit 0 (3 = a parse
+#                           error, not a refusal); its report's loop
+#                           verdicts (the analysis analyze --format json
+#                           gives, from the run that writes the rewrite)
+#                           must list the mutated K-loop, refused, with the
+#                           expected id among its reasons (when the
+#                           mutation makes it no candidate at all, every
 #                           candidate loop nested in it must carry the id);
-#   rewrite -v -o OUT       (--no-verify) must not pipeline the mutated K-loop (no
-#                           "pipelined with" note in its lines) and must
-#                           name the expected id; unless another K-loop of
-#                           the kernel is eligible (two K-loops side by
-#                           side), OUT must be the mutant unchanged (a
-#                           file with nothing pipelined goes through as it
-#                           was, exit 0); any exit but 0 fails.
+#                           no loop of its lines may be pipelined (no
+#                           kpipe-pipelined note there), the expected id
+#                           must be among the diagnostics, and unless
+#                           another K-loop of the kernel is eligible (two
+#                           K-loops side by side), OUT must be the mutant
+#                           unchanged (a file with nothing pipelined goes
+#                           through as it was, exit 0).
 # kpipe runs per mutant, side by side; tests/mutants/judge.py then checks
 # all of them in one process (CI time).  Prints one FAIL line per broken
 # expectation and the summary
@@ -59,15 +62,15 @@ if ! python3 "$here/mutate.py" --samples "$KPIPE_SOURCE_DIR/samples" --out "$mdi
 fi
 grep -v '^mutant ' "$work/generate.log"
 
-# Runs kpipe on one mutant (analyze, then rewrite, and nvcc with
-# MUTANTS_NVCC), each one's output and exit status in $work/run/FILE/;
-# judge.py checks them all afterwards, in one process (CI time).
+# Runs kpipe on one mutant (rewrite, and nvcc with MUTANTS_NVCC), its
+# report, output and exit status in $work/run/FILE/; judge.py checks them
+# all afterwards, in one process (CI time).  One kpipe run, not analyze
+# and rewrite: the rewrite's JSON report holds the analysis's verdict on
+# each loop (one parse less a mutant, CI time).
 run_one() {
 	local file="$1" kernel="$2"
 	local m="$mdir/$file" w="$work/run/$file"
 	mkdir -p "$w"
-	"$KPIPE" analyze --format json --kernel "$kernel" "$m" > "$w/a.json" 2> "$w/a.err"
-	echo $? > "$w/a.rc"
 	if [ -n "${MUTANTS_NVCC:-}" ]; then
 		nvcc -std=c++17 -arch=sm_90 -c -o /dev/null "$m" > "$w/nvcc.err" 2>&1
 		echo $? > "$w/nvcc.rc"
@@ -76,7 +79,7 @@ run_one() {
 	# input, with exit 0 and the refusals' ids, so verifying changes no
 	# verdict here; it only costs a cold g++ build and runs (1 to 3 s) for
 	# every mutant whose other K-loop is pipelined (CI time)
-	"$KPIPE" rewrite --no-verify -v --kernel "$kernel" "$m" -o "$w/out.cu" > /dev/null 2> "$w/r.err"
+	"$KPIPE" rewrite --no-verify --format json --kernel "$kernel" "$m" -o "$w/out.cu" > "$w/r.json" 2> "$w/r.err"
 	echo $? > "$w/r.rc"
 }
 
