@@ -446,10 +446,10 @@ int kp_rw_result_from_json(kp_rw_result *r, const cJSON *o)
 	{
 		const cJSON *ve = cJSON_GetObjectItemCaseSensitive(e, "eligible");
 		int vi = kp_rw_verdict_add(r, jstr(e, "kernel"), (int)jnum(e, "line"),
-					   (int)jnum(e, "col"), cJSON_IsTrue(ve), jstr(e, "variant"),
-					   r->ndiags);
-		r->verdicts[vi].pipelined = cJSON_IsTrue(
-			cJSON_GetObjectItemCaseSensitive(e, "pipelined"));
+					   (int)jnum(e, "col"), cJSON_IsTrue(ve),
+					   jstr(e, "variant"), r->ndiags);
+		r->verdicts[vi].pipelined =
+			cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "pipelined"));
 		const cJSON *id;
 		cJSON_ArrayForEach(id, cJSON_GetObjectItemCaseSensitive(e, "reasons"))
 		{
