@@ -42,7 +42,7 @@ wangzyon|wangzyon_6|auto cp-async cp-async-s3 cp-async-s4 register register-ca r
 leetcuda-sgemm|leetcuda_sgemm_f32x4_bcf|auto cp-async cp-async-s3 cp-async-s4 register register-ca register-2bar auto-swz register-2bar-swz tma
 leetcuda-hgemm-simt|leetcuda_hgemm_f16x8_pack_bcf|auto cp-async cp-async-s3 cp-async-s4 register register-ca register-2bar auto-swz register-2bar-swz tma
 leetcuda-hgemm-wmma|leetcuda_hgemm_wmma_warp2x4|auto auto-nopad cp-async cp-async-pad cp-async-s3-pad cp-async-s4-pad register-pad cp-async-occ cp-async-raise cp-async-pad-raise cp-async-s3-pad-raise register-pad-raise auto-swz cp-async-s3-pad-swz tma
-leetcuda-hgemm-mma|leetcuda_hgemm_mma2x4_warp4x4|auto cp-async cp-async-s3 cp-async-s4 register register-ca register-2bar cp-async-occ cp-async-s3-occ cp-async-s4-occ register-occ cp-async-raise cp-async-s3-raise cp-async-s4-raise register-raise auto-swz cp-async-s3-swz cp-async-s4-swz cp-async-raise-swz tma
+leetcuda-hgemm-mma|leetcuda_hgemm_mma2x4_warp4x4|auto cp-async cp-async-s3 cp-async-s4 register register-ca register-2bar cp-async-occ cp-async-s3-occ cp-async-s4-occ register-occ cp-async-raise cp-async-s3-raise cp-async-s4-raise register-raise auto-swz cp-async-s3-swz cp-async-s4-swz cp-async-raise-swz cp-async-s3-raise-swz cp-async-s4-raise-swz tma
 nicolaswilde|nicolaswilde_v1|auto cp-async cp-async-s3 cp-async-s4 register register-ca register-2bar cp-async-occ cp-async-raise cp-async-s3-raise register-raise auto-swz cp-async-s3-swz tma
 EOF
 }
