@@ -544,6 +544,9 @@ kp_decl *kp_parse_decl_for(pctx *c, CXCursor ref)
 	attr_scan as = {c, 0, 0, 0, 0, 0, 0, 0};
 	clang_visitChildren(canon, kp_parse_scan_attrs, &as);
 	d->is_shared = as.shared;
+	enum CX_StorageClass sc = clang_Cursor_getStorageClass(canon);
+	d->is_static = sc == CX_SC_Static;
+	d->is_extern = sc == CX_SC_Extern;
 	d->is_device_var = d->kind == KP_D_VAR && as.device && !as.shared && !as.constant &&
 			   !kp_parse_is_function_kind(pk);
 	CXSourceRange r = clang_getCursorExtent(canon);

@@ -226,6 +226,9 @@ typedef struct kp_decl {
 	/* a variable in global memory: __device__ at namespace or class scope,
 	 * not __shared__ or __constant__ (clang's attributes) */
 	int is_device_var;
+	/* storage class static or extern (clang's, not the text's: a local
+	 * `static __device__` variable, an `extern` declaration) */
+	int is_static, is_extern;
 	int is_const;     /* const-qualified or constexpr */
 	int is_constexpr; /* a variable declared constexpr (spelled in the main file) */
 	int is_pointer;

@@ -853,11 +853,16 @@ static const char *scalar_problem(canon *c, const kp_node *ds, int s)
 		const kp_decl *d = vd->kind == KP_N_VARDECL ? vd->decl : NULL;
 		if (!d || d->kind != KP_D_VAR || d->is_shared)
 			return "it is not a plain variable";
-		const char *txt = kp_range_text(f, ds->begin, ds->end);
-		if (strstr(txt, "static") || strstr(txt, "extern") || !trivial_type(d))
+		if (d->is_static || d->is_extern)
+			return kp_arena_printf(
+				&f->arena,
+				"'%s' is %s: one variable for the whole program, not "
+				"one per thread and iteration",
+				d->name, d->is_static ? "static" : "extern");
+		if (!trivial_type(d))
 			return kp_arena_printf(&f->arena,
-					       "'%s' is static, extern, or of a type whose "
-					       "initialisation may do something (%s)",
+					       "'%s' is of a type whose initialisation may do "
+					       "something (%s)",
 					       d->name, d->type ? d->type : "?");
 		int init = d->init != NULL;
 		for (int k = 0; k < vd->nkids; k++)

@@ -858,6 +858,17 @@ for want in "25:22: warning: the load phase reads volatile memory at line 25 .*\
 done
 check "volatile_loads: one loop of four pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/volatile_loads.r.err")" = 1
 
+# declarations the canon pass moves before the loop: static or extern is
+# clang's storage class, not a word of the text (rewrite/canon.c)
+rewritten canon_storage "$in/canon_storage.cu"
+for want in "18:5: note: kpipe moved the declarations of 'As', 'Bs', 'a_static_extern' before the loop" \
+	"18:5: note: pipelined with register " \
+	"41:5: remark: the declaration on line 45 is not moved before the loop: 'a' is static: one variable for the whole program.*\[kpipe-canon-refused\]"; do
+	check "canon_storage: ${want%%:*}" has canon_storage.r "canon_storage\.cu:$want"
+done
+check "canon_storage: name_static verified on the CPU emulator" not_grep kpipe-unverified "$tmp/canon_storage.r.err"
+check "canon_storage: one loop of two pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/canon_storage.r.err")" = 1
+
 # --- a 10 MB file ------------------------------------------------------------------
 python3 - "$sample" "$tmp/big_10mb.cu" <<'PY'
 import sys
