@@ -25,11 +25,15 @@ needs out of your checkout into gpu-production/ (git-ignored).
   python3 bench/production_gpu.py run [--out DIR]
       on the GPU machine (carry gpu-production): one gpu_bench.py run per
       kernel, reports DIR/NAME.{md,json}, a summary table DIR/summary.md
+  prepare --variants register,cp-async,...: each variant also forced
+  (out-VARIANT/), and run times them beside kpipe's pick ("kpipe");
+  run --only TEXT, --parallel 1 (comparable timings), --no-sanitize
 """
 import argparse
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -141,6 +145,19 @@ def prepare(args):
     print(r.stderr.strip().splitlines()[-1] if r.stderr.strip() else "", file=sys.stderr)
     if r.returncode not in (0, 1):
         sys.exit("kpipe rewrite exited %d (gpu-production/rewrite.log)" % r.returncode)
+    # --variants: each variant forced, in out-VARIANT/ (what auto did not pick)
+    for v in [x for x in (args.variants or "").split(",") if x]:
+        vout = os.path.join(WORK, "out-" + v)
+        st = re.match(r"(.*)-s([0-9]+)$", v)
+        extra = ["--stages", st.group(2)] if st else []
+        base = st.group(1) if st else v
+        r = subprocess.run([args.kpipe, "rewrite", "--variant", base] + extra
+                           + [os.path.join(magma, f) for f in FILES]
+                           + ["--out-dir", vout, "--"] + flags, capture_output=True, text=True)
+        with open(os.path.join(WORK, "rewrite-%s.log" % v), "w") as f:
+            f.write(r.stderr)
+        if r.returncode not in (0, 1):
+            sys.exit("kpipe rewrite --variant %s exited %d" % (v, r.returncode))
     specs = os.path.join(WORK, "specs")
     os.makedirs(specs)
     for f, spec in kernels():
@@ -170,10 +187,16 @@ def run(args):
             continue
         base = os.path.join(m, f)
         ver = os.path.join(WORK, "out", os.path.basename(f))
+        forced = []
+        for d in sorted(glob.glob(os.path.join(WORK, "out-*"))):
+            fv = os.path.join(d, os.path.basename(f))
+            if os.path.exists(fv):
+                forced += ["--variant", "%s=%s" % (os.path.basename(d)[4:], fv)]
         cmd = [sys.executable, os.path.join(ROOT, "bench", "gpu_bench.py"),
                "--spec", os.path.join(WORK, "specs", name + ".launch.json"),
-               "--baseline", base, "--variant", "kpipe=" + ver, "--arch", args.arch,
-               "--nvcc-flags", flags, "--jobs", "2", "--sanitize", "--sanitize-size", "tiny",
+               "--baseline", base, "--variant", "kpipe=" + ver] + forced + [
+               "--arch", args.arch, "--nvcc-flags", flags, "--jobs", "2"] + (
+               [] if args.no_sanitize else ["--sanitize", "--sanitize-size", "tiny"]) + [
                "--json", os.path.join(out, name + ".json"),
                "--report", os.path.join(out, name + ".md"), "--quiet"]
         jobs.append((name, f, cmd))
@@ -207,11 +230,14 @@ def main():
     a = sub.add_parser("prepare")
     a.add_argument("--kpipe", default=os.path.join(ROOT, "build", "kpipe"))
     a.add_argument("--magma", required=True)
+    a.add_argument("--variants", help="also each of these variants forced (comma-separated: "
+                   "register,register-ca,cp-async-s3), timed beside kpipe's default pick")
     b = sub.add_parser("run")
     b.add_argument("--out", default=os.path.join(os.environ.get("OUT", WORK), "results"))
     b.add_argument("--arch", default="sm_90")
     b.add_argument("--parallel", type=int, default=4, help="gpu_bench.py runs at once")
     b.add_argument("--only", help="the kernels whose name contains this")
+    b.add_argument("--no-sanitize", action="store_true", help="no compute-sanitizer runs")
     args = p.parse_args()
     if args.cmd == "prepare":
         prepare(args)
