@@ -1,9 +1,13 @@
 /*
  * edit.c - applying edit lists and producing unified diffs.
  *
- * The diff is a longest-common-subsequence line diff over the region that
- * differs (common prefix and suffix are trimmed first), grouped into hunks
- * with three lines of context, in the format git apply and patch accept.
+ * The diff is Myers' O(ND) shortest edit script over lines (E. Myers, "An
+ * O(ND) difference algorithm and its variations", 1986: the greedy forward
+ * search, a trace of each step's furthest reaching paths kept for the way
+ * back), run on the region that differs (common prefix and suffix trimmed
+ * first), grouped into hunks with three lines of context, in the format
+ * git apply and patch accept.  A rewrite changes few lines of a file, so D
+ * is small whatever the file's length.
  */
 #include "edit.h"
 
@@ -269,6 +273,83 @@ static void emit_line(kp_strbuf *sb, char tag, line_t l)
 		kp_strbuf_adds(sb, "\n\\ No newline at end of file\n");
 }
 
+/* The most differing lines myers() searches: its trace holds (D + 1)^2
+ * path ends, 64 MB at this bound; past it (or past its comparison budget)
+ * kp_diff() writes the region as deleted and added. */
+#define MYERS_MAX_D 4000
+
+/* The shortest edit script turning a[0..n) into b[0..m): appends its ops
+ * (equal, delete, add, in order; a deletion before an addition where
+ * either would do) to ops and adds their count to *nops.  Returns 0,
+ * appending nothing, when it needs more than MYERS_MAX_D deletions and
+ * additions. */
+static int myers(const line_t *a, int n, const line_t *b, int m, op_t *ops, int *nops)
+{
+	/* the search costs up to (n + m) line comparisons a step: a long
+	 * region gets fewer steps (400 million comparisons at most) */
+	long long cap = 400000000LL / ((long long)n + m + 1);
+	int max = n + m, dmax = max < MYERS_MAX_D ? max : MYERS_MAX_D;
+	if (dmax > cap)
+		dmax = (int)cap;
+	/* v[off + k]: the furthest x reached on diagonal k = x - y */
+	int off = max + 1, *v = kp_xcalloc((size_t)(2 * max + 3), sizeof(int));
+	/* trace[d]: v[off - d .. off + d] after step d */
+	int **trace = kp_xcalloc((size_t)dmax + 1, sizeof(*trace));
+	int found = -1;
+	for (int d = 0; d <= dmax && found < 0; d++) {
+		for (int k = -d; k <= d; k += 2) {
+			int x = k == -d || (k != d && v[off + k - 1] < v[off + k + 1])
+					? v[off + k + 1]      /* down: b[y] added */
+					: v[off + k - 1] + 1; /* right: a[x] deleted */
+			int y = x - k;
+			while (x < n && y < m && line_eq(a[x], b[y])) {
+				x++;
+				y++;
+			}
+			v[off + k] = x;
+			if (x >= n && y >= m) {
+				found = d;
+				break;
+			}
+		}
+		trace[d] = kp_xmalloc(sizeof(int) * (size_t)(2 * d + 1));
+		memcpy(trace[d], v + off - d, sizeof(int) * (size_t)(2 * d + 1));
+	}
+	if (found >= 0) {
+		/* back from (n, m): ops in reverse, at the end of the array */
+		int len = 0, x = n, y = m;
+		op_t *rev = kp_xmalloc(sizeof(*rev) * (size_t)(n + m + 1));
+		for (int d = found; d > 0; d--) {
+			const int *pv = trace[d - 1] + (d - 1); /* pv[k], k in -(d-1)..d-1 */
+			int k = x - y;
+			int down = k == -d || (k != d && pv[k - 1] < pv[k + 1]);
+			int pk = down ? k + 1 : k - 1;
+			int px = pv[pk], py = px - pk;
+			while (x > px + !down && y > py + down) {
+				rev[len++] = OP_EQ;
+				x--;
+				y--;
+			}
+			rev[len++] = down ? OP_ADD : OP_DEL;
+			x = px;
+			y = py;
+		}
+		while (x > 0 && y > 0) {
+			rev[len++] = OP_EQ;
+			x--;
+			y--;
+		}
+		for (int i = len - 1; i >= 0; i--)
+			ops[(*nops)++] = rev[i];
+		free(rev);
+	}
+	for (int d = 0; d <= dmax; d++)
+		free(trace[d]);
+	free(trace);
+	free(v);
+	return found >= 0;
+}
+
 char *kp_diff(const char *label_a, const char *a, size_t alen, const char *label_b, const char *b,
 	      size_t blen)
 {
@@ -287,31 +368,9 @@ char *kp_diff(const char *label_a, const char *a, size_t alen, const char *label
 	op_t *ops = kp_xmalloc(sizeof(*ops) * (size_t)capops);
 	for (int i = 0; i < pre; i++)
 		ops[nops++] = OP_EQ;
-	if ((long long)ma * mb <= 25000000LL) {
-		uint32_t *t = kp_xcalloc((size_t)(ma + 1) * (size_t)(mb + 1), sizeof(uint32_t));
-#define T(i, j) t[(size_t)(i) * (size_t)(mb + 1) + (size_t)(j)]
-		for (int i = ma - 1; i >= 0; i--)
-			for (int j = mb - 1; j >= 0; j--)
-				T(i, j) = line_eq(la[pre + i], lb[pre + j]) ? T(i + 1, j + 1) + 1
-					  : T(i + 1, j) >= T(i, j + 1)      ? T(i + 1, j)
-									    : T(i, j + 1);
-		int i = 0, j = 0;
-		while (i < ma || j < mb) {
-			if (i < ma && j < mb && line_eq(la[pre + i], lb[pre + j])) {
-				ops[nops++] = OP_EQ;
-				i++;
-				j++;
-			} else if (j < mb && (i == ma || T(i, j + 1) > T(i + 1, j))) {
-				ops[nops++] = OP_ADD;
-				j++;
-			} else {
-				ops[nops++] = OP_DEL;
-				i++;
-			}
-		}
-#undef T
-		free(t);
-	} else {
+	if (!myers(la + pre, ma, lb + pre, mb, ops, &nops)) {
+		/* more differences than MYERS_MAX_D: every line of the region
+		 * deleted, then every line added (a valid diff, not a short one) */
 		for (int i = 0; i < ma; i++)
 			ops[nops++] = OP_DEL;
 		for (int j = 0; j < mb; j++)

@@ -755,6 +755,50 @@ Test(diff, two_far_changes_make_two_hunks)
 	free(b);
 }
 
+/* Myers' paper's example (ABCABBA -> CBABAC): the shortest edit script
+ * deletes 3 lines and adds 2 (D = 5); the region is all of both files, so
+ * a longer script shows up in the counts. */
+Test(diff, shortest_edit_script)
+{
+	char *d = diff_s("A\nB\nC\nA\nB\nB\nA\n", "C\nB\nA\nB\nA\nC\n");
+	int del = 0, add = 0;
+	for (const char *p = strchr(d, '\n') + 1; (p = strchr(p, '\n')) != NULL;) {
+		p++;
+		del += *p == '-';
+		add += *p == '+';
+	}
+	cr_expect_eq(del, 3, "%s", d);
+	cr_expect_eq(add, 2, "%s", d);
+	free(d);
+}
+
+/* A 30,000-line file with three far-apart one-line changes gives three
+ * small hunks: the diff's cost follows the differences, not the file
+ * (the table of the longest-common-subsequence diff it replaced held
+ * 900 million cells here, over its limit, and wrote the whole region
+ * deleted and added). */
+Test(diff, long_file_few_changes)
+{
+	enum { N = 30000 };
+	char *a = numbered(N);
+	kp_strbuf sb = KP_STRBUF_INIT;
+	for (int i = 1; i <= N; i++)
+		kp_strbuf_addf(&sb,
+			       i == 5       ? "FIVE\n"
+			       : i == 15000 ? "MIDDLE\n"
+			       : i == 29990 ? "END\n"
+					    : "line %d\n",
+			       i);
+	char *b = kp_strbuf_detach(&sb);
+	char *d = diff_s(a, b);
+	cr_expect_eq(count_hunks(d), 3, "%.300s", d);
+	cr_expect_lt(strlen(d), 600u, "%zu bytes", strlen(d));
+	cr_expect(strstr(d, "-line 15000\n+MIDDLE\n") != NULL);
+	free(d);
+	free(a);
+	free(b);
+}
+
 /* GNU diff gives "@@ -1,5 +1,5 @@" for the first hunk (see KP_DIFF_CONTEXT_FIXED). */
 Test(diff, hunk_before_another_has_three_trailing_lines, .disabled = !KP_DIFF_CONTEXT_FIXED)
 {
