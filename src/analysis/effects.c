@@ -1078,6 +1078,36 @@ static int visit_after(kp_node *n, kp_node *parent, void *ud)
 	return 1;
 }
 
+const kp_node *kp_find_through_helpers(const kp_node *n, int depth, int (*hit)(const kp_node *n),
+				       int deep_hits, const kp_kernel **helper)
+{
+	if (!n)
+		return NULL;
+	if (hit(n))
+		return n;
+	if (n->kind == KP_N_CALL && n->decl && n->decl->fn) {
+		if (depth >= KP_EFFECTS_HELPER_DEPTH) {
+			if (deep_hits)
+				return n;
+		} else {
+			const kp_node *r = kp_find_through_helpers(n->decl->fn->body, depth + 1,
+								   hit, deep_hits, helper);
+			if (r) {
+				if (helper && !*helper)
+					*helper = n->decl->fn;
+				return r;
+			}
+		}
+	}
+	for (int i = 0; i < n->nkids; i++) {
+		const kp_node *r =
+			kp_find_through_helpers(n->kids[i], depth, hit, deep_hits, helper);
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
 kp_effects *kp_effects_of_loop(kp_file *f, const kp_kernel *k, const kp_loop *l)
 {
 	kp_effects *e = kp_arena_alloc(&f->arena, sizeof(*e));

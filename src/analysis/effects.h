@@ -70,6 +70,17 @@ typedef struct kp_effects {
  * deeper than that writes memory kpipe cannot name. */
 #define KP_EFFECTS_HELPER_DEPTH 3
 
+/* The first node of n (n itself included, then its children in order)
+ * for which hit() holds, reading on into the body of each __device__
+ * helper it calls; depth is how many helpers deep n already is.  A helper
+ * call KP_EFFECTS_HELPER_DEPTH deep is itself the answer when deep_hits,
+ * else its body is not read.  *helper (when helper is not NULL) is then
+ * the helper whose body holds the node, left as it was for n's own.  For
+ * the rules that look for what the effect sets do not record (a volatile
+ * read, a warp operation). */
+const kp_node *kp_find_through_helpers(const kp_node *n, int depth, int (*hit)(const kp_node *n),
+				       int deep_hits, const kp_kernel **helper);
+
 /* Computes the sets of loop l (its phases found: l->load_b < l->load_e) of
  * kernel k, in f's arena. */
 kp_effects *kp_effects_of_loop(kp_file *f, const kp_kernel *k, const kp_loop *l);

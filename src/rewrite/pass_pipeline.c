@@ -36,7 +36,6 @@ typedef struct {
 	kp_loop **cont, **cont_of;
 	int *cont_bufs;
 	int ncont;
-	const char *variant; /* the transform of the loop pipeline_loop() pipelined last */
 } pipeline_state;
 
 /* Whether every tile p loads is one l loads too. */
@@ -266,8 +265,9 @@ static int plain_stages(int split, const kp_tplan *tp, const kp_plan *p)
 }
 
 /* Plans and transforms one eligible loop: its edits, owned by its note.
- * Returns whether it was pipelined. */
-static int pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
+ * Returns the name of the transform that pipelined it, NULL when it was
+ * not pipelined. */
+static const char *pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 {
 	const kp_rw_opts *o = c->o;
 	kp_file *f = c->f;
@@ -277,7 +277,7 @@ static int pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 	if (tile_clash(s, l) && (ci = continuation(s, f, l)) < 0) {
 		kp_pass_refuse(c, line, col, "kpipe-tile-shared-by-loops",
 			       "a tile of this loop was already pipelined in an earlier loop");
-		return 0;
+		return NULL;
 	}
 	long long added = add_earlier_buffers(s, l);
 	kp_plan p;
@@ -291,7 +291,7 @@ static int pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 					      "before it in the kernel added",
 					      msg, added);
 		kp_pass_refuse(c, line, col, p.refuse_id, msg);
-		return 0;
+		return NULL;
 	}
 	/* one extern array per kernel: a second loop's tiles would alias the
 	 * first's (and its launches would be edited twice) */
@@ -308,7 +308,7 @@ static int pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 					       "already moved its tiles to dynamic shared memory "
 					       "(kpipe moves one loop's per kernel)",
 					       p.stages, p.dyn_bytes, l->kernel->name));
-		return 0;
+		return NULL;
 	}
 	if (clash) {
 		kp_pass_refuse(
@@ -319,7 +319,7 @@ static int pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 					"K-loop of the kernel already has stages in dynamic "
 					"shared memory",
 					buffers, buffers));
-		return 0;
+		return NULL;
 	}
 	int plain = plain_stages(split, &tp, &p) && !stage_major;
 	if (ci >= 0 && (!plain || p.stages > s->cont_bufs[ci])) {
@@ -331,7 +331,7 @@ static int pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 					"cannot index the same stages",
 					s->cont_of[ci]->node->line, s->cont_bufs[ci], p.xform->name,
 					p.stages));
-		return 0;
+		return NULL;
 	}
 	if (ci >= 0)
 		as_continuation(s, f, l, ci);
@@ -346,7 +346,7 @@ static int pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 			       xerr ? xerr : "the transform failed");
 		kp_edits_release(&mine);
 		unregister(s, l);
-		return 0;
+		return NULL;
 	}
 	kp_strbuf note = KP_STRBUF_INIT;
 	if (split)
@@ -406,8 +406,7 @@ static int pipeline_loop(kp_pass_ctx *c, pipeline_state *s, kp_loop *l)
 	s->bufs[s->npiped++] = p.xform->buffers(p.stages);
 	r->pipelined++;
 	kp_counts_add(&r->by_variant, p.xform->name, 1);
-	s->variant = p.xform->name;
-	return 1;
+	return p.xform->name;
 }
 
 /* A later loop registered with an earlier one that was not pipelined
@@ -461,12 +460,11 @@ static void pipeline_run(kp_pass_ctx *c)
 		int d0 = r->ndiags;
 		if (l->eligible) {
 			int ci = cont_index(&s, l);
-			s.variant = NULL;
-			int piped = pipeline_loop(c, &s, l);
-			if (!piped && ci >= 0)
+			const char *variant = pipeline_loop(c, &s, l);
+			if (!variant && ci >= 0)
 				index_as_before(c, &s, ci);
 			kp_rw_verdict_add(r, l->kernel->name, l->node->line, l->node->col, 1,
-					  piped ? s.variant : NULL, d0);
+					  variant, d0);
 			continue;
 		}
 		kp_rw_loop_refusals(r, c->f, l);

@@ -26,27 +26,20 @@
  * evaluated again, a tile ahead or under the prefetch guard, it returns
  * another value or waits for lanes that do not come.  So is any call
  * kpipe cannot read (a method, a constructor of the user's). */
+static int unclean_node(const kp_node *n)
+{
+	if (n->kind == KP_N_ASM || n->ty.is_volatile)
+		return 1;
+	if (n->kind != KP_N_CALL)
+		return 0;
+	if (n->sync != KP_SYNC_NONE)
+		return 1;
+	return !(n->decl && n->decl->fn) && !kp_pure_call(n);
+}
+
 static const kp_node *unclean(const kp_node *n, int depth)
 {
-	if (!n)
-		return NULL;
-	if (n->kind == KP_N_ASM || (n->kind == KP_N_CALL && n->sync != KP_SYNC_NONE) ||
-	    n->ty.is_volatile)
-		return n;
-	if (n->kind == KP_N_CALL && n->decl && n->decl->fn) {
-		if (depth >= KP_EFFECTS_HELPER_DEPTH)
-			return n;
-		const kp_node *r = unclean(n->decl->fn->body, depth + 1);
-		if (r)
-			return r;
-	} else if (n->kind == KP_N_CALL && !kp_pure_call(n))
-		return n;
-	for (int i = 0; i < n->nkids; i++) {
-		const kp_node *r = unclean(n->kids[i], depth);
-		if (r)
-			return r;
-	}
-	return NULL;
+	return kp_find_through_helpers(n, depth, unclean_node, 1, NULL);
 }
 
 /* A call to a __device__ helper of the file with a body kpipe reads. */

@@ -30,36 +30,12 @@ static int volatile_global(const kp_node *n)
 	return !(r && r->decl && r->decl->is_shared);
 }
 
-/* The first such read in n or in a helper body it calls; *helper is then
- * the helper whose body holds it (NULL: n itself). */
-static const kp_node *find(const kp_node *n, int depth, const kp_kernel **helper)
-{
-	if (!n)
-		return NULL;
-	if (volatile_global(n))
-		return n;
-	if (n->kind == KP_N_CALL && n->decl && n->decl->fn && depth < KP_EFFECTS_HELPER_DEPTH) {
-		const kp_node *r = find(n->decl->fn->body, depth + 1, helper);
-		if (r) {
-			if (!*helper)
-				*helper = n->decl->fn;
-			return r;
-		}
-	}
-	for (int i = 0; i < n->nkids; i++) {
-		const kp_node *r = find(n->kids[i], depth, helper);
-		if (r)
-			return r;
-	}
-	return NULL;
-}
-
 static void check(kp_rule_ctx *c)
 {
 	const kp_loop *l = c->l;
 	for (int i = l->load_b; i < l->load_e; i++) {
 		const kp_kernel *h = NULL;
-		const kp_node *v = find(l->stmts[i], 0, &h);
+		const kp_node *v = kp_find_through_helpers(l->stmts[i], 0, volatile_global, 0, &h);
 		if (v && h)
 			kp_rule_refuse(
 				c, l->stmts[i], "kpipe-memory-order",
