@@ -24,10 +24,17 @@
 #             sgemm_loop_tma: tma with 2-4 stages against bulk and the best
 #             cp.async ring (#35)
 #   production  bench/production_gpu.py run --only "$PRODUCTION_ONLY"
-#             (default zlanhe; carry gpu-production) (#34)
+#             (default zlanhe; carry gpu-production) $PRODUCTION_ARGS (#34)
 #   hemm      the register variants of tests/cpudiff/kernels/hemm_overloads
 #             (made here into gpu-hemm/out by bench/make_variants.sh; carry
 #             gpu-hemm) against the original (#34)
+#   lowflop   every variant of the little-arithmetic kernels of
+#             tests/cpudiff/kernels (made here into gpu-lowflop/out by
+#             `SAMPLES_DIR=tests/cpudiff/kernels ONLY="$LOWFLOP" bash
+#             bench/make_variants.sh gpu-lowflop/out`; carry gpu-lowflop):
+#             the data of auto's rules for memory-bound tiles of 16-byte
+#             copies (#35; docs/benchmarks.md, "Memory-bound tiles");
+#             LOWFLOP names the kernels (default: the nine measured there)
 # PART_TIMEOUT=S stops a part after S seconds (exit 124); PACK=FILE.tgz
 # packs $OUT into FILE after each part, so that what a call that runs out
 # of time has measured still comes back in one file.
@@ -95,8 +102,9 @@ for part in "${parts[@]}"; do
 		rc=$?
 		;;
 	production)
+		# shellcheck disable=SC2086 # PRODUCTION_ARGS: more options of `run`
 		$limit python3 bench/production_gpu.py run --only "${PRODUCTION_ONLY:-zlanhe}" \
-			--out "$out/production" >"$out/production/run.log" 2>&1
+			${PRODUCTION_ARGS:-} --out "$out/production" >"$out/production/run.log" 2>&1
 		rc=$?
 		;;
 	hemm)
@@ -104,8 +112,15 @@ for part in "${parts[@]}"; do
 			$limit bash bench/gpu_samples.sh gpu-hemm/out hemm_overloads >"$out/hemm/run.log" 2>&1
 		rc=$?
 		;;
+	lowflop)
+		# shellcheck disable=SC2086 # LOWFLOP: a list of names
+		SAMPLES_DIR="$root/tests/cpudiff/kernels" OUT="$out/lowflop" $limit bash bench/gpu_samples.sh \
+			gpu-lowflop/out ${LOWFLOP:-zrow_abs zcol_absmax zrow_nrm2sq scol_sumsq_f4 srow_sum_f4 zgemm_like second_kloop_cover zcolnrm16 sinterleave_f4} \
+			>"$out/lowflop/run.log" 2>&1
+		rc=$?
+		;;
 	*)
-		echo "pending_gpu.sh: unknown part '$part' (tune, bulk, samples, memory, swz, tmaloops, production, hemm)" >&2
+		echo "pending_gpu.sh: unknown part '$part' (tune, bulk, samples, memory, swz, tmaloops, production, hemm, lowflop)" >&2
 		rc=2
 		;;
 	esac

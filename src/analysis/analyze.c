@@ -378,6 +378,13 @@ static void finish_loop(actx *c, const kp_analyze_opts *o)
 		l->threads = k->launch_bounds;
 		l->threads_from = "__launch_bounds__";
 	}
+	kp_loop_block(c->f, k, o, l->block, &l->block_from);
+	if (!l->threads && l->block[0] > 0 && l->block_from &&
+	    !strncmp(l->block_from, "launch at line", 14)) {
+		/* every launch of the kernel in the file, the same constant block */
+		l->threads = l->block[0] * l->block[1] * l->block[2];
+		l->threads_from = l->block_from;
+	}
 	if (l->flops_thread >= 0 && l->threads > 0)
 		l->flops_tile = l->flops_thread * l->threads;
 	else

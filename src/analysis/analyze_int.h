@@ -132,6 +132,12 @@ kp_node *kp_step_node(kp_node *stmt);
 void kp_find_induction(actx *c);
 int kp_cond_monotone(actx *c);
 
+/* ---- banks_block.c */
+/* kp_loop.block and block_from: kp_bk_block_of()'s shape of kernel k
+ * (banks_block.c; kept out of analyze.c, which banks.h includes). */
+void kp_loop_block(kp_file *f, const kp_kernel *k, const kp_analyze_opts *o, int block[3],
+		   const char **from);
+
 /* ---- loads.c */
 typedef struct {
 	const kp_decl *d;

@@ -575,13 +575,17 @@ static void eval_access(acc_walk *w, kp_bk_access *x, const kp_node *const *idx,
 			addr[L] = off * esz;
 		}
 		if (x->space == KP_BK_SHARED) {
-			int bank;
+			int bank, ideal, s = kp_bk_sectors(addr, nl, x->width, &ideal);
 			unsigned lanes;
 			int d = kp_bk_degree(addr, nl, x->width, &bank, &lanes);
 			if (d > x->degree) {
 				x->degree = d;
 				x->bank = bank;
 				x->lanes = lanes;
+			}
+			if (s - ideal >= x->sectors - x->ideal) {
+				x->sectors = s;
+				x->ideal = ideal;
 			}
 		} else {
 			int ideal, s = kp_bk_sectors(addr, nl, x->width, &ideal);

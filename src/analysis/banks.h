@@ -70,8 +70,10 @@ typedef struct {
 	 * (1: none), its bank and the lanes that reach it (bit L: lane L) */
 	int degree, bank;
 	unsigned lanes;
-	/* global: 32-byte sectors of the warp's request, and the fewest that
-	 * the bytes it touches need */
+	/* 32-byte sectors of the warp's request, and the fewest that the bytes
+	 * it touches need (shared: the worst over the uniform values tried; a
+	 * copy whose lanes land in sectors of their own is spread over shared
+	 * memory, which auto weighs: plan/auto.c) */
 	int sectors, ideal;
 	int line, col;
 } kp_bk_access;

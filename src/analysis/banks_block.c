@@ -6,6 +6,7 @@
  * __launch_bounds__.
  */
 #include "banks.h"
+#include "analyze_int.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -267,4 +268,15 @@ int kp_bk_launches_within(kp_file *f, const kp_kernel *k, int threads, int *line
 	}
 	*line = 0;
 	return 0;
+}
+
+void kp_loop_block(kp_file *f, const kp_kernel *k, const kp_analyze_opts *o, int block[3],
+		   const char **from)
+{
+	kp_bk_block b;
+	kp_bk_block_of(f, k, o, &b);
+	block[0] = b.x;
+	block[1] = b.y;
+	block[2] = b.z;
+	*from = b.from;
 }

@@ -38,6 +38,7 @@ typedef struct {
 	int step_is_one;         /* the increment is ++ */
 	int step_plus_assign;    /* the increment is += */
 	int step_ok;             /* the increment adds a side-effect-free step (not --, -=) */
+	const kp_node *loop;     /* the for-statement it was read from */
 } kp_range;
 
 /* One global -> shared copy statement of the load phase. */
@@ -180,6 +181,11 @@ typedef struct kp_loop {
 	double flops_tile; /* per block per tile, <0 unknown */
 	int threads;       /* threads per block used, 0 unknown */
 	const char *threads_from;
+	/* the block's shape for the warp-level analysis (banks.h,
+	 * kp_bk_block_of: --block, the launch description, the file's
+	 * launches, __launch_bounds__ as 1-D); block[0] 0: not known */
+	int block[3];
+	const char *block_from;
 	double ratio;        /* FLOP per loaded byte, <0 unknown */
 	int params_symbolic; /* a template kernel analysed with its parameters
 			      * left symbolic (no instantiation, or one whose

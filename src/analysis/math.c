@@ -7,6 +7,7 @@
 #include "analyze.h"
 #include "analyze_int.h"
 #include "effects.h"
+#include "refill.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@ static void range_of(actx *c, const kp_node *loop, kp_range *r)
 	memset(r, 0, sizeof(*r));
 	if (!loop || loop->kind != KP_N_FOR)
 		return;
+	r->loop = loop;
 	kp_node *init = loop->for_init, *inc = loop->for_inc;
 	if (init && init->kind == KP_N_DECLSTMT && init->nkids == 1 &&
 	    init->kids[0]->kind == KP_N_VARDECL && init->kids[0]->nkids >= 1) {
@@ -76,15 +78,82 @@ static void range_of(actx *c, const kp_node *loop, kp_range *r)
 	r->step = kp_step_node(inc);
 }
 
+/* A pointer or an integer (index and pointer arithmetic, not math); an
+ * unknown or dependent type is not. */
+static int is_int_or_ptr(const kp_node *n)
+{
+	return n->ty.kind == KP_TY_POINTER || n->ty.kind == KP_TY_ENUM ||
+	       KP_TY_IS_INTEGER(n->ty.kind);
+}
+
+/* Whether a and b are the same side-effect-free integer expression, one
+ * value all through `loop` (its body writes none of its variables): the
+ * `ty * 8` of `for (j = ty * 8; j < ty * 8 + 8; j++)`. */
+static int same_fixed_expr(actx *c, const kp_node *loop, const kp_node *a, const kp_node *b)
+{
+	a = kp_node_strip(a);
+	b = kp_node_strip(b);
+	if (!a || !b)
+		return 0;
+	long long x, y;
+	if (!kp_eval(a, c->k, c->iv, &x) && !kp_eval(b, c->k, c->iv, &y))
+		return x == y;
+	if (a->kind != b->kind || a->nkids != b->nkids)
+		return 0;
+	switch (a->kind) {
+	case KP_N_DECLREF:
+		return a->decl && a->decl == b->decl &&
+		       !kp_writes_decl_from(kp_loop_body((kp_node *)loop), a->decl, 0);
+	case KP_N_MEMBER: /* threadIdx.y */
+		if (!a->name || !b->name || strcmp(a->name, b->name))
+			return 0;
+		break;
+	case KP_N_BINOP:
+		if (!a->op || !b->op || a->opk != b->opk)
+			return 0;
+		break;
+	case KP_N_UNOP:
+		if (!a->op || !b->op || a->opk != b->opk || a->opk == KP_OP_PRE_INC ||
+		    a->opk == KP_OP_POST_INC || a->opk == KP_OP_PRE_DEC || a->opk == KP_OP_POST_DEC)
+			return 0;
+		break;
+	default: return 0;
+	}
+	for (int i = 0; i < a->nkids; i++)
+		if (!same_fixed_expr(c, loop, a->kids[i], b->kids[i]))
+			return 0;
+	return 1;
+}
+
+/* hi - lo where hi is `lo + C` (or `C + lo`) with C a compile-time
+ * constant and lo a fixed expression that is not one: 0 with the
+ * difference in *d, -1 otherwise. */
+static int bound_above_lo(actx *c, const kp_range *r, long long *d)
+{
+	const kp_node *h = kp_node_strip(r->hi);
+	if (!r->loop || !h || h->kind != KP_N_BINOP || !h->op || h->opk != KP_OP_ADD ||
+	    h->nkids != 2)
+		return -1;
+	for (int i = 0; i < 2; i++)
+		if (!kp_eval(h->kids[1 - i], c->k, c->iv, d) && is_int_or_ptr(h->kids[i]) &&
+		    same_fixed_expr(c, r->loop, r->lo, h->kids[i]))
+			return 0;
+	return -1;
+}
+
 /* The trip count of a counted loop whose bounds and step are
- * compile-time constants, -1 otherwise. */
-static double range_trip(actx *c, const kp_range *r)
+ * compile-time constants, -1 otherwise (with `above`, also one whose
+ * bound is its first value plus a constant: bound_above_lo()). */
+static double range_trip_of(actx *c, const kp_range *r, int above)
 {
 	long long a, b, s = 1;
 	if (!r->lo || !r->hi || !r->op || !r->step_ok || (!r->step_is_one && !r->step))
 		return -1;
-	if (kp_eval(r->lo, c->k, c->iv, &a) || kp_eval(r->hi, c->k, c->iv, &b))
-		return -1;
+	if (kp_eval(r->lo, c->k, c->iv, &a) || kp_eval(r->hi, c->k, c->iv, &b)) {
+		a = 0;
+		if (!above || bound_above_lo(c, r, &b))
+			return -1;
+	}
 	long long off = 0;
 	if (r->hi_off && kp_eval(r->hi_off, c->k, c->iv, &off))
 		return -1;
@@ -100,11 +169,16 @@ static double range_trip(actx *c, const kp_range *r)
 	return -1;
 }
 
+/* What the copy loops index their staging registers by: only constant
+ * bounds (reg_staging.c numbers the registers from the first value). */
+static double range_trip(actx *c, const kp_range *r) { return range_trip_of(c, r, 0); }
+
+/* A loop's trip count for the FLOP count (scan_math()). */
 static double trip_of(actx *c, kp_node *loop)
 {
 	kp_range r;
 	range_of(c, loop, &r);
-	return range_trip(c, &r);
+	return range_trip_of(c, &r, 1);
 }
 
 /* A floating value (a scalar, or a half or bfloat16 type). */
@@ -112,14 +186,6 @@ static int is_float_type(const kp_node *n)
 {
 	return n->ty.kind == KP_TY_FLOAT || n->ty.scalar == KP_SCL_F16 ||
 	       n->ty.scalar == KP_SCL_BF16;
-}
-
-/* A pointer or an integer (index and pointer arithmetic, not math); an
- * unknown or dependent type is not. */
-static int is_int_or_ptr(const kp_node *n)
-{
-	return n->ty.kind == KP_TY_POINTER || n->ty.kind == KP_TY_ENUM ||
-	       KP_TY_IS_INTEGER(n->ty.kind);
 }
 
 /* Tensor-core math written in inline PTX: each `mma.sync` (also
@@ -195,6 +261,10 @@ static void scan_math(math_scan *m, kp_node *n, double mult)
 			if (m->math == KP_MATH_NONE)
 				m->math = KP_MATH_HFMA;
 			m->flops += mult * (!strcmp(name, "__hfma2") ? 4 : 2);
+		} else if ((!strcmp(name, "fmax") || !strcmp(name, "fmaxf") ||
+			    !strcmp(name, "fmin") || !strcmp(name, "fminf")) &&
+			   is_float_type(n)) {
+			m->flops += mult * 1; /* a max or min reduction: one FMNMX or DMNMX */
 		} else if (n->decl && n->decl->fn && n->decl->fn->body && m->depth < HELPER_DEPTH) {
 			/* a __device__ helper of the file (`acc += tile_dot(As, Bs,
 			 * ty, tx)`): its body's math, once per call, as effects.c

@@ -17,7 +17,13 @@
  *     staging (tensor_many_warps());
  *  2. every copy a 16-byte vector: cp.async, one LDGSTS.128 per copy
  *     (float4 SGEMM: 1.093x; register staging held 4 registers per copy
- *     and lost, 0.965x);
+ *     and lost, 0.965x); but register staging where a warp's copy writes
+ *     shared memory spread out (spread_store(): zrow_abs 1.41x against
+ *     cp.async's 0.87x, MAGMA zlanhe 1.72x against 1.25x), and for a
+ *     memory-bound tile (compute/load < KP_AUTO_STREAM_RATIO) a 3-stage
+ *     ring where three buffers fit the static limit, else register
+ *     staging (H100, docs/benchmarks.md "Memory-bound tiles": within
+ *     3.1% of the best variant on 7 kernels, 2 of them held out);
  *  3. cp.async does not apply (the original already stages the copy
  *     through registers: a transposing or masked vector store): register
  *     staging in its two-buffer form, whose stores of those registers run
@@ -32,7 +38,8 @@
  *     register staging needed 168 registers and lost, 0.750x).
  * Then ptxas checks register staging where cp.async would also do
  * (staging_occupancy()): a rewrite whose registers halve the resident
- * warps per SM takes cp.async instead (wangzyon's kernels 4 and 5, 16 ->
+ * warps per SM (against those cp.async would keep with the same buffers)
+ * takes cp.async instead (wangzyon's kernels 4 and 5, 16 ->
  * 8 warps: register 0.953x, cp.async 1.123x; sgemm_float4_macro, 16 -> 8:
  * 0.965x against 1.093x; smaller drops, such as matmul_ptr_bump's 48 ->
  * 40, lose nothing: 1.032x against cp.async's 0.985x); where cp.async
@@ -65,6 +72,9 @@
 
 #include <string.h>
 
+/* Below this compute/load (FLOP/B), a tile of 16-byte copies is
+ * memory-bound: a 3-stage cp.async ring (docs/benchmarks.md, "Memory-bound tiles") */
+#define KP_AUTO_STREAM_RATIO 5
 /* busy_kernel()'s thresholds, calibrated on the H200 (docs/tune.md) */
 #define KP_AUTO_BUSY_RATIO 20
 #define KP_AUTO_BUSY_WARPS 48
@@ -110,6 +120,43 @@ static int all_16_byte(const kp_loop *l)
 		n++;
 	}
 	return n > 0;
+}
+
+/* A copy of l whose warp writes shared memory spread out: its lanes'
+ * 16-byte elements each in 32-byte sectors of their own (at least twice
+ * the sectors its bytes need, for the block the file or the launch
+ * description gives: kp_loop.block), as a transposed store (`tile[tx][ty + j] = a[...]`)
+ * does.  Returns that store's access (its line and sectors) or NULL. */
+static const kp_bk_access *spread_store(kp_file *f, const kp_loop *l)
+{
+	kp_bk_block b = {l->block[0], l->block[1], l->block[2], l->block_from};
+	kp_bk_result r;
+	if (!b.x)
+		return NULL;
+	kp_bk_analyze(f, l->kernel, &b, NULL, 0, &r);
+	for (int i = 0; i < r.n; i++) {
+		const kp_bk_access *x = &r.acc[i];
+		if (x->space != KP_BK_SHARED || !x->store || x->not_analysed || !x->ideal ||
+		    x->sectors < 2 * x->ideal || !x->node)
+			continue;
+		for (int k = 0; k < l->nloads; k++) {
+			const kp_node *t = l->loads[k].lhs;
+			if (t && l->loads[k].tile == x->arr && x->node->begin >= t->begin &&
+			    x->node->end <= t->end)
+				return x;
+		}
+	}
+	return NULL;
+}
+
+/* A memory-bound tile of 16-byte copies (compute/load below
+ * KP_AUTO_STREAM_RATIO FLOP/B): 3 stages where they fit the static
+ * limit, else 2. */
+static int stream_stages(const kp_loop *l, const kp_arch *a, const kp_transform *cp)
+{
+	long long need;
+	const char *inst;
+	return kp_plan_smem(l, a, cp->buffers(3), 0, &need, &inst) ? 3 : 2;
 }
 
 /* Tensor-core tiles: the deepest cp.async ring of at most 4 stages whose
@@ -165,7 +212,39 @@ static void pick(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, int
 					 kp_math_name(l->math), p->stages);
 		return;
 	}
+	const kp_bk_access *spread = cp_ok && rg_ok && all_16_byte(l) ? spread_store(f, l) : NULL;
+	if (spread) {
+		p->xform = rg;
+		p->why = kp_arena_printf(
+			ar,
+			"every copy moves 16 bytes, but a warp's copy at line %d lands in %d "
+			"sectors of shared memory where its bytes fill %d: register staging, "
+			"whose stores of its registers are the original's (such copies: "
+			"cp.async 0.87x and 1.24x, register staging 1.41x and 1.70x)",
+			spread->line, spread->sectors, spread->ideal);
+		return;
+	}
 	if (cp_ok && all_16_byte(l)) {
+		if (!chosen && l->ratio >= 0 && l->ratio < KP_AUTO_STREAM_RATIO) {
+			p->stages = stream_stages(l, a, cp);
+			if (p->stages == 2 && rg_ok) {
+				p->xform = rg;
+				p->why = kp_arena_printf(
+					ar,
+					"every copy moves 16 bytes, compute/load %.1f FLOP/B < "
+					"%d: a memory-bound tile, where 3 cp.async stages do not "
+					"fit the static limit: register staging",
+					l->ratio, KP_AUTO_STREAM_RATIO);
+				return;
+			}
+			p->why = kp_arena_printf(
+				ar,
+				"every copy moves 16 bytes: one cp.async each; compute/load "
+				"%.1f FLOP/B < %d: a memory-bound tile, %d stages%s",
+				l->ratio, KP_AUTO_STREAM_RATIO, p->stages,
+				p->stages == 3 ? "" : " (3 do not fit the static limit)");
+			return;
+		}
 		p->why = "every copy moves 16 bytes: one cp.async each, where register staging "
 			 "would hold four registers per copy";
 		return;
@@ -430,12 +509,25 @@ static void staging_occupancy(kp_plan *p, kp_file *f, const kp_loop *l, const kp
 		o.regs = v.base_regs;
 		o.warps = v.base_warps;
 	}
-	if (v.warps * 2 > o.warps) {
+	/* where the S buffers' shared memory already limits the blocks per
+	 * SM, cp.async keeps no more warps than register staging: compare
+	 * with the warps it would keep (the original's registers, the same
+	 * buffers) */
+	int keep = o.warps;
+	if (v.smem > 0 && v.threads > 0 && o.regs > 0) {
+		kp_occupancy oc = kp_arch_occupancy(a, v.threads, o.regs, v.smem);
+		if (oc.warps_per_sm > 0 && oc.warps_per_sm < keep)
+			keep = oc.warps_per_sm;
+	}
+	if (v.warps * 2 > keep) {
 		p->why = kp_arena_printf(
 			&f->arena,
 			"%s; ptxas: %d -> %d registers, %d -> %d resident warps per "
-			"SM",
-			p->why, o.regs, v.regs, o.warps, v.warps);
+			"SM%s",
+			p->why, o.regs, v.regs, o.warps, v.warps,
+			keep < o.warps
+				? kp_arena_printf(&f->arena, " (%d with cp.async's buffers)", keep)
+				: "");
 		return;
 	}
 	if (!cp_ok) {

@@ -565,8 +565,19 @@ refused partial_sum_in_loads "$in/partial_sum_in_loads.cu" 0 0 \
 # --- launch-level resources (issue 31) ----------------------------------------------
 # static plus dynamic shared memory against every launch kpipe sees (<<<>>>,
 # cudaLaunchKernel), a __device__ K-loop's callers, launches it cannot edit
-refused launch_dyn_smem "$in/launch_dyn_smem.cu" 0 0 \
+# auto: compute/load 8 FLOP/B (1024 threads from the launch), so the
+# one-buffer form, which keeps the static 8192 B: 49152 B in all, fits
+rewritten launch_dyn_smem "$in/launch_dyn_smem.cu"
+check "launch_dyn_smem: auto takes the one-buffer form" \
+	has launch_dyn_smem.r "launch_dyn_smem\.cu:19:5: note: pipelined with register-2bar"
+# two buffers, named: over the limit with the launch's 40 KB, refused
+kp launch_dyn_smem.r2 "$limit" rewrite -v --variant register "$in/launch_dyn_smem.cu" \
+	-o "$tmp/launch_dyn_smem.r2.cu"
+check "launch_dyn_smem: --variant register answers cleanly" clean launch_dyn_smem.r2
+check "launch_dyn_smem: --variant register names the problem" has launch_dyn_smem.r2 \
 	"launch_dyn_smem\.cu:19:5: warning: the launch at .*launch_dyn_smem\.cu:35 passes 40960 B of dynamic shared memory, and the rewrite takes 16384 B of static shared memory \(8192 B before\): 57344 B in all, over the 49152 B static limit of sm_90 .*\[kpipe-smem-over-limit\]"
+check "launch_dyn_smem: --variant register writes the input unchanged" \
+	cmp -s "$tmp/launch_dyn_smem.r2.cu" "$in/launch_dyn_smem.cu"
 refused launch_dyn_smem_unknown "$in/launch_dyn_smem_unknown.cu" 0 0 \
 	"launch_dyn_smem_unknown\.cu:34 passes dynamic shared memory kpipe cannot evaluate \('bytes'\).*\[kpipe-smem-over-limit\]"
 rewritten launch_dyn_smem_ok "$in/launch_dyn_smem_ok.cu"

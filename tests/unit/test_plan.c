@@ -1742,13 +1742,13 @@ typedef struct {
 	fake_probe fp;
 	int vregs, vwarps, vasked;
 	const char *vname;
+	int vsmem; /* the rewrite's static shared memory (0: not reported) */
 } fake_probe2;
 
 static int fake_variant(const kp_auto_probe *self, kp_file *f, const kp_loop *l, const kp_arch *a,
 			const kp_transform *t, int stages, kp_auto_facts *out)
 {
 	(void)f;
-	(void)l;
 	(void)a;
 	fake_probe2 *p = (fake_probe2 *)self;
 	p->vasked++;
@@ -1757,8 +1757,113 @@ static int fake_variant(const kp_auto_probe *self, kp_file *f, const kp_loop *l,
 	memset(out, 0, sizeof(*out));
 	out->regs = p->vregs;
 	out->warps = p->vwarps;
-	out->threads = 256;
+	out->threads = l->threads > 0 ? l->threads : 256;
+	out->smem = p->vsmem;
 	return 1;
+}
+
+/* A zlanhe-style row norm over complex doubles: the tile stored
+ * transposed (each lane's 16-byte element in another row), the compute
+ * loop from ty * 8 to ty * 8 + 8; launched in the file with a 32x4 block. */
+#define ZROW_SRC(COLS, STORE)                                                                      \
+	"typedef double2 zc;\n"                                                                    \
+	"__global__ void zrow(int n, const zc *A, int lda, double *out) {\n"                       \
+	"  __shared__ zc tile[32][" COLS "];\n"                                                    \
+	"  int tx = threadIdx.x, ty = threadIdx.y;\n"                                              \
+	"  const zc *a = A + blockIdx.x * 32 + tx;\n"                                              \
+	"  double sum = 0.0;\n"                                                                    \
+	"  for (int c0 = 0; c0 < n; c0 += 32) {\n"                                                 \
+	"    for (int j = 0; j < 32; j += 4)\n"                                                    \
+	"      " STORE " = a[(c0 + ty + j) * lda];\n"                                              \
+	"    __syncthreads();\n"                                                                   \
+	"    for (int j = ty * 8; j < ty * 8 + 8; j++) {\n"                                        \
+	"      zc z = tile[tx][j];\n"                                                              \
+	"      sum += sqrt(z.x * z.x + z.y * z.y);\n"                                              \
+	"    }\n"                                                                                  \
+	"    __syncthreads();\n"                                                                   \
+	"  }\n"                                                                                    \
+	"  out[blockIdx.x * 128 + ty * 32 + tx] = sum;\n"                                          \
+	"}\n"                                                                                      \
+	"void run(int n, const zc *A, double *o) { zrow<<<n / 32, dim3(32, 4)>>>(n, A, n, o); }\n"
+
+Test(plan, auto_sixteen_byte_copies_spread_over_shared_memory_take_register_staging)
+{
+	/* zrow_abs on the H100: register 1.408x, cp.async 0.866x; MAGMA
+	 * zlanhe_inf: register 1.716x, cp.async 1.252x */
+	kp_loop *l = loop_of(ZROW_SRC("33", "tile[tx][ty + j]"), "sm_90");
+	/* the compute loop runs 8 times: counted (it was "not counted") */
+	cr_expect_eq(l->flops_uncounted, 0);
+	cr_expect(l->flops_thread > 7.9 && l->flops_thread < 8.1, "flops %g", l->flops_thread);
+	cr_expect_eq(l->threads, 128, "threads from the launch: %d", l->threads);
+	kp_plan p;
+	plan(&p, l, "sm_90", "auto", 0);
+	expect_xform(&p, "register");
+	cr_expect_eq(p.stages, 2);
+	cr_expect(strstr(p.why, "lands in 32 sectors of shared memory where its bytes fill 16") !=
+			  NULL,
+		  "%s", p.why);
+	/* the same copy stored in the global layout: contiguous, a
+	 * memory-bound tile (0.1 FLOP/B) whose three buffers (50688 B) do not
+	 * fit the static limit: register staging all the same, for that */
+	l = loop_of(ZROW_SRC("33", "tile[ty + j][tx]"), "sm_90");
+	plan(&p, l, "sm_90", "auto", 0);
+	expect_xform(&p, "register");
+	cr_expect(strstr(p.why, "memory-bound tile, where 3 cp.async stages do not fit") != NULL,
+		  "%s", p.why);
+	/* 16 columns: three buffers (24576 B) fit: a 3-stage ring */
+	l = loop_of(ZROW_SRC("16", "tile[ty + j][tx % 16]"), "sm_90");
+	plan(&p, l, "sm_90", "auto", 0);
+	expect_xform(&p, "cp-async");
+	cr_expect_eq(p.stages, 3);
+	cr_expect(strstr(p.why, "a memory-bound tile, 3 stages") != NULL, "%s", p.why);
+	/* --stages 2 given: kept */
+	plan(&p, l, "sm_90", "auto", 2);
+	expect_xform(&p, "cp-async");
+	cr_expect_eq(p.stages, 2);
+}
+
+Test(plan, auto_loop_bound_above_a_changing_first_value_is_not_counted)
+{
+	/* `j < x + 8` with x changed in the loop: not 8 trips */
+	kp_loop *l = loop_of("__global__ void k(const float *a, float *o, int n) {\n"
+			     "  __shared__ float t[128];\n"
+			     "  float acc = 0.f;\n"
+			     "  int x = threadIdx.x % 8;\n"
+			     "  for (int k0 = 0; k0 < n; k0 += 128) {\n"
+			     "    t[threadIdx.x] = a[k0 + threadIdx.x];\n"
+			     "    __syncthreads();\n"
+			     "    for (int j = x; j < x + 8; j++) { acc += t[j] * 2.f; x += 0; }\n"
+			     "    __syncthreads();\n"
+			     "  }\n"
+			     "  o[threadIdx.x] = acc;\n"
+			     "}\n",
+			     "sm_90");
+	cr_expect_eq(l->flops_uncounted, 1);
+}
+
+Test(plan, auto_occupancy_check_compares_with_the_warps_cp_async_keeps)
+{
+	/* zrow_abs: the two buffers' 34816 B leave 6 blocks of 128 threads
+	 * (24 warps) with either variant; register staging's 34 -> 58
+	 * registers are not what halves the original's 48 warps */
+	kp_loop *l = loop_of(ZROW_SRC("33", "tile[tx][ty + j]"), "sm_90");
+	kp_plan p;
+	fake_probe2 smem = {
+		{{fake_facts, fake_variant, NULL, NULL}, 34, 48, 1, 0}, 58, 24, 0, NULL, 34816};
+	F.auto_probe = &smem.fp.base;
+	plan(&p, l, "sm_90", "auto", 0);
+	expect_xform(&p, "register");
+	cr_expect(strstr(p.why, "48 -> 24 resident warps per SM (24 with cp.async's buffers)") !=
+			  NULL,
+		  "%s", p.why);
+	/* without the rewrite's shared memory reported: the original's
+	 * warps, as before: cp.async */
+	fake_probe2 nosmem = {
+		{{fake_facts, fake_variant, NULL, NULL}, 34, 48, 1, 0}, 58, 24, 0, NULL, 0};
+	F.auto_probe = &nosmem.fp.base;
+	plan(&p, l, "sm_90", "auto", 0);
+	expect_xform(&p, "cp-async");
+	F.auto_probe = NULL;
 }
 
 Test(plan, auto_register_staging_that_halves_the_resident_warps_takes_cp_async)
@@ -1768,7 +1873,7 @@ Test(plan, auto_register_staging_that_halves_the_resident_warps_takes_cp_async)
 	kp_loop *l = loop_of_sample("matmul_guarded", 256);
 	kp_plan p;
 	fake_probe2 halves = {
-		{{fake_facts, fake_variant, NULL, NULL}, 128, 16, 1, 0}, 148, 8, 0, NULL};
+		{{fake_facts, fake_variant, NULL, NULL}, 128, 16, 1, 0}, 148, 8, 0, NULL, 0};
 	F.auto_probe = &halves.fp.base;
 	plan(&p, l, "sm_90", "auto", 0);
 	expect_xform(&p, "cp-async");
@@ -1780,7 +1885,7 @@ Test(plan, auto_register_staging_that_halves_the_resident_warps_takes_cp_async)
 	/* a smaller drop (matmul_ptr_bump: 48 -> 40, register 1.032x against
 	 * cp.async's 0.985x) keeps register staging, and says what ptxas said */
 	fake_probe2 keeps = {
-		{{fake_facts, fake_variant, NULL, NULL}, 40, 48, 1, 0}, 44, 40, 0, NULL};
+		{{fake_facts, fake_variant, NULL, NULL}, 40, 48, 1, 0}, 44, 40, 0, NULL, 0};
 	F.auto_probe = &keeps.fp.base;
 	plan(&p, l, "sm_90", "auto", 0);
 	expect_xform(&p, "register");
@@ -1850,7 +1955,7 @@ Test(plan, auto_register_staging_that_halves_the_resident_warps_without_cp_async
 	kp_loop *l = loop_of_sample("sgemm_transpose_staged", 256);
 	kp_plan p;
 	fake_probe2 halves = {
-		{{fake_facts, fake_variant, NULL, NULL}, 32, 64, 1, 0}, 40, 32, 0, NULL};
+		{{fake_facts, fake_variant, NULL, NULL}, 32, 64, 1, 0}, 40, 32, 0, NULL, 0};
 	F.auto_probe = &halves.fp.base;
 	plan(&p, l, "sm_90", "auto", 0);
 	expect_refused(&p, "kpipe-no-predicted-gain", "would halve the resident warps");
@@ -1860,7 +1965,7 @@ Test(plan, auto_register_staging_that_halves_the_resident_warps_without_cp_async
 		  "%s", p.refuse_msg);
 	/* a smaller drop keeps register staging */
 	fake_probe2 keeps = {
-		{{fake_facts, fake_variant, NULL, NULL}, 32, 24, 1, 0}, 36, 16, 0, NULL};
+		{{fake_facts, fake_variant, NULL, NULL}, 32, 24, 1, 0}, 36, 16, 0, NULL, 0};
 	F.auto_probe = &keeps.fp.base;
 	plan(&p, l, "sm_90", "auto", 0);
 	cr_expect_null(p.refuse_id, "%s", p.refuse_msg ? p.refuse_msg : "");

@@ -3,8 +3,8 @@
 // original needs 8 + 40 = 48 KB, within the 48 KB static limit; two
 // buffers of the tiles need 16 + 40 = 56 KB and the launch fails with
 // "invalid argument" on the H200.
-// Expected: every loop refused (kpipe-smem-over-limit) naming the launch
-// at line 35 and the bytes; the input written unchanged.
+// Expected: two buffers refused (kpipe-smem-over-limit, naming the launch
+// at line 35 and the bytes); auto's one-buffer form (8 KB) pipelined.
 #include <cuda_runtime.h>
 #define TS 32
 __global__ void mm_scratch(const float *__restrict__ A, const float *__restrict__ B,
