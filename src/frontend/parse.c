@@ -24,12 +24,14 @@
 #include "host_skip.h"
 #include "recover.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 /* Whether loc lies in a function clang marks __device__ or __global__
  * (its enclosing function, found through the semantic parents). */
@@ -178,6 +180,72 @@ static const char **store_argv(kp_strbuf *store, int n)
 		p += strlen(p) + 1;
 	}
 	return argv;
+}
+
+/* Every argument of a parse of `path` with o but the file: the shared
+ * ones (kp_clang_base_args), the cache-hint shim, the compilation
+ * database's flags (unless the caller gave them), o->args. */
+static void parse_args(const char *path, const kp_parse_opts *o, kp_strbuf *store, int *nstore)
+{
+	kp_clang_base_args(o->arch, o->cuda_path, store, nstore);
+	const char *shim = kp_parse_hints_shim();
+	if (shim) {
+		kp_clang_arg(store, nstore, "-include");
+		kp_clang_arg(store, nstore, "%s", shim);
+	}
+	if (!o->contents || o->build_dir)
+		kp_parse_compdb_args(path, o->build_dir, !o->no_compdb, store, nstore);
+	for (int i = 0; i < o->nargs; i++)
+		kp_clang_arg(store, nstore, "%s", o->args[i]);
+}
+
+static unsigned long long mix_text(const char *path, const char *text, size_t len,
+				   unsigned long long h)
+{
+	h = kp_fnv1a64(path, strlen(path) + 1, h);
+	h = kp_fnv1a64(&len, sizeof(len), h);
+	return kp_fnv1a64(text, len, h);
+}
+
+unsigned long long kp_parse_key(const char *path, const kp_parse_opts *o, unsigned long long h)
+{
+	char *disk = NULL;
+	const char *text = o->contents;
+	size_t len = o->contents_len;
+	if (!text && kp_read_file(path, &disk, &len))
+		return 0;
+	kp_strbuf store = KP_STRBUF_INIT;
+	int nstore = 0;
+	parse_args(path, o, &store, &nstore);
+	const char **argv = store_argv(&store, nstore);
+	h = kp_pch_args_key(argv, nstore, h);
+	free(argv);
+	kp_strbuf_release(&store);
+	h = kp_fnv1a64(&o->diags_only, sizeof(o->diags_only), h);
+	h = mix_text(path, text ? text : disk, len, h);
+	free(disk);
+	for (int i = 0; i < o->nunsaved; i++)
+		h = mix_text(o->unsaved[i].path, o->unsaved[i].text, o->unsaved[i].len, h);
+	return h ? h : 1;
+}
+
+/* Test hook (docs/reliability.md): KPIPE_TEST_TRACE_PARSES=FILE appends
+ * one line per parse to FILE, "full PATH" or "diags PATH" (diags_only: the
+ * re-parse guard), so the tests can count them. */
+static void trace_parse(const char *path, const kp_parse_opts *o)
+{
+	const char *t = getenv("KPIPE_TEST_TRACE_PARSES");
+	if (!t || !*t)
+		return;
+	int fd = open(t, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_addf(&sb, "%s %s\n", o->diags_only ? "diags" : "full", path);
+	ssize_t w = write(fd, kp_strbuf_str(&sb), sb.len); /* one write: lines whole */
+	(void)w;
+	kp_strbuf_release(&sb);
+	close(fd);
 }
 
 /* Whether clang refused the precompiled header `pch` it was given (built
@@ -403,18 +471,7 @@ static int parse_file(kp_file *f, const char *path, const kp_parse_opts *o, char
 
 	kp_strbuf store = KP_STRBUF_INIT; /* NUL-separated argument strings */
 	int nstore = 0;
-#define ADD_ARG(...) kp_clang_arg(&store, &nstore, __VA_ARGS__)
-	kp_clang_base_args(o->arch, o->cuda_path, &store, &nstore);
-	const char *shim = kp_parse_hints_shim();
-	if (shim) {
-		ADD_ARG("-include");
-		ADD_ARG("%s", shim);
-	}
-	if (!o->contents || o->build_dir)
-		kp_parse_compdb_args(path, o->build_dir, !o->no_compdb, &store, &nstore);
-	for (int i = 0; i < o->nargs; i++)
-		ADD_ARG("%s", o->args[i]);
-#undef ADD_ARG
+	parse_args(path, o, &store, &nstore);
 	const char **argv = store_argv(&store, nstore);
 
 	CXIndex idx = clang_createIndex(1, 0); /* skip declarations from a shared PCH */
@@ -573,6 +630,7 @@ static void *parse_thread(void *arg)
 
 int kp_parse(kp_file *f, const char *path, const kp_parse_opts *o, char **errmsg)
 {
+	trace_parse(path, o);
 	parse_job j = {f, path, o, errmsg, KP_PARSE_FAILED};
 	pthread_attr_t attr;
 	pthread_t t;

@@ -55,6 +55,15 @@ enum { KP_PARSE_OK = 0, KP_PARSE_IO = -1, KP_PARSE_FAILED = -2, KP_PARSE_ERRORS 
  * the compiler's errors.  Always call kp_file_release() afterwards. */
 int kp_parse(kp_file *f, const char *path, const kp_parse_opts *o, char **errmsg);
 
+/* A key of what a parse of `path` with o reads, FNV-1a (kp_fnv1a64) on
+ * from h: the libclang version and every argument as kp_parse() passes
+ * them (kp_pch_args_key), diags_only,
+ * and each text given or read (the file's, from o->contents or disk, and
+ * o->unsaved's), with its path.  The files the text includes are not in
+ * it: the caller adds them (kp_file.deps_hash).  0 when the file cannot
+ * be read.  The re-parse guard's cache key (rewrite.c). */
+unsigned long long kp_parse_key(const char *path, const kp_parse_opts *o, unsigned long long h);
+
 /* The clang arguments every parse shares (the file's and the batch's
  * precompiled header must match): CUDA device side for the target as
  * kp_parse_arch() maps it, --cuda-path, C++17, the CUDA 13 header stand-in

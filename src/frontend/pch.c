@@ -14,6 +14,7 @@
 
 #include <clang-c/Index.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,13 +96,11 @@ char *kp_pch_cache_dir(void)
 	return kp_strbuf_detach(&sb);
 }
 
-/* The key of a set of arguments: the libclang that reads the header and
- * every argument, FNV-1a. */
-static unsigned long long args_key(const char *const *argv, int argc)
+unsigned long long kp_pch_args_key(const char *const *argv, int argc, unsigned long long h)
 {
 	CXString v = clang_getClangVersion();
 	const char *vs = clang_getCString(v);
-	unsigned long long h = kp_fnv1a64(vs, strlen(vs), KP_FNV1A64_INIT);
+	h = kp_fnv1a64(vs, strlen(vs), h);
 	clang_disposeString(v);
 	for (int i = 0; i < argc; i++)
 		h = kp_fnv1a64(argv[i], strlen(argv[i]) + 1, h);
@@ -171,7 +170,8 @@ char *kp_pch_cached(const char *const *argv, int argc)
 	if (!dir)
 		return NULL;
 	char base[4200], pch[4300], src[4300], tmp[4400];
-	snprintf(base, sizeof(base), "%s/pch-%016llx", dir, args_key(argv, argc));
+	snprintf(base, sizeof(base), "%s/pch-%016llx", dir,
+		 kp_pch_args_key(argv, argc, KP_FNV1A64_INIT));
 	snprintf(pch, sizeof(pch), "%s.pch", base);
 	snprintf(src, sizeof(src), "%s.cu", base);
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", pch, (long)getpid());
@@ -203,3 +203,88 @@ done:
 }
 
 void kp_pch_drop(const char *pch_path) { unlink(pch_path); }
+
+/* ---- small entries kept by key (the probe's reports, the guard's
+ * verdicts) --------------------------------------------------------- */
+
+char *kp_cache_subdir(const char *name)
+{
+	char *base = kp_pch_cache_dir();
+	if (!base)
+		return NULL;
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_addf(&sb, "%s/%s", base, name);
+	if ((mkdir(base, 0755) != 0 && errno != EEXIST) ||
+	    (mkdir(kp_strbuf_str(&sb), 0755) != 0 && errno != EEXIST)) {
+		kp_strbuf_release(&sb);
+		sb.len = 0;
+	}
+	free(base);
+	return sb.len ? kp_strbuf_detach(&sb) : NULL;
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+	time_t x = *(const time_t *)a, y = *(const time_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The entries of entry's folder whose names end in `suffix` (and do not
+ * begin with '.': kp_write_file_atomic's temporary files): past `max`,
+ * those older than the median go. */
+static void cache_trim(const char *entry, const char *suffix, int max)
+{
+	char *dir = kp_xstrdup(entry);
+	*strrchr(dir, '/') = 0;
+	DIR *d = opendir(dir);
+	char **names = NULL;
+	time_t *when = NULL;
+	int n = 0, cap = 0;
+	size_t sl = strlen(suffix);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		size_t l = strlen(e->d_name);
+		if (l <= sl || e->d_name[0] == '.' || strcmp(e->d_name + l - sl, suffix))
+			continue;
+		kp_strbuf sb = KP_STRBUF_INIT;
+		kp_strbuf_addf(&sb, "%s/%s", dir, e->d_name);
+		struct stat st;
+		if (stat(kp_strbuf_str(&sb), &st) != 0) {
+			kp_strbuf_release(&sb);
+			continue;
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 256;
+			names = kp_xrealloc(names, sizeof(*names) * (size_t)cap);
+			when = kp_xrealloc(when, sizeof(*when) * (size_t)cap);
+		}
+		names[n] = kp_strbuf_detach(&sb);
+		when[n++] = st.st_mtime;
+	}
+	if (d)
+		closedir(d);
+	if (n > max) {
+		time_t *sorted = kp_xcalloc((size_t)n, sizeof(*sorted));
+		memcpy(sorted, when, sizeof(*sorted) * (size_t)n);
+		qsort(sorted, (size_t)n, sizeof(*sorted), cmp_time);
+		time_t cut = sorted[n / 2]; /* the median: what is older goes */
+		free(sorted);
+		for (int i = 0; i < n; i++)
+			if (when[i] < cut)
+				unlink(names[i]);
+	}
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(when);
+	free(dir);
+}
+
+int kp_cache_put(const char *entry, const char *data, size_t len, const char *suffix, int max)
+{
+	if (kp_write_file_atomic(entry, data, len) != 0)
+		return -1;
+	const char *name = strrchr(entry, '/');
+	if (name && name[1] == '0')
+		cache_trim(entry, suffix, max);
+	return 0;
+}

@@ -20,9 +20,12 @@
 #include "verify_unit.h"
 #include "launch_spec.h"
 
+#include "pch.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void kp_rw_parse_opts(const kp_rw_opts *o, kp_parse_opts *po)
 {
@@ -109,6 +112,47 @@ static int diag_in_model(const kp_parse_diag *d, const kp_file *f)
 	return same;
 }
 
+/* ---- the guard's cache: texts already parsed without an error ------
+ *
+ * A rewrite whose every input is the same as one the guard passed before
+ * is not parsed again (docs/building.md, "The guard cache"): an empty
+ * file <cache>/guard/KEY, the key hashing the libclang version, every
+ * parse argument and the text of each file given to the parse with its
+ * path (kp_parse_key), the files the input includes (kp_file.deps_hash:
+ * path, size and time of each) and the format's tag.  Kept only where the
+ * guard's parse had no error and the input's had none either, so the
+ * comparison of errors is never skipped; a refusal is never kept.
+ * KPIPE_CACHE_DIR=off and --no-pch go without; past KP_GUARD_CACHE_MAX
+ * entries the older half goes. */
+
+#define KP_GUARD_CACHE_MAX 4000
+#define KP_GUARD_CACHE_TAG "kpipe guard cache 1"
+
+/* The entry of the guard's parse p2 of the unit `in` was parsed from
+ * (pch: a batch's precompiled header, which parse_input put last in its
+ * arguments); NULL when its verdict is not to be kept (malloc'd). */
+static char *guard_entry(const kp_parse_opts *p2, const kp_file *in, const char *pch)
+{
+	if (!in->deps_hash || in->nerrors) /* includes unknown; errors to compare */
+		return NULL;
+	kp_parse_opts k = *p2;
+	/* the batch's header lies in a temporary folder, another each run;
+	 * the arguments it was built with are the others */
+	if (pch && k.nargs >= 2 && k.args[k.nargs - 1] == pch)
+		k.nargs -= 2;
+	unsigned long long h =
+		kp_fnv1a64(KP_GUARD_CACHE_TAG, sizeof(KP_GUARD_CACHE_TAG), KP_FNV1A64_INIT);
+	h = kp_fnv1a64(&in->deps_hash, sizeof(in->deps_hash), h);
+	h = kp_parse_key(in->path, &k, h);
+	char *dir = h ? kp_cache_subdir("guard") : NULL;
+	if (!dir)
+		return NULL;
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_addf(&sb, "%s/%016llx", dir, h);
+	free(dir);
+	return kp_strbuf_detach(&sb);
+}
+
 /*
  * The re-parse guard, the last line of defence against a wrong rewrite
  * (docs/design.md): the rewritten text is parsed as the input was (the same
@@ -116,11 +160,13 @@ static int diag_in_model(const kp_parse_diag *d, const kp_file *f)
  * diagnostics only), and every error it has that the input did not have
  * (matched by file and message) is new.  Returns the number of new errors
  * (the first in *first, owned by *g), or -1 with *err set when libclang
- * could not parse it at all.  The caller releases *g.
+ * could not parse it at all.  A text that passed before with the same
+ * inputs is not parsed again (guard_entry; pch is a batch's precompiled
+ * header among po's arguments, or NULL).  The caller releases *g.
  */
-static int reparse_new_errors(const kp_parse_opts *po, const kp_file *in, const kp_file *f,
-			      const char *text, size_t len, kp_file *g, const kp_parse_diag **first,
-			      char **err)
+static int reparse_new_errors(const kp_parse_opts *po, const char *pch, const kp_file *in,
+			      const kp_file *f, const char *text, size_t len, kp_file *g,
+			      const kp_parse_diag **first, char **err)
 {
 	kp_parse_opts p2 = *po;
 	kp_unsaved u = {f->abs_path, text, len};
@@ -135,7 +181,15 @@ static int reparse_new_errors(const kp_parse_opts *po, const kp_file *in, const 
 	p2.headers = 0;
 	*first = NULL;
 	*err = NULL;
+	char *entry = guard_entry(&p2, in, pch);
+	if (entry && access(entry, F_OK) == 0) { /* passed before */
+		free(entry);
+		return 0;
+	}
 	int prc = kp_parse(g, in->path, &p2, err);
+	if (entry && prc == KP_PARSE_OK && !g->nerrors)
+		kp_cache_put(entry, "", 0, "", KP_GUARD_CACHE_MAX);
+	free(entry);
 	if (prc == KP_PARSE_IO || prc == KP_PARSE_FAILED)
 		return -1;
 	char *used = kp_xcalloc((size_t)in->ndiags + 1, 1);
@@ -626,12 +680,13 @@ static int make_fixes(rw_file *x)
 
 /*
  * The end of one file: its final text through the re-parse guard (against
- * the input's parse tu, which po made), then its fixes.  Sets *out (NULL
+ * the input's parse tu, which po made, with the batch's precompiled header
+ * pch or none), then its fixes.  Sets *out (NULL
  * when nothing changed or the text was refused) and r->status; returns
  * the file's exit code.
  */
-static int finish_file(const kp_parse_opts *po, const kp_file *tu, rw_file *x, char **out,
-		       size_t *outlen)
+static int finish_file(const kp_parse_opts *po, const char *pch, const kp_file *tu, rw_file *x,
+		       char **out, size_t *outlen)
 {
 	kp_rw_result *r = x->r;
 	*out = NULL;
@@ -643,7 +698,8 @@ static int finish_file(const kp_parse_opts *po, const kp_file *tu, rw_file *x, c
 		kp_file g = {0};
 		const kp_parse_diag *first = NULL;
 		char *gerr = NULL;
-		int nnew = reparse_new_errors(po, tu, x->orig, x->text, x->len, &g, &first, &gerr);
+		int nnew = reparse_new_errors(po, pch, tu, x->orig, x->text, x->len, &g, &first,
+					      &gerr);
 		if (nnew) {
 			refuse_invalid(x, x->text, x->len, nnew, first, gerr);
 			rc = KP_EXIT_NOTHING;
@@ -983,11 +1039,11 @@ int kp_rewrite_buffer(const kp_rw_opts *o, const kp_rw_input *in, kp_rw_result *
 	run_passes(o, &po, &f, files, nfiles);
 	for (int i = 0; i < nfiles; i++)
 		format_file(o, &files[i]);
-	int rc = finish_file(&po, &f, &files[0], out, outlen); /* sets r->status */
+	int rc = finish_file(&po, in->pch, &f, &files[0], out, outlen); /* sets r->status */
 	int hchanged = 0;
 	for (int h = 0; h < f.nheaders; h++) {
 		kp_rw_result *hr = &r->headers[h];
-		int hrc = finish_file(&po, &f, &files[1 + h], &hr->text, &hr->textlen);
+		int hrc = finish_file(&po, in->pch, &f, &files[1 + h], &hr->text, &hr->textlen);
 		hchanged |= hr->text != NULL;
 		if (hrc == KP_EXIT_OK && rc == KP_EXIT_NOTHING)
 			rc = KP_EXIT_OK;

@@ -17,10 +17,7 @@
 #include "scrub.h"
 #include "util.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 /* nvcc, looked for once. */
@@ -93,29 +90,12 @@ static unsigned long long mix_str(const char *s, unsigned long long h)
 	return kp_fnv1a64(s ? s : "", s ? strlen(s) + 1 : 1, h);
 }
 
-/* <cache>/probe, created; NULL: no cache (malloc'd). */
-static char *cache_dir(void)
-{
-	char *base = kp_pch_cache_dir();
-	if (!base)
-		return NULL;
-	kp_strbuf sb = KP_STRBUF_INIT;
-	kp_strbuf_addf(&sb, "%s/probe", base);
-	if ((mkdir(base, 0755) != 0 && errno != EEXIST) ||
-	    (mkdir(kp_strbuf_str(&sb), 0755) != 0 && errno != EEXIST)) {
-		kp_strbuf_release(&sb);
-		sb.len = 0;
-	}
-	free(base);
-	return sb.len ? kp_strbuf_detach(&sb) : NULL;
-}
-
 static char *cache_entry(const kp_ptxas_probe *p, const kp_file *f, const char *text, size_t len,
 			 const kp_arch *a, const char *inc)
 {
 	if (!f->deps_hash) /* a header's model: its includes were not hashed */
 		return NULL;
-	char *dir = cache_dir();
+	char *dir = kp_cache_subdir("probe");
 	if (!dir)
 		return NULL;
 	unsigned long long h = KP_FNV1A64_INIT, g = 0x84222325cbf29ce4ULL;
@@ -140,60 +120,6 @@ static char *cache_entry(const kp_ptxas_probe *p, const kp_file *f, const char *
 	return kp_strbuf_detach(&sb);
 }
 
-static int cmp_time(const void *a, const void *b)
-{
-	time_t x = *(const time_t *)a, y = *(const time_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* The oldest half of the reports go once there are more than the most
- * (counted at one write in 16: the key's first digit is 0). */
-static void cache_trim(const char *entry)
-{
-	char *dir = kp_xstrdup(entry);
-	*strrchr(dir, '/') = 0;
-	DIR *d = opendir(dir);
-	char **names = NULL;
-	time_t *when = NULL;
-	int n = 0, cap = 0;
-	for (struct dirent *e; d && (e = readdir(d));) {
-		size_t l = strlen(e->d_name);
-		if (l < 5 || strcmp(e->d_name + l - 4, ".log"))
-			continue;
-		kp_strbuf sb = KP_STRBUF_INIT;
-		kp_strbuf_addf(&sb, "%s/%s", dir, e->d_name);
-		struct stat st;
-		if (stat(kp_strbuf_str(&sb), &st) != 0) {
-			kp_strbuf_release(&sb);
-			continue;
-		}
-		if (n == cap) {
-			cap = cap ? cap * 2 : 256;
-			names = kp_xrealloc(names, sizeof(*names) * (size_t)cap);
-			when = kp_xrealloc(when, sizeof(*when) * (size_t)cap);
-		}
-		names[n] = kp_strbuf_detach(&sb);
-		when[n++] = st.st_mtime;
-	}
-	if (d)
-		closedir(d);
-	if (n > KP_PROBE_CACHE_MAX) {
-		time_t *sorted = kp_xcalloc((size_t)n, sizeof(*sorted));
-		memcpy(sorted, when, sizeof(*sorted) * (size_t)n);
-		qsort(sorted, (size_t)n, sizeof(*sorted), cmp_time);
-		time_t cut = sorted[n / 2]; /* the median: what is older goes */
-		free(sorted);
-		for (int i = 0; i < n; i++)
-			if (when[i] < cut)
-				unlink(names[i]);
-	}
-	for (int i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	free(when);
-	free(dir);
-}
-
 /* b from a kept report; 1 when there was one. */
 static int cache_get(kp_probe_build *b, const char *entry)
 {
@@ -210,12 +136,8 @@ static int cache_get(kp_probe_build *b, const char *entry)
 
 static void cache_put(const kp_probe_build *b, const char *entry)
 {
-	if (!entry || !b->res.log)
-		return;
-	const char *name = strrchr(entry, '/');
-	if (kp_write_file_atomic(entry, b->res.log, strlen(b->res.log)) == 0 && name &&
-	    name[1] == '0')
-		cache_trim(entry);
+	if (entry && b->res.log)
+		kp_cache_put(entry, b->res.log, strlen(b->res.log), ".log", KP_PROBE_CACHE_MAX);
 }
 
 /* Compiles `text` (f's file, or a rewrite of it: its includes are found

@@ -2,11 +2,13 @@
  * test_util.c - the shared helpers (string buffer, arena, file reading,
  * temporary directories, atomic writes, running tools: proc.c) and the
  * CUDA toolkit finder, which must pass
- * whether or not this machine has nvcc.
+ * whether or not this machine has nvcc; and the small entries of the
+ * cache folder (pch.h: the probe's reports, the guard's verdicts).
  */
 #include "kp_test.h"
 
 #include "cuda_env.h"
+#include "pch.h"
 #include "proc.h"
 #include "util.h"
 
@@ -20,6 +22,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <utime.h>
 
 /* --- strbuf ------------------------------------------------------------- */
 
@@ -392,6 +395,84 @@ Test(tempdir, made_under_tmpdir_and_removed_with_its_contents, .init = kp_test_t
 	cr_expect_str_eq(kp_tempdir_base(), "/tmp");
 	unsetenv("TMPDIR");
 	cr_expect_str_eq(kp_tempdir_base(), "/tmp");
+}
+
+/* --- the cache's entries (pch.h) ----------------------------------------- */
+
+static int count_files(const char *dir)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "find '%s' -type f | wc -l", dir);
+	FILE *p = popen(cmd, "r");
+	int n = -1;
+	if (p) {
+		if (fscanf(p, "%d", &n) != 1)
+			n = -1;
+		pclose(p);
+	}
+	return n;
+}
+
+/* an entry of dir named name, written by kp_cache_put (suffix "", at most
+ * 4), then dated `when` */
+static void put_dated(const char *dir, const char *name, time_t when)
+{
+	char path[600];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	cr_assert_eq(kp_cache_put(path, "", 0, "", 4), 0, "%s", path);
+	struct utimbuf t = {when, when};
+	cr_assert_eq(utime(path, &t), 0);
+}
+
+Test(cache, subdir_put_and_trim, .init = kp_test_tmpdir_make, .fini = kp_test_tmpdir_remove)
+{
+	setenv("KPIPE_CACHE_DIR", "off", 1);
+	cr_expect_null(kp_cache_subdir("guard"));
+	char *base = kp_test_path("c");
+	setenv("KPIPE_CACHE_DIR", base, 1);
+	char *dir = kp_cache_subdir("guard"); /* the cache and the folder made */
+	cr_assert_not_null(dir);
+	struct stat st;
+	cr_expect(stat(dir, &st) == 0 && S_ISDIR(st.st_mode));
+	/* names that do not begin with 0: no trim, whatever the count */
+	for (int i = 1; i <= 9; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "a%015x", i);
+		put_dated(dir, name, 1000000 + i);
+	}
+	put_dated(dir, ".kpipe-tmp-old", 1000000); /* not an entry */
+	put_dated(dir, "b.log", 1000000);          /* counted: suffix "" */
+	cr_expect_eq(count_files(dir), 11);
+	/* a name that begins with 0: past 4 entries (11: the temporary file
+	 * is none), those older than the median (a..5) go: b.log, a..1 to
+	 * a..4 */
+	char path[600];
+	snprintf(path, sizeof(path), "%s/0%015x", dir, 7);
+	cr_assert_eq(kp_cache_put(path, "", 0, "", 4), 0);
+	cr_expect_eq(count_files(dir), 7, "%d files", count_files(dir));
+	snprintf(path, sizeof(path), "%s/a%015x", dir, 4);
+	cr_expect_neq(stat(path, &st), 0, "%s kept", path);
+	snprintf(path, sizeof(path), "%s/a%015x", dir, 5);
+	cr_expect_eq(stat(path, &st), 0, "%s removed", path);
+	snprintf(path, sizeof(path), "%s/.kpipe-tmp-old", dir);
+	cr_expect_eq(stat(path, &st), 0, "the temporary file removed");
+	/* with a suffix only those names count: 6 .log files are not past 6;
+	 * past 5, those older than the median (c..4) go: c..1 to c..3 */
+	for (int i = 1; i <= 5; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "c%015x.log", i);
+		put_dated(dir, name, 2000000 + i);
+	}
+	snprintf(path, sizeof(path), "%s/0%015x.log", dir, 8);
+	cr_assert_eq(kp_cache_put(path, "x", 1, ".log", 6), 0);
+	cr_expect_eq(count_files(dir), 13, "%d files", count_files(dir));
+	cr_assert_eq(kp_cache_put(path, "x", 1, ".log", 5), 0);
+	cr_expect_eq(count_files(dir), 10, "%d files", count_files(dir));
+	snprintf(path, sizeof(path), "%s/c%015x.log", dir, 3);
+	cr_expect_neq(stat(path, &st), 0, "%s kept", path);
+	free(dir);
+	free(base);
+	unsetenv("KPIPE_CACHE_DIR");
 }
 
 /* --- identifiers -------------------------------------------------------- */
