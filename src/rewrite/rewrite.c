@@ -126,7 +126,7 @@ static int diag_in_model(const kp_parse_diag *d, const kp_file *f)
  * entries the older half goes. */
 
 #define KP_GUARD_CACHE_MAX 4000
-#define KP_GUARD_CACHE_TAG "kpipe guard cache 1"
+#define KP_GUARD_CACHE_TAG "kpipe guard cache 2"
 
 /* The entry of the guard's parse p2 of the unit `in` was parsed from
  * (pch: a batch's precompiled header, which parse_input put last in its
@@ -140,15 +140,19 @@ static char *guard_entry(const kp_parse_opts *p2, const kp_file *in, const char 
 	 * the arguments it was built with are the others */
 	if (pch && k.nargs >= 2 && k.args[k.nargs - 1] == pch)
 		k.nargs -= 2;
-	unsigned long long h =
-		kp_fnv1a64(KP_GUARD_CACHE_TAG, sizeof(KP_GUARD_CACHE_TAG), KP_FNV1A64_INIT);
-	h = kp_fnv1a64(&in->deps_hash, sizeof(in->deps_hash), h);
-	h = kp_parse_key(in->path, &k, h);
-	char *dir = h ? kp_cache_subdir("guard") : NULL;
+	/* 128 bits, as the probe cache's: two FNV-1a chains of other seeds
+	 * (a false hit would skip the guard) */
+	unsigned long long h[2] = {KP_FNV1A64_INIT, 0x84222325cbf29ce4ULL};
+	for (int i = 0; i < 2; i++) {
+		h[i] = kp_fnv1a64(KP_GUARD_CACHE_TAG, sizeof(KP_GUARD_CACHE_TAG), h[i]);
+		h[i] = kp_fnv1a64(&in->deps_hash, sizeof(in->deps_hash), h[i]);
+		h[i] = kp_parse_key(in->path, &k, h[i]);
+	}
+	char *dir = h[0] && h[1] ? kp_cache_subdir("guard") : NULL;
 	if (!dir)
 		return NULL;
 	kp_strbuf sb = KP_STRBUF_INIT;
-	kp_strbuf_addf(&sb, "%s/%016llx", dir, h);
+	kp_strbuf_addf(&sb, "%s/%016llx%016llx", dir, h[0], h[1]);
 	free(dir);
 	return kp_strbuf_detach(&sb);
 }

@@ -51,8 +51,8 @@ check "first: exit 0" test $? -eq 0
 check "first: the output as without a cache" cmp -s "$tmp/1.cu" "$tmp/ref.cu"
 check "first: the guard parsed" test "$(nparse diags)" -eq 1
 check "first: one guard entry" test "$(nguard)" -eq 1
-check "first: the entry is empty, named by a 16-digit key" \
-	bash -c "test ! -s \"\$(ls '$c'/guard/*)\" && ls '$c/guard' | grep -qxE '[0-9a-f]{16}'"
+check "first: the entry is empty, named by a 32-digit key" \
+	bash -c "test ! -s \"\$(ls '$c'/guard/*)\" && ls '$c/guard' | grep -qxE '[0-9a-f]{32}'"
 rw "$c" "$src" -o "$tmp/2.cu" 2>"$tmp/2.err"
 check "second: exit 0" test $? -eq 0
 check "second: byte-identical output" cmp -s "$tmp/2.cu" "$tmp/1.cu"
