@@ -1805,12 +1805,14 @@ Test(plan, auto_sixteen_byte_copies_spread_over_shared_memory_take_register_stag
 	/* the same copy stored in the global layout: contiguous, a
 	 * memory-bound tile (0.1 FLOP/B) whose three buffers (50688 B) do not
 	 * fit the static limit: register staging all the same, for that */
+	release(); /* a second file in the same test */
 	l = loop_of(ZROW_SRC("33", "tile[ty + j][tx]"), "sm_90");
 	plan(&p, l, "sm_90", "auto", 0);
 	expect_xform(&p, "register");
 	cr_expect(strstr(p.why, "memory-bound tile, where 3 cp.async stages do not fit") != NULL,
 		  "%s", p.why);
 	/* 16 columns: three buffers (24576 B) fit: a 3-stage ring */
+	release();
 	l = loop_of(ZROW_SRC("16", "tile[ty + j][tx % 16]"), "sm_90");
 	plan(&p, l, "sm_90", "auto", 0);
 	expect_xform(&p, "cp-async");
