@@ -70,10 +70,12 @@ interrupt() { # SIG -o|-i
 	chmod 0640 "$d/k.cu"
 	cp -p "$d/k.cu" "$tmp/sig-$1$2.before"
 	# the write is what is interrupted: no verification or ptxas probe
-	# before it (under load they took longer than SAFETY_WAIT_S)
+	# before it (under load they took longer than SAFETY_WAIT_S), and no
+	# cache: the delay is every atomic write's, and the re-parse guard's
+	# entry (a cold cache) is written before the output
 	if [ "$mode" = -o ]; then args=(k.cu -o out.cu); else args=(-i k.cu); fi
 	args+=(--no-verify --no-ptxas)
-	(cd "$d" && KPIPE_TEST_WRITE_DELAY_MS=600000 exec "${dflt[@]}" "$kpipe" rewrite "${args[@]}") \
+	(cd "$d" && KPIPE_CACHE_DIR=off KPIPE_TEST_WRITE_DELAY_MS=600000 exec "${dflt[@]}" "$kpipe" rewrite "${args[@]}") \
 		2>"$tmp/sig-$1$2.err" &
 	local pid=$!
 	check "$sig $mode: a temporary file appears while writing" wait_tmp "$d" $pid
@@ -313,7 +315,8 @@ interrupt_batch() { # SIG --out-dir|-i
 	mkdir -p "$d/out" "$d/t"
 	if [ "$mode" = -i ]; then args=(-i); else args=(--out-dir "$d/out"); fi
 	args+=(--no-verify --no-ptxas)
-	(TMPDIR="$d/t" KPIPE_TEST_WRITE_DELAY_MS=600000 exec "${dflt[@]}" "$kpipe" rewrite "$d/src" \
+	# (no cache: the guard's entries would be the first writes delayed)
+	(TMPDIR="$d/t" KPIPE_CACHE_DIR=off KPIPE_TEST_WRITE_DELAY_MS=600000 exec "${dflt[@]}" "$kpipe" rewrite "$d/src" \
 		"${args[@]}" -j 2) 2>"$tmp/bsig.err" &
 	local pid=$!
 	check "batch $sig $mode: a temporary file appears" wait_tmp "$d" $pid
