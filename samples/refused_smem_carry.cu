@@ -1,26 +1,26 @@
-// refused_smem_carry.cu - fp32 C = A * normalize_columns(B): the product A*B
-// with every column j divided by the Euclidean norm of column j of B.  The
-// column norms are accumulated during the same K-loop, in a __shared__ array
-// colsq[] that the compute phase of one iteration updates and the compute
-// phase of the next iteration reads again (then every thread reads it after
-// the loop).  16x16 tiles, one output per thread; M, N, K multiples of 16.
+// refused_smem_carry.cu - fp32 C = A * B with B renormalised as it streams
+// in: each tile of B is scaled, as it is loaded, by a per-column factor in
+// __shared__ cscale[], and the compute phase halves a column's factor
+// whenever that column's sum of squares in the tile just computed passes a
+// threshold (how streaming accumulators keep their inputs in range).  16x16
+// tiles, one output per thread; M, N, K multiples of 16.
 //
-// K-loop shape: LOAD; barrier; COMPUTE (which also does colsq[tx] += ...
-// in the first row of threads); barrier.
+// K-loop shape: LOAD (which reads cscale[]); barrier; COMPUTE (which writes
+// cscale[] in the first row of threads); barrier.
 //
-// kpipe: REFUSE (state carried through shared memory).  COMPUTE writes a
-// shared array that is live across iterations, which the legality rules
-// exclude even though the loaded tiles themselves would qualify.
+// kpipe: REFUSE (state carried through shared memory into the loads).  The
+// next tile's loads read what this iteration's compute writes: pipelined,
+// they would run before the write and scale by a stale factor.
 
 #define SC_TILE 16
 
-__global__ void matmul_colnorm(const float *__restrict__ A,
-                               const float *__restrict__ B,
-                               float *__restrict__ C, int M, int N, int K)
+__global__ void matmul_rescaled(const float *__restrict__ A,
+                                const float *__restrict__ B,
+                                float *__restrict__ C, int M, int N, int K)
 {
     __shared__ float As[SC_TILE][SC_TILE];
     __shared__ float Bs[SC_TILE][SC_TILE];
-    __shared__ float colsq[SC_TILE];
+    __shared__ float cscale[SC_TILE];
 
     const int tx = threadIdx.x;
     const int ty = threadIdx.y;
@@ -29,26 +29,25 @@ __global__ void matmul_colnorm(const float *__restrict__ A,
     float acc = 0.0f;
 
     if (ty == 0)
-        colsq[tx] = 0.0f;
+        cscale[tx] = 1.0f;
 
     for (int k0 = 0; k0 < K; k0 += SC_TILE) {
         As[ty][tx] = A[(size_t)row * K + k0 + tx];
-        Bs[ty][tx] = B[(size_t)(k0 + ty) * N + col];
+        Bs[ty][tx] = B[(size_t)(k0 + ty) * N + col] * cscale[tx];
         __syncthreads();
 
         for (int kk = 0; kk < SC_TILE; ++kk)
             acc += As[ty][kk] * Bs[kk][tx];
         if (ty == 0) {
-            float s = colsq[tx];
+            float s = 0.0f;
             for (int kk = 0; kk < SC_TILE; ++kk)
                 s += Bs[kk][tx] * Bs[kk][tx];
-            colsq[tx] = s;
+            if (s > 64.0f)
+                cscale[tx] = 0.5f * cscale[tx];
         }
         __syncthreads();
     }
 
-    __syncthreads();
-    const float norm = sqrtf(colsq[tx]);
     if (row < M && col < N)
-        C[(size_t)row * N + col] = norm > 0.0f ? acc / norm : 0.0f;
+        C[(size_t)row * N + col] = acc;
 }

@@ -297,6 +297,34 @@ static int unmodelled_barriers(actx *c, const kp_scan_info *si)
 	return 0;
 }
 
+/* Whether every barrier after the first top-level one sits in the
+ * compute phase of a bottom-form loop (load; sync; compute; sync): between
+ * the first top-level barrier and the last, at the top level or in nested
+ * loops, none in the load phase or after the closing barrier, and the loop
+ * does not start with a barrier (the top form's phases are the other way
+ * round).  Needs two top-level barriers at least. */
+static int compute_barriers_only(actx *c, int ntop, int last)
+{
+	kp_loop *l = c->l;
+	if (ntop < 2)
+		return 0;
+	int first = 0;
+	while (first < l->nstmts && l->stmts[first]->kind == KP_N_DECLSTMT)
+		first++;
+	if (l->bar1 <= first)
+		return 0;
+	for (int i = 0; i < l->nstmts; i++) {
+		if (kp_is_barrier(l->stmts[i]))
+			continue;
+		kp_scan_info s = {0};
+		s.c = c;
+		kp_scan_calls(l->stmts[i], &s, 0, 0);
+		if (s.barriers && (i < l->bar1 || i > last))
+			return 0;
+	}
+	return 1;
+}
+
 /* The top-level barriers (l->bar1, l->bar2) and what the barriers and
  * memory operations of the loop rule out; returns their number. */
 int kp_top_barriers(actx *c, const kp_scan_info *si)
@@ -320,27 +348,39 @@ int kp_top_barriers(actx *c, const kp_scan_info *si)
 			break;
 		}
 	l->bar1 = l->bar2 = -1;
-	int ntop = 0;
+	int ntop = 0, last = -1;
 	for (int i = 0; i < l->nstmts; i++)
 		if (kp_is_barrier(l->stmts[i])) {
 			if (ntop == 0)
 				l->bar1 = i;
 			else if (ntop == 1)
 				l->bar2 = i;
+			last = i;
 			ntop++;
 		}
+	/* more barriers, top-level or in nested loops, inside the compute
+	 * phase of a loop that ends with one (load; sync; compute with barriers
+	 * of its own; sync): the compute phase is kept as written, barriers
+	 * and all, so what they order stays ordered; the closing barrier is
+	 * the last */
+	int inner_ok = !si->divergent_barriers && compute_barriers_only(c, ntop, last);
+	if (inner_ok && ntop > 2)
+		l->bar2 = last;
 	if (si->divergent_barriers)
 		kp_ana_refuse(c, si->first_barrier_nested, "kpipe-divergent-barrier",
 			      "%s inside conditional code: barriers must sit in block-uniform "
 			      "control flow",
 			      call_label(c, si->first_barrier_nested));
-	else if (si->nested_barriers)
+	else if (si->nested_barriers && !inner_ok)
 		kp_ana_refuse(
 			c, si->first_barrier_nested, "kpipe-extra-barrier",
-			"a barrier inside a nested loop of the K-loop: another ordering is being "
-			"crossed");
+			"a barrier inside a nested loop of the K-loop%s: the copies would move "
+			"across it",
+			ntop >= 2 ? " outside its compute phase" : "");
 	int unmodelled = unmodelled_barriers(c, si);
-	int odd = si->nested_barriers || unmodelled;
+	int odd = (si->nested_barriers && !inner_ok) || unmodelled;
+	if (inner_ok)
+		ntop = 2;
 	/* a warp's or a tile's sync where a block barrier is missing */
 	const char *part =
 		si->first_part_sync

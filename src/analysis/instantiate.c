@@ -120,6 +120,7 @@ kp_loop *kp_merge_insts(kp_file *f, kp_kernel *k, kp_loop **per)
 		if (p->already_pipelined)
 			l->already_pipelined = 1;
 		l->not_kloop |= p->not_kloop;
+		l->comp_writes_shared |= p->comp_writes_shared;
 	}
 	/* one condition per tile only if monotone for every instantiation; a
 	 * barrier after the loop if any instantiation needs one */

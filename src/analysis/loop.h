@@ -192,6 +192,7 @@ typedef struct kp_loop {
 			      * arguments are not all known) */
 	kp_reason *reasons;
 	int nreasons;
+	int comp_writes_shared; /* the compute phase writes a shared array that is no tile */
 	int already_pipelined;
 	int eligible;
 	const char *inst; /* template instantiation whose sizes are shown, or NULL */

@@ -84,9 +84,10 @@ static void compute_reads(const kp_loop *l, decl_list *out)
 
 static int compute_writes_smem(const kp_loop *l)
 {
+	if (l->comp_writes_shared)
+		return 1;
 	for (int i = 0; i < l->nreasons; i++)
-		if (!strcmp(l->reasons[i].id, "kpipe-compute-writes-tile") ||
-		    !strcmp(l->reasons[i].id, "kpipe-smem-carried"))
+		if (!strcmp(l->reasons[i].id, "kpipe-compute-writes-tile"))
 			return 1;
 	return 0;
 }

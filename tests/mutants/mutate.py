@@ -14,6 +14,7 @@ one mutant per applicable mutation and variant:
   compute-writes-tile  the compute phase clears a loaded tile         kpipe-compute-writes-tile
   load-depends-on-acc  a tile copy's index reads the accumulator      kpipe-load-depends-on-compute
   smem-carried         the compute phase keeps state in __shared__    kpipe-smem-carried
+                       that the next tile's copies read (an index)
   global-store-load    the compute phase stores into a tile source    kpipe-memory-order
                        (alone, or after a store to the output)
   atomic               an atomicAdd in the compute or the load phase  kpipe-memory-order
@@ -550,14 +551,26 @@ def mut_load_dep(L):
 
 
 def mut_smem(L):
+	# state the compute phase keeps in __shared__ and the next tile's loads
+	# read (a copy's index): pipelined, the loads would run before the write.
+	# State the loads do not read is safe (the compute phase is kept in
+	# order), so the mutant needs both.
+	if not L.sources:
+		raise Skip("no global pointer subscripted in the load phase")
 	decl_at = L.src.rfind("\n", 0, L.for_pos) + 1
 	ind = L.indent_at(L.for_pos)
+	lt = L.m[L.load[0]:L.load[1]]
+	srcp = L.sources[0]
+	mo = re.search(r"\b%s\s*\[" % re.escape(srcp), lt)
+	close = match(L.m, L.load[0] + mo.end() - 1)
 	yield "array", [
 		(decl_at, 0, ind + "__shared__ float kp_mut_carry[32];\n"),
+		(close, 0, " + ((int)kp_mut_carry[threadIdx.x % 32] & 1)"),
 		L.at_compute_end("kp_mut_carry[threadIdx.x % 32] += 1.0f;"),
 	]
 	yield "scalar", [
 		(decl_at, 0, ind + "__shared__ float kp_mut_total;\n"),
+		(close, 0, " + ((int)kp_mut_total & 1)"),
 		L.at_compute_end("if (threadIdx.x == 0)\n" + L.indent_at(L.stmts[L.b2][0]) +
 				 "    kp_mut_total = kp_mut_total + 1.0f;"),
 	]

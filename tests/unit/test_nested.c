@@ -126,6 +126,13 @@ static kp_loop *loop_at(int line)
 	return NULL;
 }
 
+static void log_reasons(const kp_loop *l)
+{
+	for (int i = 0; i < l->nreasons; i++)
+		cr_log_info("  %d:%d %s [%s]", l->reasons[i].line, l->reasons[i].col,
+			    l->reasons[i].message, l->reasons[i].id);
+}
+
 /* The K-loop at line 13 is eligible, and its cp.async form must end with a
  * barrier because it is nested. */
 static void expect_inner_eligible(kp_loop *l)
@@ -210,8 +217,9 @@ Test(nested, do_while_encloses_the_kloop)
 }
 
 /* A barrier inside a loop of the compute phase does not make that loop a
- * K-loop (it copies nothing): the K-loop stays the one candidate, refused
- * for the barrier as before. */
+ * K-loop (it copies nothing): the K-loop stays the one candidate.  The
+ * compute phase is kept as written, barriers and all, so the K-loop is
+ * eligible; its closing barrier is the last top-level one. */
 Test(nested, compute_loop_with_a_barrier_is_no_kloop)
 {
 	analyze_src("#define TILE 16\n"
@@ -237,6 +245,68 @@ Test(nested, compute_loop_with_a_barrier_is_no_kloop)
 	kp_loop *l = AN.loops[0];
 	cr_expect_eq(l->node->line, 8);
 	cr_expect_eq(l->encloses_line, 0);
+	log_reasons(l);
+	cr_expect(l->eligible);
+	cr_expect_eq(l->bar1, 2);
+	cr_expect_eq(l->bar2, 4);
+}
+
+/* More barriers in the compute phase, at the top level and in a nested
+ * loop (a GEMV's block row: load x; sync; per quarter: multiply, sync,
+ * reduce through a scratch array, sync; sum; sync): the closing barrier is
+ * the last; eligible.  A barrier in a nested loop of the load phase is
+ * still refused: the copies would move across it. */
+Test(nested, barriers_inside_the_compute_phase)
+{
+	analyze_src(
+		"__global__ void gemv(const float *__restrict__ A, const float *__restrict__ x,\n"
+		"                     float *__restrict__ y, int n)\n"
+		"{\n"
+		"    __shared__ float sx[64];\n"
+		"    __shared__ float red[4][64];\n"
+		"    int tx = threadIdx.x, ty = threadIdx.y;\n"
+		"    float total = 0.0f;\n"
+		"    for (int j0 = 0; j0 < n; j0 += 64) {\n"
+		"        if (ty == 0) sx[tx] = x[j0 + tx];\n"
+		"        __syncthreads();\n"
+		"        for (int q = 0; q < 4; q++) {\n"
+		"            red[ty][tx] = A[(blockIdx.x * 64 + tx) * n + j0 + q * 16 + ty] * sx[q * 16 + ty];\n"
+		"            __syncthreads();\n"
+		"            if (ty == 0) total += red[0][tx] + red[1][tx] + red[2][tx] + red[3][tx];\n"
+		"            __syncthreads();\n"
+		"        }\n"
+		"        red[ty][tx] = total;\n"
+		"        __syncthreads();\n"
+		"        total = red[0][tx];\n"
+		"        __syncthreads();\n"
+		"    }\n"
+		"    if (ty == 0) y[blockIdx.x * 64 + tx] = total;\n"
+		"}\n");
+	cr_assert_eq(AN.nloops, 1);
+	kp_loop *l = AN.loops[0];
+	log_reasons(l);
+	cr_expect(l->eligible);
+	cr_expect(l->comp_writes_shared);
+	cr_expect_eq(l->bar1, 1);
+	cr_expect_eq(l->bar2, 6);
+	release();
+	analyze_src("__global__ void mm(const float *A, float *C, int K)\n"
+		    "{\n"
+		    "    __shared__ float As[4][16];\n"
+		    "    int tx = threadIdx.x, ty = threadIdx.y;\n"
+		    "    float acc = 0.0f;\n"
+		    "    for (int k0 = 0; k0 < K; k0 += 16) {\n"
+		    "        for (int r = 0; r < 4; r++) {\n"
+		    "            As[r][tx] = A[r * K + k0 + tx];\n"
+		    "            __syncthreads();\n"
+		    "        }\n"
+		    "        __syncthreads();\n"
+		    "        acc += As[ty][tx];\n"
+		    "        __syncthreads();\n"
+		    "    }\n"
+		    "    C[ty * 16 + tx] = acc;\n"
+		    "}\n");
+	l = loop_at(6);
 	cr_expect_not(l->eligible);
 	cr_expect_not_null(find_reason(l, "kpipe-extra-barrier"));
 }

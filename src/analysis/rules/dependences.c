@@ -76,14 +76,17 @@ static void check(kp_rule_ctx *c)
 	const kp_rw_set *lw = &c->rw->load, *cw = &c->rw->comp, *all = &c->rw->all;
 	kp_loop *l = c->l;
 	kp_node *n = l->node;
-	/* shared state carried by compute */
+	/* shared arrays the compute phase writes (not tiles: a write to a tile
+	 * is kpipe-compute-writes-tile): scratch, or state carried from one
+	 * iteration's compute to the next one's.  The rewrite keeps the compute
+	 * phase as written, barriers and all, and a barrier between one
+	 * iteration's compute and the next one's (and after the loop where
+	 * shared memory is used there: kp_find_exit_barrier), so either stays
+	 * as ordered as it was; only the next tile's loads move, and they must
+	 * not read such an array (below) */
 	for (int i = 0; i < cw->nw; i++)
 		if (cw->w[i]->is_shared && !kp_rw_has(lw->w, lw->nw, cw->w[i]))
-			kp_rule_refuse(
-				c, cw->wat[i], "kpipe-smem-carried",
-				"the compute phase writes the shared array '%s', which carries state "
-				"from one iteration to the next",
-				cw->w[i]->name);
+			l->comp_writes_shared = 1;
 	/* load addresses: only loop counter, bumps and invariants */
 	for (int i = 0; i < lw->nr; i++) {
 		kp_decl *d = lw->r[i];
@@ -102,12 +105,25 @@ static void check(kp_rule_ctx *c)
 	for (int i = 0; i < lw->nr && !l->loads_in_helper; i++)
 		if (lw->r[i]->is_shared && !kp_rw_has(lw->w, lw->nw, lw->r[i]) &&
 		    !kp_shared_table_fixed(c->k, l, lw->r[i])) {
-			kp_rule_refuse(c, n, "kpipe-load-depends-on-compute",
-				       "the load phase reads the shared array '%s', which the loop "
-				       "may change (written in the loop, or reached through a "
-				       "pointer, a reference or a call): the next tile's loads "
-				       "would read it early",
-				       lw->r[i]->name);
+			int at = -1;
+			for (int j = 0; j < cw->nw && at < 0; j++)
+				if (cw->w[j] == lw->r[i])
+					at = j;
+			if (at >= 0)
+				kp_rule_refuse(
+					c, cw->wat[at], "kpipe-smem-carried",
+					"the compute phase writes the shared array '%s' and the "
+					"load phase reads it: state carried into the next tile's "
+					"loads, which pipelining would run before this write",
+					lw->r[i]->name);
+			else
+				kp_rule_refuse(
+					c, n, "kpipe-load-depends-on-compute",
+					"the load phase reads the shared array '%s', which the loop "
+					"may change (written in the loop, or reached through a "
+					"pointer, a reference or a call): the next tile's loads "
+					"would read it early",
+					lw->r[i]->name);
 			break;
 		}
 	for (int i = 0; i < lw->nw; i++) {
