@@ -30,6 +30,7 @@ __global__ void matmul_rescaled(const float *__restrict__ A,
 
     if (ty == 0)
         cscale[tx] = 1.0f;
+    __syncthreads();
 
     for (int k0 = 0; k0 < K; k0 += SC_TILE) {
         As[ty][tx] = A[(size_t)row * K + k0 + tx];

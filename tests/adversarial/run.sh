@@ -757,6 +757,18 @@ done
 check "shared_table: only fixed_ok pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/shared_table.r.err")" = 1
 check "shared_table: fixed_ok pipelined" has shared_table.r "shared_table\.cu:128:5: note: pipelined with "
 
+# --- issue 34: shared state the compute phase writes and the next tile's
+# copies read, through a pointer, a reference or a helper (rules/dependences.c,
+# carried_by_alias); scratch written through a pointer and never read by the
+# copies is safe ---
+rewritten smem_carried_alias "$in/smem_carried_alias.cu"
+for want in "36:13" "88:13" "113:13" "138:13"; do
+	check "smem_carried_alias: $want refused" has smem_carried_alias.r "smem_carried_alias\.cu:$want: warning: the compute phase writes the shared array 'cscale' and the load phase reads it.*\[kpipe-smem-carried\]"
+done
+check "smem_carried_alias: write through a pointer refused" has smem_carried_alias.r "smem_carried_alias\.cu:55:5: warning: the load phase reads the shared array 'cscale'.*\[kpipe-load-depends-on-compute\]"
+check "smem_carried_alias: only scratch_ok pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/smem_carried_alias.r.err")" = 1
+check "smem_carried_alias: scratch_ok pipelined" has smem_carried_alias.r "smem_carried_alias\.cu:157:5: note: pipelined with "
+
 # --- issue 34: nested if/else of copy loops with a const local between
 # (rewrite/canon_fuse.c, fuse_nested) ---
 rewritten canon_nested_unsafe "$in/canon_nested_unsafe.cu"

@@ -115,7 +115,7 @@ w = [x for x in d["diagnostics"] if x.get("code") == "kpipe-smem-carried"]
 check("refusal: its id as the code", len(w) == 1, d)
 if w:
     check("refusal: a warning", w[0]["severity"] == 2, w)
-    check("refusal: line", w[0]["range"]["start"]["line"] == 45, w)
+    check("refusal: line", w[0]["range"]["start"]["line"] == 46, w)
     check("refusal: link to its entry", w[0]["codeDescription"]["href"].endswith("diagnostics.md#kpipe-smem-carried"), w)
 r = c.request("textDocument/codeAction", {"textDocument": {"uri": "file://" + rs}, "range": whole(), "context": {"diagnostics": []}})
 check("refusal: no code action", r.get("result") == [], r)
@@ -124,7 +124,7 @@ c.notify("textDocument/didChange", {"textDocument": {"uri": "file://" + rs, "ver
                                     "contentChanges": [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "\n"}]})
 d = c.wait_for("textDocument/publishDiagnostics", lambda m: m["params"]["uri"] == "file://" + rs)["params"]
 w = [x for x in d["diagnostics"] if x.get("code") == "kpipe-smem-carried"]
-check("didChange: diagnostics of the new version without a save", d.get("version") == 4 and w and w[0]["range"]["start"]["line"] == 46, d)
+check("didChange: diagnostics of the new version without a save", d.get("version") == 4 and w and w[0]["range"]["start"]["line"] == 47, d)
 
 # bank conflicts and uncoalesced accesses: warnings at the access; a
 # "// kpipe: ignore kpipe-bank-conflict" above it silences that one only

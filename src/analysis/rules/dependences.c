@@ -9,6 +9,7 @@
  */
 #include "analyze.h"
 #include "analyze_int.h"
+#include "effects.h"
 #include "liveness.h"
 #include "shared_table.h"
 #include "rules.h"
@@ -68,6 +69,84 @@ static int reads_global(kp_node *n, const kp_decl *d)
 	return 0;
 }
 
+/* Whether set holds an effect on the shared array d. */
+static const kp_effect *on_tile(const kp_effect_set *set, const kp_decl *d)
+{
+	for (int i = 0; i < set->n; i++)
+		if (set->v[i].loc.kind == KP_LOC_TILE && set->v[i].loc.decl == d)
+			return &set->v[i];
+	return NULL;
+}
+
+/* A shared array the compute phase writes and the load phase reads, as the
+ * effect sets see them: through a pointer or reference into it (`const
+ * float *cs = cscale;` before the loop, `cs[tx]` in a copy) or in a
+ * helper, which the read and write sets by name do not.  The compute's
+ * write, or NULL; *arr is the array. */
+static const kp_effect *carried_by_alias(const kp_loop *l, const kp_decl **arr)
+{
+	const kp_effects *e = l->effects;
+	if (!e)
+		return NULL;
+	const kp_effect_set *rd = &e->rd[KP_PH_LOAD];
+	for (int i = 0; i < rd->n; i++) {
+		const kp_decl *d = rd->v[i].loc.decl;
+		if (rd->v[i].loc.kind != KP_LOC_TILE || !d || on_tile(&e->wr[KP_PH_LOAD], d))
+			continue;
+		const kp_effect *w = on_tile(&e->wr[KP_PH_COMP], d);
+		if (w) {
+			*arr = d;
+			return w;
+		}
+	}
+	return NULL;
+}
+
+/* The load phase must not read a shared array the loop changes: one the
+ * compute phase writes is state carried into the next tile's loads
+ * (kpipe-smem-carried, at the write: by name, else through the effect
+ * sets), any other the loop may change otherwise; a table the loop never
+ * writes is fine (kp_shared_table_fixed). */
+static void loads_read_shared(kp_rule_ctx *c)
+{
+	const kp_rw_set *lw = &c->rw->load, *cw = &c->rw->comp;
+	const kp_loop *l = c->l;
+	const kp_node *n = l->node;
+	for (int i = 0; i < lw->nr && !l->loads_in_helper; i++)
+		if (lw->r[i]->is_shared && !kp_rw_has(lw->w, lw->nw, lw->r[i]) &&
+		    !kp_shared_table_fixed(c->k, l, lw->r[i])) {
+			int at = -1;
+			for (int j = 0; j < cw->nw && at < 0; j++)
+				if (cw->w[j] == lw->r[i])
+					at = j;
+			if (at >= 0)
+				kp_rule_refuse(
+					c, cw->wat[at], "kpipe-smem-carried",
+					"the compute phase writes the shared array '%s' and the "
+					"load phase reads it: state carried into the next tile's "
+					"loads, which pipelining would run before this write",
+					lw->r[i]->name);
+			else
+				kp_rule_refuse(
+					c, n, "kpipe-load-depends-on-compute",
+					"the load phase reads the shared array '%s', which the loop "
+					"may change (written in the loop, or reached through a "
+					"pointer, a reference or a call): the next tile's loads "
+					"would read it early",
+					lw->r[i]->name);
+			return; /* one reason for the loads' shared reads */
+		}
+	const kp_decl *arr = NULL;
+	const kp_effect *aw = carried_by_alias(l, &arr);
+	if (aw)
+		kp_rule_refuse(c, aw->at ? aw->at : n, "kpipe-smem-carried",
+			       "the compute phase writes the shared array '%s' and the load phase "
+			       "reads it (through a pointer, a reference or a helper): state "
+			       "carried into the next tile's loads, which pipelining would run "
+			       "before this write",
+			       arr->name);
+}
+
 /* What the phases read and write: the next tile's loads must not depend on
  * this iteration, and the compute phase must not carry state through
  * shared memory or read what the load phase declares or bumps. */
@@ -102,30 +181,7 @@ static void check(kp_rule_ctx *c)
 			break;
 		}
 	}
-	for (int i = 0; i < lw->nr && !l->loads_in_helper; i++)
-		if (lw->r[i]->is_shared && !kp_rw_has(lw->w, lw->nw, lw->r[i]) &&
-		    !kp_shared_table_fixed(c->k, l, lw->r[i])) {
-			int at = -1;
-			for (int j = 0; j < cw->nw && at < 0; j++)
-				if (cw->w[j] == lw->r[i])
-					at = j;
-			if (at >= 0)
-				kp_rule_refuse(
-					c, cw->wat[at], "kpipe-smem-carried",
-					"the compute phase writes the shared array '%s' and the "
-					"load phase reads it: state carried into the next tile's "
-					"loads, which pipelining would run before this write",
-					lw->r[i]->name);
-			else
-				kp_rule_refuse(
-					c, n, "kpipe-load-depends-on-compute",
-					"the load phase reads the shared array '%s', which the loop "
-					"may change (written in the loop, or reached through a "
-					"pointer, a reference or a call): the next tile's loads "
-					"would read it early",
-					lw->r[i]->name);
-			break;
-		}
+	loads_read_shared(c);
 	for (int i = 0; i < lw->nw; i++) {
 		kp_decl *d = lw->w[i];
 		if (d->is_shared || kp_rw_has(lw->decl, lw->nd, d) ||
