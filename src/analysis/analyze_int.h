@@ -95,6 +95,7 @@ typedef struct {
 
 int kp_is_barrier(const kp_node *n);
 void kp_scan_calls(kp_node *n, kp_scan_info *s, int in_if, int in_loop);
+int kp_contains_barrier(const kp_node *n);
 int kp_top_barriers(actx *c, const kp_scan_info *si);
 void kp_find_exit_barrier(actx *c);
 

@@ -95,6 +95,21 @@ static int asm_macro_is_cp_async(const kp_file *f, const kp_node *n)
 	return 0;
 }
 
+/* Whether n holds a barrier of any kind (what kp_scan_calls counts in
+ * barriers: a block, grid, cluster or group sync, not a warp's or a
+ * tile's), at any depth. */
+int kp_contains_barrier(const kp_node *n)
+{
+	if (!n)
+		return 0;
+	if (n->kind == KP_N_CALL && n->name && n->sync != KP_SYNC_NONE && n->sync != KP_SYNC_PART)
+		return 1;
+	for (int i = 0; i < n->nkids; i++)
+		if (kp_contains_barrier(n->kids[i]))
+			return 1;
+	return 0;
+}
+
 void kp_scan_calls(kp_node *n, kp_scan_info *s, int in_if, int in_loop)
 {
 	if (!n)
@@ -314,12 +329,8 @@ static int compute_barriers_only(actx *c, int ntop, int last)
 	if (l->bar1 <= first)
 		return 0;
 	for (int i = 0; i < l->nstmts; i++) {
-		if (kp_is_barrier(l->stmts[i]))
-			continue;
-		kp_scan_info s = {0};
-		s.c = c;
-		kp_scan_calls(l->stmts[i], &s, 0, 0);
-		if (s.barriers && (i < l->bar1 || i > last))
+		if (!kp_is_barrier(l->stmts[i]) && (i < l->bar1 || i > last) &&
+		    kp_contains_barrier(l->stmts[i]))
 			return 0;
 	}
 	return 1;

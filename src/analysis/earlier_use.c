@@ -106,14 +106,6 @@ static int names_fixed(eu *c, const kp_node *n, const kp_node *const *hdr, int n
 	return 1;
 }
 
-/* A barrier anywhere in loop p. */
-static int has_barrier(const kp_node *p)
-{
-	kp_scan_info si = {0};
-	kp_scan_calls((kp_node *)p, &si, 0, 0);
-	return si.barriers || si.nested_barriers;
-}
-
 /* The copy loops around a store, innermost first, from the stack of its
  * ancestors: for loops (through braces and attributes) up to the first
  * other statement or a loop with a barrier. */
@@ -124,7 +116,7 @@ static int nest_of(const kp_node *const *stk, int ns, const kp_node **out, int m
 		const kp_node *p = stk[i];
 		if (p->kind == KP_N_COMPOUND || (p->kind == KP_N_OTHER && p->nkids == 1))
 			continue;
-		if (p->kind != KP_N_FOR || n >= max || has_barrier(p))
+		if (p->kind != KP_N_FOR || n >= max || kp_contains_barrier(p))
 			break;
 		out[n++] = p;
 	}
@@ -199,7 +191,7 @@ static void covered_store(store_walk *w, const kp_node *ref, const kp_node *top,
 				break;
 			if (p->kind != KP_N_FOR)
 				continue;
-			if (has_barrier(p))
+			if (kp_contains_barrier(p))
 				break;
 			loops[n++] = p;
 		}
