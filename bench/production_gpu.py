@@ -8,8 +8,10 @@ bench/production_eval.tsv says) is the library: the files whose K-loops
 docs/production-eval.md counts as rewritten and whose kernels take plain
 buffers and integers — magmablas/ztrtri_lower.cu, ztrtri_upper.cu (the
 triple_zgemm*_part{1,2} kernels over the rewritten __device__ functions of
-ztrtri_{lower,upper}_device.cuh) and zlanhe.cu (zlanhe_inf_kernel_{lower,
-upper}).  Each kernel is launched as MAGMA's host code launches it
+ztrtri_{lower,upper}_device.cuh), zlanhe.cu (zlanhe_inf_kernel_{lower,
+upper}) and the Hermitian and symmetric matrix-vector products' first
+kernels (zhemv.cu, zhemv_upper.cu, zsymv.cu, zsymv_upper.cu, and
+zhemv_mgpu.cu, zhemv_mgpu_upper.cu run as one GPU with a column offset).  Each kernel is launched as MAGMA's host code launches it
 (magmablas/ztrtri_diag.cu, zlanhe.cu: the geometry is in KERNELS below),
 with complex buffers as `double2` (docs/launch-spec.md), by
 bench/gpu_bench.py: the original file and kpipe's rewrite of it, checked
@@ -44,12 +46,24 @@ WORK = os.path.join(ROOT, "gpu-production")
 FLAGS = ["-O3", "-DNDEBUG", "-DADD_", "-std=c++11", "-I{m}/include", "-I{m}/testing",
          "-I{m}/control", "-gencode", "arch=compute_70,code=sm_70",
          "-gencode", "arch=compute_80,code=sm_80"]
-FILES = ["magmablas/ztrtri_lower.cu", "magmablas/ztrtri_upper.cu", "magmablas/zlanhe.cu"]
+FILES = ["magmablas/ztrtri_lower.cu", "magmablas/ztrtri_upper.cu", "magmablas/zlanhe.cu",
+         "magmablas/zhemv.cu", "magmablas/zhemv_upper.cu", "magmablas/zsymv.cu",
+         "magmablas/zsymv_upper.cu", "magmablas/zhemv_mgpu.cu", "magmablas/zhemv_mgpu_upper.cu"]
 # MAGMA library functions the files' host code calls (zlanhe.cu's
 # magmablas_zlanhe_inf): the harness loads each version as a shared library
 # with RTLD_NOW, so they get definitions that abort if ever called (the
 # bench launches the kernels, never that host code)
-STUBS = ["magma_getdevice_arch", "magma_getvector_internal", "magma_xerbla"]
+STUBS = ["magma_getdevice_arch", "magma_getvector_internal", "magma_xerbla",
+         # zhemv.cu, zsymv.cu, zhemv_mgpu.cu (their _work and _mgpu drivers)
+         "magma_free_internal", "magma_malloc", "magma_zhemv", "magma_getdevice",
+         "magma_setdevice", "magma_getvector_async_internal", "magma_setvector_async_internal",
+         "magma_queue_sync_internal", "zscal_", "zaxpy_"]
+# a file whose host code launches the kernels of another (magmablas_zhemv_work
+# in zhemv.cu launches zhemv_upper.cu's zhemv_kernel_U): that file, as MAGMA
+# has it, is linked into each version of the first
+PARTNERS = {"magmablas/zhemv.cu": "magmablas/zhemv_upper.cu",
+            "magmablas/zsymv.cu": "magmablas/zsymv_upper.cu",
+            "magmablas/zhemv_mgpu.cu": "magmablas/zhemv_mgpu_upper.cu"}
 
 
 def trtri(side, name, jb):
@@ -106,6 +120,51 @@ def lanhe(side):
     }
 
 
+def hemv(name, mgpu):
+    """magmablas/zhemv.cu magmablas_zhemv_work (and zsymv.cu's): threads
+    (NB_X, NB_Y) = (64, 4), grid ceil(n / 64), dwork ldda * blocks.  The
+    multi-GPU kernels (zhemv_mgpu.cu magmablas_zhemv_mgpu) run as one GPU
+    of one (ngpu 1, my_gpu_id 0) with a column offset of 5 inside the first
+    block (block_offset 5: blocks ceil((n + 5) / 64), x placed after the
+    offset in a vector of ldda entries).  ldda: n (plus the offset) rounded
+    up to 32, as MAGMA recommends a multiple of 16."""
+    off = "5" if mgpu else "0"
+    blocks = "((N + %s + 63) / 64)" % off
+    lda = "(((N + %s + 31) / 32) * 32)" % off
+    args = [
+        {"name": "n", "role": "scalar", "type": "int", "value": "N"},
+        {"name": "A", "role": "in", "type": "double2", "count": "%s * %s * 64" % (lda, blocks)},
+        {"name": "lda", "role": "scalar", "type": "int", "value": lda},
+        {"name": "x", "role": "in", "type": "double2", "count": "%s * 64" % blocks},
+        {"name": "incx", "role": "scalar", "type": "int", "value": "1"},
+        # each block writes its partial sums for the blocks beside its
+        # diagonal only: the rest keeps what the harness put there
+        {"name": "work", "role": "inout", "type": "double2", "count": "%s * %s" % (lda, blocks)},
+    ]
+    if mgpu:
+        args += [{"name": "my_gpu_id", "role": "scalar", "type": "int", "value": "0"},
+                 {"name": "ngpu", "role": "scalar", "type": "int", "value": "1"},
+                 {"name": "block_offset", "role": "scalar", "type": "int", "value": off}]
+    return {
+        "kernel": name,
+        "block": ["64", "4", "1"],
+        "grid": [blocks, "1", "1"],
+        "sizes": {"tiny": {"N": 64}, "small": {"N": 200}, "ragged": {"N": 333},
+                  "target": {"N": 8192}},
+        "args": args,
+        "tolerance": {"abs": 0, "rel": 0},
+        "work": {"bytes": "16.0 * N * N"},
+        "note": "MAGMA magmablas/%s's launch" % ("zhemv_mgpu.cu (one GPU, offset 5)" if mgpu
+                                                 else "zhemv.cu (zsymv.cu alike)"),
+    }
+
+
+HEMV = [("magmablas/zhemv.cu", "zhemv_kernel_L", 0), ("magmablas/zhemv_upper.cu", "zhemv_kernel_U", 0),
+        ("magmablas/zsymv.cu", "zsymv_kernel_L", 0), ("magmablas/zsymv_upper.cu", "zsymv_kernel_U", 0),
+        ("magmablas/zhemv_mgpu.cu", "zhemv_kernel_L_mgpu", 1),
+        ("magmablas/zhemv_mgpu_upper.cu", "zhemv_kernel_U_mgpu", 1)]
+
+
 def kernels():
     """(file, spec) of every kernel run."""
     out = []
@@ -116,6 +175,8 @@ def kernels():
         for part in (1, 2):  # the above-64 forms at jb = 64, the largest NB = 128 allows
             out.append(("magmablas/ztrtri_%s.cu" % side, trtri(side, "_above64_part%d" % part, 64)))
         out.append(("magmablas/zlanhe.cu", lanhe(side)))
+    for f, name, mgpu in HEMV:
+        out.append((f, hemv(name, mgpu)))
     return out
 
 
@@ -180,6 +241,14 @@ def run(args):
     subprocess.run(["nvcc", "-c", "-Xcompiler", "-fPIC", stub_src, "-o", stub], check=True)
     flags = "-std=c++11 -DADD_ -DNDEBUG -I%s/include -I%s/control -I%s/magmablas %s" % (
         m, m, m, stub)
+    partner_obj = {}
+    for f, other in PARTNERS.items():
+        if args.only and not any(args.only in spec["kernel"] for g, spec in kernels() if g == f):
+            continue
+        obj = os.path.join(out, os.path.basename(other) + ".o")
+        subprocess.run(["nvcc", "-c", "-Xcompiler", "-fPIC", "-arch", args.arch] +
+                       flags.split()[:-1] + [os.path.join(m, other), "-o", obj], check=True)
+        partner_obj[f] = obj
     jobs = []
     for f, spec in kernels():
         name = spec["kernel"]
@@ -195,7 +264,8 @@ def run(args):
         cmd = [sys.executable, os.path.join(ROOT, "bench", "gpu_bench.py"),
                "--spec", os.path.join(WORK, "specs", name + ".launch.json"),
                "--baseline", base, "--variant", "kpipe=" + ver] + forced + [
-               "--arch", args.arch, "--nvcc-flags", flags, "--jobs", "2"] + (
+               "--arch", args.arch, "--nvcc-flags",
+               flags + (" " + partner_obj[f] if f in partner_obj else ""), "--jobs", "2"] + (
                [] if args.no_sanitize else ["--sanitize", "--sanitize-size", "tiny"]) + [
                "--json", os.path.join(out, name + ".json"),
                "--report", os.path.join(out, name + ".md"), "--quiet"]

@@ -1037,7 +1037,7 @@ static void emit_loop(kp_strbuf *sb, const bulk_ctx *c, const kp_frame *fr, cons
 
 	kp_subs cs = {0};
 	kp_subs_tiles(&cs, f, l, fr->sp.comp_b, fr->sp.comp_e, nm->stage);
-	char *comp = kp_render(f, fr->sp.comp_b, fr->sp.comp_e, &cs);
+	char *comp = kp_render_compute(f, l, &fr->sp, &cs, o->no_comment);
 	char *comp_i = kp_reindent(comp, fr->iu);
 	kp_strbuf_adds(sb, comp_i);
 	free(comp);

@@ -205,6 +205,19 @@ static void guard_names(kp_file *f, const kp_loop *l, const kp_load *ld, const c
 	*src = kp_fresh_name(f, kp_arena_printf(&f->arena, "kp_src_%s%s", ld->tile->name, num));
 }
 
+/* Where a guarded copy loads, rendered with s: its condition, or `!(c)`
+ * for an inverted if/else (`if (c) zero; else load;`).  Caller frees. */
+static char *guard_text(kp_file *f, const kp_load *ld, const kp_subs *s)
+{
+	char *c = kp_render(f, ld->cond->begin, ld->cond->end, s);
+	if (!ld->guard_inverted)
+		return c;
+	kp_strbuf sb = KP_STRBUF_INIT;
+	kp_strbuf_addf(&sb, "!(%s)", c);
+	free(c);
+	return kp_strbuf_detach(&sb);
+}
+
 /* The cp.async statement replacing one copy; subs already hold the tile
  * index and induction substitutions for this phase.  A guarded copy
  * (cond ? src : 0) becomes a zero-fill copy from a valid address; where
@@ -225,7 +238,7 @@ static char *copy_stmt(kp_file *f, const kp_loop *l, const kp_load *ld, const kp
 	if (ld->guard == KP_G_NONE) {
 		kp_strbuf_addf(&sb, "__pipeline_memcpy_async(%s, %s, %lld)", dst, src, bytes);
 	} else if (can_declare_before(f, l, ld->stmt)) {
-		char *cond = kp_render(f, ld->cond->begin, ld->cond->end, s);
+		char *cond = guard_text(f, ld, s);
 		char *ind = kp_line_indent(f, ld->stmt->begin);
 		const char *in, *sv;
 		guard_names(f, l, ld, &in, &sv);
@@ -247,7 +260,7 @@ static char *copy_stmt(kp_file *f, const kp_loop *l, const kp_load *ld, const kp
 		free(ind);
 		free(cond);
 	} else {
-		char *cond = kp_render(f, ld->cond->begin, ld->cond->end, s);
+		char *cond = guard_text(f, ld, s);
 		const char *o = parenthesised(cond) ? "" : "(", *c = *o ? ")" : "";
 		kp_strbuf_addf(
 			&sb,
@@ -421,7 +434,7 @@ static int cp_apply(kp_file *f, const kp_loop *l, const kp_xform_opts *o, kp_edi
 
 	kp_subs cs = {0};
 	kp_subs_tiles(&cs, f, l, fr.sp.comp_b, fr.sp.comp_e, stage);
-	char *comp = kp_render(f, fr.sp.comp_b, fr.sp.comp_e, &cs);
+	char *comp = kp_render_compute(f, l, &fr.sp, &cs, o->no_comment);
 	char *comp_i = kp_reindent(comp, iu);
 	kp_strbuf_adds(&sb, comp_i);
 	free(comp);

@@ -1116,7 +1116,7 @@ static int reg_apply_common(kp_file *f, const kp_loop *l, const kp_xform_opts *o
 	kp_subs cs = {0};
 	if (!two_bar)
 		kp_subs_tiles(&cs, f, l, fr.sp.comp_b, fr.sp.comp_e, stage);
-	char *comp = kp_render(f, fr.sp.comp_b, fr.sp.comp_e, &cs);
+	char *comp = kp_render_compute(f, l, &fr.sp, &cs, o->no_comment);
 	char *comp_i = kp_reindent(comp, iu);
 	kp_strbuf_adds(&sb, comp_i);
 	free(comp);

@@ -61,6 +61,34 @@ char *kp_render(const kp_file *f, unsigned b, unsigned e, const kp_subs *s)
 	return kp_strbuf_detach(&sb);
 }
 
+char *kp_render_compute(const kp_file *f, const kp_loop *l, const kp_spans *sp, const kp_subs *s,
+			int quiet)
+{
+	char *comp = kp_render(f, sp->comp_b, sp->comp_e, s);
+	if (!l->ntvals)
+		return comp;
+	kp_strbuf sb = KP_STRBUF_INIT;
+	for (int i = 0; i < l->ntvals; i++) {
+		const kp_node *t = l->tval_stmt[i];
+		unsigned e = t->end;
+		while (e > t->begin && (f->src[e - 1] == ';' || f->src[e - 1] == ' ' ||
+					f->src[e - 1] == '\t' || f->src[e - 1] == '\n'))
+			e--;
+		char *ind = kp_line_indent(f, t->begin);
+		kp_strbuf_addf(&sb, "%s%.*s;", ind, (int)(e - t->begin), f->src + t->begin);
+		if (!quiet)
+			kp_strbuf_addf(&sb,
+				       " // kpipe: this tile's '%s' (the loads above set the "
+				       "next tile's)",
+				       l->tval_var[i]->name);
+		kp_strbuf_addc(&sb, '\n');
+		free(ind);
+	}
+	kp_strbuf_adds(&sb, comp);
+	free(comp);
+	return kp_strbuf_detach(&sb);
+}
+
 typedef struct {
 	const kp_loop *l;
 	kp_subs *s;

@@ -174,6 +174,12 @@ typedef struct {
 	unsigned bump_b, bump_e; /* bumps that closed the load phase */
 } kp_spans;
 void kp_loop_spans(const kp_file *f, const kp_loop *l, kp_spans *sp);
+/* The compute phase [sp->comp_b, sp->comp_e) with s applied, after the
+ * loop's tile values evaluated again as written (kp_loop.tval_stmt: the
+ * load phase, a tile ahead, left the next tile's), each on a line of its
+ * own with a comment unless `quiet`.  Caller frees. */
+char *kp_render_compute(const kp_file *f, const kp_loop *l, const kp_spans *sp, const kp_subs *s,
+			int quiet);
 
 /* Indentation of the line holding `off`, and the body's indent unit. */
 char *kp_line_indent(const kp_file *f, unsigned off);

@@ -306,6 +306,7 @@ static void analyze_loop(actx *c)
 	if (ntop < 1 || !split_phases(c, ntop))
 		return;
 	kp_find_induction(c);
+	kp_find_tile_values(c);
 
 	kp_find_loads(c);
 

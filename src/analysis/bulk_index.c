@@ -470,6 +470,12 @@ static const char *copy_problem(kp_lin_ctx *c, const kp_load *ld, kp_bulk_copy *
 	if (ld->guard != KP_G_NONE && !ld->cond)
 		return kp_arena_printf(ar, "line %d: the copy's guard is not visible to kpipe",
 				       ld->line);
+	if (ld->guard_inverted)
+		return kp_arena_printf(
+			ar,
+			"line %d: the copy loads in its guard's else branch (not done "
+			"for the bulk forms)",
+			ld->line);
 	if (ld->guard != KP_G_NONE) {
 		const char *why = guard_problem(c, ld);
 		if (why)

@@ -842,6 +842,9 @@ const char *kp_cb_prove(kp_file *f, const kp_loop *l, const kp_load *ld, kp_cbox
 		       "tensor-map form)";
 	if (ld->guard != KP_G_NONE && !ld->cond)
 		return "the copy's guard is not visible to kpipe";
+	if (ld->guard_inverted)
+		return "the copy loads in its guard's else branch (not done for the tensor-map "
+		       "form)";
 	if (ld->tmp_decl)
 		return "the copy goes through a temporary";
 	if (ld->depth > 4)

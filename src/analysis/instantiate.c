@@ -53,6 +53,28 @@ static int has_reason(const kp_loop *l, const char *id, const char *msg)
 	return 0;
 }
 
+/* Adds p's tile values that l does not have (by place: the same
+ * statement), in the order of the source. */
+static void merge_tile_values(kp_loop *l, const kp_loop *p)
+{
+	for (int t = 0; t < p->ntvals; t++) {
+		int have = 0;
+		for (int u = 0; u < l->ntvals && !have; u++)
+			have = l->tval_stmt[u]->begin == p->tval_stmt[t]->begin;
+		if (have || l->ntvals >= KP_MAX_TVALS)
+			continue;
+		int at = l->ntvals;
+		while (at > 0 && l->tval_stmt[at - 1]->begin > p->tval_stmt[t]->begin) {
+			l->tval_stmt[at] = l->tval_stmt[at - 1];
+			l->tval_var[at] = l->tval_var[at - 1];
+			at--;
+		}
+		l->tval_stmt[at] = p->tval_stmt[t];
+		l->tval_var[at] = p->tval_var[t];
+		l->ntvals++;
+	}
+}
+
 /* Merges the analyses of one loop for each instantiation (`per`, in the
  * kernel's order) into the loop that is reported and rewritten: the
  * instantiation with the largest double-buffered shared memory gives the
@@ -121,6 +143,7 @@ kp_loop *kp_merge_insts(kp_file *f, kp_kernel *k, kp_loop **per)
 			l->already_pipelined = 1;
 		l->not_kloop |= p->not_kloop;
 		l->comp_writes_shared |= p->comp_writes_shared;
+		merge_tile_values(l, p);
 	}
 	/* one condition per tile only if monotone for every instantiation; a
 	 * barrier after the loop if any instantiation needs one */

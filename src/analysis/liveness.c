@@ -242,6 +242,8 @@ static int changes(const kp_node *n, const kp_decl *d)
 	return 0;
 }
 
+int kp_node_changes_var(const kp_node *n, const kp_decl *d) { return changes(n, d); }
+
 int kp_var_escapes(const kp_kernel *k, const kp_decl *d)
 {
 	return !k->body || escapes(NULL, k->body, d);
@@ -368,7 +370,7 @@ static int whole_assign(const kp_kernel *k, const kp_decl *d)
 	return 0;
 }
 
-int kp_var_phase_private(const kp_file *f, const kp_kernel *k, const kp_loop *l, const kp_decl *d)
+int kp_var_loop_local(const kp_file *f, const kp_kernel *k, const kp_loop *l, const kp_decl *d)
 {
 	if (!d || d->kind != KP_D_VAR || d->is_shared || d->is_pointer || d->is_array ||
 	    d->ty.is_ref || d->ty.is_volatile || !k->body || l->load_b >= l->load_e)
@@ -377,7 +379,7 @@ int kp_var_phase_private(const kp_file *f, const kp_kernel *k, const kp_loop *l,
 		return 0;
 	if (d->begin < k->body->begin || d->end > l->node->begin)
 		return 0; /* a parameter, or not declared before the loop */
-	if (d->begin + 7 <= f->len && !strncmp(f->src + d->begin, "static ", 7))
+	if (d->is_static)
 		return 0;
 	mwalk w = {d, 0};
 	if (names_d(&w, l->init) || names_d(&w, l->cond) || names_d(&w, l->inc))
@@ -385,8 +387,11 @@ int kp_var_phase_private(const kp_file *f, const kp_kernel *k, const kp_loop *l,
 	esc_ctx e = {(kp_file *)f, k};
 	if (escapes(&e, k->body, d))
 		return 0;
-	if (!segment_ok(l, 0, l->load_b, d) || !segment_ok(l, l->load_b, l->load_e, d) ||
-	    !segment_ok(l, l->load_e, l->nstmts, d))
-		return 0;
 	return dead_after(k, l, d) && outer_rounds_clean(k, l, d);
+}
+
+int kp_var_phase_private(const kp_file *f, const kp_kernel *k, const kp_loop *l, const kp_decl *d)
+{
+	return kp_var_loop_local(f, k, l, d) && segment_ok(l, 0, l->load_b, d) &&
+	       segment_ok(l, l->load_b, l->load_e, d) && segment_ok(l, l->load_e, l->nstmts, d);
 }

@@ -27,11 +27,23 @@
  * (l->load_b < l->load_e). */
 int kp_var_phase_private(const kp_file *f, const kp_kernel *k, const kp_loop *l, const kp_decl *d);
 
+/* The part of kp_var_phase_private that does not look inside the body's
+ * phases: d is a plain local declared before l, not static, not named by
+ * l's init, condition or increment, never escaping, and dead when l ends
+ * (nothing after the loop, or in a later round of an enclosing loop,
+ * reads the value l leaves in it).  analysis/tile_value.c adds its own
+ * conditions on the phases. */
+int kp_var_loop_local(const kp_file *f, const kp_kernel *k, const kp_loop *l, const kp_decl *d);
+
 /* Whether anything in k's body may change d after its declaration: an
  * assignment, ++ or --, its address taken or bound to a reference, an
  * argument of a parameter that is not a plain value, asm or a lambda
  * naming it. */
 int kp_var_may_change(const kp_kernel *k, const kp_decl *d);
+
+/* Whether n assigns d, increments or decrements it, or names it in asm
+ * or a lambda (d's address taken is kp_var_escapes). */
+int kp_node_changes_var(const kp_node *n, const kp_decl *d);
 
 /* Whether d's address is taken, d is bound to a reference or handed to a
  * parameter that is not a plain value, in k's body. */

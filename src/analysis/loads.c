@@ -465,7 +465,7 @@ static int classify_store(actx *c, kp_node *stmt, const load_scope *sc)
 				fill_copy(c, &ld, a2->kids[0], a2->kids[1]);
 				ld.zero_stmt = a1;
 				ld.otherwise = kp_node_text(c->f, a1->kids[1]);
-				ld.pure = 0; /* inverted guard: keep it simple */
+				ld.guard_inverted = 1;
 			} else {
 				fill_copy(c, &ld, a1->kids[0], a1->kids[1]);
 				ld.zero_stmt = a2; /* the other arm: staged like the first */

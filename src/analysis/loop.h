@@ -59,7 +59,11 @@ typedef struct {
 	long long bytes;       /* bytes per copy (4, 8, 16; 2 for half...) */
 	int vector;            /* 1 scalar, else elements of the vector type */
 	kp_guard_kind guard;
-	kp_node *cond;         /* guard condition */
+	kp_node *cond; /* guard condition */
+	/* KP_G_IFELSE written the other way round, `if (cond) zero; else
+	 * load;` (MAGMA's first block column): the copy loads where cond is
+	 * false; a form that renders cond renders `!(cond)` */
+	int guard_inverted;
 	const char *otherwise; /* text stored when the guard fails */
 	int pure;              /* the stored value is the loaded value (or 0) */
 	const kp_decl *via;    /* staged by the source: the load-phase local the
@@ -140,6 +144,9 @@ typedef struct {
 	int cont;
 } kp_tile;
 
+/* The most tile values (kp_loop.tval_stmt) one loop may have. */
+#define KP_MAX_TVALS 4
+
 typedef struct kp_loop {
 	kp_kernel *kernel;
 	int index;     /* 1-based within the kernel */
@@ -190,6 +197,16 @@ typedef struct kp_loop {
 	int params_symbolic; /* a template kernel analysed with its parameters
 			      * left symbolic (no instantiation, or one whose
 			      * arguments are not all known) */
+	/* Values the load phase computes for its own tile and the compute
+	 * phase reads (analysis/tile_value.c): statements at the top level of
+	 * the load phase, `v = E;` or `T v = E;`, E a pure function of the
+	 * loop counter and of values the loop never changes.  Pipelined, the
+	 * load phase leaves the next tile's value; the transforms evaluate
+	 * each statement again, as written, at the top of the compute phase
+	 * (transforms/render.c, kp_render_compute). */
+	const kp_node *tval_stmt[KP_MAX_TVALS];
+	const kp_decl *tval_var[KP_MAX_TVALS];
+	int ntvals;
 	kp_reason *reasons;
 	int nreasons;
 	int comp_writes_shared; /* the compute phase writes a shared array that is no tile */

@@ -147,9 +147,15 @@ static const char *const zero_convs[] = {"__float2half",        "__float2half_rn
 					 "__int2half_rn",       "__float2half2_rn",
 					 "__float2bfloat162_rn"};
 
+/* cuComplex.h's constructors: a float2 or double2 of the real and the
+ * imaginary part (MAGMA_Z_ZERO is make_cuDoubleComplex(0.0, 0.0)). */
+static const char *const complex_makes[] = {"make_cuComplex", "make_cuFloatComplex",
+					    "make_cuDoubleComplex"};
+
 /* Whether a call gives zero: a CUDA function (declared outside the main
- * file) make_T<n> of n zero arguments, one of zero_convs of a zero
- * argument; never a function kpipe does not know (make_far_point()). */
+ * file) make_T<n> of n zero arguments or a complex_makes of two, one of
+ * zero_convs of a zero argument; never a function kpipe does not know
+ * (make_far_point()). */
 static int zero_call(const kp_node *n)
 {
 	if (!n->name || !n->decl || n->decl->in_main)
@@ -170,6 +176,9 @@ static int zero_call(const kp_node *n)
 	for (size_t i = 0; i < KP_ARRAY_LEN(zero_convs); i++)
 		if (!strcmp(n->name, zero_convs[i]))
 			want = 1;
+	for (size_t i = 0; i < KP_ARRAY_LEN(complex_makes); i++)
+		if (!strcmp(n->name, complex_makes[i]))
+			want = 2;
 	if (want <= 0 || na != want)
 		return 0;
 	for (int i = 0; i < na; i++)

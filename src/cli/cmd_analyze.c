@@ -295,7 +295,8 @@ static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 			       ld->src ? ld->src->name : "?", ld->elem_type, ld->bytes,
 			       vec_name(ld));
 			if (ld->guard != KP_G_NONE)
-				printf(", guarded (%s, else %s)", guard_name(ld->guard),
+				printf(", guarded (%s, %s %s)", guard_name(ld->guard),
+				       ld->guard_inverted ? "the condition storing" : "else",
 				       ld->otherwise ? ld->otherwise : "?");
 			if (ld->under_text)
 				printf(", under %s", ld->under_text);
@@ -415,6 +416,8 @@ static void json_loads(cJSON *j, const kp_loop *l)
 		cJSON_AddNumberToObject(x, "bytes", (double)ld->bytes);
 		cJSON_AddNumberToObject(x, "vector", ld->vector);
 		cJSON_AddStringToObject(x, "guard", guard_name(ld->guard));
+		if (ld->guard_inverted)
+			cJSON_AddTrueToObject(x, "guard_inverted");
 		if (ld->otherwise)
 			cJSON_AddStringToObject(x, "otherwise", ld->otherwise);
 		if (ld->under_text)

@@ -115,6 +115,10 @@ void kp_plan_targets(kp_tplan *tp, kp_file *f, const kp_loop *l, const kp_target
 	if ((tp->hi.xform == tp->lo.xform && tp->hi.stages == tp->lo.stages) ||
 	    !tp->hi.xform->min_cc || tp->hi.xform->min_cc < KP_SPLIT_CC) {
 		plan_one(tp, f, l, requested, stages, NULL);
+		/* the newer targets' reason: the older ones' ("cp.async needs
+		 * sm_80 or newer") is not why the newer targets do the same */
+		if (tp->one.xform == tp->hi.xform && tp->one.stages == tp->hi.stages && tp->hi.why)
+			tp->one.why = tp->hi.why;
 		return;
 	}
 	if (tp->hi.dynamic || tp->lo.dynamic || l->dyn_tiles) {

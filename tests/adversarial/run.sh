@@ -712,14 +712,17 @@ check "effects_near: no effect refusal" test "$(grep -c 'kpipe-load-depends-on-c
 
 # --- issue 34: scratch variables declared before the loop (analysis/liveness.c) ---
 rewritten scratch_live "$in/scratch_live.cu"
-for want in "26:5: warning: the tile loads read 'base', which the loop body modifies" \
-	"47:5: warning: the tile loads read 'idx', which the loop body modifies" \
-	"67:5: warning: the tile loads read 'idx', which the loop body modifies" \
-	"90:5: warning: the tile loads read 'idx', which the loop body modifies"; do
+for want in "51:5: warning: the tile loads read 'idx', which the loop body modifies" \
+	"71:5: warning: the tile loads read 'idx', which the loop body modifies" \
+	"94:5: warning: the tile loads read 'idx', which the loop body modifies"; do
 	check "scratch_live: ${want%%:*} refused" has scratch_live.r "scratch_live\.cu:$want.*\[kpipe-load-depends-on-compute\]"
 done
-check "scratch_live: only private_ok pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/scratch_live.r.err")" = 1
-check "scratch_live: private_ok pipelined" has scratch_live.r "scratch_live\.cu:110:5: note: pipelined with "
+# live_compute's 'base' is a pure function of the counter: a tile value
+# (analysis/tile_value.c), computed again at the top of the compute phase
+check "scratch_live: live_compute and private_ok pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/scratch_live.r.err")" = 2
+check "scratch_live: live_compute pipelined" has scratch_live.r "scratch_live\.cu:30:5: note: pipelined with "
+check "scratch_live: live_compute computes base again" grep -q "base = t \* TILE; // kpipe: this tile's 'base'" "$tmp/scratch_live.rw.cu"
+check "scratch_live: private_ok pipelined" has scratch_live.r "scratch_live\.cu:114:5: note: pipelined with "
 
 # --- issue 34: guarded copies without else, reads inside the writes (analysis/guard_cover.c) ---
 rewritten guard_cover "$in/guard_cover.cu"
@@ -768,6 +771,24 @@ done
 check "smem_carried_alias: write through a pointer refused" has smem_carried_alias.r "smem_carried_alias\.cu:55:5: warning: the load phase reads the shared array 'cscale'.*\[kpipe-load-depends-on-compute\]"
 check "smem_carried_alias: only scratch_ok pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/smem_carried_alias.r.err")" = 1
 check "smem_carried_alias: scratch_ok pipelined" has smem_carried_alias.r "smem_carried_alias\.cu:157:5: note: pipelined with "
+
+# --- issue 34: tile values (analysis/tile_value.c): a variable the load
+# phase sets for its tile and the compute phase reads is evaluated again at
+# the top of the compute phase only where that gives the original's value;
+# each near miss stays refused ---
+rewritten tile_value_unsafe "$in/tile_value_unsafe.cu"
+for want in "28:5: warning: the tile loads read 'kw'" \
+	"49:5: warning: the tile loads read 'kw'" \
+	"93:5: warning: the tile loads read 'limit'" \
+	"116:5: warning: the tile loads read 'kw'" \
+	"159:5: warning: the tile loads read 'kw'"; do
+	check "tile_value_unsafe: ${want%%:*} refused" has tile_value_unsafe.r "tile_value_unsafe\.cu:$want.*\[kpipe-load-depends-on-compute\]"
+done
+check "tile_value_unsafe: from_memory refused" has tile_value_unsafe.r "tile_value_unsafe\.cu:72:5: warning: 'kw' holds a value the load phase reads from global memory.*\[kpipe-load-decl-used-later\]"
+check "tile_value_unsafe: warp_value refused" has tile_value_unsafe.r "tile_value_unsafe\.cu:138:5: warning: 'kw' is declared in the load phase and used by the compute phase, and is no tile value.*\[kpipe-load-decl-used-later\]"
+check "tile_value_unsafe: only safe_value pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/tile_value_unsafe.r.err")" = 1
+check "tile_value_unsafe: safe_value pipelined" has tile_value_unsafe.r "tile_value_unsafe\.cu:180:5: note: pipelined with "
+check "tile_value_unsafe: safe_value computes kw again" grep -q "kw = min(T, K - t \* T); // kpipe: this tile's 'kw'" "$tmp/tile_value_unsafe.rw.cu"
 
 # --- issue 34: nested if/else of copy loops with a const local between
 # (rewrite/canon_fuse.c, fuse_nested) ---

@@ -464,8 +464,9 @@ static const char *const near_src[] = {
 	/* 13 kpipe-loop-shape: a while loop */
 	HEAD "    int k0 = 0;\n"
 	     "    while (k0 < K) {\n" LOAD SYNC COMP SYNC "        k0 += TILE;\n" END TAIL,
-	/* 14 kpipe-load-decl-used-later */
-	HEAD FOR "        int off = k0 + tx;\n"
+	/* 14 kpipe-load-decl-used-later: a local of the load phase the compute
+	 * reads, whose value is no pure function (clock()): no tile value */
+	HEAD FOR "        int off = k0 + tx + (int)(clock() & 1);\n"
 		 "        As[ty][tx] = A[row * K + off];\n" LOAD_B SYNC COMP
 		 "        acc += off;\n" SYNC END TAIL,
 	/* 15 kpipe-macro-array: the tile used inside a macro body */
@@ -1010,6 +1011,61 @@ Test(analyze, partial_write_with_else_is_a_guarded_copy)
 	cr_expect_eq(l->loads[0].guard, KP_G_IFELSE);
 	cr_expect(l->loads[0].pure);
 	cr_expect_str_eq(l->loads[0].otherwise, "0.0f");
+}
+
+Test(analyze, inverted_if_else_is_a_guarded_copy)
+{
+	/* the zero in the if branch and the load in the else (MAGMA's first
+	 * block column): the same copy, loading where the condition is false */
+	analyze_src(
+		HEAD FOR
+		"        if (k0 == 0 && tx < 3)\n"
+		"            As[ty][tx] = 0.0f;\n"
+		"        else\n"
+		"            As[ty][tx] = A[row * K + k0 + tx];\n" LOAD_B SYNC COMP SYNC END TAIL);
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect(l->eligible);
+	cr_assert_eq(l->nloads, 2);
+	cr_expect_eq(l->loads[0].guard, KP_G_IFELSE);
+	cr_expect(l->loads[0].guard_inverted);
+	cr_expect(l->loads[0].pure);
+	cr_expect_str_eq(l->loads[0].src->name, "A");
+	cr_expect_str_eq(l->loads[0].otherwise, "0.0f");
+	cr_expect(CP(l).ok, "cp.async: %s", CP(l).why_not ? CP(l).why_not : "");
+}
+
+Test(analyze, complex_zero_of_cucomplex)
+{
+	/* cuComplex.h's make_cuDoubleComplex(0.0, 0.0), MAGMA_Z_ZERO: a zero */
+	analyze_src(
+		"#include <cuComplex.h>\n"
+		"#define TILE 16\n"
+		"__global__ void z(const cuDoubleComplex *A, cuDoubleComplex *C, int N, int K)\n"
+		"{\n"
+		"    __shared__ cuDoubleComplex As[TILE];\n"
+		"    int tx = threadIdx.x;\n"
+		"    cuDoubleComplex acc = make_cuDoubleComplex(0.0, 0.0);\n"
+		"    for (int k0 = 0; k0 < K; k0 += TILE) {\n"
+		"        if (k0 + tx < N)\n"
+		"            As[tx] = A[k0 + tx];\n"
+		"        else\n"
+		"            As[tx] = make_cuDoubleComplex(0.0, 0.0);\n"
+		"        __syncthreads();\n"
+		"        for (int kk = 0; kk < TILE; ++kk)\n"
+		"            acc = cuCadd(acc, As[kk]);\n"
+		"        __syncthreads();\n"
+		"    }\n"
+		"    C[tx] = acc;\n"
+		"}\n");
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect(l->eligible);
+	cr_assert_eq(l->nloads, 1);
+	cr_expect_eq(l->loads[0].guard, KP_G_IFELSE);
+	cr_expect_not(l->loads[0].guard_inverted);
+	cr_expect(l->loads[0].pure, "the complex zero taken for a conversion");
+	cr_expect(CP(l).ok, "cp.async: %s", CP(l).why_not ? CP(l).why_not : "");
 }
 
 Test(analyze, ternary_guard)

@@ -10,6 +10,12 @@
  * to a helper's non-const reference: private when the helper only reads
  * it and every instantiation's V is trivially copyable, not when the
  * helper writes it or V has its own operator=.  And the loop's verdict.
+ * Tile values (src/analysis/tile_value.c): a variable the load phase sets
+ * from the loop counter and the compute phase reads, found (assigned, or
+ * declared one from another) and not found (not read by the compute,
+ * read after the loop or after the closing barrier, changed by the
+ * compute, read from memory, computed from a variable the compute
+ * changes, read before it is set, set by a helper of the file).
  */
 #include "analyze.h"
 #include "arch.h"
@@ -254,4 +260,151 @@ Test(liveness, template_scratch_handed_to_a_helper_that_writes_it)
 	int el;
 	cr_expect_not(private_idx(TMPL_HEAD TMPL_TAIL("bump", "float"), &el));
 	cr_expect_not(el);
+}
+
+/* --- tile values (src/analysis/tile_value.c) ------------------------------
+ * A variable the load phase sets for its tile and the compute phase reads,
+ * which the rewrite evaluates again at the top of the compute phase: the
+ * only loop of src, its tile values' names joined by spaces in *names. */
+static kp_loop *tile_values(const char *src, char *names, size_t n)
+{
+	kp_test_parse(&F, "snippet.cu", src);
+	kp_analyze_opts ao;
+	memset(&ao, 0, sizeof(ao));
+	ao.arch = kp_arch_find("sm_90");
+	cr_assert_eq(kp_analyze(&AN, &F, &ao), 0);
+	cr_assert_eq(AN.nloops, 1, "expected 1 loop, found %d", AN.nloops);
+	kp_loop *l = AN.loops[0];
+	names[0] = 0;
+	for (int i = 0; i < l->ntvals; i++) {
+		if (i)
+			strncat(names, " ", n - strlen(names) - 1);
+		strncat(names, l->tval_var[i]->name, n - strlen(names) - 1);
+	}
+	return l;
+}
+
+#define TV_LOADS                                                                                   \
+	"        As[ty][tx] = tx < idx ? A[row * K + t * T + tx] : 0.0f;\n"                        \
+	"        Bs[ty][tx] = ty < idx ? B[(t * T + ty) * N + col] : 0.0f;\n"                      \
+	"        __syncthreads();\n"
+#define TV_COMPUTE                                                                                 \
+	"        for (kk = 0; kk < idx; kk++)\n"                                                   \
+	"            acc += As[ty][kk] * Bs[kk][tx];\n"                                            \
+	"        __syncthreads();\n"                                                               \
+	"    }\n"
+#define TV_SET "        idx = min(T, K - t * T);\n"
+
+Test(liveness, tile_value_assigned_before_the_copies)
+{
+	char nm[64];
+	kp_loop *l = tile_values(HEAD FOR TV_SET TV_LOADS TV_COMPUTE END, nm, sizeof(nm));
+	cr_expect_str_eq(nm, "idx");
+	cr_expect(l->eligible, "refused: %s", l->nreasons ? l->reasons[0].message : "");
+}
+
+Test(liveness, tile_values_declared_one_from_the_other)
+{
+	char nm[64];
+	kp_loop *l = tile_values(HEAD FOR
+				 "        const int k0 = t * T;\n"
+				 "        const int kw = min(T, K - k0);\n"
+				 "        As[ty][tx] = tx < kw ? A[row * K + k0 + tx] : 0.0f;\n"
+				 "        Bs[ty][tx] = ty < kw ? B[(k0 + ty) * N + col] : 0.0f;\n"
+				 "        __syncthreads();\n"
+				 "        for (kk = 0; kk < kw; kk++)\n"
+				 "            acc += As[ty][kk] * Bs[kk][tx];\n"
+				 "        __syncthreads();\n"
+				 "    }\n" END,
+				 nm, sizeof(nm));
+	cr_expect_str_eq(nm, "k0 kw");
+	cr_expect(l->eligible, "refused: %s", l->nreasons ? l->reasons[0].message : "");
+}
+
+Test(liveness, tile_value_the_compute_does_not_read_is_left)
+{
+	char nm[64];
+	kp_loop *l = tile_values(HEAD FOR "        const int k0 = t * T;\n"
+					  "        As[ty][tx] = A[row * K + k0 + tx];\n"
+					  "        Bs[ty][tx] = B[(k0 + ty) * N + col];\n"
+					  "        __syncthreads();\n" COMPUTE END,
+				 nm, sizeof(nm));
+	cr_expect_str_eq(nm, "");
+	cr_expect(l->eligible);
+}
+
+Test(liveness, tile_value_read_after_the_loop)
+{
+	char nm[64];
+	kp_loop *l = tile_values(HEAD FOR TV_SET TV_LOADS TV_COMPUTE
+				 "    C[row * N + col] = acc + idx;\n}\n",
+				 nm, sizeof(nm));
+	cr_expect_str_eq(nm, "");
+	cr_expect_not(l->eligible);
+}
+
+Test(liveness, tile_value_the_compute_changes)
+{
+	char nm[64];
+	kp_loop *l = tile_values(HEAD FOR TV_SET TV_LOADS "        idx = idx / 2;\n" TV_COMPUTE END,
+				 nm, sizeof(nm));
+	cr_expect_str_eq(nm, "");
+	cr_expect_not(l->eligible);
+}
+
+Test(liveness, tile_value_read_from_memory)
+{
+	char nm[64];
+	kp_loop *l = tile_values(HEAD FOR "        idx = (int)A[t];\n" TV_LOADS TV_COMPUTE END, nm,
+				 sizeof(nm));
+	cr_expect_str_eq(nm, "");
+	cr_expect_not(l->eligible);
+}
+
+Test(liveness, tile_value_of_a_variable_the_compute_changes)
+{
+	char nm[64];
+	kp_loop *l = tile_values(HEAD "    int lim = K;\n" FOR
+				      "        idx = min(T, lim - t * T);\n" TV_LOADS
+				      "        lim -= (int)acc & 1;\n" TV_COMPUTE END,
+				 nm, sizeof(nm));
+	cr_expect_str_eq(nm, "");
+	cr_expect_not(l->eligible);
+}
+
+Test(liveness, tile_value_read_after_the_closing_barrier)
+{
+	char nm[64];
+	kp_loop *l = tile_values(HEAD FOR TV_SET TV_LOADS
+				 "        for (kk = 0; kk < idx; kk++)\n"
+				 "            acc += As[ty][kk] * Bs[kk][tx];\n"
+				 "        __syncthreads();\n"
+				 "        acc += idx;\n"
+				 "    }\n" END,
+				 nm, sizeof(nm));
+	cr_expect_str_eq(nm, "");
+	cr_expect_not(l->eligible);
+}
+
+Test(liveness, tile_value_read_before_it_is_set)
+{
+	char nm[64];
+	kp_loop *l = tile_values(
+		HEAD "    idx = T;\n" FOR
+		     "        As[ty][tx] = tx < idx ? A[row * K + t * T + tx] : 0.0f;\n" TV_SET
+		     "        Bs[ty][tx] = ty < idx ? B[(t * T + ty) * N + col] : 0.0f;\n"
+		     "        __syncthreads();\n" TV_COMPUTE END,
+		nm, sizeof(nm));
+	cr_expect_str_eq(nm, "");
+	cr_expect_not(l->eligible);
+}
+
+Test(liveness, tile_value_through_a_helper_of_the_file)
+{
+	char nm[64];
+	kp_loop *l = tile_values(HEAD FOR "        idx = twice(t);\n" TV_LOADS TV_COMPUTE END, nm,
+				 sizeof(nm));
+	/* twice() is the file's own: no value function of the pure table */
+	cr_expect_str_eq(nm, "");
+	cr_expect_not(l->eligible);
 }

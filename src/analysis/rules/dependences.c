@@ -5,7 +5,10 @@
  * carry state through shared memory (kpipe-smem-carried) or read what the
  * load phase declares (kpipe-load-decl-used-later) or bumps, and the
  * condition and the induction variables move only with the loop
- * (kpipe-loop-shape).
+ * (kpipe-loop-shape).  A tile value (analysis/tile_value.c: `partial =
+ * f(jj);`, evaluated again at the top of the compute phase by the
+ * rewrite) is neither a side effect of the loads nor a declaration the
+ * compute phase may not read.
  */
 #include "analyze.h"
 #include "analyze_int.h"
@@ -147,6 +150,20 @@ static void loads_read_shared(kp_rule_ctx *c)
 			       arr->name);
 }
 
+/* Whether a top-level statement of l's load phase is `d = ...`: the shape
+ * of a tile value (analysis/tile_value.c), whose refusal says what one
+ * needs. */
+static int set_at_top(const kp_loop *l, const kp_decl *d)
+{
+	for (int i = l->load_b; i < l->load_e; i++) {
+		const kp_node *s = l->stmts[i];
+		if (kp_is_assign(s) && s->nkids == 2 && s->kids[0]->kind == KP_N_DECLREF &&
+		    s->kids[0]->decl == d)
+			return 1;
+	}
+	return 0;
+}
+
 /* What the phases read and write: the next tile's loads must not depend on
  * this iteration, and the compute phase must not carry state through
  * shared memory or read what the load phase declares or bumps. */
@@ -170,7 +187,8 @@ static void check(kp_rule_ctx *c)
 	for (int i = 0; i < lw->nr; i++) {
 		kp_decl *d = lw->r[i];
 		if (kp_rw_has(lw->decl, lw->nd, d) || kp_is_ind(l, d) || d->is_shared ||
-		    kp_is_scratch(c->f, c->k, l, d) || kp_var_phase_private(c->f, c->k, l, d))
+		    kp_is_scratch(c->f, c->k, l, d) || kp_var_phase_private(c->f, c->k, l, d) ||
+		    kp_is_tile_value(l, d))
 			continue;
 		if (kp_rw_has(all->w, all->nw, d)) {
 			kp_rule_refuse(
@@ -185,10 +203,20 @@ static void check(kp_rule_ctx *c)
 	for (int i = 0; i < lw->nw; i++) {
 		kp_decl *d = lw->w[i];
 		if (d->is_shared || kp_rw_has(lw->decl, lw->nd, d) ||
-		    kp_is_scratch(c->f, c->k, l, d) || kp_var_phase_private(c->f, c->k, l, d))
+		    kp_is_scratch(c->f, c->k, l, d) || kp_var_phase_private(c->f, c->k, l, d) ||
+		    kp_is_tile_value(l, d))
 			continue;
-		kp_rule_refuse(c, lw->wat[i], "kpipe-load-side-effect",
-			       "the load phase modifies '%s', which lives outside it", d->name);
+		if (set_at_top(l, d))
+			kp_rule_refuse(
+				c, lw->wat[i], "kpipe-load-side-effect",
+				"the load phase modifies '%s', which lives outside it (and is "
+				"no tile value kpipe can compute again for the compute phase: "
+				"%s)",
+				d->name, KP_TILE_VALUE_NEEDS);
+		else
+			kp_rule_refuse(c, lw->wat[i], "kpipe-load-side-effect",
+				       "the load phase modifies '%s', which lives outside it",
+				       d->name);
 		break;
 	}
 	/* bumps moved after the compute must not be read by it */
@@ -202,7 +230,7 @@ static void check(kp_rule_ctx *c)
 	}
 	/* declarations of the load phase used later */
 	for (int i = 0; i < lw->nd; i++)
-		if (kp_rw_has(cw->r, cw->nr, lw->decl[i])) {
+		if (kp_rw_has(cw->r, cw->nr, lw->decl[i]) && !kp_is_tile_value(l, lw->decl[i])) {
 			if (holds_loaded_value(l, lw->decl[i]))
 				kp_rule_refuse(
 					c, n, "kpipe-load-decl-used-later",
@@ -211,12 +239,20 @@ static void check(kp_rule_ctx *c)
 					"ahead and the compute would see the next tile's value; read it "
 					"from the tile instead",
 					lw->decl[i]->name);
+			else if (lw->decl[i]->is_shared || lw->decl[i]->is_array ||
+				 lw->decl[i]->is_pointer)
+				kp_rule_refuse(
+					c, n, "kpipe-load-decl-used-later",
+					"'%s' is declared in the load phase and used by the "
+					"compute phase; move its declaration before the loop",
+					lw->decl[i]->name);
 			else
 				kp_rule_refuse(
 					c, n, "kpipe-load-decl-used-later",
-					"'%s' is declared in the load phase and used by the compute "
-					"phase; move its declaration before the loop",
-					lw->decl[i]->name);
+					"'%s' is declared in the load phase and used by the "
+					"compute phase, and is no tile value kpipe can compute "
+					"again there (%s)",
+					lw->decl[i]->name, KP_TILE_VALUE_NEEDS);
 			break;
 		}
 	/* a global store to memory that the loads read (any store of the

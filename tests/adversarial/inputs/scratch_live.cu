@@ -4,15 +4,19 @@
 // phase before this tile's compute, so a value that crosses a phase, an
 // iteration or the loop's end would change.
 //  - live_compute: the compute phase reads 'base', which only the load
-//    phase assigns (pipelined, it would see the next tile's value);
+//    phase assigns (pipelined, it would see the next tile's value); since
+//    `base = t * TILE` is a pure function of the counter, it is a tile
+//    value (analysis/tile_value.c) and the rewrite computes it again at
+//    the top of the compute phase: rewritten (tile_value_unsafe.cu holds
+//    the near misses of that);
 //  - live_head: the load phase reads 'idx' before assigning it (the next
 //    address is computed at the end of the load phase, for the next round);
 //  - live_guarded: the load phase assigns 'idx' under a condition, so one
 //    path reads the value the compute phase left in the previous iteration;
 //  - live_after: 'idx' is read after the loop.
-// Expected: every loop refused (kpipe-load-depends-on-compute, "the loop
-// body modifies"); the near miss private_ok, each phase assigning 'idx'
-// before reading it, is rewritten.
+// Expected: every other loop refused (kpipe-load-depends-on-compute, "the
+// loop body modifies"); the near miss private_ok, each phase assigning
+// 'idx' before reading it, is rewritten.
 #define TILE 16
 
 __global__ void live_compute(const float *__restrict__ A, const float *__restrict__ B,
