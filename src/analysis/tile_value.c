@@ -127,18 +127,6 @@ static const kp_decl *sets(const kp_node *s, const kp_node **val, int *declared)
 	return NULL;
 }
 
-static int names(const kp_node *n, const kp_decl *d)
-{
-	if (!n)
-		return 0;
-	if (n->kind == KP_N_DECLREF && n->decl == d)
-		return 1;
-	for (int i = 0; i < n->nkids; i++)
-		if (names(n->kids[i], d))
-			return 1;
-	return 0;
-}
-
 /* Whether the statement l->stmts[i], setting d to val, gives a tile value
  * the rewrite may evaluate again in the compute phase. */
 static int tile_value(const tv_ctx *c, int i, const kp_decl *d, const kp_node *val, int declared)
@@ -160,10 +148,10 @@ static int tile_value(const tv_ctx *c, int i, const kp_decl *d, const kp_node *v
 		if (!kp_var_loop_local(c->f, c->k, l, d))
 			return 0;
 		for (int j = 0; j < i; j++)
-			if (names(l->stmts[j], d))
+			if (kp_node_names_decl(l->stmts[j], d))
 				return 0;
 		for (int j = l->comp_e; j < l->nstmts; j++)
-			if (names(l->stmts[j], d))
+			if (kp_node_names_decl(l->stmts[j], d))
 				return 0;
 	}
 	for (int j = 0; j < l->nstmts; j++)
@@ -179,10 +167,10 @@ static int needed(const kp_loop *l, int i, const int *keep)
 {
 	const kp_decl *d = l->tval_var[i];
 	for (int j = l->load_e; j < l->nstmts; j++)
-		if (names(l->stmts[j], d))
+		if (kp_node_names_decl(l->stmts[j], d))
 			return 1;
 	for (int j = i + 1; j < l->ntvals; j++)
-		if (keep[j] && names(l->tval_stmt[j], d))
+		if (keep[j] && kp_node_names_decl(l->tval_stmt[j], d))
 			return 1;
 	return 0;
 }

@@ -57,29 +57,17 @@ static const kp_node *init_assign(const kp_node *init, const kp_decl **d)
 	return a;
 }
 
-static int names(const kp_node *n, const kp_decl *d)
-{
-	if (!n)
-		return 0;
-	if (n->kind == KP_N_DECLREF && n->decl == d)
-		return 1;
-	for (int i = 0; i < n->nkids; i++)
-		if (names(n->kids[i], d))
-			return 1;
-	return 0;
-}
-
 static int collect_loops(kp_node *n, kp_node *parent, void *ud)
 {
 	(void)parent;
 	counter_walk *w = ud;
 	const kp_decl *d;
-	if (n->kind == KP_N_GOTO || (n->kind == KP_N_LAMBDA && names(n, w->d)) ||
-	    (n->kind == KP_N_ASM && names(n, w->d)))
+	if (n->kind == KP_N_GOTO || (n->kind == KP_N_LAMBDA && kp_node_names_decl(n, w->d)) ||
+	    (n->kind == KP_N_ASM && kp_node_names_decl(n, w->d)))
 		w->bad = 1;
 	if (n->kind == KP_N_FOR && init_assign(n->for_init, &d) && d == w->d) {
 		const kp_node *a = kp_node_strip(n->for_init);
-		if (names(a->kids[1], w->d) || w->nloops == MAX_LOOPS)
+		if (kp_node_names_decl(a->kids[1], w->d) || w->nloops == MAX_LOOPS)
 			w->bad = 1;
 		else
 			w->loops[w->nloops++] = n;
