@@ -794,6 +794,45 @@ static void drop_staging_writes(kp_file *f, const kp_loop *l, kp_subs *s)
 		kp_node_walk(l->stmts[i], l->body, drop_staging_write, &w);
 }
 
+/* Whether statement x of the load phase names d where the store after
+ * the math keeps it: a copy is written there as its target alone
+ * (`As[..] = kp_reg0[0]`), so its guard and value do not count. */
+static int store_names(const kp_loop *l, const kp_node *x, const kp_decl *d)
+{
+	if (!x)
+		return 0;
+	for (int i = 0; i < l->nloads; i++)
+		if (l->loads[i].stmt == x)
+			return kp_node_names_decl(l->loads[i].lhs, d) ||
+			       (l->loads[i].zero_stmt &&
+				kp_node_names_decl(l->loads[i].zero_stmt->kids[0], d));
+	if (x->kind == KP_N_DECLREF)
+		return x->decl == d;
+	for (int i = 0; i < x->nkids; i++)
+		if (store_names(l, x->kids[i], d))
+			return 1;
+	return 0;
+}
+
+/* A tile value set by assignment (analysis/tile_value.c: `partial =
+ * f(jj);`) is set for the next tile by the fetch, and again for the
+ * current one at the top of the compute phase; the store after the math
+ * keeps its statement only where what the store keeps reads it (a
+ * declaration is drop_dead_decls's). */
+static void drop_tile_values(kp_file *f, const kp_loop *l, kp_subs *s)
+{
+	for (int t = 0; t < l->ntvals; t++) {
+		const kp_node *st = l->tval_stmt[t];
+		if (st->kind == KP_N_DECLSTMT)
+			continue;
+		int used = 0;
+		for (int i = l->load_b; i < l->load_e && !used; i++)
+			used = l->stmts[i] != st && store_names(l, l->stmts[i], l->tval_var[t]);
+		if (!used)
+			kp_subs_drop_stmt(s, f, st);
+	}
+}
+
 /* Element types __ldca() has an overload for (sm_32_intrinsics.h,
  * cuda_fp16.h, cuda_bf16.h). */
 static const char *const ldca_types[] = {
@@ -918,8 +957,10 @@ static char *load_copy(kp_file *f, const kp_loop *l, const kp_spans *sp, const s
 	}
 	for (int i = 0; i < s.n; i++)
 		kp_subs_add(&outer, s.v[i].off, s.v[i].len, s.v[i].text);
-	if (store)
+	if (store) {
 		drop_staging_writes(f, l, &outer);
+		drop_tile_values(f, l, &outer);
+	}
 	drop_dead_decls(f, l, &outer, store);
 	add_unroll(f, l, &outer, NULL);
 	char *txt = kp_render(f, sp->load_b, sp->load_e, &outer);

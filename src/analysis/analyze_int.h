@@ -133,18 +133,10 @@ kp_node *kp_step_node(kp_node *stmt);
 void kp_find_induction(actx *c);
 int kp_cond_monotone(actx *c);
 
-/* ---- tile_value.c */
-/* What a tile value needs, for the refusals that name one. */
-#define KP_TILE_VALUE_NEEDS                                                                        \
-	"a pure function of the loop counter and of values the loop does not change, set once "    \
-	"at the top level of the load phase, changed nowhere else in the loop, and not read "      \
-	"after it"
-
+/* ---- tile_value.c (the rest in tile_value.h) */
 /* Finds c->l's tile values (kp_loop.tval_stmt); needs the phases and the
  * induction variables. */
 void kp_find_tile_values(actx *c);
-/* Whether d is the variable of one of l's tile values. */
-int kp_is_tile_value(const kp_loop *l, const kp_decl *d);
 
 /* ---- banks_block.c */
 /* kp_loop.block and block_from: kp_bk_block_of()'s shape of kernel k

@@ -19,6 +19,7 @@
 
 #include "liveness.h"
 #include "scratch_def.h"
+#include "tile_value.h"
 #include "util.h"
 
 #define MAX_TERMS 12
@@ -142,6 +143,12 @@ static int uniform(const gctx *g, const kp_node *n, int depth)
 		int hi = header_ind(g->l, d);
 		if (hi >= 0)
 			return hi == 1;
+		/* a tile value (tile_value.h): one value in the whole iteration,
+		 * the load phase's and the compute's, as uniform as what it is
+		 * computed from */
+		const kp_node *tv = kp_tile_value_expr(g->l, d);
+		if (tv)
+			return uniform(g, tv, depth + 1);
 		if (d->is_constexpr || (d->is_const && d->has_value))
 			return 1;
 		if (!g->k->body || d->begin < g->k->body->begin || d->end > g->l->node->begin)

@@ -15,6 +15,7 @@
 #include "analyze_int.h"
 #include "liveness.h"
 #include "pure.h"
+#include "tile_value.h"
 
 typedef struct {
 	const kp_file *f;
@@ -206,12 +207,4 @@ void kp_find_tile_values(actx *c)
 			n++;
 		}
 	l->ntvals = n;
-}
-
-int kp_is_tile_value(const kp_loop *l, const kp_decl *d)
-{
-	for (int i = 0; i < l->ntvals; i++)
-		if (l->tval_var[i] == d)
-			return 1;
-	return 0;
 }

@@ -15,7 +15,7 @@
 # private to each phase (hemm_overloads), complex double2 buffers and a
 # complex scalar (zgemm_like), and __device__ helpers of the file in the
 # loop condition (eff_helper_bound), tile values the load phase sets and the compute
-# phase reads (symv_upper_partial, tile_origin), and an if/else copy that
+# phase reads (symv_upper_partial, tile_origin, tile_value_rot, whose store after the math reads one, and guard_tile_value, copies guarded by one without an else), and an if/else copy that
 # loads in its else branch with cuComplex.h's zero (zgemv_offset).  Every variant of every
 # kernel must match its original on the CPU emulator; the output and the
 # environment variables are those of samples.sh.

@@ -1,7 +1,8 @@
 /*
  * test_idioms.c - two shapes of issue 34 the analysis proves safe:
  * guarded copies without else whose reads stay inside the guard's bound
- * (src/analysis/guard_cover.c: the loop's verdict and its reason ids), and
+ * (src/analysis/guard_cover.c: the loop's verdict and its reason ids; the
+ * bound spelled in the source or a tile value of the load phase), and
  * a tile refilled after the loop (src/analysis/refill.c:
  * kp_tile_refilled_after on the loop's tiles).  kp_parse + kp_analyze on
  * in-memory kernels.
@@ -78,6 +79,40 @@ Test(idioms, guard_bound_other_variable)
 Test(idioms, guard_read_shifted)
 {
 	kp_loop *l = analyse(GEMV("base + tid < N", "j < min(T, N - base)", "xs[j + 1]"));
+	cr_expect(has_reason(l, "kpipe-partial-tile-write"));
+}
+
+/* the bound a tile value of the load phase (analysis/tile_value.c): the
+ * guard and the compute's loop name it, one value in each iteration */
+#define GEMV_TV(GUARD, BOUND, READ)                                                                \
+	"#define T 128\n"                                                                          \
+	"__global__ void g(const float *__restrict__ x, float *__restrict__ y, int M, int N)\n"    \
+	"{\n"                                                                                      \
+	"    __shared__ float xs[T + 1];\n"                                                        \
+	"    const int tid = threadIdx.x;\n"                                                       \
+	"    float acc = 0.0f;\n"                                                                  \
+	"    for (int base = 0; base < N; base += T) {\n"                                          \
+	"        const int w = min(T, N - base);\n"                                                \
+	"        if (" GUARD ")\n"                                                                 \
+	"            xs[tid] = x[base + tid];\n"                                                   \
+	"        __syncthreads();\n"                                                               \
+	"        for (int j = 0; " BOUND "; ++j)\n"                                                \
+	"            acc += " READ ";\n"                                                           \
+	"        __syncthreads();\n"                                                               \
+	"    }\n"                                                                                  \
+	"    y[blockIdx.x * T + tid] = acc;\n"                                                     \
+	"}\n"
+
+Test(idioms, guard_bound_tile_value)
+{
+	kp_loop *l = analyse(GEMV_TV("tid < w", "j < w", "xs[j]"));
+	cr_expect(l->eligible, "refused: %s", l->nreasons ? l->reasons[0].message : "?");
+	cr_expect_eq(l->ntvals, 1);
+}
+
+Test(idioms, guard_bound_tile_value_wider_read)
+{
+	kp_loop *l = analyse(GEMV_TV("tid < w", "j < T && j <= w", "xs[j]"));
 	cr_expect(has_reason(l, "kpipe-partial-tile-write"));
 }
 

@@ -15,6 +15,7 @@
 #include "effects.h"
 #include "liveness.h"
 #include "shared_table.h"
+#include "tile_value.h"
 #include "rules.h"
 
 #include <string.h>

@@ -12,6 +12,8 @@
 //   tail_reads       the statements after the closing barrier read it
 //   warp_value       the value comes from a warp shuffle, no pure function
 //   read_before      the load phase reads it before setting it
+//   guard_short      copies guarded by it without an else, and the compute
+//                    reads past the guard (every column of the tile)
 //   safe_value       pipelined
 
 #define T 16
@@ -162,6 +164,29 @@ __global__ void read_before(const float *__restrict__ A, const float *__restrict
         Bs[ty][tx] = ty < kw ? B[(t * T + ty) * N + col] : 0.0f;
         __syncthreads();
         for (int k = 0; k < kw; ++k)
+            acc += As[ty][k] * Bs[k][tx];
+        __syncthreads();
+    }
+    C[row * N + col] = acc;
+}
+
+__global__ void guard_short(const float *__restrict__ A, const float *__restrict__ B,
+                            float *__restrict__ C, int N, int K)
+{
+    __shared__ float As[T][T];
+    __shared__ float Bs[T][T];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int row = blockIdx.y * T + ty, col = blockIdx.x * T + tx;
+    float acc = 0.0f;
+    int kw;
+    for (int t = 0; t < (K + T - 1) / T; ++t) {
+        kw = min(T, K - t * T);
+        if (tx < kw)
+            As[ty][tx] = A[row * K + t * T + tx];
+        if (ty < kw)
+            Bs[ty][tx] = B[(t * T + ty) * N + col];
+        __syncthreads();
+        for (int k = 0; k < T; ++k)
             acc += As[ty][k] * Bs[k][tx];
         __syncthreads();
     }
