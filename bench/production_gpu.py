@@ -11,7 +11,8 @@ triple_zgemm*_part{1,2} kernels over the rewritten __device__ functions of
 ztrtri_{lower,upper}_device.cuh), zlanhe.cu (zlanhe_inf_kernel_{lower,
 upper}) and the Hermitian and symmetric matrix-vector products' first
 kernels (zhemv.cu, zhemv_upper.cu, zsymv.cu, zsymv_upper.cu, and
-zhemv_mgpu.cu, zhemv_mgpu_upper.cu run as one GPU with a column offset).  Each kernel is launched as MAGMA's host code launches it
+zhemv_mgpu.cu, zhemv_mgpu_upper.cu run as one GPU with a column offset).
+Each kernel is launched as MAGMA's host code launches it
 (magmablas/ztrtri_diag.cu, zlanhe.cu: the geometry is in KERNELS below),
 with complex buffers as `double2` (docs/launch-spec.md), by
 bench/gpu_bench.py: the original file and kpipe's rewrite of it, checked
@@ -239,15 +240,16 @@ def run(args):
         for name in STUBS:
             fp.write('extern "C" void %s(void) { abort(); }\n' % name)
     subprocess.run(["nvcc", "-c", "-Xcompiler", "-fPIC", stub_src, "-o", stub], check=True)
-    flags = "-std=c++11 -DADD_ -DNDEBUG -I%s/include -I%s/control -I%s/magmablas %s" % (
-        m, m, m, stub)
+    compile_flags = "-std=c++11 -DADD_ -DNDEBUG -I%s/include -I%s/control -I%s/magmablas" % (
+        m, m, m)
+    flags = compile_flags + " " + stub
     partner_obj = {}
     for f, other in PARTNERS.items():
         if args.only and not any(args.only in spec["kernel"] for g, spec in kernels() if g == f):
             continue
         obj = os.path.join(out, os.path.basename(other) + ".o")
         subprocess.run(["nvcc", "-c", "-Xcompiler", "-fPIC", "-arch", args.arch] +
-                       flags.split()[:-1] + [os.path.join(m, other), "-o", obj], check=True)
+                       compile_flags.split() + [os.path.join(m, other), "-o", obj], check=True)
         partner_obj[f] = obj
     jobs = []
     for f, spec in kernels():

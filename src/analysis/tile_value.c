@@ -49,9 +49,8 @@ static int invariant_name(const tv_ctx *c, const kp_decl *d)
 	    KP_TY_ANY_VOLATILE(d->ty) || d->ty.kind == KP_TY_RECORD ||
 	    d->ty.kind == KP_TY_POINTER || d->ty.kind == KP_TY_ARRAY)
 		return 0;
-	for (int i = 0; i < l->ntvals; i++)
-		if (l->tval_var[i] == d)
-			return 1;
+	if (kp_is_tile_value(l, d))
+		return 1;
 	for (int i = 0; i < l->nind; i++)
 		if (l->ind[i].var == d)
 			return l->ind[i].in_header && !loop_changes(c, d);
