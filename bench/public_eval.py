@@ -7,7 +7,9 @@ For every runner file of the manifest (bench/public_eval.tsv), runs
 row per candidate K-loop: the repository key, the loop's file and line (in
 the checkout), the kernel, and the verdict:
 
-  rewritten: VARIANT[, N stages]   the plan kpipe would write
+  rewritten: VARIANT[, N stages]   the plan kpipe would write (with "(sm_80 and
+                                  newer; older targets as written)" where only
+                                  the newer targets of a build get it)
   rewritten: ... (helper inlined)  the same after rewrite's inline pass (analyze
                                   shows what it does: the loop's "inline"; ", load
                                   phase canonicalized" when its trial also wrote
@@ -59,7 +61,10 @@ def verdict(loop):
     plan = loop.get("plan") or {}
     if plan.get("variant"):
         st = plan.get("stages", 2)
-        return "rewritten: %s%s" % (plan["variant"], "" if st == 2 else ", %d stages" % st)
+        below = plan.get("as_written_below")  # the older targets keep the loop
+        return "rewritten: %s%s%s" % (plan["variant"], "" if st == 2 else ", %d stages" % st,
+                                      " (sm_%d and newer; older targets as written)" % below
+                                      if below else "")
     if loop.get("already_pipelined"):
         return "already pipelined"
     if loop.get("encloses_line"):  # a loop around K-loops: its K-loops are rows of their own

@@ -99,6 +99,13 @@ static void reg_facts(const kp_file *f, const kp_loop *l, kp_arena *arena, kp_xf
 					ld->line);
 			}
 			double trips = ld->trips[d] >= 0 ? ld->trips[d] : ld->max_trips[d];
+			if (ld->trips_symbolic[d]) {
+				/* a constant of each instantiation: the staging
+				 * arrays are sized by the same expression */
+				regs_known = 0;
+				slots = 0;
+				break;
+			}
 			if (trips < 0 || (ld->trips[d] < 0 && trips < 1)) {
 				if (x->ok) {
 					x->ok = 0;
@@ -279,7 +286,9 @@ static int plan_regs(kp_file *f, const kp_loop *l, stage_reg *r, const char **er
 		kp_strbuf size = KP_STRBUF_INIT, slot = KP_STRBUF_INIT;
 		kp_strbuf_adds(&size, "1");
 		kp_strbuf_adds(&slot, "0");
+		int symbolic = 0;
 		for (int d = 0; d < ld->depth; d++) {
+			symbolic |= ld->trips_symbolic[d];
 			char *cnt, *idx;
 			double most = ld->trips[d] < 0 ? ld->max_trips[d] : -1;
 			if (loop_slot(f, l, &ld->ranges[d], most, &cnt, &idx)) {
@@ -313,6 +322,12 @@ static int plan_regs(kp_file *f, const kp_loop *l, stage_reg *r, const char **er
 		r[i].type = kp_xstrdup(ty);
 		r[i].name = kp_fresh_name(f, kp_arena_printf(&f->arena, KP_NAME_REG "%d", i));
 		r[i].size = kp_strbuf_detach(&size);
+		if (symbolic) { /* an instantiation may count no copy: one register */
+			kp_strbuf b = KP_STRBUF_INIT;
+			kp_strbuf_addf(&b, "((%s) > 0 ? (%s) : 1)", r[i].size, r[i].size);
+			free(r[i].size);
+			r[i].size = kp_strbuf_detach(&b);
+		}
 		r[i].slot = kp_strbuf_detach(&slot);
 	}
 	return 0;

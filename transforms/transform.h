@@ -282,8 +282,10 @@ unsigned kp_loop_start(const kp_file *f, const kp_loop *l, char **pragma);
 #define KP_SPLIT_GUARD "#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= "
 /* The edits of two transforms of loop l (hi for targets of compute
  * capability guard_cc and newer, lo for the older) as one list in *out:
- * the loop under KP_SPLIT_GUARD, the rest once.  0, or -1 with *err set
- * (static text) when they do not combine. */
+ * the loop under KP_SPLIT_GUARD, the rest once.  lo NULL: the older
+ * targets keep the loop as written, and hi's edited lines outside it are
+ * guarded too.  0, or -1 with *err set (static text) when they do not
+ * combine. */
 int kp_split_compose(const kp_file *f, const kp_loop *l, const kp_edits *hi, const kp_edits *lo,
 		     int guard_cc, kp_edits *out, const char **err);
 

@@ -44,6 +44,13 @@ int kp_loop_inst_seq(const kp_loop *l, int s);
  * of `inst_values` bound to the kernel's template parameters. */
 int kp_eval(const kp_node *n, const kp_kernel *k, const long long *inst_values, long long *out);
 
+/* Whether n is an integer constant expression once k's template
+ * parameters are given values (kp_eval would evaluate it under any
+ * instantiation): literals, k's value parameters, sizeof of k's type
+ * parameters, constants and unchanged locals whose initialisers are such
+ * expressions, and arithmetic, comparisons and ?: of them. */
+int kp_eval_symbolic(const kp_node *n, const kp_kernel *k);
+
 /* Budget row for S stages. */
 typedef struct {
 	int stages;

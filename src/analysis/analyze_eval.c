@@ -154,6 +154,78 @@ int kp_eval(const kp_node *n, const kp_kernel *k, const long long *iv, long long
 	return eval_depth(n, k, iv, out, 0);
 }
 
+static int symbolic_depth(const kp_node *n, const kp_kernel *k, int depth)
+{
+	if (!n || depth > 32)
+		return 0;
+	switch (n->kind) {
+	case KP_N_SIZEOF:
+		return n->has_value || (n->sizeof_tparam && k && n->sizeof_owner == k->begin + 1);
+	case KP_N_INTLIT: return n->has_value;
+	case KP_N_PAREN:
+	case KP_N_CAST:
+	case KP_N_OTHER:
+		return n->nkids >= 1 && symbolic_depth(n->kids[n->nkids - 1], k, depth + 1);
+	case KP_N_DECLREF: {
+		const kp_decl *d = n->decl;
+		if (!d)
+			return 0;
+		if (d->kind == KP_D_TPARAM) {
+			for (int i = 0; k && i < k->ntparams; i++)
+				if (!strcmp(k->tparam_names[i], d->name))
+					return 1;
+			return 0;
+		}
+		if (d->has_value)
+			return 1;
+		if (d->kind == KP_D_VAR && d->is_const && d->init && !d->is_array)
+			return symbolic_depth(d->init, k, depth + 1);
+		if (d->kind == KP_D_VAR && d->init && !d->is_array && !d->is_pointer &&
+		    !d->is_shared && k && k->body && d->in_main && d->begin >= k->begin &&
+		    d->end <= k->end && !kp_assigned_in(k, d))
+			return symbolic_depth(d->init, k, depth + 1);
+		return 0;
+	}
+	case KP_N_UNOP:
+		return n->nkids >= 1 &&
+		       (n->opk == KP_OP_SUB || n->opk == KP_OP_MINUS || n->opk == KP_OP_ADD ||
+			n->opk == KP_OP_PLUS || n->opk == KP_OP_NOT || n->opk == KP_OP_LNOT) &&
+		       symbolic_depth(n->kids[0], k, depth + 1);
+	case KP_N_CONDOP:
+		return n->nkids == 3 && symbolic_depth(n->kids[0], k, depth + 1) &&
+		       symbolic_depth(n->kids[1], k, depth + 1) &&
+		       symbolic_depth(n->kids[2], k, depth + 1);
+	case KP_N_BINOP:
+		switch (n->opk) {
+		case KP_OP_ADD:
+		case KP_OP_PLUS:
+		case KP_OP_SUB:
+		case KP_OP_MINUS:
+		case KP_OP_MUL:
+		case KP_OP_DEREF:
+		case KP_OP_DIV:
+		case KP_OP_REM:
+		case KP_OP_SHL:
+		case KP_OP_SHR:
+		case KP_OP_AND:
+		case KP_OP_ADDR:
+		case KP_OP_OR:
+		case KP_OP_LT:
+		case KP_OP_GT:
+		case KP_OP_LE:
+		case KP_OP_GE:
+		case KP_OP_EQ:
+		case KP_OP_NE:
+			return n->nkids == 2 && symbolic_depth(n->kids[0], k, depth + 1) &&
+			       symbolic_depth(n->kids[1], k, depth + 1);
+		default: return 0;
+		}
+	default: return 0;
+	}
+}
+
+int kp_eval_symbolic(const kp_node *n, const kp_kernel *k) { return symbolic_depth(n, k, 0); }
+
 /* The condition is evaluated once per iteration by the original loop; the
  * rewrite evaluates it (advanced) in the prologue, the loop and the
  * prefetch guard, so it must have no side effects. */

@@ -76,6 +76,11 @@ typedef struct {
 	 * thread: the most trips any thread makes (from the least first value,
 	 * trip_bound.c), else -1 */
 	double max_trips[4];
+	/* where trips[] is -1 in a template whose parameters are left
+	 * symbolic (never instantiated in the file): the loop's bounds and
+	 * step are constant expressions of the template parameters, so each
+	 * instantiation has a compile-time count (kp_eval_symbolic) */
+	unsigned char trips_symbolic[4];
 	/* The conditions the copy runs under inside the load phase (an if
 	 * without the zero-storing else of KP_G_IFELSE, either branch of an if,
 	 * a switch), outermost first: each, like the header of each copy loop,

@@ -173,6 +173,20 @@ static double range_trip_of(actx *c, const kp_range *r, int above)
  * bounds (reg_staging.c numbers the registers from the first value). */
 static double range_trip(actx *c, const kp_range *r) { return range_trip_of(c, r, 0); }
 
+/* Whether a counted loop's first value, bound and step are constant
+ * expressions of the kernel's template parameters (its count is then a
+ * compile-time constant of each instantiation, kp_load.trips_symbolic). */
+static int symbolic_range(actx *c, const kp_range *r)
+{
+	if (!r->lo || !r->hi || !r->op || !r->step_ok || (!r->step_is_one && !r->step))
+		return 0;
+	if (r->opk != KP_OP_LT && r->opk != KP_OP_LE)
+		return 0;
+	return kp_eval_symbolic(r->lo, c->k) && kp_eval_symbolic(r->hi, c->k) &&
+	       (!r->hi_off || kp_eval_symbolic(r->hi_off, c->k)) &&
+	       (!r->step || kp_eval_symbolic(r->step, c->k));
+}
+
 /* A loop's trip count for the FLOP count (scan_math()). */
 static double trip_of(actx *c, kp_node *loop)
 {
@@ -310,6 +324,9 @@ void kp_count_copy_trips(actx *c)
 			ld->trips[d] = range_trip(c, &ld->ranges[d]);
 			ld->max_trips[d] = ld->trips[d] < 0 ? kp_range_max_trips(c, &ld->ranges[d])
 							    : -1;
+			ld->trips_symbolic[d] = ld->trips[d] < 0 && ld->max_trips[d] < 0 &&
+						c->k->is_template && !c->iv &&
+						symbolic_range(c, &ld->ranges[d]);
 		}
 	}
 	l->params_symbolic = c->k->is_template && !c->iv;

@@ -30,6 +30,22 @@ static long long plan_bytes(const kp_loop *l, const kp_plan *p)
 	return most;
 }
 
+/* The shared memory of the loop as written (one buffer), -1 unknown. */
+static long long asis_bytes(const kp_loop *l)
+{
+	if (l->nper_inst <= 0)
+		return l->tile_bytes > 0 ? l->tile_bytes + l->other_smem : -1;
+	long long most = -1;
+	for (int i = 0; i < l->nper_inst; i++) {
+		const kp_loop *q = l->per_inst[i];
+		if (q->tile_bytes <= 0)
+			return -1;
+		if (q->tile_bytes + q->other_smem > most)
+			most = q->tile_bytes + q->other_smem;
+	}
+	return most;
+}
+
 static void plan_text(const kp_plan *p, char *buf, size_t n)
 {
 	if (p->xform)
@@ -44,7 +60,12 @@ void kp_an_text_targets(kp_file *f, const kp_loop *l, const kp_cli *o)
 	kp_plan_targets(&tp, f, l, &o->targets, o->variant, o->stages);
 	char names[256];
 	kp_targets_names(o->targets.v, o->targets.n, names, (int)sizeof(names));
-	if (tp.split)
+	if (tp.split && tp.lo_asis)
+		printf("    plan for %s: one source, #if __CUDA_ARCH__ >= %d0: %s, %d stages: %s; "
+		       "#else: the loop as written: %s\n",
+		       names, tp.guard_cc, tp.hi.xform->name, tp.hi.stages, tp.hi.why,
+		       tp.lo.refuse_msg);
+	else if (tp.split)
 		printf("    plan for %s: one source, #if __CUDA_ARCH__ >= %d0: %s, %d stages: %s; "
 		       "#else: %s, %d stages: %s\n",
 		       names, tp.guard_cc, tp.hi.xform->name, tp.hi.stages, tp.hi.why,
@@ -60,8 +81,11 @@ void kp_an_text_targets(kp_file *f, const kp_loop *l, const kp_cli *o)
 		const kp_arch *a = o->targets.v[i];
 		const kp_plan *p = kp_tplan_for(&tp, a);
 		char pt[128];
-		plan_text(p, pt, sizeof(pt));
-		long long b = plan_bytes(l, p);
+		if (tp.lo_asis && p == &tp.lo)
+			snprintf(pt, sizeof(pt), "as written");
+		else
+			plan_text(p, pt, sizeof(pt));
+		long long b = tp.lo_asis && p == &tp.lo ? asis_bytes(l) : plan_bytes(l, p);
 		printf("      %-7s %-24s", a->name, pt);
 		if (p->xform && p->dynamic)
 			printf(" %lld B dynamic", p->dyn_bytes);
@@ -86,7 +110,11 @@ void kp_an_json_targets(cJSON *j, kp_file *f, const kp_loop *l, const kp_cli *o)
 		const kp_plan *p = kp_tplan_for(&tp, a);
 		cJSON *x = cJSON_CreateObject();
 		cJSON_AddStringToObject(x, "name", a->name);
-		if (p->xform) {
+		if (tp.lo_asis && p == &tp.lo) { /* the loop as written there */
+			cJSON_AddNullToObject(x, "variant");
+			cJSON_AddTrueToObject(x, "as_written");
+			cJSON_AddStringToObject(x, "why", p->refuse_msg);
+		} else if (p->xform) {
 			cJSON_AddStringToObject(x, "variant", p->xform->name);
 			cJSON_AddNumberToObject(x, "stages", p->stages);
 			cJSON_AddStringToObject(x, "why", p->why);
@@ -95,7 +123,7 @@ void kp_an_json_targets(cJSON *j, kp_file *f, const kp_loop *l, const kp_cli *o)
 			cJSON_AddStringToObject(x, "refused", p->refuse_id);
 			cJSON_AddStringToObject(x, "why", p->refuse_msg);
 		}
-		long long b = plan_bytes(l, p);
+		long long b = tp.lo_asis && p == &tp.lo ? asis_bytes(l) : plan_bytes(l, p);
 		if (b >= 0)
 			cJSON_AddNumberToObject(x, "smem_bytes", (double)b);
 		else

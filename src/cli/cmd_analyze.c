@@ -166,6 +166,15 @@ static void text_facts(kp_file *f, const kp_loop *l, const kp_arch *a, const kp_
 					   : "no copies");
 		return;
 	}
+	if (x.regs < 0) {
+		int symbolic = 0;
+		for (int i = 0; i < l->nloads; i++)
+			for (int d = 0; d < l->loads[i].depth && d < 4; d++)
+				symbolic |= l->loads[i].trips_symbolic[d];
+		printf("    %s: possible (registers per thread not known%s)\n", t->label,
+		       symbolic ? ": the copy loops count with template parameters" : "");
+		return;
+	}
 	int regs_differ = 0;
 	for (int i = 1; i < l->nper_inst; i++) {
 		kp_xfacts x0, xi;
@@ -570,9 +579,14 @@ static void json_plan(cJSON *j, kp_file *f, const kp_loop *l, const kp_cli *o)
 	}
 	kp_plan p;
 	kp_tplan tp;
+	int asis_below = 0;
 	if (kp_an_multi(o)) { /* the oldest target's (the per-target plans: "targets") */
 		kp_plan_targets(&tp, f, l, &o->targets, o->variant, o->stages);
 		p = *kp_tplan_for(&tp, o->targets.v[0]);
+		if (tp.lo_asis) { /* the newer targets' plan; the older keep the loop */
+			p = tp.hi;
+			asis_below = tp.guard_cc;
+		}
 	} else
 		kp_plan_loop(&p, f, l, o->arch, o->variant, o->stages);
 	cJSON *pl = cJSON_AddObjectToObject(j, "plan");
@@ -582,6 +596,8 @@ static void json_plan(cJSON *j, kp_file *f, const kp_loop *l, const kp_cli *o)
 		cJSON_AddStringToObject(pl, "why", p.why);
 		/* 0: static shared memory; else the bytes every launch passes */
 		cJSON_AddNumberToObject(pl, "dynamic_smem", p.dynamic ? (double)p.dyn_bytes : 0);
+		if (asis_below) /* the targets below sm_NN keep the loop as written */
+			cJSON_AddNumberToObject(pl, "as_written_below", asis_below);
 	} else {
 		cJSON_AddNullToObject(pl, "variant");
 		cJSON_AddStringToObject(pl, "refused", p.refuse_id);
@@ -841,7 +857,8 @@ static void analyze_model(const kp_cli *o, const kp_file_setup *fs, kp_file *f, 
 	kp_analyze_opts ao;
 	char *sk;
 	kp_cli_analyze_opts(o, spec_path, &ao, &sk);
-	kp_trial_env ie = {o->arch, o->variant, o->stages, &ao, tu, an_reparse_with, re, 0};
+	kp_trial_env ie = {o->arch,         o->variant, o->stages, &ao,        tu,
+			   an_reparse_with, re,         0,         &o->targets};
 	kp_analysis an;
 	kp_analyze(&an, f, &ao);
 	const char *an_arch = o->arch->name, *ps_arch = kp_parse_arch(an_arch);

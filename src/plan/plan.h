@@ -155,7 +155,12 @@ const char *kp_ratio_rule(const kp_loop *l, kp_arena *arena, const char **why);
 
 /* The plan of a loop for every target of a build. */
 typedef struct {
-	int split;      /* 1: hi for the targets >= guard_cc, lo below; 0: one */
+	int split; /* 1: hi for the targets >= guard_cc, lo below; 0: one */
+	/* split, and the targets below guard_cc keep the loop as written:
+	 * lo is their refusal (no form applies there, or auto predicts no
+	 * gain), hi the newer targets' plan; the tile declarations the hi
+	 * form changes are declared both ways (transforms/split.c) */
+	int lo_asis;
 	kp_plan hi, lo; /* split: the same number of static tile buffers */
 	kp_plan one;    /* !split: the plan for every target (or the refusal) */
 	int guard_cc;   /* split: the #if's compute capability (80, 90) */
@@ -168,8 +173,10 @@ typedef struct {
 
 /* Plans l for the targets t (n >= 2): two plans when they span
  * KP_SPLIT_CC and each side has its own form, else one for the limits
- * all share.  A side that refuses refuses the loop (its reason, naming
- * the side). */
+ * all share.  When the older side has no form (or auto predicts no gain
+ * there) and the newer one has, the older targets keep the loop as
+ * written (lo_asis); a newer side that refuses refuses the loop (its
+ * reason, naming the side). */
 void kp_plan_targets(kp_tplan *tp, kp_file *f, const kp_loop *l, const kp_targets *t,
 		     const char *requested, int stages);
 /* The plan target a gets. */

@@ -12,7 +12,11 @@
  * statically: where they do not, the deeper is brought down to the other
  * (a named variant at that depth), else one plan for every target is made
  * with the limits all of them share, which the oldest target's rules
- * decide (register staging below sm_80).
+ * decide (register staging below sm_80).  Where no form applies below
+ * sm_80 (register staging needs copy loops of compile-time counts) or
+ * auto predicts no gain there, and the newer targets have a plan, the
+ * older ones keep the loop as written (lo_asis): the #else holds the
+ * loop and the tile declarations unchanged.
  */
 #include "plan.h"
 
@@ -81,6 +85,22 @@ static int align_buffers(kp_tplan *tp, kp_file *f, const kp_loop *l)
 	return 0;
 }
 
+/* Whether the older targets' refusal p leaves them the loop as written
+ * while the newer ones pipeline it: no form applies there, its buffers do
+ * not fit, or auto predicts no gain; not a compiler error or a refusal
+ * that holds on every target. */
+static int asis_ok(const kp_plan *p)
+{
+	static const char *const ids[] = {"kpipe-variant-unavailable", "kpipe-smem-over-limit",
+					  "kpipe-no-predicted-gain", "kpipe-registers-over-limit"};
+	if (p->fatal || !p->refuse_id)
+		return 0;
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		if (!strcmp(p->refuse_id, ids[i]))
+			return 1;
+	return 0;
+}
+
 void kp_plan_targets(kp_tplan *tp, kp_file *f, const kp_loop *l, const kp_targets *t,
 		     const char *requested, int stages)
 {
@@ -98,6 +118,15 @@ void kp_plan_targets(kp_tplan *tp, kp_file *f, const kp_loop *l, const kp_target
 	kp_arch_common(t->v + nlo, t->n - nlo, &tp->ahi);
 	plan_group(&tp->hi, f, l, &tp->ahi, requested, stages);
 	plan_group(&tp->lo, f, l, &tp->alo, requested, stages);
+	if (tp->hi.xform && !tp->lo.xform && asis_ok(&tp->lo) && !tp->hi.dynamic && !l->dyn_tiles &&
+	    !l->carve_tiles) {
+		/* the newer targets pipelined, the older ones as written */
+		tp->split = 1;
+		tp->lo_asis = 1;
+		tp->guard_cc = tp->hi.xform->min_cc > KP_SPLIT_CC ? tp->hi.xform->min_cc
+								  : KP_SPLIT_CC;
+		return;
+	}
 	if (!tp->hi.xform || !tp->lo.xform) {
 		/* refused on one side: the loop is left alone, with that side's reason */
 		tp->split = 0;

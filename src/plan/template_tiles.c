@@ -133,9 +133,13 @@ const char *kp_plan_template_tiles(kp_file *f, const kp_loop *l, const kp_arch *
 		unknown |= l->tiles[i].bytes < 0;
 		dependent_type |= d->elem_size <= 0;
 		kp_strbuf_addf(&formula, "%s", formula.len ? " + " : "");
-		for (int j = 0; j < d->ndims; j++)
-			kp_strbuf_addf(&formula, "%s%s", j ? "*" : "",
-				       d->dim_text[j] ? d->dim_text[j] : "?");
+		for (int j = 0; j < d->ndims; j++) {
+			const char *dt = d->dim_text[j] ? d->dim_text[j] : "?";
+			/* a sum is a factor in parentheses: (BX + 1) */
+			int sum = strpbrk(dt, "+-?<>&|^") != NULL;
+			kp_strbuf_addf(&formula, "%s%s%s%s", j ? "*" : "", sum ? "(" : "", dt,
+				       sum ? ")" : "");
+		}
 		if (d->elem_size > 0)
 			kp_strbuf_addf(&formula, "*%lld", d->elem_size);
 		else

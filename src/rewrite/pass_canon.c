@@ -36,7 +36,7 @@ static const char *pipelined(void *ud, kp_file *g, kp_file *tu, kp_loop *l2, kp_
 	const kp_trial_env *e = j->e;
 	if (l2->eligible) {
 		kp_plan p;
-		kp_plan_loop(&p, g, l2, e->arch, e->variant, e->stages);
+		kp_trial_plan(e, g, l2, &p);
 		if (!p.xform)
 			return kp_arena_printf(&g->arena, "%s [%s]", p.refuse_msg, p.refuse_id);
 		out->variant = p.xform->name;

@@ -340,7 +340,7 @@ static const char *planned(const kp_trial_env *e, kp_file *f, kp_file *g, kp_loo
 		return kp_arena_printf(&f->arena, "%s [%s]", l2->reasons[0].message,
 				       l2->reasons[0].id);
 	kp_plan p;
-	kp_plan_loop(&p, g, l2, e->arch, e->variant, e->stages);
+	kp_trial_plan(e, g, l2, &p);
 	if (!p.xform)
 		return kp_arena_printf(&f->arena, "%s [%s]", p.refuse_msg, p.refuse_id);
 	out->variant = p.xform->name;

@@ -42,10 +42,10 @@ int kp_pass_split_apply(kp_pass_ctx *c, const kp_loop *l, const kp_tplan *tp, kp
 	kp_xform_opts xl = {&tp->alo, tp->lo.stages, tp->lo.why, 0, nc};
 	kp_edits hi = {0}, lo = {0};
 	int rc = tp->hi.xform->apply(f, l, &xh, &hi, err);
-	if (!rc)
+	if (!rc && !tp->lo_asis)
 		rc = tp->lo.xform->apply(f, l, &xl, &lo, err);
 	if (!rc)
-		rc = kp_split_compose(f, l, &hi, &lo, tp->guard_cc, out, err);
+		rc = kp_split_compose(f, l, &hi, tp->lo_asis ? NULL : &lo, tp->guard_cc, out, err);
 	kp_edits_release(&hi);
 	kp_edits_release(&lo);
 	return rc ? -1 : 0;
@@ -53,6 +53,14 @@ int kp_pass_split_apply(kp_pass_ctx *c, const kp_loop *l, const kp_tplan *tp, kp
 
 void kp_pass_split_note(kp_strbuf *note, const kp_tplan *tp)
 {
+	if (tp->lo_asis) {
+		kp_strbuf_addf(note,
+			       "pipelined for sm_%d and newer with %s (%d stages): %s; below, "
+			       "the loop is kept as written: %s",
+			       tp->guard_cc, tp->hi.xform->name, tp->hi.stages, tp->hi.why,
+			       tp->lo.refuse_msg);
+		return;
+	}
 	kp_strbuf_addf(note,
 		       "pipelined for sm_%d and newer with %s (%d stages): %s; below, with %s (%d "
 		       "stages): %s",

@@ -75,13 +75,24 @@ const char *kp_trial_try(const kp_trial_env *e, kp_file *f, const kp_loop *l, co
 	return why;
 }
 
+void kp_trial_plan(const kp_trial_env *e, kp_file *g, const kp_loop *l2, kp_plan *p)
+{
+	if (!e->targets || e->targets->n < 2) {
+		kp_plan_loop(p, g, l2, e->arch, e->variant, e->stages);
+		return;
+	}
+	kp_tplan tp;
+	kp_plan_targets(&tp, g, l2, e->targets, e->variant, e->stages);
+	*p = tp.split ? tp.hi : tp.one;
+}
+
 void kp_trial_pass_run(const kp_trial_kind *k, kp_pass_ctx *c)
 {
 	kp_analyze_opts ao;
 	char *sk;
 	kp_rw_analyze_opts(c->o, c->tu->path, &ao, &sk);
-	kp_trial_env e = {c->o->arch, c->o->variant, c->o->stages, &ao,
-			  c->tu,      c->reparse,    c->env,       c->o->no_comment};
+	kp_trial_env e = {c->o->arch, c->o->variant, c->o->stages,     &ao,           c->tu,
+			  c->reparse, c->env,        c->o->no_comment, &c->o->targets};
 	kp_analysis an;
 	kp_analyze(&an, c->f, &ao);
 	for (int i = 0; i < an.nloops; i++) {

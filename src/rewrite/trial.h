@@ -18,6 +18,7 @@
 #include "edit.h"
 #include "model.h"
 #include "pass.h"
+#include "plan.h"
 
 typedef struct {
 	const kp_arch *arch; /* the plan's options */
@@ -30,6 +31,9 @@ typedef struct {
 			    kp_file **tu);
 	void *env;
 	int no_comment; /* --no-comment: no "kpipe: ... inlined here" comment */
+	/* the build's targets (several: the loop is planned for each group,
+	 * kp_trial_plan), or NULL: arch alone */
+	const kp_targets *targets;
 } kp_trial_env;
 
 typedef struct {
@@ -54,6 +58,11 @@ typedef struct {
 
 extern const kp_trial_kind kp_trial_canon;  /* pass_canon.c */
 extern const kp_trial_kind kp_trial_inline; /* pass_inline.c */
+
+/* The plan of loop l2 of the trial parse g as the pipeline pass makes it:
+ * for arch, or for the environment's targets (the newer targets' plan
+ * where the targets split, pass_targets.c). */
+void kp_trial_plan(const kp_trial_env *e, kp_file *g, const kp_loop *l2, kp_plan *p);
 
 /* Decides about loop l2 of the trial parse g (unit tu): NULL when it is
  * pipelined (the plan into *out), else why not (text that may be in g's

@@ -9,7 +9,9 @@
 # (cpudiff: the emulator compiles the #if branch; the #else is checked with
 # the guard turned into `#if 0`).  Near misses: a single target, targets all
 # at or above sm_80, all below, a CMake-style --cuda-gpu-arch list, and
-# --arch A,B.  Last, nvcc -c of the rewrite for every listed target this
+# --arch A,B.  A loop no form pipelines below sm_80 keeps its text there
+# (tests/cpudiff/kernels/older_as_written.cu: the #else branches are the
+# source).  Last, nvcc -c of the rewrite for every listed target this
 # nvcc builds; the others (CUDA 13 dropped sm_52 to sm_70) print "SKIP: ...",
 # and without nvcc those checks are skipped the same way.
 set -uo pipefail
@@ -138,6 +140,32 @@ check "--arch sm_61,sm_90: split" grep -qx "#if !defined(__CUDA_ARCH__) || __CUD
 check "--arch with an unknown target: usage error" test $? -eq 2
 check "--arch with an unknown target: named" grep -q "unknown target 'sm_30'" "$tmp/err"
 
+# the older targets as written: no form applies below sm_80 (copy loops
+# strided by the block), cp.async above; each branch declares its tiles
+k="$root/tests/cpudiff/kernels/older_as_written.cu"
+"$kpipe" rewrite --no-ptxas --arch sm_75,sm_80 "$k" -o "$tmp/asis.cu" 2>"$tmp/asis.err"
+check "as written below: exit 0" test $? -eq 0
+check "as written below: verified, no warning" test ! -s "$tmp/asis.err"
+check "as written below: three guards (two declarations, the loop)" \
+	test "$(grep -c '^#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800$' "$tmp/asis.cu")" = 3
+check "as written below: the doubled tile above" grep -q '^    __shared__ float As\[2\]\[T\]\[T\];$' "$tmp/asis.cu"
+check "as written below: the tile as written below" grep -q '^    __shared__ float As\[T\]\[T\];$' "$tmp/asis.cu"
+sed -e '/^#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800$/,/^#else$/d' -e '/^#endif$/d' \
+	"$tmp/asis.cu" | grep -v '^#include <cuda_pipeline.h>$' >"$tmp/asis_else.cu"
+check "as written below: the #else branches are the source" cmp -s "$k" "$tmp/asis_else.cu"
+"$kpipe" analyze --no-ptxas --arch sm_75,sm_80 "$k" >"$tmp/asis.an" 2>&1
+check "as written below: analyze says so" grep -q "#else: the loop as written: no variant applies" "$tmp/asis.an"
+check "as written below: sm_75's row" grep -Eq "^      sm_75 +as written +2112 B" "$tmp/asis.an"
+"$kpipe" analyze --no-ptxas --arch sm_75,sm_80 --format json "$k" >"$tmp/asis.json" 2>/dev/null
+check "as written below: JSON" python3 - "$tmp/asis.json" <<'PY'
+import json, sys
+l = json.load(open(sys.argv[1]))["files"][0]["kernels"][0]["loops"][0]
+assert l["plan"]["variant"] == "cp-async" and l["plan"]["as_written_below"] == 80, l["plan"]
+t = {x["name"]: x for x in l["targets"]}
+assert t["sm_75"]["variant"] is None and t["sm_75"]["as_written"] is True, t
+assert t["sm_80"]["variant"] == "cp-async", t
+PY
+
 # nvcc -c of the rewrite for each listed target this nvcc builds
 nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
 if [ ! -x "$nvcc" ]; then
@@ -153,6 +181,10 @@ else
 		# through the tests' nvcc cache: the sanitizer build's run
 		# compiles the plain build's rewrite, the same bytes (CI time)
 		check "nvcc -c for sm_$cc" kp_nvcc_cached -c -arch=sm_$cc -o "$tmp/sm_$cc.o" "$tmp/rw.cu"
+	done
+	for cc in 75 80; do
+		check "nvcc -c for sm_$cc, the older targets as written" \
+			kp_nvcc_cached -c -arch=sm_$cc -o "$tmp/asis_$cc.o" "$tmp/asis.cu"
 	done
 fi
 kp_summary multiarch

@@ -16,7 +16,10 @@
 # complex scalar (zgemm_like), and __device__ helpers of the file in the
 # loop condition (eff_helper_bound), tile values the load phase sets and the compute
 # phase reads (symv_upper_partial, tile_origin, tile_value_rot, whose store after the math reads one, and guard_tile_value, copies guarded by one without an else), and an if/else copy that
-# loads in its else branch with cuComplex.h's zero (zgemv_offset).  Every variant of every
+# loads in its else branch with cuComplex.h's zero (zgemv_offset), copy loops counted by the
+# parameters of a template nothing in its file instantiates (tparam_copy_loops, three
+# instantiations), and copy loops strided by the block (older_as_written, whose sm_75
+# build keeps the loop: tests/cli/multiarch.sh).  Every variant of every
 # kernel must match its original on the CPU emulator; the output and the
 # environment variables are those of samples.sh.
 set -euo pipefail

@@ -3480,3 +3480,59 @@ Test(analyze, dependent_calls_are_named_and_known)
 		release();
 	}
 }
+
+/* Copy loops of a template nothing instantiates, counted by its
+ * parameters (cuda-convnet2's conv_img_acts_manycolor): register staging
+ * sizes its registers by the same expressions (kp_load.trips_symbolic);
+ * a step the block gives, or a first value that depends on the thread,
+ * has no such count. */
+#define SYM_SRC(step, first)                                                                       \
+	"template <int BY, int BX, int ROWS, int T>\n"                                             \
+	"__global__ void k(const float *A, float *C, int K)\n"                                     \
+	"{\n"                                                                                      \
+	"    __shared__ float As[ROWS][T];\n"                                                      \
+	"    const int tidx = threadIdx.y * BX + threadIdx.x;\n"                                   \
+	"    const int ly = tidx / T, lx = tidx % T;\n"                                            \
+	"    float acc = 0.0f;\n"                                                                  \
+	"    for (int k0 = 0; k0 < K; k0 += T) {\n"                                                \
+	"        for (int y = " first "; y < ROWS; y += " step ") {\n"                             \
+	"            if (ROWS % ((BX * BY) / T) == 0 || y + ly < ROWS)\n"                          \
+	"                As[y + ly][lx] = A[(y + ly) * K + k0 + lx];\n"                            \
+	"        }\n"                                                                              \
+	"        __syncthreads();\n"                                                               \
+	"        for (int kk = 0; kk < T; kk++)\n"                                                 \
+	"            acc += As[threadIdx.y % ROWS][kk];\n"                                         \
+	"        __syncthreads();\n"                                                               \
+	"    }\n"                                                                                  \
+	"    C[tidx] = acc;\n"                                                                     \
+	"}\n"
+
+Test(analyze, copy_loop_counted_by_template_parameters)
+{
+	analyze_src(SYM_SRC("(BX * BY) / T", "0"));
+	kp_loop *l = only_loop();
+	log_reasons(l);
+	cr_expect(l->eligible);
+	cr_expect(l->params_symbolic);
+	cr_assert_eq(l->nloads, 1);
+	cr_expect(l->loads[0].trips[0] < 0, "no count of the file");
+	cr_expect(l->loads[0].trips_symbolic[0], "a count of every instantiation");
+	cr_expect(RG(l).ok, "register: %s", RG(l).why_not ? RG(l).why_not : "");
+	cr_expect_eq(RG(l).regs, -1, "registers unknown until instantiated");
+}
+
+Test(analyze, copy_loop_counted_by_the_block_is_not_symbolic)
+{
+	analyze_src(SYM_SRC("blockDim.y", "0"));
+	kp_loop *l = only_loop();
+	cr_assert_eq(l->nloads, 1);
+	cr_expect_not(l->loads[0].trips_symbolic[0]);
+	cr_expect_not(RG(l).ok);
+	cr_expect(RG(l).why_not && strstr(RG(l).why_not, "no compile-time trip count"), "%s",
+		  RG(l).why_not ? RG(l).why_not : "");
+	analyze_src(SYM_SRC("(BX * BY) / T", "threadIdx.z"));
+	l = only_loop();
+	cr_assert_eq(l->nloads, 1);
+	cr_expect_not(l->loads[0].trips_symbolic[0], "a first value of the thread");
+	cr_expect_not(RG(l).ok);
+}
