@@ -291,6 +291,8 @@ int kp_canon_carve_edits(kp_file *f, const kp_loop *l, kp_edits *ed, const char 
 			       "%sfused the if/else of copy loops (%s) into one copy loop of "
 			       "guarded copies",
 			       wb.len ? "; " : "", lines);
+	else if (left) /* why the if/else of copy loops stays */
+		kp_strbuf_addf(&wb, " (%s)", left);
 	*what = kp_arena_strdup(&f->arena, kp_strbuf_str(&wb));
 	kp_strbuf_release(&wb);
 	kp_strbuf_release(&names);

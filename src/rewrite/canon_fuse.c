@@ -57,6 +57,15 @@ static const char *text_of(kp_file *f, const kp_node *n)
 	return n->in_main && !n->from_macro ? kp_range_text(f, n->begin, n->end) : NULL;
 }
 
+/* n's text as the file spells it, macro names included (`ROWS % STEP
+ * == 0`), or NULL when it is not in the main file. */
+static const char *spelling(kp_file *f, const kp_node *n)
+{
+	return n && n->in_main && n->begin < n->end && n->end <= f->len
+		       ? kp_range_text(f, n->begin, n->end)
+		       : NULL;
+}
+
 /* Whether two texts are the same once white space is dropped. */
 static int same_text(const char *a, const char *b)
 {
@@ -205,7 +214,22 @@ static const char *same_chains(fuse *c, kp_node **tp, kp_node **ep, name_walk *v
 	kp_file *f = c->f;
 	kp_node *t = *tp, *e = *ep;
 	const char *why = NULL;
-	while (t && e && t->kind == KP_N_FOR && e->kind == KP_N_FOR && !why) {
+	for (;;) {
+		/* an if without else, the same condition in both (fuse_multi's
+		 * `if (ROWS % STEP == 0 || y + ly < ROWS)`), inside a loop */
+		while (t && e && t != *tp && t->kind == KP_N_IF && e->kind == KP_N_IF &&
+		       t->nkids == 2 && e->nkids == 2 && !why) {
+			if (!same_text(spelling(f, t->kids[0]), spelling(f, e->kids[0])))
+				why = "the copy loops of the two branches are under different "
+				      "conditions";
+			else if (kp_canon_impure(f, t->kids[0], 0))
+				why = "a condition in the copy loops reads memory or has a side "
+				      "effect";
+			t = single(f, t->kids[1]);
+			e = single(f, e->kids[1]);
+		}
+		if (!t || !e || t->kind != KP_N_FOR || e->kind != KP_N_FOR || why)
+			break;
 		if (!same_text(text_of(f, t->for_init), text_of(f, e->for_init)) ||
 		    !same_text(text_of(f, t->for_cond), text_of(f, e->for_cond)) ||
 		    !same_text(text_of(f, t->for_inc), text_of(f, e->for_inc)))
@@ -482,11 +506,238 @@ static int fuse_nested(fuse *c, kp_node *iff)
 	return fused(c, iff, open, close, end, sb, se, txt);
 }
 
+/* a's and b's texts the same product once the factors are sorted
+ * (`colorsPerThread * B_Y` and `B_Y * colorsPerThread`): a product of
+ * names and literals, white space and outer parentheses aside. */
+static int same_product(const char *a, const char *b)
+{
+	char fa[8][64], fb[8][64];
+	int na = 0, nb = 0;
+	const char *src[2] = {a, b};
+	for (int w = 0; w < 2; w++) {
+		char(*fs)[64] = w ? fb : fa;
+		int *nf = w ? &nb : &na;
+		char cur[64];
+		int len = 0;
+		for (const char *p = src[w];; p++) {
+			if (*p == ' ' || *p == '\t' || *p == '(' || *p == ')')
+				continue;
+			if (*p == '*' || !*p) {
+				if (!len || *nf >= 8)
+					return 0;
+				cur[len] = '\0';
+				memcpy(fs[(*nf)++], cur, (size_t)len + 1);
+				len = 0;
+				if (!*p)
+					break;
+				continue;
+			}
+			if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			      (*p >= '0' && *p <= '9')) ||
+			    len >= 63)
+				return 0;
+			cur[len++] = *p;
+		}
+	}
+	if (na != nb)
+		return 0;
+	int used[8] = {0};
+	for (int i = 0; i < na; i++) {
+		int hit = 0;
+		for (int j = 0; j < nb && !hit; j++)
+			if (!used[j] && !strcmp(fa[i], fb[j]))
+				used[j] = hit = 1;
+		if (!hit)
+			return 0;
+	}
+	return 1;
+}
+
+/* Whether the condition b, `X < E` (or `E > X`), holds wherever the loop
+ * runs: a tile pointer the load phase stores through (one of s, shape 6)
+ * is declared at the top level of the kernel's body before the loop as
+ * `&T[X]...`, with E T's first extent.  Forming it evaluates T[X], which
+ * C++ leaves undefined unless 0 <= X < E, so every execution the rewrite
+ * must keep has X < E; X names only what the kernel never changes
+ * (carve_problem checked the initialiser). */
+static int bound_holds(fuse *c, const kp_node *cond)
+{
+	kp_file *f = c->f;
+	const kp_kernel *k = c->l->kernel;
+	const kp_node *b = kp_node_strip(cond);
+	if (!k || !k->body || !b || b->kind != KP_N_BINOP || b->nkids != 2 ||
+	    (b->opk != KP_OP_LT && b->opk != KP_OP_GT) || b->from_macro || !b->in_main)
+		return 0;
+	const kp_node *x = b->kids[b->opk == KP_OP_LT ? 0 : 1],
+		      *e = b->kids[b->opk == KP_OP_LT ? 1 : 0];
+	for (int i = 0; i < c->s->n; i++) {
+		const kp_decl *p = c->s->p[i];
+		int top = 0;
+		for (int j = 0; j < k->body->nkids; j++) {
+			const kp_node *ds = k->body->kids[j];
+			top |= ds->kind == KP_N_DECLSTMT && ds->begin <= p->begin &&
+			       p->end <= ds->end;
+		}
+		if (!top || !p->init || p->end > c->l->node->begin)
+			continue;
+		const kp_node *n = kp_node_strip(p->init);
+		if (!n || n->kind != KP_N_UNOP || n->opk != KP_OP_ADDR || n->nkids != 1)
+			continue;
+		n = kp_node_strip(n->kids[0]);
+		while (n && n->kind == KP_N_SUBSCRIPT && n->nkids == 2 &&
+		       kp_node_strip(n->kids[0])->kind == KP_N_SUBSCRIPT)
+			n = kp_node_strip(n->kids[0]);
+		if (!n || n->kind != KP_N_SUBSCRIPT || n->nkids != 2)
+			continue;
+		const kp_node *t = kp_node_strip(n->kids[0]);
+		const kp_decl *td = t && t->kind == KP_N_DECLREF ? t->decl : NULL;
+		if (!td || !td->is_shared || !td->is_array || td->ndims < 1 || !td->dim_text[0])
+			continue;
+		if (!same_text(text_of(f, n->kids[1]), text_of(f, x)))
+			continue;
+		long long v;
+		const char *et = spelling(f, e);
+		if ((td->dims[0] > 0 && !kp_eval(e, k, NULL, &v) && v == td->dims[0]) ||
+		    same_text(td->dim_text[0], et) || (et && same_product(td->dim_text[0], et)))
+			return 1;
+	}
+	return 0;
+}
+
+/* Shape 7 with several copy loops per branch (cuda-convnet2's
+ * conv_weight_acts_mc_mf_kepler),
+ *
+ *     if (g) { [if (b1)] C1; ... [if (bn)] Cn; } else { D1; ... Dn; }
+ *
+ * Ci and Di of the same headers (loops, and ifs without else) down to a
+ * store S into a tile and a store Z of 0 into the same element, each bi
+ * a bound that holds wherever the loop runs (bound_holds), becomes
+ * `C1'; ... Cn';`, Ci' Ci with S written `if (g) S; else Z;`.  The same
+ * program: bi is true, so the then branch runs C1 ... Cn; g is pure and
+ * names nothing the headers declare, and the stores write tiles only, so
+ * g has one value throughout; the pairs run in the branches' order.
+ * Returns 1 when fused, 0 when iff is not this shape or c->why says why
+ * it is left. */
+static int fuse_multi(fuse *c, kp_node *iff)
+{
+	kp_file *f = c->f;
+	kp_node *tv[8], *ev[8];
+	if (iff->nkids != 3 || iff->from_macro || !iff->in_main ||
+	    iff->kids[1]->kind != KP_N_COMPOUND || iff->kids[2]->kind != KP_N_COMPOUND)
+		return 0;
+	int n = branch_stmts(iff->kids[1], tv, 8);
+	if (!n || branch_stmts(iff->kids[2], ev, 8) != n)
+		return 0;
+	kp_node *ct[8], *wrap[8];
+	int wrapped = 0;
+	for (int i = 0; i < n; i++) {
+		kp_node *p = tv[i];
+		wrap[i] = NULL;
+		if (p->kind == KP_N_IF && p->nkids == 2 && p->kids[1]->kind == KP_N_COMPOUND) {
+			wrap[i] = p;
+			wrapped++;
+			p = p->kids[1];
+		}
+		ct[i] = single(f, p);
+		kp_node *e = single(f, ev[i]);
+		if (!ct[i] || !e || ct[i]->kind != KP_N_FOR || e->kind != KP_N_FOR)
+			return 0;
+	}
+	if (n < 2 && !wrapped)
+		return 0; /* shape 7's */
+	kp_node *g = iff->kids[0];
+	const char *why = NULL;
+	kp_node *st[8], *sz[8];
+	name_walk all = {{0}, 0, NULL};
+	for (int i = 0; i < n && !why; i++) {
+		name_walk vars = {{0}, 0, NULL};
+		kp_node *t = ct[i], *e = single(f, ev[i]);
+		why = same_chains(c, &t, &e, &vars);
+		if (!why)
+			why = store_problem(c, t, e);
+		st[i] = t, sz[i] = e;
+		for (int j = 0; j < vars.n && all.n < 8; j++)
+			all.names[all.n++] = vars.names[j];
+		if (!why && wrap[i] && !bound_holds(c, wrap[i]->kids[0]))
+			why = kp_arena_printf(
+				&f->arena,
+				"the copy loop on line %d is under 'if (%s)', which the "
+				"else branch's loop is not, and kpipe does not prove it "
+				"always holds",
+				ct[i]->line, kp_node_text(f, wrap[i]->kids[0]));
+	}
+	if (!why && (!g->in_main || g->from_macro || g->kind == KP_N_DECLSTMT ||
+		     g->begin <= iff->begin || strchr(kp_range_text(f, iff->begin, g->begin), ';')))
+		why = "the if is not a plain 'if (condition)'";
+	if (!why && kp_canon_impure(f, g, 0))
+		why = "its condition reads memory or has a side effect";
+	if (!why) {
+		name_walk gw = all;
+		gw.hit = NULL;
+		kp_node_walk(g, NULL, find_name, &gw);
+		if (gw.hit)
+			why = kp_arena_printf(
+				&f->arena, "its condition names '%s', which a copy loop declares",
+				gw.hit->name);
+	}
+	if (!why && !pragmas_only(f, iff->begin, kp_canon_stmt_end(f, iff)))
+		why = "a preprocessor line other than #pragma stands in it";
+	if (why) {
+		if (!c->why)
+			c->why = kp_arena_printf(
+				&f->arena,
+				"the if/else on line %d is not fused into copy loops "
+				"of guarded copies: %s",
+				iff->line, why);
+		return 0;
+	}
+	if (c->r->n + 3 + 3 * n > KP_CANON_MAX_RANGES)
+		return 0;
+	const char *gt = kp_range_text(f, g->begin, g->end);
+	for (int i = 0; i < n; i++) {
+		if (wrap[i]) { /* the bound's if goes, its block's statements stay */
+			kp_node *wb = wrap[i]->kids[1];
+			unsigned ends[2][2] = {{wrap[i]->begin, wb->begin + 1},
+					       {wb->end - 1, kp_canon_stmt_end(f, wrap[i])}};
+			for (int k = 0; k < 2; k++) {
+				kp_edits_add(c->ed, ends[k][0], ends[k][1] - ends[k][0], "");
+				c->r->b[c->r->n] = ends[k][0];
+				c->r->e[c->r->n++] = ends[k][1];
+			}
+		}
+		unsigned sb = st[i]->begin, se = kp_canon_stmt_end(f, st[i]);
+		kp_edits_add(c->ed, sb, se - sb,
+			     kp_arena_printf(&f->arena, "if (%s) %s; else %s;", gt,
+					     rendered(f, st[i], c->s), rendered(f, sz[i], c->s)));
+		c->r->b[c->r->n] = sb;
+		c->r->e[c->r->n++] = se;
+	}
+	kp_node *tb = iff->kids[1];
+	unsigned end = kp_canon_stmt_end(f, iff);
+	unsigned ob[2] = {iff->begin, tb->end - 1}, oe[2] = {tb->begin + 1, end};
+	for (int k = 0; k < 2; k++) {
+		kp_edits_add(c->ed, ob[k], oe[k] - ob[k], "");
+		c->r->b[c->r->n] = ob[k];
+		c->r->e[c->r->n++] = oe[k];
+	}
+	kp_strbuf_addf(&c->lines, "%sline %d", c->n ? ", " : "", iff->line);
+	for (int i = 0, first = 1; i < n; i++)
+		if (wrap[i]) {
+			kp_strbuf_addf(&c->lines, "%s'if (%s)'", first ? ", without " : " and ",
+				       kp_node_text(f, wrap[i]->kids[0]));
+			first = 0;
+		}
+	if (wrapped)
+		kp_strbuf_adds(&c->lines, ", which the tile pointers' initialisers make hold");
+	c->n++;
+	return 1;
+}
+
 static void scan(fuse *c, kp_node *n)
 {
 	if (!n)
 		return;
-	if (n->kind == KP_N_IF && (fuse_nested(c, n) || fuse_if(c, n)))
+	if (n->kind == KP_N_IF && (fuse_nested(c, n) || fuse_if(c, n) || fuse_multi(c, n)))
 		return;
 	for (int i = 0; i < n->nkids; i++)
 		scan(c, n->kids[i]);

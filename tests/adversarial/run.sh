@@ -800,6 +800,16 @@ done
 check "canon_nested_unsafe: only float_table_ok pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/canon_nested_unsafe.r.err")" = 1
 check "canon_nested_unsafe: float_table_ok fused" has canon_nested_unsafe.r "canon_nested_unsafe\.cu:163:5: note: kpipe fused the if/else of copy loops \(line 164\)"
 
+# --- issue 34: an if/else of several copy loops whose then branch has a
+# bound the else branch lacks (rewrite/canon_fuse.c, fuse_multi): dropped
+# only where a tile pointer formed before the loop makes it hold ---
+rewritten canon_bound_unsafe "$in/canon_bound_unsafe.cu"
+for want in "28:.*'if \\(ly < ROWS / 2\\)'" "57:.*'if \\(lx < ROWS\\)'" "85:.*'if \\(ly < ROWS\\)'"; do
+	check "canon_bound_unsafe: line ${want%%:*} refused" has canon_bound_unsafe.r "canon_bound_unsafe\.cu:$want, which the else branch's loop is not, and kpipe does not prove it always holds"
+done
+check "canon_bound_unsafe: only ok_bound pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/canon_bound_unsafe.r.err")" = 1
+check "canon_bound_unsafe: ok_bound fused" has canon_bound_unsafe.r "canon_bound_unsafe\.cu:114:5: note: .*fused the if/else of copy loops \(line 115, without 'if \(ly < ROWS\)'"
+
 # --- issue 34: a tile refilled after the loop (analysis/refill.c) or read as
 # the loop left it (analysis/last_tile.c) ---
 rewritten refill_after "$in/refill_after.cu"

@@ -19,7 +19,9 @@
 # loads in its else branch with cuComplex.h's zero (zgemv_offset), copy loops counted by the
 # parameters of a template nothing in its file instantiates (tparam_copy_loops, three
 # instantiations), and copy loops strided by the block (older_as_written, whose sm_75
-# build keeps the loop: tests/cli/multiarch.sh).  Every variant of every
+# build keeps the loop: tests/cli/multiarch.sh), and an if/else of two copy loops
+# each whose then branch has bounds that tile pointers make hold (bound_by_pointer).
+# Every variant of every
 # kernel must match its original on the CPU emulator; the output and the
 # environment variables are those of samples.sh.
 set -euo pipefail
