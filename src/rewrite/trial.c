@@ -83,7 +83,9 @@ void kp_trial_plan(const kp_trial_env *e, kp_file *g, const kp_loop *l2, kp_plan
 	}
 	kp_tplan tp;
 	kp_plan_targets(&tp, g, l2, e->targets, e->variant, e->stages);
-	*p = tp.split ? tp.hi : tp.one;
+	/* the oldest target's, as analyze's JSON plan; the newer targets'
+	 * where the older keep the loop as written */
+	*p = !tp.split ? tp.one : tp.lo_asis ? tp.hi : tp.lo;
 }
 
 void kp_trial_pass_run(const kp_trial_kind *k, kp_pass_ctx *c)

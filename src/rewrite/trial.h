@@ -60,8 +60,9 @@ extern const kp_trial_kind kp_trial_canon;  /* pass_canon.c */
 extern const kp_trial_kind kp_trial_inline; /* pass_inline.c */
 
 /* The plan of loop l2 of the trial parse g as the pipeline pass makes it:
- * for arch, or for the environment's targets (the newer targets' plan
- * where the targets split, pass_targets.c). */
+ * for arch, or for the environment's targets (pass_targets.c): the
+ * oldest target's plan, or the newer targets' where the older keep the
+ * loop as written. */
 void kp_trial_plan(const kp_trial_env *e, kp_file *g, const kp_loop *l2, kp_plan *p);
 
 /* Decides about loop l2 of the trial parse g (unit tu): NULL when it is
