@@ -3530,6 +3530,7 @@ Test(analyze, copy_loop_counted_by_the_block_is_not_symbolic)
 	cr_expect_not(RG(l).ok);
 	cr_expect(RG(l).why_not && strstr(RG(l).why_not, "no compile-time trip count"), "%s",
 		  RG(l).why_not ? RG(l).why_not : "");
+	release();
 	analyze_src(SYM_SRC("(BX * BY) / T", "threadIdx.z"));
 	l = only_loop();
 	cr_assert_eq(l->nloads, 1);
