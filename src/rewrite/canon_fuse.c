@@ -253,6 +253,33 @@ static const char *same_chains(fuse *c, kp_node **tp, kp_node **ep, name_walk *v
 	return why;
 }
 
+/* Why the condition g of the if/else iff cannot be evaluated once per
+ * copy, or NULL: iff is a plain `if (g)`, g is pure and names none of
+ * the variables the copy loops' headers declare (vars), and no
+ * preprocessor line but #pragma stands in iff. */
+static const char *cond_problem(fuse *c, const kp_node *iff, const name_walk *vars)
+{
+	kp_file *f = c->f;
+	kp_node *g = iff->kids[0];
+	if (!g->in_main || g->from_macro || g->kind == KP_N_DECLSTMT || g->begin <= iff->begin ||
+	    strstr(kp_range_text(f, iff->begin, g->begin), "constexpr") ||
+	    strchr(kp_range_text(f, iff->begin, g->begin), ';'))
+		return "the if is not a plain 'if (condition)'";
+	if (kp_canon_impure(f, g, 0))
+		return "its condition reads memory or has a side effect: fused, it is "
+		       "evaluated once per copy";
+	name_walk gw = *vars;
+	gw.hit = NULL;
+	kp_node_walk(g, NULL, find_name, &gw);
+	if (gw.hit)
+		return kp_arena_printf(&f->arena,
+				       "its condition names '%s', which the copy loop declares",
+				       gw.hit->name);
+	if (!pragmas_only(f, iff->begin, kp_canon_stmt_end(f, iff)))
+		return "a preprocessor line other than #pragma stands in it";
+	return NULL;
+}
+
 /* Shape 7 at the if statement iff: 1 when fused, 0 when not the shape;
  * c->why when it is but cannot be fused. */
 /* The edits of one fusion: the if's head [iff, open) and its tail
@@ -287,24 +314,8 @@ static int fuse_if(fuse *c, kp_node *iff)
 	if (!why)
 		why = store_problem(c, t, e);
 	kp_node *g = iff->kids[0];
-	if (!why &&
-	    (!g->in_main || g->from_macro || g->kind == KP_N_DECLSTMT || g->begin <= iff->begin ||
-	     strstr(kp_range_text(f, iff->begin, g->begin), "constexpr") ||
-	     strchr(kp_range_text(f, iff->begin, g->begin), ';')))
-		why = "the if is not a plain 'if (condition)'";
-	if (!why && kp_canon_impure(f, g, 0))
-		why = "its condition reads memory or has a side effect: fused, it is "
-		      "evaluated once per copy";
-	name_walk gw = vars;
-	gw.hit = NULL;
 	if (!why)
-		kp_node_walk(g, NULL, find_name, &gw);
-	if (!why && gw.hit)
-		why = kp_arena_printf(&f->arena,
-				      "its condition names '%s', which the copy loop declares",
-				      gw.hit->name);
-	if (!why && !pragmas_only(f, iff->begin, kp_canon_stmt_end(f, iff)))
-		why = "a preprocessor line other than #pragma stands in it";
+		why = cond_problem(c, iff, &vars);
 	if (why) {
 		if (!c->why)
 			c->why = kp_arena_printf(
@@ -666,22 +677,8 @@ static int fuse_multi(fuse *c, kp_node *iff)
 				"always holds",
 				ct[i]->line, kp_node_text(f, wrap[i]->kids[0]));
 	}
-	if (!why && (!g->in_main || g->from_macro || g->kind == KP_N_DECLSTMT ||
-		     g->begin <= iff->begin || strchr(kp_range_text(f, iff->begin, g->begin), ';')))
-		why = "the if is not a plain 'if (condition)'";
-	if (!why && kp_canon_impure(f, g, 0))
-		why = "its condition reads memory or has a side effect";
-	if (!why) {
-		name_walk gw = all;
-		gw.hit = NULL;
-		kp_node_walk(g, NULL, find_name, &gw);
-		if (gw.hit)
-			why = kp_arena_printf(
-				&f->arena, "its condition names '%s', which a copy loop declares",
-				gw.hit->name);
-	}
-	if (!why && !pragmas_only(f, iff->begin, kp_canon_stmt_end(f, iff)))
-		why = "a preprocessor line other than #pragma stands in it";
+	if (!why)
+		why = cond_problem(c, iff, &all);
 	if (why) {
 		if (!c->why)
 			c->why = kp_arena_printf(
