@@ -45,7 +45,7 @@ PRELUDE = ("// cut out of cuda-convnet2 by bench/convnet_gpu.py (not kept in kpi
 WA_INTS = ["numImages", "numFilters", "numModulesY", "numModulesX", "imgSizeY", "imgSizeX",
            "filterSize", "paddingStart", "moduleStride", "imgStride"]
 VALUES = {"numImages": "I", "numFilters": "NF", "numModulesY": "M", "numModulesX": "M",
-          "imgSizeY": "S", "imgSizeX": "S", "filterSize": "FS", "paddingStart": "PAD",
+          "imgSizeY": "S", "imgSizeX": "S", "filterSize": "FS", "paddingStart": "0 - PAD",
           "moduleStride": "1", "imgStride": "I", "numImgColors": "NC", "numGroups": "1",
           "partialSum": "P", "sumWidth": "W"}
 
@@ -54,8 +54,8 @@ def sizes(nf, nc, last):
     """tiny and small ragged in the image count (the copies' else branch),
     target big enough to time"""
     return {"tiny": {"I": 37, "NF": nf, "NC": nc, "M": 3, "S": 5, "FS": 3, "PAD": 0, last: 3 if last == "P" else 2},
-            "small": {"I": 70, "NF": nf, "NC": nc, "M": 4, "S": 6, "FS": 3, "PAD": -1, last: 2 if last == "P" else 3},
-            "target": {"I": 256, "NF": nf * 2, "NC": nc, "M": 8, "S": 10, "FS": 3, "PAD": -1, last: 4}}
+            "small": {"I": 70, "NF": nf, "NC": nc, "M": 4, "S": 6, "FS": 3, "PAD": 1, last: 2 if last == "P" else 3},
+            "target": {"I": 256, "NF": nf * 2, "NC": nc, "M": 8, "S": 10, "FS": 3, "PAD": 1, last: 4}}
 
 
 def wa_spec(kernel, targs, bx, by, fpt, cpt, ints, last, nf, nc, chunked):
