@@ -17,7 +17,6 @@
  */
 #include "transform.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +66,15 @@ static int add_rest(kp_edits *out, const kp_edits *a, int ia, const kp_edits *b,
 	return 0;
 }
 
+/* Appends `rest` to out, each edit's `once` name with it. */
+static void append_edits(kp_edits *out, const kp_edits *rest)
+{
+	for (int i = 0; i < rest->n; i++) {
+		kp_edits_add(out, rest->v[i].off, rest->v[i].len, rest->v[i].text);
+		out->v[out->n - 1].once = rest->v[i].once; /* one #include per file */
+	}
+}
+
 /* The start of the line holding offset o, and the end of the line
  * holding offset e (its newline, or the end of the file). */
 static unsigned line_start(const kp_file *f, unsigned o)
@@ -106,18 +114,17 @@ static int other_shared_decl(const kp_file *f, const kp_loop *l, unsigned b, uns
  * and the lines as written in the #else; what the file needs once (an
  * #include, helpers) as it is.  0, or -1 with *err. */
 static int add_asis_rest(const kp_file *f, const kp_loop *l, const kp_edits *hi, int ih,
-			 const char *guard, kp_edits *out, const char **err)
+			 int guard_cc, kp_edits *out, const char **err)
 {
 	int n = hi->n;
-	char *taken = kp_xmalloc((size_t)n + 1);
-	memset(taken, 0, (size_t)n + 1);
+	char *taken = kp_xcalloc((size_t)n + 1, 1);
 	int rc = 0;
 	for (int i = 0; i < n && !rc; i++) {
 		if (i == ih || taken[i])
 			continue;
 		if (hi->v[i].once) {
-			kp_edits_add(out, hi->v[i].off, hi->v[i].len, hi->v[i].text);
-			out->v[out->n - 1].once = hi->v[i].once;
+			kp_edits one = {&hi->v[i], 1, 1};
+			append_edits(out, &one);
 			continue;
 		}
 		/* the lines of edit i, grown by every edit that falls on them */
@@ -172,8 +179,8 @@ static int add_asis_rest(const kp_file *f, const kp_loop *l, const kp_edits *hi,
 		}
 		kp_edits_release(&part);
 		kp_strbuf sb = KP_STRBUF_INIT;
-		kp_strbuf_addf(&sb, "%s\n%.*s\n#else\n%.*s\n#endif", guard, (int)nl, lines,
-			       (int)(e - b), f->src + b);
+		kp_strbuf_addf(&sb, "%s%d0\n%.*s\n#else\n%.*s\n#endif", KP_SPLIT_GUARD, guard_cc,
+			       (int)nl, lines, (int)(e - b), f->src + b);
 		free(lines);
 		kp_edits_add(out, b, e - b, kp_strbuf_str(&sb));
 		kp_strbuf_release(&sb);
@@ -233,18 +240,13 @@ int kp_split_compose(const kp_file *f, const kp_loop *l, const kp_edits *hi, con
 	if (loop_lines(f, h, &b, &e, err))
 		return -1;
 	if (!lo) { /* the older targets keep the loop as written */
-		char guard[64];
-		snprintf(guard, sizeof(guard), "%s%d0", KP_SPLIT_GUARD, guard_cc);
 		kp_edits rest = {0};
-		if (add_asis_rest(f, l, hi, ih, guard, &rest, err)) {
+		if (add_asis_rest(f, l, hi, ih, guard_cc, &rest, err)) {
 			kp_edits_release(&rest);
 			return -1;
 		}
 		add_loop(f, h, b, e, guard_cc, f->src + h->off, (int)h->len, out);
-		for (int i = 0; i < rest.n; i++) {
-			kp_edits_add(out, rest.v[i].off, rest.v[i].len, rest.v[i].text);
-			out->v[out->n - 1].once = rest.v[i].once;
-		}
+		append_edits(out, &rest);
 		kp_edits_release(&rest);
 		return 0;
 	}
@@ -262,10 +264,7 @@ int kp_split_compose(const kp_file *f, const kp_loop *l, const kp_edits *hi, con
 			return -1;
 		}
 	add_loop(f, h, b, e, guard_cc, w->text, (int)strlen(w->text), out);
-	for (int i = 0; i < rest.n; i++) {
-		kp_edits_add(out, rest.v[i].off, rest.v[i].len, rest.v[i].text);
-		out->v[out->n - 1].once = rest.v[i].once; /* one #include per file */
-	}
+	append_edits(out, &rest);
 	kp_edits_release(&rest);
 	return 0;
 }

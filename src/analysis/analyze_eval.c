@@ -35,6 +35,21 @@ static int sizeof_inst(const kp_node *n, const kp_kernel *k, const long long *iv
 	return -1;
 }
 
+/* The initialiser whose value a variable has wherever it is read: a
+ * constant's, or a local of kernel k never changed after it (`int stride
+ * = BM / n;`); NULL for any other declaration. */
+static const kp_node *constant_init(const kp_decl *d, const kp_kernel *k)
+{
+	if (d->kind != KP_D_VAR || !d->init || d->is_array)
+		return NULL;
+	if (d->is_const)
+		return d->init;
+	if (!d->is_pointer && !d->is_shared && k && k->body && d->in_main && d->begin >= k->begin &&
+	    d->end <= k->end && !kp_assigned_in(k, d))
+		return d->init;
+	return NULL;
+}
+
 static int eval_depth(const kp_node *n, const kp_kernel *k, const long long *iv, long long *out,
 		      int depth)
 {
@@ -75,15 +90,8 @@ static int eval_depth(const kp_node *n, const kp_kernel *k, const long long *iv,
 			*out = d->value;
 			return 0;
 		}
-		if (d->kind == KP_D_VAR && d->is_const && d->init && !d->is_array)
-			return eval_depth(d->init, k, iv, out, depth + 1);
-		/* a local of the kernel that is never changed after its
-		 * initialiser (`int stride = BM / n;`) has that value */
-		if (d->kind == KP_D_VAR && d->init && !d->is_array && !d->is_pointer &&
-		    !d->is_shared && k && k->body && d->in_main && d->begin >= k->begin &&
-		    d->end <= k->end && !kp_assigned_in(k, d))
-			return eval_depth(d->init, k, iv, out, depth + 1);
-		return -1;
+		const kp_node *init = constant_init(d, k);
+		return init ? eval_depth(init, k, iv, out, depth + 1) : -1;
 	}
 	case KP_N_UNOP:
 		if (n->nkids < 1 || eval_depth(n->kids[0], k, iv, &a, depth + 1))
@@ -154,6 +162,8 @@ int kp_eval(const kp_node *n, const kp_kernel *k, const long long *iv, long long
 	return eval_depth(n, k, iv, out, 0);
 }
 
+/* kp_eval_symbolic below depth: what eval_depth evaluates, with k's
+ * template parameters given no value. */
 static int symbolic_depth(const kp_node *n, const kp_kernel *k, int depth)
 {
 	if (!n || depth > 32)
@@ -178,13 +188,8 @@ static int symbolic_depth(const kp_node *n, const kp_kernel *k, int depth)
 		}
 		if (d->has_value)
 			return 1;
-		if (d->kind == KP_D_VAR && d->is_const && d->init && !d->is_array)
-			return symbolic_depth(d->init, k, depth + 1);
-		if (d->kind == KP_D_VAR && d->init && !d->is_array && !d->is_pointer &&
-		    !d->is_shared && k && k->body && d->in_main && d->begin >= k->begin &&
-		    d->end <= k->end && !kp_assigned_in(k, d))
-			return symbolic_depth(d->init, k, depth + 1);
-		return 0;
+		const kp_node *init = constant_init(d, k);
+		return init && symbolic_depth(init, k, depth + 1);
 	}
 	case KP_N_UNOP:
 		return n->nkids >= 1 &&

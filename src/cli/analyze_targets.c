@@ -8,14 +8,10 @@
 
 int kp_an_multi(const kp_cli *o) { return o->targets.n >= 2; }
 
-/* The static shared memory p's buffers take (every instantiation: the
- * most), -1 unknown. */
-static long long plan_bytes(const kp_loop *l, const kp_plan *p)
+/* The static shared memory of `bufs` buffers of the loop's tiles with
+ * `extra` bytes beside (every instantiation: the most), -1 unknown. */
+static long long tile_bytes(const kp_loop *l, int bufs, long long extra)
 {
-	if (!p->xform || p->dynamic)
-		return -1;
-	int bufs = p->xform->buffers(p->stages);
-	long long extra = p->xform->own_smem ? p->xform->own_smem(p->stages) : 0;
 	if (l->nper_inst <= 0)
 		return l->tile_bytes > 0 ? l->tile_bytes * bufs + l->other_smem + extra : -1;
 	long long most = -1;
@@ -30,20 +26,16 @@ static long long plan_bytes(const kp_loop *l, const kp_plan *p)
 	return most;
 }
 
-/* The shared memory of the loop as written (one buffer), -1 unknown. */
-static long long asis_bytes(const kp_loop *l)
+/* What p's buffers take, -1 unknown or dynamic; the loop as written (one
+ * buffer) where tp keeps it for the older targets. */
+static long long plan_bytes(const kp_loop *l, const kp_tplan *tp, const kp_plan *p)
 {
-	if (l->nper_inst <= 0)
-		return l->tile_bytes > 0 ? l->tile_bytes + l->other_smem : -1;
-	long long most = -1;
-	for (int i = 0; i < l->nper_inst; i++) {
-		const kp_loop *q = l->per_inst[i];
-		if (q->tile_bytes <= 0)
-			return -1;
-		if (q->tile_bytes + q->other_smem > most)
-			most = q->tile_bytes + q->other_smem;
-	}
-	return most;
+	if (tp && tp->lo_asis && p == &tp->lo)
+		return tile_bytes(l, 1, 0);
+	if (!p->xform || p->dynamic)
+		return -1;
+	return tile_bytes(l, p->xform->buffers(p->stages),
+			  p->xform->own_smem ? p->xform->own_smem(p->stages) : 0);
 }
 
 static void plan_text(const kp_plan *p, char *buf, size_t n)
@@ -85,7 +77,7 @@ void kp_an_text_targets(kp_file *f, const kp_loop *l, const kp_cli *o)
 			snprintf(pt, sizeof(pt), "as written");
 		else
 			plan_text(p, pt, sizeof(pt));
-		long long b = tp.lo_asis && p == &tp.lo ? asis_bytes(l) : plan_bytes(l, p);
+		long long b = plan_bytes(l, &tp, p);
 		printf("      %-7s %-24s", a->name, pt);
 		if (p->xform && p->dynamic)
 			printf(" %lld B dynamic", p->dyn_bytes);
@@ -123,7 +115,7 @@ void kp_an_json_targets(cJSON *j, kp_file *f, const kp_loop *l, const kp_cli *o)
 			cJSON_AddStringToObject(x, "refused", p->refuse_id);
 			cJSON_AddStringToObject(x, "why", p->refuse_msg);
 		}
-		long long b = tp.lo_asis && p == &tp.lo ? asis_bytes(l) : plan_bytes(l, p);
+		long long b = plan_bytes(l, &tp, p);
 		if (b >= 0)
 			cJSON_AddNumberToObject(x, "smem_bytes", (double)b);
 		else

@@ -27,14 +27,18 @@ typedef struct {
 	int nnames;
 } init_walk;
 
-/* The tile `&T[i]..[j]`, `T[i]` (decayed) or `T` points into, or NULL. */
-static const kp_decl *init_tile(const kp_node *init)
+const kp_decl *kp_canon_ptr_tile(const kp_node *init, const kp_node **first)
 {
 	const kp_node *n = kp_node_strip(init);
+	if (first)
+		*first = NULL;
 	if (n && n->kind == KP_N_UNOP && n->opk == KP_OP_ADDR && n->nkids == 1)
 		n = kp_node_strip(n->kids[0]);
-	while (n && n->kind == KP_N_SUBSCRIPT && n->nkids == 2)
+	while (n && n->kind == KP_N_SUBSCRIPT && n->nkids == 2) {
+		if (first)
+			*first = n->kids[1];
 		n = kp_node_strip(n->kids[0]);
+	}
 	if (!n || n->kind != KP_N_DECLREF || !n->decl || !n->decl->is_shared || !n->decl->is_array)
 		return NULL;
 	return n->decl;
@@ -150,7 +154,7 @@ static int find_shadow(kp_node *n, kp_node *parent, void *ud)
 static const char *carve_problem(kp_file *f, const kp_loop *l, const kp_decl *p, use_walk *w)
 {
 	const kp_kernel *k = l->kernel;
-	const kp_decl *t = init_tile(p->init);
+	const kp_decl *t = kp_canon_ptr_tile(p->init, NULL);
 	if (!t || t->dyn_base || t->unsized || kp_decl_is_extern_shared(t))
 		return "its initialiser is not the address of an element or row of a "
 		       "static __shared__ array";
@@ -198,7 +202,8 @@ static int stored_ptrs(const kp_loop *l, kp_node *n, const kp_decl **v, int nv)
 	int plain = 0;
 	kp_node *tg = kp_write_target(n, &plain);
 	kp_node *r = tg ? kp_lvalue_root(tg) : NULL;
-	if (r && r->decl && r->decl->is_pointer && r->decl->init && init_tile(r->decl->init)) {
+	if (r && r->decl && r->decl->is_pointer && r->decl->init &&
+	    kp_canon_ptr_tile(r->decl->init, NULL)) {
 		for (int i = 0; i < nv; i++)
 			if (v[i] == r->decl)
 				return nv;

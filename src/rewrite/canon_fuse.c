@@ -591,20 +591,10 @@ static int bound_holds(fuse *c, const kp_node *cond)
 		}
 		if (!top || !p->init || p->end > c->l->node->begin)
 			continue;
-		const kp_node *n = kp_node_strip(p->init);
-		if (!n || n->kind != KP_N_UNOP || n->opk != KP_OP_ADDR || n->nkids != 1)
-			continue;
-		n = kp_node_strip(n->kids[0]);
-		while (n && n->kind == KP_N_SUBSCRIPT && n->nkids == 2 &&
-		       kp_node_strip(n->kids[0])->kind == KP_N_SUBSCRIPT)
-			n = kp_node_strip(n->kids[0]);
-		if (!n || n->kind != KP_N_SUBSCRIPT || n->nkids != 2)
-			continue;
-		const kp_node *t = kp_node_strip(n->kids[0]);
-		const kp_decl *td = t && t->kind == KP_N_DECLREF ? t->decl : NULL;
-		if (!td || !td->is_shared || !td->is_array || td->ndims < 1 || !td->dim_text[0])
-			continue;
-		if (!same_text(text_of(f, n->kids[1]), text_of(f, x)))
+		const kp_node *row = NULL, *addr = kp_node_strip(p->init);
+		const kp_decl *td = kp_canon_ptr_tile(p->init, &row);
+		if (!td || !row || !addr || addr->kind != KP_N_UNOP || addr->opk != KP_OP_ADDR ||
+		    td->ndims < 1 || !td->dim_text[0] || !same_text(text_of(f, row), text_of(f, x)))
 			continue;
 		long long v;
 		const char *et = spelling(f, e);

@@ -24,6 +24,11 @@ unsigned kp_canon_stmt_end(const kp_file *f, const kp_node *n);
 int kp_canon_carve_edits(kp_file *f, const kp_loop *l, kp_edits *ed, const char **what,
 			 const char **why);
 
+/* The tile `&T[i]..[j]`, `T[i]` (decayed) or `T` points into, a static
+ * __shared__ array, or NULL; *first (when asked) the first subscript, i,
+ * NULL for `T` (canon_carve.c). */
+const kp_decl *kp_canon_ptr_tile(const kp_node *init, const kp_node **first);
+
 /* Tile pointers replaced by their initialiser's text (canon_carve.c). */
 #define KP_CANON_MAX_SUBST 8
 typedef struct {
