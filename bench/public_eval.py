@@ -16,6 +16,10 @@ the checkout), the kernel, and the verdict:
                                   the inlined copies in the canon pass's forms)
   rewritten: ... (load phase canonicalized)  the same after rewrite's canon pass
                                   (the loop's "canon")
+  left alone by auto: kpipe-no-predicted-gain[ (load phase canonicalized)]
+                                  legal, but --variant auto predicts no gain
+                                  and writes the loop as it is (--variant NAME
+                                  pipelines it); counted apart from "rewritten"
   already pipelined               kpipe-already-pipelined
   loop around K-loops (line N)    no K-loop itself: the one at line N is a row
   refused: ID, ID ...             the refusal ids, in kpipe's order
@@ -57,6 +61,22 @@ def read_manifest(path):
     return rows
 
 
+NO_GAIN = "kpipe-no-predicted-gain"
+
+
+def left_alone(loop):
+    """A loop every check passed, left as written by auto's prediction
+    (kpipe-no-predicted-gain), in the plan or after the canon or inline
+    pass: legal, not rewritten by default."""
+    if (loop.get("plan") or {}).get("refused") == NO_GAIN:
+        return "left alone by auto: " + NO_GAIN
+    for key, what in (("canon", "load phase canonicalized"), ("inline", "helper inlined")):
+        m = (loop.get(key) or {}).get("message", "")
+        if not (loop.get(key) or {}).get("pipelined") and m.endswith("[%s]" % NO_GAIN):
+            return "left alone by auto: %s (%s)" % (NO_GAIN, what)
+    return None
+
+
 def verdict(loop):
     plan = loop.get("plan") or {}
     if plan.get("variant"):
@@ -67,6 +87,9 @@ def verdict(loop):
                                       if below else "")
     if loop.get("already_pipelined"):
         return "already pipelined"
+    left = left_alone(loop)
+    if left:
+        return left
     if loop.get("encloses_line"):  # a loop around K-loops: its K-loops are rows of their own
         return "loop around K-loops (line %d)" % loop["encloses_line"]
     can = loop.get("canon") or {}
@@ -196,7 +219,9 @@ def main():
         for r in out:
             print("\t".join(str(x) for x in r))
     n = sum(1 for r in out if r[4].startswith("rewritten"))
-    print("# %d loops, %d rewritten" % (len(out), n), file=sys.stderr)
+    m = sum(1 for r in out if r[4].startswith("left alone by auto"))
+    print("# %d loops, %d rewritten%s" % (len(out), n, ", %d left alone by auto" % m if m else ""),
+          file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -51,6 +51,10 @@
  * says it is a guess.  So is one from 32 warps whose tiles auto pads
  * where cp.async does not apply, and one from 48 warps whose compute
  * phase's work kpipe does not count (busy_kernel()).
+ * Before all of these: a kernel template nothing in the file instantiates,
+ * whose compute/load depends on its parameters, is left alone
+ * (blind_template(): nothing is known to weigh; cuda-convnet2's templates
+ * lost on half of their instantiations with the blind pick).
  *
  * When two buffers of the tiles do not fit the static shared-memory limit
  * but one does, auto picks register-2bar (single tiles, two barriers)
@@ -429,6 +433,38 @@ static void busy_kernel(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch 
 			fx.regs, fx.warps, fx.threads, KP_AUTO_BUSY_WARPS);
 }
 
+/* A kernel template that nothing in its file instantiates, whose loaded
+ * tiles are sized by its parameters (so compute/load is unknown too): no
+ * tile size, block, trip count
+ * or ptxas answer is known, so no rule has anything to weigh and the loop
+ * is left alone (kpipe-no-predicted-gain; --variant NAME still pipelines
+ * it).  Measured on cuda-convnet2's four such templates, two
+ * instantiations each (H100, docs/benchmarks.md): the blind pick lost on
+ * four of the eight (cp.async 0.805x-0.969x), register staging on four
+ * (0.685x-0.971x), and conv_weight_acts_c_kepler with every variant.
+ * NULL where something is known. */
+static const char *blind_template(const kp_loop *l, kp_arena *ar)
+{
+	const kp_kernel *k = l->kernel;
+	int sized_by_params = 0;
+	for (int i = 0; i < l->ntiles; i++)
+		if (l->tiles[i].loaded && l->tiles[i].bytes < 0)
+			sized_by_params = 1;
+	if (!k || k->is_device || !k->is_template || k->ninst > 0 || l->ratio >= 0 ||
+	    !sized_by_params)
+		return NULL;
+	return kp_arena_printf(
+		ar,
+		"no gain predicted: %s is a template that nothing in this file instantiates, "
+		"with tiles sized by its template parameters, so tile sizes, compute/load, the "
+		"copy loops' counts and the kernel's registers are all unknown: "
+		"the variants' gains and losses cannot be told apart (on four such library "
+		"templates the pick lost on half of the instantiations measured); --variant "
+		"NAME pipelines it anyway, and `kpipe tune` on a file that instantiates it "
+		"measures",
+		k->name);
+}
+
 /* Tensor-core tiles on the cp.async ring (rule 1) in a kernel whose
  * registers already keep >= KP_AUTO_TENSOR_WARPS warps resident per SM
  * (ptxas), whose tile reads have no conflict for auto's padding to fix:
@@ -557,6 +593,13 @@ void kp_plan_auto(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, in
 	const kp_transform *cp = kp_transform_find("cp-async");
 	const kp_transform *rg = kp_transform_find("register");
 	const kp_transform *r2 = kp_transform_find("register-2bar");
+	const char *blind = blind_template(l, &f->arena);
+	if (blind) {
+		p->xform = NULL;
+		p->refuse_id = "kpipe-no-predicted-gain";
+		p->refuse_msg = blind;
+		return;
+	}
 	/* S buffers of the tiles: cp.async's ring, register staging's pair;
 	 * in dynamic shared memory when kpipe edits every launch (they are in
 	 * the file) or no single-buffer form applies */

@@ -62,6 +62,16 @@ check "a loop the canon pass rewrites: rewritten (load phase canonicalized)" \
 	has "$(printf 'p\tc.cu\t46\tknn_dist_blocks\trewritten: register (load phase canonicalized)')" \
 	"$tmp/out4"
 
+# a legal loop auto leaves alone (a kernel template nothing instantiates,
+# tiles sized by its parameters) is counted apart, never as rewritten
+cp tests/golden/cases/rewrite-template_tiles_uninstantiated/input.cu "$tmp/proj/d.cu"
+printf 'p|d.cu|\n' >"$tmp/blind.tsv"
+python3 bench/public_eval.py --kpipe "$kpipe" --manifest "$tmp/blind.tsv" \
+	--tree p="$tmp/proj" >"$tmp/out5" 2>"$tmp/err5"
+check "a loop auto leaves alone: left alone by auto" \
+	has "$(printf 'p\td.cu\t15\ttpl_tiles\tleft alone by auto: kpipe-no-predicted-gain')" "$tmp/out5"
+check "... counted apart in the summary" has "# 1 loops, 0 rewritten, 1 left alone by auto" "$tmp/err5"
+
 python3 bench/public_eval.py --kpipe "$kpipe" >"$tmp/out3" 2>"$tmp/err3"
 check "no --manifest: the default manifest, every key skipped" \
 	has "flash.cu: no --tree fam=DIR, skipped" "$tmp/err3"

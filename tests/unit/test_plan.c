@@ -319,6 +319,88 @@ Test(plan, small_float_tiles_get_register_staging)
 	cr_expect(strstr(p.why, "2 staging registers") != NULL, "%s", p.why);
 }
 
+/* A kernel template with tiles sized by its parameters; INST is appended
+ * (an instantiation, or nothing). */
+#define TPL_TILES_SRC(INST)                                                                        \
+	"template <int BM, int BK>\n"                                                              \
+	"__global__ void tpl(const float *A, const float *B, float *C, int N, int K)\n"            \
+	"{\n"                                                                                      \
+	"    __shared__ float As[BM][BK];\n"                                                       \
+	"    __shared__ float Bs[BK][BM];\n"                                                       \
+	"    int tx = threadIdx.x, ty = threadIdx.y;\n"                                            \
+	"    int row = blockIdx.y * BM + ty, col = blockIdx.x * BM + tx;\n"                        \
+	"    float acc = 0.0f;\n"                                                                  \
+	"    for (int k0 = 0; k0 < K; k0 += BK) {\n"                                               \
+	"        As[ty][tx] = A[row * K + k0 + tx];\n"                                             \
+	"        Bs[ty][tx] = B[(k0 + ty) * N + col];\n"                                           \
+	"        __syncthreads();\n"                                                               \
+	"        for (int kk = 0; kk < BK; ++kk)\n"                                                \
+	"            acc += As[ty][kk] * Bs[kk][tx];\n"                                            \
+	"        __syncthreads();\n"                                                               \
+	"    }\n"                                                                                  \
+	"    C[row * N + col] = acc;\n"                                                            \
+	"}\n" INST
+
+/* auto's rule 0: nothing instantiates the template and its tiles are sized
+ * by its parameters: nothing to weigh, the loop is left alone; a forced
+ * variant still pipelines it */
+Test(plan, uninstantiated_template_tiles_are_left_alone)
+{
+	kp_loop *l = loop_of(TPL_TILES_SRC(""), "sm_90");
+	cr_assert(l->eligible);
+	kp_plan p;
+	plan(&p, l, "sm_90", "auto", 2);
+	expect_refused(&p, "kpipe-no-predicted-gain", "nothing in this file instantiates");
+	plan(&p, l, "sm_90", "register", 2);
+	expect_xform(&p, "register");
+	plan(&p, l, "sm_90", "cp-async", 2);
+	expect_xform(&p, "cp-async");
+}
+
+/* the same template instantiated in the file: auto picks */
+Test(plan, instantiated_template_tiles_are_planned)
+{
+	kp_loop *l = loop_of(TPL_TILES_SRC("template __global__ void tpl<16, 16>(const float *, "
+					   "const float *, float *, int, int);\n"),
+			     "sm_90");
+	cr_assert(l->eligible);
+	kp_plan p;
+	plan(&p, l, "sm_90", "auto", 2);
+	cr_assert_not_null(p.xform, "refused [%s]: %s", p.refuse_id ? p.refuse_id : "",
+			   p.refuse_msg ? p.refuse_msg : "");
+}
+
+/* a template whose tiles have fixed sizes (only the element type is a
+ * parameter) is not blind: auto picks even with nothing instantiating it */
+Test(plan, uninstantiated_template_of_fixed_tiles_is_planned)
+{
+	static const char src[] =
+		"#define TILE 16\n"
+		"template <typename T>\n"
+		"__global__ void tt(const T *A, const T *B, float *C, int N, int K)\n"
+		"{\n"
+		"    __shared__ float As[TILE][TILE];\n"
+		"    __shared__ float Bs[TILE][TILE];\n"
+		"    int tx = threadIdx.x, ty = threadIdx.y;\n"
+		"    int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;\n"
+		"    float acc = 0.0f;\n"
+		"    for (int k0 = 0; k0 < K; k0 += TILE) {\n"
+		"        As[ty][tx] = (float)A[row * K + k0 + tx];\n"
+		"        Bs[ty][tx] = (float)B[(k0 + ty) * N + col];\n"
+		"        __syncthreads();\n"
+		"        for (int kk = 0; kk < TILE; ++kk)\n"
+		"            acc += As[ty][kk] * Bs[kk][tx];\n"
+		"        __syncthreads();\n"
+		"    }\n"
+		"    C[row * N + col] = acc;\n"
+		"}\n";
+	kp_loop *l = loop_of(src, "sm_90");
+	cr_assert(l->eligible);
+	kp_plan p;
+	plan(&p, l, "sm_90", "auto", 2);
+	expect_xform(&p, "register");
+}
+
 Test(plan, sixteen_registers_are_still_register_staging)
 {
 	kp_loop *l = loop_of(sixteen_regs_src, "sm_90");

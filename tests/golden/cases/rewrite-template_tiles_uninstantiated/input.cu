@@ -1,6 +1,9 @@
 // A kernel template whose tiles are sized by its parameters, which nothing in
-// this file instantiates: kpipe doubles them blind and says at which sizes
-// the doubled tiles pass the 48 KB static limit [kpipe-template-tiles].
+// this file instantiates: --variant register doubles them blind and says at
+// which sizes the doubled tiles pass the 48 KB static limit
+// [kpipe-template-tiles].  --variant auto has nothing to weigh (no tile
+// size, block, trip count or ptxas answer) and leaves the loop alone with a
+// remark [kpipe-no-predicted-gain] (rewrite-template_uninstantiated_auto).
 template <int BM, int BK>
 __global__ void tpl_tiles(const float *A, const float *B, float *C, int N, int K)
 {
