@@ -130,7 +130,21 @@ static inline float max(float a, float b) { return fmaxf(a, b); }
 static inline double min(double a, double b) { return fmin(a, b); }
 static inline double max(double a, double b) { return fmax(a, b); }
 static inline float __fdividef(float a, float b) { return a / b; }
-// __expf, __logf, __sinf, __cosf, __powf: glibc declares them with these meanings
+// CUDA's fast intrinsics: glibc's math.h declares __expf, __logf, __powf ...
+// as its internal names but exports none of them, so a kernel calling one
+// did not link.  Macros (a static definition would clash with glibc's
+// extern declaration); the CPU gives the exact function, the same in the
+// original and the rewrite, which is all the comparison needs.
+#define __expf(x) expf(x)
+#define __exp10f(x) exp10f(x)
+#define __logf(x) logf(x)
+#define __log2f(x) log2f(x)
+#define __log10f(x) log10f(x)
+#define __sinf(x) sinf(x)
+#define __cosf(x) cosf(x)
+#define __tanf(x) tanf(x)
+#define __powf(x, y) powf((x), (y))
+#define __sincosf(x, s, c) sincosf((x), (s), (c))
 static inline float rsqrtf(float a) { return 1.0f / sqrtf(a); }
 static inline float __frcp_rn(float a) { return 1.0f / a; }
 static inline float __fsqrt_rn(float a) { return sqrtf(a); }

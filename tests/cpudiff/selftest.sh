@@ -16,6 +16,7 @@
 #   ... the mbarrier armed for more bytes than the copy brings -> ERROR deadlock (1)
 #   a warp-wise reverse with __syncwarp() in a block using an
 #   mbarrier (a barrier of the warp there)                     -> PASS (0)
+#   CUDA's fast math intrinsics (__expf, __powf, __sincosf ...) -> PASS (0)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 st="$here/selftest"
@@ -55,6 +56,7 @@ expect reverse.cu reverse_bulk.cu 0 '^cpudiff: PASS: 20 runs'
 expect reverse.cu reverse_bulk_nowait.cu 1 'rewrite +fwd +wait +ERROR .*bulk copies into shared memory were never waited for'
 expect reverse.cu reverse_bulk_overexpect.cu 1 'ERROR deadlock: .* waits for the phase of parity 0 of the mbarrier'
 expect warp_reverse.cu warp_reverse_syncwarp.cu 0 '^cpudiff: PASS'
+expect reverse_intrin.cu reverse_intrin.cu 0 '^cpudiff: PASS'
 # the cp.async form without the wait is right when copies land at issue:
 # the checker must not call it wrong there
 python3 "$here/cpudiff.py" "$st/reverse.cu" "$st/reverse_cpasync_nowait.cu" --spec "$st/reverse.launch.json" \
