@@ -52,7 +52,7 @@
  * where cp.async does not apply, and one from 48 warps whose compute
  * phase's work kpipe does not count (busy_kernel()).
  * Before all of these: a kernel template nothing in the file instantiates,
- * whose compute/load depends on its parameters, is left alone
+ * whose loaded tiles are sized by its parameters, is left alone
  * (blind_template(): nothing is known to weigh; cuda-convnet2's templates
  * lost on half of their instantiations with the blind pick).
  *
@@ -435,9 +435,8 @@ static void busy_kernel(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch 
 
 /* A kernel template that nothing in its file instantiates, whose loaded
  * tiles are sized by its parameters (so compute/load is unknown too): no
- * tile size, block, trip count
- * or ptxas answer is known, so no rule has anything to weigh and the loop
- * is left alone (kpipe-no-predicted-gain; --variant NAME still pipelines
+ * tile size, block, trip count or ptxas answer is known, so no rule has
+ * anything to weigh and the loop is left alone (kpipe-no-predicted-gain; --variant NAME still pipelines
  * it).  Measured on cuda-convnet2's four such templates, two
  * instantiations each (H100, docs/benchmarks.md): the blind pick lost on
  * four of the eight (cp.async 0.805x-0.969x), register staging on four
