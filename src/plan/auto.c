@@ -436,12 +436,11 @@ static void busy_kernel(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch 
 /* A kernel template that nothing in its file instantiates, whose loaded
  * tiles are sized by its parameters (so compute/load is unknown too): no
  * tile size, block, trip count or ptxas answer is known, so no rule has
- * anything to weigh and the loop is left alone (kpipe-no-predicted-gain; --variant NAME still pipelines
- * it).  Measured on cuda-convnet2's four such templates, two
- * instantiations each (H100, docs/benchmarks.md): the blind pick lost on
- * four of the eight (cp.async 0.805x-0.969x), register staging on four
- * (0.685x-0.971x), and conv_weight_acts_c_kepler with every variant.
- * NULL where something is known. */
+ * anything to weigh and the loop is left alone (kpipe-no-predicted-gain; --variant NAME still
+ * pipelines it).  Measured on cuda-convnet2's four such templates, two instantiations each (H100,
+ * docs/benchmarks.md): the blind pick lost on four of the eight (cp.async 0.805x-0.969x), register
+ * staging on four (0.685x-0.971x), and conv_weight_acts_c_kepler with every variant. NULL where
+ * something is known. */
 static const char *blind_template(const kp_loop *l, kp_arena *ar)
 {
 	const kp_kernel *k = l->kernel;
