@@ -483,8 +483,18 @@ static const char *overlap_problem(kp_file *f, const kp_kernel *k, const long lo
 		const kp_node *vd = a->ranges[d].var_decl;
 		if (a->trips[d] == 1 || a->trips[d] == 0)
 			continue;
-		if (!vd || !vd->decl ||
-		    (!names_decl(a->lhs, vd->decl, 0) && names_decl(a->rhs, vd->decl, 0)))
+		/* a counter declared before the loop (`int l; ... for (l = 0;
+		 * ...)`): the range read here has no declaration to look for
+		 * in the target; say that, not that the target misses it (the
+		 * rewrite's canon pass gives such loops their own counter) */
+		if (!vd || !vd->decl)
+			return kp_arena_printf(
+				&f->arena,
+				"line %d: the copy into '%s' is in a copy loop (line %d) whose counter "
+				"is declared before it, not in its header: kpipe does not prove that "
+				"its trips write different elements",
+				a->line, a->tile->name, a->loops[d]->line);
+		if (!names_decl(a->lhs, vd->decl, 0) && names_decl(a->rhs, vd->decl, 0))
 			return kp_arena_printf(
 				&f->arena,
 				"line %d: the copy into '%s' is in a copy loop (line %d) whose counter "
