@@ -31,8 +31,10 @@ and kRNormUndo2.  No cuda-convnet2 code is kept in this repository:
   python3 bench/convnet_gpu.py run [--out DIR]
       on the GPU machine (carry gpu-convnet): one gpu_bench.py run per
       kernel and instantiation, reports DIR/NAME.{md,json}, DIR/summary.md
+      (--no-time: check and sanitize only; --parallel N: N runs at once)
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import re
@@ -404,7 +406,7 @@ def prepare(args):
 def run(args):
     out = os.path.abspath(args.out)
     os.makedirs(out, exist_ok=True)
-    rows, bad = [], 0
+    jobs = []
     for f, kernel, name, spec in kernels():
         if args.only and args.only not in name:
             continue
@@ -415,14 +417,24 @@ def run(args):
                "--spec", os.path.join(WORK, "specs", name + ".launch.json"),
                "--baseline", os.path.join(WORK, "cut", kernel + ".cu")] + variants + [
                "--arch", args.arch, "--jobs", "4"] + (
-               [] if args.no_sanitize else ["--sanitize", "--sanitize-size", "tiny"]) + [
+               [] if args.no_sanitize else ["--sanitize", "--sanitize-size", "tiny"]) + (
+               ["--no-time"] if args.no_time else []) + [
                "--json", os.path.join(out, name + ".json"),
                "--report", os.path.join(out, name + ".md"), "--quiet"]
+        jobs.append((name, kernel, cmd))
+
+    def one(job):
+        name, kernel, cmd = job
         with open(os.path.join(out, name + ".log"), "w") as log:
             rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT).returncode
-        bad += rc != 0
-        rows.append((name, kernel, rc))
         print("%-24s exit %d" % (name, rc), file=sys.stderr)
+        return name, kernel, rc
+
+    # --parallel N: N runs at once (their builds share the CPUs, their
+    # launches the GPU: check-only runs, not timings, should use it)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.parallel)) as ex:
+        rows = list(ex.map(one, jobs))
+    bad = sum(rc != 0 for _, _, rc in rows)
     with open(os.path.join(out, "summary.md"), "w") as fp:
         fp.write("| run | kernel | gpu_bench.py exit |\n|---|---|---|\n")
         for name, kernel, rc in rows:
@@ -442,6 +454,8 @@ def main():
     b.add_argument("--arch", default="sm_90")
     b.add_argument("--only", help="the runs whose name contains this")
     b.add_argument("--no-sanitize", action="store_true", help="no compute-sanitizer runs")
+    b.add_argument("--no-time", action="store_true", help="check and sanitize only")
+    b.add_argument("--parallel", type=int, default=1, help="runs at once (default 1)")
     args = p.parse_args()
     if args.cmd == "prepare":
         prepare(args)
