@@ -29,13 +29,16 @@ The table is bench/heldout_gpu/*.tsv (one file per repository), each line
          into the bench's shared library, where nothing calls them), or
          `cut:F1,F2,...` (the functions F1, F2 ... and then KERNEL cut out
          of FILE, each from its head to the brace closing its body, after
-         the file's #include and #define lines), or `cut+:F1,...` (the same,
+         the file's #include and #define lines and the #if/#else/#endif
+         lines around them), or `cut+:F1,...` (the same,
          and everything in the file before the first line of F1 kept too:
          its types, constants and macros)
   FLAGS  the project's build flags: -D... (written as #define lines at the
          top of the copy, which the checker and the bench then build with no
          flags) and -I{tree}/... (given to kpipe; the copy must not need them
-         to build on the GPU machine, where the checkouts are not)
+         to build on the GPU machine, where the checkouts are not) and
+         -l... (not kpipe's: linked into the bench's library of each
+         version, for the host code a whole file keeps: -lcublas)
 
   python3 bench/heldout_gpu.py prepare --kpipe build/kpipe --tree KEY=DIR ...
       here: copy or cut, rewrite (kpipe's default for sm_90, and --variant
@@ -44,12 +47,14 @@ The table is bench/heldout_gpu/*.tsv (one file per repository), each line
   python3 bench/heldout_gpu.py run [--out DIR] [--only SUBSTRING]
       on the GPU machine (carry gpu-heldout): one gpu_bench.py run per
       kernel, reports DIR/NAME.{md,json}, DIR/summary.md; --compile-only
-      builds them and stops (no GPU needed)
+      builds them and stops (no GPU needed); --no-time checks and
+      sanitizes only, --parallel N runs N kernels at once
   python3 bench/heldout_gpu.py check [--only SUBSTRING]
       here: the CPU checker (tests/cpudiff/cpudiff.py) on every prepared
       version, at the descriptions' small sizes
 """
 import argparse
+import concurrent.futures
 import glob
 import os
 import re
@@ -110,8 +115,10 @@ def make_copy(src, row):
     if mode == "cut+":
         head += src[:parts[0][1]]
     else:
+        # the conditionals around them too (kNN-CUDA's legacy files:
+        # `#if MATLAB_CODE == 1 #include "mex.h" #else ... #endif`)
         head += "".join(l for l in src.splitlines(True)
-                        if re.match(r"\s*#\s*(include|define)\b", l))
+                        if re.match(r"\s*#\s*(include|define|if|ifdef|ifndef|elif|else|endif)\b", l))
     return head + "".join(p[0] for p in parts)
 
 
@@ -171,16 +178,25 @@ def prepare(args):
         # the build's -D flags become #define lines at the top of the copy
         # (the CPU checker and the bench build it with no flags); the -I
         # flags, and the file's own folder for its includes, go to kpipe
-        flags, defs = [], []
+        flags, defs, libs = [], [], []
         for w in tree_flags(row["flags"].replace("{tree}", "{tree:%s}" % key), trees).split():
             if w.startswith("-D"):
                 nm, _, val = w[2:].partition("=")
                 defs.append("#define %s %s\n" % (nm, val or "1"))
+            elif w.startswith("-l"):
+                libs.append(w)  # linked into the bench's libraries, not kpipe's
             else:
                 flags.append(w)
         here = os.path.dirname(os.path.join(trees[key], row["file"]))
         dirs = [here] + [flags[i + 1] if f == "-I" else f[2:] for i, f in enumerate(flags)
                          if f.startswith("-I") and (f != "-I" or i + 1 < len(flags))]
+        if row["cut"].startswith("cut:"):
+            # a cut keeps no host code: an `#include <NAME>` of a header that
+            # the build's -I folders hold (cuda-samples' helper_timer.h, for
+            # the host's timers) goes, as the GPU machine has none of them
+            text = "".join(l for l in text.splitlines(True) if not any(
+                os.path.isfile(os.path.join(d, m.group(1)))
+                for m in [re.match(r"\s*#\s*include\s*<([^>]+)>", l)] if m for d in dirs[1:]))
         text = "".join(defs) + inline_local(text, dirs, set())
         flags += ["-I", here]
         name = row["name"]
@@ -203,8 +219,28 @@ def prepare(args):
                 os.remove(dst)  # the variant does not apply: kpipe said why
                 continue
             got.append(v + (" (left alone)" if same else ""))
+        # a launch shim of ours (bench/heldout_gpu/NAME.shim.cu: a host
+        # function, named by the `// kpipe-launch: launcher(KERNEL) = FN`
+        # line in it, that the bench and the checker call instead of the
+        # kernel) where the kernel takes a type the descriptions lack
+        # (float4): appended to the copy and to each version once kpipe ran
+        shim = os.path.join(SPECS, name + ".shim.cu")
+        if os.path.isfile(shim):
+            with open(shim) as fp:
+                tail = "\n" + fp.read()
+            for v in [None] + [g.split()[0] for g in got]:
+                p = orig if v is None else os.path.join(WORK, "out", "%s.%s.cu" % (name, v))
+                with open(p, "a") as fp:
+                    fp.write(tail)
         with open(orig[:-3] + ".flags", "w") as fp:
             fp.write(" ".join(flags) + "\n")
+        # -l... of FLAGS (cuBLAS for host code the copy keeps): the bench
+        # links them into the version's library (dlopen()ed RTLD_NOW)
+        if libs:
+            with open(orig[:-3] + ".libs", "w") as fp:
+                fp.write(" ".join(libs) + "\n")
+        elif os.path.exists(orig[:-3] + ".libs"):
+            os.remove(orig[:-3] + ".libs")
         with open(orig[:-3] + ".versions", "w") as fp:
             fp.write(", ".join(got) + "\n")
         print("%-32s %s" % (name, ", ".join(got)), file=sys.stderr)
@@ -220,6 +256,16 @@ def versions(name):
     return out
 
 
+def libs_flags(name):
+    """gpu_bench.py's --nvcc-flags for the -l... of name's FLAGS (prepare
+    wrote them beside its copy), or none"""
+    p = os.path.join(WORK, "orig", name + ".libs")
+    if not os.path.isfile(p):
+        return []
+    with open(p) as fp:
+        return ["--nvcc-flags=" + fp.read().strip()]  # "=": the value starts with "-"
+
+
 def prepared():
     names = sorted(f[:-3] for f in os.listdir(os.path.join(WORK, "orig")) if f.endswith(".cu"))
     return names
@@ -228,9 +274,9 @@ def prepared():
 def run(args):
     out = os.path.abspath(args.out)
     os.makedirs(out, exist_ok=True)
-    rows_, bad = [], 0
+    jobs = []
     for name in prepared():
-        if args.only and args.only not in name:
+        if (args.only and args.only not in name) or any(x in name for x in args.exclude):
             continue
         variants = []
         for v, p in versions(name):
@@ -238,17 +284,26 @@ def run(args):
         cmd = [sys.executable, os.path.join(ROOT, "bench", "gpu_bench.py"),
                "--spec", os.path.join(WORK, "specs", name + ".launch.json"),
                "--baseline", os.path.join(WORK, "orig", name + ".cu")] + variants + [
-               "--arch", args.arch, "--jobs", "8"] + (
+               "--arch", args.arch, "--jobs", "8"] + libs_flags(name) + (
                [] if args.no_sanitize else ["--sanitize", "--sanitize-size", "tiny"]) + (
                ["--no-time"] if args.no_time else []) + (
                ["--compile-only"] if args.compile_only else []) + [
                "--json", os.path.join(out, name + ".json"),
                "--report", os.path.join(out, name + ".md"), "--quiet"]
+        jobs.append((name, cmd))
+
+    def one(job):
+        name, cmd = job
         with open(os.path.join(out, name + ".log"), "w") as log:
             rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT).returncode
-        bad += rc != 0
-        rows_.append((name, rc))
         print("%-32s exit %d" % (name, rc), file=sys.stderr)
+        return name, rc
+
+    # --parallel N: N kernels at once (their builds share the CPUs, their
+    # launches the GPU: for check-only runs, not timings)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.parallel)) as ex:
+        rows_ = list(ex.map(one, jobs))
+    bad = sum(rc != 0 for _, rc in rows_)
     with open(os.path.join(out, "summary.md"), "a") as fp:
         fp.write("| run | gpu_bench.py exit |\n|---|---|\n")
         for name, rc in rows_:
@@ -273,7 +328,7 @@ def check(args):
             r = subprocess.run(cmd, capture_output=True, text=True)
             last = (r.stdout + r.stderr).strip().splitlines()[-1:] or [""]
             print("%-32s %-14s exit %d  %s" % (name, v, r.returncode, last[0]), file=sys.stderr)
-            bad += r.returncode not in (0,)
+            bad += r.returncode not in (0, 77)  # 77: the checker cannot run it
     return 1 if bad else 0
 
 
@@ -290,6 +345,9 @@ def main():
     b.add_argument("--only", help="the runs whose name contains this")
     b.add_argument("--no-sanitize", action="store_true", help="no compute-sanitizer runs")
     b.add_argument("--no-time", action="store_true", help="check and sanitize only")
+    b.add_argument("--parallel", type=int, default=1, help="kernels at once (default 1)")
+    b.add_argument("--exclude", action="append", default=[],
+                   help="leave out the runs whose name contains this (repeat)")
     b.add_argument("--compile-only", action="store_true",
                    help="build every version and stop (no GPU needed: a check here)")
     c = sub.add_parser("check")
