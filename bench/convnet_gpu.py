@@ -34,12 +34,12 @@ and kRNormUndo2.  No cuda-convnet2 code is kept in this repository:
       (--no-time: check and sanitize only; --parallel N: N runs at once)
 """
 import argparse
-import concurrent.futures
 import json
 import os
-import re
 import subprocess
 import sys
+
+from gpu_batch import cut_function, run_all
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(ROOT, "gpu-convnet")
@@ -338,19 +338,8 @@ def kernels():
 def cut(src, name):
     """The function `name` in src (a kernel template or a __device__
     helper): its head (for a template, the `template <...>` line or lines)
-    to the brace that closes its body (brace counting; the bodies hold no
-    braces in strings or comments)"""
-    m = re.search(r"^(?:template\s*<[^{};]*>\s*\n)?__(?:global|device)__[^\n{};(]*\b%s\("
-                  % re.escape(name), src, re.M)
-    if not m:
-        sys.exit("kernel %s not found" % name)
-    i = src.index("{", m.end())
-    depth = 0
-    for j in range(i, len(src)):
-        depth += {"{": 1, "}": -1}.get(src[j], 0)
-        if depth == 0:
-            return src[m.start():j + 1] + "\n"
-    sys.exit("kernel %s has no closing brace" % name)
+    to the brace that closes its body"""
+    return cut_function(src, name, r"__(?:global|device)__[^\n{};(]*")[0]
 
 
 def prepare(args):
@@ -421,26 +410,8 @@ def run(args):
                ["--no-time"] if args.no_time else []) + [
                "--json", os.path.join(out, name + ".json"),
                "--report", os.path.join(out, name + ".md"), "--quiet"]
-        jobs.append((name, kernel, cmd))
-
-    def one(job):
-        name, kernel, cmd = job
-        with open(os.path.join(out, name + ".log"), "w") as log:
-            rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT).returncode
-        print("%-24s exit %d" % (name, rc), file=sys.stderr)
-        return name, kernel, rc
-
-    # --parallel N: N runs at once (their builds share the CPUs, their
-    # launches the GPU: check-only runs, not timings, should use it)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.parallel)) as ex:
-        rows = list(ex.map(one, jobs))
-    bad = sum(rc != 0 for _, _, rc in rows)
-    with open(os.path.join(out, "summary.md"), "w") as fp:
-        fp.write("| run | kernel | gpu_bench.py exit |\n|---|---|---|\n")
-        for name, kernel, rc in rows:
-            fp.write("| %s | %s | %d |\n" % (name, kernel, rc))
-    print("%d runs, %d with a failure" % (len(rows), bad), file=sys.stderr)
-    return 1 if bad else 0
+        jobs.append(((name, kernel), cmd))
+    return 1 if run_all(jobs, out, args.parallel, ["run", "kernel"]) else 0
 
 
 def main():

@@ -54,13 +54,14 @@ The table is bench/heldout_gpu/*.tsv (one file per repository), each line
       version, at the descriptions' small sizes
 """
 import argparse
-import concurrent.futures
 import glob
 import os
 import re
 import shutil
 import subprocess
 import sys
+
+from gpu_batch import cut_function, run_all
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(ROOT, "gpu-heldout")
@@ -84,23 +85,6 @@ def rows():
     return out
 
 
-def cut_fn(src, name):
-    """The function `name` in src: its head (the `template <...>` lines too)
-    to the brace that closes its body (brace counting; bodies with braces
-    in strings or comments are not supported), and the offset of its head"""
-    m = re.search(r"^(?:template\s*<[^{};]*>\s*\n)?[^\n;{}()]*?\b%s\s*\(" % re.escape(name),
-                  src, re.M)
-    if not m:
-        sys.exit("function %s not found" % name)
-    i = src.index("{", m.end())
-    depth = 0
-    for j in range(i, len(src)):
-        depth += {"{": 1, "}": -1}.get(src[j], 0)
-        if depth == 0:
-            return src[m.start():j + 1] + "\n", m.start()
-    sys.exit("function %s has no closing brace" % name)
-
-
 def make_copy(src, row):
     """The text kpipe and the bench are given for one row"""
     cut = row["cut"]
@@ -110,7 +94,7 @@ def make_copy(src, row):
     if mode not in ("cut", "cut+"):
         sys.exit("%s: bad CUT '%s'" % (row["name"], cut))
     fns = [n for n in names.split(",") if n] + [row["kernel"]]
-    parts = [cut_fn(src, n) for n in fns]
+    parts = [cut_function(src, n) for n in fns]
     head = "// cut out of %s by bench/heldout_gpu.py (not kept in kpipe's tree)\n" % row["file"]
     if mode == "cut+":
         head += src[:parts[0][1]]
@@ -160,7 +144,7 @@ def tree_flags(flags, trees):
 def prepare(args):
     trees = dict(t.split("=", 1) for t in args.tree)
     trees = {k: os.path.abspath(v) for k, v in trees.items()}
-    for sub in ("orig", "out", "specs"):
+    for sub in ("orig", "out"):
         os.makedirs(os.path.join(WORK, sub), exist_ok=True)
     log = open(os.path.join(WORK, "rewrite.log"), "a" if args.only else "w")
     for row in rows():
@@ -203,8 +187,9 @@ def prepare(args):
         orig = os.path.join(WORK, "orig", name + ".cu")
         with open(orig, "w") as fp:
             fp.write(text)
+        # beside the copy, where kpipe (the block, the instantiation) and
+        # the CPU checker look for it
         shutil.copy(spec_path, orig[:-3] + ".launch.json")
-        shutil.copy(spec_path, os.path.join(WORK, "specs", name + ".launch.json"))
         got = []
         for v in ["kpipe"] + VARIANTS:
             dst = os.path.join(WORK, "out", "%s.%s.cu" % (name, v))
@@ -232,8 +217,6 @@ def prepare(args):
                 p = orig if v is None else os.path.join(WORK, "out", "%s.%s.cu" % (name, v))
                 with open(p, "a") as fp:
                     fp.write(tail)
-        with open(orig[:-3] + ".flags", "w") as fp:
-            fp.write(" ".join(flags) + "\n")
         # -l... of FLAGS (cuBLAS for host code the copy keeps): the bench
         # links them into the version's library (dlopen()ed RTLD_NOW)
         if libs:
@@ -282,7 +265,7 @@ def run(args):
         for v, p in versions(name):
             variants += ["--variant", "%s=%s" % (v, p)]
         cmd = [sys.executable, os.path.join(ROOT, "bench", "gpu_bench.py"),
-               "--spec", os.path.join(WORK, "specs", name + ".launch.json"),
+               "--spec", os.path.join(WORK, "orig", name + ".launch.json"),
                "--baseline", os.path.join(WORK, "orig", name + ".cu")] + variants + [
                "--arch", args.arch, "--jobs", "8"] + libs_flags(name) + (
                [] if args.no_sanitize else ["--sanitize", "--sanitize-size", "tiny"]) + (
@@ -290,26 +273,8 @@ def run(args):
                ["--compile-only"] if args.compile_only else []) + [
                "--json", os.path.join(out, name + ".json"),
                "--report", os.path.join(out, name + ".md"), "--quiet"]
-        jobs.append((name, cmd))
-
-    def one(job):
-        name, cmd = job
-        with open(os.path.join(out, name + ".log"), "w") as log:
-            rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT).returncode
-        print("%-32s exit %d" % (name, rc), file=sys.stderr)
-        return name, rc
-
-    # --parallel N: N kernels at once (their builds share the CPUs, their
-    # launches the GPU: for check-only runs, not timings)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.parallel)) as ex:
-        rows_ = list(ex.map(one, jobs))
-    bad = sum(rc != 0 for _, rc in rows_)
-    with open(os.path.join(out, "summary.md"), "a") as fp:
-        fp.write("| run | gpu_bench.py exit |\n|---|---|\n")
-        for name, rc in rows_:
-            fp.write("| %s | %d |\n" % (name, rc))
-    print("%d runs, %d with a failure" % (len(rows_), bad), file=sys.stderr)
-    return 1 if bad else 0
+        jobs.append(((name,), cmd))
+    return 1 if run_all(jobs, out, args.parallel, ["run"]) else 0
 
 
 def check(args):
@@ -322,7 +287,7 @@ def check(args):
             if open(p).read() == open(orig).read():
                 continue
             cmd = [sys.executable, os.path.join(ROOT, "tests", "cpudiff", "cpudiff.py"), orig, p,
-                   "--spec", os.path.join(WORK, "specs", name + ".launch.json"), "-q"]
+                   "--spec", os.path.join(WORK, "orig", name + ".launch.json"), "-q"]
             for s in args.size:
                 cmd += ["--size", s]
             r = subprocess.run(cmd, capture_output=True, text=True)

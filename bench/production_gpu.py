@@ -41,6 +41,8 @@ import shutil
 import subprocess
 import sys
 
+from gpu_batch import run_all
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(ROOT, "gpu-production")
 # MAGMA's Makefile flags (bench/production_eval.tsv), its targets sm_70 and sm_80
@@ -271,29 +273,11 @@ def run(args):
                [] if args.no_sanitize else ["--sanitize", "--sanitize-size", "tiny"]) + [
                "--json", os.path.join(out, name + ".json"),
                "--report", os.path.join(out, name + ".md"), "--quiet"]
-        jobs.append((name, f, cmd))
+        jobs.append(((name, f), cmd))
     # --parallel runs at once: the builds are most of the time; the timings
     # of kernels timed side by side are not comparable (correctness is the
     # point here), so the summary says how they were run
-    rows, bad, running = [], 0, []
-    while jobs or running:
-        while jobs and len(running) < args.parallel:
-            name, f, cmd = jobs.pop(0)
-            log = open(os.path.join(out, name + ".log"), "w")
-            running.append((name, f, subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT), log))
-        name, f, pr, log = running.pop(0)
-        rc = pr.wait()
-        log.close()
-        bad += rc != 0
-        rows.append((name, f, rc))
-        print("%-40s exit %d" % (name, rc), file=sys.stderr)
-    with open(os.path.join(out, "summary.md"), "w") as fp:
-        fp.write("%d gpu_bench.py runs, %d at once\n\n" % (len(rows), args.parallel))
-        fp.write("| kernel | file | gpu_bench.py exit |\n|---|---|---|\n")
-        for name, f, rc in rows:
-            fp.write("| %s | %s | %d |\n" % (name, f, rc))
-    print("%d kernels, %d with a failure" % (len(rows), bad), file=sys.stderr)
-    return 1 if bad else 0
+    return 1 if run_all(jobs, out, args.parallel, ["kernel", "file"]) else 0
 
 
 def main():
