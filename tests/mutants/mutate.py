@@ -45,6 +45,9 @@ one mutant per applicable mutation and variant:
                        a condition added to a copy's guard
   macro-redefined      a macro the load phase names is #undef'd and     kpipe-macro-redefined
                        #define'd again before the second barrier
+  load-mark-read       the load phase stores into the output, which    kpipe-memory-order
+                       the compute phase reads (the prefetch would
+                       store the next tile's mark first)
 
 The edits are made on the source text (comments, strings and preprocessor
 lines are masked while scanning, so they are never matched); every mutant
@@ -88,6 +91,7 @@ EXPECTED = {
 	"macro-copy": "kpipe-macro-array",
 	"guard-varies": "kpipe-partial-tile-write",
 	"macro-redefined": "kpipe-macro-redefined",
+	"load-mark-read": "kpipe-memory-order",
 }
 KINDS = list(EXPECTED)
 
@@ -842,6 +846,17 @@ def mut_macro_redefined(L):
 			L.at_compute_end("#undef KP_MUT_ONE\n#define KP_MUT_ONE 2")]
 
 
+def mut_load_mark(L):
+	outs = [o for o in L.outputs if o not in L.sources]
+	if not outs:
+		raise Skip("no non-const pointer parameter the loads do not read")
+	o = outs[0]
+	et = L.pointers[o] or "float"
+	decl = (after_includes(L.src), 0, "__device__ %s kp_mut_seen[1024];\n" % et)
+	yield o, [decl, L.at_load_start("%s[threadIdx.x] = %s();" % (o, et)),
+		  L.at_compute_end("kp_mut_seen[threadIdx.x %% 1024] = %s[threadIdx.x];" % o)]
+
+
 MUTATORS = {
 	"divergent-barrier": mut_divergent,
 	"barrier-removed": mut_removed,
@@ -864,6 +879,7 @@ MUTATORS = {
 	"macro-copy": mut_macro_copy,
 	"guard-varies": mut_guard_varies,
 	"macro-redefined": mut_macro_redefined,
+	"load-mark-read": mut_load_mark,
 }
 
 

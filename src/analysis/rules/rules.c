@@ -25,6 +25,7 @@
 	X(copy_trips)                                                                              \
 	X(macro_redefined)                                                                         \
 	X(phase_effects)                                                                           \
+	X(load_writes)                                                                             \
 	X(volatile_load)
 
 #define DECLARE(name) extern const kp_rule kp_rule_##name;
