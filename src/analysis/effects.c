@@ -567,21 +567,13 @@ static int implicit_copy(const kp_node *n)
 }
 
 /* A functional cast to a dependent type in a template (`T w = T(0);`, a
- * call clang leaves unresolved, with no name and no declaration, spelled
- * as its type and an argument list): a conversion or a constructor in
- * each instantiation, which kpipe takes to only build its value, as it
- * does constructors (ctor_call). */
-static int dependent_construct(const ectx *c, const kp_node *n)
+ * construction clang leaves unresolved, with no name and no declaration:
+ * kp_node.type_construct): a conversion or a constructor in each
+ * instantiation, which kpipe takes to only build its value, as it does
+ * constructors (ctor_call). */
+static int dependent_construct(const kp_node *n)
 {
-	if (*kp_call_name(n) || n->decl || !n->type || n->ty.kind != KP_TY_DEPENDENT)
-		return 0;
-	const char *t = kp_node_text(c->f, n);
-	size_t k = strlen(n->type);
-	if (!t || strncmp(t, n->type, k))
-		return 0;
-	while (t[k] == ' ')
-		k++;
-	return t[k] == '(' || t[k] == '{';
+	return n->type_construct && !*kp_call_name(n) && !n->decl && n->ty.kind == KP_TY_DEPENDENT;
 }
 
 static void helper_call(ectx *c, const kp_node *n, const kp_kernel *fn, int a0);
@@ -673,8 +665,7 @@ static void visit_call(ectx *c, const kp_node *n)
 	} else if (!strncmp(nm, "__ld", 4)) {
 		if (n->nkids > a0)
 			read_pts(c, n->kids[a0], n);
-	} else if (kp_call_pure(n) || ctor_call(n) || implicit_copy(n) ||
-		   dependent_construct(c, n)) {
+	} else if (kp_call_pure(n) || ctor_call(n) || implicit_copy(n) || dependent_construct(n)) {
 		/* reads its operands */
 	} else if (n->decl && n->decl->kind == KP_D_OTHER && n->decl->nparam_ty >= 0) {
 		/* a constructor (`real4 b = Bs[k][c];`, the class spelled

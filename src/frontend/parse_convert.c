@@ -515,6 +515,8 @@ static kp_node *convert_node(pctx *c, CXCursor cur)
 	}
 	if (n->kind == KP_N_FOR && l.n > 0)
 		for_slots(c, cur, l.v[l.n - 1], n);
+	if (n->kind == KP_N_CALL && l.n >= 1 && clang_getCursorKind(l.v[0]) == CXCursor_TypeRef)
+		n->type_construct = 1;
 	if (n->kind == KP_N_CALL && n->nkids == 1 && l.n >= 1 && n->name && !*n->name) {
 		CXType a = clang_getCanonicalType(clang_getCursorType(cur));
 		CXType b = clang_getCanonicalType(clang_getCursorType(l.v[l.n - 1]));

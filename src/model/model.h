@@ -353,6 +353,10 @@ struct kp_node {
 	 * clang's canonical types (`magmaDoubleComplex` made from a
 	 * `cuDoubleComplex`, one class through a typedef) */
 	unsigned char same_class_copy;
+	/* CALL spelled as a type and an argument list, the type's reference
+	 * being the first child libclang shows (`T(0)`, `T{x}` on a type that
+	 * depends on a template parameter: an unresolved construction) */
+	unsigned char type_construct;
 	const char *type;     /* expression or declaration type (its spelling) */
 	kp_type ty;           /* the type's facts (decisions read these) */
 	long long type_size;  /* sizeof(type), -1 unknown */

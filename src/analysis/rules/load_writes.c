@@ -13,13 +13,6 @@
 #include "effects.h"
 #include "rules.h"
 
-/* A variable declared in the loop body: it starts afresh each iteration. */
-static int loop_local(const kp_loop *l, const kp_decl *d)
-{
-	return d && d->in_main && l->body && l->body->in_main && d->begin >= l->body->begin &&
-	       d->begin < l->body->end;
-}
-
 /* The first read or write of the compute phase or of the statements after
  * the closing barrier that may be w's memory, or NULL; *written says which. */
 static const kp_effect *overlap(const kp_effects *e, const kp_effect *w, int *written)
@@ -43,8 +36,7 @@ static void check_write(kp_rule_ctx *c, const kp_effects *e, const kp_effect *w)
 	const kp_loop *l = c->l;
 	if (w->loc.kind == KP_LOC_TILE)
 		return;
-	if (w->loc.kind == KP_LOC_LOCAL &&
-	    ((!w->via && !w->call && !w->by_asm) || loop_local(l, w->loc.decl)))
+	if (kp_rule_direct_local_write(l, w))
 		return;
 	int written = 0;
 	const kp_effect *o = overlap(e, w, &written);

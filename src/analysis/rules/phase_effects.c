@@ -26,13 +26,6 @@ static const char *reader(kp_file *f, kp_phase p, const kp_effect *r)
 	return kp_arena_printf(&f->arena, "the load phase (line %d)", r->at ? r->at->line : 0);
 }
 
-/* A variable declared in the loop body: it starts afresh each iteration. */
-static int loop_local(const kp_loop *l, const kp_decl *d)
-{
-	return d && d->in_main && l->body && l->body->in_main && d->begin >= l->body->begin &&
-	       d->begin < l->body->end;
-}
-
 /* What the next tile and the loop's control read: the load phase (tiles and
  * the body's own variables apart), the condition and the increment. */
 /* Whether n is the statement of an induction variable's bump: the rewrite
@@ -55,7 +48,7 @@ static const kp_effect *read_of(const kp_loop *l, const kp_effects *e, const kp_
 		for (int i = 0; i < e->rd[ph[p]].n; i++) {
 			const kp_effect *r = &e->rd[ph[p]].v[i];
 			if (r->loc.kind == KP_LOC_TILE ||
-			    (r->loc.kind == KP_LOC_LOCAL && loop_local(l, r->loc.decl)) ||
+			    (r->loc.kind == KP_LOC_LOCAL && kp_rule_loop_local(l, r->loc.decl)) ||
 			    (bump && r->via == w->via))
 				continue;
 			if (kp_loc_may_alias(&w->loc, &r->loc)) {
@@ -81,8 +74,7 @@ static void check_write(kp_rule_ctx *c, const kp_effects *e, kp_phase ph, const 
 	}
 	if (w->loc.kind == KP_LOC_TILE)
 		return; /* the tile rules (loaded_tiles.c, tile_escapes.c) */
-	if (w->loc.kind == KP_LOC_LOCAL &&
-	    ((!w->via && !w->call && !w->by_asm) || loop_local(l, w->loc.decl)))
+	if (kp_rule_direct_local_write(l, w))
 		return; /* a direct write: dependences.c's checks */
 	kp_phase rp;
 	const kp_effect *r = read_of(l, e, w, &rp);

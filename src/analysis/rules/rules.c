@@ -65,6 +65,18 @@ void kp_rule_refuse(kp_rule_ctx *c, const kp_node *at, const char *id, const cha
 	va_end(ap);
 }
 
+int kp_rule_loop_local(const kp_loop *l, const kp_decl *d)
+{
+	return d && d->in_main && l->body && l->body->in_main && d->begin >= l->body->begin &&
+	       d->begin < l->body->end;
+}
+
+int kp_rule_direct_local_write(const kp_loop *l, const kp_effect *w)
+{
+	return w->loc.kind == KP_LOC_LOCAL &&
+	       ((!w->via && !w->call && !w->by_asm) || kp_rule_loop_local(l, w->loc.decl));
+}
+
 void kp_rules_run(kp_rule_ctx *c)
 {
 	for (int i = 0; i < kp_nrules; i++)

@@ -13,6 +13,7 @@
 
 #include <stdarg.h>
 
+#include "effects.h"
 #include "loop.h"
 
 struct kp_loop_rw;
@@ -47,6 +48,14 @@ void kp_rule_refuse(kp_rule_ctx *c, const kp_node *at, const char *id, const cha
  * own checks refuse through it too): one reason per id and loop. */
 void kp_loop_vrefuse(kp_file *f, kp_loop *l, const kp_node *at, const char *id, const char *fmt,
 		     va_list ap);
+
+/* Whether d is declared in l's body: it starts afresh each iteration. */
+int kp_rule_loop_local(const kp_loop *l, const kp_decl *d);
+/* Whether write w (of any phase) is of a variable of the thread that
+ * dependences.c's direct checks cover, which the effect rules leave
+ * alone: a plain write of the variable itself (no alias, call or asm), or
+ * a write of one declared in l's body. */
+int kp_rule_direct_local_write(const kp_loop *l, const kp_effect *w);
 
 /* The rules, in the order they run. */
 extern const kp_rule *const kp_rules[];
