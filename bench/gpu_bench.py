@@ -65,10 +65,28 @@ IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 KERNEL_NAME = re.compile(r"^(::)?[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*$")
 # A variant file may override the launch's dynamic shared memory, e.g. when
 # its doubled buffers moved to dynamic shared memory:
-#   // kpipe-launch: dynamic_smem = 2 * 64 * 40 * sizeof(half)
+#   // kpipe-launch: dynamic_smem(gemm) = 2 * 64 * 40 * sizeof(half)
 # (kpipe_spec_smem, the spec's own bytes, may appear in it:
-#   // kpipe-launch: dynamic_smem = 2 * ((kpipe_spec_smem + 15) / 16 * 16))
-OVERRIDE = re.compile(r"^\s*//\s*kpipe-launch:\s*(dynamic_smem)\s*=\s*(.+?)\s*$", re.M)
+#   // kpipe-launch: dynamic_smem(gemm) = 2 * ((kpipe_spec_smem + 15) / 16 * 16))
+# kpipe writes one line per kernel it moved (KERNEL is the function's name);
+# a line without (KERNEL) is for every kernel of the file.
+OVERRIDE = re.compile(
+    r"^\s*//\s*kpipe-launch:\s*dynamic_smem\s*(?:\(\s*([A-Za-z_:][A-Za-z0-9_:]*)\s*\))?"
+    r"\s*=\s*(.+?)\s*$", re.M)
+
+
+def override_of(text, kernel):
+    """The dynamic_smem override a version file gives kernel (a spec's
+    'ns::k' is the file's 'k'), or None: its own line, else the first
+    line without a kernel name."""
+    short = kernel.rsplit("::", 1)[-1]
+    anyk = None
+    for m in OVERRIDE.finditer(text):
+        if m.group(1) in (kernel, short):
+            return m.group(2)
+        if m.group(1) is None and anyk is None:
+            anyk = m.group(2)
+    return anyk
 
 
 class SpecError(Exception):
@@ -595,10 +613,10 @@ def build_all(samples, args, build_root):
             launcher = None
             try:
                 text = version_text(v.path)
-                m = OVERRIDE.search(text)
+                over = override_of(text, s.spec["kernel"])
                 launcher = launcher_of(text, s.spec["kernel"])
-                if m:
-                    smem = _expr(m.group(2), "%s: kpipe-launch dynamic_smem" % v.path)
+                if over is not None:
+                    smem = _expr(over, "%s: kpipe-launch dynamic_smem" % v.path)
                     v.r["dynamic_smem"] = smem
             except OSError as e:
                 v.r["compile"] = {"ok": False, "seconds": 0, "warnings": [], "log_tail": str(e)}

@@ -15,7 +15,7 @@
 // memory (71680 B for 2 stages, 107520 B for 3, 143360 B for 4: sm_80's
 // 163 KB and sm_90's 227 KB opt-in limits hold all three, sm_86's 99 KB
 // only 2): kpipe declares them as references into an extern array,
-// writes the launch size in a `// kpipe-launch: dynamic_smem` line and, as
+// writes the launch size in a `// kpipe-launch: dynamic_smem(KERNEL)` line and, as
 // this file has no launch, warns that its callers must pass it.
 
 #include <cuda_fp16.h>

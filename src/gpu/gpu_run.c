@@ -335,7 +335,7 @@ static const char *build_versions(kp_gpu_result *g, const kp_gpu_opts *o, workdi
 		char *text = NULL, *smem = NULL;
 		if (!abs || kp_read_file(abs, &text, NULL) != 0)
 			why = kp_arena_printf(&g->arena, "cannot read %s", files[v]);
-		else if (kp_gpu_launch_override(text, &smem, err, sizeof(err)) < 0)
+		else if (kp_gpu_launch_override(text, spec->kernel, &smem, err, sizeof(err)) < 0)
 			why = kp_arena_printf(&g->arena, "%s: %s", files[v], err);
 		char *launcher = NULL;
 		if (!why) {

@@ -139,8 +139,8 @@ static int tile_clash(const pipeline_state *s, const kp_loop *l)
  * 16 so that every copy keeps the alignment of the first).  Each <<<>>>
  * launch of the kernel in the file gets the bytes as its third argument,
  * in one expression that first raises the opt-in attribute, so it works
- * wherever the launch is written; a `// kpipe-launch: dynamic_smem` line
- * above the kernel tells kpipe validate and tune (in the launch spec's
+ * wherever the launch is written; a `// kpipe-launch: dynamic_smem(KERNEL)`
+ * line above the kernel tells kpipe validate and tune (in the launch spec's
  * terms); without a launch in the file, a warning says what the callers
  * must pass. */
 static void launch_edits(kp_pass_ctx *c, const kp_loop *l, long long bytes, int copies, int di)
@@ -191,15 +191,16 @@ static void launch_edits(kp_pass_ctx *c, const kp_loop *l, long long bytes, int 
 				   "// kpipe: the tiles of '%s' are in dynamic shared memory: "
 				   "every launch passes %lld bytes\n",
 				   k->name, bytes);
-	kp_pass_edit(c, kb, 0,
-		     copies ? kp_arena_printf(
-				      ar,
-				      "%s// kpipe-launch: dynamic_smem = %d * ((kpipe_spec_smem + "
-				      "15) / 16 * 16)\n",
-				      why, copies)
-			    : kp_arena_printf(ar, "%s// kpipe-launch: dynamic_smem = %lld\n", why,
-					      bytes),
-		     di);
+	kp_pass_edit(
+		c, kb, 0,
+		copies ? kp_arena_printf(
+				 ar,
+				 "%s// kpipe-launch: dynamic_smem(%s) = %d * ((kpipe_spec_smem + "
+				 "15) / 16 * 16)\n",
+				 why, k->name, copies)
+		       : kp_arena_printf(ar, "%s// kpipe-launch: dynamic_smem(%s) = %lld\n", why,
+					 k->name, bytes),
+		di);
 	if (n)
 		return;
 	kp_pass_diag(

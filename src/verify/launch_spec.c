@@ -636,53 +636,96 @@ char *kp_gpu_launch_via(const char *source, const char *kernel)
 	return NULL;
 }
 
-int kp_gpu_launch_override(const char *source, char **expr, char *err, size_t errsz)
+/* One "// kpipe-launch: dynamic_smem[(KERNEL)] = EXPR" line [p, end):
+ * 0 when it is not one; else 1 with *name (NULL unqualified) and
+ * [*eb, *ee) the expression. */
+static int override_line(const char *p, const char *end, const char **name, size_t *nlen,
+			 const char **eb, const char **ee)
 {
 	static const char key[] = "kpipe-launch:";
+	while (p < end && isspace((unsigned char)*p))
+		p++;
+	if (end - p < 2 || p[0] != '/' || p[1] != '/')
+		return 0;
+	p += 2;
+	while (p < end && isspace((unsigned char)*p))
+		p++;
+	if ((size_t)(end - p) <= strlen(key) || strncmp(p, key, strlen(key)))
+		return 0;
+	p += strlen(key);
+	while (p < end && isspace((unsigned char)*p))
+		p++;
+	if ((size_t)(end - p) <= 12 || strncmp(p, "dynamic_smem", 12))
+		return 0;
+	p += 12;
+	*name = NULL;
+	*nlen = 0;
+	if (p < end && *p == '(') {
+		const char *nb = ++p;
+		while (p < end && (*p == '_' || *p == ':' || isalnum((unsigned char)*p)))
+			p++;
+		if (p == nb || p >= end || *p != ')')
+			return 0;
+		*name = nb;
+		*nlen = (size_t)(p - nb);
+		p++;
+	}
+	while (p < end && isspace((unsigned char)*p))
+		p++;
+	if (p >= end || *p != '=')
+		return 0;
+	p++;
+	while (p < end && isspace((unsigned char)*p))
+		p++;
+	const char *e = end;
+	while (e > p && isspace((unsigned char)e[-1]))
+		e--;
+	*eb = p;
+	*ee = e;
+	return 1;
+}
+
+int kp_gpu_launch_override(const char *source, const char *kernel, char **expr, char *err,
+			   size_t errsz)
+{
 	*expr = NULL;
+	/* a spec's "ns::k" is the file's "k" */
+	const char *id = kernel ? strrchr(kernel, ':') : NULL;
+	id = id ? id + 1 : kernel;
+	const char *any_b = NULL, *any_e = NULL; /* the first unqualified line */
+	const char *eb = NULL, *ee = NULL;
 	for (const char *line = source; *line;) {
 		size_t len = strcspn(line, "\n");
-		const char *p = line, *end = line + len;
-		while (p < end && isspace((unsigned char)*p))
-			p++;
-		if (end - p >= 2 && p[0] == '/' && p[1] == '/') {
-			p += 2;
-			while (p < end && isspace((unsigned char)*p))
-				p++;
-			if ((size_t)(end - p) > strlen(key) && !strncmp(p, key, strlen(key))) {
-				p += strlen(key);
-				while (p < end && isspace((unsigned char)*p))
-					p++;
-				if ((size_t)(end - p) > 12 && !strncmp(p, "dynamic_smem", 12)) {
-					const char *q = p + 12;
-					while (q < end && isspace((unsigned char)*q))
-						q++;
-					if (q < end && *q == '=') {
-						q++;
-						const char *e = end;
-						while (e > q && isspace((unsigned char)e[-1]))
-							e--;
-						char *v = kp_xstrndup(q, (size_t)(e - q));
-						char *s = v;
-						while (isspace((unsigned char)*s))
-							s++;
-						if (kp_gpu_check_expr(s) != 0) {
-							snprintf(
-								err, errsz,
-								"kpipe-launch: dynamic_smem: '%s' is "
-								"not a plain C expression",
-								s);
-							free(v);
-							return -1;
-						}
-						*expr = kp_xstrdup(s);
-						free(v);
-						return 1;
-					}
-				}
+		const char *name, *b, *e;
+		size_t nlen;
+		if (override_line(line, line + len, &name, &nlen, &b, &e)) {
+			if (name && id &&
+			    ((strlen(kernel) == nlen && !strncmp(name, kernel, nlen)) ||
+			     (strlen(id) == nlen && !strncmp(name, id, nlen)))) {
+				eb = b;
+				ee = e;
+				break;
+			}
+			if (!name && !any_b) {
+				any_b = b;
+				any_e = e;
 			}
 		}
 		line += len + (line[len] == '\n');
 	}
-	return 0;
+	if (!eb) {
+		eb = any_b;
+		ee = any_e;
+	}
+	if (!eb)
+		return 0;
+	char *v = kp_xstrndup(eb, (size_t)(ee - eb));
+	if (kp_gpu_check_expr(v) != 0) {
+		snprintf(err, errsz, "kpipe-launch: dynamic_smem: '%s' is not a plain C expression",
+			 v);
+		free(v);
+		return -1;
+	}
+	*expr = v;
+	return 1;
 }

@@ -110,10 +110,15 @@ char *kp_launch_spec_default_path(const char *source);
  * or NULL.  Caller frees.  kp_gpu_gen_launcher() calls it as `via`. */
 char *kp_gpu_launch_via(const char *source, const char *kernel);
 
-/* A "// kpipe-launch: dynamic_smem = EXPR" line in a kernel file overrides
- * the spec's dynamic shared memory.  Returns 1 with *expr (heap) set, 0
- * when there is none, -1 when EXPR is not a plain expression (err set). */
-int kp_gpu_launch_override(const char *source, char **expr, char *err, size_t errsz);
+/* The dynamic shared memory a kernel file gives `kernel`, overriding the
+ * spec's: a "// kpipe-launch: dynamic_smem(KERNEL) = EXPR" line for it
+ * (kpipe rewrite writes one per kernel it moves to dynamic shared memory,
+ * so a file with several keeps each one's size), else the first
+ * unqualified "// kpipe-launch: dynamic_smem = EXPR" line (one for every
+ * kernel of the file).  Returns 1 with *expr (heap) set, 0 when there is
+ * none, -1 when EXPR is not a plain expression (err set). */
+int kp_gpu_launch_override(const char *source, const char *kernel, char **expr, char *err,
+			   size_t errsz);
 
 /* Checks a C expression as the spec's fields must be: not empty, none of
  * ; { } " ' \ # or newlines.  Returns 0 or -1. */

@@ -100,7 +100,7 @@ static char *write_sources(const kp_vbuild_env *env, const kp_launch_spec *s, kp
 	}
 	char *via = kp_gpu_launch_via(v->text, s->kernel), *dyn = NULL;
 	char err[256];
-	if (kp_gpu_launch_override(v->text, &dyn, err, sizeof(err)) < 0) {
+	if (kp_gpu_launch_override(v->text, s->kernel, &dyn, err, sizeof(err)) < 0) {
 		v->status = -1;
 		v->why = kp_xstrdup(err);
 		free(prepped);

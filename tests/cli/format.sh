@@ -89,13 +89,13 @@ check "stdin, --assume-filename in the project: formatted" cmp -s "$tmp/stdin.cu
 
 # kpipe's comment lines are never reflowed: clang-format (ReflowComments,
 # on by default) joined an over-long `// kpipe:` line to the next, and the
-# `// kpipe-launch: dynamic_smem = N` line that validate, the verifier and
+# `// kpipe-launch: dynamic_smem(KERNEL) = N` line that validate, the verifier and
 # the bench read no longer started its line (4 stages of 16 KB tiles move
 # to dynamic shared memory)
 "$cf" --style="file:$p/.clang-format" "$root/samples/wmma_column_conflict.cu" >"$p/src/w.cu"
 (cd "$p/src" && "$kpipe" rewrite --variant cp-async --stages 4 --no-verify w.cu -o w4.cu) 2>/dev/null
 check "dynamic shared memory: the kpipe-launch line starts its line" \
-	grep -q '^// kpipe-launch: dynamic_smem = 65536$' "$p/src/w4.cu"
+	grep -q '^// kpipe-launch: dynamic_smem(wmma_column_conflict) = 65536$' "$p/src/w4.cu"
 check "dynamic shared memory: kpipe's comment line kept whole" \
 	grep -q "^// kpipe: the tiles of 'wmma_column_conflict' are in dynamic shared memory: every launch passes 65536 bytes$" "$p/src/w4.cu"
 

@@ -90,10 +90,18 @@ def load_spec(path):
     return spec
 
 
-def launch_override(src):
-    """A variant's `// kpipe-launch: dynamic_smem = EXPR` line."""
-    m = re.search(r"//\s*kpipe-launch:\s*dynamic_smem\s*=\s*(.+)", src)
-    return m.group(1).strip() if m else None
+def launch_override(src, kernel):
+    """A variant's dynamic shared memory for kernel: its `// kpipe-launch:
+    dynamic_smem(KERNEL) = EXPR` line, else the first one without a
+    kernel name (for every kernel of the file), else None."""
+    short = kernel.rsplit("::", 1)[-1]
+    anyk = None
+    for m in re.finditer(r"//\s*kpipe-launch:\s*dynamic_smem\s*(?:\(\s*([\w:]+)\s*\))?\s*=\s*(.+)", src):
+        if m.group(1) in (kernel, short):
+            return m.group(2).strip()
+        if m.group(1) is None and anyk is None:
+            anyk = m.group(2).strip()
+    return anyk
 
 
 def launcher_of(src, kernel):
@@ -253,7 +261,7 @@ def build(label, src_path, spec, work, cache, inc_dirs=()):
     if reasons:
         raise Skip("%s: %s" % (src_path, "; ".join(reasons)))
     launcher = launcher_of(src, spec["kernel"])
-    key = file_hash(emulator_hash(), text, json.dumps(spec, sort_keys=True), launch_override(src) or "",
+    key = file_hash(emulator_hash(), text, json.dumps(spec, sort_keys=True), launch_override(src, spec["kernel"]) or "",
                     launcher or "", " ".join(CXXFLAGS),
                     local_headers(src, inc_dirs))
     exe = os.path.join(cache, "h-%s.exe" % key)
@@ -264,7 +272,7 @@ def build(label, src_path, spec, work, cache, inc_dirs=()):
         f.write(text)
     tu = os.path.join(work, "%s-%s-main.cpp" % (label, key))
     with open(tu, "w", encoding="utf-8") as f:
-        f.write(harness_source(spec, prepped, launch_override(src), launcher))
+        f.write(harness_source(spec, prepped, launch_override(src, spec["kernel"]), launcher))
     tmp = "%s.tmp%d-%s" % (exe, os.getpid(), label)
     pch = pch_dir(cache)
     cmd = [CXX] + CXXFLAGS + (["-I", pch] if pch else []) + ["-I", os.path.join(EMU, "include"), "-I", EMU]

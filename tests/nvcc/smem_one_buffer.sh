@@ -42,7 +42,7 @@ for v in "auto" "cp-async" "register" "register-ca" "cp-async --stages 3" "cp-as
 	if grep -q 'extern __shared__ __align__(16) unsigned char kp_dsmem\[\];' "$out" &&
 		grep -q 'float (&As)\[[0-9]\]\[BM\]\[BK\] = \*reinterpret_cast<float (\*)\[[0-9]\]\[BM\]\[BK\]>(kp_dsmem + 0);' "$out" &&
 		grep -q 'dim3(32, 32), (cudaFuncSetAttribute(mm_big_tiles, cudaFuncAttributeMaxDynamicSharedMemorySize, [0-9]*), [0-9]*)>>>' "$out" &&
-		grep -q '^// kpipe-launch: dynamic_smem = [0-9]*$' "$out"; then
+		grep -q '^// kpipe-launch: dynamic_smem(mm_big_tiles) = [0-9]*$' "$out"; then
 		ok
 	else
 		bad "$v: not the dynamic form: $(grep -n 'kp_dsmem\|<<<' "$out" | head -c 400)"

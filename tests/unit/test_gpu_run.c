@@ -510,18 +510,55 @@ Test(generate, two_instantiations)
 Test(generate, launch_override)
 {
 	char *e = NULL, err[256];
-	cr_assert_eq(kp_gpu_launch_override("int x;\n", &e, err, sizeof(err)), 0);
+	cr_assert_eq(kp_gpu_launch_override("int x;\n", "k", &e, err, sizeof(err)), 0);
 	cr_assert_null(e);
 	cr_assert_eq(kp_gpu_launch_override(
-			     "a\n  //  kpipe-launch: dynamic_smem =  2 * (64 * 40) * 2  \n", &e,
-			     err, sizeof(err)),
+			     "a\n  //  kpipe-launch: dynamic_smem =  2 * (64 * 40) * 2  \n", "k",
+			     &e, err, sizeof(err)),
 		     1);
 	cr_assert_str_eq(e, "2 * (64 * 40) * 2");
 	free(e);
-	cr_assert_eq(kp_gpu_launch_override("// kpipe-launch: dynamic_smem = 1; x\n", &e, err,
+	cr_assert_eq(kp_gpu_launch_override("// kpipe-launch: dynamic_smem = 1; x\n", "k", &e, err,
 					    sizeof(err)),
 		     -1);
 	cr_assert(strstr(err, "not a plain C expression"), "%s", err);
+}
+
+/* A file with several kernels moved to dynamic shared memory (learn-cuda's
+ * matmul.cu: 65536 bytes for v3 and v4, 98304 for v5): each kernel gets its
+ * own line's bytes, not the first line's (v5 launched with 65536 read past
+ * the end of its dynamic shared memory on the H100). */
+Test(generate, launch_override_per_kernel)
+{
+	const char *src = "// kpipe-launch: dynamic_smem(matmul_v3_kernel) = 65536\n"
+			  "__global__ void matmul_v3_kernel() {}\n"
+			  "// kpipe-launch: dynamic_smem(matmul_v5_kernel) = 98304\n"
+			  "__global__ void matmul_v5_kernel() {}\n"
+			  "// kpipe-launch: dynamic_smem = 4096\n";
+	char *e = NULL, err[256];
+	cr_assert_eq(kp_gpu_launch_override(src, "matmul_v5_kernel", &e, err, sizeof(err)), 1);
+	cr_assert_str_eq(e, "98304");
+	free(e);
+	cr_assert_eq(kp_gpu_launch_override(src, "matmul_v3_kernel", &e, err, sizeof(err)), 1);
+	cr_assert_str_eq(e, "65536");
+	free(e);
+	/* a spec's qualified name is the file's plain one */
+	cr_assert_eq(kp_gpu_launch_override(src, "ns::matmul_v5_kernel", &e, err, sizeof(err)), 1);
+	cr_assert_str_eq(e, "98304");
+	free(e);
+	/* a kernel with no line of its own gets the unqualified line */
+	cr_assert_eq(kp_gpu_launch_override(src, "matmul_v4_kernel", &e, err, sizeof(err)), 1);
+	cr_assert_str_eq(e, "4096");
+	free(e);
+	/* and none when there is none */
+	cr_assert_eq(kp_gpu_launch_override("// kpipe-launch: dynamic_smem(a) = 8\n", "b", &e, err,
+					    sizeof(err)),
+		     0);
+	cr_assert_null(e);
+	/* a prefix of another kernel's name is not its name */
+	cr_assert_eq(kp_gpu_launch_override("// kpipe-launch: dynamic_smem(mm2) = 8\n", "mm", &e,
+					    err, sizeof(err)),
+		     0);
 }
 
 Test(generate, embedded_harness_is_bench_main)
