@@ -48,7 +48,11 @@ The table is bench/heldout_gpu/*.tsv (one file per repository), each line
       on the GPU machine (carry gpu-heldout): one gpu_bench.py run per
       kernel, reports DIR/NAME.{md,json}, DIR/summary.md; --compile-only
       builds them and stops (no GPU needed); --no-time checks and
-      sanitizes only, --parallel N runs N kernels at once
+      sanitizes only, --parallel N runs N kernels at once; --build-root
+      DIR builds each kernel in DIR/NAME and keeps it, so that a
+      `--compile-only --parallel 14` run builds everything at once and a
+      later `--parallel 1` run times the kernels one at a time, building
+      nothing again; --sizes LIST checks only those sizes
   python3 bench/heldout_gpu.py check [--only SUBSTRING]
       here: the CPU checker (tests/cpudiff/cpudiff.py) on every prepared
       version, at the descriptions' small sizes
@@ -274,7 +278,10 @@ def run(args):
                "--arch", args.arch, "--jobs", "8"] + libs_flags(name) + (
                [] if args.no_sanitize else ["--sanitize", "--sanitize-size", "tiny"]) + (
                ["--no-time"] if args.no_time else []) + (
-               ["--compile-only"] if args.compile_only else []) + [
+               ["--compile-only"] if args.compile_only else []) + (
+               ["--build-dir", os.path.join(os.path.abspath(args.build_root), name),
+                "--reuse-build"] if args.build_root else []) + (
+               ["--sizes", args.sizes] if args.sizes else []) + [
                "--json", os.path.join(out, name + ".json"),
                "--report", os.path.join(out, name + ".md"), "--quiet"]
         jobs.append(((name,), cmd))
@@ -319,6 +326,8 @@ def main():
                    help="leave out the runs whose name contains this (repeat)")
     b.add_argument("--compile-only", action="store_true",
                    help="build every version and stop (no GPU needed: a check here)")
+    b.add_argument("--build-root", help="build each kernel in BUILD_ROOT/NAME and reuse it")
+    b.add_argument("--sizes", help="the sizes to check (gpu_bench.py --sizes; default all)")
     c = sub.add_parser("check")
     c.add_argument("--only", help="the rows whose name contains this")
     c.add_argument("--size", action="append", default=[], help="a size of the description (repeat)")

@@ -283,9 +283,11 @@ static void regs_check(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *
 					       tt, allowed);
 		return;
 	}
+	long long dyn = p->dynamic ? p->dyn_bytes : 0;
 	if (pr->pair)
-		pr->pair(pr, f, l, a, p->xform, p->stages);
-	if (!pr->facts(pr, f, l, a, &o) || !pr->variant(pr, f, l, a, p->xform, p->stages, &v)) {
+		pr->pair(pr, f, l, a, p->xform, p->stages, dyn);
+	if (!pr->facts(pr, f, l, a, &o) ||
+	    !pr->variant(pr, f, l, a, p->xform, p->stages, dyn, &v)) {
 		const kp_auto_facts *bad = o.compile_error || !v.compile_error ? &o : &v;
 		/* only the rewrite failing where the original compiles is
 		 * kpipe's error (an original nvcc rejects leaves ptxas without

@@ -122,19 +122,23 @@ struct kp_auto_probe {
 	int (*facts)(const struct kp_auto_probe *self, const kp_file *f, const kp_loop *l,
 		     const kp_arch *a, kp_auto_facts *out); /* 1 known, 0 not (out->why) */
 	/* The same for l's kernel once transform t (stages) has rewritten l
-	 * alone: ptxas on the rewrite.  NULL: not offered. */
+	 * alone: ptxas on the rewrite.  dyn_bytes > 0: the rewrite's tiles
+	 * are in dynamic shared memory (kp_plan.dynamic) and every launch
+	 * passes dyn_bytes, which the resident warps count.  NULL: not
+	 * offered. */
 	int (*variant)(const struct kp_auto_probe *self, kp_file *f, const kp_loop *l,
-		       const kp_arch *a, const kp_transform *t, int stages, kp_auto_facts *out);
+		       const kp_arch *a, const kp_transform *t, int stages, long long dyn_bytes,
+		       kp_auto_facts *out);
 	/* The same for l's kernel in `text`, a rewrite of f's whole text
 	 * (the modifiers of the rewrite, occ_bound.c).  NULL: not offered. */
 	int (*text)(const struct kp_auto_probe *self, kp_file *f, const kp_loop *l,
 		    const kp_arch *a, const char *text, size_t len, kp_auto_facts *out);
-	/* facts() and variant(t, stages) are about to be asked for l: both
+	/* facts() and variant(t, stages, dyn_bytes) are about to be asked for l: both
 	 * compiled by one nvcc where it can (probe.c, "one compilation for
 	 * both"); they then answer as they would have.  Changes no answer;
 	 * NULL: not offered. */
 	void (*pair)(const struct kp_auto_probe *self, kp_file *f, const kp_loop *l,
-		     const kp_arch *a, const kp_transform *t, int stages);
+		     const kp_arch *a, const kp_transform *t, int stages, long long dyn_bytes);
 };
 typedef struct kp_auto_probe kp_auto_probe;
 

@@ -273,7 +273,9 @@ static int kernel_facts(kp_ptxas_probe *p, const kp_probe_build *b, const kp_loo
 		if (!k->is_entry || !kp_resources_name_matches(k, name))
 			continue;
 		int threads = l->threads > 0 ? l->threads : 256;
-		kp_occupancy occ = kp_arch_occupancy(a, threads, k->registers, k->smem);
+		long long dyn = b == &p->var ? p->var_dyn : 0;
+		kp_occupancy occ =
+			kp_arch_occupancy(a, threads, k->registers, (int)(k->smem + dyn));
 		out->regs = k->registers;
 		out->warps = occ.warps_per_sm;
 		out->threads = threads;
@@ -326,8 +328,8 @@ static int probe_warps(const kp_auto_probe *base, const kp_file *f, const kp_loo
  * name, and the pair that loses the largest share of its resident warps
  * kept in out (matmul_staged_loader: `double` 32 -> 32 warps, `float` 64
  * -> 32; the first listed is `double`). */
-static void paired_facts(const kp_probe_build *o, const kp_probe_build *v, const kp_loop *l,
-			 const kp_arch *a, kp_auto_facts *out)
+static void paired_facts(const kp_probe_build *o, const kp_probe_build *v, long long vdyn,
+			 const kp_loop *l, const kp_arch *a, kp_auto_facts *out)
 {
 	const char *name = entry_name(l);
 	int threads = l->threads > 0 ? l->threads : 256;
@@ -340,7 +342,8 @@ static void paired_facts(const kp_probe_build *o, const kp_probe_build *v, const
 			const kp_kernel_res *ko = &o->res.kernels[j];
 			if (!ko->is_entry || !ko->name || strcmp(ko->name, kv->name))
 				continue;
-			kp_occupancy ov = kp_arch_occupancy(a, threads, kv->registers, kv->smem);
+			kp_occupancy ov = kp_arch_occupancy(a, threads, kv->registers,
+							    (int)(kv->smem + vdyn));
 			kp_occupancy oo = kp_arch_occupancy(a, threads, ko->registers, ko->smem);
 			if (oo.warps_per_sm <= 0)
 				continue;
@@ -365,7 +368,7 @@ static int probe_text(const kp_auto_probe *base, kp_file *f, const kp_loop *l, c
 	kp_ptxas_probe *p = (kp_ptxas_probe *)base;
 	if (!build_facts(p, &p->var, f, text, len, l, a, out))
 		return 0;
-	paired_facts(&p->orig, &p->var, l, a, out);
+	paired_facts(&p->orig, &p->var, p->var_dyn, l, a, out);
 	return 1;
 }
 
@@ -373,9 +376,9 @@ static int probe_text(const kp_auto_probe *base, kp_file *f, const kp_loop *l, c
  * nothing ptxas sees), and the edits (ed, the caller's) that made it;
  * NULL with p->error when the rewrite fails. */
 static char *variant_text(kp_ptxas_probe *p, kp_file *f, const kp_loop *l, const kp_arch *a,
-			  const kp_transform *t, int stages, kp_edits *ed, size_t *len)
+			  const kp_transform *t, int stages, int dynamic, kp_edits *ed, size_t *len)
 {
-	kp_xform_opts xo = {a, stages, "probe", 0, 1};
+	kp_xform_opts xo = {a, stages, "probe", dynamic, 1};
 	const char *err = NULL;
 	char *text = NULL;
 	*len = 0;
@@ -389,19 +392,21 @@ static char *variant_text(kp_ptxas_probe *p, kp_file *f, const kp_loop *l, const
 
 /* The same once t has rewritten l alone. */
 static int probe_variant(const kp_auto_probe *base, kp_file *f, const kp_loop *l, const kp_arch *a,
-			 const kp_transform *t, int stages, kp_auto_facts *out)
+			 const kp_transform *t, int stages, long long dyn_bytes, kp_auto_facts *out)
 {
 	kp_ptxas_probe *p = (kp_ptxas_probe *)base;
 	memset(out, 0, sizeof(*out)); /* the budget: probe_text's */
 	kp_edits ed = {0};
 	size_t len = 0;
-	char *text = variant_text(p, f, l, a, t, stages, &ed, &len);
+	char *text = variant_text(p, f, l, a, t, stages, dyn_bytes > 0, &ed, &len);
 	kp_edits_release(&ed);
 	if (!text) {
 		out->why = p->error;
 		return 0;
 	}
+	p->var_dyn = dyn_bytes > 0 ? dyn_bytes : 0;
 	int ok = probe_text(base, f, l, a, text, len, out);
+	p->var_dyn = 0; /* text() is asked about whole rewrites: no such bytes */
 	free(text);
 	return ok;
 }
@@ -574,7 +579,7 @@ static int pair_split(const kp_resources *c, const char *name, kp_resources *o, 
 }
 
 static void pair(const kp_auto_probe *base, kp_file *f, const kp_loop *l, const kp_arch *a,
-		 const kp_transform *t, int stages)
+		 const kp_transform *t, int stages, long long dyn_bytes)
 {
 	kp_ptxas_probe *p = (kp_ptxas_probe *)base;
 	if (!p->pair_on || !have_nvcc(p) || !within_budget(p, f, 1))
@@ -588,7 +593,7 @@ static void pair(const kp_auto_probe *base, kp_file *f, const kp_loop *l, const 
 		return;
 	}
 	kp_edits ed = {0};
-	char *vtext = variant_text(p, f, l, a, t, stages, &ed, &vlen);
+	char *vtext = variant_text(p, f, l, a, t, stages, dyn_bytes > 0, &ed, &vlen);
 	char *copy = vtext ? pair_copy(f, l->kernel, &ed, vtext, vlen) : NULL;
 	kp_edits_release(&ed);
 	char *vunit = vtext ? unit_text(f, vtext, vlen, &vn) : NULL;

@@ -1824,16 +1824,18 @@ typedef struct {
 	fake_probe fp;
 	int vregs, vwarps, vasked;
 	const char *vname;
-	int vsmem; /* the rewrite's static shared memory (0: not reported) */
+	int vsmem;      /* the rewrite's static shared memory (0: not reported) */
+	long long vdyn; /* the dynamic shared memory variant() was told of */
 } fake_probe2;
 
 static int fake_variant(const kp_auto_probe *self, kp_file *f, const kp_loop *l, const kp_arch *a,
-			const kp_transform *t, int stages, kp_auto_facts *out)
+			const kp_transform *t, int stages, long long dyn_bytes, kp_auto_facts *out)
 {
 	(void)f;
 	(void)a;
 	fake_probe2 *p = (fake_probe2 *)self;
 	p->vasked++;
+	p->vdyn = dyn_bytes;
 	p->vname = t->name;
 	cr_expect_eq(stages, 2);
 	memset(out, 0, sizeof(*out));
@@ -1933,7 +1935,7 @@ Test(plan, auto_occupancy_check_compares_with_the_warps_cp_async_keeps)
 	kp_loop *l = loop_of(ZROW_SRC("33", "tile[tx][ty + j]"), "sm_90");
 	kp_plan p;
 	fake_probe2 smem = {
-		{{fake_facts, fake_variant, NULL, NULL}, 34, 48, 1, 0}, 58, 24, 0, NULL, 34816};
+		{{fake_facts, fake_variant, NULL, NULL}, 34, 48, 1, 0}, 58, 24, 0, NULL, 34816, 0};
 	F.auto_probe = &smem.fp.base;
 	plan(&p, l, "sm_90", "auto", 0);
 	expect_xform(&p, "register");
@@ -1943,7 +1945,7 @@ Test(plan, auto_occupancy_check_compares_with_the_warps_cp_async_keeps)
 	/* without the rewrite's shared memory reported: the original's
 	 * warps, as before: cp.async */
 	fake_probe2 nosmem = {
-		{{fake_facts, fake_variant, NULL, NULL}, 34, 48, 1, 0}, 58, 24, 0, NULL, 0};
+		{{fake_facts, fake_variant, NULL, NULL}, 34, 48, 1, 0}, 58, 24, 0, NULL, 0, 0};
 	F.auto_probe = &nosmem.fp.base;
 	plan(&p, l, "sm_90", "auto", 0);
 	expect_xform(&p, "cp-async");
@@ -1957,7 +1959,7 @@ Test(plan, auto_register_staging_that_halves_the_resident_warps_takes_cp_async)
 	kp_loop *l = loop_of_sample("matmul_guarded", 256);
 	kp_plan p;
 	fake_probe2 halves = {
-		{{fake_facts, fake_variant, NULL, NULL}, 128, 16, 1, 0}, 148, 8, 0, NULL, 0};
+		{{fake_facts, fake_variant, NULL, NULL}, 128, 16, 1, 0}, 148, 8, 0, NULL, 0, 0};
 	F.auto_probe = &halves.fp.base;
 	plan(&p, l, "sm_90", "auto", 0);
 	expect_xform(&p, "cp-async");
@@ -1969,7 +1971,7 @@ Test(plan, auto_register_staging_that_halves_the_resident_warps_takes_cp_async)
 	/* a smaller drop (matmul_ptr_bump: 48 -> 40, register 1.032x against
 	 * cp.async's 0.985x) keeps register staging, and says what ptxas said */
 	fake_probe2 keeps = {
-		{{fake_facts, fake_variant, NULL, NULL}, 40, 48, 1, 0}, 44, 40, 0, NULL, 0};
+		{{fake_facts, fake_variant, NULL, NULL}, 40, 48, 1, 0}, 44, 40, 0, NULL, 0, 0};
 	F.auto_probe = &keeps.fp.base;
 	plan(&p, l, "sm_90", "auto", 0);
 	expect_xform(&p, "register");
@@ -1981,6 +1983,64 @@ Test(plan, auto_register_staging_that_halves_the_resident_warps_takes_cp_async)
 	plan(&p, l, "sm_90", "register", 0);
 	expect_xform(&p, "register");
 	cr_expect_eq(halves.vasked, 0);
+	F.auto_probe = NULL;
+}
+
+/* Two float[64][64] tiles converted from double on their way in (cp.async
+ * does not apply), launched in the file: auto's register staging keeps two
+ * buffers, which go to 64 KB of dynamic shared memory. */
+static const char converted_big_src[] =
+	"#define TILE 64\n"
+	"__global__ void mmc(const double *A, const double *B, float *C, int N, int K)\n"
+	"{\n"
+	"    __shared__ float As[TILE][TILE];\n"
+	"    __shared__ float Bs[TILE][TILE];\n"
+	"    int tx = threadIdx.x, ty = threadIdx.y;\n"
+	"    int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;\n"
+	"    float acc = 0.0f;\n"
+	"    for (int k0 = 0; k0 < K; k0 += TILE) {\n"
+	"        As[ty][tx] = (float)A[row * K + k0 + tx];\n"
+	"        Bs[ty][tx] = (float)B[(k0 + ty) * N + col];\n"
+	"        __syncthreads();\n"
+	"        for (int kk = 0; kk < TILE; ++kk)\n"
+	"            acc += As[ty][kk] * Bs[kk][tx];\n"
+	"        __syncthreads();\n"
+	"    }\n"
+	"    C[row * N + col] = acc;\n"
+	"}\n"
+	"void run(const double *A, const double *B, float *C, int N, int K)\n"
+	"{\n"
+	"    mmc<<<dim3(N / TILE, N / TILE), dim3(TILE, TILE)>>>(A, B, C, N, K);\n"
+	"}\n";
+
+Test(plan, auto_occupancy_check_covers_tiles_moved_to_dynamic_shared_memory)
+{
+	/* leimao's gemm_v05_vectorized (H100, 2026-12-07): register staging in
+	 * 64 KB of dynamic shared memory, 121 -> 147 registers, 16 -> 8 warps
+	 * per SM, 0.718x; the check used to skip plans whose tiles moved to
+	 * dynamic shared memory, and the loop was rewritten */
+	kp_loop *l = loop_of(converted_big_src, "sm_90");
+	kp_plan p;
+	plan(&p, l, "sm_90", "auto", 0);
+	cr_assert_not_null(p.xform, "%s", p.refuse_msg ? p.refuse_msg : "");
+	cr_assert(p.dynamic, "auto planned %s in static shared memory: %s", p.xform->name, p.why);
+	long long bytes = p.dyn_bytes;
+	fake_probe2 halves = {
+		{{fake_facts, fake_variant, NULL, NULL}, 121, 16, 1, 0}, 147, 8, 0, NULL, 0, 0};
+	F.auto_probe = &halves.fp.base;
+	plan(&p, l, "sm_90", "auto", 0);
+	cr_expect_eq(halves.vasked, 1, "ptxas asked about the dynamic rewrite");
+	cr_expect_eq(halves.vdyn, bytes, "told of its %lld bytes: %lld", bytes, halves.vdyn);
+	expect_refused(&p, "kpipe-no-predicted-gain", "would halve the resident warps");
+	/* a drop short of half keeps the rewrite and says what ptxas said */
+	fake_probe2 keeps = {
+		{{fake_facts, fake_variant, NULL, NULL}, 121, 16, 1, 0}, 126, 16, 0, NULL, 0, 0};
+	F.auto_probe = &keeps.fp.base;
+	plan(&p, l, "sm_90", "auto", 0);
+	cr_assert_not_null(p.xform);
+	cr_expect(p.dynamic);
+	cr_expect(strstr(p.why, "ptxas: 121 -> 126 registers, 16 -> 16 resident warps") != NULL,
+		  "%s", p.why);
 	F.auto_probe = NULL;
 }
 
@@ -2039,7 +2099,7 @@ Test(plan, auto_register_staging_that_halves_the_resident_warps_without_cp_async
 	kp_loop *l = loop_of_sample("sgemm_transpose_staged", 256);
 	kp_plan p;
 	fake_probe2 halves = {
-		{{fake_facts, fake_variant, NULL, NULL}, 32, 64, 1, 0}, 40, 32, 0, NULL, 0};
+		{{fake_facts, fake_variant, NULL, NULL}, 32, 64, 1, 0}, 40, 32, 0, NULL, 0, 0};
 	F.auto_probe = &halves.fp.base;
 	plan(&p, l, "sm_90", "auto", 0);
 	expect_refused(&p, "kpipe-no-predicted-gain", "would halve the resident warps");
@@ -2049,7 +2109,7 @@ Test(plan, auto_register_staging_that_halves_the_resident_warps_without_cp_async
 		  "%s", p.refuse_msg);
 	/* a smaller drop keeps register staging */
 	fake_probe2 keeps = {
-		{{fake_facts, fake_variant, NULL, NULL}, 32, 24, 1, 0}, 36, 16, 0, NULL, 0};
+		{{fake_facts, fake_variant, NULL, NULL}, 32, 24, 1, 0}, 36, 16, 0, NULL, 0, 0};
 	F.auto_probe = &keeps.fp.base;
 	plan(&p, l, "sm_90", "auto", 0);
 	cr_expect_null(p.refuse_id, "%s", p.refuse_msg ? p.refuse_msg : "");
@@ -2509,9 +2569,9 @@ static int regs_facts(const kp_auto_probe *self, const kp_file *f, const kp_loop
 }
 
 static int regs_variant(const kp_auto_probe *self, kp_file *f, const kp_loop *l, const kp_arch *a,
-			const kp_transform *t, int stages, kp_auto_facts *out)
+			const kp_transform *t, int stages, long long dyn_bytes, kp_auto_facts *out)
 {
-	(void)f, (void)l, (void)a, (void)t, (void)stages;
+	(void)f, (void)l, (void)a, (void)t, (void)stages, (void)dyn_bytes;
 	const regs_probe *p = (const regs_probe *)self;
 	memset(out, 0, sizeof(*out));
 	if (p->ecompile) {
