@@ -31,7 +31,9 @@ and kRNormUndo2.  No cuda-convnet2 code is kept in this repository:
   python3 bench/convnet_gpu.py run [--out DIR]
       on the GPU machine (carry gpu-convnet): one gpu_bench.py run per
       kernel and instantiation, reports DIR/NAME.{md,json}, DIR/summary.md
-      (--no-time: check and sanitize only; --parallel N: N runs at once)
+      (--no-time: check and sanitize only; --parallel N: N runs at once;
+      --build-root DIR with --compile-only builds every run at once, and a
+      later --parallel 1 run with the same DIR times them one at a time)
 """
 import argparse
 import json
@@ -407,7 +409,11 @@ def run(args):
                "--baseline", os.path.join(WORK, "cut", kernel + ".cu")] + variants + [
                "--arch", args.arch, "--jobs", "4"] + (
                [] if args.no_sanitize else ["--sanitize", "--sanitize-size", "tiny"]) + (
-               ["--no-time"] if args.no_time else []) + [
+               ["--no-time"] if args.no_time else []) + (
+               ["--compile-only"] if args.compile_only else []) + (
+               ["--build-dir", os.path.join(os.path.abspath(args.build_root), name),
+                "--reuse-build"] if args.build_root else []) + (
+               ["--sizes", args.sizes] if args.sizes else []) + [
                "--json", os.path.join(out, name + ".json"),
                "--report", os.path.join(out, name + ".md"), "--quiet"]
         jobs.append(((name, kernel), cmd))
@@ -425,6 +431,10 @@ def main():
     b.add_argument("--arch", default="sm_90")
     b.add_argument("--only", help="the runs whose name contains this")
     b.add_argument("--no-sanitize", action="store_true", help="no compute-sanitizer runs")
+    b.add_argument("--compile-only", action="store_true", help="build every version and stop")
+    b.add_argument("--build-root", help="build each run in BUILD_ROOT/NAME and reuse it (as "
+                   "heldout_gpu.py: build at once, then time one at a time)")
+    b.add_argument("--sizes", help="the sizes to check (gpu_bench.py --sizes; default all)")
     b.add_argument("--no-time", action="store_true", help="check and sanitize only")
     b.add_argument("--parallel", type=int, default=1, help="runs at once (default 1)")
     args = p.parse_args()
