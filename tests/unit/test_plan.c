@@ -1988,30 +1988,34 @@ Test(plan, auto_register_staging_that_halves_the_resident_warps_takes_cp_async)
 
 /* Two float[64][64] tiles converted from double on their way in (cp.async
  * does not apply), launched in the file: auto's register staging keeps two
- * buffers, which go to 64 KB of dynamic shared memory. */
-static const char converted_big_src[] =
-	"#define TILE 64\n"
-	"__global__ void mmc(const double *A, const double *B, float *C, int N, int K)\n"
-	"{\n"
-	"    __shared__ float As[TILE][TILE];\n"
-	"    __shared__ float Bs[TILE][TILE];\n"
-	"    int tx = threadIdx.x, ty = threadIdx.y;\n"
-	"    int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;\n"
-	"    float acc = 0.0f;\n"
-	"    for (int k0 = 0; k0 < K; k0 += TILE) {\n"
-	"        As[ty][tx] = (float)A[row * K + k0 + tx];\n"
-	"        Bs[ty][tx] = (float)B[(k0 + ty) * N + col];\n"
-	"        __syncthreads();\n"
-	"        for (int kk = 0; kk < TILE; ++kk)\n"
-	"            acc += As[ty][kk] * Bs[kk][tx];\n"
-	"        __syncthreads();\n"
-	"    }\n"
-	"    C[row * N + col] = acc;\n"
-	"}\n"
-	"void run(const double *A, const double *B, float *C, int N, int K)\n"
-	"{\n"
-	"    mmc<<<dim3(N / TILE, N / TILE), dim3(TILE, TILE)>>>(A, B, C, N, K);\n"
-	"}\n";
+ * buffers, which go to 64 KB of dynamic shared memory.  BIG_TILES_SRC(64)
+ * with double inputs, the casts and a launch; static storage. */
+static const char *converted_big_src(void)
+{
+	static char buf[2048];
+	static const char *const edits[][2] = {
+		{"const float *A, const float *B", "const double *A, const double *B"},
+		{"= A[", "= (float)A["},
+		{"= B[", "= (float)B["},
+	};
+	const char *src = fits_once_src;
+	size_t n = 0;
+	while (*src && n + 64 < sizeof(buf)) {
+		size_t i = 0;
+		for (; i < sizeof(edits) / sizeof(edits[0]); i++)
+			if (!strncmp(src, edits[i][0], strlen(edits[i][0])))
+				break;
+		if (i < sizeof(edits) / sizeof(edits[0])) {
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s", edits[i][1]);
+			src += strlen(edits[i][0]);
+		} else
+			buf[n++] = *src++;
+	}
+	snprintf(buf + n, sizeof(buf) - n,
+		 "void run(const double *A, const double *B, float *C, int N, int K)\n"
+		 "{ mmb<<<dim3(N / TILE, N / TILE), dim3(TILE, TILE)>>>(A, B, C, N, K); }\n");
+	return buf;
+}
 
 Test(plan, auto_occupancy_check_covers_tiles_moved_to_dynamic_shared_memory)
 {
@@ -2019,7 +2023,8 @@ Test(plan, auto_occupancy_check_covers_tiles_moved_to_dynamic_shared_memory)
 	 * 64 KB of dynamic shared memory, 121 -> 147 registers, 16 -> 8 warps
 	 * per SM, 0.718x; the check used to skip plans whose tiles moved to
 	 * dynamic shared memory, and the loop was rewritten */
-	kp_loop *l = loop_of(converted_big_src, "sm_90");
+	kp_loop *l = loop_of(converted_big_src(), "sm_90");
+	cr_assert(strstr(F.src, "(float)B[(k0 + ty) * N + col]"), "%s", F.src);
 	kp_plan p;
 	plan(&p, l, "sm_90", "auto", 0);
 	cr_assert_not_null(p.xform, "%s", p.refuse_msg ? p.refuse_msg : "");
