@@ -1123,6 +1123,13 @@ static inline cudaError_t cudaGetDevice(int *d) { *d = 0; return cudaSuccess; }
 static inline cudaError_t cudaDeviceReset() { return cudaSuccess; }
 template <class T> static inline cudaError_t cudaMallocHost(T **p, size_t n) { *p = (T *)malloc(n); return *p ? cudaSuccess : cudaErrorMemoryAllocation; }
 static inline cudaError_t cudaFreeHost(void *p) { free(p); return cudaSuccess; }
+// occupancy questions a launcher asks (learn-cuda's matmul.cu sizes its
+// grid with cudaOccupancyMaxPotentialBlockSize): answered with the figures
+// of an sm_90 device; the emulator never runs that host code
+template <class F> static inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *min_grid, int *block, F, size_t = 0, int = 0)
+{ *min_grid = 132; *block = 256; return cudaSuccess; }
+template <class F> static inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, F, int, size_t)
+{ *n = 1; return cudaSuccess; }
 template <class T> static inline cudaError_t cudaMemcpyToSymbol(T &sym, const void *s, size_t n, size_t off = 0, cudaMemcpyKind = cudaMemcpyHostToDevice)
 { memcpy((char *)&sym + off, s, n); return cudaSuccess; }
 
