@@ -1,10 +1,12 @@
 // input.cu - a 16x16-tile SGEMM whose host code asks the runtime for a
 // block size (cudaOccupancyMaxPotentialBlockSize, as learn-cuda's
-// matmul.cu does) and takes a cuBLAS handle for a reference product (as
-// how-to-optimize-gemm's MY_MMult does).  kpipe's CPU verifier builds the
+// matmul.cu does), takes a cuBLAS handle for a reference product (as
+// how-to-optimize-gemm's MY_MMult does) and brackets its launch with the
+// profiler calls (as Packt's SGEMM does).  kpipe's CPU verifier builds the
 // whole file: with --require-verify the rewrite is written only because
-// the emulator's stand-ins declare both.
+// the emulator's stand-ins declare all three.
 #include <cublas_v2.h>
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
 #define TILE 16
@@ -40,5 +42,7 @@ void mm16_launch(const float *A, const float *B, float *C, int M, int N, int K)
 	cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, mm16, 0, 0);
 	(void)min_grid;
 	(void)block;
+	cudaProfilerStart();
 	mm16<<<dim3(N / TILE, M / TILE), dim3(TILE, TILE)>>>(A, B, C, M, N, K);
+	cudaProfilerStop();
 }
