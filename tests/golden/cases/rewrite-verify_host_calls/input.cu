@@ -1,4 +1,4 @@
-// input.cu - a 16x16-tile SGEMM whose host code asks the runtime for a
+// input.cu - a matrix-vector product whose host code asks the runtime for a
 // block size (cudaOccupancyMaxPotentialBlockSize, as learn-cuda's
 // matmul.cu does), takes a cuBLAS handle for a reference product (as
 // how-to-optimize-gemm's MY_MMult does) and brackets its launch with the
@@ -9,40 +9,38 @@
 #include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
-#define TILE 16
+#define CHUNK 128
 
-__global__ void mm16(const float *A, const float *B, float *C, int M, int N, int K)
+/* y = A x, one row per thread (M a multiple of CHUNK); x staged through
+ * shared memory a chunk at a time */
+__global__ void gemv_chunks(const float *A, const float *x, float *y, int K)
 {
-	__shared__ float As[TILE][TILE];
-	__shared__ float Bs[TILE][TILE];
-	int tx = threadIdx.x, ty = threadIdx.y;
-	int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;
-	float acc = 0.0f;
-	for (int k0 = 0; k0 < K; k0 += TILE) {
-		As[ty][tx] = A[row * K + k0 + tx];
-		Bs[ty][tx] = B[(k0 + ty) * N + col];
+	__shared__ float xs[CHUNK];
+	const int row = blockIdx.x * CHUNK + threadIdx.x;
+	float dot = 0.0f;
+	for (int c0 = 0; c0 < K; c0 += CHUNK) {
+		xs[threadIdx.x] = x[c0 + threadIdx.x];
 		__syncthreads();
-		for (int kk = 0; kk < TILE; ++kk)
-			acc += As[ty][kk] * Bs[kk][tx];
+		for (int j = 0; j < CHUNK; ++j)
+			dot += A[(size_t)row * K + c0 + j] * xs[j];
 		__syncthreads();
 	}
-	C[row * N + col] = acc;
+	y[row] = dot;
 }
 
-void mm16_reference(cublasHandle_t handle, int M, int N, int K, const float *A, const float *B,
-		    float *C)
+void gemv_reference(cublasHandle_t handle, int M, int K, const float *A, const float *x, float *y)
 {
 	const float one = 1.0f, zero = 0.0f;
-	cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, N, A, K, &zero, C, N);
+	cublasSgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, M, 1, K, &one, A, K, x, K, &zero, y, M);
 }
 
-void mm16_launch(const float *A, const float *B, float *C, int M, int N, int K)
+void gemv_launch(const float *A, const float *x, float *y, int M, int K)
 {
 	int min_grid = 0, block = 0;
-	cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, mm16, 0, 0);
+	cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, gemv_chunks, 0, 0);
 	(void)min_grid;
 	(void)block;
 	cudaProfilerStart();
-	mm16<<<dim3(N / TILE, M / TILE), dim3(TILE, TILE)>>>(A, B, C, M, N, K);
+	gemv_chunks<<<M / CHUNK, CHUNK>>>(A, x, y, K);
 	cudaProfilerStop();
 }
