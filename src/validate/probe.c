@@ -265,7 +265,7 @@ static const char *entry_name(const kp_loop *l)
 }
 
 static int kernel_facts(kp_ptxas_probe *p, const kp_probe_build *b, const kp_loop *l,
-			const kp_arch *a, kp_auto_facts *out)
+			const kp_arch *a, long long dyn, kp_auto_facts *out)
 {
 	const char *name = entry_name(l);
 	for (int i = 0; i < b->res.nkernels; i++) {
@@ -273,7 +273,6 @@ static int kernel_facts(kp_ptxas_probe *p, const kp_probe_build *b, const kp_loo
 		if (!k->is_entry || !kp_resources_name_matches(k, name))
 			continue;
 		int threads = l->threads > 0 ? l->threads : 256;
-		long long dyn = b == &p->var ? p->var_dyn : 0;
 		kp_occupancy occ =
 			kp_arch_occupancy(a, threads, k->registers, (int)(k->smem + dyn));
 		out->regs = k->registers;
@@ -294,9 +293,12 @@ static int kernel_facts(kp_ptxas_probe *p, const kp_probe_build *b, const kp_loo
 }
 
 /* `text` (f's, or a rewrite of it) compiled into b, and l's kernel's facts
- * in it; 0 with out->why when unknown.  out is zeroed, the budget checked. */
+ * in it, its resident warps counting `dyn` bytes of dynamic shared memory
+ * per block; 0 with out->why when unknown.  out is zeroed, the budget
+ * checked. */
 static int build_facts(kp_ptxas_probe *p, kp_probe_build *b, const kp_file *f, const char *text,
-		       size_t len, const kp_loop *l, const kp_arch *a, kp_auto_facts *out)
+		       size_t len, const kp_loop *l, const kp_arch *a, long long dyn,
+		       kp_auto_facts *out)
 {
 	memset(out, 0, sizeof(*out));
 	/* before the text: it is the whole file */
@@ -313,14 +315,14 @@ static int build_facts(kp_ptxas_probe *p, kp_probe_build *b, const kp_file *f, c
 		out->compile_error = p->last_ecompile;
 		return 0;
 	}
-	return kernel_facts(p, b, l, a, out);
+	return kernel_facts(p, b, l, a, dyn, out);
 }
 
 static int probe_warps(const kp_auto_probe *base, const kp_file *f, const kp_loop *l,
 		       const kp_arch *a, kp_auto_facts *out)
 {
 	kp_ptxas_probe *p = (kp_ptxas_probe *)base;
-	return build_facts(p, &p->orig, f, f->src, f->len, l, a, out);
+	return build_facts(p, &p->orig, f, f->src, f->len, l, a, 0, out);
 }
 
 /* A kernel template compiled for several instantiations: each of the
@@ -361,15 +363,22 @@ static void paired_facts(const kp_probe_build *o, const kp_probe_build *v, long 
 	}
 }
 
-/* The same for text, a rewrite of f's whole text. */
+/* The same for text, a rewrite of f's whole text whose launches pass
+ * `dyn` bytes of dynamic shared memory for its tiles (0: none). */
+static int rewrite_facts(kp_ptxas_probe *p, kp_file *f, const kp_loop *l, const kp_arch *a,
+			 const char *text, size_t len, long long dyn, kp_auto_facts *out)
+{
+	if (!build_facts(p, &p->var, f, text, len, l, a, dyn, out))
+		return 0;
+	paired_facts(&p->orig, &p->var, dyn, l, a, out);
+	return 1;
+}
+
+/* text(): a whole rewrite, asked as it is (occ_bound.c) */
 static int probe_text(const kp_auto_probe *base, kp_file *f, const kp_loop *l, const kp_arch *a,
 		      const char *text, size_t len, kp_auto_facts *out)
 {
-	kp_ptxas_probe *p = (kp_ptxas_probe *)base;
-	if (!build_facts(p, &p->var, f, text, len, l, a, out))
-		return 0;
-	paired_facts(&p->orig, &p->var, p->var_dyn, l, a, out);
-	return 1;
+	return rewrite_facts((kp_ptxas_probe *)base, f, l, a, text, len, 0, out);
 }
 
 /* f's text once t has rewritten l alone (no comments: they change
@@ -395,7 +404,7 @@ static int probe_variant(const kp_auto_probe *base, kp_file *f, const kp_loop *l
 			 const kp_transform *t, int stages, long long dyn_bytes, kp_auto_facts *out)
 {
 	kp_ptxas_probe *p = (kp_ptxas_probe *)base;
-	memset(out, 0, sizeof(*out)); /* the budget: probe_text's */
+	memset(out, 0, sizeof(*out)); /* the budget: rewrite_facts' */
 	kp_edits ed = {0};
 	size_t len = 0;
 	char *text = variant_text(p, f, l, a, t, stages, dyn_bytes > 0, &ed, &len);
@@ -404,9 +413,7 @@ static int probe_variant(const kp_auto_probe *base, kp_file *f, const kp_loop *l
 		out->why = p->error;
 		return 0;
 	}
-	p->var_dyn = dyn_bytes > 0 ? dyn_bytes : 0;
-	int ok = probe_text(base, f, l, a, text, len, out);
-	p->var_dyn = 0; /* text() is asked about whole rewrites: no such bytes */
+	int ok = rewrite_facts(p, f, l, a, text, len, dyn_bytes > 0 ? dyn_bytes : 0, out);
 	free(text);
 	return ok;
 }

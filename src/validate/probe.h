@@ -39,9 +39,6 @@ typedef struct {
 	int nargs;
 	kp_probe_build orig; /* the file as parsed */
 	kp_probe_build var;  /* the last rewrite asked about */
-	/* the dynamic shared memory every launch of that rewrite passes (its
-	 * tiles moved there), counted in its resident warps; 0: none */
-	long long var_dyn;
 	/* The budget (ptxas's time grows with the file): the file it counts for
 	 * (its path, owned) and the rewrites compiled for it so far. */
 	char *budget_path;
