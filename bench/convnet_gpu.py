@@ -41,7 +41,7 @@ import os
 import subprocess
 import sys
 
-from gpu_batch import cut_function, run_all
+from gpu_batch import add_build_args, build_flags, cut_function, run_all
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(ROOT, "gpu-convnet")
@@ -409,11 +409,7 @@ def run(args):
                "--baseline", os.path.join(WORK, "cut", kernel + ".cu")] + variants + [
                "--arch", args.arch, "--jobs", "4"] + (
                [] if args.no_sanitize else ["--sanitize", "--sanitize-size", "tiny"]) + (
-               ["--no-time"] if args.no_time else []) + (
-               ["--compile-only"] if args.compile_only else []) + (
-               ["--build-dir", os.path.join(os.path.abspath(args.build_root), name),
-                "--reuse-build"] if args.build_root else []) + (
-               ["--sizes", args.sizes] if args.sizes else []) + [
+               ["--no-time"] if args.no_time else []) + build_flags(args, name) + [
                "--json", os.path.join(out, name + ".json"),
                "--report", os.path.join(out, name + ".md"), "--quiet"]
         jobs.append(((name, kernel), cmd))
@@ -431,10 +427,7 @@ def main():
     b.add_argument("--arch", default="sm_90")
     b.add_argument("--only", help="the runs whose name contains this")
     b.add_argument("--no-sanitize", action="store_true", help="no compute-sanitizer runs")
-    b.add_argument("--compile-only", action="store_true", help="build every version and stop")
-    b.add_argument("--build-root", help="build each run in BUILD_ROOT/NAME and reuse it (as "
-                   "heldout_gpu.py: build at once, then time one at a time)")
-    b.add_argument("--sizes", help="the sizes to check (gpu_bench.py --sizes; default all)")
+    add_build_args(b)
     b.add_argument("--no-time", action="store_true", help="check and sanitize only")
     b.add_argument("--parallel", type=int, default=1, help="runs at once (default 1)")
     args = p.parse_args()

@@ -1,6 +1,7 @@
 """gpu_batch.py - what the scripts that run other projects' kernels through
 bench/gpu_bench.py share (production_gpu.py, convnet_gpu.py,
-heldout_gpu.py): cutting one function out of a source file, and running a
+heldout_gpu.py): cutting one function out of a source file, the options
+that build every run at once and time them one at a time, and running a
 list of gpu_bench.py commands some at a time with one log each and a
 summary table.  Imported, not run.  Python 3 standard library only.
 """
@@ -27,6 +28,23 @@ def cut_function(src, name, head=r"[^\n;{}()]*?"):
         if depth == 0:
             return src[m.start():j + 1] + "\n", m.start()
     sys.exit("function %s has no closing brace" % name)
+
+
+def add_build_args(parser):
+    """The `run` options of build_flags() on an argparse (sub)parser."""
+    parser.add_argument("--compile-only", action="store_true",
+                        help="build every version and stop (no GPU needed: a check here)")
+    parser.add_argument("--build-root", help="build each run in BUILD_ROOT/NAME and reuse it: "
+                        "--compile-only --parallel N builds everything at once, a later "
+                        "--parallel 1 run with the same root times one run at a time")
+    parser.add_argument("--sizes", help="the sizes to check (gpu_bench.py --sizes; default all)")
+
+
+def build_flags(args, name):
+    """gpu_bench.py's flags for run `name` from add_build_args()'s options."""
+    return (["--compile-only"] if args.compile_only else []) + (
+        ["--build-dir", os.path.join(os.path.abspath(args.build_root), name), "--reuse-build"]
+        if args.build_root else []) + (["--sizes", args.sizes] if args.sizes else [])
 
 
 def run_all(jobs, out, parallel, columns):

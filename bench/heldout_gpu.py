@@ -65,7 +65,7 @@ import shutil
 import subprocess
 import sys
 
-from gpu_batch import cut_function, run_all
+from gpu_batch import add_build_args, build_flags, cut_function, run_all
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(ROOT, "gpu-heldout")
@@ -277,11 +277,7 @@ def run(args):
                "--baseline", os.path.join(WORK, "orig", name + ".cu")] + variants + [
                "--arch", args.arch, "--jobs", "8"] + libs_flags(name) + (
                [] if args.no_sanitize else ["--sanitize", "--sanitize-size", "tiny"]) + (
-               ["--no-time"] if args.no_time else []) + (
-               ["--compile-only"] if args.compile_only else []) + (
-               ["--build-dir", os.path.join(os.path.abspath(args.build_root), name),
-                "--reuse-build"] if args.build_root else []) + (
-               ["--sizes", args.sizes] if args.sizes else []) + [
+               ["--no-time"] if args.no_time else []) + build_flags(args, name) + [
                "--json", os.path.join(out, name + ".json"),
                "--report", os.path.join(out, name + ".md"), "--quiet"]
         jobs.append(((name,), cmd))
@@ -324,10 +320,7 @@ def main():
     b.add_argument("--parallel", type=int, default=1, help="kernels at once (default 1)")
     b.add_argument("--exclude", action="append", default=[],
                    help="leave out the runs whose name contains this (repeat)")
-    b.add_argument("--compile-only", action="store_true",
-                   help="build every version and stop (no GPU needed: a check here)")
-    b.add_argument("--build-root", help="build each kernel in BUILD_ROOT/NAME and reuse it")
-    b.add_argument("--sizes", help="the sizes to check (gpu_bench.py --sizes; default all)")
+    add_build_args(b)
     c = sub.add_parser("check")
     c.add_argument("--only", help="the rows whose name contains this")
     c.add_argument("--size", action="append", default=[], help="a size of the description (repeat)")
