@@ -25,7 +25,16 @@ LeetCUDA, cuda-samples, cuda-tensorcore-hgemm; a kernel whose checkout is
 missing is listed as "no input").
 
   python3 bench/auto_replay.py [--kpipe build/kpipe] [--pub /work/pub]
+      [--log gpu-heldout/rewrite.log] [--log gpu-convnet/rewrite.log]
       [--tsv FILE] [--only REGEX]
+
+--log reads the rewrite log of bench/heldout_gpu.py or bench/convnet_gpu.py
+`prepare` (their trees are git-ignored; run prepare first): each `$ kpipe
+rewrite SRC -o OUT/NAME.kpipe.cu ARGS` line gives the input and compiler
+arguments of record NAME (set "heldout"); a cuda-convnet2 run NAME whose
+launch description (specs/NAME.launch.json beside the log) names kernel K
+takes K's line (set "convnet": the cut file holds every instantiation the
+runs make, so ptxas weighs them all, as in the runs recorded).
 
 The Markdown table goes to stdout, with the counts the goal of issue 35
 asks for (auto below 1.00x on none; within 3% of the best on >= 90%).
@@ -35,6 +44,7 @@ import datetime
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -144,9 +154,41 @@ def run(cmd, cwd=None):
     return p.stdout, p.stderr
 
 
-def input_of(name, pub, tmp):
+def log_inputs(logs):
+    """name -> (source, compiler arguments, set) from prepare's rewrite logs."""
+    out = {}
+    for log in logs or []:
+        kind = "convnet" if "convnet" in os.path.basename(os.path.dirname(os.path.abspath(log))) \
+            else "heldout"
+        by_kernel = {}
+        for line in open(log, encoding="utf-8", errors="replace"):
+            if not line.startswith("$ ") or ".kpipe.cu" not in line:
+                continue
+            a = shlex.split(line[2:])
+            dst = a[a.index("-o") + 1]
+            src = [x for x in a[2:a.index("-o")] if x.endswith(".cu")][-1]
+            rest = a[a.index("-o") + 2:]
+            spec = src[:-3] + ".launch.json"  # heldout: the kernel timed
+            if os.path.exists(spec) and "--kernel" not in rest:
+                k = json.load(open(spec)).get("kernel")
+                rest = (["--kernel", k] if k else []) + rest
+            by_kernel[os.path.basename(dst)[: -len(".kpipe.cu")]] = (src, rest, kind)
+        out.update(by_kernel)
+        specs = os.path.join(os.path.dirname(os.path.abspath(log)), "specs")
+        if os.path.isdir(specs):
+            for fn in os.listdir(specs):
+                if fn.endswith(".launch.json"):
+                    k = json.load(open(os.path.join(specs, fn))).get("kernel")
+                    if k in by_kernel:
+                        out[fn[: -len(".launch.json")]] = by_kernel[k]
+    return out
+
+
+def input_of(name, pub, tmp, logged=None):
     """(file to give kpipe, its options, set) for a record's name."""
     base = name.split("@")[0]
+    if logged and base in logged:
+        return logged[base]
     s = os.path.join(ROOT, "samples", base + ".cu")
     if os.path.exists(s):
         return s, [], "sample"
@@ -264,16 +306,18 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kpipe", default=os.path.join(ROOT, "build", "kpipe"))
     ap.add_argument("--pub", default="/work/pub")
+    ap.add_argument("--log", action="append")
     ap.add_argument("--tsv")
     ap.add_argument("--only")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="kp-replay-")
     rows = []
+    logged = log_inputs(a.log)
     try:
         for name, r in sorted(records().items()):
             if a.only and not re.search(a.only, name):
                 continue
-            path, args, kind = input_of(name, a.pub, tmp)
+            path, args, kind = input_of(name, a.pub, tmp, logged)
             sp = r["speedup"]
             cand = {k: v for k, v in sp.items() if k != "auto"}
             bname = max(cand, key=cand.get)
@@ -320,7 +364,7 @@ def report(rows, tsv):
     print()
     print("| set | kernels | auto's pick measured | below 1.00x | within 3% of the best |")
     print("|---|---|---|---|---|")
-    for kind in ["sample", "public", "golden", "cpudiff", "all"]:
+    for kind in ["sample", "public", "golden", "cpudiff", "heldout", "convnet", "all"]:
         rs = [r for r in rows if kind in ("all", r[1])]
         m = [r for r in rs if r[5] is not None]
         ok = sum(1 for r in m if r[9] == "ok")

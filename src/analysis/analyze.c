@@ -406,6 +406,7 @@ static kp_loop *analyze_one(kp_file *f, kp_kernel *k, kp_node *node, int index, 
 	l->kernel = k;
 	l->index = index;
 	l->node = node;
+	l->trips = -1;
 	actx c = {f, k, NULL, l, NULL, NULL, 0, o};
 	if (inst >= 0) {
 		l->inst = k->inst_args[inst];

@@ -155,6 +155,12 @@ kp_loop *kp_merge_insts(kp_file *f, kp_kernel *k, kp_loop **per)
 			l->exit_barrier_why = per[i]->exit_barrier_why;
 		}
 	}
+	/* the most trips an instantiation makes, -1 where one's is unknown */
+	l->trips = 0;
+	for (int i = 0; i < n && l->trips >= 0; i++)
+		l->trips = per[i]->trips < 0          ? -1
+			   : per[i]->trips > l->trips ? per[i]->trips
+						      : l->trips;
 	l->eligible = l->nreasons == 0;
 	free(order);
 	free(seq);

@@ -230,9 +230,13 @@ typedef struct kp_loop {
 	int nper_inst;
 	int inst_shown;    /* index in per_inst of the one whose sizes are shown */
 	int cond_monotone; /* cond(t+d) implies cond(t+1) .. cond(t+d-1): one test per tile */
-	int exit_barrier;  /* code after the loop (or the next iteration of an
-			    * enclosing loop) touches shared memory: a pipelined
-			    * form that ends without a barrier must add one */
+	/* the loop's own trip count where its bounds and step are compile-time
+	 * constants (of this instantiation), -1 otherwise (plan/auto.c: a loop
+	 * that runs at most once has no load to overlap) */
+	double trips;
+	int exit_barrier; /* code after the loop (or the next iteration of an
+			   * enclosing loop) touches shared memory: a pipelined
+			   * form that ends without a barrier must add one */
 	const char *exit_barrier_why;
 	/* what each phase reads and writes (effects.h), set before the rules
 	 * run; NULL for a loop whose phases were not found */

@@ -310,8 +310,9 @@ static void scan_math(math_scan *m, kp_node *n, double mult)
 		scan_math(m, n->kids[i], mult);
 }
 
-/* The copy loops' trip counts (what register staging indexes by), and
- * whether a template kernel's parameters were left symbolic.  Which copy
+/* The copy loops' trip counts (what register staging indexes by), the
+ * loop's own (kp_loop.trips), and whether a template kernel's parameters
+ * were left symbolic.  Which copy
  * mechanism can move the loads is the transforms' question
  * (transforms/cp_async.c, transforms/reg_staging.c). */
 void kp_count_copy_trips(actx *c)
@@ -330,6 +331,7 @@ void kp_count_copy_trips(actx *c)
 		}
 	}
 	l->params_symbolic = c->k->is_template && !c->iv;
+	l->trips = trip_of(c, l->node);
 }
 
 /* The compute phase's math and FLOPs, and the bytes of the loaded tiles. */

@@ -411,7 +411,9 @@ Test(plan, sixteen_registers_are_still_register_staging)
 	expect_xform(&p, "register");
 }
 
-Test(plan, more_than_sixteen_registers_get_cp_async)
+/* 17 to 32 staging registers: the one-buffer form (register-2bar), ahead of
+ * cp.async on 7 of the 9 such loops timed (docs/tune.md, rule 5) */
+Test(plan, twenty_registers_get_the_one_buffer_form)
 {
 	kp_loop *l = loop_of(many_regs_src, "sm_90");
 	cr_assert(l->eligible);
@@ -420,8 +422,49 @@ Test(plan, more_than_sixteen_registers_get_cp_async)
 	cr_expect_eq(RG(l).regs, 20);
 	kp_plan p;
 	plan(&p, l, "sm_90", "auto", 2);
+	expect_xform(&p, "register-2bar");
+	cr_expect(strstr(p.why, "20 staging registers per thread (17 to 32)") != NULL, "%s", p.why);
+	/* cp.async can still be asked for */
+	plan(&p, l, "sm_90", "cp-async", 2);
 	expect_xform(&p, "cp-async");
-	cr_expect(strstr(p.why, "20 registers") != NULL, "%s", p.why);
+}
+
+/* 40 staging registers: cp.async (attention_dynamic_smem, 64: register
+ * staging 0.750x, register-2bar 0.865x, cp.async 1.136x) */
+static const char forty_regs_src[] =
+	"#define BM 160\n"
+	"#define BK 8\n"
+	"__global__ void mmr40(const float *A, const float *B, float *C, int N, int K)\n"
+	"{\n"
+	"    __shared__ float As[BM][BK];\n"
+	"    __shared__ float Bs[BK][BM];\n"
+	"    int tx = threadIdx.x, ty = threadIdx.y;\n"
+	"    int row0 = blockIdx.y * BM, col0 = blockIdx.x * BM;\n"
+	"    float acc = 0.0f;\n"
+	"    for (int k0 = 0; k0 < K; k0 += BK) {\n"
+	"        for (int i = 0; i < 20; ++i)\n"
+	"            As[i * 8 + ty][tx] = A[(row0 + i * 8 + ty) * K + k0 + tx];\n"
+	"        for (int i = 0; i < 20; ++i)\n"
+	"            Bs[ty][i * 8 + tx] = B[(k0 + ty) * N + col0 + i * 8 + tx];\n"
+	"        __syncthreads();\n"
+	"        for (int kk = 0; kk < BK; ++kk)\n"
+	"            acc += As[ty][kk] * Bs[kk][tx];\n"
+	"        __syncthreads();\n"
+	"    }\n"
+	"    C[(row0 + ty) * N + col0 + tx] = acc;\n"
+	"}\n";
+
+Test(plan, more_than_thirty_two_registers_get_cp_async)
+{
+	kp_loop *l = loop_of(forty_regs_src, "sm_90");
+	cr_assert(l->eligible);
+	cr_expect(RG(l).ok);
+	cr_expect(CP(l).ok);
+	cr_expect_eq(RG(l).regs, 40);
+	kp_plan p;
+	plan(&p, l, "sm_90", "auto", 2);
+	expect_xform(&p, "cp-async");
+	cr_expect(strstr(p.why, "40 registers per thread (> 32)") != NULL, "%s", p.why);
 	/* register staging can still be asked for */
 	plan(&p, l, "sm_90", "register", 2);
 	expect_xform(&p, "register");
@@ -433,6 +476,85 @@ Test(plan, more_than_sixteen_registers_get_cp_async)
 	plan(&p, l, "sm_90", "register-2bar", 2);
 	expect_xform(&p, "register-2bar");
 	cr_expect_str_eq(p.why, "requested with --variant register-2bar");
+}
+
+/* A K-loop of the textbook shape whose trip count is LO..HI by STEP. */
+#define TRIPS_SRC(TPL, HEAD, INST)                                                                 \
+	"#define TILE 16\n" TPL                                                                    \
+	"__global__ void once(const float *A, const float *B, float *C, int N)\n"                  \
+	"{\n"                                                                                      \
+	"    __shared__ float As[TILE][TILE];\n"                                                   \
+	"    __shared__ float Bs[TILE][TILE];\n"                                                   \
+	"    int tx = threadIdx.x, ty = threadIdx.y;\n"                                            \
+	"    int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;\n"                    \
+	"    float acc = 0.0f;\n"                                                                  \
+	"    " HEAD " {\n"                                                                         \
+	"        As[ty][tx] = A[row * N + k0 + tx];\n"                                             \
+	"        Bs[ty][tx] = B[(k0 + ty) * N + col];\n"                                           \
+	"        __syncthreads();\n"                                                               \
+	"        for (int kk = 0; kk < TILE; ++kk)\n"                                              \
+	"            acc += As[ty][kk] * Bs[kk][tx];\n"                                            \
+	"        __syncthreads();\n"                                                               \
+	"    }\n"                                                                                  \
+	"    C[row * N + col] = acc;\n"                                                            \
+	"}\n" INST
+
+/* A loop that runs once has no next tile to fetch: auto leaves it alone
+ * (conv_weight_acts_c_kepler_sw: one trip per instantiation, register-2bar
+ * 0.671x on one of them); a forced variant still pipelines it */
+Test(plan, a_loop_that_runs_once_is_left_alone)
+{
+	kp_loop *l = loop_of(TRIPS_SRC("", "for (int k0 = 0; k0 < TILE; k0 += TILE)", ""), "sm_90");
+	cr_assert(l->eligible);
+	cr_expect_eq(l->trips, 1);
+	kp_plan p;
+	plan(&p, l, "sm_90", "auto", 2);
+	expect_refused(&p, "kpipe-no-predicted-gain", "the loop runs once");
+	plan(&p, l, "sm_90", "register", 2);
+	expect_xform(&p, "register");
+}
+
+/* two trips: one load to overlap, planned; a run-time bound: planned */
+Test(plan, a_loop_of_two_trips_or_a_run_time_bound_is_planned)
+{
+	kp_loop *l =
+		loop_of(TRIPS_SRC("", "for (int k0 = 0; k0 < 2 * TILE; k0 += TILE)", ""), "sm_90");
+	cr_assert(l->eligible);
+	cr_expect_eq(l->trips, 2);
+	kp_plan p;
+	plan(&p, l, "sm_90", "auto", 2);
+	cr_expect_not_null(p.xform, "refused: %s", p.refuse_msg ? p.refuse_msg : "");
+	l = loop_of(TRIPS_SRC("", "for (int k0 = 0; k0 < N; k0 += TILE)", ""), "sm_90");
+	cr_expect_eq(l->trips, -1);
+	plan(&p, l, "sm_90", "auto", 2);
+	cr_expect_not_null(p.xform, "refused: %s", p.refuse_msg ? p.refuse_msg : "");
+}
+
+/* a template: left alone only when every instantiation runs the loop once */
+Test(plan, a_template_loop_is_left_alone_only_if_every_instantiation_runs_it_once)
+{
+	kp_loop *l = loop_of(TRIPS_SRC("template <int P, int S>\n",
+				       "for (int k0 = 0; k0 < P * TILE; k0 += S * TILE)",
+				       "template __global__ void once<2, 2>(const float *, const "
+				       "float *, float *, int);\n"
+				       "template __global__ void once<1, 1>(const float *, const "
+				       "float *, float *, int);\n"),
+			     "sm_90");
+	cr_assert(l->eligible);
+	kp_plan p;
+	plan(&p, l, "sm_90", "auto", 2);
+	expect_refused(&p, "kpipe-no-predicted-gain", "runs once in every instantiation");
+	l = loop_of(TRIPS_SRC("template <int P, int S>\n",
+			      "for (int k0 = 0; k0 < P * TILE; k0 += S * TILE)",
+			      "template __global__ void once<2, 2>(const float *, const "
+			      "float *, float *, int);\n"
+			      "template __global__ void once<4, 2>(const float *, const "
+			      "float *, float *, int);\n"),
+		    "sm_90");
+	cr_assert(l->eligible);
+	cr_expect_eq(l->trips, 2);
+	plan(&p, l, "sm_90", "auto", 2);
+	cr_expect_not_null(p.xform, "refused: %s", p.refuse_msg ? p.refuse_msg : "");
 }
 
 Test(plan, three_stages_need_cp_async)
