@@ -20,11 +20,15 @@
  *
  * Uniform here: built from kernel parameters, template parameters,
  * constants and enumerators, blockIdx/blockDim/gridDim, const locals
- * initialised with such values, and the counters of enclosing loops whose
- * initialisers and steps are such values.  Anything else (threadIdx, a
+ * initialised with such values (or locals assigned such a value once,
+ * before the loop, and never written again: assigned_once()), and the
+ * counters of enclosing loops whose initialisers and steps are such
+ * values.  Anything else (threadIdx, a
  * call, a local changed elsewhere) may differ between threads.
  */
 #include "warp_split.h"
+
+#include "effects.h"
 
 #include <string.h>
 
@@ -40,6 +44,7 @@ typedef struct {
 	 * encloses the K-loop) */
 	const kp_node *jump[64], *leaves[64];
 	int njumps;
+	int in_cond; /* checking the K-loop's own condition (enclosing_counter()) */
 } finder;
 
 /* The innermost statement of the current path a break (or continue)
@@ -108,10 +113,40 @@ static int uniform_step(const finder *w, const kp_node *e, const kp_decl *d, int
 	return incdec || (e->nkids == 2 && uniform(w, e->kids[1], budget));
 }
 
+static const kp_node *assigned_once(const finder *w, const kp_decl *d);
+
+/* Whether the K-loop's body writes d (an assignment, a step, its address
+ * taken, through a reference or a call). */
+static int body_writes(const finder *w, const kp_decl *d)
+{
+	const kp_node *body = w->target->kind == KP_N_FOR ? w->target->for_body : NULL;
+	if (!body)
+		return 1;
+	kp_effect_set rd = {0}, wr = {0};
+	kp_effects_of_node(w->f, w->k, body, &rd, &wr);
+	return kp_effects_write_to(&wr, d) != NULL;
+}
+
 /* A local declared in the for-init of an enclosing loop whose init and
- * step are uniform (the local itself assumed so). */
+ * step are uniform (the local itself assumed so); or, in the K-loop's own
+ * condition, a counter the K-loop's init assigns (C89 style: `for (t = 0;
+ * t < K / TILE; t++)`, `t` declared at the top) a uniform value and its
+ * step changes by a uniform amount, which its body never writes: the
+ * condition reads it only inside the loop, where it is that value plus
+ * whole steps. */
 static int enclosing_counter(const finder *w, const kp_decl *d, int budget)
 {
+	const kp_node *tg = w->target;
+	if (w->in_cond && tg->kind == KP_N_FOR && tg->for_init) {
+		const kp_node *in = kp_node_strip(tg->for_init);
+		const kp_node *t = in && in->kind == KP_N_BINOP && in->op &&
+						   in->opk == KP_OP_ASSIGN && in->nkids == 2
+					   ? kp_node_strip(in->kids[0])
+					   : NULL;
+		if (t && t->kind == KP_N_DECLREF && t->decl == d)
+			return uniform(w, in->kids[1], budget - 1) &&
+			       uniform_step(w, tg->for_inc, d, budget - 1) && !body_writes(w, d);
+	}
 	for (int i = 0; i <= w->depth; i++) {
 		const kp_node *s = i < w->depth ? w->path[i] : w->target;
 		if (s->kind != KP_N_FOR || !s->for_init)
@@ -214,6 +249,52 @@ static int written(const kp_kernel *k, const kp_decl *d)
 	return w.hit;
 }
 
+/* A local without initialiser that C89-style code assigns once, before the
+ * K-loop (`int begin_A; ... begin_A = BLOCK_DIM * blockIdx.y;`): the right
+ * side of its one assignment, a top-level statement of the kernel's body
+ * ahead of the one that holds the loop, where no other statement of the
+ * body writes it (an assignment, a step, its address taken, a reference or
+ * a call: the effect sets); NULL otherwise.  No jump comes before the loop
+ * (path_problem()), so the assignment runs before the loop in every
+ * thread.  A `__shared__` scalar counts too (kNN-CUDA's `__shared__ int
+ * begin_A;`): every thread writes it the same value before it reads it, so
+ * whichever thread's write a read sees, the value is that one. */
+static const kp_node *assigned_once(const finder *w, const kp_decl *d)
+{
+	const kp_node *body = w->k->body;
+	/* the statement of the body on the path to the loop */
+	const kp_node *top = w->target;
+	for (int i = 0; i + 1 < w->depth; i++)
+		if (w->path[i] == body)
+			top = w->path[i + 1];
+	if (!body || body->kind != KP_N_COMPOUND || d->init || (d->is_shared && d->is_array))
+		return NULL;
+	const kp_node *rhs = NULL;
+	int before = 1;
+	for (int i = 0; i < body->nkids; i++) {
+		const kp_node *st = body->kids[i];
+		if (st == top)
+			before = 0;
+		const kp_node *t = st->kind == KP_N_BINOP && st->op && st->opk == KP_OP_ASSIGN &&
+						   st->nkids == 2
+					   ? kp_node_strip(st->kids[0])
+					   : NULL;
+		if (before && !rhs && t && t->kind == KP_N_DECLREF && t->decl == d) {
+			rhs = st->kids[1];
+			kp_effect_set rd = {0}, wr = {0};
+			kp_effects_of_node(w->f, w->k, rhs, &rd, &wr);
+			if (kp_effects_write_to(&wr, d))
+				return NULL;
+			continue;
+		}
+		kp_effect_set rd = {0}, wr = {0};
+		kp_effects_of_node(w->f, w->k, st, &rd, &wr);
+		if (kp_effects_write_to(&wr, d))
+			return NULL;
+	}
+	return before ? NULL : rhs;
+}
+
 static int uniform_ref(const finder *w, const kp_node *e, int budget)
 {
 	const kp_decl *d = e->decl;
@@ -229,7 +310,10 @@ static int uniform_ref(const finder *w, const kp_node *e, int budget)
 			return 1;
 		if (d->init && (d->is_const || !written(w->k, d)) && !d->is_shared)
 			return uniform(w, d->init, budget - 1);
-		return enclosing_counter(w, d, budget);
+		if (enclosing_counter(w, d, budget))
+			return 1;
+		const kp_node *rhs = assigned_once(w, d);
+		return rhs && uniform(w, rhs, budget - 1);
 	default: return 0;
 	}
 }
@@ -349,7 +433,10 @@ const char *kp_warp_may_split(kp_file *f, const kp_loop *l)
 	const char *why = path_problem(&w, f, l, k, l->node);
 	if (why)
 		return why;
-	if (l->cond && !uniform(&w, l->cond, 8))
+	w.in_cond = 1;
+	int cond_uniform = !l->cond || uniform(&w, l->cond, 8);
+	w.in_cond = 0;
+	if (!cond_uniform)
 		return kp_arena_printf(
 			&f->arena, "its condition ('%s') is not proven the same for every thread",
 			kp_node_text(f, l->cond));
