@@ -29,6 +29,7 @@
 #include "warp_split.h"
 
 #include "effects.h"
+#include "pure.h"
 
 #include <string.h>
 
@@ -127,6 +128,21 @@ static int body_writes(const finder *w, const kp_decl *d)
 	return kp_effects_write_to(&wr, d) != NULL;
 }
 
+/* The value a for-init assigns d (`d = E`, or one of `a = E1, d = E2`),
+ * or NULL. */
+static const kp_node *init_value(const kp_node *in, const kp_decl *d)
+{
+	in = in ? kp_node_strip(in) : NULL;
+	if (!in || in->kind != KP_N_BINOP || !in->op || in->nkids != 2)
+		return NULL;
+	if (in->opk == KP_OP_COMMA) {
+		const kp_node *v = init_value(in->kids[0], d);
+		return v ? v : init_value(in->kids[1], d);
+	}
+	const kp_node *t = in->opk == KP_OP_ASSIGN ? kp_node_strip(in->kids[0]) : NULL;
+	return t && t->kind == KP_N_DECLREF && t->decl == d ? in->kids[1] : NULL;
+}
+
 /* A local declared in the for-init of an enclosing loop whose init and
  * step are uniform (the local itself assumed so); or, in the K-loop's own
  * condition, a counter the K-loop's init assigns (C89 style: `for (t = 0;
@@ -137,16 +153,10 @@ static int body_writes(const finder *w, const kp_decl *d)
 static int enclosing_counter(const finder *w, const kp_decl *d, int budget)
 {
 	const kp_node *tg = w->target;
-	if (w->in_cond && tg->kind == KP_N_FOR && tg->for_init) {
-		const kp_node *in = kp_node_strip(tg->for_init);
-		const kp_node *t = in && in->kind == KP_N_BINOP && in->op &&
-						   in->opk == KP_OP_ASSIGN && in->nkids == 2
-					   ? kp_node_strip(in->kids[0])
-					   : NULL;
-		if (t && t->kind == KP_N_DECLREF && t->decl == d)
-			return uniform(w, in->kids[1], budget - 1) &&
-			       uniform_step(w, tg->for_inc, d, budget - 1) && !body_writes(w, d);
-	}
+	const kp_node *in = w->in_cond && tg->kind == KP_N_FOR ? init_value(tg->for_init, d) : NULL;
+	if (in)
+		return uniform(w, in, budget - 1) && uniform_step(w, tg->for_inc, d, budget - 1) &&
+		       !body_writes(w, d);
 	for (int i = 0; i <= w->depth; i++) {
 		const kp_node *s = i < w->depth ? w->path[i] : w->target;
 		if (s->kind != KP_N_FOR || !s->for_init)
@@ -330,6 +340,11 @@ static int uniform(const finder *w, const kp_node *e, int budget)
 		return strcmp(b, "threadIdx") != 0;
 	switch (e->kind) {
 	case KP_N_CALL:
+		/* min(), max(), a math function of the toolkit (pure.h): a value
+		 * of its uniform arguments */
+		if (kp_call_pure(e) != KP_PURE_VALUE)
+			return 0;
+		break;
 	case KP_N_ASM:
 	case KP_N_LAMBDA:
 	case KP_N_ASSIGNOP: return 0;

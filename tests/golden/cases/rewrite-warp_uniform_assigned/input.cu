@@ -5,7 +5,9 @@
 // is the same in every thread and kpipe's register staging keeps its
 // __syncwarp() (which holds the loads above the math).  The second kernel
 // assigns its bound a second time under a thread-dependent condition: not
-// proven uniform, so no warp barrier.
+// proven uniform, so no warp barrier.  The third declares every variable
+// at its top (C89): the K-loop's init assigns its two counters, and its
+// bound goes through min(), a value of uniform arguments.
 #define BD 16
 
 __global__ void col_dist(const float *ref, int ref_w, int pitch, const float *qry, int qry_w,
@@ -58,6 +60,32 @@ __global__ void col_dist_ragged(const float *ref, int pitch, const float *qry, i
         __syncthreads();
         for (int k = 0; k < BD; ++k) {
             float d = sa[k][ty] - sb[k][tx];
+            ssd += d * d;
+        }
+        __syncthreads();
+    }
+    out[(a0 + ty) * qpitch + tx] = ssd;
+}
+
+__global__ void col_dist_c89(const float *ref, int pitch, const float *qry, int qpitch, int rows,
+                             int cap, float *out)
+{
+    __shared__ float sa[BD][BD];
+    __shared__ float sb[BD][BD];
+    int a, b, a0, a_end, tx, ty, k;
+    float ssd, d;
+
+    tx = threadIdx.x;
+    ty = threadIdx.y;
+    ssd = 0.f;
+    a0 = BD * blockIdx.y;
+    a_end = a0 + (min(rows, cap) - 1) * pitch;
+    for (a = a0, b = BD * blockIdx.x; a <= a_end; a += BD * pitch, b += BD * qpitch) {
+        sa[ty][tx] = ref[a + pitch * ty + tx];
+        sb[ty][tx] = qry[b + qpitch * ty + tx];
+        __syncthreads();
+        for (k = 0; k < BD; ++k) {
+            d = sa[k][ty] - sb[k][tx];
             ssd += d * d;
         }
         __syncthreads();
