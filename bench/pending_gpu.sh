@@ -35,6 +35,18 @@
 #             the data of auto's rules for memory-bound tiles of 16-byte
 #             copies (#35; docs/benchmarks.md, "Memory-bound tiles");
 #             LOWFLOP names the kernels (default: the nine measured there)
+#   heldout   the held-out kernels (carry gpu-heldout, made by
+#             `bench/heldout_gpu.py prepare`): every version built at once,
+#             then timed one at a time at the target size; HELDOUT_SAN (a
+#             name part, e.g. knn) also runs those rows' checks and
+#             sanitizers at every size (#35)
+#   convnet   the same for cuda-convnet2's runs (carry gpu-convnet, made by
+#             `bench/convnet_gpu.py prepare`) (#35)
+#   cpudiff   every variant of the CPU checker's kernels CPUDIFF names
+#             (made here into gpu-new/out by `SAMPLES_DIR=gpu-new/src bash
+#             bench/make_variants.sh gpu-new/out`, the kernels and their
+#             launch descriptions copied into gpu-new/src; carry gpu-new):
+#             bit for bit, sanitizers, timed
 # PART_TIMEOUT=S stops a part after S seconds (exit 124); PACK=FILE.tgz
 # packs $OUT into FILE after each part, so that what a call that runs out
 # of time has measured still comes back in one file.
@@ -46,7 +58,8 @@ cd "$root" || exit 2
 out="${OUT:-$root/pending-gpu-out}"
 kpipe="${KPIPE:-$root/build/kpipe}"
 # shellcheck source=bench/device_env.sh
-source "$root/bench/device_env.sh" "$kpipe" || exit 1
+# (the heldout, convnet and cpudiff parts run no kpipe)
+source "$root/bench/device_env.sh" "$kpipe" || echo "pending_gpu.sh: kpipe does not run here" >&2
 parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(tune bulk memory)
 mkdir -p "$out"
@@ -119,8 +132,27 @@ for part in "${parts[@]}"; do
 			>"$out/lowflop/run.log" 2>&1
 		rc=$?
 		;;
+	heldout | convnet)
+		py="bench/${part}_gpu.py"
+		python3 "$py" run --out "$out/$part/build" --compile-only --parallel 16 \
+			--build-root "/tmp/kp-$part" >"$out/$part/compile.log" 2>&1
+		rc=$?
+		# shellcheck disable=SC2086 # $limit: a command and its argument
+		$limit python3 "$py" run --out "$out/$part/timed" --no-sanitize --parallel 1 \
+			--sizes target --build-root "/tmp/kp-$part" >"$out/$part/timed.log" 2>&1 || rc=1
+		if [ "$part" = heldout ] && [ -n "${HELDOUT_SAN:-}" ]; then
+			$limit python3 "$py" run --out "$out/$part/san" --no-time --parallel 8 \
+				--only "$HELDOUT_SAN" >"$out/$part/san.log" 2>&1 || rc=1
+		fi
+		;;
+	cpudiff)
+		# shellcheck disable=SC2086 # CPUDIFF: a list of names
+		SAMPLES_DIR="$root/gpu-new/src" OUT="$out/cpudiff" $limit bash bench/gpu_samples.sh \
+			gpu-new/out ${CPUDIFF:?CPUDIFF names the kernels} >"$out/cpudiff/run.log" 2>&1
+		rc=$?
+		;;
 	*)
-		echo "pending_gpu.sh: unknown part '$part' (tune, bulk, samples, memory, swz, tmaloops, production, hemm, lowflop)" >&2
+		echo "pending_gpu.sh: unknown part '$part' (tune, bulk, samples, memory, swz, tmaloops, production, hemm, lowflop, heldout, convnet, cpudiff)" >&2
 		rc=2
 		;;
 	esac
