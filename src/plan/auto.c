@@ -34,8 +34,13 @@
  *  3b. at most 16 staging registers: register staging, in its one-buffer
  *     form (register-2bar) from compute/load 8 FLOP/B up (32x32: 1.127x
  *     against 1.113x; below 8 the two-buffer form wins by 1-2%);
+ *  3c. 17 to 32 staging registers (two buffers within the static limit):
+ *     register-2bar too (held-out and cuda-convnet2 loops of 20 to 32
+ *     registers, H100: ahead of cp.async on 7 of 9, within 3% on the
+ *     other two);
  *  4. otherwise cp.async (attention, 64 staging registers: 1.136x, while
- *     register staging needed 168 registers and lost, 0.750x).
+ *     register staging needed 168 registers and lost, 0.750x, and
+ *     register-2bar 0.865x).
  * Then ptxas checks register staging where cp.async would also do
  * (staging_occupancy()): a rewrite whose registers halve the resident
  * warps per SM (against those cp.async would keep with the same buffers)
@@ -54,7 +59,9 @@
  * Before all of these: a kernel template nothing in the file instantiates,
  * whose loaded tiles are sized by its parameters, is left alone
  * (blind_template(): nothing is known to weigh; cuda-convnet2's templates
- * lost on half of their instantiations with the blind pick).
+ * lost on half of their instantiations with the blind pick), and so is a
+ * loop that runs at most once in every instantiation (runs_once(): no
+ * next tile to fetch).
  *
  * When two buffers of the tiles do not fit the static shared-memory limit
  * but one does, auto picks register-2bar (single tiles, two barriers)
