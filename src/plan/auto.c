@@ -93,6 +93,9 @@
  * tiles take register staging, and the read conflict auto's padding fixes */
 #define KP_AUTO_TENSOR_WARPS 32
 #define KP_AUTO_PAD_DEGREE 4
+/* busy_kernel()'s warps from which a compute-heavy loop is left alone when
+ * register staging costs some of them */
+#define KP_AUTO_DROP_WARPS 32
 /* busy_kernel()'s warps for a compute-heavy loop whose tile reads auto pads */
 #define KP_AUTO_PAD_WARPS 32
 /* pick()'s: up to this many staging registers per thread (above 16)
@@ -422,6 +425,23 @@ static void busy_kernel(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch 
 				p->why, ratio, KP_AUTO_BUSY_RATIO, pr ? fx.why : "nvcc not used");
 		return;
 	}
+	/* a busy kernel from 32 warps whose register-staged rewrite costs
+	 * some of them: fewer warps' math to hide the loads, and nothing to
+	 * say the pipelining makes up for it (leimao's 07_vec, 32 -> 24: every
+	 * version 0.847x-0.865x, H100 2026-12-07) */
+	if (heavy && !padded && p->xform != cp && fx.warps >= KP_AUTO_DROP_WARPS &&
+	    p->warps_after > 0 && p->warps_before == fx.warps && p->warps_after < fx.warps) {
+		p->xform = NULL;
+		p->refuse_id = "kpipe-no-predicted-gain";
+		p->refuse_msg = kp_arena_printf(
+			&f->arena,
+			"no gain predicted: compute/load %.1f FLOP/B (>= %d), and register staging "
+			"costs resident warps (ptxas: %d -> %d per SM at %d threads) in a kernel "
+			"whose other warps' math hides part of the loads; --variant NAME pipelines "
+			"it anyway",
+			ratio, KP_AUTO_BUSY_RATIO, fx.warps, p->warps_after, fx.threads);
+		return;
+	}
 	if (fx.warps < warps_needed) {
 		if (heavy)
 			p->why = kp_arena_printf(
@@ -606,6 +626,8 @@ static void staging_occupancy(kp_plan *p, kp_file *f, const kp_loop *l, const kp
 		if (oc.warps_per_sm > 0 && oc.warps_per_sm < keep)
 			keep = oc.warps_per_sm;
 	}
+	p->warps_before = o.warps;
+	p->warps_after = v.warps;
 	if (v.warps * 2 > keep) {
 		p->why = kp_arena_printf(
 			&f->arena,

@@ -30,6 +30,10 @@ typedef struct {
 	/* A launch-level check that could not run (registers per thread
 	 * without ptxas), or NULL: said beside the choice, not in it */
 	const char *unchecked;
+	/* auto's ptxas check of a register-staged choice (auto.c,
+	 * staging_occupancy()): the resident warps per SM of the original and
+	 * of the rewrite, 0 when not compiled */
+	int warps_before, warps_after;
 } kp_plan;
 
 /* requested: "auto" or a registered transform's name; stages 0 when the

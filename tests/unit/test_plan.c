@@ -2218,6 +2218,36 @@ Test(plan, auto_asks_ptxas_about_busy_kernels)
 	F.auto_probe = NULL;
 }
 
+/* a busy kernel from 32 warps whose register-staged rewrite costs some of
+ * them is left alone (leimao's 07_vec, 113 FLOP/B, 32 -> 24: every
+ * version 0.847x-0.865x, H100); one that keeps them is pipelined
+ * (sgemm_at_bulk, 32 -> 32: register-2bar 1.393x) */
+Test(plan, auto_leaves_a_busy_kernel_alone_where_register_staging_costs_warps)
+{
+	kp_loop *l = loop_of_sample("int8_dp4a", 256);
+	kp_plan p;
+	fake_probe2 drops = {
+		{{fake_facts, fake_variant, NULL, NULL}, 64, 32, 1, 0}, 74, 24, 0, NULL, 0, 0};
+	F.auto_probe = &drops.fp.base;
+	plan(&p, l, "sm_90", "auto", 0);
+	expect_refused(&p, "kpipe-no-predicted-gain",
+		       "register staging costs resident warps (ptxas: 32 -> 24 per SM");
+	cr_expect_eq(drops.vasked, 1);
+	fake_probe2 keeps = {
+		{{fake_facts, fake_variant, NULL, NULL}, 64, 32, 1, 0}, 64, 32, 0, NULL, 0, 0};
+	F.auto_probe = &keeps.fp.base;
+	plan(&p, l, "sm_90", "auto", 0);
+	expect_xform(&p, "register-2bar");
+	/* below 32 warps a drop stands (sgemm_128x128x8 keeps 16 of 16; a
+	 * kernel at 24 that loses 4 is pipelined) */
+	fake_probe2 few = {
+		{{fake_facts, fake_variant, NULL, NULL}, 80, 24, 1, 0}, 96, 20, 0, NULL, 0, 0};
+	F.auto_probe = &few.fp.base;
+	plan(&p, l, "sm_90", "auto", 0);
+	expect_xform(&p, "register-2bar");
+	F.auto_probe = NULL;
+}
+
 Test(plan, auto_register_staging_that_halves_the_resident_warps_without_cp_async_is_left_alone)
 {
 	/* matmul_staged_loader: 1024-thread blocks, 2 -> 1 per SM with every
