@@ -41,7 +41,7 @@ import os
 import subprocess
 import sys
 
-from gpu_batch import add_build_args, build_flags, cut_function, run_all
+from gpu_batch import add_build_args, build_flags, cut_function, run_all, selected
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(ROOT, "gpu-convnet")
@@ -399,7 +399,7 @@ def run(args):
     os.makedirs(out, exist_ok=True)
     jobs = []
     for f, kernel, name, spec in kernels():
-        if args.only and args.only not in name:
+        if not selected(args.only, name):
             continue
         variants = []
         for v in ["kpipe"] + VARIANTS:
@@ -425,7 +425,7 @@ def main():
     b = sub.add_parser("run")
     b.add_argument("--out", default=os.path.join(os.environ.get("OUT", WORK), "results"))
     b.add_argument("--arch", default="sm_90")
-    b.add_argument("--only", help="the runs whose name contains this")
+    b.add_argument("--only", help="the runs whose name contains this (or one of several, comma-separated)")
     b.add_argument("--no-sanitize", action="store_true", help="no compute-sanitizer runs")
     add_build_args(b)
     b.add_argument("--no-time", action="store_true", help="check and sanitize only")

@@ -30,6 +30,11 @@ def cut_function(src, name, head=r"[^\n;{}()]*?"):
     sys.exit("function %s has no closing brace" % name)
 
 
+def selected(only, name):
+    """--only: a name part, or several separated by commas."""
+    return not only or any(x and x in name for x in only.split(","))
+
+
 def add_build_args(parser):
     """The `run` options of build_flags() on an argparse (sub)parser."""
     parser.add_argument("--compile-only", action="store_true",

@@ -65,7 +65,7 @@ import shutil
 import subprocess
 import sys
 
-from gpu_batch import add_build_args, build_flags, cut_function, run_all
+from gpu_batch import add_build_args, build_flags, cut_function, run_all, selected
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(ROOT, "gpu-heldout")
@@ -152,7 +152,7 @@ def prepare(args):
         os.makedirs(os.path.join(WORK, sub), exist_ok=True)
     log = open(os.path.join(WORK, "rewrite.log"), "a" if args.only else "w")
     for row in rows():
-        if args.only and args.only not in row["name"]:
+        if not selected(args.only, row["name"]):
             continue
         key = row["key"]
         if key not in trees:
@@ -267,7 +267,7 @@ def run(args):
     os.makedirs(out, exist_ok=True)
     jobs = []
     for name in prepared():
-        if (args.only and args.only not in name) or any(x in name for x in args.exclude):
+        if not selected(args.only, name) or any(x in name for x in args.exclude):
             continue
         variants = []
         for v, p in versions(name):
@@ -287,7 +287,7 @@ def run(args):
 def check(args):
     bad = 0
     for name in prepared():
-        if args.only and args.only not in name:
+        if not selected(args.only, name):
             continue
         orig = os.path.join(WORK, "orig", name + ".cu")
         for v, p in versions(name):
@@ -310,11 +310,11 @@ def main():
     a = sub.add_parser("prepare")
     a.add_argument("--kpipe", default=os.path.join(ROOT, "build", "kpipe"))
     a.add_argument("--tree", action="append", default=[], help="KEY=DIR: a checkout")
-    a.add_argument("--only", help="the rows whose name contains this")
+    a.add_argument("--only", help="the rows whose name contains this (or one of several, comma-separated)")
     b = sub.add_parser("run")
     b.add_argument("--out", default=os.path.join(ROOT, "heldout-gpu-out"))
     b.add_argument("--arch", default="sm_90")
-    b.add_argument("--only", help="the runs whose name contains this")
+    b.add_argument("--only", help="the runs whose name contains this (or one of several, comma-separated)")
     b.add_argument("--no-sanitize", action="store_true", help="no compute-sanitizer runs")
     b.add_argument("--no-time", action="store_true", help="check and sanitize only")
     b.add_argument("--parallel", type=int, default=1, help="kernels at once (default 1)")
@@ -322,7 +322,7 @@ def main():
                    help="leave out the runs whose name contains this (repeat)")
     add_build_args(b)
     c = sub.add_parser("check")
-    c.add_argument("--only", help="the rows whose name contains this")
+    c.add_argument("--only", help="the rows whose name contains this (or one of several, comma-separated)")
     c.add_argument("--size", action="append", default=[], help="a size of the description (repeat)")
     args = p.parse_args()
     if args.cmd == "prepare":

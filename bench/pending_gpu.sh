@@ -37,11 +37,12 @@
 #             LOWFLOP names the kernels (default: the nine measured there)
 #   heldout   the held-out kernels (carry gpu-heldout, made by
 #             `bench/heldout_gpu.py prepare`): every version built at once,
-#             then timed one at a time at the target size; HELDOUT_SAN (a
-#             name part, e.g. knn) also runs those rows' checks and
-#             sanitizers at every size (#35)
+#             then timed one at a time at the target size (HELDOUT_ONLY:
+#             name parts, comma-separated, limit the rows); HELDOUT_SAN
+#             (name parts) also runs those rows' checks and sanitizers at
+#             every size (#35)
 #   convnet   the same for cuda-convnet2's runs (carry gpu-convnet, made by
-#             `bench/convnet_gpu.py prepare`) (#35)
+#             `bench/convnet_gpu.py prepare`; CONVNET_ONLY) (#35)
 #   cpudiff   every variant of the CPU checker's kernels CPUDIFF names
 #             (made here into gpu-new/out by `SAMPLES_DIR=gpu-new/src bash
 #             bench/make_variants.sh gpu-new/out`, the kernels and their
@@ -134,12 +135,16 @@ for part in "${parts[@]}"; do
 		;;
 	heldout | convnet)
 		py="bench/${part}_gpu.py"
+		only=HELDOUT_ONLY
+		[ "$part" = convnet ] && only=CONVNET_ONLY
+		only="${!only:-}"
 		python3 "$py" run --out "$out/$part/build" --compile-only --parallel 16 \
-			--build-root "/tmp/kp-$part" >"$out/$part/compile.log" 2>&1
+			--only "$only" --build-root "/tmp/kp-$part" >"$out/$part/compile.log" 2>&1
 		rc=$?
 		# shellcheck disable=SC2086 # $limit: a command and its argument
 		$limit python3 "$py" run --out "$out/$part/timed" --no-sanitize --parallel 1 \
-			--sizes target --build-root "/tmp/kp-$part" >"$out/$part/timed.log" 2>&1 || rc=1
+			--only "$only" --sizes target --build-root "/tmp/kp-$part" \
+			>"$out/$part/timed.log" 2>&1 || rc=1
 		if [ "$part" = heldout ] && [ -n "${HELDOUT_SAN:-}" ]; then
 			$limit python3 "$py" run --out "$out/$part/san" --no-time --parallel 8 \
 				--only "$HELDOUT_SAN" >"$out/$part/san.log" 2>&1 || rc=1
