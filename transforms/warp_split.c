@@ -279,6 +279,11 @@ static const kp_node *assigned_once(const finder *w, const kp_decl *d)
 			top = w->path[i + 1];
 	if (!body || body->kind != KP_N_COMPOUND || d->init || (d->is_shared && d->is_array))
 		return NULL;
+	/* a variable of the kernel's own (of the block, for __shared__): a
+	 * __device__ variable is written by every block, each its own value */
+	if (d->begin < body->begin || d->end > body->end || d->is_device_var || d->is_extern ||
+	    (d->is_static && !d->is_shared))
+		return NULL;
 	const kp_node *rhs = NULL;
 	int before = 1;
 	for (int i = 0; i < body->nkids; i++) {

@@ -7,7 +7,9 @@
 // assigns its bound a second time under a thread-dependent condition: not
 // proven uniform, so no warp barrier.  The third declares every variable
 // at its top (C89): the K-loop's init assigns its two counters, and its
-// bound goes through min(), a value of uniform arguments.
+// bound goes through min(), a value of uniform arguments.  The fourth
+// keeps its bound in a __device__ variable: every block assigns it its own
+// value, so no warp barrier.
 #define BD 16
 
 __global__ void col_dist(const float *ref, int ref_w, int pitch, const float *qry, int qry_w,
@@ -86,6 +88,31 @@ __global__ void col_dist_c89(const float *ref, int pitch, const float *qry, int 
         __syncthreads();
         for (k = 0; k < BD; ++k) {
             d = sa[k][ty] - sb[k][tx];
+            ssd += d * d;
+        }
+        __syncthreads();
+    }
+    out[(a0 + ty) * qpitch + tx] = ssd;
+}
+
+__device__ int g_end;
+
+__global__ void col_dist_global_bound(const float *ref, int pitch, const float *qry, int qpitch,
+                                      int rows, float *out)
+{
+    __shared__ float sa[BD][BD];
+    __shared__ float sb[BD][BD];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int a0 = BD * blockIdx.y;
+    float ssd = 0.f;
+
+    g_end = a0 + (rows - 1) * pitch;
+    for (int a = a0; a <= g_end; a += BD * pitch) {
+        sa[ty][tx] = ref[a + pitch * ty + tx];
+        sb[ty][tx] = qry[a + qpitch * ty + tx];
+        __syncthreads();
+        for (int k = 0; k < BD; ++k) {
+            float d = sa[k][ty] - sb[k][tx];
             ssd += d * d;
         }
         __syncthreads();
