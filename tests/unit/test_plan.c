@@ -74,30 +74,32 @@ static const char half_src[] =
 	"    C[row * N + col] = acc;\n"
 	"}\n";
 
-/* 10 + 10 copies per thread and tile through constant-trip copy loops:
- * 20 staging registers */
-static const char many_regs_src[] =
-	"#define BM 80\n"
-	"#define BK 32\n"
-	"__global__ void mmr(const float *A, const float *B, float *C, int N, int K)\n"
-	"{\n"
-	"    __shared__ float As[BM][BK];\n"
-	"    __shared__ float Bs[BK][BM];\n"
-	"    int tx = threadIdx.x, ty = threadIdx.y;\n"
-	"    int row0 = blockIdx.y * BM, col0 = blockIdx.x * BM;\n"
-	"    float acc = 0.0f;\n"
-	"    for (int k0 = 0; k0 < K; k0 += BK) {\n"
-	"        for (int i = 0; i < 10; ++i)\n"
-	"            As[i * 8 + ty][tx] = A[(row0 + i * 8 + ty) * K + k0 + tx];\n"
-	"        for (int i = 0; i < 10; ++i)\n"
-	"            Bs[ty][i * 8 + tx] = B[(k0 + ty) * N + col0 + i * 8 + tx];\n"
-	"        __syncthreads();\n"
-	"        for (int kk = 0; kk < BK; ++kk)\n"
-	"            acc += As[ty][kk] * Bs[kk][tx];\n"
-	"        __syncthreads();\n"
-	"    }\n"
-	"    C[(row0 + ty) * N + col0 + tx] = acc;\n"
-	"}\n";
+/* A 2-D tile GEMM whose copy loops run TRIPS times each: 2 * TRIPS staging
+ * registers per thread (mmr: 10 + 10 copies per thread and tile, 20). */
+#define COPY_LOOPS_SRC(NAME, BM, BK, TRIPS)                                                        \
+	"#define BM " BM "\n"                                                                      \
+	"#define BK " BK "\n"                                                                      \
+	"__global__ void " NAME "(const float *A, const float *B, float *C, int N, int K)\n"       \
+	"{\n"                                                                                      \
+	"    __shared__ float As[BM][BK];\n"                                                       \
+	"    __shared__ float Bs[BK][BM];\n"                                                       \
+	"    int tx = threadIdx.x, ty = threadIdx.y;\n"                                            \
+	"    int row0 = blockIdx.y * BM, col0 = blockIdx.x * BM;\n"                                \
+	"    float acc = 0.0f;\n"                                                                  \
+	"    for (int k0 = 0; k0 < K; k0 += BK) {\n"                                               \
+	"        for (int i = 0; i < " TRIPS "; ++i)\n"                                            \
+	"            As[i * 8 + ty][tx] = A[(row0 + i * 8 + ty) * K + k0 + tx];\n"                 \
+	"        for (int i = 0; i < " TRIPS "; ++i)\n"                                            \
+	"            Bs[ty][i * 8 + tx] = B[(k0 + ty) * N + col0 + i * 8 + tx];\n"                 \
+	"        __syncthreads();\n"                                                               \
+	"        for (int kk = 0; kk < BK; ++kk)\n"                                                \
+	"            acc += As[ty][kk] * Bs[kk][tx];\n"                                            \
+	"        __syncthreads();\n"                                                               \
+	"    }\n"                                                                                  \
+	"    C[(row0 + ty) * N + col0 + tx] = acc;\n"                                              \
+	"}\n"
+
+static const char many_regs_src[] = COPY_LOOPS_SRC("mmr", "80", "32", "10");
 
 /* exactly 16 staging registers: 8 + 8 */
 static const char sixteen_regs_src[] =
@@ -431,28 +433,7 @@ Test(plan, twenty_registers_get_the_one_buffer_form)
 
 /* 40 staging registers: cp.async (attention_dynamic_smem, 64: register
  * staging 0.750x, register-2bar 0.865x, cp.async 1.136x) */
-static const char forty_regs_src[] =
-	"#define BM 160\n"
-	"#define BK 8\n"
-	"__global__ void mmr40(const float *A, const float *B, float *C, int N, int K)\n"
-	"{\n"
-	"    __shared__ float As[BM][BK];\n"
-	"    __shared__ float Bs[BK][BM];\n"
-	"    int tx = threadIdx.x, ty = threadIdx.y;\n"
-	"    int row0 = blockIdx.y * BM, col0 = blockIdx.x * BM;\n"
-	"    float acc = 0.0f;\n"
-	"    for (int k0 = 0; k0 < K; k0 += BK) {\n"
-	"        for (int i = 0; i < 20; ++i)\n"
-	"            As[i * 8 + ty][tx] = A[(row0 + i * 8 + ty) * K + k0 + tx];\n"
-	"        for (int i = 0; i < 20; ++i)\n"
-	"            Bs[ty][i * 8 + tx] = B[(k0 + ty) * N + col0 + i * 8 + tx];\n"
-	"        __syncthreads();\n"
-	"        for (int kk = 0; kk < BK; ++kk)\n"
-	"            acc += As[ty][kk] * Bs[kk][tx];\n"
-	"        __syncthreads();\n"
-	"    }\n"
-	"    C[(row0 + ty) * N + col0 + tx] = acc;\n"
-	"}\n";
+static const char forty_regs_src[] = COPY_LOOPS_SRC("mmr40", "160", "8", "20");
 
 Test(plan, more_than_thirty_two_registers_get_cp_async)
 {
