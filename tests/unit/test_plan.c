@@ -415,17 +415,27 @@ Test(plan, sixteen_registers_are_still_register_staging)
 
 /* 17 to 32 staging registers: the one-buffer form (register-2bar), ahead of
  * cp.async on 7 of the 9 such loops timed (docs/tune.md, rule 5) */
-Test(plan, twenty_registers_get_the_one_buffer_form)
+/* auto's pick for a loop both forms apply to, with `regs` staging
+ * registers; the loop, and the plan in *p */
+static kp_loop *auto_for_regs(const char *src, int regs, kp_plan *p, const char *xform,
+			      const char *why)
 {
-	kp_loop *l = loop_of(many_regs_src, "sm_90");
+	kp_loop *l = loop_of(src, "sm_90");
 	cr_assert(l->eligible);
 	cr_expect(RG(l).ok);
 	cr_expect(CP(l).ok);
-	cr_expect_eq(RG(l).regs, 20);
+	cr_expect_eq(RG(l).regs, regs);
+	plan(p, l, "sm_90", "auto", 2);
+	expect_xform(p, xform);
+	cr_expect(strstr(p->why, why) != NULL, "%s", p->why);
+	return l;
+}
+
+Test(plan, twenty_registers_get_the_one_buffer_form)
+{
 	kp_plan p;
-	plan(&p, l, "sm_90", "auto", 2);
-	expect_xform(&p, "register-2bar");
-	cr_expect(strstr(p.why, "20 staging registers per thread (17 to 32)") != NULL, "%s", p.why);
+	kp_loop *l = auto_for_regs(many_regs_src, 20, &p, "register-2bar",
+				   "20 staging registers per thread (17 to 32)");
 	/* cp.async can still be asked for */
 	plan(&p, l, "sm_90", "cp-async", 2);
 	expect_xform(&p, "cp-async");
@@ -437,15 +447,9 @@ static const char forty_regs_src[] = COPY_LOOPS_SRC("mmr40", "160", "8", "20");
 
 Test(plan, more_than_thirty_two_registers_get_cp_async)
 {
-	kp_loop *l = loop_of(forty_regs_src, "sm_90");
-	cr_assert(l->eligible);
-	cr_expect(RG(l).ok);
-	cr_expect(CP(l).ok);
-	cr_expect_eq(RG(l).regs, 40);
 	kp_plan p;
-	plan(&p, l, "sm_90", "auto", 2);
-	expect_xform(&p, "cp-async");
-	cr_expect(strstr(p.why, "40 registers per thread (> 32)") != NULL, "%s", p.why);
+	kp_loop *l =
+		auto_for_regs(forty_regs_src, 40, &p, "cp-async", "40 registers per thread (> 32)");
 	/* register staging can still be asked for */
 	plan(&p, l, "sm_90", "register", 2);
 	expect_xform(&p, "register");
