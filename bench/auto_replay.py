@@ -63,7 +63,8 @@ def md_records(path):
     """gpu_bench.py's Markdown report: one record per `## name` section."""
     txt = open(path, encoding="utf-8", errors="replace").read()
     m = re.search(r"^- date: (\S+)", txt, re.M)
-    date = m.group(1)[:10] if m else dir_date(path)
+    stamp = m.group(1) if m else dir_date(path)  # two runs of one day: the later
+    date = stamp[:10]
     m = re.search(r"^- device: ([^(\n]+)", txt, re.M)
     dev = m.group(1).strip() if m else ""
     out = []
@@ -87,7 +88,8 @@ def md_records(path):
                     except ValueError:
                         pass
         if sp:
-            out.append({"name": name, "date": date, "device": dev, "path": path, "speedup": sp})
+            out.append({"name": name, "date": date, "stamp": stamp, "device": dev, "path": path,
+                        "speedup": sp})
     return out
 
 
@@ -132,7 +134,7 @@ def records():
                 nv = sum(1 for k in r["speedup"] if k != "auto")
                 if nv < 2:
                     continue
-                key = (r["date"], nv)
+                key = (r.get("stamp", r["date"]), nv)
                 if r["name"] not in best or key > best[r["name"]][0]:
                     best[r["name"]] = (key, r)
     return {k: v[1] for k, v in best.items()}
