@@ -114,18 +114,21 @@ static int uniform_step(const finder *w, const kp_node *e, const kp_decl *d, int
 	return incdec || (e->nkids == 2 && uniform(w, e->kids[1], budget));
 }
 
-static const kp_node *assigned_once(const finder *w, const kp_decl *d);
+/* Whether statement or expression n of the kernel writes d (an
+ * assignment, a step, its address taken, through a reference or a call:
+ * the effect sets). */
+static int node_writes(const finder *w, const kp_node *n, const kp_decl *d)
+{
+	kp_effect_set rd = {0}, wr = {0};
+	kp_effects_of_node(w->f, w->k, n, &rd, &wr);
+	return kp_effects_write_to(&wr, d) != NULL;
+}
 
-/* Whether the K-loop's body writes d (an assignment, a step, its address
- * taken, through a reference or a call). */
+/* Whether the K-loop's body writes d. */
 static int body_writes(const finder *w, const kp_decl *d)
 {
 	const kp_node *body = w->target->kind == KP_N_FOR ? w->target->for_body : NULL;
-	if (!body)
-		return 1;
-	kp_effect_set rd = {0}, wr = {0};
-	kp_effects_of_node(w->f, w->k, body, &rd, &wr);
-	return kp_effects_write_to(&wr, d) != NULL;
+	return !body || node_writes(w, body, d);
 }
 
 /* The value a for-init assigns d (`d = E`, or one of `a = E1, d = E2`),
@@ -294,17 +297,11 @@ static const kp_node *assigned_once(const finder *w, const kp_decl *d)
 						   st->nkids == 2
 					   ? kp_node_strip(st->kids[0])
 					   : NULL;
-		if (before && !rhs && t && t->kind == KP_N_DECLREF && t->decl == d) {
+		/* the assignment itself: its right side must not write d */
+		int def = before && !rhs && t && t->kind == KP_N_DECLREF && t->decl == d;
+		if (def)
 			rhs = st->kids[1];
-			kp_effect_set rd = {0}, wr = {0};
-			kp_effects_of_node(w->f, w->k, rhs, &rd, &wr);
-			if (kp_effects_write_to(&wr, d))
-				return NULL;
-			continue;
-		}
-		kp_effect_set rd = {0}, wr = {0};
-		kp_effects_of_node(w->f, w->k, st, &rd, &wr);
-		if (kp_effects_write_to(&wr, d))
+		if (node_writes(w, def ? rhs : st, d))
 			return NULL;
 	}
 	return before ? NULL : rhs;

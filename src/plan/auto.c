@@ -513,20 +513,6 @@ static const char *blind_template(const kp_loop *l, kp_arena *ar)
 		k->name);
 }
 
-/* Tensor-core tiles on the cp.async ring (rule 1) in a kernel whose
- * registers already keep >= KP_AUTO_TENSOR_WARPS warps resident per SM
- * (ptxas), whose tile reads have no conflict for auto's padding to fix:
- * register staging, where it applies with at most 16 staging registers.
- * Measured: our ldmatrix/mma.sync kernel (tests/golden/cases/
- * rewrite-mma_ldmatrix, H100; 32 warps, conflict-free reads): cp.async
- * 0.912x with 2 stages, 0.990x with 3, 0.985x with 4, register staging
- * 1.087x; LeetCUDA's wmma mma4x2 kernel (H200; 64 warps) unpadded:
- * cp.async 0.967x-0.978x, register 1.021x, but its fragment reads conflict
- * 4 ways (s_b) and padded the ring wins (4 stages 1.408x, register 1.249x), so
- * a conflicted read keeps the ring.  Every tensor-core kernel where the
- * ring won unpadded had at most 28 warps (wmma_persistent_staged 28,
- * wmma_fp16_64x64x32 24, LeetCUDA's mma2x4 24).  Without ptxas the ring
- * stands. */
 /* A loop that runs at most once (its bounds and step compile-time
  * constants, in every instantiation): there is no next tile to fetch
  * while one is computed, and the pipelined form is the original plus
@@ -545,6 +531,20 @@ static const char *runs_once(const kp_loop *l, kp_arena *ar)
 			       l->nper_inst > 1 ? " in every instantiation" : "");
 }
 
+/* Tensor-core tiles on the cp.async ring (rule 1) in a kernel whose
+ * registers already keep >= KP_AUTO_TENSOR_WARPS warps resident per SM
+ * (ptxas), whose tile reads have no conflict for auto's padding to fix:
+ * register staging, where it applies with at most 16 staging registers.
+ * Measured: our ldmatrix/mma.sync kernel (tests/golden/cases/
+ * rewrite-mma_ldmatrix, H100; 32 warps, conflict-free reads): cp.async
+ * 0.912x with 2 stages, 0.990x with 3, 0.985x with 4, register staging
+ * 1.087x; LeetCUDA's wmma mma4x2 kernel (H200; 64 warps) unpadded:
+ * cp.async 0.967x-0.978x, register 1.021x, but its fragment reads conflict
+ * 4 ways (s_b) and padded the ring wins (4 stages 1.408x, register 1.249x), so
+ * a conflicted read keeps the ring.  Every tensor-core kernel where the
+ * ring won unpadded had at most 28 warps (wmma_persistent_staged 28,
+ * wmma_fp16_64x64x32 24, LeetCUDA's mma2x4 24).  Without ptxas the ring
+ * stands. */
 static void tensor_many_warps(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a,
 			      const kp_transform *rg)
 {
