@@ -9,7 +9,8 @@
 // at its top (C89): the K-loop's init assigns its two counters, and its
 // bound goes through min(), a value of uniform arguments.  The fourth
 // keeps its bound in a __device__ variable: every block assigns it its own
-// value, so no warp barrier.
+// value, so no warp barrier.  The fifth assigns its bound once and then
+// hands it by reference to a helper that changes it per thread: no barrier.
 #define BD 16
 
 __global__ void col_dist(const float *ref, int ref_w, int pitch, const float *qry, int qry_w,
@@ -108,6 +109,33 @@ __global__ void col_dist_global_bound(const float *ref, int pitch, const float *
 
     g_end = a0 + (rows - 1) * pitch;
     for (int a = a0; a <= g_end; a += BD * pitch) {
+        sa[ty][tx] = ref[a + pitch * ty + tx];
+        sb[ty][tx] = qry[a + qpitch * ty + tx];
+        __syncthreads();
+        for (int k = 0; k < BD; ++k) {
+            float d = sa[k][ty] - sb[k][tx];
+            ssd += d * d;
+        }
+        __syncthreads();
+    }
+    out[(a0 + ty) * qpitch + tx] = ssd;
+}
+
+__device__ void widen(int &v) { v += threadIdx.x; }
+
+__global__ void col_dist_ref_bound(const float *ref, int pitch, const float *qry, int qpitch,
+                                   int rows, float *out)
+{
+    __shared__ float sa[BD][BD];
+    __shared__ float sb[BD][BD];
+    int a0, a_end;
+    int tx = threadIdx.x, ty = threadIdx.y;
+    float ssd = 0.f;
+
+    a0 = BD * blockIdx.y;
+    a_end = a0 + (rows - 1) * pitch;
+    widen(a_end);
+    for (int a = a0; a <= a_end; a += BD * pitch) {
         sa[ty][tx] = ref[a + pitch * ty + tx];
         sb[ty][tx] = qry[a + qpitch * ty + tx];
         __syncthreads();
