@@ -46,7 +46,12 @@ import prep  # noqa: E402
 
 SKIP = 77
 CXX = os.environ.get("CXX_CPUDIFF", "g++")
-CXXFLAGS = ["-std=c++17", "-O1", "-w", "-fno-strict-aliasing", "-pthread"]
+# -DKP_EMU_SPLIT: the emulator's runtime (the scheduler, the fibers, the
+# launcher's fixed part, marked KP_RT) is compiled once per cache into an
+# object each build links (emu_parts), as kpipe's verifier does
+# (docs/verify.md, "Cost"): each build compiles the kernel and its
+# launcher only.  The code run is the same.  CI time.
+CXXFLAGS = ["-std=c++17", "-O1", "-w", "-fno-strict-aliasing", "-pthread", "-DKP_EMU_SPLIT"]
 TYPES = {  # spec type -> (C type, harness code, struct format)
     "float": ("float", "kph::F32", "f"),
     "half": ("__half", "kph::F16", "e"),
@@ -209,26 +214,48 @@ def uses_cp_async(path):
     return "__pipeline_memcpy_async" in prep.blank_comments_and_strings(text) or "cp.async.bulk" in text
 
 
-_pch_lock = threading.Lock()
+_emu_lock = threading.Lock()
 
 
-def pch_dir(cache):
-    """A directory holding kp_cpu_cuda.h.gch (a precompiled header, which
-    g++ uses when the launcher includes kp_cpu_cuda.h first), or None."""
+def emu_parts(cache):
+    """The emulator's parts every build shares, made once per cache:
+    (a directory holding kp_cpu_cuda.h.gch, a precompiled header g++ uses
+    when the launcher includes kp_cpu_cuda.h first, or None; the object of
+    the runtime's functions, kp_emu_rt.o).  Both are built side by side on
+    first use.  Raises SetupError when the runtime does not build."""
     with open(os.path.join(EMU, "kp_cpu_cuda.h"), "rb") as f:
-        key = file_hash(f.read(), CXX, " ".join(CXXFLAGS))
-    d = os.path.join(cache, "pch-" + key)
+        hdr = f.read()
+    with open(os.path.join(EMU, "kp_harness.h"), "rb") as f:
+        har = f.read()
+    d = os.path.join(cache, "pch-" + file_hash(hdr, CXX, " ".join(CXXFLAGS)))
     gch = os.path.join(d, "kp_cpu_cuda.h.gch")
-    with _pch_lock:
+    rd = os.path.join(cache, "rt-" + file_hash(hdr, har, CXX, " ".join(CXXFLAGS)))
+    obj = os.path.join(rd, "kp_emu_rt.o")
+    with _emu_lock:
+        jobs = []
         if not os.path.exists(gch):
             os.makedirs(d, exist_ok=True)
             tmp = "%s.tmp%d" % (gch, os.getpid())
-            r = subprocess.run([CXX] + CXXFLAGS + ["-x", "c++-header", os.path.join(EMU, "kp_cpu_cuda.h"), "-o", tmp],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            if r.returncode != 0:
-                return None
-            os.replace(tmp, gch)
-    return d
+            jobs.append((subprocess.Popen(
+                [CXX] + CXXFLAGS + ["-x", "c++-header", os.path.join(EMU, "kp_cpu_cuda.h"), "-o", tmp],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL), tmp, gch))
+        if not os.path.exists(obj):
+            os.makedirs(rd, exist_ok=True)
+            src = os.path.join(rd, "kp_emu_rt.cpp")
+            with open(src, "w", encoding="utf-8") as f:
+                f.write('#include "kp_cpu_cuda.h"\n#include "kp_harness.h"\n')
+            tmp = "%s.tmp%d" % (obj, os.getpid())
+            jobs.append((subprocess.Popen(
+                [CXX] + CXXFLAGS + ["-DKP_EMU_RUNTIME", "-I", os.path.join(EMU, "include"), "-I", EMU,
+                                    "-c", src, "-o", tmp],
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True), tmp, obj))
+        for p, tmp, final in jobs:
+            out, _ = p.communicate()
+            if p.returncode == 0:
+                os.replace(tmp, final)
+            elif final == obj:
+                raise SetupError("the emulator's runtime does not build:\n      %s" % (out or "")[:600])
+    return (d if os.path.exists(gch) else None), obj
 
 
 def local_headers(src, dirs):
@@ -274,11 +301,11 @@ def build(label, src_path, spec, work, cache, inc_dirs=()):
     with open(tu, "w", encoding="utf-8") as f:
         f.write(harness_source(spec, prepped, launch_override(src, spec["kernel"]), launcher))
     tmp = "%s.tmp%d-%s" % (exe, os.getpid(), label)
-    pch = pch_dir(cache)
+    pch, rt = emu_parts(cache)
     cmd = [CXX] + CXXFLAGS + (["-I", pch] if pch else []) + ["-I", os.path.join(EMU, "include"), "-I", EMU]
     for d in inc_dirs:
         cmd += ["-iquote", d]
-    cmd += [tu, "-o", tmp]
+    cmd += [tu, rt, "-o", tmp]
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if r.returncode != 0:
         errs = [ln for ln in r.stdout.splitlines() if "error" in ln][:6]
