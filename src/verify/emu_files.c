@@ -145,10 +145,42 @@ static int build_once(const char *dir, const char *cxx, const char *const *flags
 	return rc;
 }
 
+/* Whether g++ links libstdc++ and libgcc statically here (their archives
+ * installed): asked once per folder by linking a trivial program into
+ * rt/static-probe, whose existence is the answer (rt/static-probe.no the
+ * negative one). */
+static int static_libs_ok(const char *dir, const char *cxx, const char *const *flags)
+{
+	kp_strbuf exe = KP_STRBUF_INIT, no = KP_STRBUF_INIT, src = KP_STRBUF_INIT;
+	kp_strbuf_addf(&exe, "%s/rt/static-probe", dir);
+	kp_strbuf_addf(&no, "%s/rt/static-probe.no", dir);
+	kp_strbuf_addf(&src, "%s/rt/static-probe.cpp", dir);
+	int ok = !access(kp_strbuf_str(&exe), X_OK);
+	if (!ok && access(kp_strbuf_str(&no), R_OK)) {
+		static const char probe[] =
+			"#include <vector>\nint main() { return (int)std::vector<int>(3).size() - 3; }\n";
+		if (!kp_write_file_atomic(kp_strbuf_str(&src), probe, strlen(probe))) {
+			const char *x[] = {kp_strbuf_str(&src), KP_EMU_STATIC_LIBS, NULL};
+			once_job j;
+			once_start(&j, kp_strbuf_str(&exe), cxx, flags, x);
+			if (j.running)
+				kp_proc_wait(&j.p, 1);
+			ok = !once_finish(&j, NULL);
+		}
+		if (!ok)
+			kp_write_file_atomic(kp_strbuf_str(&no), "", 0);
+	}
+	kp_strbuf_release(&exe);
+	kp_strbuf_release(&no);
+	kp_strbuf_release(&src);
+	return ok;
+}
+
 char *kp_emu_install(const char *base, const char *cxx, const char *const *flags, int want_pch,
-		     char **pch, char **rt, char **err)
+		     char **pch, char **rt, int *static_libs, char **err)
 {
 	*pch = *rt = NULL;
+	*static_libs = 0;
 	*err = NULL;
 	kp_strbuf dir = KP_STRBUF_INIT;
 	kp_strbuf_addf(&dir, "%s/emu-%016llx", base, kp_emu_hash());
@@ -184,5 +216,7 @@ char *kp_emu_install(const char *base, const char *cxx, const char *const *flags
 		free(d);
 		return NULL;
 	}
+	/* without a cache the probe would be paid on every call */
+	*static_libs = want_pch && static_libs_ok(d, cxx, flags);
 	return d;
 }

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "vbuild.h"
 
+#include "emu_files.h"
 #include "prep.h"
 #include "proc.h"
 #include "scrub.h"
@@ -188,6 +189,11 @@ static void start_job(const kp_vbuild_env *env, build_job *j, unsigned long long
 	argv[n++] = env->src_dir;
 	argv[n++] = j->main;
 	argv[n++] = env->rt;
+	if (env->static_libs) {
+		static const char *const libs[] = {KP_EMU_STATIC_LIBS};
+		for (size_t i = 0; i < KP_ARRAY_LEN(libs); i++)
+			argv[n++] = libs[i];
+	}
 	argv[n++] = "-o";
 	argv[n++] = j->tmp;
 	argv[n] = NULL;

@@ -14,6 +14,7 @@ typedef struct {
 	const char *emu;        /* the emulator's folder (emu_files.h) */
 	const char *pch;        /* its precompiled header's folder, or NULL */
 	const char *rt;         /* the object of its runtime, linked into every build */
+	int static_libs;        /* link libstdc++ and libgcc statically (emu_files.h) */
 	const char *work;       /* scratch files */
 	const char *store;      /* where executables are kept (the cache, or work) */
 	const char *src_dir;    /* the kernel file's folder (its quoted includes) */

@@ -491,16 +491,17 @@ static void verify_fresh(const kp_verify_input *in, const kp_launch_spec *s, con
 			 kp_verify_result *r)
 {
 	char *pch = NULL, *rt = NULL, *err = NULL;
+	int static_libs = 0;
 	/* without a cache the precompiled header would be built for one
 	 * file's two builds: it costs more than it saves them */
 	char *emu = kp_emu_install(base, kp_vbuild_cxx(), kp_vbuild_flags, strcmp(base, work) != 0,
-				   &pch, &rt, &err);
+				   &pch, &rt, &static_libs, &err);
 	if (!emu) {
 		unavailable(r, "%s", err);
 		free(err);
 		return;
 	}
-	kp_vbuild_env env = {emu, pch, rt, work, base, src_dir, key};
+	kp_vbuild_env env = {emu, pch, rt, static_libs, work, base, src_dir, key};
 	kp_vbuild b[2] = {{"original", in->path, in->orig, in->orig_len, NULL, NULL, 0, 0},
 			  {"rewrite", in->path, in->rew, in->rew_len, NULL, NULL, 0, 0}};
 	kp_vbuild_run(&env, s, b, 2);

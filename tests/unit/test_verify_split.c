@@ -1,7 +1,9 @@
 /*
  * test_verify_split.c - the verifier's builds with the emulator's runtime
  * compiled once (KP_EMU_SPLIT, docs/verify.md "Cost"): kp_emu_install
- * builds the runtime's object, and the precompiled header only when asked;
+ * builds the runtime's object, and the precompiled header only when asked
+ * (and asks whether libstdc++ links statically only then, keeping the
+ * answer);
  * a compiler that fails leaves the rewrite unverified, saying why; without
  * a cache (no precompiled header) a correct rewrite still passes and the
  * stored wrong rewrites of tests/cpudiff/bad/ still fail.  Needs g++
@@ -40,20 +42,39 @@ Test(verify_split, install_builds_the_runtime_and_the_header_when_asked)
 	cr_assert_eq(kp_make_parents(x), 0);
 	free(x);
 	char *pch = NULL, *rt = NULL, *err = NULL;
-	char *emu = kp_emu_install(base, "g++", kp_vbuild_flags, 0, &pch, &rt, &err);
+	int st = -1;
+	char *emu = kp_emu_install(base, "g++", kp_vbuild_flags, 0, &pch, &rt, &st, &err);
 	cr_assert(emu, "%s", err ? err : "");
 	cr_expect_null(pch);
+	cr_expect_eq(st, 0, "no cache: no probe, no static libraries");
 	cr_assert(rt);
 	cr_expect(strstr(rt, "/rt/kp_emu_rt.o") != NULL, "%s", rt);
 	cr_expect_eq(access(rt, R_OK), 0, "%s", rt);
 	free(emu);
 	free(rt);
-	emu = kp_emu_install(base, "g++", kp_vbuild_flags, 1, &pch, &rt, &err);
+	emu = kp_emu_install(base, "g++", kp_vbuild_flags, 1, &pch, &rt, &st, &err);
 	cr_assert(emu && pch && rt, "%s", err ? err : "");
 	kp_strbuf g = KP_STRBUF_INIT;
 	kp_strbuf_addf(&g, "%s/kp_cpu_cuda.h.gch", pch);
 	cr_expect_eq(access(kp_strbuf_str(&g), R_OK), 0, "%s", kp_strbuf_str(&g));
 	kp_strbuf_release(&g);
+	/* the probe's answer is kept: its executable, or the .no marker */
+	kp_strbuf y = KP_STRBUF_INIT, n = KP_STRBUF_INIT;
+	kp_strbuf_addf(&y, "%s/rt/static-probe", emu);
+	kp_strbuf_addf(&n, "%s/rt/static-probe.no", emu);
+	cr_expect_eq(st, !access(kp_strbuf_str(&y), X_OK));
+	cr_expect_neq(access(kp_strbuf_str(&y), X_OK) == 0, access(kp_strbuf_str(&n), R_OK) == 0,
+		      "exactly one answer kept");
+	/* asked again, the kept answer */
+	int st2 = -1;
+	free(emu);
+	free(pch);
+	free(rt);
+	emu = kp_emu_install(base, "g++", kp_vbuild_flags, 1, &pch, &rt, &st2, &err);
+	cr_assert(emu, "%s", err ? err : "");
+	cr_expect_eq(st2, st);
+	kp_strbuf_release(&y);
+	kp_strbuf_release(&n);
 	free(emu);
 	free(pch);
 	free(rt);
