@@ -302,13 +302,21 @@ static inline __half2 __hfma2(__half2 a, __half2 b, __half2 c) { return __half2{
 // KP_EMU_SPLIT (kpipe's verifier, docs/verify.md): the runtime's functions
 // marked KP_RT are compiled once into an object (where KP_EMU_RUNTIME is
 // defined too) and only declared to each kernel's translation unit.
+// The runtime's variables of library types (vectors: their members would
+// be instantiated in every kernel's build) are KP_RT_VAR: defined in that
+// object, declared extern to the kernels.  The scheduler's helpers that
+// only the runtime calls are not seen by the kernels' builds at all
+// (#ifndef KP_RT_DECL).
 #if defined(KP_EMU_SPLIT) && !defined(KP_EMU_RUNTIME)
 #define KP_RT_DECL 1
 #define KP_RT
+#define KP_RT_VAR extern
 #elif defined(KP_EMU_SPLIT)
 #define KP_RT __attribute__((noinline))
+#define KP_RT_VAR
 #else
 #define KP_RT static inline
+#define KP_RT_VAR inline
 #endif
 // --- the runtime -----------------------------------------------------------
 namespace kp {
@@ -372,7 +380,8 @@ struct Runtime {
     Thread *cur = nullptr;
     ucontext_t sched_ctx;
     void *sched_sp = nullptr;
-    std::function<void()> body;
+    void (*body)(void *) = nullptr; // the launch's kernel with its arguments (launch())
+    void *body_arg = nullptr;
     size_t stack_size = 512 * 1024;
     int bar_acc = 0, bar_result = 0;
     long barriers = 0;
@@ -388,19 +397,24 @@ struct ShmArea {
     void *p;
     size_t n;
 };
-inline std::vector<ShmArea> shm_areas;
+KP_RT_VAR std::vector<ShmArea> shm_areas;
+KP_RT void shm_register(void *p, size_t n)
+#ifdef KP_RT_DECL
+;
+#else
+{
+    shm_areas.push_back(ShmArea{p, n});
+    memset(p, 0xff, n);
+}
+#endif
 struct ShmReg {
-    ShmReg(void *p, size_t n)
-    {
-        shm_areas.push_back(ShmArea{p, n});
-        memset(p, 0xff, n);
-    }
+    ShmReg(void *p, size_t n) { shm_register(p, n); }
 };
 // dynamic shared memory (extern __shared__ arrays point here; prep.py)
 alignas(256) inline unsigned char dyn_smem_buf[256 * 1024];
 inline size_t dyn_smem_bytes; // what the running launch passed (%dynamic_smem_size)
 static inline unsigned dyn_smem_size() { return (unsigned)dyn_smem_bytes; }
-inline Runtime rt;
+KP_RT_VAR Runtime rt;
 
 static inline uint64_t next_rand()
 {
@@ -420,8 +434,17 @@ struct Mbar {
     long long tx = 0;
     std::vector<Copy> copies;
 };
-inline std::vector<std::pair<unsigned, Mbar>> mbars; // by shared address; cleared at block start
+KP_RT_VAR std::vector<std::pair<unsigned, Mbar>> mbars; // by shared address; cleared at block start
 
+// Shared addresses (the 32-bit operands of the mbarrier and bulk-copy PTX):
+// offsets from the dynamic shared-memory buffer, which the static shared
+// variables lie next to (one executable image: well within 2 GiB).
+static inline unsigned shared_addr(const void *p) { return (unsigned)((uintptr_t)p - (uintptr_t)dyn_smem_buf); }
+
+// What the kernels' code calls (the intrinsics below and __syncthreads());
+// the rest of the scheduler is the runtime's own.
+KP_RT void barrier(const char *file, int line, int pred);
+#ifndef KP_RT_DECL
 static inline void do_copy(const Copy &c)
 {
     const size_t nread = c.n - c.zfill;
@@ -448,7 +471,7 @@ static inline void complete_groups(Thread &t, size_t keep)
 
 static inline void fiber_main()
 {
-    rt.body();
+    rt.body(rt.body_arg);
     Thread &t = *rt.cur;
     // copies still in flight when a thread ends land eventually
     land_reversed(t.open);
@@ -573,7 +596,7 @@ static inline void *fiber_start(void *stack, size_t size)
 }
 #endif
 
-static inline void barrier(const char *file, int line, int pred)
+KP_RT void barrier(const char *file, int line, int pred)
 {
     Thread &t = *rt.cur;
     t.state = T_BARRIER;
@@ -593,10 +616,7 @@ static inline void *alloc_stack(size_t size)
     return (char *)p + page;
 }
 
-// Shared addresses (the 32-bit operands of the mbarrier and bulk-copy PTX):
-// offsets from the dynamic shared-memory buffer, which the static shared
-// variables lie next to (one executable image: well within 2 GiB).
-static inline unsigned shared_addr(const void *p) { return (unsigned)((uintptr_t)p - (uintptr_t)dyn_smem_buf); }
+// Checks that n bytes at shared address a lie in a __shared__ variable.
 static inline unsigned char *shared_ptr(unsigned a, size_t n, const char *what)
 {
     unsigned char *p = dyn_smem_buf + (int32_t)a;
@@ -676,6 +696,8 @@ static inline void shuffle(std::vector<unsigned> &order)
          blockIdx.x, blockIdx.y, blockIdx.z, t.tid.x, t.tid.y, t.tid.z, t.parity, t.wait_bar, m ? m->phase : 0,
          m ? m->pending : 0, m ? m->expected : 0, m ? m->tx : 0);
 }
+
+#endif // !KP_RT_DECL
 
 KP_RT void run_block(unsigned nthreads)
 #ifdef KP_RT_DECL
@@ -831,7 +853,15 @@ template <class... P, class... A> static inline void launch(LaunchCfg c, void (*
         fail("dynamic shared memory of %zu bytes is more than the emulator's %zu", c.smem, sizeof dyn_smem_buf);
     memset(dyn_smem_buf, 0xff, sizeof dyn_smem_buf);
     dyn_smem_bytes = c.smem;
-    rt.body = [&]() { std::apply(kernel, params); };
+    struct Call {
+        void (*kernel)(P...);
+        std::tuple<std::decay_t<P>...> *params;
+    } call{kernel, &params};
+    rt.body = [](void *a) {
+        Call *k = (Call *)a;
+        std::apply(k->kernel, *k->params);
+    };
+    rt.body_arg = &call;
     gridDim = c.grid;
     blockDim = c.block;
     for (unsigned z = 0; z < c.grid.z; ++z)
@@ -841,6 +871,7 @@ template <class... P, class... A> static inline void launch(LaunchCfg c, void (*
                 run_block(nthreads);
             }
     rt.body = nullptr;
+    rt.body_arg = nullptr;
 }
 
 } // namespace kp
@@ -851,7 +882,28 @@ template <class... P, class... A> static inline void launch(LaunchCfg c, void (*
 #define __syncthreads_and(p) (kp::barrier(__FILE__, __LINE__, !(p)), kp::rt.bar_result == 0)
 
 // --- cp.async (cuda_pipeline.h primitives) ---------------------------------
-static inline void __pipeline_memcpy_async(void *dst, const void *src, size_t size_and_align, size_t zfill = 0)
+KP_RT void __pipeline_memcpy_async(void *dst, const void *src, size_t size_and_align, size_t zfill = 0);
+KP_RT void __pipeline_commit();
+KP_RT void __pipeline_wait_prior(size_t prior);
+// --- sm_90 mbarriers and bulk copies ----------------------------------------
+// prep.py turns the inline PTX of kpipe's bulk helpers into these calls;
+// addresses are shared addresses (__cvta_generic_to_shared).
+static inline size_t __cvta_generic_to_shared(const void *p) { return kp::shared_addr(p); }
+namespace kp {
+KP_RT void ptx_mbar_init(unsigned a, unsigned count);
+KP_RT void ptx_mbar_arrive(unsigned a);
+KP_RT void ptx_mbar_arrive_tx(unsigned a, unsigned bytes);
+KP_RT unsigned ptx_mbar_try_wait_parity(unsigned a, unsigned parity);
+KP_RT void ptx_bulk_copy(unsigned dst, const void *src, unsigned bytes, unsigned bar);
+} // namespace kp
+// in a block that uses mbarriers a barrier of the lanes in mask (threads
+// interleave there); elsewhere threads never interleave between block
+// barriers and it is a no-op
+KP_RT void __syncwarp(unsigned mask = 0xffffffffu);
+
+// Their definitions: in the runtime's object (KP_EMU_SPLIT).
+#ifndef KP_RT_DECL
+KP_RT void __pipeline_memcpy_async(void *dst, const void *src, size_t size_and_align, size_t zfill)
 {
     if (size_and_align != 4 && size_and_align != 8 && size_and_align != 16)
         kp::fail("__pipeline_memcpy_async: size %zu is not 4, 8 or 16", size_and_align);
@@ -865,18 +917,14 @@ static inline void __pipeline_memcpy_async(void *dst, const void *src, size_t si
     else
         kp::rt.cur->open.push_back(c);
 }
-static inline void __pipeline_commit()
+KP_RT void __pipeline_commit()
 {
     kp::Thread &t = *kp::rt.cur;
     t.groups.push_back(std::move(t.open));
     t.open.clear();
 }
-static inline void __pipeline_wait_prior(size_t prior) { kp::complete_groups(*kp::rt.cur, prior); }
+KP_RT void __pipeline_wait_prior(size_t prior) { kp::complete_groups(*kp::rt.cur, prior); }
 
-// --- sm_90 mbarriers and bulk copies ----------------------------------------
-// prep.py turns the inline PTX of kpipe's bulk helpers into these calls;
-// addresses are shared addresses (__cvta_generic_to_shared).
-static inline size_t __cvta_generic_to_shared(const void *p) { return kp::shared_addr(p); }
 namespace kp {
 static inline Mbar &mbar_at(unsigned a, const char *what)
 {
@@ -888,7 +936,7 @@ static inline Mbar &mbar_at(unsigned a, const char *what)
         fail("%s: the mbarrier at shared address %#x was not initialised in this block", what, a);
     return *m;
 }
-static inline void ptx_mbar_init(unsigned a, unsigned count)
+KP_RT void ptx_mbar_init(unsigned a, unsigned count)
 {
     shared_ptr(a, 8, "mbarrier.init");
     if (count == 0 || count >= (1u << 20))
@@ -926,8 +974,8 @@ static inline void mbar_arrive(Mbar &m, unsigned a, const char *what)
     mbar_complete(m);
     give_way_if_done();
 }
-static inline void ptx_mbar_arrive(unsigned a) { mbar_arrive(mbar_at(a, "mbarrier.arrive"), a, "mbarrier.arrive"); }
-static inline void ptx_mbar_arrive_tx(unsigned a, unsigned bytes)
+KP_RT void ptx_mbar_arrive(unsigned a) { mbar_arrive(mbar_at(a, "mbarrier.arrive"), a, "mbarrier.arrive"); }
+KP_RT void ptx_mbar_arrive_tx(unsigned a, unsigned bytes)
 {
     Mbar &m = mbar_at(a, "mbarrier.arrive.expect_tx");
     m.tx += bytes;
@@ -935,7 +983,7 @@ static inline void ptx_mbar_arrive_tx(unsigned a, unsigned bytes)
 }
 // try_wait.parity: 1 once the phase of that parity (the current one or the
 // one before) completed; until then the thread gives way to the others.
-static inline unsigned ptx_mbar_try_wait_parity(unsigned a, unsigned parity)
+KP_RT unsigned ptx_mbar_try_wait_parity(unsigned a, unsigned parity)
 {
     for (;;) {
         Mbar &m = mbar_at(a, "mbarrier.try_wait.parity");
@@ -953,7 +1001,7 @@ static inline unsigned ptx_mbar_try_wait_parity(unsigned a, unsigned parity)
         switch_to_scheduler();
     }
 }
-static inline void ptx_bulk_copy(unsigned dst, const void *src, unsigned bytes, unsigned bar)
+KP_RT void ptx_bulk_copy(unsigned dst, const void *src, unsigned bytes, unsigned bar)
 {
     unsigned char *d = shared_ptr(dst, bytes, "cp.async.bulk");
     if (bytes == 0 || bytes % 16 || dst % 16 || (uintptr_t)d % 16 || (uintptr_t)src % 16)
@@ -970,10 +1018,7 @@ static inline void ptx_bulk_copy(unsigned dst, const void *src, unsigned bytes, 
         m.copies.push_back(c);
 }
 } // namespace kp
-// in a block that uses mbarriers a barrier of the lanes in mask (threads
-// interleave there); elsewhere threads never interleave between block
-// barriers and it is a no-op
-static inline void __syncwarp(unsigned mask = 0xffffffffu)
+KP_RT void __syncwarp(unsigned mask)
 {
     if (!kp::rt.mbar_used)
         return;
@@ -984,6 +1029,8 @@ static inline void __syncwarp(unsigned mask = 0xffffffffu)
     t.warp_mask = mask;
     kp::switch_to_scheduler();
 }
+
+#endif // !KP_RT_DECL
 
 // --- warp-collective operations: cannot be emulated -----------------------
 #define KP_UNSUPPORTED(name)                                                                                           \
@@ -1183,7 +1230,10 @@ static inline CUresult encode_tiled(CUtensorMap *m, CUtensorMapDataType t, cuuin
     memcpy(m->opaque, v, sizeof v);
     return CUDA_SUCCESS;
 }
-static inline void ptx_tensor_copy_2d(unsigned dst, const void *map, int x, int y, unsigned bar)
+KP_RT void ptx_tensor_copy_2d(unsigned dst, const void *map, int x, int y, unsigned bar)
+#ifdef KP_RT_DECL
+;
+#else
 {
     const cuuint64_t *v = ((const CUtensorMap *)map)->opaque;
     if (v[0] != TM_MAGIC)
@@ -1221,6 +1271,7 @@ static inline void ptx_tensor_copy_2d(unsigned dst, const void *map, int x, int 
     } else
         m.copies.insert(m.copies.end(), rows.begin(), rows.end());
 }
+#endif
 } // namespace kp
 static inline cudaError_t cudaGetDriverEntryPointByVersion(const char *sym, void **fn, unsigned, unsigned long long,
                                                            cudaDriverEntryPointQueryResult *q = nullptr)

@@ -28,7 +28,7 @@ struct Buf {
 // inaccessible bytes on each side of a buffer: overruns of up to this much
 // are attributed to the right buffer
 constexpr size_t GUARD_PAGES = 16;
-inline std::vector<Buf> bufs;
+KP_RT_VAR std::vector<Buf> bufs;
 
 struct Opts {
     const char *size = nullptr;
