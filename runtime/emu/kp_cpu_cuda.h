@@ -469,6 +469,7 @@ static inline void complete_groups(Thread &t, size_t keep)
     }
 }
 
+static inline void check_stack(const Thread &t);
 static inline void fiber_main()
 {
     rt.body(rt.body_arg);
@@ -477,6 +478,7 @@ static inline void fiber_main()
     land_reversed(t.open);
     t.open.clear();
     complete_groups(t, 0);
+    check_stack(t);
     t.state = T_DONE;
     // returning resumes uc_link, the scheduler
 }
@@ -557,6 +559,7 @@ static inline bool fast_fibers()
 
 static inline void switch_to_scheduler()
 {
+    check_stack(*rt.cur);
 #ifdef KP_FAST_FIBERS
     if (fast_fibers()) {
         kp_emu_fiber_swap(&rt.cur->sp, rt.sched_sp);
@@ -606,14 +609,50 @@ KP_RT void barrier(const char *file, int line, int pred)
     switch_to_scheduler();
 }
 
+// Fiber stacks come 1,024 at a time from one mapping, next to each other
+// above one inaccessible page: a mapping and a guard page per stack made
+// the kernel's bookkeeping of 2,048 mappings most of a short run's time
+// (docs/verify.md, "Cost").  A stack that overflows runs into the one
+// below it, so the KP_STACK_CANARY bytes right below each stack (the top
+// of the one below, which its fiber leaves free, or a page of their own
+// under the lowest) hold a pattern that every switch from the fiber
+// checks (check_stack): the overflow fails the run before another thread
+// runs.  A fiber uses stack_size - KP_STACK_CANARY bytes (fiber_stack_size).
+constexpr size_t KP_STACK_CANARY = 64;
+constexpr uint64_t KP_CANARY_WORD = 0x6b70697065737461ull; // "kpipesta"
+static inline size_t fiber_stack_size() { return rt.stack_size - KP_STACK_CANARY; }
 static inline void *alloc_stack(size_t size)
 {
-    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    void *p = mmap(nullptr, size + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED)
-        fail("cannot allocate a fiber stack");
-    mprotect(p, page, PROT_NONE); // overflow guard
-    return (char *)p + page;
+    static unsigned char *pool = nullptr;
+    static size_t left = 0;
+    if (!left) {
+        const size_t page = (size_t)sysconf(_SC_PAGESIZE), n = 1024;
+        void *p = mmap(nullptr, n * size + 2 * page, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED)
+            fail("cannot allocate fiber stacks");
+        mprotect(p, page, PROT_NONE); // below the lowest stack's canary
+        pool = (unsigned char *)p + 2 * page;
+        left = n;
+    }
+    unsigned char *st = pool;
+    pool += size;
+    --left;
+    for (size_t i = 0; i < KP_STACK_CANARY / sizeof(uint64_t); ++i)
+        memcpy(st - KP_STACK_CANARY + i * sizeof(uint64_t), &KP_CANARY_WORD, sizeof(uint64_t));
+    return st;
+}
+static inline void check_stack(const Thread &t)
+{
+    const unsigned char *c = (const unsigned char *)t.stack - KP_STACK_CANARY;
+    for (size_t i = 0; i < KP_STACK_CANARY / sizeof(uint64_t); ++i) {
+        uint64_t w;
+        memcpy(&w, c + i * sizeof(uint64_t), sizeof w);
+        if (w != KP_CANARY_WORD)
+            fail("stack overflow: in block (%u,%u,%u) thread (%u,%u,%u) used more than the emulator's %zu KB "
+                 "of stack",
+                 blockIdx.x, blockIdx.y, blockIdx.z, t.tid.x, t.tid.y, t.tid.z, rt.stack_size / 1024);
+    }
 }
 
 // Checks that n bytes at shared address a lie in a __shared__ variable.
@@ -721,13 +760,13 @@ KP_RT void run_block(unsigned nthreads)
         t.tid = uint3{i % blockDim.x, (i / blockDim.x) % blockDim.y, i / (blockDim.x * blockDim.y)};
 #ifdef KP_FAST_FIBERS
         if (fast_fibers()) {
-            t.sp = fiber_start(t.stack, rt.stack_size);
+            t.sp = fiber_start(t.stack, fiber_stack_size());
             continue;
         }
 #endif
         getcontext(&t.ctx);
         t.ctx.uc_stack.ss_sp = t.stack;
-        t.ctx.uc_stack.ss_size = rt.stack_size;
+        t.ctx.uc_stack.ss_size = fiber_stack_size();
         t.ctx.uc_link = &rt.sched_ctx;
         makecontext(&t.ctx, fiber_main, 0);
     }

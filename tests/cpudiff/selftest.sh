@@ -7,6 +7,7 @@
 #   cp.async without __pipeline_wait_prior                     -> MISMATCH (1)
 #   a barrier only half the threads reach                      -> ERROR divergent barrier (1)
 #   a read past the end of the input                           -> ERROR out-of-bounds (1)
+#   a thread recursing past its fiber stack                   -> ERROR stack overflow (1)
 #   a warp shuffle                                             -> SKIP (77)
 #   the barrier-less kernel as the ORIGINAL                    -> original schedule-dependent (2)
 #   __syncthreads_count/_and/_or against shared atomics        -> PASS (0)
@@ -57,6 +58,7 @@ expect reverse.cu reverse_bulk_nowait.cu 1 'rewrite +fwd +wait +ERROR .*bulk cop
 expect reverse.cu reverse_bulk_overexpect.cu 1 'ERROR deadlock: .* waits for the phase of parity 0 of the mbarrier'
 expect warp_reverse.cu warp_reverse_syncwarp.cu 0 '^cpudiff: PASS'
 expect reverse_intrin.cu reverse_intrin.cu 0 '^cpudiff: PASS'
+expect reverse.cu reverse_deep.cu 1 'ERROR stack overflow: in block \(0,0,0\) thread \(5,0,0\) used more than the emulator.s 512 KB of stack'
 # the cp.async form without the wait is right when copies land at issue:
 # the checker must not call it wrong there
 python3 "$here/cpudiff.py" "$st/reverse.cu" "$st/reverse_cpasync_nowait.cu" --spec "$st/reverse.launch.json" \
