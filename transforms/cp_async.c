@@ -228,6 +228,14 @@ static char *guard_text(kp_file *f, const kp_load *ld, const kp_subs *s)
  *   __pipeline_memcpy_async(&As[..], kp_src_As, 4, kp_in_As ? 0 : 4)
  *
  * (cond evaluated once, as in the source), else it is written inline. */
+/* The source pointer as written (`A`, or `a.data` for a pointer member):
+ * the address a failed guard's zero-fill copy points at. */
+static const char *base_text(kp_file *f, const kp_load *ld)
+{
+	return ld->src_base->kind == KP_N_MEMBER ? kp_node_text(f, ld->src_base)
+						 : ld->src_base->name;
+}
+
 static char *copy_stmt(kp_file *f, const kp_loop *l, const kp_load *ld, const kp_subs *s)
 {
 	kp_strbuf sb = KP_STRBUF_INIT;
@@ -247,7 +255,7 @@ static char *copy_stmt(kp_file *f, const kp_loop *l, const kp_load *ld, const kp
 		 * widest line (the loop's block adds about two levels) */
 		kp_strbuf decl = KP_STRBUF_INIT;
 		kp_strbuf_addf(&decl, "const void *%s = %s ? (const void *)%s", sv, in, src);
-		const char *d = kp_strbuf_str(&decl), *base = ld->src_base->name;
+		const char *d = kp_strbuf_str(&decl), *base = base_text(f, ld);
 		size_t one = strlen(ind) + 8 + strlen(d) + strlen(base) + 18;
 		if (one > kernel_width(f, l) && !strchr(src, '\n'))
 			kp_strbuf_addf(&sb, "%s%s\n%s%*s: (const void *)%s;\n", ind, d, ind,
@@ -266,7 +274,7 @@ static char *copy_stmt(kp_file *f, const kp_loop *l, const kp_load *ld, const kp
 			&sb,
 			"__pipeline_memcpy_async(%s, %s%s%s ? (const void *)%s : (const void "
 			"*)%s, %lld, %s%s%s ? 0 : %lld)",
-			dst, o, cond, c, src, ld->src_base->name, bytes, o, cond, c, bytes);
+			dst, o, cond, c, src, base_text(f, ld), bytes, o, cond, c, bytes);
 		free(cond);
 	}
 	free(lhs);

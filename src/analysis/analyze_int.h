@@ -157,6 +157,13 @@ int kp_find_hand_prefetch(actx *c);
 int kp_shared_lhs(kp_node *lhs, kp_decl **tile);
 kp_node *kp_global_load_root(kp_node *n);
 kp_node *kp_find_global_load(kp_node *n);
+/* `o.p` (parens and casts around it allowed): a pointer member of an
+ * object a variable or parameter holds by value, not a reference, in
+ * whatever memory the pointer says (the object's own variables are
+ * read, as written); NULL for any other expression.  Such a member is
+ * the root of a global load `o.p[i]` (a view or tensor object handed
+ * to the kernel, or the expansion of its accessor: pass_inline.c). */
+kp_node *kp_member_pointer(kp_node *n);
 int kp_find_assign_load(kp_node *n, kp_node *parent, void *ud);
 const char *kp_callee_name(kp_file *f, const kp_node *n);
 /* The copies of the load phase (l->loads) and what keeps them from being

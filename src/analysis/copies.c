@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "analyze_int.h"
 
 /* ------------------------------------------------ provenance */
 
@@ -151,6 +152,31 @@ static int global_decl(prov *p, const kp_decl *d)
 	return !w.bad && (d->init || kp_assigned_in(p->k, d));
 }
 
+/* A local object initialised by a brace list (`const MatView a = {A, M,
+ * K, K};`) every pointer of which is global memory: then so is each
+ * pointer member of the object, while nothing changes it (a member the
+ * list leaves out is null). */
+static int init_list_global(prov *p, const kp_node *init)
+{
+	init = kp_node_strip(init);
+	while (init && init->kind != KP_N_INITLIST && init->nkids == 1 &&
+	       init->kids[0]->begin == init->begin && init->kids[0]->end == init->end)
+		init = kp_node_strip(init->kids[0]);
+	if (!init || init->kind != KP_N_INITLIST || p->depth > 8)
+		return 0;
+	for (int i = 0; i < init->nkids; i++) {
+		const kp_node *v = kp_node_strip(init->kids[i]);
+		if (!v || v->kind == KP_N_INITLIST)
+			return 0; /* a nested object: not followed */
+		prov q = {p->f, p->k, p->depth + 1};
+		if (v->ty.kind == KP_TY_POINTER && !global_expr(&q, v))
+			return 0;
+		if (!v->type)
+			return 0;
+	}
+	return 1;
+}
+
 /* Whether e is an address in global memory: a proven pointer, arithmetic
  * on one, the address of an element of one (or of a __device__ array),
  * a choice between two. */
@@ -175,6 +201,20 @@ static int global_expr(prov *p, const kp_node *e)
 		       !(e->kids[1]->type && strchr(e->kids[1]->type, '*'));
 	case KP_N_CONDOP:
 		return e->nkids == 3 && global_expr(p, e->kids[1]) && global_expr(p, e->kids[2]);
+	case KP_N_MEMBER: {
+		/* a pointer member of an object a __global__ kernel takes by
+		 * value and never changes (a view or tensor handed to it): the
+		 * host set it, as it sets a pointer parameter */
+		const kp_node *m = kp_member_pointer((kp_node *)e);
+		const kp_node *o = m ? kp_node_strip(m->kids[0]) : NULL;
+		int param = 0;
+		for (int i = 0; o && i < p->k->nparams; i++)
+			param |= p->k->params[i] == o->decl;
+		if (param)
+			return !p->k->is_device && !kp_assigned_in(p->k, o->decl);
+		return o && o->decl->kind == KP_D_VAR && !o->decl->usr &&
+		       !kp_assigned_in(p->k, o->decl) && init_list_global(p, o->decl->init);
+	}
 	case KP_N_UNOP:
 		if (e->op && e->opk == KP_OP_ADDR && e->nkids) {
 			const kp_node *s = kp_node_strip(e->kids[0]);

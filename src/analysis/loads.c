@@ -47,16 +47,35 @@ static kp_node *strip_copy_ctor(kp_node *n)
 }
 
 /* A pure global load expression: P[i], *(T*)&P[i], *reinterpret_cast<const T*>(P + i),
- * FLOAT4(P[i]) (reinterpret_cast<float4 *>(&P[i])[0] from a macro) */
+ * FLOAT4(P[i]) (reinterpret_cast<float4 *>(&P[i])[0] from a macro), and
+ * o.P[i] through a pointer member of an object held by value
+ * (kp_member_pointer: the root is then the member) */
 kp_node *kp_global_load_root(kp_node *n)
 {
 	n = strip_copy_ctor(n);
 	if (!n || (n->kind != KP_N_SUBSCRIPT && !(n->kind == KP_N_UNOP && n->opk == KP_OP_DEREF)))
 		return NULL;
 	kp_node *r = kp_lvalue_root(n);
+	if (r && r->decl && !r->decl->is_shared && !r->decl->is_pointer &&
+	    n->kind == KP_N_SUBSCRIPT)
+		return kp_member_pointer(n->kids[0]);
 	if (!r || !r->decl || r->decl->is_shared || !r->decl->is_pointer)
 		return NULL;
 	return r;
+}
+
+kp_node *kp_member_pointer(kp_node *n)
+{
+	kp_node *m = (kp_node *)kp_node_strip(n);
+	if (!m || m->kind != KP_N_MEMBER || m->nkids != 1 || !m->decl || !m->decl->is_pointer ||
+	    m->decl->is_shared || m->decl->is_array)
+		return NULL;
+	const kp_node *o = kp_node_strip(m->kids[0]);
+	if (!o || o->kind != KP_N_DECLREF || !o->decl || o->decl->is_pointer || o->decl->is_array ||
+	    o->decl->is_shared || (o->decl->kind != KP_D_PARM && o->decl->kind != KP_D_VAR) ||
+	    (o->type && strchr(o->type, '&')))
+		return NULL;
+	return m;
 }
 
 static void add_load(actx *c, kp_load *ld)

@@ -268,6 +268,18 @@ typedef struct {
 	int trivial; /* 1, 0 not trivially copyable, -1 unknown */
 } trivial_scan;
 
+/* Sets *ud when a field of the class is `mutable` (a const method may
+ * change it). */
+static enum CXChildVisitResult find_mutable(CXCursor cur, CXCursor parent, CXClientData ud)
+{
+	(void)parent;
+	if (clang_getCursorKind(cur) == CXCursor_FieldDecl && clang_CXXField_isMutable(cur)) {
+		*(int *)ud = 1;
+		return CXChildVisit_Break;
+	}
+	return CXChildVisit_Continue;
+}
+
 /* A special member written by the user (not defaulted on its first
  * declaration, not deleted), a virtual method, a virtual base, or a base
  * or field that is itself not trivially copyable. */
@@ -501,6 +513,12 @@ kp_decl *kp_parse_decl_for(pctx *c, CXCursor ref)
 	}
 	enum CXCursorKind pk = clang_getCursorKind(clang_getCursorSemanticParent(canon));
 	d->in_namespace = pk == CXCursor_Namespace;
+	if (clang_getCursorKind(canon) == CXCursor_CXXMethod && clang_CXXMethod_isConst(canon) &&
+	    !clang_CXXMethod_isStatic(canon)) {
+		int mut = 0;
+		clang_visitChildren(clang_getCursorSemanticParent(canon), find_mutable, &mut);
+		d->const_method = !mut;
+	}
 	if (d->kind != KP_D_PARM && d->kind != KP_D_TPARAM && !kp_parse_is_function_kind(pk))
 		d->usr = cx_dup(&f->arena, clang_getCursorUSR(canon));
 	CXType t = clang_getCursorType(canon);

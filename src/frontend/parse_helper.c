@@ -207,9 +207,10 @@ static pctx *home_of(pctx *c, CXFile file, const char *abs, pctx **hcs)
 	return hc;
 }
 
-/* Converts a helper defined outside the main file (def) into d->fn, in
- * the model of its header, or says in d->fn_why why not. */
-static void add_home_helper(pctx *c, CXCursor def, kp_decl *d, pctx **hcs)
+/* Converts a function defined outside the main file (def) in the model
+ * of its header (made on first use, its context into *hc), or says in
+ * *why why not: NULL then. */
+static kp_kernel *home_function(pctx *c, CXCursor def, pctx **hcs, pctx **hc, const char **why)
 {
 	CXSourceLocation loc = clang_getCursorLocation(def);
 	CXFile file;
@@ -223,32 +224,44 @@ static void add_home_helper(pctx *c, CXCursor def, kp_decl *d, pctx **hcs)
 	clang_visitChildren(def, kp_parse_find_shared_var, &shared);
 	CXSourceRange r = clang_getCursorExtent(def);
 	kp_arena *a = &c->f->arena;
+	*why = NULL;
 	if (!abs)
-		d->fn_why = "its definition is not in a file kpipe can read";
+		*why = "its definition is not in a file kpipe can read";
 	else if (clang_Location_isInSystemHeader(loc))
-		d->fn_why = kp_arena_printf(a, "it is defined in a system header (%s)", abs);
+		*why = kp_arena_printf(a, "it is defined in a system header (%s)", abs);
 	else if (kp_parse_path_under(abs, kp_parse_cuda_root(c->o->cuda_path)) ||
 		 (kp_parse_stub_dir(c->o->cuda_path) &&
 		  kp_parse_path_under(abs, kp_parse_stub_dir(c->o->cuda_path))))
-		d->fn_why = kp_arena_printf(a, "it is defined in the CUDA toolkit (%s)", abs);
+		*why = kp_arena_printf(a, "it is defined in the CUDA toolkit (%s)", abs);
 	else if (as.global || !as.device)
-		d->fn_why = "it is not a __device__ function";
+		*why = "it is not a __device__ function";
 	else if (shared)
-		d->fn_why = "it declares __shared__ arrays of its own";
+		*why = "it declares __shared__ arrays of its own";
 	else if (offset_in(clang_getRangeStart(r), file) < 0 ||
 		 offset_in(clang_getRangeEnd(r), file) < 0)
-		d->fn_why = "its definition is written by a macro";
-	pctx *hc = d->fn_why ? NULL : home_of(c, file, abs, hcs);
-	if (!d->fn_why && !hc)
-		d->fn_why = kp_arena_printf(a, "its header (%s) cannot be read", abs);
+		*why = "its definition is written by a macro";
+	*hc = *why ? NULL : home_of(c, file, abs, hcs);
+	if (!*why && !*hc)
+		*why = kp_arena_printf(a, "its header (%s) cannot be read", abs);
 	free(abs);
-	if (!hc)
-		return;
+	if (!*hc)
+		return NULL;
 	kp_kernel *k = kp_parse_make_function(
-		hc, def, clang_getCursorKind(def) == CXCursor_FunctionTemplate);
-	k->home = hc->f;
-	k->ns_type = ns_type_of(hc, def);
-	d->fn = k;
+		*hc, def, clang_getCursorKind(def) == CXCursor_FunctionTemplate);
+	k->home = (*hc)->f;
+	k->ns_type = ns_type_of(*hc, def);
+	return k;
+}
+
+/* Converts a helper defined outside the main file (def) into d->fn, in
+ * the model of its header, or says in d->fn_why why not. */
+static void add_home_helper(pctx *c, CXCursor def, kp_decl *d, pctx **hcs)
+{
+	pctx *hc;
+	const char *why;
+	d->fn = home_function(c, def, hcs, &hc, &why);
+	if (!d->fn)
+		d->fn_why = why;
 }
 
 /* The helpers the kernels call, converted into their declarations'
@@ -290,6 +303,115 @@ static void add_round(pctx *c, kernel_scan *ks, callee_set cs, pctx **hcs)
 			cs.v[i]->fn_why = "kpipe sees no definition of it outside system headers";
 }
 
+/* ------------------------------------------------------------ accessors */
+
+typedef struct {
+	pctx *c;
+	kp_kernel *k;
+	unsigned *self;
+	int nself, cap;
+} self_scan;
+
+/* Records in the method being converted the members it names through the
+ * implicit `this`, the first that is not public, and `this` itself. */
+static enum CXChildVisitResult scan_members(CXCursor cur, CXCursor parent, CXClientData ud)
+{
+	(void)parent;
+	self_scan *w = ud;
+	enum CXCursorKind k = clang_getCursorKind(cur);
+	if (k == CXCursor_CXXThisExpr) {
+		/* an implicit `this` has the member's extent, not its own text */
+		CXSourceRange r = clang_getCursorExtent(cur);
+		long b = main_offset(w->c, clang_getRangeStart(r));
+		if (b >= 0 && (size_t)b + 4 <= w->c->f->len &&
+		    !strncmp(w->c->f->src + b, "this", 4))
+			w->k->names_this = 1;
+	}
+	if (k != CXCursor_MemberRefExpr)
+		return CXChildVisit_Recurse;
+	CXCursor ref = clang_getCursorReferenced(cur);
+	enum CX_CXXAccessSpecifier acc = clang_getCXXAccessSpecifier(ref);
+	if (!w->k->nonpublic && (acc == CX_CXXPrivate || acc == CX_CXXProtected))
+		w->k->nonpublic = cx_dup(&w->c->f->arena, clang_getCursorSpelling(ref));
+	long name = main_offset(w->c, clang_getCursorLocation(cur));
+	long start = main_offset(w->c, clang_getRangeStart(clang_getCursorExtent(cur)));
+	if (name >= 0 && name == start) { /* nothing written before the member's name */
+		if (w->nself == w->cap) {
+			w->cap = w->cap ? w->cap * 2 : 8;
+			w->self = kp_xrealloc(w->self, sizeof(unsigned) * (size_t)w->cap);
+		}
+		w->self[w->nself++] = (unsigned)name;
+	}
+	return CXChildVisit_Recurse;
+}
+
+/* The cursor kpipe's declaration d was made from, or a null cursor. */
+static CXCursor cursor_of(const pctx *c, const kp_decl *d)
+{
+	for (int i = 0; i < c->nd; i++)
+		if (c->dvals[i] == d)
+			return c->dkeys[i];
+	return clang_getNullCursor();
+}
+
+typedef struct {
+	pctx *c;
+	pctx **hcs; /* the contexts of the headers' models (kp_parse_add_helpers) */
+} accessor_scan;
+
+/* A call of a method on an object (`a.at(r, c)`, `p->size(1)`): its
+ * definition converted into d->accessor when it is a non-static,
+ * non-virtual __device__ method of a class that is no template, defined
+ * in the main file or in a project header (then in that header's model,
+ * as a load helper is), for the inline pass's accessor expansion
+ * (kp_decl.accessor). */
+static int add_accessor(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	accessor_scan *as_ = ud;
+	pctx *c = as_->c;
+	kp_decl *d = n->kind == KP_N_CALL ? n->decl : NULL;
+	/* obj.m(...), or an operator call obj(...) / obj[...]: the object,
+	 * then a reference to the operator, then the arguments */
+	int member = n->nkids >= 1 && n->kids[0]->kind == KP_N_MEMBER;
+	int op = n->nkids >= 2 && n->kids[1]->kind == KP_N_DECLREF && n->kids[1]->decl == d;
+	if (!d || d->kind != KP_D_FUNC || d->fn || d->accessor || !(member || op))
+		return 1;
+	CXCursor decl = cursor_of(c, d);
+	if (clang_Cursor_isNull(decl) || clang_getCursorKind(decl) != CXCursor_CXXMethod ||
+	    clang_CXXMethod_isStatic(decl) || clang_CXXMethod_isVirtual(decl))
+		return 1;
+	CXCursor def = clang_getCursorDefinition(decl);
+	CXCursor cls = clang_getCursorSemanticParent(def);
+	if (clang_Cursor_isNull(def) || clang_getCursorKind(cls) == CXCursor_ClassTemplate ||
+	    clang_getCursorKind(cls) == CXCursor_ClassTemplatePartialSpecialization)
+		return 1;
+	pctx *hc = c;
+	kp_kernel *k = NULL;
+	if (main_offset(c, clang_getCursorLocation(def)) >= 0) {
+		attr_scan as = {c, 0, 0, 0, 0, 0, 0, 0};
+		clang_visitChildren(def, kp_parse_scan_attrs, &as);
+		if (!as.device || as.global)
+			return 1;
+		k = kp_parse_make_function(c, def, 0);
+	} else {
+		const char *why;
+		k = home_function(c, def, as_->hcs, &hc, &why);
+		if (!k)
+			return 1;
+	}
+	self_scan w = {hc, k, NULL, 0, 0};
+	clang_visitChildren(def, scan_members, &w);
+	if (w.nself) {
+		k->self_members = kp_arena_alloc(&hc->f->arena, sizeof(unsigned) * (size_t)w.nself);
+		memcpy(k->self_members, w.self, sizeof(unsigned) * (size_t)w.nself);
+		k->nself = w.nself;
+	}
+	free(w.self);
+	d->accessor = k;
+	return 1;
+}
+
 /* Rounds of helpers: the kernels' callees, then theirs, as deep as the
  * effect sets read them (effects.c, three calls). */
 #define HELPER_ROUNDS 3
@@ -314,6 +436,9 @@ void kp_parse_add_helpers(pctx *c, kernel_scan *ks)
 		cs = next;
 	}
 	free(cs.v);
+	accessor_scan as = {c, &hcs};
+	for (int i = 0; c->o && i < f->nkernels; i++)
+		kp_node_walk(f->kernels[i]->body, NULL, add_accessor, &as);
 	for (int i = 0; hcs && i < f->nhelper_homes; i++) {
 		free(hcs[i].dkeys);
 		free(hcs[i].dvals);

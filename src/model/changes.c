@@ -120,7 +120,7 @@ int kp_call_arg_write(const kp_node *n, int kid)
 	if (member)
 		p = p == 0 ? -1 : p - 1;
 	if (member && p < 0)
-		w = -1;
+		w = f->const_method ? 0 : -1; /* the object of a const method is not changed */
 	else if (f && f->nparam_ty >= 0) {
 		if (p >= f->nparam_ty)
 			w = f->variadic ? -1 : 0;

@@ -274,6 +274,16 @@ typedef struct kp_decl {
 	/* KP_D_FUNC called by a kernel of the main file, fn NULL: why it was
 	 * not converted ("it is defined in a system header"), or NULL */
 	const char *fn_why;
+	/* KP_D_FUNC, a non-static method a kernel of the main file calls on an
+	 * object (`a.at(r, c)`), defined in the main file: its definition,
+	 * converted, for the inline pass alone, which expands a method whose
+	 * body is `return E;` at the call (an accessor).  fn stays NULL, so
+	 * the effect sets keep denying the call itself; NULL otherwise. */
+	struct kp_kernel *accessor;
+	/* KP_D_FUNC, a const method of a class with no `mutable` field: a
+	 * call does not change the object it is called on (its pointers'
+	 * targets are another matter) */
+	int const_method;
 	/* KP_D_FUNC, an implicit instantiation of a function template (the
 	 * callee of a call outside a template that names the template's
 	 * arguments or has them deduced): the template's declaration, whose
@@ -461,6 +471,15 @@ typedef struct kp_kernel {
 	 * such, or NULL: a kernel outside that namespace would find another
 	 * declaration, or none. */
 	const char *ns_type;
+	/* A method converted as a value accessor (kp_decl.accessor): the
+	 * offsets, in its home's text, of the members its body names through
+	 * the implicit `this` (`data` of `return data[r * ld + c];`), nself of
+	 * them; the first member it names that is not public, or NULL; and
+	 * whether it names `this` itself. */
+	unsigned *self_members;
+	int nself;
+	const char *nonpublic;
+	int names_this;
 } kp_kernel;
 
 typedef struct {

@@ -249,6 +249,9 @@ typedef struct {
 	size_t incl; /* hf != f: where f's #include of hf ends (0: not found) */
 	const char *why;
 	kp_inline_site *site;
+	/* an accessor method's object and operator (`a.`, `p->`): what the
+	 * members its body names through the implicit `this` get in front */
+	const char *self;
 } inliner;
 
 /* Every `#define NAME` and `#undef NAME` of s[0, n), counted per name. */
@@ -418,12 +421,25 @@ static int is_local(const inliner *in, const char *name, size_t len)
 
 /* each_ident() callback: a name of the body (or of a default template
  * argument) that could mean something else at the call. */
+/* Whether s + i, in the helper's text, is a member an accessor method's
+ * body names through the implicit `this`. */
+static int self_member(const inliner *in, const char *s, size_t i)
+{
+	if (!in->self || s != in->hf->src)
+		return 0;
+	for (int k = 0; k < in->h->nself; k++)
+		if (in->h->self_members[k] == i)
+			return 1;
+	return 0;
+}
+
 static int check_name(const char *name, size_t len, void *ud)
 {
 	inliner *in = ud;
 	int p = param_index(in->h, name, len);
-	if (tparam_index(in->h, name, len) >= 0 || (p >= 0 && !in->bind[p]))
-		return 1; /* replaced */
+	if (tparam_index(in->h, name, len) >= 0 || (p >= 0 && !in->bind[p]) ||
+	    self_member(in, in->hf->src, (size_t)(name - in->hf->src)))
+		return 1; /* replaced, or the object's member */
 	const char *nm = kp_arena_strndup(&in->f->arena, name, len);
 	if (macro_hazard(in, name, len))
 		in->why = kp_arena_printf(&in->f->arena,
@@ -562,7 +578,10 @@ static const char *subst_range(const inliner *in, const char *s, size_t b, size_
 				     (prev == ':' && prev2 == ':');
 			int p = params && !member ? param_index(in->h, s + i, w - i) : -1;
 			int t = member ? -1 : tparam_index(in->h, s + i, w - i);
-			if (p >= 0)
+			if (!member && self_member(in, s, i)) {
+				kp_strbuf_adds(&out, in->self);
+				kp_strbuf_add(&out, s + i, w - i);
+			} else if (p >= 0)
 				kp_strbuf_adds(&out, in->sub[p]);
 			else if (t >= 0 && t < tp_upto)
 				kp_strbuf_adds(&out, in->sub[in->h->nparams + t]);
@@ -846,23 +865,102 @@ static int expr_unfit(kp_node *n, kp_node *parent, void *ud)
 	return !w->bad;
 }
 
+/* The function a call c calls that kpipe can expand at the call: a
+ * helper of the file (kp_decl.fn) or an accessor method
+ * (kp_decl.accessor); NULL for any other. */
+/* Whether c calls an operator of an object (`a(r, c)`, `a[i]`): its
+ * children are the object, the operator's name, then the arguments. */
+static int operator_call(const kp_node *c)
+{
+	return c->nkids >= 2 && c->kids[1]->kind == KP_N_DECLREF && c->decl &&
+	       c->kids[1]->decl == c->decl;
+}
+
+int kp_inline_operator_call(const kp_node *c) { return operator_call(c); }
+
+static const kp_kernel *value_fn(const kp_node *c)
+{
+	const kp_decl *d = c && c->kind == KP_N_CALL ? c->decl : NULL;
+	if (!d || d->kind != KP_D_FUNC)
+		return NULL;
+	return d->fn ? d->fn : d->accessor;
+}
+
+/* For the call c of accessor method x on an object named by a variable
+ * (`a.at(r, c)`, `p->at(r, c)`): what the members its body names through
+ * the implicit `this` get in front (`a.`, `p->`); NULL with in->why where
+ * the object is anything else or the body cannot be spelled at the call. */
+static const char *self_text(inliner *in, const kp_node *c, const kp_kernel *x)
+{
+	kp_arena *ar = &in->f->arena;
+	const char *name = c->name ? c->name : "?";
+	const kp_node *callee = c->nkids ? c->kids[0] : NULL;
+	const kp_node *base = operator_call(c) ? callee
+			      : callee && callee->kind == KP_N_MEMBER && callee->nkids == 1
+				      ? callee->kids[0]
+				      : NULL;
+	while (base && base->kind != KP_N_DECLREF && base->nkids == 1 &&
+	       base->kids[0]->begin == base->begin && base->kids[0]->end == base->end)
+		base = base->kids[0];
+	if (x->names_this)
+		in->why = kp_arena_printf(ar, "the method '%s' names 'this'", name);
+	else if (x->nonpublic)
+		in->why = kp_arena_printf(ar,
+					  "the method '%s' reads '%s', a member that is not "
+					  "public: its expression cannot be spelled in the kernel",
+					  name, x->nonpublic);
+	else if (!base || base->kind != KP_N_DECLREF || !base->decl ||
+		 (base->decl->kind != KP_D_VAR && base->decl->kind != KP_D_PARM) ||
+		 !base->in_main || base->from_macro || base->end > in->f->len)
+		in->why = kp_arena_printf(ar,
+					  "the method '%s' is called on an object that is not a "
+					  "variable's name",
+					  name);
+	if (in->why)
+		return NULL;
+	size_t i = base->end;
+	while (i < in->f->len && strchr(" \t\r\n", in->f->src[i]))
+		i++;
+	const char *op = NULL;
+	if (operator_call(c))
+		op = base->decl->is_pointer ? NULL : ".";
+	else if (i + 1 < in->f->len && !strncmp(in->f->src + i, "->", 2))
+		op = "->";
+	else if (i < in->f->len && in->f->src[i] == '.')
+		op = ".";
+	if (!op) {
+		in->why = kp_arena_printf(
+			ar,
+			"the call of the method '%s' is not spelled OBJECT.%s(...), "
+			"OBJECT->%s(...) or, for an operator, OBJECT(...) or OBJECT[...]",
+			name, name, name);
+		return NULL;
+	}
+	return kp_arena_printf(ar, "%s%s", kp_range_text(in->f, base->begin, base->end), op);
+}
+
 /* The text replacing a call c of an expression helper in an argument:
  * `(E)` with E's parameters replaced by c's arguments, converted to the
  * return type where E's type is another; NULL with in->why. */
 static const char *expr_call(inliner *in, const kp_node *c, int depth)
 {
-	const kp_kernel *x = c->decl && c->decl->kind == KP_D_FUNC ? c->decl->fn : NULL;
+	const kp_kernel *x = value_fn(c);
 	const kp_node *e = expr_body(x);
 	const char *name = c->name ? c->name : "?";
 	kp_arena *ar = &in->f->arena;
-	if (!e || x->ntparams || x->tparam_unusual || c->nkids - 1 != x->nparams || depth > 4) {
+	int a0 = operator_call(c) ? 2 : 1; /* the first argument's child */
+	if (!e || x->ntparams || x->tparam_unusual || c->nkids - a0 != x->nparams || depth > 4) {
 		in->why = kp_arena_printf(ar,
 					  "an argument calls '%s', which is not a function of one "
 					  "return statement without template parameters",
 					  name);
 		return NULL;
 	}
+	const char *self = NULL;
+	if (x == c->decl->accessor && !(self = self_text(in, c, x)))
+		return NULL;
 	inliner xin = *in;
+	xin.self = self;
 	xin.h = x;
 	xin.hf = x->home ? x->home : in->f;
 	xin.bind = kp_arena_alloc(ar, sizeof(char *) * (size_t)(x->nparams + 1));
@@ -881,7 +979,7 @@ static const char *expr_call(inliner *in, const kp_node *c, int depth)
 				  : namespace_hazard(in->f, x, in->k);
 	for (int j = 0; j < x->nparams && !why && !in->why; j++) {
 		const kp_decl *p = x->params[j];
-		const kp_node *a = arg_node(c->kids[j + 1]);
+		const kp_node *a = arg_node(c->kids[j + a0]);
 		const char *t = kp_assigned_in(x, p) ? NULL : expand_calls(in, a, depth + 1);
 		if (!t) {
 			why = in->why ? NULL : "it changes its parameter";
@@ -909,6 +1007,8 @@ static const char *expr_call(inliner *in, const kp_node *c, int depth)
 	const char *body = subst_range(&xin, xin.hf->src, e->begin, e->end, 0, 1);
 	const char *rt = c->decl->type;
 	const char *paren = rt ? strstr(rt, " (") : NULL;
+	if (!paren && rt && strchr(rt, '(') && strchr(rt, '(') > rt && strchr(rt, '(')[-1] == '&')
+		paren = strchr(rt, '('); /* `const float &(int) const` */
 	const char *ret = paren ? kp_arena_strndup(ar, rt, (size_t)(paren - rt)) : NULL;
 	const char *et = e->type ? e->type : "";
 	if (!strncmp(et, "const ", 6))
@@ -918,6 +1018,17 @@ static const char *expr_call(inliner *in, const kp_node *c, int depth)
 	else {
 		in->why = "its arguments call too many expression helpers";
 		return NULL;
+	}
+	size_t rl = ret ? strlen(ret) : 0;
+	if (rl && ret[rl - 1] == '&' && (rl < 2 || ret[rl - 2] != '&')) {
+		/* a reference to the object E designates: E itself, when E's
+		 * type is the referenced type */
+		char *rv = kp_arena_strndup(ar, ret, rl - 1);
+		size_t vl = strlen(rv);
+		while (vl && rv[vl - 1] == ' ')
+			rv[--vl] = '\0';
+		const char *v = !strncmp(rv, "const ", 6) ? rv + 6 : rv;
+		return strcmp(v, et) ? NULL : kp_arena_printf(ar, "(%s)", body);
 	}
 	if (!ret || strcmp(ret, et))
 		return ret && *ret ? kp_arena_printf(ar, "static_cast<%s>(%s)", ret, body) : NULL;
@@ -1220,7 +1331,8 @@ void kp_inline_call(kp_file *f, const kp_kernel *k, const kp_node *call, kp_edit
 	kp_kernel *h = call->decl->fn;
 	kp_file *hf = h->home ? h->home : f;
 	memset(site, 0, sizeof(*site));
-	inliner in = {f, hf, h, k, call, NULL, NULL, NULL, 0, NULL, NULL, 0, 0, 0, NULL, site};
+	inliner in = {f,    hf,   h, k, call, NULL, NULL, NULL, 0,
+		      NULL, NULL, 0, 0, 0,    NULL, site, NULL};
 	if (!h->body || !h->body->in_main || h->body->end > hf->len || !call->in_main ||
 	    call->from_macro) {
 		*why = "its body or the call is not spelled in a file";
@@ -1269,6 +1381,40 @@ void kp_inline_call(kp_file *f, const kp_kernel *k, const kp_node *call, kp_edit
 	kp_edits_add(ed, call->begin, (unsigned)(semi + 1 - call->begin), text);
 	site->edit = ed->n - 1;
 	site->h = h;
+	site->call = call;
+}
+
+int kp_inline_value_fn(const kp_node *call) { return expr_body(value_fn(call)) != NULL; }
+
+void kp_inline_value_call(kp_file *f, const kp_kernel *k, const kp_node *call, kp_edits *ed,
+			  kp_inline_site *site, const char **why)
+{
+	memset(site, 0, sizeof(*site));
+	if (!kp_inline_value_fn(call)) {
+		*why = "it is not a function of one return statement kpipe has the body of";
+		return;
+	}
+	if (!call->in_main || call->from_macro || call->end > f->len) {
+		*why = "the call is not spelled in the file";
+		return;
+	}
+	const kp_kernel *x = value_fn(call);
+	kp_file *hf = x->home ? x->home : f;
+	inliner in = {f,    hf,   x, k, call, NULL, NULL, NULL, 0,
+		      NULL, NULL, 0, 0, 0,    NULL, site, NULL};
+	in.mf = scan_macros(f, f->src, f->len, &in.nmf);
+	if (hf != f) {
+		in.mh = scan_macros(f, hf->src, hf->len, &in.nmh);
+		in.incl = include_end(f, hf->abs_path ? hf->abs_path : hf->path);
+	}
+	const char *t = expr_call(&in, call, 0);
+	if (!t) {
+		*why = in.why ? in.why : "kpipe cannot spell its result at the call";
+		return;
+	}
+	kp_edits_add(ed, call->begin, call->end - call->begin, t);
+	site->edit = ed->n - 1;
+	site->h = x;
 	site->call = call;
 }
 

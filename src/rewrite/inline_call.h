@@ -53,6 +53,21 @@ typedef struct {
 void kp_inline_call(kp_file *f, const kp_kernel *k, const kp_node *call, kp_edits *ed,
 		    int no_comment, kp_inline_site *site, const char **why);
 
+/* Whether `call` calls a function kpipe can expand at the call: one whose
+ * body is `{ return E; }` (kp_decl.fn), a value accessor such as
+ * `at(A, lda, r, c)` returning `A[r * lda + c]`. */
+int kp_inline_value_fn(const kp_node *call);
+
+/* Whether `call` calls an operator of an object (`a(r, c)`, `a[i]`). */
+int kp_inline_operator_call(const kp_node *call);
+
+/* Appends to ed the edit that replaces `call`, a call of such a function
+ * in kernel k of model f (an accessor in a copy of the load phase), by
+ * `(E)` with E's parameters replaced by the call's arguments, and fills
+ * *site; or leaves ed and sets *why. */
+void kp_inline_value_call(kp_file *f, const kp_kernel *k, const kp_node *call, kp_edits *ed,
+			  kp_inline_site *site, const char **why);
+
 /* NULL when, in the trial parse g of f's text with ed applied (gk: the
  * calling kernel there), every name of the inlined copies (sites) means
  * the declaration it means in the helper (or at the call, for the names of

@@ -472,18 +472,110 @@ static const char *inline_calls(const kp_trial_env *e, kp_file *f, const kp_loop
 	return why;
 }
 
+/* ------------------------------------------------------------ value accessors */
+
+/* The outermost calls of value accessors (kp_inline_value_fn). */
+static int find_value_calls(kp_node *n, kp_node *parent, void *ud)
+{
+	call_list *cl = ud;
+	if (n->kind != KP_N_CALL || !kp_inline_value_fn(n))
+		return 1;
+	if (cl->n == KP_INLINE_MAX_CALLS)
+		cl->more = 1;
+	else {
+		cl->calls[cl->n] = n;
+		cl->parents[cl->n++] = parent;
+	}
+	return 0;
+}
+
+/* The accessor calls to expand in l: in an eligible loop, those in the
+ * values of the copies no transform can write (their stored value is not
+ * a plain global load); in a refused one, those of its condition and of
+ * its load phase. */
+static void value_calls(const kp_loop *l, call_list *cl)
+{
+	if (l->eligible) {
+		for (int i = 0; i < l->nloads; i++)
+			if (!l->loads[i].src && l->loads[i].rhs)
+				kp_node_walk(l->loads[i].rhs, NULL, find_value_calls, cl);
+		return;
+	}
+	if (l->node->kind == KP_N_FOR && l->node->for_cond)
+		kp_node_walk(l->node->for_cond, NULL, find_value_calls, cl);
+	for (int s = l->load_b; s >= 0 && s < l->load_e && s < l->nstmts; s++)
+		kp_node_walk(l->stmts[s], NULL, find_value_calls, cl);
+}
+
+/* Value accessors (a function or a method whose body is `return E;`):
+ * - an eligible loop that no transform can write because copies store
+ *   their result (`As[ty][tx] = at(A, lda, row, k0 + tx);`, whose body is
+ *   `return A[r * lda + c];`);
+ * - a loop refused because of a method call in its condition or its load
+ *   phase (`k0 < a.size(1)`, `As[ty][tx] = a.at(row, k0 + tx);`: the
+ *   effect sets do not read methods), or because of a call whose effects
+ *   kpipe cannot follow there.
+ * The calls are replaced by their expressions, which the analysis and
+ * the transforms read as written (the trial then decides). */
+static int wants_values(const kp_trial_env *e, kp_file *f, const kp_loop *l)
+{
+	call_list cl = {0};
+	if (l->eligible ? !kp_canon_wanted(e, f, l)
+			: !(kp_trial_refused_for(l, "kpipe-unknown-effect") ||
+			    kp_trial_refused_for(l, "kpipe-cond-side-effect")))
+		return 0;
+	value_calls(l, &cl);
+	return cl.n > 0;
+}
+
+/* Expands the accessor calls of l's copies into ed, their sites into
+ * sites/nsites and what was done into what; NULL or why not. */
+static const char *inline_values(kp_file *f, const kp_loop *l, kp_edits *ed, kp_inline_site *sites,
+				 int *nsites, kp_strbuf *what)
+{
+	call_list cl = {0};
+	value_calls(l, &cl);
+	if (cl.more)
+		return "the copies call more than 16 accessors";
+	const char *why = NULL;
+	for (int i = 0; i < cl.n && !why; i++) {
+		const kp_node *callee = cl.calls[i]->kids[0];
+		const char *name = cl.calls[i]->name ? cl.calls[i]->name : "?";
+		if (callee && callee->in_main && callee->end <= f->len)
+			name = kp_inl_callee_name(f, callee);
+		if (kp_inline_operator_call(cl.calls[i]))
+			name = kp_arena_printf(&f->arena, "%s%s", name,
+					       strcmp(cl.calls[i]->name, "operator[]") ? "(...)"
+										       : "[...]");
+		kp_inline_value_call(f, l->kernel, cl.calls[i], ed, &sites[*nsites], &why);
+		if (why)
+			why = kp_arena_printf(&f->arena, "the accessor '%s' is not expanded: %s",
+					      name, why);
+		else {
+			(*nsites)++;
+			if (!strstr(kp_strbuf_str(what), name))
+				kp_strbuf_addf(what, "%sexpanded the accessor '%s'",
+					       what->len ? "; " : "", name);
+		}
+	}
+	return why;
+}
+
 void kp_inline_loop(const kp_trial_env *e, kp_file *f, const kp_loop *l, kp_edits *ed,
 		    kp_trial_result *out)
 {
 	memset(out, 0, sizeof(*out));
 	int helper = kp_trial_refused_for(l, "kpipe-load-in-helper");
-	if (l->eligible || !(helper || kp_trial_refused_for(l, "kpipe-macro-array")))
+	int values = wants_values(e, f, l);
+	if (!values && (l->eligible || !(helper || kp_trial_refused_for(l, "kpipe-macro-array"))))
 		return;
 	const char *why = NULL;
 	kp_strbuf what = KP_STRBUF_INIT, macros = KP_STRBUF_INIT;
 	kp_inline_site sites[KP_INLINE_MAX_CALLS];
 	int nsites = 0;
-	if (helper)
+	if (values)
+		why = inline_values(f, l, ed, sites, &nsites, &what);
+	else if (helper)
 		why = inline_calls(e, f, l, ed, sites, &nsites, &what);
 	if (!why && kp_trial_refused_for(l, "kpipe-macro-array") &&
 	    !expand_macros(f, l, ed, &macros, &why) && macros.len)

@@ -59,6 +59,24 @@ static const kp_effect *read_of(const kp_loop *l, const kp_effects *e, const kp_
 	return NULL;
 }
 
+/* The load phase's first read of memory kpipe cannot name, or NULL. */
+static const kp_effect *unknown_read(const kp_effects *e)
+{
+	for (int i = 0; i < e->rd[KP_PH_LOAD].n; i++)
+		if (e->rd[KP_PH_LOAD].v[i].loc.kind == KP_LOC_UNKNOWN)
+			return &e->rd[KP_PH_LOAD].v[i];
+	return NULL;
+}
+
+/* Whether d is a tile the load phase loads. */
+static int loaded_tile(const kp_loop *l, const kp_decl *d)
+{
+	for (int i = 0; i < l->ntiles; i++)
+		if (l->tiles[i].arr == d && l->tiles[i].loaded)
+			return 1;
+	return 0;
+}
+
 static void check_write(kp_rule_ctx *c, const kp_effects *e, kp_phase ph, const kp_effect *w)
 {
 	kp_file *f = c->f;
@@ -72,8 +90,23 @@ static void check_write(kp_rule_ctx *c, const kp_effects *e, kp_phase ph, const 
 			       phase_name(ph), kp_effect_how(f, w), line);
 		return;
 	}
-	if (w->loc.kind == KP_LOC_TILE)
-		return; /* the tile rules (loaded_tiles.c, tile_escapes.c) */
+	if (w->loc.kind == KP_LOC_TILE) {
+		/* the tile rules (loaded_tiles.c, tile_escapes.c) and
+		 * dependences.c's kpipe-smem-carried cover the tiles and shared
+		 * arrays the loads are seen to read; memory they read that
+		 * kpipe cannot name may be this array (a view's pointer into it) */
+		const kp_effect *r = unknown_read(e);
+		if (r && !loaded_tile(l, w->loc.decl))
+			kp_rule_refuse(
+				c, w->at, "kpipe-unknown-effect",
+				"%s writes the shared array '%s' (line %d), and the load phase "
+				"reads memory kpipe cannot name%s (line %d): it may be that "
+				"array, which the rewrite would read a tile ahead, before "
+				"the write",
+				phase_name(ph), w->loc.decl ? w->loc.decl->name : "?", line,
+				kp_effect_how(f, r), r->at ? r->at->line : 0);
+		return;
+	}
 	if (kp_rule_direct_local_write(l, w))
 		return; /* a direct write: dependences.c's checks */
 	kp_phase rp;
