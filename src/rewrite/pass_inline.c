@@ -415,6 +415,35 @@ static const char *try_edits(const kp_trial_env *e, kp_file *f, const kp_loop *l
 	return why;
 }
 
+/* How a remark names call c: its callee as written (`load<BM>`, `a.at`),
+ * or an operator call's object with `(...)` or `[...]`. */
+static const char *call_label(kp_file *f, const kp_node *c)
+{
+	const kp_node *callee = c->kids[0];
+	const char *name = c->name ? c->name : "?";
+	if (callee && callee->in_main && callee->end <= f->len)
+		name = kp_inl_callee_name(f, callee);
+	if (kp_inline_operator_call(c))
+		name = kp_arena_printf(&f->arena, "%s%s", name,
+				       strcmp(c->name, "operator[]") ? "(...)" : "[...]");
+	return name;
+}
+
+/* One call's outcome: why it is not done (`the NOUN 'NAME' is not
+ * DONE: why`), or the site counted and `DONE the NOUN 'NAME'` added to
+ * what; NULL then. */
+static const char *outcome(kp_file *f, const char *name, const char *noun, const char *done,
+			   const char *why, int *nsites, kp_strbuf *what)
+{
+	if (why)
+		return kp_arena_printf(&f->arena, "the %s '%s' is not %s: %s", noun, name, done,
+				       why);
+	(*nsites)++;
+	if (!strstr(kp_strbuf_str(what), name))
+		kp_strbuf_addf(what, "%s%s the %s '%s'", what->len ? "; " : "", done, noun, name);
+	return NULL;
+}
+
 /* Why load-helper call c (its parent statement p) of a kernel of f cannot
  * be inlined, before its body is looked at; NULL when it is tried. */
 static const char *call_unfit(const kp_trial_env *e, const kp_file *f, const kp_node *c,
@@ -451,23 +480,12 @@ static const char *inline_calls(const kp_trial_env *e, kp_file *f, const kp_loop
 		return "kpipe finds no helper call handed a tile in the load phase";
 	const char *why = NULL;
 	for (int i = 0; i < cl.n && !why; i++) {
-		const kp_node *callee = cl.calls[i]->kids[0];
-		const char *name = cl.calls[i]->name ? cl.calls[i]->name : "?";
-		if (callee && callee->in_main && callee->end <= f->len)
-			name = kp_inl_callee_name(f, callee);
 		why = call_unfit(e, f, cl.calls[i], cl.parents[i]);
 		if (!why)
 			kp_inline_call(f, l->kernel, cl.calls[i], ed, e->no_comment,
 				       &sites[*nsites], &why);
-		if (why)
-			why = kp_arena_printf(&f->arena, "the load helper '%s' is not inlined: %s",
-					      name, why);
-		else {
-			(*nsites)++;
-			if (!strstr(kp_strbuf_str(what), name))
-				kp_strbuf_addf(what, "%sinlined the load helper '%s'",
-					       what->len ? "; " : "", name);
-		}
+		why = outcome(f, call_label(f, cl.calls[i]), "load helper", "inlined", why, nsites,
+			      what);
 	}
 	return why;
 }
@@ -539,24 +557,9 @@ static const char *inline_values(kp_file *f, const kp_loop *l, kp_edits *ed, kp_
 		return "the copies call more than 16 accessors";
 	const char *why = NULL;
 	for (int i = 0; i < cl.n && !why; i++) {
-		const kp_node *callee = cl.calls[i]->kids[0];
-		const char *name = cl.calls[i]->name ? cl.calls[i]->name : "?";
-		if (callee && callee->in_main && callee->end <= f->len)
-			name = kp_inl_callee_name(f, callee);
-		if (kp_inline_operator_call(cl.calls[i]))
-			name = kp_arena_printf(&f->arena, "%s%s", name,
-					       strcmp(cl.calls[i]->name, "operator[]") ? "(...)"
-										       : "[...]");
 		kp_inline_value_call(f, l->kernel, cl.calls[i], ed, &sites[*nsites], &why);
-		if (why)
-			why = kp_arena_printf(&f->arena, "the accessor '%s' is not expanded: %s",
-					      name, why);
-		else {
-			(*nsites)++;
-			if (!strstr(kp_strbuf_str(what), name))
-				kp_strbuf_addf(what, "%sexpanded the accessor '%s'",
-					       what->len ? "; " : "", name);
-		}
+		why = outcome(f, call_label(f, cl.calls[i]), "accessor", "expanded", why, nsites,
+			      what);
 	}
 	return why;
 }
