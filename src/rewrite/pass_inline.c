@@ -415,15 +415,15 @@ static const char *try_edits(const kp_trial_env *e, kp_file *f, const kp_loop *l
 	return why;
 }
 
-/* How a remark names call c: its callee as written (`load<BM>`, `a.at`),
- * or an operator call's object with `(...)` or `[...]`. */
-static const char *call_label(kp_file *f, const kp_node *c)
+/* How a remark names call c: its callee as written (`load<BM>`, `a.at`);
+ * with `ops`, an operator call's object with `(...)` or `[...]`. */
+static const char *call_label(kp_file *f, const kp_node *c, int ops)
 {
 	const kp_node *callee = c->kids[0];
 	const char *name = c->name ? c->name : "?";
 	if (callee && callee->in_main && callee->end <= f->len)
 		name = kp_inl_callee_name(f, callee);
-	if (kp_inline_operator_call(c))
+	if (ops && kp_inline_operator_call(c))
 		name = kp_arena_printf(&f->arena, "%s%s", name,
 				       strcmp(c->name, "operator[]") ? "(...)" : "[...]");
 	return name;
@@ -484,8 +484,8 @@ static const char *inline_calls(const kp_trial_env *e, kp_file *f, const kp_loop
 		if (!why)
 			kp_inline_call(f, l->kernel, cl.calls[i], ed, e->no_comment,
 				       &sites[*nsites], &why);
-		why = outcome(f, call_label(f, cl.calls[i]), "load helper", "inlined", why, nsites,
-			      what);
+		why = outcome(f, call_label(f, cl.calls[i], 0), "load helper", "inlined", why,
+			      nsites, what);
 	}
 	return why;
 }
@@ -558,7 +558,7 @@ static const char *inline_values(kp_file *f, const kp_loop *l, kp_edits *ed, kp_
 	const char *why = NULL;
 	for (int i = 0; i < cl.n && !why; i++) {
 		kp_inline_value_call(f, l->kernel, cl.calls[i], ed, &sites[*nsites], &why);
-		why = outcome(f, call_label(f, cl.calls[i]), "accessor", "expanded", why, nsites,
+		why = outcome(f, call_label(f, cl.calls[i], 1), "accessor", "expanded", why, nsites,
 			      what);
 	}
 	return why;
