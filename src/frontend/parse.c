@@ -565,6 +565,8 @@ cleanup:
 	free(argv);
 	kp_strbuf_release(&store);
 	free(c.dkeys);
+	free(c.mcur);
+	free(c.mdecl);
 	free(c.dvals);
 	free(c.dindex);
 	clang_disposeTranslationUnit(tu);

@@ -455,8 +455,20 @@ static kp_node *convert_node(pctx *c, CXCursor cur)
 		if (n->kind == KP_N_CALL && n->decl && !n->decl->fn_why &&
 		    kp_parse_is_function_kind(clang_getCursorKind(ref)) &&
 		    clang_getCursorKind(ref) != CXCursor_FunctionDecl &&
-		    clang_getCursorKind(ref) != CXCursor_FunctionTemplate)
+		    clang_getCursorKind(ref) != CXCursor_FunctionTemplate) {
 			n->decl->fn_why = "it is a member of a class (kpipe inlines functions)";
+			if (clang_getCursorKind(ref) == CXCursor_CXXMethod) {
+				if (c->nm == c->capm) {
+					c->capm = c->capm ? c->capm * 2 : 8;
+					c->mcur = kp_xrealloc(c->mcur,
+							      sizeof(CXCursor) * (size_t)c->capm);
+					c->mdecl = kp_xrealloc(c->mdecl,
+							       sizeof(kp_decl *) * (size_t)c->capm);
+				}
+				c->mcur[c->nm] = ref;
+				c->mdecl[c->nm++] = n->decl;
+			}
+		}
 		if (n->kind == KP_N_CALL)
 			n->sync = kp_parse_call_sync(n->name, ref);
 		if (n->kind == KP_N_CALL && clang_Cursor_isNull(ref))

@@ -224,6 +224,8 @@ void kp_parse_build_header_models(pctx *c, const kp_parse_opts *o, const header_
 		hc.o = o; /* helpers of other project headers too (kp_parse_add_helpers) */
 		kp_parse_build_model(&hc, argv, nstore);
 		free(hc.dkeys);
+		free(hc.mcur);
+		free(hc.mdecl);
 		free(hc.dvals);
 		free(hc.dindex);
 		/* a __device__ K-loop function of the header: its callers are

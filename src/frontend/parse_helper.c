@@ -345,12 +345,13 @@ static enum CXChildVisitResult scan_members(CXCursor cur, CXCursor parent, CXCli
 	return CXChildVisit_Recurse;
 }
 
-/* The cursor kpipe's declaration d was made from, or a null cursor. */
+/* The cursor of method d, as the call that named it first referred to
+ * it (pctx.mcur), or a null cursor. */
 static CXCursor cursor_of(const pctx *c, const kp_decl *d)
 {
-	for (int i = 0; i < c->nd; i++)
-		if (c->dvals[i] == d)
-			return c->dkeys[i];
+	for (int i = 0; i < c->nm; i++)
+		if (c->mdecl[i] == d)
+			return c->mcur[i];
 	return clang_getNullCursor();
 }
 
@@ -441,6 +442,8 @@ void kp_parse_add_helpers(pctx *c, kernel_scan *ks)
 		kp_node_walk(f->kernels[i]->body, NULL, add_accessor, &as);
 	for (int i = 0; hcs && i < f->nhelper_homes; i++) {
 		free(hcs[i].dkeys);
+		free(hcs[i].mcur);
+		free(hcs[i].mdecl);
 		free(hcs[i].dvals);
 		free(hcs[i].dindex);
 	}

@@ -50,6 +50,12 @@ typedef struct {
 	/* functions of the translation unit counted by name
 	 * (kp_parse_unresolved_call), arena-owned */
 	struct name_count *names;
+	/* the methods the converted calls name (kp_decl.fn_why "a member of a
+	 * class"), each once with its cursor, for kp_parse_add_helpers'
+	 * accessors; freed with dkeys */
+	CXCursor *mcur;
+	kp_decl **mdecl;
+	int nm, capm;
 } pctx;
 
 /* The text of s in the arena (s disposed). */
