@@ -419,8 +419,6 @@ static int is_local(const inliner *in, const char *name, size_t len)
 	return 0;
 }
 
-/* each_ident() callback: a name of the body (or of a default template
- * argument) that could mean something else at the call. */
 /* Whether s + i, in the helper's text, is a member an accessor method's
  * body names through the implicit `this`. */
 static int self_member(const inliner *in, const char *s, size_t i)
@@ -433,6 +431,8 @@ static int self_member(const inliner *in, const char *s, size_t i)
 	return 0;
 }
 
+/* each_ident() callback: a name of the body (or of a default template
+ * argument) that could mean something else at the call. */
 static int check_name(const char *name, size_t len, void *ud)
 {
 	inliner *in = ud;
@@ -865,9 +865,6 @@ static int expr_unfit(kp_node *n, kp_node *parent, void *ud)
 	return !w->bad;
 }
 
-/* The function a call c calls that kpipe can expand at the call: a
- * helper of the file (kp_decl.fn) or an accessor method
- * (kp_decl.accessor); NULL for any other. */
 /* Whether c calls an operator of an object (`a(r, c)`, `a[i]`): its
  * children are the object, the operator's name, then the arguments. */
 static int operator_call(const kp_node *c)
@@ -878,6 +875,9 @@ static int operator_call(const kp_node *c)
 
 int kp_inline_operator_call(const kp_node *c) { return operator_call(c); }
 
+/* The function a call c calls that kpipe can expand at the call: a
+ * helper of the file (kp_decl.fn) or an accessor method
+ * (kp_decl.accessor); NULL for any other. */
 static const kp_kernel *value_fn(const kp_node *c)
 {
 	const kp_decl *d = c && c->kind == KP_N_CALL ? c->decl : NULL;

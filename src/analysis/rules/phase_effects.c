@@ -59,12 +59,18 @@ static const kp_effect *read_of(const kp_loop *l, const kp_effects *e, const kp_
 	return NULL;
 }
 
-/* The load phase's first read of memory kpipe cannot name, or NULL. */
-static const kp_effect *unknown_read(const kp_effects *e)
+/* The first read of memory kpipe cannot name by what the rewrite runs a
+ * tile ahead (the loop condition, the increment, the load phase), its
+ * phase into *rp; or NULL. */
+static const kp_effect *unknown_read(const kp_effects *e, kp_phase *rp)
 {
-	for (int i = 0; i < e->rd[KP_PH_LOAD].n; i++)
-		if (e->rd[KP_PH_LOAD].v[i].loc.kind == KP_LOC_UNKNOWN)
-			return &e->rd[KP_PH_LOAD].v[i];
+	static const kp_phase ph[] = {KP_PH_COND, KP_PH_INC, KP_PH_LOAD};
+	for (size_t p = 0; p < KP_ARRAY_LEN(ph); p++)
+		for (int i = 0; i < e->rd[ph[p]].n; i++)
+			if (e->rd[ph[p]].v[i].loc.kind == KP_LOC_UNKNOWN) {
+				*rp = ph[p];
+				return &e->rd[ph[p]].v[i];
+			}
 	return NULL;
 }
 
@@ -95,16 +101,15 @@ static void check_write(kp_rule_ctx *c, const kp_effects *e, kp_phase ph, const 
 		 * dependences.c's kpipe-smem-carried cover the tiles and shared
 		 * arrays the loads are seen to read; memory they read that
 		 * kpipe cannot name may be this array (a view's pointer into it) */
-		const kp_effect *r = unknown_read(e);
+		kp_phase rp = KP_PH_LOAD;
+		const kp_effect *r = unknown_read(e, &rp);
 		if (r && !loaded_tile(l, w->loc.decl))
-			kp_rule_refuse(
-				c, w->at, "kpipe-unknown-effect",
-				"%s writes the shared array '%s' (line %d), and the load phase "
-				"reads memory kpipe cannot name%s (line %d): it may be that "
-				"array, which the rewrite would read a tile ahead, before "
-				"the write",
-				phase_name(ph), w->loc.decl ? w->loc.decl->name : "?", line,
-				kp_effect_how(f, r), r->at ? r->at->line : 0);
+			kp_rule_refuse(c, w->at, "kpipe-unknown-effect",
+				       "%s writes the shared array '%s' (line %d), and %s reads "
+				       "memory kpipe cannot name%s: it may be that array, which "
+				       "the rewrite would read a tile ahead, before the write",
+				       phase_name(ph), w->loc.decl ? w->loc.decl->name : "?", line,
+				       reader(f, rp, r), kp_effect_how(f, r));
 		return;
 	}
 	if (kp_rule_direct_local_write(l, w))

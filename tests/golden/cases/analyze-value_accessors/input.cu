@@ -238,3 +238,31 @@ __global__ void view_counting(Counting a, const float *B, float *C, int n)
     }
     C[row * n + col] = acc;
 }
+
+struct Limit {
+    const int *end;
+};
+
+// refused: the loop condition reads through a pointer member into a shared
+// array the compute phase writes (the next tile's guard would read it early)
+__global__ void cond_into_shared(const float *A, float *C, int n)
+{
+    __shared__ float As[TILE][TILE];
+    __shared__ int ends[TILE];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    Limit lim = {&ends[0]};
+    if (tx == 0 && ty == 0)
+        ends[0] = n;
+    __syncthreads();
+    float acc = 0.0f;
+    for (int k0 = 0; k0 < lim.end[0]; k0 += TILE) {
+        As[ty][tx] = A[(blockIdx.y * TILE + ty) * n + k0 + tx];
+        __syncthreads();
+        for (int k = 0; k < TILE; k++)
+            acc += As[ty][k];
+        if (tx == 0 && ty == 0)
+            ends[0] = n - TILE;
+        __syncthreads();
+    }
+    C[(blockIdx.y * TILE + ty) * n + blockIdx.x * TILE + tx] = acc;
+}
