@@ -122,16 +122,51 @@ static int assigns_global_load(kp_node *n)
 	return 0;
 }
 
+/* A subscript of a pointer member the body names through the implicit
+ * `this` (`data[r * ld + c]` in a view's method). */
+static int self_pointer_read(kp_node *n, kp_node *parent, void *ud)
+{
+	(void)parent;
+	int *found = ud;
+	const kp_node *b = n->kind == KP_N_SUBSCRIPT && n->nkids == 2 ? kp_node_strip(n->kids[0])
+								      : NULL;
+	if (b && b->kind == KP_N_MEMBER && b->decl && b->decl->is_pointer && !b->decl->is_shared)
+		*found = 1;
+	return !*found;
+}
+
 /* A call of a helper whose body is `return E;` with E loaded from global
- * memory (`ld_vec(p)`: `return *(const float4 *)p;`). */
+ * memory (`ld_vec(p)`: `return *(const float4 *)p;`), or of an accessor
+ * method (kp_decl.accessor) whose E reads through a pointer member
+ * (`a.at(r, c)`: `return data[r * ld + c];`). */
 static int loading_call(const kp_node *n)
 {
 	n = kp_node_strip(n);
-	if (!n || n->kind != KP_N_CALL || !n->decl || !n->decl->fn || !n->decl->fn->body)
+	const kp_kernel *x = n && n->kind == KP_N_CALL && n->decl
+				     ? (n->decl->fn ? n->decl->fn : n->decl->accessor)
+				     : NULL;
+	if (!x || !x->body)
 		return 0;
-	const kp_node *b = n->decl->fn->body;
-	return b->nkids == 1 && b->kids[0]->kind == KP_N_RETURN && b->kids[0]->nkids == 1 &&
-	       kp_find_global_load(b->kids[0]->kids[0]);
+	const kp_node *b = x->body;
+	if (b->nkids != 1 || b->kids[0]->kind != KP_N_RETURN || b->kids[0]->nkids != 1)
+		return 0;
+	int found = 0;
+	if (x == n->decl->accessor)
+		kp_node_walk(b->kids[0]->kids[0], NULL, self_pointer_read, &found);
+	return found || kp_find_global_load(b->kids[0]->kids[0]);
+}
+
+/* A loading_call() anywhere in n. */
+static int has_loading_call(kp_node *n)
+{
+	if (!n)
+		return 0;
+	if (loading_call(n))
+		return 1;
+	for (int i = 0; i < n->nkids; i++)
+		if (has_loading_call(n->kids[i]))
+			return 1;
+	return 0;
 }
 
 /* A call of a load helper (kp_decl.fn) handed a shared array: the loop
@@ -158,8 +193,10 @@ static int has_smem_copy(kp_node *n)
 		return 1;
 	if (kp_is_assign(n) && n->nkids == 2) {
 		kp_decl *t;
-		/* a plain copy, or a converting or guarded one (c ? A[i] : 0) */
-		if (kp_shared_lhs(n->kids[0], &t) && kp_find_global_load(n->kids[1]))
+		/* a plain copy, or a converting or guarded one (c ? A[i] : 0),
+		 * or one through an accessor (a.at(r, c), at(A, lda, r, c)) */
+		if (kp_shared_lhs(n->kids[0], &t) &&
+		    (kp_find_global_load(n->kids[1]) || has_loading_call(n->kids[1])))
 			return 1;
 	}
 	for (int i = 0; i < n->nkids; i++)
