@@ -404,6 +404,29 @@ static void declref_spelling(pctx *c, CXCursor cur, kp_node *n)
 	}
 }
 
+/* A call n of a member function of a class (ref): why kpipe does not
+ * inline it, said once per function; a method is recorded with its
+ * cursor (pctx.mcur), whose definition kp_parse_add_helpers looks up for
+ * the accessors. */
+static void member_call(pctx *c, kp_node *n, CXCursor ref)
+{
+	enum CXCursorKind k = clang_getCursorKind(ref);
+	kp_decl *d = n->decl;
+	if (n->kind != KP_N_CALL || !d || d->fn_why || !kp_parse_is_function_kind(k) ||
+	    k == CXCursor_FunctionDecl || k == CXCursor_FunctionTemplate)
+		return;
+	d->fn_why = "it is a member of a class (kpipe inlines functions)";
+	if (k != CXCursor_CXXMethod)
+		return;
+	if (c->nm == c->capm) {
+		c->capm = c->capm ? c->capm * 2 : 8;
+		c->mcur = kp_xrealloc(c->mcur, sizeof(CXCursor) * (size_t)c->capm);
+		c->mdecl = kp_xrealloc(c->mdecl, sizeof(kp_decl *) * (size_t)c->capm);
+	}
+	c->mcur[c->nm] = ref;
+	c->mdecl[c->nm++] = d;
+}
+
 static kp_node *convert_node(pctx *c, CXCursor cur)
 {
 	kp_file *f = c->f;
@@ -452,23 +475,7 @@ static kp_node *convert_node(pctx *c, CXCursor cur)
 		if (n->kind == KP_N_CALL && n->decl && !n->decl->tmpl &&
 		    !clang_equalCursors(template_of(ref), ref))
 			n->decl->tmpl = kp_parse_decl_for(c, template_of(ref));
-		if (n->kind == KP_N_CALL && n->decl && !n->decl->fn_why &&
-		    kp_parse_is_function_kind(clang_getCursorKind(ref)) &&
-		    clang_getCursorKind(ref) != CXCursor_FunctionDecl &&
-		    clang_getCursorKind(ref) != CXCursor_FunctionTemplate) {
-			n->decl->fn_why = "it is a member of a class (kpipe inlines functions)";
-			if (clang_getCursorKind(ref) == CXCursor_CXXMethod) {
-				if (c->nm == c->capm) {
-					c->capm = c->capm ? c->capm * 2 : 8;
-					c->mcur = kp_xrealloc(c->mcur,
-							      sizeof(CXCursor) * (size_t)c->capm);
-					c->mdecl = kp_xrealloc(c->mdecl,
-							       sizeof(kp_decl *) * (size_t)c->capm);
-				}
-				c->mcur[c->nm] = ref;
-				c->mdecl[c->nm++] = n->decl;
-			}
-		}
+		member_call(c, n, ref);
 		if (n->kind == KP_N_CALL)
 			n->sync = kp_parse_call_sync(n->name, ref);
 		if (n->kind == KP_N_CALL && clang_Cursor_isNull(ref))
