@@ -297,6 +297,17 @@ typedef struct {
 	int n, more;
 } call_list;
 
+/* Appends call n (its parent statement p) to cl, or marks cl full. */
+static void list_call(call_list *cl, kp_node *n, kp_node *p)
+{
+	if (cl->n == KP_INLINE_MAX_CALLS)
+		cl->more = 1;
+	else {
+		cl->calls[cl->n] = n;
+		cl->parents[cl->n++] = p;
+	}
+}
+
 /* The calls the analysis reads as load helpers (handed a shared array),
  * outermost ones only. */
 static int find_helper_calls(kp_node *n, kp_node *parent, void *ud)
@@ -305,12 +316,7 @@ static int find_helper_calls(kp_node *n, kp_node *parent, void *ud)
 	if (n->kind != KP_N_CALL || !kp_call_shared_arg(n) ||
 	    (n->decl && n->decl->kind != KP_D_FUNC && n->decl->kind != KP_D_OTHER))
 		return 1;
-	if (cl->n == KP_INLINE_MAX_CALLS)
-		cl->more = 1;
-	else {
-		cl->calls[cl->n] = n;
-		cl->parents[cl->n++] = parent;
-	}
+	list_call(cl, n, parent);
 	return 0;
 }
 
@@ -498,12 +504,7 @@ static int find_value_calls(kp_node *n, kp_node *parent, void *ud)
 	call_list *cl = ud;
 	if (n->kind != KP_N_CALL || !kp_inline_value_fn(n))
 		return 1;
-	if (cl->n == KP_INLINE_MAX_CALLS)
-		cl->more = 1;
-	else {
-		cl->calls[cl->n] = n;
-		cl->parents[cl->n++] = parent;
-	}
+	list_call(cl, n, parent);
 	return 0;
 }
 
