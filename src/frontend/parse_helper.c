@@ -372,11 +372,8 @@ static int add_accessor(kp_node *n, kp_node *parent, void *ud)
 	accessor_scan *as_ = ud;
 	pctx *c = as_->c;
 	kp_decl *d = n->kind == KP_N_CALL ? n->decl : NULL;
-	/* obj.m(...), or an operator call obj(...) / obj[...]: the object,
-	 * then a reference to the operator, then the arguments */
-	int member = n->nkids >= 1 && n->kids[0]->kind == KP_N_MEMBER;
-	int op = n->nkids >= 2 && n->kids[1]->kind == KP_N_DECLREF && n->kids[1]->decl == d;
-	if (!d || d->kind != KP_D_FUNC || d->fn || d->accessor || !(member || op))
+	/* obj.m(...), obj->m(...), or an operator call obj(...) / obj[...] */
+	if (!d || d->kind != KP_D_FUNC || d->fn || d->accessor || !kp_call_object(n, NULL))
 		return 1;
 	CXCursor decl = cursor_of(c, d);
 	if (clang_Cursor_isNull(decl) || clang_getCursorKind(decl) != CXCursor_CXXMethod ||

@@ -283,6 +283,25 @@ const char *kp_call_name(const kp_node *n)
 	return n->name && *n->name ? n->name : n->lookup_name ? n->lookup_name : "";
 }
 
+const kp_node *kp_call_object(const kp_node *n, int *arg0)
+{
+	if (!n || n->kind != KP_N_CALL)
+		return NULL;
+	int a = 0;
+	const kp_node *o = NULL;
+	if (n->nkids >= 2 && n->kids[1]->kind == KP_N_DECLREF && n->decl &&
+	    n->kids[1]->decl == n->decl) {
+		a = 2;
+		o = n->kids[0];
+	} else if (n->nkids >= 1 && n->kids[0]->kind == KP_N_MEMBER && n->kids[0]->nkids == 1) {
+		a = 1;
+		o = n->kids[0]->kids[0];
+	}
+	if (o && arg0)
+		*arg0 = a;
+	return o;
+}
+
 int kp_node_names_decl(const kp_node *n, const kp_decl *d)
 {
 	if (!n)

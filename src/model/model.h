@@ -662,6 +662,13 @@ int kp_node_path(const kp_node *n, const kp_node *target, const kp_node **path, 
 /* A call's name, or for a dependent call in a template the name its
  * callee looks up (kp_node.lookup_name); "" when neither is known. */
 const char *kp_call_name(const kp_node *n);
+/* The object a call calls a method on, as written: the base of the
+ * member `a.at` of `a.at(r, c)` (`p` of `p->at(...)`), or the first child
+ * of a call of an operator of the object's class, `a(r, c)` or `a[i]`
+ * (children: the object, the operator's name, then the arguments); NULL
+ * for any other call.  *arg0, when not NULL, is then the child of the
+ * first argument (1, or 2 for an operator); left as it is otherwise. */
+const kp_node *kp_call_object(const kp_node *n, int *arg0);
 typedef int (*kp_visit_fn)(kp_node *n, kp_node *parent, void *ud); /* return 0 to skip kids */
 void kp_node_walk(kp_node *n, kp_node *parent, kp_visit_fn fn, void *ud);
 int kp_node_names_decl(const kp_node *n, const kp_decl *d); /* a DECLREF to d in the subtree */

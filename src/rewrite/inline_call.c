@@ -865,16 +865,6 @@ static int expr_unfit(kp_node *n, kp_node *parent, void *ud)
 	return !w->bad;
 }
 
-/* Whether c calls an operator of an object (`a(r, c)`, `a[i]`): its
- * children are the object, the operator's name, then the arguments. */
-static int operator_call(const kp_node *c)
-{
-	return c->nkids >= 2 && c->kids[1]->kind == KP_N_DECLREF && c->decl &&
-	       c->kids[1]->decl == c->decl;
-}
-
-int kp_inline_operator_call(const kp_node *c) { return operator_call(c); }
-
 /* The function a call c calls that kpipe can expand at the call: a
  * helper of the file (kp_decl.fn) or an accessor method
  * (kp_decl.accessor); NULL for any other. */
@@ -894,11 +884,8 @@ static const char *self_text(inliner *in, const kp_node *c, const kp_kernel *x)
 {
 	kp_arena *ar = &in->f->arena;
 	const char *name = c->name ? c->name : "?";
-	const kp_node *callee = c->nkids ? c->kids[0] : NULL;
-	const kp_node *base = operator_call(c) ? callee
-			      : callee && callee->kind == KP_N_MEMBER && callee->nkids == 1
-				      ? callee->kids[0]
-				      : NULL;
+	int a0 = 0;
+	const kp_node *base = kp_call_object(c, &a0);
 	while (base && base->kind != KP_N_DECLREF && base->nkids == 1 &&
 	       base->kids[0]->begin == base->begin && base->kids[0]->end == base->end)
 		base = base->kids[0];
@@ -922,7 +909,7 @@ static const char *self_text(inliner *in, const kp_node *c, const kp_kernel *x)
 	while (i < in->f->len && strchr(" \t\r\n", in->f->src[i]))
 		i++;
 	const char *op = NULL;
-	if (operator_call(c))
+	if (a0 == 2) /* an operator of the object's class */
 		op = base->decl->is_pointer ? NULL : ".";
 	else if (i + 1 < in->f->len && !strncmp(in->f->src + i, "->", 2))
 		op = "->";
@@ -948,7 +935,8 @@ static const char *expr_call(inliner *in, const kp_node *c, int depth)
 	const kp_node *e = expr_body(x);
 	const char *name = c->name ? c->name : "?";
 	kp_arena *ar = &in->f->arena;
-	int a0 = operator_call(c) ? 2 : 1; /* the first argument's child */
+	int a0 = 1; /* the first argument's child: 2 for an object's operator */
+	kp_call_object(c, &a0);
 	if (!e || x->ntparams || x->tparam_unusual || c->nkids - a0 != x->nparams || depth > 4) {
 		in->why = kp_arena_printf(ar,
 					  "an argument calls '%s', which is not a function of one "
@@ -1325,6 +1313,18 @@ static void check_body(inliner *in)
 		each_ident(in->hf->src, h->body->begin, h->body->end, check_name, in);
 }
 
+/* The #defines and #undefs of the call's text and, for a helper of a
+ * header, of the header's and where the call's text includes it: what
+ * macro_hazard() weighs. */
+static void scan_texts(inliner *in)
+{
+	in->mf = scan_macros(in->f, in->f->src, in->f->len, &in->nmf);
+	if (in->hf != in->f) {
+		in->mh = scan_macros(in->f, in->hf->src, in->hf->len, &in->nmh);
+		in->incl = include_end(in->f, in->hf->abs_path ? in->hf->abs_path : in->hf->path);
+	}
+}
+
 void kp_inline_call(kp_file *f, const kp_kernel *k, const kp_node *call, kp_edits *ed,
 		    int no_comment, kp_inline_site *site, const char **why)
 {
@@ -1347,11 +1347,7 @@ void kp_inline_call(kp_file *f, const kp_kernel *k, const kp_node *call, kp_edit
 	in.bind = kp_arena_alloc(&f->arena, sizeof(char *) * nsub);
 	for (size_t i = 0; i < nsub; i++)
 		in.sub[i] = "";
-	in.mf = scan_macros(f, f->src, f->len, &in.nmf);
-	if (hf != f) {
-		in.mh = scan_macros(f, hf->src, hf->len, &in.nmh);
-		in.incl = include_end(f, hf->abs_path ? hf->abs_path : hf->path);
-	}
+	scan_texts(&in);
 	check_body(&in);
 	if (in.why) {
 		*why = in.why;
@@ -1402,11 +1398,7 @@ void kp_inline_value_call(kp_file *f, const kp_kernel *k, const kp_node *call, k
 	kp_file *hf = x->home ? x->home : f;
 	inliner in = {f,    hf,   x, k, call, NULL, NULL, NULL, 0,
 		      NULL, NULL, 0, 0, 0,    NULL, site, NULL};
-	in.mf = scan_macros(f, f->src, f->len, &in.nmf);
-	if (hf != f) {
-		in.mh = scan_macros(f, hf->src, hf->len, &in.nmh);
-		in.incl = include_end(f, hf->abs_path ? hf->abs_path : hf->path);
-	}
+	scan_texts(&in);
 	const char *t = expr_call(&in, call, 0);
 	if (!t) {
 		*why = in.why ? in.why : "kpipe cannot spell its result at the call";

@@ -58,9 +58,6 @@ void kp_inline_call(kp_file *f, const kp_kernel *k, const kp_node *call, kp_edit
  * `at(A, lda, r, c)` returning `A[r * lda + c]`. */
 int kp_inline_value_fn(const kp_node *call);
 
-/* Whether `call` calls an operator of an object (`a(r, c)`, `a[i]`). */
-int kp_inline_operator_call(const kp_node *call);
-
 /* Appends to ed the edit that replaces `call`, a call of such a function
  * in kernel k of model f (an accessor in a copy of the load phase), by
  * `(E)` with E's parameters replaced by the call's arguments, and fills

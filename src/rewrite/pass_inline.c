@@ -429,7 +429,8 @@ static const char *call_label(kp_file *f, const kp_node *c, int ops)
 	const char *name = c->name ? c->name : "?";
 	if (callee && callee->in_main && callee->end <= f->len)
 		name = kp_inl_callee_name(f, callee);
-	if (ops && kp_inline_operator_call(c))
+	int a0 = 0;
+	if (ops && kp_call_object(c, &a0) && a0 == 2)
 		name = kp_arena_printf(&f->arena, "%s%s", name,
 				       strcmp(c->name, "operator[]") ? "(...)" : "[...]");
 	return name;
@@ -536,31 +537,28 @@ static void value_calls(const kp_loop *l, call_list *cl)
  *   kpipe cannot follow there.
  * The calls are replaced by their expressions, which the analysis and
  * the transforms read as written (the trial then decides). */
-static int wants_values(const kp_trial_env *e, kp_file *f, const kp_loop *l)
+static int wants_values(const kp_trial_env *e, kp_file *f, const kp_loop *l, call_list *cl)
 {
-	call_list cl = {0};
 	if (l->eligible ? !kp_canon_wanted(e, f, l)
 			: !(kp_trial_refused_for(l, "kpipe-unknown-effect") ||
 			    kp_trial_refused_for(l, "kpipe-cond-side-effect")))
 		return 0;
-	value_calls(l, &cl);
-	return cl.n > 0;
+	value_calls(l, cl);
+	return cl->n > 0;
 }
 
-/* Expands the accessor calls of l's copies into ed, their sites into
- * sites/nsites and what was done into what; NULL or why not. */
-static const char *inline_values(kp_file *f, const kp_loop *l, kp_edits *ed, kp_inline_site *sites,
-				 int *nsites, kp_strbuf *what)
+/* Expands the accessor calls cl of l (value_calls()) into ed, their sites
+ * into sites/nsites and what was done into what; NULL or why not. */
+static const char *inline_values(kp_file *f, const kp_loop *l, const call_list *cl, kp_edits *ed,
+				 kp_inline_site *sites, int *nsites, kp_strbuf *what)
 {
-	call_list cl = {0};
-	value_calls(l, &cl);
-	if (cl.more)
+	if (cl->more)
 		return "the copies call more than 16 accessors";
 	const char *why = NULL;
-	for (int i = 0; i < cl.n && !why; i++) {
-		kp_inline_value_call(f, l->kernel, cl.calls[i], ed, &sites[*nsites], &why);
-		why = outcome(f, call_label(f, cl.calls[i], 1), "accessor", "expanded", why, nsites,
-			      what);
+	for (int i = 0; i < cl->n && !why; i++) {
+		kp_inline_value_call(f, l->kernel, cl->calls[i], ed, &sites[*nsites], &why);
+		why = outcome(f, call_label(f, cl->calls[i], 1), "accessor", "expanded", why,
+			      nsites, what);
 	}
 	return why;
 }
@@ -570,7 +568,8 @@ void kp_inline_loop(const kp_trial_env *e, kp_file *f, const kp_loop *l, kp_edit
 {
 	memset(out, 0, sizeof(*out));
 	int helper = kp_trial_refused_for(l, "kpipe-load-in-helper");
-	int values = wants_values(e, f, l);
+	call_list vc = {0};
+	int values = wants_values(e, f, l, &vc);
 	if (!values && (l->eligible || !(helper || kp_trial_refused_for(l, "kpipe-macro-array"))))
 		return;
 	const char *why = NULL;
@@ -578,7 +577,7 @@ void kp_inline_loop(const kp_trial_env *e, kp_file *f, const kp_loop *l, kp_edit
 	kp_inline_site sites[KP_INLINE_MAX_CALLS];
 	int nsites = 0;
 	if (values)
-		why = inline_values(f, l, ed, sites, &nsites, &what);
+		why = inline_values(f, l, &vc, ed, sites, &nsites, &what);
 	else if (helper)
 		why = inline_calls(e, f, l, ed, sites, &nsites, &what);
 	if (!why && kp_trial_refused_for(l, "kpipe-macro-array") &&
