@@ -884,6 +884,18 @@ for want in "88:46: warning: 'sA' is written, passed on or aliased before the lo
 done
 check "overloads_unsafe: two loops of six pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/overloads_unsafe.r.err")" = 2
 
+# value accessors' near misses (pass_inline.c): expanded or not, then
+# judged as written; two of five loops pipelined
+rewritten accessor_unsafe "$in/accessor_unsafe.cu"
+for want in "25:5: remark: the loop is refused even once kpipe expanded the accessor 'a\.scaled'.*'g_scale', which the loop body modifies.*\[kpipe-inline-refused\]" \
+	"42:5: remark: the accessor 'a\.at' is not expanded: .*\[kpipe-inline-refused\]" \
+	"83:9: warning: the compute phase writes memory kpipe cannot name.*\[kpipe-unknown-effect\]" \
+	"57:5: note: kpipe expanded the accessor 'b\.at', so that the loop is pipelined" \
+	"94:5: note: kpipe expanded the accessor 'a\.iat', so that the loop is pipelined"; do
+	check "accessor_unsafe: ${want%%:*}" has accessor_unsafe.r "accessor_unsafe\.cu:$want"
+done
+check "accessor_unsafe: two loops of five pipelined" test "$(grep -c ': note: pipelined with ' "$tmp/accessor_unsafe.r.err")" = 2
+
 # __device__ helpers of the file in the loop condition (rules/cond_pure.c):
 # a pure one is read through and accepted, the rest refused with the reason
 rewritten cond_helpers "$in/cond_helpers.cu"
