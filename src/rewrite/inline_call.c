@@ -905,24 +905,14 @@ static const char *self_text(inliner *in, const kp_node *c, const kp_kernel *x)
 					  name);
 	if (in->why)
 		return NULL;
-	size_t i = base->end;
-	while (i < in->f->len && strchr(" \t\r\n", in->f->src[i]))
-		i++;
-	const char *op = NULL;
-	if (a0 == 2) /* an operator of the object's class */
-		op = base->decl->is_pointer ? NULL : ".";
-	else if (i + 1 < in->f->len && !strncmp(in->f->src + i, "->", 2))
-		op = "->";
-	else if (i < in->f->len && in->f->src[i] == '.')
-		op = ".";
-	if (!op) {
-		in->why = kp_arena_printf(
-			ar,
-			"the call of the method '%s' is not spelled OBJECT.%s(...), "
-			"OBJECT->%s(...) or, for an operator, OBJECT(...) or OBJECT[...]",
-			name, name, name);
+	/* how the call reaches the members: `p->` through a pointer (clang's
+	 * type of the object's variable), else `a.`; an operator is called on
+	 * the object itself */
+	if (a0 == 2 && base->decl->is_pointer) {
+		in->why = kp_arena_printf(ar, "the operator '%s' is called on a pointer", name);
 		return NULL;
 	}
+	const char *op = base->decl->is_pointer ? "->" : ".";
 	return kp_arena_printf(ar, "%s%s", kp_range_text(in->f, base->begin, base->end), op);
 }
 

@@ -266,3 +266,19 @@ __global__ void cond_into_shared(const float *A, float *C, int n)
     }
     C[(blockIdx.y * TILE + ty) * n + blockIdx.x * TILE + tx] = acc;
 }
+
+// a view reached through a pointer: expanded as `v->data[...]`
+__global__ void view_pointer(const View *v, float *C, int n)
+{
+    __shared__ float As[TILE][TILE];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    float acc = 0.0f;
+    for (int k0 = 0; k0 < n; k0 += TILE) {
+        As[ty][tx] = v->at(blockIdx.y * TILE + ty, k0 + tx);
+        __syncthreads();
+        for (int k = 0; k < TILE; k++)
+            acc += As[ty][k];
+        __syncthreads();
+    }
+    C[(blockIdx.y * TILE + ty) * n + blockIdx.x * TILE + tx] = acc;
+}
