@@ -345,6 +345,40 @@ static enum CXChildVisitResult scan_members(CXCursor cur, CXCursor parent, CXCli
 	return CXChildVisit_Recurse;
 }
 
+/* Counts a compound statement's children into *ud[0], its return
+ * statements into *ud[1]. */
+static enum CXChildVisitResult count_stmts(CXCursor cur, CXCursor parent, CXClientData ud)
+{
+	(void)parent;
+	int *n = ud;
+	n[0]++;
+	n[1] += clang_getCursorKind(cur) == CXCursor_ReturnStmt;
+	return CXChildVisit_Continue;
+}
+
+/* Finds a definition's body (its compound statement) into *ud. */
+static enum CXChildVisitResult find_body(CXCursor cur, CXCursor parent, CXClientData ud)
+{
+	(void)parent;
+	if (clang_getCursorKind(cur) != CXCursor_CompoundStmt)
+		return CXChildVisit_Continue;
+	*(CXCursor *)ud = cur;
+	return CXChildVisit_Break;
+}
+
+/* Whether definition def's body is one return statement, the only
+ * methods the inline pass expands: others are not converted at all. */
+static int one_return(CXCursor def)
+{
+	CXCursor body = clang_getNullCursor();
+	int n[2] = {0, 0};
+	clang_visitChildren(def, find_body, &body);
+	if (clang_Cursor_isNull(body))
+		return 0;
+	clang_visitChildren(body, count_stmts, n);
+	return n[0] == 1 && n[1] == 1;
+}
+
 /* The cursor of method d, as the call that named it first referred to
  * it (pctx.mcur), or a null cursor. */
 static CXCursor cursor_of(const pctx *c, const kp_decl *d)
@@ -362,7 +396,8 @@ typedef struct {
 
 /* A call of a method on an object (`a.at(r, c)`, `p->size(1)`): its
  * definition converted into d->accessor when it is a non-static,
- * non-virtual __device__ method of a class that is no template, defined
+ * non-virtual __device__ method whose body is one return statement, of a
+ * class that is no template, defined
  * in the main file or in a project header (then in that header's model,
  * as a load helper is), for the inline pass's accessor expansion
  * (kp_decl.accessor). */
@@ -382,7 +417,8 @@ static int add_accessor(kp_node *n, kp_node *parent, void *ud)
 	CXCursor def = clang_getCursorDefinition(decl);
 	CXCursor cls = clang_getCursorSemanticParent(def);
 	if (clang_Cursor_isNull(def) || clang_getCursorKind(cls) == CXCursor_ClassTemplate ||
-	    clang_getCursorKind(cls) == CXCursor_ClassTemplatePartialSpecialization)
+	    clang_getCursorKind(cls) == CXCursor_ClassTemplatePartialSpecialization ||
+	    !one_return(def))
 		return 1;
 	pctx *hc = c;
 	kp_kernel *k = NULL;
