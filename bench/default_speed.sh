@@ -44,6 +44,7 @@ done
 for ((r = 1; r <= rounds; r++)); do
 	for s in "${samples[@]}"; do
 		src="$root/samples/$s.cu"
+		[ -f "$src" ] || { echo "default_speed.sh: no sample $src (name samples without .cu)" >&2; exit 2; }
 		for i in "${!builds[@]}"; do
 			rm -rf "$tmp/run"
 			cp -r "$tmp/tmpl$i" "$tmp/run"

@@ -733,10 +733,12 @@ static void show_trial(const kp_trial_kind *k, const kp_trial_env *e, kp_file *f
 		if (r.status > 0) {
 			cJSON_AddStringToObject(x, "variant", r.variant);
 			cJSON_AddNumberToObject(x, "stages", r.stages);
+			if (r.why)
+				cJSON_AddStringToObject(x, "why", r.why);
 		}
 	} else if (r.status > 0)
-		printf("    rewrite: %s [%s]; then plan: %s, %d stages\n", r.message, k->done_id,
-		       r.variant, r.stages);
+		printf("    rewrite: %s [%s]; then plan: %s, %d stages%s%s\n", r.message,
+		       k->done_id, r.variant, r.stages, r.why ? ": " : "", r.why ? r.why : "");
 	else
 		printf("    rewrite: %s [%s]\n", r.message, k->refused_id);
 }

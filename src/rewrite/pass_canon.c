@@ -41,6 +41,7 @@ static const char *pipelined(void *ud, kp_file *g, kp_file *tu, kp_loop *l2, kp_
 			return kp_arena_printf(&g->arena, "%s [%s]", p.refuse_msg, p.refuse_id);
 		out->variant = p.xform->name;
 		out->stages = p.stages;
+		out->why = p.why ? kp_arena_strdup(&j->f->arena, p.why) : NULL;
 		return NULL;
 	}
 	if (kp_trial_refused_for(l2, "kpipe-load-in-helper") ||
@@ -54,6 +55,7 @@ static const char *pipelined(void *ud, kp_file *g, kp_file *tu, kp_loop *l2, kp_
 		if (r.status > 0) {
 			out->variant = r.variant;
 			out->stages = r.stages;
+			out->why = r.why ? kp_arena_strdup(&j->f->arena, r.why) : NULL;
 			*j->inlined = kp_arena_strdup(&j->f->arena, r.message);
 			return NULL;
 		}

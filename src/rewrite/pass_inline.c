@@ -351,6 +351,7 @@ static const char *planned(const kp_trial_env *e, kp_file *f, kp_file *g, kp_loo
 		return kp_arena_printf(&f->arena, "%s [%s]", p.refuse_msg, p.refuse_id);
 	out->variant = p.xform->name;
 	out->stages = p.stages;
+	out->why = p.why ? kp_arena_strdup(&f->arena, p.why) : NULL;
 	return NULL;
 }
 

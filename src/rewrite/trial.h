@@ -42,6 +42,7 @@ typedef struct {
 	const char *message; /* status 1: the note; -1: the remark */
 	const char *variant; /* status 1: the plan's transform and stages for the result */
 	int stages;
+	const char *why; /* status 1: the plan's reason (in f's arena), or NULL */
 } kp_trial_result;
 
 /* One kind of trial: what it does with a loop, and the ids of its note
