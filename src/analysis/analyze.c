@@ -223,6 +223,8 @@ static void analyze_loop(actx *c)
 	kp_loop *l = c->l;
 	kp_node *n = l->node;
 	l->not_kloop = !kp_kloop_like(n); /* a copy loop, a reduction: remarks */
+	const kp_node *around = kp_loop_around(c->k, l, n);
+	l->within_line = around ? around->line : 0;
 	/* a loop around K-loops (a persistent kernel's tile loop, a loop over
 	 * batches) is no K-loop itself, whatever barriers it has of its own:
 	 * its K-loops are candidates of their own (kp_find_candidates) */

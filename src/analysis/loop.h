@@ -241,6 +241,10 @@ typedef struct kp_loop {
 	/* what each phase reads and writes (effects.h), set before the rules
 	 * run; NULL for a loop whose phases were not found */
 	const struct kp_effects *effects;
+	/* the line of the innermost loop of the kernel around this one, 0 where
+	 * none (plan/auto.c: a short loop there fills its pipeline again at
+	 * each of that loop's iterations) */
+	int within_line;
 	int encloses_line; /* not a K-loop but a loop around one: the line of the
 			    * first K-loop nested in it (a candidate of its own) */
 	int not_kloop;     /* no K-loop shape at all (no top-level barrier, or no

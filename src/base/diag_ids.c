@@ -97,7 +97,7 @@ const kp_diag_id kp_diag_ids[] = {
 	{"kpipe-pad-refused", KP_LEVEL_WARNING,
 	 "`rewrite --pad` left a conflicted shared array as it was"},
 	{"kpipe-no-predicted-gain", KP_LEVEL_REMARK,
-	 "(remark) `--variant auto` left a loop alone: ptxas shows enough resident warps to hide the loads, register staging, the only variant, would halve them, or nothing instantiates the kernel template"},
+	 "(remark) `--variant auto` left a loop alone: ptxas shows enough resident warps to hide the loads, register staging, the only variant, would halve them, nothing instantiates the kernel template, or the loop runs too few times (once, or 2 to 8 times inside another loop) for a next tile to overlap"},
 	{"kpipe-pipelined", KP_LEVEL_NOTE,
 	 "(note) the loop was pipelined: the variant, its stages and why"},
 	{"kpipe-keep-occupancy", KP_LEVEL_NOTE,

@@ -288,7 +288,12 @@ static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 		       : in->is_pointer ? "pointer bump in the body"
 					: "bump in the body");
 	}
-	if (l->nind)
+	if (l->nind && l->trips >= 0)
+		printf("    tile-count loop: %s; trip count computable: yes (from the loop "
+		       "condition); trips: %.0f at compile time%s\n",
+		       l->tile_count ? "yes" : "no", l->trips,
+		       l->nper_inst > 1 ? " (the most of any instantiation)" : "");
+	else if (l->nind)
 		printf("    tile-count loop: %s; trip count computable: %s\n",
 		       l->tile_count ? "yes" : "no",
 		       l->nind ? "yes (from the loop condition)" : "no");
@@ -663,6 +668,8 @@ static cJSON *json_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 		cJSON_AddStringToObject(j, "condition", kp_node_text(f, l->cond));
 	cJSON_AddBoolToObject(j, "tile_count_loop", l->tile_count);
 	cJSON_AddBoolToObject(j, "trip_count_computable", l->nind > 0 && l->cond);
+	if (l->nind > 0 && l->trips >= 0)
+		cJSON_AddNumberToObject(j, "trips", l->trips);
 	cJSON_AddStringToObject(j, "barrier_form",
 				l->bar1 < 0              ? "none"
 				: l->form == KP_FORM_TOP ? "top"

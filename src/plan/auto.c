@@ -61,7 +61,9 @@
  * (blind_template(): nothing is known to weigh; cuda-convnet2's templates
  * lost on half of their instantiations with the blind pick), and so is a
  * loop that runs at most once in every instantiation (runs_once(): no
- * next tile to fetch).
+ * next tile to fetch), and one of a few compile-time trips inside another
+ * loop (short_inner(): its pipeline is filled again at every outer
+ * iteration).
  *
  * When two buffers of the tiles do not fit the static shared-memory limit
  * but one does, auto picks register-2bar (single tiles, two barriers)
@@ -104,6 +106,9 @@
  * 2026-12-07; attention_dynamic_smem, 64: cp.async 1.136x, register-2bar
  * 0.865x, H200) */
 #define KP_AUTO_2BAR_REGS 32
+/* short_inner()'s: the most compile-time trips of a loop inside another
+ * loop that auto leaves alone (the longest such loop measured ran 8) */
+#define KP_AUTO_SHORT_TRIPS 8
 
 /* Two buffers over the limit, one within it: register-2bar, or NULL. */
 static const char *single_buffer(kp_file *f, const kp_loop *l, const kp_arch *a,
@@ -531,6 +536,32 @@ static const char *runs_once(const kp_loop *l, kp_arena *ar)
 			       l->nper_inst > 1 ? " in every instantiation" : "");
 }
 
+/* A loop of at most KP_AUTO_SHORT_TRIPS trips (its bounds and step
+ * compile-time constants, in every instantiation) inside another loop of
+ * the kernel: the pipeline drains at the end of each run and is filled
+ * again, with its first load exposed, at each of the outer loop's
+ * iterations, so at most a few loads per fill overlap.  The refusal
+ * message, or NULL.  Measured: cuda-convnet2's two templates of this shape
+ * (H100, 2026-12-07; their K-loops run 2 and 8 times, and 1 and 2, inside
+ * a loop over cases or filters that loads a tile of its own): no variant
+ * gained more than 3% in any of the four runs, auto's pick lost in all of
+ * them (conv_weight_acts_c_kepler 0.888x and 0.676x, best 0.893x and
+ * 0.822x; conv_img_acts_manycolor_kepler 0.999x and 0.975x).  No measured
+ * loop of this shape gained. */
+static const char *short_inner(const kp_loop *l, kp_arena *ar)
+{
+	if (l->trips < 2 || l->trips > KP_AUTO_SHORT_TRIPS || !l->within_line)
+		return NULL;
+	return kp_arena_printf(
+		ar,
+		"no gain predicted: the loop runs at most %.0f times (its bounds and step are "
+		"compile-time constants%s) inside the loop at line %d, so its pipeline is "
+		"filled again, with the first tile's load exposed, at each iteration of that "
+		"loop (on the loops of this shape measured no variant gained); --variant NAME "
+		"pipelines it anyway",
+		l->trips, l->nper_inst > 1 ? ", in every instantiation" : "", l->within_line);
+}
+
 /* Tensor-core tiles on the cp.async ring (rule 1) in a kernel whose
  * registers already keep >= KP_AUTO_TENSOR_WARPS warps resident per SM
  * (ptxas), whose tile reads have no conflict for auto's padding to fix:
@@ -669,6 +700,8 @@ void kp_plan_auto(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a, in
 	const char *blind = blind_template(l, &f->arena);
 	if (!blind)
 		blind = runs_once(l, &f->arena);
+	if (!blind)
+		blind = short_inner(l, &f->arena);
 	if (blind) {
 		p->xform = NULL;
 		p->refuse_id = "kpipe-no-predicted-gain";

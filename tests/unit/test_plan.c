@@ -542,6 +542,43 @@ Test(plan, a_template_loop_is_left_alone_only_if_every_instantiation_runs_it_onc
 	cr_expect_not_null(p.xform, "refused: %s", p.refuse_msg ? p.refuse_msg : "");
 }
 
+/* A few compile-time trips inside another loop: the pipeline is filled
+ * again at every outer iteration; auto leaves it alone
+ * (cuda-convnet2's conv_weight_acts_c_kepler, 2 and 8 trips inside its
+ * loop over cases: every variant 0.68x-0.89x).  Longer, or not inside a
+ * loop: planned; a forced variant still pipelines it. */
+Test(plan, a_short_loop_inside_another_loop_is_left_alone)
+{
+	kp_loop *l = loop_of(TRIPS_SRC("",
+				       "for (int b = 0; b < N; b += 4 * TILE)\n"
+				       "    for (int k0 = b; k0 < b + 4 * TILE; k0 += TILE)",
+				       ""),
+			     "sm_90");
+	cr_assert(l->eligible);
+	cr_expect_eq(l->trips, 4);
+	cr_expect_eq(l->within_line, 9);
+	kp_plan p;
+	plan(&p, l, "sm_90", "auto", 2);
+	expect_refused(&p, "kpipe-no-predicted-gain",
+		       "runs at most 4 times (its bounds and step are compile-time constants) "
+		       "inside the loop at line 9");
+	plan(&p, l, "sm_90", "register", 2);
+	expect_xform(&p, "register");
+	l = loop_of(TRIPS_SRC("",
+			      "for (int b = 0; b < N; b += 16 * TILE)\n"
+			      "    for (int k0 = b; k0 < b + 16 * TILE; k0 += TILE)",
+			      ""),
+		    "sm_90");
+	cr_expect_eq(l->trips, 16);
+	plan(&p, l, "sm_90", "auto", 2);
+	cr_expect_not_null(p.xform, "refused: %s", p.refuse_msg ? p.refuse_msg : "");
+	l = loop_of(TRIPS_SRC("", "for (int k0 = 0; k0 < 4 * TILE; k0 += TILE)", ""), "sm_90");
+	cr_expect_eq(l->trips, 4);
+	cr_expect_eq(l->within_line, 0);
+	plan(&p, l, "sm_90", "auto", 2);
+	cr_expect_not_null(p.xform, "refused: %s", p.refuse_msg ? p.refuse_msg : "");
+}
+
 Test(plan, three_stages_need_cp_async)
 {
 	kp_loop *l = loop_of(float_src, "sm_90");
