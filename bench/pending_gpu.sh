@@ -43,6 +43,11 @@
 #             every size (#35)
 #   convnet   the same for cuda-convnet2's runs (carry gpu-convnet, made by
 #             `bench/convnet_gpu.py prepare`; CONVNET_ONLY) (#35)
+#   heldout-san  every held-out version checked bit for bit at every size
+#             of its description and run under memcheck, racecheck and
+#             synccheck (Kernel Tuner's rows checked only), issue 34's
+#             "bit-identical and sanitizer-clean"; convnet-san the same
+#             for cuda-convnet2's runs
 #   cpudiff   every variant of the CPU checker's kernels CPUDIFF names
 #             (made here into gpu-new/out by `SAMPLES_DIR=gpu-new/src bash
 #             bench/make_variants.sh gpu-new/out`, the kernels and their
@@ -150,6 +155,24 @@ for part in "${parts[@]}"; do
 				--only "$HELDOUT_SAN" >"$out/$part/san.log" 2>&1 || rc=1
 		fi
 		;;
+	heldout-san)
+		# every held-out version bit for bit at every size, with
+		# memcheck, racecheck and synccheck (Kernel Tuner's rows without
+		# the sanitizers: their runner is the library's); the build root
+		# of the heldout part is reused where it ran first
+		$limit python3 bench/heldout_gpu.py run --out "$out/$part/san" --no-time --parallel 14 \
+			--exclude kt_doc --exclude kt_examples --build-root /tmp/kp-heldout \
+			>"$out/$part/san.log" 2>&1
+		rc=$?
+		$limit python3 bench/heldout_gpu.py run --out "$out/$part/kt" --no-time --no-sanitize \
+			--parallel 4 --only kt_doc,kt_examples --build-root /tmp/kp-heldout \
+			>"$out/$part/kt.log" 2>&1 || rc=1
+		;;
+	convnet-san)
+		$limit python3 bench/convnet_gpu.py run --out "$out/$part/san" --no-time --parallel 8 \
+			--build-root /tmp/kp-convnet >"$out/$part/san.log" 2>&1
+		rc=$?
+		;;
 	cpudiff)
 		# shellcheck disable=SC2086 # CPUDIFF: a list of names
 		SAMPLES_DIR="$root/gpu-new/src" OUT="$out/cpudiff" $limit bash bench/gpu_samples.sh \
@@ -157,7 +180,7 @@ for part in "${parts[@]}"; do
 		rc=$?
 		;;
 	*)
-		echo "pending_gpu.sh: unknown part '$part' (tune, bulk, samples, memory, swz, tmaloops, production, hemm, lowflop, heldout, convnet, cpudiff)" >&2
+		echo "pending_gpu.sh: unknown part '$part' (tune, bulk, samples, memory, swz, tmaloops, production, hemm, lowflop, heldout, convnet, heldout-san, convnet-san, cpudiff)" >&2
 		rc=2
 		;;
 	esac
