@@ -48,7 +48,9 @@
  * 8 warps: register 0.953x, cp.async 1.123x; sgemm_float4_macro, 16 -> 8:
  * 0.965x against 1.093x; smaller drops, such as matmul_ptr_bump's 48 ->
  * 40, lose nothing: 1.032x against cp.async's 0.985x); where cp.async
- * does not apply, such a loop is left alone (kpipe-no-predicted-gain;
+ * does not apply, register-2bar is written where ptxas shows its one
+ * buffer keeping every warp (one_buffer_keeps(): leimao's gemm_v05,
+ * 1.341x), else the loop is left alone (kpipe-no-predicted-gain;
  * matmul_staged_loader, 2 -> 1 blocks per SM: every variant 0.93-0.94x).
  * From compute/load 20 FLOP/B up, ptxas decides (busy_kernel()):
  * a kernel whose registers leave >= 48 warps resident per SM is left
@@ -603,6 +605,46 @@ static void tensor_many_warps(kp_plan *p, kp_file *f, const kp_loop *l, const kp
 		rx.regs, rx.regs == 1 ? "" : "s");
 }
 
+/* Register staging with two buffers that halves the resident warps (o:
+ * the original, v: the rewrite), where cp.async does not apply (why not:
+ * `no`): register-2bar, whose one buffer holds the original's shared
+ * memory, where ptxas shows it keeps every resident warp of the original
+ * in every instantiation (the one that loses the most is compared).  1
+ * with p set, else 0.  Measured (H100, 2026-12-07, leimao's GEMM series,
+ * float and __half instantiations): register-2bar where it kept the
+ * original's blocks per SM 1.089x, 1.341x, 1.011x, 1.324x, 1.050x; where
+ * it lost some, 0.854x, 0.954x, 0.907x, 0.788x, and matmul_staged_loader's
+ * 0.939x (H200, 2 -> 1 blocks). */
+static int one_buffer_keeps(kp_plan *p, kp_file *f, const kp_loop *l, const kp_arch *a,
+			    const kp_auto_facts *o, const kp_auto_facts *v, const char *no)
+{
+	const kp_auto_probe *pr = f->auto_probe;
+	const kp_transform *r2 = kp_transform_find("register-2bar");
+	const char *no2 = NULL;
+	kp_auto_facts w;
+	memset(&w, 0, sizeof(w));
+	if (!r2 || p->xform == r2 || !kp_transform_match(r2, f, l, a, &f->arena, &no2) ||
+	    !pr->variant(pr, f, l, a, r2, 2, 0, &w) || w.warps <= 0)
+		return 0;
+	int base = w.base_warps > 0 ? w.base_warps : o->warps;
+	int base_regs = w.base_warps > 0 ? w.base_regs : o->regs;
+	if (w.warps < base)
+		return 0;
+	p->why = kp_arena_printf(
+		&f->arena,
+		"%s would halve the resident warps (ptxas: %d -> %d registers, %d -> %d warps per "
+		"SM at %d threads) and cp.async does not apply (%s): register-2bar, whose one "
+		"buffer keeps them (ptxas: %d -> %d registers, %d -> %d warps; one-buffer "
+		"register staging that kept the original's blocks per SM gained on every kernel "
+		"measured)",
+		p->xform->name, o->regs, v->regs, o->warps, v->warps, v->threads,
+		no ? no : "no reason given", base_regs, w.regs, base, w.warps);
+	p->xform = r2;
+	p->stages = 2;
+	p->dynamic = 0; /* one buffer: the original's static tiles */
+	return 1;
+}
+
 /* Register staging that halves the kernel's resident warps per SM, by
  * ptxas on the rewrite, where cp.async (which holds no staging registers)
  * applies and fits: cp.async.  Where cp.async does not apply, the loop is
@@ -670,6 +712,8 @@ static void staging_occupancy(kp_plan *p, kp_file *f, const kp_loop *l, const kp
 				: "");
 		return;
 	}
+	if (!cp_ok && one_buffer_keeps(p, f, l, a, &o, &v, no))
+		return;
 	if (!cp_ok) {
 		p->refuse_id = "kpipe-no-predicted-gain";
 		p->refuse_msg = kp_arena_printf(
