@@ -435,11 +435,68 @@ static int lin_names_loop(kp_file *f, const kp_load *a, const lin *r)
 	return 0;
 }
 
+/* The values copy ld's loop variable named `name` takes, as [lo, hi]
+ * (compile-time first value, step and trip count): 1, or 0 when `name`
+ * is none of its copy loops' variables or a bound is not known. */
+static int loop_var_span(const kp_kernel *k, const long long *iv, const kp_load *ld,
+			 const char *name, long long *lo, long long *hi)
+{
+	for (int d = 0; d < ld->depth && d < 4; d++) {
+		const kp_range *r = &ld->ranges[d];
+		if (!r->var_decl || !r->var_decl->decl || strcmp(r->var_decl->decl->name, name))
+			continue;
+		long long first, step = 1;
+		if (!r->lo || kp_eval(r->lo, k, iv, &first) || !r->step_ok || ld->trips[d] < 1 ||
+		    (!r->step_is_one && (!r->step || kp_eval(r->step, k, iv, &step) || step <= 0)))
+			return 0;
+		*lo = first;
+		*hi = first + ((long long)ld->trips[d] - 1) * step;
+		return 1;
+	}
+	return 0;
+}
+
+/* Whether index x of copy a and y of copy b (the same atoms with the
+ * same coefficients) differ by at least w in every pair of their trips
+ * within one thread: each atom that is a copy loop's variable ranges over
+ * that loop's values, independently for a and b; an atom that names a
+ * copy loop's variable otherwise is not bounded (0); any other atom has
+ * one value in both.  (Overlaps between two threads' copies are the
+ * original's own race, which cp.async does not change.) */
+static int trips_apart(kp_file *f, const kp_kernel *k, const long long *iv, const kp_load *a,
+		       const kp_load *b, const lin *x, const lin *y, long long w)
+{
+	long long lo = x->c - y->c, hi = x->c - y->c;
+	for (int i = 0; i < x->n; i++) {
+		long long c = x->coef[i], alo, ahi, blo, bhi;
+		if (!c)
+			continue;
+		int ina = loop_var_span(k, iv, a, x->atom[i], &alo, &ahi);
+		int inb = loop_var_span(k, iv, b, x->atom[i], &blo, &bhi);
+		if (!ina && !inb) {
+			lin one = {0, 1, 1, {x->atom[i]}, {1}};
+			if (lin_names_loop(f, a, &one) || lin_names_loop(f, b, &one))
+				return 0;
+			continue; /* the same value in both copies */
+		}
+		if (!ina || !inb)
+			return 0;
+		/* c * (va - vb), va in [alo, ahi], vb in [blo, bhi] */
+		long long dlo = alo - bhi, dhi = ahi - blo;
+		lo += c > 0 ? c * dlo : c * dhi;
+		hi += c > 0 ? c * dhi : c * dlo;
+	}
+	return lo >= w || hi <= -w;
+}
+
 /* Whether copies a and b provably write different elements of their
  * tile: in one dimension their indices differ by a constant at least as
  * large as the elements either writes (a float4 into a float tile writes
  * four), and, when either is in a copy loop, that index names no copy
- * loop variable (so no other trip meets it). */
+ * loop variable (so no other trip meets it) or the loops' values keep
+ * every trip of a apart from every trip of b (trips_apart(): h2o's
+ * `ashare[ty + i][tx + j]` and `ashare[ty + i][tx + j + STEP]`, j below
+ * STRIDE <= STEP). */
 static int distinct_targets(kp_file *f, const kp_kernel *k, const long long *iv, const kp_load *a,
 			    const kp_load *b)
 {
@@ -479,6 +536,8 @@ static int distinct_targets(kp_file *f, const kp_kernel *k, const long long *iv,
 		}
 		if (diff >= w && ((!a->depth && !b->depth) ||
 				  (!lin_names_loop(f, a, &x) && !lin_names_loop(f, b, &y))))
+			return 1;
+		if ((a->depth || b->depth) && trips_apart(f, k, iv, a, b, &x, &y, w))
 			return 1;
 	}
 	return 0;
