@@ -449,11 +449,40 @@ static int loop_var_span(const kp_kernel *k, const long long *iv, const kp_load 
 		if (!r->lo || kp_eval(r->lo, k, iv, &first) || !r->step_ok || ld->trips[d] < 1 ||
 		    (!r->step_is_one && (!r->step || kp_eval(r->step, k, iv, &step) || step <= 0)))
 			return 0;
+		/* the header's count holds only if the body leaves the counter
+		 * alone */
+		kp_rw_set bs = {0};
+		kp_rw_collect(kp_loop_body(r->loop), &bs);
+		int written = kp_rw_has(bs.w, bs.nw, r->var_decl->decl);
+		kp_rw_release(&bs);
+		if (written)
+			return 0;
 		*lo = first;
 		*hi = first + ((long long)ld->trips[d] - 1) * step;
 		return 1;
 	}
 	return 0;
+}
+
+/* Whether text t names a variable the load phase of l writes, other
+ * than the counters of ld's copy loops (NULL: none): such a name may hold
+ * another value at each copy (`idx -= 1` between two), so two copies
+ * spelled alike need not write the same element, nor two spelled apart
+ * different ones. */
+static int names_load_write(const kp_loop *l, const kp_load *ld, const char *t)
+{
+	kp_rw_set ws = {0};
+	kp_rw_range((kp_loop *)l, l->load_b, l->load_e, &ws);
+	int hit = 0;
+	for (int q = 0; q < ws.nw && !hit; q++) {
+		const kp_decl *v = ws.w[q];
+		int counter = 0;
+		for (int d = 0; ld && d < ld->depth && d < 4; d++)
+			counter |= ld->ranges[d].var_decl && ld->ranges[d].var_decl->decl == v;
+		hit = !counter && v->name && kp_mentions_ident(t, 0, strlen(t), v->name);
+	}
+	kp_rw_release(&ws);
+	return hit;
 }
 
 /* Whether index x of copy a and y of copy b (the same atoms with the
@@ -463,11 +492,12 @@ static int loop_var_span(const kp_kernel *k, const long long *iv, const kp_load 
  * copy loop's variable otherwise is not bounded (0); any other atom has
  * one value in both.  (Overlaps between two threads' copies are the
  * original's own race, which cp.async does not change.) */
-static int trips_apart(kp_file *f, const kp_kernel *k, const long long *iv, const kp_load *a,
-		       const kp_load *b, const lin *x, const lin *y, long long w)
+static int trips_apart(kp_file *f, const kp_kernel *k, const long long *iv, const kp_loop *l,
+		       const kp_load *a, const kp_load *b, const lin *x, const lin *y, long long w)
 {
 	long long lo = x->c - y->c, hi = x->c - y->c;
-	for (int i = 0; i < x->n; i++) {
+	int ok = 1;
+	for (int i = 0; i < x->n && ok; i++) {
 		long long c = x->coef[i], alo, ahi, blo, bhi;
 		if (!c)
 			continue;
@@ -475,18 +505,21 @@ static int trips_apart(kp_file *f, const kp_kernel *k, const long long *iv, cons
 		int inb = loop_var_span(k, iv, b, x->atom[i], &blo, &bhi);
 		if (!ina && !inb) {
 			lin one = {0, 1, 1, {x->atom[i]}, {1}};
-			if (lin_names_loop(f, a, &one) || lin_names_loop(f, b, &one))
-				return 0;
-			continue; /* the same value in both copies */
+			if (lin_names_loop(f, a, &one) || lin_names_loop(f, b, &one) ||
+			    names_load_write(l, NULL, x->atom[i]))
+				ok = 0;
+			continue; /* otherwise the same value in both copies */
 		}
-		if (!ina || !inb)
-			return 0;
+		if (!ina || !inb) {
+			ok = 0;
+			break;
+		}
 		/* c * (va - vb), va in [alo, ahi], vb in [blo, bhi] */
 		long long dlo = alo - bhi, dhi = ahi - blo;
 		lo += c > 0 ? c * dlo : c * dhi;
 		hi += c > 0 ? c * dhi : c * dlo;
 	}
-	return lo >= w || hi <= -w;
+	return ok && (lo >= w || hi <= -w);
 }
 
 /* Whether copies a and b provably write different elements of their
@@ -497,8 +530,8 @@ static int trips_apart(kp_file *f, const kp_kernel *k, const long long *iv, cons
  * every trip of a apart from every trip of b (trips_apart(): h2o's
  * `ashare[ty + i][tx + j]` and `ashare[ty + i][tx + j + STEP]`, j below
  * STRIDE <= STEP). */
-static int distinct_targets(kp_file *f, const kp_kernel *k, const long long *iv, const kp_load *a,
-			    const kp_load *b)
+static int distinct_targets(kp_file *f, const kp_kernel *k, const long long *iv, const kp_loop *l,
+			    const kp_load *a, const kp_load *b)
 {
 	const kp_node *ia[KP_MAX_DIMS + 1], *ib[KP_MAX_DIMS + 1];
 	int na = tile_subscripts(a->lhs, a->tile, ia, KP_MAX_DIMS + 1);
@@ -534,10 +567,14 @@ static int distinct_targets(kp_file *f, const kp_kernel *k, const long long *iv,
 			if (w < 1)
 				w = 1;
 		}
-		if (diff >= w && ((!a->depth && !b->depth) ||
-				  (!lin_names_loop(f, a, &x) && !lin_names_loop(f, b, &y))))
+		int stable = 1;
+		for (int i = 0; i < x.n && stable; i++)
+			stable = !x.coef[i] || !names_load_write(l, NULL, x.atom[i]);
+		if (diff >= w && stable &&
+		    ((!a->depth && !b->depth) ||
+		     (!lin_names_loop(f, a, &x) && !lin_names_loop(f, b, &y))))
 			return 1;
-		if ((a->depth || b->depth) && trips_apart(f, k, iv, a, b, &x, &y, w))
+		if ((a->depth || b->depth) && trips_apart(f, k, iv, l, a, b, &x, &y, w))
 			return 1;
 	}
 	return 0;
@@ -546,15 +583,16 @@ static int distinct_targets(kp_file *f, const kp_kernel *k, const long long *iv,
 /* Two copies of the same value from the same address into the same
  * place, under the same copy loops: whichever completes last writes the
  * same bytes. */
-static int same_copy(kp_file *f, const kp_load *a, const kp_load *b)
+static int same_copy(kp_file *f, const kp_loop *l, const kp_load *a, const kp_load *b)
 {
 	if (a->depth != b->depth || !a->rhs || !b->rhs || a->vector != b->vector)
 		return 0;
 	for (int d = 0; d < a->depth && d < 4; d++)
 		if (a->loops[d] != b->loops[d])
 			return 0;
-	return !strcmp(atom_text(f, a->lhs), atom_text(f, b->lhs)) &&
-	       !strcmp(atom_text(f, a->rhs), atom_text(f, b->rhs));
+	const char *lhs = atom_text(f, a->lhs), *rhs = atom_text(f, a->rhs);
+	return !strcmp(lhs, atom_text(f, b->lhs)) && !strcmp(rhs, atom_text(f, b->rhs)) &&
+	       !names_load_write(l, a, lhs) && !names_load_write(l, a, rhs);
 }
 
 /* Why two copies may write one element, or NULL. */
@@ -565,7 +603,7 @@ static const char *overlap_problem(kp_file *f, const kp_kernel *k, const long lo
 	for (int j = 0; j < l->nloads; j++) {
 		const kp_load *b = &l->loads[j];
 		if (j == i || b->tile != a->tile || exclusive(a, b) ||
-		    distinct_targets(f, k, iv, a, b) || same_copy(f, a, b))
+		    distinct_targets(f, k, iv, l, a, b) || same_copy(f, l, a, b))
 			continue;
 		return kp_arena_printf(
 			&f->arena,

@@ -5,6 +5,10 @@
 // counters range over compile-time values, so kpipe bounds the
 // difference: apart in halves_apart and split_loops, overlapping in
 // halves_overlap and split_overlap (cp.async refused with the reason).
+// An index variable the load phase changes between two copies proves
+// nothing either way (bumped, shifted, twice: refused; before, shifted's
+// and twice's copies, which write one element, were taken for apart and
+// for the same copy).
 #define STRIDE 2
 #define STEP (16 * STRIDE)
 
@@ -93,6 +97,66 @@ __global__ void split_overlap(const float *a, float *c, int k)
         __syncthreads();
         for (int kk = 0; kk < 7; ++kk)
             acc += as[t][kk];
+        __syncthreads();
+    }
+    c[blockIdx.x * 32 + t] = acc;
+}
+
+// idx changes inside the first copy loop: its value at the second copy is
+// not the first's
+__global__ void bumped(const float *a, float *c, int k)
+{
+    __shared__ float as[32][16];
+    const int t = threadIdx.x;
+    float acc = 0.f;
+    for (int k0 = 0; k0 < k; k0 += 8) {
+        int idx = 0;
+        for (int j = 0; j < 4; ++j) {
+            as[t][idx + j] = a[(blockIdx.x * 32 + t) * k + k0 + j];
+            idx += 2;
+        }
+        for (int j = 0; j < 4; ++j)
+            as[t][idx + j + 4] = a[(blockIdx.x * 32 + t) * k + k0 + j + 4];
+        __syncthreads();
+        for (int kk = 0; kk < 8; ++kk)
+            acc += as[t][kk];
+        __syncthreads();
+    }
+    c[blockIdx.x * 32 + t] = acc;
+}
+
+// idx + 1, then idx - 1 + 2: one element, two values; the second must win
+__global__ void shifted(const float *a, float *c, int k)
+{
+    __shared__ float as[32][16];
+    const int t = threadIdx.x;
+    float acc = 0.f;
+    for (int k0 = 0; k0 < k; k0 += 8) {
+        int idx = 4;
+        as[t][idx + 1] = a[(blockIdx.x * 32 + t) * k + k0];
+        idx -= 1;
+        as[t][idx + 2] = a[(blockIdx.x * 32 + t) * k + k0 + 1];
+        __syncthreads();
+        for (int kk = 0; kk < 8; ++kk)
+            acc += as[t][kk];
+        __syncthreads();
+    }
+    c[blockIdx.x * 32 + t] = acc;
+}
+
+// the same text twice, but src moved between: not the same copy
+__global__ void twice(const float *a, float *c, int k)
+{
+    __shared__ float as[32][8];
+    const int t = threadIdx.x;
+    float acc = 0.f;
+    for (int k0 = 0; k0 < k; k0 += 8) {
+        int src = (blockIdx.x * 32 + t) * k + k0;
+        as[t][0] = a[src];
+        src += 1;
+        as[t][0] = a[src];
+        __syncthreads();
+        acc += as[t][0];
         __syncthreads();
     }
     c[blockIdx.x * 32 + t] = acc;
