@@ -321,7 +321,7 @@ static void analyze_loop(actx *c)
 	collect_tiles(c, &rw.load);
 	kp_count_copy_trips(c);
 	kp_find_tile_aliases(c);
-	kp_copy_facts(c->f, c->k, l, c->iv, c->targs);
+	kp_copy_facts(c->f, c->k, l, c->iv, c->targs, &rw.load);
 	l->effects = kp_effects_of_loop(c->f, c->k, l);
 	kp_rule_ctx rc = {c->f, c->k, l, c->iv, c->targs, &rw, c->o};
 	kp_rules_run(&rc);

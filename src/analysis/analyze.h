@@ -79,13 +79,6 @@ int kp_is_zero_value(const kp_node *n);
  * NULL when t has no root. */
 const kp_decl *kp_written_var(const kp_file *f, const kp_kernel *k, kp_node *t, int *through);
 
-/* The facts the asynchronous forms need proven of each copy of loop l of
- * kernel k (one instantiation: value arguments iv and type arguments
- * targs, NULL when symbolic), once its copies were read: sets
- * kp_load.src_global and kp_load.async_why (copies.c). */
-void kp_copy_facts(kp_file *f, const kp_kernel *k, kp_loop *l, const long long *iv,
-		   const kp_targ *targs);
-
 /* The first argument of a call (kids[1..]) that is a __shared__ array, or
  * an element or row of one: its declaration, or NULL. */
 const kp_decl *kp_call_shared_arg(const kp_node *call);

@@ -125,6 +125,16 @@ void kp_rw_release(kp_rw_set *s);
 void kp_rw_collect(kp_node *n, kp_rw_set *s);
 void kp_rw_range(kp_loop *l, int b, int e, kp_rw_set *s);
 
+/* ---- copies.c */
+/* The facts the asynchronous forms need proven of each copy of loop l of
+ * kernel k (one instantiation: value arguments iv and type arguments
+ * targs, NULL when symbolic), once its copies were read: sets
+ * kp_load.src_global and kp_load.async_why.  load_rw: the load phase's
+ * reads and writes (kp_rw_range), whose written names prove nothing about
+ * where two copies land. */
+void kp_copy_facts(kp_file *f, const kp_kernel *k, kp_loop *l, const long long *iv,
+		   const kp_targ *targs, const kp_rw_set *load_rw);
+
 /* ---- induction.c */
 const char *kp_step_text(actx *c, kp_node *n, int *sign);
 kp_decl *kp_inc_var(kp_node *n);

@@ -1,7 +1,7 @@
 /*
  * copies.c - what the asynchronous forms (cp.async, bulk, tensor copies)
  * need of each copy of a loop's load phase, proven from the model and not
- * assumed (kp_copy_facts, analyze.h): that the source is global memory, that the copy's
+ * assumed (kp_copy_facts, analyze_int.h): that the source is global memory, that the copy's
  * width does not exceed the alignment its types prove, and that no other
  * copy of the load phase may write the same tile element (two async
  * copies into one element complete in no defined order).  Sets
@@ -464,25 +464,31 @@ static int loop_var_span(const kp_kernel *k, const long long *iv, const kp_load 
 	return 0;
 }
 
-/* Whether text t names a variable the load phase of l writes, other
+/* Whether text t names a variable of lw, the load phase's writes, other
  * than the counters of ld's copy loops (NULL: none): such a name may hold
  * another value at each copy (`idx -= 1` between two), so two copies
  * spelled alike need not write the same element, nor two spelled apart
  * different ones. */
-static int names_load_write(const kp_loop *l, const kp_load *ld, const char *t)
+static int names_load_write(const kp_rw_set *lw, const kp_load *ld, const char *t)
 {
-	kp_rw_set ws = {0};
-	kp_rw_range((kp_loop *)l, l->load_b, l->load_e, &ws);
-	int hit = 0;
-	for (int q = 0; q < ws.nw && !hit; q++) {
-		const kp_decl *v = ws.w[q];
+	for (int q = 0; q < lw->nw; q++) {
+		const kp_decl *v = lw->w[q];
 		int counter = 0;
 		for (int d = 0; ld && d < ld->depth && d < 4; d++)
 			counter |= ld->ranges[d].var_decl && ld->ranges[d].var_decl->decl == v;
-		hit = !counter && v->name && kp_mentions_ident(t, 0, strlen(t), v->name);
+		if (!counter && v->name && kp_mentions_ident(t, 0, strlen(t), v->name))
+			return 1;
 	}
-	kp_rw_release(&ws);
-	return hit;
+	return 0;
+}
+
+/* Whether an atom of x names a variable of lw (names_load_write()). */
+static int lin_names_write(const kp_rw_set *lw, const lin *x)
+{
+	for (int i = 0; i < x->n; i++)
+		if (x->coef[i] && names_load_write(lw, NULL, x->atom[i]))
+			return 1;
+	return 0;
 }
 
 /* Whether index x of copy a and y of copy b (the same atoms with the
@@ -492,7 +498,7 @@ static int names_load_write(const kp_loop *l, const kp_load *ld, const char *t)
  * copy loop's variable otherwise is not bounded (0); any other atom has
  * one value in both.  (Overlaps between two threads' copies are the
  * original's own race, which cp.async does not change.) */
-static int trips_apart(kp_file *f, const kp_kernel *k, const long long *iv, const kp_loop *l,
+static int trips_apart(kp_file *f, const kp_kernel *k, const long long *iv, const kp_rw_set *lw,
 		       const kp_load *a, const kp_load *b, const lin *x, const lin *y, long long w)
 {
 	long long lo = x->c - y->c, hi = x->c - y->c;
@@ -506,7 +512,7 @@ static int trips_apart(kp_file *f, const kp_kernel *k, const long long *iv, cons
 		if (!ina && !inb) {
 			lin one = {0, 1, 1, {x->atom[i]}, {1}};
 			if (lin_names_loop(f, a, &one) || lin_names_loop(f, b, &one) ||
-			    names_load_write(l, NULL, x->atom[i]))
+			    names_load_write(lw, NULL, x->atom[i]))
 				ok = 0;
 			continue; /* otherwise the same value in both copies */
 		}
@@ -530,8 +536,8 @@ static int trips_apart(kp_file *f, const kp_kernel *k, const long long *iv, cons
  * every trip of a apart from every trip of b (trips_apart(): h2o's
  * `ashare[ty + i][tx + j]` and `ashare[ty + i][tx + j + STEP]`, j below
  * STRIDE <= STEP). */
-static int distinct_targets(kp_file *f, const kp_kernel *k, const long long *iv, const kp_loop *l,
-			    const kp_load *a, const kp_load *b)
+static int distinct_targets(kp_file *f, const kp_kernel *k, const long long *iv,
+			    const kp_rw_set *lw, const kp_load *a, const kp_load *b)
 {
 	const kp_node *ia[KP_MAX_DIMS + 1], *ib[KP_MAX_DIMS + 1];
 	int na = tile_subscripts(a->lhs, a->tile, ia, KP_MAX_DIMS + 1);
@@ -567,14 +573,12 @@ static int distinct_targets(kp_file *f, const kp_kernel *k, const long long *iv,
 			if (w < 1)
 				w = 1;
 		}
-		int stable = 1;
-		for (int i = 0; i < x.n && stable; i++)
-			stable = !x.coef[i] || !names_load_write(l, NULL, x.atom[i]);
-		if (diff >= w && stable &&
+		if (diff >= w &&
 		    ((!a->depth && !b->depth) ||
-		     (!lin_names_loop(f, a, &x) && !lin_names_loop(f, b, &y))))
+		     (!lin_names_loop(f, a, &x) && !lin_names_loop(f, b, &y))) &&
+		    !lin_names_write(lw, &x))
 			return 1;
-		if ((a->depth || b->depth) && trips_apart(f, k, iv, l, a, b, &x, &y, w))
+		if ((a->depth || b->depth) && trips_apart(f, k, iv, lw, a, b, &x, &y, w))
 			return 1;
 	}
 	return 0;
@@ -583,7 +587,7 @@ static int distinct_targets(kp_file *f, const kp_kernel *k, const long long *iv,
 /* Two copies of the same value from the same address into the same
  * place, under the same copy loops: whichever completes last writes the
  * same bytes. */
-static int same_copy(kp_file *f, const kp_loop *l, const kp_load *a, const kp_load *b)
+static int same_copy(kp_file *f, const kp_rw_set *lw, const kp_load *a, const kp_load *b)
 {
 	if (a->depth != b->depth || !a->rhs || !b->rhs || a->vector != b->vector)
 		return 0;
@@ -592,18 +596,18 @@ static int same_copy(kp_file *f, const kp_loop *l, const kp_load *a, const kp_lo
 			return 0;
 	const char *lhs = atom_text(f, a->lhs), *rhs = atom_text(f, a->rhs);
 	return !strcmp(lhs, atom_text(f, b->lhs)) && !strcmp(rhs, atom_text(f, b->rhs)) &&
-	       !names_load_write(l, a, lhs) && !names_load_write(l, a, rhs);
+	       !names_load_write(lw, a, lhs) && !names_load_write(lw, a, rhs);
 }
 
 /* Why two copies may write one element, or NULL. */
 static const char *overlap_problem(kp_file *f, const kp_kernel *k, const long long *iv,
-				   const kp_loop *l, int i)
+				   const kp_loop *l, const kp_rw_set *lw, int i)
 {
 	const kp_load *a = &l->loads[i];
 	for (int j = 0; j < l->nloads; j++) {
 		const kp_load *b = &l->loads[j];
 		if (j == i || b->tile != a->tile || exclusive(a, b) ||
-		    distinct_targets(f, k, iv, l, a, b) || same_copy(f, l, a, b))
+		    distinct_targets(f, k, iv, lw, a, b) || same_copy(f, lw, a, b))
 			continue;
 		return kp_arena_printf(
 			&f->arena,
@@ -643,7 +647,7 @@ static const char *overlap_problem(kp_file *f, const kp_kernel *k, const long lo
 }
 
 void kp_copy_facts(kp_file *f, const kp_kernel *k, kp_loop *l, const long long *iv,
-		   const kp_targ *targs)
+		   const kp_targ *targs, const kp_rw_set *load_rw)
 {
 	for (int i = 0; i < l->nloads; i++) {
 		kp_load *ld = &l->loads[i];
@@ -696,6 +700,6 @@ void kp_copy_facts(kp_file *f, const kp_kernel *k, kp_loop *l, const long long *
 						 ld->line, t ? t : "?", ld->bytes, ld->bytes);
 			continue;
 		}
-		ld->async_why = overlap_problem(f, k, iv, l, i);
+		ld->async_why = overlap_problem(f, k, iv, l, load_rw, i);
 	}
 }
