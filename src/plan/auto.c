@@ -641,7 +641,9 @@ static int one_buffer_keeps(kp_plan *p, kp_file *f, const kp_loop *l, const kp_a
 		no ? no : "no reason given", base_regs, w.regs, base, w.warps);
 	p->xform = r2;
 	p->stages = 2;
-	p->dynamic = 0; /* one buffer: the original's static tiles */
+	p->dynamic = 0;         /* one buffer: the original's static tiles */
+	p->warps_before = base; /* the figures of the form written (busy_kernel()) */
+	p->warps_after = w.warps;
 	return 1;
 }
 

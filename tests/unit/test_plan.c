@@ -2381,6 +2381,9 @@ Test(plan, auto_register_staging_that_halves_the_resident_warps_without_cp_async
 	expect_xform(&p, "register-2bar");
 	cr_expect_eq(p.stages, 2);
 	cr_expect(!p.dynamic);
+	/* the warps busy_kernel() weighs are those of the form written */
+	cr_expect_eq(p.warps_before, 24);
+	cr_expect_eq(p.warps_after, 24);
 	cr_expect(strstr(p.why, "register-2bar, whose one buffer keeps them (ptxas: 32 -> 32 "
 				"registers, 24 -> 24 warps") != NULL,
 		  "%s", p.why);
