@@ -288,15 +288,15 @@ static void text_loop(kp_file *f, const kp_loop *l, const kp_cli *o)
 		       : in->is_pointer ? "pointer bump in the body"
 					: "bump in the body");
 	}
-	if (l->nind && l->trips >= 0)
+	if (l->nind) {
 		printf("    tile-count loop: %s; trip count computable: yes (from the loop "
-		       "condition); trips: %.0f at compile time%s\n",
-		       l->tile_count ? "yes" : "no", l->trips,
-		       l->nper_inst > 1 ? " (the most of any instantiation)" : "");
-	else if (l->nind)
-		printf("    tile-count loop: %s; trip count computable: %s\n",
-		       l->tile_count ? "yes" : "no",
-		       l->nind ? "yes (from the loop condition)" : "no");
+		       "condition)",
+		       l->tile_count ? "yes" : "no");
+		if (l->trips >= 0)
+			printf("; trips: %.0f at compile time%s", l->trips,
+			       l->nper_inst > 1 ? " (the most of any instantiation)" : "");
+		putchar('\n');
+	}
 	printf("    barriers: %d (%s)\n", l->nbarriers,
 	       l->bar1 < 0              ? "none at top level"
 	       : l->form == KP_FORM_TOP ? "at the top of the body and after the loads"
